@@ -1,0 +1,93 @@
+import { Context, Effect, FiberRef, Option } from "effect"
+import type { ProviderErrorReason } from "../domain/ProviderError.js"
+
+export type CallRole = "agent" | "tool" | "vlm" | "embed" | "ocr"
+
+/** One provider call, as stored in `llm_calls`. */
+export interface CallRecord {
+  readonly questionId: string | null
+  readonly parentStep: number | null
+  readonly role: CallRole
+  readonly model: string
+  readonly startedAt: number
+  readonly durationMs: number
+  readonly promptTokens: number
+  readonly completionTokens: number
+  readonly status: "ok" | "error"
+  readonly errorReason: ProviderErrorReason | null
+}
+
+export interface RoleUsage {
+  calls: number
+  promptTokens: number
+  completionTokens: number
+}
+
+/** Per-question token accounting, shared by every fiber the question forks. */
+export type UsageByRole = Record<CallRole, RoleUsage>
+
+export const emptyUsage = (): UsageByRole => ({
+  agent: { calls: 0, promptTokens: 0, completionTokens: 0 },
+  tool: { calls: 0, promptTokens: 0, completionTokens: 0 },
+  vlm: { calls: 0, promptTokens: 0, completionTokens: 0 },
+  embed: { calls: 0, promptTokens: 0, completionTokens: 0 },
+  ocr: { calls: 0, promptTokens: 0, completionTokens: 0 }
+})
+
+/**
+ * Which question and step a call belongs to. Carried in a FiberRef so providers deep in a tool
+ * need no extra parameters; forked fibers inherit it, and they all add to the same `usage` object.
+ */
+export interface CallContext {
+  readonly questionId: string | null
+  readonly parentStep: number | null
+  readonly usage: UsageByRole | null
+}
+
+export const currentCallContext: FiberRef.FiberRef<CallContext> = FiberRef.unsafeMake<CallContext>({
+  questionId: null,
+  parentStep: null,
+  usage: null
+})
+
+/** Runs `effect` with the given call context fields replacing the current ones. */
+export const withCallContext =
+  (patch: Partial<CallContext>) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(FiberRef.get(currentCallContext), (current) =>
+      Effect.locally(effect, currentCallContext, { ...current, ...patch }))
+
+export class CallLog extends Context.Tag("vtree/CallLog")<
+  CallLog,
+  {
+    readonly record: (call: CallRecord) => Effect.Effect<void>
+  }
+>() {}
+
+export interface CallOutcome {
+  readonly role: CallRole
+  readonly model: string
+  readonly startedAt: number
+  readonly durationMs: number
+  readonly promptTokens: number
+  readonly completionTokens: number
+  readonly status: "ok" | "error"
+  readonly errorReason: ProviderErrorReason | null
+}
+
+/**
+ * Every provider adapter (real or fake) reports each call here: it is added to the question's usage
+ * (when one is being accounted) and handed to the CallLog (when one is provided).
+ */
+export const recordCall = Effect.fnUntraced(function*(outcome: CallOutcome) {
+  const context = yield* FiberRef.get(currentCallContext)
+  if (context.usage !== null) {
+    const slot = context.usage[outcome.role]
+    slot.calls += 1
+    slot.promptTokens += outcome.promptTokens
+    slot.completionTokens += outcome.completionTokens
+  }
+  const log = yield* Effect.serviceOption(CallLog)
+  if (Option.isSome(log)) {
+    yield* log.value.record({ ...outcome, questionId: context.questionId, parentStep: context.parentStep })
+  }
+})

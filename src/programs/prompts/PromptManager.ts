@@ -61,6 +61,8 @@ export interface SystemPromptOptions {
   readonly taskType?: string
   /** Adds external_search / external_read to the tool descriptions. */
   readonly webSearch?: boolean
+  /** Fills `{{max_steps}}` in system.md (the agent's step budget); 15 when not given. */
+  readonly maxSteps?: number
 }
 
 export interface UserPromptInput {

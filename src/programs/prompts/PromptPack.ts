@@ -1,0 +1,226 @@
+/**
+ * Loading a prompt pack folder (DESIGN §5.3) into a PromptManager. Everything a pack must hold is checked
+ * here, once, so a broken pack fails at start-up with the file and the fix instead of mid-run.
+ */
+import { FileSystem, Path } from "@effect/platform"
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { existsSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import {
+  type LabelKey,
+  labelKeys,
+  type Labels,
+  type PromptManager,
+  PromptPackError,
+  type Skill,
+  type ToolPromptName,
+  toolPromptNames,
+  toolPromptVariables
+} from "./PromptManager.js"
+import { classifySkills, parseSkill } from "./Skills.js"
+import {
+  type AgentToolName,
+  agentToolNames,
+  makePromptManager,
+  packPlaceholders,
+  parseToolSections,
+  placeholdersIn
+} from "./SystemPrompt.js"
+
+/** The files every pack holds besides `skills/*.md`. */
+export const packFiles = [
+  "system.md",
+  "user.md",
+  "tools.md",
+  "labels.json",
+  ...toolPromptNames.map((name) => `${name}.md`)
+] as const
+
+export const packagedPacks = ["en", "zh"] as const
+
+/**
+ * The folder of a pack shipped with vtree. Found by walking up from this module to the folder holding
+ * package.json, so it works from `src/` (tsx, vitest) and from `dist/` after a build alike.
+ */
+export const packagedPromptsDir = (pack: (typeof packagedPacks)[number] = "en"): string => {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(join(dir, "package.json"))) {
+    const parent = dirname(dir)
+    if (parent === dir) throw new Error(`vtree: no package.json above ${fileURLToPath(import.meta.url)}`)
+    dir = parent
+  }
+  return join(dir, "prompts", pack)
+}
+
+/**
+ * `--prompts` value → folder: none → the packaged `en`; a bare `en` / `zh` that is not a folder here →
+ * the packaged pack of that name; anything else is taken as a path.
+ */
+export const resolvePromptsDir = (value: string | undefined): string => {
+  if (value === undefined || value.trim() === "") return packagedPromptsDir("en")
+  const pack = packagedPacks.find((name) => name === value)
+  return pack !== undefined && !existsSync(value) ? packagedPromptsDir(pack) : value
+}
+
+const LabelsSchema = Schema.Struct(
+  Object.fromEntries(labelKeys.map((key) => [key, Schema.NonEmptyString])) as {
+    readonly [K in LabelKey]: typeof Schema.NonEmptyString
+  }
+)
+const decodeLabels = Schema.decodeUnknownEither(LabelsSchema, { onExcessProperty: "error", errors: "all" })
+
+/** Labels from `labels.json` text; Left is a one-line reason without the file name. */
+export const parseLabels = (text: string): Either.Either<Labels, string> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return Either.left(`not valid JSON (${error instanceof Error ? error.message : String(error)})`)
+  }
+  return decodeLabels(json).pipe(
+    Either.mapLeft((error) => {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+      const label = String(issue?.path[0] ?? "")
+      switch (issue?._tag) {
+        case "Missing":
+          return `missing label "${label}" — add it (the keys are labelKeys in src/programs/prompts/PromptManager.ts)`
+        case "Unexpected":
+          return issue.path.length === 0
+            ? "expected a JSON object of label → text"
+            : `unknown label "${label}" — remove it or fix its spelling`
+        default:
+          return issue === undefined || issue.path.length === 0
+            ? "expected a JSON object of label → text"
+            : `label "${label}": expected non-empty text`
+      }
+    }),
+    Either.flatMap((labels) => {
+      const missing = ["tool", "tools"].filter((name) => !labels.unknownToolMessage.includes(`{{${name}}}`))
+      return missing.length === 0
+        ? Either.right(labels)
+        : Either.left(
+          `label "unknownToolMessage" must contain ${missing.map((m) => `{{${m}}}`).join(" and ")} — the loop fills them in`
+        )
+    })
+  )
+}
+
+/** Left explains the first placeholder problem of a template. */
+export const checkPlaceholders = (
+  template: string,
+  required: ReadonlyArray<string>,
+  optional: ReadonlyArray<string> = []
+): Either.Either<void, string> => {
+  const used = placeholdersIn(template)
+  const missing = required.filter((name) => !used.includes(name))
+  if (missing.length > 0) {
+    return Either.left(`missing placeholder ${missing.map((m) => `{{${m}}}`).join(", ")} — add it where the value belongs`)
+  }
+  const unknown = used.filter((name) => !required.includes(name) && !optional.includes(name))
+  if (unknown.length > 0) {
+    return Either.left(
+      `unknown placeholder ${unknown.map((m) => `{{${m}}}`).join(", ")} — nothing fills it; the known ones are ${
+        [...required, ...optional].map((m) => `{{${m}}}`).join(", ")
+      }`
+    )
+  }
+  return Either.void
+}
+
+// The summarizer reads the last line of every verify reply, so a pack cannot drop that format.
+const verifyEnding = /details=[\s\S]*confidence=/
+
+export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const fail = (file: string, message: string) => Effect.fail(new PromptPackError({ path: file, message: `${file}: ${message}` }))
+
+  const isDirectory = (target: string) =>
+    fs.stat(target).pipe(
+      Effect.map((info) => info.type === "Directory"),
+      Effect.orElseSucceed(() => false)
+    )
+  if (!(yield* isDirectory(dir))) {
+    return yield* fail(dir, "prompt pack folder not found — pass --prompts with a pack folder such as prompts/en")
+  }
+
+  const read = (file: string) =>
+    fs.readFileString(file).pipe(
+      Effect.catchAll((error) =>
+        error._tag === "SystemError" && error.reason === "NotFound"
+          ? fail(file, `missing — every pack needs ${path.basename(file)}; copy it from the en pack and adapt it`)
+          : fail(file, `cannot be read (${error.message})`)
+      )
+    )
+  const check = <A>(file: string, result: Either.Either<A, string>) =>
+    Either.isLeft(result) ? fail(file, result.left) : Effect.succeed(result.right)
+
+  const system = yield* read(path.join(dir, "system.md"))
+  yield* check(path.join(dir, "system.md"), checkPlaceholders(system, packPlaceholders.system.required, packPlaceholders.system.optional))
+
+  const user = yield* read(path.join(dir, "user.md"))
+  yield* check(path.join(dir, "user.md"), checkPlaceholders(user, packPlaceholders.user.required, packPlaceholders.user.optional))
+
+  const toolsFile = path.join(dir, "tools.md")
+  const sections = parseToolSections(yield* read(toolsFile))
+  const tools: Partial<Record<AgentToolName, string>> = {}
+  for (const name of agentToolNames) {
+    const body = sections.get(name)
+    if (body === undefined || body === "") {
+      return yield* fail(toolsFile, `no "## ${name}" section — describe the ${name} tool and its args there`)
+    }
+    yield* check(
+      toolsFile,
+      checkPlaceholders(body, name === "read_skill" ? packPlaceholders.read_skill.required : []).pipe(
+        Either.mapLeft((message) => `## ${name}: ${message}`)
+      )
+    )
+    tools[name] = body
+  }
+  const unknownSection = [...sections.keys()].find((name) => !(agentToolNames as ReadonlyArray<string>).includes(name))
+  if (unknownSection !== undefined) {
+    return yield* fail(toolsFile, `"## ${unknownSection}" is not a tool — the tools are ${agentToolNames.join(", ")}`)
+  }
+
+  const labelsFile = path.join(dir, "labels.json")
+  const labels = yield* check(labelsFile, parseLabels(yield* read(labelsFile)))
+
+  const toolPrompts: Partial<Record<ToolPromptName, string>> = {}
+  for (const name of toolPromptNames) {
+    const file = path.join(dir, `${name}.md`)
+    const text = yield* read(file)
+    yield* check(file, checkPlaceholders(text, toolPromptVariables[name]))
+    if (name.endsWith("_verify") && !verifyEnding.test(text)) {
+      return yield* fail(file, "a verify prompt must ask for a final line 'details=…; confidence=0..1' — add it")
+    }
+    toolPrompts[name] = text
+  }
+
+  const skillsDir = path.join(dir, "skills")
+  if (!(yield* isDirectory(skillsDir))) {
+    return yield* fail(skillsDir, "missing — every pack needs a skills/ folder of *.md skill files")
+  }
+  const skillFiles = (yield* fs.readDirectory(skillsDir).pipe(
+    Effect.catchAll((error) => fail(skillsDir, `cannot be read (${error.message})`))
+  )).filter((name) => name.endsWith(".md")).sort()
+  const entries: Array<{ file: string; skill: Skill }> = []
+  for (const name of skillFiles) {
+    const file = path.join(skillsDir, name)
+    const skill = yield* check(file, parseSkill(yield* read(file)))
+    if (skill !== undefined) entries.push({ file, skill })
+  }
+  const skills = classifySkills(entries)
+  if (Either.isLeft(skills)) return yield* fail(skills.left.file, skills.left.message)
+
+  const manager: PromptManager = makePromptManager({
+    dir: path.resolve(dir),
+    system,
+    user,
+    tools: tools as Record<AgentToolName, string>,
+    toolPrompts: toolPrompts as Record<ToolPromptName, string>,
+    labels,
+    skills: skills.right
+  })
+  return manager
+})

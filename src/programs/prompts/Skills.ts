@@ -1,0 +1,115 @@
+/**
+ * Skill discovery and classification (DESIGN §5.3). Pure: the loader hands in file texts, this decides
+ * what each file is and how the skills are offered to the agent in each skill mode.
+ */
+import { Either } from "effect"
+import { parseFrontmatter } from "./Frontmatter.js"
+import type { Skill } from "./PromptManager.js"
+
+export const skillSeparator = "\n\n---\n\n"
+export const defaultTaskType = "_default"
+
+/** The 12 Video-MME task types; each pack ships one skill per type plus `_default`. */
+export const videoMmeTaskTypes = [
+  "Temporal Perception",
+  "Spatial Perception",
+  "Attribute Perception",
+  "Action Recognition",
+  "Object Recognition",
+  "OCR Problems",
+  "Counting Problem",
+  "Temporal Reasoning",
+  "Spatial Reasoning",
+  "Action Reasoning",
+  "Object Reasoning",
+  "Information Synopsis"
+] as const
+
+export interface SkillSet {
+  /** Every skill with a name, in file-name order. */
+  readonly skills: ReadonlyArray<Skill>
+  /** The bodies of the always-on skills joined by `skillSeparator`; "" when there are none. */
+  readonly alwaysText: string
+  /** `- **name**: description` per non-always skill, one per line. */
+  readonly catalog: string
+  /** The skill for a task type (exact or case-insensitive match), else the `_default` skill. */
+  readonly forTaskType: (taskType: string | undefined) => Skill | undefined
+  /** Whether a task type has a skill of its own (no fallback). */
+  readonly hasTaskType: (taskType: string) => boolean
+  /** read_skill: the body of a non-always skill by name (case-insensitive). */
+  readonly readSkill: (name: string) => string | undefined
+}
+
+/**
+ * One skill file. `undefined` when it has no `name` (such files are skipped, e.g. drafts or notes);
+ * Left is a one-line reason without the file name.
+ */
+export const parseSkill = (text: string): Either.Either<Skill | undefined, string> =>
+  Either.flatMap(parseFrontmatter(text), ({ body, data }) => {
+    const { always, description, name, task_type } = data
+    if (name === undefined) return Either.right(undefined)
+    if (typeof name !== "string") return Either.left("name: expected text, e.g. name: counting")
+    if (description !== undefined && typeof description !== "string") {
+      return Either.left("description: expected text — quote it if it is true/false")
+    }
+    if (always !== undefined && typeof always !== "boolean") {
+      return Either.left(`always: expected true or false, got ${JSON.stringify(always)}`)
+    }
+    if (task_type !== undefined && typeof task_type !== "string") {
+      return Either.left("task_type: expected a Video-MME task type or _default")
+    }
+    return Either.right({
+      name: name.trim(),
+      description: description?.trim() ?? "",
+      always: always ?? false,
+      taskType: task_type?.trim() || null,
+      body: body.trim()
+    })
+  })
+
+const key = (s: string): string => s.trim().toLowerCase()
+
+/** Classifies parsed skills; Left names the file and the clash when two skills claim one name or task type. */
+export const classifySkills = (
+  entries: ReadonlyArray<{ readonly file: string; readonly skill: Skill }>
+): Either.Either<SkillSet, { readonly file: string; readonly message: string }> => {
+  const byName = new Map<string, { file: string; skill: Skill }>()
+  const byType = new Map<string, { file: string; skill: Skill }>()
+  for (const entry of entries) {
+    const { file, skill } = entry
+    const sameName = byName.get(key(skill.name))
+    if (sameName !== undefined) {
+      return Either.left({
+        file,
+        message: `name: "${skill.name}" is already used by ${sameName.file} — skill names must be unique`
+      })
+    }
+    byName.set(key(skill.name), entry)
+    // An always-on skill is part of every prompt already; a task type on it would offer it twice.
+    if (!skill.always && skill.taskType !== null) {
+      const sameType = byType.get(key(skill.taskType))
+      if (sameType !== undefined) {
+        return Either.left({
+          file,
+          message: `task_type: "${skill.taskType}" is already covered by ${sameType.file} — keep one skill per task type`
+        })
+      }
+      byType.set(key(skill.taskType), entry)
+    }
+  }
+  const skills = entries.map((e) => e.skill)
+  const optional = skills.filter((s) => !s.always)
+  return Either.right({
+    skills,
+    alwaysText: skills.filter((s) => s.always).map((s) => s.body).join(skillSeparator),
+    catalog: optional.map((s) => `- **${s.name}**: ${s.description}`).join("\n"),
+    forTaskType: (taskType) =>
+      (taskType === undefined ? undefined : byType.get(key(taskType))?.skill) ??
+        byType.get(defaultTaskType)?.skill,
+    hasTaskType: (taskType) => byType.has(key(taskType)),
+    readSkill: (name) => {
+      const found = byName.get(key(name))?.skill
+      return found === undefined || found.always ? undefined : found.body
+    }
+  })
+}

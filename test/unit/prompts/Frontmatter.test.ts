@@ -1,0 +1,89 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import { parseFrontmatter } from "../../../src/programs/prompts/Frontmatter.js"
+
+const ok = (text: string) => {
+  const result = parseFrontmatter(text)
+  if (Either.isLeft(result)) assert.fail(`expected a parse, got: ${result.left}`)
+  return result.right
+}
+const err = (text: string) => {
+  const result = parseFrontmatter(text)
+  if (Either.isRight(result)) assert.fail(`expected an error for ${JSON.stringify(text)}`)
+  return result.left
+}
+
+describe("parseFrontmatter", () => {
+  it("reads plain, quoted and boolean values and returns the body after the fence", () => {
+    const { body, data } = ok(
+      [
+        "---",
+        "name: counting",
+        "description: \"How many: count \\\"twice\\\"\"",
+        "task_type: 'Counting Problem'",
+        "always: false",
+        "title: it's # not a comment",
+        "---",
+        "",
+        "## Body",
+        "text"
+      ].join("\n")
+    )
+    assert.deepStrictEqual(data, {
+      name: "counting",
+      description: "How many: count \"twice\"",
+      task_type: "Counting Problem",
+      always: false,
+      title: "it's"
+    })
+    assert.strictEqual(body, "## Body\ntext")
+  })
+
+  it("keeps '#' inside a word, drops a trailing comment, and doubles single quotes", () => {
+    const { data } = ok("---\nname: c#sharp  # the language\nnote: 'don''t'\n---\n")
+    assert.deepStrictEqual(data, { name: "c#sharp", note: "don't" })
+  })
+
+  it("handles CRLF line ends, a BOM, blank lines and comment lines", () => {
+    const { body, data } = ok("\uFEFF---\r\n# a note\r\n\r\nname: x\r\nalways: true\r\n---\r\nbody\r\n")
+    assert.deepStrictEqual(data, { name: "x", always: true })
+    assert.strictEqual(body, "body\n")
+  })
+
+  it("treats an empty value, ~ and null as absent", () => {
+    const { data } = ok("---\nname:\ndescription: ~\ntask_type: null\nalways: # later\n---\n")
+    assert.deepStrictEqual(data, {})
+  })
+
+  it("keeps a quoted 'true' as text", () => {
+    assert.deepStrictEqual(ok("---\nname: \"true\"\n---\n").data, { name: "true" })
+  })
+
+  it("returns the whole text as body when there is no frontmatter", () => {
+    const { body, data } = ok("# Just a note\nname: not a header\n")
+    assert.deepStrictEqual(data, {})
+    assert.strictEqual(body, "# Just a note\nname: not a header\n")
+  })
+
+  it("rejects an unclosed header", () => {
+    assert.include(err("---\nname: x\nbody"), "never closed")
+  })
+
+  it("rejects lines that are not 'key: value', naming the line", () => {
+    assert.include(err("---\nname: x\njust words\n---\n"), "line 3")
+  })
+
+  it("rejects nesting, lists and block scalars", () => {
+    assert.include(err("---\nname: x\n  nested: y\n---\n"), "indented")
+    assert.include(err("---\ntags: [a, b]\n---\n"), "quote the value")
+    assert.include(err("---\ndescription: |\n---\n"), "quote the value")
+    assert.include(err("---\n- a\n---\n"), "line 2")
+  })
+
+  it("rejects a repeated key and broken quotes", () => {
+    assert.include(err("---\nname: a\nname: b\n---\n"), "repeated")
+    assert.include(err("---\nname: \"open\n---\n"), "unterminated")
+    assert.include(err("---\nname: 'open\n---\n"), "unterminated")
+    assert.include(err("---\nname: \"a\" b\n---\n"), "after the closing quote")
+  })
+})

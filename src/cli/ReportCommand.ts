@@ -1,0 +1,71 @@
+import { Command, Options } from "@effect/cli"
+import { FileSystem } from "@effect/platform"
+import { Console, Effect, Layer, Option, Schema } from "effect"
+import { RunStore } from "../services/RunStore.js"
+import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
+import { renderHtml } from "../programs/harness/ReportHtml.js"
+
+/** A one-line, user-facing failure of `vtree report`. */
+export class ReportError extends Schema.TaggedError<ReportError>()("ReportError", {
+  message: Schema.String
+}) {}
+
+const db = Options.file("db").pipe(
+  Options.withDescription("Run database written by `vtree infer`"),
+  Options.withDefault("vtree.db")
+)
+const runId = Options.text("run-id").pipe(
+  Options.withDescription("Run to report (default: the most recently started run)"),
+  Options.optional
+)
+const format = Options.choice("format", ["text", "json", "html"]).pipe(
+  Options.withDescription("text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"),
+  Options.withDefault("text" as const)
+)
+const out = Options.file("out").pipe(
+  Options.withDescription("Write the report to this file instead of stdout"),
+  Options.optional
+)
+
+// Loaded on use: the SQLite driver is native code that `vtree --help` and other commands need not pay for.
+const storeLayer = (filename: string) =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.promise(() => import("../layers/sqlite/SqliteRunStore.js")),
+      (SqliteRunStore) => SqliteRunStore.layer({ filename, mustExist: true })
+    )
+  )
+
+/** `vtree report`: the summary of one stored run, as text, JSON or a self-contained HTML page. */
+export const reportCommand = Command.make("report", { db, runId, format, out }, (args) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    // listRuns is newest first, so its head is the latest run.
+    const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
+    if (chosen === undefined) {
+      return yield* new ReportError({ message: `${args.db}: holds no runs yet — run \`vtree infer\` first` })
+    }
+    // Only the HTML page shows trajectories; the tables need no step rows.
+    const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
+    const summary = summarize(loaded)
+    const body = args.format === "json"
+      ? renderJson(summary)
+      : args.format === "html"
+      ? renderHtml(loaded, summary)
+      : renderText(summary)
+    if (Option.isNone(args.out)) {
+      yield* Console.log(body.trimEnd())
+      return
+    }
+    const file = args.out.value
+    const fs = yield* FileSystem.FileSystem
+    yield* fs.writeFileString(file, body).pipe(
+      Effect.mapError((error) =>
+        new ReportError({ message: `${file}: cannot write the report (${error.message}) — check the path and permissions` })
+      )
+    )
+    yield* Console.error(`vtree: wrote the ${args.format} report of run ${chosen} to ${file}`)
+  })).pipe(
+    Command.withDescription("Summarize a stored run: accuracy per task type and duration, stop reasons, tokens, trajectories"),
+    Command.provide((args) => storeLayer(args.db))
+  )

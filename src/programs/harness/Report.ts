@@ -1,0 +1,280 @@
+// What a run amounts to: pure functions from stored rows to a summary, and the summary as text or JSON.
+// The input shapes are declared here (not imported from the store) so the report depends on no layer;
+// the store's LoadedRun satisfies them structurally. `vtree infer` prints `renderText(summarize(…))`.
+
+export interface ReportRun {
+  readonly runId: string
+  readonly startedAt: number
+  readonly finishedAt: number | null
+  readonly status: string
+}
+
+export interface ReportPrediction {
+  readonly questionId: string
+  readonly videoId: string
+  readonly taskType: string | null
+  readonly duration: string | null
+  readonly question: string
+  readonly options: ReadonlyArray<string>
+  readonly answer: string | null
+  readonly prediction: string | null
+  readonly correct: boolean
+  readonly evidence: string | null
+  readonly reasoning: string | null
+  readonly stepsUsed: number
+  readonly stopReason: string
+  readonly error: string | null
+  readonly promptTokens: number
+  readonly completionTokens: number
+  readonly startedAt: number
+  readonly finishedAt: number
+}
+
+export interface ReportStep {
+  readonly questionId: string
+  readonly step: number
+  readonly tool: string
+  readonly args: unknown
+  readonly output: string
+  readonly thought: string | null
+  readonly reflect: unknown
+  readonly plan: unknown
+}
+
+export interface ReportCall {
+  readonly questionId: string | null
+  readonly parentStep: number | null
+  readonly role: string
+  readonly model: string
+  readonly durationMs: number
+  readonly promptTokens: number
+  readonly completionTokens: number
+  readonly status: string
+  readonly errorReason: string | null
+}
+
+export interface SummaryInput {
+  readonly run: ReportRun
+  readonly predictions: ReadonlyArray<ReportPrediction>
+  readonly calls: ReadonlyArray<ReportCall>
+}
+
+export interface ReportInput extends SummaryInput {
+  readonly steps: ReadonlyArray<ReportStep>
+}
+
+export interface Accuracy {
+  readonly correct: number
+  readonly total: number
+  /** correct / total, or null when there is nothing to divide. */
+  readonly accuracy: number | null
+}
+
+export interface GroupAccuracy extends Accuracy {
+  readonly key: string
+}
+
+export interface RoleTokens {
+  readonly role: string
+  readonly calls: number
+  readonly errors: number
+  readonly promptTokens: number
+  readonly completionTokens: number
+}
+
+export interface Summary {
+  readonly runId: string
+  readonly status: string
+  /** ISO 8601. */
+  readonly startedAt: string
+  readonly finishedAt: string | null
+  /** finished − started; for a run that never finished, up to its last saved question. */
+  readonly wallTimeMs: number | null
+  readonly questions: number
+  readonly overall: Accuracy
+  /** Questions whose answer could not be read as an option letter (counted wrong). */
+  readonly unanswered: number
+  readonly byTaskType: ReadonlyArray<GroupAccuracy>
+  readonly byDuration: ReadonlyArray<GroupAccuracy>
+  readonly stopReasons: ReadonlyArray<{ readonly reason: string; readonly count: number }>
+  readonly meanSteps: number | null
+  readonly tokens: {
+    readonly byRole: ReadonlyArray<RoleTokens>
+    readonly promptTokens: number
+    readonly completionTokens: number
+  }
+}
+
+/** Shown for a question with no task type or duration. */
+export const noGroup = "(none)"
+
+const knownRoles = ["agent", "tool", "vlm", "embed", "ocr"]
+const knownStopReasons = ["finished", "budget_exceeded", "parse_error", "error"]
+const durationOrder = ["short", "medium", "long"]
+
+// A null prediction is wrong whatever the stored flag says: there is no answer to be right.
+const isCorrect = (p: ReportPrediction): boolean => p.prediction !== null && p.correct
+
+const accuracyOf = (correct: number, total: number): Accuracy => ({
+  correct,
+  total,
+  accuracy: total === 0 ? null : correct / total
+})
+
+const rankBy = (order: ReadonlyArray<string>) => (a: string, b: string): number => {
+  const ra = order.indexOf(a)
+  const rb = order.indexOf(b)
+  if (ra !== -1 || rb !== -1) return (ra === -1 ? order.length : ra) - (rb === -1 ? order.length : rb)
+  if (a === noGroup || b === noGroup) return a === noGroup ? 1 : -1
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+const groupAccuracy = (
+  predictions: ReadonlyArray<ReportPrediction>,
+  keyOf: (p: ReportPrediction) => string | null,
+  order: ReadonlyArray<string>
+): ReadonlyArray<GroupAccuracy> => {
+  const groups = new Map<string, { correct: number; total: number }>()
+  for (const p of predictions) {
+    const key = keyOf(p) ?? noGroup
+    const group = groups.get(key) ?? { correct: 0, total: 0 }
+    group.total += 1
+    if (isCorrect(p)) group.correct += 1
+    groups.set(key, group)
+  }
+  return [...groups.keys()].sort(rankBy(order)).map((key) => {
+    const group = groups.get(key)!
+    return { key, ...accuracyOf(group.correct, group.total) }
+  })
+}
+
+export const summarize = (input: SummaryInput): Summary => {
+  const { calls, predictions, run } = input
+  const correct = predictions.filter(isCorrect).length
+
+  const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
+  for (const p of predictions) stopCounts.set(p.stopReason, (stopCounts.get(p.stopReason) ?? 0) + 1)
+
+  const roles = new Map<string, { calls: number; errors: number; promptTokens: number; completionTokens: number }>(
+    knownRoles.map((role) => [role, { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0 }])
+  )
+  for (const c of calls) {
+    const slot = roles.get(c.role) ?? { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0 }
+    slot.calls += 1
+    if (c.status !== "ok") slot.errors += 1
+    slot.promptTokens += c.promptTokens
+    slot.completionTokens += c.completionTokens
+    roles.set(c.role, slot)
+  }
+  const byRole = [...roles.entries()].map(([role, slot]) => ({ role, ...slot }))
+
+  const lastSaved = predictions.reduce<number | null>(
+    (latest, p) => latest === null || p.finishedAt > latest ? p.finishedAt : latest,
+    null
+  )
+  const end = run.finishedAt ?? lastSaved
+
+  return {
+    runId: run.runId,
+    status: run.status,
+    startedAt: new Date(run.startedAt).toISOString(),
+    finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
+    wallTimeMs: end === null ? null : Math.max(0, end - run.startedAt),
+    questions: predictions.length,
+    overall: accuracyOf(correct, predictions.length),
+    unanswered: predictions.filter((p) => p.prediction === null).length,
+    byTaskType: groupAccuracy(predictions, (p) => p.taskType, []),
+    byDuration: groupAccuracy(predictions, (p) => p.duration, durationOrder),
+    stopReasons: [...stopCounts.entries()].map(([reason, count]) => ({ reason, count })),
+    meanSteps: predictions.length === 0
+      ? null
+      : predictions.reduce((sum, p) => sum + p.stepsUsed, 0) / predictions.length,
+    tokens: {
+      byRole,
+      promptTokens: byRole.reduce((sum, r) => sum + r.promptTokens, 0),
+      completionTokens: byRole.reduce((sum, r) => sum + r.completionTokens, 0)
+    }
+  }
+}
+
+export const formatPercent = (value: number | null): string => value === null ? "—" : `${(value * 100).toFixed(1)}%`
+
+export const formatDuration = (ms: number | null): string => {
+  if (ms === null) return "—"
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
+  const total = Math.round(ms / 1000)
+  const h = Math.floor(total / 3600)
+  const m = Math.floor((total % 3600) / 60)
+  const s = total % 60
+  const mm = String(m).padStart(2, "0")
+  const ss = String(s).padStart(2, "0")
+  return h > 0 ? `${h}h ${mm}m ${ss}s` : `${m}m ${ss}s`
+}
+
+const formatCount = (n: number): string => n.toLocaleString("en-US")
+
+/** Columns padded to their widest cell; `right` marks the numeric columns. */
+export const formatTable = (
+  headers: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  right: ReadonlyArray<boolean>
+): string => {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)))
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((cell, i) => right[i] === true ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)).join("  ")
+      .trimEnd()
+  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n")
+}
+
+const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>): string =>
+  formatTable(
+    [title, "Correct", "Total", "Accuracy"],
+    groups.map((g) => [g.key, String(g.correct), String(g.total), formatPercent(g.accuracy)]),
+    [false, true, true, true]
+  )
+
+export const renderText = (summary: Summary): string => {
+  const header = [
+    `Run ${summary.runId} · ${summary.status} · started ${summary.startedAt} · wall time ${
+      formatDuration(summary.wallTimeMs)
+    }`,
+    `Accuracy ${formatPercent(summary.overall.accuracy)} (${summary.overall.correct}/${summary.overall.total})` +
+    ` · unanswered ${summary.unanswered} · mean steps ${
+      summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)
+    }`
+  ].join("\n")
+  const stops = formatTable(
+    ["Stop reason", "Questions"],
+    summary.stopReasons.map((s) => [s.reason, String(s.count)]),
+    [false, true]
+  )
+  const tokens = formatTable(
+    ["Role", "Calls", "Errors", "Prompt tokens", "Completion tokens"],
+    [
+      ...summary.tokens.byRole.map((r) => [
+        r.role,
+        formatCount(r.calls),
+        formatCount(r.errors),
+        formatCount(r.promptTokens),
+        formatCount(r.completionTokens)
+      ]),
+      [
+        "total",
+        formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.calls, 0)),
+        formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0)),
+        formatCount(summary.tokens.promptTokens),
+        formatCount(summary.tokens.completionTokens)
+      ]
+    ],
+    [false, true, true, true, true]
+  )
+  return [
+    header,
+    accuracyTable("Task type", summary.byTaskType),
+    accuracyTable("Duration", summary.byDuration),
+    stops,
+    tokens
+  ].join("\n\n") + "\n"
+}
+
+export const renderJson = (summary: Summary): string => JSON.stringify(summary, null, 2) + "\n"

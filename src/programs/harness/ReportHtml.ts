@@ -1,0 +1,208 @@
+// One self-contained HTML page per run: no scripts, no external assets, so it can be mailed or archived
+// as is. Everything that came from a model, a question file or a tree passes through `escapeHtml`.
+import type { GroupAccuracy, ReportCall, ReportInput, ReportPrediction, ReportStep, Summary } from "./Report.js"
+import { formatDuration, formatPercent, summarize } from "./Report.js"
+
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) =>
+    c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "\"" ? "&quot;" : "&#39;")
+
+const esc = (value: string | number | null): string => value === null ? "" : escapeHtml(String(value))
+
+const jsonBlock = (value: unknown): string => {
+  let text: string
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value, null, 2) ?? "null"
+  } catch {
+    text = String(value)
+  }
+  return `<pre>${escapeHtml(text)}</pre>`
+}
+
+const isEmpty = (value: unknown): boolean =>
+  value === null || value === undefined ||
+  (typeof value === "object" && Object.keys(value as object).length === 0)
+
+const style = `
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1f2328}
+h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
+table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.ok{color:#1a7f37;font-weight:600}.bad{color:#cf222e;font-weight:600}
+pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-word;margin:.3rem 0}
+details{margin:.3rem 0}details.q{border:1px solid #d0d7de;border-radius:6px;padding:.3rem .6rem}
+details.step{margin-left:1rem;border-left:3px solid #d0d7de;padding-left:.6rem}
+summary{cursor:pointer}.muted{color:#57606a}.kv td:first-child{font-weight:600;white-space:nowrap}
+`
+
+const accuracyRows = (groups: ReadonlyArray<GroupAccuracy>): string =>
+  groups.map((g) =>
+    `<tr><td>${esc(g.key)}</td><td class="n">${g.correct}</td><td class="n">${g.total}</td>` +
+    `<td class="n">${esc(formatPercent(g.accuracy))}</td></tr>`
+  ).join("")
+
+/** Horizontal bars, one per task type, scaled 0–100 %. */
+export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>): string => {
+  const labelWidth = 240
+  const barWidth = 420
+  const rowHeight = 24
+  const width = labelWidth + barWidth + 70
+  const height = Math.max(1, groups.length) * rowHeight + 24
+  const rows = groups.map((g, i) => {
+    const y = i * rowHeight
+    const share = g.accuracy ?? 0
+    const label = g.key.length > 34 ? `${g.key.slice(0, 33)}…` : g.key
+    return `<g transform="translate(0,${y})"><title>${esc(`${g.key}: ${g.correct}/${g.total}`)}</title>` +
+      `<text x="${labelWidth - 8}" y="16" text-anchor="end">${esc(label)}</text>` +
+      `<rect x="${labelWidth}" y="4" width="${barWidth}" height="16" fill="#eaeef2"/>` +
+      `<rect x="${labelWidth}" y="4" width="${(share * barWidth).toFixed(1)}" height="16" fill="#2f81f7"/>` +
+      `<text x="${labelWidth + barWidth + 6}" y="16">${esc(formatPercent(g.accuracy))}</text></g>`
+  }).join("")
+  const axis = [0, 0.25, 0.5, 0.75, 1].map((t) => {
+    const x = labelWidth + t * barWidth
+    return `<line x1="${x}" y1="0" x2="${x}" y2="${height - 20}" stroke="#d0d7de" stroke-dasharray="2,3"/>` +
+      `<text x="${x}" y="${height - 6}" text-anchor="middle" fill="#57606a">${t * 100}%</text>`
+  }).join("")
+  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Accuracy per task type" ` +
+    `width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-size="12" ` +
+    `font-family="system-ui,sans-serif">${rows}${axis}</svg>`
+}
+
+const summarySection = (summary: Summary): string => {
+  const tokenRows = summary.tokens.byRole.map((r) =>
+    `<tr><td>${esc(r.role)}</td><td class="n">${r.calls}</td><td class="n">${r.errors}</td>` +
+    `<td class="n">${r.promptTokens}</td><td class="n">${r.completionTokens}</td></tr>`
+  ).join("")
+  const stopRows = summary.stopReasons.map((s) => `<tr><td>${esc(s.reason)}</td><td class="n">${s.count}</td></tr>`)
+    .join("")
+  return `<table class="kv">
+<tr><td>Status</td><td>${esc(summary.status)}</td></tr>
+<tr><td>Started</td><td>${esc(summary.startedAt)}</td></tr>
+<tr><td>Finished</td><td>${esc(summary.finishedAt ?? "—")}</td></tr>
+<tr><td>Wall time</td><td>${esc(formatDuration(summary.wallTimeMs))}</td></tr>
+<tr><td>Accuracy</td><td>${esc(formatPercent(summary.overall.accuracy))} (${summary.overall.correct}/${summary.overall.total})</td></tr>
+<tr><td>Unanswered</td><td>${summary.unanswered}</td></tr>
+<tr><td>Mean steps</td><td>${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}</td></tr>
+</table>
+<h2>Accuracy per task type</h2>
+${accuracyChart(summary.byTaskType)}
+<table><tr><th>Task type</th><th>Correct</th><th>Total</th><th>Accuracy</th></tr>${accuracyRows(summary.byTaskType)}</table>
+<h2>Accuracy per duration</h2>
+<table><tr><th>Duration</th><th>Correct</th><th>Total</th><th>Accuracy</th></tr>${accuracyRows(summary.byDuration)}</table>
+<h2>Stop reasons</h2>
+<table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>
+<h2>Tokens per role</h2>
+<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th></tr>${tokenRows}</table>`
+}
+
+const verdict = (p: ReportPrediction): string =>
+  p.prediction !== null && p.correct ? `<span class="ok">✓</span>` : `<span class="bad">✗</span>`
+
+const questionTable = (predictions: ReadonlyArray<ReportPrediction>): string => {
+  const rows = predictions.map((p, i) =>
+    `<tr><td><a href="#q${i}">${esc(p.questionId)}</a></td><td>${esc(p.videoId)}</td><td>${esc(p.taskType)}</td>` +
+    `<td>${esc(p.duration)}</td><td>${esc(p.prediction ?? "—")}</td><td>${esc(p.answer)}</td><td>${verdict(p)}</td>` +
+    `<td class="n">${p.stepsUsed}</td><td>${esc(p.stopReason)}</td>` +
+    `<td class="n">${p.promptTokens + p.completionTokens}</td></tr>`
+  ).join("\n")
+  return `<table><tr><th>Question</th><th>Video</th><th>Task type</th><th>Duration</th><th>Prediction</th>` +
+    `<th>Answer</th><th></th><th>Steps</th><th>Stop reason</th><th>Tokens</th></tr>\n${rows}</table>`
+}
+
+const callLine = (calls: ReadonlyArray<ReportCall>): string => {
+  if (calls.length === 0) return ""
+  const byRole = new Map<string, { calls: number; errors: number; tokens: number }>()
+  for (const c of calls) {
+    const slot = byRole.get(c.role) ?? { calls: 0, errors: 0, tokens: 0 }
+    slot.calls += 1
+    if (c.status !== "ok") slot.errors += 1
+    slot.tokens += c.promptTokens + c.completionTokens
+    byRole.set(c.role, slot)
+  }
+  const parts = [...byRole.entries()].map(([role, s]) =>
+    `${role} ${s.calls}${s.errors > 0 ? ` (${s.errors} failed)` : ""}, ${s.tokens} tokens`
+  )
+  return `<p class="muted">Model calls: ${esc(parts.join(" · "))}</p>`
+}
+
+const stepBlock = (step: ReportStep, calls: ReadonlyArray<ReportCall>): string => {
+  const parts = [`<p><b>Args</b></p>${jsonBlock(step.args)}`]
+  if (step.thought !== null && step.thought.length > 0) {
+    parts.push(`<details><summary>Thought</summary><pre>${esc(step.thought)}</pre></details>`)
+  }
+  if (!isEmpty(step.reflect)) parts.push(`<details><summary>Reflect</summary>${jsonBlock(step.reflect)}</details>`)
+  if (!isEmpty(step.plan)) parts.push(`<details><summary>Plan</summary>${jsonBlock(step.plan)}</details>`)
+  parts.push(`<p><b>Output</b></p><pre>${esc(step.output)}</pre>`)
+  parts.push(callLine(calls))
+  return `<details class="step"><summary>Step ${step.step} · ${esc(step.tool)}</summary>${parts.join("")}</details>`
+}
+
+const trajectory = (
+  p: ReportPrediction,
+  index: number,
+  steps: ReadonlyArray<ReportStep>,
+  calls: ReadonlyArray<ReportCall>
+): string => {
+  const title = p.question.length > 100 ? `${p.question.slice(0, 99)}…` : p.question
+  const options = p.options.map((o) => `<li>${esc(o)}</li>`).join("")
+  const facts = [
+    ["Prediction", `${esc(p.prediction ?? "— (unparseable)")} ${verdict(p)} · answer ${esc(p.answer ?? "—")}`],
+    ["Stop reason", esc(p.stopReason)],
+    ["Steps", String(p.stepsUsed)],
+    ["Tokens", `${p.promptTokens} prompt / ${p.completionTokens} completion`],
+    ["Time", esc(formatDuration(p.finishedAt - p.startedAt))],
+    ...(p.evidence !== null && p.evidence.length > 0 ? [["Evidence", esc(p.evidence)]] : []),
+    ...(p.reasoning !== null && p.reasoning.length > 0 ? [["Reasoning", esc(p.reasoning)]] : []),
+    ...(p.error !== null && p.error.length > 0 ? [["Error", `<span class="bad">${esc(p.error)}</span>`]] : [])
+  ].map(([k, v]) => `<tr><td>${k}</td><td>${v}</td></tr>`).join("")
+  const stepCalls = (n: number) => calls.filter((c) => c.parentStep === n)
+  const unplaced = calls.filter((c) => c.parentStep === null || !steps.some((s) => s.step === c.parentStep))
+  return `<details class="q" id="q${index}"><summary>${verdict(p)} <b>${esc(p.questionId)}</b> · ${esc(title)}</summary>
+<p>${esc(p.question)}</p><ul>${options}</ul>
+<table class="kv">${facts}</table>
+${steps.map((s) => stepBlock(s, stepCalls(s.step))).join("\n")}
+${unplaced.length > 0 ? callLine(unplaced).replace("Model calls:", "Model calls outside a recorded step:") : ""}
+</details>`
+}
+
+const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null): Map<string | null, Array<A>> => {
+  const map = new Map<string | null, Array<A>>()
+  for (const item of items) {
+    const k = key(item)
+    const list = map.get(k)
+    if (list === undefined) map.set(k, [item])
+    else list.push(item)
+  }
+  return map
+}
+
+export const renderHtml = (input: ReportInput, summary: Summary = summarize(input)): string => {
+  const stepsByQuestion = groupBy(input.steps, (s) => s.questionId)
+  const callsByQuestion = groupBy(input.calls, (c) => c.questionId)
+  const trajectories = input.predictions.map((p, i) =>
+    trajectory(
+      p,
+      i,
+      [...(stepsByQuestion.get(p.questionId) ?? [])].sort((a, b) => a.step - b.step),
+      callsByQuestion.get(p.questionId) ?? []
+    )
+  )
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>vtree run ${esc(summary.runId)}</title>
+<style>${style}</style>
+</head>
+<body>
+<h1>vtree run ${esc(summary.runId)}</h1>
+${summarySection(summary)}
+<h2>Questions</h2>
+${questionTable(input.predictions)}
+<h2>Trajectories</h2>
+${trajectories.join("\n")}
+</body>
+</html>
+`
+}

@@ -1,0 +1,131 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { RunStore } from "../../../src/services/RunStore.js"
+import * as SqliteRunStore from "../../../src/layers/sqlite/SqliteRunStore.js"
+import { call, prediction, step } from "../../unit/harness/fixtures.js"
+
+// Each case spawns the CLI a few times; shared, loaded machines make a cold start take seconds.
+const spawnTimeout = 120_000
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const bin = path.join(root, "dist", "bin.js")
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-report-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+interface Result {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the built CLI as a user would; the built dist/ comes from the vitest global setup. */
+const vtree = (args: ReadonlyArray<string>, cwd: string) =>
+  Effect.async<Result>((resume) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...process.env, NO_COLOR: "1" } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += String(chunk)))
+    child.stderr.on("data", (chunk) => (stderr += String(chunk)))
+    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+/** Two runs: "old" with one right and one unparseable answer, then "new" with one right answer. */
+const fill = (file: string) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    yield* store.startRun({ runId: "old", config: { concurrency: 2 }, startedAt: 1_000 })
+    yield* store.saveQuestion("old", {
+      prediction: prediction({ questionId: "q1", taskType: "Counting Problem", question: "<b>How many?</b>" }),
+      steps: [step(1), step(2, { tool: "submit_answer", args: { answer: "B" } })],
+      calls: [call({ parentStep: 1 }), call({ role: "tool", parentStep: 1 }), call({ parentStep: 2 })]
+    })
+    yield* store.saveQuestion("old", {
+      prediction: prediction({
+        questionId: "q2",
+        taskType: "OCR Problems",
+        prediction: null,
+        correct: false,
+        stopReason: "parse_error"
+      }),
+      steps: [],
+      calls: [call({ status: "error", errorReason: "BadResponse" })]
+    })
+    yield* store.finishRun("old", "completed", 61_000)
+    yield* store.startRun({ runId: "new", config: {}, startedAt: 100_000 })
+    yield* store.saveQuestion("new", { prediction: prediction({ questionId: "q1" }), steps: [step(1)], calls: [call()] })
+    yield* store.finishRun("new", "interrupted", 110_000)
+  }).pipe(Effect.provide(SqliteRunStore.layer({ filename: file })))
+
+describe("vtree report", () => {
+  it.scoped("reports the latest run as text by default, any run as JSON on request", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      yield* fill(path.join(dir, "vtree.db"))
+
+      const text = yield* vtree(["report"], dir)
+      assert.strictEqual(text.code, 0, text.stderr)
+      assert.include(text.stdout, "Run new · interrupted")
+      assert.include(text.stdout, "Accuracy 100.0% (1/1)")
+
+      const json = yield* vtree(["report", "--db", "vtree.db", "--run-id", "old", "--format", "json"], dir)
+      assert.strictEqual(json.code, 0, json.stderr)
+      const summary = JSON.parse(json.stdout)
+      assert.deepStrictEqual(
+        [summary.runId, summary.overall, summary.unanswered, summary.wallTimeMs],
+        ["old", { correct: 1, total: 2, accuracy: 0.5 }, 1, 60_000]
+      )
+      assert.deepStrictEqual(summary.tokens.byRole[0], {
+        role: "agent",
+        calls: 3,
+        errors: 1,
+        promptTokens: 120,
+        completionTokens: 30
+      })
+    }), spawnTimeout)
+
+  it.scoped("writes a self-contained HTML page with --out", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      yield* fill(path.join(dir, "runs.db"))
+      const out = path.join(dir, "report.html")
+      const result = yield* vtree(["report", "--db", "runs.db", "--run-id", "old", "--format", "html", "--out", out], dir)
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stdout, "")
+      assert.include(result.stderr, out)
+      const page = fs.readFileSync(out, "utf8")
+      assert.include(page, "<svg")
+      assert.include(page, "&lt;b&gt;How many?&lt;/b&gt;")
+      assert.strictEqual((page.match(/<details class="q"/g) ?? []).length, 2)
+    }), spawnTimeout)
+
+  it.scoped("fails with one line naming the fix: missing database, unknown run, empty database", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const missing = yield* vtree(["report", "--db", "nope.db"], dir)
+      assert.strictEqual(missing.code, 1)
+      assert.strictEqual(missing.stderr.trim().split("\n").length, 1)
+      assert.include(missing.stderr, "nope.db")
+      assert.include(missing.stderr, "vtree infer")
+      assert.isFalse(fs.existsSync(path.join(dir, "nope.db")))
+
+      yield* fill(path.join(dir, "vtree.db"))
+      const unknown = yield* vtree(["report", "--run-id", "typo"], dir)
+      assert.strictEqual(unknown.code, 1)
+      assert.strictEqual(unknown.stderr.trim().split("\n").length, 1)
+      assert.include(unknown.stderr, "available: new, old")
+
+      yield* Effect.provide(Effect.void, SqliteRunStore.layer({ filename: path.join(dir, "empty.db") }))
+      const empty = yield* vtree(["report", "--db", "empty.db"], dir)
+      assert.strictEqual(empty.code, 1)
+      assert.include(empty.stderr, "holds no runs yet")
+    }), spawnTimeout)
+})

@@ -1,0 +1,266 @@
+import { assert, describe, it } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Effect, Exit, Option, Redacted, TestClock } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
+import * as SqliteRunStore from "../../../src/layers/sqlite/SqliteRunStore.js"
+import { call, prediction, step } from "../../unit/harness/fixtures.js"
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-store-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+/** Runs `body` against a store on a fresh file; the connection closes before the directory goes. */
+const withStore = <A, E>(
+  body: (file: string) => Effect.Effect<A, E, RunStore | SqlClient.SqlClient>
+) =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir
+    const file = path.join(dir, "vtree.db")
+    return yield* body(file).pipe(Effect.provide(SqliteRunStore.layer({ filename: file })))
+  })
+
+const openAgain = <A, E>(file: string, body: Effect.Effect<A, E, RunStore | SqlClient.SqlClient>) =>
+  body.pipe(Effect.provide(SqliteRunStore.layer({ filename: file, mustExist: true })))
+
+const failureOf = <A>(exit: Exit.Exit<A, RunStoreError>): RunStoreError => {
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
+  if (failure === undefined) throw new Error(`expected a typed failure, got ${exit.cause._tag}`)
+  return failure
+}
+
+const columns = (sql: SqlClient.SqlClient, table: string) =>
+  Effect.map(sql.unsafe<{ name: string }>(`PRAGMA table_info(${table})`), (rows) => rows.map((row) => row.name))
+
+describe("SqliteRunStore", () => {
+  it.scoped("migrates the four tables of DESIGN §8, in WAL mode, once", () =>
+    withStore((file) =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        assert.deepStrictEqual(yield* columns(sql, "runs"), ["run_id", "started_at", "finished_at", "status", "config_json"])
+        assert.deepStrictEqual(yield* columns(sql, "predictions"), [
+          "run_id", "question_id", "video_id", "task_type", "duration", "question", "options_json", "answer",
+          "prediction", "correct", "evidence", "reasoning", "steps_used", "stop_reason", "error",
+          "prompt_tokens", "completion_tokens", "started_at", "finished_at"
+        ])
+        assert.deepStrictEqual(yield* columns(sql, "steps"), [
+          "run_id", "question_id", "step", "tool", "args_json", "output", "thought", "reflect_json", "plan_json"
+        ])
+        assert.deepStrictEqual(yield* columns(sql, "llm_calls"), [
+          "call_id", "run_id", "question_id", "parent_step", "role", "model", "started_at", "duration_ms",
+          "prompt_tokens", "completion_tokens", "status", "error_reason"
+        ])
+        const [mode] = yield* sql.unsafe<{ journal_mode: string }>("PRAGMA journal_mode")
+        assert.strictEqual(mode?.journal_mode, "wal")
+        const store = yield* RunStore
+        yield* store.startRun({ runId: "r1", config: {} })
+
+        // Reopening applies nothing again and keeps the data.
+        const reopened = yield* openAgain(
+          file,
+          Effect.gen(function*() {
+            const sql2 = yield* SqlClient.SqlClient
+            const applied = yield* sql2<{ n: number }>`SELECT COUNT(*) AS n FROM effect_sql_migrations`
+            const runs = yield* (yield* RunStore).listRuns
+            return { applied: applied[0]?.n, runs: runs.map((run) => run.runId) }
+          })
+        )
+        assert.deepStrictEqual(reopened, { applied: 1, runs: ["r1"] })
+      })
+    ))
+
+  it.scoped("starts, lists, finishes and resumes runs on the clock", () =>
+    withStore(() =>
+      Effect.gen(function*() {
+        const store = yield* RunStore
+        yield* TestClock.setTime(5_000)
+        const first = yield* store.startRun({ runId: "old", config: { concurrency: 4 } })
+        assert.deepStrictEqual(first, {
+          runId: "old",
+          startedAt: 5_000,
+          finishedAt: null,
+          status: "running",
+          config: { concurrency: 4 }
+        })
+        yield* store.startRun({ runId: "new", config: {}, startedAt: 9_000 })
+        yield* TestClock.setTime(7_000)
+        yield* store.finishRun("old", "interrupted")
+
+        const runs = yield* store.listRuns
+        assert.deepStrictEqual(runs.map((run) => [run.runId, run.status, run.finishedAt]), [
+          ["new", "running", null],
+          ["old", "interrupted", 7_000]
+        ])
+
+        const again = failureOf(yield* Effect.exit(store.startRun({ runId: "old", config: {} })))
+        assert.strictEqual(again.reason, "RunExists")
+        assert.include(again.message, "--resume")
+
+        const resumed = yield* store.resumeRun("old")
+        assert.deepStrictEqual([resumed.status, resumed.finishedAt, resumed.startedAt], ["running", null, 5_000])
+
+        const missing = failureOf(yield* Effect.exit(store.finishRun("nope", "completed")))
+        assert.strictEqual(missing.reason, "RunNotFound")
+        assert.isTrue(Option.isNone(yield* store.getRun("nope")))
+      })
+    ))
+
+  it.scoped("never writes a secret into config_json", () =>
+    withStore(() =>
+      Effect.gen(function*() {
+        const store = yield* RunStore
+        const secret = "sk-live-DO-NOT-STORE"
+        yield* store.startRun({
+          runId: "r",
+          config: {
+            llm: { baseUrl: "http://localhost:8000/v1", apiKey: secret, model: "m", key: Redacted.make(secret) },
+            search: { github_token: secret, tokens: [Redacted.make(secret), "x"] },
+            maxTokens: 512
+          }
+        })
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ config_json: string }>`SELECT config_json FROM runs WHERE run_id = 'r'`
+        assert.notInclude(row?.config_json ?? "", secret)
+        assert.deepStrictEqual(JSON.parse(row?.config_json ?? "null"), {
+          llm: { baseUrl: "http://localhost:8000/v1", model: "m" },
+          search: { tokens: [null, "x"] },
+          maxTokens: 512
+        })
+      })
+    ))
+
+  it.scoped("saves a question whole and loads it back in order", () =>
+    withStore(() =>
+      Effect.gen(function*() {
+        const store = yield* RunStore
+        yield* store.startRun({ runId: "r", config: {} })
+        yield* store.saveQuestion("r", {
+          prediction: prediction({ questionId: "q2" }),
+          steps: [step(1), step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } })],
+          // A call recorded without a question id still belongs to the question it is saved with.
+          calls: [call({ questionId: null }), call({ role: "tool", model: "summarizer", parentStep: 2 })]
+        })
+        yield* store.saveQuestion("r", {
+          prediction: prediction({ questionId: "q1", prediction: null, correct: false, stopReason: "parse_error" }),
+          steps: [],
+          calls: [call({ status: "error", errorReason: "RateLimited", promptTokens: 0, completionTokens: 0 })]
+        })
+        yield* store.saveRunCalls("r", [call({ role: "embed", model: "embedder", parentStep: null })])
+
+        const loaded = yield* store.loadRun("r")
+        assert.deepStrictEqual(loaded.predictions.map((p) => p.questionId), ["q1", "q2"])
+        assert.deepStrictEqual(loaded.predictions[1], prediction({ questionId: "q2" }))
+        assert.strictEqual(loaded.predictions[0]?.prediction, null)
+        assert.deepStrictEqual(loaded.steps, [
+          { questionId: "q2", ...step(1) },
+          { questionId: "q2", ...step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } }) }
+        ])
+        assert.deepStrictEqual(
+          loaded.calls.map((c) => [c.questionId, c.role, c.status, c.errorReason]),
+          [["q2", "agent", "ok", null], ["q2", "tool", "ok", null], ["q1", "agent", "error", "RateLimited"], [
+            null,
+            "embed",
+            "ok",
+            null
+          ]]
+        )
+        assert.isTrue(loaded.calls.every((c, i) => i === 0 || c.callId > loaded.calls[i - 1]!.callId))
+        const light = yield* store.loadRun("r", { includeSteps: false })
+        assert.deepStrictEqual([light.steps.length, light.predictions.length, light.calls.length], [0, 2, 4])
+        assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r"))].sort(), ["q1", "q2"])
+        assert.strictEqual((yield* store.finishedQuestionIds("other")).size, 0)
+      })
+    ))
+
+  it.scoped("writes nothing of a question when any part of it fails", () =>
+    withStore(() =>
+      Effect.gen(function*() {
+        const store = yield* RunStore
+        const sql = yield* SqlClient.SqlClient
+        yield* store.startRun({ runId: "r", config: {} })
+        // The duplicate step index violates the key after the prediction and first step went in.
+        const duplicateStep = yield* Effect.exit(store.saveQuestion("r", {
+          prediction: prediction({ questionId: "q1" }),
+          steps: [step(1), step(1)],
+          calls: [call()]
+        }))
+        assert.strictEqual(failureOf(duplicateStep).reason, "Sql")
+        assert.include(failureOf(duplicateStep).message, "q1")
+        // The bad role fails the last statement, after prediction and steps were written.
+        const badCall = yield* Effect.exit(store.saveQuestion("r", {
+          prediction: prediction({ questionId: "q2" }),
+          steps: [step(1), step(2)],
+          calls: [call(), call({ role: "oracle" as never })]
+        }))
+        assert.strictEqual(failureOf(badCall).reason, "Sql")
+        const counts = yield* sql<{ p: number; s: number; c: number }>`SELECT
+          (SELECT COUNT(*) FROM predictions) AS p, (SELECT COUNT(*) FROM steps) AS s,
+          (SELECT COUNT(*) FROM llm_calls) AS c`
+        assert.deepStrictEqual(counts[0], { p: 0, s: 0, c: 0 })
+        assert.strictEqual((yield* store.finishedQuestionIds("r")).size, 0)
+      })
+    ))
+
+  it.scoped("saving a question again replaces it, never doubles it", () =>
+    withStore(() =>
+      Effect.gen(function*() {
+        const store = yield* RunStore
+        yield* store.startRun({ runId: "r", config: {} })
+        yield* store.saveQuestion("r", {
+          prediction: prediction({ questionId: "q1", stopReason: "error", prediction: null, correct: false }),
+          steps: [step(1), step(2), step(3)],
+          calls: [call(), call(), call()]
+        })
+        yield* store.saveQuestion("r", { prediction: prediction({ questionId: "q1" }), steps: [step(1)], calls: [call()] })
+        const loaded = yield* store.loadRun("r")
+        assert.deepStrictEqual(
+          [loaded.predictions.length, loaded.predictions[0]?.stopReason, loaded.steps.length, loaded.calls.length],
+          [1, "finished", 1, 1]
+        )
+      })
+    ))
+
+  it.scoped("an unknown run id names the available ones", () =>
+    withStore(() =>
+      Effect.gen(function*() {
+        const store = yield* RunStore
+        const empty = failureOf(yield* Effect.exit(store.loadRun("x")))
+        assert.include(empty.message, "vtree infer")
+        yield* store.startRun({ runId: "alpha", config: {}, startedAt: 1 })
+        yield* store.startRun({ runId: "beta", config: {}, startedAt: 2 })
+        const error = failureOf(yield* Effect.exit(store.loadRun("gamma")))
+        assert.strictEqual(error.reason, "RunNotFound")
+        assert.include(error.message, "available: beta, alpha")
+        assert.notInclude(error.message, "\n")
+      })
+    ))
+
+  it.scoped("a reader never creates a missing database, and refuses a file that is not one", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const missing = path.join(dir, "missing.db")
+      const exit = yield* Effect.exit(openAgain(missing, Effect.void))
+      const error = failureOf(exit)
+      assert.strictEqual(error.reason, "DbMissing")
+      assert.include(error.message, missing)
+      assert.include(error.message, "vtree infer")
+      assert.isFalse(fs.existsSync(missing))
+
+      const notDb = path.join(dir, "notes.txt")
+      fs.writeFileSync(notDb, "just some text, long enough to have a header")
+      const notDbError = failureOf(yield* Effect.exit(openAgain(notDb, Effect.void)))
+      assert.strictEqual(notDbError.reason, "DbUnreadable")
+      assert.include(notDbError.message, notDb)
+
+      const noDir = path.join(dir, "absent", "vtree.db")
+      const noDirError = failureOf(
+        yield* Effect.exit(Effect.provide(Effect.void, SqliteRunStore.layer({ filename: noDir })))
+      )
+      assert.strictEqual(noDirError.reason, "DbUnreadable")
+      assert.include(noDirError.message, "does not exist")
+    }))
+})

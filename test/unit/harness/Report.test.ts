@@ -1,0 +1,169 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { ReportInput } from "../../../src/programs/harness/Report.js"
+import { formatDuration, renderJson, renderText, summarize } from "../../../src/programs/harness/Report.js"
+import { accuracyChart, escapeHtml, renderHtml } from "../../../src/programs/harness/ReportHtml.js"
+import { call, prediction, step } from "./fixtures.js"
+
+const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" }
+
+const input: ReportInput = {
+  run,
+  predictions: [
+    prediction({ questionId: "q1", taskType: "Counting Problem", duration: "long", stepsUsed: 4, finishedAt: 50_000 }),
+    prediction({ questionId: "q2", taskType: "Counting Problem", duration: "short", correct: false, prediction: "C" }),
+    // A null prediction is wrong even if a caller wrote correct = true.
+    prediction({
+      questionId: "q3",
+      taskType: "OCR Problems",
+      duration: "medium",
+      prediction: null,
+      correct: true,
+      stopReason: "parse_error",
+      stepsUsed: 0
+    }),
+    prediction({ questionId: "q4", taskType: "OCR Problems", duration: "short", stepsUsed: 6, stopReason: "budget_exceeded" }),
+    prediction({ questionId: "q5", taskType: null, duration: null, stepsUsed: 3 })
+  ],
+  steps: [],
+  calls: [
+    call({ questionId: "q1", role: "agent", promptTokens: 100, completionTokens: 10 }),
+    call({ questionId: "q1", role: "tool", promptTokens: 50, completionTokens: 5 }),
+    call({ questionId: "q2", role: "tool", promptTokens: 30, completionTokens: 0, status: "error", errorReason: "Timeout" }),
+    call({ questionId: null, role: "embed", promptTokens: 7, completionTokens: 0 })
+  ]
+}
+
+describe("summarize", () => {
+  it("counts accuracy overall, per task type and per duration, null predictions wrong", () => {
+    const summary = summarize(input)
+    assert.deepStrictEqual(summary.overall, { correct: 3, total: 5, accuracy: 0.6 })
+    assert.strictEqual(summary.unanswered, 1)
+    assert.deepStrictEqual(summary.byTaskType, [
+      { key: "Counting Problem", correct: 1, total: 2, accuracy: 0.5 },
+      { key: "OCR Problems", correct: 1, total: 2, accuracy: 0.5 },
+      { key: "(none)", correct: 1, total: 1, accuracy: 1 }
+    ])
+    assert.deepStrictEqual(summary.byDuration.map((g) => [g.key, g.correct, g.total]), [
+      ["short", 1, 2],
+      ["medium", 0, 1],
+      ["long", 1, 1],
+      ["(none)", 1, 1]
+    ])
+  })
+
+  it("counts stop reasons, mean steps, tokens per role and wall time", () => {
+    const summary = summarize(input)
+    assert.deepStrictEqual(summary.stopReasons, [
+      { reason: "finished", count: 3 },
+      { reason: "budget_exceeded", count: 1 },
+      { reason: "parse_error", count: 1 },
+      { reason: "error", count: 0 }
+    ])
+    assert.strictEqual(summary.meanSteps, (4 + 2 + 0 + 6 + 3) / 5)
+    assert.deepStrictEqual(summary.tokens.byRole, [
+      { role: "agent", calls: 1, errors: 0, promptTokens: 100, completionTokens: 10 },
+      { role: "tool", calls: 2, errors: 1, promptTokens: 80, completionTokens: 5 },
+      { role: "vlm", calls: 0, errors: 0, promptTokens: 0, completionTokens: 0 },
+      { role: "embed", calls: 1, errors: 0, promptTokens: 7, completionTokens: 0 },
+      { role: "ocr", calls: 0, errors: 0, promptTokens: 0, completionTokens: 0 }
+    ])
+    assert.deepStrictEqual([summary.tokens.promptTokens, summary.tokens.completionTokens], [187, 15])
+    assert.deepStrictEqual([summary.wallTimeMs, summary.startedAt, summary.finishedAt], [
+      90_000,
+      "1970-01-01T00:00:00.000Z",
+      "1970-01-01T00:01:30.000Z"
+    ])
+  })
+
+  it("measures an unfinished run up to its last saved question, and an empty one as nothing", () => {
+    const unfinished = summarize({ ...input, run: { ...run, finishedAt: null, status: "running" } })
+    assert.strictEqual(unfinished.wallTimeMs, 50_000)
+    const empty = summarize({ run: { ...run, finishedAt: null }, predictions: [], calls: [] })
+    assert.deepStrictEqual(
+      [empty.overall, empty.meanSteps, empty.wallTimeMs, empty.byTaskType.length],
+      [{ correct: 0, total: 0, accuracy: null }, null, null, 0]
+    )
+  })
+})
+
+describe("renderText / renderJson", () => {
+  it("prints aligned tables and the headline figures", () => {
+    const text = renderText(summarize(input))
+    assert.include(text, "Accuracy 60.0% (3/5) · unanswered 1 · mean steps 3.00")
+    assert.include(text, "wall time 1m 30s")
+    const block = text.split("\n\n").find((b) => b.startsWith("Task type"))!.split("\n")
+    assert.deepStrictEqual(block, [
+      "Task type         Correct  Total  Accuracy",
+      "----------------  -------  -----  --------",
+      "Counting Problem        1      2     50.0%",
+      "OCR Problems            1      2     50.0%",
+      "(none)                  1      1    100.0%"
+    ])
+    assert.strictEqual(
+      text.split("\n").find((line) => line.startsWith("total")),
+      "total      4       1            187                 15"
+    )
+  })
+
+  it("emits the summary as JSON that reads back equal", () => {
+    const summary = summarize(input)
+    assert.deepStrictEqual(JSON.parse(renderJson(summary)), JSON.parse(JSON.stringify(summary)))
+  })
+
+  it("formats durations for people", () => {
+    assert.deepStrictEqual([formatDuration(1_234), formatDuration(125_000), formatDuration(3_723_000)], [
+      "1.2s",
+      "2m 05s",
+      "1h 02m 03s"
+    ])
+  })
+})
+
+describe("renderHtml", () => {
+  const hostile = "<script>alert('x')</script> & \"quotes\""
+  const page = renderHtml({
+    run: { ...run, runId: "run<1>" },
+    predictions: [
+      prediction({ questionId: "q<1>", taskType: hostile, question: hostile, options: [hostile], evidence: hostile }),
+      prediction({ questionId: "q2", taskType: "OCR Problems", prediction: null, correct: false, error: hostile })
+    ],
+    steps: [
+      { questionId: "q<1>", ...step(1, { output: hostile, thought: hostile, args: { query: hostile } }) },
+      { questionId: "q<1>", ...step(2, { tool: "submit_answer" }) }
+    ],
+    calls: [call({ questionId: "q<1>", parentStep: 1, role: "tool" })]
+  })
+
+  it("escapes every string that came from data", () => {
+    assert.notInclude(page, "<script")
+    assert.notInclude(page, "q<1>")
+    assert.include(page, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quotes&quot;")
+    assert.strictEqual(escapeHtml(`<a href="x">'&'</a>`), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+  })
+
+  it("is one self-contained page with the chart, the question table and each trajectory", () => {
+    assert.isTrue(page.startsWith("<!DOCTYPE html>"))
+    assert.match(page, /<svg [^>]*aria-label="Accuracy per task type"/)
+    assert.notMatch(page, /\s(src|href)="(https?:)?\/\//)
+    assert.notInclude(page, "<link")
+    assert.strictEqual((page.match(/<details class="q"/g) ?? []).length, 2)
+    assert.strictEqual((page.match(/<details class="step"/g) ?? []).length, 2)
+    assert.include(page, "<summary>Step 2 · submit_answer</summary>")
+    assert.include(page, "<summary>Thought</summary>")
+    assert.include(page, "Model calls: tool 1, 50 tokens")
+    assert.include(page, `<a href="#q1">q2</a>`)
+  })
+
+  it("draws one bar per task type, as long as its accuracy", () => {
+    const svg = accuracyChart([
+      { key: "A", correct: 1, total: 4, accuracy: 0.25 },
+      { key: "B", correct: 0, total: 0, accuracy: null }
+    ])
+    assert.deepStrictEqual(
+      [...svg.matchAll(/fill="#2f81f7"/g)].length,
+      2
+    )
+    assert.include(svg, `width="105.0" height="16" fill="#2f81f7"`)
+    assert.include(svg, `width="0.0" height="16" fill="#2f81f7"`)
+  })
+})

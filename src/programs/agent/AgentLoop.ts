@@ -1,0 +1,158 @@
+import { Effect, Either, Option, Schedule } from "effect"
+import { normalizeAnswer } from "../../domain/Answer.js"
+import type { Prediction, StepRecord, StopReason } from "../../domain/Prediction.js"
+import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
+import { emptyUsage, withCallContext } from "../../services/CallLog.js"
+import { type ChatMessage, LLMProvider } from "../../services/LLMProvider.js"
+import type { Labels } from "../prompts/PromptManager.js"
+import { fillPlaceholders } from "../prompts/SystemPrompt.js"
+import type { Dispatcher, Submission } from "../tools/Dispatcher.js"
+import type { MutableToolStats } from "../tools/ToolContext.js"
+import { AgentObserver, noopObserver } from "./Observer.js"
+import { parseAgentReply } from "./Parse.js"
+
+/**
+ * A step whose agent call fails transiently is tried again after 20 s, then 40 s: long enough for a
+ * rate-limit window or a restarting server, short enough not to stall a benchmark run. The provider
+ * layer already retries quickly; this is the slower, second line.
+ */
+export const stepRetrySchedule: Schedule.Schedule<unknown, ProviderError> = Schedule.fromDelays("20 seconds", "40 seconds")
+
+/** Consecutive unparseable replies that end the question. */
+export const maxParseFailures = 3
+
+export const defaultMaxSteps = 15
+
+export interface AgentLoopInput<R> {
+  readonly questionId: string
+  /** The answer options, `"A. …"` each: their count bounds the letters an answer may name. */
+  readonly options: ReadonlyArray<string>
+  readonly systemPrompt: string
+  readonly userPrompt: string
+  readonly dispatcher: Dispatcher<R>
+  readonly labels: Labels
+  readonly maxSteps: number
+  /** Counters the tools share; the loop adds parse failures and unknown tools. */
+  readonly stats: MutableToolStats
+  readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
+}
+
+interface Ending {
+  readonly stopReason: StopReason
+  readonly submission?: Submission
+  readonly error?: string
+}
+
+const ending = (stopReason: StopReason, details: Omit<Ending, "stopReason"> = {}): Ending => ({ stopReason, ...details })
+
+/**
+ * The reflect/plan/action loop of one question (DESIGN §6). Never fails: every ending, including a
+ * provider giving up, is a Prediction with its stop reason. Every model call made inside, by the agent
+ * or by any tool fiber, is added to the prediction's usage through the call context.
+ */
+export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: AgentLoopInput<R>) {
+  const llm = yield* LLMProvider
+  const observer = Option.getOrElse(yield* Effect.serviceOption(AgentObserver), () => noopObserver)
+  const schedule = input.retrySchedule ?? stepRetrySchedule
+  const usage = emptyUsage()
+  const steps: Array<StepRecord> = []
+  const messages: Array<ChatMessage> = [
+    { role: "system", content: input.systemPrompt },
+    { role: "user", content: input.userPrompt }
+  ]
+
+  const loop = Effect.gen(function*() {
+    let parseFailures = 0
+    let unknownCalls = 0
+    while (steps.length < input.maxSteps) {
+      const index = steps.length + 1
+      yield* observer.beforeStep({ questionId: input.questionId, index, messages: [...messages] })
+      const reply = yield* llm.chat({ role: "agent", thinking: true, messages: [...messages] }).pipe(
+        Effect.retry({ schedule, while: isRetryable }),
+        withCallContext({ parentStep: index }),
+        Effect.either
+      )
+      if (Either.isLeft(reply)) {
+        return ending("error", { error: `${reply.left.provider}: ${reply.left.reason}: ${reply.left.message}` })
+      }
+      const raw = reply.right.content
+      messages.push({ role: "assistant", content: raw })
+      const parsed = parseAgentReply(raw)
+      if (parsed._tag === "Unparseable") {
+        parseFailures += 1
+        input.stats.parseFailures += 1
+        if (parseFailures >= maxParseFailures) {
+          return ending("parse_error", {
+            error: `${maxParseFailures} unparseable replies in a row; last: ${parsed.reason}`
+          })
+        }
+        messages.push({ role: "user", content: input.labels.parseErrorMessage })
+        continue
+      }
+      parseFailures = 0
+      const { action } = parsed.reply
+      const result = yield* input.dispatcher.dispatch(action).pipe(
+        withCallContext({ parentStep: index }),
+        Effect.either
+      )
+      if (Either.isLeft(result)) {
+        // Not a step, but bounded: a model stuck on a tool that does not exist must still stop.
+        unknownCalls += 1
+        input.stats.unknownTools += 1
+        if (unknownCalls > input.maxSteps) {
+          return ending("budget_exceeded", { error: `more than ${input.maxSteps} calls of unknown tools` })
+        }
+        messages.push({
+          role: "user",
+          content: fillPlaceholders(input.labels.unknownToolMessage, {
+            tool: action.tool,
+            tools: input.dispatcher.toolNames.join(", ")
+          })
+        })
+        continue
+      }
+      const { output, submission } = result.right
+      const hint = yield* observer.afterTool({
+        questionId: input.questionId,
+        index,
+        tool: action.tool,
+        args: action.args,
+        output
+      })
+      const step: StepRecord = {
+        index,
+        thought: reply.right.reasoning ?? null,
+        reflect: parsed.reply.reflect,
+        plan: parsed.reply.plan,
+        tool: action.tool,
+        args: action.args,
+        output,
+        raw
+      }
+      steps.push(step)
+      messages.push({ role: "user", content: hint === undefined || hint === "" ? output : `${output}\n\n${hint}` })
+      yield* observer.afterStep(input.questionId, step)
+      if (submission !== undefined) return ending("finished", { submission })
+    }
+    return ending("budget_exceeded")
+  })
+
+  const end = yield* loop.pipe(withCallContext({ questionId: input.questionId, parentStep: null, usage }))
+  const answer = end.submission?.answer ?? null
+  const prediction: Prediction = {
+    questionId: input.questionId,
+    answer,
+    prediction: answer === null ? null : normalizeAnswer(answer, input.options.length),
+    evidence: end.submission?.evidence ?? null,
+    reasoning: end.submission?.reasoning ?? null,
+    steps,
+    stepsUsed: steps.length,
+    // A snapshot: the live objects belong to the call context and the tools.
+    usage: structuredClone(usage),
+    stats: { ...input.stats },
+    stopReason: end.stopReason,
+    error: end.error ?? null
+  }
+  yield* observer.onFinish(prediction)
+  return prediction
+})

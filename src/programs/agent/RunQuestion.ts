@@ -1,0 +1,87 @@
+import { Effect, type Schedule } from "effect"
+import type { ProviderError } from "../../domain/ProviderError.js"
+import { emptyToolStats } from "../../domain/Prediction.js"
+import type { LLMProvider } from "../../services/LLMProvider.js"
+import type { VLMProvider } from "../../services/VLMProvider.js"
+import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
+import { type AgentTool, makeCoreTools, makeDispatcher } from "../tools/Dispatcher.js"
+import { makeSummaryCache, type SummaryCache } from "../tools/SummaryCache.js"
+import type { AnchorMode, ToolContext } from "../tools/ToolContext.js"
+import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
+import { defaultMaxSteps, runAgentLoop } from "./AgentLoop.js"
+
+/** What the agent needs of a question; `Question` from domain/Question.ts fits as is. */
+export interface QuestionInput {
+  readonly questionId: string
+  readonly question: string
+  /** `"A. …"`, `"B. …"`, in order. */
+  readonly options: ReadonlyArray<string>
+  readonly taskType?: string
+}
+
+export interface RunQuestionOptions<R = never> {
+  readonly prompts: PromptManager
+  /** Default 15. */
+  readonly maxSteps?: number
+  /** Default `auto`. */
+  readonly skillMode?: SkillMode
+  /** Second VLM round checking the first; default on. */
+  readonly verifyVision?: boolean
+  /** Default `off`. */
+  readonly anchor?: AnchorMode
+  /** Share one across the questions of a run (makeSummaryCache); default: one for this question. */
+  readonly summaryCache?: SummaryCache
+  /** Hits summarized at once by search_similar; default 8. */
+  readonly batchConcurrency?: number
+  /** Describe external_search / external_read in the system prompt (pass them in `extraTools`). */
+  readonly webSearch?: boolean
+  /** More tools (e.g. the Search Hub's), built per question; a name already taken replaces that tool. */
+  readonly extraTools?: (context: ToolContext) => ReadonlyArray<AgentTool<R>>
+  /** Overrides the step-level retry (20 s, then 40 s). */
+  readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
+}
+
+/**
+ * Answers one question over one loaded tree. Needs only the provider Tags (LLMProvider, VLMProvider;
+ * OCRProvider and AgentObserver when present), so any Effect app can run it with its own layers.
+ * Never fails: provider trouble ends as a Prediction with stopReason `error`.
+ */
+export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = never>(
+  question: QuestionInput,
+  tree: TreeEnvironment,
+  options: RunQuestionOptions<R>
+) {
+  const skillMode = options.skillMode ?? "auto"
+  const stats = emptyToolStats()
+  const context: ToolContext = {
+    tree,
+    prompts: options.prompts,
+    question: question.question,
+    cache: options.summaryCache ?? makeSummaryCache(),
+    stats,
+    anchor: options.anchor ?? "off",
+    batchConcurrency: options.batchConcurrency ?? 8,
+    verifyVision: options.verifyVision ?? true
+  }
+  const taskType = question.taskType === undefined ? {} : { taskType: question.taskType }
+  const dispatcher = makeDispatcher<R | LLMProvider | VLMProvider>([
+    ...makeCoreTools(context, { skillMode }),
+    ...(options.extraTools?.(context) ?? [])
+  ])
+  return yield* runAgentLoop({
+    questionId: question.questionId,
+    options: question.options,
+    systemPrompt: options.prompts.systemPrompt({ skillMode, webSearch: options.webSearch ?? false, ...taskType }),
+    userPrompt: options.prompts.userPrompt({
+      question: question.question,
+      options: question.options,
+      rootIds: tree.index.rootIds,
+      ...taskType
+    }),
+    dispatcher,
+    labels: options.prompts.labels,
+    maxSteps: options.maxSteps ?? defaultMaxSteps,
+    stats,
+    ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
+  })
+})

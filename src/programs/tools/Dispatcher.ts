@@ -1,0 +1,204 @@
+import { Effect, Either, ParseResult, Schema } from "effect"
+import {
+  type AgentAction,
+  ObserveFrameArgs,
+  ReadSkillArgs,
+  SearchSimilarArgs,
+  SubmitAnswerArgs,
+  ViewNodeArgs
+} from "../../domain/Protocol.js"
+import type { LLMProvider } from "../../services/LLMProvider.js"
+import type { VLMProvider } from "../../services/VLMProvider.js"
+import type { Labels, SkillMode } from "../prompts/PromptManager.js"
+import {
+  levelName,
+  renderChildren,
+  renderSummary,
+  summarizeChildren,
+  summarizeNode,
+  summarizeNodesBatch,
+  timeRangeText
+} from "./Summarizer.js"
+import { errorText, formatSeconds, type MutableToolStats, type ToolContext } from "./ToolContext.js"
+import { observeFrame } from "./Vision.js"
+
+/** What submit_answer hands to the loop. */
+export interface Submission {
+  readonly answer: string
+  readonly evidence: string | null
+  readonly reasoning: string | null
+}
+
+export interface ToolResult {
+  readonly output: string
+  /** Present only for submit_answer: the loop stops here. */
+  readonly submission?: Submission
+}
+
+/**
+ * One agent tool. Failures are already text by the time they leave `run`: a tool never ends the loop,
+ * it tells the agent what went wrong.
+ */
+export interface AgentTool<R = never> {
+  readonly name: string
+  readonly run: (args: Readonly<Record<string, unknown>>) => Effect.Effect<ToolResult, never, R>
+}
+
+export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", {
+  tool: Schema.String,
+  available: Schema.Array(Schema.String),
+  message: Schema.String
+}) {}
+
+export interface Dispatcher<R = never> {
+  readonly toolNames: ReadonlyArray<string>
+  readonly dispatch: (action: AgentAction) => Effect.Effect<ToolResult, UnknownTool, R>
+}
+
+/** Where bad-args messages are written and counted. */
+export interface ToolKit {
+  readonly labels: Labels
+  readonly stats: MutableToolStats
+}
+
+/**
+ * A tool whose args are decoded with `schema` first; undecodable args become `[Tool error]` text that
+ * names the tool and the offending field, so the agent can correct itself on the next step.
+ */
+export const defineTool = <A, I, R>(
+  kit: ToolKit,
+  name: string,
+  schema: Schema.Schema<A, I, never>,
+  run: (args: A) => Effect.Effect<string | ToolResult, never, R>
+): AgentTool<R> => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
+  return {
+    name,
+    run: (args) =>
+      Either.match(decode(args), {
+        onLeft: (error) =>
+          Effect.sync((): ToolResult => {
+            kit.stats.badArgs += 1
+            return { output: `${kit.labels.toolError} ${name}: ${ParseResult.TreeFormatter.formatErrorSync(error)}` }
+          }),
+        onRight: (decoded) =>
+          Effect.map(run(decoded), (result): ToolResult => typeof result === "string" ? { output: result } : result)
+      })
+  }
+}
+
+/** Later tools replace earlier ones of the same name, so callers can add or override tools. */
+export const makeDispatcher = <R>(tools: ReadonlyArray<AgentTool<R>>): Dispatcher<R> => {
+  const table = new Map<string, AgentTool<R>>()
+  for (const tool of tools) table.set(tool.name, tool)
+  const toolNames = [...table.keys()]
+  return {
+    toolNames,
+    dispatch: (action) => {
+      const tool = table.get(action.tool)
+      return tool === undefined
+        ? Effect.fail(
+          new UnknownTool({
+            tool: action.tool,
+            available: toolNames,
+            message: `unknown tool "${action.tool}"; available: ${toolNames.join(", ")}`
+          })
+        )
+        : tool.run(action.args)
+    }
+  }
+}
+
+// Free-form fields the agent may send as text, a list or an object; stored as text either way.
+const asText = (value: unknown): string | null =>
+  value === undefined || value === null
+    ? null
+    : typeof value === "string"
+    ? value
+    : JSON.stringify(value)
+
+const viewNode = Effect.fn("Dispatcher.viewNode")(function*(context: ToolContext, args: ViewNodeArgs) {
+  const { labels } = context.prompts
+  const question = args.question ?? context.question
+  const node = yield* context.tree.getNode(args.node_id)
+  // The node's own rounds and its children's rounds are independent: run them side by side.
+  const [summary, children, appendix] = yield* Effect.all([
+    summarizeNode(context, { nodeId: node.id, question }),
+    summarizeChildren(context, node.id, question),
+    context.tree.entityAppendix(node.id)
+  ], { concurrency: 2 })
+  const lines = [
+    `${labels.node} ${node.id} | ${levelName(labels, node.level)} | ${timeRangeText(node.timeRange)}`,
+    ...renderSummary(labels, summary)
+  ]
+  if (appendix.entities.length > 0) lines.push(`${labels.entities} ${appendix.entities.join(", ")}`)
+  if (appendix.visibleText.length > 0) lines.push(`${labels.onScreenText} ${appendix.visibleText.join(", ")}`)
+  if (children !== null) lines.push(...renderChildren(labels, children))
+  return lines.join("\n")
+})
+
+const searchSimilar = Effect.fn("Dispatcher.searchSimilar")(function*(context: ToolContext, args: SearchSimilarArgs) {
+  const { labels } = context.prompts
+  const question = args.question ?? context.question
+  const hits = yield* context.tree.search(args.query, args.k ?? 5)
+  const summaries = yield* summarizeNodesBatch(context, hits.map((hit) => hit.nodeId), question, args.query)
+  const lines = [`${labels.searchResults} query "${args.query}" → ${hits.length} nodes`]
+  hits.forEach((hit, i) => {
+    lines.push(
+      `${i + 1}. ${hit.nodeId} | L${hit.level} score=${hit.score.toFixed(3)} [${formatSeconds(hit.timeRange[0])}s, ${
+        formatSeconds(hit.timeRange[1])
+      }s]`
+    )
+    const summary = summaries[i]!.summary
+    const rendered = Either.isRight(summary)
+      ? renderSummary(labels, summary.right)
+      : [`${labels.toolError} ${summary.left.message}`]
+    for (const line of rendered) lines.push(`   ${line}`)
+  })
+  return lines.join("\n")
+})
+
+export interface CoreToolOptions {
+  /** read_skill exists only in manual mode, where the system prompt lists the catalog. */
+  readonly skillMode: SkillMode
+}
+
+/** view_node, search_similar, observe_frame, submit_answer (and read_skill in manual mode). */
+export const makeCoreTools = (
+  context: ToolContext,
+  options: CoreToolOptions
+): ReadonlyArray<AgentTool<LLMProvider | VLMProvider>> => {
+  const { labels } = context.prompts
+  const kit: ToolKit = { labels, stats: context.stats }
+  const asToolError = (error: unknown) => Effect.succeed(`${labels.toolError} ${errorText(error)}`)
+  const tools: Array<AgentTool<LLMProvider | VLMProvider>> = [
+    defineTool(kit, "view_node", ViewNodeArgs, (args) => viewNode(context, args).pipe(Effect.catchAll(asToolError))),
+    defineTool(
+      kit,
+      "search_similar",
+      SearchSimilarArgs,
+      (args) => searchSimilar(context, args).pipe(Effect.catchAll(asToolError))
+    ),
+    defineTool(
+      kit,
+      "observe_frame",
+      ObserveFrameArgs,
+      (args) => observeFrame(context, args.node_ids, args.question ?? context.question)
+    ),
+    defineTool(kit, "submit_answer", SubmitAnswerArgs, (args) =>
+      Effect.succeed<ToolResult>({
+        output: `${labels.ok} ${labels.answerSubmitted}: ${args.answer}`,
+        submission: { answer: args.answer, evidence: asText(args.evidence), reasoning: asText(args.reasoning) }
+      }))
+  ]
+  if (options.skillMode !== "manual") return tools
+  const names = context.prompts.skills.filter((skill) => !skill.always).map((skill) => skill.name)
+  return [
+    ...tools,
+    defineTool(kit, "read_skill", ReadSkillArgs, (args) =>
+      Effect.succeed(
+        context.prompts.readSkill(args.name) ??
+          `${labels.toolError} read_skill: no skill named "${args.name}"; available: ${names.join(", ")}`
+      ))
+  ]
+}

@@ -1,0 +1,25 @@
+import { Effect } from "effect"
+import type { ReadOutcome, SearchOutcome } from "../../domain/Search.js"
+import type { Labels } from "../prompts/PromptManager.js"
+import type { AgentTool } from "./Dispatcher.js"
+
+/** The part of the Search Hub the agent tools use; `SearchHub` itself fits. */
+export interface WebToolsHub {
+  readonly search: (input: unknown) => Effect.Effect<SearchOutcome>
+  readonly read: (input: unknown) => Effect.Effect<ReadOutcome>
+}
+
+/**
+ * external_search / external_read for `--web-search`, passed to runQuestion as `extraTools`. The hub
+ * validates the args itself and answers with its own JSON (results or a coded error); the agent gets that
+ * JSON behind the pack's untrusted-content header, so text from the web is read as data, not as orders.
+ */
+export const makeWebTools = (labels: Labels, hub: WebToolsHub): ReadonlyArray<AgentTool> => {
+  const wrap = Effect.map((outcome: SearchOutcome | ReadOutcome) => ({
+    output: `${labels.untrustedExternal}\n${JSON.stringify(outcome, null, 2)}`
+  }))
+  return [
+    { name: "external_search", run: (args) => wrap(hub.search(args)) },
+    { name: "external_read", run: (args) => wrap(hub.read(args)) }
+  ]
+}

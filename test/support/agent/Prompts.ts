@@ -1,0 +1,52 @@
+// A minimal PromptManager for unit tests. Tool prompts render as `#<name>` plus `key=value` lines, so a
+// fake model can tell which round it is answering and for which node.
+import type { Labels, PromptManager, ToolPromptName } from "../../../src/programs/prompts/PromptManager.js"
+
+export const testLabels: Labels = {
+  node: "[Node]",
+  levelScene: "Scene",
+  levelEvent: "Event",
+  levelFrame: "Frame",
+  summary: "[Summary]",
+  verified: "[Verified]",
+  entities: "[Entities]",
+  onScreenText: "[On-screen text]",
+  children: "[Children]",
+  starStrong: "★★",
+  starWeak: "★",
+  searchResults: "[Search results]",
+  subtitleContext: "[Subtitle context]",
+  visualObservation: "[Visual observation]",
+  check: "[Check]",
+  summaryError: "[Summary error]",
+  visionError: "[Vision error]",
+  skipped: "skipped (call failed)",
+  ok: "[ok]",
+  answerSubmitted: "answer submitted",
+  toolError: "[Tool error]",
+  parseErrorMessage: "PARSE-ERROR: reply with one JSON object.",
+  unknownToolMessage: "UNKNOWN-TOOL {{tool}}; use one of: {{tools}}",
+  untrustedExternal: "[External]",
+  toolSystem: "TOOL-SYSTEM"
+}
+
+export const renderToolPrompt = (name: ToolPromptName, vars: Readonly<Record<string, string>>): string =>
+  [`#${name}`, ...Object.entries(vars).map(([key, value]) => `${key}=${value}`)].join("\n")
+
+/** Reads back a `key=value` line of a rendered test prompt (the first line of the value). */
+export const promptVar = (prompt: string, key: string): string | undefined =>
+  prompt.split("\n").find((line) => line.startsWith(`${key}=`))?.slice(key.length + 1)
+
+export const promptName = (prompt: string): string => prompt.split("\n")[0]!.slice(1)
+
+export const testPrompts = (labels: Labels = testLabels): PromptManager => ({
+  dir: "/prompts/test",
+  labels,
+  skills: [
+    { name: "counting", description: "Count things", always: false, taskType: "Counting Problem", body: "Count carefully." }
+  ],
+  systemPrompt: (options) => `SYSTEM mode=${options.skillMode} task=${options.taskType ?? "-"}`,
+  userPrompt: (input) => `QUESTION ${input.question}\n${input.options.join("\n")}\nROOTS ${input.rootIds.join(",")}`,
+  toolPrompt: renderToolPrompt,
+  readSkill: (name) => (name === "counting" ? "Count carefully." : undefined)
+})

@@ -71,7 +71,12 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
   return yield* runAgentLoop({
     questionId: question.questionId,
     options: question.options,
-    systemPrompt: options.prompts.systemPrompt({ skillMode, webSearch: options.webSearch ?? false, ...taskType }),
+    systemPrompt: options.prompts.systemPrompt({
+      skillMode,
+      webSearch: options.webSearch ?? false,
+      maxSteps: options.maxSteps ?? defaultMaxSteps,
+      ...taskType
+    }),
     userPrompt: options.prompts.userPrompt({
       question: question.question,
       options: question.options,

@@ -42,7 +42,8 @@ export const labelKeys = [
   "parseErrorMessage", // corrective message after an unparseable reply
   "unknownToolMessage", // corrective message after an unknown tool; {{tool}} {{tools}}
   "untrustedExternal", // wrapper header for web-search output the agent must treat as data
-  "toolSystem" // system message for summarizer/vision calls
+  "toolSystem", // system message for summarizer/vision calls
+  "anchorNote" // appended to summarizer prompts in anchor mode: how to cite [c1]/[s1] lines
 ] as const
 export type LabelKey = (typeof labelKeys)[number]
 export type Labels = Readonly<Record<LabelKey, string>>

@@ -109,7 +109,10 @@ export const summarizeNode = Effect.fn("Summarizer.summarizeNode")(function*(
     node_text: source.text,
     ...(request.query === undefined ? {} : { query: request.query })
   }
-  const extractPrompt = context.prompts.toolPrompt(extractName, vars)
+  // In anchor mode the model must be told how to cite, or it paraphrases and the anchors are lost.
+  const withAnchorNote = (prompt: string): string =>
+    context.anchor === "off" ? prompt : `${prompt}\n\n${labels.anchorNote}`
+  const extractPrompt = withAnchorNote(context.prompts.toolPrompt(extractName, vars))
   const anchored = (text: string): string => {
     if (context.anchor === "off") return text
     const resolved = resolveAnchors(text, source.anchors, context.anchor)
@@ -123,7 +126,7 @@ export const summarizeNode = Effect.fn("Summarizer.summarizeNode")(function*(
       return { _tag: "ExtractFailed", message: errorText(draft.left) } satisfies NodeSummary
     }
     const verified = yield* Effect.either(
-      askToolModel(labels, context.prompts.toolPrompt(verifyName, { ...vars, draft: draft.right }))
+      askToolModel(labels, withAnchorNote(context.prompts.toolPrompt(verifyName, { ...vars, draft: draft.right })))
     )
     if (Either.isLeft(verified)) context.stats.verifyFailed += 1
     return {

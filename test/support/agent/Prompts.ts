@@ -27,7 +27,8 @@ export const testLabels: Labels = {
   parseErrorMessage: "PARSE-ERROR: reply with one JSON object.",
   unknownToolMessage: "UNKNOWN-TOOL {{tool}}; use one of: {{tools}}",
   untrustedExternal: "[External]",
-  toolSystem: "TOOL-SYSTEM"
+  toolSystem: "TOOL-SYSTEM",
+  anchorNote: "ANCHOR-NOTE"
 }
 
 export const renderToolPrompt = (name: ToolPromptName, vars: Readonly<Record<string, string>>): string =>

@@ -44,6 +44,8 @@ describe("anchors", () => {
       assert.include(output, "[Summary] The cook adds three tomatoes [c1: event_description: The cook fills a pot with water.].")
       assert.include(output, "[Verified] details=confirmed, heard [s1: Fill it up.] and; confidence=0.9")
       assert.strictEqual(context.stats.invalidAnchors, 2)
+      // Both rounds tell the model how to cite, or it would paraphrase without anchors.
+      for (const request of yield* llm.requests) assert.include(request.messages[1]!.content, testLabels.anchorNote)
     }))
 })
 

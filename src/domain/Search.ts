@@ -1,0 +1,180 @@
+import { Either, ParseResult, Schema } from "effect"
+
+/** What the Search Hub can do; each one is switched on by its own flag. */
+export const SearchCapability = Schema.Literal("search.web", "search.news", "search.code")
+export type SearchCapability = typeof SearchCapability.Type
+
+export const Capability = Schema.Literal("search.web", "search.news", "search.code", "search.read")
+export type Capability = typeof Capability.Type
+
+/** GitHub has three search endpoints; code search alone needs a token, so repositories is the default. */
+export const CodeScope = Schema.Literal("repositories", "code", "issues")
+export type CodeScope = typeof CodeScope.Type
+
+const Trimmed = (field: string, min: number, max: number) =>
+  Schema.Trim.pipe(
+    Schema.minLength(min, { message: () => `${field}: must not be empty` }),
+    Schema.maxLength(max, { message: () => `${field}: at most ${max} characters — shorten it` })
+  )
+
+export const Freshness = Schema.Struct({
+  type: Schema.Literal("days"),
+  value: Schema.Int.pipe(Schema.between(1, 3650, { message: () => "freshness.value: whole days between 1 and 3650" }))
+})
+export type Freshness = typeof Freshness.Type
+
+export const SearchRequest = Schema.Struct({
+  capability: SearchCapability,
+  query: Trimmed("query", 1, 400),
+  language: Schema.optional(Trimmed("language", 2, 35)),
+  region: Schema.optional(Trimmed("region", 2, 35)),
+  freshness: Schema.optional(Freshness),
+  scope: Schema.optional(CodeScope),
+  limit: Schema.optionalWith(
+    Schema.Int.pipe(Schema.between(1, 20, { message: () => "limit: a whole number between 1 and 20" })),
+    { default: () => 10 }
+  )
+})
+export type SearchRequest = typeof SearchRequest.Type
+
+export const ReadRequest = Schema.Struct({
+  url: Trimmed("url", 1, 4096),
+  max_chars: Schema.optionalWith(
+    Schema.Int.pipe(Schema.between(1000, 100000, { message: () => "max_chars: a whole number between 1000 and 100000" })),
+    { default: () => 30000 }
+  ),
+  include_metadata: Schema.optionalWith(Schema.Boolean, { default: () => false })
+})
+export type ReadRequest = typeof ReadRequest.Type
+
+export const SearchResultItem = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("web", "news", "repository", "code", "issue"),
+  title: Schema.String,
+  url: Schema.String,
+  snippet: Schema.String,
+  published_at: Schema.NullOr(Schema.String),
+  retrieved_at: Schema.String,
+  source_name: Schema.String,
+  language: Schema.optional(Schema.String),
+  provider_rank: Schema.Int,
+  metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+export type SearchResultItem = typeof SearchResultItem.Type
+
+export const Citation = Schema.Struct({
+  citation_id: Schema.String,
+  result_id: Schema.String,
+  url: Schema.String,
+  title: Schema.String
+})
+export type Citation = typeof Citation.Type
+
+export const SearchResponse = Schema.Struct({
+  request_id: Schema.String,
+  status: Schema.Literal("success"),
+  capability: SearchCapability,
+  provider: Schema.String,
+  query: Schema.String,
+  results: Schema.Array(SearchResultItem),
+  citations: Schema.Array(Citation),
+  /** Provider-level facts a caller may weigh: unresponsive engines, incomplete results. */
+  metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  timing: Schema.Struct({ duration_ms: Schema.Number })
+})
+export type SearchResponse = typeof SearchResponse.Type
+
+export const ReadResponse = Schema.Struct({
+  request_id: Schema.String,
+  status: Schema.Literal("success"),
+  capability: Schema.Literal("search.read"),
+  url: Schema.String,
+  final_url: Schema.String,
+  title: Schema.String,
+  content: Schema.String,
+  content_type: Schema.String,
+  content_hash: Schema.String,
+  retrieved_at: Schema.String,
+  trust_level: Schema.Literal("untrusted_external_content"),
+  truncated: Schema.Boolean,
+  metadata: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  timing: Schema.Struct({ duration_ms: Schema.Number })
+})
+export type ReadResponse = typeof ReadResponse.Type
+
+export const SearchErrorCode = Schema.Literal(
+  "INVALID_REQUEST",
+  "CAPABILITY_DISABLED",
+  "URL_BLOCKED",
+  "PROVIDER_TIMEOUT",
+  "PROVIDER_RATE_LIMITED",
+  "PROVIDER_ERROR",
+  "CONTENT_TOO_LARGE",
+  "UNSUPPORTED_CONTENT_TYPE",
+  "FETCH_FAILED"
+)
+export type SearchErrorCode = typeof SearchErrorCode.Type
+
+const retryableCodes: ReadonlySet<SearchErrorCode> = new Set(["PROVIDER_TIMEOUT", "PROVIDER_RATE_LIMITED", "FETCH_FAILED"])
+
+/** Whether the same request may succeed later; a blocked URL or a bad request never will. */
+export const isRetryableCode = (code: SearchErrorCode): boolean => retryableCodes.has(code)
+
+/** The expected failure of every Search Hub step; `code` is what callers and clients branch on. */
+export class SearchError extends Schema.TaggedError<SearchError>()("SearchError", {
+  code: SearchErrorCode,
+  message: Schema.String,
+  retryAfterMs: Schema.optional(Schema.Number),
+  /** Overrides the code's default, e.g. a fetch that failed with HTTP 404 will fail again. */
+  retryable: Schema.optional(Schema.Boolean)
+}) {}
+
+export const ErrorResponse = Schema.Struct({
+  request_id: Schema.String,
+  status: Schema.Literal("error"),
+  capability: Schema.optional(Capability),
+  error: Schema.Struct({
+    code: SearchErrorCode,
+    message: Schema.String,
+    retryable: Schema.Boolean,
+    retry_after_ms: Schema.optional(Schema.Number)
+  })
+})
+export type ErrorResponse = typeof ErrorResponse.Type
+
+export type SearchOutcome = SearchResponse | ErrorResponse
+export type ReadOutcome = ReadResponse | ErrorResponse
+
+export const errorResponse = (requestId: string, error: SearchError, capability?: Capability): ErrorResponse => ({
+  request_id: requestId,
+  status: "error",
+  ...(capability === undefined ? {} : { capability }),
+  error: {
+    code: error.code,
+    message: error.message,
+    retryable: error.retryable ?? isRetryableCode(error.code),
+    ...(error.retryAfterMs === undefined ? {} : { retry_after_ms: error.retryAfterMs })
+  }
+})
+
+const formatIssues = (error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => {
+      const path = issue.path.join(".")
+      // Refinement messages already name their field; the rest need the path in front.
+      return path === "" || issue.message.startsWith(`${path}:`) ? issue.message : `${path}: ${issue.message}`
+    })
+    .join("; ")
+
+const decodeWith = <A, I>(schema: Schema.Schema<A, I>, what: string) => {
+  const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
+  return (input: unknown): Either.Either<A, SearchError> =>
+    Either.mapLeft(decode(input), (error) =>
+      new SearchError({ code: "INVALID_REQUEST", message: `${what}: ${formatIssues(error)} — fix the request and retry` }))
+}
+
+/** Validates an untrusted search request (from MCP or an agent) into a typed one, or INVALID_REQUEST. */
+export const decodeSearchRequest = decodeWith(SearchRequest, "external_search")
+
+/** Validates an untrusted read request, or INVALID_REQUEST. */
+export const decodeReadRequest = decodeWith(ReadRequest, "external_read")

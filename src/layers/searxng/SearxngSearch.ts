@@ -1,0 +1,152 @@
+import { HttpClient } from "@effect/platform"
+import { Effect, Layer, ParseResult, Schema } from "effect"
+import { SearchError } from "../../domain/Search.js"
+import { normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
+import { type ProviderHit, WebSearch, type WebQuery } from "../../programs/search/SearchProviders.js"
+import { SearchSettings } from "../../programs/search/SearchSettings.js"
+
+// Only the fields we read; SearXNG adds engine-specific ones freely and sends null for many.
+const SearxngResult = Schema.Struct({
+  url: Schema.String,
+  title: Schema.optional(Schema.NullOr(Schema.String)),
+  content: Schema.optional(Schema.NullOr(Schema.String)),
+  engine: Schema.optional(Schema.NullOr(Schema.String)),
+  engines: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
+  publishedDate: Schema.optional(Schema.NullOr(Schema.Unknown)),
+  category: Schema.optional(Schema.NullOr(Schema.String)),
+  score: Schema.optional(Schema.NullOr(Schema.Number))
+})
+
+const SearxngResponse = Schema.Struct({
+  results: Schema.Array(Schema.Unknown),
+  number_of_results: Schema.optional(Schema.NullOr(Schema.Number)),
+  unresponsive_engines: Schema.optional(Schema.NullOr(Schema.Array(Schema.Array(Schema.Unknown))))
+})
+
+const decodeResponse = Schema.decodeUnknownEither(SearxngResponse)
+const decodeResult = Schema.decodeUnknownEither(SearxngResult)
+
+/** SearXNG's time ranges are coarse: the smallest one that covers the requested days. */
+export const timeRangeFor = (days: number): "day" | "week" | "month" | "year" | undefined =>
+  days <= 1 ? "day" : days <= 7 ? "week" : days <= 31 ? "month" : days <= 366 ? "year" : undefined
+
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).hostname
+  } catch {
+    return ""
+  }
+}
+
+/** Payload → hits; a malformed single result is skipped (and counted), not fatal. */
+export const parseSearxng = (payload: unknown, category: WebQuery["category"]) => {
+  const response = decodeResponse(payload)
+  if (response._tag === "Left") {
+    return { error: `SearXNG answered without a results list (${ParseResult.TreeFormatter.formatErrorSync(response.left).split("\n")[0]})` }
+  }
+  let skipped = 0
+  const hits: Array<ProviderHit> = []
+  for (const raw of response.right.results) {
+    const decoded = decodeResult(raw)
+    if (decoded._tag === "Left") {
+      skipped += 1
+      continue
+    }
+    const result = decoded.right
+    const date = normalizeDate(result.publishedDate)
+    hits.push({
+      type: category === "news" ? "news" : "web",
+      title: result.title?.trim() || result.url,
+      url: result.url,
+      snippet: result.content?.trim() ?? "",
+      publishedAt: date.iso,
+      sourceName: hostOf(result.url),
+      metadata: {
+        engines: result.engines ?? (result.engine ? [result.engine] : []),
+        ...(result.score == null ? {} : { score: result.score }),
+        ...(date.assumedUtc ? { published_at_assumed_utc: true } : {})
+      }
+    })
+  }
+  const unresponsive = (response.right.unresponsive_engines ?? []).map(([engine, reason]) => ({
+    engine: String(engine),
+    reason: reason == null ? "unknown" : String(reason)
+  }))
+  return {
+    hits,
+    metadata: {
+      unresponsive_engines: unresponsive,
+      ...(skipped > 0 ? { skipped_results: skipped } : {})
+    }
+  }
+}
+
+/** Web and news search through a SearXNG instance's JSON API (the configured base URL is trusted). */
+export const SearxngSearchLive: Layer.Layer<WebSearch, never, SearchSettings | HttpClient.HttpClient> = Layer.effect(
+  WebSearch,
+  Effect.gen(function*() {
+    const settings = yield* SearchSettings
+    const client = yield* HttpClient.HttpClient
+    const search = Effect.fn("WebSearch.search")(function*(query: WebQuery) {
+      const base = settings.searxng.baseUrl
+      if (base === null) {
+        return yield* Effect.fail(
+          new SearchError({ code: "CAPABILITY_DISABLED", message: "web search has no SearXNG URL — set VTREE_SEARCH_SEARXNG_URL" })
+        )
+      }
+      const language = query.language === undefined
+        ? undefined
+        : query.region === undefined
+        ? query.language
+        : `${query.language}-${query.region.toUpperCase()}`
+      const timeRange = query.freshnessDays === undefined ? undefined : timeRangeFor(query.freshnessDays)
+      const response = yield* providerGet(client, "SearXNG", `${base}/search`, {
+        urlParams: {
+          q: query.query,
+          format: "json",
+          categories: query.category,
+          pageno: "1",
+          ...(language === undefined ? {} : { language }),
+          ...(timeRange === undefined ? {} : { time_range: timeRange })
+        },
+        headers: { accept: "application/json" },
+        timeout: settings.providerTimeout
+      })
+      if (response.status === 403) {
+        return yield* Effect.fail(
+          new SearchError({
+            code: "PROVIDER_ERROR",
+            message: "SearXNG refused the JSON format (HTTP 403) — add `json` to search.formats in its settings.yml"
+          })
+        )
+      }
+      if (response.status === 429) {
+        const after = yield* retryAfterMs(response.headers["retry-after"])
+        return yield* Effect.fail(
+          new SearchError({
+            code: "PROVIDER_RATE_LIMITED",
+            message: "SearXNG's limiter refused the request (HTTP 429) — wait, or allow this client in its limiter settings",
+            ...(after === undefined ? {} : { retryAfterMs: after })
+          })
+        )
+      }
+      if (response.status < 200 || response.status >= 300) {
+        return yield* Effect.fail(
+          new SearchError({ code: "PROVIDER_ERROR", message: `SearXNG answered HTTP ${response.status}` })
+        )
+      }
+      const payload = yield* providerJson("SearXNG", response, settings.providerTimeout)
+      const parsed = parseSearxng(payload, query.category)
+      if ("error" in parsed) return yield* Effect.fail(new SearchError({ code: "PROVIDER_ERROR", message: parsed.error }))
+      return {
+        hits: parsed.hits,
+        metadata: {
+          ...parsed.metadata,
+          ...(query.freshnessDays !== undefined && timeRange === undefined ? { freshness_ignored: true } : {}),
+          ...(timeRange === undefined ? {} : { time_range: timeRange })
+        }
+      }
+    })
+    return WebSearch.of({ provider: "searxng", search })
+  })
+)

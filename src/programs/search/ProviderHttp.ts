@@ -1,0 +1,64 @@
+import type { HttpClient, HttpClientResponse } from "@effect/platform"
+import { Clock, Duration, Effect } from "effect"
+import { SearchError } from "../../domain/Search.js"
+
+/**
+ * The GET that the search adapters share: one attempt under the provider timeout, transport failures
+ * and timeouts mapped to Search Hub codes. Status handling stays with each adapter (each API words
+ * its refusals differently).
+ */
+export const providerGet = (
+  client: HttpClient.HttpClient,
+  provider: string,
+  url: string,
+  options: { readonly headers?: Record<string, string>; readonly urlParams?: Record<string, string>; readonly timeout: Duration.Duration }
+): Effect.Effect<HttpClientResponse.HttpClientResponse, SearchError> =>
+  client.get(url, { headers: options.headers ?? {}, urlParams: options.urlParams ?? {} }).pipe(
+    Effect.mapError(() =>
+      new SearchError({ code: "PROVIDER_ERROR", message: `${provider} could not be reached — check that it is running and its URL is right` })
+    ),
+    Effect.timeoutFail({
+      duration: options.timeout,
+      onTimeout: () =>
+        new SearchError({ code: "PROVIDER_TIMEOUT", message: `${provider} did not answer within ${Duration.format(options.timeout)}` })
+    })
+  )
+
+/** Reads a JSON body under the same timeout; a body that is no JSON is the provider's fault. */
+export const providerJson = (
+  provider: string,
+  response: HttpClientResponse.HttpClientResponse,
+  timeout: Duration.Duration
+): Effect.Effect<unknown, SearchError> =>
+  response.json.pipe(
+    Effect.mapError(() => new SearchError({ code: "PROVIDER_ERROR", message: `${provider} sent a body that is not JSON` })),
+    Effect.timeoutFail({
+      duration: timeout,
+      onTimeout: () => new SearchError({ code: "PROVIDER_TIMEOUT", message: `${provider} did not finish its answer within ${Duration.format(timeout)}` })
+    })
+  )
+
+/** Milliseconds until a `Retry-After` (seconds or HTTP date) elapses, when the header is usable. */
+export const retryAfterMs = (value: string | undefined): Effect.Effect<number | undefined> =>
+  Effect.gen(function*() {
+    if (value === undefined || value.trim() === "") return undefined
+    const seconds = Number(value)
+    if (Number.isFinite(seconds)) return Math.max(0, Math.round(seconds * 1000))
+    const at = Date.parse(value)
+    if (Number.isNaN(at)) return undefined
+    return Math.max(0, at - (yield* Clock.currentTimeMillis))
+  })
+
+/**
+ * ISO 8601 from a provider date. Dates without a zone are read as UTC and reported as such, so a
+ * caller can tell a guessed offset from a given one; unparseable or absent dates stay null.
+ */
+export const normalizeDate = (value: unknown): { iso: string | null; assumedUtc: boolean } => {
+  if (typeof value !== "string" || value.trim() === "") return { iso: null, assumedUtc: false }
+  const text = value.trim()
+  const hasZone = /(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(text)
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text)
+  const parsed = Date.parse(hasZone ? text : dateOnly ? `${text}T00:00:00Z` : `${text.replace(" ", "T")}Z`)
+  if (Number.isNaN(parsed)) return { iso: null, assumedUtc: false }
+  return { iso: new Date(parsed).toISOString(), assumedUtc: !hasZone }
+}

@@ -1,0 +1,230 @@
+import { Clock, Duration, Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import {
+  type Capability,
+  type Citation,
+  decodeReadRequest,
+  decodeSearchRequest,
+  errorResponse,
+  type ReadOutcome,
+  type ReadResponse,
+  SearchError,
+  type SearchOutcome,
+  type SearchRequest,
+  type SearchResponse,
+  type SearchResultItem
+} from "../../domain/Search.js"
+import { dedupeByCanonicalUrl } from "../../domain/SearchUrl.js"
+import { contentHash } from "./ContentHash.js"
+import { CodeSearch, PageReader, type ProviderPage, WebSearch } from "./SearchProviders.js"
+import { anyCapabilityEnabled, capabilityEnabled, SearchSettings } from "./SearchSettings.js"
+
+const howToEnable: Record<Capability, string> = {
+  "search.web": "set VTREE_SEARCH_ENABLED=true, VTREE_SEARCH_SEARXNG_ENABLED=true and VTREE_SEARCH_SEARXNG_URL",
+  "search.news": "set VTREE_SEARCH_ENABLED=true, VTREE_SEARCH_SEARXNG_ENABLED=true and VTREE_SEARCH_SEARXNG_URL",
+  "search.code": "set VTREE_SEARCH_ENABLED=true and VTREE_SEARCH_GITHUB_ENABLED=true",
+  "search.read": "set VTREE_SEARCH_ENABLED=true and VTREE_SEARCH_READER_ENABLED=true"
+}
+
+const disabled = (capability: Capability) =>
+  new SearchError({ code: "CAPABILITY_DISABLED", message: `${capability} is switched off — ${howToEnable[capability]}` })
+
+const unexpected = () =>
+  new SearchError({ code: "PROVIDER_ERROR", message: "an unexpected failure inside the Search Hub — please report it" })
+
+const capabilityOf = (input: unknown): Capability | undefined => {
+  const value = typeof input === "object" && input !== null ? (input as Record<string, unknown>).capability : undefined
+  return value === "search.web" || value === "search.news" || value === "search.code" ? value : undefined
+}
+
+/** The Search Hub's one log line: what happened, never what was asked (no query, no URL, no secret). */
+const logRequest = (fields: {
+  readonly request_id: string
+  readonly capability: string
+  readonly provider: string
+  readonly status: "success" | "error"
+  readonly code?: string
+  readonly duration_ms: number
+  readonly count: number
+  readonly truncated: boolean
+}) => Effect.logInfo("search hub request").pipe(Effect.annotateLogs(fields))
+
+/** Results in provider order, one per canonical URL, with ids, ranks and citations added. */
+export const assembleResults = (
+  page: ProviderPage,
+  limit: number,
+  retrievedAt: string
+): { results: Array<SearchResultItem>; citations: Array<Citation> } => {
+  const ranked = page.hits.map((hit, index) => ({ hit, rank: index + 1 }))
+  const kept = dedupeByCanonicalUrl(ranked, (entry) => entry.hit.url).slice(0, limit)
+  const results = kept.map(({ hit, rank }, index): SearchResultItem => ({
+    id: `r${index + 1}`,
+    type: hit.type,
+    title: hit.title,
+    url: hit.url,
+    snippet: hit.snippet,
+    published_at: hit.publishedAt,
+    retrieved_at: retrievedAt,
+    source_name: hit.sourceName,
+    ...(hit.language === undefined ? {} : { language: hit.language }),
+    provider_rank: rank,
+    metadata: hit.metadata
+  }))
+  const citations = results.map((result, index): Citation => ({
+    citation_id: `c${index + 1}`,
+    result_id: result.id,
+    url: result.url,
+    title: result.title
+  }))
+  return { results, citations }
+}
+
+/**
+ * The single entry point of the Search Hub for MCP and agent tools: validates untrusted input, enforces
+ * the flags, routes each capability to its fixed provider, bounds the time, and always answers with
+ * the result-or-error JSON of DESIGN §9 (expected failures never escape as errors).
+ */
+export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
+  effect: Effect.gen(function*() {
+    const settings = yield* SearchSettings
+    const web = yield* WebSearch
+    const code = yield* CodeSearch
+    const reader = yield* PageReader
+
+    const withinRequestBudget = <A>(effect: Effect.Effect<A, SearchError>) =>
+      effect.pipe(
+        Effect.timeoutFail({
+          duration: settings.requestTimeout,
+          onTimeout: () =>
+            new SearchError({
+              code: "PROVIDER_TIMEOUT",
+              message: `the request took longer than ${Duration.format(settings.requestTimeout)} — try again or narrow it`
+            })
+        }),
+        Effect.catchAllDefect(() => Effect.fail(unexpected()))
+      )
+
+    const route = (request: SearchRequest): Effect.Effect<{ provider: string; page: ProviderPage }, SearchError> => {
+      if (request.capability !== "search.code" && request.scope !== undefined) {
+        return Effect.fail(
+          new SearchError({ code: "INVALID_REQUEST", message: "external_search: scope: only search.code takes a scope — remove it" })
+        )
+      }
+      const freshnessDays = request.freshness?.value
+      switch (request.capability) {
+        case "search.web":
+        case "search.news":
+          return web.search({
+            query: request.query,
+            category: request.capability === "search.news" ? "news" : "general",
+            limit: request.limit,
+            ...(request.language === undefined ? {} : { language: request.language }),
+            ...(request.region === undefined ? {} : { region: request.region }),
+            ...(freshnessDays === undefined ? {} : { freshnessDays })
+          }).pipe(Effect.map((page) => ({ provider: web.provider, page })))
+        case "search.code":
+          return code.search({
+            query: request.query,
+            scope: request.scope ?? "repositories",
+            limit: request.limit,
+            ...(freshnessDays === undefined ? {} : { freshnessDays })
+          }).pipe(Effect.map((page) => ({ provider: code.provider, page })))
+      }
+    }
+
+    const providerFor = (capability: Capability | undefined): string =>
+      capability === undefined ? "none" : capability === "search.code" ? code.provider : capability === "search.read" ? reader.provider : web.provider
+
+    const search = Effect.fn("SearchHub.search")(function*(input: unknown) {
+      const requestId = randomUUID()
+      const started = yield* Clock.currentTimeMillis
+      const claimed = capabilityOf(input)
+      const outcome = yield* Effect.either(Effect.gen(function*() {
+        const request = yield* decodeSearchRequest(input)
+        if (!capabilityEnabled(settings, request.capability)) return yield* Effect.fail(disabled(request.capability))
+        const { page, provider } = yield* withinRequestBudget(route(request))
+        const now = yield* Clock.currentTimeMillis
+        const assembled = assembleResults(page, request.limit, new Date(now).toISOString())
+        const response: SearchResponse = {
+          request_id: requestId,
+          status: "success",
+          capability: request.capability,
+          provider,
+          query: request.query,
+          ...assembled,
+          metadata: page.metadata,
+          timing: { duration_ms: now - started }
+        }
+        return response
+      }))
+      const durationMs = (yield* Clock.currentTimeMillis) - started
+      const capability = outcome._tag === "Right" ? outcome.right.capability : claimed
+      yield* logRequest({
+        request_id: requestId,
+        capability: capability ?? "unknown",
+        provider: providerFor(capability),
+        status: outcome._tag === "Right" ? "success" : "error",
+        ...(outcome._tag === "Left" ? { code: outcome.left.code } : {}),
+        duration_ms: durationMs,
+        count: outcome._tag === "Right" ? outcome.right.results.length : 0,
+        truncated: false
+      })
+      const result: SearchOutcome = outcome._tag === "Right" ? outcome.right : errorResponse(requestId, outcome.left, capability)
+      return result
+    })
+
+    const read = Effect.fn("SearchHub.read")(function*(input: unknown) {
+      const requestId = randomUUID()
+      const started = yield* Clock.currentTimeMillis
+      const outcome = yield* Effect.either(Effect.gen(function*() {
+        const request = yield* decodeReadRequest(input)
+        if (!capabilityEnabled(settings, "search.read")) return yield* Effect.fail(disabled("search.read"))
+        const page = yield* withinRequestBudget(reader.read({ url: request.url, maxChars: request.max_chars }))
+        const now = yield* Clock.currentTimeMillis
+        const response: ReadResponse = {
+          request_id: requestId,
+          status: "success",
+          capability: "search.read",
+          url: request.url,
+          final_url: page.finalUrl,
+          title: page.title,
+          content: page.content,
+          content_type: page.contentType,
+          content_hash: contentHash(page.content),
+          retrieved_at: new Date(now).toISOString(),
+          trust_level: "untrusted_external_content",
+          truncated: page.truncated,
+          ...(request.include_metadata ? { metadata: page.metadata } : {}),
+          timing: { duration_ms: now - started }
+        }
+        return response
+      }))
+      yield* logRequest({
+        request_id: requestId,
+        capability: "search.read",
+        provider: reader.provider,
+        status: outcome._tag === "Right" ? "success" : "error",
+        ...(outcome._tag === "Left" ? { code: outcome.left.code } : {}),
+        duration_ms: (yield* Clock.currentTimeMillis) - started,
+        count: outcome._tag === "Right" ? 1 : 0,
+        truncated: outcome._tag === "Right" ? outcome.right.truncated : false
+      })
+      const result: ReadOutcome = outcome._tag === "Right" ? outcome.right : errorResponse(requestId, outcome.left, "search.read")
+      return result
+    })
+
+    const capabilities = (["search.web", "search.news", "search.code", "search.read"] as const).filter((capability) =>
+      capabilityEnabled(settings, capability)
+    )
+
+    return {
+      /** Runs an untrusted `external_search` request; always succeeds with a success or error object. */
+      search,
+      /** Runs an untrusted `external_read` request; always succeeds with a success or error object. */
+      read,
+      /** Whether any capability is on: agent tools are offered only then. */
+      enabled: anyCapabilityEnabled(settings),
+      capabilities
+    } as const
+  })
+}) {}

@@ -1,0 +1,139 @@
+import { Args, Command, Options } from "@effect/cli"
+import { FileSystem, Path } from "@effect/platform"
+import { Console, Effect, Either } from "effect"
+import { frameRelativePath, selectFrameNodes } from "../programs/tree/FrameSelection.js"
+import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
+import type { Level, TreeIndex } from "../programs/tree/TreeEnvironment.js"
+import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
+
+const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
+const seconds = (t: number) => `${Math.round(t * 100) / 100}s`
+const span = ([start, end]: readonly [number, number]) => `${seconds(start)}-${seconds(end)}`
+
+/** Frame file of every L3 node, whether it is on disk. */
+const frameReport = Effect.fn("TreeCommand.frameReport")(function*(dir: string, index: TreeIndex) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const frames = [...index.nodes.values()].filter((node) => node.level === 3).map((node) => frameRelativePath(index, node))
+  const present = yield* Effect.forEach(frames, (file) => fs.exists(path.join(dir, file)).pipe(Effect.orElseSucceed(() => false)), {
+    concurrency: 32
+  })
+  return { found: present.filter(Boolean).length, missing: frames.filter((_, i) => !present[i]) }
+})
+
+/** The report of `vtree tree validate`; fails with TreeDecodeError on a bad tree. */
+export const validateTree = Effect.fn("TreeCommand.validate")(function*(input: string) {
+  const { dir, file, index } = yield* readTreeIndex(input)
+  const counts = { 1: 0, 2: 0, 3: 0 }
+  let start = Infinity
+  let end = -Infinity
+  for (const node of index.nodes.values()) {
+    counts[node.level] += 1
+    start = Math.min(start, node.timeRange[0])
+    end = Math.max(end, node.timeRange[1])
+  }
+  const frames = yield* frameReport(dir, index)
+  const about = [index.durationCategory, index.durationSeconds === null ? null : seconds(index.durationSeconds), index.domain]
+    .filter((part) => part !== null)
+    .join(" · ")
+  return [
+    `${file}: ok`,
+    `video: ${index.videoId}${about === "" ? "" : ` · ${about}`}`,
+    `nodes: ${counts[1]} L1 scenes, ${counts[2]} L2 events, ${counts[3]} L3 frames (${index.nodes.size} in all)`,
+    `time: ${seconds(start)}-${seconds(end)} (${seconds(end - start)})`,
+    `frames: ${frames.found} found, ${frames.missing.length} missing` +
+      (frames.missing.length === 0
+        ? ""
+        : ` (${frames.missing.slice(0, 5).join(", ")}${frames.missing.length > 5 ? ", …" : ""})`)
+  ].join("\n")
+})
+
+/** The report of `vtree tree show`: header, node text, children, entity appendix. */
+export const showNode = Effect.fn("TreeCommand.show")(function*(input: string, nodeId: string, anchor: boolean) {
+  const env = yield* loadTreeEnvironment(input)
+  const node = yield* env.getNode(nodeId)
+  const lines = [`[Node] ${node.id} | ${levelName[node.level]} | ${span(node.timeRange)}`]
+  if (anchor) {
+    lines.push(anchoredText(node).text)
+  } else {
+    lines.push(nodeText(node))
+  }
+  if (node.childrenIds.length > 0) {
+    lines.push(`[Children] ${node.childrenIds.length}`)
+    for (const id of node.childrenIds) {
+      const child = childInfo(env.index.nodes.get(id)!)
+      lines.push(`  ${child.id} | ${span(child.timeRange)} | ${child.summary.slice(0, 120)}`)
+    }
+  }
+  const appendix = entityAppendix(node)
+  if (appendix.entities.length > 0) lines.push(`[Entities] ${appendix.entities.join("; ")}`)
+  if (appendix.visibleText.length > 0) lines.push(`[On-screen text] ${appendix.visibleText.join("; ")}`)
+  return lines.filter((line) => line !== "").join("\n")
+})
+
+/** The report of `vtree tree search` (BM25: embedding endpoints are configured by the provider layers). */
+export const searchTree = Effect.fn("TreeCommand.search")(function*(input: string, query: string, k: number) {
+  const env = yield* loadTreeEnvironment(input)
+  const hits = yield* env.search(query, k)
+  const lines = [`[Search results] query "${query}" → ${hits.length} nodes`]
+  hits.forEach((hit, i) => {
+    const summary = childInfo(env.index.nodes.get(hit.nodeId)!).summary
+    lines.push(`${i + 1}. ${hit.nodeId} | L${hit.level} score=${hit.score.toFixed(3)} [${seconds(hit.timeRange[0])}, ${seconds(hit.timeRange[1])}]`)
+    lines.push(`   ${summary.slice(0, 120)}`)
+  })
+  return lines.join("\n")
+})
+
+/** The report of `vtree tree frames`: the frames observe_frame would get, each found or missing. */
+export const listFrames = Effect.fn("TreeCommand.frames")(function*(input: string, ids: ReadonlyArray<string>) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const { dir, index } = yield* readTreeIndex(input)
+  const nodes = yield* Either.match(selectFrameNodes(index, ids), { onLeft: Effect.fail, onRight: Effect.succeed })
+  return (yield* Effect.forEach(nodes, (node) => {
+    const file = path.resolve(dir, frameRelativePath(index, node))
+    return fs.exists(file).pipe(
+      Effect.orElseSucceed(() => false),
+      Effect.map((exists) => `${node.id} ${file} ${exists ? "exists" : "missing"}`)
+    )
+  })).join("\n")
+})
+
+const treeArg = Args.text({ name: "tree" }).pipe(Args.withDescription("a tree directory, or its tree.json"))
+// Failures stay in the error channel: bin prints their message as one line and exits 1.
+const printing = <E, R>(report: Effect.Effect<string, E, R>) => Effect.flatMap(report, Console.log)
+
+const validate = Command.make("validate", { tree: treeArg }, ({ tree }) => printing(validateTree(tree))).pipe(
+  Command.withDescription("Decode tree.json and check its structure; counts per level, time span, frames found and missing.")
+)
+
+const show = Command.make(
+  "show",
+  {
+    tree: treeArg,
+    nodeId: Args.text({ name: "node-id" }),
+    anchor: Options.boolean("anchor").pipe(Options.withDescription("number card lines [c1]… and subtitle sentences [s1]…"))
+  },
+  ({ anchor, nodeId, tree }) => printing(showNode(tree, nodeId, anchor))
+).pipe(Command.withDescription("Print a node's text, its children and its entity appendix."))
+
+const search = Command.make(
+  "search",
+  {
+    tree: treeArg,
+    query: Args.text({ name: "query" }),
+    k: Options.integer("k").pipe(Options.withDefault(5), Options.withDescription("how many nodes to return"))
+  },
+  ({ k, query, tree }) => printing(searchTree(tree, query, k))
+).pipe(Command.withDescription("Retrieve the nodes best matching a query (BM25), skipping ancestors and descendants of kept hits."))
+
+const frames = Command.make(
+  "frames",
+  { tree: treeArg, ids: Args.text({ name: "node-id" }).pipe(Args.atLeast(1)) },
+  ({ ids, tree }) => printing(listFrames(tree, ids))
+).pipe(Command.withDescription("Resolve frame files as observe_frame would: 1–4 L3 ids, or one L2 id."))
+
+export const treeCommand = Command.make("tree").pipe(
+  Command.withDescription("Inspect a video tree: validate, show a node, search, resolve frames."),
+  Command.withSubcommands([validate, show, search, frames])
+)

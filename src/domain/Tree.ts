@@ -1,0 +1,145 @@
+import { Schema } from "effect"
+
+/**
+ * The two on-disk forms of `tree.json` (DESIGN §5.1). Nodes are decoded in two steps — the envelope
+ * first, then the card with the schema of the node's level — so an error points at the exact field.
+ */
+
+// Builders emit `null` for fields the vision model left blank. The schemas only validate (no
+// property transformations): Schema defaults cost ~5× more per node, which a 20,000-node tree feels;
+// `withCardDefaults` fills the missing lists afterwards.
+const Text = Schema.optional(Schema.NullOr(Schema.String))
+const StringList = Schema.optional(Schema.NullOr(Schema.Array(Schema.String)))
+const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+export const SceneCard = Schema.Struct({
+  scene_summary: Text,
+  main_setting: Text,
+  key_entities: StringList,
+  main_actions: StringList,
+  topic_keywords: StringList,
+  temporal_flow: Text,
+  visible_text: StringList
+}, Extra)
+
+export const EventCard = Schema.Struct({
+  event_description: Text,
+  entities: StringList,
+  actions: StringList,
+  action_subjects: StringList,
+  spatial_relations: Text,
+  state_changes: Text,
+  visible_text: StringList
+}, Extra)
+
+export const FrameCard = Schema.Struct({
+  frame_summary: Text,
+  visible_entities: StringList,
+  ongoing_actions: StringList,
+  spatial_layout: Text,
+  visual_attributes: Schema.optional(Schema.NullOr(Extra)),
+  visible_text: StringList
+}, Extra)
+
+/** The list fields of each level's card, in card order. */
+export const listFieldsByLevel = {
+  1: ["key_entities", "main_actions", "topic_keywords", "visible_text"],
+  2: ["entities", "actions", "action_subjects", "visible_text"],
+  3: ["visible_entities", "ongoing_actions", "visible_text"]
+} as const
+
+/** The card with null fields dropped and missing or null list fields set to []. */
+export const withCardDefaults = (level: 1 | 2 | 3, card: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const key in card) if (card[key] !== null && card[key] !== undefined) out[key] = card[key]
+  for (const field of listFieldsByLevel[level]) if (out[field] === undefined) out[field] = []
+  return out
+}
+
+export const cardSchemaByLevel = { 1: SceneCard, 2: EventCard, 3: FrameCard } as const
+
+/** The field that summarizes a node of each level; also the first card line. */
+export const summaryFieldByLevel = { 1: "scene_summary", 2: "event_description", 3: "frame_summary" } as const
+
+/** The card field holding the entities of each level (the appendix adds visible_text everywhere). */
+export const entityFieldByLevel = { 1: "key_entities", 2: "entities", 3: "visible_entities" } as const
+
+// A declared guard rather than Schema.Literal(1, 2, 3): a literal union reports only its first member.
+export const TreeLevel = Schema.declare(
+  (value: unknown): value is 1 | 2 | 3 => value === 1 || value === 2 || value === 3,
+  { message: (issue) => `expected 1, 2 or 3, found ${JSON.stringify(issue.actual) ?? "nothing"}` }
+)
+
+export const TimeRange = Schema.Tuple(
+  Schema.Number.annotations({ message: () => "expected a number of seconds" }),
+  Schema.Number.annotations({ message: () => "expected a number of seconds" })
+).pipe(
+  Schema.filter(([start, end]) => start <= end || `start ${start} is after end ${end}`)
+)
+
+const Card = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  message: () => "expected an object of card fields"
+})
+
+const nodeFields = {
+  level: TreeLevel,
+  time_range: Schema.optional(TimeRange),
+  timestamp: Schema.optional(Schema.NullOr(Schema.Number.annotations({ message: () => "expected a number of seconds" }))),
+  card: Schema.optional(Schema.NullOr(Card)),
+  subtitle: Schema.optional(Schema.NullOr(Schema.String)),
+  frame_path: Schema.optional(Schema.NullOr(Schema.String))
+}
+
+/** A node of the flat form, card not yet decoded. */
+export const FlatNode = Schema.Struct({
+  ...nodeFields,
+  id: Schema.optional(Schema.String),
+  children_ids: Schema.optional(Schema.NullOr(Schema.Array(Schema.String)))
+})
+export type FlatNode = typeof FlatNode.Type
+
+export const FlatTree = Schema.Struct({
+  videoID: Schema.String,
+  duration_category: Schema.optionalWith(Schema.String, { exact: true, nullable: true }),
+  duration_seconds: Schema.optionalWith(Schema.Number, { exact: true, nullable: true }),
+  domain: Schema.optionalWith(Schema.String, { exact: true, nullable: true }),
+  nodes: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    message: () => "expected an object mapping node ids to nodes"
+  })
+})
+
+/** A node of the nested form; `level` may be omitted (it is the depth), children decoded one by one. */
+export const NestedNode = Schema.Struct({
+  ...nodeFields,
+  level: Schema.optional(TreeLevel),
+  id: Schema.String,
+  children: Schema.optional(Schema.NullOr(Schema.Array(Schema.Unknown)))
+})
+export type NestedNode = typeof NestedNode.Type
+
+export const NestedTree = Schema.Struct({
+  metadata: Schema.optionalWith(
+    Schema.Struct({
+      videoID: Schema.optionalWith(Schema.String, { exact: true }),
+      video_id: Schema.optionalWith(Schema.String, { exact: true }),
+      duration_category: Schema.optionalWith(Schema.String, { exact: true, nullable: true }),
+      duration_seconds: Schema.optionalWith(Schema.Number, { exact: true, nullable: true }),
+      domain: Schema.optionalWith(Schema.String, { exact: true, nullable: true })
+    }),
+    { default: () => ({}) }
+  ),
+  roots: Schema.Array(Schema.Unknown)
+})
+
+/** tree.json could not be read or does not describe a valid tree; `message` is the whole one-line report. */
+export class TreeDecodeError extends Schema.TaggedError<TreeDecodeError>()("TreeDecodeError", {
+  file: Schema.String,
+  /** JSON path of the offending value, e.g. `nodes.X_L1_000.level`; empty for file-level problems. */
+  path: Schema.String,
+  message: Schema.String
+}) {
+  static at(file: string, path: string, problem: string, fix = "fix the file or re-run the builder"): TreeDecodeError {
+    const where = path === "" ? file : `${file}: ${path}`
+    return new TreeDecodeError({ file, path, message: `${where}: ${problem} — ${fix}` })
+  }
+}

@@ -1,0 +1,67 @@
+import { Either } from "effect"
+import { FrameSelectionError, type TreeIndex, type TreeNode } from "./TreeEnvironment.js"
+
+export const maxFrameIds = 4
+export const maxEventFrames = 8
+
+/** `frame_path` when the node has one, else `frames/<id without "<videoID>_">.jpg`; relative to the tree dir. */
+export const frameRelativePath = (index: TreeIndex, node: TreeNode): string => {
+  if (node.framePath !== null) return node.framePath
+  const prefix = `${index.videoId}_`
+  const local = node.id.startsWith(prefix) ? node.id.slice(prefix.length) : node.id
+  return `frames/${local}.jpg`
+}
+
+/** `count` items spread over the list, first and last included. */
+export const evenlySample = <A>(items: ReadonlyArray<A>, count: number): ReadonlyArray<A> => {
+  if (items.length <= count) return items
+  if (count === 1) return [items[0]!]
+  return Array.from({ length: count }, (_, i) => items[Math.round((i * (items.length - 1)) / (count - 1))]!)
+}
+
+const fail = (message: string) => Either.left(new FrameSelectionError({ message }))
+
+/**
+ * The frame nodes observe_frame may look at: 1–4 L3 ids, or exactly one L2 id standing for its L3
+ * children (at most 8, evenly sampled). Each message says what to send instead.
+ */
+export const selectFrameNodes = (
+  index: TreeIndex,
+  ids: ReadonlyArray<string>
+): Either.Either<ReadonlyArray<TreeNode>, FrameSelectionError> => {
+  const unique = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ""))]
+  if (unique.length === 0) {
+    return fail("no node ids given — pass 1 to 4 frame (L3) ids, or one event (L2) id")
+  }
+  const unknown = unique.filter((id) => !index.nodes.has(id))
+  if (unknown.length > 0) {
+    return fail(`unknown node id${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")} — use ids shown by view_node or search_similar`)
+  }
+  const nodes = unique.map((id) => index.nodes.get(id)!)
+  const scenes = nodes.filter((node) => node.level === 1)
+  if (scenes.length > 0) {
+    return fail(
+      `${scenes.map((node) => node.id).join(", ")} ${scenes.length > 1 ? "are scene (L1) nodes" : "is a scene (L1) node"}, which has no single frame — ` +
+        "pass one of its event (L2) children or 1 to 4 frame (L3) ids; view_node lists them"
+    )
+  }
+  const levels = new Set(nodes.map((node) => node.level))
+  if (levels.size > 1) {
+    return fail("mixed event (L2) and frame (L3) ids — pass either 1 to 4 frame (L3) ids or exactly one event (L2) id")
+  }
+  if (levels.has(2)) {
+    if (nodes.length > 1) {
+      return fail(`${nodes.length} event (L2) ids given — pass exactly one event id, or up to 4 frame (L3) ids`)
+    }
+    const event = nodes[0]!
+    const frames = event.childrenIds.map((id) => index.nodes.get(id)!)
+    if (frames.length === 0) {
+      return fail(`event ${event.id} has no frame (L3) children — choose another event`)
+    }
+    return Either.right(evenlySample(frames, maxEventFrames))
+  }
+  if (nodes.length > maxFrameIds) {
+    return fail(`${nodes.length} frame ids given, at most ${maxFrameIds} — keep the ${maxFrameIds} most relevant, or pass their event (L2) id`)
+  }
+  return Either.right(nodes)
+}

@@ -1,0 +1,95 @@
+import { entityFieldByLevel, summaryFieldByLevel } from "../../domain/Tree.js"
+import type { AnchoredText, ChildInfo, EntityAppendix, TreeNode } from "./TreeEnvironment.js"
+
+/** How a card value reads on one line; empty values read as "" and are left out by callers. */
+export const formatCardValue = (value: unknown): string => {
+  if (value === null || value === undefined) return ""
+  if (typeof value === "string") return value.trim()
+  if (typeof value === "number" || typeof value === "boolean") return String(value)
+  if (Array.isArray(value)) return value.map(formatCardValue).filter((item) => item !== "").join(", ")
+  if (typeof value === "object") {
+    return Object.entries(value)
+      .map(([key, inner]) => [key, formatCardValue(inner)] as const)
+      .filter(([, inner]) => inner !== "")
+      .map(([key, inner]) => `${key}: ${inner}`)
+      .join("; ")
+  }
+  return ""
+}
+
+/** `field: value` per non-empty card field, the level's summary field first. */
+export const cardLines = (node: TreeNode): ReadonlyArray<string> => {
+  const summaryField = summaryFieldByLevel[node.level]
+  const fields = Object.keys(node.card)
+  const ordered = fields.includes(summaryField) ? [summaryField, ...fields.filter((field) => field !== summaryField)] : fields
+  return ordered.flatMap((field) => {
+    const value = formatCardValue(node.card[field])
+    return value === "" ? [] : [`${field}: ${value}`]
+  })
+}
+
+/** The text summarizers read: card lines, then the subtitle. */
+export const nodeText = (node: TreeNode): string => {
+  const subtitle = node.subtitle.trim()
+  return [...cardLines(node), ...(subtitle === "" ? [] : [`subtitle: ${subtitle}`])].join("\n")
+}
+
+const sentenceSegmenter = new Intl.Segmenter(undefined, { granularity: "sentence" })
+
+/** Sentences by Unicode rules (handles 。！？ as well as . ! ?); line breaks also end a sentence. */
+export const splitSentences = (text: string): ReadonlyArray<string> =>
+  text.split(/\r?\n/).flatMap((line) =>
+    Array.from(sentenceSegmenter.segment(line), (part) => part.segment.trim()).filter((part) => part !== "")
+  )
+
+/** Card lines numbered `[c1]…`, subtitle sentences `[s1]…`; the map is keyed by `c1`, `s1`, … */
+export const anchoredText = (node: TreeNode): AnchoredText => {
+  const anchors = new Map<string, string>()
+  const lines: Array<string> = []
+  cardLines(node).forEach((line, i) => {
+    anchors.set(`c${i + 1}`, line)
+    lines.push(`[c${i + 1}] ${line}`)
+  })
+  splitSentences(node.subtitle).forEach((sentence, i) => {
+    anchors.set(`s${i + 1}`, sentence)
+    lines.push(`[s${i + 1}] ${sentence}`)
+  })
+  return { text: lines.join("\n"), anchors }
+}
+
+/** The level's summary field, or else the start of the card text. */
+export const nodeSummary = (node: TreeNode, maxChars = 120): string => {
+  const summary = formatCardValue(node.card[summaryFieldByLevel[node.level]])
+  if (summary !== "") return summary
+  return cardLines(node).join(" ").slice(0, maxChars)
+}
+
+export const childInfo = (node: TreeNode): ChildInfo => ({
+  id: node.id,
+  level: node.level,
+  timeRange: node.timeRange,
+  summary: nodeSummary(node)
+})
+
+const cleanList = (value: unknown): ReadonlyArray<string> => {
+  const items = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]
+  const seen = new Set<string>()
+  for (const item of items) {
+    const text = formatCardValue(item)
+    if (text !== "") seen.add(text)
+  }
+  return [...seen]
+}
+
+export const entityAppendix = (node: TreeNode): EntityAppendix => ({
+  entities: cleanList(node.card[entityFieldByLevel[node.level]]),
+  visibleText: cleanList(node.card["visible_text"])
+})
+
+/** What retrieval indexes for a node: every card value (no field names), then the subtitle. */
+export const retrievalText = (node: TreeNode): string => {
+  const parts = Object.values(node.card).map(formatCardValue).filter((part) => part !== "")
+  const subtitle = node.subtitle.trim()
+  if (subtitle !== "") parts.push(subtitle)
+  return parts.join("\n")
+}

@@ -1,0 +1,281 @@
+import { Either, ParseResult, Schema } from "effect"
+import {
+  cardSchemaByLevel,
+  FlatNode,
+  FlatTree,
+  NestedNode,
+  NestedTree,
+  TreeDecodeError,
+  withCardDefaults
+} from "../../domain/Tree.js"
+import { isPlainCard, isPlainFlatNode, isPlainNestedNode } from "./FastCheck.js"
+import type { Level, TreeIndex, TreeNode } from "./TreeEnvironment.js"
+
+type JsonPath = ReadonlyArray<PropertyKey>
+
+/** `nodes.X_L1_000.time_range[0]` — the form people search for in their editor. */
+export const formatJsonPath = (path: JsonPath): string =>
+  path.reduce<string>((out, key) => {
+    if (typeof key === "number") return `${out}[${key}]`
+    const name = String(key)
+    return out === "" ? name : `${out}.${name}`
+  }, "")
+
+const decodeAt = <A, I>(
+  schema: Schema.Schema<A, I>,
+  value: unknown,
+  file: string,
+  at: JsonPath
+): Either.Either<A, TreeDecodeError> =>
+  Schema.decodeUnknownEither(schema)(value).pipe(
+    Either.mapLeft((error) => {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+      const path = formatJsonPath([...at, ...(issue?.path ?? [])])
+      return TreeDecodeError.at(file, path, lowerFirst(issue?.message ?? "invalid value"))
+    })
+  )
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1)
+
+interface RawNode {
+  readonly id: string
+  readonly level: Level
+  readonly timeRange: readonly [number, number]
+  readonly card: Readonly<Record<string, unknown>>
+  readonly subtitle: string
+  readonly childrenIds: ReadonlyArray<string>
+  readonly framePath: string | null
+  /** Where the node sits in the file, for messages. */
+  readonly at: JsonPath
+}
+
+// Plain control flow rather than Either.gen: this runs once per node, and generators cost.
+const finishNode = (
+  file: string,
+  at: JsonPath,
+  id: string,
+  level: Level,
+  envelope: FlatNode | NestedNode,
+  childrenIds: ReadonlyArray<string>
+): Either.Either<RawNode, TreeDecodeError> => {
+  let timeRange: readonly [number, number]
+  if (envelope.time_range !== undefined) {
+    timeRange = envelope.time_range
+  } else if (level === 3 && envelope.timestamp !== undefined && envelope.timestamp !== null) {
+    timeRange = [envelope.timestamp, envelope.timestamp]
+  } else {
+    return Either.left(TreeDecodeError.at(
+      file,
+      formatJsonPath([...at, "time_range"]),
+      level === 3 ? "missing (an L3 node needs time_range or timestamp)" : "missing (expected [start, end] in seconds)"
+    ))
+  }
+  const rawCard = envelope.card ?? {}
+  let card: Record<string, unknown>
+  if (isPlainCard(level, rawCard)) {
+    card = rawCard
+  } else {
+    const decoded = decodeAt(
+      cardSchemaByLevel[level] as unknown as Schema.Schema<Record<string, unknown>, unknown>,
+      rawCard,
+      file,
+      [...at, "card"]
+    )
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    card = decoded.right
+  }
+  return Either.right({
+    id,
+    level,
+    timeRange,
+    card: withCardDefaults(level, card),
+    subtitle: envelope.subtitle ?? "",
+    childrenIds,
+    framePath: envelope.frame_path ?? null,
+    at
+  })
+}
+
+const readFlat = (file: string, json: unknown) =>
+  Either.gen(function*() {
+    const tree = yield* decodeAt(FlatTree, json, file, [])
+    const raw: Array<RawNode> = []
+    for (const key in tree.nodes) {
+      const value = tree.nodes[key]
+      const at = ["nodes", key]
+      let envelope: FlatNode
+      if (isPlainFlatNode(value)) {
+        envelope = value
+      } else {
+        const decoded = decodeAt(FlatNode, value, file, at)
+        if (Either.isLeft(decoded)) return yield* Either.left(decoded.left)
+        envelope = decoded.right
+      }
+      if (envelope.id !== undefined && envelope.id !== key) {
+        return yield* Either.left(
+          TreeDecodeError.at(file, formatJsonPath([...at, "id"]), `"${envelope.id}" differs from its key "${key}"`)
+        )
+      }
+      const node = finishNode(file, at, key, envelope.level, envelope, envelope.children_ids ?? [])
+      if (Either.isLeft(node)) return yield* Either.left(node.left)
+      raw.push(node.right)
+    }
+    return {
+      videoId: tree.videoID,
+      durationCategory: tree.duration_category ?? null,
+      durationSeconds: tree.duration_seconds ?? null,
+      domain: tree.domain ?? null,
+      raw,
+      childrenField: "children_ids"
+    }
+  })
+
+const readNested = (file: string, json: unknown) =>
+  Either.gen(function*() {
+    const tree = yield* decodeAt(NestedTree, json, file, [])
+    const raw: Array<RawNode> = []
+    // Depth-first with an explicit stack: a deep or wide file never overflows the call stack.
+    const stack: Array<{ value: unknown; at: JsonPath; depth: number }> = tree.roots
+      .map((value, i) => ({ value, at: ["roots", i] as JsonPath, depth: 1 }))
+      .reverse()
+    while (stack.length > 0) {
+      const { at, depth, value } = stack.pop()!
+      let envelope: NestedNode
+      if (isPlainNestedNode(value)) {
+        envelope = value
+      } else {
+        const decoded = decodeAt(NestedNode, value, file, at)
+        if (Either.isLeft(decoded)) return yield* Either.left(decoded.left)
+        envelope = decoded.right
+      }
+      if (depth > 3) {
+        return yield* Either.left(TreeDecodeError.at(file, formatJsonPath(at), "nodes nest at most three levels deep (scene, event, frame)"))
+      }
+      const level = envelope.level ?? depth
+      if (level !== depth) {
+        return yield* Either.left(TreeDecodeError.at(
+          file,
+          formatJsonPath([...at, "level"]),
+          `expected ${depth} at this depth, found ${level}`
+        ))
+      }
+      const children = envelope.children ?? []
+      const childIds: Array<string> = []
+      children.forEach((child) => {
+        const id = typeof child === "object" && child !== null && "id" in child ? (child as { id: unknown }).id : undefined
+        if (typeof id === "string") childIds.push(id)
+      })
+      // Pushed last-first so they pop, and land in the index, in file order.
+      for (let i = children.length - 1; i >= 0; i--) {
+        stack.push({ value: children[i], at: [...at, "children", i], depth: depth + 1 })
+      }
+      raw.push(yield* finishNode(file, at, envelope.id, level as Level, envelope, childIds))
+    }
+    const metadata = tree.metadata
+    const firstRoot = raw.find((node) => node.level === 1)?.id ?? ""
+    const derived = firstRoot.includes("_L1_") ? firstRoot.slice(0, firstRoot.lastIndexOf("_L1_")) : ""
+    const videoId = metadata.videoID ?? metadata.video_id ?? derived
+    if (videoId === "") {
+      return yield* Either.left(TreeDecodeError.at(file, "metadata.videoID", "missing, and no root id of the form <videoID>_L1_000 to derive it from"))
+    }
+    return {
+      videoId,
+      durationCategory: metadata.duration_category ?? null,
+      durationSeconds: metadata.duration_seconds ?? null,
+      domain: metadata.domain ?? null,
+      raw,
+      childrenField: "children"
+    }
+  })
+
+/**
+ * Decodes either form of tree.json into a TreeIndex and checks its structure: ids unique, children
+ * exist and sit exactly one level down, every node has at most one parent, parentless nodes are L1.
+ */
+export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex, TreeDecodeError> =>
+  Either.gen(function*() {
+    const isNested = typeof json === "object" && json !== null && "roots" in json && !("nodes" in json)
+    const tree = isNested ? yield* readNested(file, json) : yield* readFlat(file, json)
+    const byId = new Map<string, RawNode>()
+    for (const node of tree.raw) {
+      const previous = byId.get(node.id)
+      if (previous !== undefined) {
+        return yield* Either.left(TreeDecodeError.at(
+          file,
+          formatJsonPath([...node.at, "id"]),
+          `"${node.id}" is already used by ${formatJsonPath(previous.at)}`
+        ))
+      }
+      byId.set(node.id, node)
+    }
+    const parentOf = new Map<string, string>()
+    for (const node of tree.raw) {
+      for (const [i, childId] of node.childrenIds.entries()) {
+        const at = formatJsonPath([...node.at, tree.childrenField, i])
+        const child = byId.get(childId)
+        if (child === undefined) {
+          return yield* Either.left(TreeDecodeError.at(file, at, `child "${childId}" does not exist`))
+        }
+        if (child.level !== node.level + 1) {
+          return yield* Either.left(TreeDecodeError.at(
+            file,
+            at,
+            `child "${childId}" is level ${child.level}, expected ${node.level + 1} (one level below its parent)`
+          ))
+        }
+        const other = parentOf.get(childId)
+        if (other !== undefined) {
+          return yield* Either.left(TreeDecodeError.at(file, at, `child "${childId}" is also listed under "${other}"`))
+        }
+        parentOf.set(childId, node.id)
+      }
+    }
+    const nodes = new Map<string, TreeNode>()
+    const rootIds: Array<string> = []
+    for (const node of tree.raw) {
+      const parentId = parentOf.get(node.id) ?? null
+      if (parentId === null) {
+        if (node.level !== 1) {
+          return yield* Either.left(TreeDecodeError.at(
+            file,
+            formatJsonPath([...node.at, "level"]),
+            `a level ${node.level} node must be listed as a child of a level ${node.level - 1} node`
+          ))
+        }
+        rootIds.push(node.id)
+      }
+      nodes.set(node.id, {
+        id: node.id,
+        level: node.level,
+        timeRange: node.timeRange,
+        card: node.card,
+        subtitle: node.subtitle,
+        childrenIds: node.childrenIds,
+        parentId,
+        framePath: node.framePath
+      })
+    }
+    if (rootIds.length === 0) {
+      return yield* Either.left(TreeDecodeError.at(file, isNested ? "roots" : "nodes", "no level 1 node: the tree is empty"))
+    }
+    rootIds.sort()
+    return {
+      videoId: tree.videoId,
+      durationCategory: tree.durationCategory,
+      durationSeconds: tree.durationSeconds,
+      domain: tree.domain,
+      nodes,
+      rootIds
+    }
+  })
+
+/** Parses the text of tree.json, then decodes it. */
+export const decodeTreeText = (file: string, text: string): Either.Either<TreeIndex, TreeDecodeError> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return Either.left(TreeDecodeError.at(file, "", `not valid JSON (${error instanceof Error ? error.message : String(error)})`))
+  }
+  return decodeTree(file, json)
+}

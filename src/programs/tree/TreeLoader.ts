@@ -1,0 +1,168 @@
+import { FileSystem, Path } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
+import { TreeDecodeError } from "../../domain/Tree.js"
+import { ProviderError } from "../../domain/ProviderError.js"
+import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
+import { cacheFileName, decodeCache, type EmbeddingMatrix, encodeCache, hashTexts, packVectors } from "./EmbeddingIndex.js"
+import { frameRelativePath, selectFrameNodes } from "./FrameSelection.js"
+import * as NodeText from "./NodeText.js"
+import { buildRetrieval, defaultK, type RetrievalIndex, searchBm25, searchHybrid } from "./Retrieval.js"
+import { decodeTreeText } from "./TreeDecoder.js"
+import {
+  FrameSelectionError,
+  NodeNotFound,
+  type TreeEnvironment,
+  type TreeIndex,
+  type TreeNode
+} from "./TreeEnvironment.js"
+
+/** A tree directory, or the path of its tree.json (the directory is then the file's folder). */
+export const resolveTreePaths = (path: Path.Path, input: string): { readonly dir: string; readonly file: string } =>
+  input.toLowerCase().endsWith(".json")
+    ? { dir: path.dirname(path.resolve(input)), file: input }
+    : { dir: path.resolve(input), file: path.join(input, "tree.json") }
+
+/** Reads and decodes tree.json; nothing is indexed. */
+export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(input: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const { dir, file } = resolveTreePaths(path, input)
+  const text = yield* fs.readFileString(file).pipe(
+    Effect.mapError((error) =>
+      error._tag === "SystemError" && error.reason === "NotFound"
+        ? TreeDecodeError.at(file, "", "not found", "pass a tree directory holding tree.json, or the tree.json file itself")
+        : TreeDecodeError.at(file, "", `cannot be read (${error.message})`, "check the path and its permissions")
+    )
+  )
+  const index = yield* Either.match(decodeTreeText(file, text), { onLeft: Effect.fail, onRight: Effect.succeed })
+  return { dir, file, index }
+})
+
+const embeddingInput = (index: RetrievalIndex): ReadonlyArray<string> =>
+  // Embedding endpoints reject empty inputs; a card-less node is still findable by its id.
+  index.chunkTexts.map((text, chunk) => (text.trim() === "" ? index.nodeIds[index.chunkNode[chunk]!]! : text))
+
+const badResponse = (model: string, message: string) =>
+  new ProviderError({ provider: `embedding:${model}`, reason: "BadResponse", message })
+
+/**
+ * Chunk vectors from `<tree>/.vtree/`, or from the provider when the cache is missing, for another
+ * model or other texts, truncated or corrupt. Writing is atomic (temp file + rename) and best effort:
+ * a read-only tree directory still loads.
+ */
+const loadEmbeddings = Effect.fn("TreeLoader.loadEmbeddings")(function*(
+  dir: string,
+  index: RetrievalIndex,
+  provider: EmbeddingProvider["Type"]
+) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const texts = embeddingInput(index)
+  const expected = { model: provider.model, textHash: hashTexts(texts), count: texts.length }
+  const cacheDir = path.join(dir, ".vtree")
+  const cacheFile = path.join(cacheDir, cacheFileName(provider.model))
+  const cached = yield* fs.readFile(cacheFile).pipe(
+    Effect.map((bytes) => decodeCache(bytes, expected)),
+    Effect.orElseSucceed(() => undefined)
+  )
+  if (cached !== undefined) {
+    yield* Effect.logDebug(`embedding cache hit: ${cacheFile}`)
+    return cached
+  }
+  const vectors = yield* provider.embed(texts)
+  if (vectors.length !== texts.length) {
+    return yield* badResponse(provider.model, `asked for ${texts.length} embeddings, got ${vectors.length}`)
+  }
+  const matrix = packVectors(vectors)
+  if (matrix === undefined || matrix.dimensions === 0) {
+    return yield* badResponse(provider.model, "embeddings of differing or zero length in one reply")
+  }
+  const temp = `${cacheFile}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`
+  yield* fs.makeDirectory(cacheDir, { recursive: true }).pipe(
+    Effect.zipRight(fs.writeFile(temp, encodeCache({ ...expected, dimensions: matrix.dimensions }, matrix))),
+    Effect.zipRight(fs.rename(temp, cacheFile)),
+    Effect.catchAll((error) =>
+      fs.remove(temp).pipe(
+        Effect.ignore,
+        Effect.zipRight(Effect.logWarning(`embedding cache not written (${error.message}); the tree still works, uncached`))
+      )
+    )
+  )
+  return matrix
+})
+
+const makeEnvironment = (
+  dir: string,
+  index: TreeIndex,
+  retrieval: RetrievalIndex,
+  embeddings: { readonly matrix: EmbeddingMatrix; readonly provider: EmbeddingProvider["Type"] } | undefined,
+  fs: FileSystem.FileSystem,
+  path: Path.Path
+): TreeEnvironment => {
+  const getNode = (id: string): Effect.Effect<TreeNode, NodeNotFound> => {
+    const node = index.nodes.get(id)
+    return node !== undefined
+      ? Effect.succeed(node)
+      : Effect.fail(new NodeNotFound({ nodeId: id, message: `node "${id}" does not exist in ${index.videoId} — use an id shown by view_node or search_similar` }))
+  }
+  const withNode = <A>(f: (node: TreeNode) => A) => (id: string) => Effect.map(getNode(id), f)
+
+  const resolveFrames = Effect.fn("TreeEnvironment.resolveFrames")(function*(ids: ReadonlyArray<string>) {
+    const nodes = yield* Either.match(selectFrameNodes(index, ids), { onLeft: Effect.fail, onRight: Effect.succeed })
+    const paths = nodes.map((node) => path.resolve(dir, frameRelativePath(index, node)))
+    const present = yield* Effect.forEach(paths, (file) => fs.exists(file).pipe(Effect.orElseSucceed(() => false)), {
+      concurrency: 8
+    })
+    const missing = nodes.filter((_, i) => !present[i])
+    if (missing.length > 0) {
+      return yield* new FrameSelectionError({
+        message: `no frame image for ${missing.map((node) => `${node.id} (${frameRelativePath(index, node)})`).join(", ")} — ` +
+          "choose other frames, or rely on the text of the node"
+      })
+    }
+    return { nodeIds: nodes.map((node) => node.id), paths }
+  })
+
+  const search = Effect.fn("TreeEnvironment.search")(function*(query: string, k: number = defaultK) {
+    const limit = Math.max(1, Math.floor(k))
+    if (query.trim() === "") return []
+    if (embeddings === undefined) return searchBm25(retrieval, query, limit)
+    const [vector] = yield* embeddings.provider.embed([query])
+    if (vector === undefined || vector.length !== embeddings.matrix.dimensions) {
+      return yield* badResponse(
+        embeddings.provider.model,
+        `query embedding has ${vector?.length ?? 0} dimensions, the tree index ${embeddings.matrix.dimensions}`
+      )
+    }
+    return searchHybrid(retrieval, embeddings.matrix, query, vector, limit)
+  })
+
+  return {
+    dir,
+    index,
+    getNode,
+    nodeText: withNode(NodeText.nodeText),
+    anchoredText: withNode(NodeText.anchoredText),
+    children: withNode((node) => node.childrenIds.map((id) => NodeText.childInfo(index.nodes.get(id)!))),
+    entityAppendix: withNode(NodeText.entityAppendix),
+    subtitle: withNode((node) => node.subtitle),
+    resolveFrames,
+    search
+  }
+}
+
+/**
+ * Loads a tree directory once: decodes tree.json, builds the BM25 index and, when an
+ * EmbeddingProvider is in context, the chunk embeddings (cached in `<tree>/.vtree/`) for hybrid search.
+ */
+export const loadTreeEnvironment = Effect.fn("TreeLoader.loadTreeEnvironment")(function*(input: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const { dir, index } = yield* readTreeIndex(input)
+  const retrieval = buildRetrieval(index)
+  const provider = yield* Effect.serviceOption(EmbeddingProvider)
+  const embeddings = Option.isSome(provider)
+    ? { matrix: yield* loadEmbeddings(dir, retrieval, provider.value), provider: provider.value }
+    : undefined
+  return makeEnvironment(dir, index, retrieval, embeddings, fs, path)
+})

@@ -1,0 +1,103 @@
+import { FileSystem } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { execFile } from "node:child_process"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { listFrames, searchTree, showNode, validateTree } from "../../../src/cli/TreeCommand.js"
+import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
+
+type TreeJson = { nodes: Record<string, Record<string, unknown>> }
+
+const bin = fileURLToPath(new URL("../../../dist/bin.js", import.meta.url))
+// dist/ is built by test/support/globalSetup.ts before any test runs.
+const vtree = (...args: Array<string>) =>
+  Effect.async<{ code: number; stdout: string; stderr: string }>((resume) => {
+    execFile(process.execPath, [bin, ...args], { encoding: "utf8" }, (error, stdout, stderr) => {
+      resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }))
+    })
+  })
+
+const tempTree = (change: (tree: TreeJson) => void = () => {}, frames?: (id: string) => boolean) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-cli-" })
+    const tree = syntheticTree({ videoId: "VID", scenes: 2, eventsPerScene: 3, framesPerEvent: 4 }) as TreeJson
+    tree.nodes["VID_L1_001_L2_002"]!["card"] = {
+      event_description: "A zeppelin lands.",
+      entities: ["zeppelin", " crew ", "zeppelin"],
+      visible_text: ["GATE 4"]
+    }
+    tree.nodes["VID_L1_001_L2_002"]!["subtitle"] = "Here it comes. Hold the ropes!"
+    change(tree)
+    writeTree(dir, tree, frames === undefined ? {} : { frames })
+    return dir
+  })
+
+layer(NodeContext.layer)("vtree tree", (it) => {
+  it.scoped("validate counts levels, time and frames found or missing", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempTree(undefined, (id) => !id.endsWith("_L3_003"))
+      const report = yield* validateTree(dir)
+      assert.include(report, "nodes: 2 L1 scenes, 6 L2 events, 24 L3 frames (32 in all)")
+      assert.include(report, "time: 0s-600s (600s)")
+      assert.include(report, "frames: 18 found, 6 missing (frames/L1_000_L2_000_L3_003.jpg")
+      assert.include(yield* validateTree(join(dir, "tree.json")), "video: VID · long · 600s · Synthetic")
+    }))
+
+  it.scoped("show prints node text, children and the entity appendix; --anchor numbers lines", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempTree()
+      const plain = yield* showNode(dir, "VID_L1_001_L2_002", false)
+      assert.include(plain, "[Node] VID_L1_001_L2_002 | Event | 500s-600s\nevent_description: A zeppelin lands.")
+      assert.include(plain, "[Children] 4\n  VID_L1_001_L2_002_L3_000 | ")
+      assert.include(plain, "[Entities] zeppelin; crew\n[On-screen text] GATE 4")
+      const anchored = yield* showNode(dir, "VID_L1_001_L2_002", true)
+      assert.include(anchored, "[c1] event_description: A zeppelin lands.")
+      assert.include(anchored, "[s1] Here it comes.\n[s2] Hold the ropes!")
+    }))
+
+  it.scoped("search lists hits with level, score and time; frames resolves an event to its frames", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempTree()
+      const results = (yield* searchTree(dir, "zeppelin", 2)).split("\n")
+      assert.strictEqual(results[0], `[Search results] query "zeppelin" → 1 nodes`)
+      assert.match(results[1]!, /^1\. VID_L1_001_L2_002 \| L2 score=\d+\.\d{3} \[500s, 600s\]$/)
+      const frames = (yield* listFrames(dir, ["VID_L1_001_L2_002"])).split("\n")
+      assert.strictEqual(frames.length, 4)
+      assert.strictEqual(frames[0], `VID_L1_001_L2_002_L3_000 ${join(dir, "frames/L1_001_L2_002_L3_000.jpg")} exists`)
+    }))
+
+  it.scoped("validate fails naming node and field for a wrong level, a missing child and a non-numeric time", () =>
+    Effect.gen(function*() {
+      const cases: Array<[(tree: TreeJson) => void, string]> = [
+        [(tree) => (tree.nodes["VID_L1_000"]!["level"] = 7), "nodes.VID_L1_000.level: expected 1, 2 or 3, found 7"],
+        [
+          (tree) => (tree.nodes["VID_L1_000"]!["children_ids"] as Array<string>).push("VID_L1_000_L2_042"),
+          `nodes.VID_L1_000.children_ids[3]: child "VID_L1_000_L2_042" does not exist`
+        ],
+        [(tree) => (tree.nodes["VID_L1_001_L2_000"]!["time_range"] = ["a", 3]), "nodes.VID_L1_001_L2_000.time_range[0]: expected a number of seconds"]
+      ]
+      for (const [change, expected] of cases) {
+        const dir = yield* tempTree(change)
+        const error = yield* Effect.flip(validateTree(dir))
+        assert.strictEqual(error._tag, "TreeDecodeError")
+        assert.strictEqual(error.message, `${join(dir, "tree.json")}: ${expected} — fix the file or re-run the builder`)
+      }
+    }))
+
+  it.scoped("the built CLI exits 1 with that one line on a bad tree, 0 on a good one", () =>
+    Effect.gen(function*() {
+      const bad = yield* tempTree((tree) => (tree.nodes["VID_L1_000"]!["level"] = 7))
+      const good = yield* tempTree()
+      const [failed, passed] = yield* Effect.all([vtree("tree", "validate", bad), vtree("tree", "validate", good)], { concurrency: 2 })
+      assert.strictEqual(failed!.code, 1)
+      assert.strictEqual(
+        failed!.stderr.trim(),
+        `vtree: ${join(bad, "tree.json")}: nodes.VID_L1_000.level: expected 1, 2 or 3, found 7 — fix the file or re-run the builder`
+      )
+      assert.strictEqual(passed!.code, 0, passed!.stderr)
+      assert.include(passed!.stdout, ": ok\n")
+    }))
+})

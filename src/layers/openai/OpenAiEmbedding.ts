@@ -1,0 +1,87 @@
+import { Chunk, Effect, Layer } from "effect"
+import { type ConfigurationError, type EmbeddingConfig, loadEmbeddingConfig } from "../../config/ProviderConfig.js"
+import { ProviderError } from "../../domain/ProviderError.js"
+import { reported, withPolicy } from "../../programs/providers/Reliability.js"
+import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
+import { makeClient, makePolicy, sdkRequest } from "./OpenAiClient.js"
+
+interface EmbeddingReply {
+  readonly vectors: ReadonlyArray<Float32Array>
+  readonly promptTokens: number
+}
+
+/** An EmbeddingProvider over OpenAI-compatible `/embeddings`, batched. */
+export const make = Effect.fn("OpenAiEmbedding.make")(function*(config: EmbeddingConfig) {
+  const { endpoint } = config
+  const semaphore = yield* Effect.makeSemaphore(config.reliability.concurrency)
+  const client = makeClient(endpoint)
+  const policy = makePolicy(endpoint, config.reliability, semaphore)
+  let dimensions = config.dimensions
+  const bad = (message: string) =>
+    new ProviderError({ provider: endpoint.provider, reason: "BadResponse", message: `${endpoint.provider}: ${message}` })
+
+  const read = (batch: ReadonlyArray<string>, reply: unknown): Effect.Effect<EmbeddingReply, ProviderError> => {
+    const data = (reply as { data?: unknown } | null)?.data
+    if (!Array.isArray(data) || data.length !== batch.length) {
+      return Effect.fail(bad(`expected ${batch.length} embeddings, got ${Array.isArray(data) ? data.length : "none"}`))
+    }
+    const vectors: Array<Float32Array | undefined> = new Array(batch.length)
+    for (const [position, item] of data.entries()) {
+      const { embedding, index } = item as { embedding?: unknown; index?: unknown }
+      const slot = typeof index === "number" ? index : position
+      if (!Array.isArray(embedding) || slot < 0 || slot >= batch.length || vectors[slot] !== undefined) {
+        return Effect.fail(bad(`embedding ${position} is missing or has a bad index`))
+      }
+      if (dimensions !== undefined && embedding.length !== dimensions) {
+        return Effect.fail(
+          bad(`model ${endpoint.model} returned ${embedding.length} dimensions, expected ${dimensions} — check VTREE_EMBED_MODEL / VTREE_EMBED_DIMENSIONS`)
+        )
+      }
+      dimensions ??= embedding.length
+      vectors[slot] = Float32Array.from(embedding as ReadonlyArray<number>)
+    }
+    const usage = (reply as { usage?: { prompt_tokens?: unknown } }).usage
+    return Effect.succeed({
+      vectors: vectors as Array<Float32Array>,
+      promptTokens: typeof usage?.prompt_tokens === "number" ? usage.prompt_tokens : 0
+    })
+  }
+
+  const embedBatch = (batch: ReadonlyArray<string>) =>
+    sdkRequest(endpoint, (signal) =>
+      client.embeddings.create(
+        // Floats, not the SDK's default base64: several compatible servers do not implement base64.
+        { model: endpoint.model, input: [...batch], encoding_format: "float" },
+        { signal }
+      )).pipe(
+        Effect.flatMap((reply) => read(batch, reply)),
+        withPolicy(policy),
+        reported({ role: "embed", model: endpoint.model }, (reply) => ({ promptTokens: reply.promptTokens, completionTokens: 0 }))
+      )
+
+  const embed = Effect.fn("OpenAiEmbedding.embed")(function*(texts: ReadonlyArray<string>) {
+    if (texts.length === 0) return []
+    const batches = Chunk.chunksOf(Chunk.fromIterable(texts), config.batchSize)
+    const replies = yield* Effect.forEach(batches, (batch) => embedBatch(Chunk.toReadonlyArray(batch)), {
+      concurrency: config.reliability.concurrency
+    })
+    return replies.flatMap((reply) => reply.vectors)
+  })
+
+  return EmbeddingProvider.of({
+    model: endpoint.model,
+    get dimensions() {
+      return dimensions
+    },
+    embed
+  })
+})
+
+export const layerConfig = (config: EmbeddingConfig): Layer.Layer<EmbeddingProvider> =>
+  Layer.effect(EmbeddingProvider, make(config))
+
+/** Reads VTREE_EMBED_*; fails naming the variable to set. Only provide it when embeddings are configured. */
+export const layer: Layer.Layer<EmbeddingProvider, ConfigurationError> = Layer.effect(
+  EmbeddingProvider,
+  Effect.flatMap(loadEmbeddingConfig, make)
+)

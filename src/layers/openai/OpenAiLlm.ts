@@ -1,0 +1,46 @@
+import { Effect, Layer } from "effect"
+import { type ConfigurationError, type LlmConfig, loadLlmConfig } from "../../config/ProviderConfig.js"
+import { type ChatRequest, LLMProvider } from "../../services/LLMProvider.js"
+import { completeChat, makeClient, makePolicy } from "./OpenAiClient.js"
+import { thinkingFields } from "./Thinking.js"
+
+/**
+ * The chat-completions body for a request. The role picks the endpoint and model; thinking defaults
+ * to on for the agent and off for the tool role, and the dialect decides how that is said.
+ */
+export const chatBody = (config: LlmConfig, request: ChatRequest): Record<string, unknown> => {
+  const endpoint = request.role === "agent" ? config.agent : config.tool
+  const thinking = request.thinking ?? request.role === "agent"
+  return {
+    model: endpoint.model,
+    messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+    // max_tokens rather than max_completion_tokens: every compatible server (vLLM, DashScope, Ollama,
+    // DeepSeek) understands it.
+    ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...thinkingFields(config.thinking, thinking)
+  }
+}
+
+/** An LLMProvider over OpenAI-compatible chat completions, configured explicitly (tests, embedding apps). */
+export const make = Effect.fn("OpenAiLlm.make")(function*(config: LlmConfig) {
+  // Agent and tool roles share the endpoint's capacity, so they share one cap.
+  const semaphore = yield* Effect.makeSemaphore(config.reliability.concurrency)
+  const routes = {
+    agent: { endpoint: config.agent, client: makeClient(config.agent), policy: makePolicy(config.agent, config.reliability, semaphore) },
+    tool: { endpoint: config.tool, client: makeClient(config.tool), policy: makePolicy(config.tool, config.reliability, semaphore) }
+  }
+  const chat = Effect.fn("OpenAiLlm.chat")(function*(request: ChatRequest) {
+    const route = routes[request.role]
+    return yield* completeChat({ ...route, role: request.role, body: chatBody(config, request) })
+  })
+  return LLMProvider.of({ chat })
+})
+
+export const layerConfig = (config: LlmConfig): Layer.Layer<LLMProvider> => Layer.effect(LLMProvider, make(config))
+
+/** Reads VTREE_LLM_* / VTREE_TOOL_LLM_* (DESIGN §4); fails naming the variable to set. */
+export const layer: Layer.Layer<LLMProvider, ConfigurationError> = Layer.effect(
+  LLMProvider,
+  Effect.flatMap(loadLlmConfig, make)
+)

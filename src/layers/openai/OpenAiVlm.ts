@@ -1,0 +1,57 @@
+import { FileSystem } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { type ConfigurationError, loadVlmConfig, type VlmConfig } from "../../config/ProviderConfig.js"
+import { VLMProvider, type VisionRequest } from "../../services/VLMProvider.js"
+import { readImageAsDataUrl } from "./ImageData.js"
+import { completeChat, makeClient, makePolicy } from "./OpenAiClient.js"
+import { thinkingFields } from "./Thinking.js"
+
+/** The chat-completions body for a vision request whose images are already data URLs. */
+export const visionBody = (config: VlmConfig, request: VisionRequest, imageUrls: ReadonlyArray<string>) => ({
+  model: config.endpoint.model,
+  messages: [
+    { role: "system", content: request.system },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: request.text },
+        ...imageUrls.map((url) => ({ type: "image_url", image_url: { url } }))
+      ]
+    }
+  ],
+  ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+  // Vision calls describe what is on screen, a summarizer's job: thinking off, like the tool role.
+  ...thinkingFields(config.thinking, false)
+})
+
+/** A VLMProvider over OpenAI-compatible chat completions with image parts. */
+export const make = Effect.fn("OpenAiVlm.make")(function*(config: VlmConfig) {
+  const fs = yield* FileSystem.FileSystem
+  const semaphore = yield* Effect.makeSemaphore(config.reliability.concurrency)
+  const client = makeClient(config.endpoint)
+  const policy = makePolicy(config.endpoint, config.reliability, semaphore)
+  const chatWithImages = Effect.fn("OpenAiVlm.chatWithImages")(function*(request: VisionRequest) {
+    const urls = yield* Effect.forEach(
+      request.images,
+      (path) => readImageAsDataUrl(path, { provider: config.endpoint.provider, maxBytes: config.maxImageBytes }),
+      { concurrency: 4 }
+    ).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+    return yield* completeChat({
+      client,
+      endpoint: config.endpoint,
+      policy,
+      role: "vlm",
+      body: visionBody(config, request, urls)
+    })
+  })
+  return VLMProvider.of({ chatWithImages })
+})
+
+export const layerConfig = (config: VlmConfig): Layer.Layer<VLMProvider, never, FileSystem.FileSystem> =>
+  Layer.effect(VLMProvider, make(config))
+
+/** Reads VTREE_VLM_* (falling back to VTREE_LLM_*); fails naming the variable to set. */
+export const layer: Layer.Layer<VLMProvider, ConfigurationError, FileSystem.FileSystem> = Layer.effect(
+  VLMProvider,
+  Effect.flatMap(loadVlmConfig, make)
+)

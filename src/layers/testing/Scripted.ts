@@ -1,0 +1,73 @@
+import { Clock, type Duration, Effect, Ref } from "effect"
+import { ProviderError } from "../../domain/ProviderError.js"
+import type { CallRole } from "../../services/CallLog.js"
+import { recordCall } from "../../services/CallLog.js"
+
+/** A script: replies consumed in order, or a function of the request (and its 0-based index). */
+export type Script<Req, Reply> = ReadonlyArray<Reply> | ((request: Req, index: number) => Reply)
+
+export interface ScriptOptions {
+  /** Each call sleeps this long first (on the TestClock under `it.effect`). */
+  readonly latency?: Duration.DurationInput
+}
+
+/** Word count as a stand-in token count: deterministic, and grows with the text like real usage. */
+export const approximateTokens = (text: string): number => text.split(/\s+/).filter((word) => word !== "").length
+
+/**
+ * The engine shared by the scripted fakes: records each request, takes the next reply, sleeps the
+ * latency, and reports the call through `recordCall` exactly like a real adapter.
+ */
+export const makeScripted = <Req, Reply, Out>(options: {
+  readonly name: string
+  readonly role: (request: Req) => CallRole
+  readonly model: string
+  readonly script: Script<Req, Reply | ProviderError>
+  readonly toOutput: (reply: Reply, request: Req) => Out
+  readonly tokens: (output: Out) => { readonly promptTokens: number; readonly completionTokens: number }
+  readonly latency: Duration.DurationInput | undefined
+}) =>
+  Effect.gen(function*() {
+    const requests = yield* Ref.make<ReadonlyArray<Req>>([])
+    const call = (request: Req): Effect.Effect<Out, ProviderError> =>
+      Effect.gen(function*() {
+        const index = (yield* Ref.getAndUpdate(requests, (all) => [...all, request])).length
+        const { script } = options
+        if (typeof script !== "function" && index >= script.length) {
+          // Running past the script is a bug in the test that wrote it, not a provider failure.
+          return yield* Effect.dieMessage(
+            `${options.name}: the script has ${script.length} replies; call ${index + 1} was made`
+          )
+        }
+        const reply = typeof script === "function" ? script(request, index) : script[index]!
+        const startedAt = yield* Clock.currentTimeMillis
+        if (options.latency !== undefined) yield* Effect.sleep(options.latency)
+        const durationMs = (yield* Clock.currentTimeMillis) - startedAt
+        const role = options.role(request)
+        if (reply instanceof ProviderError) {
+          yield* recordCall({
+            role,
+            model: options.model,
+            startedAt,
+            durationMs,
+            promptTokens: 0,
+            completionTokens: 0,
+            status: "error",
+            errorReason: reply.reason
+          })
+          return yield* reply
+        }
+        const output = options.toOutput(reply as Reply, request)
+        yield* recordCall({
+          role,
+          model: options.model,
+          startedAt,
+          durationMs,
+          ...options.tokens(output),
+          status: "ok",
+          errorReason: null
+        })
+        return output
+      })
+    return { call, requests: Ref.get(requests) }
+  })

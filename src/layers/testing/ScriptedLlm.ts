@@ -1,0 +1,53 @@
+import { Effect, Layer } from "effect"
+import type { ProviderError } from "../../domain/ProviderError.js"
+import { type ChatRequest, type ChatResponse, LLMProvider } from "../../services/LLMProvider.js"
+import { approximateTokens, makeScripted, type Script, type ScriptOptions } from "./Scripted.js"
+
+/** A reply: a full ChatResponse, just the content, or a ProviderError to fail with. */
+export type LlmReply = ChatResponse | string | ProviderError
+
+export interface ScriptedLlmOptions extends ScriptOptions {
+  /** Reported model name for string replies (default "scripted-llm"). */
+  readonly model?: string
+}
+
+export interface ScriptedLlm {
+  readonly service: LLMProvider["Type"]
+  readonly layer: Layer.Layer<LLMProvider>
+  /** Every request received so far, in order. */
+  readonly requests: Effect.Effect<ReadonlyArray<ChatRequest>>
+}
+
+/**
+ * A scripted LLMProvider that also hands back what it was asked:
+ *   const llm = yield* ScriptedLlm.make(['{"action": …}', new ProviderError({…})])
+ */
+export const make = (script: Script<ChatRequest, LlmReply>, options: ScriptedLlmOptions = {}) =>
+  Effect.gen(function*() {
+    const model = options.model ?? "scripted-llm"
+    const engine = yield* makeScripted<ChatRequest, ChatResponse | string, ChatResponse>({
+      name: "ScriptedLlm",
+      role: (request) => request.role,
+      model,
+      script,
+      latency: options.latency,
+      toOutput: (reply, request) =>
+        typeof reply === "string"
+          ? {
+            content: reply,
+            usage: {
+              promptTokens: request.messages.reduce((sum, message) => sum + approximateTokens(message.content), 0),
+              completionTokens: approximateTokens(reply)
+            },
+            model
+          }
+          : reply,
+      tokens: (response) => response.usage
+    })
+    const service = LLMProvider.of({ chat: engine.call })
+    return { service, layer: Layer.succeed(LLMProvider, service), requests: engine.requests } satisfies ScriptedLlm
+  })
+
+/** One line to provide: `Effect.provide(ScriptedLlm.layer(["reply 1", "reply 2"]))`. */
+export const layer = (script: Script<ChatRequest, LlmReply>, options: ScriptedLlmOptions = {}): Layer.Layer<LLMProvider> =>
+  Layer.effect(LLMProvider, Effect.map(make(script, options), (fake) => fake.service))

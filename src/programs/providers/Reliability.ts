@@ -1,0 +1,113 @@
+import { Cause, Clock, Duration, Effect, Option, Schedule } from "effect"
+import { isRetryable, ProviderError } from "../../domain/ProviderError.js"
+import { type CallRole, recordCall } from "../../services/CallLog.js"
+
+/**
+ * The one reliability policy every provider adapter uses: a per-provider concurrency cap, a timeout per
+ * attempt, and jittered exponential retries of transient failures that never come sooner than the
+ * server's Retry-After.
+ */
+export interface ProviderPolicy {
+  /** Label for errors and logs ("llm", "vlm", "embed", "ocr"). */
+  readonly provider: string
+  readonly semaphore: Effect.Semaphore
+  readonly timeout: Duration.DurationInput
+  /** Retries after the first attempt. */
+  readonly retries: number
+  /** First backoff delay; doubles per retry. */
+  readonly baseDelay?: Duration.DurationInput
+}
+
+/**
+ * Backoff for transient provider errors. Its input is the error, so a RateLimited reply's
+ * `retryAfterMs` can stretch the delay: retrying earlier than the server asked only earns another 429.
+ */
+export const retrySchedule = (
+  retries: number,
+  baseDelay: Duration.DurationInput = "1 second"
+): Schedule.Schedule<[[Duration.Duration, number], ProviderError], ProviderError> =>
+  Schedule.exponential(baseDelay).pipe(
+    Schedule.jittered,
+    Schedule.intersect(Schedule.recurs(retries)),
+    // Carries the error into the output so the Retry-After floor below can read it.
+    Schedule.intersect(Schedule.identity<ProviderError>()),
+    Schedule.whileInput(isRetryable),
+    Schedule.modifyDelay(([, error], delay) =>
+      error.retryAfterMs !== undefined && Duration.toMillis(delay) < error.retryAfterMs
+        ? Duration.millis(error.retryAfterMs)
+        : delay
+    )
+  )
+
+/**
+ * Runs one provider call under the policy: each attempt holds a permit of the provider's semaphore
+ * (sleeping retries do not) and has its own timeout.
+ */
+export const withPolicy = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
+  attempt.pipe(
+    Effect.timeoutFail({
+      duration: policy.timeout,
+      onTimeout: () =>
+        new ProviderError({
+          provider: policy.provider,
+          reason: "Timeout",
+          message: `${policy.provider}: no reply within ${Duration.format(Duration.decode(policy.timeout))}`
+        })
+    }),
+    policy.semaphore.withPermits(1),
+    Effect.tapError((error) =>
+      isRetryable(error) && policy.retries > 0
+        ? Effect.logWarning("provider attempt failed").pipe(
+          Effect.annotateLogs({ provider: policy.provider, reason: error.reason, status: error.status ?? "-" })
+        )
+        : Effect.void
+    ),
+    Effect.retry(retrySchedule(policy.retries, policy.baseDelay))
+  )
+
+export interface CallReport {
+  readonly role: CallRole
+  readonly model: string
+}
+
+/**
+ * Times one logical call (retries included) and reports it through `recordCall`, ok or failed.
+ * `tokens` reads the usage off a successful result.
+ */
+export const reported = <A>(
+  report: CallReport,
+  tokens: (result: A) => { readonly promptTokens: number; readonly completionTokens: number }
+) =>
+<R>(call: Effect.Effect<A, ProviderError, R>): Effect.Effect<A, ProviderError, R> =>
+  Effect.gen(function*() {
+    const startedAt = yield* Clock.currentTimeMillis
+    const exit = yield* Effect.exit(call)
+    const durationMs = (yield* Clock.currentTimeMillis) - startedAt
+    if (exit._tag === "Success") {
+      const usage = tokens(exit.value)
+      yield* recordCall({
+        ...report,
+        startedAt,
+        durationMs,
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        status: "ok",
+        errorReason: null
+      })
+      return exit.value
+    }
+    // An interrupted call is not a provider outcome: nothing to record.
+    if (!Cause.isInterruptedOnly(exit.cause)) {
+      const failure = Cause.failureOption(exit.cause)
+      yield* recordCall({
+        ...report,
+        startedAt,
+        durationMs,
+        promptTokens: 0,
+        completionTokens: 0,
+        status: "error",
+        errorReason: Option.isSome(failure) ? failure.value.reason : null
+      })
+    }
+    return yield* exit
+  })

@@ -1,0 +1,135 @@
+import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
+import { formatDoctorTable, runChecks } from "../../../src/cli/DoctorCommand.js"
+import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
+import { LLMProvider } from "../../../src/services/LLMProvider.js"
+import type { SimRequest } from "../../support/openai-sim/index.js"
+import * as OcrSim from "../../support/ocr-sim/index.js"
+import { withSim } from "./support.js"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+const secretKey = "sk-leaktest-7f3a9c21e4b5"
+
+/** Runs the built CLI with exactly `env` (plus PATH), without blocking this process's servers. */
+const vtree = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  Effect.async<{ code: number; stdout: string; stderr: string }>((resume) => {
+    const child = execFile(process.execPath, [`${root}/dist/bin.js`, ...args], {
+      cwd: root,
+      env: { PATH: process.env["PATH"] ?? "", ...env },
+      timeout: 60_000
+    }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
+      resume(Effect.succeed({ code, stdout, stderr }))
+    })
+    return Effect.sync(() => child.kill())
+  })
+
+/** A hostile server: its error text repeats whatever Authorization header it got. */
+const echoAuth = (status: number) => (request: SimRequest) => ({
+  fault: "status" as const,
+  status,
+  message: `Incorrect API key provided: ${String(request.headers["authorization"])}`
+})
+
+describe("vtree doctor", () => {
+  it.scoped("with nothing configured it says which variables to set and exits 1", () =>
+    Effect.gen(function*() {
+      const result = yield* vtree(["doctor"], {})
+      assert.strictEqual(result.code, 1)
+      assert.include(result.stderr, "no provider is configured")
+      assert.include(result.stderr, "VTREE_LLM_MODEL")
+      assert.include(result.stderr, "VTREE_OCR_URLS")
+    }))
+
+  it.scoped("all providers answering: a table with one row per provider, exit 0", () =>
+    Effect.gen(function*() {
+      const sim = yield* withSim({ chat: { "*": () => ({ content: "OK" }) } })
+      const ocr = yield* Effect.acquireRelease(Effect.promise(() => OcrSim.start()), (server) => Effect.promise(() => server.close()))
+      const result = yield* vtree(["doctor"], {
+        VTREE_LLM_BASE_URL: sim.url,
+        VTREE_LLM_MODEL: "agent-model",
+        VTREE_TOOL_LLM_MODEL: "tool-model",
+        VTREE_VLM_MODEL: "vision-model",
+        VTREE_EMBED_MODEL: "embed-model",
+        VTREE_OCR_URLS: ocr.url
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      const lines = result.stdout.trim().split("\n")
+      assert.match(lines[0]!, /^provider\s+model\s+endpoint\s+latency\s+result$/)
+      const host = new URL(sim.url).host
+      for (const [provider, model] of [["llm (agent)", "agent-model"], ["llm (tool)", "tool-model"], ["vlm", "vision-model"], ["embed", "embed-model"]]) {
+        const row = lines.find((line) => line.startsWith(provider))
+        assert.isDefined(row, provider)
+        assert.include(row!, model!)
+        assert.include(row!, host)
+        assert.match(row!, /\d+ ms\s+ok$/)
+      }
+      assert.match(lines.find((line) => line.startsWith("ocr"))!, /ok$/)
+      assert.strictEqual(ocr.healthChecks, 1)
+      assert.isTrue(sim.requests.some((request) => request.path === "/v1/embeddings"))
+    }))
+
+  it.scoped("a failing provider: its reason in the table, exit 1, and the key printed nowhere", () =>
+    Effect.gen(function*() {
+      const sim = yield* withSim({ chat: { "agent-model": echoAuth(401) } })
+      const result = yield* vtree(["doctor"], {
+        VTREE_LLM_BASE_URL: sim.url,
+        VTREE_LLM_MODEL: "agent-model",
+        VTREE_LLM_API_KEY: secretKey,
+        VTREE_EMBED_MODEL: "embed-model"
+      })
+      assert.strictEqual(result.code, 1)
+      assert.match(result.stdout.split("\n").find((line) => line.startsWith("llm (agent)"))!, /Auth$/)
+      assert.match(result.stdout.split("\n").find((line) => line.startsWith("embed"))!, /ok$/)
+      assert.include(result.stdout, "Incorrect API key provided: Bearer [redacted]")
+      assert.include(result.stderr, "provider checks failed")
+      // The key did travel — to the server, where it belongs.
+      assert.strictEqual(sim.requests[0]!.headers["authorization"], `Bearer ${secretKey}`)
+      assert.notInclude(result.stdout + result.stderr, secretKey)
+    }))
+})
+
+describe("secrets", () => {
+  it.scopedLive("a key set in the environment appears in no ProviderError, log line or check row", () =>
+    Effect.gen(function*() {
+      const sim = yield* withSim({ chat: { "agent-model": (request, index) => echoAuth(index === 0 ? 503 : 401)(request) } })
+      const env = ConfigProvider.fromMap(new Map([
+        ["VTREE_LLM_BASE_URL", sim.url],
+        ["VTREE_LLM_MODEL", "agent-model"],
+        ["VTREE_LLM_API_KEY", secretKey],
+        ["VTREE_PROVIDER_RETRIES", "1"]
+      ]))
+      const lines: Array<string> = []
+      const capture = Logger.make((options) => {
+        lines.push(Logger.logfmtLogger.log(options))
+      })
+      const error = yield* Effect.flatMap(LLMProvider, (llm) => llm.chat({ role: "agent", messages: [{ role: "user", content: "hi" }] })).pipe(
+        Effect.provide(OpenAiLlm.layer),
+        Effect.catchTag("ConfigurationError", Effect.die),
+        Effect.flip,
+        Effect.tap((failure) => Effect.logError("chat failed", failure)),
+        Logger.withMinimumLogLevel(LogLevel.All),
+        Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
+        Effect.withConfigProvider(env)
+      )
+      assert.strictEqual(error.reason, "Auth")
+      assert.strictEqual(sim.requests.length, 2, "the 503 was retried, so a retry warning was logged")
+      assert.isTrue(lines.some((line) => line.includes("provider attempt failed")))
+      const config = yield* loadProvidersConfig.pipe(Effect.withConfigProvider(env))
+      const rows = yield* runChecks(config).pipe(Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layer)))
+      const everything = [
+        error.message,
+        String(error),
+        JSON.stringify(error),
+        ...lines,
+        formatDoctorTable(rows),
+        JSON.stringify(Option.getOrThrow(config.llm))
+      ].join("\n")
+      assert.include(everything, "[redacted]")
+      assert.notInclude(everything, secretKey)
+    }))
+})

@@ -1,0 +1,293 @@
+/**
+ * openai-sim: a real HTTP server on 127.0.0.1 speaking enough of the OpenAI API for vtree's provider
+ * layers — `POST /v1/chat/completions` and `POST /v1/embeddings` — with scripted replies per model and
+ * injectable faults. Used by integration tests, benchmarks and end-to-end tests that spawn the CLI with
+ * `VTREE_LLM_BASE_URL=<sim.url>`.
+ *
+ *   const sim = await start({ chat: { "agent-model": [{ content: "hi", reasoning: "…" }, { fault: "status", status: 429, retryAfter: "2" }] } })
+ *   // … point a layer at sim.url …
+ *   sim.requests      // every request received, in order, with its parsed body
+ *   sim.maxInFlight   // the most requests open at once
+ *   await sim.close()
+ *
+ * A script is a list of replies, consumed in order (running past its end answers 500 saying so), or a
+ * function of the request. Models without a script answer 404 (chat); embeddings default to a
+ * deterministic vector per text.
+ */
+import { createHash } from "node:crypto"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
+
+export interface ChatReply {
+  readonly content: string
+  readonly reasoning?: string
+  /** Where the reasoning goes: DeepSeek/DashScope style (default) or newer vLLM style. */
+  readonly reasoningField?: "reasoning_content" | "reasoning"
+  readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number }
+  readonly finishReason?: string
+  /** Answer after this many milliseconds (real time; for benchmarks and concurrency checks). */
+  readonly delayMs?: number
+}
+
+export type Fault =
+  /** An HTTP error status, optionally with Retry-After (seconds or date) / retry-after-ms headers. */
+  | {
+    readonly fault: "status"
+    readonly status: number
+    readonly retryAfter?: string
+    readonly retryAfterMs?: number
+    readonly message?: string
+  }
+  /** Never answer; the request stays open until the client gives up or the sim closes. */
+  | { readonly fault: "stall" }
+  /** 200 with a body that is not JSON. */
+  | { readonly fault: "malformed" }
+  /** Destroy the socket without answering. */
+  | { readonly fault: "drop" }
+
+export interface EmbeddingReply {
+  /** One vector per input; omitted → deterministic vectors of `dimensions` (default: the sim's). */
+  readonly vectors?: ReadonlyArray<ReadonlyArray<number>>
+  readonly dimensions?: number
+  /** List the data items last-first (indices stay right), as some servers do. */
+  readonly reversed?: boolean
+}
+
+export interface SimRequest {
+  readonly path: string
+  readonly model: string | undefined
+  readonly body: Record<string, unknown>
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  /** True once the client closed the connection before the response was sent. */
+  aborted: boolean
+  /** True once the response was completely written. */
+  answered: boolean
+}
+
+export type Script<R> = ReadonlyArray<R | Fault> | ((request: SimRequest, index: number) => R | Fault)
+
+export interface SimOptions {
+  /** Chat replies per model name; the key "*" serves models without their own script. */
+  readonly chat?: Readonly<Record<string, Script<ChatReply>>>
+  /** Embedding replies per model name; the key "*" serves models without their own script. */
+  readonly embeddings?: Readonly<Record<string, Script<EmbeddingReply>>>
+  /** Size of default embedding vectors (8). */
+  readonly dimensions?: number
+}
+
+export interface OpenAiSim {
+  /** Base URL including `/v1`, as the openai SDK and VTREE_*_BASE_URL expect. */
+  readonly url: string
+  readonly requests: ReadonlyArray<SimRequest>
+  readonly inFlight: number
+  readonly maxInFlight: number
+  /** Resolves once `predicate` holds (polled), or rejects after `timeoutMs` real milliseconds. */
+  readonly waitFor: (predicate: () => boolean, timeoutMs?: number) => Promise<void>
+  /** Forget requests and the in-flight maximum (between benchmark phases). */
+  readonly reset: () => void
+  readonly close: () => Promise<void>
+}
+
+/** The same vector for the same text: tests can predict it, and similar calls stay comparable. */
+export const deterministicVector = (text: string, dimensions: number): Array<number> => {
+  const digest = createHash("sha256").update(text).digest()
+  return Array.from({ length: dimensions }, (_, i) => (digest[i % digest.length]! - 128) / 128)
+}
+
+const readBody = (req: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
+  res.end(text)
+}
+
+const errorBody = (message: string, type = "invalid_request_error") => ({ error: { message, type, code: null } })
+
+const roughTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4))
+
+export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
+  const requests: Array<SimRequest> = []
+  const counters = new Map<string, number>()
+  const sockets = new Set<Socket>()
+  let inFlight = 0
+  let maxInFlight = 0
+
+  const pick = <R>(kind: string, scripts: Readonly<Record<string, Script<R>>> | undefined, request: SimRequest) => {
+    const key = request.model !== undefined && scripts?.[request.model] !== undefined ? request.model : "*"
+    const script = scripts?.[key]
+    if (script === undefined) return undefined
+    const counter = `${kind}:${key}`
+    const index = counters.get(counter) ?? 0
+    counters.set(counter, index + 1)
+    if (typeof script === "function") return { reply: script(request, index), index }
+    if (index >= script.length) {
+      return {
+        reply: {
+          fault: "status",
+          status: 500,
+          message: `openai-sim: the ${kind} script for model ${key} has ${script.length} replies; reply ${index + 1} was requested`
+        } satisfies Fault,
+        index
+      }
+    }
+    return { reply: script[index]!, index }
+  }
+
+  const applyFault = (fault: Fault, res: ServerResponse, req: IncomingMessage): boolean => {
+    switch (fault.fault) {
+      case "status": {
+        const headers: Record<string, string> = {}
+        if (fault.retryAfter !== undefined) headers["retry-after"] = fault.retryAfter
+        if (fault.retryAfterMs !== undefined) headers["retry-after-ms"] = String(fault.retryAfterMs)
+        sendJson(res, fault.status, errorBody(fault.message ?? `openai-sim: injected HTTP ${fault.status}`), headers)
+        return true
+      }
+      case "stall":
+        return false
+      case "malformed": {
+        const text = "{\"id\": \"chatcmpl-sim\", \"choices\": [ {\"message\": "
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+        res.end(text)
+        return true
+      }
+      case "drop":
+        req.socket.destroy()
+        return false
+    }
+  }
+
+  const isFault = (value: unknown): value is Fault => typeof value === "object" && value !== null && "fault" in value
+
+  const handleChat = async (request: SimRequest, res: ServerResponse, req: IncomingMessage) => {
+    const picked = pick("chat", options.chat, request)
+    if (picked === undefined) {
+      return sendJson(res, 404, errorBody(`openai-sim: no chat script for model ${request.model ?? "(none)"}`))
+    }
+    const { reply } = picked
+    if (isFault(reply)) return applyFault(reply, res, req)
+    if (reply.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.delayMs))
+    const messages = Array.isArray(request.body["messages"]) ? request.body["messages"] : []
+    const message: Record<string, unknown> = { role: "assistant", content: reply.content }
+    if (reply.reasoning !== undefined) message[reply.reasoningField ?? "reasoning_content"] = reply.reasoning
+    sendJson(res, 200, {
+      id: `chatcmpl-sim-${requests.length}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: request.model ?? "unknown",
+      choices: [{ index: 0, message, finish_reason: reply.finishReason ?? "stop" }],
+      usage: reply.usage ?? {
+        prompt_tokens: roughTokens(JSON.stringify(messages)),
+        completion_tokens: roughTokens(reply.content + (reply.reasoning ?? "")),
+        total_tokens: 0
+      }
+    })
+  }
+
+  const handleEmbeddings = (request: SimRequest, res: ServerResponse, req: IncomingMessage) => {
+    const input = request.body["input"]
+    const texts = Array.isArray(input) ? input.map(String) : [String(input ?? "")]
+    const picked = pick("embeddings", options.embeddings, request)
+    const reply: EmbeddingReply | Fault = picked?.reply ?? {}
+    if (isFault(reply)) return applyFault(reply, res, req)
+    const dimensions = reply.dimensions ?? options.dimensions ?? 8
+    const vectors = reply.vectors ?? texts.map((text) => deterministicVector(text, dimensions))
+    const data = vectors.map((embedding, index) => ({ object: "embedding", index, embedding }))
+    sendJson(res, 200, {
+      object: "list",
+      model: request.model ?? "unknown",
+      data: reply.reversed === true ? data.reverse() : data,
+      usage: { prompt_tokens: texts.reduce((sum, text) => sum + roughTokens(text), 0), total_tokens: 0 }
+    })
+  }
+
+  const server: Server = createServer(async (req, res) => {
+    inFlight += 1
+    maxInFlight = Math.max(maxInFlight, inFlight)
+    let counted = true
+    const done = () => {
+      if (counted) {
+        counted = false
+        inFlight -= 1
+      }
+    }
+    let request: SimRequest | undefined
+    res.on("finish", () => {
+      if (request !== undefined) request.answered = true
+      done()
+    })
+    res.on("close", () => {
+      if (request !== undefined && !res.writableFinished) request.aborted = true
+      done()
+    })
+    try {
+      const raw = await readBody(req)
+      const path = (req.url ?? "/").split("?")[0]!
+      if (req.method === "GET" && (path === "/v1/models" || path === "/health")) {
+        return sendJson(res, 200, { object: "list", data: [] })
+      }
+      let body: Record<string, unknown>
+      try {
+        body = raw === "" ? {} : JSON.parse(raw) as Record<string, unknown>
+      } catch {
+        return sendJson(res, 400, errorBody("openai-sim: the request body is not JSON"))
+      }
+      request = {
+        path,
+        model: typeof body["model"] === "string" ? body["model"] : undefined,
+        body,
+        headers: { ...req.headers },
+        aborted: false,
+        answered: false
+      }
+      requests.push(request)
+      if (req.method === "POST" && path === "/v1/chat/completions") return void (await handleChat(request, res, req))
+      if (req.method === "POST" && path === "/v1/embeddings") return void handleEmbeddings(request, res, req)
+      return sendJson(res, 404, errorBody(`openai-sim: no route ${req.method} ${path}`))
+    } catch (error) {
+      if (!res.headersSent) sendJson(res, 500, errorBody(`openai-sim: ${String(error)}`, "server_error"))
+    }
+  })
+  server.on("connection", (socket) => {
+    sockets.add(socket)
+    socket.on("close", () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    get inFlight() {
+      return inFlight
+    },
+    get maxInFlight() {
+      return maxInFlight
+    },
+    waitFor: (predicate, timeoutMs = 10_000) =>
+      new Promise<void>((resolve, reject) => {
+        const deadline = Date.now() + timeoutMs
+        const poll = () => {
+          if (predicate()) return resolve()
+          if (Date.now() > deadline) return reject(new Error("openai-sim: waitFor timed out"))
+          setTimeout(poll, 5)
+        }
+        poll()
+      }),
+    reset: () => {
+      requests.length = 0
+      maxInFlight = inFlight
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      })
+  }
+}

@@ -1,0 +1,69 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Option, Redacted } from "effect"
+import OpenAI from "openai"
+import { sniffImageMime } from "../../../src/layers/openai/ImageData.js"
+import { reasonForStatus, retryAfterMs, scrubSecret, toProviderError } from "../../../src/layers/openai/OpenAiErrors.js"
+import { splitReply, thinkingFields } from "../../../src/layers/openai/Thinking.js"
+
+describe("OpenAiErrors", () => {
+  it("maps statuses to reasons", () => {
+    assert.deepStrictEqual(
+      [429, 408, 401, 403, 400, 404, 422, 500, 502, 503].map(reasonForStatus),
+      ["RateLimited", "Timeout", "Auth", "Auth", "BadRequest", "BadRequest", "BadRequest", "Server", "Server", "Server"]
+    )
+  })
+
+  it("reads retry-after-ms, Retry-After seconds and Retry-After dates", () => {
+    assert.strictEqual(retryAfterMs(new Headers({ "retry-after-ms": "1500", "retry-after": "9" })), 1500)
+    assert.strictEqual(retryAfterMs(new Headers({ "retry-after": "9" })), 9000)
+    const now = Date.parse("2026-01-01T00:00:00Z")
+    assert.strictEqual(retryAfterMs(new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:20 GMT" }), now), 20_000)
+    assert.strictEqual(retryAfterMs(new Headers({ "retry-after": "whenever" })), undefined)
+    assert.strictEqual(retryAfterMs(new Headers()), undefined)
+  })
+
+  it("masks the key wherever a server echoed it", () => {
+    const key = Option.some(Redacted.make("sk-secret-1"))
+    assert.strictEqual(scrubSecret("bad key sk-secret-1 (sk-secret-1)", key), "bad key [redacted] ([redacted])")
+    assert.strictEqual(scrubSecret("nothing here", Option.none()), "nothing here")
+  })
+
+  it("maps SDK and fetch errors to reasons", () => {
+    const map = toProviderError("llm", Option.some(Redacted.make("sk-x")))
+    assert.strictEqual(map(new OpenAI.APIConnectionTimeoutError()).reason, "Timeout")
+    assert.strictEqual(map(new OpenAI.APIConnectionError({ message: "refused" })).reason, "Transport")
+    const limited = map(OpenAI.APIError.generate(429, { message: "slow down, sk-x" }, undefined, new Headers({ "retry-after": "3" })))
+    assert.strictEqual(limited.reason, "RateLimited")
+    assert.strictEqual(limited.retryAfterMs, 3000)
+    assert.notInclude(limited.message, "sk-x")
+    assert.strictEqual(map(new SyntaxError("Unexpected end of JSON input")).reason, "BadResponse")
+    assert.strictEqual(map(new TypeError("terminated")).reason, "Transport")
+  })
+})
+
+describe("Thinking", () => {
+  it("builds each dialect's switch", () => {
+    assert.deepStrictEqual(thinkingFields("none", true), {})
+    assert.deepStrictEqual(thinkingFields("deepseek", false), { thinking: { type: "disabled" } })
+    assert.deepStrictEqual(thinkingFields("dashscope", true), { enable_thinking: true })
+    assert.deepStrictEqual(thinkingFields("vllm", false), { chat_template_kwargs: { enable_thinking: false, thinking: false } })
+  })
+
+  it("finds reasoning in reasoning_content, reasoning, or a leading <think> block", () => {
+    assert.deepStrictEqual(splitReply({ content: "a", reasoning_content: "r1" }), { content: "a", reasoning: "r1" })
+    assert.deepStrictEqual(splitReply({ content: "a", reasoning: "r2" }), { content: "a", reasoning: "r2" })
+    assert.deepStrictEqual(splitReply({ content: "<think>\nr3\n</think>\n\nanswer" }), { content: "answer", reasoning: "r3" })
+    assert.deepStrictEqual(splitReply({ content: "plain" }), { content: "plain", reasoning: undefined })
+    assert.deepStrictEqual(splitReply({ content: null }), { content: "", reasoning: undefined })
+  })
+})
+
+describe("sniffImageMime", () => {
+  it("recognizes JPEG, PNG and WebP by their first bytes, and nothing else", () => {
+    assert.strictEqual(sniffImageMime(new Uint8Array([0xff, 0xd8, 0xff, 0xdb])), "image/jpeg")
+    assert.strictEqual(sniffImageMime(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), "image/png")
+    assert.strictEqual(sniffImageMime(new Uint8Array([...Buffer.from("RIFF"), 0, 0, 0, 0, ...Buffer.from("WEBP")])), "image/webp")
+    assert.strictEqual(sniffImageMime(new Uint8Array([...Buffer.from("GIF89a")])), undefined)
+    assert.strictEqual(sniffImageMime(new Uint8Array([])), undefined)
+  })
+})

@@ -1,0 +1,93 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
+import { loadLlmConfig, loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
+
+const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+
+const key = (option: Option.Option<Redacted.Redacted<string>>) => Option.getOrUndefined(Option.map(option, Redacted.value))
+
+describe("ProviderConfig", () => {
+  it.effect("nothing set: nothing configured", () =>
+    Effect.gen(function*() {
+      const config = yield* loadProvidersConfig.pipe(withEnv({}))
+      assert.isTrue(Option.isNone(config.llm) && Option.isNone(config.vlm) && Option.isNone(config.embedding) && Option.isNone(config.ocr))
+    }))
+
+  it.effect("the tool role and the VLM default to the LLM values; OPENAI_* are the fallbacks", () =>
+    Effect.gen(function*() {
+      const config = yield* loadProvidersConfig.pipe(
+        withEnv({ VTREE_LLM_MODEL: "deepseek-reasoner", OPENAI_BASE_URL: "https://api.deepseek.com/v1/", OPENAI_API_KEY: "sk-1", VTREE_TOOL_LLM_MODEL: "deepseek-chat", VTREE_LLM_THINKING: "DeepSeek" })
+      )
+      const llm = Option.getOrThrow(config.llm)
+      assert.strictEqual(llm.agent.baseUrl, "https://api.deepseek.com/v1")
+      assert.strictEqual(key(llm.agent.apiKey), "sk-1")
+      assert.strictEqual(llm.tool.model, "deepseek-chat")
+      assert.strictEqual(llm.tool.baseUrl, llm.agent.baseUrl)
+      assert.strictEqual(key(llm.tool.apiKey), "sk-1")
+      assert.strictEqual(llm.thinking, "deepseek")
+      assert.strictEqual(Duration.toSeconds(llm.agent.timeout), 180)
+      assert.strictEqual(Duration.toSeconds(llm.tool.timeout), 120)
+      assert.deepStrictEqual(llm.reliability, { concurrency: 16, retries: 4 })
+      const vlm = Option.getOrThrow(config.vlm)
+      assert.strictEqual(vlm.endpoint.model, "deepseek-reasoner")
+      assert.strictEqual(key(vlm.endpoint.apiKey), "sk-1")
+      assert.strictEqual(Duration.toSeconds(vlm.endpoint.timeout), 180)
+      assert.isTrue(Option.isNone(config.embedding))
+    }))
+
+  it.effect("a key is not carried to a different host the user named", () =>
+    Effect.gen(function*() {
+      const config = yield* loadProvidersConfig.pipe(
+        withEnv({
+          VTREE_LLM_MODEL: "m",
+          VTREE_LLM_BASE_URL: "https://a.example/v1",
+          VTREE_LLM_API_KEY: "sk-a",
+          VTREE_TOOL_LLM_BASE_URL: "https://b.example/v1",
+          VTREE_VLM_BASE_URL: "https://c.example/v1",
+          VTREE_VLM_MODEL: "vl",
+          VTREE_EMBED_BASE_URL: "https://d.example/v1",
+          VTREE_EMBED_MODEL: "e",
+          VTREE_EMBED_DIMENSIONS: "1024",
+          VTREE_OCR_URLS: " http://ocr1:7861/ , http://ocr2:7861,",
+          VTREE_PROVIDER_CONCURRENCY: "8",
+          VTREE_EMBED_TIMEOUT_SECONDS: "2.5"
+        })
+      )
+      const llm = Option.getOrThrow(config.llm)
+      assert.isTrue(Option.isNone(llm.tool.apiKey))
+      assert.isTrue(Option.isNone(Option.getOrThrow(config.vlm).endpoint.apiKey))
+      const embedding = Option.getOrThrow(config.embedding)
+      assert.isTrue(Option.isNone(embedding.endpoint.apiKey))
+      assert.strictEqual(embedding.dimensions, 1024)
+      assert.strictEqual(Duration.toMillis(embedding.endpoint.timeout), 2500)
+      assert.strictEqual(embedding.reliability.concurrency, 8)
+      assert.deepStrictEqual(Option.getOrThrow(config.ocr).urls, ["http://ocr1:7861", "http://ocr2:7861"])
+    }))
+
+  it.effect("errors name the variable to set or fix", () =>
+    Effect.gen(function*() {
+      const cases: Array<[Record<string, string>, string]> = [
+        [{ VTREE_LLM_BASE_URL: "http://localhost:8000/v1" }, "VTREE_LLM_MODEL"],
+        [{ VTREE_LLM_MODEL: "m", VTREE_LLM_THINKING: "maybe" }, "VTREE_LLM_THINKING"],
+        [{ VTREE_LLM_MODEL: "m", VTREE_LLM_TIMEOUT_SECONDS: "soon" }, "VTREE_LLM_TIMEOUT_SECONDS"],
+        [{ VTREE_LLM_MODEL: "m", VTREE_LLM_BASE_URL: "localhost:8000" }, "VTREE_LLM_BASE_URL"],
+        [{ VTREE_EMBED_BASE_URL: "http://e/v1" }, "VTREE_EMBED_MODEL"],
+        [{ VTREE_OCR_URLS: "ftp://x" }, "VTREE_OCR_URLS"],
+        [{ VTREE_LLM_MODEL: "m", VTREE_PROVIDER_CONCURRENCY: "0" }, "VTREE_PROVIDER_CONCURRENCY"]
+      ]
+      for (const [env, variable] of cases) {
+        const error = yield* Effect.flip(loadProvidersConfig.pipe(withEnv(env)))
+        assert.strictEqual(error.variable, variable)
+        assert.include(error.message, variable)
+      }
+      const missing = yield* Effect.flip(loadLlmConfig.pipe(withEnv({})))
+      assert.include(missing.message, "VTREE_LLM_MODEL")
+    }))
+
+  it.effect("blank values count as unset", () =>
+    Effect.gen(function*() {
+      const config = yield* loadProvidersConfig.pipe(withEnv({ VTREE_LLM_MODEL: "m", VTREE_LLM_API_KEY: "  ", OPENAI_API_KEY: "sk-o", VTREE_OCR_URLS: "" }))
+      assert.strictEqual(key(Option.getOrThrow(config.llm).agent.apiKey), "sk-o")
+      assert.isTrue(Option.isNone(config.ocr))
+    }))
+})

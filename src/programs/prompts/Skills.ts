@@ -9,21 +9,8 @@ import type { Skill } from "./PromptManager.js"
 export const skillSeparator = "\n\n---\n\n"
 export const defaultTaskType = "_default"
 
-/** The 12 Video-MME task types; each pack ships one skill per type plus `_default`. */
-export const videoMmeTaskTypes = [
-  "Temporal Perception",
-  "Spatial Perception",
-  "Attribute Perception",
-  "Action Recognition",
-  "Object Recognition",
-  "OCR Problems",
-  "Counting Problem",
-  "Temporal Reasoning",
-  "Spatial Reasoning",
-  "Action Reasoning",
-  "Object Reasoning",
-  "Information Synopsis"
-] as const
+/** Each pack ships one skill per Video-MME task type plus `_default`. */
+export { VideoMmeTaskTypes as videoMmeTaskTypes } from "../../domain/Question.js"
 
 export interface SkillSet {
   /** Every skill with a name, in file-name order. */

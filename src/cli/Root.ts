@@ -1,4 +1,10 @@
 import { Command } from "@effect/cli"
+import { doctorCommand } from "./DoctorCommand.js"
+import { inferCommand } from "./InferCommand.js"
+import { mcpCommand } from "./McpCommand.js"
+import { promptCommand } from "./PromptCommand.js"
+import { reportCommand } from "./ReportCommand.js"
+import { treeCommand } from "./TreeCommand.js"
 
 /**
  * The `vtree` root command. Subcommands live one per module in this folder and are wired here,
@@ -8,5 +14,5 @@ export const rootCommand = Command.make("vtree").pipe(
   Command.withDescription(
     "Answer questions about long videos with an LLM agent searching a hierarchical video tree."
   ),
-  Command.withSubcommands([])
+  Command.withSubcommands([doctorCommand, inferCommand, mcpCommand, promptCommand, reportCommand, treeCommand])
 )

@@ -1,0 +1,173 @@
+/**
+ * vtree as a library, for other Effect apps: the programs (answer one question, run a benchmark), the
+ * ports they need, the real adapters and the public fakes, and the schemas of the data they exchange.
+ *
+ *   import { runQuestion, loadTreeEnvironment, loadPromptManager, packagedPromptsDir, ScriptedLlm } from "vtree"
+ *
+ * Programs need only ports (Context tags); pick adapters with Layers at your edge. Adapters are
+ * exported as namespaces (`OpenAiLlm.layer`, `SqliteRunStore.layer({ filename })`), fakes likewise
+ * (`ScriptedLlm.layer(script)`). See examples/ for a complete program.
+ */
+
+// ---- Programs -----------------------------------------------------------------------------------
+export { runQuestion, type QuestionInput, type RunQuestionOptions } from "./programs/agent/RunQuestion.js"
+export { defaultMaxSteps, maxParseFailures, runAgentLoop, stepRetrySchedule, type AgentLoopInput } from "./programs/agent/AgentLoop.js"
+export { parseAgentReply } from "./programs/agent/Parse.js"
+export { AgentObserver, type AgentObserverShape, makeObserver, noopObserver, type StepStart, type ToolEvent } from "./programs/agent/Observer.js"
+export {
+  type BenchmarkEvent,
+  type BenchmarkOptions,
+  type BenchmarkResult,
+  checkTrees,
+  defaultConcurrency,
+  InferError,
+  InferErrorReason,
+  newRunId,
+  runBenchmark
+} from "./programs/harness/Infer.js"
+export {
+  applyEvent,
+  describeProgress,
+  makeProgress,
+  type Progress,
+  type ProgressOptions,
+  type ProgressOutput,
+  type ProgressState,
+  renderBar,
+  renderLine
+} from "./programs/harness/Progress.js"
+export {
+  type Accuracy,
+  type GroupAccuracy,
+  renderJson,
+  renderText,
+  type ReportInput,
+  type Summary,
+  type SummaryInput,
+  summarize
+} from "./programs/harness/Report.js"
+export { renderHtml } from "./programs/harness/ReportHtml.js"
+export { webSearchTools } from "./programs/harness/WebSearchTools.js"
+
+// ---- Trees, prompts, tools ----------------------------------------------------------------------
+export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"
+export {
+  type AnchoredText,
+  type ChildInfo,
+  type EntityAppendix,
+  type FrameSelection,
+  FrameSelectionError,
+  type Level,
+  NodeNotFound,
+  type SearchHit,
+  type TreeEnvironment,
+  type TreeIndex,
+  type TreeNode
+} from "./programs/tree/TreeEnvironment.js"
+export { loadPromptManager, packagedPacks, packagedPromptsDir, resolvePromptsDir } from "./programs/prompts/PromptPack.js"
+export {
+  type Labels,
+  type PromptManager,
+  PromptPackError,
+  type Skill,
+  type SkillMode,
+  type SystemPromptOptions,
+  type UserPromptInput
+} from "./programs/prompts/PromptManager.js"
+export {
+  type AgentTool,
+  defineTool,
+  type Dispatcher,
+  makeCoreTools,
+  makeDispatcher,
+  type Submission,
+  type ToolResult,
+  UnknownTool
+} from "./programs/tools/Dispatcher.js"
+export { makeSummaryCache, type SummaryCache } from "./programs/tools/SummaryCache.js"
+export type { AnchorMode, ToolContext } from "./programs/tools/ToolContext.js"
+export { SearchHub } from "./programs/search/SearchHub.js"
+export { SearchSettings, type SearchSettingsShape } from "./programs/search/SearchSettings.js"
+
+// ---- Ports --------------------------------------------------------------------------------------
+export { type ChatMessage, type ChatRequest, type ChatResponse, LLMProvider, type LlmRole, type Usage } from "./services/LLMProvider.js"
+export { VLMProvider, type VisionRequest } from "./services/VLMProvider.js"
+export { EmbeddingProvider } from "./services/EmbeddingProvider.js"
+export { OCRProvider } from "./services/OCRProvider.js"
+export {
+  type CallContext,
+  CallLog,
+  type CallOutcome,
+  type CallRecord,
+  type CallRole,
+  currentCallContext,
+  emptyUsage,
+  recordCall,
+  type RoleUsage,
+  type UsageByRole,
+  withCallContext
+} from "./services/CallLog.js"
+export {
+  type CallRow,
+  type LoadedRun,
+  type PredictionRow,
+  type QuestionRecord,
+  type RunRow,
+  type RunStatus,
+  RunStore,
+  RunStoreError,
+  RunStoreErrorReason,
+  type RunStoreShape,
+  type StepInput,
+  type StepRow
+} from "./services/RunStore.js"
+export { CallBuffer, type CallBufferShape, captureCalls } from "./services/CallBuffer.js"
+export * as CallBufferLayer from "./services/CallBuffer.js"
+
+// ---- Schemas and domain -------------------------------------------------------------------------
+export { isRetryable, ProviderError, ProviderErrorReason } from "./domain/ProviderError.js"
+export { Prediction, StepRecord, StopReason, ToolStats } from "./domain/Prediction.js"
+export {
+  decodeQuestions,
+  loadQuestions,
+  normalizeAnswer,
+  optionLetters,
+  Question,
+  QuestionDuration,
+  QuestionLoadError,
+  type QuestionSelection,
+  selectQuestions,
+  splitList,
+  VideoMmeTaskTypes
+} from "./domain/Question.js"
+export { FlatTree, NestedTree, TreeDecodeError } from "./domain/Tree.js"
+export * as Protocol from "./domain/Protocol.js"
+export * as Search from "./domain/Search.js"
+
+// ---- Configuration and real adapters ------------------------------------------------------------
+export {
+  ConfigurationError,
+  type EmbeddingConfig,
+  type EndpointConfig,
+  type LlmConfig,
+  loadEmbeddingConfig,
+  loadLlmConfig,
+  loadOcrConfig,
+  loadProvidersConfig,
+  loadVlmConfig,
+  type OcrConfig,
+  type ProvidersConfig,
+  type VlmConfig
+} from "./config/ProviderConfig.js"
+export * as OpenAiLlm from "./layers/openai/OpenAiLlm.js"
+export * as OpenAiVlm from "./layers/openai/OpenAiVlm.js"
+export * as OpenAiEmbedding from "./layers/openai/OpenAiEmbedding.js"
+export * as MonkeyOcr from "./layers/monkeyocr/MonkeyOcr.js"
+export * as SqliteRunStore from "./layers/sqlite/SqliteRunStore.js"
+
+// ---- Public fakes (DESIGN §2: fakes in layers/testing are public API) -----------------------------
+export * as ScriptedLlm from "./layers/testing/ScriptedLlm.js"
+export * as ScriptedVlm from "./layers/testing/ScriptedVlm.js"
+export * as ScriptedOcr from "./layers/testing/ScriptedOcr.js"
+export { HashingEmbedder, hashingEmbedding, makeHashingEmbedder } from "./layers/testing/HashingEmbedder.js"
+export { MemoryCallLog } from "./layers/testing/MemoryCallLog.js"

@@ -1,0 +1,377 @@
+// The benchmark harness as an Effect program: `vtree infer` is this plus flag parsing, layers and a
+// progress display. It needs only ports (RunStore, CallBuffer, the providers), so an embedding app can
+// run a whole benchmark with its own layers or the fakes.
+import { FileSystem, Path } from "@effect/platform"
+import { Cause, Clock, Effect, Either, Exit, Option, Random, type Schedule } from "effect"
+import type { Prediction } from "../../domain/Prediction.js"
+import type { ProviderError } from "../../domain/ProviderError.js"
+import type { Question } from "../../domain/Question.js"
+import { CallBuffer, captureCalls } from "../../services/CallBuffer.js"
+import { type PredictionRow, RunStore, type RunStoreError } from "../../services/RunStore.js"
+import { type CallRecord, emptyUsage, type UsageByRole, withCallContext } from "../../services/CallLog.js"
+import { runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
+import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
+import { makeSummaryCache } from "../tools/SummaryCache.js"
+import type { AnchorMode } from "../tools/ToolContext.js"
+import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
+import { loadTreeEnvironment } from "../tree/TreeLoader.js"
+import { defaultConcurrency, InferError } from "./InferError.js"
+
+export { defaultConcurrency, InferError, InferErrorReason } from "./InferError.js"
+
+/** What the harness reports while it runs, for progress displays and embedding apps. */
+export type BenchmarkEvent =
+  | {
+    readonly _tag: "RunStarted"
+    readonly runId: string
+    readonly resumed: boolean
+    /** Questions selected for the run, finished ones included. */
+    readonly total: number
+    /** Already saved by an earlier attempt of this run (skipped by `resume`). */
+    readonly alreadyDone: number
+  }
+  | {
+    readonly _tag: "QuestionFinished"
+    readonly row: PredictionRow
+    readonly calls: number
+  }
+
+export interface BenchmarkOptions<R = never> {
+  /** The folder holding one `<videoID>/tree.json` per video. */
+  readonly treesDir: string
+  /** Already loaded and selected (loadQuestions + selectQuestions). */
+  readonly questions: ReadonlyArray<Question>
+  readonly prompts: PromptManager
+  /** Default: a new id from the start time. With `resume`: the run to continue, default the latest. */
+  readonly runId?: string
+  /** Continue a run: questions it already saved are skipped. */
+  readonly resume?: boolean
+  /** Questions answered at once; default 12. */
+  readonly concurrency?: number
+  readonly maxSteps?: number
+  readonly skillMode?: SkillMode
+  readonly verifyVision?: boolean
+  readonly anchor?: AnchorMode
+  readonly webSearch?: boolean
+  readonly extraTools?: RunQuestionOptions<R>["extraTools"]
+  /** Overrides the agent's step-level retry (20 s, then 40 s). */
+  readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
+  /** Written to config_json next to the run options; must hold no secrets (the store drops keys anyway). */
+  readonly config?: Readonly<Record<string, unknown>>
+  readonly onEvent?: (event: BenchmarkEvent) => Effect.Effect<void>
+}
+
+export interface BenchmarkResult {
+  readonly runId: string
+  /** Questions answered by this invocation. */
+  readonly answered: number
+  /** Questions skipped because the run had saved them before. */
+  readonly skipped: number
+}
+
+const sumUsage = (usage: UsageByRole) => {
+  let promptTokens = 0
+  let completionTokens = 0
+  for (const role of Object.values(usage)) {
+    promptTokens += role.promptTokens
+    completionTokens += role.completionTokens
+  }
+  return { promptTokens, completionTokens }
+}
+
+const usageOfCalls = (calls: ReadonlyArray<CallRecord>): UsageByRole => {
+  const usage = emptyUsage()
+  for (const call of calls) {
+    const slot = usage[call.role]
+    slot.calls += 1
+    slot.promptTokens += call.promptTokens
+    slot.completionTokens += call.completionTokens
+  }
+  return usage
+}
+
+/** A question that never reached the agent, or whose run died: kept as an `error` row, never dropped. */
+const failedPrediction = (question: Question, error: string): Prediction => ({
+  questionId: question.questionId,
+  answer: null,
+  prediction: null,
+  evidence: null,
+  reasoning: null,
+  steps: [],
+  stepsUsed: 0,
+  usage: emptyUsage(),
+  stats: {
+    parseFailures: 0,
+    unknownTools: 0,
+    badArgs: 0,
+    extractFailed: 0,
+    verifyFailed: 0,
+    childrenFailed: 0,
+    visionFailed: 0,
+    visionVerifyFailed: 0,
+    ocrFailed: 0,
+    invalidAnchors: 0,
+    summaryCacheHits: 0
+  },
+  stopReason: "error",
+  error
+})
+
+const firstLine = (text: string): string => text.split("\n").find((line) => line.trim() !== "")?.trim() ?? text
+
+const describeCause = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause)
+  const error: unknown = Option.isSome(failure) ? failure.value : Cause.squash(cause)
+  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") {
+    return firstLine(error.message)
+  }
+  return firstLine(String(error))
+}
+
+/** `run-20250102-130405-k3f9`: sortable, readable, and unique enough for one database. */
+export const newRunId = Effect.gen(function*() {
+  const now = new Date(yield* Clock.currentTimeMillis)
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)
+  const suffix = (yield* Random.nextIntBetween(0, 36 ** 4)).toString(36).padStart(4, "0")
+  return `run-${stamp}-${suffix}`
+})
+
+/**
+ * Every tree the questions need must exist before anything starts: finding out an hour into a run
+ * that one video has no tree wastes the hour.
+ */
+export const checkTrees = Effect.fn("Infer.checkTrees")(function*(treesDir: string, questions: ReadonlyArray<Question>) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const info = yield* Effect.either(fs.stat(treesDir))
+  if (Either.isLeft(info) || info.right.type !== "Directory") {
+    return yield* new InferError({
+      reason: "TreesMissing",
+      message: `--trees ${treesDir}: ${Either.isLeft(info) ? "no such directory" : "not a directory"} — ` +
+        `pass the folder holding one <videoID>/tree.json per video`
+    })
+  }
+  const byVideo = new Map<string, Array<string>>()
+  for (const question of questions) {
+    const list = byVideo.get(question.videoId)
+    if (list === undefined) byVideo.set(question.videoId, [question.questionId])
+    else list.push(question.questionId)
+  }
+  const videos = [...byVideo.keys()]
+  const present = yield* Effect.forEach(
+    videos,
+    (video) => fs.exists(path.join(treesDir, video, "tree.json")).pipe(Effect.orElseSucceed(() => false)),
+    { concurrency: 32 }
+  )
+  const missing = videos.filter((_, i) => !present[i])
+  if (missing.length > 0) {
+    const first = missing[0]!
+    const ids = byVideo.get(first)!
+    const questionsText = ids.length === 1 ? `question ${ids[0]}` : `questions ${ids[0]} and ${ids.length - 1} more`
+    const others = missing.length > 1 ? ` (and ${missing.length - 1} more videos: ${missing.slice(1, 4).join(", ")}${missing.length > 4 ? ", …" : ""})` : ""
+    return yield* new InferError({
+      reason: "TreeMissing",
+      message: `${path.join(treesDir, first, "tree.json")}: not found, needed by ${questionsText}${others} — ` +
+        `build the tree, fix --trees, or leave the video out with --video-ids / --question-ids`
+    })
+  }
+})
+
+const startOrResume = Effect.fn("Infer.startOrResume")(function*(
+  options: BenchmarkOptions<any>,
+  config: Readonly<Record<string, unknown>>
+) {
+  const store = yield* RunStore
+  if (options.resume === true) {
+    if (options.runId !== undefined) return yield* store.resumeRun(options.runId)
+    // Without an id, --resume continues the most recently started run of this database.
+    const latest = (yield* store.listRuns)[0]
+    if (latest === undefined) {
+      return yield* new InferError({
+        reason: "NothingToResume",
+        message: "--resume: the database holds no run to resume — start one without --resume"
+      })
+    }
+    return yield* store.resumeRun(latest.runId)
+  }
+  const runId = options.runId ?? (yield* newRunId)
+  return yield* store.startRun({ runId, config })
+})
+
+/**
+ * Runs a benchmark: every selected question through the agent, `concurrency` at a time, each finished
+ * question saved in one transaction with its steps and calls. Interrupting it (Ctrl-C) stops new work,
+ * interrupts the questions in flight and marks the run `interrupted`; finished questions stay saved. A
+ * question that fails unexpectedly is saved with stop reason `error`. Fails only on bad input
+ * (InferError, before the run starts) or when the store cannot be written (the run is marked `failed`).
+ */
+export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>(options: BenchmarkOptions<R>) {
+  const store = yield* RunStore
+  const buffer = yield* CallBuffer
+  const path = yield* Path.Path
+  const concurrency = options.concurrency ?? defaultConcurrency
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    return yield* new InferError({ reason: "BadOption", message: `--concurrency ${concurrency}: expected a whole number ≥ 1` })
+  }
+  if (options.questions.length === 0) {
+    return yield* new InferError({
+      reason: "NoQuestions",
+      message: "no questions selected — check --questions and the --video-ids / --question-ids / --task-types / --n-samples filters"
+    })
+  }
+  yield* checkTrees(options.treesDir, options.questions)
+
+  const runOptions = {
+    maxSteps: options.maxSteps,
+    skillMode: options.skillMode ?? "auto",
+    verifyVision: options.verifyVision ?? true,
+    anchor: options.anchor ?? "off",
+    webSearch: options.webSearch ?? false
+  }
+  const config = {
+    ...options.config,
+    treesDir: path.resolve(options.treesDir),
+    questions: options.questions.length,
+    concurrency,
+    ...runOptions,
+    prompts: options.prompts.dir
+  }
+  const run = yield* startOrResume(options, config)
+  const runId = run.runId
+  const finished = yield* store.finishedQuestionIds(runId)
+  const todo = options.questions.filter((question) => !finished.has(question.questionId))
+  const onEvent = options.onEvent ?? (() => Effect.void)
+  yield* onEvent({
+    _tag: "RunStarted",
+    runId,
+    resumed: options.resume === true,
+    total: options.questions.length,
+    alreadyDone: options.questions.length - todo.length
+  })
+
+  // One environment per video, loaded by the first question that needs it and dropped after the last,
+  // so a benchmark over hundreds of videos holds only the trees in use.
+  const trees = new Map<
+    string,
+    { remaining: number; get: Effect.Effect<TreeEnvironment, string, FileSystem.FileSystem | Path.Path> }
+  >()
+  for (const question of todo) {
+    const entry = trees.get(question.videoId)
+    if (entry !== undefined) {
+      entry.remaining += 1
+      continue
+    }
+    const dir = path.join(options.treesDir, question.videoId)
+    const load = loadTreeEnvironment(dir).pipe(
+      Effect.mapError((error) => `${dir}: ${firstLine(error.message)}`),
+      // Embedding a tree belongs to no question: its calls are saved as run-level calls.
+      withCallContext({ questionId: null, parentStep: null, usage: null }),
+      Effect.exit,
+      Effect.tap(() =>
+        Effect.flatMap(buffer.drain(null), (calls) =>
+          calls.length === 0 ? Effect.void : store.saveRunCalls(runId, calls).pipe(
+            // The questions can still run; only the record of the embedding calls is lost.
+            Effect.catchAll((error) => Effect.logWarning(`run ${runId}: tree-loading calls not saved: ${error.message}`))
+          ))
+      ),
+      Effect.flatten
+    )
+    trees.set(question.videoId, { remaining: 1, get: yield* Effect.cached(load) })
+  }
+  const release = (videoId: string) =>
+    Effect.sync(() => {
+      const entry = trees.get(videoId)
+      if (entry !== undefined && --entry.remaining <= 0) trees.delete(videoId)
+    })
+
+  const summaryCache = makeSummaryCache()
+  const questionOptions: RunQuestionOptions<R> = {
+    prompts: options.prompts,
+    summaryCache,
+    ...(runOptions.maxSteps === undefined ? {} : { maxSteps: runOptions.maxSteps }),
+    skillMode: runOptions.skillMode,
+    verifyVision: runOptions.verifyVision,
+    anchor: runOptions.anchor,
+    webSearch: runOptions.webSearch,
+    ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
+    ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
+  }
+
+  const answer = (question: Question) =>
+    Effect.gen(function*() {
+      const entry = trees.get(question.videoId)!
+      const tree = yield* Effect.either(entry.get)
+      if (Either.isLeft(tree)) return { prediction: failedPrediction(question, tree.left), tree: null }
+      const prediction = yield* runQuestion(question, tree.right, questionOptions)
+      return { prediction, tree: tree.right.index }
+    }).pipe(
+      withCallContext({ questionId: question.questionId, parentStep: null, usage: null }),
+      // runQuestion never fails by contract; a defect in it still must not drop the question.
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.succeed({ prediction: failedPrediction(question, `internal error: ${describeCause(cause)}`), tree: null })
+      )
+    )
+
+  const runOne = (question: Question) =>
+    // Once a question has its answer, saving it is not interrupted: Ctrl-C keeps every finished question.
+    Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        const startedAt = yield* Clock.currentTimeMillis
+        const [{ prediction, tree }, calls] = yield* restore(captureCalls(question.questionId)(answer(question)))
+        const finishedAt = yield* Clock.currentTimeMillis
+        // A question that never reached the agent loop has no usage of its own; its calls still count.
+        const accounted = Object.values(prediction.usage).some((role) => role.calls > 0)
+        const tokens = sumUsage(accounted ? prediction.usage : usageOfCalls(calls))
+        const row: PredictionRow = {
+          questionId: question.questionId,
+          videoId: question.videoId,
+          taskType: question.taskType,
+          // Directory-form questions carry no duration; the tree knows it.
+          duration: question.duration ?? tree?.durationCategory ?? null,
+          question: question.question,
+          options: question.options,
+          answer: question.answer,
+          prediction: prediction.prediction,
+          correct: question.answer !== null && prediction.prediction === question.answer,
+          evidence: prediction.evidence,
+          reasoning: prediction.reasoning,
+          stepsUsed: prediction.stepsUsed,
+          stopReason: prediction.stopReason,
+          error: prediction.error,
+          promptTokens: tokens.promptTokens,
+          completionTokens: tokens.completionTokens,
+          startedAt,
+          finishedAt
+        }
+        yield* store.saveQuestion(runId, {
+          prediction: row,
+          steps: prediction.steps.map((step) => ({
+            step: step.index,
+            tool: step.tool,
+            args: step.args,
+            output: step.output,
+            thought: step.thought,
+            reflect: step.reflect,
+            plan: step.plan
+          })),
+          calls
+        })
+        yield* release(question.videoId)
+        yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
+      })
+    )
+
+  const markRun = (exit: Exit.Exit<unknown, unknown>) =>
+    store.finishRun(
+      runId,
+      Exit.isSuccess(exit) ? "completed" : Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "failed"
+    ).pipe(
+      Effect.catchAll((error: RunStoreError) => Effect.logError(`could not mark run ${runId} as finished: ${error.message}`))
+    )
+
+  yield* Effect.forEach(todo, runOne, { concurrency, discard: true }).pipe(Effect.onExit(markRun))
+  const result: BenchmarkResult = { runId, answered: todo.length, skipped: options.questions.length - todo.length }
+  return result
+})

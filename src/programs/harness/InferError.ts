@@ -1,0 +1,13 @@
+// Kept apart from Infer.ts so the CLI can name these without loading the harness (cold start).
+import { Schema } from "effect"
+
+export const InferErrorReason = Schema.Literal("TreesMissing", "TreeMissing", "NoQuestions", "NothingToResume", "BadOption")
+export type InferErrorReason = typeof InferErrorReason.Type
+
+/** Bad input found before the run starts; `message` is one line naming the problem and the fix. */
+export class InferError extends Schema.TaggedError<InferError>()("InferError", {
+  reason: InferErrorReason,
+  message: Schema.String
+}) {}
+
+export const defaultConcurrency = 12

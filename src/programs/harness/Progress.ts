@@ -1,0 +1,173 @@
+// Where a run stands, on stderr: a bar redrawn in place on a terminal, plain lines in logs and CI.
+// Rendering is pure (tested directly); `makeProgress` only adds the clock and the writes.
+import { Clock, Effect, Schedule, type Scope } from "effect"
+import type { BenchmarkEvent } from "./Infer.js"
+
+export interface ProgressState {
+  readonly runId: string
+  readonly total: number
+  /** Saved by an earlier attempt of the run. */
+  readonly alreadyDone: number
+  /** Finished by this invocation. */
+  readonly finished: number
+  readonly correct: number
+  readonly errors: number
+  readonly tokens: number
+  /** When this invocation started its first question (epoch ms). */
+  readonly startedAt: number
+}
+
+export const initialState = (runId = "", startedAt = 0): ProgressState => ({
+  runId,
+  total: 0,
+  alreadyDone: 0,
+  finished: 0,
+  correct: 0,
+  errors: 0,
+  tokens: 0,
+  startedAt
+})
+
+export const applyEvent = (state: ProgressState, event: BenchmarkEvent, now: number): ProgressState => {
+  switch (event._tag) {
+    case "RunStarted":
+      return { ...initialState(event.runId, now), total: event.total, alreadyDone: event.alreadyDone }
+    case "QuestionFinished":
+      return {
+        ...state,
+        finished: state.finished + 1,
+        correct: state.correct + (event.row.correct ? 1 : 0),
+        errors: state.errors + (event.row.stopReason === "error" ? 1 : 0),
+        tokens: state.tokens + event.row.promptTokens + event.row.completionTokens
+      }
+  }
+}
+
+/** 1234 → 1.2k, 3456789 → 3.5M. */
+export const compactCount = (n: number): string =>
+  n < 1_000 ? String(n) : n < 1_000_000 ? `${(n / 1_000).toFixed(1)}k` : `${(n / 1_000_000).toFixed(1)}M`
+
+/** 75_000 → "1m15s"; hours shown past 60 minutes. */
+export const compactDuration = (ms: number): string => {
+  const seconds = Math.max(0, Math.round(ms / 1000))
+  const h = Math.floor(seconds / 3600)
+  const m = Math.floor((seconds % 3600) / 60)
+  const s = seconds % 60
+  return h > 0 ? `${h}h${String(m).padStart(2, "0")}m` : m > 0 ? `${m}m${String(s).padStart(2, "0")}s` : `${s}s`
+}
+
+/** Remaining time from this invocation's pace; unknown until one question has finished. */
+export const eta = (state: ProgressState, now: number): number | null => {
+  if (state.finished === 0) return null
+  const remaining = state.total - state.alreadyDone - state.finished
+  return ((now - state.startedAt) / state.finished) * Math.max(0, remaining)
+}
+
+/** The facts shared by the bar and the plain line. */
+export const describeProgress = (state: ProgressState, now: number): string => {
+  const done = state.alreadyDone + state.finished
+  const accuracy = state.finished === 0 ? "—" : `${((state.correct / state.finished) * 100).toFixed(1)}%`
+  const left = eta(state, now)
+  return [
+    `${done}/${state.total}`,
+    `acc ${accuracy}`,
+    ...(state.errors > 0 ? [`errors ${state.errors}`] : []),
+    `tokens ${compactCount(state.tokens)}`,
+    `elapsed ${compactDuration(now - state.startedAt)}`,
+    `ETA ${left === null ? "—" : compactDuration(left)}`
+  ].join(" · ")
+}
+
+/** `[#######-------] 12/300 · acc 58.3% · …`, cut to `columns` so it never wraps (a wrap breaks `\r`). */
+export const renderBar = (state: ProgressState, now: number, columns: number): string => {
+  const done = state.alreadyDone + state.finished
+  const width = Math.max(10, Math.min(30, Math.floor(columns / 4)))
+  const filled = state.total === 0 ? 0 : Math.min(width, Math.round((done / state.total) * width))
+  const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${describeProgress(state, now)}`
+  return line.length > columns - 1 ? line.slice(0, Math.max(0, columns - 1)) : line
+}
+
+/** A log line: `vtree: run X: 12/300 · …`. */
+export const renderLine = (state: ProgressState, now: number): string =>
+  `vtree: run ${state.runId}: ${describeProgress(state, now)}`
+
+export interface ProgressOutput {
+  readonly write: (text: string) => void
+  readonly isTTY: boolean
+  /** Terminal width; 80 when unknown. */
+  readonly columns?: number
+}
+
+export interface ProgressOptions {
+  /** Plain mode: a line every this many finished questions (default: about every 5% of the run, ≥ 1). */
+  readonly everyQuestions?: number
+  /** Plain mode: and a line when this long passed without one (default 10 s). */
+  readonly everyMs?: number
+}
+
+export interface Progress {
+  readonly onEvent: (event: BenchmarkEvent) => Effect.Effect<void>
+  /** Ends the display: the bar's final state stays on its own line. */
+  readonly finish: Effect.Effect<void>
+}
+
+/** A progress display for one run. A ticker refreshes ETA and elapsed time until the scope closes. */
+export const makeProgress = (
+  output: ProgressOutput,
+  options: ProgressOptions = {}
+): Effect.Effect<Progress, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    let state = initialState("", yield* Clock.currentTimeMillis)
+    let started = false
+    let lastLineAt = 0
+    let lastLineDone = -1
+    let barShown = false
+    const everyMs = options.everyMs ?? 10_000
+    const columns = () => output.columns ?? 80
+
+    const draw = (now: number, force: boolean) => {
+      if (!started) return
+      if (output.isTTY) {
+        output.write(`\r\x1b[2K${renderBar(state, now, columns())}`)
+        barShown = true
+        return
+      }
+      const done = state.finished
+      const every = options.everyQuestions ?? Math.max(1, Math.round(state.total / 20))
+      const due = force || (done !== lastLineDone && done % every === 0) || now - lastLineAt >= everyMs
+      if (!due) return
+      output.write(`${renderLine(state, now)}\n`)
+      lastLineAt = now
+      lastLineDone = done
+    }
+
+    const tick = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => draw(now, false)))
+    yield* Effect.forkScoped(Effect.repeat(tick, Schedule.spaced(output.isTTY ? "1 second" : "2 seconds")))
+
+    const onEvent = (event: BenchmarkEvent) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.sync(() => {
+          state = applyEvent(state, event, now)
+          if (event._tag === "RunStarted") {
+            started = true
+            lastLineAt = now
+            draw(now, true)
+          } else {
+            draw(now, false)
+          }
+        }))
+
+    const finish = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.sync(() => {
+        if (!started) return
+        if (output.isTTY) {
+          draw(now, true)
+          if (barShown) output.write("\n")
+        } else if (lastLineDone !== state.finished) {
+          draw(now, true)
+        }
+        started = false
+      }))
+
+    return { onEvent, finish }
+  })

@@ -1,0 +1,266 @@
+// End to end: the built CLI (`node dist/bin.js infer`) against openai-sim with a scripted agent, on
+// samples/. The globalSetup builds dist/ first.
+import { afterEach, assert, describe, it } from "@effect/vitest"
+import { writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import * as Sim from "../../support/openai-sim/index.js"
+import {
+  countPredictions,
+  predictions,
+  readDb,
+  run,
+  runs,
+  samplesDir,
+  samplesJsonl,
+  samplesTrees,
+  simEnv,
+  start,
+  tempDir,
+  waitUntil
+} from "../../support/harness/Cli.js"
+import { type PolicyOptions, policyScripts, sampleQuestions } from "../../support/harness/Policy.js"
+
+const questions = sampleQuestions()
+const secret = "sk-test-SECRET-do-not-print-4711"
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+const setup = async (policy: Omit<PolicyOptions, "questions"> = {}) => {
+  const sim = await Sim.start({ chat: policyScripts({ questions, ...policy }) })
+  const temp = tempDir()
+  cleanups.push(() => sim.close(), temp.cleanup)
+  return { sim, db: join(temp.dir, "runs.db"), dir: temp.dir }
+}
+
+const inferArgs = (db: string, ...more: Array<string>) => ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", db, ...more]
+
+const allDbText = (db: string): string =>
+  readDb(db, (handle) => {
+    const tables = ["runs", "predictions", "steps", "llm_calls"]
+    return tables.map((table) => JSON.stringify(handle.prepare(`SELECT * FROM ${table}`).all())).join("\n")
+  })
+
+describe("vtree infer (built CLI against openai-sim)", () => {
+  it("answers every question, stores steps and calls by role, prints the summary, keeps the key out", async () => {
+    const wrong = new Set(["001-2", "001-5"])
+    const { db, sim } = await setup({ wrong })
+    const result = await run(inferArgs(db, "--run-id", "e2e-1", "--concurrency", "3"), simEnv(sim.url, { VTREE_LLM_API_KEY: secret }))
+    assert.strictEqual(result.code, 0, result.stderr)
+
+    const rows = predictions(db)
+    assert.deepStrictEqual(rows.map((r) => r.question_id), questions.map((q) => q.questionId))
+    assert.strictEqual(rows.filter((r) => r.correct === 1).length, questions.length - wrong.size)
+    for (const row of rows) {
+      assert.strictEqual(row.stop_reason, "finished")
+      assert.strictEqual(row.steps_used, 2)
+      assert.strictEqual(row.correct === 1, !wrong.has(row.question_id))
+      assert.isAbove(row.prompt_tokens, 0)
+    }
+    const steps = readDb(db, (h) => h.prepare("SELECT question_id, step, tool FROM steps ORDER BY question_id, step").all()) as Array<
+      { question_id: string; step: number; tool: string }
+    >
+    assert.deepStrictEqual(
+      steps.filter((s) => s.question_id === "001-1").map((s) => [s.step, s.tool]),
+      [[1, "view_node"], [2, "submit_answer"]]
+    )
+    assert.strictEqual(steps.length, 2 * questions.length)
+    const calls = readDb(db, (h) =>
+      h.prepare("SELECT role, model, count(*) AS n, min(parent_step) AS first FROM llm_calls GROUP BY role, model").all()) as Array<
+        { role: string; model: string; n: number; first: number }
+      >
+    assert.deepStrictEqual(calls.map((c) => [c.role, c.model, c.n]), [
+      ["agent", "agent-model", 2 * questions.length],
+      // view_node: extract + verify of the node, extract + verify of its children.
+      ["tool", "tool-model", 4 * questions.length]
+    ])
+    const orphans = readDb(db, (h) =>
+      h.prepare("SELECT count(*) AS n FROM llm_calls c LEFT JOIN predictions p USING (run_id, question_id) WHERE p.question_id IS NULL")
+        .get()) as { n: number }
+    assert.strictEqual(orphans.n, 0)
+
+    assert.match(result.stdout, /Run e2e-1 · completed/)
+    assert.match(result.stdout, /Accuracy 71\.4% \(5\/7\)/)
+    assert.match(result.stdout, /Counting Problem\s+1\s+1\s+100\.0%/)
+    assert.match(result.stdout, /agent\s+14\s+0/)
+    assert.match(result.stderr, /7\/7 · acc 71\.4%/)
+
+    // The key reached the endpoint, and nowhere else.
+    assert.isTrue(sim.requests.every((r) => r.headers["authorization"] === `Bearer ${secret}`))
+    assert.notInclude(result.stdout, "SECRET")
+    assert.notInclude(result.stderr, "SECRET")
+    assert.notInclude(allDbText(db), "SECRET")
+    const [runRow] = runs(db)
+    assert.strictEqual(runRow!.status, "completed")
+    const config = JSON.parse(runRow!.config_json) as { providers: { llm: { agent: { model: string } } }; concurrency: number }
+    assert.strictEqual(config.providers.llm.agent.model, "agent-model")
+    assert.strictEqual(config.concurrency, 3)
+
+    // The same run id again, without --resume, is refused in one line.
+    const again = await run(inferArgs(db, "--run-id", "e2e-1"), simEnv(sim.url))
+    assert.strictEqual(again.code, 1)
+    assert.match(again.stderr.trim(), /^vtree: .*run "e2e-1" already exists — pass --resume/)
+    assert.strictEqual(again.stderr.trim().split("\n").length, 1)
+  }, 60_000)
+
+  it("takes the duration from the tree for directory-form questions", async () => {
+    const { db, sim } = await setup()
+    const result = await run(
+      ["infer", "--trees", samplesTrees, "--questions", samplesDir, "--db", db, "--task-types", "Counting Problem,OCR Problems"],
+      simEnv(sim.url)
+    )
+    assert.strictEqual(result.code, 0, result.stderr)
+    const rows = predictions(db)
+    assert.deepStrictEqual(rows.map((r) => [r.question_id, r.duration]), [["001-1", "medium"], ["001-5", "medium"]])
+  }, 60_000)
+
+  it("completes under 30% failing and 5% stalling replies: every question once, answered or error", async () => {
+    const { db, sim } = await setup({ faults: { failRate: 0.3, stallRate: 0.05, seed: 11 } })
+    const result = await run(
+      inferArgs(db, "--concurrency", "4"),
+      simEnv(sim.url, { VTREE_LLM_TIMEOUT_SECONDS: "1", VTREE_TOOL_LLM_TIMEOUT_SECONDS: "1", VTREE_PROVIDER_RETRIES: "1" })
+    )
+    assert.strictEqual(result.code, 0, result.stderr)
+    const rows = predictions(db)
+    assert.deepStrictEqual(rows.map((r) => r.question_id), questions.map((q) => q.questionId))
+    for (const row of rows) {
+      assert.isTrue(row.prediction !== null || row.stop_reason === "error", JSON.stringify(row))
+    }
+    // The faults really happened: some replies failed and some stalled.
+    assert.isTrue(sim.requests.some((r) => r.aborted))
+    const failed = readDb(db, (h) => (h.prepare("SELECT count(*) AS n FROM llm_calls WHERE status = 'error'").get() as { n: number }).n)
+    assert.isAbove(failed + sim.requests.filter((r) => r.aborted).length, 0)
+    assert.match(result.stdout, /Accuracy/)
+  }, 90_000)
+
+  it("after kill -9 mid-run, --resume answers every question exactly once", async () => {
+    const { db, sim } = await setup({ agentDelayMs: 150 })
+    const first = start(inferArgs(db, "--concurrency", "1"), simEnv(sim.url))
+    await waitUntil(() => countPredictions(db) >= 2)
+    first.child.kill("SIGKILL")
+    const killed = await first.done
+    assert.strictEqual(killed.signal, "SIGKILL")
+    const before = predictions(db)
+    assert.isBelow(before.length, questions.length)
+    assert.strictEqual(runs(db)[0]!.status, "running")
+
+    const agentRequestsBefore = sim.requests.length
+    const resumed = await run(inferArgs(db, "--resume"), simEnv(sim.url))
+    assert.strictEqual(resumed.code, 0, resumed.stderr)
+    const after = predictions(db)
+    assert.deepStrictEqual(after.map((r) => r.question_id), questions.map((q) => q.questionId))
+    assert.strictEqual(new Set(after.map((r) => r.run_id)).size, 1)
+    // Saved questions were skipped, not re-asked: their rows are untouched.
+    for (const row of before) assert.deepStrictEqual(after.find((r) => r.question_id === row.question_id), row)
+    const askedAgain = sim.requests.slice(agentRequestsBefore).filter((r) => r.model === "agent-model").map((r) => JSON.stringify(r.body))
+    for (const row of before) {
+      const text = questions.find((q) => q.questionId === row.question_id)!.question
+      assert.isFalse(askedAgain.some((body) => body.includes(text)), `question ${row.question_id} was asked again`)
+    }
+    assert.strictEqual(runs(db)[0]!.status, "completed")
+    assert.match(resumed.stdout, /\(\d\/7\)/)
+  }, 60_000)
+
+  it("on SIGINT exits quickly, marks the run interrupted and keeps finished questions", async () => {
+    const { db, sim } = await setup({ agentDelayMs: 700 })
+    const running = start(inferArgs(db, "--concurrency", "2"), simEnv(sim.url))
+    await waitUntil(() => countPredictions(db) >= 1)
+    const saved = countPredictions(db)
+    const signalledAt = Date.now()
+    running.child.kill("SIGINT")
+    const result = await running.done
+    const elapsed = Date.now() - signalledAt
+    // The issue asks for 2 s; shared machines are noisy, so the bound here is loose.
+    assert.isBelow(elapsed, 5_000)
+    assert.strictEqual(runs(db)[0]!.status, "interrupted")
+    const kept = predictions(db)
+    assert.isAtLeast(kept.length, saved)
+    assert.isBelow(kept.length, questions.length)
+    assert.isTrue(kept.every((row) => row.stop_reason === "finished"))
+    assert.match(result.stderr, /interrupted — finished questions of run .* continue with --resume --run-id/)
+    // The model calls in flight were cancelled, not left running.
+    await sim.waitFor(() => sim.inFlight === 0, 3_000)
+  }, 60_000)
+
+  it("refuses each bad input with exit 1 and one line naming the problem and the fix", async () => {
+    const { db, dir, sim } = await setup()
+    const missingTree = join(dir, "missing-tree.jsonl")
+    writeFileSync(
+      missingTree,
+      JSON.stringify({
+        videoID: "noSuchVideo",
+        question_id: "x-1",
+        task_type: "Counting Problem",
+        question: "How many?",
+        options: ["A. 1", "B. 2"],
+        answer: "A"
+      }) + "\n"
+    )
+    const malformed = join(dir, "bad.jsonl")
+    writeFileSync(malformed, "{\"videoID\": \"vtSmpl0001a\", \"question_id\": \n")
+    const env = simEnv(sim.url)
+    const cases: Array<[string, Array<string>, Record<string, string>, RegExp]> = [
+      [
+        "missing trees dir",
+        ["infer", "--trees", join(dir, "nope"), "--questions", samplesJsonl, "--db", db],
+        env,
+        /^vtree: --trees .*nope: no such directory — pass the folder holding one <videoID>\/tree\.json per video$/
+      ],
+      [
+        "question whose tree is missing",
+        ["infer", "--trees", samplesTrees, "--questions", missingTree, "--db", db],
+        env,
+        /^vtree: .*noSuchVideo\/tree\.json: not found, needed by question x-1 — build the tree, fix --trees, or leave/
+      ],
+      [
+        "malformed question file",
+        ["infer", "--trees", samplesTrees, "--questions", malformed, "--db", db],
+        env,
+        /^vtree: .*bad\.jsonl: line 1: not valid JSON .* — each line must hold one complete JSON object$/
+      ],
+      [
+        "no LLM configured",
+        ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", db],
+        {},
+        /^vtree: no LLM configured — set VTREE_LLM_MODEL .*VTREE_LLM_BASE_URL.*OPENAI_BASE_URL \/ OPENAI_API_KEY/
+      ]
+    ]
+    const results = await Promise.all(cases.map(([, args, caseEnv]) => run(args, caseEnv)))
+    results.forEach((result, i) => {
+      const [name, , , pattern] = cases[i]!
+      assert.strictEqual(result.code, 1, `${name}: ${result.stderr}`)
+      const lines = result.stderr.trim().split("\n")
+      assert.strictEqual(lines.length, 1, `${name}: ${result.stderr}`)
+      assert.match(lines[0]!, pattern, name)
+      assert.strictEqual(result.stdout, "", name)
+    })
+    assert.strictEqual(sim.requests.length, 0)
+  }, 60_000)
+
+  it("with an unreachable endpoint ends each question as error, not a crash, and prints no key", async () => {
+    const { db } = await setup()
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer()
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number }
+        server.close(() => resolve(port))
+      })
+    })
+    const result = await run(
+      inferArgs(db, "--concurrency", "7"),
+      simEnv(`http://127.0.0.1:${port}/v1`, { VTREE_PROVIDER_RETRIES: "1", VTREE_LLM_API_KEY: secret })
+    )
+    assert.strictEqual(result.code, 0, result.stderr)
+    const rows = predictions(db)
+    assert.strictEqual(rows.length, questions.length)
+    for (const row of rows) {
+      assert.strictEqual(row.stop_reason, "error")
+      assert.match(row.error ?? "", /Transport/)
+    }
+    assert.match(result.stdout, /error\s+7/)
+    assert.notInclude(result.stdout + result.stderr + allDbText(db), "SECRET")
+  }, 60_000)
+})

@@ -1,0 +1,95 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import type { BenchmarkEvent, PredictionRow } from "../../../src/index.js"
+import {
+  applyEvent,
+  compactCount,
+  compactDuration,
+  describeProgress,
+  initialState,
+  makeProgress,
+  renderBar
+} from "../../../src/programs/harness/Progress.js"
+
+const row = (questionId: string, correct: boolean, stopReason: PredictionRow["stopReason"] = "finished"): PredictionRow => ({
+  questionId,
+  videoId: "v",
+  taskType: "Counting Problem",
+  duration: "short",
+  question: "q",
+  options: ["A. a", "B. b"],
+  answer: "A",
+  prediction: correct ? "A" : "B",
+  correct,
+  evidence: null,
+  reasoning: null,
+  stepsUsed: 3,
+  stopReason,
+  error: null,
+  promptTokens: 900,
+  completionTokens: 100,
+  startedAt: 0,
+  finishedAt: 0
+})
+
+const started: BenchmarkEvent = { _tag: "RunStarted", runId: "r", resumed: true, total: 10, alreadyDone: 2 }
+const finished = (id: string, correct: boolean, stop?: PredictionRow["stopReason"]): BenchmarkEvent => ({
+  _tag: "QuestionFinished",
+  row: row(id, correct, stop),
+  calls: 4
+})
+
+describe("progress", () => {
+  it("counts done, accuracy, errors and tokens; ETA from this invocation's pace", () => {
+    let state = applyEvent(initialState(), started, 1_000)
+    state = applyEvent(state, finished("1", true), 3_000)
+    state = applyEvent(state, finished("2", false, "error"), 5_000)
+    assert.strictEqual(
+      describeProgress(state, 5_000),
+      "4/10 · acc 50.0% · errors 1 · tokens 2.0k · elapsed 4s · ETA 12s"
+    )
+  })
+
+  it("formats counts and durations compactly", () => {
+    assert.deepStrictEqual([compactCount(999), compactCount(1_250), compactCount(3_456_789)], ["999", "1.3k", "3.5M"])
+    assert.deepStrictEqual([compactDuration(4_400), compactDuration(75_000), compactDuration(3_725_000)], ["4s", "1m15s", "1h02m"])
+  })
+
+  it("draws a bar that never wraps the terminal", () => {
+    const state = applyEvent(applyEvent(initialState(), started, 0), finished("1", true), 1_000)
+    const bar = renderBar(state, 1_000, 80)
+    assert.match(bar, /^\[#{6}-{14}\] 3\/10 · acc 100\.0%/)
+    assert.isBelow(renderBar(state, 1_000, 30).length, 30)
+  })
+
+  it.scoped("off a terminal, writes a line every N questions and on a quiet period", () =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const progress = yield* makeProgress({ write: (text) => lines.push(text), isTTY: false }, {
+        everyQuestions: 2,
+        everyMs: 10_000
+      })
+      yield* progress.onEvent(started)
+      yield* progress.onEvent(finished("1", true))
+      yield* progress.onEvent(finished("2", true))
+      assert.strictEqual(lines.length, 2)
+      assert.match(lines[1]!, /^vtree: run r: 4\/10 · acc 100\.0%/)
+      yield* TestClock.adjust("11 seconds")
+      assert.strictEqual(lines.length, 3)
+      yield* progress.onEvent(finished("3", false))
+      yield* progress.finish
+      assert.match(lines.at(-1)!, /5\/10 · acc 66\.7%/)
+      assert.isTrue(lines.every((line) => line.endsWith("\n") && !line.includes("\r")))
+    }))
+
+  it.scoped("on a terminal, redraws one line in place and ends it on finish", () =>
+    Effect.gen(function*() {
+      let out = ""
+      const progress = yield* makeProgress({ write: (text) => (out += text), isTTY: true, columns: 100 })
+      yield* progress.onEvent(started)
+      yield* progress.onEvent(finished("1", true))
+      yield* progress.finish
+      assert.strictEqual(out.split("\n").length, 2)
+      assert.match(out, /\r\x1b\[2K\[.*\] 3\/10 · acc 100\.0%/)
+    }))
+})

@@ -1,0 +1,177 @@
+// runBenchmark in-process: the public fakes for models, the real SQLite store in a temporary folder.
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as BenchmarkExample from "../../../examples/benchmark-with-fakes.js"
+import * as EmbedExample from "../../../examples/embed-agent.js"
+import {
+  CallBufferLayer,
+  type ChatRequest,
+  InferError,
+  loadPromptManager,
+  loadQuestions,
+  packagedPromptsDir,
+  type Question,
+  runBenchmark,
+  RunStore,
+  ScriptedLlm,
+  ScriptedVlm,
+  SqliteRunStore
+} from "../../../src/index.js"
+
+const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
+const samplesTrees = join(samples, "trees")
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "vtree-bench-test-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+const submitting = (answer: string) =>
+  JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer } } })
+
+const questionOf = (request: ChatRequest): string => /^Question: (.*)$/m.exec(request.messages[1]?.content ?? "")?.[1] ?? ""
+
+/** The store and call buffer over a fresh database, plus the given model fakes and the platform. */
+const storeLayer = (db: string, models: Layer.Layer<any>) =>
+  Layer.mergeAll(models, SqliteRunStore.layer({ filename: db }), CallBufferLayer.layer, NodeContext.layer)
+
+const sampleQuestions = loadQuestions(join(samples, "questions.jsonl")).pipe(Effect.provide(NodeContext.layer))
+const prompts = loadPromptManager(packagedPromptsDir("en")).pipe(Effect.provide(NodeContext.layer))
+
+describe("examples", () => {
+  it.effect("embed-agent answers with the fake models and reports every call with its step", () =>
+    Effect.gen(function*() {
+      const { calls, prediction } = yield* EmbedExample.program
+      assert.strictEqual(prediction.prediction, "C")
+      assert.strictEqual(prediction.stopReason, "finished")
+      assert.deepStrictEqual(calls.filter((c) => c.role === "agent").map((c) => c.parentStep), [1, 2])
+      assert.isTrue(calls.filter((c) => c.role === "tool").every((c) => c.parentStep === 1 && c.questionId === "001-1"))
+    }).pipe(Effect.provide(EmbedExample.FakeModels), Effect.provide(NodeContext.layer)))
+
+  it.scoped("benchmark-with-fakes runs the samples into SQLite and summarizes them", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const summary = yield* BenchmarkExample.program.pipe(Effect.provide(BenchmarkExample.layers(join(dir, "runs.db"))))
+      assert.strictEqual(summary.status, "completed")
+      assert.strictEqual(summary.questions, 7)
+      // The fake always answers C; C is right for 001-1, 001-3 and 001-6.
+      assert.deepStrictEqual([summary.overall.correct, summary.overall.total], [3, 7])
+      assert.deepStrictEqual(summary.byDuration.map((g) => g.key), ["medium"])
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("runBenchmark", () => {
+  it.scoped("resume skips saved questions and asks only the rest", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const all = yield* sampleQuestions
+      const pack = yield* prompts
+      const llm = yield* ScriptedLlm.make(() => submitting("A"))
+      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
+      const first = yield* runBenchmark({ treesDir: samplesTrees, questions: all.slice(0, 3), prompts: pack, runId: "r1" }).pipe(
+        Effect.provide(layer)
+      )
+      assert.deepStrictEqual(first, { runId: "r1", answered: 3, skipped: 0 })
+      const second = yield* runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, resume: true }).pipe(
+        Effect.provide(layer)
+      )
+      assert.deepStrictEqual(second, { runId: "r1", answered: 4, skipped: 3 })
+      const asked = (yield* llm.requests).map(questionOf)
+      assert.deepStrictEqual(asked, all.map((q) => q.question))
+      const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
+      assert.strictEqual(loaded.predictions.length, 7)
+      assert.strictEqual(loaded.run.status, "completed")
+
+      const again = yield* Effect.exit(
+        runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "r1" }).pipe(Effect.provide(layer))
+      )
+      assert.isTrue(Exit.isFailure(again))
+    }))
+
+  it.scoped("a tree that does not decode and a defect in the agent each become error rows; the rest run", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const trees = join(dir, "trees")
+      mkdirSync(join(trees, "broken"), { recursive: true })
+      writeFileSync(join(trees, "broken", "tree.json"), "{ not json")
+      cpSync(join(samplesTrees, "vtSmpl0001a"), join(trees, "vtSmpl0001a"), { recursive: true })
+      const [good, crashing] = (yield* sampleQuestions).slice(0, 2) as [Question, Question]
+      const broken: Question = { ...good, questionId: "b-1", videoId: "broken", duration: null }
+      const model = (request: ChatRequest) => {
+        if (questionOf(request) === crashing.question) throw new Error("boom in the model fake")
+        return submitting(good.answer ?? "A")
+      }
+      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(ScriptedLlm.layer(model), ScriptedVlm.layer(() => "-")))
+      const result = yield* runBenchmark({
+        treesDir: trees,
+        questions: [good, crashing, broken],
+        prompts: yield* prompts,
+        runId: "r2"
+      }).pipe(Effect.provide(layer))
+      assert.strictEqual(result.answered, 3)
+      const rows = (yield* Effect.flatMap(RunStore, (store) => store.loadRun("r2")).pipe(Effect.provide(layer))).predictions
+      const byId = new Map(rows.map((row) => [row.questionId, row]))
+      assert.strictEqual(byId.get(good.questionId)?.stopReason, "finished")
+      assert.isTrue(byId.get(good.questionId)?.correct)
+      assert.strictEqual(byId.get(crashing.questionId)?.stopReason, "error")
+      assert.match(byId.get(crashing.questionId)?.error ?? "", /internal error: .*boom in the model fake/)
+      assert.strictEqual(byId.get("b-1")?.stopReason, "error")
+      assert.match(byId.get("b-1")?.error ?? "", /broken.*tree\.json/)
+    }))
+
+  it.scoped("interrupting stops new work, keeps finished questions and marks the run interrupted", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      // Built once: the run and the checks below share one connection and one call buffer.
+      const context = yield* Layer.build(storeLayer(
+        join(dir, "runs.db"),
+        Layer.mergeAll(ScriptedLlm.layer(() => submitting("C"), { latency: "1 second" }), ScriptedVlm.layer(() => "-"))
+      ))
+      const questions = yield* sampleQuestions
+      const pack = yield* prompts
+      const store = yield* RunStore.pipe(Effect.provide(context))
+      const fiber = yield* Effect.fork(
+        runBenchmark({ treesDir: samplesTrees, questions, prompts: pack, runId: "r3", concurrency: 2 }).pipe(Effect.provide(context))
+      )
+      yield* TestClock.adjust("1500 millis")
+      // Two questions finished at 1 s; their saves complete without the clock.
+      let saved = 0
+      for (let i = 0; i < 200 && saved < 2; i++) {
+        yield* Effect.yieldNow()
+        saved = (yield* store.finishedQuestionIds("r3").pipe(Effect.orElseSucceed(() => new Set()))).size
+      }
+      yield* Fiber.interrupt(fiber)
+      const run = yield* store.getRun("r3")
+      assert.strictEqual(Option.getOrThrow(run).status, "interrupted")
+      const kept = yield* store.finishedQuestionIds("r3")
+      assert.strictEqual(kept.size, 2)
+    }))
+
+  it.scoped("bad input fails before the run starts", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(ScriptedLlm.layer(() => submitting("A")), ScriptedVlm.layer(() => "-")))
+      const questions = yield* sampleQuestions
+      const pack = yield* prompts
+      const missing = yield* Effect.flip(
+        runBenchmark({ treesDir: join(dir, "none"), questions, prompts: pack }).pipe(Effect.provide(layer))
+      )
+      assert.instanceOf(missing, InferError)
+      assert.strictEqual((missing as InferError).reason, "TreesMissing")
+      const nothing = yield* Effect.flip(
+        runBenchmark({ treesDir: samplesTrees, questions: [], prompts: pack }).pipe(Effect.provide(layer))
+      )
+      assert.strictEqual((nothing as InferError).reason, "NoQuestions")
+      const resumeNothing = yield* Effect.flip(
+        runBenchmark({ treesDir: samplesTrees, questions, prompts: pack, resume: true }).pipe(Effect.provide(layer))
+      )
+      assert.strictEqual((resumeNothing as InferError).reason, "NothingToResume")
+      const runsAfter = yield* Effect.flatMap(RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))
+      assert.strictEqual(runsAfter.length, 0)
+    }))
+})

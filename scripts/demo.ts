@@ -4,7 +4,7 @@
 // and never sees the answer key — so the accuracy it reaches says nothing about vtree with a real model.
 // Its purpose is to show a newcomer every moving part: the agent loop, the tools, the progress line,
 // the SQLite run and `vtree report`.
-import { spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -98,19 +98,26 @@ const main = async () => {
     VTREE_TOOL_LLM_MODEL: "demo-tool",
     VTREE_VLM_MODEL: "demo-vision"
   }
+  // Asynchronous on purpose: the simulator answers from this process's event loop.
   const run = (args: ReadonlyArray<string>) =>
-    spawnSync(process.execPath, [join(root, "dist/bin.js"), ...args], { env, stdio: "inherit" })
+    new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, [join(root, "dist/bin.js"), ...args], { env, stdio: "inherit" })
+      child.on("close", (code) => resolve(code ?? 1))
+    })
   process.stderr.write(`demo: simulator at ${sim.url}; run stored in ${db}\n`)
-  const infer = run([
+  const status = await run([
     "infer",
     "--trees", join(root, "samples/trees"),
     "--questions", join(root, "samples/questions.jsonl"),
     "--db", db,
     "--concurrency", "4"
   ])
-  if (infer.status === 0) run(["report", "--db", db])
+  if (status === 0) {
+    process.stderr.write(`\ndemo: the same run as \`vtree report --db ${db}\` shows it (try --format html --out run.html):\n`)
+    await run(["report", "--db", db])
+  }
   await sim.close()
-  process.exit(infer.status ?? 1)
+  process.exit(status)
 }
 
 main().catch((error) => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Console, Effect } from "effect"
+import { Cause, Console, Effect, Exit, Logger } from "effect"
 import { describeFailure } from "./cli/ErrorReport.js"
 import { rootCommand } from "./cli/Root.js"
 import { version } from "./cli/version.js"
@@ -13,8 +13,16 @@ const main = cli(process.argv).pipe(
     const line = describeFailure(cause)
     return line === undefined ? Effect.void : Console.error(line)
   }),
-  Effect.provide(NodeContext.layer)
+  Effect.provide(NodeContext.layer),
+  // Every log line goes to stderr, one logfmt line each: stdout belongs to results (and, for
+  // `vtree mcp`, to the protocol alone).
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
 )
 
-// Errors are reported above in the user's terms; runMain only turns the failure into exit code 1.
-NodeRuntime.runMain(main, { disableErrorReporting: true })
+// Errors are reported above in the user's terms; runMain only turns the failure into exit code 1, and
+// an interruption (Ctrl-C, SIGTERM) into the conventional 130 rather than success.
+NodeRuntime.runMain(main, {
+  disableErrorReporting: true,
+  disablePrettyLogger: true,
+  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) ? 0 : Cause.isInterruptedOnly(exit.cause) ? 130 : 1)
+})

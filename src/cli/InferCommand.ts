@@ -176,7 +176,6 @@ const inferLayer = (args: { readonly db: string; readonly webSearch: boolean }) 
       SqliteRunStore.layer({ filename: args.db }),
       SqlCallLog.layer,
       Layer.succeed(ProvidersSummary, providersSummary(config)),
-      Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)),
       Logger.minimumLogLevel(LogLevel.Warning),
       // No span exporter is configured, so spans would only cost time: thousands of calls per run.
       Layer.setTracerEnabled(false)

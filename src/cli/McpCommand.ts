@@ -1,7 +1,7 @@
 import { Command } from "@effect/cli"
 import { McpSchema, McpServer } from "@effect/ai"
 import { NodeHttpClient, NodeSink, NodeStream } from "@effect/platform-node"
-import { type ConfigError, Effect, Layer, Logger } from "effect"
+import { type ConfigError, Effect, Layer } from "effect"
 import { GithubSearchLive } from "../layers/github/GithubSearch.js"
 import { PageReaderLive } from "../layers/reader/ReaderLive.js"
 import { SearxngSearchLive } from "../layers/searxng/SearxngSearch.js"
@@ -111,12 +111,8 @@ const McpServerLive = SearchTools.pipe(
   Layer.provide(SearchHubLive)
 )
 
-// stdout carries the protocol and nothing else; every log line goes to stderr.
-const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
-
 /** `vtree mcp`: the Search Hub as a stdio MCP server named vtree-search. */
 export const mcpCommand = Command.make("mcp", {}, () => Layer.launch(McpServerLive)).pipe(
-  Command.provide(StderrLogger),
   Command.withDescription(
     "Serve the Search Hub (external_search, external_read) over stdio MCP; configure with VTREE_SEARCH_* (all off by default)"
   )

@@ -151,7 +151,7 @@ const inferLayer = (args: { readonly db: string; readonly webSearch: boolean }) 
           import("@effect/platform-node/NodeHttpClient"),
           import("../layers/sqlite/SqliteRunStore.js"),
           import("../services/CallBuffer.js"),
-          import("./McpCommand.js"),
+          import("./McpServe.js"),
           import("../programs/harness/WebSearchTools.js"),
           import("../programs/search/SearchHub.js")
         ])

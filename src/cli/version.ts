@@ -1,5 +1,6 @@
-import { createRequire } from "node:module"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { packageRoot } from "../PackageRoot.js"
 
 // Read from package.json at run time so `vtree --version` can never drift from the published version.
-const require = createRequire(import.meta.url)
-export const version: string = (require("../../package.json") as { version: string }).version
+export const version: string = (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version

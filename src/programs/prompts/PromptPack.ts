@@ -5,8 +5,8 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { existsSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+import { packageRoot } from "../../PackageRoot.js"
 import {
   type LabelKey,
   labelKeys,
@@ -39,19 +39,9 @@ export const packFiles = [
 
 export const packagedPacks = ["en", "zh"] as const
 
-/**
- * The folder of a pack shipped with vtree. Found by walking up from this module to the folder holding
- * package.json, so it works from `src/` (tsx, vitest) and from `dist/` after a build alike.
- */
-export const packagedPromptsDir = (pack: (typeof packagedPacks)[number] = "en"): string => {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  while (!existsSync(join(dir, "package.json"))) {
-    const parent = dirname(dir)
-    if (parent === dir) throw new Error(`vtree: no package.json above ${fileURLToPath(import.meta.url)}`)
-    dir = parent
-  }
-  return join(dir, "prompts", pack)
-}
+/** The folder of a pack shipped with vtree. */
+export const packagedPromptsDir = (pack: (typeof packagedPacks)[number] = "en"): string =>
+  join(packageRoot(), "prompts", pack)
 
 /**
  * `--prompts` value → folder: none → the packaged `en`; a bare `en` / `zh` that is not a folder here →

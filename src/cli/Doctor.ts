@@ -1,0 +1,143 @@
+import { type FileSystem, HttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Clock, Console, Data, Duration, Effect, Option } from "effect"
+import {
+  configurationHelp,
+  type EndpointConfig,
+  loadProvidersConfig,
+  type ProvidersConfig,
+  type ReliabilityConfig
+} from "../config/ProviderConfig.js"
+import type { ProviderError } from "../domain/ProviderError.js"
+import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
+import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
+import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
+
+export interface DoctorRow {
+  readonly provider: string
+  readonly model: string
+  readonly endpoint: string
+  readonly latencyMs: number
+  /** "ok", or the ProviderError reason. */
+  readonly result: string
+  /** The error message (keys already scrubbed), when the check failed. */
+  readonly detail: string | undefined
+}
+
+export class DoctorFailed extends Data.TaggedError("DoctorFailed")<{ readonly message: string }> {}
+
+// A health check should answer in seconds and say what is wrong, not sit through the run's backoff.
+const checkReliability: ReliabilityConfig = { concurrency: 1, retries: 0 }
+const checkTimeout = Duration.seconds(30)
+const quick = (endpoint: EndpointConfig): EndpointConfig => ({
+  ...endpoint,
+  timeout: Duration.min(endpoint.timeout, checkTimeout)
+})
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host
+  } catch {
+    return url
+  }
+}
+const ping = [{ role: "user" as const, content: "Reply with the single word OK." }]
+
+const timed = (
+  row: Pick<DoctorRow, "provider" | "model" | "endpoint">,
+  check: Effect.Effect<unknown, ProviderError | string>
+): Effect.Effect<DoctorRow> =>
+  Effect.gen(function*() {
+    const start = yield* Clock.currentTimeMillis
+    const outcome = yield* Effect.either(check)
+    const latencyMs = (yield* Clock.currentTimeMillis) - start
+    return outcome._tag === "Right"
+      ? { ...row, latencyMs, result: "ok", detail: undefined }
+      : typeof outcome.left === "string"
+      ? { ...row, latencyMs, result: "Transport", detail: outcome.left }
+      : { ...row, latencyMs, result: outcome.left.reason, detail: outcome.left.message.replace(/^[\w-]+: /, "") }
+  })
+
+/** One tiny call per configured provider (OCR: `/health`), in a fixed order. */
+export const runChecks = (
+  config: ProvidersConfig
+): Effect.Effect<ReadonlyArray<DoctorRow>, never, FileSystem.FileSystem | HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const checks: Array<Effect.Effect<DoctorRow, never, FileSystem.FileSystem | HttpClient.HttpClient>> = []
+    if (Option.isSome(config.llm)) {
+      const llmConfig = {
+        ...config.llm.value,
+        agent: quick(config.llm.value.agent),
+        tool: quick(config.llm.value.tool),
+        reliability: checkReliability
+      }
+      const llm = yield* OpenAiLlm.make(llmConfig)
+      for (const role of ["agent", "tool"] as const) {
+        const endpoint = llmConfig[role]
+        checks.push(timed(
+          { provider: role === "agent" ? "llm (agent)" : "llm (tool)", model: endpoint.model, endpoint: hostOf(endpoint.baseUrl) },
+          // Thinking off: the check is whether the endpoint answers, not how well the model reasons.
+          llm.chat({ role, messages: ping, maxTokens: 64, thinking: false })
+        ))
+      }
+    }
+    if (Option.isSome(config.vlm)) {
+      const vlmConfig = { ...config.vlm.value, endpoint: quick(config.vlm.value.endpoint), reliability: checkReliability }
+      const vlm = yield* OpenAiVlm.make(vlmConfig)
+      checks.push(timed(
+        { provider: "vlm", model: vlmConfig.endpoint.model, endpoint: hostOf(vlmConfig.endpoint.baseUrl) },
+        vlm.chatWithImages({ system: "You check that a service is up.", text: ping[0]!.content, images: [], maxTokens: 64 })
+      ))
+    }
+    if (Option.isSome(config.embedding)) {
+      const embedConfig = { ...config.embedding.value, endpoint: quick(config.embedding.value.endpoint), reliability: checkReliability }
+      const embedder = yield* OpenAiEmbedding.make(embedConfig)
+      checks.push(timed(
+        { provider: "embed", model: embedConfig.endpoint.model, endpoint: hostOf(embedConfig.endpoint.baseUrl) },
+        embedder.embed(["ping"])
+      ))
+    }
+    if (Option.isSome(config.ocr)) {
+      const http = yield* HttpClient.HttpClient
+      for (const url of config.ocr.value.urls) {
+        checks.push(timed(
+          { provider: "ocr", model: "monkeyocr", endpoint: hostOf(url) },
+          http.get(`${url}/health`).pipe(
+            Effect.mapError((error) => error.message),
+            Effect.flatMap((response) =>
+              response.status >= 200 && response.status < 300 ? Effect.void : Effect.fail(`/health answered HTTP ${response.status}`)
+            ),
+            Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "/health gave no answer within 10s" })
+          )
+        ))
+      }
+    }
+    return yield* Effect.all(checks, { concurrency: "unbounded" })
+  })
+
+/** A plain aligned table; details of failures follow it, one line each. */
+export const formatDoctorTable = (rows: ReadonlyArray<DoctorRow>): string => {
+  const header = ["provider", "model", "endpoint", "latency", "result"]
+  const cells = rows.map((row) => [row.provider, row.model, row.endpoint, `${row.latencyMs} ms`, row.result])
+  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i]!.length)))
+  const line = (values: ReadonlyArray<string>) => values.map((value, i) => value.padEnd(widths[i]!)).join("  ").trimEnd()
+  const details = rows.flatMap((row) => (row.detail === undefined ? [] : [`${row.provider}: ${row.detail}`]))
+  return [line(header), ...cells.map(line), ...(details.length > 0 ? ["", ...details] : [])].join("\n")
+}
+
+/** `vtree doctor` without the CLI around it: prints the table, fails when anything failed. */
+export const doctor = Effect.gen(function*() {
+  const config = yield* loadProvidersConfig
+  const configured = [config.llm, config.vlm, config.embedding, config.ocr].some((option: Option.Option<unknown>) => Option.isSome(option))
+  if (!configured) return yield* new DoctorFailed({ message: `no provider is configured: ${configurationHelp}` })
+  const rows = yield* runChecks(config)
+  yield* Console.log(formatDoctorTable(rows))
+  const failed = rows.filter((row) => row.result !== "ok")
+  if (failed.length > 0) {
+    return yield* new DoctorFailed({
+      message: `${failed.length} of ${rows.length} provider checks failed: ${failed.map((row) => `${row.provider} (${row.result})`).join(", ")}`
+    })
+  }
+})
+
+/** The doctor run with the HTTP client it checks OCR health with. */
+export const doctorWithHttp = doctor.pipe(Effect.provide(NodeHttpClient.layer))

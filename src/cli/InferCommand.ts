@@ -13,7 +13,9 @@ import { defaultConcurrency, InferError } from "../programs/harness/InferError.j
 import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
 import type { SearchHub } from "../programs/search/SearchHub.js"
 import type { AgentTool } from "../programs/tools/Dispatcher.js"
-import { RunStore } from "../services/RunStore.js"
+import type { CallBuffer } from "../services/CallBuffer.js"
+import type { CallLog } from "../services/CallLog.js"
+import { RunStore, type RunStoreError } from "../services/RunStore.js"
 
 const trees = Options.text("trees").pipe(
   Options.withDescription("Folder holding one <videoID>/tree.json per video")
@@ -173,8 +175,7 @@ const inferLayer = (args: { readonly db: string; readonly webSearch: boolean }) 
       OpenAiLlm.layerConfig(llm),
       OpenAiVlm.layerConfig(vlm),
       ...optional,
-      SqliteRunStore.layer({ filename: args.db }),
-      SqlCallLog.layer,
+      Layer.succeed(RunStoreLayer, Layer.merge(SqliteRunStore.layer({ filename: args.db }), SqlCallLog.layer)),
       Layer.succeed(ProvidersSummary, providersSummary(config)),
       Logger.minimumLogLevel(LogLevel.Warning),
       // No span exporter is configured, so spans would only cost time: thousands of calls per run.
@@ -195,6 +196,15 @@ const enabledTools = (hub: SearchHub, make: (hub: SearchHub) => ReadonlyArray<Ag
           "VTREE_SEARCH_SEARXNG_ENABLED / VTREE_SEARCH_GITHUB_ENABLED / VTREE_SEARCH_READER_ENABLED, or drop --web-search"
       })
     )
+
+/**
+ * The run store, handed to the handler unbuilt: it is opened only once the inputs have been checked,
+ * so a mistyped flag never leaves an empty database behind.
+ */
+class RunStoreLayer extends Context.Tag("vtree/cli/RunStoreLayer")<
+  RunStoreLayer,
+  Layer.Layer<RunStore | CallBuffer | CallLog, RunStoreError>
+>() {}
 
 /** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
 class ProvidersSummary extends Context.Tag("vtree/cli/ProvidersSummary")<ProvidersSummary, ReturnType<typeof providersSummary>>() {}
@@ -248,49 +258,53 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const all = yield* Questions.loadQuestions(args.questions)
     const selected = yield* selectOrFail(Questions, all, args)
     const manager = yield* PromptPack.loadPromptManager(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
+    yield* Infer.checkTrees(args.trees, selected)
     const retrySchedule = yield* stepRetrySchedule
     const webTools = yield* Effect.serviceOption(WebSearch)
     const extraTools = Option.match(webTools, { onNone: () => undefined, onSome: (tools) => () => tools })
-    const stderr = process.stderr
-    const progress = yield* Progress.makeProgress({ write: (text) => stderr.write(text), isTTY: stderr.isTTY === true, columns: stderr.columns ?? 80 })
-    let started: string | undefined
-    const result = yield* Infer.runBenchmark({
-      treesDir: args.trees,
-      questions: selected,
-      prompts: manager,
-      ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
-      resume: args.resume,
-      concurrency: args.concurrency,
-      maxSteps: args.maxSteps,
-      skillMode: args.skillMode,
-      verifyVision: args.verifyVision,
-      anchor: args.anchor ? args.anchorMode : "off",
-      webSearch: args.webSearch,
-      ...(extraTools === undefined ? {} : { extraTools }),
-      ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
-      config: {
-        questionsPath: args.questions,
-        selected: selected.length,
-        providers: yield* ProvidersSummary
-      },
-      onEvent: (event) => {
-        if (event._tag === "RunStarted") started = event.runId
-        return progress.onEvent(event)
-      }
-    }).pipe(
-      Effect.ensuring(progress.finish),
-      Effect.onInterrupt(() =>
-        started === undefined
-          ? Effect.void
-          : Console.error(
-            `vtree: interrupted — finished questions of run ${started} are saved in ${args.db}; ` +
-              `continue with --resume --run-id ${started}`
-          )
+    const storeLayer = yield* RunStoreLayer
+    yield* Effect.gen(function*() {
+      const stderr = process.stderr
+      const progress = yield* Progress.makeProgress({ write: (text) => stderr.write(text), isTTY: stderr.isTTY === true, columns: stderr.columns ?? 80 })
+      let started: string | undefined
+      const result = yield* Infer.runBenchmark({
+        treesDir: args.trees,
+        questions: selected,
+        prompts: manager,
+        ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
+        resume: args.resume,
+        concurrency: args.concurrency,
+        maxSteps: args.maxSteps,
+        skillMode: args.skillMode,
+        verifyVision: args.verifyVision,
+        anchor: args.anchor ? args.anchorMode : "off",
+        webSearch: args.webSearch,
+        ...(extraTools === undefined ? {} : { extraTools }),
+        ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
+        config: {
+          questionsPath: args.questions,
+          selected: selected.length,
+          providers: yield* ProvidersSummary
+        },
+        onEvent: (event) => {
+          if (event._tag === "RunStarted") started = event.runId
+          return progress.onEvent(event)
+        }
+      }).pipe(
+        Effect.ensuring(progress.finish),
+        Effect.onInterrupt(() =>
+          started === undefined
+            ? Effect.void
+            : Console.error(
+              `vtree: interrupted — finished questions of run ${started} are saved in ${args.db}; ` +
+                `continue with --resume --run-id ${started}`
+            )
+        )
       )
-    )
-    const store = yield* RunStore
-    const loaded = yield* store.loadRun(result.runId)
-    yield* Console.log(Report.renderText(Report.summarize(loaded)).trimEnd())
+      const store = yield* RunStore
+      const loaded = yield* store.loadRun(result.runId)
+      yield* Console.log(Report.renderText(Report.summarize(loaded)).trimEnd())
+    }).pipe(Effect.provide(storeLayer))
   }).pipe(Effect.scoped)).pipe(
     Command.withDescription(
       "Run a benchmark: every question through the agent, saved to SQLite as it finishes; Ctrl-C keeps finished work"

@@ -8,8 +8,11 @@ import { Schema } from "effect"
 // Builders emit `null` for fields the vision model left blank. The schemas only validate (no
 // property transformations): Schema defaults cost ~5× more per node, which a 20,000-node tree feels;
 // `withCardDefaults` fills the missing lists afterwards.
-const Text = Schema.optional(Schema.NullOr(Schema.String))
-const StringList = Schema.optional(Schema.NullOr(Schema.Array(Schema.String)))
+// Builders differ in small ways: some write a list where a sentence is expected, or a lone string where
+// a list is expected. Both are accepted and normalized by `withCardDefaults` (a list of text is joined
+// with "; ", a lone string becomes a one-item list) rather than failing a whole tree over it.
+const Text = Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Array(Schema.String))))
+const StringList = Schema.optional(Schema.NullOr(Schema.Union(Schema.Array(Schema.String), Schema.String)))
 const Extra = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 export const SceneCard = Schema.Struct({
@@ -48,11 +51,29 @@ export const listFieldsByLevel = {
   3: ["visible_entities", "ongoing_actions", "visible_text"]
 } as const
 
-/** The card with null fields dropped and missing or null list fields set to []. */
+/** The text fields of each level's card. */
+export const textFieldsByLevel = {
+  1: ["scene_summary", "main_setting", "temporal_flow"],
+  2: ["event_description", "spatial_relations", "state_changes"],
+  3: ["frame_summary", "spatial_layout"]
+} as const
+
+/**
+ * The card with null fields dropped, missing or null list fields set to [], a lone string in a list
+ * field made a one-item list, and a list in a text field joined into one text.
+ */
 export const withCardDefaults = (level: 1 | 2 | 3, card: Readonly<Record<string, unknown>>): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
   for (const key in card) if (card[key] !== null && card[key] !== undefined) out[key] = card[key]
-  for (const field of listFieldsByLevel[level]) if (out[field] === undefined) out[field] = []
+  for (const field of listFieldsByLevel[level]) {
+    const value = out[field]
+    if (value === undefined) out[field] = []
+    else if (typeof value === "string") out[field] = value.trim() === "" ? [] : [value]
+  }
+  for (const field of textFieldsByLevel[level]) {
+    const value = out[field]
+    if (Array.isArray(value)) out[field] = value.join("; ")
+  }
   return out
 }
 

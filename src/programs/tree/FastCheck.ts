@@ -1,4 +1,4 @@
-import { listFieldsByLevel } from "../../domain/Tree.js"
+import { listFieldsByLevel, textFieldsByLevel } from "../../domain/Tree.js"
 import type { FlatNode, NestedNode } from "../../domain/Tree.js"
 
 /**
@@ -19,12 +19,6 @@ const isStringList = (value: unknown) => {
 }
 const optionalString = (value: unknown) => isAbsent(value) || typeof value === "string"
 const optionalStringList = (value: unknown) => isAbsent(value) || isStringList(value)
-
-const textFieldsByLevel = {
-  1: ["scene_summary", "main_setting", "temporal_flow"],
-  2: ["event_description", "spatial_relations", "state_changes"],
-  3: ["frame_summary", "spatial_layout"]
-} as const
 
 export const isPlainCard = (level: 1 | 2 | 3, card: unknown): card is Record<string, unknown> => {
   if (!isPlainObject(card)) return false

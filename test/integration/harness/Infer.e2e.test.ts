@@ -1,7 +1,7 @@
 // End to end: the built CLI (`node dist/bin.js infer`) against openai-sim with a scripted agent, on
 // samples/. The globalSetup builds dist/ first.
 import { afterEach, assert, describe, it } from "@effect/vitest"
-import { writeFileSync } from "node:fs"
+import { existsSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import * as Sim from "../../support/openai-sim/index.js"
@@ -239,6 +239,8 @@ describe("vtree infer (built CLI against openai-sim)", () => {
       assert.strictEqual(result.stdout, "", name)
     })
     assert.strictEqual(sim.requests.length, 0)
+    // Checked before the store opens: a mistyped flag leaves no empty database behind.
+    assert.isFalse(existsSync(db), "a database file was created for a run that never started")
   }, 60_000)
 
   it("with an unreachable endpoint ends each question as error, not a crash, and prints no key", async () => {

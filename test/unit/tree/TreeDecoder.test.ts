@@ -48,6 +48,26 @@ describe("decodeTree", () => {
     assert.deepStrictEqual(index.nodes.get("VID_L1_000_L2_000_L3_000")!.card["visible_text"], [])
   })
 
+  it("accepts a list in a text field and a lone string in a list field, normalized", () => {
+    const tree = mutate((nodes) => {
+      nodes.VID_L1_000_L2_000.card = { event_description: "pouring", spatial_relations: ["cup left of pot", "pot on stove"] }
+      nodes.VID_L1_000_L2_000_L3_000.card = { frame_summary: "a cup", visible_entities: "cup", visible_text: "" }
+    })
+    const index = Either.getOrThrow(decodeTree(file, tree))
+    assert.strictEqual(index.nodes.get("VID_L1_000_L2_000")!.card["spatial_relations"], "cup left of pot; pot on stove")
+    const frame = index.nodes.get("VID_L1_000_L2_000_L3_000")!.card
+    assert.deepStrictEqual(frame["visible_entities"], ["cup"])
+    assert.deepStrictEqual(frame["visible_text"], [])
+  })
+
+  it("still rejects a number where card text is expected, naming node and field", () => {
+    const message = errorOf(mutate((nodes) => {
+      nodes.VID_L1_000.card = { scene_summary: 42 }
+    }))
+    assert.include(message, "VID_L1_000")
+    assert.include(message, "scene_summary")
+  })
+
   it("names the node and field of a wrong level", () => {
     const message = errorOf(mutate((nodes) => (nodes.VID_L1_001.level = 4)))
     assert.strictEqual(message, `${file}: nodes.VID_L1_001.level: expected 1, 2 or 3, found 4 — fix the file or re-run the builder`)
@@ -87,7 +107,7 @@ describe("decodeTree", () => {
 
   it("names the JSON path inside the nested form, and rejects duplicate ids there", () => {
     const nested = toNestedForm(small()) as any
-    nested.roots[1].children[0].children[2].card.visible_entities = "cup"
+    nested.roots[1].children[0].children[2].card.visible_entities = 42
     assert.include(errorOf(nested), "roots[1].children[0].children[2].card.visible_entities")
     const duplicated = toNestedForm(small()) as any
     duplicated.roots[1].children[1].id = duplicated.roots[1].children[0].id

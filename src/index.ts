@@ -47,7 +47,6 @@ export {
   summarize
 } from "./programs/harness/Report.js"
 export { renderHtml } from "./programs/harness/ReportHtml.js"
-export { webSearchTools } from "./programs/harness/WebSearchTools.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"
@@ -86,7 +85,10 @@ export {
 } from "./programs/tools/Dispatcher.js"
 export { makeSummaryCache, type SummaryCache } from "./programs/tools/SummaryCache.js"
 export type { AnchorMode, ToolContext } from "./programs/tools/ToolContext.js"
+export { makeWebTools, type WebToolsHub } from "./programs/tools/WebTools.js"
+export { formatForAgent } from "./programs/search/AgentView.js"
 export { SearchHub } from "./programs/search/SearchHub.js"
+export { SearchHubLive } from "./cli/McpServe.js"
 export { SearchSettings, type SearchSettingsShape } from "./programs/search/SearchSettings.js"
 
 // ---- Ports --------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ import type { Question } from "../domain/Question.js"
 import { defaultConcurrency, InferError } from "../programs/harness/InferError.js"
 import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
 import type { SearchHub } from "../programs/search/SearchHub.js"
-import type { AgentTool } from "../programs/tools/Dispatcher.js"
+import type { ToolContext } from "../programs/tools/ToolContext.js"
+import type { WebToolsHub } from "../programs/tools/WebTools.js"
 import type { CallBuffer } from "../services/CallBuffer.js"
 import type { CallLog } from "../services/CallLog.js"
 import { RunStore, type RunStoreError } from "../services/RunStore.js"
@@ -143,7 +144,7 @@ const loadConfiguredProviders = Effect.flatMap(loadProvidersConfig, (config) =>
 const inferLayer = (args: { readonly db: string; readonly webSearch: boolean }) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const config = yield* loadConfiguredProviders
-    const [OpenAiLlm, OpenAiVlm, OpenAiEmbedding, MonkeyOcr, NodeHttpClient, SqliteRunStore, SqlCallLog, Mcp, WebTools, Hub] =
+    const [OpenAiLlm, OpenAiVlm, OpenAiEmbedding, MonkeyOcr, NodeHttpClient, SqliteRunStore, SqlCallLog, Mcp, Hub] =
       yield* Effect.promise(() =>
         Promise.all([
           import("../layers/openai/OpenAiLlm.js"),
@@ -154,7 +155,6 @@ const inferLayer = (args: { readonly db: string; readonly webSearch: boolean }) 
           import("../layers/sqlite/SqliteRunStore.js"),
           import("../services/CallBuffer.js"),
           import("./McpServe.js"),
-          import("../programs/harness/WebSearchTools.js"),
           import("../programs/search/SearchHub.js")
         ])
       )
@@ -166,7 +166,7 @@ const inferLayer = (args: { readonly db: string; readonly webSearch: boolean }) 
       ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layerConfig)),
       ...Option.toArray(Option.map(config.ocr, (ocr) => MonkeyOcr.layerConfig(ocr).pipe(Layer.provide(NodeHttpClient.layerUndici)))),
       ...(args.webSearch
-        ? [Layer.effect(WebSearch, Effect.flatMap(Hub.SearchHub, (hub) => enabledTools(hub, WebTools.webSearchTools))).pipe(
+        ? [Layer.effect(WebSearch, Effect.flatMap(Hub.SearchHub, enabledHub)).pipe(
           Layer.provide(Mcp.SearchHubLive)
         )]
         : [])
@@ -184,11 +184,11 @@ const inferLayer = (args: { readonly db: string; readonly webSearch: boolean }) 
   }))
 
 /** The agent's web tools, present only with --web-search. */
-class WebSearch extends Context.Tag("vtree/cli/WebSearch")<WebSearch, ReadonlyArray<AgentTool>>() {}
+class WebSearch extends Context.Tag("vtree/cli/WebSearch")<WebSearch, WebToolsHub>() {}
 
-const enabledTools = (hub: SearchHub, make: (hub: SearchHub) => ReadonlyArray<AgentTool>) =>
+const enabledHub = (hub: SearchHub) =>
   hub.enabled
-    ? Effect.succeed(make(hub))
+    ? Effect.succeed<WebToolsHub>(hub)
     : Effect.fail(
       new InferError({
         reason: "BadOption",
@@ -260,8 +260,12 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const manager = yield* PromptPack.loadPromptManager(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
     yield* Infer.checkTrees(args.trees, selected)
     const retrySchedule = yield* stepRetrySchedule
-    const webTools = yield* Effect.serviceOption(WebSearch)
-    const extraTools = Option.match(webTools, { onNone: () => undefined, onSome: (tools) => () => tools })
+    const webHub = yield* Effect.serviceOption(WebSearch)
+    const WebTools = Option.isSome(webHub) ? yield* Effect.promise(() => import("../programs/tools/WebTools.js")) : undefined
+    // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
+    const extraTools = Option.isSome(webHub) && WebTools !== undefined
+      ? (context: ToolContext) => WebTools.makeWebTools(context.prompts.labels, webHub.value)
+      : undefined
     const storeLayer = yield* RunStoreLayer
     yield* Effect.gen(function*() {
       const stderr = process.stderr

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { ReadOutcome, SearchOutcome } from "../../domain/Search.js"
 import type { Labels } from "../prompts/PromptManager.js"
+import { formatForAgent } from "../search/AgentView.js"
 import type { AgentTool } from "./Dispatcher.js"
 
 /** The part of the Search Hub the agent tools use; `SearchHub` itself fits. */
@@ -16,7 +17,7 @@ export interface WebToolsHub {
  */
 export const makeWebTools = (labels: Labels, hub: WebToolsHub): ReadonlyArray<AgentTool> => {
   const wrap = Effect.map((outcome: SearchOutcome | ReadOutcome) => ({
-    output: `${labels.untrustedExternal}\n${JSON.stringify(outcome, null, 2)}`
+    output: formatForAgent(outcome, labels.untrustedExternal)
   }))
   return [
     { name: "external_search", run: (args) => wrap(hub.search(args)) },

@@ -266,4 +266,33 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     assert.match(result.stdout, /error\s+7/)
     assert.notInclude(result.stdout + result.stderr + allDbText(db), "SECRET")
   }, 60_000)
+
+  it("offers external_search / external_read only with --web-search and an enabled capability", async () => {
+    const { db, sim } = await setup()
+    const off = await run(inferArgs(db, "--web-search", "--question-ids", "001-1"), simEnv(sim.url))
+    assert.strictEqual(off.code, 1)
+    assert.match(off.stderr.trim(), /^vtree: --web-search: no search capability is enabled — set VTREE_SEARCH_ENABLED=true/)
+    assert.strictEqual(sim.requests.length, 0)
+
+    const on = await run(
+      inferArgs(db, "--web-search", "--question-ids", "001-1"),
+      simEnv(sim.url, { VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_READER_ENABLED: "true" })
+    )
+    assert.strictEqual(on.code, 0, on.stderr)
+    const systemPrompt = (request: Sim.SimRequest) =>
+      String((request.body["messages"] as ReadonlyArray<{ content: unknown }>)[0]?.content ?? "")
+    const agentRequests = sim.requests.filter((request) => request.model === "agent-model")
+    assert.isAbove(agentRequests.length, 0)
+    for (const request of agentRequests) {
+      assert.include(systemPrompt(request), "external_search")
+      assert.include(systemPrompt(request), "external_read")
+    }
+
+    sim.reset()
+    const plain = await run(inferArgs(db.replace(/\.db$/, "-plain.db"), "--question-ids", "001-1"), simEnv(sim.url))
+    assert.strictEqual(plain.code, 0, plain.stderr)
+    for (const request of sim.requests.filter((r) => r.model === "agent-model")) {
+      assert.notInclude(systemPrompt(request), "external_search")
+    }
+  }, 60_000)
 })

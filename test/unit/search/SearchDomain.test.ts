@@ -119,6 +119,7 @@ describe("agent view", () => {
     assert.isTrue(text.trimEnd().endsWith("<<<end_external_content>>>"))
     const failed = formatForAgent(errorResponse("r", new SearchError({ code: "URL_BLOCKED", message: "no" })))
     assert.isTrue(failed.startsWith("[external URL_BLOCKED] no"))
+    assert.isTrue(formatForAgent(errorResponse("r", new SearchError({ code: "URL_BLOCKED", message: "no" })), "[外部内容]").includes("\n[外部内容]\n"))
   })
 
   it("a fetch refused with a client error is not worth retrying", () => {

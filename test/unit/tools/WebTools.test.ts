@@ -42,7 +42,7 @@ describe("web-search agent tools", () => {
         { prompts: testPrompts(), webSearch: true, extraTools: (context) => makeWebTools(context.prompts.labels, hub) }
       ).pipe(Effect.provide(Layer.merge(llm.layer, noVlm)))
       assert.deepStrictEqual(received, [{ capability: "search.web", query: "pasta recipe" }, { url: "http://127.0.0.1/" }])
-      assert.isTrue(prediction.steps[0]!.output.startsWith("[External]\n{"))
+      assert.isTrue(prediction.steps[0]!.output.startsWith("[external CAPABILITY_DISABLED] search.web is switched off\n[External]\n<<<external_content"))
       assert.include(prediction.steps[0]!.output, "\"CAPABILITY_DISABLED\"")
       assert.include(prediction.steps[1]!.output, "\"URL_BLOCKED\"")
       const agentCalls = (yield* llm.requests).filter((request) => request.role === "agent")

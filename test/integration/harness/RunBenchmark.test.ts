@@ -138,11 +138,13 @@ describe("runBenchmark", () => {
       const fiber = yield* Effect.fork(
         runBenchmark({ treesDir: samplesTrees, questions, prompts: pack, runId: "r3", concurrency: 2 }).pipe(Effect.provide(context))
       )
-      yield* TestClock.adjust("1500 millis")
-      // Two questions finished at 1 s; their saves complete without the clock.
+      // Tree loading and SQLite saves are real I/O, so model time is let pass in small steps, with a
+      // real pause between them, until the first two questions (1 s of model time each) are saved;
+      // the next two would need another second, so exactly two are finished when the run is stopped.
       let saved = 0
-      for (let i = 0; i < 200 && saved < 2; i++) {
-        yield* Effect.yieldNow()
+      for (let i = 0; i < 2000 && saved < 2; i++) {
+        yield* TestClock.adjust("50 millis")
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
         saved = (yield* store.finishedQuestionIds("r3").pipe(Effect.orElseSucceed(() => new Set()))).size
       }
       yield* Fiber.interrupt(fiber)

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Logger } from "effect"
 import { describeFailure } from "./cli/ErrorReport.js"
 import { rootCommand } from "./cli/Root.js"

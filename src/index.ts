@@ -88,7 +88,6 @@ export type { AnchorMode, ToolContext } from "./programs/tools/ToolContext.js"
 export { makeWebTools, type WebToolsHub } from "./programs/tools/WebTools.js"
 export { formatForAgent } from "./programs/search/AgentView.js"
 export { SearchHub } from "./programs/search/SearchHub.js"
-export { SearchHubLive } from "./cli/McpServe.js"
 export { SearchSettings, type SearchSettingsShape } from "./programs/search/SearchSettings.js"
 
 // ---- Ports --------------------------------------------------------------------------------------

@@ -1,0 +1,16 @@
+/**
+ * `vtree/search`: the Search Hub for other Effect apps — the hub, its live providers (SearXNG, GitHub,
+ * the safe reader), the URL-safety check and the agent-tool wrappers. A separate entry point because
+ * the providers pull in an HTML parser, Readability and an HTTP agent that the agent library alone
+ * never needs.
+ */
+export { SearchHubLive } from "./cli/McpServe.js"
+export * as Search from "./domain/Search.js"
+export { canonicalizeUrl, dedupeByCanonicalUrl } from "./domain/SearchUrl.js"
+export { formatForAgent } from "./programs/search/AgentView.js"
+export { DnsResolver } from "./programs/search/DnsResolver.js"
+export { SearchHub } from "./programs/search/SearchHub.js"
+export { CodeSearch, PageReader, WebSearch } from "./programs/search/SearchProviders.js"
+export { SearchSettings, type SearchSettingsShape } from "./programs/search/SearchSettings.js"
+export { blockedAddressReason, checkUrl, parseAllowRanges, type UrlCheck, type UrlPolicy } from "./programs/search/UrlSafety.js"
+export { makeWebTools, type WebToolsHub } from "./programs/tools/WebTools.js"

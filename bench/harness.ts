@@ -177,7 +177,7 @@ const program = Effect.gen(function* () {
   globalThis.gc()
   const heapAfterRunMb = process.memoryUsage().heapUsed / 1048576
   const store = yield* V.RunStore
-  const loaded = yield* store.loadRun(result.runId)
+  const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
   const text = V.renderText(V.summarize(loaded))
   const run = loaded.run
   return { questions: loaded.predictions.length, steps: loaded.steps.length, calls: loaded.calls.length, summaryChars: text.length, runWallMs: run.finishedAt - run.startedAt, heapAfterRunMb }

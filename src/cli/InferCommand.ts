@@ -306,7 +306,8 @@ export const inferCommand = Command.make("infer", options, (args) =>
         )
       )
       const store = yield* RunStore
-      const loaded = yield* store.loadRun(result.runId)
+      // The summary needs predictions and calls; steps (with every tool output) stay on disk.
+      const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
       yield* Console.log(Report.renderText(Report.summarize(loaded)).trimEnd())
     }).pipe(Effect.provide(storeLayer))
   }).pipe(Effect.scoped)).pipe(

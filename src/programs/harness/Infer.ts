@@ -3,7 +3,7 @@
 // run a whole benchmark with its own layers or the fakes.
 import { FileSystem, Path } from "@effect/platform"
 import { Cause, Clock, Effect, Either, Exit, Option, Random, type Schedule } from "effect"
-import type { Prediction } from "../../domain/Prediction.js"
+import { emptyToolStats, type Prediction } from "../../domain/Prediction.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { Question } from "../../domain/Question.js"
 import { CallBuffer, captureCalls } from "../../services/CallBuffer.js"
@@ -100,19 +100,7 @@ const failedPrediction = (question: Question, error: string): Prediction => ({
   steps: [],
   stepsUsed: 0,
   usage: emptyUsage(),
-  stats: {
-    parseFailures: 0,
-    unknownTools: 0,
-    badArgs: 0,
-    extractFailed: 0,
-    verifyFailed: 0,
-    childrenFailed: 0,
-    visionFailed: 0,
-    visionVerifyFailed: 0,
-    ocrFailed: 0,
-    invalidAnchors: 0,
-    summaryCacheHits: 0
-  },
+  stats: emptyToolStats(),
   stopReason: "error",
   error
 })

@@ -1,57 +1,15 @@
 // What a run amounts to: pure functions from stored rows to a summary, and the summary as text or JSON.
-// The input shapes are declared here (not imported from the store) so the report depends on no layer;
-// the store's LoadedRun satisfies them structurally. `vtree infer` prints `renderText(summarize(…))`.
+// The inputs are the store's row shapes (only the fields a summary reads), so any LoadedRun fits.
+// `vtree infer` prints `renderText(summarize(…))`.
+import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
 
-export interface ReportRun {
-  readonly runId: string
-  readonly startedAt: number
-  readonly finishedAt: number | null
-  readonly status: string
-}
-
-export interface ReportPrediction {
-  readonly questionId: string
-  readonly videoId: string
-  readonly taskType: string | null
-  readonly duration: string | null
-  readonly question: string
-  readonly options: ReadonlyArray<string>
-  readonly answer: string | null
-  readonly prediction: string | null
-  readonly correct: boolean
-  readonly evidence: string | null
-  readonly reasoning: string | null
-  readonly stepsUsed: number
-  readonly stopReason: string
-  readonly error: string | null
-  readonly promptTokens: number
-  readonly completionTokens: number
-  readonly startedAt: number
-  readonly finishedAt: number
-}
-
-export interface ReportStep {
-  readonly questionId: string
-  readonly step: number
-  readonly tool: string
-  readonly args: unknown
-  readonly output: string
-  readonly thought: string | null
-  readonly reflect: unknown
-  readonly plan: unknown
-}
-
-export interface ReportCall {
-  readonly questionId: string | null
-  readonly parentStep: number | null
-  readonly role: string
-  readonly model: string
-  readonly durationMs: number
-  readonly promptTokens: number
-  readonly completionTokens: number
-  readonly status: string
-  readonly errorReason: string | null
-}
+export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status">
+export type ReportPrediction = PredictionRow
+export type ReportStep = StepRow
+export type ReportCall = Pick<
+  CallRow,
+  "questionId" | "parentStep" | "role" | "model" | "durationMs" | "promptTokens" | "completionTokens" | "status" | "errorReason"
+>
 
 export interface SummaryInput {
   readonly run: ReportRun

@@ -4,7 +4,7 @@ import { formatDuration, renderJson, renderText, summarize } from "../../../src/
 import { accuracyChart, escapeHtml, renderHtml } from "../../../src/programs/harness/ReportHtml.js"
 import { call, prediction, step } from "./fixtures.js"
 
-const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" }
+const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" as const }
 
 const input: ReportInput = {
   run,

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ProviderErrorReason } from "./ProviderError.js"
 
 export const StopReason = Schema.Literal("finished", "budget_exceeded", "parse_error", "error")
 export type StopReason = typeof StopReason.Type
@@ -77,6 +78,12 @@ export const Prediction = Schema.Struct({
   stats: ToolStats,
   stopReason: StopReason,
   /** What went wrong, for stopReason `error` and `parse_error`. */
-  error: Schema.NullOr(Schema.String)
+  error: Schema.NullOr(Schema.String),
+  /** For stopReason `error` from the agent's model: the provider failure, so a harness can tell a
+   * misconfigured endpoint (Auth, unknown model) from trouble with one question. */
+  providerError: Schema.optionalWith(
+    Schema.Struct({ provider: Schema.String, reason: ProviderErrorReason, status: Schema.NullOr(Schema.Number) }),
+    { exact: true }
+  )
 })
 export type Prediction = typeof Prediction.Type

@@ -41,6 +41,7 @@ interface Ending {
   readonly stopReason: StopReason
   readonly submission?: Submission
   readonly error?: string
+  readonly providerError?: NonNullable<Prediction["providerError"]>
 }
 
 const ending = (stopReason: StopReason, details: Omit<Ending, "stopReason"> = {}): Ending => ({ stopReason, ...details })
@@ -73,7 +74,11 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
         Effect.either
       )
       if (Either.isLeft(reply)) {
-        return ending("error", { error: `${reply.left.provider}: ${reply.left.reason}: ${reply.left.message}` })
+        const failure = reply.left
+        return ending("error", {
+          error: `${failure.provider}: ${failure.reason}: ${failure.message}`,
+          providerError: { provider: failure.provider, reason: failure.reason, status: failure.status ?? null }
+        })
       }
       const raw = reply.right.content
       messages.push({ role: "assistant", content: raw })
@@ -151,7 +156,8 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
     usage: structuredClone(usage),
     stats: { ...input.stats },
     stopReason: end.stopReason,
-    error: end.error ?? null
+    error: end.error ?? null,
+    ...(end.providerError === undefined ? {} : { providerError: end.providerError })
   }
   yield* observer.onFinish(prediction)
   return prediction

@@ -91,6 +91,36 @@ const usageOfCalls = (calls: ReadonlyArray<CallRecord>): UsageByRole => {
 }
 
 /** A question that never reached the agent, or whose run died: kept as an `error` row, never dropped. */
+const settingsByRole: Readonly<Record<string, string>> = {
+  agent: "VTREE_LLM_API_KEY / VTREE_LLM_MODEL",
+  tool: "VTREE_TOOL_LLM_API_KEY / VTREE_TOOL_LLM_MODEL (they default to the VTREE_LLM_ values)",
+  vlm: "VTREE_VLM_API_KEY / VTREE_VLM_MODEL (they default to the VTREE_LLM_ values)",
+  embed: "VTREE_EMBED_API_KEY / VTREE_EMBED_MODEL",
+  ocr: "VTREE_OCR_URLS"
+}
+
+/**
+ * Whether a finished question shows that an endpoint refuses the configuration itself — the key
+ * (401/403, any role) or the agent's model name (404) — rather than trouble with this one question.
+ * Returns what to tell the user, or undefined.
+ */
+export const configurationRejection = (
+  prediction: Prediction,
+  calls: ReadonlyArray<CallRecord>
+): string | undefined => {
+  const refused = calls.find((call) => call.status === "error" && call.errorReason === "Auth")
+  if (refused !== undefined) {
+    return `the ${refused.role} model endpoint refused the credentials (model ${refused.model}) — check ${
+      settingsByRole[refused.role] ?? "the provider settings"
+    }`
+  }
+  const failure = prediction.providerError
+  if (failure !== undefined && failure.reason === "BadRequest" && failure.status === 404) {
+    return `the agent model endpoint answered 404 (${firstLine(prediction.error ?? "not found")}) — check VTREE_LLM_MODEL and VTREE_LLM_BASE_URL (it usually ends in /v1)`
+  }
+  return undefined
+}
+
 const failedPrediction = (question: Question, error: string): Prediction => ({
   questionId: question.questionId,
   answer: null,
@@ -309,6 +339,14 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
         const startedAt = yield* Clock.currentTimeMillis
         const [{ prediction, tree }, calls] = yield* restore(captureCalls(question.questionId)(answer(question)))
         const finishedAt = yield* Clock.currentTimeMillis
+        // Not saved: once the setting is fixed, --resume must ask this question again.
+        const rejection = configurationRejection(prediction, calls)
+        if (rejection !== undefined) {
+          return yield* new InferError({
+            reason: "ProviderRejected",
+            message: `${rejection}; run ${runId} stopped (finished questions are saved: fix the setting and continue with --resume --run-id ${runId})`
+          })
+        }
         // A question that never reached the agent loop has no usage of its own; its calls still count.
         const accounted = Object.values(prediction.usage).some((role) => role.calls > 0)
         const tokens = sumUsage(accounted ? prediction.usage : usageOfCalls(calls))

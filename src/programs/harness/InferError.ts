@@ -1,10 +1,22 @@
 // Kept apart from Infer.ts so the CLI can name these without loading the harness (cold start).
 import { Schema } from "effect"
 
-export const InferErrorReason = Schema.Literal("TreesMissing", "TreeMissing", "NoQuestions", "NothingToResume", "BadOption")
+export const InferErrorReason = Schema.Literal(
+  "TreesMissing",
+  "TreeMissing",
+  "NoQuestions",
+  "NothingToResume",
+  "BadOption",
+  // A model endpoint refused the configuration itself (credentials, model name): every further
+  // question would fail the same way, so the run stops instead of burning through them.
+  "ProviderRejected"
+)
 export type InferErrorReason = typeof InferErrorReason.Type
 
-/** Bad input found before the run starts; `message` is one line naming the problem and the fix. */
+/**
+ * Bad input found before the run starts, or a configuration a model endpoint refused during it;
+ * `message` is one line naming the problem and the fix.
+ */
 export class InferError extends Schema.TaggedError<InferError>()("InferError", {
   reason: InferErrorReason,
   message: Schema.String

@@ -295,4 +295,32 @@ describe("vtree infer (built CLI against openai-sim)", () => {
       assert.notInclude(systemPrompt(request), "external_search")
     }
   }, 60_000)
+
+  it("stops the run at once when the endpoint refuses the key, then --resume answers everything", async () => {
+    const { db, sim } = await setup()
+    const refusing = await Sim.start({
+      chat: { "*": () => ({ fault: "status", status: 401, message: "Incorrect API key provided" }) }
+    })
+    cleanups.push(() => refusing.close())
+    const refused = await run(inferArgs(db, "--run-id", "keyed", "--concurrency", "2"), simEnv(refusing.url, { VTREE_LLM_API_KEY: secret }))
+    assert.strictEqual(refused.code, 1, refused.stderr)
+    // Progress lines aside, one line says what is wrong.
+    const lines = refused.stderr.trim().split("\n").filter((line) => line.startsWith("vtree: ") && !/^vtree: run \S+: \d+\/\d+ /.test(line))
+    assert.strictEqual(lines.length, 1, refused.stderr)
+    assert.match(
+      lines[0]!,
+      /^vtree: the agent model endpoint refused the credentials \(model agent-model\) — check VTREE_LLM_API_KEY \/ VTREE_LLM_MODEL; run keyed stopped .* --resume --run-id keyed\)$/
+    )
+    assert.notInclude(refused.stdout + refused.stderr, "SECRET")
+    // Non-retryable: the endpoint was asked once per question started, not through the whole benchmark.
+    assert.isAtMost(refusing.requests.length, 2)
+    assert.strictEqual(runs(db)[0]!.status, "failed")
+    assert.strictEqual(predictions(db).length, 0)
+
+    const resumed = await run(inferArgs(db, "--run-id", "keyed", "--resume"), simEnv(sim.url))
+    assert.strictEqual(resumed.code, 0, resumed.stderr)
+    assert.strictEqual(predictions(db).length, questions.length)
+    assert.isTrue(predictions(db).every((row) => row.stop_reason === "finished"))
+    assert.strictEqual(runs(db)[0]!.status, "completed")
+  }, 60_000)
 })

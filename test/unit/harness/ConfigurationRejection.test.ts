@@ -1,0 +1,62 @@
+import { assert, describe, it } from "@effect/vitest"
+import { emptyToolStats, type Prediction } from "../../../src/domain/Prediction.js"
+import { configurationRejection } from "../../../src/programs/harness/Infer.js"
+import { type CallRecord, emptyUsage } from "../../../src/services/CallLog.js"
+
+const prediction = (patch: Partial<Prediction> = {}): Prediction => ({
+  questionId: "q",
+  answer: null,
+  prediction: null,
+  evidence: null,
+  reasoning: null,
+  steps: [],
+  stepsUsed: 0,
+  usage: emptyUsage(),
+  stats: emptyToolStats(),
+  stopReason: "error",
+  error: null,
+  ...patch
+})
+
+const call = (patch: Partial<CallRecord>): CallRecord => ({
+  questionId: "q",
+  parentStep: 1,
+  role: "agent",
+  model: "m",
+  startedAt: 0,
+  durationMs: 1,
+  promptTokens: 0,
+  completionTokens: 0,
+  status: "ok",
+  errorReason: null,
+  ...patch
+})
+
+describe("configurationRejection", () => {
+  it("names the role's settings when any call was refused for its credentials", () => {
+    const message = configurationRejection(prediction({ stopReason: "finished" }), [
+      call({}),
+      call({ role: "vlm", model: "vision-x", status: "error", errorReason: "Auth" })
+    ])
+    assert.match(message ?? "", /^the vlm model endpoint refused the credentials \(model vision-x\) — check VTREE_VLM_API_KEY/)
+  })
+
+  it("treats a 404 from the agent's endpoint as a wrong model name or base URL", () => {
+    const message = configurationRejection(
+      prediction({
+        error: "llm: BadRequest: The model `gpt-9` does not exist",
+        providerError: { provider: "llm", reason: "BadRequest", status: 404 }
+      }),
+      [call({ status: "error", errorReason: "BadRequest" })]
+    )
+    assert.match(message ?? "", /404 .*gpt-9.* — check VTREE_LLM_MODEL and VTREE_LLM_BASE_URL/)
+  })
+
+  it("leaves question-level and transient failures to the question", () => {
+    const transient = prediction({ providerError: { provider: "llm", reason: "Timeout", status: null } })
+    assert.isUndefined(configurationRejection(transient, [call({ status: "error", errorReason: "Timeout" })]))
+    const tooLong = prediction({ providerError: { provider: "llm", reason: "BadRequest", status: 400 } })
+    assert.isUndefined(configurationRejection(tooLong, [call({ status: "error", errorReason: "BadRequest" })]))
+    assert.isUndefined(configurationRejection(prediction({ stopReason: "finished" }), [call({})]))
+  })
+})

@@ -67,6 +67,9 @@ const taskTypes = Options.text("task-types").pipe(
 const resume = Options.boolean("resume").pipe(
   Options.withDescription("Continue a run, skipping the questions it saved: --run-id's, or the latest run in --db")
 )
+const retryErrors = Options.boolean("retry-errors").pipe(
+  Options.withDescription("With --resume: also ask again the questions that ended with stop reason error (e.g. after an outage)")
+)
 // On by default, so the flag that appears in help is the one that changes something.
 const verifyVision = Options.boolean("no-verify-vision", { ifPresent: false, negationNames: ["verify-vision"] }).pipe(
   Options.withDescription("Skip the second vision round that checks the first (it is on by default; --verify-vision is accepted)")
@@ -96,6 +99,7 @@ const options = {
   questionIds,
   taskTypes,
   resume,
+  retryErrors,
   verifyVision,
   anchor,
   anchorMode,
@@ -277,6 +281,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
         prompts: manager,
         ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
         resume: args.resume,
+      retryErrors: args.retryErrors,
         concurrency: args.concurrency,
         maxSteps: args.maxSteps,
         skillMode: args.skillMode,

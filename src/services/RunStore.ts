@@ -104,8 +104,14 @@ export interface RunStoreShape {
     status: Exclude<RunStatus, "running">,
     finishedAt?: number
   ) => Effect.Effect<void, RunStoreError>
-  /** Question ids with a saved prediction (whatever their stop reason): the ones `--resume` skips. */
-  readonly finishedQuestionIds: (runId: string) => Effect.Effect<ReadonlySet<string>, RunStoreError>
+  /**
+   * Question ids with a saved prediction: the ones `--resume` skips. With `exceptErrors`, questions
+   * that ended with stop reason `error` are left out, so `--retry-errors` asks them again.
+   */
+  readonly finishedQuestionIds: (
+    runId: string,
+    options?: { readonly exceptErrors?: boolean }
+  ) => Effect.Effect<ReadonlySet<string>, RunStoreError>
   /**
    * Writes prediction, steps and calls in one transaction, uninterruptibly: all of it or none. Saving a
    * question again replaces its earlier prediction, steps and calls, so a question is never there twice.

@@ -351,8 +351,10 @@ const make = (filename: string) =>
     }, Effect.catchTag("SqlError", sqlFailure("finishing the run")))
 
     const finishedQuestionIds: RunStoreShape["finishedQuestionIds"] = Effect.fn("RunStore.finishedQuestionIds")(
-      function*(runId) {
-        const rows = yield* sql<{ question_id: string }>`SELECT question_id FROM predictions WHERE run_id = ${runId}`
+      function*(runId, options) {
+        const rows = options?.exceptErrors === true
+          ? yield* sql<{ question_id: string }>`SELECT question_id FROM predictions WHERE run_id = ${runId} AND stop_reason <> 'error'`
+          : yield* sql<{ question_id: string }>`SELECT question_id FROM predictions WHERE run_id = ${runId}`
         return new Set(rows.map((row) => row.question_id))
       },
       Effect.catchTag("SqlError", sqlFailure("reading finished questions"))

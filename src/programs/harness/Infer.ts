@@ -46,6 +46,8 @@ export interface BenchmarkOptions<R = never> {
   readonly runId?: string
   /** Continue a run: questions it already saved are skipped. */
   readonly resume?: boolean
+  /** With `resume`: ask again the questions that ended with stop reason `error` (an outage, say). */
+  readonly retryErrors?: boolean
   /** Questions answered at once; default 12. */
   readonly concurrency?: number
   readonly maxSteps?: number
@@ -231,6 +233,12 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     return yield* new InferError({ reason: "BadOption", message: `--concurrency ${concurrency}: expected a whole number ≥ 1` })
   }
+  if (options.retryErrors === true && options.resume !== true) {
+    return yield* new InferError({
+      reason: "BadOption",
+      message: "--retry-errors re-asks the failed questions of an earlier run: use it with --resume (and --run-id)"
+    })
+  }
   if (options.questions.length === 0) {
     return yield* new InferError({
       reason: "NoQuestions",
@@ -256,7 +264,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   }
   const run = yield* startOrResume(options, config)
   const runId = run.runId
-  const finished = yield* store.finishedQuestionIds(runId)
+  const finished = yield* store.finishedQuestionIds(runId, { exceptErrors: options.retryErrors === true })
   const todo = options.questions.filter((question) => !finished.has(question.questionId))
   const onEvent = options.onEvent ?? (() => Effect.void)
   yield* onEvent({

@@ -265,6 +265,21 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     }
     assert.match(result.stdout, /error\s+7/)
     assert.notInclude(result.stdout + result.stderr + allDbText(db), "SECRET")
+
+    // Once the endpoint is back, --resume --retry-errors asks exactly the failed questions again.
+    const { sim } = await setup()
+    const runId = runs(db)[0]!.run_id
+    const plain = await run(inferArgs(db, "--run-id", runId, "--resume"), simEnv(sim.url))
+    assert.strictEqual(plain.code, 0, plain.stderr)
+    assert.strictEqual(sim.requests.length, 0)
+    const retried = await run(inferArgs(db, "--run-id", runId, "--resume", "--retry-errors"), simEnv(sim.url))
+    assert.strictEqual(retried.code, 0, retried.stderr)
+    const after = predictions(db)
+    assert.strictEqual(after.length, questions.length)
+    assert.isTrue(after.every((row) => row.stop_reason === "finished"))
+    const misuse = await run(inferArgs(db, "--retry-errors"), simEnv(sim.url))
+    assert.strictEqual(misuse.code, 1)
+    assert.match(misuse.stderr.trim(), /^vtree: --retry-errors re-asks the failed questions of an earlier run: use it with --resume/)
   }, 60_000)
 
   it("offers external_search / external_read only with --web-search and an enabled capability", async () => {

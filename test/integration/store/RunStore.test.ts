@@ -215,7 +215,11 @@ describe("SqliteRunStore", () => {
           steps: [step(1), step(2), step(3)],
           calls: [call(), call(), call()]
         })
+        // --retry-errors: a question that ended in error is not finished for it, and is for a plain resume.
+        assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r"))], ["q1"])
+        assert.strictEqual((yield* store.finishedQuestionIds("r", { exceptErrors: true })).size, 0)
         yield* store.saveQuestion("r", { prediction: prediction({ questionId: "q1" }), steps: [step(1)], calls: [call()] })
+        assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r", { exceptErrors: true }))], ["q1"])
         const loaded = yield* store.loadRun("r")
         assert.deepStrictEqual(
           [loaded.predictions.length, loaded.predictions[0]?.stopReason, loaded.steps.length, loaded.calls.length],

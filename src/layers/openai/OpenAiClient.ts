@@ -74,8 +74,39 @@ export const readChatReply = (endpoint: EndpointConfig, reply: unknown): Effect.
 }
 
 /**
+ * Folds a streamed chat completion back into the shape of a non-streamed reply, so one reader checks
+ * both: content and reasoning deltas joined in order, the last finish reason, the usage chunk.
+ */
+export const collectStream = async (chunks: AsyncIterable<unknown>): Promise<Record<string, unknown>> => {
+  let content = ""
+  let reasoning = ""
+  let finishReason: unknown = null
+  let usage: unknown = undefined
+  let model: unknown = undefined
+  for await (const chunk of chunks) {
+    const part = chunk as { model?: unknown; usage?: unknown; choices?: ReadonlyArray<{ delta?: Record<string, unknown>; finish_reason?: unknown }> }
+    if (typeof part.model === "string") model = part.model
+    if (typeof part.usage === "object" && part.usage !== null) usage = part.usage
+    const choice = part.choices?.[0]
+    if (choice === undefined) continue
+    const delta = choice.delta ?? {}
+    if (typeof delta["content"] === "string") content += delta["content"]
+    const thought = delta["reasoning_content"] ?? delta["reasoning"]
+    if (typeof thought === "string") reasoning += thought
+    if (choice.finish_reason !== null && choice.finish_reason !== undefined) finishReason = choice.finish_reason
+  }
+  return {
+    model,
+    usage,
+    choices: [{ message: { content, ...(reasoning === "" ? {} : { reasoning_content: reasoning }) }, finish_reason: finishReason }]
+  }
+}
+
+/**
  * Sends one chat-completions body under the policy and reports the call. `body` is sent as given,
- * so dialect fields the SDK's types do not know (thinking switches) reach the server.
+ * so dialect fields the SDK's types do not know (thinking switches) reach the server. With `stream`,
+ * the reply is received as server-sent events and folded back into one reply (DashScope accepts
+ * thinking only on streamed calls).
  */
 export const completeChat = (options: {
   readonly client: OpenAI
@@ -83,12 +114,21 @@ export const completeChat = (options: {
   readonly policy: ProviderPolicy
   readonly role: CallRole
   readonly body: Record<string, unknown>
+  readonly stream?: boolean
 }): Effect.Effect<ChatResponse, ProviderError> =>
-  sdkRequest(options.endpoint, (signal) =>
-    options.client.chat.completions.create(
-      options.body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+  sdkRequest(options.endpoint, async (signal): Promise<unknown> => {
+    if (options.stream !== true) {
+      return options.client.chat.completions.create(
+        options.body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+        { signal }
+      )
+    }
+    const chunks = await options.client.chat.completions.create(
+      { ...options.body, stream: true, stream_options: { include_usage: true } } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
       { signal }
-    )).pipe(
+    )
+    return collectStream(chunks)
+  }).pipe(
       Effect.flatMap((reply) => readChatReply(options.endpoint, reply)),
       withPolicy(options.policy),
       reported({ role: options.role, model: options.endpoint.model }, (response) => response.usage)

@@ -22,6 +22,13 @@ export const chatBody = (config: LlmConfig, request: ChatRequest): Record<string
   }
 }
 
+/**
+ * DashScope refuses `enable_thinking: true` on non-streamed calls ("parameter.enable_thinking must be
+ * set to false for non-streaming calls"), so thinking requests in that dialect are streamed.
+ */
+export const needsStreaming = (config: LlmConfig, request: ChatRequest): boolean =>
+  config.thinking === "dashscope" && (request.thinking ?? request.role === "agent")
+
 /** An LLMProvider over OpenAI-compatible chat completions, configured explicitly (tests, embedding apps). */
 export const make = Effect.fn("OpenAiLlm.make")(function*(config: LlmConfig) {
   // Agent and tool roles share the endpoint's capacity, so they share one cap.
@@ -32,7 +39,12 @@ export const make = Effect.fn("OpenAiLlm.make")(function*(config: LlmConfig) {
   }
   const chat = Effect.fn("OpenAiLlm.chat")(function*(request: ChatRequest) {
     const route = routes[request.role]
-    return yield* completeChat({ ...route, role: request.role, body: chatBody(config, request) })
+    return yield* completeChat({
+      ...route,
+      role: request.role,
+      body: chatBody(config, request),
+      stream: needsStreaming(config, request)
+    })
   })
   return LLMProvider.of({ chat })
 })

@@ -8,7 +8,8 @@ import type { ThinkingDialect } from "../../config/ProviderConfig.js"
  *   (deepseek-reasoner vs deepseek-chat), which VTREE_LLM_MODEL / VTREE_TOOL_LLM_MODEL already express,
  *   and the extra field is ignored there.
  * - dashscope: Alibaba Model Studio's OpenAI-compatible mode takes a top-level `enable_thinking`
- *   boolean for hybrid Qwen3 models ("extra_body" in the Python SDK is merged into the top level).
+ *   boolean for hybrid Qwen3 models ("extra_body" in the Python SDK is merged into the top level). It
+ *   accepts `enable_thinking: true` only on streamed calls, so OpenAiLlm streams those (needsStreaming).
  * - vllm: the flag goes to the chat template through `chat_template_kwargs`. Qwen3 templates read
  *   `enable_thinking`, DeepSeek-V3.1 / Granite templates read `thinking`; templates ignore kwargs they
  *   do not use, so both are sent.

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, TestClock } from "effect"
+import { Cause, Effect, Exit, Fiber, Option, TestClock } from "effect"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 import { emptyUsage, withCallContext } from "../../../src/services/CallLog.js"
@@ -106,6 +106,52 @@ describe("OpenAiLlm against openai-sim", () => {
         { ...none, chat_template_kwargs: { enable_thinking: false, thinking: false } },
         { ...none, chat_template_kwargs: { enable_thinking: true, thinking: true } }
       ])
+    }))
+
+  it.scoped("dashscope: thinking calls are streamed (it refuses them otherwise) and folded back into one reply", () =>
+    Effect.gen(function*() {
+      const sim = yield* withSim({
+        chat: {
+          "agent-model": [{
+            content: "{\"reflect\": {}, \"plan\": {}, \"action\": {\"tool\": \"submit_answer\", \"args\": {\"answer\": \"B\"}}}",
+            reasoning: "The second option matches the frame where the eggs are counted.",
+            usage: { prompt_tokens: 120, completion_tokens: 48 }
+          }],
+          "tool-model": [{ content: "summary" }]
+        }
+      })
+      const usage = emptyUsage()
+      const [agent, tool] = yield* Effect.all([chat(ask("agent")), chat(ask("tool"))]).pipe(
+        withCallContext({ questionId: "q", usage }),
+        Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking: "dashscope" })))
+      )
+      assert.strictEqual(agent.content, "{\"reflect\": {}, \"plan\": {}, \"action\": {\"tool\": \"submit_answer\", \"args\": {\"answer\": \"B\"}}}")
+      assert.strictEqual(agent.reasoning, "The second option matches the frame where the eggs are counted.")
+      assert.deepStrictEqual(agent.usage, { promptTokens: 120, completionTokens: 48 })
+      assert.strictEqual(agent.model, "agent-model")
+      assert.strictEqual(tool.content, "summary")
+      assert.strictEqual(usage.agent.promptTokens, 120)
+      const agentBody = sim.requests.find((request) => request.model === "agent-model")!.body
+      assert.strictEqual(agentBody["stream"], true)
+      assert.deepStrictEqual(agentBody["stream_options"], { include_usage: true })
+      assert.strictEqual(agentBody["enable_thinking"], true)
+      // Thinking off: a plain call, as DashScope accepts.
+      const toolBody = sim.requests.find((request) => request.model === "tool-model")!.body
+      assert.isUndefined(toolBody["stream"])
+      assert.strictEqual(toolBody["enable_thinking"], false)
+    }))
+
+  it.scoped("a streamed reply with no content is a BadResponse, like a plain one", () =>
+    Effect.gen(function*() {
+      const sim = yield* withSim({ chat: { "agent-model": [{ content: "", reasoning: "thought but never answered", finishReason: "length" }] } })
+      const exit = yield* Effect.exit(
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking: "dashscope", retries: 0 }))))
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      if (Exit.isFailure(exit)) {
+        const error = Cause.failureOption(exit.cause)
+        assert.isTrue(Option.isSome(error) && error.value.reason === "BadResponse" && error.value.message.includes("length"))
+      }
     }))
 
   it.scoped("429 with Retry-After: waits at least that long, then retries and succeeds", () =>

@@ -174,6 +174,12 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
     if (isFault(reply)) return applyFault(reply, res, req)
     if (reply.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.delayMs))
     const messages = Array.isArray(request.body["messages"]) ? request.body["messages"] : []
+    const usage = reply.usage ?? {
+      prompt_tokens: roughTokens(JSON.stringify(messages)),
+      completion_tokens: roughTokens(reply.content + (reply.reasoning ?? "")),
+      total_tokens: 0
+    }
+    if (request.body["stream"] === true) return sendStream(res, request, reply, usage)
     const message: Record<string, unknown> = { role: "assistant", content: reply.content }
     if (reply.reasoning !== undefined) message[reply.reasoningField ?? "reasoning_content"] = reply.reasoning
     sendJson(res, 200, {
@@ -182,12 +188,27 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
       created: Math.floor(Date.now() / 1000),
       model: request.model ?? "unknown",
       choices: [{ index: 0, message, finish_reason: reply.finishReason ?? "stop" }],
-      usage: reply.usage ?? {
-        prompt_tokens: roughTokens(JSON.stringify(messages)),
-        completion_tokens: roughTokens(reply.content + (reply.reasoning ?? "")),
-        total_tokens: 0
-      }
+      usage
     })
+  }
+
+  /**
+   * `stream: true`: server-sent events as OpenAI-compatible servers send them — reasoning deltas first,
+   * then the content in a few pieces, a finish chunk, a usage chunk when `stream_options.include_usage`,
+   * and `[DONE]`.
+   */
+  const sendStream = (res: ServerResponse, request: SimRequest, reply: ChatReply, usage: unknown) => {
+    const base = { id: `chatcmpl-sim-${requests.length}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: request.model ?? "unknown" }
+    const pieces = (text: string) => text.match(/[\s\S]{1,16}/g) ?? []
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })
+    const events: Array<unknown> = [chunk({ role: "assistant", content: "" })]
+    for (const piece of pieces(reply.reasoning ?? "")) events.push(chunk({ [reply.reasoningField ?? "reasoning_content"]: piece }))
+    for (const piece of pieces(reply.content)) events.push(chunk({ content: piece }))
+    events.push(chunk({}, reply.finishReason ?? "stop"))
+    const options = request.body["stream_options"] as { include_usage?: unknown } | undefined
+    if (options?.include_usage === true) events.push({ ...base, choices: [], usage })
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+    res.end(events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("") + "data: [DONE]\n\n")
   }
 
   const handleEmbeddings = (request: SimRequest, res: ServerResponse, req: IncomingMessage) => {

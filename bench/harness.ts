@@ -180,7 +180,7 @@ const program = Effect.gen(function* () {
   const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
   const text = V.renderText(V.summarize(loaded))
   const run = loaded.run
-  return { questions: loaded.predictions.length, steps: loaded.steps.length, calls: loaded.calls.length, summaryChars: text.length, runWallMs: run.finishedAt - run.startedAt, heapAfterRunMb }
+  return { questions: loaded.predictions.length, steps: loaded.predictions.reduce((sum, p) => sum + p.stepsUsed, 0), calls: loaded.calls.length, summaryChars: text.length, runWallMs: run.finishedAt - run.startedAt, heapAfterRunMb }
 })
 const started = Date.now()
 const out = await Effect.runPromise(program.pipe(Effect.provide(layers)))

@@ -1,6 +1,7 @@
 // Overhead of the OpenAI-compatible LLM layer (SDK + reliability policy + call accounting) against
 // raw fetch, both talking to the same in-process openai-sim; and a check that the concurrency cap holds.
 import { Duration, Effect, Option } from "effect"
+import OpenAI from "openai"
 import { spawn } from "node:child_process"
 import { cpus, loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
@@ -87,16 +88,33 @@ const startRemoteSim = (delayMs: number) =>
       resolve({ url: chunk.toString("utf8").trim(), close: () => child.stdin.end() }))
   })
 
+/** The openai SDK on its own (no policy, no accounting): the floor for any layer built on it. */
+const sdkAlone = async (url: string) => {
+  const client = new OpenAI({ baseURL: url, apiKey: "no-key", maxRetries: 0 })
+  let next = 0
+  const worker = async () => {
+    while (next < calls) {
+      next += 1
+      const reply = await client.chat.completions.create({ model: "bench-model", messages })
+      if (reply.choices[0]?.message.content !== "ok") throw new Error("unexpected reply")
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+}
+
 const remotePhase = async (url: string) => {
   const fetchTimes: Array<number> = []
+  const sdkTimes: Array<number> = []
   const layerTimes: Array<number> = []
   await rawFetch(url)
+  await sdkAlone(url)
   await throughLayer(url, concurrency)
   for (let round = 0; round < rounds; round++) {
     fetchTimes.push(await time(() => rawFetch(url)))
+    sdkTimes.push(await time(() => sdkAlone(url)))
     layerTimes.push(await time(() => throughLayer(url, concurrency)))
   }
-  return { rawMs: median(fetchTimes), layerMs: median(layerTimes) }
+  return { rawMs: median(fetchTimes), sdkMs: median(sdkTimes), layerMs: median(layerTimes) }
 }
 
 const bench: BenchModule = {
@@ -137,13 +155,16 @@ const bench: BenchModule = {
         row("OpenAiLlm layer, default cap 16", cappedMs, latent.rawMs),
         "| **sim in its own process, answers at once** | | | |",
         row("raw `fetch`", apart.rawMs, apart.rawMs),
+        row("openai SDK alone (`chat.completions.create`, maxRetries 0)", apart.sdkMs, apart.rawMs),
         row("OpenAiLlm layer, cap 32", apart.layerMs, apart.rawMs),
         "| **sim in its own process, answers after 20 ms** | | | |",
         row("raw `fetch`", apartLatent.rawMs, apartLatent.rawMs),
+        row("openai SDK alone", apartLatent.sdkMs, apartLatent.rawMs),
         row("OpenAiLlm layer, cap 32", apartLatent.layerMs, apartLatent.rawMs),
         "",
         `Overhead ratio with an instant server in the same process: **${ratio.toFixed(2)}** (target ≤ 1.3: ${ratio <= 1.3 ? "met" : "missed"}). With 20 ms of server time: ${(latent.layerMs / latent.rawMs).toFixed(2)}.`,
         `With the sim in its own process (the client's CPU is then the only difference): **${(apart.layerMs / apart.rawMs).toFixed(2)}** at once, ${(apartLatent.layerMs / apartLatent.rawMs).toFixed(2)} with 20 ms of server time.`,
+        `The openai SDK by itself already costs ${(apart.sdkMs / apart.rawMs).toFixed(2)}× raw fetch at once: that is the floor for a layer that must use it; the layer over the SDK alone is ${(apart.layerMs / apart.sdkMs).toFixed(2)}× (policy, timeout fiber, semaphore, span, accounting).`,
         `The layer adds ${(((zero.layerMs - zero.rawMs) * 1000) / calls).toFixed(0)} µs per call over raw fetch at this throughput (SDK request building, an Effect fiber per call, the`,
         "per-attempt timeout fiber, the span, the semaphore and the call accounting); against a model that takes 300 ms to answer that is",
         `${((((zero.layerMs - zero.rawMs) / calls) / 300) * 100).toFixed(2)} % of a call.`,

@@ -75,8 +75,10 @@ export const runChecks = (
         const endpoint = llmConfig[role]
         checks.push(timed(
           { provider: role === "agent" ? "llm (agent)" : "llm (tool)", model: endpoint.model, endpoint: hostOf(endpoint.baseUrl) },
-          // Thinking off: the check is whether the endpoint answers, not how well the model reasons.
-          llm.chat({ role, messages: ping, maxTokens: 64, thinking: false })
+          // Thinking off: the check is whether the endpoint answers, not how well the model reasons. No
+          // token cap: reasoning models that think anyway would spend it before answering, and OpenAI's
+          // reasoning models refuse `max_tokens` outright — either would report a healthy endpoint as broken.
+          llm.chat({ role, messages: ping, thinking: false })
         ))
       }
     }
@@ -85,7 +87,7 @@ export const runChecks = (
       const vlm = yield* OpenAiVlm.make(vlmConfig)
       checks.push(timed(
         { provider: "vlm", model: vlmConfig.endpoint.model, endpoint: hostOf(vlmConfig.endpoint.baseUrl) },
-        vlm.chatWithImages({ system: "You check that a service is up.", text: ping[0]!.content, images: [], maxTokens: 64 })
+        vlm.chatWithImages({ system: "You check that a service is up.", text: ping[0]!.content, images: [] })
       ))
     }
     if (Option.isSome(config.embedding)) {

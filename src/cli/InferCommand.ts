@@ -148,7 +148,7 @@ const loadConfiguredProviders = Effect.flatMap(loadProvidersConfig, (config) =>
 const inferLayer = (args: { readonly db: string; readonly webSearch: boolean }) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const config = yield* loadConfiguredProviders
-    const [OpenAiLlm, OpenAiVlm, OpenAiEmbedding, MonkeyOcr, NodeHttpClient, SqliteRunStore, SqlCallLog, Mcp, Hub] =
+    const [OpenAiLlm, OpenAiVlm, OpenAiEmbedding, MonkeyOcr, NodeHttpClient, SqliteRunStore, SqlCallLog] =
       yield* Effect.promise(() =>
         Promise.all([
           import("../layers/openai/OpenAiLlm.js"),
@@ -157,23 +157,26 @@ const inferLayer = (args: { readonly db: string; readonly webSearch: boolean }) 
           import("../layers/monkeyocr/MonkeyOcr.js"),
           import("@effect/platform-node/NodeHttpClient"),
           import("../layers/sqlite/SqliteRunStore.js"),
-          import("../services/CallBuffer.js"),
-          import("./McpServe.js"),
-          import("../programs/search/SearchHub.js")
+          import("../services/CallBuffer.js")
         ])
       )
+    // The Search Hub brings an HTML parser and Readability: loaded only for --web-search.
+    const webSearch = args.webSearch
+      ? yield* Effect.promise(() => Promise.all([import("./McpServe.js"), import("../programs/search/SearchHub.js")]))
+      : undefined
     const llm = Option.getOrThrow(config.llm)
     // Layer's output is contravariant, so an optional service widens to Layer<never> when absent.
     // The VLM settings fall back to the LLM's, so with an LLM there is always a VLM.
     const vlm = Option.getOrThrow(config.vlm)
     const optional: ReadonlyArray<Layer.Layer<never, ProviderError | ConfigError.ConfigError | InferError, FileSystem.FileSystem>> = [
       ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layerConfig)),
-      ...Option.toArray(Option.map(config.ocr, (ocr) => MonkeyOcr.layerConfig(ocr).pipe(Layer.provide(NodeHttpClient.layerUndici)))),
-      ...(args.webSearch
-        ? [Layer.effect(WebSearch, Effect.flatMap(Hub.SearchHub, enabledHub)).pipe(
-          Layer.provide(Mcp.SearchHubLive)
-        )]
-        : [])
+      // node:http rather than undici: the undici client cannot send MonkeyOCR's multipart uploads on Node 20.
+      ...Option.toArray(Option.map(config.ocr, (ocr) => MonkeyOcr.layerConfig(ocr).pipe(Layer.provide(NodeHttpClient.layer)))),
+      ...(webSearch === undefined
+        ? []
+        : [Layer.effect(WebSearch, Effect.flatMap(webSearch[1].SearchHub, enabledHub)).pipe(
+          Layer.provide(webSearch[0].SearchHubLive)
+        )])
     ]
     return Layer.mergeAll(
       OpenAiLlm.layerConfig(llm),
@@ -281,7 +284,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
         prompts: manager,
         ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
         resume: args.resume,
-      retryErrors: args.retryErrors,
+        retryErrors: args.retryErrors,
         concurrency: args.concurrency,
         maxSteps: args.maxSteps,
         skillMode: args.skillMode,

@@ -4,6 +4,7 @@ import { afterEach, assert, describe, it } from "@effect/vitest"
 import { existsSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
+import * as OcrSim from "../../support/ocr-sim/index.js"
 import * as Sim from "../../support/openai-sim/index.js"
 import {
   countPredictions,
@@ -337,5 +338,54 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     assert.strictEqual(predictions(db).length, questions.length)
     assert.isTrue(predictions(db).every((row) => row.stop_reason === "finished"))
     assert.strictEqual(runs(db)[0]!.status, "completed")
+  }, 60_000)
+
+  it("looks at frames through the configured VLM, with MonkeyOCR's transcript, all recorded by role", async () => {
+    const temp = tempDir()
+    cleanups.push(temp.cleanup)
+    const db = join(temp.dir, "vision.db")
+    const ocr = await OcrSim.start({ reply: (file) => ({ success: true, content: `OCR-TEXT ${file.name}` }) })
+    cleanups.push(() => ocr.close())
+    const frame = "vtSmpl0001a_L1_001_L2_001_L3_002"
+    const visionPrompts: Array<string> = []
+    const sim = await Sim.start({
+      chat: {
+        "agent-model": (request) => {
+          const done = (request.body["messages"] as ReadonlyArray<{ role: string }>).filter((m) => m.role === "assistant").length
+          const action = done === 0
+            ? { tool: "observe_frame", args: { node_ids: [frame], question: "How many eggs are in the pan?" } }
+            : { tool: "submit_answer", args: { answer: "C" } }
+          return { content: JSON.stringify({ reflect: {}, plan: {}, action }) }
+        },
+        "vlm-model": (request) => {
+          const parts = (request.body["messages"] as ReadonlyArray<{ content: unknown }>).flatMap((m) =>
+            Array.isArray(m.content) ? m.content as ReadonlyArray<{ type: string; text?: string; image_url?: { url: string } }> : []
+          )
+          visionPrompts.push(parts.map((part) => part.type === "text" ? part.text ?? "" : part.image_url?.url.slice(0, 23) ?? "").join("\n"))
+          return { content: "Four eggs sit in the sauce.\ndetails=four eggs; confidence=0.9" }
+        }
+      }
+    })
+    cleanups.push(() => sim.close())
+    const result = await run(
+      inferArgs(db, "--question-ids", "001-1"),
+      simEnv(sim.url, { VTREE_OCR_URLS: ocr.url })
+    )
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.deepStrictEqual(ocr.requests.map((file) => file.name), ["L1_001_L2_001_L3_002.jpg"])
+    // Extract and verify rounds, each with the frame as a JPEG data URL and the OCR transcript in the text.
+    assert.strictEqual(visionPrompts.length, 2)
+    for (const prompt of visionPrompts) {
+      assert.include(prompt, "data:image/jpeg;base64")
+      assert.include(prompt, "OCR-TEXT L1_001_L2_001_L3_002.jpg")
+    }
+    const roles = readDb(db, (h) => h.prepare("SELECT role, status, count(*) AS n FROM llm_calls GROUP BY role, status ORDER BY role").all())
+    assert.deepStrictEqual(roles, [
+      { role: "agent", status: "ok", n: 2 },
+      { role: "ocr", status: "ok", n: 1 },
+      { role: "vlm", status: "ok", n: 2 }
+    ])
+    const [step] = readDb(db, (h) => h.prepare("SELECT output FROM steps WHERE step = 1").all()) as Array<{ output: string }>
+    assert.include(step!.output, "[Visual observation] Four eggs sit in the sauce.")
   }, 60_000)
 })

@@ -1,7 +1,7 @@
 // End to end: the built CLI (`node dist/bin.js infer`) against openai-sim with a scripted agent, on
 // samples/. The globalSetup builds dist/ first.
 import { afterEach, assert, describe, it } from "@effect/vitest"
-import { existsSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, readdirSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import * as OcrSim from "../../support/ocr-sim/index.js"
@@ -387,5 +387,31 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     ])
     const [step] = readDb(db, (h) => h.prepare("SELECT output FROM steps WHERE step = 1").all()) as Array<{ output: string }>
     assert.include(step!.output, "[Visual observation] Four eggs sit in the sauce.")
+  }, 60_000)
+
+  it("with an embedding endpoint, loads trees with embeddings (cached) and records those calls for the run", async () => {
+    const { sim, dir } = await setup()
+    const trees = join(dir, "trees")
+    cpSync(samplesTrees, trees, { recursive: true })
+    const db = join(dir, "embed.db")
+    const env = simEnv(sim.url, { VTREE_EMBED_BASE_URL: sim.url, VTREE_EMBED_MODEL: "embed-model" })
+    const args = ["infer", "--trees", trees, "--questions", samplesJsonl, "--db", db, "--question-ids", "001-1,001-2"]
+    const first = await run(args, env)
+    assert.strictEqual(first.code, 0, first.stderr)
+    const embedCalls = (file: string) =>
+      readDb(file, (h) => h.prepare("SELECT question_id, status FROM llm_calls WHERE role = 'embed'").all()) as Array<
+        { question_id: string | null; status: string }
+      >
+    const loaded = embedCalls(db)
+    assert.isAbove(loaded.length, 0)
+    // Embedding a tree belongs to the run, not to a question.
+    assert.isTrue(loaded.every((call) => call.question_id === null && call.status === "ok"))
+    assert.isTrue(readdirSync(join(trees, "vtSmpl0001a", ".vtree")).some((name) => name.startsWith("embeddings-")))
+
+    // A second run over the same trees reads the cache: no chunk is embedded again.
+    const again = join(dir, "embed-again.db")
+    const second = await run(["infer", "--trees", trees, "--questions", samplesJsonl, "--db", again, "--question-ids", "001-1"], env)
+    assert.strictEqual(second.code, 0, second.stderr)
+    assert.strictEqual(embedCalls(again).length, 0)
   }, 60_000)
 })

@@ -1,6 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { FileSystem, Path } from "@effect/platform"
-import { Console, Effect, Either } from "effect"
+import { Console, Effect, Either, Option } from "effect"
+import { loadProvidersConfig } from "../config/ProviderConfig.js"
 import { frameRelativePath, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
 import type { Level, TreeIndex } from "../programs/tree/TreeEnvironment.js"
@@ -124,8 +125,27 @@ const search = Command.make(
     query: Args.text({ name: "query" }),
     k: Options.integer("k").pipe(Options.withDefault(5), Options.withDescription("how many nodes to return"))
   },
-  ({ k, query, tree }) => printing(searchTree(tree, query, k))
-).pipe(Command.withDescription("Retrieve the nodes best matching a query (BM25), skipping ancestors and descendants of kept hits."))
+  ({ k, query, tree }) => printing(withConfiguredEmbeddings(searchTree(tree, query, k)))
+).pipe(
+  Command.withDescription(
+    "Retrieve the nodes best matching a query as search_similar does: BM25, or hybrid with VTREE_EMBED_* set; ancestors and descendants of kept hits are skipped."
+  )
+)
+
+/**
+ * With VTREE_EMBED_* set, search with the same hybrid retrieval the agent gets (the tree's embeddings
+ * come from its `.vtree/` cache or are computed once); otherwise BM25. The adapter loads only then.
+ */
+const withConfiguredEmbeddings = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(loadProvidersConfig, (config) =>
+    Option.match(config.embedding, {
+      onNone: () => effect,
+      onSome: (embedding) =>
+        Effect.flatMap(
+          Effect.promise(() => import("../layers/openai/OpenAiEmbedding.js")),
+          (OpenAiEmbedding) => Effect.provide(effect, OpenAiEmbedding.layerConfig(embedding))
+        )
+    }))
 
 const frames = Command.make(
   "frames",

@@ -1,0 +1,33 @@
+import { assert, describe, it } from "@effect/vitest"
+import { cpSync, readdirSync } from "node:fs"
+import { join } from "node:path"
+import { run, samplesTrees, tempDir } from "../../support/harness/Cli.js"
+import * as Sim from "../../support/openai-sim/index.js"
+
+describe("vtree tree search", () => {
+  it("uses the configured embedding endpoint (hybrid, as search_similar does) and BM25 without one", async () => {
+    const sim = await Sim.start({ dimensions: 16 })
+    const temp = tempDir()
+    try {
+      const trees = join(temp.dir, "trees")
+      cpSync(samplesTrees, trees, { recursive: true })
+      const tree = join(trees, "vtSmpl0001a")
+      const plain = await run(["tree", "search", tree, "eggs cracked", "-k", "3"], {})
+      assert.strictEqual(plain.code, 0, plain.stderr)
+      assert.match(plain.stdout, /^\[Search results\] query "eggs cracked" → 3 nodes$/m)
+      assert.strictEqual(sim.requests.length, 0)
+
+      const hybrid = await run(["tree", "search", tree, "eggs cracked", "-k", "3"], {
+        VTREE_EMBED_BASE_URL: sim.url,
+        VTREE_EMBED_MODEL: "embed-model"
+      })
+      assert.strictEqual(hybrid.code, 0, hybrid.stderr)
+      assert.match(hybrid.stdout, /→ 3 nodes/)
+      assert.isTrue(sim.requests.some((request) => request.path === "/v1/embeddings"))
+      assert.isTrue(readdirSync(join(tree, ".vtree")).some((name) => name.startsWith("embeddings-")))
+    } finally {
+      await sim.close()
+      temp.cleanup()
+    }
+  }, 60_000)
+})

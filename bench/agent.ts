@@ -10,6 +10,7 @@ import { makeMemoryTree } from "../test/support/agent/MemoryTree.js"
 import { call, scriptFor, submit, toolModel } from "../test/support/agent/Fakes.js"
 import { testPrompts } from "../test/support/agent/Prompts.js"
 import type { BenchModule } from "./run.js"
+import { median, percentile } from "./stats.js"
 
 const question = {
   questionId: "bench",
@@ -90,14 +91,6 @@ const runOne = (agent: ReadonlyArray<string>, options: Partial<RunQuestionOption
     )
   })
 
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
-const percentile = (values: ReadonlyArray<number>, p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
-}
 
 const noCache: SummaryCache = { getOrCompute: (_key, compute) => compute, size: () => 0 }
 

@@ -10,15 +10,11 @@ import Database from "better-sqlite3"
 import * as Sim from "../test/support/openai-sim/index.js"
 import { syntheticTree, writeTree } from "../test/support/trees/SyntheticTree.js"
 import type { BenchModule } from "./run.js"
+import { median } from "./stats.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "dist", "bin.js")
 
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 /** `videos` synthetic trees (4 scenes × 4 events × 4 frames) and `perVideo` questions each, as JSONL. */
 const writeBenchmarkInput = (dir: string, videos: number, perVideo: number) => {

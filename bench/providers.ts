@@ -11,6 +11,7 @@ import { emptyUsage, withCallContext } from "../src/services/CallLog.js"
 import { LLMProvider } from "../src/services/LLMProvider.js"
 import * as OpenAiSim from "../test/support/openai-sim/index.js"
 import type { BenchModule } from "./run.js"
+import { median } from "./stats.js"
 
 const calls = 1000
 const concurrency = 32
@@ -60,7 +61,6 @@ const time = async (run: () => Promise<void>) => {
   return performance.now() - start
 }
 
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 const phase = async (url: string, cap: number, sim: OpenAiSim.OpenAiSim) => {
   const fetchTimes: Array<number> = []

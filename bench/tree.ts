@@ -9,15 +9,8 @@ import { buildRetrieval, searchBm25, searchEmbedding, searchHybrid } from "../sr
 import { loadTreeEnvironment } from "../src/programs/tree/TreeLoader.js"
 import { fillerWords, seededRandom, syntheticTree, writeTree } from "../test/support/trees/SyntheticTree.js"
 import type { BenchModule } from "./run.js"
+import { median, percentile } from "./stats.js"
 
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
-const percentile = (values: ReadonlyArray<number>, p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
-}
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`
 
 const time = <A>(f: () => A): [A, number] => {

@@ -123,8 +123,9 @@ export const configurationRejection = (
   return undefined
 }
 
-const failedPrediction = (question: Question, error: string): Prediction => ({
-  questionId: question.questionId,
+/** A question that ended outside the agent loop (its tree failed to load, a defect): no steps, no usage. */
+export const failedPrediction = (questionId: string, error: string): Prediction => ({
+  questionId,
   answer: null,
   prediction: null,
   evidence: null,
@@ -327,7 +328,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
     Effect.gen(function*() {
       const entry = trees.get(question.videoId)!
       const tree = yield* Effect.either(entry.get)
-      if (Either.isLeft(tree)) return { prediction: failedPrediction(question, tree.left), tree: null }
+      if (Either.isLeft(tree)) return { prediction: failedPrediction(question.questionId, tree.left), tree: null }
       const prediction = yield* runQuestion(question, tree.right, questionOptions)
       return { prediction, tree: tree.right.index }
     }).pipe(
@@ -336,7 +337,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)
           ? Effect.failCause(cause)
-          : Effect.succeed({ prediction: failedPrediction(question, `internal error: ${describeCause(cause)}`), tree: null })
+          : Effect.succeed({ prediction: failedPrediction(question.questionId, `internal error: ${describeCause(cause)}`), tree: null })
       )
     )
 

@@ -1,22 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { emptyToolStats, type Prediction } from "../../../src/domain/Prediction.js"
-import { configurationRejection } from "../../../src/programs/harness/Infer.js"
-import { type CallRecord, emptyUsage } from "../../../src/services/CallLog.js"
+import type { Prediction } from "../../../src/domain/Prediction.js"
+import { configurationRejection, failedPrediction } from "../../../src/programs/harness/Infer.js"
+import type { CallRecord } from "../../../src/services/CallLog.js"
 
-const prediction = (patch: Partial<Prediction> = {}): Prediction => ({
-  questionId: "q",
-  answer: null,
-  prediction: null,
-  evidence: null,
-  reasoning: null,
-  steps: [],
-  stepsUsed: 0,
-  usage: emptyUsage(),
-  stats: emptyToolStats(),
-  stopReason: "error",
-  error: null,
-  ...patch
-})
+const prediction = (patch: Partial<Prediction> = {}): Prediction => ({ ...failedPrediction("q", "failed"), error: null, ...patch })
 
 const call = (patch: Partial<CallRecord>): CallRecord => ({
   questionId: "q",

@@ -265,6 +265,8 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const all = yield* Questions.loadQuestions(args.questions)
     const selected = yield* selectOrFail(Questions, all, args)
     const manager = yield* PromptPack.loadPromptManager(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
+    // runBenchmark checks again (it is library API too); checking here first means a bad --trees never
+    // opens, or creates, the database. One exists() per video: cheap to do twice.
     yield* Infer.checkTrees(args.trees, selected)
     const retrySchedule = yield* stepRetrySchedule
     const webHub = yield* Effect.serviceOption(WebSearch)

@@ -4,9 +4,11 @@ import type { EndpointConfig, ReliabilityConfig } from "../../config/ProviderCon
 import { ProviderError } from "../../domain/ProviderError.js"
 import type { ChatResponse } from "../../services/LLMProvider.js"
 import type { CallRole } from "../../services/CallLog.js"
-import { type ProviderPolicy, reported, withPolicy } from "../../programs/providers/Reliability.js"
+import * as Deadlines from "../../programs/providers/Deadlines.js"
+import { type ProviderPolicy, reported, timeoutError, withRetries } from "../../programs/providers/Reliability.js"
 import { toProviderError } from "./OpenAiErrors.js"
 import { splitReply } from "./Thinking.js"
+import { transportFetch } from "./Transport.js"
 
 /**
  * An SDK client for one endpoint. Retries are ours (one policy for every provider), so the SDK's are
@@ -18,26 +20,34 @@ export const makeClient = (endpoint: EndpointConfig): OpenAI =>
     // The SDK insists on a key; local servers (vLLM, Ollama) accept any, so a placeholder stands in.
     apiKey: Option.match(endpoint.apiKey, { onNone: () => "no-key", onSome: Redacted.value }),
     maxRetries: 0,
-    timeout: Duration.toMillis(endpoint.timeout) + 5_000
+    timeout: Duration.toMillis(endpoint.timeout) + 5_000,
+    fetch: transportFetch
   })
+
+/** The reliability policy of one endpoint, with the queue that times its attempts out. */
+export interface RequestPolicy extends ProviderPolicy {
+  readonly deadlines: Deadlines.Deadlines
+}
 
 export const makePolicy = (
   endpoint: EndpointConfig,
   reliability: ReliabilityConfig,
   semaphore: Effect.Semaphore
-): ProviderPolicy => ({
+): RequestPolicy => ({
   provider: endpoint.provider,
   semaphore,
   timeout: endpoint.timeout,
-  retries: reliability.retries
+  retries: reliability.retries,
+  deadlines: Deadlines.make(endpoint.timeout)
 })
 
 /**
- * One SDK request as an Effect. The AbortSignal is what makes interruption (a timeout, Ctrl-C, a
- * sibling failing) cancel the HTTP request instead of leaving it running.
+ * One attempt of an SDK request as an Effect, timed out by the policy's deadlines. The AbortSignal is
+ * what makes the timeout or an interruption (Ctrl-C, a sibling failing) cancel the HTTP request instead
+ * of leaving it running.
  */
-export const sdkRequest = <A>(endpoint: EndpointConfig, run: (signal: AbortSignal) => Promise<A>) =>
-  Effect.tryPromise({ try: run, catch: toProviderError(endpoint.provider, endpoint.apiKey) })
+export const sdkRequest = <A>(endpoint: EndpointConfig, policy: RequestPolicy, run: (signal: AbortSignal) => Promise<A>) =>
+  policy.deadlines.run(run, toProviderError(endpoint.provider, endpoint.apiKey), () => timeoutError(policy))
 
 const badResponse = (endpoint: EndpointConfig, message: string) =>
   new ProviderError({ provider: endpoint.provider, reason: "BadResponse", message: `${endpoint.provider}: ${message}` })
@@ -111,12 +121,12 @@ export const collectStream = async (chunks: AsyncIterable<unknown>): Promise<Rec
 export const completeChat = (options: {
   readonly client: OpenAI
   readonly endpoint: EndpointConfig
-  readonly policy: ProviderPolicy
+  readonly policy: RequestPolicy
   readonly role: CallRole
   readonly body: Record<string, unknown>
   readonly stream?: boolean
 }): Effect.Effect<ChatResponse, ProviderError> =>
-  sdkRequest(options.endpoint, async (signal): Promise<unknown> => {
+  sdkRequest(options.endpoint, options.policy, async (signal): Promise<unknown> => {
     if (options.stream !== true) {
       return options.client.chat.completions.create(
         options.body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
@@ -130,6 +140,6 @@ export const completeChat = (options: {
     return collectStream(chunks)
   }).pipe(
       Effect.flatMap((reply) => readChatReply(options.endpoint, reply)),
-      withPolicy(options.policy),
+      withRetries(options.policy),
       reported({ role: options.role, model: options.endpoint.model }, (response) => response.usage)
     )

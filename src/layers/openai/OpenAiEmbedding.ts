@@ -1,7 +1,7 @@
 import { Chunk, Effect, Layer } from "effect"
 import { type ConfigurationError, type EmbeddingConfig, loadEmbeddingConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
-import { reported, withPolicy } from "../../programs/providers/Reliability.js"
+import { reported, withRetries } from "../../programs/providers/Reliability.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import { makeClient, makePolicy, sdkRequest } from "./OpenAiClient.js"
 
@@ -48,14 +48,14 @@ export const make = Effect.fn("OpenAiEmbedding.make")(function*(config: Embeddin
   }
 
   const embedBatch = (batch: ReadonlyArray<string>) =>
-    sdkRequest(endpoint, (signal) =>
+    sdkRequest(endpoint, policy, (signal) =>
       client.embeddings.create(
         // Floats, not the SDK's default base64: several compatible servers do not implement base64.
         { model: endpoint.model, input: [...batch], encoding_format: "float" },
         { signal }
       )).pipe(
         Effect.flatMap((reply) => read(batch, reply)),
-        withPolicy(policy),
+        withRetries(policy),
         reported({ role: "embed", model: endpoint.model }, (reply) => ({ promptTokens: reply.promptTokens, completionTokens: 0 }))
       )
 

@@ -39,21 +39,21 @@ export const retrySchedule = (
     )
   )
 
+/** The failure of an attempt that outlived the policy's timeout. */
+export const timeoutError = (policy: ProviderPolicy): ProviderError =>
+  new ProviderError({
+    provider: policy.provider,
+    reason: "Timeout",
+    message: `${policy.provider}: no reply within ${Duration.format(Duration.decode(policy.timeout))}`
+  })
+
 /**
- * Runs one provider call under the policy: each attempt holds a permit of the provider's semaphore
- * (sleeping retries do not) and has its own timeout.
+ * The policy without its timeout, for attempts that enforce the timeout themselves (Deadlines): each
+ * attempt holds a permit of the provider's semaphore (sleeping retries do not), transient failures are
+ * retried.
  */
-export const withPolicy = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
+export const withRetries = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
   attempt.pipe(
-    Effect.timeoutFail({
-      duration: policy.timeout,
-      onTimeout: () =>
-        new ProviderError({
-          provider: policy.provider,
-          reason: "Timeout",
-          message: `${policy.provider}: no reply within ${Duration.format(Duration.decode(policy.timeout))}`
-        })
-    }),
     policy.semaphore.withPermits(1),
     Effect.tapError((error) =>
       isRetryable(error) && policy.retries > 0
@@ -64,6 +64,10 @@ export const withPolicy = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect
     ),
     Effect.retry(retrySchedule(policy.retries, policy.baseDelay))
   )
+
+/** Runs one provider call under the whole policy: the semaphore, a timeout per attempt, the retries. */
+export const withPolicy = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
+  withRetries(policy)(Effect.timeoutFail(attempt, { duration: policy.timeout, onTimeout: () => timeoutError(policy) }))
 
 export interface CallReport {
   readonly role: CallRole

@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, Option, Schedule } from "effect"
+import { Cause, Duration, Effect, Option, Schedule } from "effect"
 import { isRetryable, ProviderError } from "../../domain/ProviderError.js"
 import { type CallRole, recordCall } from "../../services/CallLog.js"
 
@@ -51,19 +51,30 @@ export const timeoutError = (policy: ProviderPolicy): ProviderError =>
  * The policy without its timeout, for attempts that enforce the timeout themselves (Deadlines): each
  * attempt holds a permit of the provider's semaphore (sleeping retries do not), transient failures are
  * retried.
+ *
+ * The retry machinery (a schedule driver per call) is set up only once an attempt has failed: nearly
+ * every call succeeds first time, and at hundreds of calls a second the driver was a measurable cost.
+ * The failure that started it is replayed as the first input of the schedule, so the delays and the
+ * count are exactly those of `Effect.retry` over the whole call.
  */
-export const withRetries = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
-  attempt.pipe(
-    policy.semaphore.withPermits(1),
-    Effect.tapError((error) =>
-      isRetryable(error) && policy.retries > 0
-        ? Effect.logWarning("provider attempt failed").pipe(
-          Effect.annotateLogs({ provider: policy.provider, reason: error.reason, status: error.status ?? "-" })
-        )
-        : Effect.void
-    ),
-    Effect.retry(retrySchedule(policy.retries, policy.baseDelay))
-  )
+export const withRetries = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> => {
+  const guarded = policy.semaphore.withPermits(1)(attempt)
+  const warn = (error: ProviderError) =>
+    isRetryable(error) && policy.retries > 0
+      ? Effect.logWarning("provider attempt failed").pipe(
+        Effect.annotateLogs({ provider: policy.provider, reason: error.reason, status: error.status ?? "-" })
+      )
+      : Effect.void
+  return Effect.catchAll(guarded, (first) => {
+    let replayed = false
+    const again = Effect.suspend(() => {
+      if (replayed) return guarded
+      replayed = true
+      return Effect.fail(first)
+    })
+    return Effect.retry(Effect.tapError(again, warn), retrySchedule(policy.retries, policy.baseDelay))
+  })
+}
 
 /** Runs one provider call under the whole policy: the semaphore, a timeout per attempt, the retries. */
 export const withPolicy = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
@@ -83,27 +94,26 @@ export const reported = <A>(
   tokens: (result: A) => { readonly promptTokens: number; readonly completionTokens: number }
 ) =>
 <R>(call: Effect.Effect<A, ProviderError, R>): Effect.Effect<A, ProviderError, R> =>
-  Effect.gen(function*() {
-    const startedAt = yield* Clock.currentTimeMillis
-    const exit = yield* Effect.exit(call)
-    const durationMs = (yield* Clock.currentTimeMillis) - startedAt
-    if (exit._tag === "Success") {
-      const usage = tokens(exit.value)
-      yield* recordCall({
-        ...report,
-        startedAt,
-        durationMs,
-        promptTokens: usage.promptTokens,
-        completionTokens: usage.completionTokens,
-        status: "ok",
-        errorReason: null
-      })
-      return exit.value
-    }
-    // An interrupted call is not a provider outcome: nothing to record.
-    if (!Cause.isInterruptedOnly(exit.cause)) {
+  Effect.clockWith((clock) => {
+    const startedAt = clock.unsafeCurrentTimeMillis()
+    return Effect.onExit(call, (exit) => {
+      const durationMs = clock.unsafeCurrentTimeMillis() - startedAt
+      if (exit._tag === "Success") {
+        const usage = tokens(exit.value)
+        return recordCall({
+          ...report,
+          startedAt,
+          durationMs,
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+          status: "ok",
+          errorReason: null
+        })
+      }
+      // An interrupted call is not a provider outcome: nothing to record.
+      if (Cause.isInterruptedOnly(exit.cause)) return Effect.void
       const failure = Cause.failureOption(exit.cause)
-      yield* recordCall({
+      return recordCall({
         ...report,
         startedAt,
         durationMs,
@@ -112,6 +122,5 @@ export const reported = <A>(
         status: "error",
         errorReason: Option.isSome(failure) ? failure.value.reason : null
       })
-    }
-    return yield* exit
+    })
   })

@@ -1,5 +1,6 @@
-import { type FileSystem, HttpClient } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Clock, Console, Data, Duration, Effect, Option } from "effect"
 import {
   configurationHelp,

@@ -1,5 +1,7 @@
 import { McpSchema, McpServer } from "@effect/ai"
-import { NodeHttpClient, NodeSink, NodeStream } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeSink from "@effect/platform-node/NodeSink"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import { type ConfigError, Effect, Layer } from "effect"
 import { GithubSearchLive } from "../layers/github/GithubSearch.js"
 import { PageReaderLive } from "../layers/reader/ReaderLive.js"

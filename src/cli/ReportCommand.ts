@@ -1,5 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { RunStore } from "../services/RunStore.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"

@@ -1,5 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
-import { FileSystem, Path } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either, Option } from "effect"
 import { loadProvidersConfig } from "../config/ProviderConfig.js"
 import { frameRelativePath, selectFrameNodes } from "../programs/tree/FrameSelection.js"

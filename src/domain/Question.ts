@@ -5,7 +5,7 @@
  *   sub_category, task_type, question, options, answer}` (videoID names the tree directory).
  * Decoding is pure (`decodeQuestions`); `loadQuestions` only adds the file reading.
  */
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import * as NodePath from "node:path"
 import { optionLetters } from "./Answer.js"

@@ -1,4 +1,4 @@
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { type CodeScope, SearchError } from "../../domain/Search.js"
 import { normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"

@@ -1,4 +1,6 @@
-import { FileSystem, HttpClient, HttpClientRequest } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Duration, Effect, Either, Layer, Option, Ref, Schema } from "effect"
 import * as Path from "node:path"
 import { type ConfigurationError, loadOcrConfig, type OcrConfig } from "../../config/ProviderConfig.js"

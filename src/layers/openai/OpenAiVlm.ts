@@ -1,4 +1,4 @@
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Layer } from "effect"
 import { type ConfigurationError, loadVlmConfig, type VlmConfig } from "../../config/ProviderConfig.js"
 import { VLMProvider, type VisionRequest } from "../../services/VLMProvider.js"

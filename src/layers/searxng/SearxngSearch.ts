@@ -1,4 +1,4 @@
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Layer, ParseResult, Schema } from "effect"
 import { SearchError } from "../../domain/Search.js"
 import { normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { SqliteClient } from "@effect/sql-sqlite-node"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { Chunk, Clock, Effect, Layer, Option, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"

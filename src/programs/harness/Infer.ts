@@ -1,7 +1,8 @@
 // The benchmark harness as an Effect program: `vtree infer` is this plus flag parsing, layers and a
 // progress display. It needs only ports (RunStore, CallBuffer, the providers), so an embedding app can
 // run a whole benchmark with its own layers or the fakes.
-import { FileSystem, Path } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Cause, Clock, Effect, Either, Exit, Option, Random, type Schedule } from "effect"
 import { emptyToolStats, type Prediction } from "../../domain/Prediction.js"
 import type { ProviderError } from "../../domain/ProviderError.js"

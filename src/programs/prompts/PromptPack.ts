@@ -2,7 +2,8 @@
  * Loading a prompt pack folder (DESIGN §5.3) into a PromptManager. Everything a pack must hold is checked
  * here, once, so a broken pack fails at start-up with the file and the fix instead of mid-run.
  */
-import { FileSystem, Path } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"

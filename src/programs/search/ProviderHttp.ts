@@ -1,4 +1,5 @@
-import type { HttpClient, HttpClientResponse } from "@effect/platform"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Duration, Effect } from "effect"
 import { SearchError } from "../../domain/Search.js"
 

@@ -1,4 +1,5 @@
-import { FileSystem, Path } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Effect, Either, Option } from "effect"
 import { TreeDecodeError } from "../../domain/Tree.js"
 import { ProviderError } from "../../domain/ProviderError.js"

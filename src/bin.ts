@@ -1,29 +1,72 @@
 #!/usr/bin/env node
-import { Command } from "@effect/cli"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Console, Effect, Exit, Logger } from "effect"
-import { describeFailure } from "./cli/ErrorReport.js"
-import { rootCommand } from "./cli/Root.js"
-import { version } from "./cli/version.js"
+// Starts the CLI. `npm run build` bundles the whole CLI (src/main.ts) into the one file dist/vtree.cjs;
+// this runs it with V8's compiled code cached beside it. Node 20 has no compile cache of its own
+// (module.enableCompileCache came with Node 22), and parsing and compiling the bundle was most of
+// `vtree --help`'s start-up: with the cache it is read back instead (BENCHMARKS.md, Harness).
+// Without a bundle (tsc's output alone) main.js runs unbundled.
+import { createHash } from "node:crypto"
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Script } from "node:vm"
 
-const cli = Command.run(rootCommand, { name: "vtree", version })
+const here = dirname(fileURLToPath(import.meta.url))
+const bundle = join(here, "vtree.cjs")
 
-const main = cli(process.argv).pipe(
-  Effect.tapErrorCause((cause) => {
-    const line = describeFailure(cause)
-    return line === undefined ? Effect.void : Console.error(line)
-  }),
-  Effect.provide(NodeContext.layer),
-  // Every log line goes to stderr, one logfmt line each: stdout belongs to results (and, for
-  // `vtree mcp`, to the protocol alone).
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
-)
+/**
+ * Where the cache may live: beside the bundle, or, when the install is read-only, in the temp dir
+ * under a name tied to this bundle file (V8 also rejects a cache made from other source).
+ */
+const cachePaths = (): ReadonlyArray<string> => {
+  const { size, mtimeMs } = statSync(bundle)
+  const key = createHash("sha256").update(`${bundle}\0${size}\0${mtimeMs}`).digest("hex").slice(0, 16)
+  return [`${bundle}.cache`, join(tmpdir(), "vtree-code-cache", `${key}.bin`)]
+}
 
-// Errors are reported above in the user's terms; runMain only turns the failure into exit code 1, and
-// an interruption (Ctrl-C, SIGTERM) into the conventional 130 rather than success.
-NodeRuntime.runMain(main, {
-  disableErrorReporting: true,
-  disablePrettyLogger: true,
-  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) ? 0 : Cause.isInterruptedOnly(exit.cause) ? 130 : 1)
-})
+const readCache = (paths: ReadonlyArray<string>): Buffer | undefined => {
+  for (const path of paths) {
+    try {
+      return readFileSync(path)
+    } catch {
+      // Not there (first run) or unreadable: try the next place.
+    }
+  }
+  return undefined
+}
+
+/** Written whole or not at all (rename), so a concurrent start never reads half a cache. */
+const writeCache = (paths: ReadonlyArray<string>, data: Buffer) => {
+  for (const path of paths) {
+    try {
+      mkdirSync(dirname(path), { recursive: true })
+      const partial = `${path}.${process.pid}.tmp`
+      writeFileSync(partial, data)
+      renameSync(partial, path)
+      return
+    } catch {
+      // Read-only or full: the cache only saves time, so the next place is tried, then nothing.
+    }
+  }
+}
+
+const runBundle = () => {
+  const paths = cachePaths()
+  const cachedData = readCache(paths)
+  const source = readFileSync(bundle, "utf8")
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    ...(cachedData === undefined ? {} : { cachedData })
+  })
+  if (cachedData === undefined || script.cachedDataRejected === true) {
+    // Made at exit, so it also holds the functions this run compiled lazily.
+    process.once("exit", () => writeCache(paths, script.createCachedData()))
+  }
+  const module = { exports: {} }
+  const run = script.runInThisContext() as (...args: ReadonlyArray<unknown>) => void
+  run.call(module.exports, module.exports, createRequire(bundle), module, bundle, here)
+}
+
+if (existsSync(bundle)) runBundle()
+else await import("./main.js")

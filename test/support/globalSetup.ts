@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url"
 // End-to-end tests spawn `node dist/bin.js`; build once so they always run the code under test,
 // never a stale dist/ left from an earlier checkout. Type errors are `npm run check`'s job: tsc
 // still emits, so a type error elsewhere does not stop unrelated tests from running. The CLI entry is
-// then bundled exactly as `npm run build` does it, so the tests exercise what users run.
+// then bundled into dist/vtree.cjs exactly as `npm run build` does it (dist/bin.js launches it), so the
+// tests exercise what users run.
 export default function setup() {
   const root = fileURLToPath(new URL("../..", import.meta.url))
   const compiled = spawnSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root, encoding: "utf8" })
@@ -13,6 +14,6 @@ export default function setup() {
     process.stderr.write(`globalSetup: tsc reported problems (run npm run check):\n${compiled.stdout.slice(0, 2000)}\n`)
   }
   const bundled = spawnSync("npm", ["run", "-s", "bundle"], { cwd: root, encoding: "utf8" })
-  if (bundled.status !== 0) throw new Error(`globalSetup: bundling dist/bin.js failed:\n${bundled.stderr}`)
-  if (!existsSync(`${root}/dist/bin.js`)) throw new Error("globalSetup: dist/bin.js was not built")
+  if (bundled.status !== 0) throw new Error(`globalSetup: bundling dist/vtree.cjs failed:\n${bundled.stderr}`)
+  if (!existsSync(`${root}/dist/bin.js`) || !existsSync(`${root}/dist/vtree.cjs`)) throw new Error("globalSetup: dist/bin.js or dist/vtree.cjs was not built")
 }

@@ -1,4 +1,7 @@
-import { Agent, request } from "undici"
+import { type Readable } from "node:stream"
+import { promisify } from "node:util"
+import * as zlib from "node:zlib"
+import { Agent, type Dispatcher, interceptors, request } from "undici"
 
 /**
  * The `fetch` the openai SDK sends through. Node's global fetch builds WHATWG request and response
@@ -7,7 +10,8 @@ import { Agent, request } from "undici"
  * all. With hundreds of calls in flight that CPU is what queues replies on the event loop
  * (bench/providers.ts measures it), so the SDK gets this instead:
  *
- * - the request goes out through `undici.request`;
+ * - the request goes out through `undici.request`; like fetch, it asks for compressed replies (and
+ *   decodes them) and follows redirects;
  * - a streamed reply (server-sent events) comes back as a standard `Response` over the socket;
  * - any other reply is read whole and comes back as a `BufferedResponse`: the read side of `Response`
  *   over bytes already received, with no stream built unless someone asks for `.body`. Reading it
@@ -17,9 +21,35 @@ import { Agent, request } from "undici"
  * `Request` object) goes to the global fetch unchanged, so no SDK feature depends on it.
  */
 
-// One pool for every endpoint, like the global fetch's: connections are kept per origin.
-let sharedAgent: Agent | undefined
-const agent = (): Agent => (sharedAgent ??= new Agent({ keepAliveTimeout: 10_000 }))
+// One pool for every endpoint, like the global fetch's: connections are kept per origin. Like fetch it
+// follows redirects, at most 20.
+let sharedAgent: Dispatcher | undefined
+const agent = (): Dispatcher =>
+  (sharedAgent ??= new Agent({ keepAliveTimeout: 10_000 }).compose(interceptors.redirect({ maxRedirections: 20 })))
+
+/** What fetch offers when the caller says nothing; `decoded` undoes each of them. */
+const acceptEncoding = "gzip, deflate, br"
+
+// undici's own decompress interceptor would do this, but it prints an ExperimentalWarning on Node 20
+// into every CLI run; node:zlib does the decoding either way.
+const decoders: Record<string, { readonly whole: (bytes: Uint8Array) => Promise<Buffer>; readonly stream: () => zlib.Zlib & NodeJS.ReadWriteStream }> = {
+  gzip: { whole: promisify(zlib.gunzip), stream: () => zlib.createGunzip() },
+  "x-gzip": { whole: promisify(zlib.gunzip), stream: () => zlib.createGunzip() },
+  br: { whole: promisify(zlib.brotliDecompress), stream: () => zlib.createBrotliDecompress() },
+  // Servers send "deflate" both zlib-wrapped (as the RFC says) and raw; the unzip family takes the
+  // wrapped form, so a raw body falls back to inflateRaw.
+  deflate: {
+    whole: (bytes) => promisify(zlib.inflate)(bytes).catch(() => promisify(zlib.inflateRaw)(bytes)),
+    stream: () => zlib.createInflate()
+  }
+}
+
+/** The content codings of a reply, in the order they were applied (identity left out). */
+const codings = (header: string | Array<string> | undefined) => {
+  if (header === undefined) return []
+  const names = (Array.isArray(header) ? header.join(",") : header).split(",").map((name) => name.trim().toLowerCase())
+  return names.filter((name) => name !== "" && name !== "identity")
+}
 
 // Statuses whose reply has no body (a Response with one cannot even be constructed).
 const nullBodyStatus = new Set([101, 204, 205, 304])
@@ -167,12 +197,16 @@ const plainBody = (body: unknown): { readonly ok: true; readonly body: RequestBo
 /** Request headers as undici's flat `[name, value, name, value, …]` list, repeated names kept. */
 const flatHeaders = (headers: RequestInit["headers"]): Array<string> => {
   const flat: Array<string> = []
-  if (headers === undefined) return flat
-  const pairs = headers instanceof Headers || Array.isArray(headers) ? headers : Object.entries(headers)
-  for (const [name, value] of pairs as Iterable<[string, string | ReadonlyArray<string>]>) {
-    if (typeof value === "string") flat.push(name, value)
-    else for (const item of value) flat.push(name, item)
+  let encodingSet = false
+  if (headers !== undefined) {
+    const pairs = headers instanceof Headers || Array.isArray(headers) ? headers : Object.entries(headers)
+    for (const [name, value] of pairs as Iterable<[string, string | ReadonlyArray<string>]>) {
+      if (name.toLowerCase() === "accept-encoding") encodingSet = true
+      if (typeof value === "string") flat.push(name, value)
+      else for (const item of value) flat.push(name, item)
+    }
   }
+  if (!encodingSet) flat.push("accept-encoding", acceptEncoding)
   return flat
 }
 
@@ -201,14 +235,27 @@ export const transportFetch = async (input: string | URL | Request, init?: Reque
     dispatcher: agent()
   })
   const raw = reply.headers as RawHeaders
+  const applied = codings(raw["content-encoding"])
+  const known = applied.every((name) => decoders[name] !== undefined)
+  // As fetch does: a decoded body no longer has the encoding or the length the headers state.
+  const shown: RawHeaders = known && applied.length > 0
+    ? Object.fromEntries(Object.entries(raw).filter(([name]) => name !== "content-encoding" && name !== "content-length"))
+    : raw
   if (String(raw["content-type"]).includes("text/event-stream")) {
-    return new Response(reply.body as unknown as ConstructorParameters<typeof Response>[0], {
+    let body: Readable | NodeJS.ReadableStream = reply.body
+    if (known) for (const name of [...applied].reverse()) body = body.pipe(decoders[name]!.stream())
+    return new Response(body as unknown as ConstructorParameters<typeof Response>[0], {
       status: reply.statusCode,
       statusText: reply.statusText,
-      headers: toHeaders(raw)
+      headers: toHeaders(shown)
     })
   }
   const noBody = nullBodyStatus.has(reply.statusCode) || method === "HEAD"
-  const bytes = noBody ? (reply.body.resume(), null) : new Uint8Array(await reply.body.arrayBuffer())
-  return new BufferedResponse(reply.statusCode, reply.statusText, new ReplyHeaders(raw), url, bytes) as unknown as Response
+  let bytes: Uint8Array | null = null
+  if (noBody) reply.body.resume()
+  else {
+    bytes = new Uint8Array(await reply.body.arrayBuffer())
+    if (known) for (const name of [...applied].reverse()) bytes = await decoders[name]!.whole(bytes)
+  }
+  return new BufferedResponse(reply.statusCode, reply.statusText, new ReplyHeaders(shown), url, bytes) as unknown as Response
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { brotliCompressSync, createGzip, deflateRawSync, gzipSync } from "node:zlib"
 import { BufferedResponse, transportFetch } from "../../../src/layers/openai/Transport.js"
 
 interface Seen {
@@ -45,6 +46,39 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse, body: s
     req.socket.on("close", () => {
       closedEarly += 1
     })
+  },
+  "/gzip": (req, res) => {
+    const body = JSON.stringify({ compressed: "yes", padding: "x".repeat(2000) })
+    if (!String(req.headers["accept-encoding"]).includes("gzip")) {
+      res.end(body)
+      return
+    }
+    res.setHeader("content-type", "application/json")
+    res.setHeader("content-encoding", "gzip")
+    res.end(gzipSync(body))
+  },
+  "/br-error": (_req, res) => {
+    res.statusCode = 500
+    res.setHeader("content-encoding", "br")
+    res.end(brotliCompressSync("the model server fell over"))
+  },
+  "/deflate-raw": (_req, res) => {
+    res.setHeader("content-encoding", "deflate")
+    res.end(deflateRawSync("raw deflate, as some servers send it"))
+  },
+  "/gzip-events": (_req, res) => {
+    res.setHeader("content-type", "text/event-stream")
+    res.setHeader("content-encoding", "gzip")
+    const gzip = createGzip()
+    gzip.pipe(res)
+    gzip.write("data: one\n\n")
+    gzip.flush()
+    setTimeout(() => gzip.end("data: two\n\n"), 20)
+  },
+  "/moved": (_req, res) => {
+    res.statusCode = 307
+    res.setHeader("location", "/json")
+    res.end()
   },
   "/cut": (req, res) => {
     res.setHeader("content-type", "application/json")
@@ -171,6 +205,35 @@ describe("transportFetch", () => {
     await expect(pending).rejects.toMatchObject({ name: "AbortError" })
     await new Promise((resolve) => setTimeout(resolve, 30))
     expect(closedEarly).toBe(before + 1)
+  })
+
+  it("asks for compressed replies as fetch does and decodes them, error replies included", async () => {
+    const response = await transportFetch(`${base}/gzip`)
+    expect(seen.at(-1)!.headers["accept-encoding"]).toContain("gzip")
+    expect(response.headers.has("content-encoding")).toBe(false)
+    expect(await response.json()).toMatchObject({ compressed: "yes" })
+    const failed = await transportFetch(`${base}/br-error`)
+    expect(failed.status).toBe(500)
+    expect(await failed.text()).toBe("the model server fell over")
+  })
+
+  it("decodes raw deflate and a gzipped event stream", async () => {
+    expect(await (await transportFetch(`${base}/deflate-raw`)).text()).toBe("raw deflate, as some servers send it")
+    const events = await transportFetch(`${base}/gzip-events`)
+    expect(events).toBeInstanceOf(Response)
+    expect(await events.text()).toBe("data: one\n\ndata: two\n\n")
+  })
+
+  it("an accept-encoding the caller sets is sent as given", async () => {
+    await transportFetch(`${base}/json`, { headers: { "Accept-Encoding": "identity" } })
+    expect(seen.at(-1)!.headers["accept-encoding"]).toBe("identity")
+  })
+
+  it("follows a redirect as fetch does, keeping method and body on a 307", async () => {
+    const response = await transportFetch(`${base}/moved`, { method: "POST", body: "{\"q\":2}" })
+    expect(response.status).toBe(200)
+    expect(seen.at(-1)!).toMatchObject({ method: "POST", url: "/json", body: "{\"q\":2}" })
+    expect(await response.json()).toMatchObject({ ok: true })
   })
 
   it("a connection cut in the middle of the body rejects the request", async () => {

@@ -34,6 +34,12 @@ interface Entry {
   timedOut: boolean
 }
 
+/**
+ * Milliseconds on the Clock's monotonic reading (hrtime for the live clock): a wall-clock step (NTP, a
+ * resumed VM) must not time out every request in flight at once.
+ */
+const monotonicMillis = (clock: Clock.Clock): number => Number(clock.unsafeCurrentTimeNanos() / 1_000_000n)
+
 export const make = (timeout: Duration.DurationInput): Deadlines => {
   const timeoutMs = Duration.toMillis(Duration.decode(timeout))
   // The queue is an array with a moving head; it is compacted when the dead prefix grows large.
@@ -80,7 +86,7 @@ export const make = (timeout: Duration.DurationInput): Deadlines => {
 
   const watch = (clock: Clock.Clock): Effect.Effect<void> =>
     Effect.suspend(() => {
-      const now = clock.unsafeCurrentTimeMillis()
+      const now = monotonicMillis(clock)
       const next = sweep(now)
       if (next === undefined) {
         running = false
@@ -107,7 +113,7 @@ export const make = (timeout: Duration.DurationInput): Deadlines => {
     Effect.clockWith((clock) =>
       Effect.suspend(() => {
         // Registered before anything can yield, so a watcher deciding to stop can never miss it.
-        const entry: Entry = { at: clock.unsafeCurrentTimeMillis() + timeoutMs, controller: new AbortController(), settled: false, timedOut: false }
+        const entry: Entry = { at: monotonicMillis(clock) + timeoutMs, controller: new AbortController(), settled: false, timedOut: false }
         queue.push(entry)
         open += 1
         const request$ = Effect.async<A, E>((resume) => {

@@ -42,6 +42,13 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse, body: s
     res.write("data: one\n\n")
     setTimeout(() => res.end("data: two\n\n"), 20)
   },
+  "/events-stall": (req, res) => {
+    res.setHeader("content-type", "text/event-stream")
+    res.write("data: one\n\n")
+    req.socket.on("close", () => {
+      closedEarly += 1
+    })
+  },
   "/stall": (req, _res) => {
     req.socket.on("close", () => {
       closedEarly += 1
@@ -234,6 +241,19 @@ describe("transportFetch", () => {
     expect(response.status).toBe(200)
     expect(seen.at(-1)!).toMatchObject({ method: "POST", url: "/json", body: "{\"q\":2}" })
     expect(await response.json()).toMatchObject({ ok: true })
+  })
+
+  it("an abort while a stream is being read ends the stream with an error and closes the connection", async () => {
+    const controller = new AbortController()
+    const response = await transportFetch(`${base}/events-stall`, { signal: controller.signal })
+    const reader = response.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: one\n\n")
+    const before = closedEarly
+    const next = reader.read()
+    controller.abort()
+    await expect(next).rejects.toThrow()
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(closedEarly).toBe(before + 1)
   })
 
   it("a connection cut in the middle of the body rejects the request", async () => {

@@ -48,6 +48,15 @@ export const make = (timeout: Duration.DurationInput): Deadlines => {
   let open = 0
   let running = false
   let watcher: Fiber.RuntimeFiber<void> | undefined
+  // Each watcher has a generation; one that was stopped but has not yet seen its interruption finds
+  // itself superseded and leaves the state alone, so two watchers never fight over it.
+  let generation = 0
+
+  const stopped = () => {
+    running = false
+    watcher = undefined
+    generation += 1
+  }
 
   const settle = (entry: Entry) => {
     if (entry.settled) return
@@ -56,8 +65,7 @@ export const make = (timeout: Duration.DurationInput): Deadlines => {
     if (open === 0 && watcher !== undefined) {
       // Nothing left to watch: stop the watcher now rather than leave its timer holding the process.
       watcher.unsafeInterruptAsFork(FiberId.none)
-      watcher = undefined
-      running = false
+      stopped()
       queue = []
       head = 0
     }
@@ -84,26 +92,29 @@ export const make = (timeout: Duration.DurationInput): Deadlines => {
     return head < queue.length ? queue[head]!.at : undefined
   }
 
-  const watch = (clock: Clock.Clock): Effect.Effect<void> =>
+  const watch = (clock: Clock.Clock, mine: number): Effect.Effect<void> =>
     Effect.suspend(() => {
+      if (mine !== generation) return Effect.void
       const now = monotonicMillis(clock)
       const next = sweep(now)
       if (next === undefined) {
-        running = false
-        watcher = undefined
+        stopped()
         return Effect.void
       }
-      return Effect.flatMap(clock.sleep(Duration.millis(next - now)), () => watch(clock))
+      return Effect.flatMap(clock.sleep(Duration.millis(next - now)), () => watch(clock, mine))
     })
 
-  const startWatcher = (clock: Clock.Clock) =>
-    Effect.uninterruptible(
+  const startWatcher = (clock: Clock.Clock) => {
+    running = true
+    const mine = generation
+    return Effect.uninterruptible(
       // The fork must not inherit the uninterruptible region, or stopping the watcher would not work.
-      Effect.map(Effect.forkDaemon(Effect.interruptible(watch(clock))), (fiber) => {
+      Effect.map(Effect.forkDaemon(Effect.interruptible(watch(clock, mine))), (fiber) => {
         // It may already have found nothing open and stopped; only a live watcher is kept.
-        if (running && fiber.unsafePoll() === null) watcher = fiber
+        if (mine === generation && fiber.unsafePoll() === null) watcher = fiber
       })
     )
+  }
 
   const run = <A, E>(
     request: (signal: AbortSignal) => PromiseLike<A>,
@@ -132,9 +143,7 @@ export const make = (timeout: Duration.DurationInput): Deadlines => {
             entry.controller.abort()
           })
         })
-        if (running) return request$
-        running = true
-        return Effect.zipRight(startWatcher(clock), request$)
+        return running ? request$ : Effect.zipRight(startWatcher(clock), request$)
       })
     )
 

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, TestClock } from "effect"
+import { Effect, Exit, Fiber, TestClock, TestContext } from "effect"
+import fc from "fast-check"
 import * as Deadlines from "../../../src/programs/providers/Deadlines.js"
 
 /** A request that never answers on its own; it rejects once its signal aborts, and remembers the signal. */
@@ -137,4 +138,87 @@ describe("Deadlines", () => {
       assert.strictEqual(deadlines.open(), 0)
       assert.isFalse(deadlines.watching())
     }))
+
+  it("any interleaving of starts, answers, interruptions and clock moves: each stall times out exactly at its deadline", async () => {
+    type Op =
+      | { readonly kind: "stall" }
+      | { readonly kind: "quick" }
+      | { readonly kind: "answer"; readonly pick: number }
+      | { readonly kind: "interrupt"; readonly pick: number }
+      | { readonly kind: "advance"; readonly ms: number }
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.constant({ kind: "stall" as const }),
+      fc.constant({ kind: "quick" as const }),
+      fc.record({ kind: fc.constant("answer" as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant("interrupt" as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant("advance" as const), ms: fc.integer({ min: 1, max: 700 }) })
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 40 }), (ops) =>
+        Effect.runPromise(
+          Effect.gen(function*() {
+            const deadlines = Deadlines.make("1 second")
+            interface Pending {
+              readonly startedAt: number
+              readonly fiber: Fiber.RuntimeFiber<string, string>
+              readonly answer?: (value: string) => void
+              outcome?: "timeout" | "answered" | "interrupted"
+              endedAt?: number
+            }
+            const pending: Array<Pending> = []
+            const open = () => pending.filter((p) => p.outcome === undefined)
+            const observe = Effect.gen(function*() {
+              yield* settle
+              const now = yield* TestClock.currentTimeMillis
+              for (const p of open()) {
+                const exit = p.fiber.unsafePoll()
+                if (exit !== null) {
+                  p.outcome = Exit.isSuccess(exit) ? "answered" : Exit.isInterrupted(exit) ? "interrupted" : "timeout"
+                  p.endedAt = now
+                }
+              }
+            })
+            for (const step of ops) {
+              const now = yield* TestClock.currentTimeMillis
+              if (step.kind === "stall" || step.kind === "quick") {
+                let answer: ((value: string) => void) | undefined
+                const request = (signal: AbortSignal) =>
+                  new Promise<string>((resolve, reject) => {
+                    answer = resolve
+                    signal.addEventListener("abort", () => reject(new Error("aborted")))
+                    if (step.kind === "quick") setImmediate(() => resolve("quick"))
+                  })
+                const fiber = yield* Effect.fork(deadlines.run(request, onError, onTimeout))
+                yield* settle
+                pending.push({ startedAt: now, fiber, ...(answer === undefined ? {} : { answer }) })
+              } else if (step.kind === "answer" || step.kind === "interrupt") {
+                const live = open()
+                if (live.length > 0) {
+                  const target = live[step.pick % live.length]!
+                  if (step.kind === "answer") target.answer?.("answered")
+                  else yield* Fiber.interrupt(target.fiber)
+                }
+              } else {
+                yield* TestClock.adjust(step.ms)
+              }
+              yield* observe
+              // Nothing still open is past its deadline, and the count of open attempts is exact.
+              const after = yield* TestClock.currentTimeMillis
+              for (const p of open()) assert.isBelow(after - p.startedAt, 1000)
+              assert.strictEqual(deadlines.open(), open().length)
+            }
+            yield* TestClock.adjust("1 second")
+            yield* observe
+            for (const p of pending) {
+              assert.isDefined(p.outcome)
+              // A timeout lands on the first clock move that reaches the deadline, never before it.
+              if (p.outcome === "timeout") assert.isAtLeast(p.endedAt! - p.startedAt, 1000)
+            }
+            assert.strictEqual(deadlines.open(), 0)
+            assert.isFalse(deadlines.watching())
+          }).pipe(Effect.provide(TestContext.TestContext))
+        )),
+      { numRuns: 60 }
+    )
+  })
 })

@@ -2,7 +2,7 @@
 // a Video-MME-sized run holds, and how fast `vtree --help` starts. Needs the built dist/ (`npm run bench`
 // builds it first).
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -247,7 +247,17 @@ const bench: BenchModule = {
   run: async () => {
     const dir = mkdtempSync(join(tmpdir(), "vtree-bench-harness-"))
     try {
-      const t = await throughput(dir)
+      // The whole throughput run (and its in-process peer) three times: on this shared machine one run
+      // can land on a burst of someone else's load; the median run is reported, with the range.
+      const attempts: Array<Awaited<ReturnType<typeof throughput>>> = []
+      for (let i = 0; i < 3; i++) {
+        const sub = join(dir, `throughput-${i}`)
+        mkdirSync(sub)
+        attempts.push(await throughput(sub))
+      }
+      const byRatio = [...attempts].sort((a, b) => a.wallMs - b.wallMs)
+      const t = byRatio[1]!
+      const peerMs = median(attempts.map((attempt) => attempt.peerWallMs))
       const rss = peakRss(dir)
       const help = timeRuns([bin, "--help"], 10)
       const uncached = timeRunsWithoutCache(5)
@@ -261,10 +271,10 @@ const bench: BenchModule = {
       return [
         "| figure | value | target | |",
         "|---|---|---|---|",
-        `| ${t.questions} questions × ${t.steps} steps, ${t.latencyMs} ms per agent call, concurrency ${t.concurrency}: run wall time | ${(t.wallMs / 1000).toFixed(2)} s | | |`,
+        `| ${t.questions} questions × ${t.steps} steps, ${t.latencyMs} ms per agent call, concurrency ${t.concurrency}: run wall time (median run) | ${(t.wallMs / 1000).toFixed(2)} s | | |`,
         `| ideal: ceil(${t.questions}/${t.concurrency}) × ${t.steps} × ${t.latencyMs} ms | ${(t.idealMs / 1000).toFixed(2)} s | | |`,
-        `| wall / ideal | **${ratio.toFixed(3)}×** | ≤ 1.15× | ${verdict(ratio <= 1.15)} |`,
-        `| peer: same run in-process, fake models sleeping ${t.latencyMs} ms (no HTTP/SDK) | ${(t.peerWallMs / 1000).toFixed(2)} s | | ${(t.peerWallMs / t.idealMs).toFixed(3)}× ideal |`,
+        `| wall / ideal, median of ${attempts.length} runs (range ${(byRatio[0]!.wallMs / t.idealMs).toFixed(3)}–${(byRatio[byRatio.length - 1]!.wallMs / t.idealMs).toFixed(3)}) | **${ratio.toFixed(3)}×** | ≤ 1.15× | ${verdict(ratio <= 1.15)} |`,
+        `| peer: same run in-process, fake models sleeping ${t.latencyMs} ms (no HTTP/SDK), median of ${attempts.length} | ${(peerMs / 1000).toFixed(2)} s | | ${(peerMs / t.idealMs).toFixed(3)}× ideal |`,
         `| peak RSS, ${rss.questions} questions (900 videos × 3) with zero-latency fakes, summary included | ${rssMb.toFixed(0)} MB | ≤ 400 MB | ${verdict(rssMb <= 400)} |`,
         `| \`vtree --help\` cold start, median of ${help.length} | ${helpMs.toFixed(0)} ms | ≤ 300 ms | ${verdict(helpMs <= 300)} |`,
         `| peer: \`vtree --help\` with no code cache (the first run after an install, which writes it), median of ${uncached.length} | ${median(uncached).toFixed(0)} ms | | ${(median(uncached) / helpMs).toFixed(2)}× |`,

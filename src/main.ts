@@ -3,13 +3,28 @@ import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Logger } from "effect"
+import { stripVTControlCharacters } from "node:util"
 import { describeFailure } from "./cli/ErrorReport.js"
 import { rootCommand } from "./cli/Root.js"
 import { version } from "./cli/version.js"
 
 const cli = Command.run(rootCommand, { name: "vtree", version })
 
-const main = cli(process.argv).pipe(
+// @effect/cli styles its help with ANSI escapes whether or not stdout is a terminal. Piped into a file
+// or a pager, or with NO_COLOR set, they are noise, so text for stdout loses them there.
+const plainStdout = process.stdout.isTTY !== true || (process.env["NO_COLOR"] ?? "") !== ""
+const withPlainStdout = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  plainStdout
+    ? Console.consoleWith((console) =>
+      Console.withConsole(self, {
+        ...console,
+        log: (...args: ReadonlyArray<unknown>) =>
+          console.log(...args.map((arg) => (typeof arg === "string" ? stripVTControlCharacters(arg) : arg)))
+      })
+    )
+    : self
+
+const main = withPlainStdout(cli(process.argv)).pipe(
   Effect.tapErrorCause((cause) => {
     const line = describeFailure(cause)
     return line === undefined ? Effect.void : Console.error(line)

@@ -1,4 +1,5 @@
 import { Command, Options } from "@effect/cli"
+import { withShownDefault } from "./Defaults.js"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import { Config, type ConfigError, Console, Context, Duration, Effect, Layer, Logger, LogLevel, Option, Schedule } from "effect"
 import {
@@ -26,7 +27,7 @@ const questions = Options.text("questions").pipe(
 )
 const db = Options.text("db").pipe(
   Options.withDescription("SQLite file the run is written to (created when missing)"),
-  Options.withDefault("vtree.db")
+  withShownDefault("vtree.db")
 )
 const runId = Options.text("run-id").pipe(
   Options.withDescription("Run id (default: run-<start time>-<random>); with --resume, the run to continue"),
@@ -34,15 +35,15 @@ const runId = Options.text("run-id").pipe(
 )
 const concurrency = Options.integer("concurrency").pipe(
   Options.withDescription("Questions answered at once"),
-  Options.withDefault(defaultConcurrency)
+  withShownDefault(defaultConcurrency)
 )
 const maxSteps = Options.integer("max-steps").pipe(
   Options.withDescription("Tool steps per question before it ends as budget_exceeded"),
-  Options.withDefault(defaultMaxSteps)
+  withShownDefault(defaultMaxSteps)
 )
 const skillMode = Options.choice("skill-mode", ["auto", "manual", "none"]).pipe(
   Options.withDescription("auto: the skill for the task type; manual: a skill catalog plus read_skill; none: no skills"),
-  Options.withDefault("auto" as const)
+  withShownDefault("auto")
 )
 const prompts = Options.text("prompts").pipe(
   Options.withDescription("Prompt pack folder, or en / zh for a packaged pack (default: en)"),
@@ -79,7 +80,7 @@ const anchor = Options.boolean("anchor").pipe(
 )
 const anchorMode = Options.choice("anchor-mode", ["ids", "quote"]).pipe(
   Options.withDescription("With --anchor: ids keeps the model's text; quote also expands each anchor to its line"),
-  Options.withDefault("quote" as const)
+  withShownDefault("quote")
 )
 const webSearch = Options.boolean("web-search").pipe(
   Options.withDescription("Give the agent external_search / external_read (configure with VTREE_SEARCH_*)")

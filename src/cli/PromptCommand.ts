@@ -1,4 +1,5 @@
 import { Command, Options } from "@effect/cli"
+import { withShownDefault } from "./Defaults.js"
 import { Console, Effect, Option } from "effect"
 import { resolvePromptsDir, loadPromptManager } from "../programs/prompts/PromptPack.js"
 import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
@@ -11,7 +12,7 @@ const skillMode = Options.choice("skill-mode", ["auto", "manual", "none"]).pipe(
   Options.withDescription(
     "auto: the skill for the task type; manual: a skill catalog plus the read_skill tool; none: no skills"
   ),
-  Options.withDefault("auto" as const)
+  withShownDefault("auto")
 )
 const taskType = Options.text("task-type").pipe(
   Options.withDescription("Video-MME task type, e.g. \"Counting Problem\" (used by --skill-mode auto)"),
@@ -22,7 +23,7 @@ const webSearch = Options.boolean("web-search").pipe(
 )
 const maxSteps = Options.integer("max-steps").pipe(
   Options.withDescription("Step budget written into the prompt"),
-  Options.withDefault(defaultMaxSteps)
+  withShownDefault(defaultMaxSteps)
 )
 
 /** `vtree prompt`: prints the assembled system prompt, so a pack or skill edit can be read as the agent sees it. */

@@ -1,4 +1,5 @@
 import { Command, Options } from "@effect/cli"
+import { withShownDefault } from "./Defaults.js"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { RunStore } from "../services/RunStore.js"
@@ -12,7 +13,7 @@ export class ReportError extends Schema.TaggedError<ReportError>()("ReportError"
 
 const db = Options.file("db").pipe(
   Options.withDescription("Run database written by `vtree infer`"),
-  Options.withDefault("vtree.db")
+  withShownDefault("vtree.db")
 )
 const runId = Options.text("run-id").pipe(
   Options.withDescription("Run to report (default: the most recently started run)"),
@@ -20,7 +21,7 @@ const runId = Options.text("run-id").pipe(
 )
 const format = Options.choice("format", ["text", "json", "html"]).pipe(
   Options.withDescription("text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"),
-  Options.withDefault("text" as const)
+  withShownDefault("text")
 )
 const out = Options.file("out").pipe(
   Options.withDescription("Write the report to this file instead of stdout"),

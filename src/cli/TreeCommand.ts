@@ -1,4 +1,5 @@
 import { Args, Command, Options } from "@effect/cli"
+import { withShownDefault } from "./Defaults.js"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either, Option } from "effect"
@@ -124,7 +125,7 @@ const search = Command.make(
   {
     tree: treeArg,
     query: Args.text({ name: "query" }),
-    k: Options.integer("k").pipe(Options.withDefault(5), Options.withDescription("how many nodes to return"))
+    k: Options.integer("k").pipe(Options.withDescription("how many nodes to return"), withShownDefault(5))
   },
   ({ k, query, tree }) => printing(withConfiguredEmbeddings(searchTree(tree, query, k)))
 ).pipe(

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Starts the CLI. `npm run build` bundles the whole CLI (src/main.ts) into the one file dist/vtree.cjs;
-// this runs it with V8's compiled code cached beside it (or in the user's cache folder). Node 20 has no compile cache of its own
-// (module.enableCompileCache came with Node 22), and parsing and compiling the bundle was most of
-// `vtree --help`'s start-up: with the cache it is read back instead (BENCHMARKS.md, Harness).
+// this runs it with V8's compiled code cached beside it (or in the user's cache folder). Node 20 has no
+// compile cache of its own (module.enableCompileCache came with Node 22), and parsing and compiling the
+// bundle was most of `vtree --help`'s start-up: with the cache it is read back instead (BENCHMARKS.md).
 // Without a bundle (tsc's output alone) main.js runs unbundled.
 import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"

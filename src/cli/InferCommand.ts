@@ -1,5 +1,4 @@
 import { Command, Options } from "@effect/cli"
-import { withShownDefault } from "./Defaults.js"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import { Config, type ConfigError, Console, Context, Duration, Effect, Layer, Logger, LogLevel, Option, Schedule } from "effect"
 import {
@@ -18,6 +17,7 @@ import type { WebToolsHub } from "../programs/tools/WebTools.js"
 import type { CallBuffer } from "../services/CallBuffer.js"
 import type { CallLog } from "../services/CallLog.js"
 import { RunStore, type RunStoreError } from "../services/RunStore.js"
+import { withShownDefault } from "./Defaults.js"
 
 const trees = Options.text("trees").pipe(
   Options.withDescription("Folder holding one <videoID>/tree.json per video")

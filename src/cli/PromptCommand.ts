@@ -1,8 +1,8 @@
 import { Command, Options } from "@effect/cli"
-import { withShownDefault } from "./Defaults.js"
 import { Console, Effect, Option } from "effect"
 import { resolvePromptsDir, loadPromptManager } from "../programs/prompts/PromptPack.js"
 import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
+import { withShownDefault } from "./Defaults.js"
 
 const prompts = Options.text("prompts").pipe(
   Options.withDescription("Prompt pack folder, or en / zh for a packaged pack (default: the packaged en pack)"),

@@ -1,10 +1,10 @@
 import { Command, Options } from "@effect/cli"
-import { withShownDefault } from "./Defaults.js"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { RunStore } from "../services/RunStore.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
+import { withShownDefault } from "./Defaults.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
 export class ReportError extends Schema.TaggedError<ReportError>()("ReportError", {

@@ -27,17 +27,23 @@ let sharedAgent: Dispatcher | undefined
 const agent = (): Dispatcher =>
   (sharedAgent ??= new Agent({ keepAliveTimeout: 10_000 }).compose(interceptors.redirect({ maxRedirections: 20 })))
 
-/** What fetch offers when the caller says nothing; `decoded` undoes each of them. */
+/** What fetch offers when the caller says nothing; `decoders` undoes each of them. */
 const acceptEncoding = "gzip, deflate, br"
+
+interface Decoder {
+  readonly whole: (bytes: Uint8Array) => Promise<Buffer>
+  readonly stream: () => zlib.Zlib & NodeJS.ReadWriteStream
+}
 
 // undici's own decompress interceptor would do this, but it prints an ExperimentalWarning on Node 20
 // into every CLI run; node:zlib does the decoding either way.
-const decoders: Record<string, { readonly whole: (bytes: Uint8Array) => Promise<Buffer>; readonly stream: () => zlib.Zlib & NodeJS.ReadWriteStream }> = {
-  gzip: { whole: promisify(zlib.gunzip), stream: () => zlib.createGunzip() },
-  "x-gzip": { whole: promisify(zlib.gunzip), stream: () => zlib.createGunzip() },
+const gzip: Decoder = { whole: promisify(zlib.gunzip), stream: () => zlib.createGunzip() }
+const decoders: Record<string, Decoder> = {
+  gzip,
+  "x-gzip": gzip,
   br: { whole: promisify(zlib.brotliDecompress), stream: () => zlib.createBrotliDecompress() },
-  // Servers send "deflate" both zlib-wrapped (as the RFC says) and raw; the unzip family takes the
-  // wrapped form, so a raw body falls back to inflateRaw.
+  // "deflate" should be zlib-wrapped (RFC 9110), but some servers send it raw: a body that does not
+  // inflate is tried once more as raw deflate.
   deflate: {
     whole: (bytes) => promisify(zlib.inflate)(bytes).catch(() => promisify(zlib.inflateRaw)(bytes)),
     stream: () => zlib.createInflate()
@@ -61,7 +67,7 @@ type RawHeaders = Record<string, string | Array<string> | undefined>
  * Values of a repeated header are joined with ", " as Headers does; `set-cookie` stays a list.
  */
 export class ReplyHeaders implements Iterable<[string, string]> {
-  constructor(private readonly raw: RawHeaders) {}
+  constructor(readonly raw: RawHeaders) {}
   get(name: string): string | null {
     const value = this.raw[name.toLowerCase()]
     if (value === undefined) return null
@@ -140,7 +146,7 @@ export class BufferedResponse {
       this.#real = new Response(this.content as Uint8Array<ArrayBuffer> | null, {
         status: this.status,
         statusText: this.statusText,
-        headers: [...this.headers]
+        headers: toHeaders(this.headers.raw)
       })
     }
     return this.#real

@@ -37,14 +37,8 @@ const decodeAt = <A, I>(
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1)
 
-interface RawNode {
-  readonly id: string
-  readonly level: Level
-  readonly timeRange: readonly [number, number]
-  readonly card: Readonly<Record<string, unknown>>
-  readonly subtitle: string
-  readonly childrenIds: ReadonlyArray<string>
-  readonly framePath: string | null
+/** A node as read from the file, before its parent is known. */
+interface RawNode extends Omit<TreeNode, "parentId"> {
   /** Where the node sits in the file, for messages. */
   readonly at: JsonPath
 }

@@ -205,10 +205,12 @@ const runChild = (input: { trees: string; questions: string }, db: string, mode:
 
 const peakRss = (dir: string) => runChild(writeBenchmarkInput(join(dir, "rss"), 900, 3), join(dir, "rss.db"), "rss", ["0", "12", "2", ""])
 
-const timeRuns = (args: ReadonlyArray<string>, runs: number) => {
+/** Wall times of `runs` spawns of `node args…` after one warm-up; `before` runs ahead of each timed one. */
+const timeRuns = (args: ReadonlyArray<string>, runs: number, before: () => void = () => {}) => {
   spawnSync(process.execPath, args, { cwd: root, stdio: "ignore" })
   const times: Array<number> = []
   for (let i = 0; i < runs; i++) {
+    before()
     const start = process.hrtime.bigint()
     const result = spawnSync(process.execPath, args, { cwd: root, stdio: "ignore" })
     if (result.status !== 0) throw new Error(`bench harness: node ${args.join(" ")} exited ${result.status}`)
@@ -233,19 +235,6 @@ const timerFloor = async (questions: number, concurrency: number, steps: number,
   }
   await Promise.all(Array.from({ length: concurrency }, worker))
   return performance.now() - start
-}
-
-/** `vtree --help` with the code cache deleted before each run: what the first start after an install costs. */
-const timeRunsWithoutCache = (runs: number) => {
-  const times: Array<number> = []
-  for (let i = 0; i < runs; i++) {
-    rmSync(join(root, "dist", "vtree.cjs.cache"), { force: true })
-    const start = process.hrtime.bigint()
-    const result = spawnSync(process.execPath, [bin, "--help"], { cwd: root, stdio: "ignore" })
-    if (result.status !== 0) throw new Error(`bench harness: vtree --help exited ${result.status}`)
-    times.push(Number(process.hrtime.bigint() - start) / 1e6)
-  }
-  return times
 }
 
 /** Peak RSS (MB) of a process that only imports the library. */
@@ -279,7 +268,8 @@ const bench: BenchModule = {
       const floorMs = await timerFloor(t.questions, t.concurrency, t.steps, t.latencyMs)
       const rss = peakRss(dir)
       const help = timeRuns([bin, "--help"], 10)
-      const uncached = timeRunsWithoutCache(5)
+      // The first start after an install: the code cache deleted before each run.
+      const uncached = timeRuns([bin, "--help"], 5, () => rmSync(join(root, "dist", "vtree.cjs.cache"), { force: true }))
       const bare = timeRuns(["-e", "0"], 10)
       const importRss = libraryImportRss()
       const ratio = t.wallMs / t.idealMs

@@ -1,0 +1,56 @@
+import { Schema } from "effect"
+
+/** One timed line of speech or caption text; times in seconds from the start of the video. */
+export interface SubtitleCue {
+  readonly start: number
+  readonly end: number
+  readonly text: string
+}
+
+/** One stream of a media file, as the probe saw it. */
+export interface MediaStream {
+  readonly index: number
+  readonly kind: "video" | "audio" | "subtitle" | "other"
+  readonly codec: string
+  /** ISO 639 tag from the container, when it has one. */
+  readonly language?: string
+}
+
+/** What the builder needs to know about a source file before it decodes anything. */
+export interface MediaInfo {
+  readonly path: string
+  readonly sizeBytes: number
+  readonly durationSeconds: number
+  readonly width: number | undefined
+  readonly height: number | undefined
+  readonly streams: ReadonlyArray<MediaStream>
+}
+
+/** A frame written to disk, with the time of the source frame it was taken from. */
+export interface ExtractedFrame {
+  readonly timeSeconds: number
+  readonly path: string
+}
+
+/** Why a media operation failed; the CLI turns each into one line naming the file and the fix. */
+export const MediaErrorReason = Schema.Literal(
+  // ffmpeg/ffprobe is not installed (or VTREE_FFMPEG/VTREE_FFPROBE points nowhere)
+  "ToolMissing",
+  // the file does not exist or cannot be read
+  "Unreadable",
+  // a file ffprobe cannot parse as media at all
+  "NotMedia",
+  // media without a video stream (audio only, a subtitle file, …)
+  "NoVideo",
+  // zero length, or decoding stopped early
+  "Truncated",
+  // ffmpeg ran and failed for another reason
+  "Failed"
+)
+export type MediaErrorReason = typeof MediaErrorReason.Type
+
+export class MediaError extends Schema.TaggedError<MediaError>()("MediaError", {
+  reason: MediaErrorReason,
+  path: Schema.String,
+  message: Schema.String
+}) {}

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
-// End-to-end tests spawn `node dist/bin.js`; build once so they always run the code under test,
+// The e2e project's tests (vitest.config.ts) spawn `node dist/bin.js`; build once so they always run the code under test,
 // never a stale dist/ left from an earlier checkout. Type errors are `npm run check`'s job: tsc
 // still emits, so a type error elsewhere does not stop unrelated tests from running. The CLI entry is
 // then bundled into dist/vtree.cjs exactly as `npm run build` does it (dist/bin.js launches it), so the

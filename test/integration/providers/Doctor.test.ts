@@ -1,6 +1,6 @@
 import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { ConfigProvider, Effect, Fiber, Layer, Logger, LogLevel, Option, TestClock } from "effect"
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
@@ -9,7 +9,7 @@ import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import type { SimRequest } from "../../support/openai-sim/index.js"
 import * as OcrSim from "../../support/ocr-sim/index.js"
-import { withSim } from "./support.js"
+import { sleepsAtLeast, waitFor, withSim } from "./support.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const secretKey = "sk-leaktest-7f3a9c21e4b5"
@@ -94,7 +94,7 @@ describe("vtree doctor", () => {
 })
 
 describe("secrets", () => {
-  it.scopedLive("a key set in the environment appears in no ProviderError, log line or check row", () =>
+  it.scoped("a key set in the environment appears in no ProviderError, log line or check row", () =>
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": (request, index) => echoAuth(index === 0 ? 503 : 401)(request) } })
       const env = ConfigProvider.fromMap(new Map([
@@ -107,15 +107,21 @@ describe("secrets", () => {
       const capture = Logger.make((options) => {
         lines.push(Logger.logfmtLogger.log(options))
       })
-      const error = yield* Effect.flatMap(LLMProvider, (llm) => llm.chat({ role: "agent", messages: [{ role: "user", content: "hi" }] })).pipe(
+      const failing = yield* Effect.flatMap(LLMProvider, (llm) => llm.chat({ role: "agent", messages: [{ role: "user", content: "hi" }] })).pipe(
         Effect.provide(OpenAiLlm.layer),
         Effect.catchTag("ConfigurationError", Effect.die),
         Effect.flip,
         Effect.tap((failure) => Effect.logError("chat failed", failure)),
         Logger.withMinimumLogLevel(LogLevel.All),
         Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
-        Effect.withConfigProvider(env)
+        Effect.withConfigProvider(env),
+        Effect.fork
       )
+      // The 503's backoff runs on the TestClock: the first attempt's timeout sleep, then the backoff.
+      yield* waitFor(sim, () => sim.requests[0]?.answered === true)
+      yield* sleepsAtLeast(2)
+      yield* TestClock.adjust("2 seconds")
+      const error = yield* Fiber.join(failing)
       assert.strictEqual(error.reason, "Auth")
       assert.strictEqual(sim.requests.length, 2, "the 503 was retried, so a retry warning was logged")
       assert.isTrue(lines.some((line) => line.includes("provider attempt failed")))

@@ -40,6 +40,8 @@ export interface PolicyOptions {
   readonly viewSteps?: number
   readonly agentDelayMs?: number
   readonly toolDelayMs?: number
+  /** Agent calls after the first n never answer: the run then has calls open that only cancelling ends. */
+  readonly stallAgentAfter?: number
   /** Share of all replies that fail (half 500, half 429) and that never answer; seeded, so reproducible. */
   readonly faults?: { readonly failRate: number; readonly stallRate: number; readonly seed?: number }
 }
@@ -85,7 +87,8 @@ export const policyScripts = (options: PolicyOptions): NonNullable<SimOptions["c
   }
   const viewSteps = options.viewSteps ?? 1
 
-  const agent = (request: SimRequest): ChatReply | Fault => {
+  const agent = (request: SimRequest, index: number): ChatReply | Fault => {
+    if (options.stallAgentAfter !== undefined && index >= options.stallAgentAfter) return { fault: "stall" }
     const injected = fault()
     if (injected !== undefined) return injected
     const messages = messagesOf(request)

@@ -32,7 +32,8 @@ describe("parseSkill", () => {
 
   it("rejects an always value that is not a boolean", () => {
     const result = parseSkill("---\nname: x\nalways: yes\n---\n")
-    assert.isTrue(Either.isLeft(result) && result.left.includes("always"))
+    assert.strictEqual(result._tag, "Left")
+    assert.include(Either.isLeft(result) ? result.left : "", "always")
   })
 })
 
@@ -70,11 +71,14 @@ describe("classifySkills", () => {
 
   it("rejects two skills with one name or one task type, naming the file", () => {
     const sameName = classifySkills([...entries, { file: "copy.md", skill: make({ name: "Extra" }) }])
-    assert.isTrue(Either.isLeft(sameName) && sameName.left.file === "copy.md" && sameName.left.message.includes("extra.md"))
+    assert.strictEqual(sameName._tag, "Left")
+    assert.strictEqual(Either.isLeft(sameName) ? sameName.left.file : undefined, "copy.md")
+    assert.include(Either.isLeft(sameName) ? sameName.left.message : "", "extra.md")
     const sameType = classifySkills([
       ...entries,
       { file: "count2.md", skill: make({ name: "count2", taskType: "Counting Problem" }) }
     ])
-    assert.isTrue(Either.isLeft(sameType) && sameType.left.message.includes("counting.md"))
+    assert.strictEqual(sameType._tag, "Left")
+    assert.include(Either.isLeft(sameType) ? sameType.left.message : "", "counting.md")
   })
 })

@@ -44,14 +44,16 @@ describe("samples/trees/vtSmpl0001a", () => {
   it("every child exists, is one level down, carries its parent's id and lies inside its time range", () => {
     for (const [id, node] of nodes) {
       const [start, end] = node.time_range
-      assert.isTrue(start <= end && end <= tree.duration_seconds, `${id}: time_range ${start}-${end}`)
+      assert.isAtMost(start, end, `${id}: time_range ${start}-${end} runs backwards`)
+      assert.isAtMost(end, tree.duration_seconds, `${id}: time_range ${start}-${end} ends after the video`)
       assert.strictEqual(node.children_ids.length === 0, node.level === 3, `${id}: only frames are leaves`)
       for (const childId of node.children_ids) {
         const child = tree.nodes[childId]
         assert.isDefined(child, `${id}: child ${childId} does not exist`)
         assert.strictEqual(child!.level, node.level + 1)
         assert.isTrue(childId.startsWith(`${id}_`))
-        assert.isTrue(child!.time_range[0] >= start && child!.time_range[1] <= end, `${childId} is outside ${id}`)
+        assert.isAtLeast(child!.time_range[0], start, `${childId} starts before ${id}`)
+        assert.isAtMost(child!.time_range[1], end, `${childId} ends after ${id}`)
       }
     }
     const childIds = new Set(nodes.flatMap(([, n]) => n.children_ids))

@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Layer } from "effect"
 import * as Library from "../../../src/index.js"
 import * as SearchEntry from "../../../src/search.js"
 
 describe("the vtree/search entry point", () => {
   it("carries the hub with its live providers and the URL check; the main entry stays free of them", () => {
-    assert.isDefined(SearchEntry.SearchHubLive)
+    assert.isTrue(Layer.isLayer(SearchEntry.SearchHubLive))
     assert.isFalse(SearchEntry.checkUrl("http://127.0.0.1/admin").ok)
     assert.notProperty(Library, "SearchHubLive")
   })

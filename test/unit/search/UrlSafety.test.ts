@@ -128,9 +128,9 @@ describe("URL safety", () => {
   it("checks resolver answers in both families and rejects non-addresses", () => {
     assert.isNull(blockedAddressTextReason("93.184.216.34"))
     assert.isNull(blockedAddressTextReason("2606:4700::1"))
-    assert.isNotNull(blockedAddressTextReason("10.0.0.7"))
-    assert.isNotNull(blockedAddressTextReason("::ffff:192.168.1.1"))
-    assert.isNotNull(blockedAddressTextReason("example.com"))
+    assert.strictEqual(blockedAddressTextReason("10.0.0.7"), "a private (RFC 1918) address")
+    assert.strictEqual(blockedAddressTextReason("::ffff:192.168.1.1"), "an IPv6 ipv4Mapped form of 192.168.1.1, a private (RFC 1918) address")
+    assert.strictEqual(blockedAddressTextReason("example.com"), "\"example.com\" is not an IP address")
   })
 
   it("an explicit allow-range opens that range only", () => {

@@ -16,8 +16,27 @@ export interface AgentAction {
   readonly args: Readonly<Record<string, unknown>>
 }
 
+/**
+ * How a reply was read, so a report can show what a model really sends: `clean` is the one JSON object
+ * the prompt asks for and nothing else; the others name each liberty the parser took.
+ */
+export type ReplyShape =
+  | "clean"
+  | "fenced" // inside a Markdown code fence
+  | "prose" // with text before or after the object
+  | "think-stripped" // reasoning in <think>/<thinking>/<reasoning> blocks removed (kept as the thought)
+  | "function-call" // a native tool-call shape: {"name", "arguments"}, <tool_call>, tool_calls
+  | "first-of-several" // several actions; the first taken
+  | "repaired" // invalid or cut-off JSON repaired; the action itself was whole
+
 export type ParseResult =
-  | { readonly _tag: "Parsed"; readonly reply: AgentReply }
+  | {
+    readonly _tag: "Parsed"
+    readonly reply: AgentReply
+    readonly shapes: ReadonlyArray<ReplyShape>
+    /** The text of reasoning blocks found in the reply, for a step whose endpoint sent none apart. */
+    readonly thought?: string
+  }
   | { readonly _tag: "Unparseable"; readonly reason: string }
 
 // Models send numbers as strings and single ids where a list is asked for; accepting both shapes costs

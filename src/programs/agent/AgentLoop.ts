@@ -91,7 +91,8 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
             error: `${maxParseFailures} unparseable replies in a row; last: ${parsed.reason}`
           })
         }
-        messages.push({ role: "user", content: input.labels.parseErrorMessage })
+        // Naming what was wrong lets the model fix that one thing rather than guess.
+        messages.push({ role: "user", content: fillPlaceholders(input.labels.parseErrorMessage, { reason: parsed.reason }) })
         continue
       }
       parseFailures = 0
@@ -126,7 +127,8 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
       })
       const step: StepRecord = {
         index,
-        thought: reply.right.reasoning ?? null,
+        // Reasoning the endpoint sent apart wins; otherwise what the parser lifted out of think tags.
+        thought: reply.right.reasoning ?? parsed.thought ?? null,
         reflect: parsed.reply.reflect,
         plan: parsed.reply.plan,
         tool: action.tool,

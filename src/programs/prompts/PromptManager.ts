@@ -39,7 +39,7 @@ export const labelKeys = [
   "ok", // [ok]
   "answerSubmitted", // answer submitted / 答案已提交
   "toolError", // [Tool error] — bad args, unknown node, etc.
-  "parseErrorMessage", // corrective message after an unparseable reply
+  "parseErrorMessage", // corrective message after an unparseable reply; {{reason}} says what was wrong
   "unknownToolMessage", // corrective message after an unknown tool; {{tool}} {{tools}}
   "untrustedExternal", // wrapper header for web-search output the agent must treat as data
   "toolSystem", // system message for summarizer/vision calls

@@ -24,7 +24,7 @@ export const testLabels: Labels = {
   ok: "[ok]",
   answerSubmitted: "answer submitted",
   toolError: "[Tool error]",
-  parseErrorMessage: "PARSE-ERROR: reply with one JSON object.",
+  parseErrorMessage: "PARSE-ERROR ({{reason}}): reply with one JSON object.",
   unknownToolMessage: "UNKNOWN-TOOL {{tool}}; use one of: {{tools}}",
   untrustedExternal: "[External]",
   toolSystem: "TOOL-SYSTEM",

@@ -71,7 +71,7 @@ describe("AgentLoop", () => {
       assert.isNull(prediction.prediction)
       const requests = yield* agentRequests(llm)
       assert.strictEqual(requests.length, 3)
-      assert.strictEqual(requests[1]!.messages.at(-1)!.content, "PARSE-ERROR: reply with one JSON object.")
+      assert.strictEqual(requests[1]!.messages.at(-1)!.content, "PARSE-ERROR (no JSON object found): reply with one JSON object.")
     }))
 
   it.effect("garbage, garbage, valid continues, and the failure counter resets on success", () =>
@@ -89,6 +89,30 @@ describe("AgentLoop", () => {
       assert.strictEqual(prediction.stepsUsed, 2)
       assert.strictEqual(prediction.stats.parseFailures, 4)
       assert.deepStrictEqual(prediction.steps.map((step) => step.index), [1, 2])
+    }))
+
+  it.effect("the corrective message names what was wrong with the reply", () =>
+    Effect.gen(function*() {
+      const { program, llm } = yield* setup([
+        "{\"reflect\": {}, \"plan\": {}, \"action\": {\"args\": {\"answer\": \"C\"}}}",
+        submit("C")
+      ])
+      const prediction = yield* program
+      assert.strictEqual(prediction.stopReason, "finished")
+      const corrective = (yield* agentRequests(llm))[1]!.messages.at(-1)!.content
+      assert.include(corrective, "missing action.tool")
+    }))
+
+  it.effect("reasoning in think tags becomes the step's thought when the endpoint sent none apart", () =>
+    Effect.gen(function*() {
+      const { program } = yield* setup([
+        `<think>The count needs the event, not one frame.</think>\n${call("view_node", { node_id: "vid_L1_000" })}`,
+        submit("C")
+      ])
+      const prediction = yield* program
+      assert.strictEqual(prediction.stopReason, "finished")
+      assert.strictEqual(prediction.steps[0]!.tool, "view_node")
+      assert.strictEqual(prediction.steps[0]!.thought, "The count needs the event, not one frame.")
     }))
 
   it.effect("unknown tools are not steps, get a corrective message, and are bounded", () =>

@@ -148,6 +148,7 @@ export * as Search from "./domain/Search.js"
 // ---- Configuration and real adapters ------------------------------------------------------------
 export {
   ConfigurationError,
+  ConfigurationErrorReason,
   type EmbeddingConfig,
   type EndpointConfig,
   type LlmConfig,

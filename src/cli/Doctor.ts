@@ -1,6 +1,5 @@
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Clock, Console, Data, Duration, Effect, Option } from "effect"
 import {
   configurationHelp,
@@ -141,6 +140,3 @@ export const doctor = Effect.gen(function*() {
     })
   }
 })
-
-/** The doctor run with the HTTP client it checks OCR health with. */
-export const doctorWithHttp = doctor.pipe(Effect.provide(NodeHttpClient.layer))

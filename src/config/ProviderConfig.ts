@@ -299,13 +299,16 @@ const required = <A>(role: Effect.Effect<Option.Option<A>, ConfigError.ConfigErr
     onNone: () => new ConfigurationError({ reason: "Missing", variable, message: `${what} is not configured: set ${variable}` })
   }))
 
-/** Reads DESIGN §4 from the current ConfigProvider (the environment by default), each role on its own. */
-export const loadProvidersConfig: Effect.Effect<ProvidersConfig, ConfigurationError> = Effect.all({
+/** Each role's settings on its own (none: not configured); a broken role fails only its own load. */
+export const loadRoleConfigs: { readonly [K in keyof ProvidersConfig]: Effect.Effect<ProvidersConfig[K], ConfigurationError> } = {
   llm: load(llm),
   vlm: load(vlm),
   embedding: load(embedding),
   ocr: load(ocr)
-})
+}
+
+/** Reads DESIGN §4 from the current ConfigProvider (the environment by default): every role. */
+export const loadProvidersConfig: Effect.Effect<ProvidersConfig, ConfigurationError> = Effect.all(loadRoleConfigs)
 
 /** The LLM settings, or an error naming the variable to set; reads no other role's variables. */
 export const loadLlmConfig: Effect.Effect<LlmConfig, ConfigurationError> = required(llm, "VTREE_LLM_MODEL", "the LLM")

@@ -21,12 +21,11 @@ import { makeProgress } from "../programs/harness/Progress.js"
 import { renderText, summarize } from "../programs/harness/Report.js"
 import type { PromptManager } from "../programs/prompts/PromptManager.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
-import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools, type WebToolsHub } from "../programs/tools/WebTools.js"
 import { RunStore } from "../services/RunStore.js"
-import { withShownDefault } from "./Defaults.js"
+import { optionalText, promptOptions, withShownDefault } from "./CliOptions.js"
 import { SearchHubLive } from "./McpServe.js"
 
 const trees = Options.text("trees").pipe(
@@ -39,42 +38,24 @@ const db = Options.text("db").pipe(
   Options.withDescription("SQLite file the run is written to (created when missing)"),
   withShownDefault("vtree.db")
 )
-const runId = Options.text("run-id").pipe(
-  Options.withDescription("Run id (default: run-<start time>-<random>); with --resume, the run to continue"),
-  Options.optional
-)
+const runId = optionalText("run-id", "Run id (default: run-<start time>-<random>); with --resume, the run to continue")
 const concurrency = Options.integer("concurrency").pipe(
   Options.withDescription("Questions answered at once"),
   withShownDefault(defaultConcurrency)
 )
-const maxSteps = Options.integer("max-steps").pipe(
-  Options.withDescription("Tool steps per question before it ends as budget_exceeded"),
-  withShownDefault(defaultMaxSteps)
-)
-const skillMode = Options.choice("skill-mode", ["auto", "manual", "none"]).pipe(
-  Options.withDescription("auto: the skill for the task type; manual: a skill catalog plus read_skill; none: no skills"),
-  withShownDefault("auto")
-)
-const prompts = Options.text("prompts").pipe(
-  Options.withDescription("Prompt pack folder, or en / zh for a packaged pack (default: en)"),
-  Options.optional
-)
+const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
+  prompts: "Prompt pack folder, or en / zh for a packaged pack (default: en)",
+  skillMode: "auto: the skill for the task type; manual: a skill catalog plus read_skill; none: no skills",
+  maxSteps: "Tool steps per question before it ends as budget_exceeded",
+  webSearch: "Give the agent external_search / external_read (configure with VTREE_SEARCH_*)"
+})
 const nSamples = Options.integer("n-samples").pipe(
   Options.withDescription("Only the first N selected questions, in file order"),
   Options.optional
 )
-const videoIds = Options.text("video-ids").pipe(
-  Options.withDescription("Comma-separated video ids to keep"),
-  Options.optional
-)
-const questionIds = Options.text("question-ids").pipe(
-  Options.withDescription("Comma-separated question ids to keep"),
-  Options.optional
-)
-const taskTypes = Options.text("task-types").pipe(
-  Options.withDescription("Comma-separated task types to keep, e.g. \"Counting Problem,OCR Problems\""),
-  Options.optional
-)
+const videoIds = optionalText("video-ids", "Comma-separated video ids to keep")
+const questionIds = optionalText("question-ids", "Comma-separated question ids to keep")
+const taskTypes = optionalText("task-types", "Comma-separated task types to keep, e.g. \"Counting Problem,OCR Problems\"")
 const resume = Options.boolean("resume").pipe(
   Options.withDescription("Continue a run, skipping the questions it saved: --run-id's, or the latest run in --db")
 )
@@ -91,9 +72,6 @@ const anchor = Options.boolean("anchor").pipe(
 const anchorMode = Options.choice("anchor-mode", ["ids", "quote"]).pipe(
   Options.withDescription("With --anchor: ids keeps the model's text; quote also expands each anchor to its line"),
   withShownDefault("quote")
-)
-const webSearch = Options.boolean("web-search").pipe(
-  Options.withDescription("Give the agent external_search / external_read (configure with VTREE_SEARCH_*)")
 )
 
 const options = {

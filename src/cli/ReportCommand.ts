@@ -5,7 +5,7 @@ import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
-import { withShownDefault } from "./Defaults.js"
+import { optionalText, withShownDefault } from "./CliOptions.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
 export class ReportError extends Schema.TaggedError<ReportError>()("ReportError", {
@@ -16,10 +16,7 @@ const db = Options.file("db").pipe(
   Options.withDescription("Run database written by `vtree infer`"),
   withShownDefault("vtree.db")
 )
-const runId = Options.text("run-id").pipe(
-  Options.withDescription("Run to report (default: the most recently started run)"),
-  Options.optional
-)
+const runId = optionalText("run-id", "Run to report (default: the most recently started run)")
 const format = Options.choice("format", ["text", "json", "html"]).pipe(
   Options.withDescription("text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"),
   withShownDefault("text")

@@ -8,7 +8,7 @@ import { frameRelativePath, selectFrameNodes } from "../programs/tree/FrameSelec
 import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
 import type { Level, TreeIndex } from "../programs/tree/TreeEnvironment.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
-import { withShownDefault } from "./Defaults.js"
+import { withShownDefault } from "./CliOptions.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
 const seconds = (t: number) => `${Math.round(t * 100) / 100}s`

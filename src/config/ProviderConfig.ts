@@ -154,6 +154,13 @@ const reliability: Config.Config<ReliabilityConfig> = Config.all({
 const endpointVariables = (prefix: string) =>
   Config.all({ baseUrl: url(`${prefix}_BASE_URL`), apiKey: secret(`${prefix}_API_KEY`), model: text(`${prefix}_MODEL`) })
 
+/** A role with a base URL but no model: the model is what the user forgot. */
+const modelMissing = (prefix: string, fix: string) =>
+  Effect.fail(ConfigError.MissingData(
+    [`${prefix}_MODEL`],
+    `${prefix}_BASE_URL is set but ${prefix}_MODEL is not: set ${prefix}_MODEL to ${fix}`
+  ))
+
 type Endpoint = Pick<EndpointConfig, "baseUrl" | "apiKey" | "model">
 
 /**
@@ -213,10 +220,7 @@ const vlm = Effect.gen(function*() {
   const model = Option.orElse(own.model, () => Option.map(agent, (a) => a.model))
   if (Option.isNone(model)) {
     if (Option.isNone(own.baseUrl)) return Option.none<VlmConfig>()
-    return yield* Effect.fail(ConfigError.MissingData(
-      ["VTREE_VLM_MODEL"],
-      "VTREE_VLM_BASE_URL is set but VTREE_VLM_MODEL is not: set VTREE_VLM_MODEL to the vision model name"
-    ))
+    return yield* modelMissing("VTREE_VLM", "the vision model name")
   }
   return Option.some<VlmConfig>({
     endpoint: {
@@ -235,10 +239,7 @@ const embedding = Effect.gen(function*() {
   const own = yield* endpointVariables("VTREE_EMBED")
   if (Option.isNone(own.model)) {
     if (Option.isNone(own.baseUrl)) return Option.none<EmbeddingConfig>()
-    return yield* Effect.fail(ConfigError.MissingData(
-      ["VTREE_EMBED_MODEL"],
-      "VTREE_EMBED_BASE_URL is set but VTREE_EMBED_MODEL is not: set VTREE_EMBED_MODEL to the embedding model name, or unset VTREE_EMBED_BASE_URL to use BM25"
-    ))
+    return yield* modelMissing("VTREE_EMBED", "the embedding model name, or unset VTREE_EMBED_BASE_URL to use BM25")
   }
   return Option.some<EmbeddingConfig>({
     endpoint: {

@@ -294,10 +294,7 @@ const loadEnvironments = Effect.fn("Infer.loadEnvironments")(function*(
       // The questions can still run; only the record of the embedding calls is lost.
       Effect.catchAll((error) => Effect.logWarning(`run ${runId}: tree-loading calls not saved: ${error.message}`))
     ))
-  const trees = new Map<
-    string,
-    { remaining: number; get: Effect.Effect<TreeEnvironment, string, FileSystem.FileSystem | Path.Path> }
-  >()
+  const trees = new Map<string, { remaining: number; get: ReturnType<Environments["get"]> }>()
   for (const question of todo) {
     const entry = trees.get(question.videoId)
     if (entry !== undefined) {

@@ -225,7 +225,7 @@ const startOrResume = Effect.fn("Infer.startOrResume")(function*(
 
 /** The options that reach every question, with their defaults applied. */
 const questionSettings = (options: BenchmarkOptions<any>) => ({
-  maxSteps: options.maxSteps,
+  ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
   skillMode: options.skillMode ?? "auto",
   verifyVision: options.verifyVision ?? true,
   anchor: options.anchor ?? "off",
@@ -441,15 +441,10 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   const total = options.questions.length
   yield* onEvent({ _tag: "RunStarted", runId, resumed: options.resume === true, total, alreadyDone: total - todo.length })
   const trees = yield* loadEnvironments(runId, options.treesDir, todo)
-  const settings = questionSettings(options)
   const questionOptions: RunQuestionOptions<R> = {
     prompts: options.prompts,
     summaryCache: makeSummaryCache(),
-    ...(settings.maxSteps === undefined ? {} : { maxSteps: settings.maxSteps }),
-    skillMode: settings.skillMode,
-    verifyVision: settings.verifyVision,
-    anchor: settings.anchor,
-    webSearch: settings.webSearch,
+    ...questionSettings(options),
     ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
     ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
   }

@@ -123,7 +123,7 @@ export {
   type StepRow
 } from "./services/RunStore.js"
 export { CallBuffer, type CallBufferShape, captureCalls } from "./services/CallBuffer.js"
-export * as CallBufferLayer from "./services/CallBuffer.js"
+export * as CallBufferLayer from "./layers/memory/MemoryCallBuffer.js"
 
 // ---- Schemas and domain -------------------------------------------------------------------------
 export { isRetryable, ProviderError, ProviderErrorReason } from "./domain/ProviderError.js"
@@ -148,6 +148,7 @@ export * as Search from "./domain/Search.js"
 // ---- Configuration and real adapters ------------------------------------------------------------
 export {
   ConfigurationError,
+  ConfigurationErrorReason,
   type EmbeddingConfig,
   type EndpointConfig,
   type LlmConfig,
@@ -155,6 +156,7 @@ export {
   loadLlmConfig,
   loadOcrConfig,
   loadProvidersConfig,
+  loadRoleConfigs,
   loadVlmConfig,
   type OcrConfig,
   type ProvidersConfig,

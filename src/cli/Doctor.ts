@@ -1,11 +1,11 @@
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Clock, Console, Data, Duration, Effect, Option } from "effect"
 import {
+  type ConfigurationError,
   configurationHelp,
   type EndpointConfig,
-  loadProvidersConfig,
+  loadRoleConfigs,
   type ProvidersConfig,
   type ReliabilityConfig
 } from "../config/ProviderConfig.js"
@@ -127,12 +127,33 @@ export const formatDoctorTable = (rows: ReadonlyArray<DoctorRow>): string => {
   return [line(header), ...cells.map(line), ...(details.length > 0 ? ["", ...details] : [])].join("\n")
 }
 
+/**
+ * Each role's settings, loaded on its own: a broken one becomes its own failed row (`Configuration`)
+ * and the other roles are still checked.
+ */
+const loadRoles = Effect.gen(function*() {
+  const broken: Array<DoctorRow> = []
+  const settle = <A>(provider: string, load: Effect.Effect<Option.Option<A>, ConfigurationError>) =>
+    Effect.catchAll(load, (error) =>
+      Effect.sync(() => {
+        broken.push({ provider, model: "-", endpoint: "-", latencyMs: 0, result: "Configuration", detail: error.message })
+        return Option.none<A>()
+      }))
+  const config: ProvidersConfig = {
+    llm: yield* settle("llm", loadRoleConfigs.llm),
+    vlm: yield* settle("vlm", loadRoleConfigs.vlm),
+    embedding: yield* settle("embed", loadRoleConfigs.embedding),
+    ocr: yield* settle("ocr", loadRoleConfigs.ocr)
+  }
+  return { config, broken }
+})
+
 /** `vtree doctor` without the CLI around it: prints the table, fails when anything failed. */
 export const doctor = Effect.gen(function*() {
-  const config = yield* loadProvidersConfig
+  const { broken, config } = yield* loadRoles
   const configured = [config.llm, config.vlm, config.embedding, config.ocr].some((option: Option.Option<unknown>) => Option.isSome(option))
-  if (!configured) return yield* new DoctorFailed({ message: `no provider is configured: ${configurationHelp}` })
-  const rows = yield* runChecks(config)
+  if (!configured && broken.length === 0) return yield* new DoctorFailed({ message: `no provider is configured: ${configurationHelp}` })
+  const rows = [...broken, ...(yield* runChecks(config))]
   yield* Console.log(formatDoctorTable(rows))
   const failed = rows.filter((row) => row.result !== "ok")
   if (failed.length > 0) {
@@ -141,6 +162,3 @@ export const doctor = Effect.gen(function*() {
     })
   }
 })
-
-/** The doctor run with the HTTP client it checks OCR health with. */
-export const doctorWithHttp = doctor.pipe(Effect.provide(NodeHttpClient.layer))

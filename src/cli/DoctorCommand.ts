@@ -1,8 +1,9 @@
 import { Command } from "@effect/cli"
-import { Effect } from "effect"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { doctor } from "./Doctor.js"
 
-/** `vtree doctor`; the provider adapters load only when it runs, not on every start of the CLI. */
-export const doctorCommand = Command.make("doctor", {}, () =>
-  Effect.flatMap(Effect.promise(() => import("./Doctor.js")), (module) => module.doctorWithHttp)).pipe(
-  Command.withDescription("Check each configured model provider with one tiny call and print a table")
+/** `vtree doctor`, with the HTTP client it checks OCR health with. */
+export const doctorCommand = Command.make("doctor", {}, () => doctor).pipe(
+  Command.withDescription("Check each configured model provider with one tiny call and print a table"),
+  Command.provide(NodeHttpClient.layer)
 )

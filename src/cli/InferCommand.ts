@@ -1,5 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import type * as FileSystem from "@effect/platform/FileSystem"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, type ConfigError, Console, Context, Duration, Effect, Layer, Logger, LogLevel, Option, Schedule } from "effect"
 import {
   configurationHelp,
@@ -8,16 +9,24 @@ import {
   type ProvidersConfig
 } from "../config/ProviderConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
-import type { Question } from "../domain/Question.js"
-import { defaultConcurrency, InferError } from "../programs/harness/InferError.js"
-import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
-import type { SearchHub } from "../programs/search/SearchHub.js"
+import { loadQuestions, type Question, selectQuestions, splitList } from "../domain/Question.js"
+import * as MonkeyOcr from "../layers/monkeyocr/MonkeyOcr.js"
+import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
+import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
+import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
+import * as MemoryCallBuffer from "../layers/memory/MemoryCallBuffer.js"
+import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
+import { checkTrees, defaultConcurrency, InferError, runBenchmark } from "../programs/harness/Infer.js"
+import { makeProgress } from "../programs/harness/Progress.js"
+import { renderText, summarize } from "../programs/harness/Report.js"
+import type { PromptManager } from "../programs/prompts/PromptManager.js"
+import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
+import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
-import type { WebToolsHub } from "../programs/tools/WebTools.js"
-import type { CallBuffer } from "../services/CallBuffer.js"
-import type { CallLog } from "../services/CallLog.js"
-import { RunStore, type RunStoreError } from "../services/RunStore.js"
-import { withShownDefault } from "./Defaults.js"
+import { makeWebTools, type WebToolsHub } from "../programs/tools/WebTools.js"
+import { RunStore } from "../services/RunStore.js"
+import { optionalText, promptOptions, withShownDefault } from "./CliOptions.js"
+import { SearchHubLive } from "./McpServe.js"
 
 const trees = Options.text("trees").pipe(
   Options.withDescription("Folder holding one <videoID>/tree.json per video")
@@ -29,42 +38,24 @@ const db = Options.text("db").pipe(
   Options.withDescription("SQLite file the run is written to (created when missing)"),
   withShownDefault("vtree.db")
 )
-const runId = Options.text("run-id").pipe(
-  Options.withDescription("Run id (default: run-<start time>-<random>); with --resume, the run to continue"),
-  Options.optional
-)
+const runId = optionalText("run-id", "Run id (default: run-<start time>-<random>); with --resume, the run to continue")
 const concurrency = Options.integer("concurrency").pipe(
   Options.withDescription("Questions answered at once"),
   withShownDefault(defaultConcurrency)
 )
-const maxSteps = Options.integer("max-steps").pipe(
-  Options.withDescription("Tool steps per question before it ends as budget_exceeded"),
-  withShownDefault(defaultMaxSteps)
-)
-const skillMode = Options.choice("skill-mode", ["auto", "manual", "none"]).pipe(
-  Options.withDescription("auto: the skill for the task type; manual: a skill catalog plus read_skill; none: no skills"),
-  withShownDefault("auto")
-)
-const prompts = Options.text("prompts").pipe(
-  Options.withDescription("Prompt pack folder, or en / zh for a packaged pack (default: en)"),
-  Options.optional
-)
+const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
+  prompts: "Prompt pack folder, or en / zh for a packaged pack (default: en)",
+  skillMode: "auto: the skill for the task type; manual: a skill catalog plus read_skill; none: no skills",
+  maxSteps: "Tool steps per question before it ends as budget_exceeded",
+  webSearch: "Give the agent external_search / external_read (configure with VTREE_SEARCH_*)"
+})
 const nSamples = Options.integer("n-samples").pipe(
   Options.withDescription("Only the first N selected questions, in file order"),
   Options.optional
 )
-const videoIds = Options.text("video-ids").pipe(
-  Options.withDescription("Comma-separated video ids to keep"),
-  Options.optional
-)
-const questionIds = Options.text("question-ids").pipe(
-  Options.withDescription("Comma-separated question ids to keep"),
-  Options.optional
-)
-const taskTypes = Options.text("task-types").pipe(
-  Options.withDescription("Comma-separated task types to keep, e.g. \"Counting Problem,OCR Problems\""),
-  Options.optional
-)
+const videoIds = optionalText("video-ids", "Comma-separated video ids to keep")
+const questionIds = optionalText("question-ids", "Comma-separated question ids to keep")
+const taskTypes = optionalText("task-types", "Comma-separated task types to keep, e.g. \"Counting Problem,OCR Problems\"")
 const resume = Options.boolean("resume").pipe(
   Options.withDescription("Continue a run, skipping the questions it saved: --run-id's, or the latest run in --db")
 )
@@ -81,9 +72,6 @@ const anchor = Options.boolean("anchor").pipe(
 const anchorMode = Options.choice("anchor-mode", ["ids", "quote"]).pipe(
   Options.withDescription("With --anchor: ids keeps the model's text; quote also expands each anchor to its line"),
   withShownDefault("quote")
-)
-const webSearch = Options.boolean("web-search").pipe(
-  Options.withDescription("Give the agent external_search / external_read (configure with VTREE_SEARCH_*)")
 )
 
 const options = {
@@ -140,59 +128,17 @@ export const providersSummary = (config: ProvidersConfig) => ({
   ocr: Option.match(config.ocr, { onNone: () => null, onSome: (ocr) => ({ endpoints: ocr.urls.length }) })
 })
 
-const loadConfiguredProviders = Effect.flatMap(loadProvidersConfig, (config) =>
-  Option.isNone(config.llm)
-    ? Effect.fail(new InferError({ reason: "BadOption", message: `no LLM configured — ${configurationHelp}` }))
-    : Effect.succeed(config))
-
-// Provider SDKs and the SQLite driver load only when `infer` runs: `vtree --help` need not pay for them.
-const inferLayer = (args: { readonly db: string; readonly webSearch: boolean }) =>
-  Layer.unwrapEffect(Effect.gen(function*() {
-    const config = yield* loadConfiguredProviders
-    const [OpenAiLlm, OpenAiVlm, OpenAiEmbedding, MonkeyOcr, NodeHttpClient, SqliteRunStore, SqlCallLog] =
-      yield* Effect.promise(() =>
-        Promise.all([
-          import("../layers/openai/OpenAiLlm.js"),
-          import("../layers/openai/OpenAiVlm.js"),
-          import("../layers/openai/OpenAiEmbedding.js"),
-          import("../layers/monkeyocr/MonkeyOcr.js"),
-          import("@effect/platform-node/NodeHttpClient"),
-          import("../layers/sqlite/SqliteRunStore.js"),
-          import("../services/CallBuffer.js")
-        ])
-      )
-    // The Search Hub brings an HTML parser and Readability: loaded only for --web-search.
-    const webSearch = args.webSearch
-      ? yield* Effect.promise(() => Promise.all([import("./McpServe.js"), import("../programs/search/SearchHub.js")]))
-      : undefined
-    const llm = Option.getOrThrow(config.llm)
-    // Layer's output is contravariant, so an optional service widens to Layer<never> when absent.
-    // The VLM settings fall back to the LLM's, so with an LLM there is always a VLM.
-    const vlm = Option.getOrThrow(config.vlm)
-    const optional: ReadonlyArray<Layer.Layer<never, ProviderError | ConfigError.ConfigError | InferError, FileSystem.FileSystem>> = [
-      ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layerConfig)),
-      // node:http rather than undici: the undici client cannot send MonkeyOCR's multipart uploads on Node 20.
-      ...Option.toArray(Option.map(config.ocr, (ocr) => MonkeyOcr.layerConfig(ocr).pipe(Layer.provide(NodeHttpClient.layer)))),
-      ...(webSearch === undefined
-        ? []
-        : [Layer.effect(WebSearch, Effect.flatMap(webSearch[1].SearchHub, enabledHub)).pipe(
-          Layer.provide(webSearch[0].SearchHubLive)
-        )])
-    ]
-    return Layer.mergeAll(
-      OpenAiLlm.layerConfig(llm),
-      OpenAiVlm.layerConfig(vlm),
-      ...optional,
-      Layer.succeed(RunStoreLayer, Layer.merge(SqliteRunStore.layer({ filename: args.db }), SqlCallLog.layer)),
-      Layer.succeed(ProvidersSummary, providersSummary(config)),
-      Logger.minimumLogLevel(LogLevel.Warning),
-      // No span exporter is configured, so spans would only cost time: thousands of calls per run.
-      Layer.setTracerEnabled(false)
-    )
-  }))
+/** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
+class ProvidersSummary extends Context.Tag("vtree/cli/ProvidersSummary")<ProvidersSummary, ReturnType<typeof providersSummary>>() {}
 
 /** The agent's web tools, present only with --web-search. */
 class WebSearch extends Context.Tag("vtree/cli/WebSearch")<WebSearch, WebToolsHub>() {}
+
+/** What `infer` reads and checks before the run store opens: the selected questions and the prompt pack. */
+class InferInputs extends Context.Tag("vtree/cli/InferInputs")<InferInputs, {
+  readonly questions: ReadonlyArray<Question>
+  readonly prompts: PromptManager
+}>() {}
 
 const enabledHub = (hub: SearchHub) =>
   hub.enabled
@@ -205,38 +151,37 @@ const enabledHub = (hub: SearchHub) =>
       })
     )
 
-/**
- * The run store, handed to the handler unbuilt: it is opened only once the inputs have been checked,
- * so a mistyped flag never leaves an empty database behind.
- */
-class RunStoreLayer extends Context.Tag("vtree/cli/RunStoreLayer")<
-  RunStoreLayer,
-  Layer.Layer<RunStore | CallBuffer | CallLog, RunStoreError>
->() {}
+/** The model providers the environment configures; an LLM is required (the VLM falls back to it). */
+const providersLayer = (webSearch: boolean) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const config = yield* loadProvidersConfig
+    if (Option.isNone(config.llm) || Option.isNone(config.vlm)) {
+      return yield* new InferError({ reason: "BadOption", message: `no LLM configured — ${configurationHelp}` })
+    }
+    // Layer's output is contravariant, so an optional service widens to Layer<never> when absent.
+    const optional: ReadonlyArray<Layer.Layer<never, ProviderError | ConfigError.ConfigError | InferError, FileSystem.FileSystem>> = [
+      ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layerConfig)),
+      // node:http rather than undici: the undici client cannot send MonkeyOCR's multipart uploads on Node 20.
+      ...Option.toArray(Option.map(config.ocr, (ocr) => MonkeyOcr.layerConfig(ocr).pipe(Layer.provide(NodeHttpClient.layer)))),
+      ...(webSearch ? [Layer.effect(WebSearch, Effect.flatMap(SearchHub, enabledHub)).pipe(Layer.provide(SearchHubLive))] : [])
+    ]
+    return Layer.mergeAll(
+      OpenAiLlm.layerConfig(config.llm.value),
+      OpenAiVlm.layerConfig(config.vlm.value),
+      ...optional,
+      Layer.succeed(ProvidersSummary, providersSummary(config))
+    )
+  }))
 
-/** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
-class ProvidersSummary extends Context.Tag("vtree/cli/ProvidersSummary")<ProvidersSummary, ReturnType<typeof providersSummary>>() {}
-
-// The harness and its inputs load when `infer` runs, not when the CLI starts.
-const loadHarness = Effect.promise(() =>
-  Promise.all([
-    import("../domain/Question.js"),
-    import("../programs/harness/Infer.js"),
-    import("../programs/harness/Progress.js"),
-    import("../programs/harness/Report.js"),
-    import("../programs/prompts/PromptPack.js")
-  ])
-)
-
-const selectOrFail = (Questions: typeof import("../domain/Question.js"), all: ReadonlyArray<Question>, args: {
+const selectOrFail = (all: ReadonlyArray<Question>, args: {
   readonly videoIds: Option.Option<string>
   readonly questionIds: Option.Option<string>
   readonly taskTypes: Option.Option<string>
   readonly nSamples: Option.Option<number>
 }) =>
   Effect.gen(function*() {
-    const listOption = (value: Option.Option<string>) => Option.match(value, { onNone: () => undefined, onSome: Questions.splitList })
-    const selection = Questions.selectQuestions(all, {
+    const listOption = (value: Option.Option<string>) => Option.match(value, { onNone: () => undefined, onSome: splitList })
+    const selection = selectQuestions(all, {
       videoIds: listOption(args.videoIds),
       questionIds: listOption(args.questionIds),
       taskTypes: listOption(args.taskTypes),
@@ -259,72 +204,91 @@ const selectOrFail = (Questions: typeof import("../domain/Question.js"), all: Re
     return selection.questions
   })
 
+type InferArgs = Command.Command.ParseConfig<typeof options>
+
+const inputsLayer = (args: InferArgs) =>
+  Layer.effect(
+    InferInputs,
+    Effect.gen(function*() {
+      const questions = yield* selectOrFail(yield* loadQuestions(args.questions), args)
+      const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
+      // runBenchmark checks again (it is library API too); checking here first means a bad --trees never
+      // opens, or creates, the database. One exists() per video: cheap to do twice.
+      yield* checkTrees(args.trees, questions)
+      return { questions, prompts }
+    })
+  )
+
+/**
+ * Everything `infer` runs with. The store is built last, after the providers and the inputs, so a
+ * mistyped flag or a missing setting never leaves an empty database behind.
+ */
+const inferLayer = (args: InferArgs) =>
+  Layer.mergeAll(
+    SqliteRunStore.layer({ filename: args.db }),
+    MemoryCallBuffer.layer,
+    Logger.minimumLogLevel(LogLevel.Warning),
+    // No span exporter is configured, so spans would only cost time: thousands of calls per run.
+    Layer.setTracerEnabled(false)
+  ).pipe(
+    Layer.provideMerge(inputsLayer(args)),
+    Layer.provideMerge(providersLayer(args.webSearch))
+  )
+
 /** `vtree infer`: runs a benchmark and prints its summary. */
 export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
-    const [Questions, Infer, Progress, Report, PromptPack] = yield* loadHarness
-    const all = yield* Questions.loadQuestions(args.questions)
-    const selected = yield* selectOrFail(Questions, all, args)
-    const manager = yield* PromptPack.loadPromptManager(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
-    // runBenchmark checks again (it is library API too); checking here first means a bad --trees never
-    // opens, or creates, the database. One exists() per video: cheap to do twice.
-    yield* Infer.checkTrees(args.trees, selected)
+    const { prompts, questions } = yield* InferInputs
     const retrySchedule = yield* stepRetrySchedule
     const webHub = yield* Effect.serviceOption(WebSearch)
-    const WebTools = Option.isSome(webHub) ? yield* Effect.promise(() => import("../programs/tools/WebTools.js")) : undefined
-    // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
-    const extraTools = Option.isSome(webHub) && WebTools !== undefined
-      ? (context: ToolContext) => WebTools.makeWebTools(context.prompts.labels, webHub.value)
-      : undefined
-    const storeLayer = yield* RunStoreLayer
-    yield* Effect.gen(function*() {
-      const stderr = process.stderr
-      const progress = yield* Progress.makeProgress({ write: (text) => stderr.write(text), isTTY: stderr.isTTY === true, columns: stderr.columns ?? 80 })
-      let started: string | undefined
-      const result = yield* Infer.runBenchmark({
-        treesDir: args.trees,
-        questions: selected,
-        prompts: manager,
-        ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
-        resume: args.resume,
-        retryErrors: args.retryErrors,
-        concurrency: args.concurrency,
-        maxSteps: args.maxSteps,
-        skillMode: args.skillMode,
-        verifyVision: args.verifyVision,
-        anchor: args.anchor ? args.anchorMode : "off",
-        webSearch: args.webSearch,
-        ...(extraTools === undefined ? {} : { extraTools }),
-        ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
-        config: {
-          questionsPath: args.questions,
-          selected: selected.length,
-          providers: yield* ProvidersSummary
-        },
-        onEvent: (event) => {
-          if (event._tag === "RunStarted") started = event.runId
-          return progress.onEvent(event)
-        }
-      }).pipe(
-        Effect.ensuring(progress.finish),
-        Effect.onInterrupt(() =>
-          started === undefined
-            ? Effect.void
-            : Console.error(
-              `vtree: interrupted — finished questions of run ${started} are saved in ${args.db}; ` +
-                `continue with --resume --run-id ${started}`
-            )
-        )
+    const stderr = process.stderr
+    const progress = yield* makeProgress({ write: (text) => stderr.write(text), isTTY: stderr.isTTY === true, columns: stderr.columns ?? 80 })
+    let started: string | undefined
+    const result = yield* runBenchmark({
+      treesDir: args.trees,
+      questions,
+      prompts,
+      ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
+      resume: args.resume,
+      retryErrors: args.retryErrors,
+      concurrency: args.concurrency,
+      maxSteps: args.maxSteps,
+      skillMode: args.skillMode,
+      verifyVision: args.verifyVision,
+      anchor: args.anchor ? args.anchorMode : "off",
+      webSearch: args.webSearch,
+      // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
+      ...(Option.isSome(webHub)
+        ? { extraTools: (context: ToolContext) => makeWebTools(context.prompts.labels, webHub.value) }
+        : {}),
+      ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
+      config: {
+        questionsPath: args.questions,
+        selected: questions.length,
+        providers: yield* ProvidersSummary
+      },
+      onEvent: (event) => {
+        if (event._tag === "RunStarted") started = event.runId
+        return progress.onEvent(event)
+      }
+    }).pipe(
+      Effect.ensuring(progress.finish),
+      Effect.onInterrupt(() =>
+        started === undefined
+          ? Effect.void
+          : Console.error(
+            `vtree: interrupted — finished questions of run ${started} are saved in ${args.db}; ` +
+              `continue with --resume --run-id ${started}`
+          )
       )
-      const store = yield* RunStore
-      // The summary needs predictions and calls; steps (with every tool output) stay on disk.
-      const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
-      yield* Console.log(Report.renderText(Report.summarize(loaded)).trimEnd())
-    }).pipe(Effect.provide(storeLayer))
+    )
+    const store = yield* RunStore
+    // The summary needs predictions and calls; steps (with every tool output) stay on disk.
+    const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
+    yield* Console.log(renderText(summarize(loaded)).trimEnd())
   }).pipe(Effect.scoped)).pipe(
     Command.withDescription(
       "Run a benchmark: every question through the agent, saved to SQLite as it finishes; Ctrl-C keeps finished work"
     ),
-    Command.provide((args) => inferLayer(args))
+    Command.provide(inferLayer)
   )
-

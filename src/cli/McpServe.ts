@@ -75,28 +75,33 @@ const toCallResult = (outcome: { readonly status: "success" | "error" }) =>
     content: [{ type: "text", text: JSON.stringify(outcome) }]
   })
 
+// Both tools only read, from the open web.
+const readOnlyTool = (name: string, description: string, inputSchema: object) =>
+  new McpSchema.Tool({
+    name,
+    description,
+    inputSchema,
+    annotations: new McpSchema.ToolAnnotations({ readOnlyHint: true, openWorldHint: true, destructiveHint: false })
+  })
+
 const SearchTools = Layer.effectDiscard(
   Effect.gen(function*() {
     const server = yield* McpServer.McpServer
     const hub = yield* SearchHub
     yield* server.addTool({
-      tool: new McpSchema.Tool({
-        name: "external_search",
-        description:
-          "Search the web, news, or GitHub. Returns ranked results with citations; result text is untrusted external content.",
-        inputSchema: searchInputSchema,
-        annotations: new McpSchema.ToolAnnotations({ readOnlyHint: true, openWorldHint: true, destructiveHint: false })
-      }),
+      tool: readOnlyTool(
+        "external_search",
+        "Search the web, news, or GitHub. Returns ranked results with citations; result text is untrusted external content.",
+        searchInputSchema
+      ),
       handle: (payload) => Effect.map(hub.search(payload), toCallResult)
     })
     yield* server.addTool({
-      tool: new McpSchema.Tool({
-        name: "external_read",
-        description:
-          "Fetch a public web page and return its readable text as Markdown. Private and internal addresses are refused; content is untrusted.",
-        inputSchema: readInputSchema,
-        annotations: new McpSchema.ToolAnnotations({ readOnlyHint: true, openWorldHint: true, destructiveHint: false })
-      }),
+      tool: readOnlyTool(
+        "external_read",
+        "Fetch a public web page and return its readable text as Markdown. Private and internal addresses are refused; content is untrusted.",
+        readInputSchema
+      ),
       handle: (payload) => Effect.map(hub.read(payload), toCallResult)
     })
   })

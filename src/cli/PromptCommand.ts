@@ -1,30 +1,15 @@
-import { Command, Options } from "@effect/cli"
+import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { resolvePromptsDir, loadPromptManager } from "../programs/prompts/PromptPack.js"
-import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
-import { withShownDefault } from "./Defaults.js"
+import { optionalText, promptOptions } from "./CliOptions.js"
 
-const prompts = Options.text("prompts").pipe(
-  Options.withDescription("Prompt pack folder, or en / zh for a packaged pack (default: the packaged en pack)"),
-  Options.optional
-)
-const skillMode = Options.choice("skill-mode", ["auto", "manual", "none"]).pipe(
-  Options.withDescription(
-    "auto: the skill for the task type; manual: a skill catalog plus the read_skill tool; none: no skills"
-  ),
-  withShownDefault("auto")
-)
-const taskType = Options.text("task-type").pipe(
-  Options.withDescription("Video-MME task type, e.g. \"Counting Problem\" (used by --skill-mode auto)"),
-  Options.optional
-)
-const webSearch = Options.boolean("web-search").pipe(
-  Options.withDescription("Include the external_search / external_read tools")
-)
-const maxSteps = Options.integer("max-steps").pipe(
-  Options.withDescription("Step budget written into the prompt"),
-  withShownDefault(defaultMaxSteps)
-)
+const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
+  prompts: "Prompt pack folder, or en / zh for a packaged pack (default: the packaged en pack)",
+  skillMode: "auto: the skill for the task type; manual: a skill catalog plus the read_skill tool; none: no skills",
+  maxSteps: "Step budget written into the prompt",
+  webSearch: "Include the external_search / external_read tools"
+})
+const taskType = optionalText("task-type", "Video-MME task type, e.g. \"Counting Problem\" (used by --skill-mode auto)")
 
 /** `vtree prompt`: prints the assembled system prompt, so a pack or skill edit can be read as the agent sees it. */
 export const promptCommand = Command.make(

@@ -1,10 +1,11 @@
 import { Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { Console, Effect, Layer, Option, Schema } from "effect"
+import { Console, Effect, Option, Schema } from "effect"
+import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
-import { withShownDefault } from "./Defaults.js"
+import { optionalText, withShownDefault } from "./CliOptions.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
 export class ReportError extends Schema.TaggedError<ReportError>()("ReportError", {
@@ -15,10 +16,7 @@ const db = Options.file("db").pipe(
   Options.withDescription("Run database written by `vtree infer`"),
   withShownDefault("vtree.db")
 )
-const runId = Options.text("run-id").pipe(
-  Options.withDescription("Run to report (default: the most recently started run)"),
-  Options.optional
-)
+const runId = optionalText("run-id", "Run to report (default: the most recently started run)")
 const format = Options.choice("format", ["text", "json", "html"]).pipe(
   Options.withDescription("text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"),
   withShownDefault("text")
@@ -27,15 +25,6 @@ const out = Options.file("out").pipe(
   Options.withDescription("Write the report to this file instead of stdout"),
   Options.optional
 )
-
-// Loaded on use: the SQLite driver is native code that `vtree --help` and other commands need not pay for.
-const storeLayer = (filename: string) =>
-  Layer.unwrapEffect(
-    Effect.map(
-      Effect.promise(() => import("../layers/sqlite/SqliteRunStore.js")),
-      (SqliteRunStore) => SqliteRunStore.layer({ filename, mustExist: true })
-    )
-  )
 
 /** `vtree report`: the summary of one stored run, as text, JSON or a self-contained HTML page. */
 export const reportCommand = Command.make("report", { db, runId, format, out }, (args) =>
@@ -68,5 +57,5 @@ export const reportCommand = Command.make("report", { db, runId, format, out }, 
     yield* Console.error(`vtree: wrote the ${args.format} report of run ${chosen} to ${file}`)
   })).pipe(
     Command.withDescription("Summarize a stored run: accuracy per task type and duration, stop reasons, tokens, trajectories"),
-    Command.provide((args) => storeLayer(args.db))
+    Command.provide((args) => SqliteRunStore.layer({ filename: args.db, mustExist: true }))
   )

@@ -1,13 +1,14 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Console, Effect, Either, Option } from "effect"
-import { loadProvidersConfig } from "../config/ProviderConfig.js"
+import { Console, Effect, Either, Layer, Option } from "effect"
+import { type ConfigurationError, loadRoleConfigs } from "../config/ProviderConfig.js"
+import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import { frameRelativePath, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
 import type { Level, TreeIndex } from "../programs/tree/TreeEnvironment.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
-import { withShownDefault } from "./Defaults.js"
+import { withShownDefault } from "./CliOptions.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
 const seconds = (t: number) => `${Math.round(t * 100) / 100}s`
@@ -102,6 +103,15 @@ export const listFrames = Effect.fn("TreeCommand.frames")(function*(input: strin
   })).join("\n")
 })
 
+/**
+ * With VTREE_EMBED_* set, search with the same hybrid retrieval the agent gets (the tree's embeddings
+ * come from its `.vtree/` cache or are computed once); otherwise BM25. Only the embedding settings are
+ * read: a broken setting of another role does not stop a tree search.
+ */
+const configuredEmbeddings: Layer.Layer<never, ConfigurationError> = Layer.unwrapEffect(
+  Effect.map(loadRoleConfigs.embedding, Option.match({ onNone: () => Layer.empty, onSome: OpenAiEmbedding.layerConfig }))
+)
+
 const treeArg = Args.text({ name: "tree" }).pipe(Args.withDescription("a tree directory, or its tree.json"))
 // Failures stay in the error channel: bin prints their message as one line and exits 1.
 const printing = <E, R>(report: Effect.Effect<string, E, R>) => Effect.flatMap(report, Console.log)
@@ -127,27 +137,13 @@ const search = Command.make(
     query: Args.text({ name: "query" }),
     k: Options.integer("k").pipe(Options.withDescription("how many nodes to return"), withShownDefault(5))
   },
-  ({ k, query, tree }) => printing(withConfiguredEmbeddings(searchTree(tree, query, k)))
+  ({ k, query, tree }) => printing(searchTree(tree, query, k))
 ).pipe(
   Command.withDescription(
     "Retrieve the nodes best matching a query as search_similar does: BM25, or hybrid with VTREE_EMBED_* set; ancestors and descendants of kept hits are skipped."
-  )
+  ),
+  Command.provide(configuredEmbeddings)
 )
-
-/**
- * With VTREE_EMBED_* set, search with the same hybrid retrieval the agent gets (the tree's embeddings
- * come from its `.vtree/` cache or are computed once); otherwise BM25. The adapter loads only then.
- */
-const withConfiguredEmbeddings = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(loadProvidersConfig, (config) =>
-    Option.match(config.embedding, {
-      onNone: () => effect,
-      onSome: (embedding) =>
-        Effect.flatMap(
-          Effect.promise(() => import("../layers/openai/OpenAiEmbedding.js")),
-          (OpenAiEmbedding) => Effect.provide(effect, OpenAiEmbedding.layerConfig(embedding))
-        )
-    }))
 
 const frames = Command.make(
   "frames",

@@ -1,4 +1,4 @@
-import { Config, ConfigError, Data, Duration, Effect, Option, Redacted } from "effect"
+import { Config, ConfigError, Duration, Effect, Either, Option, Redacted, Schema } from "effect"
 
 /**
  * How thinking is switched on for the agent role and off for the tool role. Servers disagree on the
@@ -7,11 +7,16 @@ import { Config, ConfigError, Data, Duration, Effect, Option, Redacted } from "e
 export type ThinkingDialect = "none" | "deepseek" | "dashscope" | "vllm"
 export const thinkingDialects: ReadonlyArray<ThinkingDialect> = ["none", "deepseek", "dashscope", "vllm"]
 
-/** A configuration problem a person fixes by setting `variable`; the message says how. */
-export class ConfigurationError extends Data.TaggedError("ConfigurationError")<{
-  readonly variable: string
-  readonly message: string
-}> {}
+/** Missing: a needed variable is unset; Invalid: a value cannot be used; Unreadable: the environment itself failed. */
+export const ConfigurationErrorReason = Schema.Literal("Missing", "Invalid", "Unreadable")
+export type ConfigurationErrorReason = typeof ConfigurationErrorReason.Type
+
+/** A configuration problem a person fixes by setting `variable`; the message says how, in one line. */
+export class ConfigurationError extends Schema.TaggedError<ConfigurationError>()("ConfigurationError", {
+  reason: ConfigurationErrorReason,
+  variable: Schema.String,
+  message: Schema.String
+}) {}
 
 /** One OpenAI-compatible endpoint, fully resolved (fallbacks applied). */
 export interface EndpointConfig {
@@ -77,13 +82,13 @@ export const configurationHelp =
   "agent and tool models; optionally VTREE_TOOL_LLM_*, VTREE_VLM_*, VTREE_EMBED_BASE_URL / VTREE_EMBED_MODEL and " +
   "VTREE_OCR_URLS"
 
+// ---- One variable at a time ------------------------------------------------------------------------
+// Failures are ConfigError values whose path is the variable; `load` turns them into ConfigurationError.
+
 // Empty values count as unset: `VTREE_X= vtree …` is a common way to switch something off.
 const text = (name: string) =>
   Config.option(Config.string(name)).pipe(
-    Config.map(Option.flatMap((value) => {
-      const trimmed = value.trim()
-      return trimmed === "" ? Option.none() : Option.some(trimmed)
-    }))
+    Config.map(Option.flatMap((value) => Option.liftPredicate(value.trim(), (trimmed) => trimmed !== "")))
   )
 
 // The one place a key is unwrapped outside a request builder: only to see whether it is blank.
@@ -92,207 +97,170 @@ const secret = (name: string) =>
     Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
   )
 
-const firstSome = <A>(...options: ReadonlyArray<Option.Option<A>>): Option.Option<A> => {
-  for (const option of options) if (Option.isSome(option)) return option
-  return Option.none()
+/** A variable read through `parse` (undefined: unusable), `fallback` when unset. */
+const parsed = <A>(name: string, expected: string, parse: (raw: string) => A | undefined, fallback: A) =>
+  text(name).pipe(Config.mapOrFail(Option.match({
+    onNone: () => Either.right(fallback),
+    onSome: (raw) => {
+      const value = parse(raw)
+      return value === undefined
+        ? Either.left(ConfigError.InvalidData([name], `${name}=${JSON.stringify(raw)}: expected ${expected} — fix or unset ${name}`))
+        : Either.right(value)
+    }
+  })))
+
+/** An http(s) URL without trailing slashes, or undefined. */
+const httpUrl = (url: string): string | undefined => {
+  try {
+    const { protocol } = new URL(url)
+    return protocol === "http:" || protocol === "https:" ? url.replace(/\/+$/, "") : undefined
+  } catch {
+    return undefined
+  }
 }
 
-const positiveNumber = (name: string, value: Option.Option<string>, fallback: number, integer: boolean) =>
-  Option.match(value, {
-    onNone: () => Effect.succeed(fallback),
-    onSome: (raw) => {
-      const parsed = Number(raw)
-      return Number.isFinite(parsed) && parsed > 0 && (!integer || Number.isInteger(parsed))
-        ? Effect.succeed(parsed)
-        : Effect.fail(
-          new ConfigurationError({
-            variable: name,
-            message: `${name}=${JSON.stringify(raw)}: expected a positive ${integer ? "whole number" : "number"} — fix or unset ${name}`
-          })
-        )
-    }
-  })
+const anHttpUrl = "an http(s) URL such as https://api.openai.com/v1"
+const url = (name: string) =>
+  parsed(name, anHttpUrl, (raw) => {
+    const checked = httpUrl(raw)
+    return checked === undefined ? undefined : Option.some(checked)
+  }, Option.none<string>())
+
+const positive = (raw: string) => {
+  const value = Number(raw)
+  return Number.isFinite(value) && value > 0 ? value : undefined
+}
+const positiveWhole = (raw: string) => {
+  const value = positive(raw)
+  return value !== undefined && Number.isInteger(value) ? value : undefined
+}
 
 const seconds = (name: string, fallback: number) =>
-  Effect.flatMap(text(name), (raw) => positiveNumber(name, raw, fallback, false)).pipe(
-    Effect.map((value) => Duration.seconds(value))
-  )
+  parsed(name, "a positive number of seconds", positive, fallback).pipe(Config.map(Duration.seconds))
+const wholeNumber = (name: string, fallback: number) => parsed(name, "a positive whole number", positiveWhole, fallback)
 
-const wholeNumber = (name: string, fallback: number) =>
-  Effect.flatMap(text(name), (raw) => positiveNumber(name, raw, fallback, true))
+const thinking = parsed(
+  "VTREE_LLM_THINKING",
+  `one of ${thinkingDialects.join(", ")}`,
+  (raw) => thinkingDialects.find((dialect) => dialect === raw.toLowerCase()),
+  "none"
+)
 
-const asConfigurationError = <A>(effect: Effect.Effect<A, ConfigurationError | ConfigError.ConfigError>) =>
-  Effect.mapError(effect, (error) =>
-    ConfigError.isConfigError(error)
-      ? new ConfigurationError({ variable: "environment", message: `cannot read the environment: ${String(error)}` })
-      : error)
-
-const checkUrl = (name: string, url: string) =>
-  Effect.try({
-    try: () => {
-      const parsed = new URL(url)
-      if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error("not http(s)")
-      return url.replace(/\/+$/, "")
-    },
-    catch: () =>
-      new ConfigurationError({
-        variable: name,
-        message: `${name}=${JSON.stringify(url)}: expected an http(s) URL such as https://api.openai.com/v1 — fix ${name}`
-      })
-  })
-
-const thinkingDialect = Effect.flatMap(text("VTREE_LLM_THINKING"), (raw) =>
-  Option.match(raw, {
-    onNone: () => Effect.succeed<ThinkingDialect>("none"),
-    onSome: (value) => {
-      const lower = value.toLowerCase()
-      return (thinkingDialects as ReadonlyArray<string>).includes(lower)
-        ? Effect.succeed(lower as ThinkingDialect)
-        : Effect.fail(
-          new ConfigurationError({
-            variable: "VTREE_LLM_THINKING",
-            message: `VTREE_LLM_THINKING=${JSON.stringify(value)}: expected one of ${thinkingDialects.join(", ")} — fix or unset VTREE_LLM_THINKING`
-          })
-        )
-    }
-  }))
-
-const reliability = Effect.gen(function*() {
-  const concurrency = yield* wholeNumber("VTREE_PROVIDER_CONCURRENCY", 16)
-  const retries = yield* Effect.flatMap(text("VTREE_PROVIDER_RETRIES"), (raw) =>
-    Option.match(raw, {
-      onNone: () => Effect.succeed(4),
-      onSome: (value) =>
-        /^\d+$/.test(value)
-          ? Effect.succeed(Number(value))
-          : Effect.fail(
-            new ConfigurationError({
-              variable: "VTREE_PROVIDER_RETRIES",
-              message: `VTREE_PROVIDER_RETRIES=${JSON.stringify(value)}: expected a whole number ≥ 0 — fix or unset it`
-            })
-          )
-    }))
-  return { concurrency, retries } satisfies ReliabilityConfig
+const reliability: Config.Config<ReliabilityConfig> = Config.all({
+  concurrency: wholeNumber("VTREE_PROVIDER_CONCURRENCY", 16),
+  retries: parsed("VTREE_PROVIDER_RETRIES", "a whole number ≥ 0", (raw) => (/^\d+$/.test(raw) ? Number(raw) : undefined), 4)
 })
 
-const rawEndpoint = (prefix: string) =>
-  Effect.all({
-    baseUrl: text(`${prefix}_BASE_URL`),
-    apiKey: secret(`${prefix}_API_KEY`),
-    model: text(`${prefix}_MODEL`)
-  })
+const endpointVariables = (prefix: string) =>
+  Config.all({ baseUrl: url(`${prefix}_BASE_URL`), apiKey: secret(`${prefix}_API_KEY`), model: text(`${prefix}_MODEL`) })
 
-const loadLlm = Effect.gen(function*() {
-  const own = yield* rawEndpoint("VTREE_LLM")
-  const openAiBaseUrl = yield* text("OPENAI_BASE_URL")
-  const openAiKey = yield* secret("OPENAI_API_KEY")
-  const tool = yield* rawEndpoint("VTREE_TOOL_LLM")
-  const anyLlmSetting = [own.baseUrl, own.model, tool.model, tool.baseUrl].some(Option.isSome)
-  if (!anyLlmSetting) return Option.none<LlmConfig>()
-  const agentModel = own.model
-  if (Option.isNone(agentModel)) {
-    return yield* new ConfigurationError({
-      variable: "VTREE_LLM_MODEL",
-      message: "VTREE_LLM_MODEL is not set: set it to the agent (reasoning) model name, e.g. VTREE_LLM_MODEL=deepseek-reasoner"
-    })
+/** A role with a base URL but no model: the model is what the user forgot. */
+const modelMissing = (prefix: string, fix: string) =>
+  Effect.fail(ConfigError.MissingData(
+    [`${prefix}_MODEL`],
+    `${prefix}_BASE_URL is set but ${prefix}_MODEL is not: set ${prefix}_MODEL to ${fix}`
+  ))
+
+type Endpoint = Pick<EndpointConfig, "baseUrl" | "apiKey" | "model">
+
+/**
+ * A role's endpoint from its own variables, falling back to the agent's. A key meant for one host is
+ * never sent to another the user named separately.
+ */
+const inheritEndpoint = (
+  agent: Option.Option<Endpoint>,
+  own: { readonly baseUrl: Option.Option<string>; readonly apiKey: Option.Option<Redacted.Redacted<string>> }
+): Omit<Endpoint, "model"> => {
+  const baseUrl = Option.getOrElse(Option.orElse(own.baseUrl, () => Option.map(agent, (a) => a.baseUrl)), () => defaultOpenAiBaseUrl)
+  const inheritedKey = Option.flatMap(agent, (a) => (a.baseUrl === baseUrl ? a.apiKey : Option.none()))
+  return { baseUrl, apiKey: Option.orElse(own.apiKey, () => inheritedKey) }
+}
+
+// ---- One role at a time: each reads only its own variables (and the agent's, which it falls back to) --
+
+/** The agent's endpoint; none when no LLM variable is set. */
+const agentEndpoint = Effect.gen(function*() {
+  const own = yield* endpointVariables("VTREE_LLM")
+  const toolSet = Option.isSome(yield* text("VTREE_TOOL_LLM_MODEL")) || Option.isSome(yield* text("VTREE_TOOL_LLM_BASE_URL"))
+  if (Option.isNone(own.model)) {
+    if (Option.isNone(own.baseUrl) && !toolSet) return Option.none<Endpoint>()
+    return yield* Effect.fail(ConfigError.MissingData(
+      ["VTREE_LLM_MODEL"],
+      "VTREE_LLM_MODEL is not set: set it to the agent (reasoning) model name, e.g. VTREE_LLM_MODEL=deepseek-reasoner"
+    ))
   }
-  const agentBaseUrl = yield* checkUrl(
-    Option.isSome(own.baseUrl) ? "VTREE_LLM_BASE_URL" : "OPENAI_BASE_URL",
-    Option.getOrElse(firstSome(own.baseUrl, openAiBaseUrl), () => defaultOpenAiBaseUrl)
-  )
-  const agentKey = firstSome(own.apiKey, openAiKey)
-  const toolBaseUrl = Option.isSome(tool.baseUrl) ? yield* checkUrl("VTREE_TOOL_LLM_BASE_URL", tool.baseUrl.value) : agentBaseUrl
-  const thinking = yield* thinkingDialect
-  const agentTimeout = yield* seconds("VTREE_LLM_TIMEOUT_SECONDS", 180)
-  const toolTimeout = yield* seconds("VTREE_TOOL_LLM_TIMEOUT_SECONDS", 120)
+  const baseUrl = Option.isSome(own.baseUrl) ? own.baseUrl : yield* url("OPENAI_BASE_URL")
+  return Option.some<Endpoint>({
+    baseUrl: Option.getOrElse(baseUrl, () => defaultOpenAiBaseUrl),
+    apiKey: Option.isSome(own.apiKey) ? own.apiKey : yield* secret("OPENAI_API_KEY"),
+    model: own.model.value
+  })
+})
+
+const llm = Effect.gen(function*() {
+  const agent = yield* agentEndpoint
+  if (Option.isNone(agent)) return Option.none<LlmConfig>()
+  const tool = yield* endpointVariables("VTREE_TOOL_LLM")
   return Option.some<LlmConfig>({
-    agent: { provider: "llm", baseUrl: agentBaseUrl, apiKey: agentKey, model: agentModel.value, timeout: agentTimeout },
+    agent: { provider: "llm", ...agent.value, timeout: yield* seconds("VTREE_LLM_TIMEOUT_SECONDS", 180) },
     tool: {
       provider: "tool-llm",
-      baseUrl: toolBaseUrl,
-      // A key meant for one host is never sent to another the user named separately.
-      apiKey: Option.isSome(tool.baseUrl) && toolBaseUrl !== agentBaseUrl ? tool.apiKey : firstSome(tool.apiKey, agentKey),
-      model: Option.getOrElse(tool.model, () => agentModel.value),
-      timeout: toolTimeout
+      ...inheritEndpoint(agent, tool),
+      model: Option.getOrElse(tool.model, () => agent.value.model),
+      timeout: yield* seconds("VTREE_TOOL_LLM_TIMEOUT_SECONDS", 120)
     },
-    thinking,
+    thinking: yield* thinking,
     reliability: yield* reliability
   })
 })
 
-const loadVlm = (llm: Option.Option<LlmConfig>) =>
-  Effect.gen(function*() {
-    const own = yield* rawEndpoint("VTREE_VLM")
-    const agent = Option.map(llm, (config) => config.agent)
-    if (Option.isNone(own.model) && Option.isNone(agent)) {
-      if (Option.isSome(own.baseUrl)) {
-        return yield* new ConfigurationError({
-          variable: "VTREE_VLM_MODEL",
-          message: "VTREE_VLM_BASE_URL is set but VTREE_VLM_MODEL is not: set VTREE_VLM_MODEL to the vision model name"
-        })
-      }
-      return Option.none<VlmConfig>()
-    }
-    const baseUrl = Option.isSome(own.baseUrl)
-      ? yield* checkUrl("VTREE_VLM_BASE_URL", own.baseUrl.value)
-      : Option.match(agent, { onNone: () => defaultOpenAiBaseUrl, onSome: (a) => a.baseUrl })
-    const inheritedKey = Option.flatMap(agent, (a) => (a.baseUrl === baseUrl ? a.apiKey : Option.none()))
-    const model = Option.getOrElse(own.model, () => Option.getOrThrow(agent).model)
-    return Option.some<VlmConfig>({
-      endpoint: {
-        provider: "vlm",
-        baseUrl,
-        apiKey: firstSome(own.apiKey, inheritedKey),
-        model,
-        timeout: yield* seconds("VTREE_VLM_TIMEOUT_SECONDS", 180)
-      },
-      thinking: yield* thinkingDialect,
-      maxImageBytes: yield* wholeNumber("VTREE_VLM_MAX_IMAGE_BYTES", 10 * 1024 * 1024),
-      reliability: yield* reliability
-    })
-  })
-
-const loadEmbedding = (llm: Option.Option<LlmConfig>) =>
-  Effect.gen(function*() {
-    const own = yield* rawEndpoint("VTREE_EMBED")
-    if (Option.isNone(own.model) && Option.isNone(own.baseUrl)) return Option.none<EmbeddingConfig>()
-    if (Option.isNone(own.model)) {
-      return yield* new ConfigurationError({
-        variable: "VTREE_EMBED_MODEL",
-        message: "VTREE_EMBED_BASE_URL is set but VTREE_EMBED_MODEL is not: set VTREE_EMBED_MODEL to the embedding model name, or unset VTREE_EMBED_BASE_URL to use BM25"
-      })
-    }
-    const agent = Option.map(llm, (config) => config.agent)
-    const baseUrl = Option.isSome(own.baseUrl)
-      ? yield* checkUrl("VTREE_EMBED_BASE_URL", own.baseUrl.value)
-      : Option.match(agent, { onNone: () => defaultOpenAiBaseUrl, onSome: (a) => a.baseUrl })
-    const inheritedKey = Option.flatMap(agent, (a) => (a.baseUrl === baseUrl ? a.apiKey : Option.none()))
-    const dimensions = yield* Effect.flatMap(text("VTREE_EMBED_DIMENSIONS"), (raw) =>
-      Option.isNone(raw)
-        ? Effect.succeed(undefined)
-        : positiveNumber("VTREE_EMBED_DIMENSIONS", raw, 0, true))
-    return Option.some<EmbeddingConfig>({
-      endpoint: {
-        provider: "embed",
-        baseUrl,
-        apiKey: firstSome(own.apiKey, inheritedKey),
-        model: own.model.value,
-        timeout: yield* seconds("VTREE_EMBED_TIMEOUT_SECONDS", 60)
-      },
-      dimensions,
-      batchSize: Math.min(64, yield* wholeNumber("VTREE_EMBED_BATCH_SIZE", 64)),
-      reliability: yield* reliability
-    })
-  })
-
-const loadOcr = Effect.gen(function*() {
-  const raw = yield* text("VTREE_OCR_URLS")
-  if (Option.isNone(raw)) return Option.none<OcrConfig>()
-  const urls: Array<string> = []
-  for (const part of raw.value.split(",")) {
-    const trimmed = part.trim()
-    if (trimmed !== "") urls.push(yield* checkUrl("VTREE_OCR_URLS", trimmed))
+const vlm = Effect.gen(function*() {
+  const own = yield* endpointVariables("VTREE_VLM")
+  const agent = yield* agentEndpoint
+  const model = Option.orElse(own.model, () => Option.map(agent, (a) => a.model))
+  if (Option.isNone(model)) {
+    if (Option.isNone(own.baseUrl)) return Option.none<VlmConfig>()
+    return yield* modelMissing("VTREE_VLM", "the vision model name")
   }
+  return Option.some<VlmConfig>({
+    endpoint: {
+      provider: "vlm",
+      ...inheritEndpoint(agent, own),
+      model: model.value,
+      timeout: yield* seconds("VTREE_VLM_TIMEOUT_SECONDS", 180)
+    },
+    thinking: yield* thinking,
+    maxImageBytes: yield* wholeNumber("VTREE_VLM_MAX_IMAGE_BYTES", 10 * 1024 * 1024),
+    reliability: yield* reliability
+  })
+})
+
+const embedding = Effect.gen(function*() {
+  const own = yield* endpointVariables("VTREE_EMBED")
+  if (Option.isNone(own.model)) {
+    if (Option.isNone(own.baseUrl)) return Option.none<EmbeddingConfig>()
+    return yield* modelMissing("VTREE_EMBED", "the embedding model name, or unset VTREE_EMBED_BASE_URL to use BM25")
+  }
+  return Option.some<EmbeddingConfig>({
+    endpoint: {
+      provider: "embed",
+      ...inheritEndpoint(yield* agentEndpoint, own),
+      model: own.model.value,
+      timeout: yield* seconds("VTREE_EMBED_TIMEOUT_SECONDS", 60)
+    },
+    dimensions: yield* parsed<number | undefined>("VTREE_EMBED_DIMENSIONS", "a positive whole number", positiveWhole, undefined),
+    batchSize: Math.min(64, yield* wholeNumber("VTREE_EMBED_BATCH_SIZE", 64)),
+    reliability: yield* reliability
+  })
+})
+
+const ocrUrls = parsed("VTREE_OCR_URLS", "comma-separated http(s) URLs such as http://localhost:7861", (raw) => {
+  const urls = raw.split(",").map((part) => part.trim()).filter((part) => part !== "").map(httpUrl)
+  return urls.every((u) => u !== undefined) ? urls : undefined
+}, [])
+
+const ocr = Effect.gen(function*() {
+  const urls = yield* ocrUrls
   if (urls.length === 0) return Option.none<OcrConfig>()
   return Option.some<OcrConfig>({
     urls,
@@ -301,43 +269,61 @@ const loadOcr = Effect.gen(function*() {
   })
 })
 
-/** Reads DESIGN §4 from the current ConfigProvider (the environment by default). */
-export const loadProvidersConfig: Effect.Effect<ProvidersConfig, ConfigurationError> = asConfigurationError(
-  Effect.gen(function*() {
-    const llm = yield* loadLlm
-    return {
-      llm,
-      vlm: yield* loadVlm(llm),
-      embedding: yield* loadEmbedding(llm),
-      ocr: yield* loadOcr
+// ---- Loading: ConfigError in, ConfigurationError out ------------------------------------------------
+
+const firstProblem = (error: ConfigError.ConfigError): ConfigurationError => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return firstProblem(error.left)
+    case "InvalidData":
+    case "MissingData": {
+      const variable = error.path.at(-1) ?? "environment"
+      return new ConfigurationError({ reason: error._op === "InvalidData" ? "Invalid" : "Missing", variable, message: error.message })
     }
-  })
-)
+    case "SourceUnavailable":
+    case "Unsupported":
+      return new ConfigurationError({
+        reason: "Unreadable",
+        variable: error.path.at(-1) ?? "environment",
+        message: `cannot read the environment: ${error.message} — check the process environment`
+      })
+  }
+}
 
-const required = <A>(option: Option.Option<A>, variable: string, what: string) =>
-  Option.match(option, {
+const load = <A>(role: Effect.Effect<A, ConfigError.ConfigError>): Effect.Effect<A, ConfigurationError> =>
+  Effect.mapError(role, firstProblem)
+
+const required = <A>(role: Effect.Effect<Option.Option<A>, ConfigError.ConfigError>, variable: string, what: string) =>
+  Effect.flatMap(load(role), Option.match({
     onSome: Effect.succeed,
-    onNone: () =>
-      Effect.fail(new ConfigurationError({ variable, message: `${what} is not configured: set ${variable}` }))
-  })
+    onNone: () => new ConfigurationError({ reason: "Missing", variable, message: `${what} is not configured: set ${variable}` })
+  }))
 
-/** The LLM settings, or an error naming the variable to set. */
-export const loadLlmConfig: Effect.Effect<LlmConfig, ConfigurationError> = Effect.flatMap(
-  loadProvidersConfig,
-  (config) => required(config.llm, "VTREE_LLM_MODEL", "the LLM")
+/** Each role's settings on its own (none: not configured); a broken role fails only its own load. */
+export const loadRoleConfigs: { readonly [K in keyof ProvidersConfig]: Effect.Effect<ProvidersConfig[K], ConfigurationError> } = {
+  llm: load(llm),
+  vlm: load(vlm),
+  embedding: load(embedding),
+  ocr: load(ocr)
+}
+
+/** Reads DESIGN §4 from the current ConfigProvider (the environment by default): every role. */
+export const loadProvidersConfig: Effect.Effect<ProvidersConfig, ConfigurationError> = Effect.all(loadRoleConfigs)
+
+/** The LLM settings, or an error naming the variable to set; reads no other role's variables. */
+export const loadLlmConfig: Effect.Effect<LlmConfig, ConfigurationError> = required(llm, "VTREE_LLM_MODEL", "the LLM")
+
+export const loadVlmConfig: Effect.Effect<VlmConfig, ConfigurationError> = required(
+  vlm,
+  "VTREE_VLM_MODEL (or VTREE_LLM_MODEL)",
+  "the vision model"
 )
 
-export const loadVlmConfig: Effect.Effect<VlmConfig, ConfigurationError> = Effect.flatMap(
-  loadProvidersConfig,
-  (config) => required(config.vlm, "VTREE_VLM_MODEL (or VTREE_LLM_MODEL)", "the vision model")
+export const loadEmbeddingConfig: Effect.Effect<EmbeddingConfig, ConfigurationError> = required(
+  embedding,
+  "VTREE_EMBED_MODEL",
+  "the embedding endpoint"
 )
 
-export const loadEmbeddingConfig: Effect.Effect<EmbeddingConfig, ConfigurationError> = Effect.flatMap(
-  loadProvidersConfig,
-  (config) => required(config.embedding, "VTREE_EMBED_MODEL", "the embedding endpoint")
-)
-
-export const loadOcrConfig: Effect.Effect<OcrConfig, ConfigurationError> = Effect.flatMap(
-  loadProvidersConfig,
-  (config) => required(config.ocr, "VTREE_OCR_URLS", "MonkeyOCR")
-)
+export const loadOcrConfig: Effect.Effect<OcrConfig, ConfigurationError> = required(ocr, "VTREE_OCR_URLS", "MonkeyOCR")

@@ -1,14 +1,14 @@
-// How calls reach llm_calls: the CallLog provided here only buffers, in memory, per question id. The
-// harness takes a question's calls when the question ends and hands them to RunStore.saveQuestion,
-// so they are committed in the same transaction as the prediction and steps — a question killed
-// half-way leaves no orphan calls, and `--resume` re-runs it cleanly. Calls outside any question
-// (questionId null, e.g. embedding a tree on load) are taken with `drain(null)` and written with
-// RunStore.saveRunCalls. Writing each call as it happens was rejected: it would split a question's
-// record across many transactions and hold the single SQLite connection at every model call.
+// How calls reach llm_calls: the CallLog the CLI provides (layers/memory/MemoryCallBuffer.ts) only
+// buffers, in memory, per question id. The harness takes a question's calls when the question ends
+// and hands them to RunStore.saveQuestion, so they are committed in the same transaction as the
+// prediction and steps — a question killed half-way leaves no orphan calls, and `--resume` re-runs it
+// cleanly. Calls outside any question (questionId null, e.g. embedding a tree on load) are taken with
+// `drain(null)` and written with RunStore.saveRunCalls. Writing each call as it happens was rejected:
+// it would split a question's record across many transactions and hold the single SQLite connection
+// at every model call.
 import type { Effect as EffectType } from "effect"
-import { Context, Effect, Exit, Layer } from "effect"
+import { Context, Effect, Exit } from "effect"
 import type { CallRecord } from "./CallLog.js"
-import { CallLog } from "./CallLog.js"
 
 export interface CallBufferShape {
   readonly record: (call: CallRecord) => EffectType.Effect<void>
@@ -19,36 +19,6 @@ export interface CallBufferShape {
 }
 
 export class CallBuffer extends Context.Tag("vtree/CallBuffer")<CallBuffer, CallBufferShape>() {}
-
-export const makeCallBuffer: EffectType.Effect<CallBufferShape> = Effect.sync(() => {
-  // Fibers of one runtime never run JavaScript in parallel, so a plain Map needs no lock.
-  const buffers = new Map<string | null, Array<CallRecord>>()
-  return CallBuffer.of({
-    record: (call) =>
-      Effect.sync(() => {
-        const list = buffers.get(call.questionId)
-        if (list === undefined) buffers.set(call.questionId, [call])
-        else list.push(call)
-      }),
-    drain: (questionId) =>
-      Effect.sync(() => {
-        const list = buffers.get(questionId) ?? []
-        buffers.delete(questionId)
-        return list
-      }),
-    pending: Effect.sync(() => {
-      let total = 0
-      for (const list of buffers.values()) total += list.length
-      return total
-    })
-  })
-})
-
-/** One buffer, serving both as the CallLog that providers report to and as CallBuffer to drain it. */
-export const layer: Layer.Layer<CallBuffer | CallLog> = Layer.effectContext(
-  Effect.map(makeCallBuffer, (buffer) =>
-    Context.make(CallBuffer, buffer).pipe(Context.add(CallLog, CallLog.of({ record: buffer.record }))))
-)
 
 /**
  * Runs one question's effect and returns its result with the calls it made. The question's buffer is

@@ -3,10 +3,8 @@ import type { ProviderErrorReason } from "../domain/ProviderError.js"
 
 export type CallRole = "agent" | "tool" | "vlm" | "embed" | "ocr"
 
-/** One provider call, as stored in `llm_calls`. */
-export interface CallRecord {
-  readonly questionId: string | null
-  readonly parentStep: number | null
+/** One provider call as its adapter saw it. */
+export interface CallOutcome {
   readonly role: CallRole
   readonly model: string
   readonly startedAt: number
@@ -15,6 +13,12 @@ export interface CallRecord {
   readonly completionTokens: number
   readonly status: "ok" | "error"
   readonly errorReason: ProviderErrorReason | null
+}
+
+/** One provider call, as stored in `llm_calls`: its outcome and the question and step it served. */
+export interface CallRecord extends CallOutcome {
+  readonly questionId: string | null
+  readonly parentStep: number | null
 }
 
 export interface RoleUsage {
@@ -62,17 +66,6 @@ export class CallLog extends Context.Tag("vtree/CallLog")<
     readonly record: (call: CallRecord) => Effect.Effect<void>
   }
 >() {}
-
-export interface CallOutcome {
-  readonly role: CallRole
-  readonly model: string
-  readonly startedAt: number
-  readonly durationMs: number
-  readonly promptTokens: number
-  readonly completionTokens: number
-  readonly status: "ok" | "error"
-  readonly errorReason: ProviderErrorReason | null
-}
 
 /**
  * Every provider adapter (real or fake) reports each call here: it is added to the question's usage

@@ -14,11 +14,14 @@ import { runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
 import type { AnchorMode } from "../tools/ToolContext.js"
-import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
+import type { TreeEnvironment, TreeIndex } from "../tree/TreeEnvironment.js"
 import { loadTreeEnvironment } from "../tree/TreeLoader.js"
-import { defaultConcurrency, InferError } from "./InferError.js"
+import { InferError } from "./InferError.js"
 
-export { defaultConcurrency, InferError, InferErrorReason } from "./InferError.js"
+export { InferError, InferErrorReason } from "./InferError.js"
+
+/** Questions answered at once unless told otherwise. */
+export const defaultConcurrency = 12
 
 /** What the harness reports while it runs, for progress displays and embedding apps. */
 export type BenchmarkEvent =
@@ -220,6 +223,210 @@ const startOrResume = Effect.fn("Infer.startOrResume")(function*(
   return yield* store.startRun({ runId, config })
 })
 
+/** The options that reach every question, with their defaults applied. */
+const questionSettings = (options: BenchmarkOptions<any>) => ({
+  ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+  skillMode: options.skillMode ?? "auto",
+  verifyVision: options.verifyVision ?? true,
+  anchor: options.anchor ?? "off",
+  webSearch: options.webSearch ?? false
+})
+
+/** What is wrong with the options before anything is read, if anything. */
+const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): InferError | undefined => {
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    return new InferError({ reason: "BadOption", message: `--concurrency ${concurrency}: expected a whole number ≥ 1` })
+  }
+  if (options.retryErrors === true && options.resume !== true) {
+    return new InferError({
+      reason: "BadOption",
+      message: "--retry-errors re-asks the failed questions of an earlier run: use it with --resume (and --run-id)"
+    })
+  }
+  if (options.questions.length === 0) {
+    return new InferError({
+      reason: "NoQuestions",
+      message: "no questions selected — check --questions and the --video-ids / --question-ids / --task-types / --n-samples filters"
+    })
+  }
+  return undefined
+}
+
+/** Checks the options and the trees, starts (or resumes) the run and says which questions are left. */
+const prepareRun = Effect.fn("Infer.prepareRun")(function*(options: BenchmarkOptions<any>, concurrency: number) {
+  const problem = optionProblem(options, concurrency)
+  if (problem !== undefined) return yield* problem
+  yield* checkTrees(options.treesDir, options.questions)
+  const path = yield* Path.Path
+  const run = yield* startOrResume(options, {
+    ...options.config,
+    treesDir: path.resolve(options.treesDir),
+    questions: options.questions.length,
+    concurrency,
+    ...questionSettings(options),
+    prompts: options.prompts.dir
+  })
+  const finished = yield* (yield* RunStore).finishedQuestionIds(run.runId, { exceptErrors: options.retryErrors === true })
+  return { runId: run.runId, todo: options.questions.filter((question) => !finished.has(question.questionId)) }
+})
+
+interface Environments {
+  /** The video's tree, loaded by the first question that asks; a load failure is its message. */
+  readonly get: (videoId: string) => Effect.Effect<TreeEnvironment, string, FileSystem.FileSystem | Path.Path>
+  /** Called once per finished question; the tree is dropped after its video's last question. */
+  readonly release: (videoId: string) => Effect.Effect<void>
+}
+
+/**
+ * One environment per video, loaded by the first question that needs it and dropped after the last,
+ * so a benchmark over hundreds of videos holds only the trees in use.
+ */
+const loadEnvironments = Effect.fn("Infer.loadEnvironments")(function*(
+  runId: string,
+  treesDir: string,
+  todo: ReadonlyArray<Question>
+) {
+  const store = yield* RunStore
+  const buffer = yield* CallBuffer
+  const path = yield* Path.Path
+  const saveTreeCalls = Effect.flatMap(buffer.drain(null), (calls) =>
+    calls.length === 0 ? Effect.void : store.saveRunCalls(runId, calls).pipe(
+      // The questions can still run; only the record of the embedding calls is lost.
+      Effect.catchAll((error) => Effect.logWarning(`run ${runId}: tree-loading calls not saved: ${error.message}`))
+    ))
+  const trees = new Map<string, { remaining: number; get: ReturnType<Environments["get"]> }>()
+  for (const question of todo) {
+    const entry = trees.get(question.videoId)
+    if (entry !== undefined) {
+      entry.remaining += 1
+      continue
+    }
+    const dir = path.join(treesDir, question.videoId)
+    const load = loadTreeEnvironment(dir).pipe(
+      Effect.mapError((error) => `${dir}: ${firstLine(error.message)}`),
+      // Embedding a tree belongs to no question: its calls are saved as run-level calls.
+      withCallContext({ questionId: null, parentStep: null, usage: null }),
+      Effect.exit,
+      Effect.tap(() => saveTreeCalls),
+      Effect.flatten
+    )
+    trees.set(question.videoId, { remaining: 1, get: yield* Effect.cached(load) })
+  }
+  return {
+    get: (videoId) => trees.get(videoId)!.get,
+    release: (videoId) =>
+      Effect.sync(() => {
+        const entry = trees.get(videoId)
+        if (entry !== undefined && --entry.remaining <= 0) trees.delete(videoId)
+      })
+  } satisfies Environments
+})
+
+/** One question through the agent; never fails but by interruption: a failure is an `error` prediction. */
+const answerQuestion = <R>(question: Question, trees: Environments, options: RunQuestionOptions<R>) =>
+  Effect.gen(function*() {
+    const tree = yield* Effect.either(trees.get(question.videoId))
+    if (Either.isLeft(tree)) return { prediction: failedPrediction(question.questionId, tree.left), tree: null }
+    const prediction = yield* runQuestion(question, tree.right, options)
+    return { prediction, tree: tree.right.index }
+  }).pipe(
+    withCallContext({ questionId: question.questionId, parentStep: null, usage: null }),
+    // runQuestion never fails by contract; a defect in it still must not drop the question.
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.succeed({ prediction: failedPrediction(question.questionId, `internal error: ${describeCause(cause)}`), tree: null })
+    )
+  )
+
+/** The stored row of one answered question. */
+const predictionRow = (
+  question: Question,
+  answered: { readonly prediction: Prediction; readonly tree: TreeIndex | null },
+  calls: ReadonlyArray<CallRecord>,
+  startedAt: number,
+  finishedAt: number
+): PredictionRow => {
+  const { prediction, tree } = answered
+  // A question that never reached the agent loop has no usage of its own; its calls still count.
+  const accounted = Object.values(prediction.usage).some((role) => role.calls > 0)
+  const tokens = sumUsage(accounted ? prediction.usage : usageOfCalls(calls))
+  return {
+    questionId: question.questionId,
+    videoId: question.videoId,
+    taskType: question.taskType,
+    // Directory-form questions carry no duration; the tree knows it.
+    duration: question.duration ?? tree?.durationCategory ?? null,
+    question: question.question,
+    options: question.options,
+    answer: question.answer,
+    prediction: prediction.prediction,
+    correct: question.answer !== null && prediction.prediction === question.answer,
+    evidence: prediction.evidence,
+    reasoning: prediction.reasoning,
+    stepsUsed: prediction.stepsUsed,
+    stopReason: prediction.stopReason,
+    error: prediction.error,
+    promptTokens: tokens.promptTokens,
+    completionTokens: tokens.completionTokens,
+    startedAt,
+    finishedAt
+  }
+}
+
+/**
+ * Answers one question and saves it with its steps and calls in one transaction. Once it has its
+ * answer, saving is not interrupted: Ctrl-C keeps every finished question.
+ */
+const answerAndSave = <R>(
+  runId: string,
+  question: Question,
+  trees: Environments,
+  options: RunQuestionOptions<R>,
+  onEvent: (event: BenchmarkEvent) => Effect.Effect<void>
+) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const startedAt = yield* Clock.currentTimeMillis
+      const [answered, calls] = yield* restore(captureCalls(question.questionId)(answerQuestion(question, trees, options)))
+      const finishedAt = yield* Clock.currentTimeMillis
+      // Not saved: once the setting is fixed, --resume must ask this question again.
+      const rejection = configurationRejection(answered.prediction, calls)
+      if (rejection !== undefined) {
+        return yield* new InferError({
+          reason: "ProviderRejected",
+          message: `${rejection}; run ${runId} stopped (finished questions are saved: fix the setting and continue with --resume --run-id ${runId})`
+        })
+      }
+      const row = predictionRow(question, answered, calls, startedAt, finishedAt)
+      yield* (yield* RunStore).saveQuestion(runId, {
+        prediction: row,
+        steps: answered.prediction.steps.map((step) => ({
+          step: step.index,
+          tool: step.tool,
+          args: step.args,
+          output: step.output,
+          thought: step.thought,
+          reflect: step.reflect,
+          plan: step.plan
+        })),
+        calls
+      })
+      yield* trees.release(question.videoId)
+      yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
+    })
+  )
+
+/** Marks the run by how the questions ended; a store that cannot say so is logged, not raised. */
+const finishRun = (runId: string) => (exit: Exit.Exit<unknown, unknown>) =>
+  Effect.flatMap(RunStore, (store) =>
+    store.finishRun(
+      runId,
+      Exit.isSuccess(exit) ? "completed" : Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "failed"
+    )).pipe(
+      Effect.catchAll((error: RunStoreError) => Effect.logError(`could not mark run ${runId} as finished: ${error.message}`))
+    )
+
 /**
  * Runs a benchmark: every selected question through the agent, `concurrency` at a time, each finished
  * question saved in one transaction with its steps and calls. Interrupting it (Ctrl-C) stops new work,
@@ -228,186 +435,23 @@ const startOrResume = Effect.fn("Infer.startOrResume")(function*(
  * (InferError, before the run starts) or when the store cannot be written (the run is marked `failed`).
  */
 export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>(options: BenchmarkOptions<R>) {
-  const store = yield* RunStore
-  const buffer = yield* CallBuffer
-  const path = yield* Path.Path
   const concurrency = options.concurrency ?? defaultConcurrency
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    return yield* new InferError({ reason: "BadOption", message: `--concurrency ${concurrency}: expected a whole number ≥ 1` })
-  }
-  if (options.retryErrors === true && options.resume !== true) {
-    return yield* new InferError({
-      reason: "BadOption",
-      message: "--retry-errors re-asks the failed questions of an earlier run: use it with --resume (and --run-id)"
-    })
-  }
-  if (options.questions.length === 0) {
-    return yield* new InferError({
-      reason: "NoQuestions",
-      message: "no questions selected — check --questions and the --video-ids / --question-ids / --task-types / --n-samples filters"
-    })
-  }
-  yield* checkTrees(options.treesDir, options.questions)
-
-  const runOptions = {
-    maxSteps: options.maxSteps,
-    skillMode: options.skillMode ?? "auto",
-    verifyVision: options.verifyVision ?? true,
-    anchor: options.anchor ?? "off",
-    webSearch: options.webSearch ?? false
-  }
-  const config = {
-    ...options.config,
-    treesDir: path.resolve(options.treesDir),
-    questions: options.questions.length,
-    concurrency,
-    ...runOptions,
-    prompts: options.prompts.dir
-  }
-  const run = yield* startOrResume(options, config)
-  const runId = run.runId
-  const finished = yield* store.finishedQuestionIds(runId, { exceptErrors: options.retryErrors === true })
-  const todo = options.questions.filter((question) => !finished.has(question.questionId))
+  const { runId, todo } = yield* prepareRun(options, concurrency)
   const onEvent = options.onEvent ?? (() => Effect.void)
-  yield* onEvent({
-    _tag: "RunStarted",
-    runId,
-    resumed: options.resume === true,
-    total: options.questions.length,
-    alreadyDone: options.questions.length - todo.length
-  })
-
-  // One environment per video, loaded by the first question that needs it and dropped after the last,
-  // so a benchmark over hundreds of videos holds only the trees in use.
-  const trees = new Map<
-    string,
-    { remaining: number; get: Effect.Effect<TreeEnvironment, string, FileSystem.FileSystem | Path.Path> }
-  >()
-  for (const question of todo) {
-    const entry = trees.get(question.videoId)
-    if (entry !== undefined) {
-      entry.remaining += 1
-      continue
-    }
-    const dir = path.join(options.treesDir, question.videoId)
-    const load = loadTreeEnvironment(dir).pipe(
-      Effect.mapError((error) => `${dir}: ${firstLine(error.message)}`),
-      // Embedding a tree belongs to no question: its calls are saved as run-level calls.
-      withCallContext({ questionId: null, parentStep: null, usage: null }),
-      Effect.exit,
-      Effect.tap(() =>
-        Effect.flatMap(buffer.drain(null), (calls) =>
-          calls.length === 0 ? Effect.void : store.saveRunCalls(runId, calls).pipe(
-            // The questions can still run; only the record of the embedding calls is lost.
-            Effect.catchAll((error) => Effect.logWarning(`run ${runId}: tree-loading calls not saved: ${error.message}`))
-          ))
-      ),
-      Effect.flatten
-    )
-    trees.set(question.videoId, { remaining: 1, get: yield* Effect.cached(load) })
-  }
-  const release = (videoId: string) =>
-    Effect.sync(() => {
-      const entry = trees.get(videoId)
-      if (entry !== undefined && --entry.remaining <= 0) trees.delete(videoId)
-    })
-
-  const summaryCache = makeSummaryCache()
+  const total = options.questions.length
+  yield* onEvent({ _tag: "RunStarted", runId, resumed: options.resume === true, total, alreadyDone: total - todo.length })
+  const trees = yield* loadEnvironments(runId, options.treesDir, todo)
   const questionOptions: RunQuestionOptions<R> = {
     prompts: options.prompts,
-    summaryCache,
-    ...(runOptions.maxSteps === undefined ? {} : { maxSteps: runOptions.maxSteps }),
-    skillMode: runOptions.skillMode,
-    verifyVision: runOptions.verifyVision,
-    anchor: runOptions.anchor,
-    webSearch: runOptions.webSearch,
+    summaryCache: makeSummaryCache(),
+    ...questionSettings(options),
     ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
     ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
   }
-
-  const answer = (question: Question) =>
-    Effect.gen(function*() {
-      const entry = trees.get(question.videoId)!
-      const tree = yield* Effect.either(entry.get)
-      if (Either.isLeft(tree)) return { prediction: failedPrediction(question.questionId, tree.left), tree: null }
-      const prediction = yield* runQuestion(question, tree.right, questionOptions)
-      return { prediction, tree: tree.right.index }
-    }).pipe(
-      withCallContext({ questionId: question.questionId, parentStep: null, usage: null }),
-      // runQuestion never fails by contract; a defect in it still must not drop the question.
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Effect.failCause(cause)
-          : Effect.succeed({ prediction: failedPrediction(question.questionId, `internal error: ${describeCause(cause)}`), tree: null })
-      )
-    )
-
-  const runOne = (question: Question) =>
-    // Once a question has its answer, saving it is not interrupted: Ctrl-C keeps every finished question.
-    Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function*() {
-        const startedAt = yield* Clock.currentTimeMillis
-        const [{ prediction, tree }, calls] = yield* restore(captureCalls(question.questionId)(answer(question)))
-        const finishedAt = yield* Clock.currentTimeMillis
-        // Not saved: once the setting is fixed, --resume must ask this question again.
-        const rejection = configurationRejection(prediction, calls)
-        if (rejection !== undefined) {
-          return yield* new InferError({
-            reason: "ProviderRejected",
-            message: `${rejection}; run ${runId} stopped (finished questions are saved: fix the setting and continue with --resume --run-id ${runId})`
-          })
-        }
-        // A question that never reached the agent loop has no usage of its own; its calls still count.
-        const accounted = Object.values(prediction.usage).some((role) => role.calls > 0)
-        const tokens = sumUsage(accounted ? prediction.usage : usageOfCalls(calls))
-        const row: PredictionRow = {
-          questionId: question.questionId,
-          videoId: question.videoId,
-          taskType: question.taskType,
-          // Directory-form questions carry no duration; the tree knows it.
-          duration: question.duration ?? tree?.durationCategory ?? null,
-          question: question.question,
-          options: question.options,
-          answer: question.answer,
-          prediction: prediction.prediction,
-          correct: question.answer !== null && prediction.prediction === question.answer,
-          evidence: prediction.evidence,
-          reasoning: prediction.reasoning,
-          stepsUsed: prediction.stepsUsed,
-          stopReason: prediction.stopReason,
-          error: prediction.error,
-          promptTokens: tokens.promptTokens,
-          completionTokens: tokens.completionTokens,
-          startedAt,
-          finishedAt
-        }
-        yield* store.saveQuestion(runId, {
-          prediction: row,
-          steps: prediction.steps.map((step) => ({
-            step: step.index,
-            tool: step.tool,
-            args: step.args,
-            output: step.output,
-            thought: step.thought,
-            reflect: step.reflect,
-            plan: step.plan
-          })),
-          calls
-        })
-        yield* release(question.videoId)
-        yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
-      })
-    )
-
-  const markRun = (exit: Exit.Exit<unknown, unknown>) =>
-    store.finishRun(
-      runId,
-      Exit.isSuccess(exit) ? "completed" : Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "failed"
-    ).pipe(
-      Effect.catchAll((error: RunStoreError) => Effect.logError(`could not mark run ${runId} as finished: ${error.message}`))
-    )
-
-  yield* Effect.forEach(todo, runOne, { concurrency, discard: true }).pipe(Effect.onExit(markRun))
-  const result: BenchmarkResult = { runId, answered: todo.length, skipped: options.questions.length - todo.length }
+  yield* Effect.forEach(todo, (question) => answerAndSave(runId, question, trees, questionOptions, onEvent), {
+    concurrency,
+    discard: true
+  }).pipe(Effect.onExit(finishRun(runId)))
+  const result: BenchmarkResult = { runId, answered: todo.length, skipped: total - todo.length }
   return result
 })

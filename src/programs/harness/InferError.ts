@@ -1,4 +1,3 @@
-// Kept apart from Infer.ts so the CLI can name these without loading the harness (cold start).
 import { Schema } from "effect"
 
 export const InferErrorReason = Schema.Literal(
@@ -21,5 +20,3 @@ export class InferError extends Schema.TaggedError<InferError>()("InferError", {
   reason: InferErrorReason,
   message: Schema.String
 }) {}
-
-export const defaultConcurrency = 12

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
-import { CallBuffer, captureCalls, layer } from "../../../src/services/CallBuffer.js"
+import { layer } from "../../../src/layers/memory/MemoryCallBuffer.js"
+import { CallBuffer, captureCalls } from "../../../src/services/CallBuffer.js"
 import { recordCall, withCallContext } from "../../../src/services/CallLog.js"
 
 const outcome = (role: "agent" | "tool" | "embed", promptTokens: number) => ({

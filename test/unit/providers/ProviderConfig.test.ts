@@ -1,6 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
-import { loadLlmConfig, loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
+import { ConfigProvider, Duration, Effect, Layer, Option, Redacted } from "effect"
+import {
+  loadEmbeddingConfig,
+  loadLlmConfig,
+  loadOcrConfig,
+  loadProvidersConfig,
+  loadVlmConfig
+} from "../../../src/config/ProviderConfig.js"
+import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
 
@@ -10,7 +17,10 @@ describe("ProviderConfig", () => {
   it.effect("nothing set: nothing configured", () =>
     Effect.gen(function*() {
       const config = yield* loadProvidersConfig.pipe(withEnv({}))
-      assert.isTrue(Option.isNone(config.llm) && Option.isNone(config.vlm) && Option.isNone(config.embedding) && Option.isNone(config.ocr))
+      assert.isTrue(Option.isNone(config.llm))
+      assert.isTrue(Option.isNone(config.vlm))
+      assert.isTrue(Option.isNone(config.embedding))
+      assert.isTrue(Option.isNone(config.ocr))
     }))
 
   it.effect("the tool role and the VLM default to the LLM values; OPENAI_* are the fallbacks", () =>
@@ -66,21 +76,30 @@ describe("ProviderConfig", () => {
 
   it.effect("errors name the variable to set or fix", () =>
     Effect.gen(function*() {
-      const cases: Array<[Record<string, string>, string]> = [
-        [{ VTREE_LLM_BASE_URL: "http://localhost:8000/v1" }, "VTREE_LLM_MODEL"],
-        [{ VTREE_LLM_MODEL: "m", VTREE_LLM_THINKING: "maybe" }, "VTREE_LLM_THINKING"],
-        [{ VTREE_LLM_MODEL: "m", VTREE_LLM_TIMEOUT_SECONDS: "soon" }, "VTREE_LLM_TIMEOUT_SECONDS"],
-        [{ VTREE_LLM_MODEL: "m", VTREE_LLM_BASE_URL: "localhost:8000" }, "VTREE_LLM_BASE_URL"],
-        [{ VTREE_EMBED_BASE_URL: "http://e/v1" }, "VTREE_EMBED_MODEL"],
-        [{ VTREE_OCR_URLS: "ftp://x" }, "VTREE_OCR_URLS"],
-        [{ VTREE_LLM_MODEL: "m", VTREE_PROVIDER_CONCURRENCY: "0" }, "VTREE_PROVIDER_CONCURRENCY"]
+      const cases: Array<[Record<string, string>, string, "Missing" | "Invalid"]> = [
+        [{ VTREE_LLM_BASE_URL: "http://localhost:8000/v1" }, "VTREE_LLM_MODEL", "Missing"],
+        [{ VTREE_TOOL_LLM_MODEL: "t" }, "VTREE_LLM_MODEL", "Missing"],
+        [{ VTREE_LLM_MODEL: "m", VTREE_LLM_THINKING: "maybe" }, "VTREE_LLM_THINKING", "Invalid"],
+        [{ VTREE_LLM_MODEL: "m", VTREE_LLM_TIMEOUT_SECONDS: "soon" }, "VTREE_LLM_TIMEOUT_SECONDS", "Invalid"],
+        [{ VTREE_LLM_MODEL: "m", VTREE_LLM_BASE_URL: "localhost:8000" }, "VTREE_LLM_BASE_URL", "Invalid"],
+        [{ VTREE_LLM_MODEL: "m", OPENAI_BASE_URL: "ftp://o" }, "OPENAI_BASE_URL", "Invalid"],
+        [{ VTREE_VLM_BASE_URL: "http://v/v1" }, "VTREE_VLM_MODEL", "Missing"],
+        [{ VTREE_EMBED_BASE_URL: "http://e/v1" }, "VTREE_EMBED_MODEL", "Missing"],
+        [{ VTREE_EMBED_MODEL: "e", VTREE_EMBED_DIMENSIONS: "1.5" }, "VTREE_EMBED_DIMENSIONS", "Invalid"],
+        [{ VTREE_OCR_URLS: "ftp://x" }, "VTREE_OCR_URLS", "Invalid"],
+        [{ VTREE_LLM_MODEL: "m", VTREE_PROVIDER_CONCURRENCY: "0" }, "VTREE_PROVIDER_CONCURRENCY", "Invalid"],
+        [{ VTREE_LLM_MODEL: "m", VTREE_PROVIDER_RETRIES: "-1" }, "VTREE_PROVIDER_RETRIES", "Invalid"]
       ]
-      for (const [env, variable] of cases) {
+      for (const [env, variable, reason] of cases) {
         const error = yield* Effect.flip(loadProvidersConfig.pipe(withEnv(env)))
+        assert.strictEqual(error._tag, "ConfigurationError")
         assert.strictEqual(error.variable, variable)
+        assert.strictEqual(error.reason, reason)
         assert.include(error.message, variable)
+        assert.notInclude(error.message, "\n")
       }
       const missing = yield* Effect.flip(loadLlmConfig.pipe(withEnv({})))
+      assert.strictEqual(missing.reason, "Missing")
       assert.include(missing.message, "VTREE_LLM_MODEL")
     }))
 
@@ -89,5 +108,33 @@ describe("ProviderConfig", () => {
       const config = yield* loadProvidersConfig.pipe(withEnv({ VTREE_LLM_MODEL: "m", VTREE_LLM_API_KEY: "  ", OPENAI_API_KEY: "sk-o", VTREE_OCR_URLS: "" }))
       assert.strictEqual(key(Option.getOrThrow(config.llm).agent.apiKey), "sk-o")
       assert.isTrue(Option.isNone(config.ocr))
+    }))
+
+  it.effect("a bad VTREE_OCR_URLS fails the OCR role only: the LLM layer still builds", () =>
+    Effect.gen(function*() {
+      const env = withEnv({ VTREE_LLM_MODEL: "m", VTREE_EMBED_MODEL: "e", VTREE_OCR_URLS: "ocr-host:7861" })
+      const llm = yield* loadLlmConfig.pipe(env)
+      assert.strictEqual(llm.agent.model, "m")
+      assert.strictEqual((yield* loadVlmConfig.pipe(env)).endpoint.model, "m")
+      assert.strictEqual((yield* loadEmbeddingConfig.pipe(env)).endpoint.model, "e")
+      yield* Effect.scoped(Layer.build(OpenAiLlm.layer)).pipe(env)
+      const ocr = yield* Effect.flip(loadOcrConfig.pipe(env))
+      assert.strictEqual(ocr.reason, "Invalid")
+      assert.strictEqual(ocr.variable, "VTREE_OCR_URLS")
+    }))
+
+  it.effect("a bad embedding variable does not break the LLM or the VLM", () =>
+    Effect.gen(function*() {
+      const env = withEnv({ VTREE_LLM_MODEL: "m", VTREE_EMBED_BASE_URL: "not a url", VTREE_EMBED_MODEL: "e" })
+      assert.strictEqual((yield* loadLlmConfig.pipe(env)).tool.model, "m")
+      assert.strictEqual((yield* loadVlmConfig.pipe(env)).endpoint.model, "m")
+      const error = yield* Effect.flip(loadEmbeddingConfig.pipe(env))
+      assert.strictEqual(error.variable, "VTREE_EMBED_BASE_URL")
+    }))
+
+  it.effect("OPENAI_BASE_URL is not read when VTREE_LLM_BASE_URL is set", () =>
+    Effect.gen(function*() {
+      const llm = yield* loadLlmConfig.pipe(withEnv({ VTREE_LLM_MODEL: "m", VTREE_LLM_BASE_URL: "http://a/v1", OPENAI_BASE_URL: "nonsense" }))
+      assert.strictEqual(llm.agent.baseUrl, "http://a/v1")
     }))
 })

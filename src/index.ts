@@ -50,19 +50,7 @@ export { renderHtml } from "./programs/harness/ReportHtml.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"
-export {
-  type AnchoredText,
-  type ChildInfo,
-  type EntityAppendix,
-  type FrameSelection,
-  FrameSelectionError,
-  type Level,
-  NodeNotFound,
-  type SearchHit,
-  type TreeEnvironment,
-  type TreeIndex,
-  type TreeNode
-} from "./programs/tree/TreeEnvironment.js"
+export type { TreeEnvironment } from "./programs/tree/TreeEnvironment.js"
 export { loadPromptManager, packagedPacks, packagedPromptsDir, resolvePromptsDir } from "./programs/prompts/PromptPack.js"
 export {
   type Labels,
@@ -142,6 +130,18 @@ export {
   VideoMmeTaskTypes
 } from "./domain/Question.js"
 export { FlatTree, NestedTree, TreeDecodeError } from "./domain/Tree.js"
+export {
+  type AnchoredText,
+  type ChildInfo,
+  type EntityAppendix,
+  type FrameSelection,
+  FrameSelectionError,
+  type Level,
+  NodeNotFound,
+  type SearchHit,
+  type TreeIndex,
+  type TreeNode
+} from "./domain/TreeIndex.js"
 export * as Protocol from "./domain/Protocol.js"
 export * as Search from "./domain/Search.js"
 

@@ -5,7 +5,7 @@ import { Console, Effect, Either, Option } from "effect"
 import { loadProvidersConfig } from "../config/ProviderConfig.js"
 import { frameRelativePath, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
-import type { Level, TreeIndex } from "../programs/tree/TreeEnvironment.js"
+import type { Level, TreeIndex } from "../domain/TreeIndex.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
 import { withShownDefault } from "./Defaults.js"
 

@@ -2,7 +2,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { type CodeScope, SearchError } from "../../domain/Search.js"
 import { normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
-import { CodeSearch, type CodeQuery, type ProviderHit } from "../../programs/search/SearchProviders.js"
+import { CodeSearch, type CodeQuery, type ProviderHit } from "../../services/SearchProviders.js"
 import { SearchSettings } from "../../programs/search/SearchSettings.js"
 
 const NullableString = Schema.optional(Schema.NullOr(Schema.String))

@@ -2,7 +2,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Layer, ParseResult, Schema } from "effect"
 import { SearchError } from "../../domain/Search.js"
 import { normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
-import { type ProviderHit, WebSearch, type WebQuery } from "../../programs/search/SearchProviders.js"
+import { type ProviderHit, WebSearch, type WebQuery } from "../../services/SearchProviders.js"
 import { SearchSettings } from "../../programs/search/SearchSettings.js"
 
 // Only the fields we read; SearXNG adds engine-specific ones freely and sends null for many.

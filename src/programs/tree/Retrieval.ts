@@ -2,7 +2,7 @@ import { type Bm25Index, buildBm25, scoreBm25 } from "./Bm25.js"
 import { chunkText } from "./Chunking.js"
 import { dotAll, type EmbeddingMatrix } from "./EmbeddingIndex.js"
 import { retrievalText } from "./NodeText.js"
-import type { SearchHit, TreeIndex } from "./TreeEnvironment.js"
+import type { SearchHit, TreeIndex } from "../../domain/TreeIndex.js"
 
 export const defaultK = 5
 /** The usual reciprocal-rank-fusion constant: damps the weight of the very first ranks. */

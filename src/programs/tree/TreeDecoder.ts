@@ -9,7 +9,7 @@ import {
   withCardDefaults
 } from "../../domain/Tree.js"
 import { isPlainCard, isPlainFlatNode, isPlainNestedNode } from "./FastCheck.js"
-import type { Level, TreeIndex, TreeNode } from "./TreeEnvironment.js"
+import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
 
 type JsonPath = ReadonlyArray<PropertyKey>
 

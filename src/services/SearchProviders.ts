@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { CodeScope, SearchError, SearchResultItem } from "../../domain/Search.js"
+import type { CodeScope, SearchError, SearchResultItem } from "../domain/Search.js"
 
 /** One hit as a provider adapter reports it; the hub adds ids, ranks, timestamps and citations. */
 export interface ProviderHit {

@@ -116,19 +116,11 @@ export * as CallBufferLayer from "./services/CallBuffer.js"
 // ---- Schemas and domain -------------------------------------------------------------------------
 export { isRetryable, ProviderError, ProviderErrorReason } from "./domain/ProviderError.js"
 export { Prediction, StepRecord, StopReason, ToolStats } from "./domain/Prediction.js"
-export {
-  decodeQuestions,
-  loadQuestions,
-  normalizeAnswer,
-  optionLetters,
-  Question,
-  QuestionDuration,
-  QuestionLoadError,
-  type QuestionSelection,
-  selectQuestions,
-  splitList,
-  VideoMmeTaskTypes
-} from "./domain/Question.js"
+export { normalizeAnswer, optionLetters } from "./domain/Answer.js"
+export { Question, QuestionDuration, QuestionLoadError, VideoMmeTaskTypes } from "./domain/Question.js"
+export { decodeQuestions } from "./programs/questions/QuestionDecoder.js"
+export { loadQuestions } from "./programs/questions/QuestionLoader.js"
+export { type QuestionSelection, selectQuestions, splitList } from "./programs/questions/QuestionSelection.js"
 export { FlatTree, NestedTree, TreeDecodeError } from "./domain/Tree.js"
 export {
   type AnchoredText,

@@ -9,6 +9,7 @@ import {
 } from "../config/ProviderConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import type { Question } from "../domain/Question.js"
+import { selectQuestions, splitList } from "../programs/questions/QuestionSelection.js"
 import { defaultConcurrency, InferError } from "../programs/harness/InferError.js"
 import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
 import type { SearchHub } from "../programs/search/SearchHub.js"
@@ -220,7 +221,7 @@ class ProvidersSummary extends Context.Tag("vtree/cli/ProvidersSummary")<Provide
 // The harness and its inputs load when `infer` runs, not when the CLI starts.
 const loadHarness = Effect.promise(() =>
   Promise.all([
-    import("../domain/Question.js"),
+    import("../programs/questions/QuestionLoader.js"),
     import("../programs/harness/Infer.js"),
     import("../programs/harness/Progress.js"),
     import("../programs/harness/Report.js"),
@@ -228,15 +229,15 @@ const loadHarness = Effect.promise(() =>
   ])
 )
 
-const selectOrFail = (Questions: typeof import("../domain/Question.js"), all: ReadonlyArray<Question>, args: {
+const selectOrFail = (all: ReadonlyArray<Question>, args: {
   readonly videoIds: Option.Option<string>
   readonly questionIds: Option.Option<string>
   readonly taskTypes: Option.Option<string>
   readonly nSamples: Option.Option<number>
 }) =>
   Effect.gen(function*() {
-    const listOption = (value: Option.Option<string>) => Option.match(value, { onNone: () => undefined, onSome: Questions.splitList })
-    const selection = Questions.selectQuestions(all, {
+    const listOption = (value: Option.Option<string>) => Option.match(value, { onNone: () => undefined, onSome: splitList })
+    const selection = selectQuestions(all, {
       videoIds: listOption(args.videoIds),
       questionIds: listOption(args.questionIds),
       taskTypes: listOption(args.taskTypes),
@@ -264,7 +265,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
     const [Questions, Infer, Progress, Report, PromptPack] = yield* loadHarness
     const all = yield* Questions.loadQuestions(args.questions)
-    const selected = yield* selectOrFail(Questions, all, args)
+    const selected = yield* selectOrFail(all, args)
     const manager = yield* PromptPack.loadPromptManager(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
     // runBenchmark checks again (it is library API too); checking here first means a bad --trees never
     // opens, or creates, the database. One exists() per video: cheap to do twice.

@@ -1,4 +1,5 @@
-import { Either, ParseResult, Schema } from "effect"
+import { Either, Schema } from "effect"
+import { firstDecodeIssue, formatPath } from "../../domain/DecodeIssue.js"
 import {
   cardSchemaByLevel,
   FlatNode,
@@ -13,14 +14,6 @@ import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
 
 type JsonPath = ReadonlyArray<PropertyKey>
 
-/** `nodes.X_L1_000.time_range[0]` — the form people search for in their editor. */
-export const formatJsonPath = (path: JsonPath): string =>
-  path.reduce<string>((out, key) => {
-    if (typeof key === "number") return `${out}[${key}]`
-    const name = String(key)
-    return out === "" ? name : `${out}.${name}`
-  }, "")
-
 const decodeAt = <A, I>(
   schema: Schema.Schema<A, I>,
   value: unknown,
@@ -29,9 +22,8 @@ const decodeAt = <A, I>(
 ): Either.Either<A, TreeDecodeError> =>
   Schema.decodeUnknownEither(schema)(value).pipe(
     Either.mapLeft((error) => {
-      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-      const path = formatJsonPath([...at, ...(issue?.path ?? [])])
-      return TreeDecodeError.at(file, path, lowerFirst(issue?.message ?? "invalid value"))
+      const issue = firstDecodeIssue(error, at)
+      return TreeDecodeError.at(file, issue.field, lowerFirst(issue.message))
     })
   )
 
@@ -60,7 +52,7 @@ const finishNode = (
   } else {
     return Either.left(TreeDecodeError.at(
       file,
-      formatJsonPath([...at, "time_range"]),
+      formatPath([...at, "time_range"]),
       level === 3 ? "missing (an L3 node needs time_range or timestamp)" : "missing (expected [start, end] in seconds)"
     ))
   }
@@ -107,7 +99,7 @@ const readFlat = (file: string, json: unknown) =>
       }
       if (envelope.id !== undefined && envelope.id !== key) {
         return yield* Either.left(
-          TreeDecodeError.at(file, formatJsonPath([...at, "id"]), `"${envelope.id}" differs from its key "${key}"`)
+          TreeDecodeError.at(file, formatPath([...at, "id"]), `"${envelope.id}" differs from its key "${key}"`)
         )
       }
       const node = finishNode(file, at, key, envelope.level, envelope, envelope.children_ids ?? [])
@@ -143,13 +135,13 @@ const readNested = (file: string, json: unknown) =>
         envelope = decoded.right
       }
       if (depth > 3) {
-        return yield* Either.left(TreeDecodeError.at(file, formatJsonPath(at), "nodes nest at most three levels deep (scene, event, frame)"))
+        return yield* Either.left(TreeDecodeError.at(file, formatPath(at), "nodes nest at most three levels deep (scene, event, frame)"))
       }
       const level = envelope.level ?? depth
       if (level !== depth) {
         return yield* Either.left(TreeDecodeError.at(
           file,
-          formatJsonPath([...at, "level"]),
+          formatPath([...at, "level"]),
           `expected ${depth} at this depth, found ${level}`
         ))
       }
@@ -196,8 +188,8 @@ export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex
       if (previous !== undefined) {
         return yield* Either.left(TreeDecodeError.at(
           file,
-          formatJsonPath([...node.at, "id"]),
-          `"${node.id}" is already used by ${formatJsonPath(previous.at)}`
+          formatPath([...node.at, "id"]),
+          `"${node.id}" is already used by ${formatPath(previous.at)}`
         ))
       }
       byId.set(node.id, node)
@@ -205,7 +197,7 @@ export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex
     const parentOf = new Map<string, string>()
     for (const node of tree.raw) {
       for (const [i, childId] of node.childrenIds.entries()) {
-        const at = formatJsonPath([...node.at, tree.childrenField, i])
+        const at = formatPath([...node.at, tree.childrenField, i])
         const child = byId.get(childId)
         if (child === undefined) {
           return yield* Either.left(TreeDecodeError.at(file, at, `child "${childId}" does not exist`))
@@ -232,7 +224,7 @@ export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex
         if (node.level !== 1) {
           return yield* Either.left(TreeDecodeError.at(
             file,
-            formatJsonPath([...node.at, "level"]),
+            formatPath([...node.at, "level"]),
             `a level ${node.level} node must be listed as a child of a level ${node.level - 1} node`
           ))
         }

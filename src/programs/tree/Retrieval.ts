@@ -49,43 +49,11 @@ export const nodeScores = (index: RetrievalIndex, chunkScores: ArrayLike<number>
   return scores
 }
 
-/**
- * Positions of the `limit` highest scores, best first, ties by position; only scores above `floor`.
- * A bounded min-heap keeps this O(n log limit) rather than sorting every node.
- */
-export const topIndices = (scores: ArrayLike<number>, limit: number, floor = -Infinity): Array<number> => {
-  const heap: Array<number> = []
-  const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b)
-  const siftDown = (start: number) => {
-    let i = start
-    while (true) {
-      const left = 2 * i + 1
-      const right = left + 1
-      let smallest = i
-      if (left < heap.length && worse(heap[left]!, heap[smallest]!)) smallest = left
-      if (right < heap.length && worse(heap[right]!, heap[smallest]!)) smallest = right
-      if (smallest === i) return
-      ;[heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!]
-      i = smallest
-    }
-  }
-  for (let i = 0; i < scores.length; i++) {
-    if (!(scores[i]! > floor)) continue
-    if (heap.length < limit) {
-      heap.push(i)
-      let j = heap.length - 1
-      while (j > 0) {
-        const up = (j - 1) >> 1
-        if (!worse(heap[j]!, heap[up]!)) break
-        ;[heap[j], heap[up]] = [heap[up]!, heap[j]!]
-        j = up
-      }
-    } else if (limit > 0 && worse(heap[0]!, i)) {
-      heap[0] = i
-      siftDown(0)
-    }
-  }
-  return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0))
+/** Positions of the scores above `floor`, best first, ties by position. */
+export const ranked = (scores: ArrayLike<number>, floor = -Infinity): Array<number> => {
+  const positions: Array<number> = []
+  for (let i = 0; i < scores.length; i++) if (scores[i]! > floor) positions.push(i)
+  return positions.sort((a, b) => scores[b]! - scores[a]! || a - b)
 }
 
 /** Walks candidates best first and keeps a node only when no kept node is its ancestor or descendant. */
@@ -117,17 +85,8 @@ const toHits = (index: RetrievalIndex, nodes: ReadonlyArray<number>, score: (nod
     return { nodeId: node.id, level: node.level, score: score(n), timeRange: node.timeRange }
   })
 
-// De-duplication can discard many candidates (a matching scene and all its events); widen the
-// candidate list until k survive or none are left.
-const rankAndKeep = (index: RetrievalIndex, scores: ArrayLike<number>, k: number, floor: number): Array<number> => {
-  let limit = Math.max(4 * k, 32)
-  while (true) {
-    const candidates = topIndices(scores, limit, floor)
-    const kept = keepUnrelated(index, candidates, k)
-    if (kept.length >= k || candidates.length < limit) return kept
-    limit *= 4
-  }
-}
+const rankAndKeep = (index: RetrievalIndex, scores: ArrayLike<number>, k: number, floor: number): Array<number> =>
+  keepUnrelated(index, ranked(scores, floor), k)
 
 export const searchBm25 = (index: RetrievalIndex, query: string, k = defaultK): Array<SearchHit> => {
   const scores = nodeScores(index, scoreBm25(index.bm25, query))
@@ -172,7 +131,7 @@ export const searchHybrid = (
   const semantic = embeddingNodeScores(index, matrix, queryVector)
   const depth = Math.max(20 * k, 200)
   const fused = new Float64Array(index.nodeIds.length)
-  topIndices(lexical, depth, 0).forEach((node, rank) => (fused[node] += 1 / (fusionK + rank + 1)))
-  topIndices(semantic, depth).forEach((node, rank) => (fused[node] += 1 / (fusionK + rank + 1)))
+  ranked(lexical, 0).slice(0, depth).forEach((node, rank) => (fused[node] += 1 / (fusionK + rank + 1)))
+  ranked(semantic).slice(0, depth).forEach((node, rank) => (fused[node] += 1 / (fusionK + rank + 1)))
   return toHits(index, rankAndKeep(index, fused, k, 0), (n) => fused[n]!)
 }

@@ -9,7 +9,6 @@ import {
   TreeDecodeError,
   withCardDefaults
 } from "../../domain/Tree.js"
-import { isPlainCard, isPlainFlatNode, isPlainNestedNode } from "./FastCheck.js"
 import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
 
 type JsonPath = ReadonlyArray<PropertyKey>
@@ -56,25 +55,18 @@ const finishNode = (
       level === 3 ? "missing (an L3 node needs time_range or timestamp)" : "missing (expected [start, end] in seconds)"
     ))
   }
-  const rawCard = envelope.card ?? {}
-  let card: Record<string, unknown>
-  if (isPlainCard(level, rawCard)) {
-    card = rawCard
-  } else {
-    const decoded = decodeAt(
-      cardSchemaByLevel[level] as unknown as Schema.Schema<Record<string, unknown>, unknown>,
-      rawCard,
-      file,
-      [...at, "card"]
-    )
-    if (Either.isLeft(decoded)) return Either.left(decoded.left)
-    card = decoded.right
-  }
+  const card = decodeAt(
+    cardSchemaByLevel[level] as unknown as Schema.Schema<Record<string, unknown>, unknown>,
+    envelope.card ?? {},
+    file,
+    [...at, "card"]
+  )
+  if (Either.isLeft(card)) return Either.left(card.left)
   return Either.right({
     id,
     level,
     timeRange,
-    card: withCardDefaults(level, card),
+    card: withCardDefaults(level, card.right),
     subtitle: envelope.subtitle ?? "",
     childrenIds,
     framePath: envelope.frame_path ?? null,
@@ -89,14 +81,7 @@ const readFlat = (file: string, json: unknown) =>
     for (const key in tree.nodes) {
       const value = tree.nodes[key]
       const at = ["nodes", key]
-      let envelope: FlatNode
-      if (isPlainFlatNode(value)) {
-        envelope = value
-      } else {
-        const decoded = decodeAt(FlatNode, value, file, at)
-        if (Either.isLeft(decoded)) return yield* Either.left(decoded.left)
-        envelope = decoded.right
-      }
+      const envelope = yield* decodeAt(FlatNode, value, file, at)
       if (envelope.id !== undefined && envelope.id !== key) {
         return yield* Either.left(
           TreeDecodeError.at(file, formatPath([...at, "id"]), `"${envelope.id}" differs from its key "${key}"`)
@@ -126,14 +111,7 @@ const readNested = (file: string, json: unknown) =>
       .reverse()
     while (stack.length > 0) {
       const { at, depth, value } = stack.pop()!
-      let envelope: NestedNode
-      if (isPlainNestedNode(value)) {
-        envelope = value
-      } else {
-        const decoded = decodeAt(NestedNode, value, file, at)
-        if (Either.isLeft(decoded)) return yield* Either.left(decoded.left)
-        envelope = decoded.right
-      }
+      const envelope = yield* decodeAt(NestedNode, value, file, at)
       if (depth > 3) {
         return yield* Either.left(TreeDecodeError.at(file, formatPath(at), "nodes nest at most three levels deep (scene, event, frame)"))
       }

@@ -30,9 +30,14 @@ describe("parseSkill", () => {
     assert.isUndefined(skill("no header at all"))
   })
 
-  it("rejects an always value that is not a boolean", () => {
+  it("rejects an always value that is not a boolean, naming the field and the value", () => {
     const result = parseSkill("---\nname: x\nalways: yes\n---\n")
-    assert.isTrue(Either.isLeft(result) && result.left.includes("always"))
+    assert.deepStrictEqual(result, Either.left(`always: expected true or false, got "yes"`))
+  })
+
+  it("rejects a field of the wrong kind, such as a list for a task type", () => {
+    const result = parseSkill("---\nname: x\ntask_type: [Counting Problem]\n---\n")
+    assert.deepStrictEqual(result, Either.left("task_type: expected a Video-MME task type or _default"))
   })
 })
 

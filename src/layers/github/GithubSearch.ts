@@ -1,8 +1,8 @@
 import * as HttpClient from "@effect/platform/HttpClient"
-import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { type CodeScope, SearchError } from "../../domain/Search.js"
-import { normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
-import { CodeSearch, type CodeQuery, type ProviderHit } from "../../services/SearchProviders.js"
+import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
+import { CodeSearch, type CodeQuery, type ProviderHit, type ProviderPage } from "../../services/SearchProviders.js"
 import { SearchSettings } from "../../programs/search/SearchSettings.js"
 
 const NullableString = Schema.optional(Schema.NullOr(Schema.String))
@@ -115,27 +115,23 @@ const toHit = (scope: CodeScope, raw: unknown): ProviderHit | null => {
   }
 }
 
+const decodeEnvelope = decodeReply("GitHub", Envelope)
+
 /** Payload → hits plus the facts worth passing on (incomplete results, skipped items). */
-export const parseGithub = (payload: unknown, scope: CodeScope) => {
-  const envelope = Schema.decodeUnknownOption(Envelope)(payload)
-  if (Option.isNone(envelope)) return { error: "GitHub answered without an items list" }
-  const hits: Array<ProviderHit> = []
-  let skipped = 0
-  for (const raw of envelope.value.items) {
-    const hit = toHit(scope, raw)
-    if (hit === null) skipped += 1
-    else hits.push(hit)
-  }
-  return {
-    hits,
-    metadata: {
-      scope,
-      total_count: envelope.value.total_count ?? null,
-      incomplete_results: envelope.value.incomplete_results ?? false,
-      ...(skipped > 0 ? { skipped_results: skipped } : {})
+export const parseGithub = (payload: unknown, scope: CodeScope): Either.Either<ProviderPage, SearchError> =>
+  Either.map(decodeEnvelope(payload), (envelope) => {
+    const hits = envelope.items.flatMap((raw) => toHit(scope, raw) ?? [])
+    const skipped = envelope.items.length - hits.length
+    return {
+      hits,
+      metadata: {
+        scope,
+        total_count: envelope.total_count ?? null,
+        incomplete_results: envelope.incomplete_results ?? false,
+        ...(skipped > 0 ? { skipped_results: skipped } : {})
+      }
     }
-  }
-}
+  })
 
 const isoDay = (millis: number): string => new Date(millis).toISOString().slice(0, 10)
 
@@ -209,8 +205,7 @@ export const GithubSearchLive: Layer.Layer<CodeSearch, never, SearchSettings | H
         return yield* Effect.fail(new SearchError({ code: "PROVIDER_ERROR", message: `GitHub answered HTTP ${response.status}` }))
       }
       const payload = yield* providerJson("GitHub", response, settings.providerTimeout)
-      const parsed = parseGithub(payload, query.scope)
-      if ("error" in parsed) return yield* Effect.fail(new SearchError({ code: "PROVIDER_ERROR", message: parsed.error }))
+      const parsed = yield* parseGithub(payload, query.scope)
       return { hits: parsed.hits, metadata: { ...parsed.metadata, ...(freshnessIgnored ? { freshness_ignored: true } : {}) } }
     })
     return CodeSearch.of({ provider: "github", search })

@@ -49,11 +49,29 @@ export const nodeScores = (index: RetrievalIndex, chunkScores: ArrayLike<number>
   return scores
 }
 
-/** Positions of the scores above `floor`, best first, ties by position. */
-export const ranked = (scores: ArrayLike<number>, floor = -Infinity): Array<number> => {
-  const positions: Array<number> = []
-  for (let i = 0; i < scores.length; i++) if (scores[i]! > floor) positions.push(i)
-  return positions.sort((a, b) => scores[b]! - scores[a]! || a - b)
+/**
+ * Positions of the `limit` highest scores above `floor`, best first, ties by position. One pass that
+ * keeps a short sorted list: sorting all 20,000 node scores would cost a third of an embedding query
+ * (BENCHMARKS.md, tree section).
+ */
+export const topIndices = (scores: ArrayLike<number>, limit: number, floor = -Infinity): Array<number> => {
+  const top: Array<number> = []
+  if (limit <= 0) return top
+  for (let i = 0; i < scores.length; i++) {
+    const score = scores[i]!
+    if (!(score > floor) || (top.length === limit && !(score > scores[top[limit - 1]!]!))) continue
+    // Binary search for the first kept score below this one: equal scores keep their earlier position.
+    let lo = 0
+    let hi = top.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (scores[top[mid]!]! >= score) lo = mid + 1
+      else hi = mid
+    }
+    top.splice(lo, 0, i)
+    if (top.length > limit) top.pop()
+  }
+  return top
 }
 
 /** Walks candidates best first and keeps a node only when no kept node is its ancestor or descendant. */
@@ -85,8 +103,15 @@ const toHits = (index: RetrievalIndex, nodes: ReadonlyArray<number>, score: (nod
     return { nodeId: node.id, level: node.level, score: score(n), timeRange: node.timeRange }
   })
 
-const rankAndKeep = (index: RetrievalIndex, scores: ArrayLike<number>, k: number, floor: number): Array<number> =>
-  keepUnrelated(index, ranked(scores, floor), k)
+// De-duplication can discard many candidates (a matching scene and all its events); widen the
+// candidate list until k survive or none are left.
+const rankAndKeep = (index: RetrievalIndex, scores: ArrayLike<number>, k: number, floor: number): Array<number> => {
+  for (let limit = Math.max(4 * k, 32); ; limit *= 4) {
+    const candidates = topIndices(scores, limit, floor)
+    const kept = keepUnrelated(index, candidates, k)
+    if (kept.length >= k || candidates.length < limit) return kept
+  }
+}
 
 export const searchBm25 = (index: RetrievalIndex, query: string, k = defaultK): Array<SearchHit> => {
   const scores = nodeScores(index, scoreBm25(index.bm25, query))
@@ -131,7 +156,7 @@ export const searchHybrid = (
   const semantic = embeddingNodeScores(index, matrix, queryVector)
   const depth = Math.max(20 * k, 200)
   const fused = new Float64Array(index.nodeIds.length)
-  ranked(lexical, 0).slice(0, depth).forEach((node, rank) => (fused[node] += 1 / (fusionK + rank + 1)))
-  ranked(semantic).slice(0, depth).forEach((node, rank) => (fused[node] += 1 / (fusionK + rank + 1)))
+  topIndices(lexical, depth, 0).forEach((node, rank) => (fused[node] += 1 / (fusionK + rank + 1)))
+  topIndices(semantic, depth).forEach((node, rank) => (fused[node] += 1 / (fusionK + rank + 1)))
   return toHits(index, rankAndKeep(index, fused, k, 0), (n) => fused[n]!)
 }

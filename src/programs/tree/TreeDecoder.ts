@@ -13,18 +13,28 @@ import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
 
 type JsonPath = ReadonlyArray<PropertyKey>
 
-const decodeAt = <A, I>(
-  schema: Schema.Schema<A, I>,
-  value: unknown,
-  file: string,
-  at: JsonPath
-): Either.Either<A, TreeDecodeError> =>
-  Schema.decodeUnknownEither(schema)(value).pipe(
-    Either.mapLeft((error) => {
+// Each decoder is built once: building one per node would cost more than the node's decode.
+const decoderAt = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (value: unknown, file: string, at: JsonPath): Either.Either<A, TreeDecodeError> =>
+    Either.mapLeft(decode(value), (error) => {
       const issue = firstDecodeIssue(error, at)
       return TreeDecodeError.at(file, issue.field, lowerFirst(issue.message))
     })
-  )
+}
+
+const decodeFlatTree = decoderAt(FlatTree)
+const decodeFlatNode = decoderAt(FlatNode)
+const decodeNestedTree = decoderAt(NestedTree)
+const decodeNestedNode = decoderAt(NestedNode)
+const decodeCard: Record<
+  Level,
+  (value: unknown, file: string, at: JsonPath) => Either.Either<Readonly<Record<string, unknown>>, TreeDecodeError>
+> = {
+  1: decoderAt(cardSchemaByLevel[1]),
+  2: decoderAt(cardSchemaByLevel[2]),
+  3: decoderAt(cardSchemaByLevel[3])
+}
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1)
 
@@ -55,12 +65,7 @@ const finishNode = (
       level === 3 ? "missing (an L3 node needs time_range or timestamp)" : "missing (expected [start, end] in seconds)"
     ))
   }
-  const card = decodeAt(
-    cardSchemaByLevel[level] as unknown as Schema.Schema<Record<string, unknown>, unknown>,
-    envelope.card ?? {},
-    file,
-    [...at, "card"]
-  )
+  const card = decodeCard[level](envelope.card ?? {}, file, [...at, "card"])
   if (Either.isLeft(card)) return Either.left(card.left)
   return Either.right({
     id,
@@ -76,12 +81,12 @@ const finishNode = (
 
 const readFlat = (file: string, json: unknown) =>
   Either.gen(function*() {
-    const tree = yield* decodeAt(FlatTree, json, file, [])
+    const tree = yield* decodeFlatTree(json, file, [])
     const raw: Array<RawNode> = []
     for (const key in tree.nodes) {
       const value = tree.nodes[key]
       const at = ["nodes", key]
-      const envelope = yield* decodeAt(FlatNode, value, file, at)
+      const envelope = yield* decodeFlatNode(value, file, at)
       if (envelope.id !== undefined && envelope.id !== key) {
         return yield* Either.left(
           TreeDecodeError.at(file, formatPath([...at, "id"]), `"${envelope.id}" differs from its key "${key}"`)
@@ -103,7 +108,7 @@ const readFlat = (file: string, json: unknown) =>
 
 const readNested = (file: string, json: unknown) =>
   Either.gen(function*() {
-    const tree = yield* decodeAt(NestedTree, json, file, [])
+    const tree = yield* decodeNestedTree(json, file, [])
     const raw: Array<RawNode> = []
     // Depth-first with an explicit stack: a deep or wide file never overflows the call stack.
     const stack: Array<{ value: unknown; at: JsonPath; depth: number }> = tree.roots
@@ -111,7 +116,7 @@ const readNested = (file: string, json: unknown) =>
       .reverse()
     while (stack.length > 0) {
       const { at, depth, value } = stack.pop()!
-      const envelope = yield* decodeAt(NestedNode, value, file, at)
+      const envelope = yield* decodeNestedNode(value, file, at)
       if (depth > 3) {
         return yield* Either.left(TreeDecodeError.at(file, formatPath(at), "nodes nest at most three levels deep (scene, event, frame)"))
       }

@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
+import fc from "fast-check"
 import { makeHashingEmbedder, hashingEmbedding } from "../../../src/layers/testing/HashingEmbedder.js"
 import { buildBm25, scoreBm25, tokenize } from "../../../src/programs/tree/Bm25.js"
 import { chunkText } from "../../../src/programs/tree/Chunking.js"
 import { packVectors } from "../../../src/programs/tree/EmbeddingIndex.js"
-import { buildRetrieval, nodeScores, searchBm25, searchEmbedding, searchHybrid, ranked } from "../../../src/programs/tree/Retrieval.js"
+import { buildRetrieval, nodeScores, searchBm25, searchEmbedding, searchHybrid, topIndices } from "../../../src/programs/tree/Retrieval.js"
 import { decodeTree } from "../../../src/programs/tree/TreeDecoder.js"
 import { syntheticTree } from "../../support/trees/SyntheticTree.js"
 
@@ -48,7 +49,7 @@ describe("BM25", () => {
   it("scores a document holding a rare term above those holding only common ones", () => {
     const index = buildBm25(["the dog runs", "the dog sits", "the zeppelin flies", "the dog and the cat"])
     const scores = scoreBm25(index, "dog zeppelin")
-    assert.strictEqual(ranked(scores)[0], 2)
+    assert.strictEqual(topIndices(scores, 1)[0], 2)
     assert.strictEqual(scoreBm25(index, "unicorn").every((score) => score === 0), true)
   })
 
@@ -80,7 +81,7 @@ describe("BM25", () => {
     )
     // Without de-duplication the event and the frame under the top scene would fill places 2 and 3.
     assert.deepStrictEqual(
-      ranked(nodeScores(index, scoreBm25(index.bm25, "zeppelin")), 0).slice(0, 4).map((n) => index.nodeIds[n]),
+      topIndices(nodeScores(index, scoreBm25(index.bm25, "zeppelin")), 4, 0).map((n) => index.nodeIds[n]),
       ["V_L1_000", "V_L1_000_L2_001", "V_L1_000_L2_001_L3_000", "V_L1_002_L2_000_L3_001"]
     )
     const hits = searchBm25(index, "zeppelin", 5).map((hit) => hit.nodeId)
@@ -98,11 +99,20 @@ describe("BM25", () => {
   })
 })
 
-describe("ranked", () => {
-  it("orders positions best first, ties by position, and drops scores at or below the floor", () => {
-    assert.deepStrictEqual(ranked([1, 3, -5, 3, 0, -1], -1), [1, 3, 0, 4])
-    assert.deepStrictEqual(ranked([-Infinity, 0.5]), [1])
-    assert.deepStrictEqual(ranked([]), [])
+describe("topIndices", () => {
+  it("orders best first, ties by position, and drops scores at or below the floor", () => {
+    assert.deepStrictEqual(topIndices([1, 3, -5, 3, 0, -1], 10, -1), [1, 3, 0, 4])
+    assert.deepStrictEqual(topIndices([1, 3, -5, 3, 0, -1], 2, -1), [1, 3])
+    assert.deepStrictEqual(topIndices([2, 1], 0), [])
+  })
+
+  it("returns the same order as a full stable sort", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -5, max: 5 }), { maxLength: 60 }), fc.integer({ min: 0, max: 70 }), (values, limit) => {
+        const expected = values.map((_, i) => i).filter((i) => values[i]! > -3).sort((a, b) => values[b]! - values[a]! || a - b).slice(0, limit)
+        assert.deepStrictEqual(topIndices(values, limit, -3), expected)
+      })
+    )
   })
 })
 

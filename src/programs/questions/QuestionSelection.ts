@@ -1,40 +1,27 @@
 // Which questions a run asks (`vtree infer --video-ids --question-ids --task-types --n-samples`).
 import type { Question } from "../../domain/Question.js"
 
-const keep = <K>(values: ReadonlyArray<K> | undefined): values is ReadonlyArray<K> =>
-  values !== undefined && values.length > 0
+type Filter = (questions: ReadonlyArray<Question>, values: ReadonlyArray<string>) => ReadonlyArray<Question>
 
+const trim = (value: string): string => value.trim()
 const taskKey = (t: string): string => t.trim().toLowerCase()
 
-/** Questions of the given videos; an empty list keeps all. */
-export const filterByVideoIds = (
-  questions: ReadonlyArray<Question>,
-  videoIds: ReadonlyArray<string>
-): ReadonlyArray<Question> => {
-  if (videoIds.length === 0) return questions
-  const wanted = new Set(videoIds.map((v) => v.trim()))
-  return questions.filter((q) => wanted.has(q.videoId))
+/** Questions whose field, normalized, is among the normalized values; an empty list keeps all. */
+const filterBy = (field: (question: Question) => string, normalize: (value: string) => string): Filter =>
+(questions, values) => {
+  if (values.length === 0) return questions
+  const wanted = new Set(values.map(normalize))
+  return questions.filter((q) => wanted.has(normalize(field(q))))
 }
+
+/** Questions of the given videos; an empty list keeps all. */
+export const filterByVideoIds: Filter = filterBy((q) => q.videoId, trim)
 
 /** Questions with the given ids; an empty list keeps all. */
-export const filterByQuestionIds = (
-  questions: ReadonlyArray<Question>,
-  questionIds: ReadonlyArray<string>
-): ReadonlyArray<Question> => {
-  if (questionIds.length === 0) return questions
-  const wanted = new Set(questionIds.map((v) => v.trim()))
-  return questions.filter((q) => wanted.has(q.questionId))
-}
+export const filterByQuestionIds: Filter = filterBy((q) => q.questionId, trim)
 
 /** Questions of the given task types, compared case-insensitively; an empty list keeps all. */
-export const filterByTaskTypes = (
-  questions: ReadonlyArray<Question>,
-  taskTypes: ReadonlyArray<string>
-): ReadonlyArray<Question> => {
-  if (taskTypes.length === 0) return questions
-  const wanted = new Set(taskTypes.map(taskKey))
-  return questions.filter((q) => wanted.has(taskKey(q.taskType)))
-}
+export const filterByTaskTypes: Filter = filterBy((q) => q.taskType, taskKey)
 
 /** The first `n` questions in file order (deterministic `--n-samples`); n ≤ 0 keeps none. */
 export const takeFirst = (questions: ReadonlyArray<Question>, n: number): ReadonlyArray<Question> =>
@@ -62,10 +49,9 @@ export const selectQuestions = (
   questions: ReadonlyArray<Question>,
   selection: QuestionSelection
 ): SelectedQuestions => {
-  let selected = questions
-  if (keep(selection.videoIds)) selected = filterByVideoIds(selected, selection.videoIds)
-  if (keep(selection.questionIds)) selected = filterByQuestionIds(selected, selection.questionIds)
-  if (keep(selection.taskTypes)) selected = filterByTaskTypes(selected, selection.taskTypes)
+  let selected = filterByVideoIds(questions, selection.videoIds ?? [])
+  selected = filterByQuestionIds(selected, selection.questionIds ?? [])
+  selected = filterByTaskTypes(selected, selection.taskTypes ?? [])
   if (selection.nSamples !== undefined) selected = takeFirst(selected, selection.nSamples)
   const videoIds = new Set(questions.map((q) => q.videoId))
   const questionIds = new Set(questions.map((q) => q.questionId))

@@ -180,22 +180,16 @@ export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex
     const parentOf = new Map<string, string>()
     for (const node of tree.raw) {
       for (const [i, childId] of node.childrenIds.entries()) {
-        const at = formatPath([...node.at, tree.childrenField, i])
+        // The path is written only for an error: one string per child edge is a noticeable share of a load.
+        const fail = (problem: string) =>
+          Either.left(TreeDecodeError.at(file, formatPath([...node.at, tree.childrenField, i]), problem))
         const child = byId.get(childId)
-        if (child === undefined) {
-          return yield* Either.left(TreeDecodeError.at(file, at, `child "${childId}" does not exist`))
-        }
+        if (child === undefined) return yield* fail(`child "${childId}" does not exist`)
         if (child.level !== node.level + 1) {
-          return yield* Either.left(TreeDecodeError.at(
-            file,
-            at,
-            `child "${childId}" is level ${child.level}, expected ${node.level + 1} (one level below its parent)`
-          ))
+          return yield* fail(`child "${childId}" is level ${child.level}, expected ${node.level + 1} (one level below its parent)`)
         }
         const other = parentOf.get(childId)
-        if (other !== undefined) {
-          return yield* Either.left(TreeDecodeError.at(file, at, `child "${childId}" is also listed under "${other}"`))
-        }
+        if (other !== undefined) return yield* fail(`child "${childId}" is also listed under "${other}"`)
         parentOf.set(childId, node.id)
       }
     }

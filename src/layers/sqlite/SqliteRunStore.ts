@@ -6,11 +6,12 @@ import { Array as Arr, Clock, Effect, Layer, Option, ParseResult, Redacted, Sche
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
+import { StopReason } from "../../domain/Prediction.js"
 import { ProviderErrorReason } from "../../domain/ProviderError.js"
 import type { CallRecord } from "../../services/CallLog.js"
 import { migrate } from "./Migrations.js"
 import type { LoadedRun, RunRow, RunStoreShape } from "../../services/RunStore.js"
-import { RunStore, RunStoreError } from "../../services/RunStore.js"
+import { RunStatus, RunStore, RunStoreError } from "../../services/RunStore.js"
 
 export interface SqliteRunStoreOptions {
   readonly filename: string
@@ -173,7 +174,7 @@ const RunRowSchema = Schema.Struct({
   runId: column("run_id", Schema.String),
   startedAt: column("started_at", Schema.Number),
   finishedAt: column("finished_at", Schema.NullOr(Schema.Number)),
-  status: Schema.Literal("running", "completed", "interrupted", "failed"),
+  status: RunStatus,
   config: column("config_json", jsonColumn(true))
 })
 
@@ -193,7 +194,7 @@ const predictionFields = {
   evidence: Schema.NullOr(Schema.String),
   reasoning: Schema.NullOr(Schema.String),
   stepsUsed: column("steps_used", Schema.Number),
-  stopReason: column("stop_reason", Schema.Literal("finished", "budget_exceeded", "parse_error", "error")),
+  stopReason: column("stop_reason", StopReason),
   error: Schema.NullOr(Schema.String),
   promptTokens: column("prompt_tokens", Schema.Number),
   completionTokens: column("completion_tokens", Schema.Number),

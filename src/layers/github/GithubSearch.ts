@@ -54,65 +54,56 @@ const snippetOf = (text: string | null | undefined, max = 300): string => {
 const repoFromApiUrl = (url: string | null | undefined): string =>
   url?.replace(/^.*\/repos\//, "") ?? ""
 
-const toHit = (scope: CodeScope, raw: unknown): ProviderHit | null => {
-  switch (scope) {
-    case "repositories": {
-      const item = Schema.decodeUnknownOption(Repository)(raw)
-      if (Option.isNone(item)) return null
-      const repo = item.value
-      return {
-        type: "repository",
-        title: repo.full_name,
-        url: repo.html_url,
-        snippet: snippetOf(repo.description),
-        // A repository has no publication date; its activity dates go to metadata instead.
-        publishedAt: null,
-        sourceName: "github.com",
-        ...(repo.language ? { language: repo.language } : {}),
-        metadata: {
-          stars: repo.stargazers_count ?? null,
-          pushed_at: normalizeDate(repo.pushed_at).iso,
-          updated_at: normalizeDate(repo.updated_at).iso,
-          archived: repo.archived ?? false
-        }
-      }
+// One item schema per scope; an item that does not decode is skipped and counted, not fatal.
+const hitOf = <A, I>(schema: Schema.Schema<A, I>, toHit: (item: A) => ProviderHit) => {
+  const decode = Schema.decodeUnknownOption(schema)
+  return (raw: unknown): Option.Option<ProviderHit> => Option.map(decode(raw), toHit)
+}
+
+const hitByScope: Record<CodeScope, (raw: unknown) => Option.Option<ProviderHit>> = {
+  repositories: hitOf(Repository, (repo) => ({
+    type: "repository",
+    title: repo.full_name,
+    url: repo.html_url,
+    snippet: snippetOf(repo.description),
+    // A repository has no publication date; its activity dates go to metadata instead.
+    publishedAt: null,
+    sourceName: "github.com",
+    ...(repo.language ? { language: repo.language } : {}),
+    metadata: {
+      stars: repo.stargazers_count ?? null,
+      pushed_at: normalizeDate(repo.pushed_at).iso,
+      updated_at: normalizeDate(repo.updated_at).iso,
+      archived: repo.archived ?? false
     }
-    case "code": {
-      const item = Schema.decodeUnknownOption(CodeItem)(raw)
-      if (Option.isNone(item)) return null
-      const code = item.value
-      const fragments = (code.text_matches ?? []).map((m) => m.fragment ?? "").filter((f) => f.trim() !== "")
-      return {
-        type: "code",
-        title: `${code.repository.full_name}: ${code.path}`,
-        url: code.html_url,
-        snippet: snippetOf(fragments.join(" … "), 500),
-        publishedAt: null,
-        sourceName: "github.com",
-        metadata: { repository: code.repository.full_name, path: code.path, text_matches: fragments.length }
-      }
+  })),
+  code: hitOf(CodeItem, (code) => {
+    const fragments = (code.text_matches ?? []).map((m) => m.fragment ?? "").filter((f) => f.trim() !== "")
+    return {
+      type: "code",
+      title: `${code.repository.full_name}: ${code.path}`,
+      url: code.html_url,
+      snippet: snippetOf(fragments.join(" … "), 500),
+      publishedAt: null,
+      sourceName: "github.com",
+      metadata: { repository: code.repository.full_name, path: code.path, text_matches: fragments.length }
     }
-    case "issues": {
-      const item = Schema.decodeUnknownOption(Issue)(raw)
-      if (Option.isNone(item)) return null
-      const issue = item.value
-      return {
-        type: "issue",
-        title: issue.title,
-        url: issue.html_url,
-        snippet: snippetOf(issue.body),
-        publishedAt: normalizeDate(issue.created_at).iso,
-        sourceName: "github.com",
-        metadata: {
-          repository: repoFromApiUrl(issue.repository_url),
-          state: issue.state ?? null,
-          is_pull_request: issue.pull_request != null,
-          comments: issue.comments ?? null,
-          updated_at: normalizeDate(issue.updated_at).iso
-        }
-      }
+  }),
+  issues: hitOf(Issue, (issue) => ({
+    type: "issue",
+    title: issue.title,
+    url: issue.html_url,
+    snippet: snippetOf(issue.body),
+    publishedAt: normalizeDate(issue.created_at).iso,
+    sourceName: "github.com",
+    metadata: {
+      repository: repoFromApiUrl(issue.repository_url),
+      state: issue.state ?? null,
+      is_pull_request: issue.pull_request != null,
+      comments: issue.comments ?? null,
+      updated_at: normalizeDate(issue.updated_at).iso
     }
-  }
+  }))
 }
 
 const decodeEnvelope = decodeReply("GitHub", Envelope)
@@ -120,7 +111,7 @@ const decodeEnvelope = decodeReply("GitHub", Envelope)
 /** Payload → hits plus the facts worth passing on (incomplete results, skipped items). */
 export const parseGithub = (payload: unknown, scope: CodeScope): Either.Either<ProviderPage, SearchError> =>
   Either.map(decodeEnvelope(payload), (envelope) => {
-    const hits = envelope.items.flatMap((raw) => toHit(scope, raw) ?? [])
+    const hits = envelope.items.flatMap((raw) => Option.toArray(hitByScope[scope](raw)))
     const skipped = envelope.items.length - hits.length
     return {
       hits,

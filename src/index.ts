@@ -50,19 +50,7 @@ export { renderHtml } from "./programs/harness/ReportHtml.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"
-export {
-  type AnchoredText,
-  type ChildInfo,
-  type EntityAppendix,
-  type FrameSelection,
-  FrameSelectionError,
-  type Level,
-  NodeNotFound,
-  type SearchHit,
-  type TreeEnvironment,
-  type TreeIndex,
-  type TreeNode
-} from "./programs/tree/TreeEnvironment.js"
+export type { TreeEnvironment } from "./programs/tree/TreeEnvironment.js"
 export { loadPromptManager, packagedPacks, packagedPromptsDir, resolvePromptsDir } from "./programs/prompts/PromptPack.js"
 export {
   type Labels,
@@ -128,20 +116,24 @@ export * as CallBufferLayer from "./layers/memory/MemoryCallBuffer.js"
 // ---- Schemas and domain -------------------------------------------------------------------------
 export { isRetryable, ProviderError, ProviderErrorReason } from "./domain/ProviderError.js"
 export { Prediction, StepRecord, StopReason, ToolStats } from "./domain/Prediction.js"
-export {
-  decodeQuestions,
-  loadQuestions,
-  normalizeAnswer,
-  optionLetters,
-  Question,
-  QuestionDuration,
-  QuestionLoadError,
-  type QuestionSelection,
-  selectQuestions,
-  splitList,
-  VideoMmeTaskTypes
-} from "./domain/Question.js"
+export { normalizeAnswer, optionLetters } from "./domain/Answer.js"
+export { Question, QuestionDuration, QuestionLoadError, VideoMmeTaskTypes } from "./domain/Question.js"
+export { decodeQuestions } from "./programs/questions/QuestionDecoder.js"
+export { loadQuestions } from "./programs/questions/QuestionLoader.js"
+export { type QuestionSelection, selectQuestions, splitList } from "./programs/questions/QuestionSelection.js"
 export { FlatTree, NestedTree, TreeDecodeError } from "./domain/Tree.js"
+export {
+  type AnchoredText,
+  type ChildInfo,
+  type EntityAppendix,
+  type FrameSelection,
+  FrameSelectionError,
+  type Level,
+  NodeNotFound,
+  type SearchHit,
+  type TreeIndex,
+  type TreeNode
+} from "./domain/TreeIndex.js"
 export * as Protocol from "./domain/Protocol.js"
 export * as Search from "./domain/Search.js"
 

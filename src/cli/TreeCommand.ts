@@ -6,7 +6,7 @@ import { type ConfigurationError, loadRoleConfigs } from "../config/ProviderConf
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import { frameRelativePath, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
-import type { Level, TreeIndex } from "../programs/tree/TreeEnvironment.js"
+import type { Level, TreeIndex } from "../domain/TreeIndex.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
 import { withShownDefault } from "./CliOptions.js"
 

@@ -1,4 +1,5 @@
-import { Either, ParseResult, Schema } from "effect"
+import { Either, Schema } from "effect"
+import { decodeIssues, issueLine } from "./DecodeIssue.js"
 
 /** What the Search Hub can do; each one is switched on by its own flag. */
 export const SearchCapability = Schema.Literal("search.web", "search.news", "search.code")
@@ -157,20 +158,11 @@ export const errorResponse = (requestId: string, error: SearchError, capability?
   }
 })
 
-const formatIssues = (error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => {
-      const path = issue.path.join(".")
-      // Refinement messages already name their field; the rest need the path in front.
-      return path === "" || issue.message.startsWith(`${path}:`) ? issue.message : `${path}: ${issue.message}`
-    })
-    .join("; ")
-
 const decodeWith = <A, I>(schema: Schema.Schema<A, I>, what: string) => {
   const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
   return (input: unknown): Either.Either<A, SearchError> =>
     Either.mapLeft(decode(input), (error) =>
-      new SearchError({ code: "INVALID_REQUEST", message: `${what}: ${formatIssues(error)} — fix the request and retry` }))
+      new SearchError({ code: "INVALID_REQUEST", message: `${what}: ${decodeIssues(error).map(issueLine).join("; ")} — fix the request and retry` }))
 }
 
 /** Validates an untrusted search request (from MCP or an agent) into a typed one, or INVALID_REQUEST. */

@@ -2,10 +2,13 @@
 // Only types and the Tag live here; the SQLite adapter is src/layers/sqlite/SqliteRunStore.ts.
 import type { Effect, Option } from "effect"
 import { Context, Schema } from "effect"
+import type { StopReason } from "../domain/Prediction.js"
 import type { CallRecord } from "./CallLog.js"
 
-export type RunStatus = "running" | "completed" | "interrupted" | "failed"
-export type StopReason = "finished" | "budget_exceeded" | "parse_error" | "error"
+export type { StopReason } from "../domain/Prediction.js"
+
+export const RunStatus = Schema.Literal("running", "completed", "interrupted", "failed")
+export type RunStatus = typeof RunStatus.Type
 
 /** A row of `runs`. `config` is the parsed config_json (secrets stripped before it was written). */
 export interface RunRow {

@@ -1,8 +1,8 @@
 import * as HttpClient from "@effect/platform/HttpClient"
-import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { type CodeScope, SearchError } from "../../domain/Search.js"
-import { normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
-import { CodeSearch, type CodeQuery, type ProviderHit } from "../../programs/search/SearchProviders.js"
+import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
+import { CodeSearch, type CodeQuery, type ProviderHit, type ProviderPage } from "../../services/SearchProviders.js"
 import { SearchSettings } from "../../programs/search/SearchSettings.js"
 
 const NullableString = Schema.optional(Schema.NullOr(Schema.String))
@@ -54,88 +54,75 @@ const snippetOf = (text: string | null | undefined, max = 300): string => {
 const repoFromApiUrl = (url: string | null | undefined): string =>
   url?.replace(/^.*\/repos\//, "") ?? ""
 
-const toHit = (scope: CodeScope, raw: unknown): ProviderHit | null => {
-  switch (scope) {
-    case "repositories": {
-      const item = Schema.decodeUnknownOption(Repository)(raw)
-      if (Option.isNone(item)) return null
-      const repo = item.value
-      return {
-        type: "repository",
-        title: repo.full_name,
-        url: repo.html_url,
-        snippet: snippetOf(repo.description),
-        // A repository has no publication date; its activity dates go to metadata instead.
-        publishedAt: null,
-        sourceName: "github.com",
-        ...(repo.language ? { language: repo.language } : {}),
-        metadata: {
-          stars: repo.stargazers_count ?? null,
-          pushed_at: normalizeDate(repo.pushed_at).iso,
-          updated_at: normalizeDate(repo.updated_at).iso,
-          archived: repo.archived ?? false
-        }
-      }
-    }
-    case "code": {
-      const item = Schema.decodeUnknownOption(CodeItem)(raw)
-      if (Option.isNone(item)) return null
-      const code = item.value
-      const fragments = (code.text_matches ?? []).map((m) => m.fragment ?? "").filter((f) => f.trim() !== "")
-      return {
-        type: "code",
-        title: `${code.repository.full_name}: ${code.path}`,
-        url: code.html_url,
-        snippet: snippetOf(fragments.join(" … "), 500),
-        publishedAt: null,
-        sourceName: "github.com",
-        metadata: { repository: code.repository.full_name, path: code.path, text_matches: fragments.length }
-      }
-    }
-    case "issues": {
-      const item = Schema.decodeUnknownOption(Issue)(raw)
-      if (Option.isNone(item)) return null
-      const issue = item.value
-      return {
-        type: "issue",
-        title: issue.title,
-        url: issue.html_url,
-        snippet: snippetOf(issue.body),
-        publishedAt: normalizeDate(issue.created_at).iso,
-        sourceName: "github.com",
-        metadata: {
-          repository: repoFromApiUrl(issue.repository_url),
-          state: issue.state ?? null,
-          is_pull_request: issue.pull_request != null,
-          comments: issue.comments ?? null,
-          updated_at: normalizeDate(issue.updated_at).iso
-        }
-      }
-    }
-  }
+// One item schema per scope; an item that does not decode is skipped and counted, not fatal.
+const hitOf = <A, I>(schema: Schema.Schema<A, I>, toHit: (item: A) => ProviderHit) => {
+  const decode = Schema.decodeUnknownOption(schema)
+  return (raw: unknown): Option.Option<ProviderHit> => Option.map(decode(raw), toHit)
 }
 
-/** Payload → hits plus the facts worth passing on (incomplete results, skipped items). */
-export const parseGithub = (payload: unknown, scope: CodeScope) => {
-  const envelope = Schema.decodeUnknownOption(Envelope)(payload)
-  if (Option.isNone(envelope)) return { error: "GitHub answered without an items list" }
-  const hits: Array<ProviderHit> = []
-  let skipped = 0
-  for (const raw of envelope.value.items) {
-    const hit = toHit(scope, raw)
-    if (hit === null) skipped += 1
-    else hits.push(hit)
-  }
-  return {
-    hits,
+const hitByScope: Record<CodeScope, (raw: unknown) => Option.Option<ProviderHit>> = {
+  repositories: hitOf(Repository, (repo) => ({
+    type: "repository",
+    title: repo.full_name,
+    url: repo.html_url,
+    snippet: snippetOf(repo.description),
+    // A repository has no publication date; its activity dates go to metadata instead.
+    publishedAt: null,
+    sourceName: "github.com",
+    ...(repo.language ? { language: repo.language } : {}),
     metadata: {
-      scope,
-      total_count: envelope.value.total_count ?? null,
-      incomplete_results: envelope.value.incomplete_results ?? false,
-      ...(skipped > 0 ? { skipped_results: skipped } : {})
+      stars: repo.stargazers_count ?? null,
+      pushed_at: normalizeDate(repo.pushed_at).iso,
+      updated_at: normalizeDate(repo.updated_at).iso,
+      archived: repo.archived ?? false
     }
-  }
+  })),
+  code: hitOf(CodeItem, (code) => {
+    const fragments = (code.text_matches ?? []).map((m) => m.fragment ?? "").filter((f) => f.trim() !== "")
+    return {
+      type: "code",
+      title: `${code.repository.full_name}: ${code.path}`,
+      url: code.html_url,
+      snippet: snippetOf(fragments.join(" … "), 500),
+      publishedAt: null,
+      sourceName: "github.com",
+      metadata: { repository: code.repository.full_name, path: code.path, text_matches: fragments.length }
+    }
+  }),
+  issues: hitOf(Issue, (issue) => ({
+    type: "issue",
+    title: issue.title,
+    url: issue.html_url,
+    snippet: snippetOf(issue.body),
+    publishedAt: normalizeDate(issue.created_at).iso,
+    sourceName: "github.com",
+    metadata: {
+      repository: repoFromApiUrl(issue.repository_url),
+      state: issue.state ?? null,
+      is_pull_request: issue.pull_request != null,
+      comments: issue.comments ?? null,
+      updated_at: normalizeDate(issue.updated_at).iso
+    }
+  }))
 }
+
+const decodeEnvelope = decodeReply("GitHub", Envelope)
+
+/** Payload → hits plus the facts worth passing on (incomplete results, skipped items). */
+export const parseGithub = (payload: unknown, scope: CodeScope): Either.Either<ProviderPage, SearchError> =>
+  Either.map(decodeEnvelope(payload), (envelope) => {
+    const hits = envelope.items.flatMap((raw) => Option.toArray(hitByScope[scope](raw)))
+    const skipped = envelope.items.length - hits.length
+    return {
+      hits,
+      metadata: {
+        scope,
+        total_count: envelope.total_count ?? null,
+        incomplete_results: envelope.incomplete_results ?? false,
+        ...(skipped > 0 ? { skipped_results: skipped } : {})
+      }
+    }
+  })
 
 const isoDay = (millis: number): string => new Date(millis).toISOString().slice(0, 10)
 
@@ -209,8 +196,7 @@ export const GithubSearchLive: Layer.Layer<CodeSearch, never, SearchSettings | H
         return yield* Effect.fail(new SearchError({ code: "PROVIDER_ERROR", message: `GitHub answered HTTP ${response.status}` }))
       }
       const payload = yield* providerJson("GitHub", response, settings.providerTimeout)
-      const parsed = parseGithub(payload, query.scope)
-      if ("error" in parsed) return yield* Effect.fail(new SearchError({ code: "PROVIDER_ERROR", message: parsed.error }))
+      const parsed = yield* parseGithub(payload, query.scope)
       return { hits: parsed.hits, metadata: { ...parsed.metadata, ...(freshnessIgnored ? { freshness_ignored: true } : {}) } }
     })
     return CodeSearch.of({ provider: "github", search })

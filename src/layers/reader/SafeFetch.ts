@@ -5,7 +5,7 @@ import { pipeline } from "node:stream/promises"
 import zlib from "node:zlib"
 import { Agent } from "undici"
 import { SearchError } from "../../domain/Search.js"
-import type { ResolvedAddress } from "../../programs/search/DnsResolver.js"
+import type { ResolvedAddress } from "../../services/DnsResolver.js"
 import { blockedAddressTextReason, checkUrl, type UrlPolicy } from "../../programs/search/UrlSafety.js"
 
 export interface SafeFetchOptions {

@@ -1,8 +1,8 @@
 import * as HttpClient from "@effect/platform/HttpClient"
-import { Effect, Layer, ParseResult, Schema } from "effect"
+import { Effect, Either, Layer, Option, Schema } from "effect"
 import { SearchError } from "../../domain/Search.js"
-import { normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
-import { type ProviderHit, WebSearch, type WebQuery } from "../../programs/search/SearchProviders.js"
+import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
+import { type ProviderHit, type ProviderPage, WebSearch, type WebQuery } from "../../services/SearchProviders.js"
 import { SearchSettings } from "../../programs/search/SearchSettings.js"
 
 // Only the fields we read; SearXNG adds engine-specific ones freely and sends null for many.
@@ -12,7 +12,7 @@ const SearxngResult = Schema.Struct({
   content: Schema.optional(Schema.NullOr(Schema.String)),
   engine: Schema.optional(Schema.NullOr(Schema.String)),
   engines: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
-  publishedDate: Schema.optional(Schema.NullOr(Schema.Unknown)),
+  publishedDate: Schema.optional(Schema.NullOr(Schema.String)),
   category: Schema.optional(Schema.NullOr(Schema.String)),
   score: Schema.optional(Schema.NullOr(Schema.Number))
 })
@@ -20,11 +20,14 @@ const SearxngResult = Schema.Struct({
 const SearxngResponse = Schema.Struct({
   results: Schema.Array(Schema.Unknown),
   number_of_results: Schema.optional(Schema.NullOr(Schema.Number)),
-  unresponsive_engines: Schema.optional(Schema.NullOr(Schema.Array(Schema.Array(Schema.Unknown))))
+  /** `[engine, reason]` pairs. */
+  unresponsive_engines: Schema.optional(
+    Schema.NullOr(Schema.Array(Schema.Tuple([Schema.String], Schema.NullOr(Schema.String))))
+  )
 })
 
-const decodeResponse = Schema.decodeUnknownEither(SearxngResponse)
-const decodeResult = Schema.decodeUnknownEither(SearxngResult)
+const decodeResponse = decodeReply("SearXNG", SearxngResponse)
+const decodeResult = Schema.decodeUnknownOption(SearxngResult)
 
 /** SearXNG's time ranges are coarse: the smallest one that covers the requested days. */
 export const timeRangeFor = (days: number): "day" | "week" | "month" | "year" | undefined =>
@@ -39,47 +42,37 @@ const hostOf = (url: string): string => {
 }
 
 /** Payload → hits; a malformed single result is skipped (and counted), not fatal. */
-export const parseSearxng = (payload: unknown, category: WebQuery["category"]) => {
-  const response = decodeResponse(payload)
-  if (response._tag === "Left") {
-    return { error: `SearXNG answered without a results list (${ParseResult.TreeFormatter.formatErrorSync(response.left).split("\n")[0]})` }
-  }
-  let skipped = 0
-  const hits: Array<ProviderHit> = []
-  for (const raw of response.right.results) {
-    const decoded = decodeResult(raw)
-    if (decoded._tag === "Left") {
-      skipped += 1
-      continue
-    }
-    const result = decoded.right
-    const date = normalizeDate(result.publishedDate)
-    hits.push({
-      type: category === "news" ? "news" : "web",
-      title: result.title?.trim() || result.url,
-      url: result.url,
-      snippet: result.content?.trim() ?? "",
-      publishedAt: date.iso,
-      sourceName: hostOf(result.url),
-      metadata: {
-        engines: result.engines ?? (result.engine ? [result.engine] : []),
-        ...(result.score == null ? {} : { score: result.score }),
-        ...(date.assumedUtc ? { published_at_assumed_utc: true } : {})
+export const parseSearxng = (payload: unknown, category: WebQuery["category"]): Either.Either<ProviderPage, SearchError> =>
+  Either.map(decodeResponse(payload), (response) => {
+    const results = response.results.map((raw) => decodeResult(raw))
+    const hits = results.filter(Option.isSome).map(({ value: result }): ProviderHit => {
+      const date = normalizeDate(result.publishedDate)
+      return {
+        type: category === "news" ? "news" : "web",
+        title: result.title?.trim() || result.url,
+        url: result.url,
+        snippet: result.content?.trim() ?? "",
+        publishedAt: date.iso,
+        sourceName: hostOf(result.url),
+        metadata: {
+          engines: result.engines ?? (result.engine ? [result.engine] : []),
+          ...(result.score == null ? {} : { score: result.score }),
+          ...(date.assumedUtc ? { published_at_assumed_utc: true } : {})
+        }
       }
     })
-  }
-  const unresponsive = (response.right.unresponsive_engines ?? []).map(([engine, reason]) => ({
-    engine: String(engine),
-    reason: reason == null ? "unknown" : String(reason)
-  }))
-  return {
-    hits,
-    metadata: {
-      unresponsive_engines: unresponsive,
-      ...(skipped > 0 ? { skipped_results: skipped } : {})
+    const skipped = results.length - hits.length
+    return {
+      hits,
+      metadata: {
+        unresponsive_engines: (response.unresponsive_engines ?? []).map(([engine, reason]) => ({
+          engine,
+          reason: reason ?? "unknown"
+        })),
+        ...(skipped > 0 ? { skipped_results: skipped } : {})
+      }
     }
-  }
-}
+  })
 
 /** Web and news search through a SearXNG instance's JSON API (the configured base URL is trusted). */
 export const SearxngSearchLive: Layer.Layer<WebSearch, never, SearchSettings | HttpClient.HttpClient> = Layer.effect(
@@ -136,8 +129,7 @@ export const SearxngSearchLive: Layer.Layer<WebSearch, never, SearchSettings | H
         )
       }
       const payload = yield* providerJson("SearXNG", response, settings.providerTimeout)
-      const parsed = parseSearxng(payload, query.category)
-      if ("error" in parsed) return yield* Effect.fail(new SearchError({ code: "PROVIDER_ERROR", message: parsed.error }))
+      const parsed = yield* parseSearxng(payload, query.category)
       return {
         hits: parsed.hits,
         metadata: {

@@ -1,22 +1,17 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { Chunk, Clock, Effect, Layer, Option, Redacted } from "effect"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Array as Arr, Clock, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
+import { StopReason } from "../../domain/Prediction.js"
+import { ProviderErrorReason } from "../../domain/ProviderError.js"
 import type { CallRecord } from "../../services/CallLog.js"
 import { migrate } from "./Migrations.js"
-import type {
-  CallRow,
-  LoadedRun,
-  PredictionRow,
-  RunRow,
-  RunStatus,
-  RunStoreShape,
-  StepRow,
-  StopReason
-} from "../../services/RunStore.js"
-import { RunStore, RunStoreError } from "../../services/RunStore.js"
+import type { LoadedRun, RunRow, RunStoreShape } from "../../services/RunStore.js"
+import { RunStatus, RunStore, RunStoreError } from "../../services/RunStore.js"
 
 export interface SqliteRunStoreOptions {
   readonly filename: string
@@ -102,125 +97,6 @@ const describeCause = (cause: unknown): string => {
   return String(cause)
 }
 
-interface RunRaw {
-  readonly run_id: string
-  readonly started_at: number
-  readonly finished_at: number | null
-  readonly status: RunStatus
-  readonly config_json: string
-}
-
-interface PredictionRaw {
-  readonly question_id: string
-  readonly video_id: string
-  readonly task_type: string | null
-  readonly duration: string | null
-  readonly question: string
-  readonly options_json: string
-  readonly answer: string | null
-  readonly prediction: string | null
-  readonly correct: number
-  readonly evidence: string | null
-  readonly reasoning: string | null
-  readonly steps_used: number
-  readonly stop_reason: StopReason
-  readonly error: string | null
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly started_at: number
-  readonly finished_at: number
-}
-
-interface StepRaw {
-  readonly question_id: string
-  readonly step: number
-  readonly tool: string
-  readonly args_json: string
-  readonly output: string
-  readonly thought: string | null
-  readonly reflect_json: string
-  readonly plan_json: string
-}
-
-interface CallRaw {
-  readonly call_id: number
-  readonly question_id: string | null
-  readonly parent_step: number | null
-  readonly role: CallRow["role"]
-  readonly model: string
-  readonly started_at: number
-  readonly duration_ms: number
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly status: CallRow["status"]
-  readonly error_reason: CallRow["errorReason"]
-}
-
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
-}
-
-const runFromRaw = (raw: RunRaw): RunRow => ({
-  runId: raw.run_id,
-  startedAt: raw.started_at,
-  finishedAt: raw.finished_at,
-  status: raw.status,
-  config: parseJson(raw.config_json)
-})
-
-const predictionFromRaw = (raw: PredictionRaw): PredictionRow => {
-  const options = parseJson(raw.options_json)
-  return {
-    questionId: raw.question_id,
-    videoId: raw.video_id,
-    taskType: raw.task_type,
-    duration: raw.duration,
-    question: raw.question,
-    options: Array.isArray(options) ? options.map(String) : [],
-    answer: raw.answer,
-    prediction: raw.prediction,
-    correct: raw.correct === 1,
-    evidence: raw.evidence,
-    reasoning: raw.reasoning,
-    stepsUsed: raw.steps_used,
-    stopReason: raw.stop_reason,
-    error: raw.error,
-    promptTokens: raw.prompt_tokens,
-    completionTokens: raw.completion_tokens,
-    startedAt: raw.started_at,
-    finishedAt: raw.finished_at
-  }
-}
-
-const stepFromRaw = (raw: StepRaw): StepRow => ({
-  questionId: raw.question_id,
-  step: raw.step,
-  tool: raw.tool,
-  args: parseJson(raw.args_json),
-  output: raw.output,
-  thought: raw.thought,
-  reflect: parseJson(raw.reflect_json),
-  plan: parseJson(raw.plan_json)
-})
-
-const callFromRaw = (raw: CallRaw): CallRow => ({
-  callId: raw.call_id,
-  questionId: raw.question_id,
-  parentStep: raw.parent_step,
-  role: raw.role,
-  model: raw.model,
-  startedAt: raw.started_at,
-  durationMs: raw.duration_ms,
-  promptTokens: raw.prompt_tokens,
-  completionTokens: raw.completion_tokens,
-  status: raw.status,
-  errorReason: raw.error_reason
-})
-
 const credentialKey = (key: string): boolean => {
   const k = key.toLowerCase().replace(/[-_]/g, "")
   return k.endsWith("apikey") || k.endsWith("token") || k.includes("secret") || k.includes("password") ||
@@ -269,39 +145,182 @@ export const toJsonValue = (value: unknown, stripCredentials = false): unknown =
 
 const jsonText = (value: unknown, stripCredentials = false): string => JSON.stringify(toJsonValue(value, stripCredentials))
 
-// Keeps each INSERT well under SQLite's bound-parameter limit.
-const insertBatch = 200
+// ---- Rows: one schema per table, decoding what SQLite returns into the port's row types and encoding
+// them back for INSERT (column names, 0/1 flags and JSON text columns included).
 
-const callInsertRow = (runId: string, questionId: string | null, call: CallRecord) => ({
-  run_id: runId,
-  question_id: questionId,
-  parent_step: call.parentStep,
-  role: call.role,
-  model: call.model,
-  started_at: Math.round(call.startedAt),
-  duration_ms: Math.round(call.durationMs),
-  prompt_tokens: call.promptTokens,
-  completion_tokens: call.completionTokens,
-  status: call.status,
-  error_reason: call.errorReason
+const column = <S extends Schema.Schema.All>(name: string, schema: S) =>
+  Schema.propertySignature(schema).pipe(Schema.fromKey(name))
+
+/** A JSON text column: written through `toJsonValue` (never throws, secrets dropped), read with JSON.parse. */
+const jsonColumn = (stripCredentials: boolean) =>
+  Schema.transformOrFail(Schema.String, Schema.Unknown, {
+    strict: true,
+    decode: (text, _, ast) =>
+      ParseResult.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () => new ParseResult.Type(ast, text, "expected JSON text")
+      }),
+    encode: (value) => ParseResult.succeed(jsonText(value, stripCredentials))
+  })
+const Json = jsonColumn(false)
+
+const Flag = Schema.transform(Schema.Literal(0, 1), Schema.Boolean, {
+  strict: true,
+  decode: (bit) => bit === 1,
+  encode: (flag) => (flag ? 1 : 0)
 })
+
+const RunRowSchema = Schema.Struct({
+  runId: column("run_id", Schema.String),
+  startedAt: column("started_at", Schema.Number),
+  finishedAt: column("finished_at", Schema.NullOr(Schema.Number)),
+  status: RunStatus,
+  config: column("config_json", jsonColumn(true))
+})
+
+const RunId = column("run_id", Schema.String)
+const QuestionId = column("question_id", Schema.String)
+
+const predictionFields = {
+  questionId: QuestionId,
+  videoId: column("video_id", Schema.String),
+  taskType: column("task_type", Schema.NullOr(Schema.String)),
+  duration: Schema.NullOr(Schema.String),
+  question: Schema.String,
+  options: column("options_json", Schema.parseJson(Schema.Array(Schema.String))),
+  answer: Schema.NullOr(Schema.String),
+  prediction: Schema.NullOr(Schema.String),
+  correct: Flag,
+  evidence: Schema.NullOr(Schema.String),
+  reasoning: Schema.NullOr(Schema.String),
+  stepsUsed: column("steps_used", Schema.Number),
+  stopReason: column("stop_reason", StopReason),
+  error: Schema.NullOr(Schema.String),
+  promptTokens: column("prompt_tokens", Schema.Number),
+  completionTokens: column("completion_tokens", Schema.Number),
+  startedAt: column("started_at", Schema.Number),
+  finishedAt: column("finished_at", Schema.Number)
+}
+const PredictionRowSchema = Schema.Struct(predictionFields)
+const PredictionInsert = Schema.Struct({ runId: RunId, ...predictionFields })
+
+const stepFields = {
+  questionId: QuestionId,
+  step: Schema.Number,
+  tool: Schema.String,
+  args: column("args_json", Json),
+  output: Schema.String,
+  thought: Schema.NullOr(Schema.String),
+  reflect: column("reflect_json", Json),
+  plan: column("plan_json", Json)
+}
+const StepRowSchema = Schema.Struct(stepFields)
+const StepInsert = Schema.Struct({ runId: RunId, ...stepFields })
+
+const callFields = {
+  questionId: column("question_id", Schema.NullOr(Schema.String)),
+  parentStep: column("parent_step", Schema.NullOr(Schema.Number)),
+  role: Schema.Literal("agent", "tool", "vlm", "embed", "ocr"),
+  model: Schema.String,
+  startedAt: column("started_at", Schema.Number),
+  durationMs: column("duration_ms", Schema.Number),
+  promptTokens: column("prompt_tokens", Schema.Number),
+  completionTokens: column("completion_tokens", Schema.Number),
+  status: Schema.Literal("ok", "error"),
+  errorReason: column("error_reason", Schema.NullOr(ProviderErrorReason))
+}
+const CallRowSchema = Schema.Struct({ callId: column("call_id", Schema.Number), ...callFields })
+const CallInsert = Schema.Struct({ runId: RunId, ...callFields })
+
+const insertBatch = 200
 
 const make = (filename: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const sqlFailure = (what: string) => (error: SqlError) =>
-      new RunStoreError({ reason: "Sql", message: `${filename}: ${what} failed: ${describeCause(error)}` })
+    // Both failures end as one `Sql` error a person reads; a row that does not decode was written by
+    // something other than this store.
+    const failed = (what: string) => ({
+      SqlError: (error: SqlError) =>
+        Effect.fail(new RunStoreError({ reason: "Sql", message: `${filename}: ${what} failed: ${describeCause(error)}` })),
+      ParseError: (error: ParseResult.ParseError) =>
+        Effect.fail(
+          new RunStoreError({
+            reason: "Sql",
+            message: `${filename}: ${what} failed: a stored row does not match (${issueLine(firstDecodeIssue(error))}) — ` +
+              `the database was not written by this version of vtree; pass --db with another path`
+          })
+        )
+    })
 
-    const fetchRun = (runId: string) =>
-      sql<RunRaw>`SELECT * FROM runs WHERE run_id = ${runId}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), runFromRaw))
-      )
+    const findRun = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: RunRowSchema,
+      execute: (runId) => sql`SELECT * FROM runs WHERE run_id = ${runId}`
+    })
+    const allRuns = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: RunRowSchema,
+      execute: () => sql`SELECT * FROM runs ORDER BY started_at DESC, run_id DESC`
+    })
+    const insertRun = SqlSchema.void({
+      Request: RunRowSchema,
+      execute: (row) => sql`INSERT INTO runs ${sql.insert(row)}`
+    })
+    const reopenRun = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: RunRowSchema,
+      execute: (runId) => sql`UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ${runId} RETURNING *`
+    })
+    const closeRun = SqlSchema.findOne({
+      Request: Schema.Struct({ runId: Schema.String, status: Schema.String, at: Schema.Number }),
+      Result: Schema.Struct({ runId: RunId }),
+      execute: ({ at, runId, status }) =>
+        sql`UPDATE runs SET status = ${status}, finished_at = ${at} WHERE run_id = ${runId} RETURNING run_id`
+    })
+    const questionIds = SqlSchema.findAll({
+      Request: Schema.Struct({ runId: Schema.String, exceptErrors: Schema.Boolean }),
+      Result: Schema.Struct({ questionId: QuestionId }),
+      execute: ({ exceptErrors, runId }) =>
+        exceptErrors
+          ? sql`SELECT question_id FROM predictions WHERE run_id = ${runId} AND stop_reason <> 'error'`
+          : sql`SELECT question_id FROM predictions WHERE run_id = ${runId}`
+    })
+    const insertPrediction = SqlSchema.void({
+      Request: PredictionInsert,
+      execute: (row) => sql`INSERT INTO predictions ${sql.insert(row)}`
+    })
+    // Batched so each INSERT stays well under SQLite's bound-parameter limit.
+    const insertSteps = SqlSchema.void({
+      Request: Schema.Array(StepInsert),
+      execute: (rows) =>
+        Effect.forEach(Arr.chunksOf(rows, insertBatch), (batch) => sql`INSERT INTO steps ${sql.insert(batch)}`, { discard: true })
+    })
+    const insertCallRows = SqlSchema.void({
+      Request: Schema.Array(CallInsert),
+      execute: (rows) =>
+        Effect.forEach(Arr.chunksOf(rows, insertBatch), (batch) => sql`INSERT INTO llm_calls ${sql.insert(batch)}`, { discard: true })
+    })
+    const predictionsOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: PredictionRowSchema,
+      execute: (runId) => sql`SELECT * FROM predictions WHERE run_id = ${runId} ORDER BY question_id`
+    })
+    const stepsOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: StepRowSchema,
+      execute: (runId) => sql`SELECT * FROM steps WHERE run_id = ${runId} ORDER BY question_id, step`
+    })
+    const callsOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: CallRowSchema,
+      execute: (runId) => sql`SELECT * FROM llm_calls WHERE run_id = ${runId} ORDER BY call_id`
+    })
 
     const notFound = (runId: string) =>
-      sql<{ run_id: string }>`SELECT run_id FROM runs ORDER BY started_at DESC, run_id DESC`.pipe(
-        Effect.flatMap((rows) => {
-          const ids = rows.map((row) => row.run_id)
+      allRuns(undefined).pipe(
+        Effect.flatMap((runs) => {
+          const ids = runs.map((run) => run.runId)
           const shown = ids.slice(0, 20).join(", ")
           const more = ids.length > 20 ? ` (and ${ids.length - 20} more)` : ""
           const message = ids.length === 0
@@ -312,52 +331,49 @@ const make = (filename: string) =>
       )
 
     const insertCalls = (runId: string, questionId: (call: CallRecord) => string | null, calls: ReadonlyArray<CallRecord>) =>
-      Effect.forEach(
-        Chunk.chunksOf(Chunk.fromIterable(calls), insertBatch),
-        (batch) =>
-          sql`INSERT INTO llm_calls ${sql.insert(Chunk.toArray(batch).map((call) => callInsertRow(runId, questionId(call), call)))}`,
-        { discard: true }
-      )
+      insertCallRows(calls.map((call) => ({
+        ...call,
+        runId,
+        questionId: questionId(call),
+        startedAt: Math.round(call.startedAt),
+        durationMs: Math.round(call.durationMs)
+      })))
 
     const startRun: RunStoreShape["startRun"] = Effect.fn("RunStore.startRun")(function*(input) {
       const startedAt = input.startedAt ?? (yield* Clock.currentTimeMillis)
-      const config = jsonText(input.config, true)
-      const existing = yield* fetchRun(input.runId)
-      if (Option.isSome(existing)) {
+      if (Option.isSome(yield* findRun(input.runId))) {
         return yield* new RunStoreError({
           reason: "RunExists",
           message: `${filename}: run "${input.runId}" already exists — pass --resume to continue it, or another --run-id`
         })
       }
-      yield* sql`INSERT INTO runs ${
-        sql.insert({ run_id: input.runId, started_at: startedAt, finished_at: null, status: "running", config_json: config })
-      }`
-      return { runId: input.runId, startedAt, finishedAt: null, status: "running" as const, config: JSON.parse(config) }
-    }, Effect.catchTag("SqlError", sqlFailure("starting the run")))
+      const run: RunRow = {
+        runId: input.runId,
+        startedAt,
+        finishedAt: null,
+        status: "running",
+        config: toJsonValue(input.config, true)
+      }
+      yield* insertRun(run)
+      return run
+    }, Effect.catchTags(failed("starting the run")))
 
     const resumeRun: RunStoreShape["resumeRun"] = Effect.fn("RunStore.resumeRun")(function*(runId) {
-      const rows = yield* sql<RunRaw>`UPDATE runs SET status = 'running', finished_at = NULL
-        WHERE run_id = ${runId} RETURNING *`
-      const row = rows[0]
-      if (row === undefined) return yield* notFound(runId)
-      return runFromRaw(row)
-    }, Effect.catchTag("SqlError", sqlFailure("resuming the run")))
+      const run = yield* reopenRun(runId)
+      return Option.isSome(run) ? run.value : yield* notFound(runId)
+    }, Effect.catchTags(failed("resuming the run")))
 
     const finishRun: RunStoreShape["finishRun"] = Effect.fn("RunStore.finishRun")(function*(runId, status, finishedAt) {
       const at = finishedAt ?? (yield* Clock.currentTimeMillis)
-      const rows = yield* sql<{ run_id: string }>`UPDATE runs SET status = ${status}, finished_at = ${at}
-        WHERE run_id = ${runId} RETURNING run_id`
-      if (rows.length === 0) return yield* notFound(runId)
-    }, Effect.catchTag("SqlError", sqlFailure("finishing the run")))
+      if (Option.isNone(yield* closeRun({ runId, status, at }))) return yield* notFound(runId)
+    }, Effect.catchTags(failed("finishing the run")))
 
     const finishedQuestionIds: RunStoreShape["finishedQuestionIds"] = Effect.fn("RunStore.finishedQuestionIds")(
       function*(runId, options) {
-        const rows = options?.exceptErrors === true
-          ? yield* sql<{ question_id: string }>`SELECT question_id FROM predictions WHERE run_id = ${runId} AND stop_reason <> 'error'`
-          : yield* sql<{ question_id: string }>`SELECT question_id FROM predictions WHERE run_id = ${runId}`
-        return new Set(rows.map((row) => row.question_id))
+        const rows = yield* questionIds({ runId, exceptErrors: options?.exceptErrors === true })
+        return new Set(rows.map((row) => row.questionId))
       },
-      Effect.catchTag("SqlError", sqlFailure("reading finished questions"))
+      Effect.catchTags(failed("reading finished questions"))
     )
 
     const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("RunStore.saveQuestion")(
@@ -366,98 +382,52 @@ const make = (filename: string) =>
         const write = Effect.gen(function*() {
           // The cascade removes the earlier steps and calls of this question along with its prediction.
           yield* sql`DELETE FROM predictions WHERE run_id = ${runId} AND question_id = ${p.questionId}`
-          yield* sql`INSERT INTO predictions ${
-            sql.insert({
-              run_id: runId,
-              question_id: p.questionId,
-              video_id: p.videoId,
-              task_type: p.taskType,
-              duration: p.duration,
-              question: p.question,
-              options_json: jsonText(p.options),
-              answer: p.answer,
-              prediction: p.prediction,
-              correct: p.correct ? 1 : 0,
-              evidence: p.evidence,
-              reasoning: p.reasoning,
-              steps_used: p.stepsUsed,
-              stop_reason: p.stopReason,
-              error: p.error,
-              prompt_tokens: p.promptTokens,
-              completion_tokens: p.completionTokens,
-              started_at: Math.round(p.startedAt),
-              finished_at: Math.round(p.finishedAt)
-            })
-          }`
-          yield* Effect.forEach(
-            Chunk.chunksOf(Chunk.fromIterable(record.steps), insertBatch),
-            (batch) =>
-              sql`INSERT INTO steps ${
-                sql.insert(Chunk.toArray(batch).map((s) => ({
-                  run_id: runId,
-                  question_id: p.questionId,
-                  step: s.step,
-                  tool: s.tool,
-                  args_json: jsonText(s.args),
-                  output: s.output,
-                  thought: s.thought,
-                  reflect_json: jsonText(s.reflect),
-                  plan_json: jsonText(s.plan)
-                })))
-              }`,
-            { discard: true }
-          )
+          yield* insertPrediction({ ...p, runId, startedAt: Math.round(p.startedAt), finishedAt: Math.round(p.finishedAt) })
+          yield* insertSteps(record.steps.map((step) => ({ ...step, runId, questionId: p.questionId })))
           yield* insertCalls(runId, () => p.questionId, record.calls)
         })
         // Uninterruptible: a question that finished while Ctrl-C arrives is still kept whole.
         yield* Effect.uninterruptible(sql.withTransaction(write))
       },
       (effect, runId, record) =>
-        Effect.catchTag(effect, "SqlError", sqlFailure(`saving question "${record.prediction.questionId}" of run "${runId}"`))
+        Effect.catchTags(effect, failed(`saving question "${record.prediction.questionId}" of run "${runId}"`))
     )
 
     const saveRunCalls: RunStoreShape["saveRunCalls"] = Effect.fn("RunStore.saveRunCalls")(
       function*(runId, calls) {
         yield* Effect.uninterruptible(sql.withTransaction(insertCalls(runId, () => null, calls)))
       },
-      Effect.catchTag("SqlError", sqlFailure("saving run-level calls"))
+      Effect.catchTags(failed("saving run-level calls"))
     )
 
     const getRun: RunStoreShape["getRun"] = Effect.fn("RunStore.getRun")(
       function*(runId) {
-        return yield* fetchRun(runId)
+        return yield* findRun(runId)
       },
-      Effect.catchTag("SqlError", sqlFailure("reading the run"))
+      Effect.catchTags(failed("reading the run"))
     )
 
-    const listRuns: RunStoreShape["listRuns"] = sql<RunRaw>`SELECT * FROM runs ORDER BY started_at DESC, run_id DESC`.pipe(
-      Effect.map((rows) => rows.map(runFromRaw)),
-      Effect.catchTag("SqlError", sqlFailure("listing runs")),
+    const listRuns: RunStoreShape["listRuns"] = allRuns(undefined).pipe(
+      Effect.catchTags(failed("listing runs")),
       Effect.withSpan("RunStore.listRuns")
     )
 
     const loadRun: RunStoreShape["loadRun"] = Effect.fn("RunStore.loadRun")(
       function*(runId, options) {
-        const run = yield* fetchRun(runId)
+        const run = yield* findRun(runId)
         if (Option.isNone(run)) return yield* notFound(runId)
         // One read transaction, so a run being written meanwhile is seen at a single point in time.
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const predictions = yield* sql<PredictionRaw>`SELECT * FROM predictions WHERE run_id = ${runId}
-            ORDER BY question_id`
-          const steps = options?.includeSteps === false
-            ? []
-            : yield* sql<StepRaw>`SELECT * FROM steps WHERE run_id = ${runId} ORDER BY question_id, step`
-          const calls = yield* sql<CallRaw>`SELECT * FROM llm_calls WHERE run_id = ${runId} ORDER BY call_id`
           const loaded: LoadedRun = {
             run: run.value,
-            predictions: predictions.map(predictionFromRaw),
-            steps: steps.map(stepFromRaw),
-            calls: calls.map(callFromRaw)
+            predictions: yield* predictionsOf(runId),
+            steps: options?.includeSteps === false ? [] : yield* stepsOf(runId),
+            calls: yield* callsOf(runId)
           }
           return loaded
         }))
       },
-      Effect.catchTag("SqlError", sqlFailure("loading the run"))
+      Effect.catchTags(failed("loading the run"))
     )
 
     return RunStore.of({

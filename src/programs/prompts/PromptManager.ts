@@ -1,5 +1,5 @@
-// INTERFACE CONTRACT — the loader is added by the prompt-pack work (issue 2).
-// The agent (issue 4) codes against exactly these types.
+// The prompt pack as the agent sees it: tool prompt names, label keys, skills, and the PromptManager
+// value that PromptPack.ts loads from a pack directory.
 import { Schema } from "effect"
 
 export type SkillMode = "auto" | "manual" | "none"

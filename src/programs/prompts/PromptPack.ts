@@ -4,10 +4,11 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { packageRoot } from "../../PackageRoot.js"
+import { firstDecodeIssue } from "../../domain/DecodeIssue.js"
 import {
   type LabelKey,
   labelKeys,
@@ -71,9 +72,9 @@ export const parseLabels = (text: string): Either.Either<Labels, string> => {
   }
   return decodeLabels(json).pipe(
     Either.mapLeft((error) => {
-      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-      const label = String(issue?.path[0] ?? "")
-      switch (issue?._tag) {
+      const issue = firstDecodeIssue(error)
+      const label = String(issue.path[0] ?? "")
+      switch (issue.tag) {
         case "Missing":
           return `missing label "${label}" — add it (the keys are labelKeys in src/programs/prompts/PromptManager.ts)`
         case "Unexpected":
@@ -81,7 +82,7 @@ export const parseLabels = (text: string): Either.Either<Labels, string> => {
             ? "expected a JSON object of label → text"
             : `unknown label "${label}" — remove it or fix its spelling`
         default:
-          return issue === undefined || issue.path.length === 0
+          return issue.path.length === 0
             ? "expected a JSON object of label → text"
             : `label "${label}": expected non-empty text`
       }

@@ -2,7 +2,8 @@
  * Skill discovery and classification (DESIGN §5.3). Pure: the loader hands in file texts, this decides
  * what each file is and how the skills are offered to the agent in each skill mode.
  */
-import { Either } from "effect"
+import { Either, Schema } from "effect"
+import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { parseFrontmatter } from "./Frontmatter.js"
 import type { Skill } from "./PromptManager.js"
 
@@ -27,32 +28,36 @@ export interface SkillSet {
   readonly readSkill: (name: string) => string | undefined
 }
 
+const textField = (expected: string) => Schema.String.annotations({ message: () => expected })
+
+/** The header keys a skill reads (a file without `name` is skipped before this); other keys are ignored. */
+const SkillHeader = Schema.Struct({
+  name: textField("expected text, e.g. name: counting"),
+  description: Schema.optional(textField("expected text — quote it if it is true/false or a number")),
+  always: Schema.optional(
+    Schema.Boolean.annotations({ message: (issue) => `expected true or false, got ${JSON.stringify(issue.actual)}` })
+  ),
+  task_type: Schema.optional(textField("expected a Video-MME task type or _default"))
+})
+const decodeHeader = Schema.decodeUnknownEither(SkillHeader)
+
 /**
  * One skill file. `undefined` when it has no `name` (such files are skipped, e.g. drafts or notes);
  * Left is a one-line reason without the file name.
  */
 export const parseSkill = (text: string): Either.Either<Skill | undefined, string> =>
-  Either.flatMap(parseFrontmatter(text), ({ body, data }) => {
-    const { always, description, name, task_type } = data
-    if (name === undefined) return Either.right(undefined)
-    if (typeof name !== "string") return Either.left("name: expected text, e.g. name: counting")
-    if (description !== undefined && typeof description !== "string") {
-      return Either.left("description: expected text — quote it if it is true/false")
-    }
-    if (always !== undefined && typeof always !== "boolean") {
-      return Either.left(`always: expected true or false, got ${JSON.stringify(always)}`)
-    }
-    if (task_type !== undefined && typeof task_type !== "string") {
-      return Either.left("task_type: expected a Video-MME task type or _default")
-    }
-    return Either.right({
-      name: name.trim(),
-      description: description?.trim() ?? "",
-      always: always ?? false,
-      taskType: task_type?.trim() || null,
-      body: body.trim()
-    })
-  })
+  Either.flatMap(parseFrontmatter(text), ({ body, data }) =>
+    data.name === undefined ? Either.right(undefined) : Either.match(decodeHeader(data), {
+      onLeft: (error) => Either.left(issueLine(firstDecodeIssue(error))),
+      onRight: ({ always, description, name, task_type }) =>
+        Either.right({
+          name: name.trim(),
+          description: description?.trim() ?? "",
+          always: always ?? false,
+          taskType: task_type?.trim() || null,
+          body: body.trim()
+        })
+    }))
 
 const key = (s: string): string => s.trim().toLowerCase()
 

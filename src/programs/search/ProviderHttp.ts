@@ -1,6 +1,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Duration, Effect, Either, Schema } from "effect"
+import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { SearchError } from "../../domain/Search.js"
 
 /**
@@ -39,6 +40,18 @@ export const providerJson = (
     })
   )
 
+/** Decodes a provider's JSON reply; one without the documented shape is PROVIDER_ERROR naming the field. */
+export const decodeReply = <A, I>(provider: string, schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (payload: unknown): Either.Either<A, SearchError> =>
+    Either.mapLeft(decode(payload), (error) =>
+      new SearchError({
+        code: "PROVIDER_ERROR",
+        message: `${provider} sent a reply of another shape (${issueLine(firstDecodeIssue(error))}) — ` +
+          `check that its configured URL points at the ${provider} API`
+      }))
+}
+
 /** Milliseconds until a `Retry-After` (seconds or HTTP date) elapses, when the header is usable. */
 export const retryAfterMs = (value: string | undefined): Effect.Effect<number | undefined> =>
   Effect.gen(function*() {
@@ -54,8 +67,8 @@ export const retryAfterMs = (value: string | undefined): Effect.Effect<number | 
  * ISO 8601 from a provider date. Dates without a zone are read as UTC and reported as such, so a
  * caller can tell a guessed offset from a given one; unparseable or absent dates stay null.
  */
-export const normalizeDate = (value: unknown): { iso: string | null; assumedUtc: boolean } => {
-  if (typeof value !== "string" || value.trim() === "") return { iso: null, assumedUtc: false }
+export const normalizeDate = (value: string | null | undefined): { iso: string | null; assumedUtc: boolean } => {
+  if (value === null || value === undefined || value.trim() === "") return { iso: null, assumedUtc: false }
   const text = value.trim()
   const hasZone = /(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(text)
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text)

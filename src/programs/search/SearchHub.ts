@@ -16,7 +16,7 @@ import {
 } from "../../domain/Search.js"
 import { dedupeByCanonicalUrl } from "../../domain/SearchUrl.js"
 import { contentHash } from "./ContentHash.js"
-import { CodeSearch, PageReader, type ProviderPage, WebSearch } from "./SearchProviders.js"
+import { CodeSearch, PageReader, type ProviderPage, WebSearch } from "../../services/SearchProviders.js"
 import { anyCapabilityEnabled, capabilityEnabled, SearchSettings } from "./SearchSettings.js"
 
 const howToEnable: Record<Capability, string> = {

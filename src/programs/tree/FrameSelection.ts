@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { FrameSelectionError, type TreeIndex, type TreeNode } from "./TreeEnvironment.js"
+import { FrameSelectionError, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
 
 export const maxFrameIds = 4
 export const maxEventFrames = 8

@@ -1,5 +1,5 @@
 import { entityFieldByLevel, summaryFieldByLevel } from "../../domain/Tree.js"
-import type { AnchoredText, ChildInfo, EntityAppendix, TreeNode } from "./TreeEnvironment.js"
+import type { AnchoredText, ChildInfo, EntityAppendix, TreeNode } from "../../domain/TreeIndex.js"
 
 /** How a card value reads on one line; empty values read as "" and are left out by callers. */
 export const formatCardValue = (value: unknown): string => {

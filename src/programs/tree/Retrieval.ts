@@ -2,7 +2,7 @@ import { type Bm25Index, buildBm25, scoreBm25 } from "./Bm25.js"
 import { chunkText } from "./Chunking.js"
 import { dotAll, type EmbeddingMatrix } from "./EmbeddingIndex.js"
 import { retrievalText } from "./NodeText.js"
-import type { SearchHit, TreeIndex } from "./TreeEnvironment.js"
+import type { SearchHit, TreeIndex } from "../../domain/TreeIndex.js"
 
 export const defaultK = 5
 /** The usual reciprocal-rank-fusion constant: damps the weight of the very first ranks. */
@@ -50,42 +50,28 @@ export const nodeScores = (index: RetrievalIndex, chunkScores: ArrayLike<number>
 }
 
 /**
- * Positions of the `limit` highest scores, best first, ties by position; only scores above `floor`.
- * A bounded min-heap keeps this O(n log limit) rather than sorting every node.
+ * Positions of the `limit` highest scores above `floor`, best first, ties by position. One pass that
+ * keeps a short sorted list: sorting all 20,000 node scores would cost a third of an embedding query
+ * (BENCHMARKS.md, tree section).
  */
 export const topIndices = (scores: ArrayLike<number>, limit: number, floor = -Infinity): Array<number> => {
-  const heap: Array<number> = []
-  const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && a > b)
-  const siftDown = (start: number) => {
-    let i = start
-    while (true) {
-      const left = 2 * i + 1
-      const right = left + 1
-      let smallest = i
-      if (left < heap.length && worse(heap[left]!, heap[smallest]!)) smallest = left
-      if (right < heap.length && worse(heap[right]!, heap[smallest]!)) smallest = right
-      if (smallest === i) return
-      ;[heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!]
-      i = smallest
-    }
-  }
+  const top: Array<number> = []
+  if (limit <= 0) return top
   for (let i = 0; i < scores.length; i++) {
-    if (!(scores[i]! > floor)) continue
-    if (heap.length < limit) {
-      heap.push(i)
-      let j = heap.length - 1
-      while (j > 0) {
-        const up = (j - 1) >> 1
-        if (!worse(heap[j]!, heap[up]!)) break
-        ;[heap[j], heap[up]] = [heap[up]!, heap[j]!]
-        j = up
-      }
-    } else if (limit > 0 && worse(heap[0]!, i)) {
-      heap[0] = i
-      siftDown(0)
+    const score = scores[i]!
+    if (!(score > floor) || (top.length === limit && !(score > scores[top[limit - 1]!]!))) continue
+    // Binary search for the first kept score below this one: equal scores keep their earlier position.
+    let lo = 0
+    let hi = top.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (scores[top[mid]!]! >= score) lo = mid + 1
+      else hi = mid
     }
+    top.splice(lo, 0, i)
+    if (top.length > limit) top.pop()
   }
-  return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0))
+  return top
 }
 
 /** Walks candidates best first and keeps a node only when no kept node is its ancestor or descendant. */
@@ -120,12 +106,10 @@ const toHits = (index: RetrievalIndex, nodes: ReadonlyArray<number>, score: (nod
 // De-duplication can discard many candidates (a matching scene and all its events); widen the
 // candidate list until k survive or none are left.
 const rankAndKeep = (index: RetrievalIndex, scores: ArrayLike<number>, k: number, floor: number): Array<number> => {
-  let limit = Math.max(4 * k, 32)
-  while (true) {
+  for (let limit = Math.max(4 * k, 32); ; limit *= 4) {
     const candidates = topIndices(scores, limit, floor)
     const kept = keepUnrelated(index, candidates, k)
     if (kept.length >= k || candidates.length < limit) return kept
-    limit *= 4
   }
 }
 

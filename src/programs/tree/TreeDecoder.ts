@@ -1,4 +1,5 @@
-import { Either, ParseResult, Schema } from "effect"
+import { Either, Schema } from "effect"
+import { firstDecodeIssue, formatPath } from "../../domain/DecodeIssue.js"
 import {
   cardSchemaByLevel,
   FlatNode,
@@ -8,32 +9,32 @@ import {
   TreeDecodeError,
   withCardDefaults
 } from "../../domain/Tree.js"
-import { isPlainCard, isPlainFlatNode, isPlainNestedNode } from "./FastCheck.js"
-import type { Level, TreeIndex, TreeNode } from "./TreeEnvironment.js"
+import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
 
 type JsonPath = ReadonlyArray<PropertyKey>
 
-/** `nodes.X_L1_000.time_range[0]` — the form people search for in their editor. */
-export const formatJsonPath = (path: JsonPath): string =>
-  path.reduce<string>((out, key) => {
-    if (typeof key === "number") return `${out}[${key}]`
-    const name = String(key)
-    return out === "" ? name : `${out}.${name}`
-  }, "")
-
-const decodeAt = <A, I>(
-  schema: Schema.Schema<A, I>,
-  value: unknown,
-  file: string,
-  at: JsonPath
-): Either.Either<A, TreeDecodeError> =>
-  Schema.decodeUnknownEither(schema)(value).pipe(
-    Either.mapLeft((error) => {
-      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-      const path = formatJsonPath([...at, ...(issue?.path ?? [])])
-      return TreeDecodeError.at(file, path, lowerFirst(issue?.message ?? "invalid value"))
+// Each decoder is built once: building one per node added about half again to a 20k-node decode.
+const decoderAt = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (value: unknown, file: string, at: JsonPath): Either.Either<A, TreeDecodeError> =>
+    Either.mapLeft(decode(value), (error) => {
+      const issue = firstDecodeIssue(error, at)
+      return TreeDecodeError.at(file, issue.field, lowerFirst(issue.message))
     })
-  )
+}
+
+const decodeFlatTree = decoderAt(FlatTree)
+const decodeFlatNode = decoderAt(FlatNode)
+const decodeNestedTree = decoderAt(NestedTree)
+const decodeNestedNode = decoderAt(NestedNode)
+const decodeCard: Record<
+  Level,
+  (value: unknown, file: string, at: JsonPath) => Either.Either<Readonly<Record<string, unknown>>, TreeDecodeError>
+> = {
+  1: decoderAt(cardSchemaByLevel[1]),
+  2: decoderAt(cardSchemaByLevel[2]),
+  3: decoderAt(cardSchemaByLevel[3])
+}
 
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1)
 
@@ -60,29 +61,17 @@ const finishNode = (
   } else {
     return Either.left(TreeDecodeError.at(
       file,
-      formatJsonPath([...at, "time_range"]),
+      formatPath([...at, "time_range"]),
       level === 3 ? "missing (an L3 node needs time_range or timestamp)" : "missing (expected [start, end] in seconds)"
     ))
   }
-  const rawCard = envelope.card ?? {}
-  let card: Record<string, unknown>
-  if (isPlainCard(level, rawCard)) {
-    card = rawCard
-  } else {
-    const decoded = decodeAt(
-      cardSchemaByLevel[level] as unknown as Schema.Schema<Record<string, unknown>, unknown>,
-      rawCard,
-      file,
-      [...at, "card"]
-    )
-    if (Either.isLeft(decoded)) return Either.left(decoded.left)
-    card = decoded.right
-  }
+  const card = decodeCard[level](envelope.card ?? {}, file, [...at, "card"])
+  if (Either.isLeft(card)) return Either.left(card.left)
   return Either.right({
     id,
     level,
     timeRange,
-    card: withCardDefaults(level, card),
+    card: withCardDefaults(level, card.right),
     subtitle: envelope.subtitle ?? "",
     childrenIds,
     framePath: envelope.frame_path ?? null,
@@ -92,22 +81,15 @@ const finishNode = (
 
 const readFlat = (file: string, json: unknown) =>
   Either.gen(function*() {
-    const tree = yield* decodeAt(FlatTree, json, file, [])
+    const tree = yield* decodeFlatTree(json, file, [])
     const raw: Array<RawNode> = []
     for (const key in tree.nodes) {
       const value = tree.nodes[key]
       const at = ["nodes", key]
-      let envelope: FlatNode
-      if (isPlainFlatNode(value)) {
-        envelope = value
-      } else {
-        const decoded = decodeAt(FlatNode, value, file, at)
-        if (Either.isLeft(decoded)) return yield* Either.left(decoded.left)
-        envelope = decoded.right
-      }
+      const envelope = yield* decodeFlatNode(value, file, at)
       if (envelope.id !== undefined && envelope.id !== key) {
         return yield* Either.left(
-          TreeDecodeError.at(file, formatJsonPath([...at, "id"]), `"${envelope.id}" differs from its key "${key}"`)
+          TreeDecodeError.at(file, formatPath([...at, "id"]), `"${envelope.id}" differs from its key "${key}"`)
         )
       }
       const node = finishNode(file, at, key, envelope.level, envelope, envelope.children_ids ?? [])
@@ -126,7 +108,7 @@ const readFlat = (file: string, json: unknown) =>
 
 const readNested = (file: string, json: unknown) =>
   Either.gen(function*() {
-    const tree = yield* decodeAt(NestedTree, json, file, [])
+    const tree = yield* decodeNestedTree(json, file, [])
     const raw: Array<RawNode> = []
     // Depth-first with an explicit stack: a deep or wide file never overflows the call stack.
     const stack: Array<{ value: unknown; at: JsonPath; depth: number }> = tree.roots
@@ -134,22 +116,15 @@ const readNested = (file: string, json: unknown) =>
       .reverse()
     while (stack.length > 0) {
       const { at, depth, value } = stack.pop()!
-      let envelope: NestedNode
-      if (isPlainNestedNode(value)) {
-        envelope = value
-      } else {
-        const decoded = decodeAt(NestedNode, value, file, at)
-        if (Either.isLeft(decoded)) return yield* Either.left(decoded.left)
-        envelope = decoded.right
-      }
+      const envelope = yield* decodeNestedNode(value, file, at)
       if (depth > 3) {
-        return yield* Either.left(TreeDecodeError.at(file, formatJsonPath(at), "nodes nest at most three levels deep (scene, event, frame)"))
+        return yield* Either.left(TreeDecodeError.at(file, formatPath(at), "nodes nest at most three levels deep (scene, event, frame)"))
       }
       const level = envelope.level ?? depth
       if (level !== depth) {
         return yield* Either.left(TreeDecodeError.at(
           file,
-          formatJsonPath([...at, "level"]),
+          formatPath([...at, "level"]),
           `expected ${depth} at this depth, found ${level}`
         ))
       }
@@ -196,8 +171,8 @@ export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex
       if (previous !== undefined) {
         return yield* Either.left(TreeDecodeError.at(
           file,
-          formatJsonPath([...node.at, "id"]),
-          `"${node.id}" is already used by ${formatJsonPath(previous.at)}`
+          formatPath([...node.at, "id"]),
+          `"${node.id}" is already used by ${formatPath(previous.at)}`
         ))
       }
       byId.set(node.id, node)
@@ -205,22 +180,16 @@ export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex
     const parentOf = new Map<string, string>()
     for (const node of tree.raw) {
       for (const [i, childId] of node.childrenIds.entries()) {
-        const at = formatJsonPath([...node.at, tree.childrenField, i])
+        // The path is written only for an error: one string per child edge is a noticeable share of a load.
+        const fail = (problem: string) =>
+          Either.left(TreeDecodeError.at(file, formatPath([...node.at, tree.childrenField, i]), problem))
         const child = byId.get(childId)
-        if (child === undefined) {
-          return yield* Either.left(TreeDecodeError.at(file, at, `child "${childId}" does not exist`))
-        }
+        if (child === undefined) return yield* fail(`child "${childId}" does not exist`)
         if (child.level !== node.level + 1) {
-          return yield* Either.left(TreeDecodeError.at(
-            file,
-            at,
-            `child "${childId}" is level ${child.level}, expected ${node.level + 1} (one level below its parent)`
-          ))
+          return yield* fail(`child "${childId}" is level ${child.level}, expected ${node.level + 1} (one level below its parent)`)
         }
         const other = parentOf.get(childId)
-        if (other !== undefined) {
-          return yield* Either.left(TreeDecodeError.at(file, at, `child "${childId}" is also listed under "${other}"`))
-        }
+        if (other !== undefined) return yield* fail(`child "${childId}" is also listed under "${other}"`)
         parentOf.set(childId, node.id)
       }
     }
@@ -232,7 +201,7 @@ export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex
         if (node.level !== 1) {
           return yield* Either.left(TreeDecodeError.at(
             file,
-            formatJsonPath([...node.at, "level"]),
+            formatPath([...node.at, "level"]),
             `a level ${node.level} node must be listed as a child of a level ${node.level - 1} node`
           ))
         }

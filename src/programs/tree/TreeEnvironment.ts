@@ -1,79 +1,22 @@
-// INTERFACE CONTRACT — the implementation (loader, retrieval) is added by the tree work (issue 2).
-// The agent (issue 4) codes against exactly these types.
 import type { Effect } from "effect"
-import { Schema } from "effect"
 import type { ProviderError } from "../../domain/ProviderError.js"
+import type {
+  AnchoredText,
+  ChildInfo,
+  EntityAppendix,
+  FrameSelection,
+  FrameSelectionError,
+  NodeNotFound,
+  SearchHit,
+  TreeIndex,
+  TreeNode
+} from "../../domain/TreeIndex.js"
 
-export type Level = 1 | 2 | 3
-
-export interface TreeNode {
-  readonly id: string
-  readonly level: Level
-  /** [start, end] seconds; an L3 node with only `timestamp` has start = end. */
-  readonly timeRange: readonly [number, number]
-  /** The card as written; unknown fields kept, missing list fields default to []. */
-  readonly card: Readonly<Record<string, unknown>>
-  readonly subtitle: string
-  readonly childrenIds: ReadonlyArray<string>
-  readonly parentId: string | null
-  /** `frame_path` from the file (relative to the tree dir), when given. */
-  readonly framePath: string | null
-}
-
-export interface TreeIndex {
-  readonly videoId: string
-  readonly durationCategory: string | null
-  readonly durationSeconds: number | null
-  readonly domain: string | null
-  readonly nodes: ReadonlyMap<string, TreeNode>
-  /** L1 ids, sorted. */
-  readonly rootIds: ReadonlyArray<string>
-}
-
-/** `[c1]…` card lines and `[s1]…` subtitle sentences, and what each anchor stands for. */
-export interface AnchoredText {
-  readonly text: string
-  readonly anchors: ReadonlyMap<string, string>
-}
-
-export interface ChildInfo {
-  readonly id: string
-  readonly level: Level
-  readonly timeRange: readonly [number, number]
-  /** The level's summary field, or the first 120 characters of the card text. */
-  readonly summary: string
-}
-
-/** Raw card values, trimmed, de-duplicated in order; an empty list means "omit the line". */
-export interface EntityAppendix {
-  readonly entities: ReadonlyArray<string>
-  readonly visibleText: ReadonlyArray<string>
-}
-
-export interface FrameSelection {
-  /** The L3 node ids the frames belong to, in order. */
-  readonly nodeIds: ReadonlyArray<string>
-  /** Absolute paths of the frame files, same order. */
-  readonly paths: ReadonlyArray<string>
-}
-
-export interface SearchHit {
-  readonly nodeId: string
-  readonly level: Level
-  readonly score: number
-  readonly timeRange: readonly [number, number]
-}
-
-export class NodeNotFound extends Schema.TaggedError<NodeNotFound>()("NodeNotFound", {
-  nodeId: Schema.String,
-  message: Schema.String
-}) {}
-
-/** observe_frame's selection rules were broken (L1 id, mixed levels, too many ids, missing frame file). */
-export class FrameSelectionError extends Schema.TaggedError<FrameSelectionError>()("FrameSelectionError", {
-  message: Schema.String
-}) {}
-
+/**
+ * One loaded video tree and the questions the agent's tools ask of it. A plain value rather than a
+ * Context tag: a benchmark run holds one per video at once and hands each question its own, through
+ * ToolContext. `loadTreeEnvironment` (TreeLoader.ts) builds the real one; tests build in-memory ones.
+ */
 export interface TreeEnvironment {
   readonly dir: string
   readonly index: TreeIndex

@@ -9,13 +9,8 @@ import { frameRelativePath, selectFrameNodes } from "./FrameSelection.js"
 import * as NodeText from "./NodeText.js"
 import { buildRetrieval, defaultK, type RetrievalIndex, searchBm25, searchHybrid } from "./Retrieval.js"
 import { decodeTreeText } from "./TreeDecoder.js"
-import {
-  FrameSelectionError,
-  NodeNotFound,
-  type TreeEnvironment,
-  type TreeIndex,
-  type TreeNode
-} from "./TreeEnvironment.js"
+import { FrameSelectionError, NodeNotFound, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
+import type { TreeEnvironment } from "./TreeEnvironment.js"
 
 /** A tree directory, or the path of its tree.json (the directory is then the file's folder). */
 export const resolveTreePaths = (path: Path.Path, input: string): { readonly dir: string; readonly file: string } =>

@@ -95,6 +95,15 @@ describe("GitHub adapter (local server)", () => {
       assert.include(logs.lines[0]!, "code=PROVIDER_RATE_LIMITED")
     }))
 
+  it.scoped("a reply without an items list is a provider error naming the field", () =>
+    Effect.gen(function*() {
+      const server = yield* fixtureServer({ "/search/repositories": sendJson(200, { total_count: 1, items: "none" }) })
+      const outcome = yield* search(githubOn(server.origin), { capability: "search.code", query: "x" })
+      if (outcome.status !== "error") return assert.fail("expected an error")
+      assert.strictEqual(outcome.error.code, "PROVIDER_ERROR")
+      assert.include(outcome.error.message, "GitHub sent a reply of another shape (items: Expected ReadonlyArray<unknown>")
+    }))
+
   it.scoped("a rejected token is named without being shown", () =>
     Effect.gen(function*() {
       const server = yield* fixtureServer({ "/search/repositories": sendJson(401, { message: "Bad credentials" }) })

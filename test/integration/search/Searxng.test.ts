@@ -79,7 +79,9 @@ describe("SearXNG adapter (local server)", () => {
       const outcome = yield* Effect.flatMap(SearchHub, (hub) => hub.search({ capability: "search.web", query: "q" })).pipe(
         Effect.provide(hubLayer(searxngOn(server.origin)))
       )
-      assert.strictEqual(outcome.status === "error" ? outcome.error.code : outcome.status, "PROVIDER_ERROR")
+      if (outcome.status !== "error") return assert.fail("expected an error")
+      assert.strictEqual(outcome.error.code, "PROVIDER_ERROR")
+      assert.include(outcome.error.message, "SearXNG sent a reply of another shape (results: is missing)")
     }))
 
   it.scoped("logs one line per request without the query text", () =>

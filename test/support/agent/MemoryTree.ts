@@ -1,14 +1,8 @@
 // A TreeEnvironment over a few nodes held in memory, for agent/tool unit tests: the real loader is
 // exercised by the tree tests, here only the interface matters.
 import { Effect } from "effect"
-import {
-  FrameSelectionError,
-  type Level,
-  NodeNotFound,
-  type SearchHit,
-  type TreeEnvironment,
-  type TreeNode
-} from "../../../src/programs/tree/TreeEnvironment.js"
+import { FrameSelectionError, type Level, NodeNotFound, type SearchHit, type TreeNode } from "../../../src/domain/TreeIndex.js"
+import type { TreeEnvironment } from "../../../src/programs/tree/TreeEnvironment.js"
 
 export interface NodeSpec {
   readonly id: string

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs"
 import { GithubSearchLive } from "../../../src/layers/github/GithubSearch.js"
 import { PageReaderLive } from "../../../src/layers/reader/ReaderLive.js"
 import { SearxngSearchLive } from "../../../src/layers/searxng/SearxngSearch.js"
-import { DnsResolver, type ResolvedAddress } from "../../../src/programs/search/DnsResolver.js"
+import { DnsResolver, type ResolvedAddress } from "../../../src/services/DnsResolver.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
 import { SearchSettings, type SearchSettingsShape } from "../../../src/programs/search/SearchSettings.js"
 

@@ -73,17 +73,22 @@ describe("parseFrontmatter", () => {
     assert.include(err("---\nname: x\njust words\n---\n"), "line 3")
   })
 
-  it("rejects nesting, lists and block scalars", () => {
-    assert.include(err("---\nname: x\n  nested: y\n---\n"), "indented")
-    assert.include(err("---\ntags: [a, b]\n---\n"), "quote the value")
-    assert.include(err("---\ndescription: |\n---\n"), "quote the value")
-    assert.include(err("---\n- a\n---\n"), "line 2")
+  it("reads YAML lists and block scalars; the reader's schema decides what a key may hold", () => {
+    const { data } = ok("---\ntags: [a, b]\ndescription: |\n  two\n  lines\n---\n")
+    assert.deepStrictEqual(data, { tags: ["a", "b"], description: "two\nlines\n" })
   })
 
-  it("rejects a repeated key and broken quotes", () => {
-    assert.include(err("---\nname: a\nname: b\n---\n"), "repeated")
-    assert.include(err("---\nname: \"open\n---\n"), "unterminated")
-    assert.include(err("---\nname: 'open\n---\n"), "unterminated")
-    assert.include(err("---\nname: \"a\" b\n---\n"), "after the closing quote")
+  it("rejects a header that is not a mapping, and broken nesting, naming the line", () => {
+    assert.include(err("---\n- a\n---\n"), "'key: value'")
+    assert.include(err("---\nname: x\n  nested: y\n---\n"), "line 2")
+  })
+
+  it("rejects a repeated key and broken quotes, naming the line", () => {
+    const repeated = err("---\nname: a\nname: b\n---\n")
+    assert.include(repeated, "line 3")
+    assert.include(repeated, "unique")
+    assert.include(err("---\nname: \"open\n---\n"), "Missing closing \"quote")
+    assert.include(err("---\nname: 'open\n---\n"), "Missing closing 'quote")
+    assert.include(err("---\nname: \"a\" b\n---\n"), "line 2")
   })
 })

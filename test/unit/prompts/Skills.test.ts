@@ -30,10 +30,14 @@ describe("parseSkill", () => {
     assert.isUndefined(skill("no header at all"))
   })
 
-  it("rejects an always value that is not a boolean", () => {
+  it("rejects an always value that is not a boolean, naming the field and the value", () => {
     const result = parseSkill("---\nname: x\nalways: yes\n---\n")
-    assert.strictEqual(result._tag, "Left")
-    assert.include(Either.isLeft(result) ? result.left : "", "always")
+    assert.deepStrictEqual(result, Either.left(`always: expected true or false, got "yes"`))
+  })
+
+  it("rejects a field of the wrong kind, such as a list for a task type", () => {
+    const result = parseSkill("---\nname: x\ntask_type: [Counting Problem]\n---\n")
+    assert.deepStrictEqual(result, Either.left("task_type: expected a Video-MME task type or _default"))
   })
 })
 
@@ -71,14 +75,11 @@ describe("classifySkills", () => {
 
   it("rejects two skills with one name or one task type, naming the file", () => {
     const sameName = classifySkills([...entries, { file: "copy.md", skill: make({ name: "Extra" }) }])
-    assert.strictEqual(sameName._tag, "Left")
-    assert.strictEqual(Either.isLeft(sameName) ? sameName.left.file : undefined, "copy.md")
-    assert.include(Either.isLeft(sameName) ? sameName.left.message : "", "extra.md")
+    assert.isTrue(Either.isLeft(sameName) && sameName.left.file === "copy.md" && sameName.left.message.includes("extra.md"))
     const sameType = classifySkills([
       ...entries,
       { file: "count2.md", skill: make({ name: "count2", taskType: "Counting Problem" }) }
     ])
-    assert.strictEqual(sameType._tag, "Left")
-    assert.include(Either.isLeft(sameType) ? sameType.left.message : "", "counting.md")
+    assert.isTrue(Either.isLeft(sameType) && sameType.left.message.includes("counting.md"))
   })
 })

@@ -3,18 +3,17 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as NodePath from "node:path"
+import type { Question, QuestionLoadError } from "../../../src/domain/Question.js"
+import { decodeQuestions } from "../../../src/programs/questions/QuestionDecoder.js"
+import { loadQuestions } from "../../../src/programs/questions/QuestionLoader.js"
 import {
-  decodeQuestions,
   filterByQuestionIds,
   filterByTaskTypes,
   filterByVideoIds,
-  loadQuestions,
-  type Question,
-  type QuestionLoadError,
   selectQuestions,
   splitList,
   takeFirst
-} from "../../../src/domain/Question.js"
+} from "../../../src/programs/questions/QuestionSelection.js"
 
 const samples = NodePath.resolve(import.meta.dirname, "../../../samples")
 const videoId = "vtSmpl0001a"

@@ -4,7 +4,7 @@ import { decodeReadRequest, decodeSearchRequest, errorResponse, SearchError } fr
 import { canonicalizeUrl, dedupeByCanonicalUrl } from "../../../src/domain/SearchUrl.js"
 import { normalizeDate } from "../../../src/programs/search/ProviderHttp.js"
 import { assembleResults } from "../../../src/programs/search/SearchHub.js"
-import type { ProviderHit } from "../../../src/programs/search/SearchProviders.js"
+import type { ProviderHit } from "../../../src/services/SearchProviders.js"
 import { timeRangeFor } from "../../../src/layers/searxng/SearxngSearch.js"
 
 describe("search requests", () => {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { anchoredText, cardLines, childInfo, entityAppendix, nodeText, splitSentences } from "../../../src/programs/tree/NodeText.js"
-import type { TreeNode } from "../../../src/programs/tree/TreeEnvironment.js"
+import type { TreeNode } from "../../../src/domain/TreeIndex.js"
 
 const node = (level: 1 | 2 | 3, card: Record<string, unknown>, subtitle = ""): TreeNode => ({
   id: `V_L1_000${level > 1 ? "_L2_000" : ""}${level > 2 ? "_L3_000" : ""}`,

@@ -100,6 +100,12 @@ describe("BM25", () => {
 })
 
 describe("topIndices", () => {
+  it("orders best first, ties by position, and drops scores at or below the floor", () => {
+    assert.deepStrictEqual(topIndices([1, 3, -5, 3, 0, -1], 10, -1), [1, 3, 0, 4])
+    assert.deepStrictEqual(topIndices([1, 3, -5, 3, 0, -1], 2, -1), [1, 3])
+    assert.deepStrictEqual(topIndices([2, 1], 0), [])
+  })
+
   it("returns the same order as a full stable sort", () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: -5, max: 5 }), { maxLength: 60 }), fc.integer({ min: 0, max: 70 }), (values, limit) => {

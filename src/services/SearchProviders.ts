@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { CodeScope, SearchError, SearchResultItem } from "../../domain/Search.js"
+import type { CodeScope, SearchError, SearchResultItem } from "../domain/Search.js"
 
 /** One hit as a provider adapter reports it; the hub adds ids, ranks, timestamps and citations. */
 export interface ProviderHit {
@@ -28,14 +28,14 @@ export interface WebQuery {
   readonly limit: number
 }
 
+/** A search provider: its name (reported with every answer) and one search call. */
+export interface SearchPort<Query> {
+  readonly provider: string
+  readonly search: (query: Query) => Effect.Effect<ProviderPage, SearchError>
+}
+
 /** Web and news search (SearXNG in production). */
-export class WebSearch extends Context.Tag("vtree/WebSearch")<
-  WebSearch,
-  {
-    readonly provider: string
-    readonly search: (query: WebQuery) => Effect.Effect<ProviderPage, SearchError>
-  }
->() {}
+export class WebSearch extends Context.Tag("vtree/WebSearch")<WebSearch, SearchPort<WebQuery>>() {}
 
 export interface CodeQuery {
   readonly query: string
@@ -45,13 +45,7 @@ export interface CodeQuery {
 }
 
 /** Repository, code and issue search (GitHub in production). */
-export class CodeSearch extends Context.Tag("vtree/CodeSearch")<
-  CodeSearch,
-  {
-    readonly provider: string
-    readonly search: (query: CodeQuery) => Effect.Effect<ProviderPage, SearchError>
-  }
->() {}
+export class CodeSearch extends Context.Tag("vtree/CodeSearch")<CodeSearch, SearchPort<CodeQuery>>() {}
 
 export interface PageContent {
   readonly finalUrl: string

@@ -1,0 +1,50 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Either, Schema } from "effect"
+import { decodeIssues, firstDecodeIssue, formatPath, issueLine } from "../../../src/domain/DecodeIssue.js"
+
+const Row = Schema.Struct({
+  id: Schema.String,
+  time_range: Schema.Tuple(Schema.Number, Schema.Number),
+  query: Schema.String.pipe(Schema.maxLength(3, { message: () => "query: at most 3 characters" }))
+})
+
+const failure = (value: unknown, errors: "first" | "all" = "first") => {
+  const decoded = Schema.decodeUnknownEither(Row, { errors })(value)
+  if (Either.isRight(decoded)) throw new Error("expected the decode to fail")
+  return decoded.left
+}
+
+describe("DecodeIssue", () => {
+  it("writes paths as people search for them: dots for keys, brackets for indexes", () => {
+    assert.strictEqual(formatPath(["nodes", "X_L1_000", "time_range", 0]), "nodes.X_L1_000.time_range[0]")
+    assert.strictEqual(formatPath([2, "options", 1]), "[2].options[1]")
+    assert.strictEqual(formatPath([]), "")
+  })
+
+  it("locates the first issue inside its document, with its kind", () => {
+    const issue = firstDecodeIssue(failure({ id: "a", time_range: [1, "x"], query: "q" }), ["nodes", "a"])
+    assert.strictEqual(issue.tag, "Type")
+    assert.deepStrictEqual(issue.path, ["nodes", "a", "time_range", 1])
+    assert.strictEqual(issue.field, "nodes.a.time_range[1]")
+    assert.include(issue.message, "Expected number")
+  })
+
+  it("tells a missing field from a wrong one", () => {
+    const issue = firstDecodeIssue(failure({ time_range: [1, 2], query: "q" }))
+    assert.strictEqual(issue.tag, "Missing")
+    assert.strictEqual(issue.field, "id")
+  })
+
+  it("puts the field in front of a message, unless the message already names it", () => {
+    const issues = decodeIssues(failure({ id: 1, time_range: [1, 2], query: "long" }, "all"))
+    assert.deepStrictEqual(issues.map((issue) => issue.field), ["id", "query"])
+    assert.match(issueLine(issues[0]!), /^id: Expected string, actual 1$/)
+    assert.strictEqual(issueLine(issues[1]!), "query: at most 3 characters")
+  })
+
+  it("reports a wrong value at the root without a path", () => {
+    const issue = firstDecodeIssue(failure("not an object"))
+    assert.strictEqual(issue.field, "")
+    assert.strictEqual(issueLine(issue), issue.message)
+  })
+})

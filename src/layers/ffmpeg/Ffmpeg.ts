@@ -1,4 +1,4 @@
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Context, Effect, Either, Layer } from "effect"
@@ -28,12 +28,11 @@ const seconds = (value: number) => `${value.toFixed(1)} s`
 export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, options: FfmpegOptions = {}) {
   const fs = yield* FileSystem.FileSystem
   const pathApi = yield* Path.Path
-  const executor = yield* Effect.context<CommandExecutor.CommandExecutor>()
+  const executor = yield* CommandExecutor.CommandExecutor
   const sceneThreshold = options.sceneThreshold ?? 0.3
   const jpegQuality = options.jpegQuality ?? 3
 
-  const run = (tool: FfmpegTools["ffmpeg"], args: ReadonlyArray<string>, path: string) =>
-    Effect.provide(runTool(tool, args, path), executor)
+  const run = (tool: FfmpegTools["ffmpeg"], args: ReadonlyArray<string>, path: string) => runTool(executor, tool, args, path)
 
   // An MP4 whose index (moov) is missing still starts with its `ftyp` box: the end of the file was cut.
   const startsLikeMp4 = (path: string) =>

@@ -112,6 +112,20 @@ describe("Ffmpeg (live, over the system ffmpeg)", () => {
         })
       }))
 
+    it.effect("reads a Matroska copy the same way: duration from its tags, the SRT stream, the same grid", () =>
+      Effect.gen(function*() {
+        const mkv = join(dir, "copy.mkv")
+        execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", video.video, "-map", "0", "-c:v", "copy", "-c:a", "copy", "-c:s", "srt", mkv])
+        const probe = yield* MediaProbe
+        const info = yield* probe.probe(mkv)
+        assert.approximately(info.durationSeconds, 18, 0.05)
+        assert.strictEqual(info.streams[2]!.codec, "subrip")
+        const cues = yield* probe.subtitleStream(mkv, 2)
+        assert.deepStrictEqual(cues.map((cue) => cue.text), defaultCues.map((cue) => cue.text))
+        const frames = yield* (yield* FrameSource).extract({ path: mkv, intervalSeconds: 2, width: 160, outDir: join(dir, "mkv") })
+        assert.deepStrictEqual(frames.frames.map((frame) => frame.timeSeconds), [0, 2, 4, 6, 8, 10, 12, 14, 16])
+      }))
+
     it.effect("extracts a span of audio as mono 16 kHz", () =>
       Effect.gen(function*() {
         const probe = yield* MediaProbe

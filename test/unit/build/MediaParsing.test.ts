@@ -80,6 +80,12 @@ describe("ffprobe's JSON", () => {
   it("falls back to the container's duration, and reports a reply it cannot read", () => {
     const noStreamDuration = parseProbe(JSON.stringify({ streams: [{ index: 0, codec_type: "video" }], format: { duration: "9.5" } }), "b", 1)
     assert.isTrue(Either.isRight(noStreamDuration) && noStreamDuration.right.durationSeconds === 9.5)
+    const matroska = parseProbe(
+      JSON.stringify({ streams: [{ index: 0, codec_type: "video", tags: { DURATION: "00:01:01.500000000" } }], format: { duration: "63" } }),
+      "e.mkv",
+      1
+    )
+    assert.isTrue(Either.isRight(matroska) && matroska.right.durationSeconds === 61.5)
     assert.isTrue(Either.isLeft(parseProbe("{\"streams\": [{\"index\": \"zero\"}]}", "c", 1)))
     assert.isTrue(Either.isLeft(parseProbe("not json", "d", 1)))
   })

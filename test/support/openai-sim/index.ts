@@ -72,12 +72,12 @@ export type Script<R> = ReadonlyArray<R | Fault> | ((request: SimRequest, index:
 export interface SimOptions {
   /** Chat replies per model name; the key "*" serves models without their own script. */
   readonly chat?: Readonly<Record<string, Script<ChatReply>>>
+  /** `/audio/transcriptions` replies per model; without a script, deterministic segments (transcriptions.ts). */
+  readonly transcriptions?: Readonly<Record<string, Script<TranscriptionReply>>>
   /** Embedding replies per model name; the key "*" serves models without their own script. */
   readonly embeddings?: Readonly<Record<string, Script<EmbeddingReply>>>
   /** Size of default embedding vectors (8). */
   readonly dimensions?: number
-  /** `/audio/transcriptions` replies per model; without a script, deterministic segments (transcriptions.ts). */
-  readonly transcriptions?: Readonly<Record<string, Script<TranscriptionReply>>>
 }
 
 export interface OpenAiSim {

@@ -6,7 +6,7 @@ import { type MediaInfo, MediaError } from "../../domain/Media.js"
 import { parseSubtitles } from "../../programs/build/SubtitleFormat.js"
 import { type FrameRequest, FrameSource } from "../../services/FrameSource.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
-import { firstFileNumber, framePassArgs, parseFramePass } from "./FrameGraph.js"
+import { firstFileNumber, framePassArgs, parseFramePass, reportsDamage } from "./FrameGraph.js"
 import { parseProbe } from "./ProbeJson.js"
 import { type FfmpegTools, lastErrorLine, runTool, toolsConfig } from "./Tools.js"
 
@@ -133,9 +133,11 @@ export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, optio
     const report = parseFramePass(output.stderr)
     const last = report.gridTimes.at(-1)
     // Refuse rather than build half a tree: a tree whose frames stop early answers questions about
-    // the end of the video wrongly, and the user cannot tell. One missing grid slot is tolerated (a
-    // container duration can run a little past the last frame).
-    if (last === undefined || last + request.intervalSeconds + 1 < info.durationSeconds) {
+    // the end of the video wrongly, and the user cannot tell. Early means more than one grid slot
+    // short (a container duration can run a little past the last frame) while the decoder reported
+    // damage: a variable-rate video may hold its last frame for a long time, and that is not a fault.
+    const endsEarly = last !== undefined && last + request.intervalSeconds + 1 < info.durationSeconds
+    if (last === undefined || (endsEarly && reportsDamage(output.stderr))) {
       yield* removeFrames(request.outDir)
       return yield* fail(
         "Truncated",

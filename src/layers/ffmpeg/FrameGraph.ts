@@ -94,3 +94,9 @@ export const parseFramePass = (stderr: string): FramePassReport => {
   }
   return { gridTimes: times.grid, sceneTimes: times.scene }
 }
+
+const damage = /partial file|corrupt|invalid data|error while decoding|error splitting|invalid nal|truncat|end of file/i
+
+/** Whether the decoder complained about damaged or missing data (as a file cut short makes it do). */
+export const reportsDamage = (stderr: string): boolean =>
+  stderr.split(/\r?\n/).some((line) => !line.startsWith("[showinfo@") && damage.test(line))

@@ -58,7 +58,8 @@ const failure = <A>(effect: Effect.Effect<A, MediaError, MediaProbe | FrameSourc
     return (result as Either.Left<MediaError, A>).left
   })
 
-describe("Ffmpeg (live, over the system ffmpeg)", () => {
+// Several real ffmpeg runs per test: generous on a busy shared machine.
+describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
   it.layer(live)((it) => {
     it.effect("samples frames on the exact time grid, once per slot, with their real times", () =>
       Effect.gen(function*() {

@@ -86,7 +86,8 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
         const frames = yield* FrameSource
         const result = yield* frames.extract({ path: video.video, intervalSeconds: 2, width: 160, outDir: join(dir, "shots") })
         assert.strictEqual(result.shotChanges.length, video.cutTimes.length, `shots: ${result.shotChanges}`)
-        result.shotChanges.forEach((time, i) => assert.approximately(time, video.cutTimes[i]!, 0.05))
+        // Every other frame is scored: a cut is placed at most one frame (40 ms) late.
+        result.shotChanges.forEach((time, i) => assert.approximately(time, video.cutTimes[i]! + 0.02, 0.021))
       }))
 
     it.effect("probes duration, size and streams, subtitles included", () =>

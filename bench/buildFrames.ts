@@ -5,12 +5,11 @@
 //   npx tsx bench/buildFrames.ts        prints the section; the build bench embeds measureFrameExtraction
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Layer } from "effect"
-import { execFile } from "node:child_process"
+import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { promisify } from "node:util"
 import * as Ffmpeg from "../src/layers/ffmpeg/Ffmpeg.js"
 import { gridSelect } from "../src/layers/ffmpeg/FrameGraph.js"
 import { FrameSource } from "../src/services/FrameSource.js"
@@ -18,7 +17,14 @@ import { makeSyntheticVideo } from "../test/support/media/SyntheticVideo.js"
 import type { BenchModule } from "./run.js"
 import { median } from "./stats.js"
 
-const run = promisify(execFile)
+// Detached, as @effect/platform starts ours: a new session is a new scheduler autogroup on Linux,
+// and on a loaded machine processes in different autogroups get different shares of the CPU.
+const runDetached = (command: string, args: ReadonlyArray<string>) =>
+  new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { detached: true, stdio: "ignore" })
+    child.on("error", reject)
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`))))
+  })
 
 const interval = 2
 const width = 640
@@ -111,7 +117,7 @@ export const measureFrameExtraction = async (rounds = 3): Promise<FrameBenchResu
     rmSync(outDir, { recursive: true, force: true })
     mkdirSync(outDir)
     const start = performance.now()
-    await run(wrapper, [
+    await runDetached(wrapper, [
       "-hide_banner", "-nostdin", "-loglevel", "error", "-i", video.path,
       "-vf", `select='${gridSelect(interval)}',scale=${width}:-2`,
       "-fps_mode", "passthrough", "-q:v", "3", join(outDir, "%06d.jpg")

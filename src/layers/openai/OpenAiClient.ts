@@ -69,12 +69,18 @@ export const ChatChunk = Schema.Struct({
 export type ChatChunk = typeof ChatChunk.Type
 
 /** A reply that does not decode is a BadResponse naming the first problem, e.g. "choices: is missing". */
-export const decodeReply = <A, I>(endpoint: EndpointConfig, schema: Schema.Schema<A, I>) => (reply: unknown): Either.Either<A, ProviderError> =>
-  Either.mapLeft(Schema.decodeUnknownEither(schema)(reply), (error) => {
-    const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
-    const at = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.join(".")}: `
-    return badResponse(endpoint, `unexpected reply (${at}${issue?.message ?? "invalid"})`)
-  })
+export const decodeReply = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (endpoint: EndpointConfig) => (reply: unknown): Either.Either<A, ProviderError> =>
+    Either.mapLeft(decode(reply), (error) => {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+      const at = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.join(".")}: `
+      return badResponse(endpoint, `unexpected reply (${at}${issue?.message ?? "invalid"})`)
+    })
+}
+
+const decodeChatReply = decodeReply(ChatReply)
+const decodeChunks = decodeReply(Schema.Array(ChatChunk))
 
 const badResponse = (endpoint: EndpointConfig, message: string) =>
   new ProviderError({ provider: endpoint.provider, reason: "BadResponse", message: `${endpoint.provider}: ${message}` })
@@ -121,8 +127,6 @@ export const collectStream = (chunks: ReadonlyArray<ChatChunk>): ChatReply => {
   }
 }
 
-const decodeChunks = (endpoint: EndpointConfig) => decodeReply(endpoint, Schema.Array(ChatChunk))
-
 /**
  * Sends one chat-completions body under the policy and reports the call. `body` is sent as given,
  * so dialect fields the SDK's types do not know (thinking switches) reach the server. With `stream`,
@@ -152,7 +156,7 @@ export const completeChat = (options: {
       client.chat.completions.create(
         options.body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
         { signal }
-      )).pipe(Effect.flatMap(decodeReply(endpoint, ChatReply)))
+      )).pipe(Effect.flatMap(decodeChatReply(endpoint)))
   return reply.pipe(
     Effect.flatMap((decoded) => readChatReply(endpoint, decoded)),
     withPolicy(options.policy),

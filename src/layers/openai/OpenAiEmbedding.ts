@@ -13,6 +13,7 @@ const EmbeddingsReply = Schema.Struct({
   usage: Schema.optional(Schema.NullOr(Schema.Struct({ prompt_tokens: Schema.optional(Schema.NullOr(Schema.Number)) }).annotations({ identifier: "Usage" })))
 }).annotations({ identifier: "EmbeddingList" })
 type EmbeddingsReply = typeof EmbeddingsReply.Type
+const decodeEmbeddings = decodeReply(EmbeddingsReply)
 
 interface EmbeddingReply {
   readonly vectors: ReadonlyArray<Float32Array>
@@ -53,7 +54,7 @@ export const make = Effect.fn("OpenAiEmbedding.make")(function*(config: Embeddin
         { model: endpoint.model, input: [...batch], encoding_format: "float" },
         { signal }
       )).pipe(
-        Effect.flatMap(decodeReply(endpoint, EmbeddingsReply)),
+        Effect.flatMap(decodeEmbeddings(endpoint)),
         Effect.flatMap((reply) => read(batch, reply)),
         withPolicy(policy),
         reported({ role: "embed", model: endpoint.model }, (reply) => ({ promptTokens: reply.promptTokens, completionTokens: 0 }))

@@ -71,7 +71,7 @@ describe("sniffImageMime", () => {
 
 describe("chat replies", () => {
   const endpoint = { provider: "llm", baseUrl: "http://127.0.0.1:1", apiKey: Option.none(), model: "configured", timeout: Duration.seconds(5) }
-  const decode = decodeReply(endpoint, ChatReply)
+  const decode = decodeReply(ChatReply)(endpoint)
   const read = (reply: unknown) => Either.flatMap(decode(reply), (decoded) => readChatReply(endpoint, decoded))
 
   it("reads content, reasoning, usage and model off a decoded reply", () => {
@@ -103,7 +103,7 @@ describe("chat replies", () => {
   })
 
   it("folds streamed chunks into one reply: deltas in order, the last finish reason, the usage chunk", () => {
-    const chunks = Either.getOrThrow(decodeReply(endpoint, Schema.Array(ChatChunk))([
+    const chunks = Either.getOrThrow(decodeReply(Schema.Array(ChatChunk))(endpoint)([
       { model: "m", choices: [{ delta: { role: "assistant", reasoning_content: "th" }, finish_reason: null }] },
       { model: "m", choices: [{ delta: { reasoning_content: "ink", content: "an" } }] },
       { model: "m", choices: [{ delta: { content: "swer" }, finish_reason: "stop" }] },

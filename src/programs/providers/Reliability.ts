@@ -53,19 +53,22 @@ export const timeoutError = (policy: ProviderPolicy): ProviderError =>
  * `retrySchedule`. An attempt built with `Effect.tryPromise((signal) => …)` has its request aborted
  * when the timeout or an interruption ends it.
  */
-export const withPolicy = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
-  attempt.pipe(
-    Effect.timeoutFail({ duration: policy.timeout, onTimeout: () => timeoutError(policy) }),
-    policy.semaphore.withPermits(1),
-    Effect.tapError((error) =>
-      isRetryable(error) && policy.retries > 0
-        ? Effect.logWarning("provider attempt failed").pipe(
-          Effect.annotateLogs({ provider: policy.provider, reason: error.reason, status: error.status ?? "-" })
-        )
-        : Effect.void
-    ),
-    Effect.retry(retrySchedule(policy.retries, policy.baseDelay))
-  )
+export const withPolicy = (policy: ProviderPolicy) => {
+  const schedule = retrySchedule(policy.retries, policy.baseDelay)
+  return <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
+    attempt.pipe(
+      Effect.timeoutFail({ duration: policy.timeout, onTimeout: () => timeoutError(policy) }),
+      policy.semaphore.withPermits(1),
+      Effect.tapError((error) =>
+        isRetryable(error) && policy.retries > 0
+          ? Effect.logWarning("provider attempt failed").pipe(
+            Effect.annotateLogs({ provider: policy.provider, reason: error.reason, status: error.status ?? "-" })
+          )
+          : Effect.void
+      ),
+      Effect.retry(schedule)
+    )
+}
 
 export interface CallReport {
   readonly role: CallRole

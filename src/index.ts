@@ -156,7 +156,6 @@ export {
 } from "./config/ProviderConfig.js"
 // The reliability policy the built-in adapters use, for adapters written outside vtree.
 export * as Reliability from "./programs/providers/Reliability.js"
-export * as Deadlines from "./programs/providers/Deadlines.js"
 export * as OpenAiLlm from "./layers/openai/OpenAiLlm.js"
 export * as OpenAiVlm from "./layers/openai/OpenAiVlm.js"
 export * as OpenAiEmbedding from "./layers/openai/OpenAiEmbedding.js"

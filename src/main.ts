@@ -1,4 +1,4 @@
-// The CLI program. dist/bin.js (src/bin.ts) starts it, from the one-file bundle dist/vtree.cjs when built.
+// The CLI program. dist/bin.js (src/bin.ts) starts it from the one-file bundle dist/vtree.cjs.
 import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"

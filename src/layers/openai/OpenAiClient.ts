@@ -1,14 +1,12 @@
-import { Duration, Effect, Option, Redacted } from "effect"
+import { Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import OpenAI from "openai"
 import type { EndpointConfig, ReliabilityConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import type { ChatResponse } from "../../services/LLMProvider.js"
 import type { CallRole } from "../../services/CallLog.js"
-import * as Deadlines from "../../programs/providers/Deadlines.js"
-import { type ProviderPolicy, reported, timeoutError, withRetries } from "../../programs/providers/Reliability.js"
+import { type ProviderPolicy, reported, withPolicy } from "../../programs/providers/Reliability.js"
 import { toProviderError } from "./OpenAiErrors.js"
 import { splitReply } from "./Thinking.js"
-import { transportFetch } from "./Transport.js"
 
 /**
  * An SDK client for one endpoint. Retries are ours (one policy for every provider), so the SDK's are
@@ -20,66 +18,86 @@ export const makeClient = (endpoint: EndpointConfig): OpenAI =>
     // The SDK insists on a key; local servers (vLLM, Ollama) accept any, so a placeholder stands in.
     apiKey: Option.match(endpoint.apiKey, { onNone: () => "no-key", onSome: Redacted.value }),
     maxRetries: 0,
-    timeout: Duration.toMillis(endpoint.timeout) + 5_000,
-    fetch: transportFetch
+    timeout: Duration.toMillis(endpoint.timeout) + 5_000
   })
-
-/** The reliability policy of one endpoint, with the queue that times its attempts out. */
-export interface RequestPolicy extends ProviderPolicy {
-  readonly deadlines: Deadlines.Deadlines
-}
 
 export const makePolicy = (
   endpoint: EndpointConfig,
   reliability: ReliabilityConfig,
   semaphore: Effect.Semaphore
-): RequestPolicy => ({
+): ProviderPolicy => ({
   provider: endpoint.provider,
   semaphore,
   timeout: endpoint.timeout,
-  retries: reliability.retries,
-  deadlines: Deadlines.make(endpoint.timeout)
+  retries: reliability.retries
 })
 
 /**
- * One attempt of an SDK request as an Effect, timed out by the policy's deadlines. The AbortSignal is
- * what makes the timeout or an interruption (Ctrl-C, a sibling failing) cancel the HTTP request instead
- * of leaving it running.
+ * One attempt of an SDK request. The signal is what makes the policy's timeout or an interruption
+ * (Ctrl-C, a sibling failing) cancel the HTTP request instead of leaving it running.
  */
-export const sdkRequest = <A>(endpoint: EndpointConfig, policy: RequestPolicy, run: (signal: AbortSignal) => Promise<A>) =>
-  policy.deadlines.run(run, toProviderError(endpoint.provider, endpoint.apiKey), () => timeoutError(policy))
+export const sdkRequest = <A>(endpoint: EndpointConfig, run: (signal: AbortSignal) => Promise<A>) =>
+  Effect.tryPromise({ try: run, catch: toProviderError(endpoint.provider, endpoint.apiKey) })
+
+const TokenCount = Schema.optional(Schema.NullOr(Schema.Number))
+const Usage = Schema.Struct({ prompt_tokens: TokenCount, completion_tokens: TokenCount }).annotations({ identifier: "Usage" })
+const FinishReason = Schema.optional(Schema.NullOr(Schema.String))
+const Text = Schema.optional(Schema.NullOr(Schema.String))
+
+/** A reply message; reasoning comes as `reasoning_content` or `reasoning` depending on the server. */
+const ReplyMessage = Schema.Struct({ content: Text, reasoning_content: Text, reasoning: Text }).annotations({ identifier: "Message" })
+
+// Identifiers keep a decode message short: "Expected ChatCompletion, actual null", not the whole type.
+const Choice = Schema.Struct({ message: ReplyMessage, finish_reason: FinishReason }).annotations({ identifier: "Choice" })
+
+/** A non-streamed chat-completions reply, as much of it as vtree reads. */
+export const ChatReply = Schema.Struct({
+  model: Text,
+  choices: Schema.NonEmptyArray(Choice),
+  usage: Schema.optional(Schema.NullOr(Usage))
+}).annotations({ identifier: "ChatCompletion" })
+export type ChatReply = typeof ChatReply.Type
+
+/** One server-sent event of a streamed reply; the usage chunk has no choices. */
+export const ChatChunk = Schema.Struct({
+  model: Text,
+  choices: Schema.optional(
+    Schema.Array(Schema.Struct({ delta: Schema.optional(Schema.NullOr(ReplyMessage)), finish_reason: FinishReason }).annotations({ identifier: "ChunkChoice" }))
+  ),
+  usage: Schema.optional(Schema.NullOr(Usage))
+}).annotations({ identifier: "ChatCompletionChunk" })
+export type ChatChunk = typeof ChatChunk.Type
+
+/** A reply that does not decode is a BadResponse naming the first problem, e.g. "choices: is missing". */
+export const decodeReply = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return (endpoint: EndpointConfig) => (reply: unknown): Either.Either<A, ProviderError> =>
+    Either.mapLeft(decode(reply), (error) => {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+      const at = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.join(".")}: `
+      return badResponse(endpoint, `unexpected reply (${at}${issue?.message ?? "invalid"})`)
+    })
+}
+
+const decodeChatReply = decodeReply(ChatReply)
+const decodeChunks = decodeReply(Schema.Array(ChatChunk))
 
 const badResponse = (endpoint: EndpointConfig, message: string) =>
   new ProviderError({ provider: endpoint.provider, reason: "BadResponse", message: `${endpoint.provider}: ${message}` })
 
-/** Reads a chat-completions reply into a ChatResponse, or says what was wrong with it. */
-export const readChatReply = (endpoint: EndpointConfig, reply: unknown): Effect.Effect<ChatResponse, ProviderError> => {
-  if (typeof reply !== "object" || reply === null) {
-    return Effect.fail(badResponse(endpoint, "the reply is not a JSON object"))
-  }
-  const body = reply as { choices?: unknown; usage?: unknown; model?: unknown }
-  const first = Array.isArray(body.choices) ? body.choices[0] as { message?: unknown } | undefined : undefined
-  const message = first?.message
-  if (typeof message !== "object" || message === null) {
-    return Effect.fail(badResponse(endpoint, "the reply has no choices[0].message"))
-  }
-  const { content, reasoning } = splitReply(message as Record<string, unknown>)
+/** A decoded reply as a ChatResponse, or a BadResponse when the model said nothing. */
+export const readChatReply = (endpoint: EndpointConfig, reply: ChatReply): Either.Either<ChatResponse, ProviderError> => {
+  const [first] = reply.choices
+  const { content, reasoning } = splitReply(first.message)
   if (content.trim() === "") {
-    const finish = (first as { finish_reason?: unknown }).finish_reason
-    return Effect.fail(
-      badResponse(endpoint, `the model returned no content (finish_reason: ${typeof finish === "string" ? finish : "none"})`)
-    )
+    return Either.left(badResponse(endpoint, `the model returned no content (finish_reason: ${first.finish_reason ?? "none"})`))
   }
-  const usage = (typeof body.usage === "object" && body.usage !== null ? body.usage : {}) as {
-    prompt_tokens?: unknown
-    completion_tokens?: unknown
-  }
-  const count = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : 0)
-  return Effect.succeed({
+  return Either.right({
     content,
     ...(reasoning === undefined ? {} : { reasoning }),
-    usage: { promptTokens: count(usage.prompt_tokens), completionTokens: count(usage.completion_tokens) },
-    model: typeof body.model === "string" && body.model !== "" ? body.model : endpoint.model
+    usage: { promptTokens: reply.usage?.prompt_tokens ?? 0, completionTokens: reply.usage?.completion_tokens ?? 0 },
+    // Some servers send an empty model name.
+    model: reply.model || endpoint.model
   })
 }
 
@@ -87,23 +105,20 @@ export const readChatReply = (endpoint: EndpointConfig, reply: unknown): Effect.
  * Folds a streamed chat completion back into the shape of a non-streamed reply, so one reader checks
  * both: content and reasoning deltas joined in order, the last finish reason, the usage chunk.
  */
-export const collectStream = async (chunks: AsyncIterable<unknown>): Promise<Record<string, unknown>> => {
+export const collectStream = (chunks: ReadonlyArray<ChatChunk>): ChatReply => {
   let content = ""
   let reasoning = ""
-  let finishReason: unknown = null
-  let usage: unknown = undefined
-  let model: unknown = undefined
-  for await (const chunk of chunks) {
-    const part = chunk as { model?: unknown; usage?: unknown; choices?: ReadonlyArray<{ delta?: Record<string, unknown>; finish_reason?: unknown }> }
-    if (typeof part.model === "string") model = part.model
-    if (typeof part.usage === "object" && part.usage !== null) usage = part.usage
-    const choice = part.choices?.[0]
+  let finishReason: string | null = null
+  let usage: ChatReply["usage"] = undefined
+  let model: string | undefined = undefined
+  for (const chunk of chunks) {
+    if (typeof chunk.model === "string") model = chunk.model
+    if (chunk.usage !== undefined && chunk.usage !== null) usage = chunk.usage
+    const choice = chunk.choices?.[0]
     if (choice === undefined) continue
-    const delta = choice.delta ?? {}
-    if (typeof delta["content"] === "string") content += delta["content"]
-    const thought = delta["reasoning_content"] ?? delta["reasoning"]
-    if (typeof thought === "string") reasoning += thought
-    if (choice.finish_reason !== null && choice.finish_reason !== undefined) finishReason = choice.finish_reason
+    content += choice.delta?.content ?? ""
+    reasoning += choice.delta?.reasoning_content ?? choice.delta?.reasoning ?? ""
+    if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason
   }
   return {
     model,
@@ -121,25 +136,30 @@ export const collectStream = async (chunks: AsyncIterable<unknown>): Promise<Rec
 export const completeChat = (options: {
   readonly client: OpenAI
   readonly endpoint: EndpointConfig
-  readonly policy: RequestPolicy
+  readonly policy: ProviderPolicy
   readonly role: CallRole
   readonly body: Record<string, unknown>
   readonly stream?: boolean
-}): Effect.Effect<ChatResponse, ProviderError> =>
-  sdkRequest(options.endpoint, options.policy, async (signal): Promise<unknown> => {
-    if (options.stream !== true) {
-      return options.client.chat.completions.create(
-        options.body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+}): Effect.Effect<ChatResponse, ProviderError> => {
+  const { client, endpoint } = options
+  const reply: Effect.Effect<ChatReply, ProviderError> = options.stream === true
+    ? sdkRequest(endpoint, async (signal) => {
+      const stream = await client.chat.completions.create(
+        { ...options.body, stream: true, stream_options: { include_usage: true } } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
         { signal }
       )
-    }
-    const chunks = await options.client.chat.completions.create(
-      { ...options.body, stream: true, stream_options: { include_usage: true } } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
-      { signal }
-    )
-    return collectStream(chunks)
-  }).pipe(
-      Effect.flatMap((reply) => readChatReply(options.endpoint, reply)),
-      withRetries(options.policy),
-      reported({ role: options.role, model: options.endpoint.model }, (response) => response.usage)
-    )
+      const chunks: Array<unknown> = []
+      for await (const chunk of stream) chunks.push(chunk)
+      return chunks
+    }).pipe(Effect.flatMap(decodeChunks(endpoint)), Effect.map(collectStream))
+    : sdkRequest(endpoint, (signal) =>
+      client.chat.completions.create(
+        options.body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+        { signal }
+      )).pipe(Effect.flatMap(decodeChatReply(endpoint)))
+  return reply.pipe(
+    Effect.flatMap((decoded) => readChatReply(endpoint, decoded)),
+    withPolicy(options.policy),
+    reported({ role: options.role, model: endpoint.model }, (response) => response.usage)
+  )
+}

@@ -1,9 +1,19 @@
-import { Chunk, Effect, Layer } from "effect"
+import { Chunk, Effect, Either, Layer, Schema } from "effect"
 import { type ConfigurationError, type EmbeddingConfig, loadEmbeddingConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
-import { reported, withRetries } from "../../programs/providers/Reliability.js"
+import { reported, withPolicy } from "../../programs/providers/Reliability.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
-import { makeClient, makePolicy, sdkRequest } from "./OpenAiClient.js"
+import { decodeReply, makeClient, makePolicy, sdkRequest } from "./OpenAiClient.js"
+
+/** An `/embeddings` reply, as much of it as vtree reads. */
+const EmbeddingsReply = Schema.Struct({
+  data: Schema.Array(
+    Schema.Struct({ embedding: Schema.Array(Schema.Number), index: Schema.optional(Schema.NonNegativeInt) }).annotations({ identifier: "Embedding" })
+  ),
+  usage: Schema.optional(Schema.NullOr(Schema.Struct({ prompt_tokens: Schema.optional(Schema.NullOr(Schema.Number)) }).annotations({ identifier: "Usage" })))
+}).annotations({ identifier: "EmbeddingList" })
+type EmbeddingsReply = typeof EmbeddingsReply.Type
+const decodeEmbeddings = decodeReply(EmbeddingsReply)
 
 interface EmbeddingReply {
   readonly vectors: ReadonlyArray<Float32Array>
@@ -20,42 +30,33 @@ export const make = Effect.fn("OpenAiEmbedding.make")(function*(config: Embeddin
   const bad = (message: string) =>
     new ProviderError({ provider: endpoint.provider, reason: "BadResponse", message: `${endpoint.provider}: ${message}` })
 
-  const read = (batch: ReadonlyArray<string>, reply: unknown): Effect.Effect<EmbeddingReply, ProviderError> => {
-    const data = (reply as { data?: unknown } | null)?.data
-    if (!Array.isArray(data) || data.length !== batch.length) {
-      return Effect.fail(bad(`expected ${batch.length} embeddings, got ${Array.isArray(data) ? data.length : "none"}`))
-    }
+  const read = (batch: ReadonlyArray<string>, reply: EmbeddingsReply): Either.Either<EmbeddingReply, ProviderError> => {
+    if (reply.data.length !== batch.length) return Either.left(bad(`expected ${batch.length} embeddings, got ${reply.data.length}`))
     const vectors: Array<Float32Array | undefined> = new Array(batch.length)
-    for (const [position, item] of data.entries()) {
-      const { embedding, index } = item as { embedding?: unknown; index?: unknown }
-      const slot = typeof index === "number" ? index : position
-      if (!Array.isArray(embedding) || slot < 0 || slot >= batch.length || vectors[slot] !== undefined) {
-        return Effect.fail(bad(`embedding ${position} is missing or has a bad index`))
-      }
+    for (const [position, { embedding, index }] of reply.data.entries()) {
+      const slot = index ?? position
+      if (slot >= batch.length || vectors[slot] !== undefined) return Either.left(bad(`embedding ${position} has a bad index`))
       if (dimensions !== undefined && embedding.length !== dimensions) {
-        return Effect.fail(
+        return Either.left(
           bad(`model ${endpoint.model} returned ${embedding.length} dimensions, expected ${dimensions} — check VTREE_EMBED_MODEL / VTREE_EMBED_DIMENSIONS`)
         )
       }
       dimensions ??= embedding.length
-      vectors[slot] = Float32Array.from(embedding as ReadonlyArray<number>)
+      vectors[slot] = Float32Array.from(embedding)
     }
-    const usage = (reply as { usage?: { prompt_tokens?: unknown } }).usage
-    return Effect.succeed({
-      vectors: vectors as Array<Float32Array>,
-      promptTokens: typeof usage?.prompt_tokens === "number" ? usage.prompt_tokens : 0
-    })
+    return Either.right({ vectors: vectors as Array<Float32Array>, promptTokens: reply.usage?.prompt_tokens ?? 0 })
   }
 
   const embedBatch = (batch: ReadonlyArray<string>) =>
-    sdkRequest(endpoint, policy, (signal) =>
+    sdkRequest(endpoint, (signal) =>
       client.embeddings.create(
         // Floats, not the SDK's default base64: several compatible servers do not implement base64.
         { model: endpoint.model, input: [...batch], encoding_format: "float" },
         { signal }
       )).pipe(
+        Effect.flatMap(decodeEmbeddings(endpoint)),
         Effect.flatMap((reply) => read(batch, reply)),
-        withRetries(policy),
+        withPolicy(policy),
         reported({ role: "embed", model: endpoint.model }, (reply) => ({ promptTokens: reply.promptTokens, completionTokens: 0 }))
       )
 

@@ -48,37 +48,27 @@ export const timeoutError = (policy: ProviderPolicy): ProviderError =>
   })
 
 /**
- * The policy without its timeout, for attempts that enforce the timeout themselves (Deadlines): each
- * attempt holds a permit of the provider's semaphore (sleeping retries do not), transient failures are
- * retried.
- *
- * The retry machinery (a schedule driver per call) is set up only once an attempt has failed: nearly
- * every call succeeds first time, and at hundreds of calls a second the driver was a measurable cost.
- * The failure that started it is replayed as the first input of the schedule, so the delays and the
- * count are exactly those of `Effect.retry` over the whole call.
+ * Runs one provider call under the whole policy. Each attempt holds a permit of the provider's
+ * semaphore (a sleeping retry does not) and has its own timeout; transient failures are retried by
+ * `retrySchedule`. An attempt built with `Effect.tryPromise((signal) => …)` has its request aborted
+ * when the timeout or an interruption ends it.
  */
-export const withRetries = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> => {
-  const guarded = policy.semaphore.withPermits(1)(attempt)
-  const warn = (error: ProviderError) =>
-    isRetryable(error) && policy.retries > 0
-      ? Effect.logWarning("provider attempt failed").pipe(
-        Effect.annotateLogs({ provider: policy.provider, reason: error.reason, status: error.status ?? "-" })
-      )
-      : Effect.void
-  return Effect.catchAll(guarded, (first) => {
-    let replayed = false
-    const again = Effect.suspend(() => {
-      if (replayed) return guarded
-      replayed = true
-      return Effect.fail(first)
-    })
-    return Effect.retry(Effect.tapError(again, warn), retrySchedule(policy.retries, policy.baseDelay))
-  })
+export const withPolicy = (policy: ProviderPolicy) => {
+  const schedule = retrySchedule(policy.retries, policy.baseDelay)
+  return <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
+    attempt.pipe(
+      Effect.timeoutFail({ duration: policy.timeout, onTimeout: () => timeoutError(policy) }),
+      policy.semaphore.withPermits(1),
+      Effect.tapError((error) =>
+        isRetryable(error) && policy.retries > 0
+          ? Effect.logWarning("provider attempt failed").pipe(
+            Effect.annotateLogs({ provider: policy.provider, reason: error.reason, status: error.status ?? "-" })
+          )
+          : Effect.void
+      ),
+      Effect.retry(schedule)
+    )
 }
-
-/** Runs one provider call under the whole policy: the semaphore, a timeout per attempt, the retries. */
-export const withPolicy = (policy: ProviderPolicy) => <A>(attempt: Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
-  withRetries(policy)(Effect.timeoutFail(attempt, { duration: policy.timeout, onTimeout: () => timeoutError(policy) }))
 
 export interface CallReport {
   readonly role: CallRole

@@ -233,6 +233,17 @@ describe("OpenAiLlm against openai-sim", () => {
       assert.strictEqual(sim.requests.length, 1)
     }))
 
+  it.scoped("a JSON reply of the wrong shape → BadResponse naming the first bad field, not retried", () =>
+    Effect.gen(function*() {
+      // The sim sends the usage as given; a server counting tokens in strings breaks the contract.
+      const usage = { prompt_tokens: "eleven", completion_tokens: 3 } as unknown as { prompt_tokens: number; completion_tokens: number }
+      const sim = yield* withSim({ chat: { "agent-model": [{ content: "hi", usage }] } })
+      const error = yield* Effect.flip(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url)))))
+      assert.strictEqual(error.reason, "BadResponse")
+      assert.include(error.message, "usage.prompt_tokens: Expected number, actual \"eleven\"")
+      assert.strictEqual(sim.requests.length, 1)
+    }))
+
   it.scoped("an empty reply → BadResponse naming the finish reason", () =>
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ content: "", reasoning: "ran out", finishReason: "length" }] } })
@@ -289,6 +300,19 @@ describe("OpenAiLlm against openai-sim", () => {
       yield* Fiber.interrupt(fiber)
       yield* waitFor(sim, () => sim.requests[0]!.aborted)
       assert.isTrue(sim.requests[0]!.aborted)
+      assert.strictEqual(sim.inFlight, 0)
+    }))
+
+  it.scoped("interrupting a streamed call cancels its HTTP request too", () =>
+    Effect.gen(function*() {
+      const sim = yield* withSim({ chat: { "agent-model": [{ fault: "stall" }] } })
+      const fiber = yield* Effect.fork(
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking: "dashscope" }))))
+      )
+      yield* waitFor(sim, () => sim.requests.length === 1)
+      assert.strictEqual(sim.requests[0]!.body["stream"], true)
+      yield* Fiber.interrupt(fiber)
+      yield* waitFor(sim, () => sim.requests[0]!.aborted)
       assert.strictEqual(sim.inFlight, 0)
     }))
 

@@ -1,20 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"
-import { Deadlines, LLMProvider, MemoryCallLog, ProviderError, Reliability } from "../../../src/index.js"
+import { LLMProvider, MemoryCallLog, ProviderError, Reliability } from "../../../src/index.js"
 
 // An adapter written outside vtree (a made-up promise API) reuses the policy the built-in ones use:
-// the deadline queue for its per-attempt timeout, the semaphore and retries, and the call report.
+// a timeout per attempt, the semaphore and retries, and the call report.
 const makeAdapter = (api: (prompt: string, signal: AbortSignal) => Promise<string>) =>
   Effect.map(Effect.makeSemaphore(2), (semaphore) => {
     const policy = { provider: "acme", semaphore, timeout: "30 seconds", retries: 2, baseDelay: "1 second" } as const
-    const deadlines = Deadlines.make(policy.timeout)
     const toError = (cause: unknown) =>
       new ProviderError({ provider: "acme", reason: "Server", message: `acme: ${cause instanceof Error ? cause.message : String(cause)}` })
     return LLMProvider.of({
       chat: (request) =>
-        deadlines.run((signal) => api(request.messages.at(-1)?.content ?? "", signal), toError, () => Reliability.timeoutError(policy)).pipe(
+        Effect.tryPromise({ try: (signal) => api(request.messages.at(-1)?.content ?? "", signal), catch: toError }).pipe(
           Effect.map((content) => ({ content, usage: { promptTokens: 3, completionTokens: 1 }, model: "acme-1" })),
-          Reliability.withRetries(policy),
+          Reliability.withPolicy(policy),
           Reliability.reported({ role: request.role, model: "acme-1" }, (reply) => reply.usage)
         )
     })
@@ -24,10 +23,14 @@ describe("a provider adapter built from the exported policy", () => {
   it.effect("retries a failure after the backoff, times out a stall, and reports each call", () =>
     Effect.gen(function*() {
       let calls = 0
+      let aborted = 0
       const adapter = yield* makeAdapter((prompt, signal) => {
         calls += 1
         if (prompt === "flaky" && calls === 1) return Promise.reject(new Error("busy"))
-        if (prompt === "stall") return new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("aborted"))))
+        if (prompt === "stall") return new Promise((_, reject) => signal.addEventListener("abort", () => {
+          aborted += 1
+          reject(new Error("aborted"))
+        }))
         return Promise.resolve(`echo ${prompt}`)
       })
       const flaky = yield* Effect.fork(adapter.chat({ role: "tool", messages: [{ role: "user", content: "flaky" }] }))
@@ -43,6 +46,8 @@ describe("a provider adapter built from the exported policy", () => {
       assert.strictEqual(outcome._tag === "Left" ? outcome.left.reason : undefined, "Timeout")
       // The first try and both retries each reached the API.
       assert.strictEqual(calls, 5)
+      // Each timed-out attempt aborted its request rather than leaving it running.
+      assert.strictEqual(aborted, 3)
 
       const log = yield* MemoryCallLog
       const entries = yield* log.entries

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Option, Redacted } from "effect"
+import { Duration, Either, Option, Redacted, Schema } from "effect"
 import OpenAI from "openai"
 import { sniffImageMime } from "../../../src/layers/openai/ImageData.js"
+import { ChatChunk, ChatReply, collectStream, decodeReply, readChatReply } from "../../../src/layers/openai/OpenAiClient.js"
 import { reasonForStatus, retryAfterMs, scrubSecret, toProviderError } from "../../../src/layers/openai/OpenAiErrors.js"
 import { splitReply, thinkingFields } from "../../../src/layers/openai/Thinking.js"
 
@@ -65,5 +66,54 @@ describe("sniffImageMime", () => {
     assert.strictEqual(sniffImageMime(new Uint8Array([...Buffer.from("RIFF"), 0, 0, 0, 0, ...Buffer.from("WEBP")])), "image/webp")
     assert.strictEqual(sniffImageMime(new Uint8Array([...Buffer.from("GIF89a")])), undefined)
     assert.strictEqual(sniffImageMime(new Uint8Array([])), undefined)
+  })
+})
+
+describe("chat replies", () => {
+  const endpoint = { provider: "llm", baseUrl: "http://127.0.0.1:1", apiKey: Option.none(), model: "configured", timeout: Duration.seconds(5) }
+  const decode = decodeReply(ChatReply)(endpoint)
+  const read = (reply: unknown) => Either.flatMap(decode(reply), (decoded) => readChatReply(endpoint, decoded))
+
+  it("reads content, reasoning, usage and model off a decoded reply", () => {
+    const reply = read({
+      model: "served",
+      choices: [{ message: { content: "<think>r</think>answer" }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 4, completion_tokens: 2 }
+    })
+    assert.deepStrictEqual(reply, Either.right({ content: "answer", reasoning: "r", usage: { promptTokens: 4, completionTokens: 2 }, model: "served" }))
+    // Missing usage and model fall back to zeros and the configured model.
+    assert.deepStrictEqual(
+      read({ model: "", choices: [{ message: { content: "x" } }], usage: null }),
+      Either.right({ content: "x", usage: { promptTokens: 0, completionTokens: 0 }, model: "configured" })
+    )
+  })
+
+  it("a reply of the wrong shape is a BadResponse naming the first issue's path", () => {
+    const message = (reply: unknown) => {
+      const result = read(reply)
+      assert.isTrue(Either.isLeft(result))
+      return Either.isLeft(result) ? `${result.left.reason} ${result.left.message}` : ""
+    }
+    assert.include(message({ id: "x" }), "BadResponse llm: unexpected reply (choices: is missing)")
+    assert.include(message(null), "unexpected reply (Expected ChatCompletion, actual null)")
+    assert.include(message({ choices: [] }), "choices.0: is missing")
+    assert.include(message({ choices: [{ message: { content: 5 } }] }), "choices.0.message.content:")
+    assert.include(message({ choices: [{ message: { content: "x" } }], usage: { prompt_tokens: "11" } }), "usage.prompt_tokens:")
+    assert.include(message({ choices: [{ message: { content: " " }, finish_reason: "length" }] }), "no content (finish_reason: length)")
+  })
+
+  it("folds streamed chunks into one reply: deltas in order, the last finish reason, the usage chunk", () => {
+    const chunks = Either.getOrThrow(decodeReply(Schema.Array(ChatChunk))(endpoint)([
+      { model: "m", choices: [{ delta: { role: "assistant", reasoning_content: "th" }, finish_reason: null }] },
+      { model: "m", choices: [{ delta: { reasoning_content: "ink", content: "an" } }] },
+      { model: "m", choices: [{ delta: { content: "swer" }, finish_reason: "stop" }] },
+      { model: "m", choices: [], usage: { prompt_tokens: 9, completion_tokens: 3 } }
+    ]))
+    assert.deepStrictEqual(readChatReply(endpoint, collectStream(chunks)), Either.right({
+      content: "answer",
+      reasoning: "think",
+      usage: { promptTokens: 9, completionTokens: 3 },
+      model: "m"
+    }))
   })
 })

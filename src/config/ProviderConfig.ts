@@ -1,4 +1,8 @@
-import { Config, ConfigError, Duration, Effect, Either, Option, Redacted, Schema } from "effect"
+import { Config, ConfigError, type Duration, Effect, Option, type Redacted } from "effect"
+import { ConfigurationError } from "./ConfigurationError.js"
+import { httpUrl, load, parsed, positiveWhole, secret, seconds, text, url, wholeNumber } from "./ConfigVariables.js"
+
+export { ConfigurationError, ConfigurationErrorReason } from "./ConfigurationError.js"
 
 /**
  * How thinking is switched on for the agent role and off for the tool role. Servers disagree on the
@@ -6,17 +10,6 @@ import { Config, ConfigError, Duration, Effect, Either, Option, Redacted, Schema
  */
 export type ThinkingDialect = "none" | "deepseek" | "dashscope" | "vllm"
 export const thinkingDialects: ReadonlyArray<ThinkingDialect> = ["none", "deepseek", "dashscope", "vllm"]
-
-/** Missing: a needed variable is unset; Invalid: a value cannot be used; Unreadable: the environment itself failed. */
-export const ConfigurationErrorReason = Schema.Literal("Missing", "Invalid", "Unreadable")
-export type ConfigurationErrorReason = typeof ConfigurationErrorReason.Type
-
-/** A configuration problem a person fixes by setting `variable`; the message says how, in one line. */
-export class ConfigurationError extends Schema.TaggedError<ConfigurationError>()("ConfigurationError", {
-  reason: ConfigurationErrorReason,
-  variable: Schema.String,
-  message: Schema.String
-}) {}
 
 /** One OpenAI-compatible endpoint, fully resolved (fallbacks applied). */
 export interface EndpointConfig {
@@ -85,60 +78,6 @@ export const configurationHelp =
 // ---- One variable at a time ------------------------------------------------------------------------
 // Failures are ConfigError values whose path is the variable; `load` turns them into ConfigurationError.
 
-// Empty values count as unset: `VTREE_X= vtree …` is a common way to switch something off.
-const text = (name: string) =>
-  Config.option(Config.string(name)).pipe(
-    Config.map(Option.flatMap((value) => Option.liftPredicate(value.trim(), (trimmed) => trimmed !== "")))
-  )
-
-// The one place a key is unwrapped outside a request builder: only to see whether it is blank.
-const secret = (name: string) =>
-  Config.option(Config.redacted(name)).pipe(
-    Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
-  )
-
-/** A variable read through `parse` (undefined: unusable), `fallback` when unset. */
-const parsed = <A>(name: string, expected: string, parse: (raw: string) => A | undefined, fallback: A) =>
-  text(name).pipe(Config.mapOrFail(Option.match({
-    onNone: () => Either.right(fallback),
-    onSome: (raw) => {
-      const value = parse(raw)
-      return value === undefined
-        ? Either.left(ConfigError.InvalidData([name], `${name}=${JSON.stringify(raw)}: expected ${expected} — fix or unset ${name}`))
-        : Either.right(value)
-    }
-  })))
-
-/** An http(s) URL without trailing slashes, or undefined. */
-const httpUrl = (url: string): string | undefined => {
-  try {
-    const { protocol } = new URL(url)
-    return protocol === "http:" || protocol === "https:" ? url.replace(/\/+$/, "") : undefined
-  } catch {
-    return undefined
-  }
-}
-
-const anHttpUrl = "an http(s) URL such as https://api.openai.com/v1"
-const url = (name: string) =>
-  parsed(name, anHttpUrl, (raw) => {
-    const checked = httpUrl(raw)
-    return checked === undefined ? undefined : Option.some(checked)
-  }, Option.none<string>())
-
-const positive = (raw: string) => {
-  const value = Number(raw)
-  return Number.isFinite(value) && value > 0 ? value : undefined
-}
-const positiveWhole = (raw: string) => {
-  const value = positive(raw)
-  return value !== undefined && Number.isInteger(value) ? value : undefined
-}
-
-const seconds = (name: string, fallback: number) =>
-  parsed(name, "a positive number of seconds", positive, fallback).pipe(Config.map(Duration.seconds))
-const wholeNumber = (name: string, fallback: number) => parsed(name, "a positive whole number", positiveWhole, fallback)
-
 const thinking = parsed(
   "VTREE_LLM_THINKING",
   `one of ${thinkingDialects.join(", ")}`,
@@ -146,7 +85,7 @@ const thinking = parsed(
   "none"
 )
 
-const reliability: Config.Config<ReliabilityConfig> = Config.all({
+export const reliability: Config.Config<ReliabilityConfig> = Config.all({
   concurrency: wholeNumber("VTREE_PROVIDER_CONCURRENCY", 16),
   retries: parsed("VTREE_PROVIDER_RETRIES", "a whole number ≥ 0", (raw) => (/^\d+$/.test(raw) ? Number(raw) : undefined), 4)
 })
@@ -270,29 +209,6 @@ const ocr = Effect.gen(function*() {
 })
 
 // ---- Loading: ConfigError in, ConfigurationError out ------------------------------------------------
-
-const firstProblem = (error: ConfigError.ConfigError): ConfigurationError => {
-  switch (error._op) {
-    case "And":
-    case "Or":
-      return firstProblem(error.left)
-    case "InvalidData":
-    case "MissingData": {
-      const variable = error.path.at(-1) ?? "environment"
-      return new ConfigurationError({ reason: error._op === "InvalidData" ? "Invalid" : "Missing", variable, message: error.message })
-    }
-    case "SourceUnavailable":
-    case "Unsupported":
-      return new ConfigurationError({
-        reason: "Unreadable",
-        variable: error.path.at(-1) ?? "environment",
-        message: `cannot read the environment: ${error.message} — check the process environment`
-      })
-  }
-}
-
-const load = <A>(role: Effect.Effect<A, ConfigError.ConfigError>): Effect.Effect<A, ConfigurationError> =>
-  Effect.mapError(role, firstProblem)
 
 const required = <A>(role: Effect.Effect<Option.Option<A>, ConfigError.ConfigError>, variable: string, what: string) =>
   Effect.flatMap(load(role), Option.match({

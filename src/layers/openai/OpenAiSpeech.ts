@@ -109,6 +109,7 @@ export const layer: Layer.Layer<SpeechToText, ConfigurationError, FileSystem.Fil
       onNone: () =>
         Effect.fail(
           new ConfigurationError({
+            reason: "Missing",
             variable: "VTREE_ASR_MODEL",
             message: "speech-to-text is not configured: set VTREE_ASR_MODEL (and VTREE_ASR_BASE_URL / VTREE_ASR_API_KEY)"
           })

@@ -48,6 +48,23 @@ const spaceBetweenCjk = new RegExp(`(?<=[${cjk}])[ \\t]+(?=[${cjk}])`, "gu")
 /** Tesseract separates every CJK character with a space; only spaces between two CJK characters go. */
 export const joinCjk = (text: string): string => text.replace(spaceBetweenCjk, "")
 
+const startsWith = (bytes: Uint8Array, prefix: ReadonlyArray<number>, at = 0) =>
+  prefix.every((byte, index) => bytes[at + index] === byte)
+const ascii = (text: string) => [...text].map((char) => char.charCodeAt(0))
+
+/**
+ * Whether the bytes open like an image format leptonica reads. Anything else is turned away before it
+ * reaches the worker, where leptonica would print its own complaint to the terminal.
+ */
+export const looksLikeImage = (bytes: Uint8Array): boolean =>
+  startsWith(bytes, [0xff, 0xd8, 0xff]) || // JPEG
+  startsWith(bytes, [0x89, 0x50, 0x4e, 0x47]) || // PNG
+  startsWith(bytes, ascii("GIF8")) ||
+  startsWith(bytes, ascii("BM")) ||
+  startsWith(bytes, ascii("II*\0")) || startsWith(bytes, ascii("MM\0*")) || // TIFF
+  (startsWith(bytes, ascii("RIFF")) && startsWith(bytes, ascii("WEBP"), 8)) ||
+  (bytes[0] === 0x50 && bytes[1] !== undefined && bytes[1] >= 0x31 && bytes[1] <= 0x36) // PNM: P1–P6
+
 // The LSTM-only integer models are what tesseract.js itself fetches for its default engine mode; a third
 // of the memory and start time of the `4.0.0` models that also carry the legacy engine.
 const dataVariant = "4.0.0_best_int"
@@ -173,6 +190,9 @@ export const makeWith = Effect.fn("TesseractOcr.makeWith")(function*(
           fail("BadRequest", error._tag === "SystemError" && error.reason === "NotFound" ? `frame not found: ${path}` : `cannot read ${path}: ${error.message}`)
         )
       )
+      if (!looksLikeImage(image)) {
+        return yield* fail("BadRequest", `${Path.basename(path)} is not an image tesseract reads (JPEG, PNG, GIF, BMP, TIFF, WebP, PNM)`)
+      }
       const text = yield* Effect.scoped(Effect.gen(function*() {
         const worker = yield* pool.get
         return yield* worker.recognize(image).pipe(

@@ -1,12 +1,12 @@
 // The pool, timeout and degrade rules of the tesseract OCRProvider, over a fake engine whose "recognition"
-// reads the frame file's bytes as text. The real engine is exercised in test/integration/ocr.
+// reads the frame file's bytes (after a JPEG signature) as text. The real engine is exercised in test/integration/ocr.
 import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Exit, Fiber, Layer, Ref, Scope, TestClock } from "effect"
 import * as Path from "node:path"
 import { ProviderError } from "../../../src/domain/ProviderError.js"
-import { type OcrEngine, joinCjk, makeWith, modelName } from "../../../src/layers/tesseract/TesseractOcr.js"
+import { joinCjk, looksLikeImage, makeWith, modelName, type OcrEngine } from "../../../src/layers/tesseract/TesseractOcr.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 
 interface FakeEngine {
@@ -30,7 +30,7 @@ const fakeEngine = (options: { readonly gate?: Deferred.Deferred<void>; readonly
         yield* Ref.update(mostBusy, (most) => Math.max(most, now))
         if (options.allBusy !== undefined && now === options.allBusy.count) yield* Deferred.succeed(options.allBusy.reached, undefined)
         if (options.gate !== undefined) yield* Deferred.await(options.gate)
-        const text = new TextDecoder().decode(image)
+        const text = new TextDecoder().decode(image.subarray(jpegMagic.length))
         if (text === "HANG") return yield* Effect.never
         if (text === "CRASH") return yield* new ProviderError({ provider: "ocr", reason: "Server", message: "ocr: worker stopped" })
         if (text === "BAD") return yield* new ProviderError({ provider: "ocr", reason: "BadRequest", message: "ocr: cannot read the image" })
@@ -45,14 +45,16 @@ const fakeEngine = (options: { readonly gate?: Deferred.Deferred<void>; readonly
     return { engine, started, terminated, busy, mostBusy } satisfies FakeEngine
   })
 
-/** Writes each text as a frame file and returns their paths. */
+const jpegMagic = Uint8Array.of(0xff, 0xd8, 0xff)
+
+/** Writes each text, after a JPEG's first bytes, as a frame file and returns their paths. */
 const frames = (texts: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const dir = yield* fs.makeTempDirectoryScoped()
     return yield* Effect.forEach(texts, (text, index) => {
       const path = Path.join(dir, `frame_${index}.jpg`)
-      return Effect.as(fs.writeFileString(path, text), path)
+      return Effect.as(fs.writeFile(path, Uint8Array.from([...jpegMagic, ...new TextEncoder().encode(text)])), path)
     })
   })
 
@@ -186,6 +188,19 @@ describe("joinCjk", () => {
     assert.strictEqual(joinCjk("盐 Salt 12 g 克"), "盐 Salt 12 g 克")
     assert.strictEqual(joinCjk("토마토 세 개"), "토마토 세 개")
     assert.strictEqual(joinCjk("番 茄\n加 盐"), "番茄\n加盐")
+  })
+})
+
+describe("looksLikeImage", () => {
+  it("knows the formats leptonica reads by their first bytes", () => {
+    const bytes = (...values: ReadonlyArray<number | string>) =>
+      Uint8Array.from(values.flatMap((value) => (typeof value === "number" ? [value] : [...value].map((char) => char.charCodeAt(0)))))
+    for (const image of [bytes(0xff, 0xd8, 0xff, 0xe0), bytes(0x89, "PNG"), bytes("GIF89a"), bytes("BM"), bytes("II*", 0), bytes("RIFF", 0, 0, 0, 0, "WEBP"), bytes("P6")]) {
+      assert.isTrue(looksLikeImage(image), String(image))
+    }
+    for (const other of [bytes("this is not an image"), bytes(), bytes("RIFF", 0, 0, 0, 0, "WAVE"), bytes("P9")]) {
+      assert.isFalse(looksLikeImage(other), String(other))
+    }
   })
 })
 

@@ -93,6 +93,10 @@ export const tesseractEngine = Effect.fn("TesseractOcr.tesseractEngine")(functio
   for (const lang of langs) {
     const file = trainedDataFile(lang)
     if (Either.isLeft(file)) return yield* fail("BadRequest", file.left)
+    // Checked now: tesseract.js leaves a worker thread behind when its data fails to load.
+    if (!(yield* fs.exists(file.right).pipe(Effect.orElseSucceed(() => false)))) {
+      return yield* fail("BadRequest", `${file.right} is missing — reinstall @tesseract.js-data/${lang}`)
+    }
     files.push(file.right)
   }
 
@@ -200,8 +204,9 @@ export const makeWith = Effect.fn("TesseractOcr.makeWith")(function*(
             duration: timeout,
             onTimeout: () => fail("Timeout", `no text from ${Path.basename(path)} within ${Duration.format(timeout)} — raise the OCR timeout or use smaller frames`)
           }),
-          // A thread still busy on a timed-out frame, or dead, is no use to the next frame.
-          Effect.tapError((error) => (error.reason === "BadRequest" ? Effect.void : pool.invalidate(worker)))
+          // A thread still busy on a timed-out or abandoned frame, or dead, is no use to the next frame.
+          Effect.tapError((error) => (error.reason === "BadRequest" ? Effect.void : pool.invalidate(worker))),
+          Effect.onInterrupt(() => pool.invalidate(worker))
         )
       }))
       return joinCjk(text)
@@ -235,3 +240,16 @@ export const make = (options: TesseractOptions) =>
 
 export const layer = (options: TesseractOptions): Layer.Layer<OCRProvider, ProviderError, FileSystem.FileSystem> =>
   Layer.scoped(OCRProvider, make(options))
+
+/**
+ * For `vtree doctor`: starts one worker with the trained data and stops it, returning how long the
+ * start took. Fails with the same one-line ProviderError a run would meet.
+ */
+export const checkEngine = Effect.fn("TesseractOcr.checkEngine")(function*(langs: ReadonlyArray<string>) {
+  return yield* Effect.scoped(Effect.gen(function*() {
+    const engine = yield* tesseractEngine(langs)
+    const [took, worker] = yield* Effect.timed(engine.start)
+    yield* worker.terminate
+    return { model: modelName(langs), startMs: Duration.toMillis(took) }
+  }))
+})

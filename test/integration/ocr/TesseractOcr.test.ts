@@ -69,6 +69,13 @@ describe("TesseractOcr", () => {
       assert.strictEqual(failure.message, "ocr: no trained data for \"fra\" — run npm install @tesseract.js-data/fra")
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
+  it.scopedLive("the doctor check starts a worker and stops it", () =>
+    Effect.gen(function*() {
+      const check = yield* TesseractOcr.checkEngine(["eng", "chi_sim"])
+      assert.strictEqual(check.model, "tesseract:eng+chi_sim")
+      assert.isAbove(check.startMs, 0)
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+
   it.live("threads start on the first frame and have exited once the scope closes", () =>
     Effect.gen(function*() {
       const started = yield* Ref.make(0)

@@ -132,6 +132,19 @@ describe("TesseractOcr pool", () => {
       assert.strictEqual(yield* Ref.get(fake.started), 2)
     })))
 
+  it.effect("a worker whose frame was abandoned (the question interrupted) is replaced", () =>
+    provided(Effect.gen(function*() {
+      const reached = yield* Deferred.make<void>()
+      const fake = yield* fakeEngine({ allBusy: { count: 1, reached } })
+      const ocr = yield* makeWith({ langs: ["eng"] }, fake.engine)
+      const fiber = yield* Effect.fork(ocr.transcribeFrames(yield* frames(["HANG"])))
+      yield* Deferred.await(reached)
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(yield* Ref.get(fake.terminated), 1)
+      assert.strictEqual(yield* ocr.transcribeFrames(yield* frames(["next"])), "[Frame 1/1] frame_0.jpg\nnext")
+      assert.strictEqual(yield* Ref.get(fake.started), 2)
+    })))
+
   it.effect("a dead worker is replaced, an unreadable image keeps its worker", () =>
     provided(Effect.gen(function*() {
       const fake = yield* fakeEngine()

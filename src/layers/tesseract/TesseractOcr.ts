@@ -150,16 +150,30 @@ const startThread = async (langs: ReadonlyArray<string>, langPath: string): Prom
   const exited = new Promise<number>((resolve) => thread.once("exit", resolve))
   const died = exited.then((code) => Promise.reject(new ThreadExited(code)))
   died.catch(() => {})
+  // Once terminated, tesseract.js would fail a new job with a rejection nobody can catch (its `send`).
+  let stopped = false
+  const stoppedError = (code?: number) =>
+    fail("Server", `the tesseract worker stopped${code === undefined ? "" : ` (exit code ${code})`}; it is restarted for the next frame`)
   return {
     recognize: (image) =>
-      Effect.tryPromise({
-        try: () => Promise.race([worker.recognize(Buffer.from(image)), died]).then((result) => result.data.text),
-        catch: (error) =>
-          error instanceof ThreadExited
-            ? fail("Server", `the tesseract worker stopped (exit code ${error.code}); it is restarted for the next frame`)
-            : fail("BadRequest", `tesseract cannot read the image (${messageOf(error).replace(/^Error: /, "")})`)
-      }),
-    terminate: Effect.promise(() => worker.terminate().then(() => exited)).pipe(Effect.asVoid)
+      Effect.suspend(() =>
+        stopped ? Effect.fail(stoppedError()) : Effect.tryPromise({
+          try: () => {
+            const job = worker.recognize(Buffer.from(image))
+            // Whichever loses the race must not end as an unhandled rejection (fatal in Node).
+            job.catch(() => {})
+            return Promise.race([job, died]).then((result) => result.data.text)
+          },
+          catch: (error) =>
+            error instanceof ThreadExited
+              ? stoppedError(error.code)
+              : fail("BadRequest", `tesseract cannot read the image (${messageOf(error).replace(/^Error: /, "")})`)
+        })
+      ),
+    terminate: Effect.promise(() => {
+      stopped = true
+      return worker.terminate().then(() => exited)
+    }).pipe(Effect.asVoid)
   }
 }
 

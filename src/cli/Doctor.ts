@@ -13,6 +13,7 @@ import type { ProviderError } from "../domain/ProviderError.js"
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
+import * as TesseractOcr from "../layers/tesseract/TesseractOcr.js"
 
 export interface DoctorRow {
   readonly provider: string
@@ -43,10 +44,10 @@ const hostOf = (url: string) => {
 }
 const ping = [{ role: "user" as const, content: "Reply with the single word OK." }]
 
-const timed = (
+const timed = <R>(
   row: Pick<DoctorRow, "provider" | "model" | "endpoint">,
-  check: Effect.Effect<unknown, ProviderError | string>
-): Effect.Effect<DoctorRow> =>
+  check: Effect.Effect<unknown, ProviderError | string, R>
+): Effect.Effect<DoctorRow, never, R> =>
   Effect.gen(function*() {
     const start = yield* Clock.currentTimeMillis
     const outcome = yield* Effect.either(check)
@@ -99,9 +100,17 @@ export const runChecks = (
         embedder.embed(["ping"])
       ))
     }
-    if (Option.isSome(config.ocr)) {
+    if (Option.isSome(config.ocr) && config.ocr.value.engine === "tesseract") {
+      const { langs } = config.ocr.value.tesseract
+      // Starts one worker with the trained data and stops it: what the first OCR'd frame of a run pays.
+      checks.push(timed(
+        { provider: "ocr", model: TesseractOcr.modelName(langs), endpoint: "embedded" },
+        TesseractOcr.checkEngine(langs)
+      ))
+    }
+    if (Option.isSome(config.ocr) && config.ocr.value.engine === "monkeyocr") {
       const http = yield* HttpClient.HttpClient
-      for (const url of config.ocr.value.urls) {
+      for (const url of config.ocr.value.monkeyocr.urls) {
         checks.push(timed(
           { provider: "ocr", model: "monkeyocr", endpoint: hostOf(url) },
           http.get(`${url}/health`).pipe(
@@ -151,7 +160,9 @@ const loadRoles = Effect.gen(function*() {
 /** `vtree doctor` without the CLI around it: prints the table, fails when anything failed. */
 export const doctor = Effect.gen(function*() {
   const { broken, config } = yield* loadRoles
-  const configured = [config.llm, config.vlm, config.embedding, config.ocr].some((option: Option.Option<unknown>) => Option.isSome(option))
+  // The embedded OCR is on by default, so on its own it does not make a configuration worth checking.
+  const monkeyOcr = Option.exists(config.ocr, (ocr) => ocr.engine === "monkeyocr")
+  const configured = monkeyOcr || [config.llm, config.vlm, config.embedding].some((option: Option.Option<unknown>) => Option.isSome(option))
   if (!configured && broken.length === 0) return yield* new DoctorFailed({ message: `no provider is configured: ${configurationHelp}` })
   const rows = [...broken, ...(yield* runChecks(config))]
   yield* Console.log(formatDoctorTable(rows))

@@ -1,6 +1,5 @@
 import { Command, Options } from "@effect/cli"
 import type * as FileSystem from "@effect/platform/FileSystem"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Config, type ConfigError, Console, Context, Duration, Effect, Layer, Logger, LogLevel, Option, Schedule } from "effect"
 import {
   configurationHelp,
@@ -10,7 +9,6 @@ import {
 } from "../config/ProviderConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import type { Question } from "../domain/Question.js"
-import * as MonkeyOcr from "../layers/monkeyocr/MonkeyOcr.js"
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
@@ -29,6 +27,7 @@ import { makeWebTools, type WebToolsHub } from "../programs/tools/WebTools.js"
 import { RunStore } from "../services/RunStore.js"
 import { optionalText, promptOptions, withShownDefault } from "./CliOptions.js"
 import { SearchHubLive } from "./McpServe.js"
+import { ocrLayer, ocrSummary } from "./OcrLayer.js"
 
 const trees = Options.text("trees").pipe(
   Options.withDescription("Folder holding one <videoID>/tree.json per video")
@@ -127,7 +126,7 @@ export const providersSummary = (config: ProvidersConfig) => ({
   }),
   vlm: Option.match(config.vlm, { onNone: () => null, onSome: (vlm) => endpointSummary(vlm.endpoint) }),
   embedding: Option.match(config.embedding, { onNone: () => null, onSome: (e) => endpointSummary(e.endpoint) }),
-  ocr: Option.match(config.ocr, { onNone: () => null, onSome: (ocr) => ({ endpoints: ocr.urls.length }) })
+  ocr: Option.match(config.ocr, { onNone: () => null, onSome: ocrSummary })
 })
 
 /** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
@@ -163,8 +162,7 @@ const providersLayer = (webSearch: boolean) =>
     // Layer's output is contravariant, so an optional service widens to Layer<never> when absent.
     const optional: ReadonlyArray<Layer.Layer<never, ProviderError | ConfigError.ConfigError | InferError, FileSystem.FileSystem>> = [
       ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layerConfig)),
-      // node:http rather than undici: the undici client cannot send MonkeyOCR's multipart uploads on Node 20.
-      ...Option.toArray(Option.map(config.ocr, (ocr) => MonkeyOcr.layerConfig(ocr).pipe(Layer.provide(NodeHttpClient.layer)))),
+      ...Option.toArray(Option.map(config.ocr, ocrLayer)),
       ...(webSearch ? [Layer.effect(WebSearch, Effect.flatMap(SearchHub, enabledHub)).pipe(Layer.provide(SearchHubLive))] : [])
     ]
     return Layer.mergeAll(

@@ -2,6 +2,7 @@ import { Command } from "@effect/cli"
 import { doctorCommand } from "./DoctorCommand.js"
 import { inferCommand } from "./InferCommand.js"
 import { mcpCommand } from "./McpCommand.js"
+import { ocrCommand } from "./OcrCommand.js"
 import { promptCommand } from "./PromptCommand.js"
 import { reportCommand } from "./ReportCommand.js"
 import { treeCommand } from "./TreeCommand.js"
@@ -14,5 +15,5 @@ export const rootCommand = Command.make("vtree").pipe(
   Command.withDescription(
     "Answer questions about long videos with an LLM agent searching a hierarchical video tree."
   ),
-  Command.withSubcommands([doctorCommand, inferCommand, mcpCommand, promptCommand, reportCommand, treeCommand])
+  Command.withSubcommands([doctorCommand, inferCommand, mcpCommand, ocrCommand, promptCommand, reportCommand, treeCommand])
 )

@@ -59,12 +59,24 @@ export interface OcrConfig {
   readonly reliability: ReliabilityConfig
 }
 
+/** The embedded OCR engine (tesseract.js): trained data from npm packages, threads started on demand. */
+export interface TesseractConfig {
+  readonly langs: ReadonlyArray<string>
+  readonly workers: number
+  readonly timeout: Duration.Duration
+}
+
+/** Which OCR engine observe_frame uses (`VTREE_OCR`); none when it is `off`. */
+export type OcrEngineConfig =
+  | { readonly engine: "tesseract"; readonly tesseract: TesseractConfig }
+  | { readonly engine: "monkeyocr"; readonly monkeyocr: OcrConfig }
+
 /** Everything the provider layers read from the environment; absent parts are not configured. */
 export interface ProvidersConfig {
   readonly llm: Option.Option<LlmConfig>
   readonly vlm: Option.Option<VlmConfig>
   readonly embedding: Option.Option<EmbeddingConfig>
-  readonly ocr: Option.Option<OcrConfig>
+  readonly ocr: Option.Option<OcrEngineConfig>
 }
 
 export const defaultOpenAiBaseUrl = "https://api.openai.com/v1"
@@ -198,13 +210,53 @@ const ocrUrls = parsed("VTREE_OCR_URLS", "comma-separated http(s) URLs such as h
   return urls.every((u) => u !== undefined) ? urls : undefined
 }, [])
 
-const ocr = Effect.gen(function*() {
+const monkeyOcr = Effect.gen(function*() {
   const urls = yield* ocrUrls
   if (urls.length === 0) return Option.none<OcrConfig>()
   return Option.some<OcrConfig>({
     urls,
     timeout: yield* seconds("VTREE_OCR_TIMEOUT_SECONDS", 60),
     reliability: yield* reliability
+  })
+})
+
+const ocrEngines = ["tesseract", "monkeyocr", "off"] as const
+const ocrEngine = parsed<(typeof ocrEngines)[number] | undefined>(
+  "VTREE_OCR",
+  ocrEngines.join(", "),
+  (raw) => ocrEngines.find((engine) => engine === raw.toLowerCase()),
+  undefined
+)
+
+const tesseractLangs = parsed("VTREE_OCR_LANGS", "tesseract language codes such as eng or eng,chi_sim", (raw) => {
+  const langs = raw.split(/[,+]/).map((part) => part.trim()).filter((part) => part !== "")
+  return langs.length > 0 && langs.every((lang) => /^[a-z][a-z_]*$/.test(lang)) ? langs : undefined
+}, ["eng"])
+
+/**
+ * OCR is on by default with the embedded engine: it costs nothing until a frame needs reading (no
+ * thread starts before), then ~1 s once and ~70 MB (BENCHMARKS.md). MonkeyOCR when its URLs are given.
+ */
+const ocr = Effect.gen(function*() {
+  const chosen = yield* ocrEngine
+  if (chosen === "off") return Option.none<OcrEngineConfig>()
+  const monkey = yield* monkeyOcr
+  if (chosen === "monkeyocr" || (chosen === undefined && Option.isSome(monkey))) {
+    if (Option.isNone(monkey)) {
+      return yield* Effect.fail(ConfigError.MissingData(
+        ["VTREE_OCR_URLS"],
+        "VTREE_OCR=monkeyocr needs VTREE_OCR_URLS: set it to your MonkeyOCR servers (comma-separated), or use VTREE_OCR=tesseract"
+      ))
+    }
+    return Option.some<OcrEngineConfig>({ engine: "monkeyocr", monkeyocr: monkey.value })
+  }
+  return Option.some<OcrEngineConfig>({
+    engine: "tesseract",
+    tesseract: {
+      langs: yield* tesseractLangs,
+      workers: yield* wholeNumber("VTREE_OCR_WORKERS", 1),
+      timeout: yield* seconds("VTREE_OCR_TIMEOUT_SECONDS", 60)
+    }
   })
 })
 
@@ -242,4 +294,4 @@ export const loadEmbeddingConfig: Effect.Effect<EmbeddingConfig, ConfigurationEr
   "the embedding endpoint"
 )
 
-export const loadOcrConfig: Effect.Effect<OcrConfig, ConfigurationError> = required(ocr, "VTREE_OCR_URLS", "MonkeyOCR")
+export const loadOcrConfig: Effect.Effect<OcrConfig, ConfigurationError> = required(monkeyOcr, "VTREE_OCR_URLS", "MonkeyOCR")

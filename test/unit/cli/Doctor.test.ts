@@ -48,6 +48,8 @@ describe("doctor", () => {
     Effect.gen(function*() {
       const { error, table } = yield* runDoctor({ VTREE_EMBED_BASE_URL: "http://e/v1" })
       assert.include(table, "embed: VTREE_EMBED_BASE_URL is set but VTREE_EMBED_MODEL is not")
-      assert.strictEqual(error.message, "1 of 1 provider checks failed: embed (Configuration)")
+      // The embedded OCR, on by default, is checked beside it.
+      assert.include(table, "tesseract:eng")
+      assert.strictEqual(error.message, "1 of 2 provider checks failed: embed (Configuration)")
     }))
 })

@@ -5,6 +5,7 @@ import {
   loadLlmConfig,
   loadOcrConfig,
   loadProvidersConfig,
+  loadRoleConfigs,
   loadVlmConfig
 } from "../../../src/config/ProviderConfig.js"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
@@ -14,13 +15,35 @@ const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(Confi
 const key = (option: Option.Option<Redacted.Redacted<string>>) => Option.getOrUndefined(Option.map(option, Redacted.value))
 
 describe("ProviderConfig", () => {
-  it.effect("nothing set: nothing configured", () =>
+  it.effect("nothing set: no model configured; OCR is the embedded engine reading English", () =>
     Effect.gen(function*() {
       const config = yield* loadProvidersConfig.pipe(withEnv({}))
       assert.isTrue(Option.isNone(config.llm))
       assert.isTrue(Option.isNone(config.vlm))
       assert.isTrue(Option.isNone(config.embedding))
-      assert.isTrue(Option.isNone(config.ocr))
+      assert.deepStrictEqual(config.ocr, Option.some({
+        engine: "tesseract" as const,
+        tesseract: { langs: ["eng"], workers: 1, timeout: Duration.seconds(60) }
+      }))
+    }))
+
+  it.effect("VTREE_OCR picks the engine: off, tesseract with its languages and workers, monkeyocr with its URLs", () =>
+    Effect.gen(function*() {
+      const off = yield* loadProvidersConfig.pipe(withEnv({ VTREE_OCR: "off", VTREE_OCR_URLS: "http://ocr:7861" }))
+      assert.isTrue(Option.isNone(off.ocr))
+      const chinese = Option.getOrThrow((yield* loadProvidersConfig.pipe(withEnv({ VTREE_OCR_LANGS: "eng+chi_sim", VTREE_OCR_WORKERS: "2" }))).ocr)
+      assert.deepStrictEqual(chinese.engine === "tesseract" ? chinese.tesseract.langs : [], ["eng", "chi_sim"])
+      assert.strictEqual(chinese.engine === "tesseract" ? chinese.tesseract.workers : 0, 2)
+      const monkey = Option.getOrThrow((yield* loadProvidersConfig.pipe(withEnv({ VTREE_OCR_URLS: "http://ocr:7861" }))).ocr)
+      assert.strictEqual(monkey.engine, "monkeyocr")
+      const noUrls = yield* Effect.flip(loadRoleConfigs.ocr.pipe(withEnv({ VTREE_OCR: "monkeyocr" })))
+      assert.strictEqual(noUrls.reason, "Missing")
+      assert.strictEqual(noUrls.variable, "VTREE_OCR_URLS")
+      const bogus = yield* Effect.flip(loadRoleConfigs.ocr.pipe(withEnv({ VTREE_OCR: "paddle" })))
+      assert.strictEqual(bogus.reason, "Invalid")
+      assert.include(bogus.message, "tesseract, monkeyocr, off")
+      const badLang = yield* Effect.flip(loadRoleConfigs.ocr.pipe(withEnv({ VTREE_OCR_LANGS: "eng;rm -rf" })))
+      assert.strictEqual(badLang.variable, "VTREE_OCR_LANGS")
     }))
 
   it.effect("the tool role and the VLM default to the LLM values; OPENAI_* are the fallbacks", () =>
@@ -71,7 +94,8 @@ describe("ProviderConfig", () => {
       assert.strictEqual(embedding.dimensions, 1024)
       assert.strictEqual(Duration.toMillis(embedding.endpoint.timeout), 2500)
       assert.strictEqual(embedding.reliability.concurrency, 8)
-      assert.deepStrictEqual(Option.getOrThrow(config.ocr).urls, ["http://ocr1:7861", "http://ocr2:7861"])
+      const ocr = Option.getOrThrow(config.ocr)
+      assert.deepStrictEqual(ocr.engine === "monkeyocr" ? ocr.monkeyocr.urls : [], ["http://ocr1:7861", "http://ocr2:7861"])
     }))
 
   it.effect("errors name the variable to set or fix", () =>
@@ -107,7 +131,7 @@ describe("ProviderConfig", () => {
     Effect.gen(function*() {
       const config = yield* loadProvidersConfig.pipe(withEnv({ VTREE_LLM_MODEL: "m", VTREE_LLM_API_KEY: "  ", OPENAI_API_KEY: "sk-o", VTREE_OCR_URLS: "" }))
       assert.strictEqual(key(Option.getOrThrow(config.llm).agent.apiKey), "sk-o")
-      assert.isTrue(Option.isNone(config.ocr))
+      assert.strictEqual(Option.getOrThrow(config.ocr).engine, "tesseract")
     }))
 
   it.effect("a bad VTREE_OCR_URLS fails the OCR role only: the LLM layer still builds", () =>

@@ -1,0 +1,35 @@
+import { Args, Command } from "@effect/cli"
+import { Console, Data, Effect, Layer, Option } from "effect"
+import { loadRoleConfigs } from "../config/ProviderConfig.js"
+import { OCRProvider } from "../services/OCRProvider.js"
+import { ocrLayer, ocrSummary } from "./OcrLayer.js"
+
+class OcrOff extends Data.TaggedError("OcrOff")<{ readonly message: string }> {}
+
+const frames = Args.file({ name: "FRAME", exists: "yes" }).pipe(
+  Args.withDescription("Image files (JPEG or PNG) to read, e.g. a tree's frames/*.jpg"),
+  Args.atLeast(1)
+)
+
+/** The configured engine, or a one-line refusal when OCR is switched off. */
+const configuredOcr = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* loadRoleConfigs.ocr
+  if (Option.isNone(config)) {
+    return yield* new OcrOff({ message: "OCR is off (VTREE_OCR=off): unset VTREE_OCR or set it to tesseract or monkeyocr" })
+  }
+  yield* Effect.logDebug("ocr engine").pipe(Effect.annotateLogs(ocrSummary(config.value)))
+  return ocrLayer(config.value)
+}))
+
+/** `vtree ocr FRAME…`: what observe_frame's OCR would read from these frames, for tuning the engine. */
+export const ocrCommand = Command.make("ocr", { frames }, ({ frames }) =>
+  Effect.gen(function*() {
+    const ocr = yield* OCRProvider
+    const transcript = yield* ocr.transcribeFrames(frames)
+    yield* Console.log(transcript)
+  })).pipe(
+    Command.withDescription(
+      "Print the text the configured OCR engine (VTREE_OCR: tesseract by default, monkeyocr, off) reads in the given frames"
+    ),
+    Command.provide(configuredOcr)
+  )

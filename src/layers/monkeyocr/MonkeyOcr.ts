@@ -5,6 +5,7 @@ import { Duration, Effect, Either, Layer, Option, Ref, Schema } from "effect"
 import * as Path from "node:path"
 import { type ConfigurationError, loadOcrConfig, type OcrConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
+import { transcribeEach } from "../../programs/providers/OcrTranscript.js"
 import { type ProviderPolicy, reported, withPolicy } from "../../programs/providers/Reliability.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
 import { reasonForStatus } from "../openai/OpenAiErrors.js"
@@ -24,14 +25,8 @@ const fail = (reason: ProviderError["reason"], message: string, status?: number)
 /** Health checks get a short leash: a server that cannot answer /health in time is not one to queue frames on. */
 const healthTimeout = Duration.seconds(10)
 
-/** `[Frame 2/3] frame_L3_004.jpg` then the text; frames that failed are left out, not guessed at. */
-export const formatTranscript = (
-  frames: ReadonlyArray<{ readonly index: number; readonly path: string; readonly text: string }>,
-  total: number
-): string =>
-  frames
-    .map((frame) => `[Frame ${frame.index + 1}/${total}] ${Path.basename(frame.path)}\n${frame.text.trim() === "" ? "(no text)" : frame.text.trim()}`)
-    .join("\n\n")
+// Kept here too: the format was first exported from this module.
+export { formatTranscript } from "../../programs/providers/OcrTranscript.js"
 
 /**
  * An OCRProvider over one or more MonkeyOCR servers. Endpoints are health-checked once at start
@@ -110,24 +105,9 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
       )
     }).pipe(reported({ role: "ocr", model: "monkeyocr" }, () => ({ promptTokens: 0, completionTokens: 0 })))
 
-  const transcribeFrames = Effect.fn("MonkeyOcr.transcribeFrames")(function*(paths: ReadonlyArray<string>) {
-    if (paths.length === 0) return ""
-    const results = yield* Effect.forEach(paths, (path) => Effect.either(frame(path)), { concurrency: "unbounded" })
-    const done = results.flatMap((result, index) => (Either.isRight(result) ? [{ index, path: paths[index]!, text: result.right }] : []))
-    const failures = results.flatMap((result) => (Either.isLeft(result) ? [result.left] : []))
-    if (done.length === 0) {
-      const first = failures[0]!
-      return yield* new ProviderError({
-        provider,
-        reason: first.reason,
-        message: `${provider}: none of ${paths.length} frames could be read (${first.message})`
-      })
-    }
-    if (failures.length > 0) {
-      yield* Effect.logWarning("OCR left frames out").pipe(Effect.annotateLogs({ failed: failures.length, of: paths.length }))
-    }
-    return formatTranscript(done, paths.length)
-  })
+  const transcribeFrames = Effect.fn("MonkeyOcr.transcribeFrames")((paths: ReadonlyArray<string>) =>
+    transcribeEach(provider, paths, frame)
+  )
 
   return OCRProvider.of({ transcribeFrames })
 })

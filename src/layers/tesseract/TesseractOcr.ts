@@ -7,7 +7,7 @@ import Tesseract from "tesseract.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { reported } from "../../programs/providers/Reliability.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
-import { formatTranscript } from "../monkeyocr/MonkeyOcr.js"
+import { transcribeEach } from "../../programs/providers/OcrTranscript.js"
 
 const provider = "ocr"
 
@@ -228,24 +228,9 @@ export const makeWith = Effect.fn("TesseractOcr.makeWith")(function*(
       return joinCjk(text)
     }).pipe(reported({ role: "ocr", model }, () => ({ promptTokens: 0, completionTokens: 0 })))
 
-  const transcribeFrames = Effect.fn("TesseractOcr.transcribeFrames")(function*(paths: ReadonlyArray<string>) {
-    if (paths.length === 0) return ""
-    const results = yield* Effect.forEach(paths, (path) => Effect.either(frame(path)), { concurrency: "unbounded" })
-    const done = results.flatMap((result, index) => (Either.isRight(result) ? [{ index, path: paths[index]!, text: result.right }] : []))
-    const failures = results.flatMap((result) => (Either.isLeft(result) ? [result.left] : []))
-    if (done.length === 0) {
-      const first = failures[0]!
-      return yield* new ProviderError({
-        provider,
-        reason: first.reason,
-        message: `${provider}: none of ${paths.length} frames could be read (${first.message})`
-      })
-    }
-    if (failures.length > 0) {
-      yield* Effect.logWarning("OCR left frames out").pipe(Effect.annotateLogs({ failed: failures.length, of: paths.length }))
-    }
-    return formatTranscript(done, paths.length)
-  })
+  const transcribeFrames = Effect.fn("TesseractOcr.transcribeFrames")((paths: ReadonlyArray<string>) =>
+    transcribeEach(provider, paths, frame)
+  )
 
   return OCRProvider.of({ transcribeFrames })
 })

@@ -1,0 +1,40 @@
+import { Effect, Either } from "effect"
+import * as Path from "node:path"
+import { ProviderError } from "../../domain/ProviderError.js"
+
+/** `[Frame 2/3] frame_L3_004.jpg` then the text; frames that failed are left out, not guessed at. */
+export const formatTranscript = (
+  frames: ReadonlyArray<{ readonly index: number; readonly path: string; readonly text: string }>,
+  total: number
+): string =>
+  frames
+    .map((frame) => `[Frame ${frame.index + 1}/${total}] ${Path.basename(frame.path)}\n${frame.text.trim() === "" ? "(no text)" : frame.text.trim()}`)
+    .join("\n\n")
+
+/**
+ * The transcript of several frames read one by one, the same for every OCR engine: a frame that fails
+ * is left out (with a warning); only when every frame failed does the call fail, so observe_frame can
+ * count `ocr_failed` and go on without OCR.
+ */
+export const transcribeEach = Effect.fnUntraced(function*(
+  provider: string,
+  paths: ReadonlyArray<string>,
+  frame: (path: string) => Effect.Effect<string, ProviderError>
+) {
+  if (paths.length === 0) return ""
+  const results = yield* Effect.forEach(paths, (path) => Effect.either(frame(path)), { concurrency: "unbounded" })
+  const done = results.flatMap((result, index) => (Either.isRight(result) ? [{ index, path: paths[index]!, text: result.right }] : []))
+  const failures = results.flatMap((result) => (Either.isLeft(result) ? [result.left] : []))
+  if (done.length === 0) {
+    const first = failures[0]!
+    return yield* new ProviderError({
+      provider,
+      reason: first.reason,
+      message: `${provider}: none of ${paths.length} frames could be read (${first.message})`
+    })
+  }
+  if (failures.length > 0) {
+    yield* Effect.logWarning("OCR left frames out").pipe(Effect.annotateLogs({ failed: failures.length, of: paths.length }))
+  }
+  return formatTranscript(done, paths.length)
+})

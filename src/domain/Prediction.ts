@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ReplyShape } from "./Protocol.js"
 import { ProviderErrorReason } from "./ProviderError.js"
 
 export const StopReason = Schema.Literal("finished", "budget_exceeded", "parse_error", "error")
@@ -15,7 +16,9 @@ export const StepRecord = Schema.Struct({
   args: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   output: Schema.String,
   /** The model's reply as sent. */
-  raw: Schema.String
+  raw: Schema.String,
+  /** How the parser read `raw` (absent in records written before it said). */
+  replyShapes: Schema.optionalWith(Schema.Array(ReplyShape), { exact: true })
 })
 export type StepRecord = typeof StepRecord.Type
 

@@ -18,16 +18,23 @@ export interface AgentAction {
 
 /**
  * How a reply was read, so a report can show what a model really sends: `clean` is the one JSON object
- * the prompt asks for and nothing else; the others name each liberty the parser took.
+ * the prompt asks for and nothing else; the others name each liberty the parser took:
+ * fenced (in a Markdown code fence), prose (text around the object), think-stripped (reasoning in
+ * <think>/<thinking>/<reasoning> blocks removed and kept as the thought), function-call (a native
+ * tool-call shape: {"name", "arguments"}, <tool_call>, tool_calls), first-of-several (several actions,
+ * the first taken), repaired (invalid or cut-off JSON repaired; the action itself was whole).
  */
-export type ReplyShape =
-  | "clean"
-  | "fenced" // inside a Markdown code fence
-  | "prose" // with text before or after the object
-  | "think-stripped" // reasoning in <think>/<thinking>/<reasoning> blocks removed (kept as the thought)
-  | "function-call" // a native tool-call shape: {"name", "arguments"}, <tool_call>, tool_calls
-  | "first-of-several" // several actions; the first taken
-  | "repaired" // invalid or cut-off JSON repaired; the action itself was whole
+export const ReplyShape = Schema.Literal("clean", "fenced", "prose", "think-stripped", "function-call", "first-of-several", "repaired")
+export type ReplyShape = typeof ReplyShape.Type
+
+/** How many counted steps were read in each shape (a step may count under several). */
+export type ReplyShapeCounts = Readonly<Partial<Record<ReplyShape, number>>>
+
+export const countShapes = (steps: ReadonlyArray<{ readonly replyShapes?: ReadonlyArray<ReplyShape> | undefined }>): ReplyShapeCounts => {
+  const counts: Partial<Record<ReplyShape, number>> = {}
+  for (const step of steps) for (const shape of step.replyShapes ?? []) counts[shape] = (counts[shape] ?? 0) + 1
+  return counts
+}
 
 export type ParseResult =
   | {

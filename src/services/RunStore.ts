@@ -1,3 +1,4 @@
+import type { ReplyShape, ReplyShapeCounts } from "../domain/Protocol.js"
 // The run store port: what the harness writes while a benchmark runs and what `vtree report` reads.
 // Only types and the Tag live here; the SQLite adapter is src/layers/sqlite/SqliteRunStore.ts.
 import type { Effect, Option } from "effect"
@@ -41,6 +42,8 @@ export interface PredictionRow {
   readonly completionTokens: number
   readonly startedAt: number
   readonly finishedAt: number
+  /** Steps per reply shape (how the parser read the agent's replies); {} for rows written before. */
+  readonly replyShapes?: ReplyShapeCounts
 }
 
 /** A step as the harness hands it over; the question id comes from the prediction it is saved with. */
@@ -52,6 +55,7 @@ export interface StepInput {
   readonly thought: string | null
   readonly reflect: unknown
   readonly plan: unknown
+  readonly replyShapes?: ReadonlyArray<ReplyShape>
 }
 
 /** A row of `steps`. */

@@ -71,9 +71,17 @@ const initial = Effect.gen(function*() {
   yield* sql`CREATE INDEX llm_calls_role ON llm_calls (run_id, role)`
 })
 
+// How the parser read each reply (DESIGN issue #16): rows written before read as no shapes.
+const replyShapes = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE steps ADD COLUMN reply_shapes TEXT NOT NULL DEFAULT ''`
+  yield* sql`ALTER TABLE predictions ADD COLUMN reply_shapes_json TEXT NOT NULL DEFAULT '{}'`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0002_reply_shapes": replyShapes
 }
 
 // Migrator.make without dumpSchema: fromRecord needs no FileSystem, and schema dumps (the sqlite3 CLI)

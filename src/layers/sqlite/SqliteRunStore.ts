@@ -8,6 +8,7 @@ import * as nodePath from "node:path"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { StopReason } from "../../domain/Prediction.js"
 import { ProviderErrorReason } from "../../domain/ProviderError.js"
+import { ReplyShape } from "../../domain/Protocol.js"
 import type { CallRecord } from "../../services/CallLog.js"
 import { migrate } from "./Migrations.js"
 import type { LoadedRun, RunRow, RunStoreShape } from "../../services/RunStore.js"
@@ -199,10 +200,21 @@ const predictionFields = {
   promptTokens: column("prompt_tokens", Schema.Number),
   completionTokens: column("completion_tokens", Schema.Number),
   startedAt: column("started_at", Schema.Number),
-  finishedAt: column("finished_at", Schema.Number)
+  finishedAt: column("finished_at", Schema.Number),
+  replyShapes: Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Number })).pipe(
+    Schema.propertySignature,
+    Schema.fromKey("reply_shapes_json")
+  )
 }
 const PredictionRowSchema = Schema.Struct(predictionFields)
 const PredictionInsert = Schema.Struct({ runId: RunId, ...predictionFields })
+
+// A comma-separated list of a handful of fixed words, read back without JSON.
+const ShapeList = Schema.transform(Schema.String, Schema.Array(ReplyShape), {
+  strict: false,
+  decode: (text) => (text === "" ? [] : text.split(",")),
+  encode: (shapes) => shapes.join(",")
+})
 
 const stepFields = {
   questionId: QuestionId,
@@ -212,7 +224,9 @@ const stepFields = {
   output: Schema.String,
   thought: Schema.NullOr(Schema.String),
   reflect: column("reflect_json", Json),
-  plan: column("plan_json", Json)
+  plan: column("plan_json", Json),
+  // A comma-separated list: a handful of fixed words, read back without JSON.
+  replyShapes: column("reply_shapes", ShapeList)
 }
 const StepRowSchema = Schema.Struct(stepFields)
 const StepInsert = Schema.Struct({ runId: RunId, ...stepFields })
@@ -382,8 +396,14 @@ const make = (filename: string) =>
         const write = Effect.gen(function*() {
           // The cascade removes the earlier steps and calls of this question along with its prediction.
           yield* sql`DELETE FROM predictions WHERE run_id = ${runId} AND question_id = ${p.questionId}`
-          yield* insertPrediction({ ...p, runId, startedAt: Math.round(p.startedAt), finishedAt: Math.round(p.finishedAt) })
-          yield* insertSteps(record.steps.map((step) => ({ ...step, runId, questionId: p.questionId })))
+          yield* insertPrediction({
+            ...p,
+            runId,
+            startedAt: Math.round(p.startedAt),
+            finishedAt: Math.round(p.finishedAt),
+            replyShapes: p.replyShapes ?? {}
+          })
+          yield* insertSteps(record.steps.map((step) => ({ ...step, runId, questionId: p.questionId, replyShapes: step.replyShapes ?? [] })))
           yield* insertCalls(runId, () => p.questionId, record.calls)
         })
         // Uninterruptible: a question that finished while Ctrl-C arrives is still kept whole.

@@ -134,7 +134,8 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
         tool: action.tool,
         args: action.args,
         output,
-        raw
+        raw,
+        replyShapes: parsed.shapes
       }
       steps.push(step)
       messages.push({ role: "user", content: hint === undefined || hint === "" ? output : `${output}\n\n${hint}` })

@@ -17,6 +17,7 @@ import type { AnchorMode } from "../tools/ToolContext.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
 import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import { loadTreeEnvironment } from "../tree/TreeLoader.js"
+import { countShapes } from "../../domain/Protocol.js"
 import { InferError } from "./InferError.js"
 
 export { InferError, InferErrorReason } from "./InferError.js"
@@ -371,7 +372,8 @@ const predictionRow = (
     promptTokens: tokens.promptTokens,
     completionTokens: tokens.completionTokens,
     startedAt,
-    finishedAt
+    finishedAt,
+    replyShapes: countShapes(prediction.steps)
   }
 }
 
@@ -409,7 +411,8 @@ const answerAndSave = <R>(
           output: step.output,
           thought: step.thought,
           reflect: step.reflect,
-          plan: step.plan
+          plan: step.plan,
+          ...(step.replyShapes === undefined ? {} : { replyShapes: step.replyShapes })
         })),
         calls
       })

@@ -61,6 +61,17 @@ export interface Summary {
     readonly promptTokens: number
     readonly completionTokens: number
   }
+  /**
+   * How the agent model's replies were read, over the run's counted steps: a model that wraps its JSON
+   * in think tags or answers in its native tool-call shape shows here at once. Empty for runs stored
+   * before replies were classified.
+   */
+  readonly replyShapes: {
+    /** The agent model(s) the calls name. */
+    readonly model: string
+    readonly steps: number
+    readonly shapes: ReadonlyArray<{ readonly shape: string; readonly steps: number }>
+  }
 }
 
 /** Shown for a question with no task type or duration. */
@@ -151,7 +162,23 @@ export const summarize = (input: SummaryInput): Summary => {
       byRole,
       promptTokens: byRole.reduce((sum, r) => sum + r.promptTokens, 0),
       completionTokens: byRole.reduce((sum, r) => sum + r.completionTokens, 0)
-    }
+    },
+    replyShapes: replyShapesOf(predictions, calls)
+  }
+}
+
+const shapeOrder = ["clean", "fenced", "prose", "think-stripped", "function-call", "first-of-several", "repaired"]
+
+const replyShapesOf = (predictions: ReadonlyArray<ReportPrediction>, calls: ReadonlyArray<ReportCall>): Summary["replyShapes"] => {
+  const counts = new Map<string, number>()
+  for (const p of predictions) {
+    for (const [shape, steps] of Object.entries(p.replyShapes ?? {})) counts.set(shape, (counts.get(shape) ?? 0) + (steps ?? 0))
+  }
+  const models = [...new Set(calls.filter((c) => c.role === "agent").map((c) => c.model))].sort()
+  return {
+    model: models.length === 0 ? "—" : models.join(", "),
+    steps: predictions.reduce((sum, p) => sum + p.stepsUsed, 0),
+    shapes: [...counts.keys()].sort(rankBy(shapeOrder)).map((shape) => ({ shape, steps: counts.get(shape)! }))
   }
 }
 
@@ -226,12 +253,24 @@ export const renderText = (summary: Summary): string => {
     ],
     [false, true, true, true, true]
   )
+  const shapes = summary.replyShapes.shapes.length === 0 ? [] : [
+    `Reply shapes of ${summary.replyShapes.model} (a step may count under several)\n` + formatTable(
+      ["Shape", "Steps", "Share"],
+      summary.replyShapes.shapes.map((s) => [
+        s.shape,
+        formatCount(s.steps),
+        formatPercent(summary.replyShapes.steps === 0 ? null : s.steps / summary.replyShapes.steps)
+      ]),
+      [false, true, true]
+    )
+  ]
   return [
     header,
     accuracyTable("Task type", summary.byTaskType),
     accuracyTable("Duration", summary.byDuration),
     stops,
-    tokens
+    tokens,
+    ...shapes
   ].join("\n\n") + "\n"
 }
 

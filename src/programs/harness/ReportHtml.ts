@@ -69,6 +69,10 @@ export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>): string => {
 }
 
 const summarySection = (summary: Summary): string => {
+  const shapeRows = summary.replyShapes.shapes.map((s) => `<tr><td>${escapeHtml(s.shape)}</td><td class="n">${s.steps}</td></tr>`).join("")
+  const shapeTable = shapeRows === ""
+    ? ""
+    : `\n<h2>Reply shapes of ${escapeHtml(summary.replyShapes.model)}</h2>\n<table><tr><th>Shape</th><th>Steps</th></tr>${shapeRows}</table>`
   const tokenRows = summary.tokens.byRole.map((r) =>
     `<tr><td>${esc(r.role)}</td><td class="n">${r.calls}</td><td class="n">${r.errors}</td>` +
     `<td class="n">${r.promptTokens}</td><td class="n">${r.completionTokens}</td></tr>`
@@ -92,7 +96,7 @@ ${accuracyChart(summary.byTaskType)}
 <h2>Stop reasons</h2>
 <table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>
 <h2>Tokens per role</h2>
-<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th></tr>${tokenRows}</table>`
+<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th></tr>${tokenRows}</table>${shapeTable}`
 }
 
 const verdict = (p: ReportPrediction): string =>

@@ -45,10 +45,10 @@ describe("SqliteRunStore", () => {
         assert.deepStrictEqual(yield* columns(sql, "predictions"), [
           "run_id", "question_id", "video_id", "task_type", "duration", "question", "options_json", "answer",
           "prediction", "correct", "evidence", "reasoning", "steps_used", "stop_reason", "error",
-          "prompt_tokens", "completion_tokens", "started_at", "finished_at"
+          "prompt_tokens", "completion_tokens", "started_at", "finished_at", "reply_shapes_json"
         ])
         assert.deepStrictEqual(yield* columns(sql, "steps"), [
-          "run_id", "question_id", "step", "tool", "args_json", "output", "thought", "reflect_json", "plan_json"
+          "run_id", "question_id", "step", "tool", "args_json", "output", "thought", "reflect_json", "plan_json", "reply_shapes"
         ])
         assert.deepStrictEqual(yield* columns(sql, "llm_calls"), [
           "call_id", "run_id", "question_id", "parent_step", "role", "model", "started_at", "duration_ms",
@@ -69,7 +69,7 @@ describe("SqliteRunStore", () => {
             return { applied: applied[0]?.n, runs: runs.map((run) => run.runId) }
           })
         )
-        assert.deepStrictEqual(reopened, { applied: 1, runs: ["r1"] })
+        assert.deepStrictEqual(reopened, { applied: 2, runs: ["r1"] })
       })
     ))
 
@@ -139,8 +139,11 @@ describe("SqliteRunStore", () => {
         const store = yield* RunStore
         yield* store.startRun({ runId: "r", config: {} })
         yield* store.saveQuestion("r", {
-          prediction: prediction({ questionId: "q2" }),
-          steps: [step(1), step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } })],
+          prediction: prediction({ questionId: "q2", replyShapes: { clean: 1, "think-stripped": 1, fenced: 1 } }),
+          steps: [
+            { ...step(1), replyShapes: ["think-stripped", "fenced"] },
+            step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } })
+          ],
           // A call recorded without a question id still belongs to the question it is saved with.
           calls: [call({ questionId: null }), call({ role: "tool", model: "summarizer", parentStep: 2 })]
         })
@@ -153,11 +156,13 @@ describe("SqliteRunStore", () => {
 
         const loaded = yield* store.loadRun("r")
         assert.deepStrictEqual(loaded.predictions.map((p) => p.questionId), ["q1", "q2"])
-        assert.deepStrictEqual(loaded.predictions[1], prediction({ questionId: "q2" }))
+        assert.deepStrictEqual(loaded.predictions[1], prediction({ questionId: "q2", replyShapes: { clean: 1, "think-stripped": 1, fenced: 1 } }))
+        // Rows saved without shapes read back as none, not as a made-up "clean".
+        assert.deepStrictEqual(loaded.predictions[0]?.replyShapes, {})
         assert.strictEqual(loaded.predictions[0]?.prediction, null)
         assert.deepStrictEqual(loaded.steps, [
-          { questionId: "q2", ...step(1) },
-          { questionId: "q2", ...step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } }) }
+          { questionId: "q2", ...step(1), replyShapes: ["think-stripped", "fenced"] },
+          { questionId: "q2", ...step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } }), replyShapes: [] }
         ])
         assert.deepStrictEqual(
           loaded.calls.map((c) => [c.questionId, c.role, c.status, c.errorReason]),

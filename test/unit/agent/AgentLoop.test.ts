@@ -113,6 +113,8 @@ describe("AgentLoop", () => {
       assert.strictEqual(prediction.stopReason, "finished")
       assert.strictEqual(prediction.steps[0]!.tool, "view_node")
       assert.strictEqual(prediction.steps[0]!.thought, "The count needs the event, not one frame.")
+      assert.deepStrictEqual(prediction.steps[0]!.replyShapes, ["think-stripped"])
+      assert.deepStrictEqual(prediction.steps[1]!.replyShapes, ["clean"])
     }))
 
   it.effect("unknown tools are not steps, get a corrective message, and are bounded", () =>

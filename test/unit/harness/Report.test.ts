@@ -34,6 +34,30 @@ const input: ReportInput = {
 }
 
 describe("summarize", () => {
+  it("sums how the agent's replies were read, per shape, under the agent model's name", () => {
+    const shaped: ReportInput = {
+      ...input,
+      predictions: [
+        prediction({ questionId: "a", stepsUsed: 4, replyShapes: { clean: 3, "think-stripped": 1 } }),
+        prediction({ questionId: "b", stepsUsed: 2, replyShapes: { "think-stripped": 2, repaired: 1 } }),
+        // Stored before replies were classified: no shapes, still counted in the steps.
+        prediction({ questionId: "c", stepsUsed: 2 })
+      ]
+    }
+    const summary = summarize(shaped)
+    assert.deepStrictEqual(summary.replyShapes, {
+      model: "reasoner",
+      steps: 8,
+      shapes: [{ shape: "clean", steps: 3 }, { shape: "think-stripped", steps: 3 }, { shape: "repaired", steps: 1 }]
+    })
+    const text = renderText(summary)
+    assert.include(text, "Reply shapes of reasoner")
+    assert.match(text, /think-stripped\s+3\s+37\.5%/)
+    const page = renderHtml(shaped)
+    assert.include(page, "<h2>Reply shapes of reasoner</h2>")
+    assert.include(page, "<tr><td>think-stripped</td><td class=\"n\">3</td></tr>")
+  })
+
   it("counts accuracy overall, per task type and per duration, null predictions wrong", () => {
     const summary = summarize(input)
     assert.deepStrictEqual(summary.overall, { correct: 3, total: 5, accuracy: 0.6 })

@@ -365,3 +365,23 @@ const parsedResult = (
   shapes,
   ...(thought === undefined ? {} : { thought })
 })
+
+/**
+ * The first JSON object of a model's reply, read as leniently as agent replies are (reasoning blocks,
+ * fences and prose around it ignored; invalid or cut-off JSON repaired), for callers that decode the
+ * object with a Schema of their own (the tree builder's cards). Throws when there is no object.
+ */
+export const parseJson = (raw: string): unknown => {
+  const { text } = stripThinking(raw)
+  const objects = candidatesOf(text).filter((candidate) => candidate.text.startsWith("{"))
+  for (const candidate of objects) {
+    if (!candidate.complete) continue
+    const parsed = tryParse(candidate.text)
+    if (parsed.ok) return parsed.value
+  }
+  for (const candidate of objects) {
+    const repaired = tryRepair(candidate.text)
+    if (repaired.ok && typeof repaired.value === "object" && repaired.value !== null) return repaired.value
+  }
+  throw new Error(objects.length === 0 ? "no JSON object found" : "the JSON object could not be repaired")
+}

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { parseAgentReply } from "../../../src/programs/agent/Parse.js"
+import { parseAgentReply, parseJson } from "../../../src/programs/agent/Parse.js"
 
 const parsed = (raw: string) => {
   const result = parseAgentReply(raw)
@@ -112,5 +112,14 @@ describe("parseAgentReply", () => {
       }),
       { numRuns: 1000 }
     )
+  })
+})
+
+describe("parseJson", () => {
+  it("reads the first object of a reply past think blocks, fences and prose, repairing it if need be", () => {
+    assert.deepStrictEqual(parseJson("<think>a {draft}</think>\nHere:\n```json\n{\"a\": 1}\n```"), { a: 1 })
+    assert.deepStrictEqual(parseJson("{'a': [1, 2,],}"), { a: [1, 2] })
+    assert.deepStrictEqual(parseJson("{\"a\": {\"b\": \"cut"), { a: { b: "cut" } })
+    assert.throws(() => parseJson("no object here"), "no JSON object found")
   })
 })

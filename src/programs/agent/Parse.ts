@@ -18,7 +18,7 @@ const outerObject = (text: string): string => {
  * Strict parses first, repairs second: the outermost object of the whole reply (right even when a
  * string inside holds a fence), then the fenced block; only then jsonrepair, fenced block first.
  */
-const parseJson = (text: string): unknown => {
+export const parseJson = (text: string): unknown => {
   const fenced = fence.exec(text)?.[1]
   const candidates = [outerObject(text), ...(fenced !== undefined && fenced.includes("{") ? [outerObject(fenced)] : [])]
   for (const candidate of candidates) {

@@ -23,7 +23,13 @@ export interface FakeVideo {
 
 const palette = [[200, 40, 40], [40, 160, 60], [40, 60, 200], [220, 200, 40], [150, 50, 160], [30, 170, 170]]
 
+// jpeg-js sets up its tables on every encode (tens of milliseconds): one image per colour, made once.
+const encoded = new Map<string, Uint8Array>()
+
 export const tinyJpeg = (rgb: ReadonlyArray<number>, width = 16, height = 9): Uint8Array => {
+  const key = `${rgb.join(",")}/${width}x${height}`
+  const cached = encoded.get(key)
+  if (cached !== undefined) return cached
   const data = Buffer.alloc(width * height * 4)
   for (let i = 0; i < width * height; i++) {
     data[i * 4] = rgb[0]!
@@ -31,7 +37,9 @@ export const tinyJpeg = (rgb: ReadonlyArray<number>, width = 16, height = 9): Ui
     data[i * 4 + 2] = rgb[2]!
     data[i * 4 + 3] = 255
   }
-  return new Uint8Array(jpeg.encode({ data, width, height }, 80).data)
+  const bytes = new Uint8Array(jpeg.encode({ data, width, height }, 80).data)
+  encoded.set(key, bytes)
+  return bytes
 }
 
 /** MediaProbe + FrameSource over described videos, keyed by path; counts extractions. */

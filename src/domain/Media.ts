@@ -54,3 +54,10 @@ export class MediaError extends Schema.TaggedError<MediaError>()("MediaError", {
   path: Schema.String,
   message: Schema.String
 }) {}
+
+/** A subtitle file that cannot be read or parsed; `line` is 1-based when the parser knows it. */
+export class SubtitleError extends Schema.TaggedError<SubtitleError>()("SubtitleError", {
+  path: Schema.String,
+  line: Schema.optional(Schema.Number),
+  message: Schema.String
+}) {}

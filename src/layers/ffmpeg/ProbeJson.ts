@@ -1,0 +1,73 @@
+import { Either, ParseResult, Schema } from "effect"
+import type { MediaInfo, MediaStream } from "../../domain/Media.js"
+
+// ffprobe prints numbers that may be fractional as strings ("18.000000"), and leaves fields out
+// when the container does not know them; only what the builder reads is declared.
+const NumericString = Schema.NumberFromString
+
+const ProbeStream = Schema.Struct({
+  index: Schema.Number,
+  codec_type: Schema.optional(Schema.String),
+  codec_name: Schema.optional(Schema.String),
+  width: Schema.optional(Schema.Number),
+  height: Schema.optional(Schema.Number),
+  duration: Schema.optional(NumericString),
+  tags: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  disposition: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number }))
+})
+
+const ProbeFormat = Schema.Struct({
+  format_name: Schema.optional(Schema.String),
+  duration: Schema.optional(NumericString),
+  size: Schema.optional(NumericString)
+})
+
+/** `ffprobe -print_format json -show_format -show_streams`, as far as vtree reads it. */
+export const ProbeJson = Schema.Struct({
+  streams: Schema.optionalWith(Schema.Array(ProbeStream), { default: () => [] }),
+  format: Schema.optional(ProbeFormat)
+})
+export type ProbeJson = typeof ProbeJson.Type
+
+const decodeProbe = Schema.decodeUnknownEither(Schema.parseJson(ProbeJson))
+
+const kindOf = (codecType: string | undefined): MediaStream["kind"] =>
+  codecType === "video" || codecType === "audio" || codecType === "subtitle" ? codecType : "other"
+
+const toStream = (stream: ProbeJson["streams"][number]): MediaStream => {
+  const language = stream.tags?.["language"]
+  // A cover picture is a "video" stream of one frame; it must not pass for the video.
+  const kind = stream.disposition?.["attached_pic"] === 1 ? "other" : kindOf(stream.codec_type)
+  return {
+    index: stream.index,
+    kind,
+    codec: stream.codec_name ?? "unknown",
+    ...(language === undefined || language === "und" ? {} : { language })
+  }
+}
+
+/**
+ * MediaInfo from ffprobe's JSON. The duration is the first video stream's when the container records
+ * one (an audio track that runs past the picture should not stretch the grid), else the container's.
+ */
+export const parseProbe = (
+  json: string,
+  path: string,
+  sizeBytes: number
+): Either.Either<MediaInfo, string> =>
+  Either.map(
+    Either.mapLeft(decodeProbe(json), (error) => ParseResult.TreeFormatter.formatErrorSync(error)),
+    (probe) => {
+      const streams = probe.streams.map(toStream)
+      const video = probe.streams.find((stream, i) => streams[i]?.kind === "video")
+      const durationSeconds = video?.duration ?? probe.format?.duration ?? 0
+      return {
+        path,
+        sizeBytes,
+        durationSeconds,
+        width: video?.width,
+        height: video?.height,
+        streams
+      }
+    }
+  )

@@ -1,0 +1,72 @@
+import { Effect } from "effect"
+import * as captions from "media-captions"
+import { type SubtitleCue, SubtitleError } from "../../domain/Media.js"
+
+// media-captions ships declarations with extensionless relative imports, which NodeNext resolution
+// cannot follow (every export reads as missing), so the one function used is typed here from its docs.
+interface ParsedCaptions {
+  readonly cues: ReadonlyArray<{ readonly startTime: number; readonly endTime: number; readonly text: string }>
+  readonly errors: ReadonlyArray<{ readonly line: number; readonly message: string }>
+}
+const { parseText } = captions as unknown as {
+  readonly parseText: (
+    text: string,
+    options: { readonly type: "srt" | "vtt"; readonly errors: boolean }
+  ) => Promise<ParsedCaptions>
+}
+
+export type SubtitleFormat = "srt" | "vtt"
+
+/** The format a subtitle file is written in: WebVTT announces itself; everything else is read as SRT. */
+export const formatOf = (path: string, text: string): SubtitleFormat =>
+  /\.vtt$/i.test(path) || /^\uFEFF?WEBVTT/.test(text) ? "vtt" : "srt"
+
+const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: " " }
+
+/**
+ * Cue text as a reader would see it: markup gone (`<font …>` from Video-MME's files, `<i>`, WebVTT
+ * voice and class spans, karaoke timestamps, `{\an8}` positioning codes), entities decoded, lines
+ * joined by single spaces.
+ */
+export const plainText = (text: string): string =>
+  text
+    .replace(/<[^>]*>/g, "")
+    .replace(/\{\\[^}]*\}/g, "")
+    .replace(/&(amp|lt|gt|quot|apos|nbsp);/g, (_, name: string) => entities[name] ?? "")
+    .replace(/\s+/g, " ")
+    .trim()
+
+/**
+ * Parses SRT or WebVTT text into cues (times in seconds, text plain, empty cues dropped, in start
+ * order). A malformed file fails naming `path` and the first bad line: a build must not quietly lose
+ * half of a file's captions.
+ */
+export const parseSubtitles = Effect.fn("Subtitles.parse")(function*(
+  text: string,
+  options: { readonly path: string; readonly format?: SubtitleFormat }
+) {
+  const format = options.format ?? formatOf(options.path, text)
+  const parsed = yield* Effect.promise(() => parseText(text, { type: format, errors: true }))
+  const first = parsed.errors[0]
+  if (first !== undefined) {
+    return yield* new SubtitleError({
+      path: options.path,
+      line: first.line,
+      message: `${options.path}:${first.line}: ${first.message.replace(/ on line \d+$/, "")} — fix the line or remove the file`
+    })
+  }
+  // The parser skips text it cannot place without an error; a file of such text is not subtitles.
+  if (parsed.cues.length === 0 && text.trim() !== "" && text.trim() !== "WEBVTT") {
+    return yield* new SubtitleError({
+      path: options.path,
+      line: 1,
+      message: `${options.path}:1: no ${format === "vtt" ? "WebVTT" : "SRT"} cue found — check that this is a subtitle file`
+    })
+  }
+  const cues: Array<SubtitleCue> = []
+  for (const cue of parsed.cues) {
+    const plain = plainText(cue.text)
+    if (plain !== "") cues.push({ start: cue.startTime, end: cue.endTime, text: plain })
+  }
+  return cues.sort((a, b) => a.start - b.start || a.end - b.end)
+})

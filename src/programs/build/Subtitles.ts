@@ -1,0 +1,107 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { Effect, Option } from "effect"
+import { type MediaInfo, type SubtitleCue, SubtitleError } from "../../domain/Media.js"
+import { MediaProbe } from "../../services/MediaProbe.js"
+import { SpeechToText } from "../../services/SpeechToText.js"
+import { parseSubtitles } from "./SubtitleFormat.js"
+import { transcribeVideo } from "./Transcription.js"
+
+export { formatOf, parseSubtitles, plainText } from "./SubtitleFormat.js"
+
+/** Where a video's cues came from, in the order they are looked for. */
+export type SubtitleSource = "file" | "sidecar" | "embedded" | "asr" | "none"
+
+export interface ResolvedSubtitles {
+  readonly source: SubtitleSource
+  /** The file or stream read (`video#streamIndex` for an embedded stream); absent for asr and none. */
+  readonly from?: string
+  readonly cues: ReadonlyArray<SubtitleCue>
+}
+
+export interface SubtitleRequest {
+  readonly video: string
+  readonly videoId: string
+  /** `--subtitles FILE`: used whatever else exists. */
+  readonly subtitlesFile?: string
+  /** `--subtitles-dir DIR`: holds `<videoID>.srt` (Video-MME's `subtitle/` folder). */
+  readonly subtitlesDir?: string
+  /** The probe of `video`, when the caller has it already. */
+  readonly info?: MediaInfo
+}
+
+/** The files that count as a video's sidecar, most specific first. */
+export const sidecarCandidates = (
+  path: Path.Path,
+  request: Pick<SubtitleRequest, "video" | "videoId" | "subtitlesDir">
+): ReadonlyArray<string> => {
+  const parsed = path.parse(request.video)
+  const stem = path.join(parsed.dir, parsed.name)
+  const beside = [`${stem}.srt`, `${stem}.vtt`]
+  const inDir = request.subtitlesDir === undefined
+    ? []
+    : [path.join(request.subtitlesDir, `${request.videoId}.srt`), path.join(request.subtitlesDir, `${request.videoId}.vtt`)]
+  return [...beside, ...inDir]
+}
+
+const readSubtitleFile = Effect.fn("Subtitles.readFile")(function*(file: string) {
+  const fs = yield* FileSystem.FileSystem
+  const text = yield* fs.readFileString(file).pipe(
+    Effect.mapError(() => new SubtitleError({ path: file, message: `${file}: cannot read the subtitle file — check the path` }))
+  )
+  return yield* parseSubtitles(text.replace(/^\uFEFF/, ""), { path: file })
+})
+
+/**
+ * The cues for one video, from the first source that applies: `--subtitles FILE`, a sidecar
+ * (`<video>.srt|.vtt`, then `<subtitles-dir>/<videoID>.srt|.vtt`), the first embedded text subtitle
+ * stream, speech-to-text when a SpeechToText service is provided, else none. A malformed file fails
+ * (file and line) rather than falling through: the user put it there to be used. An embedded stream
+ * that cannot be read as text (pictures) is skipped with a warning.
+ */
+export const resolveSubtitles = Effect.fn("Subtitles.resolve")(function*(request: SubtitleRequest) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const media = yield* MediaProbe
+
+  if (request.subtitlesFile !== undefined) {
+    const cues = yield* readSubtitleFile(request.subtitlesFile)
+    return { source: "file", from: request.subtitlesFile, cues } satisfies ResolvedSubtitles
+  }
+  for (const candidate of sidecarCandidates(path, request)) {
+    if (yield* fs.exists(candidate).pipe(Effect.orElseSucceed(() => false))) {
+      const cues = yield* readSubtitleFile(candidate)
+      return { source: "sidecar", from: candidate, cues } satisfies ResolvedSubtitles
+    }
+  }
+  const info = request.info ?? (yield* media.probe(request.video))
+  for (const stream of info.streams.filter((candidate) => candidate.kind === "subtitle")) {
+    const embedded = yield* Effect.either(media.subtitleStream(request.video, stream.index))
+    if (embedded._tag === "Right") {
+      return { source: "embedded", from: `${request.video}#${stream.index}`, cues: embedded.right } satisfies ResolvedSubtitles
+    }
+    yield* Effect.logWarning(embedded.left.message)
+  }
+  const speech = yield* Effect.serviceOption(SpeechToText)
+  if (Option.isSome(speech) && info.streams.some((stream) => stream.kind === "audio")) {
+    const cues = yield* transcribeVideo(request.video, info.durationSeconds).pipe(
+      Effect.provideService(SpeechToText, speech.value)
+    )
+    return { source: "asr", cues } satisfies ResolvedSubtitles
+  }
+  return { source: "none", cues: [] } satisfies ResolvedSubtitles
+})
+
+/**
+ * The text of every cue overlapping `[start, end]`, in time order, a repeated line (roll-up captions)
+ * kept once. A zero-length range (a frame's instant) takes the cue on screen at that instant.
+ */
+export const subtitleFor = (cues: ReadonlyArray<SubtitleCue>, range: readonly [number, number]): string => {
+  const [start, end] = range
+  const texts: Array<string> = []
+  for (const cue of cues) {
+    const overlaps = start === end ? cue.start <= start && start < cue.end : cue.start < end && cue.end > start
+    if (overlaps && texts.at(-1) !== cue.text) texts.push(cue.text)
+  }
+  return texts.join(" ")
+}

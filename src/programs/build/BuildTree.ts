@@ -9,6 +9,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Either, Fiber, Option, Schema, Stream } from "effect"
+import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { SubtitleCue } from "../../domain/Media.js"
@@ -54,7 +55,8 @@ import {
   type PlannedEvent,
   planEventWindows
 } from "./Plan.js"
-import { assembleTree, cuesIn, subtitleText } from "./TreeJson.js"
+import { subtitleFor } from "./Subtitles.js"
+import { assembleTree, cuesIn } from "./TreeJson.js"
 
 export { BuildError, BuildErrorReason } from "./BuildError.js"
 
@@ -63,15 +65,15 @@ export const eventMaxTokens = 4096
 export const sceneMaxTokens = 2048
 export const defaultBuildConcurrency = 16
 
-export interface SubtitleSource<R = never> {
-  /** Where the cues come from, for the build record: "file:x.srt", "stream:2", "asr:whisper-1", … */
+export interface LoadedSubtitles {
+  /** Where the cues come from, for the build record: "sidecar:x.srt", "embedded:x.mp4#2", "asr", "none". */
   readonly source: string
-  readonly load: Effect.Effect<ReadonlyArray<SubtitleCue>, BuildError, R>
+  readonly cues: ReadonlyArray<SubtitleCue>
 }
 
 export interface BuildInput<R = never> extends ProbedVideo {
-  /** Resolved by the caller (sidecar, folder, stream, speech to text); none → no subtitles. */
-  readonly subtitles?: SubtitleSource<R>
+  /** Resolved by the caller (file, sidecar, stream, speech to text), run when the video is prepared; none → no subtitles. */
+  readonly subtitles?: Effect.Effect<LoadedSubtitles, BuildError, R>
 }
 
 export type BuildEvent =
@@ -163,7 +165,6 @@ const unwritable = (dir: string) => (error: { readonly message: string }) =>
 
 const hashFile = Effect.fn("BuildTree.hashFile")(function*(file: string) {
   const fs = yield* FileSystem.FileSystem
-  const { createHash } = yield* Effect.promise(() => import("node:crypto"))
   const hash = createHash("sha256")
   yield* fs.stream(file).pipe(Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk))))
   return hash.digest("hex")
@@ -225,15 +226,15 @@ export const prepareVideo = Effect.fn("BuildTree.prepareVideo")(function*<R>(inp
         new BuildError({ reason: "Unwritable", message: `${frame.path}: extracted frame missing — run again with --force` })
       )
     ), { concurrency: 16 })
-  const cues = input.subtitles === undefined ? [] : yield* input.subtitles.load
+  const subtitles = input.subtitles === undefined ? { source: "none", cues: [] } : yield* input.subtitles
   return {
     ...input,
     treeDir,
     sourceSha256,
     frames,
     shotChanges: extraction.shotChanges,
-    cues,
-    subtitleSource: input.subtitles?.source ?? "none"
+    cues: subtitles.cues,
+    subtitleSource: subtitles.source
   } satisfies PreparedVideo
 })
 
@@ -376,7 +377,7 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
           start: event.plan.start,
           end: event.plan.end,
           card: event.checkpoint.event,
-          subtitle: subtitleText(event.cues)
+          subtitle: subtitleFor(event.cues, [event.plan.start, event.plan.end])
         }))
       })
       const key = checkpointKey({ kind: "scene", model: options.models.llm, prompt: options.prompts.scene, text, images: [], parameters: { maxTokens: sceneMaxTokens } })

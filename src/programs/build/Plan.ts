@@ -64,14 +64,16 @@ export interface Limits {
   readonly target: number
   /** Shortest piece the planner makes, unless the whole span is shorter. */
   readonly min: number
+  /** Cuts at least this far from the piece's start win over earlier ones, so pieces stay near the target. */
+  readonly preferredMin: number
   readonly max: number
 }
 
 /**
  * Event lengths. At most `framesPerCall` grid points must fit one event, so every sampled frame is
  * sent exactly once: the longest event is framesPerCall·interval less half an interval (a half-open
- * window that long never holds one point more). Cuts land no earlier than ¾ of the target, so snapping
- * to shots cannot multiply the calls; the remainder rule below still never goes under half.
+ * window that long never holds one point more). Events are never under half the target; a shot change
+ * at ¾ of the target or later wins over an earlier one, so snapping does not multiply the calls.
  * When the cap cannot hold even one target-long event (a large --event-seconds with a small
  * --frames-per-call), events keep their length and their frames are evenly subsampled to the cap.
  */
@@ -80,7 +82,8 @@ export const eventLimits = (p: BuildParameters): Limits & { readonly subsampled:
   const subsampled = capSpan < p.eventSeconds
   return {
     target: p.eventSeconds,
-    min: 0.75 * p.eventSeconds,
+    min: 0.5 * p.eventSeconds,
+    preferredMin: 0.75 * p.eventSeconds,
     max: subsampled ? 2 * p.eventSeconds : Math.min(2 * p.eventSeconds, capSpan),
     subsampled
   }
@@ -88,7 +91,8 @@ export const eventLimits = (p: BuildParameters): Limits & { readonly subsampled:
 
 export const sceneLimits = (p: BuildParameters): Limits => ({
   target: p.sceneSeconds,
-  min: 0.75 * p.sceneSeconds,
+  min: 0.5 * p.sceneSeconds,
+  preferredMin: 0.75 * p.sceneSeconds,
   max: 1.5 * p.sceneSeconds
 })
 
@@ -100,8 +104,9 @@ export interface Candidate {
 
 /**
  * Cut points splitting [start, end] into consecutive pieces of `limits`: each cut at the best-scored
- * candidate in range (ties: nearest the target), or at the target when none lies in range. When what is
- * left is too short for two pieces of `min`, it is split in the middle (never under half the target).
+ * candidate in range (one point more from `preferredMin` on; ties: nearest the target), or at the target
+ * when none lies in range. When what is left is too short for two pieces of `min`, it is split in the
+ * middle (never under half the target).
  */
 export const segment = (
   start: number,
@@ -124,12 +129,17 @@ export const segment = (
       ideal = middle
     }
     let best: Candidate | undefined
+    let bestScore = -Infinity
     for (const candidate of candidates) {
       if (candidate.at < lo || candidate.at > hi) continue
+      const score = candidate.score + (candidate.at - position >= limits.preferredMin ? 1 : 0)
       if (
-        best === undefined || candidate.score > best.score ||
-        (candidate.score === best.score && Math.abs(candidate.at - ideal) < Math.abs(best.at - ideal))
-      ) best = candidate
+        best === undefined || score > bestScore ||
+        (score === bestScore && Math.abs(candidate.at - ideal) < Math.abs(best.at - ideal))
+      ) {
+        best = candidate
+        bestScore = score
+      }
     }
     if (best === undefined && options.mustUseCandidate === true) {
       // Scenes cut between events only: the nearest boundary past the position.

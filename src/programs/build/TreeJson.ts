@@ -6,13 +6,11 @@
 import type { SubtitleCue } from "../../domain/Media.js"
 import type { Card } from "./Cards.js"
 import { durationCategory, eventId, frameFile, frameId, sceneId } from "./Plan.js"
+import { subtitleFor } from "./Subtitles.js"
 
-/** Cues overlapping [start, end): a cue of no length counts where it starts. */
+/** Cues overlapping [start, end): what an event call is told was said during it. */
 export const cuesIn = (cues: ReadonlyArray<SubtitleCue>, start: number, end: number): ReadonlyArray<SubtitleCue> =>
-  cues.filter((cue) => (cue.end > cue.start ? cue.start < end && cue.end > start : cue.start >= start && cue.start < end))
-
-export const subtitleText = (cues: ReadonlyArray<SubtitleCue>): string =>
-  cues.map((cue) => cue.text.replace(/\s+/g, " ").trim()).filter((text) => text !== "").join(" ")
+  cues.filter((cue) => cue.start < end && cue.end > start)
 
 /**
  * The span whose speech an L3 node carries: the frame's own slot on the grid, half an interval each
@@ -70,7 +68,7 @@ export const assembleTree = (input: {
 }): { readonly tree: TreeJson; readonly frameFiles: ReadonlyArray<{ readonly target: string; readonly source: string }> } => {
   const nodes: Record<string, TreeNodeJson> = {}
   const frameFiles: Array<{ target: string; source: string }> = []
-  const subtitle = (start: number, end: number) => subtitleText(cuesIn(input.cues, start, end))
+  const subtitle = (start: number, end: number) => subtitleFor(input.cues, [start, end])
   input.scenes.forEach((scene, s) => {
     const id = sceneId(input.videoId, s)
     nodes[id] = {

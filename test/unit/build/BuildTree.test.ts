@@ -39,7 +39,7 @@ const setup = (videos: Readonly<Record<string, FakeVideo>> = { "clip.mp4": clip 
 const inputsOf = (files: ReadonlyArray<string>, withCues = true) =>
   Effect.gen(function*() {
     const probed = yield* probeVideos(yield* listVideos(files))
-    return probed.map((video) => (withCues ? { ...video, subtitles: { source: "test", load: Effect.succeed(cues) } } : video))
+    return probed.map((video) => (withCues ? { ...video, subtitles: Effect.succeed({ source: "test", cues }) } : video))
   })
 
 const options = (out: string, extra: Partial<BuildOptions> = {}): BuildOptions => ({ outDir: out, prompts, models, ...extra })
@@ -117,7 +117,7 @@ layer(NodeContext.layer)("buildTree", (it) => {
   it.scoped("asks again once with the decode error, then keeps a degraded card and goes on", () =>
     Effect.gen(function*() {
       const { dir, fs, media, out, path } = yield* setup({ "short.mp4": { durationSeconds: 30 } })
-      // Two events (15 s each): the first answers badly then well, the second badly twice.
+      // Two events (20 s and 10 s): the first answers badly then well, the second badly twice.
       const vlm = yield* ScriptedVlm.make((request, i) => (i === 0 || i >= 2 ? "I am not sure what to say." : eventReply(request.text)))
       const llm = yield* ScriptedLlm.make(["{\"main_setting\": \"no summary\"}", "still {broken"])
       const [summary] = yield* Effect.flatMap(inputsOf([path.join(dir, "short.mp4")]), (inputs) => buildTree(inputs, options(out, { concurrency: 1 }))).pipe(
@@ -127,7 +127,7 @@ layer(NodeContext.layer)("buildTree", (it) => {
       assert.strictEqual(requests.length, 4)
       assert.include(requests[1]!.text, "Your previous reply could not be used: expected one JSON object")
       assert.include((yield* llm.requests)[1]!.messages[1]!.content, "scene_summary: missing or empty")
-      assert.deepStrictEqual(summary!.degraded, { events: 1, frames: 7, scenes: 1 })
+      assert.deepStrictEqual(summary!.degraded, { events: 1, frames: 5, scenes: 1 })
       assert.deepStrictEqual([summary!.calls.vlm, summary!.calls.llm], [4, 2])
       const { index } = yield* readTreeIndex(summary!.treeDir)
       const second = index.nodes.get("short_L1_000_L2_001")!
@@ -135,7 +135,7 @@ layer(NodeContext.layer)("buildTree", (it) => {
       assert.strictEqual(second.card["event_description"], "I am not sure what to say.")
       assert.strictEqual(index.nodes.get("short_L1_000")!.card["scene_summary"], "still broken")
       const tree = JSON.parse(yield* fs.readFileString(path.join(summary!.treeDir, "tree.json"))) as Json
-      assert.deepStrictEqual(tree["build"]["degraded"], { events: 1, frames: 7, scenes: 1 })
+      assert.deepStrictEqual(tree["build"]["degraded"], { events: 1, frames: 5, scenes: 1 })
     }))
 
   it.scoped("interrupted midway, the rerun asks only for unfinished work and writes the same tree", () =>

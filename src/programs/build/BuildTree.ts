@@ -178,6 +178,7 @@ export const prepareVideo = Effect.fn("BuildTree.prepareVideo")(function*<R>(inp
   const p = { ...defaultParameters, ...options.parameters }
   const treeDir = path.join(options.outDir, input.videoId)
   const cacheDir = path.join(treeDir, ".vtree")
+  const fresh = !(yield* fs.exists(treeDir).pipe(Effect.orElseSucceed(() => false)))
   if (options.force === true) yield* fs.remove(cacheDir, { recursive: true }).pipe(Effect.catchAll(() => Effect.void))
   const sourceSha256 = yield* hashFile(input.path).pipe(
     Effect.mapError((error) => new BuildError({ reason: "BadInput", message: `${input.path}: cannot be read (${error.message}) — check the file` }))
@@ -205,7 +206,11 @@ export const prepareVideo = Effect.fn("BuildTree.prepareVideo")(function*<R>(inp
         intervalSeconds: p.frameInterval,
         width: p.frameWidth,
         outDir: framesDir
-      }).pipe(Effect.mapError(fromMediaError))
+      }).pipe(
+        Effect.mapError(fromMediaError),
+        // A video that does not decode leaves nothing behind: no half-made tree folder.
+        Effect.tapError(() => fs.remove(fresh ? treeDir : framesDir, { recursive: true }).pipe(Effect.ignore))
+      )
       if (extracted.frames.length === 0) {
         return yield* new BuildError({ reason: "BadInput", message: `${input.path}: no frame could be decoded — the file is damaged or cut short; re-encode it` })
       }

@@ -45,7 +45,9 @@ export const framePassArgs = (options: FramePassOptions): ReadonlyArray<string> 
   [
     `[0:${options.streamIndex}]setpts=PTS-STARTPTS,split=2[grid][scene]`,
     `[grid]select='${gridSelect(options.intervalSeconds)}',showinfo@grid,scale=${options.width}:-2[frames]`,
-    `[scene]scale=${options.sceneWidth}:-2,select='gt(scene,${options.sceneThreshold})',showinfo@scene,nullsink`
+    // fast_bilinear: a shot change survives a crude downscale, and the default bicubic on every
+    // decoded frame cost more than the rest of the pass (bench/buildFrames.ts).
+    `[scene]scale=${options.sceneWidth}:-2:flags=fast_bilinear,select='gt(scene,${options.sceneThreshold})',showinfo@scene,nullsink`
   ].join(";"),
   "-map",
   "[frames]",

@@ -1,9 +1,9 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, Fiber, Layer, Schedule } from "effect"
 import jpeg from "jpeg-js"
 import { execFileSync } from "node:child_process"
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { MediaError } from "../../../src/domain/Media.js"
@@ -192,6 +192,42 @@ describe("Ffmpeg (live, over the system ffmpeg)", () => {
           ffmpeg: { name: "ffmpeg", command: "ffmpeg", variable: "VTREE_FFMPEG", fromVariable: false },
           ffprobe: { name: "ffprobe", command: "/nonexistent/ffprobe", variable: "VTREE_FFPROBE", fromVariable: true }
         }).pipe(Layer.provide(NodeContext.layer))
+      )
+    ))
+
+  it.live("interrupting an extraction kills the ffmpeg it started", () =>
+    Effect.gen(function*() {
+      // An "ffmpeg" that records its pid and then hangs, as a long decode would.
+      const pidFile = join(dir, "hung.pid")
+      const fake = join(dir, "hung-ffmpeg.sh")
+      writeFileSync(fake, `#!/bin/sh\necho $$ > ${pidFile}\nexec sleep 120\n`)
+      chmodSync(fake, 0o755)
+      const frames = yield* FrameSource
+      const fiber = yield* Effect.fork(
+        frames.extract({ path: video.video, intervalSeconds: 2, width: 160, outDir: join(dir, "interrupted") })
+      )
+      yield* Effect.sync(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "").pipe(
+        Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (started) => started })
+      )
+      const pid = Number(readFileSync(pidFile, "utf8").trim())
+      yield* Fiber.interrupt(fiber)
+      const alive = (() => {
+        try {
+          process.kill(pid, 0)
+          return true
+        } catch {
+          return false
+        }
+      })()
+      assert.isFalse(alive, `process ${pid} is still running`)
+    }).pipe(
+      Effect.provide(
+        Layer.suspend(() =>
+          Ffmpeg.layerWith({
+            ffmpeg: { name: "ffmpeg", command: join(dir, "hung-ffmpeg.sh"), variable: "VTREE_FFMPEG", fromVariable: true },
+            ffprobe: { name: "ffprobe", command: "ffprobe", variable: "VTREE_FFPROBE", fromVariable: false }
+          })
+        ).pipe(Layer.provide(NodeContext.layer))
       )
     ))
 })

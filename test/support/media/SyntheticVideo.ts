@@ -35,11 +35,15 @@ export interface SyntheticVideoOptions {
   readonly cues?: ReadonlyArray<SubtitleCue>
   /** Mux the cues into the video as a mov_text stream (default true). */
   readonly subtitleStream?: boolean
+  /** A caption drawn across the middle of each segment (same order as `segmentSeconds`). */
+  readonly labels?: ReadonlyArray<string>
   /** Draw the presentation time on each frame (default true). */
   readonly timestamps?: boolean
   /** Extra encoder arguments (default: x264 veryfast, crf 28). */
   readonly videoCodecArgs?: ReadonlyArray<string>
   readonly audioBitrate?: string
+  /** Output options placed before the file name (metadata, bit-exact flags). */
+  readonly extraOutputArgs?: ReadonlyArray<string>
   /** Put the MP4 index first, as streaming sites do (default true). */
   readonly faststart?: boolean
 }
@@ -95,12 +99,17 @@ export const makeSyntheticVideo = async (options: SyntheticVideoOptions): Promis
     return ["-f", "lavfi", "-i", `${source}${source.includes("=") ? ":" : "="}s=${width}x${height}:r=${fps}:d=${seconds}`]
   })
   const timestamps = options.timestamps ?? true
-  const font = timestamps ? await findFont() : ""
+  const font = timestamps || (options.labels ?? []).length > 0 ? await findFont() : ""
   const fontSize = Math.max(12, Math.round(height / 8))
   const draw = timestamps
     ? `,drawtext=fontfile='${font}':text='%{pts\\:flt}':fontsize=${fontSize}:fontcolor=white:box=1:boxcolor=black:x=4:y=4`
     : ""
-  const graph = `${segments.map((_, i) => `[${i}:v]`).join("")}concat=n=${segments.length}:v=1:a=0${draw}[v]`
+  const labels = (options.labels ?? []).map((label, i) => {
+    const from = segments.slice(0, i).reduce((sum, s) => sum + s, 0)
+    const to = from + (segments[i] ?? 0)
+    return `,drawtext=fontfile='${font}':text='${label.replace(/[':\\]/g, "")}':fontsize=${fontSize}:fontcolor=white:box=1:boxcolor=black@0.6:x=(w-text_w)/2:y=(h-text_h)/2:enable='gte(t,${from})*lt(t,${to})'`
+  })
+  const graph = `${segments.map((_, i) => `[${i}:v]`).join("")}concat=n=${segments.length}:v=1:a=0${draw}${labels.join("")}[v]`
   const audio = ["-f", "lavfi", "-i", `sine=frequency=440:sample_rate=44100:duration=${durationSeconds}`]
   const withSubtitles = options.subtitleStream ?? true
   const subtitleInput = withSubtitles ? ["-i", srt] : []
@@ -130,6 +139,7 @@ export const makeSyntheticVideo = async (options: SyntheticVideoOptions): Promis
     "-ac",
     "1",
     ...((options.faststart ?? true) ? ["-movflags", "+faststart"] : []),
+    ...(options.extraOutputArgs ?? []),
     "-t",
     String(durationSeconds),
     video

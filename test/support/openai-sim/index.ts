@@ -1,6 +1,6 @@
 /**
  * openai-sim: a real HTTP server on 127.0.0.1 speaking enough of the OpenAI API for vtree's provider
- * layers — `POST /v1/chat/completions` and `POST /v1/embeddings` — with scripted replies per model and
+ * layers — `POST /v1/chat/completions`, `POST /v1/embeddings` and `POST /v1/audio/transcriptions` — with scripted replies per model and
  * injectable faults. Used by integration tests, benchmarks and end-to-end tests that spawn the CLI with
  * `VTREE_LLM_BASE_URL=<sim.url>`.
  *
@@ -17,6 +17,9 @@
 import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
+import { readUpload, type TranscriptionReply, deterministicSegments, transcriptionBody } from "./transcriptions.js"
+
+export type { TranscriptionReply } from "./transcriptions.js"
 
 export interface ChatReply {
   readonly content: string
@@ -75,6 +78,8 @@ export interface SimOptions {
   readonly dimensions?: number
   /** Asked first for every chat request; a reply answers it, undefined leaves it to the scripts (see builder.ts). */
   readonly intercept?: (request: SimRequest) => ChatReply | undefined
+  /** `/audio/transcriptions` replies per model; without a script, deterministic segments (transcriptions.ts). */
+  readonly transcriptions?: Readonly<Record<string, Script<TranscriptionReply>>>
 }
 
 export interface OpenAiSim {
@@ -96,11 +101,11 @@ export const deterministicVector = (text: string, dimensions: number): Array<num
   return Array.from({ length: dimensions }, (_, i) => (digest[i % digest.length]! - 128) / 128)
 }
 
-const readBody = (req: IncomingMessage): Promise<string> =>
+const readBody = (req: IncomingMessage): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("end", () => resolve(Buffer.concat(chunks)))
     req.on("error", reject)
   })
 
@@ -231,6 +236,29 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
     })
   }
 
+  // Multipart, not JSON: the form fields become the recorded body, the file its name and size.
+  const handleTranscription = async (raw: Buffer, path: string, res: ServerResponse, req: IncomingMessage) => {
+    const upload = await readUpload(raw, req.headers["content-type"] ?? "")
+    const model = typeof upload.fields["model"] === "string" ? upload.fields["model"] : undefined
+    const request: SimRequest = {
+      path,
+      model,
+      body: { ...upload.fields, file: { name: upload.fileName, size: upload.fileBytes.length } },
+      headers: { ...req.headers },
+      aborted: false,
+      answered: false
+    }
+    requests.push(request)
+    res.on("finish", () => (request.answered = true))
+    res.on("close", () => (request.aborted = !res.writableFinished))
+    const reply: TranscriptionReply | Fault = pick("transcriptions", options.transcriptions, request)?.reply ?? {}
+    if (isFault(reply)) return applyFault(reply, res, req)
+    if (reply.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.delayMs))
+    const body = transcriptionBody(upload, reply.segments ?? deterministicSegments(upload, reply.segmentSeconds))
+    res.writeHead(200, { "content-type": body.contentType, "content-length": Buffer.byteLength(body.text) })
+    res.end(body.text)
+  }
+
   const server: Server = createServer(async (req, res) => {
     inFlight += 1
     maxInFlight = Math.max(maxInFlight, inFlight)
@@ -251,11 +279,13 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
       done()
     })
     try {
-      const raw = await readBody(req)
+      const bytes = await readBody(req)
       const path = (req.url ?? "/").split("?")[0]!
       if (req.method === "GET" && (path === "/v1/models" || path === "/health")) {
         return sendJson(res, 200, { object: "list", data: [] })
       }
+      if (req.method === "POST" && path === "/v1/audio/transcriptions") return void (await handleTranscription(bytes, path, res, req))
+      const raw = bytes.toString("utf8")
       let body: Record<string, unknown>
       try {
         body = raw === "" ? {} : JSON.parse(raw) as Record<string, unknown>

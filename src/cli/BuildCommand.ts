@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { loadAsrConfig } from "../config/AsrConfig.js"
 import { configurationHelp, loadProvidersConfig, type ReliabilityConfig } from "../config/ProviderConfig.js"
 import type { MediaError, SubtitleError } from "../domain/Media.js"
 import type { ProviderError } from "../domain/ProviderError.js"
@@ -97,9 +98,14 @@ const providerLayers = (cap: number) =>
       Promise.all([import("../layers/openai/OpenAiLlm.js"), import("../layers/openai/OpenAiVlm.js"), import("../layers/openai/OpenAiEmbedding.js")])
     )
     const embedding = Option.map(config.embedding, (e) => OpenAiEmbedding.layerConfig({ ...e, reliability: capped(e.reliability) }))
+    // Speech to text only for videos without subtitles; configured by VTREE_ASR_* (src/config/AsrConfig.ts).
+    const asr = yield* loadAsrConfig.pipe(Effect.mapError((error) => new BuildError({ reason: "BadOption", message: error.message })))
+    const speech = Option.isSome(asr)
+      ? Option.some((yield* Effect.promise(() => import("../layers/openai/OpenAiSpeech.js"))).layerConfig(asr.value))
+      : Option.none()
     return {
       models: { vlm: vlm.endpoint.model, llm: llm.tool.model },
-      layer: Layer.mergeAll(OpenAiLlm.layerConfig(llm), OpenAiVlm.layerConfig(vlm), ...Option.toArray(embedding))
+      layer: Layer.mergeAll(OpenAiLlm.layerConfig(llm), OpenAiVlm.layerConfig(vlm), ...Option.toArray(embedding), ...Option.toArray(speech))
     }
   })
 

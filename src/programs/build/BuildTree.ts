@@ -171,7 +171,7 @@ const hashFile = Effect.fn("BuildTree.hashFile")(function*(file: string) {
 })
 
 /** Source hash, frames (from the cache when it matches), shot changes and subtitles of one video. */
-export const prepareVideo = Effect.fn("BuildTree.prepareVideo")(function*<R>(input: BuildInput<R>, options: BuildOptions) {
+export const prepareVideo = Effect.fn("BuildTree.prepareVideo")(function*<R = never>(input: BuildInput<R>, options: BuildOptions) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const frameSource = yield* FrameSource
@@ -536,7 +536,7 @@ const writeFrames = Effect.fn("BuildTree.writeFrames")(function*(
  * Builds every input in order. The next video is prepared (hashed, frames extracted) while the current
  * one is captioned. Fails on the first error; trees finished before it stay written.
  */
-export const buildTree = Effect.fn("BuildTree.buildTree")(function*<R>(inputs: ReadonlyArray<BuildInput<R>>, options: BuildOptions) {
+export const buildTree = Effect.fn("BuildTree.buildTree")(function*<R = never>(inputs: ReadonlyArray<BuildInput<R>>, options: BuildOptions) {
   const problem = checkParameters({ ...defaultParameters, ...options.parameters })
   if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
   const summaries: Array<VideoSummary> = []

@@ -25,7 +25,7 @@ export const defaultParameters: BuildParameters = {
   framesPerCall: 12
 }
 
-/** Left: a one-line problem naming the flag and the fix. */
+/** A one-line problem naming the flag and the fix, or undefined when the parameters fit together. */
 export const checkParameters = (p: BuildParameters): string | undefined => {
   const positive: ReadonlyArray<[string, number]> = [
     ["--frame-interval", p.frameInterval],

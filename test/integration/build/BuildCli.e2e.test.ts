@@ -144,6 +144,8 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     assert.isFalse(existsSync(join(out, "synth", "tree.json")))
     const saved = count()
     assert.isAtLeast(saved, 2)
+    // --concurrency sets the providers' cap: one request at a time here.
+    assert.strictEqual(slowSim.maxInFlight, 1)
 
     const before = buildCalls(sim)
     const rerun = await run(["build", video.video, "--out", out], simEnv(sim.url))

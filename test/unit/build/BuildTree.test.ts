@@ -1,6 +1,6 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Ref } from "effect"
 import { HashingEmbedder } from "../../../src/layers/testing/HashingEmbedder.js"
 import { approximateTokens } from "../../../src/layers/testing/Scripted.js"
@@ -10,6 +10,8 @@ import { type BuildOptions, buildTree } from "../../../src/programs/build/BuildT
 import { checkWritable, listVideos, probeVideos } from "../../../src/programs/build/Inputs.js"
 import { readTreeIndex } from "../../../src/programs/tree/TreeLoader.js"
 import { loadTreeEnvironment } from "../../../src/programs/tree/TreeLoader.js"
+import { FrameSource } from "../../../src/services/FrameSource.js"
+import { MediaProbe } from "../../../src/services/MediaProbe.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { eventReply } from "../../support/openai-sim/builder.js"
 import { type FakeVideo, llmCards, makeFakeMedia, vlmCards } from "../../support/build/BuildFakes.js"
@@ -229,6 +231,31 @@ layer(NodeContext.layer)("buildTree", (it) => {
       assert.strictEqual(events.filter((tag) => tag === "VideoFinished").length, 2)
       assert.strictEqual(events.at(-1), "VideoFinished")
     }))
+})
+
+describe("buildTree pipelining", () => {
+  // Live clock: the timeout below turns a missing overlap into a failure instead of a hang.
+  it.scopedLive("extracts the next video's frames while the current one is captioned", () =>
+    Effect.gen(function*() {
+      const { dir, media, out, path } = yield* setup({ "a.mp4": { durationSeconds: 45 }, "b.mp4": { durationSeconds: 45 } })
+      const secondExtraction = yield* Deferred.make<void>()
+      const [frames, probe] = yield* Effect.all([FrameSource, MediaProbe]).pipe(Effect.provide(media.layer))
+      const watched = Layer.succeed(FrameSource, FrameSource.of({
+        extract: (request) =>
+          Effect.zipRight(request.path.endsWith("b.mp4") ? Deferred.succeed(secondExtraction, undefined) : Effect.void, frames.extract(request))
+      }))
+      // Video a's vision calls answer only once b's extraction has begun: without the overlap, this never finishes.
+      const vlm = Layer.succeed(VLMProvider, VLMProvider.of({
+        chatWithImages: (request) =>
+          Effect.as(Deferred.await(secondExtraction), { content: eventReply(request.text), usage: { promptTokens: 1, completionTokens: 1 }, model: "v" })
+      }))
+      const llm = yield* ScriptedLlm.make(llmCards)
+      const summaries = yield* Effect.flatMap(inputsOf([path.join(dir, "a.mp4"), path.join(dir, "b.mp4")]), (inputs) => buildTree(inputs, options(out))).pipe(
+        Effect.provide(Layer.mergeAll(Layer.succeed(MediaProbe, probe), watched, vlm, llm.layer)),
+        Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "the second video was not extracted while the first was captioned" })
+      )
+      assert.deepStrictEqual(summaries.map((s) => s.videoId), ["a", "b"])
+    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 30_000 })
 })
 
 layer(NodeContext.layer)("build inputs", (it) => {

@@ -41,7 +41,7 @@ const seeded = (seed: number) => () => {
 }
 
 /** Shot changes with exponentially distributed shot lengths of the given mean (edited video: ~4–8 s). */
-const shotChanges = (seconds: number, meanShot: number, seed: number): ReadonlyArray<number> => {
+export const shotChanges = (seconds: number, meanShot: number, seed: number): ReadonlyArray<number> => {
   const random = seeded(seed)
   const cuts: Array<number> = []
   for (let t = -Math.log(1 - random()) * meanShot; t < seconds; t += -Math.log(1 - random()) * meanShot) {
@@ -61,7 +61,7 @@ interface CallCount {
   readonly scenes: number
 }
 
-const countCalls = (label: string, cuts: ReadonlyArray<number>): Promise<CallCount> =>
+export const countCalls = (label: string, cuts: ReadonlyArray<number>): Promise<CallCount> =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const dir = mkdtempSync(join(tmpdir(), "vtree-bench-build-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))

@@ -64,16 +64,22 @@ export interface Limits {
   readonly target: number
   /** Shortest piece the planner makes, unless the whole span is shorter. */
   readonly min: number
-  /** Cuts at least this far from the piece's start win over earlier ones, so pieces stay near the target. */
-  readonly preferredMin: number
+  /** Candidates closer than this to the piece's start are not cut at (default `min`). */
+  readonly snapFrom?: number
+  /**
+   * Distances from the piece's start from which a cut gains a point each: later cuts win over earlier
+   * ones, so snapping cannot shorten the pieces on average (and multiply the calls).
+   */
+  readonly tiers: ReadonlyArray<number>
   readonly max: number
 }
 
 /**
  * Event lengths. At most `framesPerCall` grid points must fit one event, so every sampled frame is
  * sent exactly once: the longest event is framesPerCall·interval less half an interval (a half-open
- * window that long never holds one point more). Events are never under half the target; a shot change
- * at ¾ of the target or later wins over an earlier one, so snapping does not multiply the calls.
+ * window that long never holds one point more). Events are never under half the target. A cut snaps to
+ * a shot change from 0.85× the target to the longest event, one at or past the target first: events
+ * then average the target or a little more, so snapping does not multiply the calls (bench/build.ts).
  * When the cap cannot hold even one target-long event (a large --event-seconds with a small
  * --frames-per-call), events keep their length and their frames are evenly subsampled to the cap.
  */
@@ -83,7 +89,8 @@ export const eventLimits = (p: BuildParameters): Limits & { readonly subsampled:
   return {
     target: p.eventSeconds,
     min: 0.5 * p.eventSeconds,
-    preferredMin: 0.75 * p.eventSeconds,
+    snapFrom: 0.85 * p.eventSeconds,
+    tiers: [p.eventSeconds],
     max: subsampled ? 2 * p.eventSeconds : Math.min(2 * p.eventSeconds, capSpan),
     subsampled
   }
@@ -92,7 +99,7 @@ export const eventLimits = (p: BuildParameters): Limits & { readonly subsampled:
 export const sceneLimits = (p: BuildParameters): Limits => ({
   target: p.sceneSeconds,
   min: 0.5 * p.sceneSeconds,
-  preferredMin: 0.75 * p.sceneSeconds,
+  tiers: [0.75 * p.sceneSeconds],
   max: 1.5 * p.sceneSeconds
 })
 
@@ -104,7 +111,7 @@ export interface Candidate {
 
 /**
  * Cut points splitting [start, end] into consecutive pieces of `limits`: each cut at the best-scored
- * candidate in range (one point more from `preferredMin` on; ties: nearest the target), or at the target
+ * candidate in range (a point more past each of `tiers`; ties: nearest the target), or at the target
  * when none lies in range. When what is left is too short for two pieces of `min`, it is split in the
  * middle (never under half the target).
  */
@@ -121,18 +128,20 @@ export const segment = (
     let lo = position + limits.min
     let hi = Math.min(position + limits.max, end - limits.min)
     let ideal = position + limits.target
+    let snapFrom = Math.max(lo, position + (limits.snapFrom ?? limits.min))
     if (hi < lo) {
       // Between max and 2·min left: two pieces, split near the middle.
       const middle = (position + end) / 2
       lo = position + limits.target / 2
       hi = end - limits.target / 2
       ideal = middle
+      snapFrom = lo
     }
     let best: Candidate | undefined
     let bestScore = -Infinity
     for (const candidate of candidates) {
-      if (candidate.at < lo || candidate.at > hi) continue
-      const score = candidate.score + (candidate.at - position >= limits.preferredMin ? 1 : 0)
+      if (candidate.at < snapFrom || candidate.at > hi) continue
+      const score = candidate.score + limits.tiers.filter((tier) => candidate.at - position >= tier).length
       if (
         best === undefined || score > bestScore ||
         (score === bestScore && Math.abs(candidate.at - ideal) < Math.abs(best.at - ideal))

@@ -36,7 +36,7 @@ beforeAll(async () => {
   video = await makeSyntheticVideo({
     dir: work.dir,
     name: "synth",
-    segmentSeconds: [12, 20, 15, 25, 18],
+    segmentSeconds: [21, 19, 22, 28],
     cues: [
       { start: 0.5, end: 3, text: "The red room is empty." },
       { start: 14, end: 17, text: "A test pattern appears." },
@@ -97,10 +97,13 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     const frames = nodes.filter(([, n]) => n.level === 3)
     assert.strictEqual(frames.length, 45)
     assert.deepStrictEqual(frames.map(([, n]) => n.time_range[0]).slice(0, 4), [0, 2, 4, 6])
-    // Events snapped to the detected cuts (12, 32, 47 s lie within reach of a 20 s target).
+    // Events snapped to the detected cuts (21, 40 and 62 s lie within reach of a 20 s target).
     const edges = nodes.filter(([, n]) => n.level === 2).map(([, n]) => n.time_range[0])
-    assert.includeMembers(edges, [0, 12, 32, 47])
-    assert.strictEqual(tree.nodes["synth_L1_000_L2_000"]!.subtitle, "The red room is empty.")
+    assert.includeMembers(edges, [0, 21, 40, 62])
+    // Subtitles by overlap: the first event (0–21 s) holds two lines, the third (40–62 s) the last one.
+    assert.strictEqual(tree.nodes["synth_L1_000_L2_000"]!.subtitle, "The red room is empty. A test pattern appears.")
+    assert.strictEqual(tree.nodes["synth_L1_000_L2_002"]!.subtitle, "Colour bars fill the screen.")
+    assert.strictEqual(tree.nodes["synth_L1_000_L2_000_L3_001"]!.subtitle, "The red room is empty.")
     assert.strictEqual(buildCalls(sim), nodes.filter(([, n]) => n.level < 3).length)
 
     const validated = await run(["tree", "validate", join(out, "synth")], {})

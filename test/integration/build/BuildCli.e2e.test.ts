@@ -159,6 +159,21 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     assert.match(rerun.stdout, new RegExp(`^synth\\s.*\\s${saved}\\s+\\S+\\s+0\\s+\\S+ s$`, "m"))
   }, 120_000)
 
+  it("Ctrl-C stops with exit 130, says how to resume, and keeps the finished calls", async () => {
+    const out = join(work.dir, "interrupted")
+    const checkpoints = join(out, "synth", ".vtree", "checkpoints")
+    const count = () => (existsSync(checkpoints) ? readdirSync(checkpoints).filter((name) => name.endsWith(".json")).length : 0)
+    const running = start(["build", video.video, "--out", out, "--concurrency", "1"], simEnv(slowSim.url))
+    const deadline = Date.now() + 60_000
+    while (count() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    running.child.kill("SIGINT")
+    const result = await running.done
+    assert.strictEqual(result.code, 130, result.stderr)
+    assert.match(result.stderr, /^vtree: interrupted — finished model calls are saved under .*interrupted\/<videoID>\/\.vtree; run the same command again to resume$/m)
+    assert.isAtLeast(count(), 1)
+    assert.isFalse(existsSync(join(out, "synth", "tree.json")))
+  }, 120_000)
+
   describe("bad input: one line naming the file, exit 1, no tree", () => {
     const refused = async (args: ReadonlyArray<string>, expected: RegExp, env = simEnv(sim.url)) => {
       const out = join(work.dir, `bad-${Math.random().toString(36).slice(2)}`)

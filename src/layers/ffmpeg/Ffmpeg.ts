@@ -1,4 +1,4 @@
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Context, Effect, Either, Layer } from "effect"
@@ -6,7 +6,7 @@ import { type MediaInfo, MediaError } from "../../domain/Media.js"
 import { parseSubtitles } from "../../programs/build/SubtitleFormat.js"
 import { type FrameRequest, FrameSource } from "../../services/FrameSource.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
-import { firstFileNumber, framePassArgs, parseFramePass } from "./FrameGraph.js"
+import { firstFileNumber, framePassArgs, parseFramePass, reportsDamage } from "./FrameGraph.js"
 import { parseProbe } from "./ProbeJson.js"
 import { type FfmpegTools, lastErrorLine, runTool, toolsConfig } from "./Tools.js"
 
@@ -28,12 +28,11 @@ const seconds = (value: number) => `${value.toFixed(1)} s`
 export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, options: FfmpegOptions = {}) {
   const fs = yield* FileSystem.FileSystem
   const pathApi = yield* Path.Path
-  const executor = yield* Effect.context<CommandExecutor.CommandExecutor>()
+  const executor = yield* CommandExecutor.CommandExecutor
   const sceneThreshold = options.sceneThreshold ?? 0.3
   const jpegQuality = options.jpegQuality ?? 3
 
-  const run = (tool: FfmpegTools["ffmpeg"], args: ReadonlyArray<string>, path: string) =>
-    Effect.provide(runTool(tool, args, path), executor)
+  const run = (tool: FfmpegTools["ffmpeg"], args: ReadonlyArray<string>, path: string) => runTool(executor, tool, args, path)
 
   // An MP4 whose index (moov) is missing still starts with its `ftyp` box: the end of the file was cut.
   const startsLikeMp4 = (path: string) =>
@@ -134,9 +133,11 @@ export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, optio
     const report = parseFramePass(output.stderr)
     const last = report.gridTimes.at(-1)
     // Refuse rather than build half a tree: a tree whose frames stop early answers questions about
-    // the end of the video wrongly, and the user cannot tell. One missing grid slot is tolerated (a
-    // container duration can run a little past the last frame).
-    if (last === undefined || last + request.intervalSeconds + 1 < info.durationSeconds) {
+    // the end of the video wrongly, and the user cannot tell. Early means more than one grid slot
+    // short (a container duration can run a little past the last frame) while the decoder reported
+    // damage: a variable-rate video may hold its last frame for a long time, and that is not a fault.
+    const endsEarly = last !== undefined && last + request.intervalSeconds + 1 < info.durationSeconds
+    if (last === undefined || (endsEarly && reportsDamage(output.stderr))) {
       yield* removeFrames(request.outDir)
       return yield* fail(
         "Truncated",

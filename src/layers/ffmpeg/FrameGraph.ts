@@ -45,9 +45,11 @@ export const framePassArgs = (options: FramePassOptions): ReadonlyArray<string> 
   [
     `[0:${options.streamIndex}]setpts=PTS-STARTPTS,split=2[grid][scene]`,
     `[grid]select='${gridSelect(options.intervalSeconds)}',showinfo@grid,scale=${options.width}:-2[frames]`,
-    // fast_bilinear: a shot change survives a crude downscale, and the default bicubic on every
-    // decoded frame cost more than the rest of the pass (bench/buildFrames.ts).
-    `[scene]scale=${options.sceneWidth}:-2:flags=fast_bilinear,select='gt(scene,${options.sceneThreshold})',showinfo@scene,nullsink`
+    // The scene branch is the pass's only per-frame work beyond decoding, and it runs on ffmpeg's
+    // filter thread: scoring every other frame on a crude fast_bilinear copy keeps it cheap (a cut is
+    // placed at most one frame late), where bicubic on every frame cost more than the rest of the pass
+    // (bench/buildFrames.ts).
+    `[scene]select='not(mod(n,2))',scale=${options.sceneWidth}:-2:flags=fast_bilinear,select='gt(scene,${options.sceneThreshold})',showinfo@scene,nullsink`
   ].join(";"),
   "-map",
   "[frames]",
@@ -94,3 +96,9 @@ export const parseFramePass = (stderr: string): FramePassReport => {
   }
   return { gridTimes: times.grid, sceneTimes: times.scene }
 }
+
+const damage = /partial file|corrupt|invalid data|error while decoding|error splitting|invalid nal|truncat|end of file/i
+
+/** Whether the decoder complained about damaged or missing data (as a file cut short makes it do). */
+export const reportsDamage = (stderr: string): boolean =>
+  stderr.split(/\r?\n/).some((line) => !line.startsWith("[showinfo@") && damage.test(line))

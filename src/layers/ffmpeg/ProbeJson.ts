@@ -31,6 +31,12 @@ export type ProbeJson = typeof ProbeJson.Type
 
 const decodeProbe = Schema.decodeUnknownEither(Schema.parseJson(ProbeJson))
 
+// Matroska keeps a stream's length in a DURATION tag ("00:01:01.500000000") instead of the field.
+const tagSeconds = (value: string | undefined): number | undefined => {
+  const match = value === undefined ? null : /^(\d+):(\d{2}):(\d{2}(?:\.\d+)?)$/.exec(value.trim())
+  return match === null ? undefined : Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3])
+}
+
 const kindOf = (codecType: string | undefined): MediaStream["kind"] =>
   codecType === "video" || codecType === "audio" || codecType === "subtitle" ? codecType : "other"
 
@@ -60,7 +66,7 @@ export const parseProbe = (
     (probe) => {
       const streams = probe.streams.map(toStream)
       const video = probe.streams.find((stream, i) => streams[i]?.kind === "video")
-      const durationSeconds = video?.duration ?? probe.format?.duration ?? 0
+      const durationSeconds = video?.duration ?? tagSeconds(video?.tags?.["DURATION"]) ?? probe.format?.duration ?? 0
       return {
         path,
         sizeBytes,

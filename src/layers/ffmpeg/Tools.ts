@@ -54,13 +54,14 @@ const collect = (stream: Stream.Stream<Uint8Array, PlatformError>) =>
  * closes the scope, which kills the child: an abandoned build leaves no ffmpeg decoding behind.
  */
 export const runTool = (
+  executor: CommandExecutor.CommandExecutor,
   tool: Tool,
   args: ReadonlyArray<string>,
   path: string
-): Effect.Effect<ToolOutput, MediaError, CommandExecutor.CommandExecutor> =>
+): Effect.Effect<ToolOutput, MediaError> =>
   Effect.scoped(
     Effect.gen(function*() {
-      const process = yield* Command.start(Command.make(tool.command, ...args))
+      const process = yield* executor.start(Command.make(tool.command, ...args))
       const [stdout, stderr, exitCode] = yield* Effect.all(
         [collect(process.stdout), collect(process.stderr), process.exitCode],
         { concurrency: "unbounded" }

@@ -40,7 +40,7 @@ afterAll(async () => {
 
 const texts = (cues: ReadonlyArray<{ readonly text: string }>) => cues.map((cue) => cue.text)
 
-describe("subtitles from each source, over real ffmpeg", () => {
+describe("subtitles from each source, over real ffmpeg", { timeout: 120_000 }, () => {
   it.layer(live)((it) => {
     it.effect("--subtitles FILE, a sidecar, the subtitles dir, then the embedded stream", () =>
       Effect.gen(function*() {

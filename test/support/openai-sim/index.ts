@@ -72,14 +72,14 @@ export type Script<R> = ReadonlyArray<R | Fault> | ((request: SimRequest, index:
 export interface SimOptions {
   /** Chat replies per model name; the key "*" serves models without their own script. */
   readonly chat?: Readonly<Record<string, Script<ChatReply>>>
+  /** `/audio/transcriptions` replies per model; without a script, deterministic segments (transcriptions.ts). */
+  readonly transcriptions?: Readonly<Record<string, Script<TranscriptionReply>>>
   /** Embedding replies per model name; the key "*" serves models without their own script. */
   readonly embeddings?: Readonly<Record<string, Script<EmbeddingReply>>>
   /** Size of default embedding vectors (8). */
   readonly dimensions?: number
   /** Asked first for every chat request; a reply answers it, undefined leaves it to the scripts (see builder.ts). */
   readonly intercept?: (request: SimRequest) => ChatReply | undefined
-  /** `/audio/transcriptions` replies per model; without a script, deterministic segments (transcriptions.ts). */
-  readonly transcriptions?: Readonly<Record<string, Script<TranscriptionReply>>>
 }
 
 export interface OpenAiSim {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { framePassArgs, parseFramePass } from "../../../src/layers/ffmpeg/FrameGraph.js"
+import { framePassArgs, parseFramePass, reportsDamage } from "../../../src/layers/ffmpeg/FrameGraph.js"
 import { parseProbe } from "../../../src/layers/ffmpeg/ProbeJson.js"
 import { missingMessage } from "../../../src/layers/ffmpeg/Tools.js"
 import { audioChunks, pcmBytesPerSecond, shiftCues } from "../../../src/programs/build/Transcription.js"
@@ -27,6 +27,12 @@ describe("the frame pass's report", () => {
       parseFramePass("[showinfo@grid @ 0x1] n:   0 pts:   5 pts_time:2.5 pos: 1"),
       { gridTimes: [2.5], sceneTimes: [] }
     )
+  })
+
+  it("tells a decoder's damage reports from ordinary output", () => {
+    assert.isTrue(reportsDamage("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55] stream 0, offset 0x49d6c: partial file"))
+    assert.isTrue(reportsDamage("Error while decoding stream #0:0: Invalid data found when processing input"))
+    assert.isFalse(reportsDamage("[showinfo@grid @ 0x1] n:   0 pts:   5 pts_time:2.5 checksum:corrupt00\nframe=  9 fps=0.0 q=3.0"))
   })
 
   it("decodes once: one input, one filtergraph with both branches, one output", () => {
@@ -80,6 +86,12 @@ describe("ffprobe's JSON", () => {
   it("falls back to the container's duration, and reports a reply it cannot read", () => {
     const noStreamDuration = parseProbe(JSON.stringify({ streams: [{ index: 0, codec_type: "video" }], format: { duration: "9.5" } }), "b", 1)
     assert.isTrue(Either.isRight(noStreamDuration) && noStreamDuration.right.durationSeconds === 9.5)
+    const matroska = parseProbe(
+      JSON.stringify({ streams: [{ index: 0, codec_type: "video", tags: { DURATION: "00:01:01.500000000" } }], format: { duration: "63" } }),
+      "e.mkv",
+      1
+    )
+    assert.isTrue(Either.isRight(matroska) && matroska.right.durationSeconds === 61.5)
     assert.isTrue(Either.isLeft(parseProbe("{\"streams\": [{\"index\": \"zero\"}]}", "c", 1)))
     assert.isTrue(Either.isLeft(parseProbe("not json", "d", 1)))
   })

@@ -292,153 +292,141 @@ interface EventResult {
   readonly cues: ReadonlyArray<SubtitleCue>
 }
 
-/** Captions a prepared video and writes its tree. */
-export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
-  video: PreparedVideo,
-  options: BuildOptions,
-  position: { readonly index: number; readonly total: number } = { index: 0, total: 1 }
-) {
-  const path = yield* Path.Path
+/** What one video's calls share: where checkpoints go, the counts for the summary, the event sink. */
+interface CallScope {
+  readonly video: PreparedVideo
+  readonly options: BuildOptions
+  readonly made: { vlm: number; llm: number; reused: number; prompt: number; completion: number }
+  readonly emit: (event: BuildEvent) => Effect.Effect<void>
+}
+
+const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+const finished = (scope: CallScope, kind: "event" | "scene", reused: boolean, usage: CheckpointUsage) =>
+  Effect.suspend(() => {
+    if (reused) scope.made.reused += 1
+    else {
+      scope.made[kind === "event" ? "vlm" : "llm"] += usage.calls
+      scope.made.prompt += usage.promptTokens
+      scope.made.completion += usage.completionTokens
+    }
+    const counted = reused ? { calls: 0, promptTokens: 0, completionTokens: 0 } : usage
+    return scope.emit({ _tag: "CallFinished", videoId: scope.video.videoId, kind, reused, ...counted })
+  })
+
+/** One event: from its checkpoint, or one vision call (asked twice at most) checkpointed at once. */
+const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: PlannedEvent, total: number) {
+  const { options, video } = scope
   const vlm = yield* VLMProvider
-  const llm = yield* LLMProvider
-  const started = yield* Clock.currentTimeMillis
-  const p = { ...defaultParameters, ...options.parameters }
-  const concurrency = options.concurrency ?? defaultBuildConcurrency
-  const emit = options.onEvent ?? (() => Effect.void)
-  const durationSeconds = video.info.durationSeconds
-  const plans = assignFrames(
-    planEventWindows(durationSeconds, video.shotChanges, p),
-    video.frames.map((frame) => frame.time),
-    p.framesPerCall
-  )
-  yield* emit({ _tag: "VideoStarted", videoId: video.videoId, index: position.index, total: position.total, events: plans.length, frames: video.frames.length })
-  const made = { vlm: 0, llm: 0, reused: 0, prompt: 0, completion: 0 }
-  const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
-  const finished = (kind: "event" | "scene", reused: boolean, usage: CheckpointUsage) =>
-    Effect.suspend(() => {
-      if (reused) made.reused += 1
-      else {
-        made[kind === "event" ? "vlm" : "llm"] += usage.calls
-        made.prompt += usage.promptTokens
-        made.completion += usage.completionTokens
-      }
-      return emit({ _tag: "CallFinished", videoId: video.videoId, kind, reused, ...(reused ? { calls: 0, promptTokens: 0, completionTokens: 0 } : usage) })
-    })
-
-  const captionEvent = (plan: PlannedEvent) =>
-    Effect.gen(function*() {
-      const cues = cuesIn(video.cues, plan.start, plan.end)
-      const text = eventText({ index: plan.index, total: plans.length, start: plan.start, end: plan.end, frameTimes: plan.frames.map((f) => f.time), cues })
-      const images = plan.frames.map((frame) => video.frames[frame.source]!)
-      const key = checkpointKey({
-        kind: "event",
-        model: options.models.vlm,
-        prompt: options.prompts.event,
-        text,
-        images: images.map((image) => image.sha256),
-        parameters: { maxTokens: eventMaxTokens }
-      })
-      const saved = yield* readEventCheckpoint(video.treeDir, key)
-      if (Option.isSome(saved)) {
-        yield* finished("event", true, saved.value.usage)
-        return { plan, checkpoint: saved.value, cues } satisfies EventResult
-      }
-      const outcome = yield* askTwice<EventCards>(
-        (userText) => vlm.chatWithImages({ system: options.prompts.event, text: userText, images: images.map((image) => image.path), maxTokens: eventMaxTokens }),
-        text,
-        (raw) => decodeEventReply(raw, images.length),
-        (raw) => degradedEventCards(raw, images.length)
-      ).pipe(Effect.mapError(providerFailed(video.videoId, `event ${plan.index + 1} (${range(plan.start, plan.end)}), vision call`)))
-      const checkpoint: EventCheckpoint = {
-        kind: "event",
-        key,
-        createdAt: yield* now,
-        model: outcome.model,
-        degraded: outcome.degraded,
-        usage: outcome.usage,
-        event: outcome.value.event,
-        frames: outcome.value.frames
-      }
-      yield* writeCheckpoint(video.treeDir, checkpoint).pipe(Effect.mapError(unwritable(video.treeDir)))
-      yield* finished("event", false, outcome.usage)
-      return { plan, checkpoint, cues } satisfies EventResult
-    })
-
-  const events = yield* Effect.forEach(plans, captionEvent, { concurrency })
-  const sceneStarts = groupScenes(
-    events.map((event) => ({ start: event.plan.start, end: event.plan.end, words: cardWords(event.checkpoint.event) })),
-    p
-  )
-  const sceneGroups = sceneStarts.map((start, i) => events.slice(start, sceneStarts[i + 1] ?? events.length))
-
-  const captionScene = (group: ReadonlyArray<EventResult>, index: number) =>
-    Effect.gen(function*() {
-      const start = group[0]!.plan.start
-      const end = group[group.length - 1]!.plan.end
-      const text = sceneText({
-        index,
-        start,
-        end,
-        events: group.map((event) => ({
-          start: event.plan.start,
-          end: event.plan.end,
-          card: event.checkpoint.event,
-          subtitle: subtitleFor(event.cues, [event.plan.start, event.plan.end])
-        }))
-      })
-      const key = checkpointKey({ kind: "scene", model: options.models.llm, prompt: options.prompts.scene, text, images: [], parameters: { maxTokens: sceneMaxTokens } })
-      const saved = yield* readSceneCheckpoint(video.treeDir, key)
-      if (Option.isSome(saved)) {
-        yield* finished("scene", true, saved.value.usage)
-        return saved.value
-      }
-      const outcome = yield* askTwice<Record<string, unknown>>(
-        (userText) =>
-          llm.chat({
-            role: "tool",
-            thinking: false,
-            maxTokens: sceneMaxTokens,
-            messages: [{ role: "system", content: options.prompts.scene }, { role: "user", content: userText }]
-          }),
-        text,
-        decodeSceneReply,
-        degradedSceneCard
-      ).pipe(Effect.mapError(providerFailed(video.videoId, `scene ${index + 1} (${range(start, end)}), text call`)))
-      const checkpoint: SceneCheckpoint = {
-        kind: "scene",
-        key,
-        createdAt: yield* now,
-        model: outcome.model,
-        degraded: outcome.degraded,
-        usage: outcome.usage,
-        scene: outcome.value
-      }
-      yield* writeCheckpoint(video.treeDir, checkpoint).pipe(Effect.mapError(unwritable(video.treeDir)))
-      yield* finished("scene", false, outcome.usage)
-      return checkpoint
-    })
-
-  const scenes = yield* Effect.forEach(sceneGroups, captionScene, { concurrency })
-
-  // Everything in tree.json derives from the inputs and the checkpoints, so a rerun writes the same bytes.
-  const checkpoints: ReadonlyArray<EventCheckpoint | SceneCheckpoint> = [...events.map((event) => event.checkpoint), ...scenes]
-  const total = checkpoints.reduce(
-    (sum, c) => ({ calls: sum.calls + c.usage.calls, prompt: sum.prompt + c.usage.promptTokens, completion: sum.completion + c.usage.completionTokens }),
-    { calls: 0, prompt: 0, completion: 0 }
-  )
-  const degraded = {
-    events: events.filter((event) => event.checkpoint.degraded).length,
-    frames: events.reduce((sum, event) => sum + event.checkpoint.frames.filter((frame) => frame["degraded"] === true).length, 0),
-    scenes: scenes.filter((scene) => scene.degraded).length
+  const cues = cuesIn(video.cues, plan.start, plan.end)
+  const text = eventText({ index: plan.index, total, start: plan.start, end: plan.end, frameTimes: plan.frames.map((f) => f.time), cues })
+  const images = plan.frames.map((frame) => video.frames[frame.source]!)
+  const key = checkpointKey({
+    kind: "event",
+    model: options.models.vlm,
+    prompt: options.prompts.event,
+    text,
+    images: images.map((image) => image.sha256),
+    parameters: { maxTokens: eventMaxTokens }
+  })
+  const saved = yield* readEventCheckpoint(video.treeDir, key)
+  if (Option.isSome(saved)) {
+    yield* finished(scope, "event", true, saved.value.usage)
+    return { plan, checkpoint: saved.value, cues } satisfies EventResult
   }
-  const embedding = yield* Effect.serviceOption(EmbeddingProvider)
-  const build = {
+  const outcome = yield* askTwice<EventCards>(
+    (userText) => vlm.chatWithImages({ system: options.prompts.event, text: userText, images: images.map((image) => image.path), maxTokens: eventMaxTokens }),
+    text,
+    (raw) => decodeEventReply(raw, images.length),
+    (raw) => degradedEventCards(raw, images.length)
+  ).pipe(Effect.mapError(providerFailed(video.videoId, `event ${plan.index + 1} (${range(plan.start, plan.end)}), vision call`)))
+  const checkpoint: EventCheckpoint = {
+    kind: "event",
+    key,
+    createdAt: yield* isoNow,
+    model: outcome.model,
+    degraded: outcome.degraded,
+    usage: outcome.usage,
+    event: outcome.value.event,
+    frames: outcome.value.frames
+  }
+  yield* writeCheckpoint(video.treeDir, checkpoint).pipe(Effect.mapError(unwritable(video.treeDir)))
+  yield* finished(scope, "event", false, outcome.usage)
+  return { plan, checkpoint, cues } satisfies EventResult
+})
+
+/** One scene: from its checkpoint, or one text call (thinking off) over its events' cards. */
+const captionScene = Effect.fnUntraced(function*(scope: CallScope, group: ReadonlyArray<EventResult>, index: number) {
+  const { options, video } = scope
+  const llm = yield* LLMProvider
+  const start = group[0]!.plan.start
+  const end = group[group.length - 1]!.plan.end
+  const text = sceneText({
+    index,
+    start,
+    end,
+    events: group.map((event) => ({
+      start: event.plan.start,
+      end: event.plan.end,
+      card: event.checkpoint.event,
+      subtitle: subtitleFor(event.cues, [event.plan.start, event.plan.end])
+    }))
+  })
+  const key = checkpointKey({ kind: "scene", model: options.models.llm, prompt: options.prompts.scene, text, images: [], parameters: { maxTokens: sceneMaxTokens } })
+  const saved = yield* readSceneCheckpoint(video.treeDir, key)
+  if (Option.isSome(saved)) {
+    yield* finished(scope, "scene", true, saved.value.usage)
+    return saved.value
+  }
+  const outcome = yield* askTwice<Record<string, unknown>>(
+    (userText) =>
+      llm.chat({
+        role: "tool",
+        thinking: false,
+        maxTokens: sceneMaxTokens,
+        messages: [{ role: "system", content: options.prompts.scene }, { role: "user", content: userText }]
+      }),
+    text,
+    decodeSceneReply,
+    degradedSceneCard
+  ).pipe(Effect.mapError(providerFailed(video.videoId, `scene ${index + 1} (${range(start, end)}), text call`)))
+  const checkpoint: SceneCheckpoint = {
+    kind: "scene",
+    key,
+    createdAt: yield* isoNow,
+    model: outcome.model,
+    degraded: outcome.degraded,
+    usage: outcome.usage,
+    scene: outcome.value
+  }
+  yield* writeCheckpoint(video.treeDir, checkpoint).pipe(Effect.mapError(unwritable(video.treeDir)))
+  yield* finished(scope, "scene", false, outcome.usage)
+  return checkpoint
+})
+
+/**
+ * The `build` record of tree.json. Everything in it derives from the inputs and the checkpoints (the
+ * time is the newest card's), so a rerun that calls nothing writes the same bytes.
+ */
+export const buildRecord = (input: {
+  readonly video: PreparedVideo
+  readonly options: BuildOptions
+  readonly parameters: BuildParameters
+  readonly events: ReadonlyArray<EventResult>
+  readonly scenes: ReadonlyArray<SceneCheckpoint>
+  readonly embeddingModel: string | undefined
+}) => {
+  const { events, options, parameters: p, scenes, video } = input
+  const checkpoints: ReadonlyArray<EventCheckpoint | SceneCheckpoint> = [...events.map((event) => event.checkpoint), ...scenes]
+  const sum = (items: ReadonlyArray<EventCheckpoint | SceneCheckpoint>, field: keyof CheckpointUsage) =>
+    items.reduce((total, c) => total + c.usage[field], 0)
+  return {
     vtree_version: vtreeVersion(),
     created_at: checkpoints.map((c) => c.createdAt).sort().at(-1) ?? null,
     models: {
       vlm: options.models.vlm,
       llm: options.models.llm,
-      ...(Option.isSome(embedding) ? { embedding: embedding.value.model } : {})
+      ...(input.embeddingModel === undefined ? {} : { embedding: input.embeddingModel })
     },
     parameters: {
       frame_interval: p.frameInterval,
@@ -448,21 +436,70 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
       frames_per_call: p.framesPerCall
     },
     prompts: { event_sha256: sha256(options.prompts.event), scene_sha256: sha256(options.prompts.scene) },
-    source: { file: path.basename(video.path), size_bytes: video.info.sizeBytes, sha256: video.sourceSha256 },
+    source: { file: video.path.split(/[\\/]/).pop() ?? video.path, size_bytes: video.info.sizeBytes, sha256: video.sourceSha256 },
     subtitles: { source: video.subtitleSource, cues: video.cues.length },
-    frames: { sampled: video.frames.length, sent: plans.reduce((sum, plan) => sum + plan.frames.length, 0) },
-    calls: { vlm: events.reduce((sum, e) => sum + e.checkpoint.usage.calls, 0), llm: scenes.reduce((sum, s) => sum + s.usage.calls, 0) },
-    tokens: { prompt: total.prompt, completion: total.completion },
-    degraded
+    frames: { sampled: video.frames.length, sent: events.reduce((total, event) => total + event.plan.frames.length, 0) },
+    calls: { vlm: sum(events.map((event) => event.checkpoint), "calls"), llm: sum(scenes, "calls") },
+    tokens: { prompt: sum(checkpoints, "promptTokens"), completion: sum(checkpoints, "completionTokens") },
+    degraded: {
+      events: events.filter((event) => event.checkpoint.degraded).length,
+      frames: events.reduce((total, event) => total + event.checkpoint.frames.filter((frame) => frame["degraded"] === true).length, 0),
+      scenes: scenes.filter((scene) => scene.degraded).length
+    }
   }
-  const { frameFiles, tree } = assembleTree({
+}
+
+/** Frames, then tree.json (atomically), then the retrieval embeddings when a provider is present. */
+const writeTree = Effect.fn("BuildTree.writeTree")(function*(
+  video: PreparedVideo,
+  tree: ReturnType<typeof assembleTree>,
+  embedding: Option.Option<EmbeddingProvider["Type"]>
+) {
+  const path = yield* Path.Path
+  yield* writeFrames(video.treeDir, tree.frameFiles).pipe(Effect.mapError(unwritable(video.treeDir)))
+  yield* writeAtomically(path.join(video.treeDir, "tree.json"), `${JSON.stringify(tree.tree, null, 1)}\n`).pipe(
+    Effect.mapError(unwritable(video.treeDir))
+  )
+  if (Option.isNone(embedding)) return false
+  return yield* loadTreeEnvironment(video.treeDir).pipe(
+    Effect.as(true),
+    Effect.catchAll((error) =>
+      Effect.logWarning(`${video.videoId}: tree written, retrieval embeddings not cached (${error.message}); vtree infer will embed it on load`).pipe(
+        Effect.as(false)
+      )
+    )
+  )
+})
+
+/** Captions a prepared video (events, then scenes grouped from their cards) and writes its tree. */
+export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
+  video: PreparedVideo,
+  options: BuildOptions,
+  position: { readonly index: number; readonly total: number } = { index: 0, total: 1 }
+) {
+  const started = yield* Clock.currentTimeMillis
+  const p = { ...defaultParameters, ...options.parameters }
+  const concurrency = options.concurrency ?? defaultBuildConcurrency
+  const scope: CallScope = { video, options, made: { vlm: 0, llm: 0, reused: 0, prompt: 0, completion: 0 }, emit: options.onEvent ?? (() => Effect.void) }
+  const durationSeconds = video.info.durationSeconds
+  const plans = assignFrames(planEventWindows(durationSeconds, video.shotChanges, p), video.frames.map((frame) => frame.time), p.framesPerCall)
+  yield* scope.emit({ _tag: "VideoStarted", videoId: video.videoId, index: position.index, total: position.total, events: plans.length, frames: video.frames.length })
+
+  const events = yield* Effect.forEach(plans, (plan) => captionEvent(scope, plan, plans.length), { concurrency })
+  const sceneStarts = groupScenes(events.map((event) => ({ start: event.plan.start, end: event.plan.end, words: cardWords(event.checkpoint.event) })), p)
+  const groups = sceneStarts.map((start, i) => events.slice(start, sceneStarts[i + 1] ?? events.length))
+  const scenes = yield* Effect.forEach(groups, (group, i) => captionScene(scope, group, i), { concurrency })
+
+  const embedding = yield* Effect.serviceOption(EmbeddingProvider)
+  const build = buildRecord({ video, options, parameters: p, events, scenes, embeddingModel: Option.getOrUndefined(Option.map(embedding, (e) => e.model)) })
+  const tree = assembleTree({
     videoId: video.videoId,
     durationSeconds,
     domain: options.domain,
     frameInterval: p.frameInterval,
     cues: video.cues,
     build,
-    scenes: sceneGroups.map((group, s) => ({
+    scenes: groups.map((group, s) => ({
       start: group[0]!.plan.start,
       end: group[group.length - 1]!.plan.end,
       card: scenes[s]!.scene as Card,
@@ -470,28 +507,11 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
         start: event.plan.start,
         end: event.plan.end,
         card: event.checkpoint.event,
-        frames: event.plan.frames.map((frame, f) => ({
-          time: frame.time,
-          card: event.checkpoint.frames[f]!,
-          source: video.frames[frame.source]!.path
-        }))
+        frames: event.plan.frames.map((frame, f) => ({ time: frame.time, card: event.checkpoint.frames[f]!, source: video.frames[frame.source]!.path }))
       }))
     }))
   })
-  yield* writeFrames(video.treeDir, frameFiles).pipe(Effect.mapError(unwritable(video.treeDir)))
-  yield* writeAtomically(path.join(video.treeDir, "tree.json"), `${JSON.stringify(tree, null, 1)}\n`).pipe(
-    Effect.mapError(unwritable(video.treeDir))
-  )
-  const embedded = Option.isSome(embedding)
-    ? yield* loadTreeEnvironment(video.treeDir).pipe(
-      Effect.as(true),
-      Effect.catchAll((error) =>
-        Effect.logWarning(`${video.videoId}: tree written, retrieval embeddings not cached (${error.message}); vtree infer will embed it on load`).pipe(
-          Effect.as(false)
-        )
-      )
-    )
-    : false
+  const embedded = yield* writeTree(video, tree, embedding)
   const summary: VideoSummary = {
     videoId: video.videoId,
     treeDir: video.treeDir,
@@ -500,13 +520,13 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     framesSent: build.frames.sent,
     events: events.length,
     scenes: scenes.length,
-    calls: { vlm: made.vlm, llm: made.llm, reused: made.reused },
-    tokens: { prompt: made.prompt, completion: made.completion },
-    degraded,
+    calls: { vlm: scope.made.vlm, llm: scope.made.llm, reused: scope.made.reused },
+    tokens: { prompt: scope.made.prompt, completion: scope.made.completion },
+    degraded: build.degraded,
     embedded,
     wallSeconds: ((yield* Clock.currentTimeMillis) - started) / 1000
   }
-  yield* emit({ _tag: "VideoFinished", summary })
+  yield* scope.emit({ _tag: "VideoFinished", summary })
   return summary
 })
 

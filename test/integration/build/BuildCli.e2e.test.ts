@@ -99,7 +99,8 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     assert.deepStrictEqual(frames.map(([, n]) => n.time_range[0]).slice(0, 4), [0, 2, 4, 6])
     // Events snapped to the detected cuts (21, 40 and 62 s lie within reach of a 20 s target).
     const edges = nodes.filter(([, n]) => n.level === 2).map(([, n]) => n.time_range[0])
-    assert.includeMembers(edges, [0, 21, 40, 62])
+    // (ffmpeg scores every other frame, so a detected cut may land one frame, 0.04 s, late.)
+    for (const cut of [0, 21, 40, 62]) assert.isTrue(edges.some((edge) => edge >= cut && edge <= cut + 0.05), `${cut} in ${edges}`)
     // Subtitles by overlap: the first event (0–21 s) holds two lines, the third (40–62 s) the last one.
     assert.strictEqual(tree.nodes["synth_L1_000_L2_000"]!.subtitle, "The red room is empty. A test pattern appears.")
     assert.strictEqual(tree.nodes["synth_L1_000_L2_002"]!.subtitle, "Colour bars fill the screen.")

@@ -52,6 +52,7 @@ import {
   checkParameters,
   defaultParameters,
   groupScenes,
+  makeSceneScheduler,
   type PlannedEvent,
   planEventWindows
 } from "./Plan.js"
@@ -485,10 +486,33 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
   const plans = assignFrames(planEventWindows(durationSeconds, video.shotChanges, p), video.frames.map((frame) => frame.time), p.framesPerCall)
   yield* scope.emit({ _tag: "VideoStarted", videoId: video.videoId, index: position.index, total: position.total, events: plans.length, frames: video.frames.length })
 
-  const events = yield* Effect.forEach(plans, (plan) => captionEvent(scope, plan, plans.length), { concurrency })
-  const sceneStarts = groupScenes(events.map((event) => ({ start: event.plan.start, end: event.plan.end, words: cardWords(event.checkpoint.event) })), p)
-  const groups = sceneStarts.map((start, i) => events.slice(start, sceneStarts[i + 1] ?? events.length))
-  const scenes = yield* Effect.forEach(groups, (group, i) => captionScene(scope, group, i), { concurrency })
+  // A scene's call starts as soon as its grouping is settled, while later events are still captioned.
+  const { events, groups, scenes } = yield* Effect.scoped(Effect.gen(function*() {
+    const fiberScope = yield* Effect.scope
+    const results: Array<EventResult | undefined> = plans.map(() => undefined)
+    const scheduler = makeSceneScheduler(plans, p)
+    const early = new Map<string, Fiber.RuntimeFiber<SceneCheckpoint, BuildError>>()
+    let settledCount = 0
+    const done = yield* Effect.forEach(plans, (plan, i) =>
+      Effect.tap(captionEvent(scope, plan, plans.length), (result) => {
+        results[i] = result
+        const settled = scheduler.complete(i, cardWords(result.checkpoint.event))
+        return Effect.forEach(settled, ([first, stop]) => {
+          const index = settledCount++
+          const group = results.slice(first, stop) as ReadonlyArray<EventResult>
+          return Effect.map(Effect.forkIn(captionScene(scope, group, index), fiberScope), (fiber) => void early.set(`${first}:${stop}`, fiber))
+        }, { discard: true })
+      }), { concurrency })
+    // The reference grouping; the early calls are used where they match it (they always should).
+    const starts = groupScenes(done.map((event) => ({ start: event.plan.start, end: event.plan.end, words: cardWords(event.checkpoint.event) })), p)
+    const groups = starts.map((start, i) => done.slice(start, starts[i + 1] ?? done.length))
+    const scenes = yield* Effect.forEach(groups, (group, i) => {
+      const first = starts[i]!
+      const fiber = early.get(`${first}:${first + group.length}`)
+      return fiber === undefined ? captionScene(scope, group, i) : Fiber.join(fiber)
+    }, { concurrency })
+    return { events: done, groups, scenes }
+  }))
 
   const embedding = yield* Effect.serviceOption(EmbeddingProvider)
   const build = buildRecord({ video, options, parameters: p, events, scenes, embeddingModel: Option.getOrUndefined(Option.map(embedding, (e) => e.model)) })

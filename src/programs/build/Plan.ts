@@ -115,6 +115,62 @@ export interface Candidate {
  * when none lies in range. When what is left is too short for two pieces of `min`, it is split in the
  * middle (never under half the target).
  */
+export type SegmentStep =
+  | { readonly _tag: "Cut"; readonly at: number }
+  /** What is left is one piece. */
+  | { readonly _tag: "Done" }
+  /** A candidate in range has no score yet. */
+  | { readonly _tag: "Wait" }
+
+/**
+ * One cut of `segment`, from `position`. Candidates may lack a score (undefined) while it is unknown:
+ * when one of them could decide this cut, the answer is Wait; the others do not matter to it.
+ */
+export const segmentStep = (
+  position: number,
+  end: number,
+  limits: Limits,
+  candidates: ReadonlyArray<{ readonly at: number; readonly score: number | undefined }>,
+  options: { readonly mustUseCandidate?: boolean } = {}
+): SegmentStep => {
+  if (end - position <= limits.max) return { _tag: "Done" }
+  let lo = position + limits.min
+  let hi = Math.min(position + limits.max, end - limits.min)
+  let ideal = position + limits.target
+  let snapFrom = Math.max(lo, position + (limits.snapFrom ?? limits.min))
+  if (hi < lo) {
+    // Between max and 2·min left: two pieces, split near the middle.
+    const middle = (position + end) / 2
+    lo = position + limits.target / 2
+    hi = end - limits.target / 2
+    ideal = middle
+    snapFrom = lo
+  }
+  let best: { readonly at: number } | undefined
+  let bestScore = -Infinity
+  for (const candidate of candidates) {
+    if (candidate.at < snapFrom || candidate.at > hi) continue
+    if (candidate.score === undefined) return { _tag: "Wait" }
+    const score = candidate.score + limits.tiers.filter((tier) => candidate.at - position >= tier).length
+    if (
+      best === undefined || score > bestScore ||
+      (score === bestScore && Math.abs(candidate.at - ideal) < Math.abs(best.at - ideal))
+    ) {
+      best = candidate
+      bestScore = score
+    }
+  }
+  if (best === undefined && options.mustUseCandidate === true) {
+    // Scenes cut between events only: the nearest boundary past the position.
+    for (const candidate of candidates) {
+      if (candidate.at <= position || candidate.at >= end) continue
+      if (best === undefined || Math.abs(candidate.at - ideal) < Math.abs(best.at - ideal)) best = candidate
+    }
+    if (best === undefined) return { _tag: "Done" }
+  }
+  return { _tag: "Cut", at: millis(best?.at ?? Math.min(hi, Math.max(lo, ideal))) }
+}
+
 export const segment = (
   start: number,
   end: number,
@@ -124,45 +180,12 @@ export const segment = (
 ): ReadonlyArray<number> => {
   const cuts: Array<number> = []
   let position = start
-  while (end - position > limits.max) {
-    let lo = position + limits.min
-    let hi = Math.min(position + limits.max, end - limits.min)
-    let ideal = position + limits.target
-    let snapFrom = Math.max(lo, position + (limits.snapFrom ?? limits.min))
-    if (hi < lo) {
-      // Between max and 2·min left: two pieces, split near the middle.
-      const middle = (position + end) / 2
-      lo = position + limits.target / 2
-      hi = end - limits.target / 2
-      ideal = middle
-      snapFrom = lo
-    }
-    let best: Candidate | undefined
-    let bestScore = -Infinity
-    for (const candidate of candidates) {
-      if (candidate.at < snapFrom || candidate.at > hi) continue
-      const score = candidate.score + limits.tiers.filter((tier) => candidate.at - position >= tier).length
-      if (
-        best === undefined || score > bestScore ||
-        (score === bestScore && Math.abs(candidate.at - ideal) < Math.abs(best.at - ideal))
-      ) {
-        best = candidate
-        bestScore = score
-      }
-    }
-    if (best === undefined && options.mustUseCandidate === true) {
-      // Scenes cut between events only: the nearest boundary past the position.
-      for (const candidate of candidates) {
-        if (candidate.at <= position || candidate.at >= end) continue
-        if (best === undefined || Math.abs(candidate.at - ideal) < Math.abs(best.at - ideal)) best = candidate
-      }
-      if (best === undefined) break
-    }
-    const cut = millis(best?.at ?? Math.min(hi, Math.max(lo, ideal)))
-    cuts.push(cut)
-    position = cut
+  for (;;) {
+    const step = segmentStep(position, end, limits, candidates, options)
+    if (step._tag !== "Cut") return cuts
+    cuts.push(step.at)
+    position = step.at
   }
-  return cuts
 }
 
 export interface Window {
@@ -291,6 +314,42 @@ export const groupScenes = (
     if (index > starts[starts.length - 1]!) starts.push(index)
   }
   return starts
+}
+
+/**
+ * groupScenes, decided as event cards arrive in any order: each scene is settled as soon as the cards
+ * that can move its cut are known and its own events are done, so its call can start while later
+ * events are still being captioned. The scenes are exactly groupScenes' (a property test checks it).
+ */
+export const makeSceneScheduler = (events: ReadonlyArray<Window>, p: BuildParameters) => {
+  const words: Array<ReadonlySet<string> | undefined> = events.map(() => undefined)
+  const end = events[events.length - 1]?.end ?? 0
+  const limits = sceneLimits(p)
+  let first = 0
+  return {
+    /** Records event `index`'s card words; returns the scenes newly settled, as [first, stop) event ranges. */
+    complete: (index: number, cardWords: ReadonlySet<string>): ReadonlyArray<readonly [number, number]> => {
+      words[index] = cardWords
+      const settled: Array<readonly [number, number]> = []
+      while (first < events.length) {
+        const candidates = events.slice(first + 1).map((event, k) => {
+          const before = words[first + k]
+          const after = words[first + k + 1]
+          return {
+            at: event.start,
+            score: before === undefined || after === undefined ? undefined : Math.round(jaccardDistance(before, after) * 1e6) / 1e6
+          }
+        })
+        const step = segmentStep(events[first]!.start, end, limits, candidates, { mustUseCandidate: true })
+        if (step._tag === "Wait") break
+        const stop = step._tag === "Done" ? events.length : events.findIndex((event) => Math.abs(event.start - step.at) < 1e-6)
+        if (stop <= first || words.slice(first, stop).some((w) => w === undefined)) break
+        settled.push([first, stop])
+        first = stop
+      }
+      return settled
+    }
+  }
 }
 
 const pad = (n: number) => String(n).padStart(3, "0")

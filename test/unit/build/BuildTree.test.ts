@@ -256,6 +256,31 @@ describe("buildTree pipelining", () => {
       )
       assert.deepStrictEqual(summaries.map((s) => s.videoId), ["a", "b"])
     }).pipe(Effect.provide(NodeContext.layer)), { timeout: 30_000 })
+
+  it.scopedLive("starts a scene's call once its events are done, while later events are still captioned", () =>
+    Effect.gen(function*() {
+      const { dir, media, out, path } = yield* setup({ "long.mp4": { durationSeconds: 700 } })
+      const sceneAsked = yield* Deferred.make<void>()
+      // The last event answers only after a scene call was made: without the overlap, this never finishes.
+      const vlm = Layer.succeed(VLMProvider, VLMProvider.of({
+        chatWithImages: (request) =>
+          Effect.as(
+            request.text.startsWith("Event 35 of 35") ? Deferred.await(sceneAsked) : Effect.void,
+            { content: eventReply(request.text), usage: { promptTokens: 1, completionTokens: 1 }, model: "v" }
+          )
+      }))
+      const llm = yield* ScriptedLlm.make((request) => llmCards(request))
+      const [summary] = yield* Effect.flatMap(inputsOf([path.join(dir, "long.mp4")]), (inputs) =>
+        buildTree(inputs, options(out, {
+          onEvent: (event) => event._tag === "CallFinished" && event.kind === "scene" ? Deferred.succeed(sceneAsked, undefined) : Effect.void
+        }))).pipe(
+          Effect.provide(Layer.mergeAll(media.layer, vlm, llm.layer)),
+          Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "no scene call started before the last event finished" })
+        )
+      assert.strictEqual(summary!.events, 35)
+      assert.isAbove(summary!.scenes, 1)
+      assert.strictEqual((yield* llm.requests).length, summary!.scenes)
+    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 30_000 })
 })
 
 layer(NodeContext.layer)("build inputs", (it) => {

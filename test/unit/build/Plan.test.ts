@@ -15,6 +15,7 @@ import {
   frameId,
   groupScenes,
   jaccardDistance,
+  makeSceneScheduler,
   planEventWindows,
   sceneId,
   videoIdFromPath
@@ -113,6 +114,37 @@ describe("scenes", () => {
     // With cards all alike, the cut lands nearest the target.
     const same = events.map((e) => ({ ...e, words: cardWords({ event_description: "same" }) }))
     assert.deepStrictEqual(groupScenes(same, p), [0, 15])
+  })
+
+  it("the incremental scheduler settles exactly groupScenes' scenes, whatever order the cards arrive in", () => {
+    const topics = ["kitchen onion knife", "pan stove eggs", "garden dog ball", "car road rain", "kitchen pan lid"]
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.double({ min: 10, max: 40, noNaN: true }), fc.integer({ min: 0, max: topics.length - 1 })), { minLength: 1, maxLength: 120 }),
+        fc.integer(),
+        (pieces, seed) => {
+          let t = 0
+          const events = pieces.map(([length, topic]) => {
+            const start = t
+            t = Math.round((t + length) * 1000) / 1000
+            return { start, end: t, words: cardWords({ event_description: topics[topic]! }) }
+          })
+          const expected = groupScenes(events, p)
+          const order = events.map((_, i) => i)
+          let state = seed
+          for (let i = order.length - 1; i > 0; i--) {
+            state = (Math.imul(state, 1103515245) + 12345) | 0
+            const j = Math.abs(state) % (i + 1)
+            ;[order[i], order[j]] = [order[j]!, order[i]!]
+          }
+          const scheduler = makeSceneScheduler(events, p)
+          const settled = order.flatMap((i) => scheduler.complete(i, events[i]!.words))
+          assert.deepStrictEqual(settled.map(([first]) => first), expected)
+          assert.strictEqual(settled.at(-1)![1], events.length)
+        }
+      ),
+      { numRuns: 300 }
+    )
   })
 
   it("one scene for a short video", () => {

@@ -1,14 +1,18 @@
-// `npm run demo`: the whole `vtree infer` pipeline on the bundled sample, offline. No model is needed:
-// the CLI talks over real HTTP to the project's OpenAI-compatible simulator, where a deliberately simple
-// "model" answers. It is a lexical baseline, not a language model — it reads the prompts it is sent
-// and never sees the answer key — so the accuracy it reaches says nothing about vtree with a real model.
-// Its purpose is to show a newcomer every moving part: the agent loop, the tools, the progress line,
-// the SQLite run and `vtree report`.
-import { spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+// `npm run demo`: the whole path on the bundled samples, offline — `vtree build` turns the short video
+// in samples/video into a tree, `vtree infer` answers questions over it and the prebuilt sample tree,
+// `vtree report` shows the run. No model is needed: the CLI talks over real HTTP to the project's
+// OpenAI-compatible simulator, where deliberately simple "models" answer. The build calls get cards
+// made from the prompt text (timestamps and subtitles; the simulator cannot see images); the agent is a
+// lexical baseline, not a language model — it reads the prompts it is sent and never sees the answer
+// key — so the accuracy it reaches says nothing about vtree with a real model. Its purpose is to show a
+// newcomer every moving part: the builder, the agent loop, the tools, progress, the SQLite run and the
+// report. Without ffmpeg the build step is skipped (one line says so) and the prebuilt tree is used.
+import { spawn, spawnSync } from "node:child_process"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { answerBuildCalls } from "../test/support/openai-sim/builder.js"
 import * as OpenAiSim from "../test/support/openai-sim/index.js"
 import type { SimRequest } from "../test/support/openai-sim/index.js"
 
@@ -81,15 +85,31 @@ const tool = (request: SimRequest): string => {
 
 const vision = (): string => "A frame from the sample video (the demo has no vision model)."
 
+const sampleVideoId = "vtDemo0001a"
+
+/** Questions about samples/video, answerable from its subtitles, as Video-MME rows. */
+const videoQuestions = [
+  { question_id: "demo-1", task_type: "Counting Problem", question: "How many eggs are cracked into the sauce?", options: ["A. Two", "B. Three", "C. Four", "D. Six"], answer: "C" },
+  { question_id: "demo-2", task_type: "Temporal Perception", question: "How long is the pan covered with a lid?", options: ["A. One minute", "B. Six minutes", "C. Ten minutes", "D. Twenty minutes"], answer: "B" }
+].map((row) => ({ video_id: "002", duration: "short", domain: "Life Record", sub_category: "Food", videoID: sampleVideoId, ...row }))
+
+const hasFfmpeg = (): boolean =>
+  [process.env["VTREE_FFMPEG"] || "ffmpeg", process.env["VTREE_FFPROBE"] || "ffprobe"].every((tool) => {
+    const probe = spawnSync(tool, ["-version"], { stdio: "ignore" })
+    return probe.error === undefined && probe.status === 0
+  })
+
 const main = async () => {
   const sim = await OpenAiSim.start({
     chat: {
       "demo-agent": (request) => ({ content: agent(request) }),
       "demo-tool": (request) => ({ content: tool(request) }),
       "demo-vision": () => ({ content: vision() })
-    }
+    },
+    intercept: answerBuildCalls
   })
-  const db = join(mkdtempSync(join(tmpdir(), "vtree-demo-")), "demo.db")
+  const work = mkdtempSync(join(tmpdir(), "vtree-demo-"))
+  const db = join(work, "demo.db")
   const env = {
     ...process.env,
     VTREE_LLM_BASE_URL: sim.url,
@@ -105,10 +125,29 @@ const main = async () => {
       child.on("close", (code) => resolve(code ?? 1))
     })
   process.stderr.write(`demo: simulator at ${sim.url}; run stored in ${db}\n`)
+  let trees = join(root, "samples/trees")
+  let questions = join(root, "samples/questions.jsonl")
+  if (hasFfmpeg()) {
+    // The built tree sits beside a copy of the prebuilt one, so one run asks about both videos.
+    trees = join(work, "trees")
+    mkdirSync(trees, { recursive: true })
+    cpSync(join(root, "samples/trees/vtSmpl0001a"), join(trees, "vtSmpl0001a"), { recursive: true })
+    process.stderr.write(`demo: vtree build samples/video/${sampleVideoId}.mp4 --out ${trees}\n`)
+    const built = await run(["build", join(root, "samples/video", `${sampleVideoId}.mp4`), "--out", trees, "--domain", "Life Record"])
+    if (built !== 0) {
+      await sim.close()
+      process.exit(built)
+    }
+    questions = join(work, "questions.jsonl")
+    const rows = readFileSync(join(root, "samples/questions.jsonl"), "utf8").trimEnd()
+    writeFileSync(questions, `${rows}\n${videoQuestions.map((row) => JSON.stringify(row)).join("\n")}\n`)
+  } else {
+    process.stderr.write("demo: ffmpeg not found — skipping vtree build, using the prebuilt tree in samples/trees (install ffmpeg, e.g. apt-get install ffmpeg, to see the builder)\n")
+  }
   const status = await run([
     "infer",
-    "--trees", join(root, "samples/trees"),
-    "--questions", join(root, "samples/questions.jsonl"),
+    "--trees", trees,
+    "--questions", questions,
     "--db", db,
     "--concurrency", "4"
   ])

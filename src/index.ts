@@ -47,6 +47,22 @@ export {
   summarize
 } from "./programs/harness/Report.js"
 export { renderHtml } from "./programs/harness/ReportHtml.js"
+export {
+  BuildError,
+  BuildErrorReason,
+  type BuildEvent,
+  type BuildInput,
+  type BuildOptions,
+  buildTree,
+  captionVideo,
+  type LoadedSubtitles,
+  prepareVideo,
+  type PreparedVideo,
+  type VideoSummary
+} from "./programs/build/BuildTree.js"
+export { type BuildPrompts, loadBuildPrompts } from "./programs/build/BuildPrompts.js"
+export { checkWritable, listVideos, probeVideos, type ProbedVideo, type VideoInput } from "./programs/build/Inputs.js"
+export { type BuildEstimate, type BuildParameters, defaultParameters as defaultBuildParameters, estimateBuild } from "./programs/build/Plan.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"

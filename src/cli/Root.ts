@@ -1,4 +1,5 @@
 import { Command } from "@effect/cli"
+import { buildCommand } from "./BuildCommand.js"
 import { doctorCommand } from "./DoctorCommand.js"
 import { inferCommand } from "./InferCommand.js"
 import { mcpCommand } from "./McpCommand.js"
@@ -15,5 +16,5 @@ export const rootCommand = Command.make("vtree").pipe(
   Command.withDescription(
     "Answer questions about long videos with an LLM agent searching a hierarchical video tree."
   ),
-  Command.withSubcommands([doctorCommand, inferCommand, mcpCommand, ocrCommand, promptCommand, reportCommand, treeCommand])
+  Command.withSubcommands([buildCommand, doctorCommand, inferCommand, mcpCommand, ocrCommand, promptCommand, reportCommand, treeCommand])
 )

@@ -10,7 +10,8 @@ describe("npm run demo", () => {
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "demo.ts")], {
         cwd: root,
-        env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "/tmp" },
+        // As on a machine without ffmpeg: the build step is skipped (test/integration/build/BuildDemo.e2e.test.ts runs it).
+        env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "/tmp", VTREE_FFMPEG: "/nonexistent/ffmpeg" },
         stdio: ["ignore", "pipe", "pipe"]
       })
       let stdout = ""
@@ -26,5 +27,6 @@ describe("npm run demo", () => {
     assert.strictEqual(summaries.length, 2, result.stdout)
     assert.match(result.stdout, /^finished\s+7$/m)
     assert.match(result.stderr, /demo: simulator at http:\/\/127\.0\.0\.1:\d+\/v1/)
+    assert.match(result.stderr, /^demo: ffmpeg not found — skipping vtree build, using the prebuilt tree in samples\/trees/m)
   }, 120_000)
 })

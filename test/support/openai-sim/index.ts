@@ -78,6 +78,8 @@ export interface SimOptions {
   readonly embeddings?: Readonly<Record<string, Script<EmbeddingReply>>>
   /** Size of default embedding vectors (8). */
   readonly dimensions?: number
+  /** Asked first for every chat request; a reply answers it, undefined leaves it to the scripts (see builder.ts). */
+  readonly intercept?: (request: SimRequest) => ChatReply | undefined
 }
 
 export interface OpenAiSim {
@@ -171,7 +173,8 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
   const isFault = (value: unknown): value is Fault => typeof value === "object" && value !== null && "fault" in value
 
   const handleChat = async (request: SimRequest, res: ServerResponse, req: IncomingMessage) => {
-    const picked = pick("chat", options.chat, request)
+    const intercepted = options.intercept?.(request)
+    const picked = intercepted !== undefined ? { reply: intercepted, index: -1 } : pick("chat", options.chat, request)
     if (picked === undefined) {
       return sendJson(res, 404, errorBody(`openai-sim: no chat script for model ${request.model ?? "(none)"}`))
     }

@@ -1,0 +1,222 @@
+import { Args, Command, Options } from "@effect/cli"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { loadAsrConfig } from "../config/AsrConfig.js"
+import { configurationHelp, loadRoleConfigs, type ReliabilityConfig } from "../config/ProviderConfig.js"
+import type { MediaError, SubtitleError } from "../domain/Media.js"
+import type { ProviderError } from "../domain/ProviderError.js"
+import * as Ffmpeg from "../layers/ffmpeg/Ffmpeg.js"
+import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
+import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
+import * as OpenAiSpeech from "../layers/openai/OpenAiSpeech.js"
+import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
+import { BuildError } from "../programs/build/BuildError.js"
+import * as BuildPrompts from "../programs/build/BuildPrompts.js"
+import * as Progress from "../programs/build/BuildProgress.js"
+import * as Build from "../programs/build/BuildTree.js"
+import * as Inputs from "../programs/build/Inputs.js"
+import * as Plan from "../programs/build/Plan.js"
+import { defaultParameters } from "../programs/build/Plan.js"
+import * as Subtitles from "../programs/build/Subtitles.js"
+import * as PromptPack from "../programs/prompts/PromptPack.js"
+import { withShownDefault } from "./CliOptions.js"
+
+const videos = Args.text({ name: "VIDEO_OR_DIR" }).pipe(
+  Args.withDescription("Video files, or folders whose videos (mp4, mkv, webm, mov, …) are all built"),
+  Args.atLeast(1)
+)
+const out = Options.text("out").pipe(Options.withDescription("Folder the trees are written to, one <videoID>/ each (created when missing)"))
+const frameInterval = Options.float("frame-interval").pipe(
+  Options.withDescription("Seconds between sampled frames"),
+  withShownDefault(defaultParameters.frameInterval)
+)
+const frameWidth = Options.integer("frame-width").pipe(
+  Options.withDescription("Width of the frame JPEGs in pixels (height keeps the aspect ratio)"),
+  withShownDefault(defaultParameters.frameWidth)
+)
+const eventSeconds = Options.float("event-seconds").pipe(
+  Options.withDescription("Target length of an event (one vision call); never under half or over twice this"),
+  withShownDefault(defaultParameters.eventSeconds)
+)
+const sceneSeconds = Options.float("scene-seconds").pipe(
+  Options.withDescription("Target length of a scene (one text call over its events)"),
+  withShownDefault(defaultParameters.sceneSeconds)
+)
+const framesPerCall = Options.integer("frames-per-call").pipe(
+  Options.withDescription("Most images per vision call; events are sized so every frame is sent once"),
+  withShownDefault(defaultParameters.framesPerCall)
+)
+const subtitles = Options.text("subtitles").pipe(
+  Options.withDescription("Subtitle file (.srt / .vtt) for the one video given; wins over every other source"),
+  Options.optional
+)
+const subtitlesDir = Options.text("subtitles-dir").pipe(
+  Options.withDescription("Folder of <videoID>.srt|.vtt files (e.g. Video-MME's subtitle/)"),
+  Options.optional
+)
+const domain = Options.text("domain").pipe(Options.withDescription("Written to tree.json as the video's domain"), Options.optional)
+const prompts = Options.text("prompts").pipe(
+  Options.withDescription("Prompt pack holding build_event.md and build_scene.md, or en / zh (default: en)"),
+  Options.optional
+)
+const concurrency = Options.integer("concurrency").pipe(
+  Options.withDescription("Model calls in flight at once (sets the provider layers' cap for this command)"),
+  withShownDefault(16)
+)
+const force = Options.boolean("force").pipe(Options.withDescription("Drop checkpoints and cached frames; every call is made again"))
+const dryRun = Options.boolean("dry-run").pipe(
+  Options.withDescription("Print frames, events, scenes, calls and a token estimate per video; call nothing, write nothing")
+)
+
+const options = { videos, out, frameInterval, frameWidth, eventSeconds, sceneSeconds, framesPerCall, subtitles, subtitlesDir, domain, prompts, concurrency, force, dryRun }
+
+const badInput = (message: string) => new BuildError({ reason: "BadInput", message })
+
+/** Subtitle, media and provider failures while subtitles are found, as one-line build errors. */
+const subtitleFailure = (error: SubtitleError | MediaError | ProviderError | BuildError): BuildError =>
+  error._tag === "BuildError"
+    ? error
+    : error._tag === "ProviderError"
+    ? new BuildError({ reason: "ProviderFailed", message: `speech to text: ${error.message.split("\n")[0]} — check VTREE_ASR_BASE_URL / _MODEL, or give subtitles with --subtitles` })
+    : badInput(error.message)
+
+/** The model layers from the environment, their per-provider cap set to --concurrency. */
+const providerLayers = (cap: number) =>
+  Effect.gen(function*() {
+    // Only the roles a build uses: a broken OCR setting must not stop it.
+    const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm, embedding: loadRoleConfigs.embedding }).pipe(
+      Effect.mapError((error) => new BuildError({ reason: "BadOption", message: error.message }))
+    )
+    if (Option.isNone(config.llm) || Option.isNone(config.vlm)) {
+      return yield* new BuildError({ reason: "BadOption", message: `no model configured — ${configurationHelp} (VTREE_VLM_MODEL names the vision model that writes the cards)` })
+    }
+    const capped = (reliability: ReliabilityConfig) => ({ ...reliability, concurrency: cap })
+    const llm = { ...config.llm.value, reliability: capped(config.llm.value.reliability) }
+    const vlm = { ...config.vlm.value, reliability: capped(config.vlm.value.reliability) }
+    const embedding = Option.map(config.embedding, (e) => OpenAiEmbedding.layerConfig({ ...e, reliability: capped(e.reliability) }))
+    // Speech to text only for videos without subtitles; configured by VTREE_ASR_* (src/config/AsrConfig.ts).
+    const asr = yield* loadAsrConfig.pipe(Effect.mapError((error) => new BuildError({ reason: "BadOption", message: error.message })))
+    const speech = Option.isSome(asr)
+      ? Option.some(OpenAiSpeech.layerConfig(asr.value))
+      : Option.none()
+    return {
+      models: { vlm: vlm.endpoint.model, llm: llm.tool.model },
+      layer: Layer.mergeAll(OpenAiLlm.layerConfig(llm), OpenAiVlm.layerConfig(vlm), ...Option.toArray(embedding), ...Option.toArray(speech))
+    }
+  })
+
+/** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */
+export const buildCommand = Command.make("build", options, (args) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const parameters = {
+      frameInterval: args.frameInterval,
+      frameWidth: args.frameWidth,
+      eventSeconds: args.eventSeconds,
+      sceneSeconds: args.sceneSeconds,
+      framesPerCall: args.framesPerCall
+    }
+    const problem = Plan.checkParameters(parameters)
+    if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
+    const buildPrompts = yield* BuildPrompts.loadBuildPrompts(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
+    const listed = yield* Inputs.listVideos(args.videos)
+    if (Option.isSome(args.subtitles) && listed.length > 1) {
+      return yield* new BuildError({
+        reason: "BadOption",
+        message: `--subtitles ${args.subtitles.value} names one file for ${listed.length} videos — build that video alone, or use --subtitles-dir with <videoID>.srt files`
+      })
+    }
+    const probed = yield* Inputs.probeVideos(listed)
+
+    // File subtitles (--subtitles, sidecars, --subtitles-dir) are read now, so a malformed one stops the
+    // command before anything is written; embedded streams and speech to text wait for their video.
+    const inputs = yield* Effect.forEach(probed, (video) =>
+      Effect.gen(function*() {
+        const request = {
+          video: video.path,
+          videoId: video.videoId,
+          info: video.info,
+          ...(Option.isSome(args.subtitles) ? { subtitlesFile: args.subtitles.value } : {}),
+          ...(Option.isSome(args.subtitlesDir) ? { subtitlesDir: args.subtitlesDir.value } : {})
+        }
+        const resolve = Subtitles.resolveSubtitles(request).pipe(
+          Effect.map((resolved) => ({
+            source: resolved.from === undefined ? resolved.source : `${resolved.source}:${path.basename(resolved.from)}`,
+            cues: resolved.cues
+          })),
+          Effect.mapError(subtitleFailure)
+        )
+        const sidecars = yield* Effect.forEach(Subtitles.sidecarCandidates(path, request), (file) => fs.exists(file).pipe(Effect.orElseSucceed(() => false)))
+        const fromFile = Option.isSome(args.subtitles) || sidecars.some(Boolean)
+        const early = fromFile ? Option.some(yield* resolve) : Option.none()
+        return { video, subtitles: Option.match(early, { onNone: () => resolve, onSome: Effect.succeed }), early }
+      }))
+
+    if (args.dryRun) {
+      const rows = inputs.map(({ early, video }) => ({
+        videoId: video.videoId,
+        estimate: Plan.estimateBuild({
+          durationSeconds: video.info.durationSeconds,
+          width: video.info.width,
+          height: video.info.height,
+          subtitleChars: Option.match(early, { onNone: () => 0, onSome: (s) => s.cues.reduce((sum, cue) => sum + cue.text.length, 0) }),
+          promptChars: { event: buildPrompts.event.length, scene: buildPrompts.scene.length },
+          parameters
+        })
+      }))
+      yield* Console.log(Progress.renderDryRun(rows))
+      return
+    }
+
+    yield* Inputs.checkWritable(args.out)
+    const providers = yield* providerLayers(args.concurrency)
+    const stderr = process.stderr
+    const isTTY = stderr.isTTY === true
+    let state = Progress.initialBuildProgress(inputs.length)
+    let lastDraw = 0
+    const draw = (now: number, force: boolean) => {
+      // A live line on a terminal; otherwise a line every 10 seconds, so logs stay short.
+      if (!force && now - lastDraw < (isTTY ? 250 : 10_000)) return
+      lastDraw = now
+      const line = Progress.renderBuildProgress(state, now)
+      stderr.write(isTTY ? `\r\x1b[2K${line.slice(0, (stderr.columns ?? 100) - 1)}` : `${line}\n`)
+    }
+    const summaries = yield* Build.buildTree(inputs.map(({ subtitles, video }) => ({ ...video, subtitles })), {
+      outDir: args.out,
+      parameters,
+      prompts: buildPrompts,
+      models: providers.models,
+      ...(Option.isSome(args.domain) ? { domain: args.domain.value } : {}),
+      force: args.force,
+      concurrency: args.concurrency,
+      onEvent: (event) =>
+        Effect.sync(() => {
+          const now = Date.now()
+          state = Progress.applyBuildEvent(state, event, now)
+          if (event._tag === "VideoFinished") {
+            draw(now, true)
+            if (isTTY) stderr.write("\n")
+          } else {
+            draw(now, event._tag === "VideoStarted" && !isTTY)
+          }
+        })
+    }).pipe(
+      // Provided here rather than with Command.provide: a dry run must work with no model configured,
+      // and the cap comes from --concurrency.
+      Effect.provide(providers.layer),
+      Effect.onInterrupt(() =>
+        Console.error(
+          `${isTTY ? "\n" : ""}vtree: interrupted — finished model calls are saved under ${path.join(args.out, "<videoID>", ".vtree")}; run the same command again to resume`
+        )
+      )
+    )
+    yield* Console.log(Progress.renderBuildSummary(summaries))
+  })).pipe(
+    Command.withDescription(
+      "Build trees from video files: frames, subtitles, one vision call per event and one text call per scene; resumable (Ctrl-C keeps finished calls)"
+    ),
+    Command.provide(Layer.mergeAll(Ffmpeg.layer, Logger.minimumLogLevel(LogLevel.Warning), Layer.setTracerEnabled(false)))
+  )
+

@@ -1,0 +1,170 @@
+/**
+ * What `vtree build` prints, as plain functions: the progress line (stderr), the summary table and the
+ * dry-run table (stdout). The state is folded from BuildEvents, so an embedding app can render its own.
+ */
+import type { BuildEvent, VideoSummary } from "./BuildTree.js"
+import type { BuildEstimate } from "./Plan.js"
+
+export interface BuildProgressState {
+  readonly videos: number
+  readonly videoIndex: number
+  readonly videoId: string
+  readonly events: number
+  readonly eventsDone: number
+  readonly scenesDone: number
+  readonly calls: number
+  readonly reused: number
+  readonly tokens: number
+  /** When the current video's first model call finished (ms), for the ETA. */
+  readonly callsSince: number | undefined
+  readonly callsDoneSince: number
+}
+
+export const initialBuildProgress = (videos: number): BuildProgressState => ({
+  videos,
+  videoIndex: 0,
+  videoId: "",
+  events: 0,
+  eventsDone: 0,
+  scenesDone: 0,
+  calls: 0,
+  reused: 0,
+  tokens: 0,
+  callsSince: undefined,
+  callsDoneSince: 0
+})
+
+export const applyBuildEvent = (state: BuildProgressState, event: BuildEvent, now: number): BuildProgressState => {
+  switch (event._tag) {
+    case "VideoStarted":
+      return { ...state, videoIndex: event.index, videoId: event.videoId, events: event.events, eventsDone: 0, scenesDone: 0, callsSince: undefined, callsDoneSince: 0 }
+    case "CallFinished": {
+      const eventsDone = state.eventsDone + (event.kind === "event" ? 1 : 0)
+      const made = !event.reused && event.kind === "event"
+      return {
+        ...state,
+        eventsDone,
+        scenesDone: state.scenesDone + (event.kind === "scene" ? 1 : 0),
+        calls: state.calls + event.calls,
+        reused: state.reused + (event.reused ? 1 : 0),
+        tokens: state.tokens + event.promptTokens + event.completionTokens,
+        callsSince: made && state.callsSince === undefined ? now : state.callsSince,
+        callsDoneSince: made && state.callsSince !== undefined ? state.callsDoneSince + 1 : state.callsDoneSince
+      }
+    }
+    case "VideoFinished":
+      return state
+  }
+}
+
+const clock = (seconds: number) => {
+  const s = Math.max(0, Math.round(seconds))
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, "0")}m` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
+}
+
+/** `video 1/3 clip · events 42/180 · calls 57 (12 reused) · 1.2M tokens · ETA 4m10s` */
+export const renderBuildProgress = (state: BuildProgressState, now: number): string => {
+  const left = state.events - state.eventsDone
+  // Rate measured from the first call answered by a model: checkpointed events come back at once.
+  const eta = state.callsSince !== undefined && state.callsDoneSince > 0 && left > 0
+    ? ` · ETA ${clock(((now - state.callsSince) / 1000 / state.callsDoneSince) * left)}`
+    : ""
+  return `video ${state.videoIndex + 1}/${state.videos} ${state.videoId} · events ${state.eventsDone}/${state.events}` +
+    (state.scenesDone > 0 ? ` · scenes ${state.scenesDone}` : "") +
+    ` · calls ${state.calls}${state.reused > 0 ? ` (${state.reused} reused)` : ""} · ${formatCount(state.tokens)} tokens${eta}`
+}
+
+export const formatCount = (n: number): string =>
+  n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 10_000 ? `${Math.round(n / 1000)}k` : String(n)
+
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]!.length)))
+  const line = (row: ReadonlyArray<string>) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd()
+  return [line(header), ...rows.map(line)].join("\n")
+}
+
+const minutes = (seconds: number) => `${(seconds / 60).toFixed(1)} min`
+
+/** The table printed when a build ends: one row per video and a total. */
+export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): string => {
+  const row = (s: Pick<VideoSummary, "durationSeconds" | "frames" | "framesSent" | "events" | "scenes" | "calls" | "tokens" | "degraded" | "wallSeconds">, name: string) => [
+    name,
+    minutes(s.durationSeconds),
+    s.frames === s.framesSent ? String(s.frames) : `${s.framesSent}/${s.frames}`,
+    String(s.events),
+    String(s.scenes),
+    String(s.calls.vlm),
+    String(s.calls.llm),
+    String(s.calls.reused),
+    formatCount(s.tokens.prompt + s.tokens.completion),
+    String(s.degraded.events + s.degraded.frames + s.degraded.scenes),
+    `${s.wallSeconds.toFixed(1)} s`
+  ]
+  const total = summaries.reduce(
+    (sum, s) => ({
+      durationSeconds: sum.durationSeconds + s.durationSeconds,
+      frames: sum.frames + s.frames,
+      framesSent: sum.framesSent + s.framesSent,
+      events: sum.events + s.events,
+      scenes: sum.scenes + s.scenes,
+      calls: { vlm: sum.calls.vlm + s.calls.vlm, llm: sum.calls.llm + s.calls.llm, reused: sum.calls.reused + s.calls.reused },
+      tokens: { prompt: sum.tokens.prompt + s.tokens.prompt, completion: sum.tokens.completion + s.tokens.completion },
+      degraded: { events: sum.degraded.events + s.degraded.events, frames: sum.degraded.frames + s.degraded.frames, scenes: sum.degraded.scenes + s.degraded.scenes },
+      wallSeconds: sum.wallSeconds + s.wallSeconds
+    }),
+    { durationSeconds: 0, frames: 0, framesSent: 0, events: 0, scenes: 0, calls: { vlm: 0, llm: 0, reused: 0 }, tokens: { prompt: 0, completion: 0 }, degraded: { events: 0, frames: 0, scenes: 0 }, wallSeconds: 0 }
+  )
+  const rows = summaries.map((s) => row(s, s.videoId))
+  if (summaries.length > 1) rows.push(row(total, "total"))
+  const lines = [
+    table(["video", "duration", "frames", "events", "scenes", "vlm calls", "llm calls", "reused", "tokens", "degraded", "time"], rows),
+    "",
+    ...summaries.map((s) => `${s.videoId}: ${s.treeDir}/tree.json${s.embedded ? " (retrieval embeddings cached)" : ""}`)
+  ]
+  if (total.degraded.events + total.degraded.frames + total.degraded.scenes > 0) {
+    lines.push(
+      `degraded cards: ${total.degraded.events} events, ${total.degraded.frames} frames, ${total.degraded.scenes} scenes — ` +
+        "the model's reply could not be read twice; they hold its raw text and are marked \"degraded\": true"
+    )
+  }
+  return lines.join("\n")
+}
+
+/** The `--dry-run` table: what each video would cost, and the total. */
+export const renderDryRun = (rows: ReadonlyArray<{ readonly videoId: string; readonly estimate: BuildEstimate }>): string => {
+  const total = rows.reduce<BuildEstimate>((sum, { estimate: e }) => ({
+    durationSeconds: sum.durationSeconds + e.durationSeconds,
+    frames: sum.frames + e.frames,
+    framesSent: sum.framesSent + e.framesSent,
+    events: sum.events + e.events,
+    scenes: sum.scenes + e.scenes,
+    vlmCalls: sum.vlmCalls + e.vlmCalls,
+    llmCalls: sum.llmCalls + e.llmCalls,
+    images: sum.images + e.images,
+    promptTokens: sum.promptTokens + e.promptTokens,
+    completionTokens: sum.completionTokens + e.completionTokens
+  }), { durationSeconds: 0, frames: 0, framesSent: 0, events: 0, scenes: 0, vlmCalls: 0, llmCalls: 0, images: 0, promptTokens: 0, completionTokens: 0 })
+  const row = (name: string, e: BuildEstimate) => [
+    name,
+    minutes(e.durationSeconds),
+    String(e.frames),
+    String(e.events),
+    String(e.scenes),
+    String(e.vlmCalls),
+    String(e.llmCalls),
+    String(e.images),
+    formatCount(e.promptTokens),
+    formatCount(e.completionTokens),
+    e.durationSeconds > 0 ? String(Math.round(((e.vlmCalls + e.llmCalls) * 3600) / e.durationSeconds)) : "-"
+  ]
+  const body = rows.map(({ estimate, videoId }) => row(videoId, estimate))
+  body.push(row("total", total))
+  const unsent = total.frames - total.framesSent
+  return [
+    table(["video", "duration", "frames", "events", "scenes", "vlm calls", "llm calls", "images", "prompt tok", "reply tok", "calls/h"], body),
+    "",
+    "dry run: nothing was called or written. Tokens are estimates (text at 4 characters a token, images as 28-px patches);",
+    "event windows are planned without shot changes, which move cuts but hardly the count.",
+    ...(unsent > 0 ? [`${unsent} sampled frames would not be sent (events longer than --frames-per-call × --frame-interval): lower --event-seconds or raise --frames-per-call`] : [])
+  ].join("\n")
+}

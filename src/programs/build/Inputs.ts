@@ -1,0 +1,123 @@
+/**
+ * Everything checked before a build writes anything: the files named on the command line (folders
+ * expanded to the videos they hold), their video ids, that each is a video ffprobe can read, and that
+ * the output folder can be written. A bad input stops the whole command with one line and no tree.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { Effect } from "effect"
+import type { MediaError, MediaInfo } from "../../domain/Media.js"
+import { MediaProbe } from "../../services/MediaProbe.js"
+import { BuildError } from "./BuildError.js"
+import { videoIdFromPath } from "./Plan.js"
+
+/** Extensions taken from a folder; a file named directly is probed whatever its name. */
+export const videoExtensions: ReadonlySet<string> = new Set([
+  ".mp4", ".mkv", ".webm", ".mov", ".avi", ".m4v", ".mpg", ".mpeg", ".ts", ".mts", ".wmv", ".flv", ".3gp", ".ogv"
+])
+
+export interface VideoInput {
+  readonly path: string
+  readonly videoId: string
+}
+
+export interface ProbedVideo extends VideoInput {
+  readonly info: MediaInfo
+}
+
+/** The video files named, folders expanded (their videos, in name order); ids checked for clashes. */
+export const listVideos = Effect.fn("BuildInputs.listVideos")(function*(inputs: ReadonlyArray<string>) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  if (inputs.length === 0) {
+    return yield* new BuildError({ reason: "BadInput", message: "no video given — name video files or folders of videos" })
+  }
+  const files: Array<string> = []
+  for (const input of inputs) {
+    const info = yield* fs.stat(input).pipe(
+      Effect.mapError(() => new BuildError({ reason: "BadInput", message: `${input}: not found — check the path` }))
+    )
+    if (info.type === "Directory") {
+      const names = yield* fs.readDirectory(input).pipe(
+        Effect.mapError((error) => new BuildError({ reason: "BadInput", message: `${input}: cannot list the folder (${error.message})` }))
+      )
+      const videos = names.filter((name) => videoExtensions.has(path.extname(name).toLowerCase())).sort()
+      if (videos.length === 0) {
+        return yield* new BuildError({
+          reason: "BadInput",
+          message: `${input}: no video files in this folder (looked for ${[...videoExtensions].join(" ")}) — name the videos directly`
+        })
+      }
+      files.push(...videos.map((name) => path.join(input, name)))
+    } else {
+      files.push(input)
+    }
+  }
+  const byId = new Map<string, string>()
+  const videos: Array<VideoInput> = []
+  for (const file of files) {
+    const videoId = videoIdFromPath(file)
+    const other = byId.get(videoId)
+    if (other !== undefined) {
+      if (path.resolve(other) === path.resolve(file)) continue
+      return yield* new BuildError({
+        reason: "BadInput",
+        message: `${other} and ${file} both map to video id "${videoId}" (the file name without its extension) — rename one, or build them into different --out folders`
+      })
+    }
+    byId.set(videoId, file)
+    videos.push({ path: file, videoId })
+  }
+  return videos
+})
+
+const mediaFix: Record<MediaError["reason"], string> = {
+  ToolMissing: "install ffmpeg (e.g. apt-get install ffmpeg) or set VTREE_FFMPEG / VTREE_FFPROBE",
+  Unreadable: "check the path and its permissions",
+  NotMedia: "pass a video file (mp4, mkv, webm, …)",
+  NoVideo: "it has no video stream (audio only?) — pass a video file",
+  Truncated: "the file is empty or cut short — re-download or re-encode it",
+  Failed: "check the file with ffprobe"
+}
+
+/** A media failure as a build failure: one line with the file and the fix. */
+export const fromMediaError = (error: MediaError): BuildError =>
+  new BuildError({
+    reason: error.reason === "ToolMissing" ? "BadOption" : "BadInput",
+    message: error.message.includes(error.path) ? error.message : `${error.path}: ${error.message} — ${mediaFix[error.reason]}`
+  })
+
+/** Probes every video up front, so a bad one stops the command before any tree is written. */
+export const probeVideos = Effect.fn("BuildInputs.probeVideos")(function*(videos: ReadonlyArray<VideoInput>) {
+  const probe = yield* MediaProbe
+  return yield* Effect.forEach(videos, (video) =>
+    probe.probe(video.path).pipe(
+      Effect.mapError(fromMediaError),
+      Effect.filterOrFail(
+        (info) => info.streams.some((stream) => stream.kind === "video"),
+        () => new BuildError({ reason: "BadInput", message: `${video.path}: ${mediaFix.NoVideo}` })
+      ),
+      Effect.filterOrFail(
+        (info) => Number.isFinite(info.durationSeconds) && info.durationSeconds > 0,
+        () => new BuildError({ reason: "BadInput", message: `${video.path}: zero length — ${mediaFix.Truncated}` })
+      ),
+      Effect.map((info): ProbedVideo => ({ ...video, info }))
+    ), { concurrency: 4 })
+})
+
+/** The output folder exists (created when missing) and takes a file. */
+export const checkWritable = Effect.fn("BuildInputs.checkWritable")(function*(outDir: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const probe = path.join(outDir, `.vtree-write-check-${process.pid}`)
+  yield* fs.makeDirectory(outDir, { recursive: true }).pipe(
+    Effect.zipRight(fs.writeFileString(probe, "")),
+    Effect.zipRight(fs.remove(probe)),
+    Effect.mapError((error) =>
+      new BuildError({
+        reason: "Unwritable",
+        message: `--out ${outDir}: cannot write there (${error.message.split("\n")[0]}) — choose a folder you can write to`
+      })
+    )
+  )
+})

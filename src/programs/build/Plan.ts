@@ -1,0 +1,445 @@
+/**
+ * Planning a tree build, as plain functions: the frame grid, event windows snapped to shot changes,
+ * the frames each event call sends, scenes cut where adjacent event cards differ most, node ids and
+ * frame file names (DESIGN §5.1), the Video-MME duration band, and what a build will cost.
+ */
+
+export interface BuildParameters {
+  /** Seconds between sampled frames. */
+  readonly frameInterval: number
+  /** Width of the frame JPEGs in pixels; height keeps the aspect ratio. */
+  readonly frameWidth: number
+  /** Target length of an event (L2); an event is never under half nor over twice this. */
+  readonly eventSeconds: number
+  /** Target length of a scene (L1). */
+  readonly sceneSeconds: number
+  /** Most images one event call sends. */
+  readonly framesPerCall: number
+}
+
+export const defaultParameters: BuildParameters = {
+  frameInterval: 2,
+  frameWidth: 640,
+  eventSeconds: 20,
+  sceneSeconds: 300,
+  framesPerCall: 12
+}
+
+/** A one-line problem naming the flag and the fix, or undefined when the parameters fit together. */
+export const checkParameters = (p: BuildParameters): string | undefined => {
+  const positive: ReadonlyArray<[string, number]> = [
+    ["--frame-interval", p.frameInterval],
+    ["--event-seconds", p.eventSeconds],
+    ["--scene-seconds", p.sceneSeconds]
+  ]
+  for (const [flag, value] of positive) {
+    if (!Number.isFinite(value) || value <= 0) return `${flag} ${value}: expected a positive number of seconds`
+  }
+  if (!Number.isInteger(p.frameWidth) || p.frameWidth < 32 || p.frameWidth > 4096) {
+    return `--frame-width ${p.frameWidth}: expected a whole number of pixels from 32 to 4096`
+  }
+  if (!Number.isInteger(p.framesPerCall) || p.framesPerCall < 1 || p.framesPerCall > 64) {
+    return `--frames-per-call ${p.framesPerCall}: expected a whole number from 1 to 64`
+  }
+  // An event is at least half --event-seconds long; it must hold a grid point, or it has nothing to show.
+  if (p.frameInterval > p.eventSeconds / 2) {
+    return `--frame-interval ${p.frameInterval} is over half of --event-seconds ${p.eventSeconds}: some events would hold no frame — lower --frame-interval or raise --event-seconds`
+  }
+  if (p.sceneSeconds < p.eventSeconds) {
+    return `--scene-seconds ${p.sceneSeconds} is under --event-seconds ${p.eventSeconds}: a scene holds whole events — raise --scene-seconds`
+  }
+  return undefined
+}
+
+const millis = (seconds: number) => Math.round(seconds * 1000) / 1000
+
+/** Times a frame is sampled at: 0, interval, 2·interval, … strictly before the end. */
+export const frameGrid = (durationSeconds: number, intervalSeconds: number): ReadonlyArray<number> => {
+  const times: Array<number> = []
+  for (let k = 0; k * intervalSeconds < durationSeconds || k === 0; k++) times.push(millis(k * intervalSeconds))
+  return times
+}
+
+export interface Limits {
+  readonly target: number
+  /** Shortest piece the planner makes, unless the whole span is shorter. */
+  readonly min: number
+  /** Candidates closer than this to the piece's start are not cut at (default `min`). */
+  readonly snapFrom?: number
+  /**
+   * Distances from the piece's start from which a cut gains a point each: later cuts win over earlier
+   * ones, so snapping cannot shorten the pieces on average (and multiply the calls).
+   */
+  readonly tiers: ReadonlyArray<number>
+  readonly max: number
+}
+
+/**
+ * Event lengths. At most `framesPerCall` grid points must fit one event, so every sampled frame is
+ * sent exactly once: the longest event is framesPerCall·interval less half an interval (a half-open
+ * window that long never holds one point more). Events are never under half the target. A cut snaps to
+ * a shot change from 0.85× the target to the longest event, one at or past the target first: events
+ * then average the target or a little more, so snapping does not multiply the calls (bench/build.ts).
+ * When the cap cannot hold even one target-long event (a large --event-seconds with a small
+ * --frames-per-call), events keep their length and their frames are evenly subsampled to the cap.
+ */
+export const eventLimits = (p: BuildParameters): Limits & { readonly subsampled: boolean } => {
+  const capSpan = p.framesPerCall * p.frameInterval - p.frameInterval / 2
+  const subsampled = capSpan < p.eventSeconds
+  return {
+    target: p.eventSeconds,
+    min: 0.5 * p.eventSeconds,
+    snapFrom: 0.85 * p.eventSeconds,
+    tiers: [p.eventSeconds],
+    max: subsampled ? 2 * p.eventSeconds : Math.min(2 * p.eventSeconds, capSpan),
+    subsampled
+  }
+}
+
+export const sceneLimits = (p: BuildParameters): Limits => ({
+  target: p.sceneSeconds,
+  min: 0.5 * p.sceneSeconds,
+  tiers: [0.75 * p.sceneSeconds],
+  max: 1.5 * p.sceneSeconds
+})
+
+export interface Candidate {
+  readonly at: number
+  /** Higher is a better place to cut. */
+  readonly score: number
+}
+
+/**
+ * Cut points splitting [start, end] into consecutive pieces of `limits`: each cut at the best-scored
+ * candidate in range (a point more past each of `tiers`; ties: nearest the target), or at the target
+ * when none lies in range. When what is left is too short for two pieces of `min`, it is split in the
+ * middle (never under half the target).
+ */
+export type SegmentStep =
+  | { readonly _tag: "Cut"; readonly at: number }
+  /** What is left is one piece. */
+  | { readonly _tag: "Done" }
+  /** A candidate in range has no score yet. */
+  | { readonly _tag: "Wait" }
+
+/**
+ * One cut of `segment`, from `position`. Candidates may lack a score (undefined) while it is unknown:
+ * when one of them could decide this cut, the answer is Wait; the others do not matter to it.
+ */
+export const segmentStep = (
+  position: number,
+  end: number,
+  limits: Limits,
+  candidates: ReadonlyArray<{ readonly at: number; readonly score: number | undefined }>,
+  options: { readonly mustUseCandidate?: boolean } = {}
+): SegmentStep => {
+  if (end - position <= limits.max) return { _tag: "Done" }
+  let lo = position + limits.min
+  let hi = Math.min(position + limits.max, end - limits.min)
+  let ideal = position + limits.target
+  let snapFrom = Math.max(lo, position + (limits.snapFrom ?? limits.min))
+  if (hi < lo) {
+    // Between max and 2·min left: two pieces, split near the middle.
+    const middle = (position + end) / 2
+    lo = position + limits.target / 2
+    hi = end - limits.target / 2
+    ideal = middle
+    snapFrom = lo
+  }
+  let best: { readonly at: number } | undefined
+  let bestScore = -Infinity
+  for (const candidate of candidates) {
+    if (candidate.at < snapFrom || candidate.at > hi) continue
+    if (candidate.score === undefined) return { _tag: "Wait" }
+    const score = candidate.score + limits.tiers.filter((tier) => candidate.at - position >= tier).length
+    if (
+      best === undefined || score > bestScore ||
+      (score === bestScore && Math.abs(candidate.at - ideal) < Math.abs(best.at - ideal))
+    ) {
+      best = candidate
+      bestScore = score
+    }
+  }
+  if (best === undefined && options.mustUseCandidate === true) {
+    // Scenes cut between events only: the nearest boundary past the position.
+    for (const candidate of candidates) {
+      if (candidate.at <= position || candidate.at >= end) continue
+      if (best === undefined || Math.abs(candidate.at - ideal) < Math.abs(best.at - ideal)) best = candidate
+    }
+    if (best === undefined) return { _tag: "Done" }
+  }
+  return { _tag: "Cut", at: millis(best?.at ?? Math.min(hi, Math.max(lo, ideal))) }
+}
+
+export const segment = (
+  start: number,
+  end: number,
+  limits: Limits,
+  candidates: ReadonlyArray<Candidate>,
+  options: { readonly mustUseCandidate?: boolean } = {}
+): ReadonlyArray<number> => {
+  const cuts: Array<number> = []
+  let position = start
+  for (;;) {
+    const step = segmentStep(position, end, limits, candidates, options)
+    if (step._tag !== "Cut") return cuts
+    cuts.push(step.at)
+    position = step.at
+  }
+}
+
+export interface Window {
+  readonly start: number
+  readonly end: number
+}
+
+/** Consecutive event windows over [0, duration], cut at shot changes when one lies in range. */
+export const planEventWindows = (
+  durationSeconds: number,
+  shotChanges: ReadonlyArray<number>,
+  p: BuildParameters
+): ReadonlyArray<Window> => {
+  const cuts = segment(0, durationSeconds, eventLimits(p), shotChanges.map((at) => ({ at, score: 1 })))
+  const edges = [0, ...cuts, millis(durationSeconds)]
+  return edges.slice(1).map((end, i) => ({ start: edges[i]!, end }))
+}
+
+export interface PlannedFrame {
+  /** Real time of the frame, seconds. */
+  readonly time: number
+  /** Index into the extracted frames. */
+  readonly source: number
+}
+
+export interface PlannedEvent extends Window {
+  readonly index: number
+  /** Frames sent to the vision model, in time order; each becomes an L3 node. */
+  readonly frames: ReadonlyArray<PlannedFrame>
+  /** Frames of the window left out by the cap (only when events are longer than the cap allows). */
+  readonly unsent: number
+}
+
+/** Evenly spread `count` picks of `n` indices, first and last included. */
+export const evenPicks = (n: number, count: number): ReadonlyArray<number> => {
+  if (n <= count) return Array.from({ length: n }, (_, i) => i)
+  if (count === 1) return [Math.floor((n - 1) / 2)]
+  return Array.from({ length: count }, (_, i) => Math.round((i * (n - 1)) / (count - 1)))
+}
+
+/**
+ * Frames into windows by their real time (a frame at a cut belongs to the later window; the last
+ * window keeps its end). A window left without a frame is merged into the one before it.
+ */
+export const assignFrames = (
+  windows: ReadonlyArray<Window>,
+  frameTimes: ReadonlyArray<number>,
+  framesPerCall: number
+): ReadonlyArray<PlannedEvent> => {
+  const buckets: Array<{ start: number; end: number; frames: Array<PlannedFrame> }> = windows.map((w) => ({
+    start: w.start,
+    end: w.end,
+    frames: []
+  }))
+  let w = 0
+  frameTimes.forEach((time, source) => {
+    while (w < buckets.length - 1 && time >= buckets[w]!.end) w++
+    buckets[w]!.frames.push({ time, source })
+  })
+  const merged: Array<{ start: number; end: number; frames: Array<PlannedFrame> }> = []
+  for (const bucket of buckets) {
+    const previous = merged[merged.length - 1]
+    if (bucket.frames.length === 0 && previous !== undefined) {
+      previous.end = bucket.end
+    } else if (previous !== undefined && previous.frames.length === 0) {
+      merged[merged.length - 1] = { start: previous.start, end: bucket.end, frames: bucket.frames }
+    } else {
+      merged.push({ ...bucket })
+    }
+  }
+  return merged.map((bucket, index) => {
+    const picks = evenPicks(bucket.frames.length, framesPerCall)
+    return {
+      index,
+      start: bucket.start,
+      end: bucket.end,
+      frames: picks.map((i) => bucket.frames[i]!),
+      unsent: bucket.frames.length - picks.length
+    }
+  })
+}
+
+/** The words of a card, for comparing neighbours. */
+export const cardWords = (card: Readonly<Record<string, unknown>>): ReadonlySet<string> => {
+  const words = new Set<string>()
+  const visit = (value: unknown) => {
+    if (typeof value === "string") {
+      for (const word of value.toLowerCase().match(/[\p{L}\p{N}]{3,}|\p{Script=Han}/gu) ?? []) words.add(word)
+    } else if (Array.isArray(value)) {
+      value.forEach(visit)
+    } else if (typeof value === "object" && value !== null) {
+      Object.values(value).forEach(visit)
+    }
+  }
+  visit(card)
+  return words
+}
+
+/** 1 − |A∩B| / |A∪B|; two empty sets are alike (0). */
+export const jaccardDistance = (a: ReadonlySet<string>, b: ReadonlySet<string>): number => {
+  if (a.size === 0 && b.size === 0) return 0
+  let shared = 0
+  for (const word of a) if (b.has(word)) shared++
+  return 1 - shared / (a.size + b.size - shared)
+}
+
+/**
+ * Consecutive events grouped into scenes of about `sceneSeconds`, each cut between the two adjacent
+ * events whose cards differ most (Jaccard distance of their words) within the allowed lengths.
+ * Returns the index of each scene's first event.
+ */
+export const groupScenes = (
+  events: ReadonlyArray<Window & { readonly words: ReadonlySet<string> }>,
+  p: BuildParameters
+): ReadonlyArray<number> => {
+  if (events.length === 0) return []
+  const candidates = events.slice(1).map((event, i) => ({
+    at: event.start,
+    // Rounded so floating noise does not decide between equally different neighbours.
+    score: Math.round(jaccardDistance(events[i]!.words, event.words) * 1e6) / 1e6
+  }))
+  const cuts = segment(events[0]!.start, events[events.length - 1]!.end, sceneLimits(p), candidates, { mustUseCandidate: true })
+  const starts = [0]
+  for (const cut of cuts) {
+    const index = events.findIndex((event) => Math.abs(event.start - cut) < 1e-6)
+    if (index > starts[starts.length - 1]!) starts.push(index)
+  }
+  return starts
+}
+
+/**
+ * groupScenes, decided as event cards arrive in any order: each scene is settled as soon as the cards
+ * that can move its cut are known and its own events are done, so its call can start while later
+ * events are still being captioned. The scenes are exactly groupScenes' (a property test checks it).
+ */
+export const makeSceneScheduler = (events: ReadonlyArray<Window>, p: BuildParameters) => {
+  const words: Array<ReadonlySet<string> | undefined> = events.map(() => undefined)
+  const end = events[events.length - 1]?.end ?? 0
+  const limits = sceneLimits(p)
+  let first = 0
+  return {
+    /** Records event `index`'s card words; returns the scenes newly settled, as [first, stop) event ranges. */
+    complete: (index: number, cardWords: ReadonlySet<string>): ReadonlyArray<readonly [number, number]> => {
+      words[index] = cardWords
+      const settled: Array<readonly [number, number]> = []
+      while (first < events.length) {
+        const candidates = events.slice(first + 1).map((event, k) => {
+          const before = words[first + k]
+          const after = words[first + k + 1]
+          return {
+            at: event.start,
+            score: before === undefined || after === undefined ? undefined : Math.round(jaccardDistance(before, after) * 1e6) / 1e6
+          }
+        })
+        const step = segmentStep(events[first]!.start, end, limits, candidates, { mustUseCandidate: true })
+        if (step._tag === "Wait") break
+        const stop = step._tag === "Done" ? events.length : events.findIndex((event) => Math.abs(event.start - step.at) < 1e-6)
+        if (stop <= first || words.slice(first, stop).some((w) => w === undefined)) break
+        settled.push([first, stop])
+        first = stop
+      }
+      return settled
+    }
+  }
+}
+
+const pad = (n: number) => String(n).padStart(3, "0")
+
+export const sceneId = (videoId: string, scene: number) => `${videoId}_L1_${pad(scene)}`
+export const eventId = (videoId: string, scene: number, event: number) => `${sceneId(videoId, scene)}_L2_${pad(event)}`
+export const frameId = (videoId: string, scene: number, event: number, frame: number) =>
+  `${eventId(videoId, scene, event)}_L3_${pad(frame)}`
+
+/** `frames/<node id without "<videoID>_">.jpg`, the file observe_frame looks for. */
+export const frameFile = (videoId: string, nodeId: string) => `frames/${nodeId.slice(videoId.length + 1)}.jpg`
+
+/**
+ * Video-MME's bands are short < 2 min, medium 4–15 min, long 30–60 min. Lengths between bands go to
+ * the nearer one (cut at 3 min and at 22.5 min), and anything over an hour is long.
+ */
+export const durationCategory = (seconds: number): "short" | "medium" | "long" =>
+  seconds < 180 ? "short" : seconds < 1350 ? "medium" : "long"
+
+/**
+ * A video id from a file name: the name without its extension, with characters other than letters,
+ * digits, "-", "_" and "." replaced by "-" (ids are written into node ids the agent copies).
+ */
+export const videoIdFromPath = (file: string): string => {
+  const base = file.split(/[\\/]/).pop() ?? file
+  const dot = base.lastIndexOf(".")
+  const stem = dot > 0 ? base.slice(0, dot) : base
+  return stem.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^-+|-+$/g, "") || "video"
+}
+
+// ---- Cost --------------------------------------------------------------------------------------
+
+export interface BuildEstimate {
+  readonly durationSeconds: number
+  readonly frames: number
+  readonly framesSent: number
+  readonly events: number
+  readonly scenes: number
+  readonly vlmCalls: number
+  readonly llmCalls: number
+  readonly images: number
+  readonly promptTokens: number
+  readonly completionTokens: number
+}
+
+/**
+ * Image tokens per frame: a Qwen2-VL-style count of 28-pixel patches; other vision models price
+ * images differently, so this is a guide, not a bill.
+ */
+export const imageTokens = (width: number, height: number) => Math.ceil(width / 28) * Math.ceil(height / 28)
+
+const textTokens = (chars: number) => Math.ceil(chars / 4)
+
+/**
+ * What a build of one video will send, before any decode: the grid from the duration, windows cut at
+ * the target (shots are unknown yet), scenes by length. Token counts are estimates: prompt text and
+ * subtitles at 4 characters a token, images by `imageTokens`, replies at a typical card size.
+ */
+export const estimateBuild = (input: {
+  readonly durationSeconds: number
+  readonly width: number | undefined
+  readonly height: number | undefined
+  readonly subtitleChars: number
+  readonly promptChars: { readonly event: number; readonly scene: number }
+  readonly parameters: BuildParameters
+}): BuildEstimate => {
+  const p = input.parameters
+  const grid = frameGrid(input.durationSeconds, p.frameInterval)
+  const events = assignFrames(planEventWindows(input.durationSeconds, [], p), grid, p.framesPerCall)
+  const sceneCount = Math.max(1, segment(0, input.durationSeconds, sceneLimits(p), []).length + 1)
+  const framesSent = events.reduce((sum, event) => sum + event.frames.length, 0)
+  const height = input.width !== undefined && input.height !== undefined && input.width > 0
+    ? Math.round((input.height * p.frameWidth) / input.width)
+    : Math.round((p.frameWidth * 9) / 16)
+  const perImage = imageTokens(p.frameWidth, height)
+  const eventPrompt = events.length * (textTokens(input.promptChars.event) + 60) + framesSent * (perImage + 8)
+  const eventReply = events.length * 200 + framesSent * 90
+  // A scene call reads its events' cards (about the size of their replies) and their subtitles.
+  const scenePrompt = sceneCount * textTokens(input.promptChars.scene) + eventReply
+  const promptTokens = eventPrompt + scenePrompt + 2 * textTokens(input.subtitleChars)
+  return {
+    durationSeconds: input.durationSeconds,
+    frames: grid.length,
+    framesSent,
+    events: events.length,
+    scenes: sceneCount,
+    vlmCalls: events.length,
+    llmCalls: sceneCount,
+    images: framesSent,
+    promptTokens,
+    completionTokens: eventReply + sceneCount * 300
+  }
+}

@@ -1,0 +1,229 @@
+// `vtree build` end to end: the built CLI, the real ffmpeg, a synthetic video made here, and the
+// OpenAI-compatible simulator answering the build calls from their prompt text. Then `vtree tree
+// validate`, `vtree infer` and `vtree report` on the tree it wrote; a `kill -9` mid-build and the rerun;
+// and every bad input refused with one line, exit 1 and no tree.
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { run, simEnv, start, tempDir } from "../../support/harness/Cli.js"
+import { policyScripts, type SampleQuestion } from "../../support/harness/Policy.js"
+import * as OpenAiSim from "../../support/openai-sim/index.js"
+import { answerBuildCalls, buildCallKind } from "../../support/openai-sim/builder.js"
+import { makeAudioOnly, makeSyntheticVideo, type SyntheticVideo, truncateCopy } from "../../support/media/SyntheticVideo.js"
+
+const question: SampleQuestion = {
+  questionId: "synth-1",
+  question: "What colour is the room at the start of the video?",
+  answer: "A",
+  videoId: "synth",
+  taskType: "Attribute Perception"
+}
+
+const systemOf = (request: OpenAiSim.SimRequest): string => {
+  const messages = request.body["messages"] as ReadonlyArray<{ role: string; content: unknown }> | undefined
+  const system = messages?.find((m) => m.role === "system")?.content
+  return typeof system === "string" ? system : ""
+}
+const buildCalls = (sim: OpenAiSim.OpenAiSim) => sim.requests.filter((r) => buildCallKind(systemOf(r)) !== undefined).length
+
+let work: ReturnType<typeof tempDir>
+let video: SyntheticVideo
+let sim: OpenAiSim.OpenAiSim
+let slowSim: OpenAiSim.OpenAiSim
+
+beforeAll(async () => {
+  work = tempDir()
+  video = await makeSyntheticVideo({
+    dir: work.dir,
+    name: "synth",
+    segmentSeconds: [21, 19, 22, 28],
+    cues: [
+      { start: 0.5, end: 3, text: "The red room is empty." },
+      { start: 14, end: 17, text: "A test pattern appears." },
+      { start: 50, end: 53, text: "Colour bars fill the screen." }
+    ]
+  })
+  sim = await OpenAiSim.start({ chat: policyScripts({ questions: [question] }), intercept: answerBuildCalls })
+  // Slow enough vision calls that a kill lands between checkpoints.
+  slowSim = await OpenAiSim.start({
+    chat: policyScripts({ questions: [question] }),
+    intercept: (request) => {
+      const reply = answerBuildCalls(request)
+      return reply === undefined ? undefined : { ...reply, delayMs: 600 }
+    }
+  })
+}, 120_000)
+
+afterAll(async () => {
+  await sim?.close()
+  await slowSim?.close()
+  work?.cleanup()
+})
+
+const oneLine = (stderr: string) => {
+  const lines = stderr.trim().split("\n")
+  assert.strictEqual(lines.length, 1, stderr)
+  assert.match(lines[0]!, /^vtree: /)
+  assert.notInclude(stderr, "    at ")
+  return lines[0]!
+}
+
+describe("vtree build (live ffmpeg, openai-sim)", () => {
+  it("dry run: the plan and its cost, nothing called or written", async () => {
+    const out = join(work.dir, "dry")
+    const before = sim.requests.length
+    const result = await run(["build", video.video, "--out", out, "--dry-run"], simEnv(sim.url))
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.match(result.stdout, /^synth\s+1\.5 min\s+45\s+5\s+1\s+5\s+1\s+45\s/m)
+    assert.include(result.stdout, "dry run: nothing was called or written")
+    assert.isFalse(existsSync(out))
+    assert.strictEqual(sim.requests.length, before)
+  }, 60_000)
+
+  it("builds a tree that validates, that infer answers on and report shows; a rerun calls nothing", async () => {
+    const out = join(work.dir, "trees")
+    const built = await run(["build", video.video, "--out", out, "--domain", "Synthetic"], simEnv(sim.url))
+    assert.strictEqual(built.code, 0, built.stderr)
+    assert.match(built.stdout, /^synth\s+1\.5 min\s+45\s+\d+\s+1\s+\d+\s+1\s+0\s/m)
+    const tree = JSON.parse(readFileSync(join(out, "synth", "tree.json"), "utf8")) as {
+      domain: string
+      build: { subtitles: { source: string; cues: number }; frames: { sampled: number; sent: number } }
+      nodes: Record<string, { level: number; time_range: [number, number]; subtitle: string }>
+    }
+    assert.strictEqual(tree.domain, "Synthetic")
+    assert.deepStrictEqual(tree.build.subtitles, { source: "sidecar:synth.srt", cues: 3 })
+    assert.deepStrictEqual(tree.build.frames, { sampled: 45, sent: 45 })
+    const nodes = Object.entries(tree.nodes)
+    const frames = nodes.filter(([, n]) => n.level === 3)
+    assert.strictEqual(frames.length, 45)
+    assert.deepStrictEqual(frames.map(([, n]) => n.time_range[0]).slice(0, 4), [0, 2, 4, 6])
+    // Events snapped to the detected cuts (21, 40 and 62 s lie within reach of a 20 s target).
+    const edges = nodes.filter(([, n]) => n.level === 2).map(([, n]) => n.time_range[0])
+    // (ffmpeg scores every other frame, so a detected cut may land one frame, 0.04 s, late.)
+    for (const cut of [0, 21, 40, 62]) assert.isTrue(edges.some((edge) => edge >= cut && edge <= cut + 0.05), `${cut} in ${edges}`)
+    // Subtitles by overlap: the first event (0–21 s) holds two lines, the third (40–62 s) the last one.
+    assert.strictEqual(tree.nodes["synth_L1_000_L2_000"]!.subtitle, "The red room is empty. A test pattern appears.")
+    assert.strictEqual(tree.nodes["synth_L1_000_L2_002"]!.subtitle, "Colour bars fill the screen.")
+    assert.strictEqual(tree.nodes["synth_L1_000_L2_000_L3_001"]!.subtitle, "The red room is empty.")
+    assert.strictEqual(buildCalls(sim), nodes.filter(([, n]) => n.level < 3).length)
+
+    const validated = await run(["tree", "validate", join(out, "synth")], {})
+    assert.strictEqual(validated.code, 0, validated.stderr)
+    assert.include(validated.stdout, "frames: 45 found, 0 missing")
+
+    const questions = join(work.dir, "questions")
+    mkdirSync(questions, { recursive: true })
+    writeFileSync(join(questions, "synth.json"), JSON.stringify([{
+      question_id: question.questionId,
+      task_type: question.taskType,
+      question: question.question,
+      options: ["A. red", "B. blue", "C. green", "D. white"],
+      answer: question.answer
+    }]))
+    const db = join(work.dir, "runs.db")
+    const inferred = await run(["infer", "--trees", out, "--questions", questions, "--db", db], simEnv(sim.url))
+    assert.strictEqual(inferred.code, 0, inferred.stderr)
+    assert.match(inferred.stdout, /completed/)
+    const report = await run(["report", "--db", db], {})
+    assert.strictEqual(report.code, 0, report.stderr)
+    assert.match(report.stdout, /accuracy/i)
+
+    const before = buildCalls(sim)
+    const again = await run(["build", video.video, "--out", out, "--domain", "Synthetic"], simEnv(sim.url))
+    assert.strictEqual(again.code, 0, again.stderr)
+    assert.strictEqual(buildCalls(sim), before)
+    assert.strictEqual(readFileSync(join(out, "synth", "tree.json"), "utf8"), JSON.stringify(tree, null, 1) + "\n")
+  }, 180_000)
+
+  it("after kill -9 mid-build, the rerun asks only for the calls not yet checkpointed", async () => {
+    const out = join(work.dir, "killed")
+    const checkpoints = join(out, "synth", ".vtree", "checkpoints")
+    const count = () => (existsSync(checkpoints) ? readdirSync(checkpoints).filter((name) => name.endsWith(".json")).length : 0)
+    const running = start(["build", video.video, "--out", out, "--concurrency", "1"], simEnv(slowSim.url))
+    const deadline = Date.now() + 60_000
+    while (count() < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    running.child.kill("SIGKILL")
+    const killed = await running.done
+    assert.strictEqual(killed.signal, "SIGKILL")
+    assert.isFalse(existsSync(join(out, "synth", "tree.json")))
+    const saved = count()
+    assert.isAtLeast(saved, 2)
+    // --concurrency sets the providers' cap: one request at a time here.
+    assert.strictEqual(slowSim.maxInFlight, 1)
+
+    const before = buildCalls(sim)
+    const rerun = await run(["build", video.video, "--out", out], simEnv(sim.url))
+    assert.strictEqual(rerun.code, 0, rerun.stderr)
+    const total = Object.values((JSON.parse(readFileSync(join(out, "synth", "tree.json"), "utf8")) as { nodes: Record<string, { level: number }> }).nodes)
+      .filter((node) => node.level < 3).length
+    assert.strictEqual(buildCalls(sim) - before, total - saved)
+    assert.match(rerun.stdout, new RegExp(`^synth\\s.*\\s${saved}\\s+\\S+\\s+0\\s+\\S+ s$`, "m"))
+  }, 120_000)
+
+  it("Ctrl-C stops with exit 130, says how to resume, and keeps the finished calls", async () => {
+    const out = join(work.dir, "interrupted")
+    const checkpoints = join(out, "synth", ".vtree", "checkpoints")
+    const count = () => (existsSync(checkpoints) ? readdirSync(checkpoints).filter((name) => name.endsWith(".json")).length : 0)
+    const running = start(["build", video.video, "--out", out, "--concurrency", "1"], simEnv(slowSim.url))
+    const deadline = Date.now() + 60_000
+    while (count() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    running.child.kill("SIGINT")
+    const result = await running.done
+    assert.strictEqual(result.code, 130, result.stderr)
+    assert.match(result.stderr, /^vtree: interrupted — finished model calls are saved under .*interrupted\/<videoID>\/\.vtree; run the same command again to resume$/m)
+    assert.isAtLeast(count(), 1)
+    assert.isFalse(existsSync(join(out, "synth", "tree.json")))
+  }, 120_000)
+
+  describe("bad input: one line naming the file, exit 1, no tree", () => {
+    const refused = async (args: ReadonlyArray<string>, expected: RegExp, env = simEnv(sim.url)) => {
+      const out = join(work.dir, `bad-${Math.random().toString(36).slice(2)}`)
+      const result = await run(["build", ...args, "--out", out], env)
+      assert.strictEqual(result.code, 1, result.stdout)
+      assert.match(oneLine(result.stderr), expected)
+      assert.isFalse(existsSync(join(out, "synth", "tree.json")))
+      assert.isFalse(existsSync(out) && readdirSync(out).some((name) => existsSync(join(out, name, "tree.json"))))
+      return result
+    }
+
+    it("not a video, audio only, zero length, truncated", async () => {
+      const notes = join(work.dir, "notes.mp4")
+      writeFileSync(notes, "these are notes, not a video\n")
+      await refused([notes], /notes\.mp4: .*/)
+      const tone = await makeAudioOnly(work.dir)
+      await refused([tone], /tone\.m4a: .*(audio|video stream)/)
+      const empty = join(work.dir, "empty.mp4")
+      writeFileSync(empty, "")
+      await refused([empty], /empty\.mp4: .*/)
+      // Cut short with its index up front: the probe reads it, the decode stops early and says where.
+      const cut = await truncateCopy(video.video, join(work.dir, "cut.mp4"), 0.5)
+      const out = join(work.dir, "cut-out")
+      const result = await run(["build", cut, "--out", out], simEnv(sim.url))
+      assert.strictEqual(result.code, 1, result.stdout)
+      assert.match(oneLine(result.stderr), /cut\.mp4: frames decode only up to [\d.]+ s of 90\.0 s/)
+      assert.deepStrictEqual(readdirSync(out), [])
+    }, 60_000)
+
+    it("a malformed subtitle file, with its line", async () => {
+      const dir = join(work.dir, "badsubs")
+      mkdirSync(dir, { recursive: true })
+      copyFileSync(video.video, join(dir, "synth.mp4"))
+      writeFileSync(join(dir, "synth.srt"), "1\n00:00:01,000 --> 00:00:02,000\nfine\n\n2\n00:00:0x,000 --> 00:00:04,000\ntext\n")
+      await refused([join(dir, "synth.mp4")], /synth\.srt:6: .* — fix the line or remove the file$/)
+    }, 60_000)
+
+    it("two videos with one id, an output folder that cannot be written, no model configured", async () => {
+      const dir = join(work.dir, "twins")
+      mkdirSync(dir, { recursive: true })
+      copyFileSync(video.video, join(dir, "synth.mp4"))
+      copyFileSync(video.video, join(dir, "synth.mkv"))
+      await refused([dir], /both map to video id "synth"/)
+      const file = join(work.dir, "a-file")
+      writeFileSync(file, "")
+      const result = await run(["build", video.video, "--out", join(file, "trees")], simEnv(sim.url))
+      assert.strictEqual(result.code, 1)
+      assert.match(oneLine(result.stderr), /^vtree: --out .*a-file\/trees: cannot write there .* — choose a folder you can write to$/)
+      await refused([video.video], /no model configured/, {})
+    }, 60_000)
+  })
+})

@@ -1,0 +1,59 @@
+import { assert, describe, it } from "@effect/vitest"
+import { applyBuildEvent, initialBuildProgress, renderBuildProgress, renderBuildSummary, renderDryRun } from "../../../src/programs/build/BuildProgress.js"
+import type { VideoSummary } from "../../../src/programs/build/BuildTree.js"
+import { defaultParameters, estimateBuild } from "../../../src/programs/build/Plan.js"
+
+const call = (kind: "event" | "scene", reused: boolean) => ({
+  _tag: "CallFinished" as const,
+  videoId: "clip",
+  kind,
+  reused,
+  calls: reused ? 0 : 1,
+  promptTokens: reused ? 0 : 900,
+  completionTokens: reused ? 0 : 100
+})
+
+describe("build progress", () => {
+  it("counts events, calls, reuse and tokens, with an ETA from the calls a model answered", () => {
+    let state = initialBuildProgress(2)
+    state = applyBuildEvent(state, { _tag: "VideoStarted", videoId: "clip", index: 0, total: 2, events: 10, frames: 100 }, 0)
+    state = applyBuildEvent(state, call("event", true), 0)
+    state = applyBuildEvent(state, call("event", false), 1_000)
+    state = applyBuildEvent(state, call("event", false), 3_000)
+    state = applyBuildEvent(state, call("event", false), 5_000)
+    // Two calls in the 4 s since the first one: 2 s a call, 6 events left.
+    assert.strictEqual(renderBuildProgress(state, 5_000), "video 1/2 clip · events 4/10 · calls 3 (1 reused) · 3000 tokens · ETA 0m12s")
+    state = applyBuildEvent(state, call("scene", false), 6_000)
+    assert.include(renderBuildProgress(state, 6_000), "scenes 1")
+  })
+
+  it("summary and dry-run tables", () => {
+    const summary: VideoSummary = {
+      videoId: "clip",
+      treeDir: "trees/clip",
+      durationSeconds: 600,
+      frames: 300,
+      framesSent: 300,
+      events: 30,
+      scenes: 2,
+      calls: { vlm: 31, llm: 2, reused: 0 },
+      tokens: { prompt: 120_000, completion: 20_000 },
+      degraded: { events: 1, frames: 0, scenes: 0 },
+      embedded: true,
+      wallSeconds: 42.25
+    }
+    const text = renderBuildSummary([summary, { ...summary, videoId: "other", degraded: { events: 0, frames: 0, scenes: 0 } }])
+    assert.match(text, /^video\s+duration\s+frames\s+events\s+scenes\s+vlm calls\s+llm calls\s+reused\s+tokens\s+degraded\s+time$/m)
+    assert.match(text, /^clip\s+10\.0 min\s+300\s+30\s+2\s+31\s+2\s+0\s+140k\s+1\s+42\.3 s$/m)
+    assert.match(text, /^total\s+20\.0 min\s+600\s+60\s+4\s+62\s+4\s+0\s+280k\s+1\s+84\.5 s$/m)
+    assert.include(text, "clip: trees/clip/tree.json (retrieval embeddings cached)")
+    assert.include(text, "degraded cards: 1 events, 0 frames, 0 scenes")
+    const estimate = estimateBuild({ durationSeconds: 3600, width: 1280, height: 720, subtitleChars: 0, promptChars: { event: 2000, scene: 1000 }, parameters: defaultParameters })
+    const dry = renderDryRun([{ videoId: "hour", estimate }])
+    assert.match(dry, /^hour\s+60\.0 min\s+1800\s+180\s+12\s+180\s+12\s+1800\s+\S+\s+\S+\s+192$/m)
+    assert.include(dry, "dry run: nothing was called or written")
+    assert.notInclude(dry, "would not be sent")
+    const long = estimateBuild({ durationSeconds: 600, width: 1280, height: 720, subtitleChars: 0, promptChars: { event: 1, scene: 1 }, parameters: { ...defaultParameters, eventSeconds: 60 } })
+    assert.include(renderDryRun([{ videoId: "long", estimate: long }]), "sampled frames would not be sent")
+  })
+})

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { parseAgentReply, parseJson } from "../../../src/programs/agent/Parse.js"
+import { mutate, mutations } from "../../support/agent/Mutations.js"
 
 const parsed = (raw: string) => {
   const result = parseAgentReply(raw)
@@ -88,22 +89,9 @@ describe("parseAgentReply", () => {
   })
 
   it("never throws on mutated valid replies (cuts, insertions, deletions)", () => {
-    const mutation = fc.oneof(
-      fc.record({ kind: fc.constant("cut" as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), text: fc.constantFrom("{", "}", "\"", ",", "```", "\\", "[", ":", "\u0000", "} {") }),
-      fc.record({ kind: fc.constant("delete" as const), at: fc.nat(), length: fc.integer({ min: 1, max: 5 }) })
-    )
     fc.assert(
-      fc.property(validReply, fc.array(mutation, { minLength: 1, maxLength: 4 }), (reply, mutations) => {
-        let raw = JSON.stringify(reply)
-        for (const m of mutations) {
-          const at = m.at % (raw.length + 1)
-          raw = m.kind === "cut"
-            ? raw.slice(0, at)
-            : m.kind === "insert"
-            ? raw.slice(0, at) + m.text + raw.slice(at)
-            : raw.slice(0, at) + raw.slice(at + m.length)
-        }
+      fc.property(validReply, mutations(["{", "}", "\"", ",", "```", "\\", "[", ":", "\u0000", "} {"], 5), (reply, changes) => {
+        const raw = mutate(JSON.stringify(reply), changes)
         const result = parseAgentReply(raw)
         if (result._tag === "Parsed") {
           assert.isString(result.reply.action.tool)

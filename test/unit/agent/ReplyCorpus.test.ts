@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { readdirSync, readFileSync } from "node:fs"
 import { parseAgentReply } from "../../../src/programs/agent/Parse.js"
+import { mutate, mutations } from "../../support/agent/Mutations.js"
 
 const folder = new URL("../../fixtures/replies/", import.meta.url)
 
@@ -45,22 +46,9 @@ describe("reply corpus (test/fixtures/replies)", () => {
   }
 
   it("never throws over mutations of the corpus, and what it accepts has a tool and object args", () => {
-    const mutation = fc.oneof(
-      fc.record({ kind: fc.constant("cut" as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), text: fc.constantFrom("{", "}", "\"", "```", "<think>", "</think>", "<tool_call>", "[", "\\", ",") }),
-      fc.record({ kind: fc.constant("delete" as const), at: fc.nat(), length: fc.integer({ min: 1, max: 8 }) })
-    )
     fc.assert(
-      fc.property(fc.constantFrom(...replies), fc.array(mutation, { minLength: 1, maxLength: 4 }), (reply, mutations) => {
-        let raw = reply
-        for (const m of mutations) {
-          const at = m.at % (raw.length + 1)
-          raw = m.kind === "cut"
-            ? raw.slice(0, at)
-            : m.kind === "insert"
-            ? raw.slice(0, at) + m.text + raw.slice(at)
-            : raw.slice(0, at) + raw.slice(at + m.length)
-        }
+      fc.property(fc.constantFrom(...replies), mutations(["{", "}", "\"", "```", "<think>", "</think>", "<tool_call>", "[", "\\", ","], 8), (reply, changes) => {
+        const raw = mutate(reply, changes)
         const result = parseAgentReply(raw)
         if (result._tag === "Parsed") {
           assert.notStrictEqual(result.reply.action.tool.trim(), "")

@@ -110,7 +110,8 @@ const parseObject = (raw: string): Either.Either<Record<string, unknown>, string
   try {
     value = parseJson(raw)
   } catch (error) {
-    return Either.left(`not JSON (${error instanceof Error ? error.message : String(error)})`)
+    // parseJson's own words ("no JSON object found", "… could not be repaired") go back to the model.
+    return Either.left(`expected one JSON object: ${error instanceof Error ? error.message : String(error)}`)
   }
   return isRecord(value) ? Either.right(value) : Either.left("expected one JSON object")
 }

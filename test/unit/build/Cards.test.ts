@@ -58,7 +58,7 @@ describe("event call", () => {
     assert.include(problem(JSON.stringify({ event: { event_description: "" }, frames: [] }), 0), "event.event_description: missing or empty")
     assert.include(problem(JSON.stringify({ event: { event_description: "x", entities: 3 }, frames: [] }), 0), "event.entities")
     assert.include(problem(JSON.stringify({ event: { event_description: "x" }, frames: [{ frame_summary: 5 }] }), 1), "frames[0].frame_summary")
-    assert.strictEqual(problem("I cannot see the images."), "expected one JSON object")
+    assert.strictEqual(problem("I cannot see the images."), "expected one JSON object: no JSON object found")
     assert.strictEqual(problem(JSON.stringify({ frames: [] }), 0), "missing \"event\" object")
     assert.include(retryText("T", "bad"), "T\n\nYour previous reply could not be used: bad.")
   })

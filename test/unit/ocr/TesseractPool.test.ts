@@ -134,7 +134,7 @@ describe("TesseractOcr pool", () => {
       // The thread stuck on the first frame was terminated.
       assert.strictEqual(yield* Ref.get(fake.terminated), 1)
       // Which thread read the second frame depends on when the pool retires the invalidated one (under
-      // load it has been handed out once more before); BENCHMARKS/README note this as a known weak spot.
+      // load it has been handed out once more before, a weak spot to fix in the layer).
       assert.include([1, 2], yield* Ref.get(fake.started))
     })))
 

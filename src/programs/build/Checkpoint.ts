@@ -55,13 +55,18 @@ export const CheckpointUsage = Schema.Struct({
 })
 export type CheckpointUsage = typeof CheckpointUsage.Type
 
-export const EventCheckpoint = Schema.Struct({
-  kind: Schema.Literal("event"),
+/** What every finished call records besides its cards. */
+const callFields = {
   key: Schema.String,
   createdAt: Schema.String,
   model: Schema.String,
   degraded: Schema.Boolean,
-  usage: CheckpointUsage,
+  usage: CheckpointUsage
+}
+
+export const EventCheckpoint = Schema.Struct({
+  kind: Schema.Literal("event"),
+  ...callFields,
   event: Card,
   frames: Schema.Array(Card)
 })
@@ -69,11 +74,7 @@ export type EventCheckpoint = typeof EventCheckpoint.Type
 
 export const SceneCheckpoint = Schema.Struct({
   kind: Schema.Literal("scene"),
-  key: Schema.String,
-  createdAt: Schema.String,
-  model: Schema.String,
-  degraded: Schema.Boolean,
-  usage: CheckpointUsage,
+  ...callFields,
   scene: Card
 })
 export type SceneCheckpoint = typeof SceneCheckpoint.Type

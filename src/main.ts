@@ -1,4 +1,4 @@
-// The CLI program. dist/bin.js (src/bin.ts) starts it from the one-file bundle dist/vtree.cjs.
+// The CLI program. dist/bin.js (src/bin.ts) starts it from the bundle dist/bundle/main.mjs.
 import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"

@@ -1,5 +1,5 @@
 import { McpSchema, McpServer } from "@effect/ai"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { type ConfigError, Effect, Layer } from "effect"
@@ -19,7 +19,7 @@ export const SearchHubLive: Layer.Layer<SearchHub | SearchSettings, ConfigError.
   SearchHub.Default.pipe(
     Layer.provide(
       Layer.mergeAll(SearxngSearchLive, GithubSearchLive, PageReaderLive).pipe(
-        Layer.provide(Layer.mergeAll(DnsResolver.system, NodeHttpClient.layerUndici))
+        Layer.provide(Layer.mergeAll(DnsResolver.system, FetchHttpClient.layer))
       )
     ),
     Layer.provideMerge(SearchSettings.fromEnv)

@@ -1,4 +1,4 @@
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import { Layer } from "effect"
 import type { OcrEngineConfig } from "../config/ProviderConfig.js"
@@ -11,8 +11,9 @@ import type { OCRProvider } from "../services/OCRProvider.js"
 export const ocrLayer = (config: OcrEngineConfig): Layer.Layer<OCRProvider, ProviderError, FileSystem.FileSystem> =>
   config.engine === "tesseract"
     ? TesseractOcr.layer(config.tesseract)
-    // node:http rather than undici: the undici client cannot send MonkeyOCR's multipart uploads on Node 20.
-    : MonkeyOcr.layerConfig(config.monkeyocr).pipe(Layer.provide(NodeHttpClient.layer))
+    // The platform's fetch sends the global FormData MonkeyOCR's upload is built from (the undici package's
+    // client cannot on Node 20), and brings no HTTP stack of its own into the CLI's start-up.
+    : MonkeyOcr.layerConfig(config.monkeyocr).pipe(Layer.provide(FetchHttpClient.layer))
 
 /** What config_json and doctor say about the engine: never a URL's path or a secret. */
 export const ocrSummary = (config: OcrEngineConfig) =>

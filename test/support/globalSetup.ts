@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url"
 // The e2e project's tests (vitest.config.ts) spawn `node dist/bin.js`; build once so they always run the code under test,
 // never a stale dist/ left from an earlier checkout. Type errors are `npm run check`'s job: tsc
 // still emits, so a type error elsewhere does not stop unrelated tests from running. The CLI entry is
-// then bundled into dist/vtree.cjs exactly as `npm run build` does it (dist/bin.js launches it), so the
+// then bundled into dist/bundle exactly as `npm run build` does it (dist/bin.js launches it), so the
 // tests exercise what users run.
 export default function setup() {
   const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -14,6 +14,6 @@ export default function setup() {
     process.stderr.write(`globalSetup: tsc reported problems (run npm run check):\n${compiled.stdout.slice(0, 2000)}\n`)
   }
   const bundled = spawnSync("npm", ["run", "-s", "bundle"], { cwd: root, encoding: "utf8" })
-  if (bundled.status !== 0) throw new Error(`globalSetup: bundling dist/vtree.cjs failed:\n${bundled.stderr}`)
-  if (!existsSync(`${root}/dist/bin.js`) || !existsSync(`${root}/dist/vtree.cjs`)) throw new Error("globalSetup: dist/bin.js or dist/vtree.cjs was not built")
+  if (bundled.status !== 0) throw new Error(`globalSetup: bundling dist/bundle failed:\n${bundled.stderr}`)
+  if (!existsSync(`${root}/dist/bin.js`) || !existsSync(`${root}/dist/bundle/main.mjs`)) throw new Error("globalSetup: dist/bin.js or dist/bundle/main.mjs was not built")
 }

@@ -3,8 +3,11 @@ import { SearchError } from "../../domain/Search.js"
 import { DnsResolver } from "../../services/DnsResolver.js"
 import { PageReader } from "../../services/SearchProviders.js"
 import { SearchSettings } from "../../programs/search/SearchSettings.js"
-import { toReadable } from "./ContentExtractor.js"
-import { safeFetch } from "./SafeFetch.js"
+
+// The fetch and extraction stack (undici, linkedom, readability, turndown, iconv-lite) is about half of
+// the CLI bundle; loaded at start-up it would slow every command, `vtree --help` included, for the few
+// runs that read a page. So it is imported on the first read (and once: `import()` caches the module).
+const engine = Effect.promise(() => Promise.all([import("./SafeFetch.js"), import("./ContentExtractor.js")]))
 
 export const readableTypes = ["text/html", "application/xhtml+xml", "text/plain"] as const
 
@@ -23,6 +26,7 @@ export const PageReaderLive: Layer.Layer<PageReader, never, SearchSettings | Dns
       userAgent: "vtree-search/0.1 (+https://github.com/vtree; reader)"
     }
     const read = Effect.fn("PageReader.read")(function*(request: { readonly url: string; readonly maxChars: number }) {
+      const [{ safeFetch }, { toReadable }] = yield* engine
       const page = yield* safeFetch(request.url, options).pipe(
         Effect.timeoutFail({
           duration: settings.providerTimeout,

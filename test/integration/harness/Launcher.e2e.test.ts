@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-// dist/bin.js loads the one-file bundle dist/vtree.cjs (after switching on Node's compile cache where
+// dist/bin.js loads the bundle dist/bundle/main.mjs (after switching on Node's compile cache where
 // there is one); the bundle's external packages come from node_modules as in any install.
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 

@@ -1,5 +1,5 @@
-import { FileSystem } from "@effect/platform"
-import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
+import { FetchHttpClient, FileSystem } from "@effect/platform"
+import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import type { OcrConfig } from "../../../src/config/ProviderConfig.js"
@@ -8,8 +8,8 @@ import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 import { OCRProvider } from "../../../src/services/OCRProvider.js"
 import * as OcrSim from "../../support/ocr-sim/index.js"
 
-// NodeHttpClient.layerUndici cannot send the global FormData on Node 20 (undici 7 vs the bundled one).
-const platform = Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layer)
+// The platform fetch, as the CLI provides it (NodeHttpClient.layerUndici cannot send the global FormData on Node 20).
+const platform = Layer.mergeAll(NodeFileSystem.layer, FetchHttpClient.layer)
 
 const config = (urls: ReadonlyArray<string>): OcrConfig => ({
   urls,

@@ -1,4 +1,4 @@
-import { NodeHttpClient } from "@effect/platform-node"
+import { FetchHttpClient } from "@effect/platform"
 import { HashMap, Layer, Logger } from "effect"
 import { readFileSync } from "node:fs"
 import { GithubSearchLive } from "../../../src/layers/github/GithubSearch.js"
@@ -18,7 +18,7 @@ export const hubLayer = (
 ) =>
   SearchHub.Default.pipe(
     Layer.provide(Layer.mergeAll(SearxngSearchLive, GithubSearchLive, PageReaderLive)),
-    Layer.provide(Layer.mergeAll(NodeHttpClient.layerUndici, Layer.succeed(DnsResolver, DnsResolver.of({ resolve })))),
+    Layer.provide(Layer.mergeAll(FetchHttpClient.layer, Layer.succeed(DnsResolver, DnsResolver.of({ resolve })))),
     Layer.provide(Layer.succeed(SearchSettings, settings))
   )
 

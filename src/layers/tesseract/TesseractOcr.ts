@@ -3,7 +3,6 @@ import { Duration, Effect, Either, Layer, Pool, Scope } from "effect"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import type { Worker as Thread } from "node:worker_threads"
-import Tesseract from "tesseract.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { reported } from "../../programs/providers/Reliability.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
@@ -131,6 +130,8 @@ export const tesseractEngine = Effect.fn("TesseractOcr.tesseractEngine")(functio
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const startThread = async (langs: ReadonlyArray<string>, langPath: string): Promise<OcrWorker> => {
+  // Imported here, with the first worker: every CLI command loads this module, few read a frame.
+  const { default: Tesseract } = await import("tesseract.js")
   // tesseract.js leaves createWorker pending when the data fails to load; its errorHandler hears of it.
   let startFailed: (reason: unknown) => void = () => {}
   const failure = new Promise<never>((_, reject) => (startFailed = reject))

@@ -10,6 +10,7 @@ import {
   type ReliabilityConfig
 } from "../config/ProviderConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
+import { describeDialect, detectDialect } from "../layers/openai/Dialect.js"
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
@@ -19,6 +20,8 @@ export interface DoctorRow {
   readonly provider: string
   readonly model: string
   readonly endpoint: string
+  /** The request dialect detected for a chat endpoint (Dialect.ts); absent for the others. */
+  readonly dialect?: string
   readonly latencyMs: number
   /** "ok", or the ProviderError reason. */
   readonly result: string
@@ -45,7 +48,7 @@ const hostOf = (url: string) => {
 const ping = [{ role: "user" as const, content: "Reply with the single word OK." }]
 
 const timed = <R>(
-  row: Pick<DoctorRow, "provider" | "model" | "endpoint">,
+  row: Pick<DoctorRow, "provider" | "model" | "endpoint" | "dialect">,
   check: Effect.Effect<unknown, ProviderError | string, R>
 ): Effect.Effect<DoctorRow, never, R> =>
   Effect.gen(function*() {
@@ -76,10 +79,15 @@ export const runChecks = (
       for (const role of ["agent", "tool"] as const) {
         const endpoint = llmConfig[role]
         checks.push(timed(
-          { provider: role === "agent" ? "llm (agent)" : "llm (tool)", model: endpoint.model, endpoint: hostOf(endpoint.baseUrl) },
+          {
+            provider: role === "agent" ? "llm (agent)" : "llm (tool)",
+            model: endpoint.model,
+            endpoint: hostOf(endpoint.baseUrl),
+            dialect: describeDialect(detectDialect(endpoint, llmConfig.thinking))
+          },
           // Thinking off: the check is whether the endpoint answers, not how well the model reasons. No
-          // token cap: reasoning models that think anyway would spend it before answering, and OpenAI's
-          // reasoning models refuse `max_tokens` outright — either would report a healthy endpoint as broken.
+          // token cap: reasoning models that think anyway would spend it before answering, and a cap in
+          // the wrong field (a misdetected dialect) would report a healthy endpoint as broken.
           llm.chat({ role, messages: ping, thinking: false })
         ))
       }
@@ -88,7 +96,12 @@ export const runChecks = (
       const vlmConfig = { ...config.vlm.value, endpoint: quick(config.vlm.value.endpoint), reliability: checkReliability }
       const vlm = yield* OpenAiVlm.make(vlmConfig)
       checks.push(timed(
-        { provider: "vlm", model: vlmConfig.endpoint.model, endpoint: hostOf(vlmConfig.endpoint.baseUrl) },
+        {
+          provider: "vlm",
+          model: vlmConfig.endpoint.model,
+          endpoint: hostOf(vlmConfig.endpoint.baseUrl),
+          dialect: describeDialect(detectDialect(vlmConfig.endpoint, vlmConfig.thinking))
+        },
         vlm.chatWithImages({ system: "You check that a service is up.", text: ping[0]!.content, images: [] })
       ))
     }
@@ -128,8 +141,8 @@ export const runChecks = (
 
 /** A plain aligned table; details of failures follow it, one line each. */
 export const formatDoctorTable = (rows: ReadonlyArray<DoctorRow>): string => {
-  const header = ["provider", "model", "endpoint", "latency", "result"]
-  const cells = rows.map((row) => [row.provider, row.model, row.endpoint, `${row.latencyMs} ms`, row.result])
+  const header = ["provider", "model", "endpoint", "dialect", "latency", "result"]
+  const cells = rows.map((row) => [row.provider, row.model, row.endpoint, row.dialect ?? "-", `${row.latencyMs} ms`, row.result])
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i]!.length)))
   const line = (values: ReadonlyArray<string>) => values.map((value, i) => value.padEnd(widths[i]!)).join("  ").trimEnd()
   const details = rows.flatMap((row) => (row.detail === undefined ? [] : [`${row.provider}: ${row.detail}`]))

@@ -25,7 +25,10 @@ export type StepRecord = typeof StepRecord.Type
 export const RoleUsageSchema = Schema.Struct({
   calls: Schema.Int,
   promptTokens: Schema.Int,
-  completionTokens: Schema.Int
+  completionTokens: Schema.Int,
+  // Absent until a call of the role reports them (and in records written before they were read).
+  cachedPromptTokens: Schema.optionalWith(Schema.Int, { exact: true }),
+  reasoningTokens: Schema.optionalWith(Schema.Int, { exact: true })
 })
 
 export const UsageSchema = Schema.Struct({

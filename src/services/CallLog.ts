@@ -1,5 +1,6 @@
 import { Context, Effect, FiberRef, Option } from "effect"
 import type { ProviderErrorReason } from "../domain/ProviderError.js"
+import type { Usage } from "./LLMProvider.js"
 
 export type CallRole = "agent" | "tool" | "vlm" | "embed" | "ocr"
 
@@ -11,6 +12,10 @@ export interface CallOutcome {
   readonly durationMs: number
   readonly promptTokens: number
   readonly completionTokens: number
+  /** Of promptTokens, those served from the endpoint's prefix cache; absent when it did not say. */
+  readonly cachedPromptTokens?: number
+  /** Of completionTokens, those spent thinking; absent when the endpoint did not say. */
+  readonly reasoningTokens?: number
   readonly status: "ok" | "error"
   readonly errorReason: ProviderErrorReason | null
 }
@@ -25,6 +30,24 @@ export interface RoleUsage {
   calls: number
   promptTokens: number
   completionTokens: number
+  /** Present once a call of the role reported it (see CallOutcome). */
+  cachedPromptTokens?: number
+  reasoningTokens?: number
+}
+
+/** The token details a usage carries, as fields to spread: a detail nobody reported stays absent. */
+export const tokenDetails = (usage: Pick<Usage, "cachedPromptTokens" | "reasoningTokens">): Pick<Usage, "cachedPromptTokens" | "reasoningTokens"> => ({
+  ...(usage.cachedPromptTokens === undefined ? {} : { cachedPromptTokens: usage.cachedPromptTokens }),
+  ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens })
+})
+
+/** Adds one call's tokens to a role's running usage. */
+export const addUsage = (slot: RoleUsage, call: Usage): void => {
+  slot.calls += 1
+  slot.promptTokens += call.promptTokens
+  slot.completionTokens += call.completionTokens
+  if (call.cachedPromptTokens !== undefined) slot.cachedPromptTokens = (slot.cachedPromptTokens ?? 0) + call.cachedPromptTokens
+  if (call.reasoningTokens !== undefined) slot.reasoningTokens = (slot.reasoningTokens ?? 0) + call.reasoningTokens
 }
 
 /** Per-question token accounting, shared by every fiber the question forks. */
@@ -74,10 +97,7 @@ export class CallLog extends Context.Tag("vtree/CallLog")<
 export const recordCall = Effect.fnUntraced(function*(outcome: CallOutcome) {
   const context = yield* FiberRef.get(currentCallContext)
   if (context.usage !== null) {
-    const slot = context.usage[outcome.role]
-    slot.calls += 1
-    slot.promptTokens += outcome.promptTokens
-    slot.completionTokens += outcome.completionTokens
+    addUsage(context.usage[outcome.role], outcome)
   }
   const log = yield* Effect.serviceOption(CallLog)
   if (Option.isSome(log)) {

@@ -20,6 +20,10 @@ export interface ChatRequest {
 export interface Usage {
   readonly promptTokens: number
   readonly completionTokens: number
+  /** Of promptTokens, those the server read from its prefix cache; absent when it does not say. */
+  readonly cachedPromptTokens?: number
+  /** Of completionTokens, those spent thinking; absent when the server does not say. */
+  readonly reasoningTokens?: number
 }
 
 export interface ChatResponse {

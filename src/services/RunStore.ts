@@ -40,6 +40,9 @@ export interface PredictionRow {
   readonly error: string | null
   readonly promptTokens: number
   readonly completionTokens: number
+  /** Summed over the question's calls that reported them; absent when none did. */
+  readonly cachedPromptTokens?: number
+  readonly reasoningTokens?: number
   readonly startedAt: number
   readonly finishedAt: number
   /** Steps per reply shape (how the parser read the agent's replies); {} for rows written before. */

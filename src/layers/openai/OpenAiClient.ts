@@ -2,7 +2,7 @@ import { Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from 
 import OpenAI from "openai"
 import type { EndpointConfig, ReliabilityConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
-import type { ChatResponse } from "../../services/LLMProvider.js"
+import type { ChatResponse, Usage as TokenUsage } from "../../services/LLMProvider.js"
 import type { CallRole } from "../../services/CallLog.js"
 import { type ProviderPolicy, reported, withPolicy } from "../../programs/providers/Reliability.js"
 import { toProviderError } from "./OpenAiErrors.js"
@@ -40,7 +40,31 @@ export const sdkRequest = <A>(endpoint: EndpointConfig, run: (signal: AbortSigna
   Effect.tryPromise({ try: run, catch: toProviderError(endpoint.provider, endpoint.apiKey) })
 
 const TokenCount = Schema.optional(Schema.NullOr(Schema.Number))
-const Usage = Schema.Struct({ prompt_tokens: TokenCount, completion_tokens: TokenCount }).annotations({ identifier: "Usage" })
+/**
+ * The usage block in every dialect vtree meets: OpenAI, vLLM (with prefix caching) and DashScope put
+ * cache hits in `prompt_tokens_details.cached_tokens`, DeepSeek in `prompt_cache_hit_tokens`; reasoning
+ * models count their thinking in `completion_tokens_details.reasoning_tokens`.
+ */
+const Usage = Schema.Struct({
+  prompt_tokens: TokenCount,
+  completion_tokens: TokenCount,
+  prompt_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ cached_tokens: TokenCount }))),
+  prompt_cache_hit_tokens: TokenCount,
+  completion_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ reasoning_tokens: TokenCount })))
+}).annotations({ identifier: "Usage" })
+type ReplyUsage = typeof Usage.Type
+
+/** A reply's usage block as vtree counts it; details only when the server reported them. */
+export const readUsage = (usage: ReplyUsage | null | undefined): TokenUsage => {
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? usage?.prompt_cache_hit_tokens
+  const reasoning = usage?.completion_tokens_details?.reasoning_tokens
+  return {
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+    ...(cached === undefined || cached === null ? {} : { cachedPromptTokens: cached }),
+    ...(reasoning === undefined || reasoning === null ? {} : { reasoningTokens: reasoning })
+  }
+}
 const FinishReason = Schema.optional(Schema.NullOr(Schema.String))
 const Text = Schema.optional(Schema.NullOr(Schema.String))
 
@@ -95,7 +119,7 @@ export const readChatReply = (endpoint: EndpointConfig, reply: ChatReply): Eithe
   return Either.right({
     content,
     ...(reasoning === undefined ? {} : { reasoning }),
-    usage: { promptTokens: reply.usage?.prompt_tokens ?? 0, completionTokens: reply.usage?.completion_tokens ?? 0 },
+    usage: readUsage(reply.usage),
     // Some servers send an empty model name.
     model: reply.model || endpoint.model
   })

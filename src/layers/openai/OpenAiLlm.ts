@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { type ConfigurationError, type LlmConfig, loadLlmConfig } from "../../config/ProviderConfig.js"
 import { type ChatRequest, LLMProvider } from "../../services/LLMProvider.js"
+import { detectDialect, tokenCapFields } from "./Dialect.js"
 import { completeChat, makeClient, makePolicy } from "./OpenAiClient.js"
 import { thinkingFields } from "./Thinking.js"
 
@@ -14,9 +15,8 @@ export const chatBody = (config: LlmConfig, request: ChatRequest): Record<string
   return {
     model: endpoint.model,
     messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
-    // max_tokens rather than max_completion_tokens: every compatible server (vLLM, DashScope, Ollama,
-    // DeepSeek) understands it.
-    ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+    // max_completion_tokens where OpenAI wants it, max_tokens for every other server (Dialect.ts).
+    ...tokenCapFields(detectDialect(endpoint, config.thinking), request.maxTokens),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...thinkingFields(config.thinking, thinking)
   }

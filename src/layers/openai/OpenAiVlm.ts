@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { type ConfigurationError, loadVlmConfig, type VlmConfig } from "../../config/ProviderConfig.js"
 import { VLMProvider, type VisionRequest } from "../../services/VLMProvider.js"
 import { readImageAsDataUrl } from "./ImageData.js"
+import { detectDialect, tokenCapFields } from "./Dialect.js"
 import { completeChat, makeClient, makePolicy } from "./OpenAiClient.js"
 import { thinkingFields } from "./Thinking.js"
 
@@ -19,7 +20,7 @@ export const visionBody = (config: VlmConfig, request: VisionRequest, imageUrls:
       ]
     }
   ],
-  ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+  ...tokenCapFields(detectDialect(config.endpoint, config.thinking), request.maxTokens),
   // Vision calls describe what is on screen, a summarizer's job: thinking off, like the tool role.
   ...thinkingFields(config.thinking, false)
 })

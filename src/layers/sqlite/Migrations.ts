@@ -78,10 +78,21 @@ const replyShapes = Effect.gen(function*() {
   yield* sql`ALTER TABLE predictions ADD COLUMN reply_shapes_json TEXT NOT NULL DEFAULT '{}'`
 })
 
+// Cached prompt tokens and reasoning tokens, per call and summed per question. NULL = the endpoint did
+// not report them (and every row written before): "not said" must not read as "nothing cached".
+const usageDetails = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE llm_calls ADD COLUMN cached_prompt_tokens INTEGER`
+  yield* sql`ALTER TABLE llm_calls ADD COLUMN reasoning_tokens INTEGER`
+  yield* sql`ALTER TABLE predictions ADD COLUMN cached_prompt_tokens INTEGER`
+  yield* sql`ALTER TABLE predictions ADD COLUMN reasoning_tokens INTEGER`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
-  "0002_reply_shapes": replyShapes
+  "0002_reply_shapes": replyShapes,
+  "0003_usage_details": usageDetails
 }
 
 // Migrator.make without dumpSchema: fromRecord needs no FileSystem, and schema dumps (the sqlite3 CLI)

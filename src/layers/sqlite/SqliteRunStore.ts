@@ -152,6 +152,16 @@ const jsonText = (value: unknown, stripCredentials = false): string => JSON.stri
 const column = <S extends Schema.Schema.All>(name: string, schema: S) =>
   Schema.propertySignature(schema).pipe(Schema.fromKey(name))
 
+/**
+ * A nullable count column read as an optional field. The key is always written (null when absent):
+ * a batch INSERT takes its columns from the first row, so every row must name the same ones.
+ */
+const optionalCount = (name: string) =>
+  Schema.requiredToOptional(Schema.NullOr(Schema.Number), Schema.Number, {
+    decode: Option.fromNullable,
+    encode: Option.getOrNull
+  }).pipe(Schema.fromKey(name))
+
 /** A JSON text column: written through `toJsonValue` (never throws, secrets dropped), read with JSON.parse. */
 const jsonColumn = (stripCredentials: boolean) =>
   Schema.transformOrFail(Schema.String, Schema.Unknown, {
@@ -199,6 +209,8 @@ const predictionFields = {
   error: Schema.NullOr(Schema.String),
   promptTokens: column("prompt_tokens", Schema.Number),
   completionTokens: column("completion_tokens", Schema.Number),
+  cachedPromptTokens: optionalCount("cached_prompt_tokens"),
+  reasoningTokens: optionalCount("reasoning_tokens"),
   startedAt: column("started_at", Schema.Number),
   finishedAt: column("finished_at", Schema.Number),
   replyShapes: Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Number })).pipe(
@@ -240,6 +252,8 @@ const callFields = {
   durationMs: column("duration_ms", Schema.Number),
   promptTokens: column("prompt_tokens", Schema.Number),
   completionTokens: column("completion_tokens", Schema.Number),
+  cachedPromptTokens: optionalCount("cached_prompt_tokens"),
+  reasoningTokens: optionalCount("reasoning_tokens"),
   status: Schema.Literal("ok", "error"),
   errorReason: column("error_reason", Schema.NullOr(ProviderErrorReason))
 }

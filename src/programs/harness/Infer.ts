@@ -9,7 +9,15 @@ import type { ProviderError } from "../../domain/ProviderError.js"
 import type { Question } from "../../domain/Question.js"
 import { CallBuffer, captureCalls } from "../../services/CallBuffer.js"
 import { type PredictionRow, RunStore, type RunStoreError } from "../../services/RunStore.js"
-import { type CallRecord, emptyUsage, type UsageByRole, withCallContext } from "../../services/CallLog.js"
+import {
+  addUsage,
+  type CallRecord,
+  emptyUsage,
+  type RoleUsage,
+  tokenDetails,
+  type UsageByRole,
+  withCallContext
+} from "../../services/CallLog.js"
 import { runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
@@ -77,24 +85,15 @@ export interface BenchmarkResult {
   readonly skipped: number
 }
 
-const sumUsage = (usage: UsageByRole) => {
-  let promptTokens = 0
-  let completionTokens = 0
-  for (const role of Object.values(usage)) {
-    promptTokens += role.promptTokens
-    completionTokens += role.completionTokens
-  }
-  return { promptTokens, completionTokens }
+const sumUsage = (usage: UsageByRole): RoleUsage => {
+  const total: RoleUsage = { calls: 0, promptTokens: 0, completionTokens: 0 }
+  for (const role of Object.values(usage)) addUsage(total, role)
+  return total
 }
 
 const usageOfCalls = (calls: ReadonlyArray<CallRecord>): UsageByRole => {
   const usage = emptyUsage()
-  for (const call of calls) {
-    const slot = usage[call.role]
-    slot.calls += 1
-    slot.promptTokens += call.promptTokens
-    slot.completionTokens += call.completionTokens
-  }
+  for (const call of calls) addUsage(usage[call.role], call)
   return usage
 }
 
@@ -371,6 +370,7 @@ const predictionRow = (
     error: prediction.error,
     promptTokens: tokens.promptTokens,
     completionTokens: tokens.completionTokens,
+    ...tokenDetails(tokens),
     startedAt,
     finishedAt,
     replyShapes: countShapes(prediction.steps)

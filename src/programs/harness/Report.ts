@@ -9,6 +9,7 @@ export type ReportStep = StepRow
 export type ReportCall = Pick<
   CallRow,
   "questionId" | "parentStep" | "role" | "model" | "durationMs" | "promptTokens" | "completionTokens" | "status" | "errorReason"
+  | "cachedPromptTokens" | "reasoningTokens"
 >
 
 export interface SummaryInput {
@@ -72,6 +73,8 @@ export interface Summary {
     readonly steps: number
     readonly shapes: ReadonlyArray<{ readonly shape: string; readonly steps: number }>
   }
+  /** Cached and reasoning tokens per role, for the roles whose endpoints reported any; else empty. */
+  readonly tokenDetails: ReadonlyArray<RoleTokenDetails>
 }
 
 /** Shown for a question with no task type or duration. */
@@ -163,9 +166,59 @@ export const summarize = (input: SummaryInput): Summary => {
       promptTokens: byRole.reduce((sum, r) => sum + r.promptTokens, 0),
       completionTokens: byRole.reduce((sum, r) => sum + r.completionTokens, 0)
     },
-    replyShapes: replyShapesOf(predictions, calls)
+    replyShapes: replyShapesOf(predictions, calls),
+    tokenDetails: tokenDetailsOf(calls)
   }
 }
+
+// ---- Token details: what the endpoints said about their prefix cache and their thinking.
+
+export interface RoleTokenDetails {
+  readonly role: string
+  readonly promptTokens: number
+  /** Summed over the calls that reported it; null when none did ("not said" is not "none cached"). */
+  readonly cachedPromptTokens: number | null
+  /** cachedPromptTokens / promptTokens of the role; null when not reported or nothing was prompted. */
+  readonly cachedShare: number | null
+  readonly reasoningTokens: number | null
+}
+
+const plusReported = (sum: number | null, value: number | undefined): number | null =>
+  value === undefined ? sum : (sum ?? 0) + value
+
+export const tokenDetailsOf = (calls: ReadonlyArray<ReportCall>): ReadonlyArray<RoleTokenDetails> => {
+  const roles = new Map<string, { promptTokens: number; cachedPromptTokens: number | null; reasoningTokens: number | null }>()
+  for (const c of calls) {
+    const slot = roles.get(c.role) ?? { promptTokens: 0, cachedPromptTokens: null, reasoningTokens: null }
+    slot.promptTokens += c.promptTokens
+    slot.cachedPromptTokens = plusReported(slot.cachedPromptTokens, c.cachedPromptTokens)
+    slot.reasoningTokens = plusReported(slot.reasoningTokens, c.reasoningTokens)
+    roles.set(c.role, slot)
+  }
+  return [...roles.entries()]
+    .filter(([, slot]) => slot.cachedPromptTokens !== null || slot.reasoningTokens !== null)
+    .sort(([a], [b]) => rankBy(knownRoles)(a, b))
+    .map(([role, slot]) => ({
+      role,
+      ...slot,
+      cachedShare: slot.cachedPromptTokens === null || slot.promptTokens === 0 ? null : slot.cachedPromptTokens / slot.promptTokens
+    }))
+}
+
+const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
+  details.length === 0 ? [] : [
+    "Token details (as the endpoints reported them)\n" + formatTable(
+      ["Role", "Prompt tokens", "Cached", "Cached share", "Reasoning tokens"],
+      details.map((d) => [
+        d.role,
+        formatCount(d.promptTokens),
+        d.cachedPromptTokens === null ? "—" : formatCount(d.cachedPromptTokens),
+        formatPercent(d.cachedShare),
+        d.reasoningTokens === null ? "—" : formatCount(d.reasoningTokens)
+      ]),
+      [false, true, true, true, true]
+    )
+  ]
 
 const shapeOrder = ["clean", "fenced", "prose", "think-stripped", "function-call", "first-of-several", "repaired"]
 
@@ -270,6 +323,7 @@ export const renderText = (summary: Summary): string => {
     accuracyTable("Duration", summary.byDuration),
     stops,
     tokens,
+    ...tokenDetailsText(summary.tokenDetails),
     ...shapes
   ].join("\n\n") + "\n"
 }

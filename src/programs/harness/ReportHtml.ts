@@ -96,7 +96,20 @@ ${accuracyChart(summary.byTaskType)}
 <h2>Stop reasons</h2>
 <table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>
 <h2>Tokens per role</h2>
-<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th></tr>${tokenRows}</table>${shapeTable}`
+<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th></tr>${tokenRows}</table>${
+    tokenDetailsTable(summary)
+  }${shapeTable}`
+}
+
+const tokenDetailsTable = (summary: Summary): string => {
+  if (summary.tokenDetails.length === 0) return ""
+  const count = (n: number | null) => (n === null ? "—" : String(n))
+  const rows = summary.tokenDetails.map((d) =>
+    `<tr><td>${esc(d.role)}</td><td class="n">${d.promptTokens}</td><td class="n">${count(d.cachedPromptTokens)}</td>` +
+    `<td class="n">${esc(formatPercent(d.cachedShare))}</td><td class="n">${count(d.reasoningTokens)}</td></tr>`
+  ).join("")
+  return `\n<h2>Cached and reasoning tokens per role</h2>\n<table><tr><th>Role</th><th>Prompt tokens</th><th>Cached</th>` +
+    `<th>Cached share</th><th>Reasoning tokens</th></tr>${rows}</table>`
 }
 
 const verdict = (p: ReportPrediction): string =>

@@ -1,6 +1,7 @@
 import { Cause, Duration, Effect, Option, Schedule } from "effect"
 import { isRetryable, ProviderError } from "../../domain/ProviderError.js"
-import { type CallRole, recordCall } from "../../services/CallLog.js"
+import { type CallRole, recordCall, tokenDetails } from "../../services/CallLog.js"
+import type { Usage } from "../../services/LLMProvider.js"
 
 /**
  * The one reliability policy every provider adapter uses: a per-provider concurrency cap, a timeout per
@@ -81,7 +82,7 @@ export interface CallReport {
  */
 export const reported = <A>(
   report: CallReport,
-  tokens: (result: A) => { readonly promptTokens: number; readonly completionTokens: number }
+  tokens: (result: A) => Usage
 ) =>
 <R>(call: Effect.Effect<A, ProviderError, R>): Effect.Effect<A, ProviderError, R> =>
   Effect.clockWith((clock) => {
@@ -96,6 +97,7 @@ export const reported = <A>(
           durationMs,
           promptTokens: usage.promptTokens,
           completionTokens: usage.completionTokens,
+          ...tokenDetails(usage),
           status: "ok",
           errorReason: null
         })

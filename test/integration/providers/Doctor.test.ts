@@ -59,7 +59,10 @@ describe("vtree doctor", () => {
       })
       assert.strictEqual(result.code, 0, result.stderr)
       const lines = result.stdout.trim().split("\n")
-      assert.match(lines[0]!, /^provider\s+model\s+endpoint\s+latency\s+result$/)
+      assert.match(lines[0]!, /^provider\s+model\s+endpoint\s+dialect\s+latency\s+result$/)
+      // A local server with no thinking dialect named: the plain compatible dialect, caps as max_tokens.
+      assert.match(lines.find((line) => line.startsWith("llm (agent)"))!, /\sopenai-compatible \(max_tokens\)\s/)
+      assert.match(lines.find((line) => line.startsWith("embed"))!, /\s-\s+\d+ ms/)
       const host = new URL(sim.url).host
       for (const [provider, model] of [["llm (agent)", "agent-model"], ["llm (tool)", "tool-model"], ["vlm", "vision-model"], ["embed", "embed-model"]]) {
         const row = lines.find((line) => line.startsWith(provider))

@@ -5,6 +5,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
+import { migrations } from "../../../src/layers/sqlite/Migrations.js"
 import * as SqliteRunStore from "../../../src/layers/sqlite/SqliteRunStore.js"
 import { call, prediction, step } from "../../unit/harness/fixtures.js"
 
@@ -45,14 +48,15 @@ describe("SqliteRunStore", () => {
         assert.deepStrictEqual(yield* columns(sql, "predictions"), [
           "run_id", "question_id", "video_id", "task_type", "duration", "question", "options_json", "answer",
           "prediction", "correct", "evidence", "reasoning", "steps_used", "stop_reason", "error",
-          "prompt_tokens", "completion_tokens", "started_at", "finished_at", "reply_shapes_json"
+          "prompt_tokens", "completion_tokens", "started_at", "finished_at", "reply_shapes_json",
+          "cached_prompt_tokens", "reasoning_tokens"
         ])
         assert.deepStrictEqual(yield* columns(sql, "steps"), [
           "run_id", "question_id", "step", "tool", "args_json", "output", "thought", "reflect_json", "plan_json", "reply_shapes"
         ])
         assert.deepStrictEqual(yield* columns(sql, "llm_calls"), [
           "call_id", "run_id", "question_id", "parent_step", "role", "model", "started_at", "duration_ms",
-          "prompt_tokens", "completion_tokens", "status", "error_reason"
+          "prompt_tokens", "completion_tokens", "status", "error_reason", "cached_prompt_tokens", "reasoning_tokens"
         ])
         const [mode] = yield* sql.unsafe<{ journal_mode: string }>("PRAGMA journal_mode")
         assert.strictEqual(mode?.journal_mode, "wal")
@@ -69,7 +73,7 @@ describe("SqliteRunStore", () => {
             return { applied: applied[0]?.n, runs: runs.map((run) => run.runId) }
           })
         )
-        assert.deepStrictEqual(reopened, { applied: 2, runs: ["r1"] })
+        assert.deepStrictEqual(reopened, { applied: 3, runs: ["r1"] })
       })
     ))
 
@@ -180,6 +184,50 @@ describe("SqliteRunStore", () => {
         assert.strictEqual((yield* store.finishedQuestionIds("other")).size, 0)
       })
     ))
+
+  it.scoped("keeps cached and reasoning tokens per call and per question; unreported ones read back absent", () =>
+    withStore(() =>
+      Effect.gen(function*() {
+        const store = yield* RunStore
+        yield* store.startRun({ runId: "r", config: {} })
+        yield* store.saveQuestion("r", {
+          prediction: prediction({ questionId: "q1", cachedPromptTokens: 30, reasoningTokens: 4 }),
+          // Mixed in one batch: a call that reported details next to one that did not.
+          calls: [call({ cachedPromptTokens: 30, reasoningTokens: 4 }), call({ role: "tool" }), call({ cachedPromptTokens: 0 })],
+          steps: []
+        })
+        const loaded = yield* store.loadRun("r")
+        assert.deepStrictEqual(loaded.predictions[0], prediction({ questionId: "q1", cachedPromptTokens: 30, reasoningTokens: 4, replyShapes: {} }))
+        assert.deepStrictEqual(
+          loaded.calls.map((c) => [c.cachedPromptTokens, c.reasoningTokens]),
+          [[30, 4], [undefined, undefined], [0, undefined]]
+        )
+        assert.isFalse("cachedPromptTokens" in loaded.calls[1]!)
+      })
+    ))
+
+  it.scoped("opens a database written before usage details, reading its rows without them", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = path.join(dir, "old.db")
+      // The schema as 0002 left it, with one question saved; opening the store must migrate it.
+      const { "0001_initial": initial, "0002_reply_shapes": replyShapes } = migrations
+      yield* Effect.gen(function*() {
+        yield* SqliteMigrator.make({})({ loader: SqliteMigrator.fromRecord({ "0001_initial": initial, "0002_reply_shapes": replyShapes }) })
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO runs VALUES ('old', 1, 2, 'completed', '{}')`
+        yield* sql`INSERT INTO predictions (run_id, question_id, video_id, question, options_json, correct, steps_used,
+          stop_reason, prompt_tokens, completion_tokens, started_at, finished_at)
+          VALUES ('old', 'q1', 'v', 'Q?', '[]', 0, 1, 'finished', 100, 20, 1, 2)`
+        yield* sql`INSERT INTO llm_calls (run_id, question_id, role, model, started_at, duration_ms, prompt_tokens,
+          completion_tokens, status) VALUES ('old', 'q1', 'agent', 'm', 1, 1, 40, 10, 'ok')`
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: file })))
+
+      const loaded = yield* openAgain(file, Effect.flatMap(RunStore, (store) => store.loadRun("old")))
+      assert.strictEqual(loaded.predictions[0]?.promptTokens, 100)
+      assert.isFalse("cachedPromptTokens" in loaded.predictions[0]! || "reasoningTokens" in loaded.predictions[0]!)
+      assert.deepStrictEqual(loaded.calls.map((c) => [c.promptTokens, c.cachedPromptTokens, c.reasoningTokens]), [[40, undefined, undefined]])
+    }))
 
   it.scoped("writes nothing of a question when any part of it fails", () =>
     withStore(() =>

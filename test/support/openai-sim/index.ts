@@ -26,7 +26,8 @@ export interface ChatReply {
   readonly reasoning?: string
   /** Where the reasoning goes: DeepSeek/DashScope style (default) or newer vLLM style. */
   readonly reasoningField?: "reasoning_content" | "reasoning"
-  readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number }
+  /** Sent as given instead of the sim's counts (any dialect's extra fields included). */
+  readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number; readonly [detail: string]: unknown }
   readonly finishReason?: string
   /** Answer after this many milliseconds (real time; for benchmarks and concurrency checks). */
   readonly delayMs?: number
@@ -80,6 +81,8 @@ export interface SimOptions {
   readonly dimensions?: number
   /** Asked first for every chat request; a reply answers it, undefined leaves it to the scripts (see builder.ts). */
   readonly intercept?: (request: SimRequest) => ChatReply | undefined
+  /** How the computed usage reports prefix-cache hits and reasoning tokens (see `usageBlock`); default "openai". */
+  readonly usageDialect?: UsageDialect
 }
 
 export interface OpenAiSim {
@@ -90,7 +93,7 @@ export interface OpenAiSim {
   readonly maxInFlight: number
   /** Resolves once `predicate` holds (polled), or rejects after `timeoutMs` real milliseconds. */
   readonly waitFor: (predicate: () => boolean, timeoutMs?: number) => Promise<void>
-  /** Forget requests and the in-flight maximum (between benchmark phases). */
+  /** Forget requests, the in-flight maximum and the prefix cache (between benchmark phases). */
   readonly reset: () => void
   readonly close: () => Promise<void>
 }
@@ -119,10 +122,81 @@ const errorBody = (message: string, type = "invalid_request_error") => ({ error:
 
 const roughTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4))
 
+/**
+ * Where a usage block puts the details: "openai" (also vLLM with prefix caching and DashScope) in
+ * `prompt_tokens_details.cached_tokens` and `completion_tokens_details.reasoning_tokens`; "deepseek" puts
+ * cache hits in `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`; "none" reports neither.
+ */
+export type UsageDialect = "openai" | "deepseek" | "none"
+
+/** What the sim counts for one chat reply; cached ⊆ prompt, reasoning ⊆ completion. */
+export interface SimTokens {
+  readonly prompt: number
+  readonly completion: number
+  readonly cached: number
+  readonly reasoning: number
+}
+
+export const usageBlock = (tokens: SimTokens, dialect: UsageDialect): Record<string, unknown> => {
+  const base = { prompt_tokens: tokens.prompt, completion_tokens: tokens.completion, total_tokens: tokens.prompt + tokens.completion }
+  switch (dialect) {
+    case "none":
+      return base
+    case "openai":
+      return {
+        ...base,
+        prompt_tokens_details: { cached_tokens: tokens.cached },
+        completion_tokens_details: { reasoning_tokens: tokens.reasoning }
+      }
+    case "deepseek":
+      return {
+        ...base,
+        prompt_cache_hit_tokens: tokens.cached,
+        prompt_cache_miss_tokens: tokens.prompt - tokens.cached,
+        completion_tokens_details: { reasoning_tokens: tokens.reasoning }
+      }
+  }
+}
+
+/** The text the sim counts prompt tokens over (and caches prefixes of): the messages as sent. */
+export const promptText = (body: Record<string, unknown>): string =>
+  JSON.stringify(Array.isArray(body["messages"]) ? body["messages"] : [])
+
+const sharedPrefix = (a: string, b: string): number => {
+  const end = Math.min(a.length, b.length)
+  let i = 0
+  while (i < end && a.charCodeAt(i) === b.charCodeAt(i)) i++
+  return i
+}
+
+/**
+ * A prefix cache like vLLM's or OpenAI's: a request's cached tokens are the longest prefix of its prompt
+ * text shared with an earlier answered request. "Conversation" is simply the model: every earlier
+ * request to the same model counts, as on a server whose cache is shared by all its clients. Only
+ * whole 4-character tokens count, and only the most recent `capacity` prompts are kept (servers evict).
+ */
+export const makePrefixCache = (capacity = 256) => {
+  const byModel = new Map<string, Array<string>>()
+  return {
+    /** Cached tokens for `text`, then remembers it. */
+    lookup: (model: string, text: string): number => {
+      const earlier = byModel.get(model) ?? []
+      let longest = 0
+      for (const previous of earlier) longest = Math.max(longest, sharedPrefix(previous, text))
+      earlier.push(text)
+      if (earlier.length > capacity) earlier.shift()
+      byModel.set(model, earlier)
+      return Math.floor(longest / 4)
+    },
+    clear: () => byModel.clear()
+  }
+}
+
 export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
   const requests: Array<SimRequest> = []
   const counters = new Map<string, number>()
   const sockets = new Set<Socket>()
+  const prefixCache = makePrefixCache()
   let inFlight = 0
   let maxInFlight = 0
 
@@ -181,12 +255,15 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
     const { reply } = picked
     if (isFault(reply)) return applyFault(reply, res, req)
     if (reply.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.delayMs))
-    const messages = Array.isArray(request.body["messages"]) ? request.body["messages"] : []
-    const usage = reply.usage ?? {
-      prompt_tokens: roughTokens(JSON.stringify(messages)),
-      completion_tokens: roughTokens(reply.content + (reply.reasoning ?? "")),
-      total_tokens: 0
-    }
+    const prompt = promptText(request.body)
+    const cached = prefixCache.lookup(request.model ?? "", prompt)
+    const promptTokens = roughTokens(prompt)
+    const usage = reply.usage ?? usageBlock({
+      prompt: promptTokens,
+      completion: roughTokens(reply.content + (reply.reasoning ?? "")),
+      cached: Math.min(cached, promptTokens),
+      reasoning: reply.reasoning === undefined ? 0 : roughTokens(reply.reasoning)
+    }, options.usageDialect ?? "openai")
     if (request.body["stream"] === true) return sendStream(res, request, reply, usage)
     const message: Record<string, unknown> = { role: "assistant", content: reply.content }
     if (reply.reasoning !== undefined) message[reply.reasoningField ?? "reasoning_content"] = reply.reasoning
@@ -337,6 +414,7 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
     reset: () => {
       requests.length = 0
       maxInFlight = inFlight
+      prefixCache.clear()
     },
     close: () =>
       new Promise<void>((resolve) => {

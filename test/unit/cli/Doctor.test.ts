@@ -38,7 +38,7 @@ describe("doctor", () => {
         VTREE_LLM_MODEL: "m",
         VTREE_OCR_URLS: "ocr-host:7861"
       })
-      assert.match(table, /^ocr +- +- +0 ms +Configuration$/m)
+      assert.match(table, /^ocr +- +- +- +0 ms +Configuration$/m)
       assert.match(table, /^llm \(agent\) +m +127\.0\.0\.1:/m)
       assert.include(table, "ocr: VTREE_OCR_URLS=\"ocr-host:7861\": expected comma-separated http(s) URLs")
       assert.match(error.message, /^4 of 4 provider checks failed: ocr \(Configuration\), llm \(agent\) \(\w+\), llm \(tool\) \(\w+\), vlm \(\w+\)$/)

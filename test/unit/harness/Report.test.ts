@@ -110,6 +110,51 @@ describe("summarize", () => {
   })
 })
 
+describe("token details", () => {
+  const detailed: ReportInput = {
+    ...input,
+    calls: [
+      call({ questionId: "q1", role: "agent", promptTokens: 1000, cachedPromptTokens: 900, reasoningTokens: 40 }),
+      call({ questionId: "q1", role: "agent", promptTokens: 1000, cachedPromptTokens: 0, reasoningTokens: 10 }),
+      // A call that did not say counts in the prompt tokens, not in the cached ones.
+      call({ questionId: "q1", role: "agent", promptTokens: 500 }),
+      call({ questionId: "q1", role: "tool", promptTokens: 200, cachedPromptTokens: 50 }),
+      call({ questionId: null, role: "embed", promptTokens: 7 })
+    ]
+  }
+
+  it("sums cached and reasoning tokens per role with the cached share, only for roles that reported them", () => {
+    assert.deepStrictEqual(summarize(detailed).tokenDetails, [
+      { role: "agent", promptTokens: 2500, cachedPromptTokens: 900, cachedShare: 0.36, reasoningTokens: 50 },
+      { role: "tool", promptTokens: 200, cachedPromptTokens: 50, cachedShare: 0.25, reasoningTokens: null }
+    ])
+    assert.deepStrictEqual(summarize(input).tokenDetails, [])
+  })
+
+  it("shows them in text, JSON and HTML, and nothing for runs that have none", () => {
+    const text = renderText(summarize(detailed))
+    const block = text.trimEnd().split("\n\n").find((b) => b.startsWith("Token details"))!.split("\n")
+    assert.deepStrictEqual(block.slice(1), [
+      "Role   Prompt tokens  Cached  Cached share  Reasoning tokens",
+      "-----  -------------  ------  ------------  ----------------",
+      "agent          2,500     900         36.0%                50",
+      "tool             200      50         25.0%                 —"
+    ])
+    assert.notInclude(renderText(summarize(input)), "Token details")
+    assert.deepStrictEqual(JSON.parse(renderJson(summarize(detailed))).tokenDetails[1], {
+      role: "tool",
+      promptTokens: 200,
+      cachedPromptTokens: 50,
+      cachedShare: 0.25,
+      reasoningTokens: null
+    })
+    const page = renderHtml(detailed)
+    assert.include(page, "<h2>Cached and reasoning tokens per role</h2>")
+    assert.include(page, "<tr><td>agent</td><td class=\"n\">2500</td><td class=\"n\">900</td><td class=\"n\">36.0%</td><td class=\"n\">50</td></tr>")
+    assert.notInclude(renderHtml(input), "Cached and reasoning tokens")
+  })
+})
+
 describe("renderText / renderJson", () => {
   it("prints aligned tables and the headline figures", () => {
     const text = renderText(summarize(input))

@@ -88,6 +88,41 @@ describe("chat replies", () => {
     )
   })
 
+  it("reads cached and reasoning tokens from each dialect's usage block, absent when not reported", () => {
+    const usageOf = (usage: unknown) => {
+      const reply = read({ model: "m", choices: [{ message: { content: "x" } }], usage })
+      return Either.isRight(reply) ? reply.right.usage : reply.left.message
+    }
+    // OpenAI, vLLM with prefix caching, DashScope.
+    assert.deepStrictEqual(
+      usageOf({
+        prompt_tokens: 1200,
+        completion_tokens: 300,
+        prompt_tokens_details: { cached_tokens: 1024, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 256, accepted_prediction_tokens: 0 }
+      }),
+      { promptTokens: 1200, completionTokens: 300, cachedPromptTokens: 1024, reasoningTokens: 256 }
+    )
+    // DeepSeek: cache hits at the top level, reasoning in the details.
+    assert.deepStrictEqual(
+      usageOf({
+        prompt_tokens: 500,
+        completion_tokens: 80,
+        prompt_cache_hit_tokens: 448,
+        prompt_cache_miss_tokens: 52,
+        completion_tokens_details: { reasoning_tokens: 60 }
+      }),
+      { promptTokens: 500, completionTokens: 80, cachedPromptTokens: 448, reasoningTokens: 60 }
+    )
+    // A zero is a report ("nothing cached"); null or missing details are not.
+    assert.deepStrictEqual(
+      usageOf({ prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: null }),
+      { promptTokens: 5, completionTokens: 1, cachedPromptTokens: 0 }
+    )
+    assert.deepStrictEqual(usageOf({ prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: null }), { promptTokens: 5, completionTokens: 1 })
+    assert.include(usageOf({ prompt_tokens: 5, prompt_tokens_details: { cached_tokens: "5" } }), "usage.prompt_tokens_details.cached_tokens:")
+  })
+
   it("a reply of the wrong shape is a BadResponse naming the first issue's path", () => {
     const message = (reply: unknown) => {
       const result = read(reply)

@@ -3,6 +3,7 @@ import { type ConfigurationError, type LlmConfig, loadLlmConfig } from "../../co
 import { type ChatRequest, LLMProvider } from "../../services/LLMProvider.js"
 import { completeChat, makeClient, makePolicy } from "./OpenAiClient.js"
 import { thinkingFields } from "./Thinking.js"
+import { toolsField, wireMessage } from "./ToolCalls.js"
 
 /**
  * The chat-completions body for a request. The role picks the endpoint and model; thinking defaults
@@ -13,7 +14,8 @@ export const chatBody = (config: LlmConfig, request: ChatRequest): Record<string
   const thinking = request.thinking ?? request.role === "agent"
   return {
     model: endpoint.model,
-    messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+    messages: request.messages.map(wireMessage),
+    ...toolsField(request.tools),
     // max_tokens rather than max_completion_tokens: every compatible server (vLLM, DashScope, Ollama,
     // DeepSeek) understands it.
     ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),

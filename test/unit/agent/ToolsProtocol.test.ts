@@ -2,6 +2,7 @@
 // and every loop rule of the JSON protocol still holds.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, JSONSchema, Layer, type Schema, TestClock } from "effect"
+import fc from "fast-check"
 import { ObserveFrameArgs, SubmitAnswerArgs, ViewNodeArgs } from "../../../src/domain/Protocol.js"
 import { ProviderError } from "../../../src/domain/ProviderError.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
@@ -11,6 +12,7 @@ import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
 import { parseToolCall } from "../../../src/programs/agent/Parse.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../../../src/programs/agent/RunQuestion.js"
 import { call, scriptFor } from "../../support/agent/Fakes.js"
+import { mutate, mutations } from "../../support/agent/Mutations.js"
 import { sampleTree } from "../../support/agent/MemoryTree.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
 
@@ -197,5 +199,21 @@ describe("parseToolCall", () => {
       _tag: "Unparseable",
       reason: "the arguments of \"view_node\" are not a JSON object"
     })
+  })
+
+  it("never throws over mutated notes and arguments, and what it accepts has a tool and object args", () => {
+    const inserts = ["{", "}", "\"", "<think>", "</think>", "[", "\\", ","]
+    fc.assert(
+      fc.property(mutations(inserts, 6), mutations(inserts, 6), (noteChanges, argChanges) => {
+        const parsed = parseToolCall(mutate(notes, noteChanges), { name: "view_node", arguments: mutate("{\"node_id\": \"vid_L1_000\"}", argChanges) }, 1)
+        if (parsed._tag === "Parsed") {
+          assert.strictEqual(parsed.reply.action.tool, "view_node")
+          assert.isTrue(typeof parsed.reply.action.args === "object" && !Array.isArray(parsed.reply.action.args))
+        } else {
+          assert.isAbove(parsed.reason.length, 0)
+        }
+      }),
+      { numRuns: 300 }
+    )
   })
 })

@@ -11,7 +11,15 @@
 
 // ---- Programs -----------------------------------------------------------------------------------
 export { runQuestion, type QuestionInput, type RunQuestionOptions } from "./programs/agent/RunQuestion.js"
-export { defaultMaxSteps, maxParseFailures, runAgentLoop, stepRetrySchedule, type AgentLoopInput } from "./programs/agent/AgentLoop.js"
+export {
+  type AgentLoopInput,
+  type AgentProtocol,
+  defaultMaxSteps,
+  defaultProtocol,
+  maxParseFailures,
+  runAgentLoop,
+  stepRetrySchedule
+} from "./programs/agent/AgentLoop.js"
 export { parseAgentReply } from "./programs/agent/Parse.js"
 export { AgentObserver, type AgentObserverShape, makeObserver, noopObserver, type StepStart, type ToolEvent } from "./programs/agent/Observer.js"
 export {
@@ -95,7 +103,16 @@ export { SearchHub } from "./programs/search/SearchHub.js"
 export { SearchSettings, type SearchSettingsShape } from "./programs/search/SearchSettings.js"
 
 // ---- Ports --------------------------------------------------------------------------------------
-export { type ChatMessage, type ChatRequest, type ChatResponse, LLMProvider, type LlmRole, type Usage } from "./services/LLMProvider.js"
+export {
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResponse,
+  LLMProvider,
+  type LlmRole,
+  type ToolCall,
+  type ToolDefinition,
+  type Usage
+} from "./services/LLMProvider.js"
 export { VLMProvider, type VisionRequest } from "./services/VLMProvider.js"
 export { EmbeddingProvider } from "./services/EmbeddingProvider.js"
 export { OCRProvider } from "./services/OCRProvider.js"

@@ -75,6 +75,11 @@ const anchorMode = Options.choice("anchor-mode", ["ids", "quote"]).pipe(
   withShownDefault("quote")
 )
 
+const protocol = Options.choice("protocol", ["json", "tools"]).pipe(
+  Options.withDescription("How the agent calls tools: json (one JSON object per reply, any model) or tools (the endpoint's native function calling)"),
+  withShownDefault("json")
+)
+
 const options = {
   trees,
   questions,
@@ -93,7 +98,8 @@ const options = {
   verifyVision,
   anchor,
   anchorMode,
-  webSearch
+  webSearch,
+  protocol
 }
 
 /**
@@ -257,6 +263,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
       verifyVision: args.verifyVision,
       anchor: args.anchor ? args.anchorMode : "off",
       webSearch: args.webSearch,
+      protocol: args.protocol,
       // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
       ...(Option.isSome(webHub)
         ? { extraTools: (context: ToolContext) => makeWebTools(context.prompts.labels, webHub.value) }

@@ -1,10 +1,26 @@
 import { Context, type Effect } from "effect"
 import type { ProviderError } from "../domain/ProviderError.js"
 
-export interface ChatMessage {
-  readonly role: "system" | "user" | "assistant"
-  readonly content: string
+/** A function call the model made (native tool calling); `arguments` is JSON text as the model wrote it. */
+export interface ToolCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
 }
+
+/** A function the model may call: its arguments as a JSON Schema. */
+export interface ToolDefinition {
+  readonly name: string
+  readonly description: string
+  readonly parameters: Readonly<Record<string, unknown>>
+}
+
+export type ChatMessage =
+  | { readonly role: "system" | "user"; readonly content: string }
+  /** `toolCalls`: the calls the model made in this reply, sent back as they came. */
+  | { readonly role: "assistant"; readonly content: string; readonly toolCalls?: ReadonlyArray<ToolCall> }
+  /** A tool's output, answering the call `toolCallId` of the assistant message before it. */
+  | { readonly role: "tool"; readonly content: string; readonly toolCallId: string }
 
 /** agent = the reasoning model (thinking on); tool = the summarizer model (thinking off). */
 export type LlmRole = "agent" | "tool"
@@ -15,6 +31,8 @@ export interface ChatRequest {
   readonly thinking?: boolean
   readonly maxTokens?: number
   readonly temperature?: number
+  /** Functions the model may call natively; absent → a plain chat request. */
+  readonly tools?: ReadonlyArray<ToolDefinition>
 }
 
 export interface Usage {
@@ -30,6 +48,8 @@ export interface ChatResponse {
   readonly content: string
   /** The provider's reasoning text, when it returns one. Recorded, never fed back to the model. */
   readonly reasoning?: string
+  /** The functions the model called, in order (only when the request offered tools). */
+  readonly toolCalls?: ReadonlyArray<ToolCall>
   readonly usage: Usage
   readonly model: string
 }

@@ -7,6 +7,7 @@ import type { CallRole } from "../../services/CallLog.js"
 import { type ProviderPolicy, reported, withPolicy } from "../../programs/providers/Reliability.js"
 import { toProviderError } from "./OpenAiErrors.js"
 import { splitReply } from "./Thinking.js"
+import { foldToolCallDeltas, readToolCalls, WireToolCall, WireToolCallDelta } from "./ToolCalls.js"
 
 /**
  * An SDK client for one endpoint. Retries are ours (one policy for every provider), so the SDK's are
@@ -69,7 +70,20 @@ const FinishReason = Schema.optional(Schema.NullOr(Schema.String))
 const Text = Schema.optional(Schema.NullOr(Schema.String))
 
 /** A reply message; reasoning comes as `reasoning_content` or `reasoning` depending on the server. */
-const ReplyMessage = Schema.Struct({ content: Text, reasoning_content: Text, reasoning: Text }).annotations({ identifier: "Message" })
+const ReplyMessage = Schema.Struct({
+  content: Text,
+  reasoning_content: Text,
+  reasoning: Text,
+  tool_calls: Schema.optional(Schema.NullOr(Schema.Array(WireToolCall)))
+}).annotations({ identifier: "Message" })
+
+/** A streamed message piece: tool calls come as numbered pieces to be joined. */
+const DeltaMessage = Schema.Struct({
+  content: Text,
+  reasoning_content: Text,
+  reasoning: Text,
+  tool_calls: Schema.optional(Schema.NullOr(Schema.Array(WireToolCallDelta)))
+}).annotations({ identifier: "Delta" })
 
 // Identifiers keep a decode message short: "Expected ChatCompletion, actual null", not the whole type.
 const Choice = Schema.Struct({ message: ReplyMessage, finish_reason: FinishReason }).annotations({ identifier: "Choice" })
@@ -86,7 +100,7 @@ export type ChatReply = typeof ChatReply.Type
 export const ChatChunk = Schema.Struct({
   model: Text,
   choices: Schema.optional(
-    Schema.Array(Schema.Struct({ delta: Schema.optional(Schema.NullOr(ReplyMessage)), finish_reason: FinishReason }).annotations({ identifier: "ChunkChoice" }))
+    Schema.Array(Schema.Struct({ delta: Schema.optional(Schema.NullOr(DeltaMessage)), finish_reason: FinishReason }).annotations({ identifier: "ChunkChoice" }))
   ),
   usage: Schema.optional(Schema.NullOr(Usage))
 }).annotations({ identifier: "ChatCompletionChunk" })
@@ -113,12 +127,14 @@ const badResponse = (endpoint: EndpointConfig, message: string) =>
 export const readChatReply = (endpoint: EndpointConfig, reply: ChatReply): Either.Either<ChatResponse, ProviderError> => {
   const [first] = reply.choices
   const { content, reasoning } = splitReply(first.message)
-  if (content.trim() === "") {
+  const toolCalls = readToolCalls(first.message.tool_calls)
+  if (content.trim() === "" && toolCalls.length === 0) {
     return Either.left(badResponse(endpoint, `the model returned no content (finish_reason: ${first.finish_reason ?? "none"})`))
   }
   return Either.right({
     content,
     ...(reasoning === undefined ? {} : { reasoning }),
+    ...(toolCalls.length === 0 ? {} : { toolCalls }),
     usage: readUsage(reply.usage),
     // Some servers send an empty model name.
     model: reply.model || endpoint.model
@@ -135,6 +151,7 @@ export const collectStream = (chunks: ReadonlyArray<ChatChunk>): ChatReply => {
   let finishReason: string | null = null
   let usage: ChatReply["usage"] = undefined
   let model: string | undefined = undefined
+  const toolCallDeltas: Array<WireToolCallDelta> = []
   for (const chunk of chunks) {
     if (typeof chunk.model === "string") model = chunk.model
     if (chunk.usage !== undefined && chunk.usage !== null) usage = chunk.usage
@@ -142,12 +159,21 @@ export const collectStream = (chunks: ReadonlyArray<ChatChunk>): ChatReply => {
     if (choice === undefined) continue
     content += choice.delta?.content ?? ""
     reasoning += choice.delta?.reasoning_content ?? choice.delta?.reasoning ?? ""
+    toolCallDeltas.push(...(choice.delta?.tool_calls ?? []))
     if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason
   }
+  const toolCalls: ReadonlyArray<WireToolCall> = foldToolCallDeltas(toolCallDeltas)
   return {
     model,
     usage,
-    choices: [{ message: { content, ...(reasoning === "" ? {} : { reasoning_content: reasoning }) }, finish_reason: finishReason }]
+    choices: [{
+      message: {
+        content,
+        ...(reasoning === "" ? {} : { reasoning_content: reasoning }),
+        ...(toolCalls.length === 0 ? {} : { tool_calls: toolCalls })
+      },
+      finish_reason: finishReason
+    }]
   }
 }
 

@@ -4,6 +4,7 @@ import { type ChatRequest, LLMProvider } from "../../services/LLMProvider.js"
 import { detectDialect, tokenCapFields } from "./Dialect.js"
 import { completeChat, makeClient, makePolicy } from "./OpenAiClient.js"
 import { thinkingFields } from "./Thinking.js"
+import { toolsField, wireMessage } from "./ToolCalls.js"
 
 /**
  * The chat-completions body for a request. The role picks the endpoint and model; thinking defaults
@@ -14,7 +15,8 @@ export const chatBody = (config: LlmConfig, request: ChatRequest): Record<string
   const thinking = request.thinking ?? request.role === "agent"
   return {
     model: endpoint.model,
-    messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+    messages: request.messages.map(wireMessage),
+    ...toolsField(request.tools),
     // max_completion_tokens where OpenAI wants it, max_tokens for every other server (Dialect.ts).
     ...tokenCapFields(detectDialect(endpoint, config.thinking), request.maxTokens),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import type { ProviderError } from "../../domain/ProviderError.js"
-import { type ChatRequest, type ChatResponse, LLMProvider } from "../../services/LLMProvider.js"
+import { type ChatRequest, type ChatResponse, LLMProvider, type ToolCall } from "../../services/LLMProvider.js"
 import { approximateTokens, makeScripted, type Script, type ScriptOptions } from "./Scripted.js"
 
 /** A reply: a full ChatResponse, just the content, or a ProviderError to fail with. */
@@ -47,6 +47,32 @@ export const make = (script: Script<ChatRequest, LlmReply>, options: ScriptedLlm
     const service = LLMProvider.of({ chat: engine.call })
     return { service, layer: Layer.succeed(LLMProvider, service), requests: engine.requests } satisfies ScriptedLlm
   })
+
+/**
+ * A reply of the tools protocol: native calls (`[name, args]` pairs, ids `call_1`, `call_2`, …; args
+ * given as text are sent as written, e.g. cut-off JSON) with optional message text and reasoning.
+ */
+export const toolCallReply = (
+  calls: ReadonlyArray<readonly [name: string, args: Readonly<Record<string, unknown>> | string]>,
+  options: { readonly content?: string; readonly reasoning?: string; readonly model?: string } = {}
+): ChatResponse => {
+  const toolCalls: ReadonlyArray<ToolCall> = calls.map(([name, args], index) => ({
+    id: `call_${index + 1}`,
+    name,
+    arguments: typeof args === "string" ? args : JSON.stringify(args)
+  }))
+  const content = options.content ?? ""
+  return {
+    content,
+    ...(options.reasoning === undefined ? {} : { reasoning: options.reasoning }),
+    toolCalls,
+    usage: {
+      promptTokens: 0,
+      completionTokens: approximateTokens(content) + toolCalls.reduce((sum, call) => sum + approximateTokens(call.arguments) + 1, 0)
+    },
+    model: options.model ?? "scripted-llm"
+  }
+}
 
 /** One line to provide: `Effect.provide(ScriptedLlm.layer(["reply 1", "reply 2"]))`. */
 export const layer = (script: Script<ChatRequest, LlmReply>, options: ScriptedLlmOptions = {}): Layer.Layer<LLMProvider> =>

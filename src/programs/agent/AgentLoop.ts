@@ -3,13 +3,14 @@ import { normalizeAnswer } from "../../domain/Answer.js"
 import type { Prediction, StepRecord, StopReason } from "../../domain/Prediction.js"
 import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
 import { emptyUsage, withCallContext } from "../../services/CallLog.js"
-import { type ChatMessage, LLMProvider } from "../../services/LLMProvider.js"
+import { type ChatMessage, type ChatResponse, LLMProvider, type ToolCall } from "../../services/LLMProvider.js"
 import type { Labels } from "../prompts/PromptManager.js"
 import { fillPlaceholders } from "../prompts/SystemPrompt.js"
 import type { Dispatcher, Submission } from "../tools/Dispatcher.js"
 import type { MutableToolStats } from "../tools/ToolContext.js"
 import { AgentObserver, noopObserver } from "./Observer.js"
-import { parseAgentReply } from "./Parse.js"
+import type { ParseResult } from "../../domain/Protocol.js"
+import { parseAgentReply, parseToolCall } from "./Parse.js"
 
 /**
  * A step whose agent call fails transiently is tried again after 20 s, then 40 s: long enough for a
@@ -23,6 +24,14 @@ export const maxParseFailures = 3
 
 export const defaultMaxSteps = 15
 
+/**
+ * How the agent says its step: `json`, one JSON object in the reply text (any model); `tools`, the
+ * endpoint's native function calling, with the notes in the message text.
+ */
+export type AgentProtocol = "json" | "tools"
+
+export const defaultProtocol: AgentProtocol = "json"
+
 export interface AgentLoopInput<R> {
   readonly questionId: string
   /** The answer options, `"A. …"` each: their count bounds the letters an answer may name. */
@@ -35,6 +44,8 @@ export interface AgentLoopInput<R> {
   /** Counters the tools share; the loop adds parse failures and unknown tools. */
   readonly stats: MutableToolStats
   readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
+  /** Default `json`. */
+  readonly protocol?: AgentProtocol
 }
 
 interface Ending {
@@ -46,6 +57,38 @@ interface Ending {
 
 const ending = (stopReason: StopReason, details: Omit<Ending, "stopReason"> = {}): Ending => ({ stopReason, ...details })
 
+interface Read {
+  readonly parsed: ParseResult
+  /** The reply as recorded in the step. */
+  readonly raw: string
+  /** The history entry of the reply. */
+  readonly message: ChatMessage
+  /** Tools protocol: the call the loop's next message answers, as a `tool` message. */
+  readonly call?: ToolCall
+}
+
+/** A tools-protocol reply: the first call is the step; only it stays in the history, since only it is answered. */
+const readToolReply = (response: ChatResponse): Read => {
+  const calls = response.toolCalls ?? []
+  const raw = JSON.stringify({ content: response.content, tool_calls: calls })
+  const call = calls[0]
+  if (call === undefined) {
+    return { parsed: { _tag: "Unparseable", reason: "the reply has no tool call" }, raw, message: { role: "assistant", content: response.content } }
+  }
+  return {
+    parsed: parseToolCall(response.content, call, calls.length),
+    raw,
+    message: { role: "assistant", content: response.content, toolCalls: [call] },
+    call
+  }
+}
+
+const readJsonReply = (response: ChatResponse): Read => ({
+  parsed: parseAgentReply(response.content),
+  raw: response.content,
+  message: { role: "assistant", content: response.content }
+})
+
 /**
  * The reflect/plan/action loop of one question (DESIGN §6). Never fails: every ending, including a
  * provider giving up, is a Prediction with its stop reason. Every model call made inside, by the agent
@@ -55,10 +98,14 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
   const llm = yield* LLMProvider
   const observer = Option.getOrElse(yield* Effect.serviceOption(AgentObserver), () => noopObserver)
   const schedule = input.retrySchedule ?? stepRetrySchedule
+  const tools = (input.protocol ?? defaultProtocol) === "tools" ? input.dispatcher.definitions : undefined
   const usage = emptyUsage()
   const steps: Array<StepRecord> = []
   const messages: Array<ChatMessage> = [
-    { role: "system", content: input.systemPrompt },
+    {
+      role: "system",
+      content: tools === undefined ? input.systemPrompt : `${input.systemPrompt.trimEnd()}\n\n${input.labels.toolsProtocolNote}\n`
+    },
     { role: "user", content: input.userPrompt }
   ]
 
@@ -68,7 +115,7 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
     while (steps.length < input.maxSteps) {
       const index = steps.length + 1
       yield* observer.beforeStep({ questionId: input.questionId, index, messages: [...messages] })
-      const reply = yield* llm.chat({ role: "agent", thinking: true, messages: [...messages] }).pipe(
+      const reply = yield* llm.chat({ role: "agent", thinking: true, messages: [...messages], ...(tools === undefined ? {} : { tools }) }).pipe(
         Effect.retry({ schedule, while: isRetryable }),
         withCallContext({ parentStep: index }),
         Effect.either
@@ -80,9 +127,12 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
           providerError: { provider: failure.provider, reason: failure.reason, status: failure.status ?? null }
         })
       }
-      const raw = reply.right.content
-      messages.push({ role: "assistant", content: raw })
-      const parsed = parseAgentReply(raw)
+      const { call, message, parsed, raw } = tools === undefined ? readJsonReply(reply.right) : readToolReply(reply.right)
+      messages.push(message)
+      // A call must be answered by a tool message naming it; anything else goes back as the user.
+      const answer = (content: string) => {
+        messages.push(call === undefined ? { role: "user", content } : { role: "tool", toolCallId: call.id, content })
+      }
       if (parsed._tag === "Unparseable") {
         parseFailures += 1
         input.stats.parseFailures += 1
@@ -92,7 +142,13 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
           })
         }
         // Naming what was wrong lets the model fix that one thing rather than guess.
-        messages.push({ role: "user", content: fillPlaceholders(input.labels.parseErrorMessage, { reason: parsed.reason }) })
+        answer(
+          tools === undefined
+            ? fillPlaceholders(input.labels.parseErrorMessage, { reason: parsed.reason })
+            : call === undefined
+            ? fillPlaceholders(input.labels.noToolCallMessage, { reason: parsed.reason })
+            : `${input.labels.toolError} ${parsed.reason}`
+        )
         continue
       }
       parseFailures = 0
@@ -108,13 +164,12 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
         if (unknownCalls > input.maxSteps) {
           return ending("budget_exceeded", { error: `more than ${input.maxSteps} calls of unknown tools` })
         }
-        messages.push({
-          role: "user",
-          content: fillPlaceholders(input.labels.unknownToolMessage, {
-            tool: action.tool,
-            tools: input.dispatcher.toolNames.join(", ")
-          })
-        })
+        answer(
+          // The pack's message asks for a corrected JSON reply; a native call is told in the tool-error form.
+          call === undefined
+            ? fillPlaceholders(input.labels.unknownToolMessage, { tool: action.tool, tools: input.dispatcher.toolNames.join(", ") })
+            : `${input.labels.toolError} ${result.left.message}`
+        )
         continue
       }
       const { output, submission } = result.right
@@ -138,7 +193,7 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
         replyShapes: parsed.shapes
       }
       steps.push(step)
-      messages.push({ role: "user", content: hint === undefined || hint === "" ? output : `${output}\n\n${hint}` })
+      answer(hint === undefined || hint === "" ? output : `${output}\n\n${hint}`)
       yield* observer.afterStep(input.questionId, step)
       if (submission !== undefined) return ending("finished", { submission })
     }

@@ -385,3 +385,45 @@ export const parseJson = (raw: string): unknown => {
   }
   throw new Error(objects.length === 0 ? "no JSON object found" : "the JSON object could not be repaired")
 }
+
+/**
+ * One reply of the tools protocol: the first native call is the action (its arguments read as leniently
+ * as a JSON reply's, repaired when cut off), and the message text holds the reflect/plan notes, as JSON
+ * or as prose, with any reasoning blocks kept as the thought. `calls` is how many calls the reply made.
+ */
+export const parseToolCall = (
+  content: string,
+  call: { readonly name: string; readonly arguments: string },
+  calls: number
+): ParseResult => {
+  const name = call.name.trim()
+  if (name === "") return { _tag: "Unparseable", reason: "the tool call names no function" }
+  const args = callArguments(call.arguments)
+  if (args === undefined) return { _tag: "Unparseable", reason: `the arguments of "${name}" are not a JSON object` }
+  const { text, thought } = stripThinking(content)
+  const notes = candidatesOf(text)
+    .filter((candidate) => candidate.complete)
+    .map((candidate) => tryParse(candidate.text))
+    .find((parsed) => parsed.ok && isRecord(parsed.value))
+  const object = notes?.ok === true && isRecord(notes.value) ? notes.value : undefined
+  const prose = text.trim()
+  const shapes: Array<ReplyShape> = ["function-call"]
+  if (thought !== undefined) shapes.unshift("think-stripped")
+  if (calls > 1) shapes.push("first-of-several")
+  if (call.arguments.trim() !== "" && !tryParse(call.arguments).ok) shapes.push("repaired")
+  return {
+    _tag: "Parsed",
+    reply: {
+      // Notes in some other shape are kept whole as the reflection rather than dropped.
+      reflect: object === undefined
+        ? prose === "" ? {} : { text: prose }
+        : "reflect" in object || "plan" in object
+        ? asObject(object["reflect"])
+        : object,
+      plan: object === undefined ? {} : asObject(object["plan"]),
+      action: actionFrom(name, args)
+    },
+    shapes,
+    ...(thought === undefined ? {} : { thought })
+  }
+}

@@ -8,7 +8,7 @@ import { type AgentTool, makeCoreTools, makeDispatcher } from "../tools/Dispatch
 import { makeSummaryCache, type SummaryCache } from "../tools/SummaryCache.js"
 import type { AnchorMode, ToolContext } from "../tools/ToolContext.js"
 import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
-import { defaultMaxSteps, runAgentLoop } from "./AgentLoop.js"
+import { type AgentProtocol, defaultMaxSteps, runAgentLoop } from "./AgentLoop.js"
 
 /** What the agent needs of a question; `Question` from domain/Question.ts fits as is. */
 export interface QuestionInput {
@@ -39,6 +39,8 @@ export interface RunQuestionOptions<R = never> {
   readonly extraTools?: (context: ToolContext) => ReadonlyArray<AgentTool<R>>
   /** Overrides the step-level retry (20 s, then 40 s). */
   readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
+  /** How the agent calls tools: `json` (default, any model) or `tools` (the endpoint's native function calling). */
+  readonly protocol?: AgentProtocol
 }
 
 /**
@@ -87,6 +89,7 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
     labels: options.prompts.labels,
     maxSteps: options.maxSteps ?? defaultMaxSteps,
     stats,
-    ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
+    ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule }),
+    ...(options.protocol === undefined ? {} : { protocol: options.protocol })
   })
 })

@@ -27,6 +27,8 @@ import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import { loadTreeEnvironment } from "../tree/TreeLoader.js"
 import { countShapes } from "../../domain/Protocol.js"
 import { InferError } from "./InferError.js"
+import type { AgentProtocol } from "../agent/AgentLoop.js"
+import { runProtocol } from "./RunProtocol.js"
 
 export { InferError, InferErrorReason } from "./InferError.js"
 
@@ -72,6 +74,8 @@ export interface BenchmarkOptions<R = never> {
   readonly extraTools?: RunQuestionOptions<R>["extraTools"]
   /** Overrides the agent's step-level retry (20 s, then 40 s). */
   readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
+  /** How the agent calls tools: `json` (default) or `tools` (native function calling); stored with the run. */
+  readonly protocol?: AgentProtocol
   /** Written to config_json next to the run options; must hold no secrets (the store drops keys anyway). */
   readonly config?: Readonly<Record<string, unknown>>
   readonly onEvent?: (event: BenchmarkEvent) => Effect.Effect<void>
@@ -209,16 +213,25 @@ const startOrResume = Effect.fn("Infer.startOrResume")(function*(
 ) {
   const store = yield* RunStore
   if (options.resume === true) {
-    if (options.runId !== undefined) return yield* store.resumeRun(options.runId)
     // Without an id, --resume continues the most recently started run of this database.
-    const latest = (yield* store.listRuns)[0]
-    if (latest === undefined) {
+    const resumed = options.runId === undefined ? (yield* store.listRuns)[0] : Option.getOrUndefined(yield* store.getRun(options.runId))
+    if (resumed === undefined && options.runId === undefined) {
       return yield* new InferError({
         reason: "NothingToResume",
         message: "--resume: the database holds no run to resume — start one without --resume"
       })
     }
-    return yield* store.resumeRun(latest.runId)
+    // One run, one protocol: a --compare of the two must not be blurred by a run that mixes them.
+    const protocol = options.protocol ?? "json"
+    if (resumed !== undefined && runProtocol(resumed.config) !== protocol) {
+      return yield* new InferError({
+        reason: "BadOption",
+        message: `--protocol ${protocol}: run ${resumed.runId} was started with --protocol ${
+          runProtocol(resumed.config)
+        } — resume it with the same protocol`
+      })
+    }
+    return yield* store.resumeRun(resumed?.runId ?? options.runId!)
   }
   const runId = options.runId ?? (yield* newRunId)
   return yield* store.startRun({ runId, config })
@@ -230,7 +243,8 @@ const questionSettings = (options: BenchmarkOptions<any>) => ({
   skillMode: options.skillMode ?? "auto",
   verifyVision: options.verifyVision ?? true,
   anchor: options.anchor ?? "off",
-  webSearch: options.webSearch ?? false
+  webSearch: options.webSearch ?? false,
+  protocol: options.protocol ?? "json"
 })
 
 /** What is wrong with the options before anything is read, if anything. */

@@ -2,8 +2,9 @@
 // The inputs are the store's row shapes (only the fields a summary reads), so any LoadedRun fits.
 // `vtree infer` prints `renderText(summarize(…))`.
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
+import { runProtocol } from "./RunProtocol.js"
 
-export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status">
+export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & { readonly config?: unknown }
 export type ReportPrediction = PredictionRow
 export type ReportStep = StepRow
 export type ReportCall = Pick<
@@ -44,6 +45,8 @@ export interface RoleTokens {
 export interface Summary {
   readonly runId: string
   readonly status: string
+  /** How the agent called tools (`vtree infer --protocol`): json or tools. */
+  readonly protocol: "json" | "tools"
   /** ISO 8601. */
   readonly startedAt: string
   readonly finishedAt: string | null
@@ -149,6 +152,7 @@ export const summarize = (input: SummaryInput): Summary => {
   return {
     runId: run.runId,
     status: run.status,
+    protocol: runProtocol(run.config),
     startedAt: new Date(run.startedAt).toISOString(),
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
     wallTimeMs: end === null ? null : Math.max(0, end - run.startedAt),
@@ -279,7 +283,8 @@ export const renderText = (summary: Summary): string => {
     `Accuracy ${formatPercent(summary.overall.accuracy)} (${summary.overall.correct}/${summary.overall.total})` +
     ` · unanswered ${summary.unanswered} · mean steps ${
       summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)
-    }`
+    }`,
+    `Protocol ${summary.protocol}`
   ].join("\n")
   const stops = formatTable(
     ["Stop reason", "Questions"],

@@ -43,7 +43,9 @@ export const labelKeys = [
   "unknownToolMessage", // corrective message after an unknown tool; {{tool}} {{tools}}
   "untrustedExternal", // wrapper header for web-search output the agent must treat as data
   "toolSystem", // system message for summarizer/vision calls
-  "anchorNote" // appended to summarizer prompts in anchor mode: how to cite [c1]/[s1] lines
+  "anchorNote", // appended to summarizer prompts in anchor mode: how to cite [c1]/[s1] lines
+  "toolsProtocolNote", // appended to the system prompt with --protocol tools: call functions, notes as text
+  "noToolCallMessage" // corrective message after a tools-protocol reply with no usable call; {{reason}}
 ] as const
 export type LabelKey = (typeof labelKeys)[number]
 export type Labels = Readonly<Record<LabelKey, string>>

@@ -1,4 +1,4 @@
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, JSONSchema, ParseResult, Schema } from "effect"
 import {
   type AgentAction,
   ObserveFrameArgs,
@@ -7,7 +7,7 @@ import {
   SubmitAnswerArgs,
   ViewNodeArgs
 } from "../../domain/Protocol.js"
-import type { LLMProvider } from "../../services/LLMProvider.js"
+import type { LLMProvider, ToolDefinition } from "../../services/LLMProvider.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
 import type { Labels, SkillMode } from "../prompts/PromptManager.js"
 import {
@@ -42,6 +42,19 @@ export interface ToolResult {
 export interface AgentTool<R = never> {
   readonly name: string
   readonly run: (args: Readonly<Record<string, unknown>>) => Effect.Effect<ToolResult, never, R>
+  /** What the tools protocol offers the model; without one, a function taking any object. */
+  readonly definition?: ToolDefinition
+}
+
+/**
+ * A function definition whose parameters are the JSON Schema of `schema`, the very Schema the tool
+ * decodes its args with, so what the model is offered and what the tool accepts cannot drift apart.
+ * Transformations are described by their encoded side: what the model may send.
+ */
+export const toolDefinition = <A, I, R>(name: string, description: string, schema: Schema.Schema<A, I, R>): ToolDefinition => {
+  // The draft marker is noise in a function definition; some servers refuse unknown top-level keys.
+  const { $schema: _, ...parameters } = JSONSchema.make(schema)
+  return { name, description, parameters }
 }
 
 export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", {
@@ -52,6 +65,8 @@ export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool"
 
 export interface Dispatcher<R = never> {
   readonly toolNames: ReadonlyArray<string>
+  /** One function definition per tool, in the order of toolNames (the tools protocol sends them). */
+  readonly definitions: ReadonlyArray<ToolDefinition>
   readonly dispatch: (action: AgentAction) => Effect.Effect<ToolResult, UnknownTool, R>
 }
 
@@ -69,11 +84,13 @@ export const defineTool = <A, I, R>(
   kit: ToolKit,
   name: string,
   schema: Schema.Schema<A, I, never>,
-  run: (args: A) => Effect.Effect<string | ToolResult, never, R>
+  run: (args: A) => Effect.Effect<string | ToolResult, never, R>,
+  description = ""
 ): AgentTool<R> => {
   const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
   return {
     name,
+    definition: toolDefinition(name, description, schema),
     run: (args) =>
       Either.match(decode(args), {
         onLeft: (error) =>
@@ -92,8 +109,10 @@ export const makeDispatcher = <R>(tools: ReadonlyArray<AgentTool<R>>): Dispatche
   const table = new Map<string, AgentTool<R>>()
   for (const tool of tools) table.set(tool.name, tool)
   const toolNames = [...table.keys()]
+  const anyObject = { type: "object", additionalProperties: true }
   return {
     toolNames,
+    definitions: [...table.values()].map((tool) => tool.definition ?? { name: tool.name, description: "", parameters: anyObject }),
     dispatch: (action) => {
       const tool = table.get(action.tool)
       return tool === undefined
@@ -158,6 +177,18 @@ const searchSimilar = Effect.fn("Dispatcher.searchSimilar")(function*(context: T
   return lines.join("\n")
 })
 
+/**
+ * One line per tool for its function definition; the system prompt's tool section (in the pack's
+ * language) says how and when to use each.
+ */
+const coreToolDescriptions = {
+  view_node: "Read one node of the video tree: its summary for your question and, for scenes and events, its children.",
+  search_similar: "Search the cards and subtitles of every node; returns the k best-matching nodes, each summarized for your question.",
+  observe_frame: "Show real frames to a vision model: 1-4 frame (L3) ids, or one event (L2) id.",
+  submit_answer: "Submit the answer (an option letter) with its evidence and reasoning; ends the question.",
+  read_skill: "Read the full text of a skill from the catalog in the system prompt."
+} as const
+
 export interface CoreToolOptions {
   /** read_skill exists only in manual mode, where the system prompt lists the catalog. */
   readonly skillMode: SkillMode
@@ -172,24 +203,32 @@ export const makeCoreTools = (
   const kit: ToolKit = { labels, stats: context.stats }
   const asToolError = (error: unknown) => Effect.succeed(`${labels.toolError} ${errorText(error)}`)
   const tools: Array<AgentTool<LLMProvider | VLMProvider>> = [
-    defineTool(kit, "view_node", ViewNodeArgs, (args) => viewNode(context, args).pipe(Effect.catchAll(asToolError))),
+    defineTool(
+      kit,
+      "view_node",
+      ViewNodeArgs,
+      (args) => viewNode(context, args).pipe(Effect.catchAll(asToolError)),
+      coreToolDescriptions.view_node
+    ),
     defineTool(
       kit,
       "search_similar",
       SearchSimilarArgs,
-      (args) => searchSimilar(context, args).pipe(Effect.catchAll(asToolError))
+      (args) => searchSimilar(context, args).pipe(Effect.catchAll(asToolError)),
+      coreToolDescriptions.search_similar
     ),
     defineTool(
       kit,
       "observe_frame",
       ObserveFrameArgs,
-      (args) => observeFrame(context, args.node_ids, args.question ?? context.question)
+      (args) => observeFrame(context, args.node_ids, args.question ?? context.question),
+      coreToolDescriptions.observe_frame
     ),
     defineTool(kit, "submit_answer", SubmitAnswerArgs, (args) =>
       Effect.succeed<ToolResult>({
         output: `${labels.ok} ${labels.answerSubmitted}: ${args.answer}`,
         submission: { answer: args.answer, evidence: asText(args.evidence), reasoning: asText(args.reasoning) }
-      }))
+      }), coreToolDescriptions.submit_answer)
   ]
   if (options.skillMode !== "manual") return tools
   const names = context.prompts.skills.filter((skill) => !skill.always).map((skill) => skill.name)
@@ -199,6 +238,6 @@ export const makeCoreTools = (
       Effect.succeed(
         context.prompts.readSkill(args.name) ??
           `${labels.toolError} read_skill: no skill named "${args.name}"; available: ${names.join(", ")}`
-      ))
+      ), coreToolDescriptions.read_skill)
   ]
 }

@@ -95,6 +95,37 @@ describe("runBenchmark", () => {
       assert.isTrue(Exit.isFailure(again))
     }))
 
+  it.scoped("--protocol tools: answers through native calls, stores the protocol, and refuses to resume with the other", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const all = (yield* sampleQuestions).slice(0, 2)
+      const pack = yield* prompts
+      const llm = yield* ScriptedLlm.make((request) =>
+        request.role === "agent"
+          ? ScriptedLlm.toolCallReply([["submit_answer", { answer: "B" }]], { content: "{\"reflect\": {}, \"plan\": {}}" })
+          : "-"
+      )
+      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
+      yield* runBenchmark({ treesDir: samplesTrees, questions: all.slice(0, 1), prompts: pack, runId: "t1", protocol: "tools" }).pipe(
+        Effect.provide(layer)
+      )
+      const [request] = yield* llm.requests
+      assert.deepStrictEqual(request!.tools?.map((tool) => tool.name), ["view_node", "search_similar", "observe_frame", "submit_answer"])
+      const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("t1")).pipe(Effect.provide(layer))
+      assert.strictEqual((loaded.run.config as { protocol: string }).protocol, "tools")
+      assert.deepStrictEqual(loaded.predictions.map((p) => [p.prediction, p.stopReason, p.stepsUsed]), [["B", "finished", 1]])
+      assert.deepStrictEqual(loaded.predictions[0]!.replyShapes, { "function-call": 1 })
+
+      const mixed = yield* Effect.exit(
+        runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "t1", resume: true }).pipe(Effect.provide(layer))
+      )
+      assert.isTrue(Exit.isFailure(mixed))
+      assert.match(String(Exit.isFailure(mixed) ? mixed.cause : ""), /run t1 was started with --protocol tools/)
+      const resumed = yield* runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "t1", resume: true, protocol: "tools" })
+        .pipe(Effect.provide(layer))
+      assert.deepStrictEqual(resumed, { runId: "t1", answered: 1, skipped: 1 })
+    }))
+
   it.scoped("a tree that does not decode and a defect in the agent each become error rows; the rest run", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

@@ -28,7 +28,9 @@ export const testLabels: Labels = {
   unknownToolMessage: "UNKNOWN-TOOL {{tool}}; use one of: {{tools}}",
   untrustedExternal: "[External]",
   toolSystem: "TOOL-SYSTEM",
-  anchorNote: "ANCHOR-NOTE"
+  anchorNote: "ANCHOR-NOTE",
+  toolsProtocolNote: "TOOLS-PROTOCOL",
+  noToolCallMessage: "NO-TOOL-CALL ({{reason}})"
 }
 
 export const renderToolPrompt = (name: ToolPromptName, vars: Readonly<Record<string, string>>): string =>

@@ -44,7 +44,59 @@ export interface PolicyOptions {
   readonly stallAgentAfter?: number
   /** Share of all replies that fail (half 500, half 429) and that never answer; seeded, so reproducible. */
   readonly faults?: { readonly failRate: number; readonly stallRate: number; readonly seed?: number }
+  /** `tools`: every step is a native function call, the notes are the message text (default `json`). */
+  readonly protocol?: "json" | "tools"
+  /** JSON protocol: the shape each reply is written in, by question and 0-based step (default clean). */
+  readonly replyStyle?: (questionId: string, step: number) => ReplyStyle
 }
+
+interface AgentStep {
+  readonly reflect: Record<string, unknown>
+  readonly plan: Record<string, unknown>
+  readonly action: { readonly tool: string; readonly args: Record<string, unknown> }
+}
+
+/**
+ * The ways open models really write a JSON-protocol reply (test/fixtures/replies has one of each), with
+ * the shapes the parser must record for it. `<think>` blocks are not among them: the OpenAI layer already
+ * moves a closed leading one into the reasoning, so the parser never sees it.
+ */
+export const replyStyles = {
+  clean: { shapes: ["clean"], write: (step: AgentStep) => JSON.stringify(step) },
+  fenced: { shapes: ["fenced"], write: (step: AgentStep) => "```json\n" + JSON.stringify(step, null, 2) + "\n```" },
+  // Claude-style tags and an unclosed <think> (a template that opens the block for the model).
+  thinking: {
+    shapes: ["think-stripped"],
+    write: (step: AgentStep) => `<thinking>\nThe next call is ${step.action.tool} {draft}.\n</thinking>\n${JSON.stringify(step)}`
+  },
+  "unclosed-think": {
+    shapes: ["think-stripped"],
+    write: (step: AgentStep) => `<think>\nI should call ${step.action.tool}; a draft: {"tool": "nothing"}\n${JSON.stringify(step)}`
+  },
+  // OpenAI-style function call in the text, and Hermes / Qwen <tool_call> tags.
+  "function-call": {
+    shapes: ["function-call"],
+    write: (step: AgentStep) => JSON.stringify({ name: step.action.tool, arguments: step.action.args })
+  },
+  "tool-call-tag": {
+    shapes: ["function-call"],
+    write: (step: AgentStep) =>
+      `I will call ${step.action.tool}.\n<tool_call>\n${JSON.stringify({ name: step.action.tool, arguments: step.action.args })}\n</tool_call>`
+  },
+  // The model plans two steps; the first is the one taken.
+  several: {
+    shapes: ["first-of-several"],
+    write: (step: AgentStep) =>
+      `${JSON.stringify(step)}\n${JSON.stringify({ ...step, action: { tool: "search_similar", args: { query: "the next thing" } } })}`
+  },
+  // Cut off by the token limit after the action was complete.
+  "cut-off": {
+    shapes: ["repaired"],
+    write: (step: AgentStep) =>
+      `{"reflect": ${JSON.stringify(step.reflect)}, "action": ${JSON.stringify(step.action)}, "plan": {"next": "after this I will look at the fr`
+  }
+} as const satisfies Record<string, { readonly shapes: ReadonlyArray<string>; readonly write: (step: AgentStep) => string }>
+export type ReplyStyle = keyof typeof replyStyles
 
 interface Message {
   readonly role: string
@@ -55,9 +107,6 @@ const messagesOf = (request: SimRequest): ReadonlyArray<Message> =>
   Array.isArray(request.body["messages"]) ? (request.body["messages"] as ReadonlyArray<Message>) : []
 
 const text = (message: Message | undefined): string => (typeof message?.content === "string" ? message.content : "")
-
-const agentReply = (tool: string, args: Record<string, unknown>): string =>
-  JSON.stringify({ reflect: { progress: `calling ${tool}` }, plan: { next: tool }, action: { tool, args } })
 
 // mulberry32: the same seed gives the same fault pattern on every run.
 const seeded = (seed: number) => () => {
@@ -99,23 +148,32 @@ export const policyScripts = (options: PolicyOptions): NonNullable<SimOptions["c
     if (question === undefined) return { content: `no question found in: ${user.slice(0, 80)}`, ...delay }
     const steps = messages.filter((m) => m.role === "assistant").length
     const roots = [...user.matchAll(/\b[A-Za-z0-9]+_L1_\d{3}\b/g)].map((match) => match[0])
-    if (steps < viewSteps) {
-      return {
-        content: agentReply("view_node", { node_id: roots[steps % Math.max(1, roots.length)] ?? "missing", question: questionText }),
-        reasoning: `step ${steps + 1}: look at a scene first`,
-        ...delay
+    // Written as the protocol and the style ask; the default is the plain JSON reply.
+    const respond = (step: AgentStep, reasoning: string): ChatReply => {
+      if (options.protocol === "tools") {
+        return {
+          content: JSON.stringify({ reflect: step.reflect, plan: step.plan }),
+          toolCalls: [{ name: step.action.tool, arguments: step.action.args }],
+          reasoning,
+          ...delay
+        }
       }
+      const style = options.replyStyle?.(question.questionId, steps) ?? "clean"
+      return { content: replyStyles[style].write(step), reasoning, ...delay }
+    }
+    if (steps < viewSteps) {
+      const args = { node_id: roots[steps % Math.max(1, roots.length)] ?? "missing", question: questionText }
+      return respond(
+        { reflect: { progress: "calling view_node" }, plan: { next: "view_node" }, action: { tool: "view_node", args } },
+        `step ${steps + 1}: look at a scene first`
+      )
     }
     const letter = options.wrong?.has(question.questionId) === true ? wrongLetter(question.answer) : question.answer
-    return {
-      content: JSON.stringify({
-        reflect: { seen: "the scene" },
-        plan: { next: "answer" },
-        action: { tool: "submit_answer", args: { answer: letter, evidence: "the scene summary", reasoning: "read it" } }
-      }),
-      reasoning: "enough evidence",
-      ...delay
-    }
+    return respond({
+      reflect: { seen: "the scene" },
+      plan: { next: "answer" },
+      action: { tool: "submit_answer", args: { answer: letter, evidence: "the scene summary", reasoning: "read it" } }
+    }, "enough evidence")
   }
 
   const summarizer = (): ChatReply | Fault => {

@@ -31,7 +31,27 @@ export interface ChatReply {
   readonly finishReason?: string
   /** Answer after this many milliseconds (real time; for benchmarks and concurrency checks). */
   readonly delayMs?: number
+  /**
+   * Native function calls (`tool_calls`); finish_reason then defaults to "tool_calls" and empty content
+   * is sent as null, as OpenAI does. Arguments given as an object are sent as JSON text.
+   */
+  readonly toolCalls?: ReadonlyArray<SimToolCall>
 }
+
+export interface SimToolCall {
+  /** Default `call_<request>_<index>`. */
+  readonly id?: string
+  readonly name: string
+  readonly arguments: string | Readonly<Record<string, unknown>>
+}
+
+/** The wire form of a reply's tool calls, ids filled in. */
+const wireToolCalls = (calls: ReadonlyArray<SimToolCall>, request: number) =>
+  calls.map((call, index) => ({
+    id: call.id ?? `call_${request}_${index}`,
+    type: "function",
+    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) }
+  }))
 
 export type Fault =
   /** An HTTP error status, optionally with Retry-After (seconds or date) / retry-after-ms headers. */
@@ -267,12 +287,17 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
     if (request.body["stream"] === true) return sendStream(res, request, reply, usage)
     const message: Record<string, unknown> = { role: "assistant", content: reply.content }
     if (reply.reasoning !== undefined) message[reply.reasoningField ?? "reasoning_content"] = reply.reasoning
+    const calls = reply.toolCalls ?? []
+    if (calls.length > 0) {
+      message["tool_calls"] = wireToolCalls(calls, requests.length)
+      if (reply.content === "") message["content"] = null
+    }
     sendJson(res, 200, {
       id: `chatcmpl-sim-${requests.length}`,
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
       model: request.model ?? "unknown",
-      choices: [{ index: 0, message, finish_reason: reply.finishReason ?? "stop" }],
+      choices: [{ index: 0, message, finish_reason: reply.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop") }],
       usage
     })
   }
@@ -289,7 +314,12 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
     const events: Array<unknown> = [chunk({ role: "assistant", content: "" })]
     for (const piece of pieces(reply.reasoning ?? "")) events.push(chunk({ [reply.reasoningField ?? "reasoning_content"]: piece }))
     for (const piece of pieces(reply.content)) events.push(chunk({ content: piece }))
-    events.push(chunk({}, reply.finishReason ?? "stop"))
+    // Each call as servers stream it: id and name first, then the argument text in pieces.
+    wireToolCalls(reply.toolCalls ?? [], requests.length).forEach((call, index) => {
+      events.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }))
+      for (const piece of pieces(call.function.arguments)) events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }))
+    })
+    events.push(chunk({}, reply.finishReason ?? ((reply.toolCalls ?? []).length > 0 ? "tool_calls" : "stop")))
     const options = request.body["stream_options"] as { include_usage?: unknown } | undefined
     if (options?.include_usage === true) events.push({ ...base, choices: [], usage })
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })

@@ -1,0 +1,22 @@
+import { assert, describe, it } from "@effect/vitest"
+import { renderText, summarize } from "../../../src/programs/harness/Report.js"
+import { runProtocol } from "../../../src/programs/harness/RunProtocol.js"
+import { prediction } from "./fixtures.js"
+
+const run = { runId: "run-1", startedAt: 0, finishedAt: 1_000, status: "completed" as const }
+
+describe("the protocol a run used", () => {
+  it("is read from the run's config; runs stored before it was recorded used json", () => {
+    assert.strictEqual(runProtocol({ protocol: "tools", concurrency: 3 }), "tools")
+    assert.strictEqual(runProtocol({ protocol: "json" }), "json")
+    assert.strictEqual(runProtocol({ concurrency: 3 }), "json")
+    assert.strictEqual(runProtocol(null), "json")
+  })
+
+  it("is stated by the report", () => {
+    const summary = summarize({ run: { ...run, config: { protocol: "tools" } }, predictions: [prediction({ questionId: "q1" })], calls: [] })
+    assert.strictEqual(summary.protocol, "tools")
+    assert.include(renderText(summary).split("\n").slice(0, 3), "Protocol tools")
+    assert.strictEqual(summarize({ run, predictions: [], calls: [] }).protocol, "json")
+  })
+})

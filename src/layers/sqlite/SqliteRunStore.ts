@@ -4,6 +4,7 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Array as Arr, Cause, Clock, Context, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as nodePath from "node:path"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { StopReason } from "../../domain/Prediction.js"
@@ -34,19 +35,48 @@ export interface SqliteRunStoreOptions {
 export const layer = (options: SqliteRunStoreOptions): Layer.Layer<RunStore | SqlClient.SqlClient, RunStoreError> => {
   const { filename } = options
   const readOnly = options.readOnly === true
-  const client = SqliteClient.layer({ filename, readonly: readOnly, disableWAL: readOnly })
-  const ready = Layer.effect(SchemaFacts, prepare(filename, readOnly)).pipe(Layer.provideMerge(client))
-  const store = Layer.effect(RunStore, make(filename)).pipe(Layer.provideMerge(ready))
+  const direct = open(filename, filename, readOnly)
+  // SQLite cannot open a WAL database read-only where it may not create the -shm file beside it (a
+  // read-only mount): `vtree report` then reads a private copy of the file, which it never writes.
+  const opened = readOnly
+    ? Layer.catchAll(direct, (error) => error.reason === "DbReadOnly" ? readCopy(filename) : Layer.fail(error))
+    : direct
+  return Layer.unwrapEffect(Effect.as(checkFile({ ...options, mustExist: options.mustExist === true || readOnly }), opened))
+}
+
+/** The store over `file`; messages name `shown`, the path the user gave. */
+const open = (file: string, shown: string, readOnly: boolean) => {
+  // WAL is switched on by prepare, after the file has been found to be vtree's: setting it is a write.
+  const client = SqliteClient.layer({ filename: file, readonly: readOnly, disableWAL: true })
+  const ready = Layer.effect(SchemaFacts, prepare(shown, readOnly)).pipe(Layer.provideMerge(client))
+  const store = Layer.effect(RunStore, make(shown)).pipe(Layer.provideMerge(ready))
   // better-sqlite3 throws from inside the client's constructor (a defect, not an error) for a file it
   // cannot open: every way of failing to open ends as one RunStoreError.
-  const opened = Layer.catchAllCause(store, (cause) => {
+  return Layer.catchAllCause(store, (cause) => {
     const failure = Cause.failureOption(cause)
     if (Option.isSome(failure) && failure.value instanceof RunStoreError) return Layer.fail(failure.value)
     const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
-    return Layer.fail(storageError(filename, "opening the database", error, "cannot open the run database"))
+    return Layer.fail(storageError(shown, "opening the database", error, "cannot open the run database"))
   })
-  return Layer.unwrapEffect(Effect.as(checkFile({ ...options, mustExist: options.mustExist === true || readOnly }), opened))
 }
+
+const readCopy = (filename: string) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => fs.mkdtempSync(nodePath.join(os.tmpdir(), "vtree-report-"))),
+      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+    )
+    const copy = nodePath.join(dir, "copy.db")
+    yield* Effect.try({
+      try: () => {
+        fs.copyFileSync(filename, copy)
+        // Commits not yet checkpointed live in the -wal file: without it the copy would miss them.
+        if (fs.existsSync(`${filename}-wal`)) fs.copyFileSync(`${filename}-wal`, `${copy}-wal`)
+      },
+      catch: (error) => storageError(filename, "copying the database to read it", error)
+    })
+    return open(copy, filename, true)
+  }))
 
 // better-sqlite3 throws (a defect, not an error) from inside the client's constructor for a missing
 // directory or a file that is not SQLite, so those are checked first, with a message that says why.
@@ -149,6 +179,7 @@ const prepare = (filename: string, readOnly: boolean) =>
     yield* sql`PRAGMA busy_timeout = 5000`
     const found = yield* inspect(filename)
     if (readOnly) return { ownership: found.tables.includes("run_claims"), empty: found.tables.length === 0 }
+    yield* sql`PRAGMA journal_mode = WAL`
     yield* migrate
     return { ownership: true, empty: false }
   }).pipe(
@@ -169,6 +200,20 @@ const describeCause = (cause: unknown): string => {
   return String(cause)
 }
 
+/** EROFS / EACCES when the file (or, for a new one, its folder) cannot be written; undefined otherwise. */
+const unwritable = (filename: string): string | undefined => {
+  const target = fs.existsSync(filename) ? filename : nodePath.dirname(nodePath.resolve(filename))
+  for (const path of [target, nodePath.dirname(nodePath.resolve(filename))]) {
+    try {
+      fs.accessSync(path, fs.constants.W_OK)
+    } catch (error) {
+      const code = (error as { code?: unknown }).code
+      if (typeof code === "string") return code
+    }
+  }
+  return undefined
+}
+
 /** The SQLite (or system) error code somewhere in a cause chain: SQLITE_FULL, SQLITE_READONLY, EROFS, … */
 const errorCode = (cause: unknown): string | undefined => {
   let current: unknown = cause
@@ -185,7 +230,9 @@ const errorCode = (cause: unknown): string | undefined => {
  * `what` is the operation ("saving question q1 of run r"); `generic` starts the line otherwise.
  */
 export const storageError = (filename: string, what: string, cause: unknown, generic?: string): RunStoreError => {
-  const code = errorCode(cause) ?? ""
+  const raw = errorCode(cause) ?? ""
+  // SQLite says only "unable to open database file" where it may not create the file or its -wal/-shm.
+  const code = raw.startsWith("SQLITE_CANTOPEN") ? (unwritable(filename) ?? raw) : raw
   const detail = describeCause(cause)
   if (code === "SQLITE_FULL" || code === "ENOSPC" || /database or disk is full|no space left/i.test(detail)) {
     return new RunStoreError({

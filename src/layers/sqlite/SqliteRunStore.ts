@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Array as Arr, Cause, Clock, Context, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
@@ -504,6 +504,16 @@ const make = (filename: string) =>
         )
     })
 
+    // @effect/sql turns a failed COMMIT or ROLLBACK into a defect; on a full disk or a read-only file
+    // that is exactly where SQLite reports it, so those defects end as the same one line.
+    const guarded = (what: string) => <A, R>(effect: Effect.Effect<A, RunStoreError | SqlError | ParseResult.ParseError, R>) =>
+      effect.pipe(
+        Effect.catchTags(failed(what)),
+        Effect.catchSomeDefect((defect) =>
+          defect instanceof SqlError ? Option.some(Effect.fail(storageError(filename, what, defect))) : Option.none()
+        )
+      )
+
     // An older database read as it is has no run_claims table and no selection column.
     const runColumns = facts.ownership
       ? sql`SELECT runs.*, c.owner_id, c.host, c.pid, c.claimed_at, c.heartbeat_at, c.expires_at
@@ -700,7 +710,7 @@ const make = (filename: string) =>
       })))
       const run: RunRow = { ...row, claim }
       return run
-    }, Effect.catchTags(failed("starting the run")))
+    }, guarded("starting the run"))
 
     const claimRun: RunStoreShape["claimRun"] = Effect.fn("RunStore.claimRun")(function*(input) {
       const { leaseMs, owner, runId } = input
@@ -723,13 +733,13 @@ const make = (filename: string) =>
         if (Option.isSome(holder)) return yield* leased(runId, holder.value, now)
       }
       return yield* new RunStoreError({ reason: "RunLeased", message: `run "${runId}" is being claimed by another process — try again` })
-    }, Effect.catchTags(failed("claiming the run")))
+    }, guarded("claiming the run"))
 
     const renewClaim: RunStoreShape["renewClaim"] = Effect.fn("RunStore.renewClaim")(function*(runId, ownerId, leaseMs) {
       const now = yield* Clock.currentTimeMillis
       const renewed = yield* extendClaim({ runId, ownerId, at: now, until: now + leaseMs })
       return Option.isSome(renewed) ? renewed.value : yield* claimLost(runId, ownerId)
-    }, Effect.catchTags(failed("renewing the run's lease")))
+    }, guarded("renewing the run's lease"))
 
     const releaseRun: RunStoreShape["releaseRun"] = Effect.fn("RunStore.releaseRun")(
       function*(runId, ownerId, status, finishedAt) {
@@ -741,20 +751,20 @@ const make = (filename: string) =>
         })))
         if (!released) return yield* claimLost(runId, ownerId)
       },
-      Effect.catchTags(failed("closing the run"))
+      guarded("closing the run")
     )
 
     const finishRun: RunStoreShape["finishRun"] = Effect.fn("RunStore.finishRun")(function*(runId, status, finishedAt) {
       const at = finishedAt ?? (yield* Clock.currentTimeMillis)
       if (Option.isNone(yield* closeRun({ runId, status, at }))) return yield* notFound(runId)
-    }, Effect.catchTags(failed("finishing the run")))
+    }, guarded("finishing the run"))
 
     const finishedQuestionIds: RunStoreShape["finishedQuestionIds"] = Effect.fn("RunStore.finishedQuestionIds")(
       function*(runId, options) {
         const rows = yield* questionIds({ runId, exceptErrors: options?.exceptErrors === true })
         return new Set(rows.map((row) => row.questionId))
       },
-      Effect.catchTags(failed("reading finished questions"))
+      guarded("reading finished questions")
     )
 
     const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("RunStore.saveQuestion")(
@@ -782,21 +792,21 @@ const make = (filename: string) =>
         if (!saved && ownerId !== undefined) return yield* claimLost(runId, ownerId)
       },
       (effect, runId, record) =>
-        Effect.catchTags(effect, failed(`saving question "${record.prediction.questionId}" of run "${runId}"`))
+        guarded(`saving question "${record.prediction.questionId}" of run "${runId}"`)(effect)
     )
 
     const saveRunCalls: RunStoreShape["saveRunCalls"] = Effect.fn("RunStore.saveRunCalls")(
       function*(runId, calls) {
         yield* Effect.uninterruptible(sql.withTransaction(insertCalls(runId, () => null, calls)))
       },
-      Effect.catchTags(failed("saving run-level calls"))
+      guarded("saving run-level calls")
     )
 
     const getRun: RunStoreShape["getRun"] = Effect.fn("RunStore.getRun")(
       function*(runId) {
         return yield* readRun(runId)
       },
-      Effect.catchTags(failed("reading the run"))
+      guarded("reading the run")
     )
 
     const listRuns: RunStoreShape["listRuns"] = Effect.gen(function*() {
@@ -804,7 +814,7 @@ const make = (filename: string) =>
       const now = yield* Clock.currentTimeMillis
       return rows.map((row) => toRunRow(row, now))
     }).pipe(
-      Effect.catchTags(failed("listing runs")),
+      guarded("listing runs"),
       Effect.withSpan("RunStore.listRuns")
     )
 
@@ -823,7 +833,7 @@ const make = (filename: string) =>
           return loaded
         }))
       },
-      Effect.catchTags(failed("loading the run"))
+      guarded("loading the run")
     )
 
     return RunStore.of({

@@ -9,7 +9,7 @@ import { emptyToolStats, type Prediction } from "../../domain/Prediction.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { Question } from "../../domain/Question.js"
 import { CallBuffer, captureCalls } from "../../services/CallBuffer.js"
-import { defaultLeaseMs, type PredictionRow, type RunOwner, RunStore, type RunStoreError } from "../../services/RunStore.js"
+import { defaultLeaseMs, type PredictionRow, type RunOwner, RunStore, RunStoreError } from "../../services/RunStore.js"
 import { type CallRecord, emptyUsage, type UsageByRole, withCallContext } from "../../services/CallLog.js"
 import { runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
@@ -469,6 +469,9 @@ const answerAndSave = <R>(
     })
   )
 
+const failedOnStore = (exit: Exit.Exit<unknown, unknown>): boolean =>
+  Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (error) => error instanceof RunStoreError)
+
 /**
  * Marks the run by how the questions ended and lets go of it; a store that cannot say so is logged,
  * not raised (the lease then expires and the run reads as stale).
@@ -481,7 +484,8 @@ const releaseRun = (runId: string, ownerId: string) => (exit: Exit.Exit<unknown,
       Exit.isSuccess(exit) ? "completed" : Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "failed"
     )).pipe(
       Effect.catchAll((error: RunStoreError) =>
-        error.reason === "ClaimLost"
+        // Lost: the run is someone else's now. A run that failed on the store has said so already.
+        error.reason === "ClaimLost" || failedOnStore(exit)
           ? Effect.void
           : Effect.logError(`could not mark run ${runId} as finished: ${error.message}`)
       )

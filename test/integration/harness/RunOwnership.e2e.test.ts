@@ -115,7 +115,7 @@ describe("a run is its question set (built CLI)", () => {
     const stored = JSON.parse(readDb(db, (h) => (h.prepare("SELECT selection_json FROM runs").get() as { selection_json: string }).selection_json))
     assert.deepStrictEqual([stored.questionsPath, stored.nSamples, stored.count, stored.videoIds], [file, 3, 3, null])
 
-    for (const more of [["--n-samples", "5"], ["--video-ids", "001"], ["--questions", samplesJsonl]]) {
+    for (const more of [["--n-samples", "5"], ["--video-ids", "vtSmpl0001a"], ["--questions", samplesJsonl]]) {
       const refused = await run(resumeArgs(db, "--run-id", "s", ...more), simEnv(sim.url))
       assert.strictEqual(refused.code, 1, `${more.join(" ")}: ${refused.stderr}`)
       const lines = vtreeLines(refused.stderr)

@@ -1,5 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import type * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { Config, type ConfigError, Console, Context, Duration, Effect, Layer, Logger, LogLevel, Option, Schedule } from "effect"
 import {
   configurationHelp,
@@ -24,7 +25,8 @@ import { selectQuestions, splitList } from "../programs/questions/QuestionSelect
 import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools, type WebToolsHub } from "../programs/tools/WebTools.js"
-import { RunStore } from "../services/RunStore.js"
+import { RunStore, type RunSelection } from "../services/RunStore.js"
+import { questionsSha256, type SelectionInput } from "../programs/harness/RunSelection.js"
 import { optionalText, promptOptions, withShownDefault } from "./CliOptions.js"
 import { SearchHubLive } from "./McpServe.js"
 import { ocrLayer, ocrSummary } from "./OcrLayer.js"
@@ -32,8 +34,9 @@ import { ocrLayer, ocrSummary } from "./OcrLayer.js"
 const trees = Options.text("trees").pipe(
   Options.withDescription("Folder holding one <videoID>/tree.json per video")
 )
-const questions = Options.text("questions").pipe(
-  Options.withDescription("A folder of <videoID>.json question files, or a Video-MME .json / .jsonl file")
+const questions = optionalText(
+  "questions",
+  "A folder of <videoID>.json question files, or a Video-MME .json / .jsonl file (required unless --resume: a resumed run asks its own)"
 )
 const db = Options.text("db").pipe(
   Options.withDescription("SQLite file the run is written to (created when missing)"),
@@ -59,6 +62,11 @@ const questionIds = optionalText("question-ids", "Comma-separated question ids t
 const taskTypes = optionalText("task-types", "Comma-separated task types to keep, e.g. \"Counting Problem,OCR Problems\"")
 const resume = Options.boolean("resume").pipe(
   Options.withDescription("Continue a run, skipping the questions it saved: --run-id's, or the latest run in --db")
+)
+const takeover = Options.boolean("takeover").pipe(
+  Options.withDescription(
+    "Take over a run whose owner died (its lease expired, `vtree report` shows it stale); implies --resume, refused while the lease is live"
+  )
 )
 const retryErrors = Options.boolean("retry-errors").pipe(
   Options.withDescription("With --resume: also ask again the questions that ended with stop reason error (e.g. after an outage)")
@@ -94,6 +102,7 @@ const options = {
   questionIds,
   taskTypes,
   resume,
+  takeover,
   retryErrors,
   verifyVision,
   anchor,
@@ -111,6 +120,12 @@ const stepRetrySchedule = Effect.map(
   Option.map((base): Schedule.Schedule<unknown, ProviderError> =>
     Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
 )
+
+/**
+ * A testing knob, documented in the README: a run's lease lasts 60 s without a heartbeat; with
+ * VTREE_LEASE_MS=N it lasts N milliseconds, so tests of a killed owner need not wait a minute.
+ */
+const leaseMsSetting = Config.option(Config.integer("VTREE_LEASE_MS"))
 
 /** A base URL as stored in config_json: no credentials, query or fragment, whatever the user put there. */
 const safeUrl = (url: string): string => {
@@ -145,6 +160,10 @@ class WebSearch extends Context.Tag("vtree/cli/WebSearch")<WebSearch, WebToolsHu
 class InferInputs extends Context.Tag("vtree/cli/InferInputs")<InferInputs, {
   readonly questions: ReadonlyArray<Question>
   readonly prompts: PromptManager
+  /** Stored with the run; a resumed run must ask the same. */
+  readonly selection: SelectionInput
+  /** --questions as given (or as the resumed run stored it). */
+  readonly questionsPath: string
 }>() {}
 
 const enabledHub = (hub: SearchHub) =>
@@ -179,19 +198,22 @@ const providersLayer = (webSearch: boolean) =>
     )
   }))
 
-const selectOrFail = (all: ReadonlyArray<Question>, args: {
-  readonly videoIds: Option.Option<string>
-  readonly questionIds: Option.Option<string>
-  readonly taskTypes: Option.Option<string>
-  readonly nSamples: Option.Option<number>
-}) =>
+/** The question file and filters a run asks; on --resume, each defaults to the run's stored one. */
+interface SelectionArgs {
+  readonly questions: string
+  readonly videoIds: ReadonlyArray<string> | null
+  readonly questionIds: ReadonlyArray<string> | null
+  readonly taskTypes: ReadonlyArray<string> | null
+  readonly nSamples: number | null
+}
+
+const selectOrFail = (all: ReadonlyArray<Question>, args: SelectionArgs) =>
   Effect.gen(function*() {
-    const listOption = (value: Option.Option<string>) => Option.match(value, { onNone: () => undefined, onSome: splitList })
     const selection = selectQuestions(all, {
-      videoIds: listOption(args.videoIds),
-      questionIds: listOption(args.questionIds),
-      taskTypes: listOption(args.taskTypes),
-      nSamples: Option.getOrUndefined(args.nSamples)
+      videoIds: args.videoIds ?? undefined,
+      questionIds: args.questionIds ?? undefined,
+      taskTypes: args.taskTypes ?? undefined,
+      nSamples: args.nSamples ?? undefined
     })
     const { unmatched } = selection
     const notes = [
@@ -212,16 +234,77 @@ const selectOrFail = (all: ReadonlyArray<Question>, args: {
 
 type InferArgs = Command.Command.ParseConfig<typeof options>
 
-const inputsLayer = (args: InferArgs) =>
+const resuming = (args: InferArgs): boolean => args.resume || args.takeover
+
+/**
+ * The selection flags as given, each falling back to the resumed run's stored one: `--resume` alone
+ * asks the run's own question set; a flag that differs from it is refused by runBenchmark.
+ */
+const selectionArgs = (args: InferArgs, stored: RunSelection | null) =>
+  Effect.gen(function*() {
+    const listOption = (value: Option.Option<string>, fallback: ReadonlyArray<string> | null | undefined) =>
+      Option.match(value, { onNone: () => fallback ?? null, onSome: splitList })
+    const questionsPath = Option.getOrUndefined(args.questions) ?? stored?.questionsPath
+    if (questionsPath === undefined) {
+      return yield* new InferError({
+        reason: "BadOption",
+        message: resuming(args)
+          ? "--resume: this run was started before vtree stored its question set — pass --questions (and the same filters) again"
+          : "--questions is required: a folder of <videoID>.json files or a Video-MME .json / .jsonl file"
+      })
+    }
+    const selection: SelectionArgs = {
+      questions: questionsPath,
+      videoIds: listOption(args.videoIds, stored?.videoIds),
+      questionIds: listOption(args.questionIds, stored?.questionIds),
+      taskTypes: listOption(args.taskTypes, stored?.taskTypes),
+      nSamples: Option.getOrUndefined(args.nSamples) ?? stored?.nSamples ?? null
+    }
+    return selection
+  })
+
+/** The run --resume continues (--run-id's, or the latest) and the question set stored with it. */
+const storedSelection = (args: InferArgs) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const run = Option.isSome(args.runId) ? yield* store.getRun(args.runId.value) : Option.fromNullable((yield* store.listRuns)[0])
+    if (Option.isNone(run)) {
+      return yield* new InferError({
+        reason: "NothingToResume",
+        message: Option.isSome(args.runId)
+          ? `--resume: no run "${args.runId.value}" in ${args.db} — check --run-id (\`vtree report\` shows the latest run)`
+          : `--resume: ${args.db} holds no run to resume — start one without --resume`
+      })
+    }
+    return run.value.selection ?? null
+  })
+
+const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<RunSelection | null, E, R>) =>
   Layer.effect(
     InferInputs,
     Effect.gen(function*() {
-      const questions = yield* selectOrFail(yield* loadQuestions(args.questions), args)
+      const given = yield* selectionArgs(args, yield* stored)
+      const questions = yield* selectOrFail(yield* loadQuestions(given.questions), given)
+      const path = yield* Path.Path
+      const questionsPath = path.resolve(given.questions)
+      const sha256 = yield* questionsSha256(questionsPath).pipe(
+        Effect.mapError((error) =>
+          new InferError({ reason: "BadOption", message: `--questions ${given.questions}: cannot read it (${error.message}) — check the path` })
+        )
+      )
       const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
       // runBenchmark checks again (it is library API too); checking here first means a bad --trees never
       // opens, or creates, the database. One exists() per video: cheap to do twice.
       yield* checkTrees(args.trees, questions)
-      return { questions, prompts }
+      const selection: SelectionInput = {
+        questionsPath,
+        questionsSha256: sha256,
+        videoIds: given.videoIds,
+        questionIds: given.questionIds,
+        taskTypes: given.taskTypes,
+        nSamples: given.nSamples
+      }
+      return { questions, prompts, selection, questionsPath: given.questions }
     })
   )
 
@@ -229,23 +312,28 @@ const inputsLayer = (args: InferArgs) =>
  * Everything `infer` runs with. The store is built last, after the providers and the inputs, so a
  * mistyped flag or a missing setting never leaves an empty database behind.
  */
-const inferLayer = (args: InferArgs) =>
-  Layer.mergeAll(
-    SqliteRunStore.layer({ filename: args.db }),
+const inferLayer = (args: InferArgs) => {
+  const rest = Layer.mergeAll(
     MemoryCallBuffer.layer,
     Logger.minimumLogLevel(LogLevel.Warning),
     // No span exporter is configured, so spans would only cost time: thousands of calls per run.
     Layer.setTracerEnabled(false)
-  ).pipe(
-    Layer.provideMerge(inputsLayer(args)),
-    Layer.provideMerge(providersLayer(args.webSearch))
   )
+  // A resumed run's question set is in the store, so the store opens first (it must exist then).
+  const inputsAndStore = resuming(args)
+    ? inputsLayer(args, storedSelection(args)).pipe(
+      Layer.provideMerge(SqliteRunStore.layer({ filename: args.db, mustExist: true }))
+    )
+    : SqliteRunStore.layer({ filename: args.db }).pipe(Layer.provideMerge(inputsLayer(args, Effect.succeed(null))))
+  return Layer.mergeAll(rest, inputsAndStore).pipe(Layer.provideMerge(providersLayer(args.webSearch)))
+}
 
 /** `vtree infer`: runs a benchmark and prints its summary. */
 export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
-    const { prompts, questions } = yield* InferInputs
+    const { prompts, questions, questionsPath, selection } = yield* InferInputs
     const retrySchedule = yield* stepRetrySchedule
+    const leaseMs = yield* leaseMsSetting
     const webHub = yield* Effect.serviceOption(WebSearch)
     const stderr = process.stderr
     const progress = yield* makeProgress({ write: (text) => stderr.write(text), isTTY: stderr.isTTY === true, columns: stderr.columns ?? 80 })
@@ -256,6 +344,9 @@ export const inferCommand = Command.make("infer", options, (args) =>
       prompts,
       ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
       resume: args.resume,
+      takeover: args.takeover,
+      selection,
+      ...(Option.isSome(leaseMs) ? { leaseMs: leaseMs.value } : {}),
       retryErrors: args.retryErrors,
       concurrency: args.concurrency,
       maxSteps: args.maxSteps,
@@ -270,7 +361,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
         : {}),
       ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
       config: {
-        questionsPath: args.questions,
+        questionsPath,
         selected: questions.length,
         providers: yield* ProvidersSummary
       },

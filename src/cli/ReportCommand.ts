@@ -57,5 +57,6 @@ export const reportCommand = Command.make("report", { db, runId, format, out }, 
     yield* Console.error(`vtree: wrote the ${args.format} report of run ${chosen} to ${file}`)
   })).pipe(
     Command.withDescription("Summarize a stored run: accuracy per task type and duration, stop reasons, tokens, trajectories"),
-    Command.provide((args) => SqliteRunStore.layer({ filename: args.db, mustExist: true }))
+    // Read-only: a report never writes, not even a migration (an older database reads as it is).
+    Command.provide((args) => SqliteRunStore.layer({ filename: args.db, readOnly: true }))
   )

@@ -11,13 +11,70 @@ export type { StopReason } from "../domain/Prediction.js"
 export const RunStatus = Schema.Literal("running", "completed", "interrupted", "failed")
 export type RunStatus = typeof RunStatus.Type
 
+/**
+ * A run's status as read: the stored one, or `stale` — a `running` run whose owner's lease has
+ * expired (the process died without closing it). Derived at read time, never stored.
+ */
+export type RunState = RunStatus | "stale"
+
+/**
+ * Who may write a run. A process claims a run before it asks questions, renews the claim (heartbeat)
+ * while it works and releases it when the run ends; every write is fenced by the claim, so a process
+ * that lost its claim (paused past its expiry, then taken over) can no longer write. The SQLite store
+ * grants one live claim per run: a lease. A store shared by many machines may grant several claims
+ * per run, each over its own questions; callers follow the same contract either way.
+ */
+export interface RunOwner {
+  /** `<host>:<pid>:<random>`: names the process for people, unique across restarts. */
+  readonly ownerId: string
+  readonly host: string
+  readonly pid: number
+}
+
+/** How long a claim lasts without a heartbeat unless the caller says otherwise. */
+export const defaultLeaseMs = 60_000
+
+/** A live or expired claim on a run, as stored. Times are epoch milliseconds. */
+export interface RunClaim {
+  readonly ownerId: string
+  readonly host: string
+  readonly pid: number
+  readonly claimedAt: number
+  readonly heartbeatAt: number
+  readonly expiresAt: number
+}
+
+/**
+ * Which questions a run asks: the question file's identity and the filters, as given when the run
+ * started. `--resume` asks the same set or refuses.
+ */
+export interface RunSelection {
+  /** The question file or folder, resolved to an absolute path. */
+  readonly questionsPath: string
+  /** sha256 of the question file (or of the folder's files, by name): the file's identity. */
+  readonly questionsSha256: string
+  readonly videoIds: ReadonlyArray<string> | null
+  readonly questionIds: ReadonlyArray<string> | null
+  readonly taskTypes: ReadonlyArray<string> | null
+  /** `--n-samples`: the first N selected questions in file order (deterministic, no seed). */
+  readonly nSamples: number | null
+  /** How many questions the selection held, and the sha256 of their ids in order. */
+  readonly count: number
+  readonly idsSha256: string
+}
+
 /** A row of `runs`. `config` is the parsed config_json (secrets stripped before it was written). */
 export interface RunRow {
   readonly runId: string
   readonly startedAt: number
   readonly finishedAt: number | null
-  readonly status: RunStatus
+  /** See RunState: `stale` is derived from `claim` when the run is read. */
+  readonly status: RunState
   readonly config: unknown
+  /** The run's question set; null for runs written before vtree stored it. */
+  readonly selection?: RunSelection | null
+  /** The current (possibly expired) claim; null when nobody holds the run. */
+  readonly claim?: RunClaim | null
 }
 
 /** A row of `predictions`. Times are epoch milliseconds. */
@@ -66,9 +123,14 @@ export interface StepRow extends StepInput {
   readonly questionId: string
 }
 
-/** A row of `llm_calls`; `callId` is assigned by the store, increasing in write order. */
+/**
+ * A row of `llm_calls`; `callId` is assigned by the store, increasing in write order. `superseded`
+ * marks the calls of an earlier attempt at a question that was asked again (`--retry-errors`): kept,
+ * because tokens reported are tokens spent.
+ */
 export interface CallRow extends CallRecord {
   readonly callId: number
+  readonly superseded?: boolean
 }
 
 /** Everything one finished question leaves behind; written in a single transaction. */
@@ -87,7 +149,27 @@ export interface LoadedRun {
   readonly calls: ReadonlyArray<CallRow>
 }
 
-export const RunStoreErrorReason = Schema.Literal("DbMissing", "DbUnreadable", "RunExists", "RunNotFound", "Sql")
+export const RunStoreErrorReason = Schema.Literal(
+  "DbMissing",
+  "DbUnreadable",
+  /** The file is SQLite but not a vtree database (refused, never migrated). */
+  "DbForeign",
+  /** Written by a newer vtree: its schema has migrations this one does not know. */
+  "DbTooNew",
+  /** The database file is damaged or truncated. */
+  "DbCorrupt",
+  /** The database or its folder cannot be written (read-only mount, permissions). */
+  "DbReadOnly",
+  /** The disk (or the database's size limit) is full. */
+  "DiskFull",
+  "RunExists",
+  "RunNotFound",
+  /** Another process holds a live claim on the run. */
+  "RunLeased",
+  /** This process's claim expired and another owner took the run over: it must stop writing. */
+  "ClaimLost",
+  "Sql"
+)
 export type RunStoreErrorReason = typeof RunStoreErrorReason.Type
 
 /** `message` is written for people (what failed, what to do) and is one line. */
@@ -106,9 +188,35 @@ export interface RunStoreShape {
     readonly runId: string
     readonly config: unknown
     readonly startedAt?: number
+    readonly selection?: RunSelection
+    /** When given, the run is created claimed by this owner for `leaseMs`. */
+    readonly owner?: RunOwner
+    readonly leaseMs?: number
   }) => Effect.Effect<RunRow, RunStoreError>
-  /** For `--resume`: sets the run back to `running` (finished_at cleared); `RunNotFound` when absent. */
-  readonly resumeRun: (runId: string) => Effect.Effect<RunRow, RunStoreError>
+  /**
+   * For `--resume`: claims the run for `owner` (for `leaseMs`) and sets it back to `running`, in one
+   * atomic step, so of two processes resuming at once exactly one gets it. Fails with `RunLeased`
+   * (naming the holder and when its lease expires) while another owner's claim is live; an expired
+   * claim (a `stale` run) is taken over. `RunNotFound` when absent.
+   */
+  readonly claimRun: (input: {
+    readonly runId: string
+    readonly owner: RunOwner
+    readonly leaseMs: number
+  }) => Effect.Effect<RunRow, RunStoreError>
+  /** Heartbeat: extends the owner's claim by `leaseMs`; `ClaimLost` when another owner holds it now. */
+  readonly renewClaim: (runId: string, ownerId: string, leaseMs: number) => Effect.Effect<RunClaim, RunStoreError>
+  /**
+   * Marks the run finished and drops the owner's claim in one step; `ClaimLost` (and nothing
+   * written) when another owner took the run over meanwhile.
+   */
+  readonly releaseRun: (
+    runId: string,
+    ownerId: string,
+    status: Exclude<RunStatus, "running">,
+    finishedAt?: number
+  ) => Effect.Effect<void, RunStoreError>
+  /** Marks a run finished without regard to claims: for tools and tests; the harness uses releaseRun. */
   readonly finishRun: (
     runId: string,
     status: Exclude<RunStatus, "running">,
@@ -124,9 +232,15 @@ export interface RunStoreShape {
   ) => Effect.Effect<ReadonlySet<string>, RunStoreError>
   /**
    * Writes prediction, steps and calls in one transaction, uninterruptibly: all of it or none. Saving a
-   * question again replaces its earlier prediction, steps and calls, so a question is never there twice.
+   * question again replaces its earlier prediction and steps, so a question is never there twice; its
+   * earlier calls stay, marked superseded, so token totals count every call made. With `ownerId`,
+   * the write is fenced: `ClaimLost`, and nothing written, unless that owner holds the run's claim.
    */
-  readonly saveQuestion: (runId: string, record: QuestionRecord) => Effect.Effect<void, RunStoreError>
+  readonly saveQuestion: (
+    runId: string,
+    record: QuestionRecord,
+    options?: { readonly ownerId?: string }
+  ) => Effect.Effect<void, RunStoreError>
   /** Calls that belong to no question (e.g. embedding a tree while loading it); question_id is NULL. */
   readonly saveRunCalls: (runId: string, calls: ReadonlyArray<CallRecord>) => Effect.Effect<void, RunStoreError>
   readonly getRun: (runId: string) => Effect.Effect<Option.Option<RunRow>, RunStoreError>

@@ -88,12 +88,39 @@ const usageDetails = Effect.gen(function*() {
   yield* sql`ALTER TABLE predictions ADD COLUMN reasoning_tokens INTEGER`
 })
 
+/** Written into the file header (PRAGMA application_id) so vtree knows its own databases: "vtre". */
+export const vtreeApplicationId = 0x76747265
+
+// Issue 11: one owner per run, a run is its question set, tokens reported are tokens spent.
+// A claim row names the process that may write the run and until when; a `running` run without a
+// live claim is stale. Superseded calls are earlier attempts at a re-asked question, kept for the
+// token totals.
+const runOwnership = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE runs ADD COLUMN selection_json TEXT`
+  yield* sql`CREATE TABLE run_claims (
+    run_id TEXT PRIMARY KEY NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    owner_id TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    claimed_at INTEGER NOT NULL,
+    heartbeat_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  )`
+  yield* sql`ALTER TABLE llm_calls ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0 CHECK (superseded IN (0, 1))`
+  yield* sql.unsafe(`PRAGMA application_id = ${vtreeApplicationId}`)
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
   "0002_reply_shapes": replyShapes,
-  "0003_usage_details": usageDetails
+  "0003_usage_details": usageDetails,
+  "0004_run_ownership": runOwnership
 }
+
+/** The newest schema this vtree knows: a database with a later migration was written by a newer vtree. */
+export const latestMigrationId = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
 
 // Migrator.make without dumpSchema: fromRecord needs no FileSystem, and schema dumps (the sqlite3 CLI)
 // are not wanted at run time; SqliteMigrator.run would demand both in its type.

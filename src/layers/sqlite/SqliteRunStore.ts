@@ -1,42 +1,82 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Array as Arr, Clock, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
+import { Array as Arr, Cause, Clock, Context, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as nodePath from "node:path"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { StopReason } from "../../domain/Prediction.js"
 import { ProviderErrorReason } from "../../domain/ProviderError.js"
 import { ReplyShape } from "../../domain/Protocol.js"
 import type { CallRecord } from "../../services/CallLog.js"
-import { migrate } from "./Migrations.js"
-import type { LoadedRun, RunRow, RunStoreShape } from "../../services/RunStore.js"
-import { RunStatus, RunStore, RunStoreError } from "../../services/RunStore.js"
+import { latestMigrationId, migrate, vtreeApplicationId } from "./Migrations.js"
+import type { LoadedRun, RunClaim, RunRow, RunState, RunStoreShape } from "../../services/RunStore.js"
+import { defaultLeaseMs, RunStatus, RunStore, RunStoreError } from "../../services/RunStore.js"
 
 export interface SqliteRunStoreOptions {
   readonly filename: string
   /** Readers (`vtree report`) must not create an empty database where the user mistyped a path. */
   readonly mustExist?: boolean
+  /**
+   * Open read-only and never write: no migrations, no pragma that writes. A database of an older
+   * schema still reads (what it lacks reads as absent). Implies `mustExist`.
+   */
+  readonly readOnly?: boolean
 }
 
 /**
- * The run store over one SQLite file (WAL, foreign keys on, migrations applied on open). Also exposes
- * the SqlClient, for callers that need an ad-hoc query against the same connection.
+ * The run store over one SQLite file (WAL, foreign keys on, migrations applied on open unless
+ * read-only). Refuses a file that is not a vtree database, or was written by a newer vtree, before
+ * anything is written. Also exposes the SqlClient, for callers that need an ad-hoc query against
+ * the same connection.
  */
 export const layer = (options: SqliteRunStoreOptions): Layer.Layer<RunStore | SqlClient.SqlClient, RunStoreError> => {
   const { filename } = options
-  const client = SqliteClient.layer({ filename })
-  const ready = Layer.effectDiscard(prepare).pipe(Layer.provideMerge(client))
-  const store = Layer.effect(RunStore, make(filename)).pipe(Layer.provideMerge(ready))
-  const opened = Layer.mapError(store, (cause) =>
-    cause instanceof RunStoreError ? cause : new RunStoreError({
-      reason: "DbUnreadable",
-      message: `${filename}: cannot open the run database (${describeCause(cause)}) — ` +
-        `check the file, or pass --db with another path`
-    }))
-  return Layer.unwrapEffect(Effect.as(checkFile(options), opened))
+  const readOnly = options.readOnly === true
+  const direct = open(filename, filename, readOnly)
+  // SQLite cannot open a WAL database read-only where it may not create the -shm file beside it (a
+  // read-only mount): `vtree report` then reads a private copy of the file, which it never writes.
+  const opened = readOnly
+    ? Layer.catchAll(direct, (error) => error.reason === "DbReadOnly" ? readCopy(filename) : Layer.fail(error))
+    : direct
+  return Layer.unwrapEffect(Effect.as(checkFile({ ...options, mustExist: options.mustExist === true || readOnly }), opened))
 }
+
+/** The store over `file`; messages name `shown`, the path the user gave. */
+const open = (file: string, shown: string, readOnly: boolean) => {
+  // WAL is switched on by prepare, after the file has been found to be vtree's: setting it is a write.
+  const client = SqliteClient.layer({ filename: file, readonly: readOnly, disableWAL: true })
+  const ready = Layer.effect(SchemaFacts, prepare(shown, readOnly)).pipe(Layer.provideMerge(client))
+  const store = Layer.effect(RunStore, make(shown)).pipe(Layer.provideMerge(ready))
+  // better-sqlite3 throws from inside the client's constructor (a defect, not an error) for a file it
+  // cannot open: every way of failing to open ends as one RunStoreError.
+  return Layer.catchAllCause(store, (cause) => {
+    const failure = Cause.failureOption(cause)
+    if (Option.isSome(failure) && failure.value instanceof RunStoreError) return Layer.fail(failure.value)
+    const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
+    return Layer.fail(storageError(shown, "opening the database", error, "cannot open the run database"))
+  })
+}
+
+const readCopy = (filename: string) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => fs.mkdtempSync(nodePath.join(os.tmpdir(), "vtree-report-"))),
+      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+    )
+    const copy = nodePath.join(dir, "copy.db")
+    yield* Effect.try({
+      try: () => {
+        fs.copyFileSync(filename, copy)
+        // Commits not yet checkpointed live in the -wal file: without it the copy would miss them.
+        if (fs.existsSync(`${filename}-wal`)) fs.copyFileSync(`${filename}-wal`, `${copy}-wal`)
+      },
+      catch: (error) => storageError(filename, "copying the database to read it", error)
+    })
+    return open(copy, filename, true)
+  }))
 
 // better-sqlite3 throws (a defect, not an error) from inside the client's constructor for a missing
 // directory or a file that is not SQLite, so those are checked first, with a message that says why.
@@ -78,24 +118,152 @@ const hasSqliteHeader = (filename: string): boolean => {
   }
 }
 
-const prepare = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  // Foreign keys drive the cascade that makes re-saving a question replace it; NORMAL sync under WAL
-  // survives a killed process (only power loss can drop the last commits) at a fraction of FULL's cost.
-  yield* sql`PRAGMA foreign_keys = ON`
-  yield* sql`PRAGMA synchronous = NORMAL`
-  yield* sql`PRAGMA busy_timeout = 5000`
-  yield* migrate
-})
+/** What the opened database holds, so reads of an older schema ask only for what exists. */
+class SchemaFacts extends Context.Tag("vtree/sqlite/SchemaFacts")<SchemaFacts, {
+  /** run_claims, runs.selection_json and llm_calls.superseded (migration 0004) exist. */
+  readonly ownership: boolean
+  /** The database holds no table at all (only possible read-only: writers migrate it). */
+  readonly empty: boolean
+}>() {}
+
+const TableNames = Schema.Array(Schema.Struct({ name: Schema.String }))
+const AppId = Schema.Array(Schema.Struct({ application_id: Schema.Number }))
+const MigrationIds = Schema.Array(Schema.Struct({ migration_id: Schema.Number, name: Schema.String }))
+
+/**
+ * Whose database this is and how new: never migrate a file another program wrote (it may well have a
+ * `runs` table of its own), nor one a newer vtree wrote.
+ */
+const inspect = (filename: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const decode = <A, I>(schema: Schema.Schema<A, I>) => (rows: unknown) => Schema.decodeUnknown(schema)(rows)
+    const tables = (yield* Effect.flatMap(sql`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`, decode(TableNames)))
+      .map((row) => row.name)
+    const appId = (yield* Effect.flatMap(sql`PRAGMA application_id`, decode(AppId)))[0]?.application_id ?? 0
+    if (tables.length === 0 && appId === 0) return { tables, newest: 0 }
+    const has = (name: string) => tables.includes(name)
+    const applied = has("effect_sql_migrations")
+      ? yield* Effect.flatMap(sql`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`, decode(MigrationIds))
+      : []
+    // Databases from before migration 0004 carry no application id: they are ours when they hold
+    // vtree's first migration and its tables.
+    const legacy = appId === 0 && applied.some((m) => m.migration_id === 1 && m.name === "initial") &&
+      has("runs") && has("predictions") && has("llm_calls")
+    if (appId !== vtreeApplicationId && !legacy) {
+      const shown = tables.slice(0, 5).join(", ") + (tables.length > 5 ? ", …" : "")
+      return yield* new RunStoreError({
+        reason: "DbForeign",
+        message: `${filename}: not a vtree database (it holds ${tables.length === 0 ? "no tables" : `tables ${shown}`}) — ` +
+          `vtree never changes a database it did not create; pass --db with a vtree database or a new file`
+      })
+    }
+    const newest = applied.reduce((max, m) => Math.max(max, m.migration_id), 0)
+    if (newest > latestMigrationId) {
+      return yield* new RunStoreError({
+        reason: "DbTooNew",
+        message: `${filename}: written by a newer vtree (schema ${newest}; this vtree knows up to ${latestMigrationId}) — ` +
+          `upgrade vtree to read or continue it, or pass --db with another file`
+      })
+    }
+    return { tables, newest }
+  })
+
+const prepare = (filename: string, readOnly: boolean) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // Foreign keys guard the links between rows; NORMAL sync under WAL survives a killed process (only
+    // power loss can drop the last commits) at a fraction of FULL's cost. Neither writes the file.
+    yield* sql`PRAGMA foreign_keys = ON`
+    if (!readOnly) yield* sql`PRAGMA synchronous = NORMAL`
+    yield* sql`PRAGMA busy_timeout = 5000`
+    const found = yield* inspect(filename)
+    if (readOnly) return { ownership: found.tables.includes("run_claims"), empty: found.tables.length === 0 }
+    yield* sql`PRAGMA journal_mode = WAL`
+    yield* migrate
+    return { ownership: true, empty: false }
+  }).pipe(
+    Effect.catchTags({
+      SqlError: (error) => Effect.fail(storageError(filename, "opening the database", error, "cannot open the run database")),
+      ParseError: (error) => Effect.fail(storageError(filename, "opening the database", error, "cannot open the run database")),
+      MigrationError: (error) => Effect.fail(storageError(filename, "updating the database schema", error, "cannot update the database schema"))
+    })
+  )
 
 const describeCause = (cause: unknown): string => {
   if (typeof cause === "object" && cause !== null) {
     const inner = (cause as { cause?: unknown }).cause
-    if (inner instanceof Error) return inner.message
+    if (inner !== undefined && inner !== cause && typeof inner === "object" && inner !== null) return describeCause(inner)
     const message = (cause as { message?: unknown }).message
-    if (typeof message === "string" && message.length > 0) return message
+    if (typeof message === "string" && message.length > 0) return message.split("\n")[0]!
   }
   return String(cause)
+}
+
+/** EROFS / EACCES when the file (or, for a new one, its folder) cannot be written; undefined otherwise. */
+const unwritable = (filename: string): string | undefined => {
+  const target = fs.existsSync(filename) ? filename : nodePath.dirname(nodePath.resolve(filename))
+  for (const path of [target, nodePath.dirname(nodePath.resolve(filename))]) {
+    try {
+      fs.accessSync(path, fs.constants.W_OK)
+    } catch (error) {
+      const code = (error as { code?: unknown }).code
+      if (typeof code === "string") return code
+    }
+  }
+  return undefined
+}
+
+/** The SQLite (or system) error code somewhere in a cause chain: SQLITE_FULL, SQLITE_READONLY, EROFS, … */
+const errorCode = (cause: unknown): string | undefined => {
+  let current: unknown = cause
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === "string") return code
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/**
+ * One line a person can act on for a failed database operation, by what SQLite says went wrong.
+ * `what` is the operation ("saving question q1 of run r"); `generic` starts the line otherwise.
+ */
+export const storageError = (filename: string, what: string, cause: unknown, generic?: string): RunStoreError => {
+  const raw = errorCode(cause) ?? ""
+  // SQLite says only "unable to open database file" where it may not create the file or its -wal/-shm.
+  const code = raw.startsWith("SQLITE_CANTOPEN") ? (unwritable(filename) ?? raw) : raw
+  const detail = describeCause(cause)
+  if (code === "SQLITE_FULL" || code === "ENOSPC" || /database or disk is full|no space left/i.test(detail)) {
+    return new RunStoreError({
+      reason: "DiskFull",
+      message: `${filename}: disk full while ${what} — free space on that disk (or move the file) and continue with ` +
+        `--resume; finished questions are saved`
+    })
+  }
+  if (code.startsWith("SQLITE_READONLY") || code === "EROFS" || code === "EACCES" || /readonly|read-only/i.test(detail)) {
+    return new RunStoreError({
+      reason: "DbReadOnly",
+      message: `${filename}: cannot write there (read-only location or no permission) while ${what} — make the file ` +
+        `and its folder writable, or pass --db with a writable path; \`vtree report\` still reads it`
+    })
+  }
+  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB" || /malformed|not a database/i.test(detail)) {
+    return new RunStoreError({
+      reason: "DbCorrupt",
+      message: `${filename}: the database is damaged or truncated (${detail}) — restore it from a copy, or pass --db with another path`
+    })
+  }
+  if (code.startsWith("SQLITE_CANTOPEN")) {
+    return new RunStoreError({
+      reason: "DbUnreadable",
+      message: `${filename}: cannot open the database (${detail}) — check the file and its folder's permissions, or pass --db with another path`
+    })
+  }
+  return new RunStoreError({
+    reason: "Sql",
+    message: `${filename}: ${generic ?? `${what} failed`} (${detail}) — check the file, or pass --db with another path`
+  })
 }
 
 const credentialKey = (key: string): boolean => {
@@ -181,6 +349,10 @@ const Flag = Schema.transform(Schema.Literal(0, 1), Schema.Boolean, {
   encode: (flag) => (flag ? 1 : 0)
 })
 
+/** A column added by a later migration: absent in an older database read as it is. */
+const laterColumn = <A, I>(name: string, schema: Schema.Schema<A, I>, absent: () => A) =>
+  Schema.optionalWith(schema, { default: absent }).pipe(Schema.fromKey(name))
+
 const RunRowSchema = Schema.Struct({
   runId: column("run_id", Schema.String),
   startedAt: column("started_at", Schema.Number),
@@ -188,6 +360,70 @@ const RunRowSchema = Schema.Struct({
   status: RunStatus,
   config: column("config_json", jsonColumn(true))
 })
+
+const SelectionSchema = Schema.Struct({
+  questionsPath: Schema.String,
+  questionsSha256: Schema.String,
+  videoIds: Schema.NullOr(Schema.Array(Schema.String)),
+  questionIds: Schema.NullOr(Schema.Array(Schema.String)),
+  taskTypes: Schema.NullOr(Schema.Array(Schema.String)),
+  nSamples: Schema.NullOr(Schema.Number),
+  count: Schema.Number,
+  idsSha256: Schema.String
+})
+
+const ClaimSchema = Schema.Struct({
+  ownerId: column("owner_id", Schema.String),
+  host: Schema.String,
+  pid: Schema.Number,
+  claimedAt: column("claimed_at", Schema.Number),
+  heartbeatAt: column("heartbeat_at", Schema.Number),
+  expiresAt: column("expires_at", Schema.Number)
+})
+
+/** A run as read: its row, its question set and its claim (the claim columns are null when unclaimed). */
+const StoredRunSchema = Schema.Struct({
+  ...RunRowSchema.fields,
+  selection: laterColumn("selection_json", Schema.NullOr(Schema.parseJson(SelectionSchema)), () => null),
+  ownerId: laterColumn("owner_id", Schema.NullOr(Schema.String), () => null),
+  host: laterColumn("host", Schema.NullOr(Schema.String), () => null),
+  pid: laterColumn("pid", Schema.NullOr(Schema.Number), () => null),
+  claimedAt: laterColumn("claimed_at", Schema.NullOr(Schema.Number), () => null),
+  heartbeatAt: laterColumn("heartbeat_at", Schema.NullOr(Schema.Number), () => null),
+  expiresAt: laterColumn("expires_at", Schema.NullOr(Schema.Number), () => null)
+})
+type StoredRun = typeof StoredRunSchema.Type
+
+/** `stale`: stored as running, but nobody holds a live claim (the owner died without closing the run). */
+export const runState = (status: RunStatus, claim: RunClaim | null, now: number): RunState =>
+  status === "running" && (claim === null || claim.expiresAt <= now) ? "stale" : status
+
+const toRunRow = (stored: StoredRun, now: number): RunRow => {
+  const claim: RunClaim | null = stored.ownerId === null ? null : {
+    ownerId: stored.ownerId,
+    host: stored.host ?? "",
+    pid: stored.pid ?? 0,
+    claimedAt: stored.claimedAt ?? 0,
+    heartbeatAt: stored.heartbeatAt ?? 0,
+    expiresAt: stored.expiresAt ?? 0
+  }
+  return {
+    runId: stored.runId,
+    startedAt: stored.startedAt,
+    finishedAt: stored.finishedAt,
+    status: runState(stored.status, claim, now),
+    config: stored.config,
+    selection: stored.selection,
+    claim
+  }
+}
+
+/** "host:pid:abcd (heartbeat 3 s ago, lease until 10:31:02 UTC)", for messages. */
+export const describeClaim = (claim: RunClaim, now: number): string => {
+  const ago = Math.max(0, Math.round((now - claim.heartbeatAt) / 1000))
+  const until = new Date(claim.expiresAt).toISOString().slice(11, 19)
+  return `${claim.ownerId} (heartbeat ${ago} s ago, lease until ${until} UTC)`
+}
 
 const RunId = column("run_id", Schema.String)
 const QuestionId = column("question_id", Schema.String)
@@ -213,10 +449,7 @@ const predictionFields = {
   reasoningTokens: optionalCount("reasoning_tokens"),
   startedAt: column("started_at", Schema.Number),
   finishedAt: column("finished_at", Schema.Number),
-  replyShapes: Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Number })).pipe(
-    Schema.propertySignature,
-    Schema.fromKey("reply_shapes_json")
-  )
+  replyShapes: laterColumn("reply_shapes_json", Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Number })), () => ({}))
 }
 const PredictionRowSchema = Schema.Struct(predictionFields)
 const PredictionInsert = Schema.Struct({ runId: RunId, ...predictionFields })
@@ -238,7 +471,7 @@ const stepFields = {
   reflect: column("reflect_json", Json),
   plan: column("plan_json", Json),
   // A comma-separated list: a handful of fixed words, read back without JSON.
-  replyShapes: column("reply_shapes", ShapeList)
+  replyShapes: laterColumn("reply_shapes", ShapeList, () => [])
 }
 const StepRowSchema = Schema.Struct(stepFields)
 const StepInsert = Schema.Struct({ runId: RunId, ...stepFields })
@@ -257,7 +490,11 @@ const callFields = {
   status: Schema.Literal("ok", "error"),
   errorReason: column("error_reason", Schema.NullOr(ProviderErrorReason))
 }
-const CallRowSchema = Schema.Struct({ callId: column("call_id", Schema.Number), ...callFields })
+const CallRowSchema = Schema.Struct({
+  callId: column("call_id", Schema.Number),
+  ...callFields,
+  superseded: laterColumn("superseded", Flag, () => false)
+})
 const CallInsert = Schema.Struct({ runId: RunId, ...callFields })
 
 const insertBatch = 200
@@ -265,12 +502,12 @@ const insertBatch = 200
 const make = (filename: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const facts = yield* SchemaFacts
 
-    // Both failures end as one `Sql` error a person reads; a row that does not decode was written by
-    // something other than this store.
+    // Every failure ends as one RunStoreError a person reads; a row that does not decode was written
+    // by something other than this store.
     const failed = (what: string) => ({
-      SqlError: (error: SqlError) =>
-        Effect.fail(new RunStoreError({ reason: "Sql", message: `${filename}: ${what} failed: ${describeCause(error)}` })),
+      SqlError: (error: SqlError) => Effect.fail(storageError(filename, what, error)),
       ParseError: (error: ParseResult.ParseError) =>
         Effect.fail(
           new RunStoreError({
@@ -281,24 +518,80 @@ const make = (filename: string) =>
         )
     })
 
+    // @effect/sql turns a failed COMMIT or ROLLBACK into a defect; on a full disk or a read-only file
+    // that is exactly where SQLite reports it, so those defects end as the same one line.
+    const guarded = (what: string) => <A, R>(effect: Effect.Effect<A, RunStoreError | SqlError | ParseResult.ParseError, R>) =>
+      effect.pipe(
+        Effect.catchTags(failed(what)),
+        Effect.catchSomeDefect((defect) =>
+          defect instanceof SqlError ? Option.some(Effect.fail(storageError(filename, what, defect))) : Option.none()
+        )
+      )
+
+    // An older database read as it is has no run_claims table and no selection column.
+    const runColumns = facts.ownership
+      ? sql`SELECT runs.*, c.owner_id, c.host, c.pid, c.claimed_at, c.heartbeat_at, c.expires_at
+            FROM runs LEFT JOIN run_claims c ON c.run_id = runs.run_id`
+      : sql`SELECT runs.* FROM runs`
     const findRun = SqlSchema.findOne({
       Request: Schema.String,
-      Result: RunRowSchema,
-      execute: (runId) => sql`SELECT * FROM runs WHERE run_id = ${runId}`
+      Result: StoredRunSchema,
+      execute: (runId) => facts.empty ? sql`SELECT 1 WHERE 0` : sql`${runColumns} WHERE runs.run_id = ${runId}`
     })
     const allRuns = SqlSchema.findAll({
       Request: Schema.Void,
-      Result: RunRowSchema,
-      execute: () => sql`SELECT * FROM runs ORDER BY started_at DESC, run_id DESC`
+      Result: StoredRunSchema,
+      execute: () => facts.empty ? sql`SELECT 1 WHERE 0` : sql`${runColumns} ORDER BY runs.started_at DESC, runs.run_id DESC`
     })
     const insertRun = SqlSchema.void({
-      Request: RunRowSchema,
+      Request: Schema.Struct({ ...RunRowSchema.fields, selection: column("selection_json", Schema.NullOr(Schema.parseJson(SelectionSchema))) }),
       execute: (row) => sql`INSERT INTO runs ${sql.insert(row)}`
     })
-    const reopenRun = SqlSchema.findOne({
+    const ClaimInsert = Schema.Struct({ runId: RunId, ...ClaimSchema.fields })
+    const insertClaim = SqlSchema.void({
+      Request: ClaimInsert,
+      execute: (row) => sql`INSERT INTO run_claims ${sql.insert(row)}`
+    })
+    // One statement, so two processes claiming at once cannot both win: the row is taken when it is
+    // absent, expired, or already this owner's.
+    const takeClaim = SqlSchema.findOne({
+      Request: ClaimInsert,
+      Result: Schema.Struct({ ownerId: column("owner_id", Schema.String) }),
+      execute: (row) =>
+        sql`INSERT INTO run_claims ${sql.insert(row)}
+            ON CONFLICT (run_id) DO UPDATE SET owner_id = excluded.owner_id, host = excluded.host, pid = excluded.pid,
+              claimed_at = excluded.claimed_at, heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at
+            WHERE run_claims.owner_id = excluded.owner_id OR run_claims.expires_at <= excluded.heartbeat_at
+            RETURNING owner_id`
+    })
+    const claimOf = SqlSchema.findOne({
       Request: Schema.String,
-      Result: RunRowSchema,
-      execute: (runId) => sql`UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ${runId} RETURNING *`
+      Result: ClaimSchema,
+      execute: (runId) => sql`SELECT * FROM run_claims WHERE run_id = ${runId}`
+    })
+    const extendClaim = SqlSchema.findOne({
+      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, at: Schema.Number, until: Schema.Number }),
+      Result: ClaimSchema,
+      execute: ({ at, ownerId, runId, until }) =>
+        sql`UPDATE run_claims SET heartbeat_at = ${at}, expires_at = ${until}
+            WHERE run_id = ${runId} AND owner_id = ${ownerId} RETURNING *`
+    })
+    // A write (not a read) first, so the transaction holds the write lock from its first statement.
+    const fence = SqlSchema.findOne({
+      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String }),
+      Result: Schema.Struct({ runId: RunId }),
+      execute: ({ ownerId, runId }) =>
+        sql`UPDATE run_claims SET owner_id = owner_id WHERE run_id = ${runId} AND owner_id = ${ownerId} RETURNING run_id`
+    })
+    const dropClaim = SqlSchema.findOne({
+      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String }),
+      Result: Schema.Struct({ runId: RunId }),
+      execute: ({ ownerId, runId }) =>
+        sql`DELETE FROM run_claims WHERE run_id = ${runId} AND owner_id = ${ownerId} RETURNING run_id`
+    })
+    const reopenRun = SqlSchema.void({
+      Request: Schema.String,
+      execute: (runId) => sql`UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ${runId}`
     })
     const closeRun = SqlSchema.findOne({
       Request: Schema.Struct({ runId: Schema.String, status: Schema.String, at: Schema.Number }),
@@ -314,9 +607,13 @@ const make = (filename: string) =>
           ? sql`SELECT question_id FROM predictions WHERE run_id = ${runId} AND stop_reason <> 'error'`
           : sql`SELECT question_id FROM predictions WHERE run_id = ${runId}`
     })
-    const insertPrediction = SqlSchema.void({
+    // An update in place, not a delete: deleting the prediction would cascade to its calls, and the
+    // calls of an earlier attempt are kept (superseded).
+    const upsertPrediction = SqlSchema.void({
       Request: PredictionInsert,
-      execute: (row) => sql`INSERT INTO predictions ${sql.insert(row)}`
+      execute: (row) =>
+        sql`INSERT INTO predictions ${sql.insert(row)}
+            ON CONFLICT (run_id, question_id) DO UPDATE SET ${sql.update(row, ["run_id", "question_id"])}`
     })
     // Batched so each INSERT stays well under SQLite's bound-parameter limit.
     const insertSteps = SqlSchema.void({
@@ -358,7 +655,29 @@ const make = (filename: string) =>
         })
       )
 
-    const insertCalls = (runId: string, questionId: (call: CallRecord) => string | null, calls: ReadonlyArray<CallRecord>) =>
+    const leased = (runId: string, claim: RunClaim, now: number) =>
+      new RunStoreError({
+        reason: "RunLeased",
+        message: `run "${runId}" is being run by ${describeClaim(claim, now)} — let it finish; if that process is gone, ` +
+          `continue with --resume --takeover --run-id ${runId} once its lease has expired`
+      })
+
+    const claimLost = (runId: string, ownerId: string) =>
+      Effect.flatMap(claimOf(runId), (claim) =>
+        Effect.fail(
+          new RunStoreError({
+            reason: "ClaimLost",
+            message: `run "${runId}": this process (${ownerId}) no longer holds the run${
+              Option.isSome(claim) ? ` — ${claim.value.ownerId} took it over after the lease expired` : ""
+            }; it stopped writing (its finished questions are saved)`
+          })
+        ))
+
+    const insertCalls = (
+      runId: string,
+      questionId: (call: CallRecord) => string | null,
+      calls: ReadonlyArray<CallRecord>
+    ) =>
       insertCallRows(calls.map((call) => ({
         ...call,
         runId,
@@ -367,50 +686,111 @@ const make = (filename: string) =>
         durationMs: Math.round(call.durationMs)
       })))
 
+    const readRun = (runId: string) =>
+      Effect.flatMap(findRun(runId), (stored) =>
+        Effect.map(Clock.currentTimeMillis, (now) => Option.map(stored, (row) => toRunRow(row, now))))
+
     const startRun: RunStoreShape["startRun"] = Effect.fn("RunStore.startRun")(function*(input) {
       const startedAt = input.startedAt ?? (yield* Clock.currentTimeMillis)
-      if (Option.isSome(yield* findRun(input.runId))) {
+      const existing = yield* readRun(input.runId)
+      if (Option.isSome(existing)) {
+        const claim = existing.value.claim
+        const now = yield* Clock.currentTimeMillis
         return yield* new RunStoreError({
           reason: "RunExists",
-          message: `${filename}: run "${input.runId}" already exists — pass --resume to continue it, or another --run-id`
+          message: `${filename}: run "${input.runId}" already exists${
+            claim != null && claim.expiresAt > now ? ` and is being run by ${describeClaim(claim, now)}` : ""
+          } — pass --resume to continue it, or another --run-id`
         })
       }
-      const run: RunRow = {
+      const row = {
         runId: input.runId,
         startedAt,
         finishedAt: null,
-        status: "running",
-        config: toJsonValue(input.config, true)
+        status: "running" as const,
+        config: toJsonValue(input.config, true),
+        selection: input.selection ?? null
       }
-      yield* insertRun(run)
+      const owner = input.owner
+      const claim: RunClaim | null = owner === undefined ? null : {
+        ...owner,
+        claimedAt: startedAt,
+        heartbeatAt: startedAt,
+        expiresAt: startedAt + (input.leaseMs ?? defaultLeaseMs)
+      }
+      yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+        yield* insertRun(row)
+        if (claim !== null) yield* insertClaim({ runId: input.runId, ...claim })
+      })))
+      const run: RunRow = { ...row, claim }
       return run
-    }, Effect.catchTags(failed("starting the run")))
+    }, guarded("starting the run"))
 
-    const resumeRun: RunStoreShape["resumeRun"] = Effect.fn("RunStore.resumeRun")(function*(runId) {
-      const run = yield* reopenRun(runId)
-      return Option.isSome(run) ? run.value : yield* notFound(runId)
-    }, Effect.catchTags(failed("resuming the run")))
+    const claimRun: RunStoreShape["claimRun"] = Effect.fn("RunStore.claimRun")(function*(input) {
+      const { leaseMs, owner, runId } = input
+      if (Option.isNone(yield* findRun(runId))) return yield* notFound(runId)
+      // A second round only when the holder released the run between the two statements below.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const now = yield* Clock.currentTimeMillis
+        const claim = { runId, ...owner, claimedAt: now, heartbeatAt: now, expiresAt: now + leaseMs }
+        const won = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+          const taken = yield* takeClaim(claim)
+          if (Option.isNone(taken)) return false
+          yield* reopenRun(runId)
+          return true
+        })))
+        if (won) {
+          const run = yield* readRun(runId)
+          return Option.isSome(run) ? run.value : yield* notFound(runId)
+        }
+        const holder = yield* claimOf(runId)
+        if (Option.isSome(holder)) return yield* leased(runId, holder.value, now)
+      }
+      return yield* new RunStoreError({ reason: "RunLeased", message: `run "${runId}" is being claimed by another process — try again` })
+    }, guarded("claiming the run"))
+
+    const renewClaim: RunStoreShape["renewClaim"] = Effect.fn("RunStore.renewClaim")(function*(runId, ownerId, leaseMs) {
+      const now = yield* Clock.currentTimeMillis
+      const renewed = yield* extendClaim({ runId, ownerId, at: now, until: now + leaseMs })
+      return Option.isSome(renewed) ? renewed.value : yield* claimLost(runId, ownerId)
+    }, guarded("renewing the run's lease"))
+
+    const releaseRun: RunStoreShape["releaseRun"] = Effect.fn("RunStore.releaseRun")(
+      function*(runId, ownerId, status, finishedAt) {
+        const at = finishedAt ?? (yield* Clock.currentTimeMillis)
+        const released = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+          if (Option.isNone(yield* dropClaim({ runId, ownerId }))) return false
+          yield* closeRun({ runId, status, at })
+          return true
+        })))
+        if (!released) return yield* claimLost(runId, ownerId)
+      },
+      guarded("closing the run")
+    )
 
     const finishRun: RunStoreShape["finishRun"] = Effect.fn("RunStore.finishRun")(function*(runId, status, finishedAt) {
       const at = finishedAt ?? (yield* Clock.currentTimeMillis)
       if (Option.isNone(yield* closeRun({ runId, status, at }))) return yield* notFound(runId)
-    }, Effect.catchTags(failed("finishing the run")))
+    }, guarded("finishing the run"))
 
     const finishedQuestionIds: RunStoreShape["finishedQuestionIds"] = Effect.fn("RunStore.finishedQuestionIds")(
       function*(runId, options) {
         const rows = yield* questionIds({ runId, exceptErrors: options?.exceptErrors === true })
         return new Set(rows.map((row) => row.questionId))
       },
-      Effect.catchTags(failed("reading finished questions"))
+      guarded("reading finished questions")
     )
 
     const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("RunStore.saveQuestion")(
-      function*(runId, record) {
+      function*(runId, record, options) {
         const p = record.prediction
+        const ownerId = options?.ownerId
         const write = Effect.gen(function*() {
-          // The cascade removes the earlier steps and calls of this question along with its prediction.
-          yield* sql`DELETE FROM predictions WHERE run_id = ${runId} AND question_id = ${p.questionId}`
-          yield* insertPrediction({
+          if (ownerId !== undefined && Option.isNone(yield* fence({ runId, ownerId }))) return false
+          // The earlier attempt's calls stay, superseded: tokens reported are tokens spent.
+          yield* sql`UPDATE llm_calls SET superseded = 1 WHERE run_id = ${runId} AND question_id = ${p.questionId}`
+          yield* sql`DELETE FROM steps WHERE run_id = ${runId} AND question_id = ${p.questionId}`
+          yield* upsertPrediction({
             ...p,
             runId,
             startedAt: Math.round(p.startedAt),
@@ -419,36 +799,42 @@ const make = (filename: string) =>
           })
           yield* insertSteps(record.steps.map((step) => ({ ...step, runId, questionId: p.questionId, replyShapes: step.replyShapes ?? [] })))
           yield* insertCalls(runId, () => p.questionId, record.calls)
+          return true
         })
         // Uninterruptible: a question that finished while Ctrl-C arrives is still kept whole.
-        yield* Effect.uninterruptible(sql.withTransaction(write))
+        const saved = yield* Effect.uninterruptible(sql.withTransaction(write))
+        if (!saved && ownerId !== undefined) return yield* claimLost(runId, ownerId)
       },
       (effect, runId, record) =>
-        Effect.catchTags(effect, failed(`saving question "${record.prediction.questionId}" of run "${runId}"`))
+        guarded(`saving question "${record.prediction.questionId}" of run "${runId}"`)(effect)
     )
 
     const saveRunCalls: RunStoreShape["saveRunCalls"] = Effect.fn("RunStore.saveRunCalls")(
       function*(runId, calls) {
         yield* Effect.uninterruptible(sql.withTransaction(insertCalls(runId, () => null, calls)))
       },
-      Effect.catchTags(failed("saving run-level calls"))
+      guarded("saving run-level calls")
     )
 
     const getRun: RunStoreShape["getRun"] = Effect.fn("RunStore.getRun")(
       function*(runId) {
-        return yield* findRun(runId)
+        return yield* readRun(runId)
       },
-      Effect.catchTags(failed("reading the run"))
+      guarded("reading the run")
     )
 
-    const listRuns: RunStoreShape["listRuns"] = allRuns(undefined).pipe(
-      Effect.catchTags(failed("listing runs")),
+    const listRuns: RunStoreShape["listRuns"] = Effect.gen(function*() {
+      const rows = yield* allRuns(undefined)
+      const now = yield* Clock.currentTimeMillis
+      return rows.map((row) => toRunRow(row, now))
+    }).pipe(
+      guarded("listing runs"),
       Effect.withSpan("RunStore.listRuns")
     )
 
     const loadRun: RunStoreShape["loadRun"] = Effect.fn("RunStore.loadRun")(
       function*(runId, options) {
-        const run = yield* findRun(runId)
+        const run = yield* readRun(runId)
         if (Option.isNone(run)) return yield* notFound(runId)
         // One read transaction, so a run being written meanwhile is seen at a single point in time.
         return yield* sql.withTransaction(Effect.gen(function*() {
@@ -461,12 +847,14 @@ const make = (filename: string) =>
           return loaded
         }))
       },
-      Effect.catchTags(failed("loading the run"))
+      guarded("loading the run")
     )
 
     return RunStore.of({
       startRun,
-      resumeRun,
+      claimRun,
+      renewClaim,
+      releaseRun,
       finishRun,
       finishedQuestionIds,
       saveQuestion,

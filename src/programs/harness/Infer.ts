@@ -3,12 +3,13 @@
 // run a whole benchmark with its own layers or the fakes.
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Cause, Clock, Effect, Either, Exit, Option, Random, type Schedule } from "effect"
+import { Cause, Clock, Effect, Either, Exit, Option, Random, Schedule } from "effect"
+import * as os from "node:os"
 import { emptyToolStats, type Prediction } from "../../domain/Prediction.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { Question } from "../../domain/Question.js"
 import { CallBuffer, captureCalls } from "../../services/CallBuffer.js"
-import { type PredictionRow, RunStore, type RunStoreError } from "../../services/RunStore.js"
+import { defaultLeaseMs, type PredictionRow, type RunOwner, RunStore, RunStoreError } from "../../services/RunStore.js"
 import {
   addUsage,
   type CallRecord,
@@ -29,6 +30,7 @@ import { countShapes } from "../../domain/Protocol.js"
 import { InferError } from "./InferError.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
 import { runProtocol } from "./RunProtocol.js"
+import { completeSelection, selectionDifference, type SelectionInput } from "./RunSelection.js"
 
 export { InferError, InferErrorReason } from "./InferError.js"
 
@@ -64,6 +66,20 @@ export interface BenchmarkOptions<R = never> {
   readonly resume?: boolean
   /** With `resume`: ask again the questions that ended with stop reason `error` (an outage, say). */
   readonly retryErrors?: boolean
+  /**
+   * Take over a run whose owner's lease has expired (implies `resume`); refused while the lease is
+   * live. `resume` alone takes over a stale run too: the flag says so out loud.
+   */
+  readonly takeover?: boolean
+  /**
+   * Where the questions came from and how they were picked: stored with a new run; with `resume`,
+   * a different selection (or the same filters over a changed file) is refused.
+   */
+  readonly selection?: SelectionInput
+  /** Who runs the benchmark; default: this host, this pid and a random suffix. */
+  readonly owner?: RunOwner
+  /** How long the run's lease lasts without a heartbeat (default 60 s); heartbeats come every third of it. */
+  readonly leaseMs?: number
   /** Questions answered at once; default 12. */
   readonly concurrency?: number
   readonly maxSteps?: number
@@ -158,6 +174,15 @@ const describeCause = (cause: Cause.Cause<unknown>): string => {
   return firstLine(String(error))
 }
 
+/** This process as a run owner: `<host>:<pid>:<random>`, readable in a refusal and unique across restarts. */
+export const thisProcess = Effect.gen(function*() {
+  const host = os.hostname()
+  const pid = process.pid
+  const suffix = (yield* Random.nextIntBetween(0, 36 ** 4)).toString(36).padStart(4, "0")
+  const owner: RunOwner = { ownerId: `${host}:${pid}:${suffix}`, host, pid }
+  return owner
+})
+
 /** `run-20250102-130405-k3f9`: sortable, readable, and unique enough for one database. */
 export const newRunId = Effect.gen(function*() {
   const now = new Date(yield* Clock.currentTimeMillis)
@@ -209,32 +234,47 @@ export const checkTrees = Effect.fn("Infer.checkTrees")(function*(treesDir: stri
 
 const startOrResume = Effect.fn("Infer.startOrResume")(function*(
   options: BenchmarkOptions<any>,
-  config: Readonly<Record<string, unknown>>
+  config: Readonly<Record<string, unknown>>,
+  owner: RunOwner,
+  leaseMs: number
 ) {
   const store = yield* RunStore
-  if (options.resume === true) {
+  const selection = options.selection === undefined ? undefined : completeSelection(options.selection, options.questions)
+  if (options.resume === true || options.takeover === true) {
     // Without an id, --resume continues the most recently started run of this database.
-    const resumed = options.runId === undefined ? (yield* store.listRuns)[0] : Option.getOrUndefined(yield* store.getRun(options.runId))
-    if (resumed === undefined && options.runId === undefined) {
+    const runId = options.runId ?? (yield* store.listRuns)[0]?.runId
+    if (runId === undefined) {
       return yield* new InferError({
         reason: "NothingToResume",
         message: "--resume: the database holds no run to resume — start one without --resume"
       })
     }
+    const stored = Option.getOrUndefined(yield* store.getRun(runId))
     // One run, one protocol: a --compare of the two must not be blurred by a run that mixes them.
     const protocol = options.protocol ?? "json"
-    if (resumed !== undefined && runProtocol(resumed.config) !== protocol) {
+    if (stored !== undefined && runProtocol(stored.config) !== protocol) {
       return yield* new InferError({
         reason: "BadOption",
-        message: `--protocol ${protocol}: run ${resumed.runId} was started with --protocol ${
-          runProtocol(resumed.config)
+        message: `--protocol ${protocol}: run ${stored.runId} was started with --protocol ${
+          runProtocol(stored.config)
         } — resume it with the same protocol`
       })
     }
-    return yield* store.resumeRun(resumed?.runId ?? options.runId!)
+    const storedSelection = stored?.selection
+    if (storedSelection != null && selection !== undefined) {
+      const difference = selectionDifference(storedSelection, selection)
+      if (difference !== undefined) {
+        return yield* new InferError({
+          reason: "SelectionChanged",
+          message: `--resume: ${difference} — a run is its question set: resume without the selection flags to ` +
+            `ask the run's own, or start a new run`
+        })
+      }
+    }
+    return yield* store.claimRun({ runId, owner, leaseMs })
   }
   const runId = options.runId ?? (yield* newRunId)
-  return yield* store.startRun({ runId, config })
+  return yield* store.startRun({ runId, config, owner, leaseMs, ...(selection === undefined ? {} : { selection }) })
 })
 
 /** The options that reach every question, with their defaults applied. */
@@ -252,7 +292,7 @@ const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): Inf
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     return new InferError({ reason: "BadOption", message: `--concurrency ${concurrency}: expected a whole number ≥ 1` })
   }
-  if (options.retryErrors === true && options.resume !== true) {
+  if (options.retryErrors === true && options.resume !== true && options.takeover !== true) {
     return new InferError({
       reason: "BadOption",
       message: "--retry-errors re-asks the failed questions of an earlier run: use it with --resume (and --run-id)"
@@ -267,8 +307,16 @@ const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): Inf
   return undefined
 }
 
-/** Checks the options and the trees, starts (or resumes) the run and says which questions are left. */
-const prepareRun = Effect.fn("Infer.prepareRun")(function*(options: BenchmarkOptions<any>, concurrency: number) {
+/**
+ * Checks the options and the trees, starts (or claims, to resume) the run as `owner` and says which
+ * questions are left.
+ */
+const prepareRun = Effect.fn("Infer.prepareRun")(function*(
+  options: BenchmarkOptions<any>,
+  concurrency: number,
+  owner: RunOwner,
+  leaseMs: number
+) {
   const problem = optionProblem(options, concurrency)
   if (problem !== undefined) return yield* problem
   yield* checkTrees(options.treesDir, options.questions)
@@ -280,7 +328,7 @@ const prepareRun = Effect.fn("Infer.prepareRun")(function*(options: BenchmarkOpt
     concurrency,
     ...questionSettings(options),
     prompts: options.prompts.dir
-  })
+  }, owner, leaseMs)
   const finished = yield* (yield* RunStore).finishedQuestionIds(run.runId, { exceptErrors: options.retryErrors === true })
   return { runId: run.runId, todo: options.questions.filter((question) => !finished.has(question.questionId)) }
 })
@@ -397,6 +445,7 @@ const predictionRow = (
  */
 const answerAndSave = <R>(
   runId: string,
+  ownerId: string,
   question: Question,
   trees: Environments,
   options: RunQuestionOptions<R>,
@@ -429,47 +478,86 @@ const answerAndSave = <R>(
           ...(step.replyShapes === undefined ? {} : { replyShapes: step.replyShapes })
         })),
         calls
-      })
+      }, { ownerId })
       yield* trees.release(question.videoId)
       yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
     })
   )
 
-/** Marks the run by how the questions ended; a store that cannot say so is logged, not raised. */
-const finishRun = (runId: string) => (exit: Exit.Exit<unknown, unknown>) =>
+const failedOnStore = (exit: Exit.Exit<unknown, unknown>): boolean =>
+  Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (error) => error instanceof RunStoreError)
+
+/**
+ * Marks the run by how the questions ended and lets go of it; a store that cannot say so is logged,
+ * not raised (the lease then expires and the run reads as stale).
+ */
+const releaseRun = (runId: string, ownerId: string) => (exit: Exit.Exit<unknown, unknown>) =>
   Effect.flatMap(RunStore, (store) =>
-    store.finishRun(
+    store.releaseRun(
       runId,
+      ownerId,
       Exit.isSuccess(exit) ? "completed" : Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "failed"
     )).pipe(
-      Effect.catchAll((error: RunStoreError) => Effect.logError(`could not mark run ${runId} as finished: ${error.message}`))
+      Effect.catchAll((error: RunStoreError) =>
+        // Lost: the run is someone else's now. A run that failed on the store has said so already.
+        error.reason === "ClaimLost" || failedOnStore(exit)
+          ? Effect.void
+          : Effect.logError(`could not mark run ${runId} as finished: ${error.message}`)
+      )
     )
 
 /**
+ * Renews the run's lease every third of its length, for as long as the run works; ends only by
+ * failing: `ClaimLost` when another process took the run over (this one must stop writing), or a
+ * store that stays unwritable through a few retries.
+ */
+const heartbeat = (runId: string, ownerId: string, leaseMs: number) =>
+  Effect.flatMap(RunStore, (store) =>
+    store.renewClaim(runId, ownerId, leaseMs).pipe(
+      Effect.retry({
+        schedule: Schedule.exponential(Math.max(1, Math.floor(leaseMs / 24))).pipe(Schedule.intersect(Schedule.recurs(3))),
+        while: (error) => error.reason !== "ClaimLost"
+      }),
+      Effect.repeat(Schedule.spaced(Math.max(1, Math.floor(leaseMs / 3)))),
+      Effect.zipRight(Effect.never)
+    ))
+
+/**
  * Runs a benchmark: every selected question through the agent, `concurrency` at a time, each finished
- * question saved in one transaction with its steps and calls. Interrupting it (Ctrl-C) stops new work,
- * interrupts the questions in flight and marks the run `interrupted`; finished questions stay saved. A
- * question that fails unexpectedly is saved with stop reason `error`. Fails only on bad input
- * (InferError, before the run starts) or when the store cannot be written (the run is marked `failed`).
+ * question saved in one transaction with its steps and calls. The run is leased by this process
+ * (owner, heartbeat, expiry in the store) from start to end: a second process on the same run is
+ * refused while the lease is live, and takes a stale run over. Interrupting it (Ctrl-C) stops new
+ * work, interrupts the questions in flight and marks the run `interrupted`; finished questions stay
+ * saved. A question that fails unexpectedly is saved with stop reason `error`. Fails on bad input
+ * (InferError, before the run starts), on a run another process holds (RunStoreError `RunLeased`),
+ * or when the store cannot be written (the run is marked `failed` when it still can be).
  */
 export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>(options: BenchmarkOptions<R>) {
   const concurrency = options.concurrency ?? defaultConcurrency
-  const { runId, todo } = yield* prepareRun(options, concurrency)
+  const owner = options.owner ?? (yield* thisProcess)
+  const leaseMs = options.leaseMs ?? defaultLeaseMs
+  const { runId, todo } = yield* prepareRun(options, concurrency, owner, leaseMs)
   const onEvent = options.onEvent ?? (() => Effect.void)
   const total = options.questions.length
-  yield* onEvent({ _tag: "RunStarted", runId, resumed: options.resume === true, total, alreadyDone: total - todo.length })
-  const trees = yield* loadEnvironments(runId, options.treesDir, todo)
-  const questionOptions: RunQuestionOptions<R> = {
-    prompts: options.prompts,
-    summaryCache: makeSummaryCache(),
-    ...questionSettings(options),
-    ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
-    ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
-  }
-  yield* Effect.forEach(todo, (question) => answerAndSave(runId, question, trees, questionOptions, onEvent), {
-    concurrency,
-    discard: true
-  }).pipe(Effect.onExit(finishRun(runId)))
+  const work = Effect.gen(function*() {
+    yield* onEvent({ _tag: "RunStarted", runId, resumed: options.resume === true || options.takeover === true, total, alreadyDone: total - todo.length })
+    const trees = yield* loadEnvironments(runId, options.treesDir, todo)
+    const questionOptions: RunQuestionOptions<R> = {
+      prompts: options.prompts,
+      summaryCache: makeSummaryCache(),
+      ...questionSettings(options),
+      ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
+      ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
+    }
+    yield* Effect.forEach(todo, (question) => answerAndSave(runId, owner.ownerId, question, trees, questionOptions, onEvent), {
+      concurrency,
+      discard: true
+    })
+  })
+  // The heartbeat lives exactly as long as the work: whichever ends first ends the other.
+  yield* Effect.raceFirst(work, heartbeat(runId, owner.ownerId, leaseMs)).pipe(
+    Effect.onExit(releaseRun(runId, owner.ownerId))
+  )
   const result: BenchmarkResult = { runId, answered: todo.length, skipped: total - todo.length }
   return result
 })

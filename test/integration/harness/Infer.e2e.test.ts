@@ -139,7 +139,9 @@ describe("vtree infer (built CLI against openai-sim)", () => {
 
   it("after kill -9 mid-run, --resume answers every question exactly once", async () => {
     const { db, sim } = await setup({ agentDelayMs: 150 })
-    const first = start(inferArgs(db, "--concurrency", "1"), simEnv(sim.url))
+    // A short lease, so the dead owner's claim expires within the test (RunOwnership.e2e covers the refusal).
+    const lease = { VTREE_LEASE_MS: "1500" }
+    const first = start(inferArgs(db, "--concurrency", "1"), simEnv(sim.url, lease))
     await waitUntil(() => countPredictions(db) >= 2)
     first.child.kill("SIGKILL")
     const killed = await first.done
@@ -147,9 +149,10 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     const before = predictions(db)
     assert.isBelow(before.length, questions.length)
     assert.strictEqual(runs(db)[0]!.status, "running")
+    await waitUntil(() => readDb(db, (h) => (h.prepare("SELECT max(expires_at) AS t FROM run_claims").get() as { t: number }).t) < Date.now())
 
     const agentRequestsBefore = sim.requests.length
-    const resumed = await run(inferArgs(db, "--resume"), simEnv(sim.url))
+    const resumed = await run(inferArgs(db, "--resume"), simEnv(sim.url, lease))
     assert.strictEqual(resumed.code, 0, resumed.stderr)
     const after = predictions(db)
     assert.deepStrictEqual(after.map((r) => r.question_id), questions.map((q) => q.questionId))

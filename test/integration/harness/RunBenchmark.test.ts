@@ -1,7 +1,8 @@
 // runBenchmark in-process: the public fakes for models, the real SQLite store in a temporary folder.
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer, Option, Queue } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, TestClock } from "effect"
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -217,4 +218,70 @@ describe("runBenchmark", () => {
       const runsAfter = yield* Effect.flatMap(RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))
       assert.strictEqual(runsAfter.length, 0)
     }))
+
+  describe("one owner per run", () => {
+    const owner = { ownerId: "test-host:1:abcd", host: "test-host", pid: 1 }
+
+    /** One question that takes ten minutes of TestClock time to answer, run in the background. */
+    const slowRun = (dir: string) =>
+      Effect.gen(function*() {
+        const [question] = (yield* sampleQuestions) as [Question]
+        const llm = yield* ScriptedLlm.make(() => submitting("A"), { latency: "10 minutes" })
+        const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
+        const context = yield* Layer.build(layer)
+        const fiber = yield* runBenchmark({
+          treesDir: samplesTrees,
+          questions: [question],
+          prompts: yield* prompts,
+          runId: "slow",
+          owner,
+          leaseMs: 60_000
+        }).pipe(Effect.provide(context), Effect.fork)
+        const store = Effect.provide(RunStore, context)
+        const sql = Effect.provide(SqlClient.SqlClient, context)
+        return { fiber, store, sql }
+      })
+
+    const settle = Effect.repeatN(Effect.yieldNow(), 50)
+
+    it.scoped("heartbeats keep the lease live through a long question; the end releases it", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const { fiber, store } = yield* slowRun(dir)
+        for (let minute = 0; minute < 9; minute++) {
+          yield* TestClock.adjust("20 seconds")
+          yield* settle
+          yield* TestClock.adjust("20 seconds")
+          yield* settle
+          yield* TestClock.adjust("20 seconds")
+          yield* settle
+          const run = Option.getOrThrow(yield* (yield* store).getRun("slow"))
+          assert.strictEqual(run.status, "running", `minute ${minute + 1}`)
+          assert.strictEqual(run.claim?.ownerId, owner.ownerId)
+        }
+        yield* TestClock.adjust("2 minutes")
+        const result = yield* Fiber.join(fiber)
+        assert.strictEqual(result.answered, 1)
+        const run = Option.getOrThrow(yield* (yield* store).getRun("slow"))
+        assert.deepStrictEqual([run.status, run.claim ?? null], ["completed", null])
+      }))
+
+    it.scoped("a run whose lease was taken over stops writing and leaves the new owner's status alone", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const { fiber, sql, store } = yield* slowRun(dir)
+        yield* TestClock.adjust("5 seconds")
+        yield* settle
+        // Another process took the run over (as after a pause longer than the lease).
+        const client = yield* sql
+        yield* client`UPDATE run_claims SET owner_id = 'other:2:zzzz', expires_at = expires_at + 3600000`
+        yield* TestClock.adjust("25 seconds")
+        const exit = yield* Fiber.await(fiber)
+        assert.isTrue(Exit.isFailure(exit))
+        const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+        assert.strictEqual((error as { reason?: string } | undefined)?.reason, "ClaimLost")
+        const loaded = yield* (yield* store).loadRun("slow")
+        assert.deepStrictEqual([loaded.run.status, loaded.run.claim?.ownerId, loaded.predictions.length], ["running", "other:2:zzzz", 0])
+      }))
+  })
 })

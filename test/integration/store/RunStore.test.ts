@@ -39,12 +39,18 @@ const failureOf = <A>(exit: Exit.Exit<A, RunStoreError>): RunStoreError => {
 const columns = (sql: SqlClient.SqlClient, table: string) =>
   Effect.map(sql.unsafe<{ name: string }>(`PRAGMA table_info(${table})`), (rows) => rows.map((row) => row.name))
 
+const ownerA = { ownerId: "host-a:101:aaaa", host: "host-a", pid: 101 }
+const ownerB = { ownerId: "host-b:202:bbbb", host: "host-b", pid: 202 }
+
 describe("SqliteRunStore", () => {
   it.scoped("migrates the four tables of DESIGN §8, in WAL mode, once", () =>
     withStore((file) =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        assert.deepStrictEqual(yield* columns(sql, "runs"), ["run_id", "started_at", "finished_at", "status", "config_json"])
+        assert.deepStrictEqual(yield* columns(sql, "runs"), ["run_id", "started_at", "finished_at", "status", "config_json", "selection_json"])
+        assert.deepStrictEqual(yield* columns(sql, "run_claims"), [
+          "run_id", "owner_id", "host", "pid", "claimed_at", "heartbeat_at", "expires_at"
+        ])
         assert.deepStrictEqual(yield* columns(sql, "predictions"), [
           "run_id", "question_id", "video_id", "task_type", "duration", "question", "options_json", "answer",
           "prediction", "correct", "evidence", "reasoning", "steps_used", "stop_reason", "error",
@@ -56,7 +62,7 @@ describe("SqliteRunStore", () => {
         ])
         assert.deepStrictEqual(yield* columns(sql, "llm_calls"), [
           "call_id", "run_id", "question_id", "parent_step", "role", "model", "started_at", "duration_ms",
-          "prompt_tokens", "completion_tokens", "status", "error_reason", "cached_prompt_tokens", "reasoning_tokens"
+          "prompt_tokens", "completion_tokens", "status", "error_reason", "cached_prompt_tokens", "reasoning_tokens", "superseded"
         ])
         const [mode] = yield* sql.unsafe<{ journal_mode: string }>("PRAGMA journal_mode")
         assert.strictEqual(mode?.journal_mode, "wal")
@@ -82,30 +88,38 @@ describe("SqliteRunStore", () => {
       Effect.gen(function*() {
         const store = yield* RunStore
         yield* TestClock.setTime(5_000)
-        const first = yield* store.startRun({ runId: "old", config: { concurrency: 4 } })
+        const first = yield* store.startRun({ runId: "old", config: { concurrency: 4 }, owner: ownerA, leaseMs: 10_000 })
         assert.deepStrictEqual(first, {
           runId: "old",
           startedAt: 5_000,
           finishedAt: null,
           status: "running",
-          config: { concurrency: 4 }
+          config: { concurrency: 4 },
+          selection: null,
+          claim: { ...ownerA, claimedAt: 5_000, heartbeatAt: 5_000, expiresAt: 15_000 }
         })
+        // Nobody holds "new": a running run without a live claim reads as stale.
         yield* store.startRun({ runId: "new", config: {}, startedAt: 9_000 })
         yield* TestClock.setTime(7_000)
-        yield* store.finishRun("old", "interrupted")
+        yield* store.releaseRun("old", ownerA.ownerId, "interrupted")
 
         const runs = yield* store.listRuns
-        assert.deepStrictEqual(runs.map((run) => [run.runId, run.status, run.finishedAt]), [
-          ["new", "running", null],
-          ["old", "interrupted", 7_000]
+        assert.deepStrictEqual(runs.map((run) => [run.runId, run.status, run.finishedAt, run.claim ?? null]), [
+          ["new", "stale", null, null],
+          ["old", "interrupted", 7_000, null]
         ])
 
         const again = failureOf(yield* Effect.exit(store.startRun({ runId: "old", config: {} })))
         assert.strictEqual(again.reason, "RunExists")
         assert.include(again.message, "--resume")
 
-        const resumed = yield* store.resumeRun("old")
-        assert.deepStrictEqual([resumed.status, resumed.finishedAt, resumed.startedAt], ["running", null, 5_000])
+        const resumed = yield* store.claimRun({ runId: "old", owner: ownerB, leaseMs: 10_000 })
+        assert.deepStrictEqual([resumed.status, resumed.finishedAt, resumed.startedAt, resumed.claim?.ownerId], [
+          "running",
+          null,
+          5_000,
+          ownerB.ownerId
+        ])
 
         const missing = failureOf(yield* Effect.exit(store.finishRun("nope", "completed")))
         assert.strictEqual(missing.reason, "RunNotFound")
@@ -258,7 +272,7 @@ describe("SqliteRunStore", () => {
       })
     ))
 
-  it.scoped("saving a question again replaces it, never doubles it", () =>
+  it.scoped("saving a question again replaces its answer and steps, and keeps its earlier calls superseded", () =>
     withStore(() =>
       Effect.gen(function*() {
         const store = yield* RunStore
@@ -275,9 +289,11 @@ describe("SqliteRunStore", () => {
         assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r", { exceptErrors: true }))], ["q1"])
         const loaded = yield* store.loadRun("r")
         assert.deepStrictEqual(
-          [loaded.predictions.length, loaded.predictions[0]?.stopReason, loaded.steps.length, loaded.calls.length],
-          [1, "finished", 1, 1]
+          [loaded.predictions.length, loaded.predictions[0]?.stopReason, loaded.steps.length],
+          [1, "finished", 1]
         )
+        // Tokens reported are tokens spent: the three calls of the failed attempt stay, superseded.
+        assert.deepStrictEqual(loaded.calls.map((c) => c.superseded), [true, true, true, false])
       })
     ))
 

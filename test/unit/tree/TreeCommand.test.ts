@@ -11,7 +11,8 @@ type TreeJson = { nodes: Record<string, Record<string, unknown>> }
 const tempTree = (change: (tree: TreeJson) => void = () => {}, frames?: (id: string) => boolean) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-cli-" })
+    // The folder is named after the videoID, as the loader requires.
+    const dir = join(yield* fs.makeTempDirectoryScoped({ prefix: "vtree-cli-" }), "VID")
     const tree = syntheticTree({ videoId: "VID", scenes: 2, eventsPerScene: 3, framesPerEvent: 4 }) as TreeJson
     tree.nodes["VID_L1_001_L2_002"]!["card"] = {
       event_description: "A zeppelin lands.",
@@ -66,7 +67,7 @@ layer(NodeContext.layer)("vtree tree", (it) => {
           (tree) => (tree.nodes["VID_L1_000"]!["children_ids"] as Array<string>).push("VID_L1_000_L2_042"),
           `nodes.VID_L1_000.children_ids[3]: child "VID_L1_000_L2_042" does not exist`
         ],
-        [(tree) => (tree.nodes["VID_L1_001_L2_000"]!["time_range"] = ["a", 3]), "nodes.VID_L1_001_L2_000.time_range[0]: expected a number of seconds"]
+        [(tree) => (tree.nodes["VID_L1_001_L2_000"]!["time_range"] = ["a", 3]), "nodes.VID_L1_001_L2_000.time_range[0]: expected a finite number of seconds ≥ 0, found \"a\""]
       ]
       for (const [change, expected] of cases) {
         const dir = yield* tempTree(change)

@@ -46,6 +46,10 @@ interface RawNode extends Omit<TreeNode, "parentId"> {
   readonly at: JsonPath
 }
 
+// frame_path is joined to the tree's folder: an absolute path, a `..` step or a NUL would read elsewhere.
+const leavesTreeDir = (framePath: string): boolean =>
+  framePath.includes("\0") || /^([/\\]|[A-Za-z]:)/.test(framePath) || framePath.split(/[/\\]/).includes("..")
+
 // Plain control flow rather than Either.gen: this runs once per node, and generators cost.
 const finishNode = (
   file: string,
@@ -67,6 +71,15 @@ const finishNode = (
       level === 3 ? "missing (an L3 node needs time_range or timestamp)" : "missing (expected [start, end] in seconds)"
     ))
   }
+  const framePath = envelope.frame_path ?? null
+  if (framePath !== null && leavesTreeDir(framePath)) {
+    return Either.left(TreeDecodeError.at(
+      file,
+      formatPath([...at, "frame_path"]),
+      `${JSON.stringify(framePath)} leaves the tree's folder`,
+      "write a path relative to the tree's folder, without .. (e.g. frames/L1_000_L2_000_L3_000.jpg)"
+    ))
+  }
   const card = decodeCard[level](envelope.card ?? {}, file, [...at, "card"])
   if (Either.isLeft(card)) return Either.left(card.left)
   return Either.right({
@@ -76,7 +89,7 @@ const finishNode = (
     card: withCardDefaults(level, card.right),
     subtitle: envelope.subtitle ?? "",
     childrenIds,
-    framePath: envelope.frame_path ?? null,
+    framePath,
     at
   })
 }

@@ -3,6 +3,8 @@
 // value nested thousands deep then overflows the stack of whatever walks it (the decoder's error
 // formatting did), so the depth is refused here, before anything recursive sees it.
 import { Either } from "effect"
+// The bundle (package.json "bundle") aliases jsonc-parser to its ESM build: the UMD main requires its
+// parts through a factory argument, which esbuild cannot follow.
 import { createScanner } from "jsonc-parser"
 import { formatPath } from "../../domain/DecodeIssue.js"
 import { TreeDecodeError } from "../../domain/Tree.js"

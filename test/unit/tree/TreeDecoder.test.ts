@@ -216,4 +216,13 @@ describe("strict trees", () => {
     delete nested.metadata
     assert.include(textErrorOf(JSON.stringify(nested), "OTHER").message, `${file}: roots[0].id: "VID" differs from the tree's folder "OTHER"`)
   })
+
+  it("refuses a frame_path that leaves the tree's folder", () => {
+    for (const framePath of ["../../etc/passwd", "/etc/passwd", "frames/../../x.jpg", "C:\\x.jpg", "frames/a\u0000.jpg"]) {
+      const message = errorOf(mutate((nodes) => (nodes.VID_L1_000_L2_000_L3_000.frame_path = framePath)))
+      assert.include(message, `nodes.VID_L1_000_L2_000_L3_000.frame_path: ${JSON.stringify(framePath)} leaves the tree's folder — write a path relative`)
+    }
+    const inside = mutate((nodes) => (nodes.VID_L1_000_L2_000_L3_000.frame_path = "custom/odd..name.jpg"))
+    assert.isTrue(Either.isRight(decodeTree(file, inside)))
+  })
 })

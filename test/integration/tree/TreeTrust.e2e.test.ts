@@ -40,7 +40,7 @@ describe("untrusted trees and ids (built CLI)", () => {
   })
 
   it("infer: a tree that does not decode stops the run before the first question, exit 1 with file and JSON path", async () => {
-    const sim = await Sim.start({ chat: () => "{}" })
+    const sim = await Sim.start({ chat: {} })
     cleanups.push(() => sim.close())
     for (const [change, expected] of [
       [(text: string) => text.replace(/"level": ?1/, `"level": 7`), `nodes.vtSmpl0001a_L1_000.level: expected 1, 2 or 3, found 7`],

@@ -21,7 +21,9 @@ import {
   RunStore,
   ScriptedLlm,
   ScriptedVlm,
-  SqliteRunStore
+  SqliteRunStore,
+  type TreeDecodeError,
+  type UnsafeIdError
 } from "../../../src/index.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
@@ -138,9 +140,9 @@ describe("runBenchmark", () => {
         join(dir, "runs.db"),
         Layer.mergeAll(ScriptedLlm.layer(() => (asked++, submitting("A"))), ScriptedVlm.layer(() => "-"))
       )
-      const error = yield* Effect.flip(
+      const error = (yield* Effect.flip(
         runBenchmark({ treesDir: trees, questions: [good, broken], prompts: yield* prompts, runId: "r2" }).pipe(Effect.provide(layer))
-      )
+      )) as TreeDecodeError
       assert.strictEqual(error._tag, "TreeDecodeError")
       assert.strictEqual(
         error.message,
@@ -157,7 +159,9 @@ describe("runBenchmark", () => {
       const [good] = (yield* sampleQuestions).slice(0, 1) as [Question]
       const pack = yield* prompts
       const refused = (question: Question) =>
-        Effect.flip(runBenchmark({ treesDir: samplesTrees, questions: [good, question], prompts: pack }).pipe(Effect.provide(layer)))
+        Effect.flip(runBenchmark({ treesDir: samplesTrees, questions: [good, question], prompts: pack }).pipe(Effect.provide(layer))).pipe(
+          Effect.map((error) => error as UnsafeIdError)
+        )
       for (const videoId of ["../../x/y", "/etc", "a\\b", "..", "v\u0000"]) {
         const error = yield* refused({ ...good, questionId: "t-1", videoId })
         assert.strictEqual(error._tag, "UnsafeIdError")

@@ -76,4 +76,22 @@ layer(NodeContext.layer)("vtree tree", (it) => {
         assert.strictEqual(error.message, `${join(dir, "tree.json")}: ${expected} — fix the file or re-run the builder`)
       }
     }))
+
+  it.scoped("errors for an unknown or unusable node id name CLI commands, not the agent's tools", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempTree()
+      const unknown = yield* Effect.flip(showNode(dir, "nope", false))
+      assert.strictEqual(
+        unknown.message,
+        `node "nope" does not exist in VID — its scenes are VID_L1_000, VID_L1_001; ` +
+          `list ids with \`vtree tree show ${dir} <scene id>\` or \`vtree tree search ${dir} <words>\``
+      )
+      const frames = yield* Effect.flip(listFrames(dir, ["nope"]))
+      const scene = yield* Effect.flip(listFrames(dir, ["VID_L1_000"]))
+      for (const message of [unknown.message, frames.message, scene.message]) {
+        assert.notInclude(message, "view_node")
+        assert.notInclude(message, "search_similar")
+        assert.include(message, "`vtree tree ")
+      }
+    }))
 })

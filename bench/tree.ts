@@ -38,7 +38,9 @@ const run = async (): Promise<string> => {
     sceneSeconds: 300,
     seed: 2024
   })
-  const dir = mkdtempSync(join(tmpdir(), "vtree-bench-tree-"))
+  const root = mkdtempSync(join(tmpdir(), "vtree-bench-tree-"))
+  // The loader requires the folder to be named after the videoID.
+  const dir = join(root, "BENCH")
   try {
     writeTree(dir, tree, { frames: false })
     const load = () => Effect.runPromise(loadTreeEnvironment(dir).pipe(Effect.provide(NodeContext.layer)))
@@ -119,7 +121,7 @@ const run = async (): Promise<string> => {
         `1-minute load average during the run: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (other work shares this machine).`
     ].join("\n")
   } finally {
-    rmSync(dir, { recursive: true, force: true })
+    rmSync(root, { recursive: true, force: true })
   }
 }
 

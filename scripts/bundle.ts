@@ -22,6 +22,9 @@ await build({
   outExtension: { ".js": ".mjs" },
   // Native or worker-spawning packages stay in node_modules, as in any install.
   external: ["better-sqlite3", "tesseract.js"],
+  // jsonc-parser's main entry is a UMD wrapper whose require calls esbuild cannot follow; its ES build
+  // bundles like any other module.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   minifySyntax: true,
   minifyWhitespace: true,
   logLevel: "warning",

@@ -16,6 +16,7 @@ import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
 import * as MemoryCallBuffer from "../layers/memory/MemoryCallBuffer.js"
 import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
 import { checkTrees, defaultConcurrency, InferError, runBenchmark } from "../programs/harness/Infer.js"
+import { checkQuestionIds } from "../programs/tree/TreePreflight.js"
 import { makeProgress } from "../programs/harness/Progress.js"
 import { renderText, summarize } from "../programs/harness/Report.js"
 import type { PromptManager } from "../programs/prompts/PromptManager.js"
@@ -295,6 +296,7 @@ const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<RunSelection |
       const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
       // runBenchmark checks again (it is library API too); checking here first means a bad --trees never
       // opens, or creates, the database. One exists() per video: cheap to do twice.
+      yield* checkQuestionIds(questions)
       yield* checkTrees(args.trees, questions)
       const selection: SelectionInput = {
         questionsPath,

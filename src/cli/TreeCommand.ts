@@ -4,9 +4,9 @@ import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either, Layer, Option } from "effect"
 import { type ConfigurationError, loadRoleConfigs } from "../config/ProviderConfig.js"
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
-import { frameRelativePath, selectFrameNodes } from "../programs/tree/FrameSelection.js"
+import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
-import type { Level, TreeIndex } from "../domain/TreeIndex.js"
+import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
 import { withShownDefault } from "./CliOptions.js"
 
@@ -52,9 +52,23 @@ export const validateTree = Effect.fn("TreeCommand.validate")(function*(input: s
   ].join("\n")
 })
 
+// Tree messages written for the agent name its tools; a person at the shell gets the commands.
+const cliFinding = (input: string): IdFinding => ({
+  ids: `list ids with \`vtree tree show ${input} <scene id>\` or \`vtree tree search ${input} <words>\``,
+  children: `\`vtree tree show ${input} <scene id>\` lists them`
+})
+
 /** The report of `vtree tree show`: header, node text, children, entity appendix. */
 export const showNode = Effect.fn("TreeCommand.show")(function*(input: string, nodeId: string, anchor: boolean) {
   const env = yield* loadTreeEnvironment(input)
+  if (!env.index.nodes.has(nodeId)) {
+    const roots = env.index.rootIds
+    return yield* new NodeNotFound({
+      nodeId,
+      message: `node "${nodeId}" does not exist in ${env.index.videoId} — its scenes are ${roots.slice(0, 5).join(", ")}` +
+        `${roots.length > 5 ? ", …" : ""}; ${cliFinding(input).ids}`
+    })
+  }
   const node = yield* env.getNode(nodeId)
   const lines = [`[Node] ${node.id} | ${levelName[node.level]} | ${span(node.timeRange)}`]
   if (anchor) {
@@ -93,7 +107,7 @@ export const listFrames = Effect.fn("TreeCommand.frames")(function*(input: strin
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const { dir, index } = yield* readTreeIndex(input)
-  const nodes = yield* Either.match(selectFrameNodes(index, ids), { onLeft: Effect.fail, onRight: Effect.succeed })
+  const nodes = yield* Either.match(selectFrameNodes(index, ids, cliFinding(input)), { onLeft: Effect.fail, onRight: Effect.succeed })
   return (yield* Effect.forEach(nodes, (node) => {
     const file = path.resolve(dir, frameRelativePath(index, node))
     return fs.exists(file).pipe(

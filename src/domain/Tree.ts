@@ -91,12 +91,21 @@ export const TreeLevel = Schema.declare(
   { message: (issue) => `expected 1, 2 or 3, found ${JSON.stringify(issue.actual) ?? "nothing"}` }
 )
 
-export const TimeRange = Schema.Tuple(
-  Schema.Number.annotations({ message: () => "expected a number of seconds" }),
-  Schema.Number.annotations({ message: () => "expected a number of seconds" })
-).pipe(
+// JSON has no Infinity, but JSON.parse reads 1e999 as one.
+const Seconds = Schema.declare(
+  (value: unknown): value is number => typeof value === "number" && Number.isFinite(value) && value >= 0,
+  { message: (issue) => `expected a finite number of seconds ≥ 0, found ${JSON.stringify(issue.actual) ?? "nothing"}` }
+)
+
+export const TimeRange = Schema.Tuple(Seconds, Seconds).pipe(
   Schema.filter(([start, end]) => start <= end || `start ${start} is after end ${end}`)
 )
+
+/**
+ * How far (seconds) a child's time range may reach outside its parent's: builders round times and
+ * sample a frame at its event's very end, so a hair over is rounding, not a misplaced node.
+ */
+export const childTimeTolerance = 0.5
 
 const Card = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   message: () => "expected an object of card fields"
@@ -105,7 +114,7 @@ const Card = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annota
 const nodeFields = {
   level: TreeLevel,
   time_range: Schema.optional(TimeRange),
-  timestamp: Schema.optional(Schema.NullOr(Schema.Number.annotations({ message: () => "expected a number of seconds" }))),
+  timestamp: Schema.optional(Schema.NullOr(Seconds)),
   card: Schema.optional(Schema.NullOr(Card)),
   subtitle: Schema.optional(Schema.NullOr(Schema.String)),
   frame_path: Schema.optional(Schema.NullOr(Schema.String))
@@ -122,7 +131,7 @@ export type FlatNode = typeof FlatNode.Type
 export const FlatTree = Schema.Struct({
   videoID: Schema.String,
   duration_category: Schema.optionalWith(Schema.String, { exact: true, nullable: true }),
-  duration_seconds: Schema.optionalWith(Schema.Number, { exact: true, nullable: true }),
+  duration_seconds: Schema.optionalWith(Seconds, { exact: true, nullable: true }),
   domain: Schema.optionalWith(Schema.String, { exact: true, nullable: true }),
   nodes: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
     message: () => "expected an object mapping node ids to nodes"
@@ -144,7 +153,7 @@ export const NestedTree = Schema.Struct({
       videoID: Schema.optionalWith(Schema.String, { exact: true }),
       video_id: Schema.optionalWith(Schema.String, { exact: true }),
       duration_category: Schema.optionalWith(Schema.String, { exact: true, nullable: true }),
-      duration_seconds: Schema.optionalWith(Schema.Number, { exact: true, nullable: true }),
+      duration_seconds: Schema.optionalWith(Seconds, { exact: true, nullable: true }),
       domain: Schema.optionalWith(Schema.String, { exact: true, nullable: true })
     }),
     { default: () => ({}) }

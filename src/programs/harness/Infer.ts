@@ -26,6 +26,7 @@ import type { AnchorMode } from "../tools/ToolContext.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
 import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import { loadTreeEnvironment } from "../tree/TreeLoader.js"
+import { checkQuestionIds, decodeTrees } from "../tree/TreePreflight.js"
 import { countShapes } from "../../domain/Protocol.js"
 import { InferError } from "./InferError.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
@@ -319,7 +320,9 @@ const prepareRun = Effect.fn("Infer.prepareRun")(function*(
 ) {
   const problem = optionProblem(options, concurrency)
   if (problem !== undefined) return yield* problem
+  yield* checkQuestionIds(options.questions)
   yield* checkTrees(options.treesDir, options.questions)
+  yield* decodeTrees(options.treesDir, options.questions)
   const path = yield* Path.Path
   const run = yield* startOrResume(options, {
     ...options.config,

@@ -19,6 +19,17 @@ export const evenlySample = <A>(items: ReadonlyArray<A>, count: number): Readonl
   return Array.from({ length: count }, (_, i) => items[Math.round((i * (items.length - 1)) / (count - 1))]!)
 }
 
+/** How the reader of a message finds node ids: the agent has tools, a CLI user has commands. */
+export interface IdFinding {
+  readonly ids: string
+  readonly children: string
+}
+
+export const agentFinding: IdFinding = {
+  ids: "use ids shown by view_node or search_similar",
+  children: "view_node lists them"
+}
+
 const fail = (message: string) => Either.left(new FrameSelectionError({ message }))
 
 /**
@@ -27,7 +38,8 @@ const fail = (message: string) => Either.left(new FrameSelectionError({ message 
  */
 export const selectFrameNodes = (
   index: TreeIndex,
-  ids: ReadonlyArray<string>
+  ids: ReadonlyArray<string>,
+  finding: IdFinding = agentFinding
 ): Either.Either<ReadonlyArray<TreeNode>, FrameSelectionError> => {
   const unique = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ""))]
   if (unique.length === 0) {
@@ -35,14 +47,14 @@ export const selectFrameNodes = (
   }
   const unknown = unique.filter((id) => !index.nodes.has(id))
   if (unknown.length > 0) {
-    return fail(`unknown node id${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")} — use ids shown by view_node or search_similar`)
+    return fail(`unknown node id${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")} — ${finding.ids}`)
   }
   const nodes = unique.map((id) => index.nodes.get(id)!)
   const scenes = nodes.filter((node) => node.level === 1)
   if (scenes.length > 0) {
     return fail(
       `${scenes.map((node) => node.id).join(", ")} ${scenes.length > 1 ? "are scene (L1) nodes" : "is a scene (L1) node"}, which has no single frame — ` +
-        "pass one of its event (L2) children or 1 to 4 frame (L3) ids; view_node lists them"
+        `pass one of its event (L2) children or 1 to 4 frame (L3) ids; ${finding.children}`
     )
   }
   const levels = new Set(nodes.map((node) => node.level))

@@ -2,6 +2,7 @@ import { Either, Schema } from "effect"
 import { firstDecodeIssue, formatPath } from "../../domain/DecodeIssue.js"
 import {
   cardSchemaByLevel,
+  childTimeTolerance,
   FlatNode,
   FlatTree,
   NestedNode,
@@ -10,6 +11,7 @@ import {
   withCardDefaults
 } from "../../domain/Tree.js"
 import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
+import { decodeUtf8, parseTreeJson } from "./TreeJson.js"
 
 type JsonPath = ReadonlyArray<PropertyKey>
 
@@ -44,6 +46,10 @@ interface RawNode extends Omit<TreeNode, "parentId"> {
   readonly at: JsonPath
 }
 
+// frame_path is joined to the tree's folder: an absolute path, a `..` step or a NUL would read elsewhere.
+const leavesTreeDir = (framePath: string): boolean =>
+  framePath.includes("\0") || /^([/\\]|[A-Za-z]:)/.test(framePath) || framePath.split(/[/\\]/).includes("..")
+
 // Plain control flow rather than Either.gen: this runs once per node, and generators cost.
 const finishNode = (
   file: string,
@@ -65,6 +71,15 @@ const finishNode = (
       level === 3 ? "missing (an L3 node needs time_range or timestamp)" : "missing (expected [start, end] in seconds)"
     ))
   }
+  const framePath = envelope.frame_path ?? null
+  if (framePath !== null && leavesTreeDir(framePath)) {
+    return Either.left(TreeDecodeError.at(
+      file,
+      formatPath([...at, "frame_path"]),
+      `${JSON.stringify(framePath)} leaves the tree's folder`,
+      "write a path relative to the tree's folder, without .. (e.g. frames/L1_000_L2_000_L3_000.jpg)"
+    ))
+  }
   const card = decodeCard[level](envelope.card ?? {}, file, [...at, "card"])
   if (Either.isLeft(card)) return Either.left(card.left)
   return Either.right({
@@ -74,7 +89,7 @@ const finishNode = (
     card: withCardDefaults(level, card.right),
     subtitle: envelope.subtitle ?? "",
     childrenIds,
-    framePath: envelope.frame_path ?? null,
+    framePath,
     at
   })
 }
@@ -98,6 +113,7 @@ const readFlat = (file: string, json: unknown) =>
     }
     return {
       videoId: tree.videoID,
+      videoIdPath: "videoID",
       durationCategory: tree.duration_category ?? null,
       durationSeconds: tree.duration_seconds ?? null,
       domain: tree.domain ?? null,
@@ -144,11 +160,17 @@ const readNested = (file: string, json: unknown) =>
     const firstRoot = raw.find((node) => node.level === 1)?.id ?? ""
     const derived = firstRoot.includes("_L1_") ? firstRoot.slice(0, firstRoot.lastIndexOf("_L1_")) : ""
     const videoId = metadata.videoID ?? metadata.video_id ?? derived
+    const videoIdPath = metadata.videoID !== undefined
+      ? "metadata.videoID"
+      : metadata.video_id !== undefined
+      ? "metadata.video_id"
+      : `${formatPath(raw.find((node) => node.level === 1)?.at ?? ["roots"])}.id`
     if (videoId === "") {
       return yield* Either.left(TreeDecodeError.at(file, "metadata.videoID", "missing, and no root id of the form <videoID>_L1_000 to derive it from"))
     }
     return {
       videoId,
+      videoIdPath,
       durationCategory: metadata.duration_category ?? null,
       durationSeconds: metadata.duration_seconds ?? null,
       domain: metadata.domain ?? null,
@@ -157,14 +179,31 @@ const readNested = (file: string, json: unknown) =>
     }
   })
 
+export interface DecodeTreeOptions {
+  /** The name of the folder holding tree.json: the videoID must equal it. */
+  readonly folder?: string
+}
+
 /**
  * Decodes either form of tree.json into a TreeIndex and checks its structure: ids unique, children
  * exist and sit exactly one level down, every node has at most one parent, parentless nodes are L1.
  */
-export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex, TreeDecodeError> =>
+export const decodeTree = (
+  file: string,
+  json: unknown,
+  options: DecodeTreeOptions = {}
+): Either.Either<TreeIndex, TreeDecodeError> =>
   Either.gen(function*() {
     const isNested = typeof json === "object" && json !== null && "roots" in json && !("nodes" in json)
     const tree = isNested ? yield* readNested(file, json) : yield* readFlat(file, json)
+    if (options.folder !== undefined && tree.videoId !== options.folder) {
+      return yield* Either.left(TreeDecodeError.at(
+        file,
+        tree.videoIdPath,
+        `"${tree.videoId}" differs from the tree's folder "${options.folder}"`,
+        `rename the folder to ${tree.videoId}, or fix the videoID (a video's tree is found as <trees>/<videoID>/tree.json)`
+      ))
+    }
     const byId = new Map<string, RawNode>()
     for (const node of tree.raw) {
       const previous = byId.get(node.id)
@@ -190,6 +229,15 @@ export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex
         }
         const other = parentOf.get(childId)
         if (other !== undefined) return yield* fail(`child "${childId}" is also listed under "${other}"`)
+        if (
+          child.timeRange[0] < node.timeRange[0] - childTimeTolerance ||
+          child.timeRange[1] > node.timeRange[1] + childTimeTolerance
+        ) {
+          return yield* fail(
+            `child "${childId}" spans ${child.timeRange[0]}-${child.timeRange[1]} s, outside its parent's ` +
+              `${node.timeRange[0]}-${node.timeRange[1]} s (more than the ${childTimeTolerance} s allowed for rounding)`
+          )
+        }
         parentOf.set(childId, node.id)
       }
     }
@@ -232,13 +280,16 @@ export const decodeTree = (file: string, json: unknown): Either.Either<TreeIndex
     }
   })
 
-/** Parses the text of tree.json, then decodes it. */
-export const decodeTreeText = (file: string, text: string): Either.Either<TreeIndex, TreeDecodeError> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return Either.left(TreeDecodeError.at(file, "", `not valid JSON (${error instanceof Error ? error.message : String(error)})`))
-  }
-  return decodeTree(file, json)
-}
+/** Parses the text of tree.json (strictly: see TreeJson), then decodes it. */
+export const decodeTreeText = (
+  file: string,
+  text: string,
+  options: DecodeTreeOptions = {}
+): Either.Either<TreeIndex, TreeDecodeError> => Either.flatMap(parseTreeJson(file, text), (json) => decodeTree(file, json, options))
+
+/** The bytes of tree.json: valid UTF-8 first, then as decodeTreeText. */
+export const decodeTreeBytes = (
+  file: string,
+  bytes: Uint8Array,
+  options: DecodeTreeOptions = {}
+): Either.Either<TreeIndex, TreeDecodeError> => Either.flatMap(decodeUtf8(file, bytes), (text) => decodeTreeText(file, text, options))

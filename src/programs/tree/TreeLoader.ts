@@ -8,7 +8,7 @@ import { cacheFileName, decodeCache, type EmbeddingMatrix, encodeCache, hashText
 import { frameRelativePath, selectFrameNodes } from "./FrameSelection.js"
 import * as NodeText from "./NodeText.js"
 import { buildRetrieval, defaultK, type RetrievalIndex, searchBm25, searchHybrid } from "./Retrieval.js"
-import { decodeTreeText } from "./TreeDecoder.js"
+import { decodeTreeBytes } from "./TreeDecoder.js"
 import { FrameSelectionError, NodeNotFound, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
 import type { TreeEnvironment } from "./TreeEnvironment.js"
 
@@ -23,14 +23,17 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const { dir, file } = resolveTreePaths(path, input)
-  const text = yield* fs.readFileString(file).pipe(
+  const bytes = yield* fs.readFile(file).pipe(
     Effect.mapError((error) =>
       error._tag === "SystemError" && error.reason === "NotFound"
         ? TreeDecodeError.at(file, "", "not found", "pass a tree directory holding tree.json, or the tree.json file itself")
         : TreeDecodeError.at(file, "", `cannot be read (${error.message})`, "check the path and its permissions")
     )
   )
-  const index = yield* Either.match(decodeTreeText(file, text), { onLeft: Effect.fail, onRight: Effect.succeed })
+  // infer finds a video's tree as <trees>/<videoID>/tree.json: a tree filed under another name would
+  // answer questions about the wrong video, so the folder must be the videoID everywhere.
+  const decoded = decodeTreeBytes(file, bytes, { folder: path.basename(dir) })
+  const index = yield* Either.match(decoded, { onLeft: Effect.fail, onRight: Effect.succeed })
   return { dir, file, index }
 })
 

@@ -3,7 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, TestClock } from "effect"
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -22,7 +22,9 @@ import {
   RunStore,
   ScriptedLlm,
   ScriptedVlm,
-  SqliteRunStore
+  SqliteRunStore,
+  type TreeDecodeError,
+  type UnsafeIdError
 } from "../../../src/index.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
@@ -127,35 +129,78 @@ describe("runBenchmark", () => {
       assert.deepStrictEqual(resumed, { runId: "t1", answered: 1, skipped: 1 })
     }))
 
-  it.scoped("a tree that does not decode and a defect in the agent each become error rows; the rest run", () =>
+  it.scoped("a defect in the agent becomes an error row; the rest run", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const trees = join(dir, "trees")
-      mkdirSync(join(trees, "broken"), { recursive: true })
-      writeFileSync(join(trees, "broken", "tree.json"), "{ not json")
-      cpSync(join(samplesTrees, "vtSmpl0001a"), join(trees, "vtSmpl0001a"), { recursive: true })
       const [good, crashing] = (yield* sampleQuestions).slice(0, 2) as [Question, Question]
-      const broken: Question = { ...good, questionId: "b-1", videoId: "broken", duration: null }
       const model = (request: ChatRequest) => {
         if (questionOf(request) === crashing.question) throw new Error("boom in the model fake")
         return submitting(good.answer ?? "A")
       }
       const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(ScriptedLlm.layer(model), ScriptedVlm.layer(() => "-")))
       const result = yield* runBenchmark({
-        treesDir: trees,
-        questions: [good, crashing, broken],
+        treesDir: samplesTrees,
+        questions: [good, crashing],
         prompts: yield* prompts,
         runId: "r2"
       }).pipe(Effect.provide(layer))
-      assert.strictEqual(result.answered, 3)
+      assert.strictEqual(result.answered, 2)
       const rows = (yield* Effect.flatMap(RunStore, (store) => store.loadRun("r2")).pipe(Effect.provide(layer))).predictions
       const byId = new Map(rows.map((row) => [row.questionId, row]))
       assert.strictEqual(byId.get(good.questionId)?.stopReason, "finished")
       assert.isTrue(byId.get(good.questionId)?.correct)
       assert.strictEqual(byId.get(crashing.questionId)?.stopReason, "error")
       assert.match(byId.get(crashing.questionId)?.error ?? "", /internal error: .*boom in the model fake/)
-      assert.strictEqual(byId.get("b-1")?.stopReason, "error")
-      assert.match(byId.get("b-1")?.error ?? "", /broken.*tree\.json/)
+    }))
+
+  it.scoped("a tree that does not decode fails the run before its first question, naming file and JSON path", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const trees = join(dir, "trees")
+      cpSync(join(samplesTrees, "vtSmpl0001a"), join(trees, "vtSmpl0001a"), { recursive: true })
+      mkdirSync(join(trees, "broken"), { recursive: true })
+      const brokenTree = JSON.parse(readFileSync(join(samplesTrees, "vtSmpl0001a", "tree.json"), "utf8"))
+      brokenTree.videoID = "broken"
+      brokenTree.nodes = Object.fromEntries(
+        Object.entries(brokenTree.nodes as Record<string, Record<string, unknown>>).map(([id, node]) => [id, id === "vtSmpl0001a_L1_001" ? { ...node, level: 7 } : node])
+      )
+      writeFileSync(join(trees, "broken", "tree.json"), JSON.stringify(brokenTree))
+      const [good] = (yield* sampleQuestions).slice(0, 1) as [Question]
+      const broken: Question = { ...good, questionId: "b-1", videoId: "broken", duration: null }
+      let asked = 0
+      const layer = storeLayer(
+        join(dir, "runs.db"),
+        Layer.mergeAll(ScriptedLlm.layer(() => (asked++, submitting("A"))), ScriptedVlm.layer(() => "-"))
+      )
+      const error = (yield* Effect.flip(
+        runBenchmark({ treesDir: trees, questions: [good, broken], prompts: yield* prompts, runId: "r2" }).pipe(Effect.provide(layer))
+      )) as TreeDecodeError
+      assert.strictEqual(error._tag, "TreeDecodeError")
+      assert.strictEqual(
+        error.message,
+        `${join(trees, "broken", "tree.json")}: nodes.vtSmpl0001a_L1_001.level: expected 1, 2 or 3, found 7 — fix the file or re-run the builder`
+      )
+      assert.strictEqual(asked, 0)
+      assert.strictEqual((yield* Effect.flatMap(RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))).length, 0)
+    }))
+
+  it.scoped("a videoID or question id that would leave --trees is refused before any file is read", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(ScriptedLlm.layer(() => submitting("A")), ScriptedVlm.layer(() => "-")))
+      const [good] = (yield* sampleQuestions).slice(0, 1) as [Question]
+      const pack = yield* prompts
+      const refused = (question: Question) =>
+        Effect.flip(runBenchmark({ treesDir: samplesTrees, questions: [good, question], prompts: pack }).pipe(Effect.provide(layer))).pipe(
+          Effect.map((error) => error as UnsafeIdError)
+        )
+      for (const videoId of ["../../x/y", "/etc", "a\\b", "..", "v\u0000"]) {
+        const error = yield* refused({ ...good, questionId: "t-1", videoId })
+        assert.strictEqual(error._tag, "UnsafeIdError")
+        assert.match(error.message, /^question "t-1": videoID ".*" (contains a path separator|names a directory, not a video|contains a NUL byte) — a videoID names one folder under --trees: fix the question file$/)
+      }
+      const byId = yield* refused({ ...good, questionId: "../q" })
+      assert.strictEqual(byId.message, `question id "../q" contains a path separator — ids are names, not paths: fix the question file`)
     }))
 
   it.scoped("interrupting stops new work, keeps finished questions and marks the run interrupted", () =>

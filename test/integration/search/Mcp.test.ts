@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { EmptyResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { spawn } from "node:child_process"
 import { Effect } from "effect"
 import { fileURLToPath } from "node:url"
 import { fixtureServer, sendBody, sendJson } from "../../support/search/FixtureServer.js"
@@ -103,4 +105,45 @@ describe("vtree mcp (stdio round trip)", () => {
       assert.isTrue(body.truncated)
       assert.strictEqual(body.content.length, 1000)
     }))
+
+  it.scoped("the SDK client gets -32601 for an unknown method, and the server keeps serving", () =>
+    Effect.gen(function*() {
+      const { client, stderr } = yield* connect({})
+      const unknown = yield* Effect.promise(() =>
+        client.request({ method: "bogus/method", params: {} }, EmptyResultSchema).then(() => undefined, (error: unknown) => error)
+      )
+      assert.instanceOf(unknown, McpError)
+      assert.strictEqual((unknown as McpError).code, -32601)
+      assert.include((unknown as McpError).message, "Method not found: bogus/method")
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      assert.strictEqual(tools.length, 2)
+      assert.notInclude(stderr.join(""), "Defect")
+    }))
+
+  it("raw bytes: garbage, invalid UTF-8 and unknown methods are answered, valid requests still served, EOF exits 0", async () => {
+    const child = spawn(process.execPath, ["dist/bin.js", "mcp"], { cwd: root, env: { PATH: process.env.PATH ?? "" }, stdio: ["pipe", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    const init = { jsonrpc: "2.0", id: "a1", method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }
+    child.stdin.write("this is not json\n")
+    child.stdin.write(Buffer.from([0xff, 0xfe, 0x7b, 0x0a]))
+    child.stdin.write(`${JSON.stringify(init)}\n`)
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "no/such/method" })}\n`)
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`)
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" })}\n`)
+    child.stdin.end()
+    const code = await exited
+    const replies = stdout.trim().split("\n").map((line) => JSON.parse(line) as { id: unknown; error?: { code: number }; result?: any })
+    assert.strictEqual(code, 0, stderr)
+    assert.deepStrictEqual(replies.filter((r) => r.error?.code === -32700).map((r) => r.id), [null, null])
+    assert.strictEqual(replies.find((r) => r.id === 2)?.error?.code, -32601)
+    assert.strictEqual(replies.find((r) => r.id === "a1")?.result.serverInfo.name, "vtree-search")
+    assert.strictEqual(replies.find((r) => r.id === 3)?.result.tools.length, 2)
+    assert.strictEqual(replies.length, 5)
+    assert.notInclude(stderr, "SyntaxError")
+    assert.notInclude(stderr, "    at ")
+  })
 })

@@ -20,7 +20,8 @@ const vtree = (...args: Array<string>) =>
 const tempTree = (change: (tree: TreeJson) => void = () => {}) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-cli-" })
+    // The folder is named after the videoID, as the loader requires.
+    const dir = join(yield* fs.makeTempDirectoryScoped({ prefix: "vtree-cli-" }), "VID")
     const tree = syntheticTree({ videoId: "VID", scenes: 2, eventsPerScene: 3, framesPerEvent: 4 }) as TreeJson
     change(tree)
     writeTree(dir, tree, {})

@@ -11,7 +11,8 @@ type TreeJson = { nodes: Record<string, Record<string, unknown>> }
 const tempTree = (change: (tree: TreeJson) => void = () => {}, frames?: (id: string) => boolean) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-cli-" })
+    // The folder is named after the videoID, as the loader requires.
+    const dir = join(yield* fs.makeTempDirectoryScoped({ prefix: "vtree-cli-" }), "VID")
     const tree = syntheticTree({ videoId: "VID", scenes: 2, eventsPerScene: 3, framesPerEvent: 4 }) as TreeJson
     tree.nodes["VID_L1_001_L2_002"]!["card"] = {
       event_description: "A zeppelin lands.",
@@ -66,13 +67,31 @@ layer(NodeContext.layer)("vtree tree", (it) => {
           (tree) => (tree.nodes["VID_L1_000"]!["children_ids"] as Array<string>).push("VID_L1_000_L2_042"),
           `nodes.VID_L1_000.children_ids[3]: child "VID_L1_000_L2_042" does not exist`
         ],
-        [(tree) => (tree.nodes["VID_L1_001_L2_000"]!["time_range"] = ["a", 3]), "nodes.VID_L1_001_L2_000.time_range[0]: expected a number of seconds"]
+        [(tree) => (tree.nodes["VID_L1_001_L2_000"]!["time_range"] = ["a", 3]), "nodes.VID_L1_001_L2_000.time_range[0]: expected a finite number of seconds ≥ 0, found \"a\""]
       ]
       for (const [change, expected] of cases) {
         const dir = yield* tempTree(change)
         const error = yield* Effect.flip(validateTree(dir))
         assert.strictEqual(error._tag, "TreeDecodeError")
         assert.strictEqual(error.message, `${join(dir, "tree.json")}: ${expected} — fix the file or re-run the builder`)
+      }
+    }))
+
+  it.scoped("errors for an unknown or unusable node id name CLI commands, not the agent's tools", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempTree()
+      const unknown = yield* Effect.flip(showNode(dir, "nope", false))
+      assert.strictEqual(
+        unknown.message,
+        `node "nope" does not exist in VID — its scenes are VID_L1_000, VID_L1_001; ` +
+          `list ids with \`vtree tree show ${dir} <scene id>\` or \`vtree tree search ${dir} <words>\``
+      )
+      const frames = yield* Effect.flip(listFrames(dir, ["nope"]))
+      const scene = yield* Effect.flip(listFrames(dir, ["VID_L1_000"]))
+      for (const message of [unknown.message, frames.message, scene.message]) {
+        assert.notInclude(message, "view_node")
+        assert.notInclude(message, "search_similar")
+        assert.include(message, "`vtree tree ")
       }
     }))
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import { decodeTree, decodeTreeText } from "../../../src/programs/tree/TreeDecoder.js"
+import { decodeTree, decodeTreeBytes, decodeTreeText } from "../../../src/programs/tree/TreeDecoder.js"
 import { syntheticTree, toNestedForm } from "../../support/trees/SyntheticTree.js"
 
 const file = "trees/VID/tree.json"
@@ -81,7 +81,7 @@ describe("decodeTree", () => {
 
   it("names the node and field of a non-numeric time_range", () => {
     const message = errorOf(mutate((nodes) => (nodes.VID_L1_000_L2_001.time_range = [0, "end"])))
-    assert.include(message, "nodes.VID_L1_000_L2_001.time_range[1]: expected a number of seconds")
+    assert.include(message, "nodes.VID_L1_000_L2_001.time_range[1]: expected a finite number of seconds ≥ 0, found \"end\"")
   })
 
   it("rejects a time_range whose start is after its end", () => {
@@ -134,5 +134,95 @@ describe("decodeTree", () => {
     const result = decodeTreeText(file, "{ not json")
     assert.isTrue(Either.isLeft(result))
     assert.include(Either.isLeft(result) ? result.left.message : "", `${file}: not valid JSON`)
+  })
+})
+
+const textErrorOf = (text: string | Uint8Array, folder?: string): { path: string; message: string } => {
+  const options = folder === undefined ? {} : { folder }
+  const result = typeof text === "string" ? decodeTreeText(file, text, options) : decodeTreeBytes(file, text, options)
+  if (Either.isRight(result)) return assert.fail("expected a decode error")
+  return { path: result.left.path, message: result.left.message }
+}
+
+describe("strict trees", () => {
+  it("rejects negative and infinite times, naming the field", () => {
+    assert.include(
+      errorOf(mutate((nodes) => (nodes.VID_L1_000.time_range = [-5, 10]))),
+      "nodes.VID_L1_000.time_range[0]: expected a finite number of seconds ≥ 0, found -5"
+    )
+    // JSON.parse reads 1e999 as Infinity.
+    const infinite = JSON.stringify(small()).replace(`"time_range":[0,300]`, `"time_range":[0,1e999]`)
+    assert.include(textErrorOf(infinite).message, "nodes.VID_L1_000.time_range[1]: expected a finite number of seconds ≥ 0, found null")
+    const nested = toNestedForm(small()) as any
+    nested.roots[0].children[0].children[0].timestamp = -1
+    assert.include(errorOf(nested), "roots[0].children[0].children[0].timestamp: expected a finite number of seconds ≥ 0")
+  })
+
+  it("rejects a child outside its parent's time, beyond the stated 0.5 s tolerance", () => {
+    const outside = errorOf(mutate((nodes) => (nodes.VID_L1_000_L2_001.time_range = [100, 400])))
+    assert.include(
+      outside,
+      `nodes.VID_L1_000.children_ids[1]: child "VID_L1_000_L2_001" spans 100-400 s, outside its parent's 0-300 s (more than the 0.5 s allowed for rounding)`
+    )
+    const rounding = mutate((nodes) => (nodes.VID_L1_000_L2_001.time_range = [150, 300.4]))
+    assert.isTrue(Either.isRight(decodeTree(file, rounding)))
+  })
+
+  it("rejects a duplicate key with its JSON path, line and column", () => {
+    const text = `{"videoID":"VID","nodes":{"VID_L1_000":{"level":1,"time_range":[0,1],\n "level":2}}}`
+    const error = textErrorOf(text)
+    assert.strictEqual(error.path, "nodes.VID_L1_000.level")
+    assert.strictEqual(
+      error.message,
+      `${file}: nodes.VID_L1_000.level: duplicate key "level" (line 2, column 2) — keep one of the two; fix the file or re-run the builder`
+    )
+    assert.include(textErrorOf(`{"videoID":"A","videoID":"VID","nodes":{}}`).message, `${file}: videoID: duplicate key "videoID"`)
+    // The same key in two sibling objects is not a duplicate.
+    assert.isTrue(Either.isRight(decodeTreeText(file, JSON.stringify(small()))))
+  })
+
+  it("rejects invalid UTF-8 with its byte offset, and accepts a real U+FFFD and a byte-order mark", () => {
+    const text = JSON.stringify(mutate((nodes) => (nodes.VID_L1_000.subtitle = "caf\uFFFD \u00e9")))
+    const good = new TextEncoder().encode(text)
+    const bad = Uint8Array.from(good)
+    const offset = new TextEncoder().encode(text.slice(0, text.indexOf("\u00e9"))).length
+    bad[offset] = 0xff
+    const error = textErrorOf(bad)
+    assert.strictEqual(error.message, `${file}: not valid UTF-8 at byte ${offset} (line 1, column ${text.indexOf("\u00e9") + 1}) — save the file as UTF-8 or re-run the builder`)
+    assert.isTrue(Either.isRight(decodeTreeBytes(file, good)))
+    assert.isTrue(Either.isRight(decodeTreeBytes(file, Uint8Array.from([0xef, 0xbb, 0xbf, ...good]))))
+  })
+
+  it("bounds the nesting depth with a located error, never a stack overflow (10,000 nested arrays)", () => {
+    const deep = "[".repeat(10_000) + "]".repeat(10_000)
+    for (const field of ["time_range", "key_entities", "subtitle", "children_ids"]) {
+      const text = JSON.stringify(small()).replace(new RegExp(`"${field}":(\\[[^\\]]*\\]|"[^"]*")`), `"${field}":${deep}`)
+      const error = textErrorOf(text)
+      assert.match(error.message, /^trees\/VID\/tree\.json: nodes\.VID_L1_000\.(card\.)?\w+(\[0\])+…: nested more than 64 levels deep \(line 1, column \d+\) — /)
+      assert.include(error.path, `${field}[0][0]`)
+    }
+    const nested = JSON.stringify(toNestedForm(small())).replace(`"subtitle":`, `"subtitle":${deep},"x":`)
+    assert.match(textErrorOf(nested).message, /^trees\/VID\/tree\.json: roots\[0\]\.subtitle(\[0\])+…: nested more than 64 levels deep/)
+  })
+
+  it("requires the videoID to match the tree's folder, in either form", () => {
+    const text = JSON.stringify(small())
+    assert.strictEqual(
+      textErrorOf(text, "OTHER").message,
+      `${file}: videoID: "VID" differs from the tree's folder "OTHER" — rename the folder to VID, or fix the videoID (a video's tree is found as <trees>/<videoID>/tree.json)`
+    )
+    assert.isTrue(Either.isRight(decodeTreeText(file, text, { folder: "VID" })))
+    const nested = toNestedForm(small()) as any
+    delete nested.metadata
+    assert.include(textErrorOf(JSON.stringify(nested), "OTHER").message, `${file}: roots[0].id: "VID" differs from the tree's folder "OTHER"`)
+  })
+
+  it("refuses a frame_path that leaves the tree's folder", () => {
+    for (const framePath of ["../../etc/passwd", "/etc/passwd", "frames/../../x.jpg", "C:\\x.jpg", "frames/a\u0000.jpg"]) {
+      const message = errorOf(mutate((nodes) => (nodes.VID_L1_000_L2_000_L3_000.frame_path = framePath)))
+      assert.include(message, `nodes.VID_L1_000_L2_000_L3_000.frame_path: ${JSON.stringify(framePath)} leaves the tree's folder — write a path relative`)
+    }
+    const inside = mutate((nodes) => (nodes.VID_L1_000_L2_000_L3_000.frame_path = "custom/odd..name.jpg"))
+    assert.isTrue(Either.isRight(decodeTree(file, inside)))
   })
 })

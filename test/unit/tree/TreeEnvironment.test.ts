@@ -23,7 +23,8 @@ const makeTree = (dir: string, options: { framesPerEvent?: number; frames?: (id:
 const tempTree = (options: Parameters<typeof makeTree>[1] = {}) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-tree-" })
+    // The folder is named after the videoID, as the loader requires.
+    const dir = join(yield* fs.makeTempDirectoryScoped({ prefix: "vtree-tree-" }), "VID")
     const tree = makeTree(dir, options)
     return { dir, tree }
   })

@@ -1,0 +1,60 @@
+// What a run checks about its trees before the first question: an hour into a benchmark is too late to
+// learn that a video's tree is broken, and a broken tree must stop the run, not fill it with `error` rows.
+import * as Path from "@effect/platform/Path"
+import { Effect, Schema } from "effect"
+import { readTreeIndex } from "./TreeLoader.js"
+
+/** A videoID or question id that cannot be used: it would name a file outside `--trees`. */
+export class UnsafeIdError extends Schema.TaggedError<UnsafeIdError>()("UnsafeIdError", {
+  id: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * Why an id is not a plain name, or undefined. Ids are data: a videoID becomes one folder name under
+ * `--trees`, so a separator, `.`/`..` or a NUL byte would let a question file read from anywhere.
+ */
+export const unsafeIdProblem = (id: string): string | undefined => {
+  if (id.trim() === "") return "is empty"
+  if (id.includes("\0")) return "contains a NUL byte"
+  if (id.includes("/") || id.includes("\\")) return "contains a path separator"
+  if (id === "." || id === "..") return "names a directory, not a video"
+  return undefined
+}
+
+/** The first question whose videoID or question id is not a plain name, as one line. */
+export const checkQuestionIds = (
+  questions: ReadonlyArray<{ readonly questionId: string; readonly videoId: string }>
+): Effect.Effect<void, UnsafeIdError> => {
+  for (const question of questions) {
+    const idProblem = unsafeIdProblem(question.questionId)
+    if (idProblem !== undefined) {
+      return Effect.fail(new UnsafeIdError({
+        id: question.questionId,
+        message: `question id ${JSON.stringify(question.questionId)} ${idProblem} — ids are names, not paths: fix the question file`
+      }))
+    }
+    const videoProblem = unsafeIdProblem(question.videoId)
+    if (videoProblem !== undefined) {
+      return Effect.fail(new UnsafeIdError({
+        id: question.videoId,
+        message: `question ${JSON.stringify(question.questionId)}: videoID ${JSON.stringify(question.videoId)} ${videoProblem} — ` +
+          "a videoID names one folder under --trees: fix the question file"
+      }))
+    }
+  }
+  return Effect.void
+}
+
+/**
+ * Decodes the tree of every video the questions need, one at a time (each is dropped once checked,
+ * so memory holds one tree); fails with the first TreeDecodeError, which names the file and the JSON path.
+ */
+export const decodeTrees = Effect.fn("TreePreflight.decodeTrees")(function*(
+  treesDir: string,
+  questions: ReadonlyArray<{ readonly videoId: string }>
+) {
+  const path = yield* Path.Path
+  const videos = [...new Set(questions.map((question) => question.videoId))]
+  yield* Effect.forEach(videos, (video) => readTreeIndex(path.join(treesDir, video)), { discard: true })
+})

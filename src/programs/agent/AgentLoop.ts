@@ -1,6 +1,7 @@
 import { Effect, Either, Option, Schedule } from "effect"
 import { normalizeAnswer } from "../../domain/Answer.js"
 import type { Prediction, StepRecord, StopReason } from "../../domain/Prediction.js"
+import type { ParseResult } from "../../domain/Protocol.js"
 import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
 import { emptyUsage, withCallContext } from "../../services/CallLog.js"
 import { type ChatMessage, type ChatResponse, LLMProvider, type ToolCall } from "../../services/LLMProvider.js"
@@ -9,7 +10,6 @@ import { fillPlaceholders } from "../prompts/SystemPrompt.js"
 import type { Dispatcher, Submission } from "../tools/Dispatcher.js"
 import type { MutableToolStats } from "../tools/ToolContext.js"
 import { AgentObserver, noopObserver } from "./Observer.js"
-import type { ParseResult } from "../../domain/Protocol.js"
 import { parseAgentReply, parseToolCall } from "./Parse.js"
 
 /**

@@ -81,6 +81,7 @@ const summarySection = (summary: Summary): string => {
     .join("")
   return `<table class="kv">
 <tr><td>Status</td><td>${esc(summary.status)}</td></tr>
+<tr><td>Protocol</td><td>${esc(summary.protocol)}</td></tr>
 <tr><td>Started</td><td>${esc(summary.startedAt)}</td></tr>
 <tr><td>Finished</td><td>${esc(summary.finishedAt ?? "—")}</td></tr>
 <tr><td>Wall time</td><td>${esc(formatDuration(summary.wallTimeMs))}</td></tr>

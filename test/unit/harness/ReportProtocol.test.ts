@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { renderText, summarize } from "../../../src/programs/harness/Report.js"
+import { renderHtml } from "../../../src/programs/harness/ReportHtml.js"
 import { runProtocol } from "../../../src/programs/harness/RunProtocol.js"
 import { prediction } from "./fixtures.js"
 
@@ -17,6 +18,7 @@ describe("the protocol a run used", () => {
     const summary = summarize({ run: { ...run, config: { protocol: "tools" } }, predictions: [prediction({ questionId: "q1" })], calls: [] })
     assert.strictEqual(summary.protocol, "tools")
     assert.include(renderText(summary).split("\n").slice(0, 3), "Protocol tools")
+    assert.include(renderHtml({ run: { ...run, config: { protocol: "tools" } }, predictions: [], steps: [], calls: [] }), "<tr><td>Protocol</td><td>tools</td></tr>")
     assert.strictEqual(summarize({ run, predictions: [], calls: [] }).protocol, "json")
   })
 })

@@ -5,6 +5,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Logger } from "effect"
 import { stripVTControlCharacters } from "node:util"
 import { describeFailure } from "./cli/ErrorReport.js"
+import { tidyHelp } from "./cli/HelpText.js"
 import { rootCommand } from "./cli/Root.js"
 import { version } from "./cli/version.js"
 
@@ -24,7 +25,20 @@ const withPlainStdout = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A
     )
     : self
 
-const main = withPlainStdout(cli(process.argv)).pipe(
+// Help is tidied (cli/HelpText.ts) and always plain: its layout is rewritten line by line.
+const asksForHelp = process.argv.slice(2).some((arg) => arg === "--help" || arg === "-h")
+const withTidyHelp = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  asksForHelp
+    ? Console.consoleWith((console) =>
+      Console.withConsole(self, {
+        ...console,
+        log: (...args: ReadonlyArray<unknown>) =>
+          console.log(...args.map((arg) => (typeof arg === "string" ? tidyHelp(stripVTControlCharacters(arg)) : arg)))
+      })
+    )
+    : self
+
+const main = withPlainStdout(withTidyHelp(cli(process.argv))).pipe(
   Effect.tapErrorCause((cause) => {
     const line = describeFailure(cause)
     return line === undefined ? Effect.void : Console.error(line)

@@ -1,4 +1,5 @@
-import { Options } from "@effect/cli"
+import { HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Effect } from "effect"
 import type { SkillMode } from "../programs/prompts/PromptManager.js"
 import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
 
@@ -8,6 +9,21 @@ import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
  */
 export const withShownDefault = <const B>(value: B, shown: string = String(value)) => <A>(self: Options.Options<A>): Options.Options<A | B> =>
   self.pipe(Options.withDescription(`Default: ${shown}.`), Options.withDefault(value))
+
+/**
+ * `--name <integer>`, at least `min`. Read as text and checked here: @effect/cli's own integer option
+ * answers "abc" with a bare "'abc' is not a integer" naming no option, and takes any number.
+ */
+export const wholeNumber = (name: string, min: number): Options.Options<number> =>
+  Options.text(name).pipe(
+    Options.withPseudoName("integer"),
+    Options.mapEffect((raw) => {
+      const value = Number(raw.trim())
+      return raw.trim() !== "" && Number.isSafeInteger(value) && value >= min
+        ? Effect.succeed(value)
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`vtree: ${name.length === 1 ? "-" : "--"}${name} ${raw}: expected a whole number ≥ ${min}`)))
+    })
+  )
 
 /** `--name <text>`, optional. */
 export const optionalText = (name: string, description: string) =>
@@ -24,6 +40,6 @@ export const promptOptions = (help: {
 }) => ({
   prompts: optionalText("prompts", help.prompts),
   skillMode: Options.choice("skill-mode", skillModes).pipe(Options.withDescription(help.skillMode), withShownDefault("auto")),
-  maxSteps: Options.integer("max-steps").pipe(Options.withDescription(help.maxSteps), withShownDefault(defaultMaxSteps)),
+  maxSteps: wholeNumber("max-steps", 1).pipe(Options.withDescription(help.maxSteps), withShownDefault(defaultMaxSteps)),
   webSearch: Options.boolean("web-search").pipe(Options.withDescription(help.webSearch))
 })

@@ -28,7 +28,7 @@ import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools, type WebToolsHub } from "../programs/tools/WebTools.js"
 import { RunStore, type RunSelection } from "../services/RunStore.js"
 import { questionsSha256, type SelectionInput } from "../programs/harness/RunSelection.js"
-import { optionalText, promptOptions, withShownDefault } from "./CliOptions.js"
+import { optionalText, promptOptions, wholeNumber, withShownDefault } from "./CliOptions.js"
 import { SearchHubLive } from "./McpServe.js"
 import { ocrLayer, ocrSummary } from "./OcrLayer.js"
 
@@ -44,7 +44,7 @@ const db = Options.text("db").pipe(
   withShownDefault("vtree.db")
 )
 const runId = optionalText("run-id", "Run id (default: run-<start time>-<random>); with --resume, the run to continue")
-const concurrency = Options.integer("concurrency").pipe(
+const concurrency = wholeNumber("concurrency", 1).pipe(
   Options.withDescription("Questions answered at once"),
   withShownDefault(defaultConcurrency)
 )
@@ -54,7 +54,7 @@ const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
   maxSteps: "Tool steps per question before it ends as budget_exceeded",
   webSearch: "Give the agent external_search / external_read (configure with VTREE_SEARCH_*)"
 })
-const nSamples = Options.integer("n-samples").pipe(
+const nSamples = wholeNumber("n-samples", 1).pipe(
   Options.withDescription("Only the first N selected questions, in file order"),
   Options.optional
 )
@@ -74,7 +74,9 @@ const retryErrors = Options.boolean("retry-errors").pipe(
 )
 // On by default, so the flag that appears in help is the one that changes something.
 const verifyVision = Options.boolean("no-verify-vision", { ifPresent: false, negationNames: ["verify-vision"] }).pipe(
-  Options.withDescription("Skip the second vision round that checks the first (it is on by default; --verify-vision is accepted)")
+  Options.withDescription(
+    "--no-verify-vision: skip the second vision round that checks the first; --verify-vision: run that second, checking vision round (the default)"
+  )
 )
 const anchor = Options.boolean("anchor").pipe(
   Options.withDescription("Anchor mode: node text numbered [c1]/[s1], the model cites anchors (see --anchor-mode)")

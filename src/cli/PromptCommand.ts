@@ -1,6 +1,7 @@
 import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { resolvePromptsDir, loadPromptManager } from "../programs/prompts/PromptPack.js"
+import { VideoMmeTaskTypes } from "../domain/Question.js"
 import { optionalText, promptOptions } from "./CliOptions.js"
 
 const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
@@ -9,7 +10,10 @@ const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
   maxSteps: "Step budget written into the prompt",
   webSearch: "Include the external_search / external_read tools"
 })
-const taskType = optionalText("task-type", "Video-MME task type, e.g. \"Counting Problem\" (used by --skill-mode auto)")
+const taskType = optionalText(
+  "task-type",
+  "Video-MME task type, e.g. \"Counting Problem\", or one a skill of the pack declares; picks the skill with --skill-mode auto"
+)
 
 /** `vtree prompt`: prints the assembled system prompt, so a pack or skill edit can be read as the agent sees it. */
 export const promptCommand = Command.make(
@@ -19,9 +23,19 @@ export const promptCommand = Command.make(
     Effect.gen(function*() {
       const manager = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
       const type = Option.getOrUndefined(args.taskType)
-      if (args.skillMode === "auto" && type !== undefined) {
-        const own = manager.skills.some((s) => !s.always && s.taskType?.toLowerCase() === type.trim().toLowerCase())
-        if (!own) yield* Console.error(`vtree: no skill for task type "${type}" in ${manager.dir}; using _default`)
+      if (type !== undefined) {
+        const skillTypes = manager.skills.flatMap((s) =>
+          !s.always && typeof s.taskType === "string" && !s.taskType.startsWith("_") ? [s.taskType] : []
+        )
+        const known = [...new Set([...VideoMmeTaskTypes, ...skillTypes])]
+        const wanted = type.trim().toLowerCase()
+        if (!known.some((name) => name.toLowerCase() === wanted)) {
+          return yield* Effect.fail(
+            `--task-type "${type}": not a task type of Video-MME or of ${manager.dir} — use one of: ${known.join(", ")}`
+          )
+        }
+        const own = skillTypes.some((name) => name.toLowerCase() === wanted)
+        if (args.skillMode === "auto" && !own) yield* Console.error(`vtree: no skill for task type "${type}" in ${manager.dir}; using _default`)
       }
       yield* Console.log(
         manager.systemPrompt({

@@ -8,7 +8,7 @@ import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs
 import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
 import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
-import { withShownDefault } from "./CliOptions.js"
+import { wholeNumber, withShownDefault } from "./CliOptions.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
 const seconds = (t: number) => `${Math.round(t * 100) / 100}s`
@@ -149,7 +149,7 @@ const search = Command.make(
   {
     tree: treeArg,
     query: Args.text({ name: "query" }),
-    k: Options.integer("k").pipe(Options.withDescription("how many nodes to return"), withShownDefault(5))
+    k: wholeNumber("k", 1).pipe(Options.withDescription("how many nodes to return"), withShownDefault(5))
   },
   ({ k, query, tree }) => printing(searchTree(tree, query, k))
 ).pipe(

@@ -110,13 +110,24 @@ export const SearchErrorCode = Schema.Literal(
   "PROVIDER_TIMEOUT",
   "PROVIDER_RATE_LIMITED",
   "PROVIDER_ERROR",
+  // The provider answered, but every engine behind it failed: "no results" is then no fact at all.
+  "ALL_ENGINES_FAILED",
   "CONTENT_TOO_LARGE",
   "UNSUPPORTED_CONTENT_TYPE",
   "FETCH_FAILED"
 )
 export type SearchErrorCode = typeof SearchErrorCode.Type
 
-const retryableCodes: ReadonlySet<SearchErrorCode> = new Set(["PROVIDER_TIMEOUT", "PROVIDER_RATE_LIMITED", "FETCH_FAILED"])
+const retryableCodes: ReadonlySet<SearchErrorCode> = new Set([
+  "PROVIDER_TIMEOUT",
+  "PROVIDER_RATE_LIMITED",
+  "ALL_ENGINES_FAILED",
+  "FETCH_FAILED"
+])
+
+/** An engine behind a meta-search provider that did not answer, and SearXNG's reason. */
+export const FailedEngine = Schema.Struct({ engine: Schema.String, reason: Schema.String })
+export type FailedEngine = typeof FailedEngine.Type
 
 /** Whether the same request may succeed later; a blocked URL or a bad request never will. */
 export const isRetryableCode = (code: SearchErrorCode): boolean => retryableCodes.has(code)
@@ -127,7 +138,9 @@ export class SearchError extends Schema.TaggedError<SearchError>()("SearchError"
   message: Schema.String,
   retryAfterMs: Schema.optional(Schema.Number),
   /** Overrides the code's default, e.g. a fetch that failed with HTTP 404 will fail again. */
-  retryable: Schema.optional(Schema.Boolean)
+  retryable: Schema.optional(Schema.Boolean),
+  /** With ALL_ENGINES_FAILED: which engines failed, and why. */
+  failedEngines: Schema.optional(Schema.Array(FailedEngine))
 }) {}
 
 export const ErrorResponse = Schema.Struct({
@@ -138,7 +151,8 @@ export const ErrorResponse = Schema.Struct({
     code: SearchErrorCode,
     message: Schema.String,
     retryable: Schema.Boolean,
-    retry_after_ms: Schema.optional(Schema.Number)
+    retry_after_ms: Schema.optional(Schema.Number),
+    failed_engines: Schema.optional(Schema.Array(FailedEngine))
   })
 })
 export type ErrorResponse = typeof ErrorResponse.Type
@@ -154,7 +168,8 @@ export const errorResponse = (requestId: string, error: SearchError, capability?
     code: error.code,
     message: error.message,
     retryable: error.retryable ?? isRetryableCode(error.code),
-    ...(error.retryAfterMs === undefined ? {} : { retry_after_ms: error.retryAfterMs })
+    ...(error.retryAfterMs === undefined ? {} : { retry_after_ms: error.retryAfterMs }),
+    ...(error.failedEngines === undefined ? {} : { failed_engines: error.failedEngines })
   }
 })
 

@@ -1,6 +1,6 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Either, Layer, Option, Schema } from "effect"
-import { SearchError } from "../../domain/Search.js"
+import { type FailedEngine, SearchError } from "../../domain/Search.js"
 import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
 import { type ProviderHit, type ProviderPage, WebSearch, type WebQuery } from "../../services/SearchProviders.js"
 import { SearchSettings } from "../../programs/search/SearchSettings.js"
@@ -41,9 +41,24 @@ const hostOf = (url: string): string => {
   }
 }
 
+/**
+ * No results while engines report failure: SearXNG still answers 200 with an empty list, and an agent
+ * would read "no hits" as a fact about the world. It is ALL_ENGINES_FAILED, naming the engines.
+ */
+const allEnginesFailed = (failed: ReadonlyArray<FailedEngine>): SearchError =>
+  new SearchError({
+    code: "ALL_ENGINES_FAILED",
+    message: `every SearXNG engine failed for this query (${
+      failed.map(({ engine, reason }) => `${engine}: ${reason}`).join("; ")
+    }) — the empty result says nothing; retry later, or check the engines in SearXNG's settings`,
+    failedEngines: failed
+  })
+
 /** Payload → hits; a malformed single result is skipped (and counted), not fatal. */
 export const parseSearxng = (payload: unknown, category: WebQuery["category"]): Either.Either<ProviderPage, SearchError> =>
-  Either.map(decodeResponse(payload), (response) => {
+  Either.flatMap(decodeResponse(payload), (response) => {
+    const failed = (response.unresponsive_engines ?? []).map(([engine, reason]) => ({ engine, reason: reason ?? "unknown" }))
+    if (response.results.length === 0 && failed.length > 0) return Either.left(allEnginesFailed(failed))
     const results = response.results.map((raw) => decodeResult(raw))
     const hits = results.filter(Option.isSome).map(({ value: result }): ProviderHit => {
       const date = normalizeDate(result.publishedDate)
@@ -62,16 +77,13 @@ export const parseSearxng = (payload: unknown, category: WebQuery["category"]): 
       }
     })
     const skipped = results.length - hits.length
-    return {
+    return Either.right({
       hits,
       metadata: {
-        unresponsive_engines: (response.unresponsive_engines ?? []).map(([engine, reason]) => ({
-          engine,
-          reason: reason ?? "unknown"
-        })),
+        unresponsive_engines: failed,
         ...(skipped > 0 ? { skipped_results: skipped } : {})
       }
-    }
+    })
   })
 
 /** Web and news search through a SearXNG instance's JSON API (the configured base URL is trusted). */

@@ -26,6 +26,8 @@ export interface PredictionRow {
   readonly videoId: string
   readonly taskType: string | null
   readonly duration: string | null
+  /** Video-MME's domain (Knowledge, Sports, …); absent or null when the question set has none. */
+  readonly domain?: string | null
   readonly question: string
   readonly options: ReadonlyArray<string>
   /** The ground-truth letter; null when the question set carries none. */

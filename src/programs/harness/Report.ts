@@ -2,6 +2,7 @@
 // The inputs are the store's row shapes (only the fields a summary reads), so any LoadedRun fits.
 // `vtree infer` prints `renderText(summarize(…))`.
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
+import { type Interval, wilsonInterval } from "./Stats.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status">
 export type ReportPrediction = PredictionRow
@@ -21,11 +22,20 @@ export interface ReportInput extends SummaryInput {
   readonly steps: ReadonlyArray<ReportStep>
 }
 
+/**
+ * Every question ends in exactly one outcome: right, wrong (an option letter that is not the answer, or
+ * no ground truth to match), or unanswered (no option letter could be read). Accuracy is correct / total:
+ * an unanswered question earns nothing, as in Video-MME's own scoring, but is counted apart from wrong.
+ */
 export interface Accuracy {
   readonly correct: number
+  readonly wrong: number
+  readonly unanswered: number
   readonly total: number
   /** correct / total, or null when there is nothing to divide. */
   readonly accuracy: number | null
+  /** The 95 % Wilson score interval of the accuracy; null when there is nothing to divide. */
+  readonly interval: Interval | null
 }
 
 export interface GroupAccuracy extends Accuracy {
@@ -50,10 +60,10 @@ export interface Summary {
   readonly wallTimeMs: number | null
   readonly questions: number
   readonly overall: Accuracy
-  /** Questions whose answer could not be read as an option letter (counted wrong). */
-  readonly unanswered: number
   readonly byTaskType: ReadonlyArray<GroupAccuracy>
   readonly byDuration: ReadonlyArray<GroupAccuracy>
+  /** Empty when no question carries a domain (rows stored before domains were kept). */
+  readonly byDomain: ReadonlyArray<GroupAccuracy>
   readonly stopReasons: ReadonlyArray<{ readonly reason: string; readonly count: number }>
   readonly meanSteps: number | null
   readonly tokens: {
@@ -81,14 +91,36 @@ const knownRoles = ["agent", "tool", "vlm", "embed", "ocr"]
 const knownStopReasons = ["finished", "budget_exceeded", "parse_error", "error"]
 const durationOrder = ["short", "medium", "long"]
 
-// A null prediction is wrong whatever the stored flag says: there is no answer to be right.
-const isCorrect = (p: ReportPrediction): boolean => p.prediction !== null && p.correct
+export type Outcome = "correct" | "wrong" | "unanswered"
 
-const accuracyOf = (correct: number, total: number): Accuracy => ({
-  correct,
-  total,
-  accuracy: total === 0 ? null : correct / total
-})
+// A null prediction is unanswered whatever the stored flag says: there is no answer to be right.
+export const outcomeOf = (p: ReportPrediction): Outcome =>
+  p.prediction === null ? "unanswered" : p.correct ? "correct" : "wrong"
+
+interface Tally {
+  correct: number
+  wrong: number
+  unanswered: number
+}
+
+const emptyTally = (): Tally => ({ correct: 0, wrong: 0, unanswered: 0 })
+
+const accuracyOf = (tally: Tally): Accuracy => {
+  const total = tally.correct + tally.wrong + tally.unanswered
+  return {
+    ...tally,
+    total,
+    accuracy: total === 0 ? null : tally.correct / total,
+    interval: wilsonInterval(tally.correct, total)
+  }
+}
+
+/** Accuracy of any subset of predictions, with its interval. */
+export const accuracyOfPredictions = (predictions: ReadonlyArray<ReportPrediction>): Accuracy => {
+  const tally = emptyTally()
+  for (const p of predictions) tally[outcomeOf(p)] += 1
+  return accuracyOf(tally)
+}
 
 const rankBy = (order: ReadonlyArray<string>) => (a: string, b: string): number => {
   const ra = order.indexOf(a)
@@ -103,23 +135,18 @@ const groupAccuracy = (
   keyOf: (p: ReportPrediction) => string | null,
   order: ReadonlyArray<string>
 ): ReadonlyArray<GroupAccuracy> => {
-  const groups = new Map<string, { correct: number; total: number }>()
+  const groups = new Map<string, Tally>()
   for (const p of predictions) {
     const key = keyOf(p) ?? noGroup
-    const group = groups.get(key) ?? { correct: 0, total: 0 }
-    group.total += 1
-    if (isCorrect(p)) group.correct += 1
+    const group = groups.get(key) ?? emptyTally()
+    group[outcomeOf(p)] += 1
     groups.set(key, group)
   }
-  return [...groups.keys()].sort(rankBy(order)).map((key) => {
-    const group = groups.get(key)!
-    return { key, ...accuracyOf(group.correct, group.total) }
-  })
+  return [...groups.keys()].sort(rankBy(order)).map((key) => ({ key, ...accuracyOf(groups.get(key)!) }))
 }
 
 export const summarize = (input: SummaryInput): Summary => {
   const { calls, predictions, run } = input
-  const correct = predictions.filter(isCorrect).length
 
   const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
   for (const p of predictions) stopCounts.set(p.stopReason, (stopCounts.get(p.stopReason) ?? 0) + 1)
@@ -150,10 +177,12 @@ export const summarize = (input: SummaryInput): Summary => {
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
     wallTimeMs: end === null ? null : Math.max(0, end - run.startedAt),
     questions: predictions.length,
-    overall: accuracyOf(correct, predictions.length),
-    unanswered: predictions.filter((p) => p.prediction === null).length,
+    overall: accuracyOfPredictions(predictions),
     byTaskType: groupAccuracy(predictions, (p) => p.taskType, []),
     byDuration: groupAccuracy(predictions, (p) => p.duration, durationOrder),
+    byDomain: predictions.some((p) => (p.domain ?? null) !== null)
+      ? groupAccuracy(predictions, (p) => p.domain ?? null, [])
+      : [],
     stopReasons: [...stopCounts.entries()].map(([reason, count]) => ({ reason, count })),
     meanSteps: predictions.length === 0
       ? null
@@ -184,6 +213,10 @@ const replyShapesOf = (predictions: ReadonlyArray<ReportPrediction>, calls: Read
 
 export const formatPercent = (value: number | null): string => value === null ? "—" : `${(value * 100).toFixed(1)}%`
 
+/** `[41.2–58.8]`, the 95 % interval in percent; `—` without one. */
+export const formatInterval = (interval: Interval | null): string =>
+  interval === null ? "—" : `[${(interval.low * 100).toFixed(1)}–${(interval.high * 100).toFixed(1)}]`
+
 export const formatDuration = (ms: number | null): string => {
   if (ms === null) return "—"
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
@@ -196,7 +229,7 @@ export const formatDuration = (ms: number | null): string => {
   return h > 0 ? `${h}h ${mm}m ${ss}s` : `${m}m ${ss}s`
 }
 
-const formatCount = (n: number): string => n.toLocaleString("en-US")
+export const formatCount = (n: number): string => n.toLocaleString("en-US")
 
 /** Columns padded to their widest cell; `right` marks the numeric columns. */
 export const formatTable = (
@@ -213,9 +246,17 @@ export const formatTable = (
 
 const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>): string =>
   formatTable(
-    [title, "Correct", "Total", "Accuracy"],
-    groups.map((g) => [g.key, String(g.correct), String(g.total), formatPercent(g.accuracy)]),
-    [false, true, true, true]
+    [title, "Correct", "Wrong", "Unanswered", "Total", "Accuracy", "95% CI"],
+    groups.map((g) => [
+      g.key,
+      formatCount(g.correct),
+      formatCount(g.wrong),
+      formatCount(g.unanswered),
+      formatCount(g.total),
+      formatPercent(g.accuracy),
+      formatInterval(g.interval)
+    ]),
+    [false, true, true, true, true, true, true]
   )
 
 export const renderText = (summary: Summary): string => {
@@ -223,8 +264,9 @@ export const renderText = (summary: Summary): string => {
     `Run ${summary.runId} · ${summary.status} · started ${summary.startedAt} · wall time ${
       formatDuration(summary.wallTimeMs)
     }`,
-    `Accuracy ${formatPercent(summary.overall.accuracy)} (${summary.overall.correct}/${summary.overall.total})` +
-    ` · unanswered ${summary.unanswered} · mean steps ${
+    `Accuracy ${formatPercent(summary.overall.accuracy)} ${formatInterval(summary.overall.interval)} 95% CI` +
+    ` (${formatCount(summary.overall.correct)}/${formatCount(summary.overall.total)})` +
+    ` · wrong ${formatCount(summary.overall.wrong)} · unanswered ${formatCount(summary.overall.unanswered)} · mean steps ${
       summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)
     }`
   ].join("\n")
@@ -268,6 +310,7 @@ export const renderText = (summary: Summary): string => {
     header,
     accuracyTable("Task type", summary.byTaskType),
     accuracyTable("Duration", summary.byDuration),
+    ...(summary.byDomain.length === 0 ? [] : [accuracyTable("Domain", summary.byDomain)]),
     stops,
     tokens,
     ...shapes

@@ -1,7 +1,7 @@
 // One self-contained HTML page per run: no scripts, no external assets, so it can be mailed or archived
 // as is. Everything that came from a model, a question file or a tree passes through `escapeHtml`.
 import type { GroupAccuracy, ReportCall, ReportInput, ReportPrediction, ReportStep, Summary } from "./Report.js"
-import { formatDuration, formatPercent, summarize } from "./Report.js"
+import { formatCount, formatDuration, formatInterval, formatPercent, outcomeOf, summarize } from "./Report.js"
 
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) =>
@@ -35,14 +35,18 @@ details.step{margin-left:1rem;border-left:3px solid #d0d7de;padding-left:.6rem}
 summary{cursor:pointer}.muted{color:#57606a}.kv td:first-child{font-weight:600;white-space:nowrap}
 `
 
-const accuracyRows = (groups: ReadonlyArray<GroupAccuracy>): string =>
-  groups.map((g) =>
-    `<tr><td>${esc(g.key)}</td><td class="n">${g.correct}</td><td class="n">${g.total}</td>` +
-    `<td class="n">${esc(formatPercent(g.accuracy))}</td></tr>`
-  ).join("")
+const num = (n: number): string => `<td class="n">${formatCount(n)}</td>`
 
-/** Horizontal bars, one per task type, scaled 0–100 %. */
-export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>): string => {
+const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>): string =>
+  `<table><tr><th>${esc(title)}</th><th>Correct</th><th>Wrong</th><th>Unanswered</th><th>Total</th><th>Accuracy</th>` +
+  `<th>95% CI</th></tr>` +
+  groups.map((g) =>
+    `<tr><td>${esc(g.key)}</td>${num(g.correct)}${num(g.wrong)}${num(g.unanswered)}${num(g.total)}` +
+    `<td class="n">${esc(formatPercent(g.accuracy))}</td><td class="n">${esc(formatInterval(g.interval))}</td></tr>`
+  ).join("") + `</table>`
+
+/** Horizontal bars, one per group, scaled 0–100 %, each with its 95 % Wilson interval as an error bar. */
+export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>, label = "Accuracy per task type"): string => {
   const labelWidth = 240
   const barWidth = 420
   const rowHeight = 24
@@ -51,11 +55,20 @@ export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>): string => {
   const rows = groups.map((g, i) => {
     const y = i * rowHeight
     const share = g.accuracy ?? 0
-    const label = g.key.length > 34 ? `${g.key.slice(0, 33)}…` : g.key
-    return `<g transform="translate(0,${y})"><title>${esc(`${g.key}: ${g.correct}/${g.total}`)}</title>` +
-      `<text x="${labelWidth - 8}" y="16" text-anchor="end">${esc(label)}</text>` +
+    const name = g.key.length > 34 ? `${g.key.slice(0, 33)}…` : g.key
+    const errorBar = g.interval === null ? "" : (() => {
+      const x1 = (labelWidth + g.interval.low * barWidth).toFixed(1)
+      const x2 = (labelWidth + g.interval.high * barWidth).toFixed(1)
+      return `<g class="err" stroke="#1f2328" stroke-width="1.5"><line x1="${x1}" y1="12" x2="${x2}" y2="12"/>` +
+        `<line x1="${x1}" y1="7" x2="${x1}" y2="17"/><line x1="${x2}" y1="7" x2="${x2}" y2="17"/></g>`
+    })()
+    return `<g transform="translate(0,${y})"><title>${
+      esc(`${g.key}: ${g.correct}/${g.total}, 95% CI ${formatInterval(g.interval)}`)
+    }</title>` +
+      `<text x="${labelWidth - 8}" y="16" text-anchor="end">${esc(name)}</text>` +
       `<rect x="${labelWidth}" y="4" width="${barWidth}" height="16" fill="#eaeef2"/>` +
       `<rect x="${labelWidth}" y="4" width="${(share * barWidth).toFixed(1)}" height="16" fill="#2f81f7"/>` +
+      errorBar +
       `<text x="${labelWidth + barWidth + 6}" y="16">${esc(formatPercent(g.accuracy))}</text></g>`
   }).join("")
   const axis = [0, 0.25, 0.5, 0.75, 1].map((t) => {
@@ -63,44 +76,58 @@ export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>): string => {
     return `<line x1="${x}" y1="0" x2="${x}" y2="${height - 20}" stroke="#d0d7de" stroke-dasharray="2,3"/>` +
       `<text x="${x}" y="${height - 6}" text-anchor="middle" fill="#57606a">${t * 100}%</text>`
   }).join("")
-  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Accuracy per task type" ` +
+  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(label)}" ` +
     `width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-size="12" ` +
     `font-family="system-ui,sans-serif">${rows}${axis}</svg>`
 }
 
 const summarySection = (summary: Summary): string => {
-  const shapeRows = summary.replyShapes.shapes.map((s) => `<tr><td>${escapeHtml(s.shape)}</td><td class="n">${s.steps}</td></tr>`).join("")
+  const shapeRows = summary.replyShapes.shapes.map((s) => `<tr><td>${escapeHtml(s.shape)}</td>${num(s.steps)}</tr>`).join("")
   const shapeTable = shapeRows === ""
     ? ""
     : `\n<h2>Reply shapes of ${escapeHtml(summary.replyShapes.model)}</h2>\n<table><tr><th>Shape</th><th>Steps</th></tr>${shapeRows}</table>`
   const tokenRows = summary.tokens.byRole.map((r) =>
-    `<tr><td>${esc(r.role)}</td><td class="n">${r.calls}</td><td class="n">${r.errors}</td>` +
-    `<td class="n">${r.promptTokens}</td><td class="n">${r.completionTokens}</td></tr>`
+    `<tr><td>${esc(r.role)}</td>${num(r.calls)}${num(r.errors)}${num(r.promptTokens)}${num(r.completionTokens)}</tr>`
   ).join("")
-  const stopRows = summary.stopReasons.map((s) => `<tr><td>${esc(s.reason)}</td><td class="n">${s.count}</td></tr>`)
+  const stopRows = summary.stopReasons.map((s) => `<tr><td>${esc(s.reason)}</td>${num(s.count)}</tr>`)
     .join("")
   return `<table class="kv">
 <tr><td>Status</td><td>${esc(summary.status)}</td></tr>
 <tr><td>Started</td><td>${esc(summary.startedAt)}</td></tr>
 <tr><td>Finished</td><td>${esc(summary.finishedAt ?? "—")}</td></tr>
 <tr><td>Wall time</td><td>${esc(formatDuration(summary.wallTimeMs))}</td></tr>
-<tr><td>Accuracy</td><td>${esc(formatPercent(summary.overall.accuracy))} (${summary.overall.correct}/${summary.overall.total})</td></tr>
-<tr><td>Unanswered</td><td>${summary.unanswered}</td></tr>
+<tr><td>Accuracy</td><td>${esc(formatPercent(summary.overall.accuracy))} ${
+    esc(formatInterval(summary.overall.interval))
+  } 95% CI (${formatCount(summary.overall.correct)}/${formatCount(summary.overall.total)})</td></tr>
+<tr><td>Wrong</td><td>${formatCount(summary.overall.wrong)}</td></tr>
+<tr><td>Unanswered</td><td>${formatCount(summary.overall.unanswered)}</td></tr>
 <tr><td>Mean steps</td><td>${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}</td></tr>
 </table>
 <h2>Accuracy per task type</h2>
 ${accuracyChart(summary.byTaskType)}
-<table><tr><th>Task type</th><th>Correct</th><th>Total</th><th>Accuracy</th></tr>${accuracyRows(summary.byTaskType)}</table>
+${accuracyTable("Task type", summary.byTaskType)}
 <h2>Accuracy per duration</h2>
-<table><tr><th>Duration</th><th>Correct</th><th>Total</th><th>Accuracy</th></tr>${accuracyRows(summary.byDuration)}</table>
+${accuracyChart(summary.byDuration, "Accuracy per duration")}
+${accuracyTable("Duration", summary.byDuration)}${
+    summary.byDomain.length === 0 ? "" : `
+<h2>Accuracy per domain</h2>
+${accuracyChart(summary.byDomain, "Accuracy per domain")}
+${accuracyTable("Domain", summary.byDomain)}`
+  }
 <h2>Stop reasons</h2>
 <table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>
 <h2>Tokens per role</h2>
 <table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th></tr>${tokenRows}</table>${shapeTable}`
 }
 
-const verdict = (p: ReportPrediction): string =>
-  p.prediction !== null && p.correct ? `<span class="ok">✓</span>` : `<span class="bad">✗</span>`
+const verdict = (p: ReportPrediction): string => {
+  const outcome = outcomeOf(p)
+  return outcome === "correct"
+    ? `<span class="ok" title="correct">✓</span>`
+    : outcome === "wrong"
+    ? `<span class="bad" title="wrong">✗</span>`
+    : `<span class="muted" title="unanswered">?</span>`
+}
 
 const questionTable = (predictions: ReadonlyArray<ReportPrediction>): string => {
   const rows = predictions.map((p, i) =>

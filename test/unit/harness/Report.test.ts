@@ -58,21 +58,38 @@ describe("summarize", () => {
     assert.include(page, "<tr><td>think-stripped</td><td class=\"n\">3</td></tr>")
   })
 
-  it("counts accuracy overall, per task type and per duration, null predictions wrong", () => {
+  it("counts accuracy overall, per task type and per duration, null predictions unanswered, not wrong", () => {
     const summary = summarize(input)
-    assert.deepStrictEqual(summary.overall, { correct: 3, total: 5, accuracy: 0.6 })
-    assert.strictEqual(summary.unanswered, 1)
-    assert.deepStrictEqual(summary.byTaskType, [
-      { key: "Counting Problem", correct: 1, total: 2, accuracy: 0.5 },
-      { key: "OCR Problems", correct: 1, total: 2, accuracy: 0.5 },
-      { key: "(none)", correct: 1, total: 1, accuracy: 1 }
-    ])
+    assert.deepInclude(summary.overall, { correct: 3, wrong: 1, unanswered: 1, total: 5, accuracy: 0.6 })
+    assert.deepStrictEqual(
+      summary.byTaskType.map((g) => [g.key, g.correct, g.wrong, g.unanswered, g.total, g.accuracy]),
+      [
+        ["Counting Problem", 1, 1, 0, 2, 0.5],
+        ["OCR Problems", 1, 0, 1, 2, 0.5],
+        ["(none)", 1, 0, 0, 1, 1]
+      ]
+    )
     assert.deepStrictEqual(summary.byDuration.map((g) => [g.key, g.correct, g.total]), [
       ["short", 1, 2],
       ["medium", 0, 1],
       ["long", 1, 1],
       ["(none)", 1, 1]
     ])
+  })
+
+  it("groups by domain when questions carry one, with a Wilson interval on every accuracy", () => {
+    assert.deepStrictEqual(summarize(input).byDomain, [])
+    const withDomains = summarize({
+      ...input,
+      predictions: input.predictions.map((p, i) => ({ ...p, domain: i < 2 ? "Sports" : null }))
+    })
+    assert.deepStrictEqual(withDomains.byDomain.map((g) => [g.key, g.correct, g.total]), [["Sports", 1, 2], ["(none)", 2, 3]])
+    // 3/5 and 1/2: the published-value checks are in Stats.test.ts; here the wiring.
+    assert.deepStrictEqual(
+      [withDomains.overall.interval!.low.toFixed(4), withDomains.byDomain[0]!.interval!.high.toFixed(4)],
+      ["0.2307", "0.9055"]
+    )
+    assert.include(renderText(withDomains), "Domain  Correct")
   })
 
   it("counts stop reasons, mean steps, tokens per role and wall time", () => {
@@ -105,7 +122,7 @@ describe("summarize", () => {
     const empty = summarize({ run: { ...run, finishedAt: null }, predictions: [], calls: [] })
     assert.deepStrictEqual(
       [empty.overall, empty.meanSteps, empty.wallTimeMs, empty.byTaskType.length],
-      [{ correct: 0, total: 0, accuracy: null }, null, null, 0]
+      [{ correct: 0, wrong: 0, unanswered: 0, total: 0, accuracy: null, interval: null }, null, null, 0]
     )
   })
 })
@@ -113,15 +130,15 @@ describe("summarize", () => {
 describe("renderText / renderJson", () => {
   it("prints aligned tables and the headline figures", () => {
     const text = renderText(summarize(input))
-    assert.include(text, "Accuracy 60.0% (3/5) · unanswered 1 · mean steps 3.00")
+    assert.include(text, "Accuracy 60.0% [23.1–88.2] 95% CI (3/5) · wrong 1 · unanswered 1 · mean steps 3.00")
     assert.include(text, "wall time 1m 30s")
     const block = text.split("\n\n").find((b) => b.startsWith("Task type"))!.split("\n")
     assert.deepStrictEqual(block, [
-      "Task type         Correct  Total  Accuracy",
-      "----------------  -------  -----  --------",
-      "Counting Problem        1      2     50.0%",
-      "OCR Problems            1      2     50.0%",
-      "(none)                  1      1    100.0%"
+      "Task type         Correct  Wrong  Unanswered  Total  Accuracy        95% CI",
+      "----------------  -------  -----  ----------  -----  --------  ------------",
+      "Counting Problem        1      1           0      2     50.0%    [9.5–90.5]",
+      "OCR Problems            1      0           1      2     50.0%    [9.5–90.5]",
+      "(none)                  1      0           0      1    100.0%  [20.7–100.0]"
     ])
     assert.strictEqual(
       text.split("\n").find((line) => line.startsWith("total")),
@@ -176,12 +193,15 @@ describe("renderHtml", () => {
     assert.include(page, "<summary>Thought</summary>")
     assert.include(page, "Model calls: tool 1, 50 tokens")
     assert.include(page, `<a href="#q1">q2</a>`)
+    // q2 has no prediction: unanswered, shown apart from wrong.
+    assert.include(page, `<span class="muted" title="unanswered">?</span>`)
+    assert.match(page, /<tr><td>Unanswered<\/td><td>1<\/td><\/tr>/)
   })
 
   it("draws one bar per task type, as long as its accuracy", () => {
     const svg = accuracyChart([
-      { key: "A", correct: 1, total: 4, accuracy: 0.25 },
-      { key: "B", correct: 0, total: 0, accuracy: null }
+      { key: "A", correct: 1, wrong: 3, unanswered: 0, total: 4, accuracy: 0.25, interval: { low: 0.1, high: 0.5 } },
+      { key: "B", correct: 0, wrong: 0, unanswered: 0, total: 0, accuracy: null, interval: null }
     ])
     assert.deepStrictEqual(
       [...svg.matchAll(/fill="#2f81f7"/g)].length,
@@ -189,5 +209,8 @@ describe("renderHtml", () => {
     )
     assert.include(svg, `width="105.0" height="16" fill="#2f81f7"`)
     assert.include(svg, `width="0.0" height="16" fill="#2f81f7"`)
+    // One error bar, for the group that has an interval: from 10 % to 50 % of the 420-pixel bar.
+    assert.strictEqual([...svg.matchAll(/class="err"/g)].length, 1)
+    assert.include(svg, `<line x1="282.0" y1="12" x2="450.0" y2="12"/>`)
   })
 })

@@ -89,7 +89,7 @@ export const noGroup = "(none)"
 
 const knownRoles = ["agent", "tool", "vlm", "embed", "ocr"]
 const knownStopReasons = ["finished", "budget_exceeded", "parse_error", "error"]
-const durationOrder = ["short", "medium", "long"]
+export const durationOrder = ["short", "medium", "long"]
 
 export type Outcome = "correct" | "wrong" | "unanswered"
 
@@ -122,7 +122,7 @@ export const accuracyOfPredictions = (predictions: ReadonlyArray<ReportPredictio
   return accuracyOf(tally)
 }
 
-const rankBy = (order: ReadonlyArray<string>) => (a: string, b: string): number => {
+export const rankBy = (order: ReadonlyArray<string>) => (a: string, b: string): number => {
   const ra = order.indexOf(a)
   const rb = order.indexOf(b)
   if (ra !== -1 || rb !== -1) return (ra === -1 ? order.length : ra) - (rb === -1 ? order.length : rb)
@@ -130,7 +130,7 @@ const rankBy = (order: ReadonlyArray<string>) => (a: string, b: string): number 
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-const groupAccuracy = (
+export const groupAccuracy = (
   predictions: ReadonlyArray<ReportPrediction>,
   keyOf: (p: ReportPrediction) => string | null,
   order: ReadonlyArray<string>

@@ -7,7 +7,7 @@ export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) =>
     c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "\"" ? "&quot;" : "&#39;")
 
-const esc = (value: string | number | null): string => value === null ? "" : escapeHtml(String(value))
+export const esc = (value: string | number | null): string => value === null ? "" : escapeHtml(String(value))
 
 const jsonBlock = (value: unknown): string => {
   let text: string
@@ -23,7 +23,7 @@ const isEmpty = (value: unknown): boolean =>
   value === null || value === undefined ||
   (typeof value === "object" && Object.keys(value as object).length === 0)
 
-const style = `
+export const style = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1f2328}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}
@@ -35,7 +35,7 @@ details.step{margin-left:1rem;border-left:3px solid #d0d7de;padding-left:.6rem}
 summary{cursor:pointer}.muted{color:#57606a}.kv td:first-child{font-weight:600;white-space:nowrap}
 `
 
-const num = (n: number): string => `<td class="n">${formatCount(n)}</td>`
+export const num = (n: number): string => `<td class="n">${formatCount(n)}</td>`
 
 const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>): string =>
   `<table><tr><th>${esc(title)}</th><th>Correct</th><th>Wrong</th><th>Unanswered</th><th>Total</th><th>Accuracy</th>` +
@@ -168,11 +168,13 @@ const stepBlock = (step: ReportStep, calls: ReadonlyArray<ReportCall>): string =
   return `<details class="step"><summary>Step ${step.step} · ${esc(step.tool)}</summary>${parts.join("")}</details>`
 }
 
-const trajectory = (
+/** One question's trajectory as a `<details>` block with id `${idPrefix}${index}`. */
+export const trajectory = (
   p: ReportPrediction,
   index: number,
   steps: ReadonlyArray<ReportStep>,
-  calls: ReadonlyArray<ReportCall>
+  calls: ReadonlyArray<ReportCall>,
+  idPrefix = "q"
 ): string => {
   const title = p.question.length > 100 ? `${p.question.slice(0, 99)}…` : p.question
   const options = p.options.map((o) => `<li>${esc(o)}</li>`).join("")
@@ -188,7 +190,7 @@ const trajectory = (
   ].map(([k, v]) => `<tr><td>${k}</td><td>${v}</td></tr>`).join("")
   const stepCalls = (n: number) => calls.filter((c) => c.parentStep === n)
   const unplaced = calls.filter((c) => c.parentStep === null || !steps.some((s) => s.step === c.parentStep))
-  return `<details class="q" id="q${index}"><summary>${verdict(p)} <b>${esc(p.questionId)}</b> · ${esc(title)}</summary>
+  return `<details class="q" id="${idPrefix}${index}"><summary>${verdict(p)} <b>${esc(p.questionId)}</b> · ${esc(title)}</summary>
 <p>${esc(p.question)}</p><ul>${options}</ul>
 <table class="kv">${facts}</table>
 ${steps.map((s) => stepBlock(s, stepCalls(s.step))).join("\n")}
@@ -196,7 +198,7 @@ ${unplaced.length > 0 ? callLine(unplaced).replace("Model calls:", "Model calls 
 </details>`
 }
 
-const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null): Map<string | null, Array<A>> => {
+export const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null): Map<string | null, Array<A>> => {
   const map = new Map<string | null, Array<A>>()
   for (const item of items) {
     const k = key(item)

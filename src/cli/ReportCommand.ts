@@ -7,7 +7,10 @@ import { renderJson, renderText, summarize } from "../programs/harness/Report.js
 import { compareRuns, NoSharedQuestions, renderCompareJson, renderCompareText } from "../programs/harness/ReportCompare.js"
 import { renderCompareHtml } from "../programs/harness/ReportCompareHtml.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
+import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
+import type { ReportCall } from "../programs/harness/Report.js"
 import { optionalText, withShownDefault } from "./CliOptions.js"
+import { loadPrices } from "./Prices.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
 export class ReportError extends Schema.TaggedError<ReportError>()("ReportError", {
@@ -32,6 +35,11 @@ const compare = Options.boolean("compare").pipe(
 const runs = Args.text({ name: "RUN" }).pipe(
   Args.withDescription("With --compare: run A then run B, each a run id or FILE#RUN"),
   Args.between(0, 2)
+)
+const prices = optionalText(
+  "prices",
+  "JSON file of prices per role in USD per 1M tokens: {\"agent\": {\"input\": 0.6, \"cachedInput\": 0.15, \"output\": 2.4}, …}; " +
+    "VTREE_<ROLE>_PRICE=input,cached,output overrides a role. Without prices, cost is shown as unknown"
 )
 const format = Options.choice("format", ["text", "json", "html"]).pipe(
   Options.withDescription("text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"),
@@ -68,12 +76,24 @@ const writeOut = Effect.fn("ReportCommand.writeOut")(function*(body: string, out
   yield* Console.error(`vtree: wrote ${what} to ${file}`)
 })
 
+const costPerQuestion = (calls: ReadonlyArray<ReportCall>, prices: Prices) => {
+  const byQuestion = new Map<string, Array<ReportCall>>()
+  for (const c of calls) {
+    if (c.questionId === null) continue
+    const list = byQuestion.get(c.questionId)
+    if (list === undefined) byQuestion.set(c.questionId, [c])
+    else list.push(c)
+  }
+  return (questionId: string) => costOfCalls(byQuestion.get(questionId) ?? [], prices)
+}
+
 const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   readonly db: string
   readonly dbB: Option.Option<string>
   readonly runs: ReadonlyArray<string>
   readonly format: "text" | "json" | "html"
   readonly out: Option.Option<string>
+  readonly prices: Prices
 }) {
   if (args.runs.length !== 2) {
     return yield* new ReportError({
@@ -92,8 +112,8 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   const loadedA = yield* (yield* storeFor(refA.db)).loadRun(refA.runId, options)
   const loadedB = yield* (yield* storeFor(refB.db)).loadRun(refB.runId, options)
   const comparison = compareRuns(
-    { runId: refA.runId, source: refA.db, predictions: loadedA.predictions },
-    { runId: refB.runId, source: refB.db, predictions: loadedB.predictions }
+    { runId: refA.runId, source: refA.db, predictions: loadedA.predictions, costOf: costPerQuestion(loadedA.calls, args.prices) },
+    { runId: refB.runId, source: refB.db, predictions: loadedB.predictions, costOf: costPerQuestion(loadedB.calls, args.prices) }
   )
   if (comparison instanceof NoSharedQuestions) {
     return yield* new ReportError({
@@ -109,9 +129,10 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
 })
 
 /** `vtree report`: the summary of one stored run, or the comparison of two, as text, JSON or a self-contained HTML page. */
-export const reportCommand = Command.make("report", { db, dbB, runId, compare, runs, format, out }, (args) =>
+export const reportCommand = Command.make("report", { db, dbB, runId, compare, runs, prices, format, out }, (args) =>
   Effect.gen(function*() {
-    if (args.compare) return yield* compareCommand(args)
+    const priced = yield* loadPrices(args.prices)
+    if (args.compare) return yield* compareCommand({ ...args, prices: priced })
     if (args.runs.length > 0) {
       return yield* new ReportError({
         message: `unexpected argument ${args.runs[0]} — pick a run with --run-id, or compare two with --compare RUN_A RUN_B`
@@ -125,7 +146,7 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
     }
     // Only the HTML page shows trajectories; the tables need no step rows.
     const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
-    const summary = summarize(loaded)
+    const summary = summarize(loaded, { prices: priced })
     const body = args.format === "json"
       ? renderJson(summary)
       : args.format === "html"

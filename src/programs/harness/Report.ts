@@ -2,15 +2,23 @@
 // The inputs are the store's row shapes (only the fields a summary reads), so any LoadedRun fits.
 // `vtree infer` prints `renderText(summarize(…))`.
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
-import { type Interval, wilsonInterval } from "./Stats.js"
+import { costOfCalls, formatUsd, type Prices, unpricedRoles } from "./Cost.js"
+import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status">
 export type ReportPrediction = PredictionRow
 export type ReportStep = StepRow
-export type ReportCall = Pick<
-  CallRow,
-  "questionId" | "parentStep" | "role" | "model" | "durationMs" | "promptTokens" | "completionTokens" | "status" | "errorReason"
->
+export type ReportCall =
+  & Pick<
+    CallRow,
+    "questionId" | "parentStep" | "role" | "model" | "durationMs" | "promptTokens" | "completionTokens" | "status" | "errorReason"
+  >
+  & {
+    /** When the call started (epoch ms); the html timeline places calls by it. */
+    readonly startedAt?: number
+    /** Prompt tokens served from the provider's cache; absent in runs stored before it was recorded. */
+    readonly cachedTokens?: number | null
+  }
 
 export interface SummaryInput {
   readonly run: ReportRun
@@ -50,6 +58,13 @@ export interface RoleTokens {
   readonly completionTokens: number
 }
 
+export interface Spread {
+  readonly count: number
+  readonly p50Ms: number | null
+  readonly p90Ms: number | null
+  readonly maxMs: number | null
+}
+
 export interface Summary {
   readonly runId: string
   readonly status: string
@@ -71,6 +86,25 @@ export interface Summary {
     readonly promptTokens: number
     readonly completionTokens: number
   }
+  /** USD at the prices given; null (unknown) wherever a role that used tokens has no price: never 0. */
+  readonly cost: {
+    readonly total: number | null
+    readonly byRole: ReadonlyArray<{ readonly role: string; readonly usd: number | null }>
+    /** Mean over the questions (run-level calls, such as embedding trees, are in the total only). */
+    readonly perQuestionMean: number | null
+    readonly byQuestion: Readonly<Record<string, number | null>>
+    /** Roles that used tokens but have no price: set VTREE_<ROLE>_PRICE or add them to --prices. */
+    readonly unpriced: ReadonlyArray<string>
+    /**
+     * False when no call recorded cached prompt tokens (older runs, or a provider that reports none): every
+     * prompt token is then charged at the full input price, an upper bound.
+     */
+    readonly cachedTokensRecorded: boolean
+  }
+  /** Model-call latency per role, over every call of the run. */
+  readonly latency: ReadonlyArray<{ readonly role: string } & Spread>
+  /** Wall time per question, start to saved. */
+  readonly questionTime: Spread & { readonly meanMs: number | null }
   /**
    * How the agent model's replies were read, over the run's counted steps: a model that wraps its JSON
    * in think tags or answers in its native tool-call shape shows here at once. Empty for runs stored
@@ -145,7 +179,37 @@ export const groupAccuracy = (
   return [...groups.keys()].sort(rankBy(order)).map((key) => ({ key, ...accuracyOf(groups.get(key)!) }))
 }
 
-export const summarize = (input: SummaryInput): Summary => {
+export interface SummaryOptions {
+  /** Per role; without them every cost is unknown. */
+  readonly prices?: Prices
+}
+
+export const spreadOf = (values: ReadonlyArray<number>): Spread => ({
+  count: values.length,
+  p50Ms: quantile(values, 0.5),
+  p90Ms: quantile(values, 0.9),
+  maxMs: values.length === 0 ? null : Math.max(...values)
+})
+
+const costSummary = (input: SummaryInput, prices: Prices, roles: ReadonlyArray<string>): Summary["cost"] => {
+  const byQuestionCalls = new Map<string, Array<ReportCall>>(input.predictions.map((p) => [p.questionId, []]))
+  for (const c of input.calls) if (c.questionId !== null) byQuestionCalls.get(c.questionId)?.push(c)
+  const byQuestion: Record<string, number | null> = {}
+  for (const [id, calls] of byQuestionCalls) byQuestion[id] = costOfCalls(calls, prices)
+  const perQuestion = Object.values(byQuestion)
+  return {
+    total: costOfCalls(input.calls, prices),
+    byRole: roles.map((role) => ({ role, usd: costOfCalls(input.calls.filter((c) => c.role === role), prices) })),
+    perQuestionMean: perQuestion.length === 0 || perQuestion.some((c) => c === null)
+      ? null
+      : (perQuestion as Array<number>).reduce((sum, c) => sum + c, 0) / perQuestion.length,
+    byQuestion,
+    unpriced: unpricedRoles(input.calls, prices),
+    cachedTokensRecorded: input.calls.some((c) => c.cachedTokens !== undefined && c.cachedTokens !== null)
+  }
+}
+
+export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Summary => {
   const { calls, predictions, run } = input
 
   const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
@@ -192,6 +256,12 @@ export const summarize = (input: SummaryInput): Summary => {
       promptTokens: byRole.reduce((sum, r) => sum + r.promptTokens, 0),
       completionTokens: byRole.reduce((sum, r) => sum + r.completionTokens, 0)
     },
+    cost: costSummary(input, options.prices ?? {}, byRole.map((r) => r.role)),
+    latency: byRole.map((r) => ({ role: r.role, ...spreadOf(calls.filter((c) => c.role === r.role).map((c) => c.durationMs)) })),
+    questionTime: (() => {
+      const times = predictions.map((p) => p.finishedAt - p.startedAt)
+      return { ...spreadOf(times), meanMs: times.length === 0 ? null : times.reduce((sum, t) => sum + t, 0) / times.length }
+    })(),
     replyShapes: replyShapesOf(predictions, calls)
   }
 }
@@ -275,26 +345,40 @@ export const renderText = (summary: Summary): string => {
     summary.stopReasons.map((s) => [s.reason, String(s.count)]),
     [false, true]
   )
+  const costOfRole = new Map(summary.cost.byRole.map((r) => [r.role, r.usd]))
+  const latencyOfRole = new Map(summary.latency.map((r) => [r.role, r]))
   const tokens = formatTable(
-    ["Role", "Calls", "Errors", "Prompt tokens", "Completion tokens"],
+    ["Role", "Calls", "Errors", "Prompt tokens", "Completion tokens", "Cost (USD)", "p50", "p90", "max"],
     [
-      ...summary.tokens.byRole.map((r) => [
-        r.role,
-        formatCount(r.calls),
-        formatCount(r.errors),
-        formatCount(r.promptTokens),
-        formatCount(r.completionTokens)
-      ]),
+      ...summary.tokens.byRole.map((r) => {
+        const latency = latencyOfRole.get(r.role)
+        return [
+          r.role,
+          formatCount(r.calls),
+          formatCount(r.errors),
+          formatCount(r.promptTokens),
+          formatCount(r.completionTokens),
+          r.calls === 0 ? "—" : formatUsd(costOfRole.get(r.role) ?? null),
+          formatDuration(latency?.p50Ms ?? null),
+          formatDuration(latency?.p90Ms ?? null),
+          formatDuration(latency?.maxMs ?? null)
+        ]
+      }),
       [
         "total",
         formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.calls, 0)),
         formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0)),
         formatCount(summary.tokens.promptTokens),
-        formatCount(summary.tokens.completionTokens)
+        formatCount(summary.tokens.completionTokens),
+        formatUsd(summary.cost.total),
+        "",
+        "",
+        ""
       ]
     ],
-    [false, true, true, true, true]
+    [false, true, true, true, true, true, true, true, true]
   )
+  const costLine = costNote(summary)
   const shapes = summary.replyShapes.shapes.length === 0 ? [] : [
     `Reply shapes of ${summary.replyShapes.model} (a step may count under several)\n` + formatTable(
       ["Shape", "Steps", "Share"],
@@ -312,9 +396,23 @@ export const renderText = (summary: Summary): string => {
     accuracyTable("Duration", summary.byDuration),
     ...(summary.byDomain.length === 0 ? [] : [accuracyTable("Domain", summary.byDomain)]),
     stops,
-    tokens,
+    `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,
+    costLine,
     ...shapes
   ].join("\n\n") + "\n"
+}
+
+/** Cost per run and question, and why it is unknown or an upper bound when it is. */
+export const costNote = (summary: Summary): string => {
+  const { cost, questionTime } = summary
+  const head = `Cost ${formatUsd(cost.total)} · per question ${formatUsd(cost.perQuestionMean)} · time per question ` +
+    `p50 ${formatDuration(questionTime.p50Ms)}, p90 ${formatDuration(questionTime.p90Ms)}, max ${formatDuration(questionTime.maxMs)}`
+  const why = cost.unpriced.length > 0
+    ? ` (no price for ${cost.unpriced.join(", ")}: set ${cost.unpriced.map((r) => `VTREE_${r.toUpperCase()}_PRICE`).join(", ")} or pass --prices FILE)`
+    : !cost.cachedTokensRecorded && cost.total !== null
+    ? " (no cached-token counts recorded: every prompt token charged at the full input price, an upper bound)"
+    : ""
+  return head + why
 }
 
 export const renderJson = (summary: Summary): string => JSON.stringify(summary, null, 2) + "\n"

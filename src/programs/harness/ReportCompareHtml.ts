@@ -4,7 +4,7 @@ import type { ReportCall, ReportPrediction, ReportStep } from "./Report.js"
 import { formatCount, formatInterval, formatPercent } from "./Report.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
-import { esc, groupBy, num, style, trajectory } from "./ReportHtml.js"
+import { esc, groupBy, num, script, style, trajectory } from "./ReportHtml.js"
 
 /** The rows a side contributes to the page: only its flipped questions' steps and calls are needed. */
 export interface CompareTrajectories {
@@ -136,6 +136,7 @@ ${flipTable(c.broken, ta.index, tb.index)}
 ${ta.html}
 <h2>Trajectories in B</h2>
 ${tb.html}
+<script>${script}</script>
 </body>
 </html>
 `

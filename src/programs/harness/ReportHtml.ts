@@ -1,7 +1,9 @@
-// One self-contained HTML page per run: no scripts, no external assets, so it can be mailed or archived
-// as is. Everything that came from a model, a question file or a tree passes through `escapeHtml`.
+// One self-contained HTML page per run: no external assets, one small inline script (sorting, filters,
+// lazy trajectories), so it can be mailed or archived as is. Everything that came from a model, a
+// question file or a tree passes through `escapeHtml`.
 import type { GroupAccuracy, ReportCall, ReportInput, ReportPrediction, ReportStep, Summary } from "./Report.js"
-import { formatCount, formatDuration, formatInterval, formatPercent, outcomeOf, summarize } from "./Report.js"
+import { formatUsd } from "./Cost.js"
+import { costNote, formatCount, formatDuration, formatInterval, formatPercent, outcomeOf, summarize } from "./Report.js"
 
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) =>
@@ -32,7 +34,8 @@ th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}
 pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-word;margin:.3rem 0}
 details{margin:.3rem 0}details.q{border:1px solid #d0d7de;border-radius:6px;padding:.3rem .6rem}
 details.step{margin-left:1rem;border-left:3px solid #d0d7de;padding-left:.6rem}
-summary{cursor:pointer}.muted{color:#57606a}.kv td:first-child{font-weight:600;white-space:nowrap}
+summary{cursor:pointer}th[data-sort]{cursor:pointer;user-select:none}th[data-dir=asc]::after{content:" ▲"}th[data-dir=desc]::after{content:" ▼"}
+.filters label{margin-right:1rem}svg.timeline{display:block;margin:.4rem 0}.muted{color:#57606a}.kv td:first-child{font-weight:600;white-space:nowrap}
 `
 
 export const num = (n: number): string => `<td class="n">${formatCount(n)}</td>`
@@ -86,9 +89,17 @@ const summarySection = (summary: Summary): string => {
   const shapeTable = shapeRows === ""
     ? ""
     : `\n<h2>Reply shapes of ${escapeHtml(summary.replyShapes.model)}</h2>\n<table><tr><th>Shape</th><th>Steps</th></tr>${shapeRows}</table>`
+  const costOfRole = new Map(summary.cost.byRole.map((r) => [r.role, r.usd]))
+  const latencyOfRole = new Map(summary.latency.map((r) => [r.role, r]))
+  const ms = (value: number | null | undefined) => `<td class="n">${esc(formatDuration(value ?? null))}</td>`
   const tokenRows = summary.tokens.byRole.map((r) =>
-    `<tr><td>${esc(r.role)}</td>${num(r.calls)}${num(r.errors)}${num(r.promptTokens)}${num(r.completionTokens)}</tr>`
-  ).join("")
+    `<tr><td>${esc(r.role)}</td>${num(r.calls)}${num(r.errors)}${num(r.promptTokens)}${num(r.completionTokens)}` +
+    `<td class="n">${r.calls === 0 ? "—" : esc(formatUsd(costOfRole.get(r.role) ?? null))}</td>${ms(latencyOfRole.get(r.role)?.p50Ms)}` +
+    `${ms(latencyOfRole.get(r.role)?.p90Ms)}${ms(latencyOfRole.get(r.role)?.maxMs)}</tr>`
+  ).join("") +
+    `<tr><td><b>total</b></td>${num(summary.tokens.byRole.reduce((sum, r) => sum + r.calls, 0))}` +
+    `${num(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0))}${num(summary.tokens.promptTokens)}` +
+    `${num(summary.tokens.completionTokens)}<td class="n">${esc(formatUsd(summary.cost.total))}</td><td></td><td></td><td></td></tr>`
   const stopRows = summary.stopReasons.map((s) => `<tr><td>${esc(s.reason)}</td>${num(s.count)}</tr>`)
     .join("")
   return `<table class="kv">
@@ -116,8 +127,10 @@ ${accuracyTable("Domain", summary.byDomain)}`
   }
 <h2>Stop reasons</h2>
 <table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>
-<h2>Tokens per role</h2>
-<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th></tr>${tokenRows}</table>${shapeTable}`
+<h2>Model calls per role</h2>
+<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th><th>Cost (USD)</th>` +
+    `<th>Latency p50</th><th>Latency p90</th><th>Latency max</th></tr>${tokenRows}</table>
+<p id="cost">${esc(costNote(summary))}</p>${shapeTable}`
 }
 
 const verdict = (p: ReportPrediction): string => {
@@ -129,16 +142,96 @@ const verdict = (p: ReportPrediction): string => {
     : `<span class="muted" title="unanswered">?</span>`
 }
 
-const questionTable = (predictions: ReadonlyArray<ReportPrediction>): string => {
-  const rows = predictions.map((p, i) =>
-    `<tr><td><a href="#q${i}">${esc(p.questionId)}</a></td><td>${esc(p.videoId)}</td><td>${esc(p.taskType)}</td>` +
-    `<td>${esc(p.duration)}</td><td>${esc(p.prediction ?? "—")}</td><td>${esc(p.answer)}</td><td>${verdict(p)}</td>` +
-    `<td class="n">${p.stepsUsed}</td><td>${esc(p.stopReason)}</td>` +
-    `<td class="n">${p.promptTokens + p.completionTokens}</td></tr>`
-  ).join("\n")
-  return `<table><tr><th>Question</th><th>Video</th><th>Task type</th><th>Duration</th><th>Prediction</th>` +
-    `<th>Answer</th><th></th><th>Steps</th><th>Stop reason</th><th>Tokens</th></tr>\n${rows}</table>`
+// Sort keys ride on the cells (data-v) so sorting never parses the displayed, formatted text.
+const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Summary): string => {
+  const rows = predictions.map((p, i) => {
+    const outcome = outcomeOf(p)
+    const tokens = p.promptTokens + p.completionTokens
+    const time = p.finishedAt - p.startedAt
+    const cost = summary.cost.byQuestion[p.questionId] ?? null
+    return `<tr data-type="${esc(p.taskType ?? "")}" data-outcome="${outcome}">` +
+      `<td><a href="#q${i}">${esc(p.questionId)}</a></td><td>${esc(p.videoId)}</td><td>${esc(p.taskType)}</td>` +
+      `<td>${esc(p.duration)}</td><td>${esc(p.prediction ?? "—")}</td><td>${esc(p.answer)}</td>` +
+      `<td data-v="${outcome}">${verdict(p)}</td>` +
+      `<td class="n" data-v="${p.stepsUsed}">${formatCount(p.stepsUsed)}</td><td>${esc(p.stopReason)}</td>` +
+      `<td class="n" data-v="${tokens}">${formatCount(tokens)}</td>` +
+      `<td class="n" data-v="${cost ?? -1}">${esc(formatUsd(cost))}</td>` +
+      `<td class="n" data-v="${time}">${esc(formatDuration(time))}</td></tr>`
+  }).join("\n")
+  const types = [...new Set(predictions.map((p) => p.taskType ?? ""))].sort()
+  const typeOptions = types.map((t) => `<option value="${esc(t)}">${esc(t === "" ? "(none)" : t)}</option>`).join("")
+  const head = [
+    ["Question", "t"],
+    ["Video", "t"],
+    ["Task type", "t"],
+    ["Duration", "t"],
+    ["Prediction", "t"],
+    ["Answer", "t"],
+    ["Outcome", "t"],
+    ["Steps", "n"],
+    ["Stop reason", "t"],
+    ["Tokens", "n"],
+    ["Cost (USD)", "n"],
+    ["Time", "n"]
+  ].map(([label, kind]) => `<th data-sort="${kind}" title="Sort by ${label!.toLowerCase()}">${label}</th>`).join("")
+  return `<p class="filters"><label>Task type <select id="f-type"><option value="">all</option>${typeOptions}</select></label> ` +
+    `<label>Outcome <select id="f-outcome"><option value="">all</option><option value="correct">correct</option>` +
+    `<option value="wrong">wrong</option><option value="unanswered">unanswered</option></select></label> ` +
+    `<span id="f-count" class="muted">${formatCount(predictions.length)} shown</span></p>` +
+    `<table id="questions"><thead><tr>${head}</tr></thead><tbody>\n${rows}</tbody></table>`
 }
+
+// Sorting, filtering and lazy trajectories: the page stays usable without it (every table is there, and
+// trajectories open as plain <details> once the script has filled them on first toggle).
+export const script = `
+(() => {
+  const table = document.getElementById("questions");
+  if (table) {
+    const body = table.tBodies[0];
+    const rows = Array.from(body.rows);
+    const type = document.getElementById("f-type");
+    const outcome = document.getElementById("f-outcome");
+    const count = document.getElementById("f-count");
+    const filter = () => {
+      let shown = 0;
+      for (const row of rows) {
+        const ok = (!type.value || row.dataset.type === type.value) && (!outcome.value || row.dataset.outcome === outcome.value);
+        row.hidden = !ok;
+        if (ok) shown++;
+      }
+      count.textContent = shown.toLocaleString("en-US") + " shown";
+    };
+    type.addEventListener("change", filter);
+    outcome.addEventListener("change", filter);
+    table.tHead.addEventListener("click", (event) => {
+      const th = event.target.closest("th");
+      if (!th) return;
+      const col = th.cellIndex;
+      const numeric = th.dataset.sort === "n";
+      const dir = th.dataset.dir === "asc" ? -1 : 1;
+      for (const other of th.parentNode.children) delete other.dataset.dir;
+      th.dataset.dir = dir === 1 ? "asc" : "desc";
+      const key = (row) => { const cell = row.cells[col]; return cell.dataset.v ?? cell.textContent; };
+      rows.sort((a, b) => {
+        const x = key(a), y = key(b);
+        return dir * (numeric ? Number(x) - Number(y) : x.localeCompare(y, "en", { numeric: true }));
+      });
+      body.append(...rows);
+    });
+  }
+  const fill = (details) => {
+    const template = details.querySelector(":scope > template");
+    if (template) details.replaceChild(template.content, template);
+  };
+  document.addEventListener("toggle", (event) => { if (event.target.open) fill(event.target); }, true);
+  const open = () => {
+    const target = location.hash && document.getElementById(location.hash.slice(1));
+    if (target && target.tagName === "DETAILS") { fill(target); target.open = true; target.scrollIntoView(); }
+  };
+  window.addEventListener("hashchange", open);
+  open();
+})();
+`
 
 const callLine = (calls: ReadonlyArray<ReportCall>): string => {
   if (calls.length === 0) return ""
@@ -151,7 +244,7 @@ const callLine = (calls: ReadonlyArray<ReportCall>): string => {
     byRole.set(c.role, slot)
   }
   const parts = [...byRole.entries()].map(([role, s]) =>
-    `${role} ${s.calls}${s.errors > 0 ? ` (${s.errors} failed)` : ""}, ${s.tokens} tokens`
+    `${role} ${s.calls}${s.errors > 0 ? ` (${s.errors} failed)` : ""}, ${formatCount(s.tokens)} tokens`
   )
   return `<p class="muted">Model calls: ${esc(parts.join(" · "))}</p>`
 }
@@ -168,6 +261,63 @@ const stepBlock = (step: ReportStep, calls: ReadonlyArray<ReportCall>): string =
   return `<details class="step"><summary>Step ${step.step} · ${esc(step.tool)}</summary>${parts.join("")}</details>`
 }
 
+const roleColors: Readonly<Record<string, string>> = {
+  agent: "#2f81f7",
+  tool: "#bf8700",
+  vlm: "#8250df",
+  embed: "#1a7f37",
+  ocr: "#cf222e"
+}
+
+/**
+ * Where a question's time went: one row per step, spanning its model calls, and one thin bar per call
+ * beneath it (colored by role), on the question's own time axis. Calls stored without a start time
+ * (older runs) leave it out.
+ */
+export const timeline = (p: ReportPrediction, steps: ReadonlyArray<ReportStep>, calls: ReadonlyArray<ReportCall>): string => {
+  const timed = calls.filter((c): c is ReportCall & { readonly startedAt: number } => c.startedAt !== undefined)
+  const total = p.finishedAt - p.startedAt
+  if (timed.length === 0 || total <= 0) return ""
+  const width = 720
+  const labelWidth = 150
+  const scale = (width - labelWidth - 10) / total
+  const x = (t: number) => (labelWidth + Math.max(0, Math.min(total, t - p.startedAt)) * scale).toFixed(1)
+  const w = (ms: number) => Math.max(1, ms * scale).toFixed(1)
+  const rows: Array<string> = []
+  let y = 0
+  const groups: Array<[string, ReadonlyArray<typeof timed[number]>]> = [
+    ...steps.map((s): [string, ReadonlyArray<typeof timed[number]>] => [
+      `Step ${s.step} · ${s.tool}`,
+      timed.filter((c) => c.parentStep === s.step)
+    ]),
+    ["outside a step", timed.filter((c) => c.parentStep === null || !steps.some((s) => s.step === c.parentStep))]
+  ]
+  for (const [label, group] of groups) {
+    if (group.length === 0) continue
+    const start = Math.min(...group.map((c) => c.startedAt))
+    const end = Math.max(...group.map((c) => c.startedAt + c.durationMs))
+    rows.push(
+      `<g class="tl-step"><title>${esc(`${label}: ${formatDuration(end - start)}`)}</title>` +
+        `<text x="${labelWidth - 6}" y="${y + 11}" text-anchor="end">${esc(label.length > 22 ? `${label.slice(0, 21)}…` : label)}</text>` +
+        `<rect x="${x(start)}" y="${y + 2}" width="${w(end - start)}" height="10" fill="#d0d7de"/></g>`
+    )
+    y += 14
+    for (const c of group) {
+      rows.push(
+        `<rect class="tl-call" x="${x(c.startedAt)}" y="${y}" width="${w(c.durationMs)}" height="5" fill="${roleColors[c.role] ?? "#57606a"}">` +
+          `<title>${esc(`${c.role} ${c.model}: ${formatDuration(c.durationMs)}${c.status === "ok" ? "" : " (failed)"}`)}</title></rect>`
+      )
+      y += 6
+    }
+    y += 4
+  }
+  const height = y + 16
+  return `<svg class="timeline" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Timeline" width="${width}" height="${height}" ` +
+    `viewBox="0 0 ${width} ${height}" font-size="11" font-family="system-ui,sans-serif">${rows.join("")}` +
+    `<text x="${labelWidth}" y="${height - 3}" fill="#57606a">0s</text>` +
+    `<text x="${width - 10}" y="${height - 3}" text-anchor="end" fill="#57606a">${esc(formatDuration(total))}</text></svg>`
+}
+
 /** One question's trajectory as a `<details>` block with id `${idPrefix}${index}`. */
 export const trajectory = (
   p: ReportPrediction,
@@ -182,7 +332,7 @@ export const trajectory = (
     ["Prediction", `${esc(p.prediction ?? "— (unparseable)")} ${verdict(p)} · answer ${esc(p.answer ?? "—")}`],
     ["Stop reason", esc(p.stopReason)],
     ["Steps", String(p.stepsUsed)],
-    ["Tokens", `${p.promptTokens} prompt / ${p.completionTokens} completion`],
+    ["Tokens", `${formatCount(p.promptTokens)} prompt / ${formatCount(p.completionTokens)} completion`],
     ["Time", esc(formatDuration(p.finishedAt - p.startedAt))],
     ...(p.evidence !== null && p.evidence.length > 0 ? [["Evidence", esc(p.evidence)]] : []),
     ...(p.reasoning !== null && p.reasoning.length > 0 ? [["Reasoning", esc(p.reasoning)]] : []),
@@ -190,12 +340,14 @@ export const trajectory = (
   ].map(([k, v]) => `<tr><td>${k}</td><td>${v}</td></tr>`).join("")
   const stepCalls = (n: number) => calls.filter((c) => c.parentStep === n)
   const unplaced = calls.filter((c) => c.parentStep === null || !steps.some((s) => s.step === c.parentStep))
-  return `<details class="q" id="${idPrefix}${index}"><summary>${verdict(p)} <b>${esc(p.questionId)}</b> · ${esc(title)}</summary>
+  // The body is an inert <template> until first opened: thousands of trajectories cost parse time only.
+  return `<details class="q" id="${idPrefix}${index}"><summary>${verdict(p)} <b>${esc(p.questionId)}</b> · ${esc(title)}</summary><template>
 <p>${esc(p.question)}</p><ul>${options}</ul>
 <table class="kv">${facts}</table>
+${timeline(p, steps, calls)}
 ${steps.map((s) => stepBlock(s, stepCalls(s.step))).join("\n")}
 ${unplaced.length > 0 ? callLine(unplaced).replace("Model calls:", "Model calls outside a recorded step:") : ""}
-</details>`
+</template></details>`
 }
 
 export const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null): Map<string | null, Array<A>> => {
@@ -232,9 +384,10 @@ export const renderHtml = (input: ReportInput, summary: Summary = summarize(inpu
 <h1>vtree run ${esc(summary.runId)}</h1>
 ${summarySection(summary)}
 <h2>Questions</h2>
-${questionTable(input.predictions)}
+${questionTable(input.predictions, summary)}
 <h2>Trajectories</h2>
 ${trajectories.join("\n")}
+<script>${script}</script>
 </body>
 </html>
 `

@@ -127,6 +127,52 @@ describe("summarize", () => {
   })
 })
 
+describe("cost and time", () => {
+  const priced: ReportInput = {
+    run,
+    predictions: [prediction({ questionId: "q1", startedAt: 0, finishedAt: 10_000 }), prediction({ questionId: "q2", startedAt: 0, finishedAt: 30_000 })],
+    steps: [],
+    calls: [
+      call({ questionId: "q1", role: "agent", promptTokens: 1_000_000, completionTokens: 100_000, durationMs: 400 }),
+      // cachedTokens joins CallRecord with the usage work; a report row may carry it already.
+      { ...call({ questionId: "q1", role: "agent", promptTokens: 1_000_000, completionTokens: 0, durationMs: 100 }), cachedTokens: 500_000 },
+      call({ questionId: "q2", role: "tool", promptTokens: 2_000_000, completionTokens: 0, durationMs: 1_500 }),
+      call({ questionId: null, role: "embed", promptTokens: 4_000_000, completionTokens: 0, durationMs: 50 })
+    ]
+  }
+  const prices = { agent: { input: 1, cachedInput: 0.25, output: 4 }, tool: { input: 0.5, output: 1 }, embed: { input: 0.02, output: 0 } }
+
+  it("sums cost per question, per role and per run at the given prices, cached prompt tokens at the cached price", () => {
+    const { cost } = summarize(priced, { prices })
+    // agent: 1M·$1 + 0.1M·$4 = $1.40, then 0.5M·$1 + 0.5M cached·$0.25 = $0.625; tool 2M·$0.5; embed 4M·$0.02.
+    assert.closeTo(cost.byQuestion["q1"]!, 2.025, 1e-12)
+    assert.closeTo(cost.byQuestion["q2"]!, 1, 1e-12)
+    assert.closeTo(cost.total!, 2.025 + 1 + 0.08, 1e-12)
+    assert.closeTo(cost.perQuestionMean!, (2.025 + 1) / 2, 1e-12)
+    assert.deepStrictEqual(cost.byRole.map((r) => r.role), ["agent", "tool", "vlm", "embed", "ocr"])
+    assert.closeTo(cost.byRole[3]!.usd!, 0.08, 1e-12)
+    assert.deepStrictEqual([cost.unpriced, cost.cachedTokensRecorded], [[], true])
+  })
+
+  it("says unknown when a role that used tokens has no price, and charges full input price without cached counts", () => {
+    const { cost } = summarize(priced, { prices: { agent: prices.agent, tool: prices.tool } })
+    assert.deepStrictEqual([cost.total, cost.unpriced], [null, ["embed"]])
+    assert.closeTo(cost.byQuestion["q1"]!, 2.025, 1e-12)
+    const old = summarize({ ...priced, calls: priced.calls.map(({ cachedTokens: _, ...c }) => c) }, { prices })
+    assert.closeTo(old.cost.byQuestion["q1"]!, 2.4, 1e-12)
+    assert.isFalse(old.cost.cachedTokensRecorded)
+    assert.include(renderText(old), "every prompt token charged at the full input price")
+  })
+
+  it("summarizes call latency per role and time per question", () => {
+    const summary = summarize(priced)
+    assert.deepStrictEqual(summary.latency[0], { role: "agent", count: 2, p50Ms: 100, p90Ms: 400, maxMs: 400 })
+    assert.deepStrictEqual(summary.latency[2], { role: "vlm", count: 0, p50Ms: null, p90Ms: null, maxMs: null })
+    assert.deepStrictEqual(summary.questionTime, { count: 2, p50Ms: 10_000, p90Ms: 30_000, maxMs: 30_000, meanMs: 20_000 })
+    assert.match(renderText(summary), /agent\s+2\s+0\s+2,000,000\s+100,000\s+unknown\s+0\.1s\s+0\.4s\s+0\.4s/)
+  })
+})
+
 describe("renderText / renderJson", () => {
   it("prints aligned tables and the headline figures", () => {
     const text = renderText(summarize(input))
@@ -140,10 +186,10 @@ describe("renderText / renderJson", () => {
       "OCR Problems            1      0           1      2     50.0%    [9.5–90.5]",
       "(none)                  1      0           0      1    100.0%  [20.7–100.0]"
     ])
-    assert.strictEqual(
-      text.split("\n").find((line) => line.startsWith("total")),
-      "total      4       1            187                 15"
-    )
+    assert.match(text.split("\n").find((line) => line.startsWith("total"))!, /^total\s+4\s+1\s+187\s+15\s+unknown$/)
+    // Without prices, cost is unknown, never $0, and the text says what to set.
+    assert.include(text, "Cost unknown · per question unknown")
+    assert.include(text, "set VTREE_AGENT_PRICE, VTREE_TOOL_PRICE, VTREE_EMBED_PRICE or pass --prices FILE")
   })
 
   it("emits the summary as JSON that reads back equal", () => {
@@ -176,7 +222,9 @@ describe("renderHtml", () => {
   })
 
   it("escapes every string that came from data", () => {
-    assert.notInclude(page, "<script")
+    // The page's own script is the only one.
+    assert.strictEqual((page.match(/<script/g) ?? []).length, 1)
+    assert.notInclude(page, "<script>alert")
     assert.notInclude(page, "q<1>")
     assert.include(page, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quotes&quot;")
     assert.strictEqual(escapeHtml(`<a href="x">'&'</a>`), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")

@@ -143,6 +143,36 @@ describe("vtree report", () => {
       assert.include(one.stderr, "--compare needs two runs, got 1")
     }), spawnTimeout)
 
+  it.scoped("vtree export writes Video-MME results, JSONL and CSV, and prices from the environment reach the report", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      yield* fill(path.join(dir, "vtree.db"))
+      const out = path.join(dir, "results.json")
+      const mme = yield* vtree(["export", "--run-id", "old", "--format", "videomme", "--out", out], dir)
+      assert.strictEqual(mme.code, 0, mme.stderr)
+      const videos = JSON.parse(fs.readFileSync(out, "utf8"))
+      assert.deepStrictEqual(videos.map((v: { video_id: string; questions: Array<{ question_id: string; response: string }> }) =>
+        [v.video_id, v.questions.map((q) => [q.question_id, q.response])]), [["vid1", [["q1", "B"], ["q2", ""]]]])
+      const csv = yield* vtree(["export", "--run-id", "old", "--format", "csv"], dir)
+      assert.strictEqual(csv.code, 0, csv.stderr)
+      assert.strictEqual(csv.stdout.trim().split("\n").length, 3)
+
+      const priced = yield* Effect.async<Result>((resume) => {
+        const child = spawn(process.execPath, [bin, "report", "--run-id", "old"], {
+          cwd: dir,
+          env: { ...process.env, NO_COLOR: "1", VTREE_AGENT_PRICE: "1000000,0,0", VTREE_TOOL_PRICE: "0,0,0" }
+        })
+        let stdout = ""
+        child.stdout.on("data", (chunk) => (stdout += String(chunk)))
+        child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr: "" })))
+      })
+      // Three agent calls of 40 prompt tokens at $1 per token.
+      assert.include(priced.stdout, "Cost $120.0000")
+      const bad = yield* vtree(["report", "--prices", "nope.json"], dir)
+      assert.strictEqual(bad.code, 1)
+      assert.include(bad.stderr, "--prices nope.json: cannot read the file")
+    }), spawnTimeout)
+
   it.scoped("fails with one line naming the fix: missing database, unknown run, empty database", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

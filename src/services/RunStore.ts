@@ -8,7 +8,8 @@ import type { CallRecord } from "./CallLog.js"
 
 export type { StopReason } from "../domain/Prediction.js"
 
-export const RunStatus = Schema.Literal("running", "completed", "interrupted", "failed")
+/** `budget_stopped`: `infer --max-cost` stopped starting questions; `--resume` with a higher cap continues. */
+export const RunStatus = Schema.Literal("running", "completed", "interrupted", "failed", "budget_stopped")
 export type RunStatus = typeof RunStatus.Type
 
 /** A row of `runs`. `config` is the parsed config_json (secrets stripped before it was written). */

@@ -82,10 +82,12 @@ const prepare = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   // Foreign keys drive the cascade that makes re-saving a question replace it; NORMAL sync under WAL
   // survives a killed process (only power loss can drop the last commits) at a fraction of FULL's cost.
-  yield* sql`PRAGMA foreign_keys = ON`
   yield* sql`PRAGMA synchronous = NORMAL`
   yield* sql`PRAGMA busy_timeout = 5000`
+  // A migration that rebuilds a table (0005) must not cascade deletes: foreign keys on only after.
+  yield* sql`PRAGMA foreign_keys = OFF`
   yield* migrate
+  yield* sql`PRAGMA foreign_keys = ON`
 })
 
 const describeCause = (cause: unknown): string => {
@@ -187,6 +189,7 @@ const predictionFields = {
   videoId: column("video_id", Schema.String),
   taskType: column("task_type", Schema.NullOr(Schema.String)),
   duration: Schema.NullOr(Schema.String),
+  domain: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
   question: Schema.String,
   options: column("options_json", Schema.parseJson(Schema.Array(Schema.String))),
   answer: Schema.NullOr(Schema.String),

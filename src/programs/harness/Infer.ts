@@ -19,6 +19,8 @@ import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import { loadTreeEnvironment } from "../tree/TreeLoader.js"
 import { countShapes } from "../../domain/Protocol.js"
 import { InferError } from "./InferError.js"
+import { Budget } from "./Budget.js"
+import { costOfCalls, type Prices } from "./Cost.js"
 
 export { InferError, InferErrorReason } from "./InferError.js"
 
@@ -67,6 +69,13 @@ export interface BenchmarkOptions<R = never> {
   /** Written to config_json next to the run options; must hold no secrets (the store drops keys anyway). */
   readonly config?: Readonly<Record<string, unknown>>
   readonly onEvent?: (event: BenchmarkEvent) => Effect.Effect<void>
+  /**
+   * `--max-cost`: stop starting questions once spent + the in-flight estimate would pass this many USD
+   * (see Budget.ts); the run ends `budget_stopped` and `--resume` with a higher cap continues it.
+   * Needs `prices`.
+   */
+  readonly maxCostUsd?: number
+  readonly prices?: Prices
 }
 
 export interface BenchmarkResult {
@@ -359,6 +368,7 @@ const predictionRow = (
     taskType: question.taskType,
     // Directory-form questions carry no duration; the tree knows it.
     duration: question.duration ?? tree?.durationCategory ?? null,
+    domain: question.domain,
     question: question.question,
     options: question.options,
     answer: question.answer,
@@ -418,18 +428,39 @@ const answerAndSave = <R>(
       })
       yield* trees.release(question.videoId)
       yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
+      return calls
     })
   )
 
 /** Marks the run by how the questions ended; a store that cannot say so is logged, not raised. */
-const finishRun = (runId: string) => (exit: Exit.Exit<unknown, unknown>) =>
+const finishRun = (runId: string, budget?: Budget) => (exit: Exit.Exit<unknown, unknown>) =>
   Effect.flatMap(RunStore, (store) =>
     store.finishRun(
       runId,
-      Exit.isSuccess(exit) ? "completed" : Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "failed"
+      Exit.isSuccess(exit)
+        ? budget?.stopped === true ? "budget_stopped" : "completed"
+        : Cause.isInterruptedOnly(exit.cause)
+        ? "interrupted"
+        : "failed"
     )).pipe(
       Effect.catchAll((error: RunStoreError) => Effect.logError(`could not mark run ${runId} as finished: ${error.message}`))
     )
+
+/** The run's budget under `maxCostUsd`, counting what a resumed run already spent. */
+const makeBudget = Effect.fn("Infer.makeBudget")(function*(runId: string, options: BenchmarkOptions<any>) {
+  if (options.maxCostUsd === undefined) return undefined
+  const prices = options.prices ?? {}
+  if (Object.keys(prices).length === 0) {
+    return yield* new InferError({
+      reason: "BadOption",
+      message: "--max-cost needs prices: set VTREE_<ROLE>_PRICE=input,cached,output (USD per 1M tokens) or pass --prices FILE"
+    })
+  }
+  const spentBefore = options.resume === true
+    ? costOfCalls((yield* (yield* RunStore).loadRun(runId, { includeSteps: false })).calls, prices)
+    : 0
+  return new Budget(options.maxCostUsd, spentBefore ?? Number.POSITIVE_INFINITY)
+})
 
 /**
  * Runs a benchmark: every selected question through the agent, `concurrency` at a time, each finished
@@ -452,10 +483,20 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
     ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
     ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
   }
-  yield* Effect.forEach(todo, (question) => answerAndSave(runId, question, trees, questionOptions, onEvent), {
-    concurrency,
-    discard: true
-  }).pipe(Effect.onExit(finishRun(runId)))
+  const budget = yield* makeBudget(runId, options)
+  const answerWithin = (question: Question) =>
+    budget === undefined
+      ? answerAndSave(runId, question, trees, questionOptions, onEvent)
+      : Effect.suspend(() =>
+        budget.tryStart()
+          ? answerAndSave(runId, question, trees, questionOptions, onEvent).pipe(
+            Effect.onExit((exit) =>
+              Effect.sync(() => budget.finish(Exit.isSuccess(exit) ? costOfCalls(exit.value, options.prices ?? {}) : 0))
+            )
+          )
+          : Effect.void
+      )
+  yield* Effect.forEach(todo, answerWithin, { concurrency, discard: true }).pipe(Effect.onExit(finishRun(runId, budget)))
   const result: BenchmarkResult = { runId, answered: todo.length, skipped: total - todo.length }
   return result
 })

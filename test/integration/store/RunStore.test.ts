@@ -45,7 +45,7 @@ describe("SqliteRunStore", () => {
         assert.deepStrictEqual(yield* columns(sql, "predictions"), [
           "run_id", "question_id", "video_id", "task_type", "duration", "question", "options_json", "answer",
           "prediction", "correct", "evidence", "reasoning", "steps_used", "stop_reason", "error",
-          "prompt_tokens", "completion_tokens", "started_at", "finished_at", "reply_shapes_json"
+          "prompt_tokens", "completion_tokens", "started_at", "finished_at", "reply_shapes_json", "domain"
         ])
         assert.deepStrictEqual(yield* columns(sql, "steps"), [
           "run_id", "question_id", "step", "tool", "args_json", "output", "thought", "reflect_json", "plan_json", "reply_shapes"
@@ -69,7 +69,7 @@ describe("SqliteRunStore", () => {
             return { applied: applied[0]?.n, runs: runs.map((run) => run.runId) }
           })
         )
-        assert.deepStrictEqual(reopened, { applied: 2, runs: ["r1"] })
+        assert.deepStrictEqual(reopened, { applied: 3, runs: ["r1"] })
       })
     ))
 

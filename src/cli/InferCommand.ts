@@ -29,6 +29,7 @@ import { makeWebTools, type WebToolsHub } from "../programs/tools/WebTools.js"
 import { RunStore, type RunSelection } from "../services/RunStore.js"
 import { questionsSha256, type SelectionInput } from "../programs/harness/RunSelection.js"
 import { optionalText, promptOptions, wholeNumber, withShownDefault } from "./CliOptions.js"
+import { loadPrices, PricesError } from "./Prices.js"
 import { SearchHubLive } from "./McpServe.js"
 import { ocrLayer, ocrSummary } from "./OcrLayer.js"
 
@@ -90,6 +91,14 @@ const protocol = Options.choice("protocol", ["json", "tools"]).pipe(
   Options.withDescription("How the agent calls tools: json (one JSON object per reply, any model) or tools (the endpoint's native function calling)"),
   withShownDefault("json")
 )
+const maxCost = Options.float("max-cost").pipe(
+  Options.withDescription(
+    "Stop starting questions once spent + the in-flight estimate would pass this many USD; the run ends budget_stopped " +
+      "and --resume with a higher cap continues it. Needs prices (--prices or VTREE_<ROLE>_PRICE)"
+  ),
+  Options.optional
+)
+const prices = optionalText("prices", "Prices file for cost and --max-cost (format: see `vtree report --help`)")
 
 const options = {
   trees,
@@ -111,7 +120,9 @@ const options = {
   anchor,
   anchorMode,
   webSearch,
-  protocol
+  protocol,
+  maxCost,
+  prices
 }
 
 /**
@@ -342,7 +353,13 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const stderr = process.stderr
     const progress = yield* makeProgress({ write: (text) => stderr.write(text), isTTY: stderr.isTTY === true, columns: stderr.columns ?? 80 })
     let started: string | undefined
+    const priced = yield* loadPrices(args.prices)
+    if (Option.isSome(args.maxCost) && !(args.maxCost.value > 0)) {
+      return yield* new PricesError({ message: `--max-cost ${args.maxCost.value}: expected a positive number of USD` })
+    }
     const result = yield* runBenchmark({
+      prices: priced,
+      ...(Option.isSome(args.maxCost) ? { maxCostUsd: args.maxCost.value } : {}),
       treesDir: args.trees,
       questions,
       prompts,
@@ -387,7 +404,12 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const store = yield* RunStore
     // The summary needs predictions and calls; steps (with every tool output) stay on disk.
     const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
-    yield* Console.log(renderText(summarize(loaded)).trimEnd())
+    yield* Console.log(renderText(summarize(loaded, { prices: priced })).trimEnd())
+    if (loaded.run.status === "budget_stopped") {
+      yield* Console.error(
+        `vtree: --max-cost reached — run ${result.runId} stopped starting questions; continue with --resume --run-id ${result.runId} and a higher --max-cost`
+      )
+    }
   }).pipe(Effect.scoped)).pipe(
     Command.withDescription(
       "Run a benchmark: every question through the agent, saved to SQLite as it finishes; Ctrl-C keeps finished work"

@@ -1,11 +1,16 @@
-import { Command, Options } from "@effect/cli"
+import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { Console, Effect, Option, Schema } from "effect"
+import { Console, Context, Effect, Layer, Option, Schema } from "effect"
 import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
-import { RunStore } from "../services/RunStore.js"
+import { RunStore, type RunStoreShape } from "../services/RunStore.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
+import { compareRuns, NoSharedQuestions, renderCompareJson, renderCompareText } from "../programs/harness/ReportCompare.js"
+import { renderCompareHtml } from "../programs/harness/ReportCompareHtml.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
+import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
+import type { ReportCall } from "../programs/harness/Report.js"
 import { optionalText, withShownDefault } from "./CliOptions.js"
+import { loadPrices } from "./Prices.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
 export class ReportError extends Schema.TaggedError<ReportError>()("ReportError", {
@@ -16,7 +21,26 @@ const db = Options.file("db").pipe(
   Options.withDescription("Run database written by `vtree infer`"),
   withShownDefault("vtree.db")
 )
+const dbB = optionalText(
+  "db-b",
+  "With --compare: the database holding run B, when it is not --db (a run written as FILE#RUN names its own database)"
+)
 const runId = optionalText("run-id", "Run to report (default: the most recently started run)")
+const compare = Options.boolean("compare").pipe(
+  Options.withDescription(
+    "Compare two runs: `vtree report --compare RUN_A RUN_B`, paired over the questions both answered " +
+      "(each RUN may be FILE#RUN to read it from another database)"
+  )
+)
+const runs = Args.text({ name: "RUN" }).pipe(
+  Args.withDescription("With --compare: run A then run B, each a run id or FILE#RUN"),
+  Args.between(0, 2)
+)
+const prices = optionalText(
+  "prices",
+  "JSON file of prices per role in USD per 1M tokens: {\"agent\": {\"input\": 0.6, \"cachedInput\": 0.15, \"output\": 2.4}, …}; " +
+    "VTREE_<ROLE>_PRICE=input,cached,output overrides a role. Without prices, cost is shown as unknown"
+)
 const format = Options.choice("format", ["text", "json", "html"]).pipe(
   Options.withDescription("text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"),
   withShownDefault("text")
@@ -26,9 +50,94 @@ const out = Options.file("out").pipe(
   Options.optional
 )
 
-/** `vtree report`: the summary of one stored run, as text, JSON or a self-contained HTML page. */
-export const reportCommand = Command.make("report", { db, runId, format, out }, (args) =>
+/** `FILE#RUN` names a run in another database; a bare id lives in `fallbackDb`. */
+export const parseRunRef = (ref: string, fallbackDb: string): { readonly db: string; readonly runId: string } => {
+  const hash = ref.lastIndexOf("#")
+  return hash <= 0 ? { db: fallbackDb, runId: ref } : { db: ref.slice(0, hash), runId: ref.slice(hash + 1) }
+}
+
+// Comparing across databases needs a second store next to the one the command provides: opened here, at
+// the CLI edge, for the scope of the command.
+const openStore = (filename: string) =>
+  Layer.build(SqliteRunStore.layer({ filename, readOnly: true })).pipe(Effect.map(Context.get(RunStore)))
+
+const writeOut = Effect.fn("ReportCommand.writeOut")(function*(body: string, out: Option.Option<string>, what: string) {
+  if (Option.isNone(out)) {
+    yield* Console.log(body.trimEnd())
+    return
+  }
+  const file = out.value
+  const fs = yield* FileSystem.FileSystem
+  yield* fs.writeFileString(file, body).pipe(
+    Effect.mapError((error) =>
+      new ReportError({ message: `${file}: cannot write the report (${error.message}) — check the path and permissions` })
+    )
+  )
+  yield* Console.error(`vtree: wrote ${what} to ${file}`)
+})
+
+const costPerQuestion = (calls: ReadonlyArray<ReportCall>, prices: Prices) => {
+  const byQuestion = new Map<string, Array<ReportCall>>()
+  for (const c of calls) {
+    if (c.questionId === null) continue
+    const list = byQuestion.get(c.questionId)
+    if (list === undefined) byQuestion.set(c.questionId, [c])
+    else list.push(c)
+  }
+  return (questionId: string) => costOfCalls(byQuestion.get(questionId) ?? [], prices)
+}
+
+const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
+  readonly db: string
+  readonly dbB: Option.Option<string>
+  readonly runs: ReadonlyArray<string>
+  readonly format: "text" | "json" | "html"
+  readonly out: Option.Option<string>
+  readonly prices: Prices
+}) {
+  if (args.runs.length !== 2) {
+    return yield* new ReportError({
+      message: `--compare needs two runs, got ${args.runs.length} — write \`vtree report --compare RUN_A RUN_B\``
+    })
+  }
+  const refA = parseRunRef(args.runs[0]!, args.db)
+  const refB = parseRunRef(args.runs[1]!, Option.getOrElse(args.dbB, () => args.db))
+  const provided = yield* RunStore
+  const stores = new Map<string, RunStoreShape>([[args.db, provided]])
+  const storeFor = (file: string) =>
+    stores.has(file)
+      ? Effect.succeed(stores.get(file)!)
+      : Effect.tap(openStore(file), (store) => Effect.sync(() => stores.set(file, store)))
+  const options = { includeSteps: args.format === "html" }
+  const loadedA = yield* (yield* storeFor(refA.db)).loadRun(refA.runId, options)
+  const loadedB = yield* (yield* storeFor(refB.db)).loadRun(refB.runId, options)
+  const comparison = compareRuns(
+    { runId: refA.runId, source: refA.db, predictions: loadedA.predictions, costOf: costPerQuestion(loadedA.calls, args.prices) },
+    { runId: refB.runId, source: refB.db, predictions: loadedB.predictions, costOf: costPerQuestion(loadedB.calls, args.prices) }
+  )
+  if (comparison instanceof NoSharedQuestions) {
+    return yield* new ReportError({
+      message: `runs ${refA.runId} and ${refB.runId} share no question — compare runs made over the same question set`
+    })
+  }
+  const body = args.format === "json"
+    ? renderCompareJson(comparison)
+    : args.format === "html"
+    ? renderCompareHtml(comparison, loadedA, loadedB)
+    : renderCompareText(comparison)
+  yield* writeOut(body, args.out, `the ${args.format} comparison of ${refA.runId} and ${refB.runId}`)
+})
+
+/** `vtree report`: the summary of one stored run, or the comparison of two, as text, JSON or a self-contained HTML page. */
+export const reportCommand = Command.make("report", { db, dbB, runId, compare, runs, prices, format, out }, (args) =>
   Effect.gen(function*() {
+    const priced = yield* loadPrices(args.prices)
+    if (args.compare) return yield* compareCommand({ ...args, prices: priced })
+    if (args.runs.length > 0) {
+      return yield* new ReportError({
+        message: `unexpected argument ${args.runs[0]} — pick a run with --run-id, or compare two with --compare RUN_A RUN_B`
+      })
+    }
     const store = yield* RunStore
     // listRuns is newest first, so its head is the latest run.
     const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
@@ -37,26 +146,18 @@ export const reportCommand = Command.make("report", { db, runId, format, out }, 
     }
     // Only the HTML page shows trajectories; the tables need no step rows.
     const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
-    const summary = summarize(loaded)
+    const summary = summarize(loaded, { prices: priced })
     const body = args.format === "json"
       ? renderJson(summary)
       : args.format === "html"
       ? renderHtml(loaded, summary)
       : renderText(summary)
-    if (Option.isNone(args.out)) {
-      yield* Console.log(body.trimEnd())
-      return
-    }
-    const file = args.out.value
-    const fs = yield* FileSystem.FileSystem
-    yield* fs.writeFileString(file, body).pipe(
-      Effect.mapError((error) =>
-        new ReportError({ message: `${file}: cannot write the report (${error.message}) — check the path and permissions` })
-      )
-    )
-    yield* Console.error(`vtree: wrote the ${args.format} report of run ${chosen} to ${file}`)
-  })).pipe(
-    Command.withDescription("Summarize a stored run: accuracy per task type and duration, stop reasons, tokens, trajectories"),
-    // Read-only: a report never writes, not even a migration (an older database reads as it is).
-    Command.provide((args) => SqliteRunStore.layer({ filename: args.db, readOnly: true }))
-  )
+    yield* writeOut(body, args.out, `the ${args.format} report of run ${chosen}`)
+  }).pipe(Effect.scoped)).pipe(
+  Command.withDescription(
+    "Summarize a stored run (accuracy with 95% intervals per task type, duration and domain, stop reasons, tokens, " +
+      "trajectories), or compare two with --compare"
+  ),
+  // Read-only: a report never writes, not even a migration (an older database reads as it is).
+  Command.provide((args) => SqliteRunStore.layer({ filename: args.db, readOnly: true }))
+)

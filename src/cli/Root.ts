@@ -1,6 +1,7 @@
 import { Command } from "@effect/cli"
 import { buildCommand } from "./BuildCommand.js"
 import { doctorCommand } from "./DoctorCommand.js"
+import { exportCommand } from "./ExportCommand.js"
 import { inferCommand } from "./InferCommand.js"
 import { mcpCommand } from "./McpCommand.js"
 import { ocrCommand } from "./OcrCommand.js"
@@ -16,5 +17,5 @@ export const rootCommand = Command.make("vtree").pipe(
   Command.withDescription(
     "Answer questions about long videos with an LLM agent searching a hierarchical video tree."
   ),
-  Command.withSubcommands([buildCommand, doctorCommand, inferCommand, mcpCommand, ocrCommand, promptCommand, reportCommand, treeCommand])
+  Command.withSubcommands([buildCommand, doctorCommand, exportCommand, inferCommand, mcpCommand, ocrCommand, promptCommand, reportCommand, treeCommand])
 )

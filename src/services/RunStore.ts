@@ -8,7 +8,8 @@ import type { CallRecord } from "./CallLog.js"
 
 export type { StopReason } from "../domain/Prediction.js"
 
-export const RunStatus = Schema.Literal("running", "completed", "interrupted", "failed")
+/** `budget_stopped`: `infer --max-cost` stopped starting questions; `--resume` with a higher cap continues. */
+export const RunStatus = Schema.Literal("running", "completed", "interrupted", "failed", "budget_stopped")
 export type RunStatus = typeof RunStatus.Type
 
 /**
@@ -83,6 +84,8 @@ export interface PredictionRow {
   readonly videoId: string
   readonly taskType: string | null
   readonly duration: string | null
+  /** Video-MME's domain (Knowledge, Sports, …); absent or null when the question set has none. */
+  readonly domain?: string | null
   readonly question: string
   readonly options: ReadonlyArray<string>
   /** The ground-truth letter; null when the question set carries none. */

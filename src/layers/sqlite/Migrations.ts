@@ -111,12 +111,34 @@ const runOwnership = Effect.gen(function*() {
   yield* sql.unsafe(`PRAGMA application_id = ${vtreeApplicationId}`)
 })
 
+// `budget_stopped` joins the run statuses (infer --max-cost), and predictions keep the question's domain.
+// SQLite cannot alter a CHECK constraint: runs is rebuilt from its own current definition (so columns an
+// earlier migration added survive), with the status list extended; its indexes are recreated as they
+// were. Runs the migrations with foreign keys off (see SqliteRunStore's prepare): dropping the old table
+// must not cascade into predictions.
+const budgetStopped = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [table] = yield* sql<{ readonly sql: string }>`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'`
+  const indexes = yield* sql<{ readonly sql: string }>`
+    SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL`
+  const create = table!.sql
+    .replace(/(status\s+IN\s*\()([^)]*)\)/i, "$1$2, 'budget_stopped')")
+    .replace(/^CREATE TABLE\s+("?)runs\1/i, "CREATE TABLE runs_rebuilt")
+  yield* sql.unsafe(create)
+  yield* sql`INSERT INTO runs_rebuilt SELECT * FROM runs`
+  yield* sql`DROP TABLE runs`
+  yield* sql`ALTER TABLE runs_rebuilt RENAME TO runs`
+  for (const index of indexes) yield* sql.unsafe(index.sql)
+  yield* sql`ALTER TABLE predictions ADD COLUMN domain TEXT`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
   "0002_reply_shapes": replyShapes,
   "0003_usage_details": usageDetails,
-  "0004_run_ownership": runOwnership
+  "0004_run_ownership": runOwnership,
+  "0005_budget_stopped": budgetStopped
 }
 
 /** The newest schema this vtree knows: a database with a later migration was written by a newer vtree. */

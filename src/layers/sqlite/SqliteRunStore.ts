@@ -180,7 +180,10 @@ const prepare = (filename: string, readOnly: boolean) =>
     const found = yield* inspect(filename)
     if (readOnly) return { ownership: found.tables.includes("run_claims"), empty: found.tables.length === 0 }
     yield* sql`PRAGMA journal_mode = WAL`
+    // A migration that rebuilds a table (0005) must not cascade deletes: foreign keys on only after.
+    yield* sql`PRAGMA foreign_keys = OFF`
     yield* migrate
+    yield* sql`PRAGMA foreign_keys = ON`
     return { ownership: true, empty: false }
   }).pipe(
     Effect.catchTags({
@@ -325,9 +328,10 @@ const column = <S extends Schema.Schema.All>(name: string, schema: S) =>
  * a batch INSERT takes its columns from the first row, so every row must name the same ones.
  */
 const optionalCount = (name: string) =>
-  Schema.requiredToOptional(Schema.NullOr(Schema.Number), Schema.Number, {
-    decode: Option.fromNullable,
-    encode: Option.getOrNull
+  // The column itself may be missing too: a database of an older schema read as it is (read-only).
+  Schema.optionalToOptional(Schema.NullOr(Schema.Number), Schema.Number, {
+    decode: (stored) => Option.flatMap(stored, Option.fromNullable),
+    encode: (value) => Option.some(Option.getOrNull(value))
   }).pipe(Schema.fromKey(name))
 
 /** A JSON text column: written through `toJsonValue` (never throws, secrets dropped), read with JSON.parse. */
@@ -433,6 +437,7 @@ const predictionFields = {
   videoId: column("video_id", Schema.String),
   taskType: column("task_type", Schema.NullOr(Schema.String)),
   duration: Schema.NullOr(Schema.String),
+  domain: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
   question: Schema.String,
   options: column("options_json", Schema.parseJson(Schema.Array(Schema.String))),
   answer: Schema.NullOr(Schema.String),

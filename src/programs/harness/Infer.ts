@@ -32,6 +32,8 @@ import { InferError } from "./InferError.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
 import { runProtocol } from "./RunProtocol.js"
 import { completeSelection, selectionDifference, type SelectionInput } from "./RunSelection.js"
+import { Budget } from "./Budget.js"
+import { costOfCalls, type Prices } from "./Cost.js"
 
 export { InferError, InferErrorReason } from "./InferError.js"
 
@@ -96,6 +98,13 @@ export interface BenchmarkOptions<R = never> {
   /** Written to config_json next to the run options; must hold no secrets (the store drops keys anyway). */
   readonly config?: Readonly<Record<string, unknown>>
   readonly onEvent?: (event: BenchmarkEvent) => Effect.Effect<void>
+  /**
+   * `--max-cost`: stop starting questions once spent + the in-flight estimate would pass this many USD
+   * (see Budget.ts); the run ends `budget_stopped` and `--resume` with a higher cap continues it.
+   * Needs `prices`.
+   */
+  readonly maxCostUsd?: number
+  readonly prices?: Prices
 }
 
 export interface BenchmarkResult {
@@ -423,6 +432,7 @@ const predictionRow = (
     taskType: question.taskType,
     // Directory-form questions carry no duration; the tree knows it.
     duration: question.duration ?? tree?.durationCategory ?? null,
+    domain: question.domain,
     question: question.question,
     options: question.options,
     answer: question.answer,
@@ -484,6 +494,7 @@ const answerAndSave = <R>(
       }, { ownerId })
       yield* trees.release(question.videoId)
       yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
+      return calls
     })
   )
 
@@ -494,12 +505,16 @@ const failedOnStore = (exit: Exit.Exit<unknown, unknown>): boolean =>
  * Marks the run by how the questions ended and lets go of it; a store that cannot say so is logged,
  * not raised (the lease then expires and the run reads as stale).
  */
-const releaseRun = (runId: string, ownerId: string) => (exit: Exit.Exit<unknown, unknown>) =>
+const releaseRun = (runId: string, ownerId: string, budget?: Budget) => (exit: Exit.Exit<unknown, unknown>) =>
   Effect.flatMap(RunStore, (store) =>
     store.releaseRun(
       runId,
       ownerId,
-      Exit.isSuccess(exit) ? "completed" : Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "failed"
+      Exit.isSuccess(exit)
+        ? budget?.stopped === true ? "budget_stopped" : "completed"
+        : Cause.isInterruptedOnly(exit.cause)
+        ? "interrupted"
+        : "failed"
     )).pipe(
       Effect.catchAll((error: RunStoreError) =>
         // Lost: the run is someone else's now. A run that failed on the store has said so already.
@@ -508,6 +523,22 @@ const releaseRun = (runId: string, ownerId: string) => (exit: Exit.Exit<unknown,
           : Effect.logError(`could not mark run ${runId} as finished: ${error.message}`)
       )
     )
+
+/** The run's budget under `maxCostUsd`, counting what a resumed run already spent. */
+const makeBudget = Effect.fn("Infer.makeBudget")(function*(runId: string, options: BenchmarkOptions<any>) {
+  if (options.maxCostUsd === undefined) return undefined
+  const prices = options.prices ?? {}
+  if (Object.keys(prices).length === 0) {
+    return yield* new InferError({
+      reason: "BadOption",
+      message: "--max-cost needs prices: set VTREE_<ROLE>_PRICE=input,cached,output (USD per 1M tokens) or pass --prices FILE"
+    })
+  }
+  const spentBefore = options.resume === true
+    ? costOfCalls((yield* (yield* RunStore).loadRun(runId, { includeSteps: false })).calls, prices)
+    : 0
+  return new Budget(options.maxCostUsd, spentBefore ?? Number.POSITIVE_INFINITY)
+})
 
 /**
  * Renews the run's lease every third of its length, for as long as the run works; ends only by
@@ -542,6 +573,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   const { runId, todo } = yield* prepareRun(options, concurrency, owner, leaseMs)
   const onEvent = options.onEvent ?? (() => Effect.void)
   const total = options.questions.length
+  const budget = yield* makeBudget(runId, options)
   const work = Effect.gen(function*() {
     yield* onEvent({ _tag: "RunStarted", runId, resumed: options.resume === true || options.takeover === true, total, alreadyDone: total - todo.length })
     const trees = yield* loadEnvironments(runId, options.treesDir, todo)
@@ -552,14 +584,24 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
       ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
     }
-    yield* Effect.forEach(todo, (question) => answerAndSave(runId, owner.ownerId, question, trees, questionOptions, onEvent), {
-      concurrency,
-      discard: true
-    })
+    const answer = (question: Question) => answerAndSave(runId, owner.ownerId, question, trees, questionOptions, onEvent)
+    const answerWithin = (question: Question) =>
+      budget === undefined
+        ? answer(question)
+        : Effect.suspend(() =>
+          budget.tryStart()
+            ? answer(question).pipe(
+              Effect.onExit((exit) =>
+                Effect.sync(() => budget.finish(Exit.isSuccess(exit) ? costOfCalls(exit.value, options.prices ?? {}) : 0))
+              )
+            )
+            : Effect.void
+        )
+    yield* Effect.forEach(todo, answerWithin, { concurrency, discard: true })
   })
   // The heartbeat lives exactly as long as the work: whichever ends first ends the other.
   yield* Effect.raceFirst(work, heartbeat(runId, owner.ownerId, leaseMs)).pipe(
-    Effect.onExit(releaseRun(runId, owner.ownerId))
+    Effect.onExit(releaseRun(runId, owner.ownerId, budget))
   )
   const result: BenchmarkResult = { runId, answered: todo.length, skipped: total - todo.length }
   return result

@@ -3,15 +3,22 @@
 // `vtree infer` prints `renderText(summarize(…))`.
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
 import { runProtocol } from "./RunProtocol.js"
+import { costOfCalls, formatUsd, type Prices, unpricedRoles } from "./Cost.js"
+import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & { readonly config?: unknown }
 export type ReportPrediction = PredictionRow
 export type ReportStep = StepRow
-export type ReportCall = Pick<
-  CallRow,
-  "questionId" | "parentStep" | "role" | "model" | "durationMs" | "promptTokens" | "completionTokens" | "status" | "errorReason"
-  | "cachedPromptTokens" | "reasoningTokens"
->
+export type ReportCall =
+  & Pick<
+    CallRow,
+    "questionId" | "parentStep" | "role" | "model" | "durationMs" | "promptTokens" | "completionTokens" | "status" | "errorReason"
+    | "cachedPromptTokens" | "reasoningTokens"
+  >
+  & {
+    /** When the call started (epoch ms); the html timeline places calls by it. */
+    readonly startedAt?: number
+  }
 
 export interface SummaryInput {
   readonly run: ReportRun
@@ -23,11 +30,20 @@ export interface ReportInput extends SummaryInput {
   readonly steps: ReadonlyArray<ReportStep>
 }
 
+/**
+ * Every question ends in exactly one outcome: right, wrong (an option letter that is not the answer, or
+ * no ground truth to match), or unanswered (no option letter could be read). Accuracy is correct / total:
+ * an unanswered question earns nothing, as in Video-MME's own scoring, but is counted apart from wrong.
+ */
 export interface Accuracy {
   readonly correct: number
+  readonly wrong: number
+  readonly unanswered: number
   readonly total: number
   /** correct / total, or null when there is nothing to divide. */
   readonly accuracy: number | null
+  /** The 95 % Wilson score interval of the accuracy; null when there is nothing to divide. */
+  readonly interval: Interval | null
 }
 
 export interface GroupAccuracy extends Accuracy {
@@ -42,6 +58,13 @@ export interface RoleTokens {
   readonly completionTokens: number
 }
 
+export interface Spread {
+  readonly count: number
+  readonly p50Ms: number | null
+  readonly p90Ms: number | null
+  readonly maxMs: number | null
+}
+
 export interface Summary {
   readonly runId: string
   readonly status: string
@@ -54,10 +77,10 @@ export interface Summary {
   readonly wallTimeMs: number | null
   readonly questions: number
   readonly overall: Accuracy
-  /** Questions whose answer could not be read as an option letter (counted wrong). */
-  readonly unanswered: number
   readonly byTaskType: ReadonlyArray<GroupAccuracy>
   readonly byDuration: ReadonlyArray<GroupAccuracy>
+  /** Empty when no question carries a domain (rows stored before domains were kept). */
+  readonly byDomain: ReadonlyArray<GroupAccuracy>
   readonly stopReasons: ReadonlyArray<{ readonly reason: string; readonly count: number }>
   readonly meanSteps: number | null
   readonly tokens: {
@@ -65,6 +88,25 @@ export interface Summary {
     readonly promptTokens: number
     readonly completionTokens: number
   }
+  /** USD at the prices given; null (unknown) wherever a role that used tokens has no price: never 0. */
+  readonly cost: {
+    readonly total: number | null
+    readonly byRole: ReadonlyArray<{ readonly role: string; readonly usd: number | null }>
+    /** Mean over the questions (run-level calls, such as embedding trees, are in the total only). */
+    readonly perQuestionMean: number | null
+    readonly byQuestion: Readonly<Record<string, number | null>>
+    /** Roles that used tokens but have no price: set VTREE_<ROLE>_PRICE or add them to --prices. */
+    readonly unpriced: ReadonlyArray<string>
+    /**
+     * False when no call recorded cached prompt tokens (older runs, or a provider that reports none): every
+     * prompt token is then charged at the full input price, an upper bound.
+     */
+    readonly cachedTokensRecorded: boolean
+  }
+  /** Model-call latency per role, over every call of the run. */
+  readonly latency: ReadonlyArray<{ readonly role: string } & Spread>
+  /** Wall time per question, start to saved. */
+  readonly questionTime: Spread & { readonly meanMs: number | null }
   /**
    * How the agent model's replies were read, over the run's counted steps: a model that wraps its JSON
    * in think tags or answers in its native tool-call shape shows here at once. Empty for runs stored
@@ -85,18 +127,40 @@ export const noGroup = "(none)"
 
 const knownRoles = ["agent", "tool", "vlm", "embed", "ocr"]
 const knownStopReasons = ["finished", "budget_exceeded", "parse_error", "error"]
-const durationOrder = ["short", "medium", "long"]
+export const durationOrder = ["short", "medium", "long"]
 
-// A null prediction is wrong whatever the stored flag says: there is no answer to be right.
-const isCorrect = (p: ReportPrediction): boolean => p.prediction !== null && p.correct
+export type Outcome = "correct" | "wrong" | "unanswered"
 
-const accuracyOf = (correct: number, total: number): Accuracy => ({
-  correct,
-  total,
-  accuracy: total === 0 ? null : correct / total
-})
+// A null prediction is unanswered whatever the stored flag says: there is no answer to be right.
+export const outcomeOf = (p: ReportPrediction): Outcome =>
+  p.prediction === null ? "unanswered" : p.correct ? "correct" : "wrong"
 
-const rankBy = (order: ReadonlyArray<string>) => (a: string, b: string): number => {
+interface Tally {
+  correct: number
+  wrong: number
+  unanswered: number
+}
+
+const emptyTally = (): Tally => ({ correct: 0, wrong: 0, unanswered: 0 })
+
+const accuracyOf = (tally: Tally): Accuracy => {
+  const total = tally.correct + tally.wrong + tally.unanswered
+  return {
+    ...tally,
+    total,
+    accuracy: total === 0 ? null : tally.correct / total,
+    interval: wilsonInterval(tally.correct, total)
+  }
+}
+
+/** Accuracy of any subset of predictions, with its interval. */
+export const accuracyOfPredictions = (predictions: ReadonlyArray<ReportPrediction>): Accuracy => {
+  const tally = emptyTally()
+  for (const p of predictions) tally[outcomeOf(p)] += 1
+  return accuracyOf(tally)
+}
+
+export const rankBy = (order: ReadonlyArray<string>) => (a: string, b: string): number => {
   const ra = order.indexOf(a)
   const rb = order.indexOf(b)
   if (ra !== -1 || rb !== -1) return (ra === -1 ? order.length : ra) - (rb === -1 ? order.length : rb)
@@ -104,28 +168,53 @@ const rankBy = (order: ReadonlyArray<string>) => (a: string, b: string): number 
   return a < b ? -1 : a > b ? 1 : 0
 }
 
-const groupAccuracy = (
+export const groupAccuracy = (
   predictions: ReadonlyArray<ReportPrediction>,
   keyOf: (p: ReportPrediction) => string | null,
   order: ReadonlyArray<string>
 ): ReadonlyArray<GroupAccuracy> => {
-  const groups = new Map<string, { correct: number; total: number }>()
+  const groups = new Map<string, Tally>()
   for (const p of predictions) {
     const key = keyOf(p) ?? noGroup
-    const group = groups.get(key) ?? { correct: 0, total: 0 }
-    group.total += 1
-    if (isCorrect(p)) group.correct += 1
+    const group = groups.get(key) ?? emptyTally()
+    group[outcomeOf(p)] += 1
     groups.set(key, group)
   }
-  return [...groups.keys()].sort(rankBy(order)).map((key) => {
-    const group = groups.get(key)!
-    return { key, ...accuracyOf(group.correct, group.total) }
-  })
+  return [...groups.keys()].sort(rankBy(order)).map((key) => ({ key, ...accuracyOf(groups.get(key)!) }))
 }
 
-export const summarize = (input: SummaryInput): Summary => {
+export interface SummaryOptions {
+  /** Per role; without them every cost is unknown. */
+  readonly prices?: Prices
+}
+
+export const spreadOf = (values: ReadonlyArray<number>): Spread => ({
+  count: values.length,
+  p50Ms: quantile(values, 0.5),
+  p90Ms: quantile(values, 0.9),
+  maxMs: values.length === 0 ? null : Math.max(...values)
+})
+
+const costSummary = (input: SummaryInput, prices: Prices, roles: ReadonlyArray<string>): Summary["cost"] => {
+  const byQuestionCalls = new Map<string, Array<ReportCall>>(input.predictions.map((p) => [p.questionId, []]))
+  for (const c of input.calls) if (c.questionId !== null) byQuestionCalls.get(c.questionId)?.push(c)
+  const byQuestion: Record<string, number | null> = {}
+  for (const [id, calls] of byQuestionCalls) byQuestion[id] = costOfCalls(calls, prices)
+  const perQuestion = Object.values(byQuestion)
+  return {
+    total: costOfCalls(input.calls, prices),
+    byRole: roles.map((role) => ({ role, usd: costOfCalls(input.calls.filter((c) => c.role === role), prices) })),
+    perQuestionMean: perQuestion.length === 0 || perQuestion.some((c) => c === null)
+      ? null
+      : (perQuestion as Array<number>).reduce((sum, c) => sum + c, 0) / perQuestion.length,
+    byQuestion,
+    unpriced: unpricedRoles(input.calls, prices),
+    cachedTokensRecorded: input.calls.some((c) => c.cachedPromptTokens !== undefined && c.cachedPromptTokens !== null)
+  }
+}
+
+export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Summary => {
   const { calls, predictions, run } = input
-  const correct = predictions.filter(isCorrect).length
 
   const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
   for (const p of predictions) stopCounts.set(p.stopReason, (stopCounts.get(p.stopReason) ?? 0) + 1)
@@ -157,10 +246,12 @@ export const summarize = (input: SummaryInput): Summary => {
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
     wallTimeMs: end === null ? null : Math.max(0, end - run.startedAt),
     questions: predictions.length,
-    overall: accuracyOf(correct, predictions.length),
-    unanswered: predictions.filter((p) => p.prediction === null).length,
+    overall: accuracyOfPredictions(predictions),
     byTaskType: groupAccuracy(predictions, (p) => p.taskType, []),
     byDuration: groupAccuracy(predictions, (p) => p.duration, durationOrder),
+    byDomain: predictions.some((p) => (p.domain ?? null) !== null)
+      ? groupAccuracy(predictions, (p) => p.domain ?? null, [])
+      : [],
     stopReasons: [...stopCounts.entries()].map(([reason, count]) => ({ reason, count })),
     meanSteps: predictions.length === 0
       ? null
@@ -170,6 +261,12 @@ export const summarize = (input: SummaryInput): Summary => {
       promptTokens: byRole.reduce((sum, r) => sum + r.promptTokens, 0),
       completionTokens: byRole.reduce((sum, r) => sum + r.completionTokens, 0)
     },
+    cost: costSummary(input, options.prices ?? {}, byRole.map((r) => r.role)),
+    latency: byRole.map((r) => ({ role: r.role, ...spreadOf(calls.filter((c) => c.role === r.role).map((c) => c.durationMs)) })),
+    questionTime: (() => {
+      const times = predictions.map((p) => p.finishedAt - p.startedAt)
+      return { ...spreadOf(times), meanMs: times.length === 0 ? null : times.reduce((sum, t) => sum + t, 0) / times.length }
+    })(),
     replyShapes: replyShapesOf(predictions, calls),
     tokenDetails: tokenDetailsOf(calls)
   }
@@ -241,6 +338,10 @@ const replyShapesOf = (predictions: ReadonlyArray<ReportPrediction>, calls: Read
 
 export const formatPercent = (value: number | null): string => value === null ? "—" : `${(value * 100).toFixed(1)}%`
 
+/** `[41.2–58.8]`, the 95 % interval in percent; `—` without one. */
+export const formatInterval = (interval: Interval | null): string =>
+  interval === null ? "—" : `[${(interval.low * 100).toFixed(1)}–${(interval.high * 100).toFixed(1)}]`
+
 export const formatDuration = (ms: number | null): string => {
   if (ms === null) return "—"
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
@@ -253,7 +354,7 @@ export const formatDuration = (ms: number | null): string => {
   return h > 0 ? `${h}h ${mm}m ${ss}s` : `${m}m ${ss}s`
 }
 
-const formatCount = (n: number): string => n.toLocaleString("en-US")
+export const formatCount = (n: number): string => n.toLocaleString("en-US")
 
 /** Columns padded to their widest cell; `right` marks the numeric columns. */
 export const formatTable = (
@@ -270,9 +371,17 @@ export const formatTable = (
 
 const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>): string =>
   formatTable(
-    [title, "Correct", "Total", "Accuracy"],
-    groups.map((g) => [g.key, String(g.correct), String(g.total), formatPercent(g.accuracy)]),
-    [false, true, true, true]
+    [title, "Correct", "Wrong", "Unanswered", "Total", "Accuracy", "95% CI"],
+    groups.map((g) => [
+      g.key,
+      formatCount(g.correct),
+      formatCount(g.wrong),
+      formatCount(g.unanswered),
+      formatCount(g.total),
+      formatPercent(g.accuracy),
+      formatInterval(g.interval)
+    ]),
+    [false, true, true, true, true, true, true]
   )
 
 export const renderText = (summary: Summary): string => {
@@ -280,8 +389,9 @@ export const renderText = (summary: Summary): string => {
     `Run ${summary.runId} · ${summary.status} · started ${summary.startedAt} · wall time ${
       formatDuration(summary.wallTimeMs)
     }`,
-    `Accuracy ${formatPercent(summary.overall.accuracy)} (${summary.overall.correct}/${summary.overall.total})` +
-    ` · unanswered ${summary.unanswered} · mean steps ${
+    `Accuracy ${formatPercent(summary.overall.accuracy)} ${formatInterval(summary.overall.interval)} 95% CI` +
+    ` (${formatCount(summary.overall.correct)}/${formatCount(summary.overall.total)})` +
+    ` · wrong ${formatCount(summary.overall.wrong)} · unanswered ${formatCount(summary.overall.unanswered)} · mean steps ${
       summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)
     }`,
     `Protocol ${summary.protocol}`
@@ -291,26 +401,40 @@ export const renderText = (summary: Summary): string => {
     summary.stopReasons.map((s) => [s.reason, String(s.count)]),
     [false, true]
   )
+  const costOfRole = new Map(summary.cost.byRole.map((r) => [r.role, r.usd]))
+  const latencyOfRole = new Map(summary.latency.map((r) => [r.role, r]))
   const tokens = formatTable(
-    ["Role", "Calls", "Errors", "Prompt tokens", "Completion tokens"],
+    ["Role", "Calls", "Errors", "Prompt tokens", "Completion tokens", "Cost (USD)", "p50", "p90", "max"],
     [
-      ...summary.tokens.byRole.map((r) => [
-        r.role,
-        formatCount(r.calls),
-        formatCount(r.errors),
-        formatCount(r.promptTokens),
-        formatCount(r.completionTokens)
-      ]),
+      ...summary.tokens.byRole.map((r) => {
+        const latency = latencyOfRole.get(r.role)
+        return [
+          r.role,
+          formatCount(r.calls),
+          formatCount(r.errors),
+          formatCount(r.promptTokens),
+          formatCount(r.completionTokens),
+          r.calls === 0 ? "—" : formatUsd(costOfRole.get(r.role) ?? null),
+          formatDuration(latency?.p50Ms ?? null),
+          formatDuration(latency?.p90Ms ?? null),
+          formatDuration(latency?.maxMs ?? null)
+        ]
+      }),
       [
         "total",
         formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.calls, 0)),
         formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0)),
         formatCount(summary.tokens.promptTokens),
-        formatCount(summary.tokens.completionTokens)
+        formatCount(summary.tokens.completionTokens),
+        formatUsd(summary.cost.total),
+        "",
+        "",
+        ""
       ]
     ],
-    [false, true, true, true, true]
+    [false, true, true, true, true, true, true, true, true]
   )
+  const costLine = costNote(summary)
   const shapes = summary.replyShapes.shapes.length === 0 ? [] : [
     `Reply shapes of ${summary.replyShapes.model} (a step may count under several)\n` + formatTable(
       ["Shape", "Steps", "Share"],
@@ -326,11 +450,26 @@ export const renderText = (summary: Summary): string => {
     header,
     accuracyTable("Task type", summary.byTaskType),
     accuracyTable("Duration", summary.byDuration),
+    ...(summary.byDomain.length === 0 ? [] : [accuracyTable("Domain", summary.byDomain)]),
     stops,
-    tokens,
+    `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,
     ...tokenDetailsText(summary.tokenDetails),
+    costLine,
     ...shapes
   ].join("\n\n") + "\n"
+}
+
+/** Cost per run and question, and why it is unknown or an upper bound when it is. */
+export const costNote = (summary: Summary): string => {
+  const { cost, questionTime } = summary
+  const head = `Cost ${formatUsd(cost.total)} · per question ${formatUsd(cost.perQuestionMean)} · time per question ` +
+    `p50 ${formatDuration(questionTime.p50Ms)}, p90 ${formatDuration(questionTime.p90Ms)}, max ${formatDuration(questionTime.maxMs)}`
+  const why = cost.unpriced.length > 0
+    ? ` (no price for ${cost.unpriced.join(", ")}: set ${cost.unpriced.map((r) => `VTREE_${r.toUpperCase()}_PRICE`).join(", ")} or pass --prices FILE)`
+    : !cost.cachedTokensRecorded && cost.total !== null
+    ? " (no cached-token counts recorded: every prompt token charged at the full input price, an upper bound)"
+    : ""
+  return head + why
 }
 
 export const renderJson = (summary: Summary): string => JSON.stringify(summary, null, 2) + "\n"

@@ -1,13 +1,15 @@
-// One self-contained HTML page per run: no scripts, no external assets, so it can be mailed or archived
-// as is. Everything that came from a model, a question file or a tree passes through `escapeHtml`.
+// One self-contained HTML page per run: no external assets, one small inline script (sorting, filters,
+// lazy trajectories), so it can be mailed or archived as is. Everything that came from a model, a
+// question file or a tree passes through `escapeHtml`.
 import type { GroupAccuracy, ReportCall, ReportInput, ReportPrediction, ReportStep, Summary } from "./Report.js"
-import { formatDuration, formatPercent, summarize } from "./Report.js"
+import { formatUsd } from "./Cost.js"
+import { costNote, formatCount, formatDuration, formatInterval, formatPercent, outcomeOf, summarize } from "./Report.js"
 
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) =>
     c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "\"" ? "&quot;" : "&#39;")
 
-const esc = (value: string | number | null): string => value === null ? "" : escapeHtml(String(value))
+export const esc = (value: string | number | null): string => value === null ? "" : escapeHtml(String(value))
 
 const jsonBlock = (value: unknown): string => {
   let text: string
@@ -23,7 +25,7 @@ const isEmpty = (value: unknown): boolean =>
   value === null || value === undefined ||
   (typeof value === "object" && Object.keys(value as object).length === 0)
 
-const style = `
+export const style = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1f2328}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}
@@ -32,17 +34,22 @@ th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}
 pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-word;margin:.3rem 0}
 details{margin:.3rem 0}details.q{border:1px solid #d0d7de;border-radius:6px;padding:.3rem .6rem}
 details.step{margin-left:1rem;border-left:3px solid #d0d7de;padding-left:.6rem}
-summary{cursor:pointer}.muted{color:#57606a}.kv td:first-child{font-weight:600;white-space:nowrap}
+summary{cursor:pointer}th[data-sort]{cursor:pointer;user-select:none}th[data-dir=asc]::after{content:" ▲"}th[data-dir=desc]::after{content:" ▼"}
+.filters label{margin-right:1rem}svg.timeline{display:block;margin:.4rem 0}.muted{color:#57606a}.kv td:first-child{font-weight:600;white-space:nowrap}
 `
 
-const accuracyRows = (groups: ReadonlyArray<GroupAccuracy>): string =>
-  groups.map((g) =>
-    `<tr><td>${esc(g.key)}</td><td class="n">${g.correct}</td><td class="n">${g.total}</td>` +
-    `<td class="n">${esc(formatPercent(g.accuracy))}</td></tr>`
-  ).join("")
+export const num = (n: number): string => `<td class="n">${formatCount(n)}</td>`
 
-/** Horizontal bars, one per task type, scaled 0–100 %. */
-export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>): string => {
+const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>): string =>
+  `<table><tr><th>${esc(title)}</th><th>Correct</th><th>Wrong</th><th>Unanswered</th><th>Total</th><th>Accuracy</th>` +
+  `<th>95% CI</th></tr>` +
+  groups.map((g) =>
+    `<tr><td>${esc(g.key)}</td>${num(g.correct)}${num(g.wrong)}${num(g.unanswered)}${num(g.total)}` +
+    `<td class="n">${esc(formatPercent(g.accuracy))}</td><td class="n">${esc(formatInterval(g.interval))}</td></tr>`
+  ).join("") + `</table>`
+
+/** Horizontal bars, one per group, scaled 0–100 %, each with its 95 % Wilson interval as an error bar. */
+export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>, label = "Accuracy per task type"): string => {
   const labelWidth = 240
   const barWidth = 420
   const rowHeight = 24
@@ -51,11 +58,20 @@ export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>): string => {
   const rows = groups.map((g, i) => {
     const y = i * rowHeight
     const share = g.accuracy ?? 0
-    const label = g.key.length > 34 ? `${g.key.slice(0, 33)}…` : g.key
-    return `<g transform="translate(0,${y})"><title>${esc(`${g.key}: ${g.correct}/${g.total}`)}</title>` +
-      `<text x="${labelWidth - 8}" y="16" text-anchor="end">${esc(label)}</text>` +
+    const name = g.key.length > 34 ? `${g.key.slice(0, 33)}…` : g.key
+    const errorBar = g.interval === null ? "" : (() => {
+      const x1 = (labelWidth + g.interval.low * barWidth).toFixed(1)
+      const x2 = (labelWidth + g.interval.high * barWidth).toFixed(1)
+      return `<g class="err" stroke="#1f2328" stroke-width="1.5"><line x1="${x1}" y1="12" x2="${x2}" y2="12"/>` +
+        `<line x1="${x1}" y1="7" x2="${x1}" y2="17"/><line x1="${x2}" y1="7" x2="${x2}" y2="17"/></g>`
+    })()
+    return `<g transform="translate(0,${y})"><title>${
+      esc(`${g.key}: ${g.correct}/${g.total}, 95% CI ${formatInterval(g.interval)}`)
+    }</title>` +
+      `<text x="${labelWidth - 8}" y="16" text-anchor="end">${esc(name)}</text>` +
       `<rect x="${labelWidth}" y="4" width="${barWidth}" height="16" fill="#eaeef2"/>` +
       `<rect x="${labelWidth}" y="4" width="${(share * barWidth).toFixed(1)}" height="16" fill="#2f81f7"/>` +
+      errorBar +
       `<text x="${labelWidth + barWidth + 6}" y="16">${esc(formatPercent(g.accuracy))}</text></g>`
   }).join("")
   const axis = [0, 0.25, 0.5, 0.75, 1].map((t) => {
@@ -63,21 +79,28 @@ export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>): string => {
     return `<line x1="${x}" y1="0" x2="${x}" y2="${height - 20}" stroke="#d0d7de" stroke-dasharray="2,3"/>` +
       `<text x="${x}" y="${height - 6}" text-anchor="middle" fill="#57606a">${t * 100}%</text>`
   }).join("")
-  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Accuracy per task type" ` +
+  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(label)}" ` +
     `width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-size="12" ` +
     `font-family="system-ui,sans-serif">${rows}${axis}</svg>`
 }
 
 const summarySection = (summary: Summary): string => {
-  const shapeRows = summary.replyShapes.shapes.map((s) => `<tr><td>${escapeHtml(s.shape)}</td><td class="n">${s.steps}</td></tr>`).join("")
+  const shapeRows = summary.replyShapes.shapes.map((s) => `<tr><td>${escapeHtml(s.shape)}</td>${num(s.steps)}</tr>`).join("")
   const shapeTable = shapeRows === ""
     ? ""
     : `\n<h2>Reply shapes of ${escapeHtml(summary.replyShapes.model)}</h2>\n<table><tr><th>Shape</th><th>Steps</th></tr>${shapeRows}</table>`
+  const costOfRole = new Map(summary.cost.byRole.map((r) => [r.role, r.usd]))
+  const latencyOfRole = new Map(summary.latency.map((r) => [r.role, r]))
+  const ms = (value: number | null | undefined) => `<td class="n">${esc(formatDuration(value ?? null))}</td>`
   const tokenRows = summary.tokens.byRole.map((r) =>
-    `<tr><td>${esc(r.role)}</td><td class="n">${r.calls}</td><td class="n">${r.errors}</td>` +
-    `<td class="n">${r.promptTokens}</td><td class="n">${r.completionTokens}</td></tr>`
-  ).join("")
-  const stopRows = summary.stopReasons.map((s) => `<tr><td>${esc(s.reason)}</td><td class="n">${s.count}</td></tr>`)
+    `<tr><td>${esc(r.role)}</td>${num(r.calls)}${num(r.errors)}${num(r.promptTokens)}${num(r.completionTokens)}` +
+    `<td class="n">${r.calls === 0 ? "—" : esc(formatUsd(costOfRole.get(r.role) ?? null))}</td>${ms(latencyOfRole.get(r.role)?.p50Ms)}` +
+    `${ms(latencyOfRole.get(r.role)?.p90Ms)}${ms(latencyOfRole.get(r.role)?.maxMs)}</tr>`
+  ).join("") +
+    `<tr><td><b>total</b></td>${num(summary.tokens.byRole.reduce((sum, r) => sum + r.calls, 0))}` +
+    `${num(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0))}${num(summary.tokens.promptTokens)}` +
+    `${num(summary.tokens.completionTokens)}<td class="n">${esc(formatUsd(summary.cost.total))}</td><td></td><td></td><td></td></tr>`
+  const stopRows = summary.stopReasons.map((s) => `<tr><td>${esc(s.reason)}</td>${num(s.count)}</tr>`)
     .join("")
   return `<table class="kv">
 <tr><td>Status</td><td>${esc(summary.status)}</td></tr>
@@ -85,47 +108,142 @@ const summarySection = (summary: Summary): string => {
 <tr><td>Started</td><td>${esc(summary.startedAt)}</td></tr>
 <tr><td>Finished</td><td>${esc(summary.finishedAt ?? "—")}</td></tr>
 <tr><td>Wall time</td><td>${esc(formatDuration(summary.wallTimeMs))}</td></tr>
-<tr><td>Accuracy</td><td>${esc(formatPercent(summary.overall.accuracy))} (${summary.overall.correct}/${summary.overall.total})</td></tr>
-<tr><td>Unanswered</td><td>${summary.unanswered}</td></tr>
+<tr><td>Accuracy</td><td>${esc(formatPercent(summary.overall.accuracy))} ${
+    esc(formatInterval(summary.overall.interval))
+  } 95% CI (${formatCount(summary.overall.correct)}/${formatCount(summary.overall.total)})</td></tr>
+<tr><td>Wrong</td><td>${formatCount(summary.overall.wrong)}</td></tr>
+<tr><td>Unanswered</td><td>${formatCount(summary.overall.unanswered)}</td></tr>
 <tr><td>Mean steps</td><td>${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}</td></tr>
 </table>
 <h2>Accuracy per task type</h2>
 ${accuracyChart(summary.byTaskType)}
-<table><tr><th>Task type</th><th>Correct</th><th>Total</th><th>Accuracy</th></tr>${accuracyRows(summary.byTaskType)}</table>
+${accuracyTable("Task type", summary.byTaskType)}
 <h2>Accuracy per duration</h2>
-<table><tr><th>Duration</th><th>Correct</th><th>Total</th><th>Accuracy</th></tr>${accuracyRows(summary.byDuration)}</table>
+${accuracyChart(summary.byDuration, "Accuracy per duration")}
+${accuracyTable("Duration", summary.byDuration)}${
+    summary.byDomain.length === 0 ? "" : `
+<h2>Accuracy per domain</h2>
+${accuracyChart(summary.byDomain, "Accuracy per domain")}
+${accuracyTable("Domain", summary.byDomain)}`
+  }
 <h2>Stop reasons</h2>
 <table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>
-<h2>Tokens per role</h2>
-<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th></tr>${tokenRows}</table>${
-    tokenDetailsTable(summary)
-  }${shapeTable}`
+<h2>Model calls per role</h2>
+<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th><th>Cost (USD)</th>` +
+    `<th>Latency p50</th><th>Latency p90</th><th>Latency max</th></tr>${tokenRows}</table>
+<p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}`
 }
 
 const tokenDetailsTable = (summary: Summary): string => {
   if (summary.tokenDetails.length === 0) return ""
-  const count = (n: number | null) => (n === null ? "—" : String(n))
+  const count = (n: number | null) => (n === null ? `<td class="n">—</td>` : num(n))
   const rows = summary.tokenDetails.map((d) =>
-    `<tr><td>${esc(d.role)}</td><td class="n">${d.promptTokens}</td><td class="n">${count(d.cachedPromptTokens)}</td>` +
-    `<td class="n">${esc(formatPercent(d.cachedShare))}</td><td class="n">${count(d.reasoningTokens)}</td></tr>`
+    `<tr><td>${esc(d.role)}</td>${num(d.promptTokens)}${count(d.cachedPromptTokens)}` +
+    `<td class="n">${esc(formatPercent(d.cachedShare))}</td>${count(d.reasoningTokens)}</tr>`
   ).join("")
   return `\n<h2>Cached and reasoning tokens per role</h2>\n<table><tr><th>Role</th><th>Prompt tokens</th><th>Cached</th>` +
     `<th>Cached share</th><th>Reasoning tokens</th></tr>${rows}</table>`
 }
 
-const verdict = (p: ReportPrediction): string =>
-  p.prediction !== null && p.correct ? `<span class="ok">✓</span>` : `<span class="bad">✗</span>`
-
-const questionTable = (predictions: ReadonlyArray<ReportPrediction>): string => {
-  const rows = predictions.map((p, i) =>
-    `<tr><td><a href="#q${i}">${esc(p.questionId)}</a></td><td>${esc(p.videoId)}</td><td>${esc(p.taskType)}</td>` +
-    `<td>${esc(p.duration)}</td><td>${esc(p.prediction ?? "—")}</td><td>${esc(p.answer)}</td><td>${verdict(p)}</td>` +
-    `<td class="n">${p.stepsUsed}</td><td>${esc(p.stopReason)}</td>` +
-    `<td class="n">${p.promptTokens + p.completionTokens}</td></tr>`
-  ).join("\n")
-  return `<table><tr><th>Question</th><th>Video</th><th>Task type</th><th>Duration</th><th>Prediction</th>` +
-    `<th>Answer</th><th></th><th>Steps</th><th>Stop reason</th><th>Tokens</th></tr>\n${rows}</table>`
+const verdict = (p: ReportPrediction): string => {
+  const outcome = outcomeOf(p)
+  return outcome === "correct"
+    ? `<span class="ok" title="correct">✓</span>`
+    : outcome === "wrong"
+    ? `<span class="bad" title="wrong">✗</span>`
+    : `<span class="muted" title="unanswered">?</span>`
 }
+
+// Sort keys ride on the cells (data-v) so sorting never parses the displayed, formatted text.
+const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Summary): string => {
+  const rows = predictions.map((p, i) => {
+    const outcome = outcomeOf(p)
+    const tokens = p.promptTokens + p.completionTokens
+    const time = p.finishedAt - p.startedAt
+    const cost = summary.cost.byQuestion[p.questionId] ?? null
+    return `<tr data-type="${esc(p.taskType ?? "")}" data-outcome="${outcome}">` +
+      `<td><a href="#q${i}">${esc(p.questionId)}</a></td><td>${esc(p.videoId)}</td><td>${esc(p.taskType)}</td>` +
+      `<td>${esc(p.duration)}</td><td>${esc(p.prediction ?? "—")}</td><td>${esc(p.answer)}</td>` +
+      `<td data-v="${outcome}">${verdict(p)}</td>` +
+      `<td class="n" data-v="${p.stepsUsed}">${formatCount(p.stepsUsed)}</td><td>${esc(p.stopReason)}</td>` +
+      `<td class="n" data-v="${tokens}">${formatCount(tokens)}</td>` +
+      `<td class="n" data-v="${cost ?? -1}">${esc(formatUsd(cost))}</td>` +
+      `<td class="n" data-v="${time}">${esc(formatDuration(time))}</td></tr>`
+  }).join("\n")
+  const types = [...new Set(predictions.map((p) => p.taskType ?? ""))].sort()
+  const typeOptions = types.map((t) => `<option value="${esc(t)}">${esc(t === "" ? "(none)" : t)}</option>`).join("")
+  const head = [
+    ["Question", "t"],
+    ["Video", "t"],
+    ["Task type", "t"],
+    ["Duration", "t"],
+    ["Prediction", "t"],
+    ["Answer", "t"],
+    ["Outcome", "t"],
+    ["Steps", "n"],
+    ["Stop reason", "t"],
+    ["Tokens", "n"],
+    ["Cost (USD)", "n"],
+    ["Time", "n"]
+  ].map(([label, kind]) => `<th data-sort="${kind}" title="Sort by ${label!.toLowerCase()}">${label}</th>`).join("")
+  return `<p class="filters"><label>Task type <select id="f-type"><option value="">all</option>${typeOptions}</select></label> ` +
+    `<label>Outcome <select id="f-outcome"><option value="">all</option><option value="correct">correct</option>` +
+    `<option value="wrong">wrong</option><option value="unanswered">unanswered</option></select></label> ` +
+    `<span id="f-count" class="muted">${formatCount(predictions.length)} shown</span></p>` +
+    `<table id="questions"><thead><tr>${head}</tr></thead><tbody>\n${rows}</tbody></table>`
+}
+
+// Sorting, filtering and lazy trajectories: the page stays usable without it (every table is there, and
+// trajectories open as plain <details> once the script has filled them on first toggle).
+export const script = `
+(() => {
+  const table = document.getElementById("questions");
+  if (table) {
+    const body = table.tBodies[0];
+    const rows = Array.from(body.rows);
+    const type = document.getElementById("f-type");
+    const outcome = document.getElementById("f-outcome");
+    const count = document.getElementById("f-count");
+    const filter = () => {
+      let shown = 0;
+      for (const row of rows) {
+        const ok = (!type.value || row.dataset.type === type.value) && (!outcome.value || row.dataset.outcome === outcome.value);
+        row.hidden = !ok;
+        if (ok) shown++;
+      }
+      count.textContent = shown.toLocaleString("en-US") + " shown";
+    };
+    type.addEventListener("change", filter);
+    outcome.addEventListener("change", filter);
+    table.tHead.addEventListener("click", (event) => {
+      const th = event.target.closest("th");
+      if (!th) return;
+      const col = th.cellIndex;
+      const numeric = th.dataset.sort === "n";
+      const dir = th.dataset.dir === "asc" ? -1 : 1;
+      for (const other of th.parentNode.children) delete other.dataset.dir;
+      th.dataset.dir = dir === 1 ? "asc" : "desc";
+      const key = (row) => { const cell = row.cells[col]; return cell.dataset.v ?? cell.textContent; };
+      rows.sort((a, b) => {
+        const x = key(a), y = key(b);
+        return dir * (numeric ? Number(x) - Number(y) : x.localeCompare(y, "en", { numeric: true }));
+      });
+      body.append(...rows);
+    });
+  }
+  const fill = (details) => {
+    const template = details.querySelector(":scope > template");
+    if (template) details.replaceChild(template.content, template);
+  };
+  document.addEventListener("toggle", (event) => { if (event.target.open) fill(event.target); }, true);
+  const open = () => {
+    const target = location.hash && document.getElementById(location.hash.slice(1));
+    if (target && target.tagName === "DETAILS") { fill(target); target.open = true; target.scrollIntoView(); }
+  };
+  window.addEventListener("hashchange", open);
+  open();
+})();
+`
 
 const callLine = (calls: ReadonlyArray<ReportCall>): string => {
   if (calls.length === 0) return ""
@@ -138,7 +256,7 @@ const callLine = (calls: ReadonlyArray<ReportCall>): string => {
     byRole.set(c.role, slot)
   }
   const parts = [...byRole.entries()].map(([role, s]) =>
-    `${role} ${s.calls}${s.errors > 0 ? ` (${s.errors} failed)` : ""}, ${s.tokens} tokens`
+    `${role} ${s.calls}${s.errors > 0 ? ` (${s.errors} failed)` : ""}, ${formatCount(s.tokens)} tokens`
   )
   return `<p class="muted">Model calls: ${esc(parts.join(" · "))}</p>`
 }
@@ -155,11 +273,70 @@ const stepBlock = (step: ReportStep, calls: ReadonlyArray<ReportCall>): string =
   return `<details class="step"><summary>Step ${step.step} · ${esc(step.tool)}</summary>${parts.join("")}</details>`
 }
 
-const trajectory = (
+const roleColors: Readonly<Record<string, string>> = {
+  agent: "#2f81f7",
+  tool: "#bf8700",
+  vlm: "#8250df",
+  embed: "#1a7f37",
+  ocr: "#cf222e"
+}
+
+/**
+ * Where a question's time went: one row per step, spanning its model calls, and one thin bar per call
+ * beneath it (colored by role), on the question's own time axis. Calls stored without a start time
+ * (older runs) leave it out.
+ */
+export const timeline = (p: ReportPrediction, steps: ReadonlyArray<ReportStep>, calls: ReadonlyArray<ReportCall>): string => {
+  const timed = calls.filter((c): c is ReportCall & { readonly startedAt: number } => c.startedAt !== undefined)
+  const total = p.finishedAt - p.startedAt
+  if (timed.length === 0 || total <= 0) return ""
+  const width = 720
+  const labelWidth = 150
+  const scale = (width - labelWidth - 10) / total
+  const x = (t: number) => (labelWidth + Math.max(0, Math.min(total, t - p.startedAt)) * scale).toFixed(1)
+  const w = (ms: number) => Math.max(1, ms * scale).toFixed(1)
+  const rows: Array<string> = []
+  let y = 0
+  const groups: Array<[string, ReadonlyArray<typeof timed[number]>]> = [
+    ...steps.map((s): [string, ReadonlyArray<typeof timed[number]>] => [
+      `Step ${s.step} · ${s.tool}`,
+      timed.filter((c) => c.parentStep === s.step)
+    ]),
+    ["outside a step", timed.filter((c) => c.parentStep === null || !steps.some((s) => s.step === c.parentStep))]
+  ]
+  for (const [label, group] of groups) {
+    if (group.length === 0) continue
+    const start = Math.min(...group.map((c) => c.startedAt))
+    const end = Math.max(...group.map((c) => c.startedAt + c.durationMs))
+    rows.push(
+      `<g class="tl-step"><title>${esc(`${label}: ${formatDuration(end - start)}`)}</title>` +
+        `<text x="${labelWidth - 6}" y="${y + 11}" text-anchor="end">${esc(label.length > 22 ? `${label.slice(0, 21)}…` : label)}</text>` +
+        `<rect x="${x(start)}" y="${y + 2}" width="${w(end - start)}" height="10" fill="#d0d7de"/></g>`
+    )
+    y += 14
+    for (const c of group) {
+      rows.push(
+        `<rect class="tl-call" x="${x(c.startedAt)}" y="${y}" width="${w(c.durationMs)}" height="5" fill="${roleColors[c.role] ?? "#57606a"}">` +
+          `<title>${esc(`${c.role} ${c.model}: ${formatDuration(c.durationMs)}${c.status === "ok" ? "" : " (failed)"}`)}</title></rect>`
+      )
+      y += 6
+    }
+    y += 4
+  }
+  const height = y + 16
+  return `<svg class="timeline" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Timeline" width="${width}" height="${height}" ` +
+    `viewBox="0 0 ${width} ${height}" font-size="11" font-family="system-ui,sans-serif">${rows.join("")}` +
+    `<text x="${labelWidth}" y="${height - 3}" fill="#57606a">0s</text>` +
+    `<text x="${width - 10}" y="${height - 3}" text-anchor="end" fill="#57606a">${esc(formatDuration(total))}</text></svg>`
+}
+
+/** One question's trajectory as a `<details>` block with id `${idPrefix}${index}`. */
+export const trajectory = (
   p: ReportPrediction,
   index: number,
   steps: ReadonlyArray<ReportStep>,
-  calls: ReadonlyArray<ReportCall>
+  calls: ReadonlyArray<ReportCall>,
+  idPrefix = "q"
 ): string => {
   const title = p.question.length > 100 ? `${p.question.slice(0, 99)}…` : p.question
   const options = p.options.map((o) => `<li>${esc(o)}</li>`).join("")
@@ -167,7 +344,7 @@ const trajectory = (
     ["Prediction", `${esc(p.prediction ?? "— (unparseable)")} ${verdict(p)} · answer ${esc(p.answer ?? "—")}`],
     ["Stop reason", esc(p.stopReason)],
     ["Steps", String(p.stepsUsed)],
-    ["Tokens", `${p.promptTokens} prompt / ${p.completionTokens} completion`],
+    ["Tokens", `${formatCount(p.promptTokens)} prompt / ${formatCount(p.completionTokens)} completion`],
     ["Time", esc(formatDuration(p.finishedAt - p.startedAt))],
     ...(p.evidence !== null && p.evidence.length > 0 ? [["Evidence", esc(p.evidence)]] : []),
     ...(p.reasoning !== null && p.reasoning.length > 0 ? [["Reasoning", esc(p.reasoning)]] : []),
@@ -175,15 +352,17 @@ const trajectory = (
   ].map(([k, v]) => `<tr><td>${k}</td><td>${v}</td></tr>`).join("")
   const stepCalls = (n: number) => calls.filter((c) => c.parentStep === n)
   const unplaced = calls.filter((c) => c.parentStep === null || !steps.some((s) => s.step === c.parentStep))
-  return `<details class="q" id="q${index}"><summary>${verdict(p)} <b>${esc(p.questionId)}</b> · ${esc(title)}</summary>
+  // The body is an inert <template> until first opened: thousands of trajectories cost parse time only.
+  return `<details class="q" id="${idPrefix}${index}"><summary>${verdict(p)} <b>${esc(p.questionId)}</b> · ${esc(title)}</summary><template>
 <p>${esc(p.question)}</p><ul>${options}</ul>
 <table class="kv">${facts}</table>
+${timeline(p, steps, calls)}
 ${steps.map((s) => stepBlock(s, stepCalls(s.step))).join("\n")}
 ${unplaced.length > 0 ? callLine(unplaced).replace("Model calls:", "Model calls outside a recorded step:") : ""}
-</details>`
+</template></details>`
 }
 
-const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null): Map<string | null, Array<A>> => {
+export const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null): Map<string | null, Array<A>> => {
   const map = new Map<string | null, Array<A>>()
   for (const item of items) {
     const k = key(item)
@@ -217,9 +396,10 @@ export const renderHtml = (input: ReportInput, summary: Summary = summarize(inpu
 <h1>vtree run ${esc(summary.runId)}</h1>
 ${summarySection(summary)}
 <h2>Questions</h2>
-${questionTable(input.predictions)}
+${questionTable(input.predictions, summary)}
 <h2>Trajectories</h2>
 ${trajectories.join("\n")}
+<script>${script}</script>
 </body>
 </html>
 `

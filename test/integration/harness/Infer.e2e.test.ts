@@ -84,8 +84,9 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     assert.strictEqual(orphans.n, 0)
 
     assert.match(result.stdout, /Run e2e-1 · completed/)
-    assert.match(result.stdout, /Accuracy 71\.4% \(5\/7\)/)
-    assert.match(result.stdout, /Counting Problem\s+1\s+1\s+100\.0%/)
+    assert.match(result.stdout, /Accuracy 71\.4% \[35\.9–91\.8\] 95% CI \(5\/7\)/)
+    // Correct, wrong, unanswered, total.
+    assert.match(result.stdout, /Counting Problem\s+1\s+0\s+0\s+1\s+100\.0%/)
     assert.match(result.stdout, /agent\s+14\s+0/)
     assert.match(result.stderr, /7\/7 · acc 71\.4%/)
 

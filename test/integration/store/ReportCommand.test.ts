@@ -74,14 +74,14 @@ describe("vtree report", () => {
       const text = yield* vtree(["report"], dir)
       assert.strictEqual(text.code, 0, text.stderr)
       assert.include(text.stdout, "Run new · interrupted")
-      assert.include(text.stdout, "Accuracy 100.0% (1/1)")
+      assert.include(text.stdout, "Accuracy 100.0% [20.7–100.0] 95% CI (1/1)")
 
       const json = yield* vtree(["report", "--db", "vtree.db", "--run-id", "old", "--format", "json"], dir)
       assert.strictEqual(json.code, 0, json.stderr)
       const summary = JSON.parse(json.stdout)
       assert.deepStrictEqual(
-        [summary.runId, summary.overall, summary.unanswered, summary.wallTimeMs],
-        ["old", { correct: 1, total: 2, accuracy: 0.5 }, 1, 60_000]
+        [summary.runId, summary.overall.correct, summary.overall.wrong, summary.overall.unanswered, summary.wallTimeMs],
+        ["old", 1, 0, 1, 60_000]
       )
       assert.deepStrictEqual(summary.tokens.byRole[0], {
         role: "agent",
@@ -105,6 +105,72 @@ describe("vtree report", () => {
       assert.include(page, "<svg")
       assert.include(page, "&lt;b&gt;How many?&lt;/b&gt;")
       assert.strictEqual((page.match(/<details class="q"/g) ?? []).length, 2)
+    }), spawnTimeout)
+
+  it.scoped("compares two runs of one database, or of two with FILE#RUN, and refuses runs with no shared question", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      yield* fill(path.join(dir, "vtree.db"))
+      const text = yield* vtree(["report", "--compare", "old", "new"], dir)
+      assert.strictEqual(text.code, 0, text.stderr)
+      // Shared: q1 only, right in both.
+      assert.include(text.stdout, "Paired over 1 shared questions: A 100.0% [20.7–100.0], B 100.0% [20.7–100.0] (95% CI), B − A ±0.0 pts")
+      assert.include(text.stdout, "No question flipped")
+
+      fs.copyFileSync(path.join(dir, "vtree.db"), path.join(dir, "other.db"))
+      const out = path.join(dir, "compare.html")
+      const html = yield* vtree(["report", "--compare", "old", "other.db#new", "--format", "html", "--out", out], dir)
+      assert.strictEqual(html.code, 0, html.stderr)
+      const page = fs.readFileSync(out, "utf8")
+      assert.include(page, "<h1>Run comparison</h1>")
+      assert.include(page, "(other.db, 1 questions)")
+
+      yield* Effect.provide(
+        Effect.flatMap(RunStore, (store) =>
+          Effect.zipRight(
+            store.startRun({ runId: "elsewhere", config: {}, startedAt: 5 }),
+            store.saveQuestion("elsewhere", { prediction: prediction({ questionId: "z9" }), steps: [], calls: [] })
+          )),
+        SqliteRunStore.layer({ filename: path.join(dir, "third.db") })
+      )
+      const disjoint = yield* vtree(["report", "--compare", "old", "elsewhere", "--db-b", "third.db"], dir)
+      assert.strictEqual(disjoint.code, 1)
+      assert.strictEqual(disjoint.stderr.trim().split("\n").length, 1)
+      assert.include(disjoint.stderr, "runs old and elsewhere share no question")
+
+      const one = yield* vtree(["report", "--compare", "old"], dir)
+      assert.strictEqual(one.code, 1)
+      assert.include(one.stderr, "--compare needs two runs, got 1")
+    }), spawnTimeout)
+
+  it.scoped("vtree export writes Video-MME results, JSONL and CSV, and prices from the environment reach the report", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      yield* fill(path.join(dir, "vtree.db"))
+      const out = path.join(dir, "results.json")
+      const mme = yield* vtree(["export", "--run-id", "old", "--format", "videomme", "--out", out], dir)
+      assert.strictEqual(mme.code, 0, mme.stderr)
+      const videos = JSON.parse(fs.readFileSync(out, "utf8"))
+      assert.deepStrictEqual(videos.map((v: { video_id: string; questions: Array<{ question_id: string; response: string }> }) =>
+        [v.video_id, v.questions.map((q) => [q.question_id, q.response])]), [["vid1", [["q1", "B"], ["q2", ""]]]])
+      const csv = yield* vtree(["export", "--run-id", "old", "--format", "csv"], dir)
+      assert.strictEqual(csv.code, 0, csv.stderr)
+      assert.strictEqual(csv.stdout.trim().split("\n").length, 3)
+
+      const priced = yield* Effect.async<Result>((resume) => {
+        const child = spawn(process.execPath, [bin, "report", "--run-id", "old"], {
+          cwd: dir,
+          env: { ...process.env, NO_COLOR: "1", VTREE_AGENT_PRICE: "1000000,0,0", VTREE_TOOL_PRICE: "0,0,0" }
+        })
+        let stdout = ""
+        child.stdout.on("data", (chunk) => (stdout += String(chunk)))
+        child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr: "" })))
+      })
+      // Three agent calls of 40 prompt tokens at $1 per token.
+      assert.include(priced.stdout, "Cost $120.0000")
+      const bad = yield* vtree(["report", "--prices", "nope.json"], dir)
+      assert.strictEqual(bad.code, 1)
+      assert.include(bad.stderr, "--prices nope.json: cannot read the file")
     }), spawnTimeout)
 
   it.scoped("fails with one line naming the fix: missing database, unknown run, empty database", () =>

@@ -58,21 +58,38 @@ describe("summarize", () => {
     assert.include(page, "<tr><td>think-stripped</td><td class=\"n\">3</td></tr>")
   })
 
-  it("counts accuracy overall, per task type and per duration, null predictions wrong", () => {
+  it("counts accuracy overall, per task type and per duration, null predictions unanswered, not wrong", () => {
     const summary = summarize(input)
-    assert.deepStrictEqual(summary.overall, { correct: 3, total: 5, accuracy: 0.6 })
-    assert.strictEqual(summary.unanswered, 1)
-    assert.deepStrictEqual(summary.byTaskType, [
-      { key: "Counting Problem", correct: 1, total: 2, accuracy: 0.5 },
-      { key: "OCR Problems", correct: 1, total: 2, accuracy: 0.5 },
-      { key: "(none)", correct: 1, total: 1, accuracy: 1 }
-    ])
+    assert.deepInclude(summary.overall, { correct: 3, wrong: 1, unanswered: 1, total: 5, accuracy: 0.6 })
+    assert.deepStrictEqual(
+      summary.byTaskType.map((g) => [g.key, g.correct, g.wrong, g.unanswered, g.total, g.accuracy]),
+      [
+        ["Counting Problem", 1, 1, 0, 2, 0.5],
+        ["OCR Problems", 1, 0, 1, 2, 0.5],
+        ["(none)", 1, 0, 0, 1, 1]
+      ]
+    )
     assert.deepStrictEqual(summary.byDuration.map((g) => [g.key, g.correct, g.total]), [
       ["short", 1, 2],
       ["medium", 0, 1],
       ["long", 1, 1],
       ["(none)", 1, 1]
     ])
+  })
+
+  it("groups by domain when questions carry one, with a Wilson interval on every accuracy", () => {
+    assert.deepStrictEqual(summarize(input).byDomain, [])
+    const withDomains = summarize({
+      ...input,
+      predictions: input.predictions.map((p, i) => ({ ...p, domain: i < 2 ? "Sports" : null }))
+    })
+    assert.deepStrictEqual(withDomains.byDomain.map((g) => [g.key, g.correct, g.total]), [["Sports", 1, 2], ["(none)", 2, 3]])
+    // 3/5 and 1/2: the published-value checks are in Stats.test.ts; here the wiring.
+    assert.deepStrictEqual(
+      [withDomains.overall.interval!.low.toFixed(4), withDomains.byDomain[0]!.interval!.high.toFixed(4)],
+      ["0.2307", "0.9055"]
+    )
+    assert.include(renderText(withDomains), "Domain  Correct")
   })
 
   it("counts stop reasons, mean steps, tokens per role and wall time", () => {
@@ -105,7 +122,7 @@ describe("summarize", () => {
     const empty = summarize({ run: { ...run, finishedAt: null }, predictions: [], calls: [] })
     assert.deepStrictEqual(
       [empty.overall, empty.meanSteps, empty.wallTimeMs, empty.byTaskType.length],
-      [{ correct: 0, total: 0, accuracy: null }, null, null, 0]
+      [{ correct: 0, wrong: 0, unanswered: 0, total: 0, accuracy: null, interval: null }, null, null, 0]
     )
   })
 })
@@ -150,28 +167,73 @@ describe("token details", () => {
     })
     const page = renderHtml(detailed)
     assert.include(page, "<h2>Cached and reasoning tokens per role</h2>")
-    assert.include(page, "<tr><td>agent</td><td class=\"n\">2500</td><td class=\"n\">900</td><td class=\"n\">36.0%</td><td class=\"n\">50</td></tr>")
+    assert.include(page, "<tr><td>agent</td><td class=\"n\">2,500</td><td class=\"n\">900</td><td class=\"n\">36.0%</td><td class=\"n\">50</td></tr>")
     assert.notInclude(renderHtml(input), "Cached and reasoning tokens")
+  })
+})
+
+describe("cost and time", () => {
+  const priced: ReportInput = {
+    run,
+    predictions: [prediction({ questionId: "q1", startedAt: 0, finishedAt: 10_000 }), prediction({ questionId: "q2", startedAt: 0, finishedAt: 30_000 })],
+    steps: [],
+    calls: [
+      call({ questionId: "q1", role: "agent", promptTokens: 1_000_000, completionTokens: 100_000, durationMs: 400 }),
+      { ...call({ questionId: "q1", role: "agent", promptTokens: 1_000_000, completionTokens: 0, durationMs: 100 }), cachedPromptTokens: 500_000 },
+      call({ questionId: "q2", role: "tool", promptTokens: 2_000_000, completionTokens: 0, durationMs: 1_500 }),
+      call({ questionId: null, role: "embed", promptTokens: 4_000_000, completionTokens: 0, durationMs: 50 })
+    ]
+  }
+  const prices = { agent: { input: 1, cachedInput: 0.25, output: 4 }, tool: { input: 0.5, output: 1 }, embed: { input: 0.02, output: 0 } }
+
+  it("sums cost per question, per role and per run at the given prices, cached prompt tokens at the cached price", () => {
+    const { cost } = summarize(priced, { prices })
+    // agent: 1M·$1 + 0.1M·$4 = $1.40, then 0.5M·$1 + 0.5M cached·$0.25 = $0.625; tool 2M·$0.5; embed 4M·$0.02.
+    assert.closeTo(cost.byQuestion["q1"]!, 2.025, 1e-12)
+    assert.closeTo(cost.byQuestion["q2"]!, 1, 1e-12)
+    assert.closeTo(cost.total!, 2.025 + 1 + 0.08, 1e-12)
+    assert.closeTo(cost.perQuestionMean!, (2.025 + 1) / 2, 1e-12)
+    assert.deepStrictEqual(cost.byRole.map((r) => r.role), ["agent", "tool", "vlm", "embed", "ocr"])
+    assert.closeTo(cost.byRole[3]!.usd!, 0.08, 1e-12)
+    assert.deepStrictEqual([cost.unpriced, cost.cachedTokensRecorded], [[], true])
+  })
+
+  it("says unknown when a role that used tokens has no price, and charges full input price without cached counts", () => {
+    const { cost } = summarize(priced, { prices: { agent: prices.agent, tool: prices.tool } })
+    assert.deepStrictEqual([cost.total, cost.unpriced], [null, ["embed"]])
+    assert.closeTo(cost.byQuestion["q1"]!, 2.025, 1e-12)
+    const old = summarize({ ...priced, calls: priced.calls.map(({ cachedPromptTokens: _, ...c }) => c) }, { prices })
+    assert.closeTo(old.cost.byQuestion["q1"]!, 2.4, 1e-12)
+    assert.isFalse(old.cost.cachedTokensRecorded)
+    assert.include(renderText(old), "every prompt token charged at the full input price")
+  })
+
+  it("summarizes call latency per role and time per question", () => {
+    const summary = summarize(priced)
+    assert.deepStrictEqual(summary.latency[0], { role: "agent", count: 2, p50Ms: 100, p90Ms: 400, maxMs: 400 })
+    assert.deepStrictEqual(summary.latency[2], { role: "vlm", count: 0, p50Ms: null, p90Ms: null, maxMs: null })
+    assert.deepStrictEqual(summary.questionTime, { count: 2, p50Ms: 10_000, p90Ms: 30_000, maxMs: 30_000, meanMs: 20_000 })
+    assert.match(renderText(summary), /agent\s+2\s+0\s+2,000,000\s+100,000\s+unknown\s+0\.1s\s+0\.4s\s+0\.4s/)
   })
 })
 
 describe("renderText / renderJson", () => {
   it("prints aligned tables and the headline figures", () => {
     const text = renderText(summarize(input))
-    assert.include(text, "Accuracy 60.0% (3/5) · unanswered 1 · mean steps 3.00")
+    assert.include(text, "Accuracy 60.0% [23.1–88.2] 95% CI (3/5) · wrong 1 · unanswered 1 · mean steps 3.00")
     assert.include(text, "wall time 1m 30s")
     const block = text.split("\n\n").find((b) => b.startsWith("Task type"))!.split("\n")
     assert.deepStrictEqual(block, [
-      "Task type         Correct  Total  Accuracy",
-      "----------------  -------  -----  --------",
-      "Counting Problem        1      2     50.0%",
-      "OCR Problems            1      2     50.0%",
-      "(none)                  1      1    100.0%"
+      "Task type         Correct  Wrong  Unanswered  Total  Accuracy        95% CI",
+      "----------------  -------  -----  ----------  -----  --------  ------------",
+      "Counting Problem        1      1           0      2     50.0%    [9.5–90.5]",
+      "OCR Problems            1      0           1      2     50.0%    [9.5–90.5]",
+      "(none)                  1      0           0      1    100.0%  [20.7–100.0]"
     ])
-    assert.strictEqual(
-      text.split("\n").find((line) => line.startsWith("total")),
-      "total      4       1            187                 15"
-    )
+    assert.match(text.split("\n").find((line) => line.startsWith("total"))!, /^total\s+4\s+1\s+187\s+15\s+unknown$/)
+    // Without prices, cost is unknown, never $0, and the text says what to set.
+    assert.include(text, "Cost unknown · per question unknown")
+    assert.include(text, "set VTREE_AGENT_PRICE, VTREE_TOOL_PRICE, VTREE_EMBED_PRICE or pass --prices FILE")
   })
 
   it("emits the summary as JSON that reads back equal", () => {
@@ -204,7 +266,9 @@ describe("renderHtml", () => {
   })
 
   it("escapes every string that came from data", () => {
-    assert.notInclude(page, "<script")
+    // The page's own script is the only one.
+    assert.strictEqual((page.match(/<script/g) ?? []).length, 1)
+    assert.notInclude(page, "<script>alert")
     assert.notInclude(page, "q<1>")
     assert.include(page, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quotes&quot;")
     assert.strictEqual(escapeHtml(`<a href="x">'&'</a>`), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
@@ -221,12 +285,15 @@ describe("renderHtml", () => {
     assert.include(page, "<summary>Thought</summary>")
     assert.include(page, "Model calls: tool 1, 50 tokens")
     assert.include(page, `<a href="#q1">q2</a>`)
+    // q2 has no prediction: unanswered, shown apart from wrong.
+    assert.include(page, `<span class="muted" title="unanswered">?</span>`)
+    assert.match(page, /<tr><td>Unanswered<\/td><td>1<\/td><\/tr>/)
   })
 
   it("draws one bar per task type, as long as its accuracy", () => {
     const svg = accuracyChart([
-      { key: "A", correct: 1, total: 4, accuracy: 0.25 },
-      { key: "B", correct: 0, total: 0, accuracy: null }
+      { key: "A", correct: 1, wrong: 3, unanswered: 0, total: 4, accuracy: 0.25, interval: { low: 0.1, high: 0.5 } },
+      { key: "B", correct: 0, wrong: 0, unanswered: 0, total: 0, accuracy: null, interval: null }
     ])
     assert.deepStrictEqual(
       [...svg.matchAll(/fill="#2f81f7"/g)].length,
@@ -234,5 +301,8 @@ describe("renderHtml", () => {
     )
     assert.include(svg, `width="105.0" height="16" fill="#2f81f7"`)
     assert.include(svg, `width="0.0" height="16" fill="#2f81f7"`)
+    // One error bar, for the group that has an interval: from 10 % to 50 % of the 420-pixel bar.
+    assert.strictEqual([...svg.matchAll(/class="err"/g)].length, 1)
+    assert.include(svg, `<line x1="282.0" y1="12" x2="450.0" y2="12"/>`)
   })
 })

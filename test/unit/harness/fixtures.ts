@@ -5,6 +5,7 @@ export const prediction = (overrides: Partial<PredictionRow> & { readonly questi
   videoId: "vid1",
   taskType: "Counting Problem",
   duration: "short",
+  domain: null,
   question: "How many cats appear?",
   options: ["A. one", "B. two", "C. three", "D. four"],
   answer: "B",

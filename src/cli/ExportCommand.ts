@@ -1,0 +1,63 @@
+import { Command, Options } from "@effect/cli"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { Console, Effect, Option, Schema } from "effect"
+import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
+import { RunStore } from "../services/RunStore.js"
+import { costOfCalls } from "../programs/harness/Cost.js"
+import { renderExport } from "../programs/harness/Export.js"
+import type { ReportCall } from "../programs/harness/Report.js"
+import { optionalText, withShownDefault } from "./CliOptions.js"
+import { loadPrices } from "./Prices.js"
+
+/** A one-line, user-facing failure of `vtree export`. */
+export class ExportError extends Schema.TaggedError<ExportError>()("ExportError", {
+  message: Schema.String
+}) {}
+
+const db = Options.file("db").pipe(
+  Options.withDescription("Run database written by `vtree infer`"),
+  withShownDefault("vtree.db")
+)
+const runId = optionalText("run-id", "Run to export (default: the most recently started run)")
+const format = Options.choice("format", ["videomme", "jsonl", "csv"]).pipe(
+  Options.withDescription(
+    "videomme: Video-MME's results layout (a list per video with each question's response), read by its scoring script; " +
+      "jsonl: one prediction per line with usage, cost and stop reason; csv: the same, for spreadsheets"
+  ),
+  withShownDefault("videomme")
+)
+const out = Options.file("out").pipe(Options.withDescription("Write to this file instead of stdout"), Options.optional)
+const prices = optionalText("prices", "Prices file for the cost column of jsonl/csv (see `vtree report --help`)")
+
+/** `vtree export`: a stored run as Video-MME results, JSONL or CSV. */
+export const exportCommand = Command.make("export", { db, runId, format, out, prices }, (args) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
+    if (chosen === undefined) {
+      return yield* new ExportError({ message: `${args.db}: holds no runs yet — run \`vtree infer\` first` })
+    }
+    const loaded = yield* store.loadRun(chosen, { includeSteps: false })
+    const priced = yield* loadPrices(args.prices)
+    const calls = new Map<string, Array<ReportCall>>()
+    for (const c of loaded.calls) {
+      if (c.questionId === null) continue
+      const list = calls.get(c.questionId)
+      if (list === undefined) calls.set(c.questionId, [c])
+      else list.push(c)
+    }
+    const body = renderExport(args.format, loaded.predictions, (id) => costOfCalls(calls.get(id) ?? [], priced))
+    if (Option.isNone(args.out)) {
+      yield* Console.log(body.trimEnd())
+      return
+    }
+    const file = args.out.value
+    const fs = yield* FileSystem.FileSystem
+    yield* fs.writeFileString(file, body).pipe(
+      Effect.mapError((error) => new ExportError({ message: `${file}: cannot write (${error.message}) — check the path and permissions` }))
+    )
+    yield* Console.error(`vtree: wrote run ${chosen} as ${args.format} to ${file}`)
+  })).pipe(
+    Command.withDescription("Export a stored run: Video-MME results JSON for its scorer, JSONL or CSV"),
+    Command.provide((args) => SqliteRunStore.layer({ filename: args.db, readOnly: true }))
+  )

@@ -1,0 +1,34 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import { Config, Effect, Either, Option, Schema } from "effect"
+import { decodePricesFile, parsePriceText, type Prices, priceRoles } from "../programs/harness/Cost.js"
+
+/** Prices that cannot be read: one line naming the variable or file, the field and the fix. */
+export class PricesError extends Schema.TaggedError<PricesError>()("PricesError", {
+  message: Schema.String
+}) {}
+
+/**
+ * Prices per role: the `--prices` file first, then `VTREE_<ROLE>_PRICE` (input,cached,output USD per 1M
+ * tokens) for each role, which wins over the file so one role can be tried at another price.
+ */
+export const loadPrices = Effect.fn("Prices.load")(function*(file: Option.Option<string>) {
+  const prices: { -readonly [K in keyof Prices]: Prices[K] } = {}
+  if (Option.isSome(file)) {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(file.value).pipe(
+      Effect.mapError(() => new PricesError({ message: `--prices ${file.value}: cannot read the file — check the path` }))
+    )
+    const decoded = decodePricesFile(file.value, text)
+    if (Either.isLeft(decoded)) return yield* new PricesError({ message: decoded.left })
+    Object.assign(prices, decoded.right)
+  }
+  for (const role of priceRoles) {
+    const name = `VTREE_${role.toUpperCase()}_PRICE`
+    const value = yield* Config.option(Config.string(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+    if (Option.isNone(value) || value.value.trim() === "") continue
+    const parsed = parsePriceText(value.value)
+    if (Either.isLeft(parsed)) return yield* new PricesError({ message: `${name}=${parsed.left}` })
+    prices[role] = parsed.right
+  }
+  return prices as Prices
+})

@@ -1,0 +1,128 @@
+// infer --max-cost in-process: the scripted models (they report token counts), the real SQLite store.
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Layer } from "effect"
+import Database from "better-sqlite3"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import {
+  CallBufferLayer,
+  loadPromptManager,
+  loadQuestions,
+  packagedPromptsDir,
+  runBenchmark,
+  RunStore,
+  ScriptedLlm,
+  ScriptedVlm,
+  SqliteRunStore
+} from "../../../src/index.js"
+import { summarize } from "../../../src/programs/harness/Report.js"
+import { migrations } from "../../../src/layers/sqlite/Migrations.js"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
+
+const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "vtree-budget-test-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+const submitting = JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer: "C" } } })
+// $1 per token: any question costs far more than the tiny cap below.
+const prices = { agent: { input: 1e6, output: 1e6 }, tool: { input: 1e6, output: 1e6 }, vlm: { input: 1e6, output: 1e6 } }
+
+describe("runBenchmark with maxCostUsd", () => {
+  it.scoped("lets the questions in flight finish, starts no more, marks the run budget_stopped; --resume with a higher cap completes it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const questions = yield* loadQuestions(join(samples, "questions.jsonl"))
+      const pack = yield* loadPromptManager(packagedPromptsDir("en"))
+      const layer = Layer.mergeAll(
+        ScriptedLlm.layer(() => submitting),
+        ScriptedVlm.layer(() => "-"),
+        SqliteRunStore.layer({ filename: join(dir, "runs.db") }),
+        CallBufferLayer.layer,
+        NodeContext.layer
+      )
+      const base = { treesDir: join(samples, "trees"), questions, prompts: pack, runId: "r1", prices }
+      // Two start before any cost is known; once they finish, the estimate says a third would pass the cap.
+      const first = yield* runBenchmark({ ...base, concurrency: 2, maxCostUsd: 0.000001 }).pipe(Effect.provide(layer))
+      assert.strictEqual(first.answered, questions.length)
+      const stopped = yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
+      assert.strictEqual(stopped.run.status, "budget_stopped")
+      assert.strictEqual(stopped.predictions.length, 2)
+      const spent = summarize(stopped, { prices }).cost.total!
+      assert.isAbove(spent, 0)
+
+      // The same cap again: already spent, nothing starts.
+      yield* runBenchmark({ ...base, resume: true, maxCostUsd: 0.000001 }).pipe(Effect.provide(layer))
+      assert.strictEqual((yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))).predictions.length, 2)
+
+      yield* runBenchmark({ ...base, resume: true, maxCostUsd: spent * 100 }).pipe(Effect.provide(layer))
+      const done = yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
+      assert.strictEqual(done.run.status, "completed")
+      assert.strictEqual(done.predictions.length, questions.length)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("refuses --max-cost without prices, before anything starts", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const questions = yield* loadQuestions(join(samples, "questions.jsonl"))
+      const layer = Layer.mergeAll(
+        ScriptedLlm.layer(() => submitting),
+        ScriptedVlm.layer(() => "-"),
+        SqliteRunStore.layer({ filename: join(dir, "runs.db") }),
+        CallBufferLayer.layer,
+        NodeContext.layer
+      )
+      const exit = yield* Effect.exit(runBenchmark({
+        treesDir: join(samples, "trees"),
+        questions,
+        prompts: yield* loadPromptManager(packagedPromptsDir("en")),
+        maxCostUsd: 1
+      }).pipe(Effect.provide(layer)))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), "--max-cost needs prices")
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("migration 0005", () => {
+  it.scoped("rebuilds runs for the new status without losing a saved question of an older database", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = join(dir, "old.db")
+      // A database as 0002 left it: the old CHECK, one run with one prediction and its call.
+      yield* SqliteMigrator.make({})({
+        loader: SqliteMigrator.fromRecord({ "0001_initial": migrations["0001_initial"], "0002_reply_shapes": migrations["0002_reply_shapes"] })
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: file })))
+      const db = new Database(file)
+      db.exec(`PRAGMA foreign_keys = ON;
+        INSERT INTO runs VALUES ('r0', 1, 2, 'completed', '{}');
+        INSERT INTO predictions (run_id, question_id, video_id, question, options_json, correct, steps_used, stop_reason,
+          prompt_tokens, completion_tokens, started_at, finished_at) VALUES ('r0', 'q1', 'v', 'Q?', '[]', 1, 1, 'finished', 5, 1, 1, 2);
+        INSERT INTO llm_calls (run_id, question_id, role, model, started_at, duration_ms, prompt_tokens, completion_tokens, status)
+          VALUES ('r0', 'q1', 'agent', 'm', 1, 1, 5, 1, 'ok');`)
+      db.close()
+      const loaded = yield* Effect.provide(
+        Effect.flatMap(RunStore, (store) =>
+          Effect.zipRight(
+            store.finishRun("r0", "budget_stopped", 3),
+            store.loadRun("r0")
+          )),
+        SqliteRunStore.layer({ filename: file })
+      )
+      assert.deepStrictEqual([loaded.run.status, loaded.predictions.length, loaded.calls.length], ["budget_stopped", 1, 1])
+      assert.strictEqual(loaded.predictions[0]!.domain, null)
+      const check = new Database(file, { readonly: true })
+      const schema = (check.prepare(`SELECT sql FROM sqlite_master WHERE name = 'runs'`).get() as { sql: string }).sql
+      const index = check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_started_at'`).get()
+      const violations = check.prepare(`PRAGMA foreign_key_check`).all()
+      check.close()
+      assert.include(schema, "'budget_stopped'")
+      assert.isDefined(index)
+      assert.deepStrictEqual(violations, [])
+    }))
+})

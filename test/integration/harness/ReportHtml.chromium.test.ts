@@ -1,0 +1,70 @@
+import { assert, describe, it } from "@effect/vitest"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll } from "vitest"
+import type { ReportPrediction } from "../../../src/programs/harness/Report.js"
+import { compareRuns, NoSharedQuestions } from "../../../src/programs/harness/ReportCompare.js"
+import { renderCompareHtml } from "../../../src/programs/harness/ReportCompareHtml.js"
+import { renderHtml } from "../../../src/programs/harness/ReportHtml.js"
+import { countColor, dumpDom, screenshot } from "../../support/harness/Chromium.js"
+import { call, prediction, step } from "../../unit/harness/fixtures.js"
+
+const dir = mkdtempSync(join(tmpdir(), "vtree-html-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const types = ["Counting Problem", "OCR Problems", "Temporal Reasoning"]
+const run = (rightEvery: number): ReadonlyArray<ReportPrediction> =>
+  Array.from({ length: 30 }, (_, i) =>
+    prediction({
+      questionId: `q${String(i).padStart(2, "0")}`,
+      taskType: types[i % 3]!,
+      duration: (["short", "medium", "long"] as const)[i % 3]!,
+      prediction: i % 7 === 6 ? null : i % rightEvery === 0 ? "B" : "C",
+      correct: i % rightEvery === 0 && i % 7 !== 6,
+      promptTokens: 1_234_567
+    }))
+
+// Colors the pages draw with: accuracy bars, A's bars on the comparison, the error bars.
+const blue = "#2f81f7"
+const gray = "#8c959f"
+const ink = "#1f2328"
+
+describe("the html report in headless Chromium", () => {
+  it("draws the accuracy charts with their error bars, and the page script runs (the filter counter)", () => {
+    const predictions = run(2)
+    const file = join(dir, "report.html")
+    writeFileSync(file, renderHtml({
+      run: { runId: "run-1", startedAt: 0, finishedAt: 60_000, status: "completed" },
+      predictions,
+      steps: [{ questionId: "q00", ...step(1) }],
+      calls: [call({ questionId: "q00", startedAt: 1_200, durationMs: 300 })]
+    }))
+    const shot = screenshot(file, 1200, 1600)
+    // Bars are blue; error bars are drawn in ink on top of them. Both must reach the screen.
+    assert.isAbove(countColor(shot, blue), 2_000)
+    assert.isAbove(countColor(shot, ink, 30), 200)
+
+    const dom = dumpDom(file)
+    assert.strictEqual((dom.match(/<g class="err"/g) ?? []).length, types.length + 3)
+    // The script ran: the filter's counter reads the rows it shows, with a thousands separator where due.
+    assert.include(dom, `<span id="f-count" class="muted">30 shown</span>`)
+    assert.include(dom, "1,234,567")
+  })
+
+  it("draws the comparison page: paired bars for A and B, each with an error bar, and the verdict", () => {
+    const c = compareRuns({ runId: "A", source: "a.db", predictions: run(3) }, { runId: "B", source: "b.db", predictions: run(2) })
+    if (c instanceof NoSharedQuestions) throw new Error("expected shared questions")
+    const file = join(dir, "compare.html")
+    writeFileSync(file, renderCompareHtml(c, { predictions: run(3), steps: [], calls: [] }, { predictions: run(2), steps: [], calls: [] }))
+    const shot = screenshot(file, 1200, 1600)
+    assert.isAbove(countColor(shot, gray), 1_000)
+    assert.isAbove(countColor(shot, blue), 1_000)
+    assert.isAbove(countColor(shot, ink, 30), 200)
+    const dom = dumpDom(file)
+    assert.include(dom, "<h1>Run comparison</h1>")
+    assert.match(dom, /<td id="verdict">difference (not )?significant at 5 %/)
+    // Overall, 3 task types and 3 durations, two error bars each.
+    assert.strictEqual((dom.match(/<g class="err"/g) ?? []).length, 2 * (1 + 3 + 3))
+  })
+})

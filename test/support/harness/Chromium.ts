@@ -1,0 +1,63 @@
+// Headless Chromium (Debian's `chromium`) for checks of the html report as a browser draws it: a
+// screenshot decoded to pixels, or the DOM after the page's script ran. `.ci/run` installs it when missing.
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { PNG } from "pngjs"
+
+export const chromiumBinary = ["chromium", "chromium-browser", "google-chrome"].find((name) =>
+  spawnSync(name, ["--version"], { encoding: "utf8" }).status === 0
+)
+
+const run = (args: ReadonlyArray<string>): string => {
+  if (chromiumBinary === undefined) throw new Error("no chromium on PATH: install Debian's chromium (.ci/run does)")
+  const profile = mkdtempSync(join(tmpdir(), "vtree-chromium-"))
+  try {
+    // Root in CI containers needs --no-sandbox; a private profile lets tests run side by side.
+    const result = spawnSync(chromiumBinary, [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--hide-scrollbars",
+      "--no-first-run",
+      `--user-data-dir=${profile}`,
+      ...args
+    ], { encoding: "utf8", maxBuffer: 512 * 1024 * 1024, timeout: 120_000 })
+    if (result.status !== 0) throw new Error(`chromium exited ${result.status}: ${result.stderr.slice(-500)}`)
+    return result.stdout
+  } finally {
+    rmSync(profile, { recursive: true, force: true })
+  }
+}
+
+export interface Screenshot {
+  readonly width: number
+  readonly height: number
+  /** RGBA, row-major. */
+  readonly data: Buffer
+}
+
+export const screenshot = (file: string, width: number, height: number): Screenshot => {
+  const out = join(mkdtempSync(join(tmpdir(), "vtree-shot-")), "page.png")
+  run([`--window-size=${width},${height}`, `--screenshot=${out}`, `file://${file}`])
+  const png = PNG.sync.read(readFileSync(out))
+  rmSync(out, { force: true })
+  return { width: png.width, height: png.height, data: png.data }
+}
+
+/** The serialized DOM after load, scripts run. */
+export const dumpDom = (file: string): string => run(["--dump-dom", `file://${file}`])
+
+/** Pixels within `tolerance` (per channel) of `#rrggbb`. */
+export const countColor = (shot: Screenshot, hex: string, tolerance = 8): number => {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number]
+  let count = 0
+  for (let i = 0; i < shot.data.length; i += 4) {
+    if (
+      Math.abs(shot.data[i]! - r) <= tolerance && Math.abs(shot.data[i + 1]! - g) <= tolerance &&
+      Math.abs(shot.data[i + 2]! - b) <= tolerance
+    ) count++
+  }
+  return count
+}

@@ -1,0 +1,205 @@
+// Opening an SQLite file as vtree's run database: is it there, is it vtree's at all, how new is its
+// schema, and what a failure of SQLite means in words a person can act on (disk full, read-only,
+// damaged). SqliteRunStore builds the store on top.
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Context, Effect, Schema } from "effect"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { RunStoreError } from "../../services/RunStore.js"
+import { latestMigrationId, migrate, vtreeApplicationId } from "./Migrations.js"
+
+export interface CheckFileOptions {
+  readonly filename: string
+  readonly mustExist?: boolean
+}
+
+// better-sqlite3 throws (a defect, not an error) from inside the client's constructor for a missing
+// directory or a file that is not SQLite, so those are checked first, with a message that says why.
+export const checkFile = (options: CheckFileOptions) =>
+  Effect.suspend(() => {
+    const { filename } = options
+    const fail = (reason: RunStoreError["reason"], message: string) =>
+      Effect.fail(new RunStoreError({ reason, message }))
+    if (!fs.existsSync(filename)) {
+      if (options.mustExist === true) {
+        return fail("DbMissing", `${filename}: no such database — run \`vtree infer\` first, or pass --db with the right path`)
+      }
+      const dir = nodePath.dirname(nodePath.resolve(filename))
+      if (!fs.existsSync(dir)) {
+        return fail("DbUnreadable", `${filename}: the directory ${dir} does not exist — create it or pass another --db path`)
+      }
+      return Effect.void
+    }
+    const stat = fs.statSync(filename)
+    if (!stat.isFile()) {
+      return fail("DbUnreadable", `${filename}: not a file — pass --db with the path of a database file`)
+    }
+    if (stat.size > 0 && !hasSqliteHeader(filename)) {
+      return fail("DbUnreadable", `${filename}: not an SQLite database — pass --db with a vtree database file`)
+    }
+    return Effect.void
+  })
+
+const sqliteMagic = Buffer.from("SQLite format 3\u0000", "latin1")
+
+const hasSqliteHeader = (filename: string): boolean => {
+  const fd = fs.openSync(filename, "r")
+  try {
+    const head = Buffer.alloc(sqliteMagic.length)
+    const read = fs.readSync(fd, head, 0, head.length, 0)
+    return read === head.length && head.equals(sqliteMagic)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** What the opened database holds, so reads of an older schema ask only for what exists. */
+export class SchemaFacts extends Context.Tag("vtree/sqlite/SchemaFacts")<SchemaFacts, {
+  /** run_claims, runs.selection_json and llm_calls.superseded (migration 0004) exist. */
+  readonly ownership: boolean
+  /** The database holds no table at all (only possible read-only: writers migrate it). */
+  readonly empty: boolean
+}>() {}
+
+const TableNames = Schema.Array(Schema.Struct({ name: Schema.String }))
+const AppId = Schema.Array(Schema.Struct({ application_id: Schema.Number }))
+const MigrationIds = Schema.Array(Schema.Struct({ migration_id: Schema.Number, name: Schema.String }))
+
+/**
+ * Whose database this is and how new: never migrate a file another program wrote (it may well have a
+ * `runs` table of its own), nor one a newer vtree wrote.
+ */
+const inspect = (filename: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const decode = <A, I>(schema: Schema.Schema<A, I>) => (rows: unknown) => Schema.decodeUnknown(schema)(rows)
+    const tables = (yield* Effect.flatMap(sql`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`, decode(TableNames)))
+      .map((row) => row.name)
+    const appId = (yield* Effect.flatMap(sql`PRAGMA application_id`, decode(AppId)))[0]?.application_id ?? 0
+    if (tables.length === 0 && appId === 0) return { tables, newest: 0 }
+    const has = (name: string) => tables.includes(name)
+    const applied = has("effect_sql_migrations")
+      ? yield* Effect.flatMap(sql`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`, decode(MigrationIds))
+      : []
+    // Databases from before migration 0004 carry no application id: they are ours when they hold
+    // vtree's first migration and its tables.
+    const legacy = appId === 0 && applied.some((m) => m.migration_id === 1 && m.name === "initial") &&
+      has("runs") && has("predictions") && has("llm_calls")
+    if (appId !== vtreeApplicationId && !legacy) {
+      const shown = tables.slice(0, 5).join(", ") + (tables.length > 5 ? ", …" : "")
+      return yield* new RunStoreError({
+        reason: "DbForeign",
+        message: `${filename}: not a vtree database (it holds ${tables.length === 0 ? "no tables" : `tables ${shown}`}) — ` +
+          `vtree never changes a database it did not create; pass --db with a vtree database or a new file`
+      })
+    }
+    const newest = applied.reduce((max, m) => Math.max(max, m.migration_id), 0)
+    if (newest > latestMigrationId) {
+      return yield* new RunStoreError({
+        reason: "DbTooNew",
+        message: `${filename}: written by a newer vtree (schema ${newest}; this vtree knows up to ${latestMigrationId}) — ` +
+          `upgrade vtree to read or continue it, or pass --db with another file`
+      })
+    }
+    return { tables, newest }
+  })
+
+export const prepare = (filename: string, readOnly: boolean) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // Foreign keys guard the links between rows; NORMAL sync under WAL survives a killed process (only
+    // power loss can drop the last commits) at a fraction of FULL's cost. Neither writes the file.
+    yield* sql`PRAGMA foreign_keys = ON`
+    if (!readOnly) yield* sql`PRAGMA synchronous = NORMAL`
+    yield* sql`PRAGMA busy_timeout = 5000`
+    const found = yield* inspect(filename)
+    if (readOnly) return { ownership: found.tables.includes("run_claims"), empty: found.tables.length === 0 }
+    yield* sql`PRAGMA journal_mode = WAL`
+    // A migration that rebuilds a table (0005) must not cascade deletes: foreign keys on only after.
+    yield* sql`PRAGMA foreign_keys = OFF`
+    yield* migrate
+    yield* sql`PRAGMA foreign_keys = ON`
+    return { ownership: true, empty: false }
+  }).pipe(
+    Effect.catchTags({
+      SqlError: (error) => Effect.fail(storageError(filename, "opening the database", error, "cannot open the run database")),
+      ParseError: (error) => Effect.fail(storageError(filename, "opening the database", error, "cannot open the run database")),
+      MigrationError: (error) => Effect.fail(storageError(filename, "updating the database schema", error, "cannot update the database schema"))
+    })
+  )
+
+const describeCause = (cause: unknown): string => {
+  if (typeof cause === "object" && cause !== null) {
+    const inner = (cause as { cause?: unknown }).cause
+    if (inner !== undefined && inner !== cause && typeof inner === "object" && inner !== null) return describeCause(inner)
+    const message = (cause as { message?: unknown }).message
+    if (typeof message === "string" && message.length > 0) return message.split("\n")[0]!
+  }
+  return String(cause)
+}
+
+/** EROFS / EACCES when the file (or, for a new one, its folder) cannot be written; undefined otherwise. */
+const unwritable = (filename: string): string | undefined => {
+  const target = fs.existsSync(filename) ? filename : nodePath.dirname(nodePath.resolve(filename))
+  for (const path of [target, nodePath.dirname(nodePath.resolve(filename))]) {
+    try {
+      fs.accessSync(path, fs.constants.W_OK)
+    } catch (error) {
+      const code = (error as { code?: unknown }).code
+      if (typeof code === "string") return code
+    }
+  }
+  return undefined
+}
+
+/** The SQLite (or system) error code somewhere in a cause chain: SQLITE_FULL, SQLITE_READONLY, EROFS, … */
+const errorCode = (cause: unknown): string | undefined => {
+  let current: unknown = cause
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === "string") return code
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/**
+ * One line a person can act on for a failed database operation, by what SQLite says went wrong.
+ * `what` is the operation ("saving question q1 of run r"); `generic` starts the line otherwise.
+ */
+export const storageError = (filename: string, what: string, cause: unknown, generic?: string): RunStoreError => {
+  const raw = errorCode(cause) ?? ""
+  // SQLite says only "unable to open database file" where it may not create the file or its -wal/-shm.
+  const code = raw.startsWith("SQLITE_CANTOPEN") ? (unwritable(filename) ?? raw) : raw
+  const detail = describeCause(cause)
+  if (code === "SQLITE_FULL" || code === "ENOSPC" || /database or disk is full|no space left/i.test(detail)) {
+    return new RunStoreError({
+      reason: "DiskFull",
+      message: `${filename}: disk full while ${what} — free space on that disk (or move the file) and continue with ` +
+        `--resume; finished questions are saved`
+    })
+  }
+  if (code.startsWith("SQLITE_READONLY") || code === "EROFS" || code === "EACCES" || /readonly|read-only/i.test(detail)) {
+    return new RunStoreError({
+      reason: "DbReadOnly",
+      message: `${filename}: cannot write there (read-only location or no permission) while ${what} — make the file ` +
+        `and its folder writable, or pass --db with a writable path; \`vtree report\` still reads it`
+    })
+  }
+  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB" || /malformed|not a database/i.test(detail)) {
+    return new RunStoreError({
+      reason: "DbCorrupt",
+      message: `${filename}: the database is damaged or truncated (${detail}) — restore it from a copy, or pass --db with another path`
+    })
+  }
+  if (code.startsWith("SQLITE_CANTOPEN")) {
+    return new RunStoreError({
+      reason: "DbUnreadable",
+      message: `${filename}: cannot open the database (${detail}) — check the file and its folder's permissions, or pass --db with another path`
+    })
+  }
+  return new RunStoreError({
+    reason: "Sql",
+    message: `${filename}: ${generic ?? `${what} failed`} (${detail}) — check the file, or pass --db with another path`
+  })
+}

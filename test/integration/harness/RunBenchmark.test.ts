@@ -284,6 +284,14 @@ describe("runBenchmark", () => {
         }).pipe(Effect.provide(context), Effect.fork)
         const store = Effect.provide(RunStore, context)
         const sql = Effect.provide(SqlClient.SqlClient, context)
+        // The run reads its trees from disk (real I/O the TestClock does not drive) before the question
+        // starts and the heartbeat runs: wait, in real time, for the first model request.
+        const realTick = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+        let ticks = 0
+        while ((yield* llm.requests).length === 0) {
+          if (++ticks > 20_000) return yield* Effect.dieMessage("the slow run never asked its first question")
+          yield* realTick
+        }
         return { fiber, store, sql }
       })
 

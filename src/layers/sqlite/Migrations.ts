@@ -78,10 +78,17 @@ const replyShapes = Effect.gen(function*() {
   yield* sql`ALTER TABLE predictions ADD COLUMN reply_shapes_json TEXT NOT NULL DEFAULT '{}'`
 })
 
+// Which replica of a role's endpoints served each call (several base URLs per role, issue 15).
+const callEndpoint = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE llm_calls ADD COLUMN endpoint TEXT`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
-  "0002_reply_shapes": replyShapes
+  "0002_reply_shapes": replyShapes,
+  "0006_call_endpoint": callEndpoint
 }
 
 // Migrator.make without dumpSchema: fromRecord needs no FileSystem, and schema dumps (the sqlite3 CLI)

@@ -243,8 +243,13 @@ const callFields = {
   status: Schema.Literal("ok", "error"),
   errorReason: column("error_reason", Schema.NullOr(ProviderErrorReason))
 }
-const CallRowSchema = Schema.Struct({ callId: column("call_id", Schema.Number), ...callFields })
-const CallInsert = Schema.Struct({ runId: RunId, ...callFields })
+// Which replica served the call; NULL for calls stored before it was recorded, and for local fakes.
+const CallRowSchema = Schema.Struct({
+  callId: column("call_id", Schema.Number),
+  ...callFields,
+  endpoint: Schema.optionalWith(Schema.String, { nullable: true, exact: true })
+})
+const CallInsert = Schema.Struct({ runId: RunId, ...callFields, endpoint: Schema.NullOr(Schema.String) })
 
 const insertBatch = 200
 
@@ -349,6 +354,7 @@ const make = (filename: string) =>
         ...call,
         runId,
         questionId: questionId(call),
+        endpoint: call.endpoint ?? null,
         startedAt: Math.round(call.startedAt),
         durationMs: Math.round(call.durationMs)
       })))

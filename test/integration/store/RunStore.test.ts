@@ -52,7 +52,7 @@ describe("SqliteRunStore", () => {
         ])
         assert.deepStrictEqual(yield* columns(sql, "llm_calls"), [
           "call_id", "run_id", "question_id", "parent_step", "role", "model", "started_at", "duration_ms",
-          "prompt_tokens", "completion_tokens", "status", "error_reason"
+          "prompt_tokens", "completion_tokens", "status", "error_reason", "endpoint"
         ])
         const [mode] = yield* sql.unsafe<{ journal_mode: string }>("PRAGMA journal_mode")
         assert.strictEqual(mode?.journal_mode, "wal")
@@ -69,7 +69,7 @@ describe("SqliteRunStore", () => {
             return { applied: applied[0]?.n, runs: runs.map((run) => run.runId) }
           })
         )
-        assert.deepStrictEqual(reopened, { applied: 2, runs: ["r1"] })
+        assert.deepStrictEqual(reopened, { applied: 3, runs: ["r1"] })
       })
     ))
 
@@ -145,7 +145,7 @@ describe("SqliteRunStore", () => {
             step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } })
           ],
           // A call recorded without a question id still belongs to the question it is saved with.
-          calls: [call({ questionId: null }), call({ role: "tool", model: "summarizer", parentStep: 2 })]
+          calls: [call({ questionId: null }), call({ role: "tool", model: "summarizer", parentStep: 2, endpoint: "http://b:8000/v1" })]
         })
         yield* store.saveQuestion("r", {
           prediction: prediction({ questionId: "q1", prediction: null, correct: false, stopReason: "parse_error" }),
@@ -174,6 +174,9 @@ describe("SqliteRunStore", () => {
           ]]
         )
         assert.isTrue(loaded.calls.every((c, i) => i === 0 || c.callId > loaded.calls[i - 1]!.callId))
+        // The serving endpoint comes back where it was recorded, and is absent (not null) where it was not.
+        assert.strictEqual(loaded.calls[1]?.endpoint, "http://b:8000/v1")
+        assert.isFalse("endpoint" in loaded.calls[0]!)
         const light = yield* store.loadRun("r", { includeSteps: false })
         assert.deepStrictEqual([light.steps.length, light.predictions.length, light.calls.length], [0, 2, 4])
         assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r"))].sort(), ["q1", "q2"])

@@ -13,7 +13,6 @@ import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
 import * as MemoryCallBuffer from "../layers/memory/MemoryCallBuffer.js"
-import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
 import { checkTrees, defaultConcurrency, InferError, runBenchmark } from "../programs/harness/Infer.js"
 import { makeProgress } from "../programs/harness/Progress.js"
 import { renderText, summarize } from "../programs/harness/Report.js"
@@ -28,6 +27,7 @@ import { RunStore } from "../services/RunStore.js"
 import { optionalText, promptOptions, withShownDefault } from "./CliOptions.js"
 import { SearchHubLive } from "./McpServe.js"
 import { ocrLayer, ocrSummary } from "./OcrLayer.js"
+import { dbOption, displayDb, runStoreLayer } from "./RunStoreLayer.js"
 
 const trees = Options.text("trees").pipe(
   Options.withDescription("Folder holding one <videoID>/tree.json per video")
@@ -35,10 +35,7 @@ const trees = Options.text("trees").pipe(
 const questions = Options.text("questions").pipe(
   Options.withDescription("A folder of <videoID>.json question files, or a Video-MME .json / .jsonl file")
 )
-const db = Options.text("db").pipe(
-  Options.withDescription("SQLite file the run is written to (created when missing)"),
-  withShownDefault("vtree.db")
-)
+const db = dbOption("Where the run is written (an SQLite file is created when missing)")
 const runId = optionalText("run-id", "Run id (default: run-<start time>-<random>); with --resume, the run to continue")
 const concurrency = Options.integer("concurrency").pipe(
   Options.withDescription("Questions answered at once"),
@@ -225,7 +222,7 @@ const inputsLayer = (args: InferArgs) =>
  */
 const inferLayer = (args: InferArgs) =>
   Layer.mergeAll(
-    SqliteRunStore.layer({ filename: args.db }),
+    runStoreLayer(args.db),
     MemoryCallBuffer.layer,
     Logger.minimumLogLevel(LogLevel.Warning),
     // No span exporter is configured, so spans would only cost time: thousands of calls per run.
@@ -277,7 +274,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
         started === undefined
           ? Effect.void
           : Console.error(
-            `vtree: interrupted — finished questions of run ${started} are saved in ${args.db}; ` +
+            `vtree: interrupted — finished questions of run ${started} are saved in ${displayDb(args.db)}; ` +
               `continue with --resume --run-id ${started}`
           )
       )

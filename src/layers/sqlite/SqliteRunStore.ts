@@ -253,7 +253,12 @@ const CallInsert = Schema.Struct({ runId: RunId, ...callFields, endpoint: Schema
 
 const insertBatch = 200
 
-const make = (filename: string) =>
+/**
+ * The store over whatever SqlClient is provided: its SQL is portable (SQLite and PostgreSQL, see
+ * Migrations.ts), so the Postgres layer uses it too. `filename` names the database in messages (a
+ * path, or a URL without its password).
+ */
+export const make = (filename: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

@@ -113,7 +113,11 @@ const safeUrl = (url: string): string => {
   }
 }
 
-const endpointSummary = (endpoint: EndpointConfig) => ({ baseUrl: safeUrl(endpoint.baseUrl), model: endpoint.model })
+const endpointSummary = (endpoint: EndpointConfig) => ({
+  baseUrl: safeUrl(endpoint.baseUrl),
+  ...(endpoint.baseUrls === undefined ? {} : { baseUrls: endpoint.baseUrls.map(safeUrl) }),
+  model: endpoint.model
+})
 
 /** What config_json records about the providers: endpoints and models, never keys. */
 export const providersSummary = (config: ProvidersConfig) => ({

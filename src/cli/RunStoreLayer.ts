@@ -9,7 +9,7 @@ import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
  */
 export const dbOption = (description: string) =>
   Options.text("db").pipe(
-    Options.withDescription(`${description}: an SQLite file, or postgres://user:password@host:5432/database. Default: $VTREE_DB_URL, else vtree.db.`),
+    Options.withDescription(`${description}: an SQLite file, or postgres://user:password@host:5432/database; VTREE_DB_URL when not given. Default: vtree.db.`),
     Options.withFallbackConfig(Config.string("VTREE_DB_URL").pipe(Config.withDefault("vtree.db")))
   )
 

@@ -4,7 +4,7 @@ import type { EndpointConfig, ReliabilityConfig } from "../../config/ProviderCon
 import { ProviderError } from "../../domain/ProviderError.js"
 import type { ChatResponse } from "../../services/LLMProvider.js"
 import type { CallRole } from "../../services/CallLog.js"
-import { type ProviderPolicy, reported } from "../../programs/providers/Reliability.js"
+import { reported } from "../../programs/providers/Reliability.js"
 import { type EndpointPool, type PoolPolicy, type ReplicaSet, withPool } from "./EndpointPool.js"
 import { toProviderError } from "./OpenAiErrors.js"
 import { splitReply } from "./Thinking.js"
@@ -21,17 +21,6 @@ export const makeClient = (endpoint: EndpointConfig): OpenAI =>
     maxRetries: 0,
     timeout: Duration.toMillis(endpoint.timeout) + 5_000
   })
-
-export const makePolicy = (
-  endpoint: EndpointConfig,
-  reliability: ReliabilityConfig,
-  semaphore: Effect.Semaphore
-): ProviderPolicy => ({
-  provider: endpoint.provider,
-  semaphore,
-  timeout: endpoint.timeout,
-  retries: reliability.retries
-})
 
 /** Every base URL serving the endpoint's role. */
 export const endpointUrls = (endpoint: EndpointConfig): ReadonlyArray<string> => endpoint.baseUrls ?? [endpoint.baseUrl]
@@ -171,7 +160,7 @@ export const collectStream = (chunks: ReadonlyArray<ChatChunk>): ChatReply => {
 }
 
 /**
- * Sends one chat-completions body under the policy and reports the call. `body` is sent as given,
+ * Sends one chat-completions body across the route's replicas under its policy and reports the call. `body` is sent as given,
  * so dialect fields the SDK's types do not know (thinking switches) reach the server. With `stream`,
  * the reply is received as server-sent events and folded back into one reply (DashScope accepts
  * thinking only on streamed calls).

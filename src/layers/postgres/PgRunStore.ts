@@ -1,6 +1,6 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import * as Pg from "pg"
 import { RunStore, RunStoreError } from "../../services/RunStore.js"
 import { migrate } from "../sqlite/Migrations.js"
@@ -34,6 +34,13 @@ const describeCause = (cause: unknown): string => {
   return cause instanceof Error ? cause.message : String(cause)
 }
 
+/**
+ * The migrator locks its own table while it applies migrations, but creating that table races between
+ * workers starting together on a fresh database ("relation already exists"); whoever loses tries again,
+ * finds the table, and waits on its lock.
+ */
+const migrateOnce = migrate.pipe(Effect.retry({ times: 3, while: (error) => error._tag === "SqlError" }))
+
 export interface PgRunStoreOptions {
   /** `postgres://user:password@host:5432/database` (or `?host=/socket/dir`). */
   readonly url: Redacted.Redacted<string>
@@ -54,7 +61,7 @@ export const layer = (options: PgRunStoreOptions): Layer.Layer<RunStore | SqlCli
     connectTimeout: "10 seconds",
     applicationName: "vtree"
   })
-  const ready = Layer.effectDiscard(migrate).pipe(Layer.provideMerge(client))
+  const ready = Layer.effectDiscard(migrateOnce).pipe(Layer.provideMerge(client))
   const store = Layer.effect(RunStore, make(shown)).pipe(Layer.provideMerge(ready))
   return Layer.mapError(store, (cause) =>
     cause instanceof RunStoreError ? cause : new RunStoreError({

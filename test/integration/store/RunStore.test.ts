@@ -339,6 +339,18 @@ describe("PgRunStore", () => {
       assert.strictEqual(first.applied, 3)
     }))
 
+  it.scoped("workers opening a fresh database at the same moment migrate it once, without errors", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabase
+      const open = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM effect_sql_migrations`
+        return row?.n
+      }).pipe(Effect.provide(PgRunStore.layerUrl(url)))
+      const applied = yield* Effect.all([open, open, open, open], { concurrency: "unbounded" })
+      assert.deepStrictEqual(applied, [3, 3, 3, 3])
+    }))
+
   it.scoped("a server that does not answer is one line naming the URL (without its password) and the fix", () =>
     Effect.gen(function*() {
       const url = `postgres://vtree:hunter2@127.0.0.1:${cluster!.port + 1}/nowhere`

@@ -2,7 +2,7 @@
  * A throwaway PostgreSQL cluster for tests: `initdb` into a temporary folder, a server on a free
  * loopback port (its socket in the same folder), stopped and deleted by `stop`. initdb and postgres
  * refuse to run as root, so as root they run as the `postgres` user (`runuser`), which owns the folder.
- * Durability is off (fsync, synchronous_commit): the cluster dies with the test.
+ * Durability is off (fsync, synchronous_commit) unless asked for: the cluster dies with the test.
  *
  *   const cluster = await start()
  *   const url = await cluster.createDatabase("t1")   // postgres://postgres@127.0.0.1:PORT/t1
@@ -49,7 +49,12 @@ const freePort = () =>
     })
   })
 
-export const start = async (): Promise<PgCluster> => {
+export interface ClusterOptions {
+  /** Keep PostgreSQL's durability defaults (fsync, synchronous_commit on): for benchmarks of writes. */
+  readonly durable?: boolean
+}
+
+export const start = async (clusterOptions: ClusterOptions = {}): Promise<PgCluster> => {
   if (!available()) {
     throw new Error(`PostgreSQL server binaries not found in ${binDir}: install the Debian postgresql package (.ci/run does) or set VTREE_PG_BIN`)
   }
@@ -67,9 +72,7 @@ export const start = async (): Promise<PgCluster> => {
       `-p ${port}`,
       "-c listen_addresses=127.0.0.1",
       `-c unix_socket_directories=${root}`,
-      "-c fsync=off",
-      "-c synchronous_commit=off",
-      "-c full_page_writes=off",
+      ...(clusterOptions.durable === true ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
       "-c max_connections=200"
     ].join(" ")
     await pg("pg_ctl", ["-D", data, "-o", options, "-l", path.join(root, "server.log"), "-w", "-t", "60", "start"])

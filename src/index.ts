@@ -194,6 +194,7 @@ export * as OpenAiLlm from "./layers/openai/OpenAiLlm.js"
 export * as OpenAiVlm from "./layers/openai/OpenAiVlm.js"
 export * as OpenAiEmbedding from "./layers/openai/OpenAiEmbedding.js"
 export * as MonkeyOcr from "./layers/monkeyocr/MonkeyOcr.js"
+export * as PgRunStore from "./layers/postgres/PgRunStore.js"
 export * as SqliteRunStore from "./layers/sqlite/SqliteRunStore.js"
 
 // ---- Public fakes (DESIGN §2: fakes in layers/testing are public API) -----------------------------

@@ -11,6 +11,7 @@ import {
 } from "../config/ProviderConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import { describeDialect, detectDialect } from "../layers/openai/Dialect.js"
+import { endpointUrls } from "../layers/openai/OpenAiClient.js"
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
@@ -38,6 +39,12 @@ const quick = (endpoint: EndpointConfig): EndpointConfig => ({
   ...endpoint,
   timeout: Duration.min(endpoint.timeout, checkTimeout)
 })
+/** Each replica of a role is checked on its own: the row says which one is down. */
+const replicas = (endpoint: EndpointConfig): ReadonlyArray<EndpointConfig> =>
+  endpointUrls(endpoint).map((baseUrl) => {
+    const { baseUrls: _all, ...single } = endpoint
+    return { ...single, baseUrl }
+  })
 const hostOf = (url: string) => {
   try {
     return new URL(url).host
@@ -75,43 +82,46 @@ export const runChecks = (
         tool: quick(config.llm.value.tool),
         reliability: checkReliability
       }
-      const llm = yield* OpenAiLlm.make(llmConfig)
       for (const role of ["agent", "tool"] as const) {
-        const endpoint = llmConfig[role]
-        checks.push(timed(
-          {
-            provider: role === "agent" ? "llm (agent)" : "llm (tool)",
-            model: endpoint.model,
-            endpoint: hostOf(endpoint.baseUrl),
-            dialect: describeDialect(detectDialect(endpoint, llmConfig.thinking))
-          },
-          // Thinking off: the check is whether the endpoint answers, not how well the model reasons. No
-          // token cap: reasoning models that think anyway would spend it before answering, and a cap in
-          // the wrong field (a misdetected dialect) would report a healthy endpoint as broken.
-          llm.chat({ role, messages: ping, thinking: false })
-        ))
+        for (const endpoint of replicas(llmConfig[role])) {
+          const llm = yield* OpenAiLlm.make({ ...llmConfig, [role]: endpoint })
+          checks.push(timed(
+            {
+              provider: role === "agent" ? "llm (agent)" : "llm (tool)",
+              model: endpoint.model,
+              endpoint: hostOf(endpoint.baseUrl),
+              dialect: describeDialect(detectDialect(endpoint, llmConfig.thinking))
+            },
+            // Thinking off: the check is whether the endpoint answers, not how well the model reasons. No
+            // token cap: reasoning models that think anyway would spend it before answering, and a cap in
+            // the wrong field (a misdetected dialect) would report a healthy endpoint as broken.
+            llm.chat({ role, messages: ping, thinking: false })
+          ))
+        }
       }
     }
     if (Option.isSome(config.vlm)) {
-      const vlmConfig = { ...config.vlm.value, endpoint: quick(config.vlm.value.endpoint), reliability: checkReliability }
-      const vlm = yield* OpenAiVlm.make(vlmConfig)
-      checks.push(timed(
-        {
-          provider: "vlm",
-          model: vlmConfig.endpoint.model,
-          endpoint: hostOf(vlmConfig.endpoint.baseUrl),
-          dialect: describeDialect(detectDialect(vlmConfig.endpoint, vlmConfig.thinking))
-        },
-        vlm.chatWithImages({ system: "You check that a service is up.", text: ping[0]!.content, images: [] })
-      ))
+      for (const endpoint of replicas(quick(config.vlm.value.endpoint))) {
+        const vlm = yield* OpenAiVlm.make({ ...config.vlm.value, endpoint, reliability: checkReliability })
+        checks.push(timed(
+          {
+            provider: "vlm",
+            model: endpoint.model,
+            endpoint: hostOf(endpoint.baseUrl),
+            dialect: describeDialect(detectDialect(endpoint, config.vlm.value.thinking))
+          },
+          vlm.chatWithImages({ system: "You check that a service is up.", text: ping[0]!.content, images: [] })
+        ))
+      }
     }
     if (Option.isSome(config.embedding)) {
-      const embedConfig = { ...config.embedding.value, endpoint: quick(config.embedding.value.endpoint), reliability: checkReliability }
-      const embedder = yield* OpenAiEmbedding.make(embedConfig)
-      checks.push(timed(
-        { provider: "embed", model: embedConfig.endpoint.model, endpoint: hostOf(embedConfig.endpoint.baseUrl) },
-        embedder.embed(["ping"])
-      ))
+      for (const endpoint of replicas(quick(config.embedding.value.endpoint))) {
+        const embedder = yield* OpenAiEmbedding.make({ ...config.embedding.value, endpoint, reliability: checkReliability })
+        checks.push(timed(
+          { provider: "embed", model: endpoint.model, endpoint: hostOf(endpoint.baseUrl) },
+          embedder.embed(["ping"])
+        ))
+      }
     }
     if (Option.isSome(config.ocr) && config.ocr.value.engine === "tesseract") {
       const { langs } = config.ocr.value.tesseract

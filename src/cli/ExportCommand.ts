@@ -1,23 +1,20 @@
 import { Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { Console, Effect, Option, Schema } from "effect"
-import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
 import { RunStore } from "../services/RunStore.js"
 import { costOfCalls } from "../programs/harness/Cost.js"
 import { renderExport } from "../programs/harness/Export.js"
 import type { ReportCall } from "../programs/harness/Report.js"
 import { optionalText, withShownDefault } from "./CliOptions.js"
 import { loadPrices } from "./Prices.js"
+import { dbOption, runStoreLayer } from "./RunStoreLayer.js"
 
 /** A one-line, user-facing failure of `vtree export`. */
 export class ExportError extends Schema.TaggedError<ExportError>()("ExportError", {
   message: Schema.String
 }) {}
 
-const db = Options.file("db").pipe(
-  Options.withDescription("Run database written by `vtree infer`"),
-  withShownDefault("vtree.db")
-)
+const db = dbOption("Run database written by `vtree infer`")
 const runId = optionalText("run-id", "Run to export (default: the most recently started run)")
 const format = Options.choice("format", ["videomme", "jsonl", "csv"]).pipe(
   Options.withDescription(
@@ -59,5 +56,5 @@ export const exportCommand = Command.make("export", { db, runId, format, out, pr
     yield* Console.error(`vtree: wrote run ${chosen} as ${args.format} to ${file}`)
   })).pipe(
     Command.withDescription("Export a stored run: Video-MME results JSON for its scorer, JSONL or CSV"),
-    Command.provide((args) => SqliteRunStore.layer({ filename: args.db, readOnly: true }))
+    Command.provide((args) => runStoreLayer(args.db, { readOnly: true }))
   )

@@ -14,7 +14,6 @@ import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
 import * as MemoryCallBuffer from "../layers/memory/MemoryCallBuffer.js"
-import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
 import { checkTrees, defaultConcurrency, InferError, runBenchmark } from "../programs/harness/Infer.js"
 import { checkQuestionIds } from "../programs/tree/TreePreflight.js"
 import { makeProgress } from "../programs/harness/Progress.js"
@@ -32,6 +31,7 @@ import { optionalText, promptOptions, wholeNumber, withShownDefault } from "./Cl
 import { loadPrices, PricesError } from "./Prices.js"
 import { SearchHubLive } from "./McpServe.js"
 import { ocrLayer, ocrSummary } from "./OcrLayer.js"
+import { dbOption, displayDb, runStoreLayer } from "./RunStoreLayer.js"
 
 const trees = Options.text("trees").pipe(
   Options.withDescription("Folder holding one <videoID>/tree.json per video")
@@ -40,10 +40,7 @@ const questions = optionalText(
   "questions",
   "A folder of <videoID>.json question files, or a Video-MME .json / .jsonl file (required unless --resume: a resumed run asks its own)"
 )
-const db = Options.text("db").pipe(
-  Options.withDescription("SQLite file the run is written to (created when missing)"),
-  withShownDefault("vtree.db")
-)
+const db = dbOption("Where the run is written (an SQLite file is created when missing)")
 const runId = optionalText("run-id", "Run id (default: run-<start time>-<random>); with --resume, the run to continue")
 const concurrency = wholeNumber("concurrency", 1).pipe(
   Options.withDescription("Questions answered at once"),
@@ -151,7 +148,11 @@ const safeUrl = (url: string): string => {
   }
 }
 
-const endpointSummary = (endpoint: EndpointConfig) => ({ baseUrl: safeUrl(endpoint.baseUrl), model: endpoint.model })
+const endpointSummary = (endpoint: EndpointConfig) => ({
+  baseUrl: safeUrl(endpoint.baseUrl),
+  ...(endpoint.baseUrls === undefined ? {} : { baseUrls: endpoint.baseUrls.map(safeUrl) }),
+  model: endpoint.model
+})
 
 /** What config_json records about the providers: endpoints and models, never keys. */
 export const providersSummary = (config: ProvidersConfig) => ({
@@ -337,9 +338,9 @@ const inferLayer = (args: InferArgs) => {
   // A resumed run's question set is in the store, so the store opens first (it must exist then).
   const inputsAndStore = resuming(args)
     ? inputsLayer(args, storedSelection(args)).pipe(
-      Layer.provideMerge(SqliteRunStore.layer({ filename: args.db, mustExist: true }))
+      Layer.provideMerge(runStoreLayer(args.db, { mustExist: true }))
     )
-    : SqliteRunStore.layer({ filename: args.db }).pipe(Layer.provideMerge(inputsLayer(args, Effect.succeed(null))))
+    : runStoreLayer(args.db).pipe(Layer.provideMerge(inputsLayer(args, Effect.succeed(null))))
   return Layer.mergeAll(rest, inputsAndStore).pipe(Layer.provideMerge(providersLayer(args.webSearch)))
 }
 
@@ -396,7 +397,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
         started === undefined
           ? Effect.void
           : Console.error(
-            `vtree: interrupted — finished questions of run ${started} are saved in ${args.db}; ` +
+            `vtree: interrupted — finished questions of run ${started} are saved in ${displayDb(args.db)}; ` +
               `continue with --resume --run-id ${started}`
           )
       )

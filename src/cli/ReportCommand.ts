@@ -1,7 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { Console, Context, Effect, Layer, Option, Schema } from "effect"
-import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreShape } from "../services/RunStore.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
 import { compareRuns, NoSharedQuestions, renderCompareJson, renderCompareText } from "../programs/harness/ReportCompare.js"
@@ -11,16 +10,14 @@ import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
 import type { ReportCall } from "../programs/harness/Report.js"
 import { optionalText, withShownDefault } from "./CliOptions.js"
 import { loadPrices } from "./Prices.js"
+import { dbOption, displayDb, runStoreLayer } from "./RunStoreLayer.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
 export class ReportError extends Schema.TaggedError<ReportError>()("ReportError", {
   message: Schema.String
 }) {}
 
-const db = Options.file("db").pipe(
-  Options.withDescription("Run database written by `vtree infer`"),
-  withShownDefault("vtree.db")
-)
+const db = dbOption("Run database written by `vtree infer`")
 const dbB = optionalText(
   "db-b",
   "With --compare: the database holding run B, when it is not --db (a run written as FILE#RUN names its own database)"
@@ -59,7 +56,7 @@ export const parseRunRef = (ref: string, fallbackDb: string): { readonly db: str
 // Comparing across databases needs a second store next to the one the command provides: opened here, at
 // the CLI edge, for the scope of the command.
 const openStore = (filename: string) =>
-  Layer.build(SqliteRunStore.layer({ filename, readOnly: true })).pipe(Effect.map(Context.get(RunStore)))
+  Layer.build(runStoreLayer(filename, { readOnly: true })).pipe(Effect.map(Context.get(RunStore)))
 
 const writeOut = Effect.fn("ReportCommand.writeOut")(function*(body: string, out: Option.Option<string>, what: string) {
   if (Option.isNone(out)) {
@@ -142,7 +139,7 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
     // listRuns is newest first, so its head is the latest run.
     const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
     if (chosen === undefined) {
-      return yield* new ReportError({ message: `${args.db}: holds no runs yet — run \`vtree infer\` first` })
+      return yield* new ReportError({ message: `${displayDb(args.db)}: holds no runs yet — run \`vtree infer\` first` })
     }
     // Only the HTML page shows trajectories; the tables need no step rows.
     const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
@@ -159,5 +156,5 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
       "trajectories), or compare two with --compare"
   ),
   // Read-only: a report never writes, not even a migration (an older database reads as it is).
-  Command.provide((args) => SqliteRunStore.layer({ filename: args.db, readOnly: true }))
+  Command.provide((args) => runStoreLayer(args.db, { readOnly: true }))
 )

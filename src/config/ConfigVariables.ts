@@ -48,6 +48,13 @@ export const url = (name: string) =>
     return checked === undefined ? undefined : Option.some(checked)
   }, Option.none<string>())
 
+/** One URL, or several separated by commas (replicas of one server); none when unset. */
+export const urls = (name: string) =>
+  parsed(name, `${anHttpUrl}, or several separated by commas`, (raw) => {
+    const checked = raw.split(",").map((part) => part.trim()).filter((part) => part !== "").map(httpUrl)
+    return checked.length > 0 && checked.every((u) => u !== undefined) ? Option.some(checked) : undefined
+  }, Option.none<ReadonlyArray<string>>())
+
 export const positive = (raw: string) => {
   const value = Number(raw)
   return Number.isFinite(value) && value > 0 ? value : undefined

@@ -1,6 +1,6 @@
 import { Config, ConfigError, type Duration, Effect, Option, type Redacted } from "effect"
 import { ConfigurationError } from "./ConfigurationError.js"
-import { httpUrl, load, parsed, positiveWhole, secret, seconds, text, url, wholeNumber } from "./ConfigVariables.js"
+import { httpUrl, load, parsed, positiveWhole, secret, seconds, text, urls, wholeNumber } from "./ConfigVariables.js"
 
 export { ConfigurationError, ConfigurationErrorReason } from "./ConfigurationError.js"
 
@@ -15,7 +15,10 @@ export const thinkingDialects: ReadonlyArray<ThinkingDialect> = ["none", "deepse
 export interface EndpointConfig {
   /** Label used in errors, logs and the doctor table: "llm", "tool-llm", "vlm", "embed". */
   readonly provider: string
+  /** The first of `baseUrls`: what single-endpoint code and labels use. */
   readonly baseUrl: string
+  /** Every replica serving the role (a comma-separated `*_BASE_URL`); absent: `baseUrl` alone. */
+  readonly baseUrls?: ReadonlyArray<string>
   /** Local servers (vLLM, Ollama) often need none. */
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
   readonly model: string
@@ -28,6 +31,8 @@ export interface ReliabilityConfig {
   readonly concurrency: number
   /** Retries after the first attempt, for transient reasons only. */
   readonly retries: number
+  /** How long a failing replica of a role with several base URLs is first left out (5 s; doubles, ≤ 1 min). */
+  readonly ejectFor?: Duration.Duration
 }
 
 export interface LlmConfig {
@@ -99,11 +104,12 @@ const thinking = parsed(
 
 export const reliability: Config.Config<ReliabilityConfig> = Config.all({
   concurrency: wholeNumber("VTREE_PROVIDER_CONCURRENCY", 16),
-  retries: parsed("VTREE_PROVIDER_RETRIES", "a whole number ≥ 0", (raw) => (/^\d+$/.test(raw) ? Number(raw) : undefined), 4)
+  retries: parsed("VTREE_PROVIDER_RETRIES", "a whole number ≥ 0", (raw) => (/^\d+$/.test(raw) ? Number(raw) : undefined), 4),
+  ejectFor: seconds("VTREE_PROVIDER_EJECT_SECONDS", 5)
 })
 
 const endpointVariables = (prefix: string) =>
-  Config.all({ baseUrl: url(`${prefix}_BASE_URL`), apiKey: secret(`${prefix}_API_KEY`), model: text(`${prefix}_MODEL`) })
+  Config.all({ baseUrl: urls(`${prefix}_BASE_URL`), apiKey: secret(`${prefix}_API_KEY`), model: text(`${prefix}_MODEL`) })
 
 /** A role with a base URL but no model: the model is what the user forgot. */
 const modelMissing = (prefix: string, fix: string) =>
@@ -112,7 +118,10 @@ const modelMissing = (prefix: string, fix: string) =>
     `${prefix}_BASE_URL is set but ${prefix}_MODEL is not: set ${prefix}_MODEL to ${fix}`
   ))
 
-type Endpoint = Pick<EndpointConfig, "baseUrl" | "apiKey" | "model">
+type Endpoint = Pick<EndpointConfig, "baseUrl" | "baseUrls" | "apiKey" | "model">
+
+/** `baseUrl` and, when there are several, `baseUrls`. */
+const located = (list: ReadonlyArray<string>) => ({ baseUrl: list[0]!, ...(list.length > 1 ? { baseUrls: list } : {}) })
 
 /**
  * A role's endpoint from its own variables, falling back to the agent's. A key meant for one host is
@@ -120,11 +129,12 @@ type Endpoint = Pick<EndpointConfig, "baseUrl" | "apiKey" | "model">
  */
 const inheritEndpoint = (
   agent: Option.Option<Endpoint>,
-  own: { readonly baseUrl: Option.Option<string>; readonly apiKey: Option.Option<Redacted.Redacted<string>> }
+  own: { readonly baseUrl: Option.Option<ReadonlyArray<string>>; readonly apiKey: Option.Option<Redacted.Redacted<string>> }
 ): Omit<Endpoint, "model"> => {
-  const baseUrl = Option.getOrElse(Option.orElse(own.baseUrl, () => Option.map(agent, (a) => a.baseUrl)), () => defaultOpenAiBaseUrl)
-  const inheritedKey = Option.flatMap(agent, (a) => (a.baseUrl === baseUrl ? a.apiKey : Option.none()))
-  return { baseUrl, apiKey: Option.orElse(own.apiKey, () => inheritedKey) }
+  const agentUrls = (a: Endpoint) => a.baseUrls ?? [a.baseUrl]
+  const list = Option.getOrElse(Option.orElse(own.baseUrl, () => Option.map(agent, agentUrls)), () => [defaultOpenAiBaseUrl])
+  const inheritedKey = Option.flatMap(agent, (a) => (agentUrls(a).join(",") === list.join(",") ? a.apiKey : Option.none()))
+  return { ...located(list), apiKey: Option.orElse(own.apiKey, () => inheritedKey) }
 }
 
 // ---- One role at a time: each reads only its own variables (and the agent's, which it falls back to) --
@@ -140,9 +150,9 @@ const agentEndpoint = Effect.gen(function*() {
       "VTREE_LLM_MODEL is not set: set it to the agent (reasoning) model name, e.g. VTREE_LLM_MODEL=deepseek-reasoner"
     ))
   }
-  const baseUrl = Option.isSome(own.baseUrl) ? own.baseUrl : yield* url("OPENAI_BASE_URL")
+  const baseUrl = Option.isSome(own.baseUrl) ? own.baseUrl : yield* urls("OPENAI_BASE_URL")
   return Option.some<Endpoint>({
-    baseUrl: Option.getOrElse(baseUrl, () => defaultOpenAiBaseUrl),
+    ...located(Option.getOrElse(baseUrl, () => [defaultOpenAiBaseUrl])),
     apiKey: Option.isSome(own.apiKey) ? own.apiKey : yield* secret("OPENAI_API_KEY"),
     model: own.model.value
   })

@@ -18,6 +18,8 @@ export interface CallOutcome {
   readonly reasoningTokens?: number
   readonly status: "ok" | "error"
   readonly errorReason: ProviderErrorReason | null
+  /** The base URL that served the call (its last attempt), credentials removed; absent for local fakes. */
+  readonly endpoint?: string
 }
 
 /** One provider call, as stored in `llm_calls`: its outcome and the question and step it served. */

@@ -1,10 +1,11 @@
-import { Duration, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
+import { Duration, Effect, Either, Option, ParseResult, Redacted, Ref, Schema } from "effect"
 import OpenAI from "openai"
 import type { EndpointConfig, ReliabilityConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import type { ChatResponse, Usage as TokenUsage } from "../../services/LLMProvider.js"
 import type { CallRole } from "../../services/CallLog.js"
-import { type ProviderPolicy, reported, withPolicy } from "../../programs/providers/Reliability.js"
+import { reported } from "../../programs/providers/Reliability.js"
+import { type EndpointPool, type PoolPolicy, type ReplicaSet, withPool } from "./EndpointPool.js"
 import { toProviderError } from "./OpenAiErrors.js"
 import { splitReply } from "./Thinking.js"
 import { foldToolCallDeltas, readToolCalls, WireToolCall, WireToolCallDelta } from "./ToolCalls.js"
@@ -22,16 +23,47 @@ export const makeClient = (endpoint: EndpointConfig): OpenAI =>
     timeout: Duration.toMillis(endpoint.timeout) + 5_000
   })
 
-export const makePolicy = (
-  endpoint: EndpointConfig,
-  reliability: ReliabilityConfig,
-  semaphore: Effect.Semaphore
-): ProviderPolicy => ({
-  provider: endpoint.provider,
-  semaphore,
-  timeout: endpoint.timeout,
-  retries: reliability.retries
+/** Every base URL serving the endpoint's role. */
+export const endpointUrls = (endpoint: EndpointConfig): ReadonlyArray<string> => endpoint.baseUrls ?? [endpoint.baseUrl]
+
+/** The default first ejection of a failing replica (`VTREE_PROVIDER_EJECT_SECONDS`). */
+export const defaultEjectFor = Duration.seconds(5)
+
+/**
+ * What a role sends its requests through: one SDK client per base URL over the provider's replicas
+ * (shared by roles naming the same URL), and the policy without a cap of its own — caps are per replica.
+ */
+export interface Route {
+  readonly endpoint: EndpointConfig
+  readonly pool: EndpointPool<OpenAI>
+  readonly policy: PoolPolicy
+}
+
+export const makeRoute = (endpoint: EndpointConfig, reliability: ReliabilityConfig, replicas: ReplicaSet): Route => ({
+  endpoint,
+  pool: {
+    members: endpointUrls(endpoint).map((url) => ({ replica: replicas.replica(url), client: makeClient({ ...endpoint, baseUrl: url }) })),
+    set: replicas,
+    probe: (client) => sdkRequest(endpoint, (signal) => client.models.list({ signal })),
+    ejectFor: reliability.ejectFor ?? defaultEjectFor
+  },
+  policy: { provider: endpoint.provider, timeout: endpoint.timeout, retries: reliability.retries }
 })
+
+/**
+ * Runs one logical call (retries included) across the route's replicas and reports it, with the
+ * endpoint that served it.
+ */
+export const sendReported = <A>(
+  route: Route,
+  role: CallRole,
+  attempt: (client: OpenAI) => Effect.Effect<A, ProviderError>,
+  tokens: (result: A) => { readonly promptTokens: number; readonly completionTokens: number }
+): Effect.Effect<A, ProviderError> =>
+  Effect.flatMap(Ref.make(Option.none<string>()), (servedBy) =>
+    withPool(route.pool, route.policy, servedBy)(attempt).pipe(
+      reported({ role, model: route.endpoint.model, servedBy }, tokens)
+    ))
 
 /**
  * One attempt of an SDK request. The signal is what makes the policy's timeout or an interruption
@@ -178,38 +210,33 @@ export const collectStream = (chunks: ReadonlyArray<ChatChunk>): ChatReply => {
 }
 
 /**
- * Sends one chat-completions body under the policy and reports the call. `body` is sent as given,
+ * Sends one chat-completions body across the route's replicas under its policy and reports the call. `body` is sent as given,
  * so dialect fields the SDK's types do not know (thinking switches) reach the server. With `stream`,
  * the reply is received as server-sent events and folded back into one reply (DashScope accepts
  * thinking only on streamed calls).
  */
-export const completeChat = (options: {
-  readonly client: OpenAI
-  readonly endpoint: EndpointConfig
-  readonly policy: ProviderPolicy
+export const completeChat = (options: Route & {
   readonly role: CallRole
   readonly body: Record<string, unknown>
   readonly stream?: boolean
 }): Effect.Effect<ChatResponse, ProviderError> => {
-  const { client, endpoint } = options
-  const reply: Effect.Effect<ChatReply, ProviderError> = options.stream === true
-    ? sdkRequest(endpoint, async (signal) => {
-      const stream = await client.chat.completions.create(
-        { ...options.body, stream: true, stream_options: { include_usage: true } } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
-        { signal }
-      )
-      const chunks: Array<unknown> = []
-      for await (const chunk of stream) chunks.push(chunk)
-      return chunks
-    }).pipe(Effect.flatMap(decodeChunks(endpoint)), Effect.map(collectStream))
-    : sdkRequest(endpoint, (signal) =>
-      client.chat.completions.create(
-        options.body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
-        { signal }
-      )).pipe(Effect.flatMap(decodeChatReply(endpoint)))
-  return reply.pipe(
-    Effect.flatMap((decoded) => readChatReply(endpoint, decoded)),
-    withPolicy(options.policy),
-    reported({ role: options.role, model: endpoint.model }, (response) => response.usage)
-  )
+  const { endpoint } = options
+  const reply = (client: OpenAI): Effect.Effect<ChatReply, ProviderError> =>
+    options.stream === true
+      ? sdkRequest(endpoint, async (signal) => {
+        const stream = await client.chat.completions.create(
+          { ...options.body, stream: true, stream_options: { include_usage: true } } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
+          { signal }
+        )
+        const chunks: Array<unknown> = []
+        for await (const chunk of stream) chunks.push(chunk)
+        return chunks
+      }).pipe(Effect.flatMap(decodeChunks(endpoint)), Effect.map(collectStream))
+      : sdkRequest(endpoint, (signal) =>
+        client.chat.completions.create(
+          options.body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming,
+          { signal }
+        )).pipe(Effect.flatMap(decodeChatReply(endpoint)))
+  const attempt = (client: OpenAI) => Effect.flatMap(reply(client), (decoded) => readChatReply(endpoint, decoded))
+  return sendReported(options, options.role, attempt, (response) => response.usage)
 }

@@ -1,9 +1,9 @@
 import { Chunk, Effect, Either, Layer, Schema } from "effect"
 import { type ConfigurationError, type EmbeddingConfig, loadEmbeddingConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
-import { reported, withPolicy } from "../../programs/providers/Reliability.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
-import { decodeReply, makeClient, makePolicy, sdkRequest } from "./OpenAiClient.js"
+import { makeReplicaSet } from "./EndpointPool.js"
+import { decodeReply, makeRoute, sdkRequest, sendReported } from "./OpenAiClient.js"
 
 /** An `/embeddings` reply, as much of it as vtree reads. */
 const EmbeddingsReply = Schema.Struct({
@@ -23,9 +23,7 @@ interface EmbeddingReply {
 /** An EmbeddingProvider over OpenAI-compatible `/embeddings`, batched. */
 export const make = Effect.fn("OpenAiEmbedding.make")(function*(config: EmbeddingConfig) {
   const { endpoint } = config
-  const semaphore = yield* Effect.makeSemaphore(config.reliability.concurrency)
-  const client = makeClient(endpoint)
-  const policy = makePolicy(endpoint, config.reliability, semaphore)
+  const route = makeRoute(endpoint, config.reliability, yield* makeReplicaSet(config.reliability.concurrency))
   let dimensions = config.dimensions
   const bad = (message: string) =>
     new ProviderError({ provider: endpoint.provider, reason: "BadResponse", message: `${endpoint.provider}: ${message}` })
@@ -48,17 +46,21 @@ export const make = Effect.fn("OpenAiEmbedding.make")(function*(config: Embeddin
   }
 
   const embedBatch = (batch: ReadonlyArray<string>) =>
-    sdkRequest(endpoint, (signal) =>
-      client.embeddings.create(
-        // Floats, not the SDK's default base64: several compatible servers do not implement base64.
-        { model: endpoint.model, input: [...batch], encoding_format: "float" },
-        { signal }
-      )).pipe(
-        Effect.flatMap(decodeEmbeddings(endpoint)),
-        Effect.flatMap((reply) => read(batch, reply)),
-        withPolicy(policy),
-        reported({ role: "embed", model: endpoint.model }, (reply) => ({ promptTokens: reply.promptTokens, completionTokens: 0 }))
-      )
+    sendReported(
+      route,
+      "embed",
+      (client) =>
+        sdkRequest(endpoint, (signal) =>
+          client.embeddings.create(
+            // Floats, not the SDK's default base64: several compatible servers do not implement base64.
+            { model: endpoint.model, input: [...batch], encoding_format: "float" },
+            { signal }
+          )).pipe(
+            Effect.flatMap(decodeEmbeddings(endpoint)),
+            Effect.flatMap((reply) => read(batch, reply))
+          ),
+      (reply) => ({ promptTokens: reply.promptTokens, completionTokens: 0 })
+    )
 
   const embed = Effect.fn("OpenAiEmbedding.embed")(function*(texts: ReadonlyArray<string>) {
     if (texts.length === 0) return []

@@ -2,7 +2,8 @@ import { Effect, Layer } from "effect"
 import { type ConfigurationError, type LlmConfig, loadLlmConfig } from "../../config/ProviderConfig.js"
 import { type ChatRequest, LLMProvider } from "../../services/LLMProvider.js"
 import { detectDialect, tokenCapFields } from "./Dialect.js"
-import { completeChat, makeClient, makePolicy } from "./OpenAiClient.js"
+import { completeChat, makeRoute } from "./OpenAiClient.js"
+import { makeReplicaSet } from "./EndpointPool.js"
 import { thinkingFields } from "./Thinking.js"
 import { toolsField, wireMessage } from "./ToolCalls.js"
 
@@ -33,11 +34,11 @@ export const needsStreaming = (config: LlmConfig, request: ChatRequest): boolean
 
 /** An LLMProvider over OpenAI-compatible chat completions, configured explicitly (tests, embedding apps). */
 export const make = Effect.fn("OpenAiLlm.make")(function*(config: LlmConfig) {
-  // Agent and tool roles share the endpoint's capacity, so they share one cap.
-  const semaphore = yield* Effect.makeSemaphore(config.reliability.concurrency)
+  // Agent and tool roles naming the same URL share that server's capacity, so they share its cap.
+  const replicas = yield* makeReplicaSet(config.reliability.concurrency)
   const routes = {
-    agent: { endpoint: config.agent, client: makeClient(config.agent), policy: makePolicy(config.agent, config.reliability, semaphore) },
-    tool: { endpoint: config.tool, client: makeClient(config.tool), policy: makePolicy(config.tool, config.reliability, semaphore) }
+    agent: makeRoute(config.agent, config.reliability, replicas),
+    tool: makeRoute(config.tool, config.reliability, replicas)
   }
   const chat = Effect.fn("OpenAiLlm.chat")(function*(request: ChatRequest) {
     const route = routes[request.role]

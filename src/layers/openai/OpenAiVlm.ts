@@ -4,7 +4,8 @@ import { type ConfigurationError, loadVlmConfig, type VlmConfig } from "../../co
 import { VLMProvider, type VisionRequest } from "../../services/VLMProvider.js"
 import { readImageAsDataUrl } from "./ImageData.js"
 import { detectDialect, tokenCapFields } from "./Dialect.js"
-import { completeChat, makeClient, makePolicy } from "./OpenAiClient.js"
+import { completeChat, makeRoute } from "./OpenAiClient.js"
+import { makeReplicaSet } from "./EndpointPool.js"
 import { thinkingFields } from "./Thinking.js"
 
 /** The chat-completions body for a vision request whose images are already data URLs. */
@@ -28,9 +29,7 @@ export const visionBody = (config: VlmConfig, request: VisionRequest, imageUrls:
 /** A VLMProvider over OpenAI-compatible chat completions with image parts. */
 export const make = Effect.fn("OpenAiVlm.make")(function*(config: VlmConfig) {
   const fs = yield* FileSystem.FileSystem
-  const semaphore = yield* Effect.makeSemaphore(config.reliability.concurrency)
-  const client = makeClient(config.endpoint)
-  const policy = makePolicy(config.endpoint, config.reliability, semaphore)
+  const route = makeRoute(config.endpoint, config.reliability, yield* makeReplicaSet(config.reliability.concurrency))
   const chatWithImages = Effect.fn("OpenAiVlm.chatWithImages")(function*(request: VisionRequest) {
     const urls = yield* Effect.forEach(
       request.images,
@@ -38,9 +37,7 @@ export const make = Effect.fn("OpenAiVlm.make")(function*(config: VlmConfig) {
       { concurrency: 4 }
     ).pipe(Effect.provideService(FileSystem.FileSystem, fs))
     return yield* completeChat({
-      client,
-      endpoint: config.endpoint,
-      policy,
+      ...route,
       role: "vlm",
       body: visionBody(config, request, urls)
     })

@@ -304,16 +304,23 @@ const callFields = {
   status: Schema.Literal("ok", "error"),
   errorReason: column("error_reason", Schema.NullOr(ProviderErrorReason))
 }
+// endpoint: which replica served the call; NULL for calls stored before it was recorded, and for local fakes.
 const CallRowSchema = Schema.Struct({
   callId: column("call_id", Schema.Number),
   ...callFields,
+  endpoint: Schema.optionalWith(Schema.String, { nullable: true, exact: true }),
   superseded: laterColumn("superseded", Flag, () => false)
 })
-const CallInsert = Schema.Struct({ runId: RunId, ...callFields })
+const CallInsert = Schema.Struct({ runId: RunId, ...callFields, endpoint: Schema.NullOr(Schema.String) })
 
 const insertBatch = 200
 
-const make = (filename: string) =>
+/**
+ * The store over whatever SqlClient is provided: its SQL is portable (SQLite and PostgreSQL, see
+ * Migrations.ts), so the Postgres layer uses it too. `filename` names the database in messages (a
+ * path, or a URL without its password).
+ */
+export const make = (filename: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const facts = yield* SchemaFacts
@@ -496,6 +503,7 @@ const make = (filename: string) =>
         ...call,
         runId,
         questionId: questionId(call),
+        endpoint: call.endpoint ?? null,
         startedAt: Math.round(call.startedAt),
         durationMs: Math.round(call.durationMs)
       })))

@@ -1,4 +1,4 @@
-import { Cause, Duration, Effect, Option, Schedule } from "effect"
+import { Cause, Duration, Effect, Option, Ref, Schedule } from "effect"
 import { isRetryable, ProviderError } from "../../domain/ProviderError.js"
 import { type CallRole, recordCall, tokenDetails } from "../../services/CallLog.js"
 import type { Usage } from "../../services/LLMProvider.js"
@@ -41,7 +41,7 @@ export const retrySchedule = (
   )
 
 /** The failure of an attempt that outlived the policy's timeout. */
-export const timeoutError = (policy: ProviderPolicy): ProviderError =>
+export const timeoutError = (policy: Pick<ProviderPolicy, "provider" | "timeout">): ProviderError =>
   new ProviderError({
     provider: policy.provider,
     reason: "Timeout",
@@ -74,6 +74,8 @@ export const withPolicy = (policy: ProviderPolicy) => {
 export interface CallReport {
   readonly role: CallRole
   readonly model: string
+  /** Set by the attempts to the endpoint they went to, when the adapter routes among several. */
+  readonly servedBy?: Ref.Ref<Option.Option<string>>
 }
 
 /**
@@ -87,12 +89,14 @@ export const reported = <A>(
 <R>(call: Effect.Effect<A, ProviderError, R>): Effect.Effect<A, ProviderError, R> =>
   Effect.clockWith((clock) => {
     const startedAt = clock.unsafeCurrentTimeMillis()
-    return Effect.onExit(call, (exit) => {
+    const { servedBy, ...fields } = report
+    return Effect.onExit(call, (exit) => Effect.flatMap(servedBy === undefined ? Effect.succeedNone : Ref.get(servedBy), (endpoint) => {
       const durationMs = clock.unsafeCurrentTimeMillis() - startedAt
+      const base = { ...fields, ...(Option.isSome(endpoint) ? { endpoint: endpoint.value } : {}) }
       if (exit._tag === "Success") {
         const usage = tokens(exit.value)
         return recordCall({
-          ...report,
+          ...base,
           startedAt,
           durationMs,
           promptTokens: usage.promptTokens,
@@ -106,7 +110,7 @@ export const reported = <A>(
       if (Cause.isInterruptedOnly(exit.cause)) return Effect.void
       const failure = Cause.failureOption(exit.cause)
       return recordCall({
-        ...report,
+        ...base,
         startedAt,
         durationMs,
         promptTokens: 0,
@@ -114,5 +118,5 @@ export const reported = <A>(
         status: "error",
         errorReason: Option.isSome(failure) ? failure.value.reason : null
       })
-    })
+    }))
   })

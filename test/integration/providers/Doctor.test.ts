@@ -7,6 +7,7 @@ import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
 import { formatDoctorTable, runChecks } from "../../../src/cli/Doctor.js"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 import { LLMProvider } from "../../../src/services/LLMProvider.js"
+import * as OpenAiSim from "../../support/openai-sim/index.js"
 import type { SimRequest } from "../../support/openai-sim/index.js"
 import * as OcrSim from "../../support/ocr-sim/index.js"
 import { sleepsAtLeast, waitFor, withSim } from "./support.js"
@@ -140,5 +141,35 @@ describe("secrets", () => {
       ].join("\n")
       assert.include(everything, "[redacted]")
       assert.notInclude(everything, secretKey)
+    }))
+})
+
+describe("vtree doctor with replicas", () => {
+  it.scoped("several base URLs: one row per replica, the one that is down named", () =>
+    Effect.gen(function*() {
+      const up = yield* withSim({ chat: { "*": () => ({ content: "OK" }) } })
+      const down = yield* Effect.promise(() => OpenAiSim.start())
+      const downUrl = down.url
+      yield* Effect.promise(() => down.close())
+      const env = ConfigProvider.fromMap(new Map([
+        ["VTREE_LLM_BASE_URL", `${up.url},${downUrl}`],
+        ["VTREE_LLM_MODEL", "agent-model"],
+        ["VTREE_OCR", "off"]
+      ]))
+      const config = yield* loadProvidersConfig.pipe(Effect.withConfigProvider(env))
+      const rows = yield* runChecks(config).pipe(Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layer)))
+      const host = (url: string) => new URL(url).host
+      assert.deepStrictEqual(
+        rows.map((row) => [row.provider, row.endpoint, row.result]),
+        [
+          ["llm (agent)", host(up.url), "ok"],
+          ["llm (agent)", host(downUrl), "Transport"],
+          ["llm (tool)", host(up.url), "ok"],
+          ["llm (tool)", host(downUrl), "Transport"],
+          // The VLM falls back to the LLM's URLs.
+          ["vlm", host(up.url), "ok"],
+          ["vlm", host(downUrl), "Transport"]
+        ]
+      )
     }))
 })

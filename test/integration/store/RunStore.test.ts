@@ -1,6 +1,6 @@
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Exit, Option, Redacted, TestClock } from "effect"
+import { Effect, Exit, Option, Redacted, type Scope, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -8,7 +8,9 @@ import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import { migrations } from "../../../src/layers/sqlite/Migrations.js"
+import * as PgRunStore from "../../../src/layers/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sqlite/SqliteRunStore.js"
+import * as Postgres from "../../support/postgres/index.js"
 import { call, prediction, step } from "../../unit/harness/fixtures.js"
 
 const tempDir = Effect.acquireRelease(
@@ -62,7 +64,7 @@ describe("SqliteRunStore", () => {
         ])
         assert.deepStrictEqual(yield* columns(sql, "llm_calls"), [
           "call_id", "run_id", "question_id", "parent_step", "role", "model", "started_at", "duration_ms",
-          "prompt_tokens", "completion_tokens", "status", "error_reason", "cached_prompt_tokens", "reasoning_tokens", "superseded"
+          "prompt_tokens", "completion_tokens", "status", "error_reason", "cached_prompt_tokens", "reasoning_tokens", "superseded", "endpoint"
         ])
         const [mode] = yield* sql.unsafe<{ journal_mode: string }>("PRAGMA journal_mode")
         assert.strictEqual(mode?.journal_mode, "wal")
@@ -83,142 +85,6 @@ describe("SqliteRunStore", () => {
       })
     ))
 
-  it.scoped("starts, lists, finishes and resumes runs on the clock", () =>
-    withStore(() =>
-      Effect.gen(function*() {
-        const store = yield* RunStore
-        yield* TestClock.setTime(5_000)
-        const first = yield* store.startRun({ runId: "old", config: { concurrency: 4 }, owner: ownerA, leaseMs: 10_000 })
-        assert.deepStrictEqual(first, {
-          runId: "old",
-          startedAt: 5_000,
-          finishedAt: null,
-          status: "running",
-          config: { concurrency: 4 },
-          selection: null,
-          claim: { ...ownerA, claimedAt: 5_000, heartbeatAt: 5_000, expiresAt: 15_000 }
-        })
-        // Nobody holds "new": a running run without a live claim reads as stale.
-        yield* store.startRun({ runId: "new", config: {}, startedAt: 9_000 })
-        yield* TestClock.setTime(7_000)
-        yield* store.releaseRun("old", ownerA.ownerId, "interrupted")
-
-        const runs = yield* store.listRuns
-        assert.deepStrictEqual(runs.map((run) => [run.runId, run.status, run.finishedAt, run.claim ?? null]), [
-          ["new", "stale", null, null],
-          ["old", "interrupted", 7_000, null]
-        ])
-
-        const again = failureOf(yield* Effect.exit(store.startRun({ runId: "old", config: {} })))
-        assert.strictEqual(again.reason, "RunExists")
-        assert.include(again.message, "--resume")
-
-        const resumed = yield* store.claimRun({ runId: "old", owner: ownerB, leaseMs: 10_000 })
-        assert.deepStrictEqual([resumed.status, resumed.finishedAt, resumed.startedAt, resumed.claim?.ownerId], [
-          "running",
-          null,
-          5_000,
-          ownerB.ownerId
-        ])
-
-        const missing = failureOf(yield* Effect.exit(store.finishRun("nope", "completed")))
-        assert.strictEqual(missing.reason, "RunNotFound")
-        assert.isTrue(Option.isNone(yield* store.getRun("nope")))
-      })
-    ))
-
-  it.scoped("never writes a secret into config_json", () =>
-    withStore(() =>
-      Effect.gen(function*() {
-        const store = yield* RunStore
-        const secret = "sk-live-DO-NOT-STORE"
-        yield* store.startRun({
-          runId: "r",
-          config: {
-            llm: { baseUrl: "http://localhost:8000/v1", apiKey: secret, model: "m", key: Redacted.make(secret) },
-            search: { github_token: secret, tokens: [Redacted.make(secret), "x"] },
-            maxTokens: 512
-          }
-        })
-        const sql = yield* SqlClient.SqlClient
-        const [row] = yield* sql<{ config_json: string }>`SELECT config_json FROM runs WHERE run_id = 'r'`
-        assert.notInclude(row?.config_json ?? "", secret)
-        assert.deepStrictEqual(JSON.parse(row?.config_json ?? "null"), {
-          llm: { baseUrl: "http://localhost:8000/v1", model: "m" },
-          search: { tokens: [null, "x"] },
-          maxTokens: 512
-        })
-      })
-    ))
-
-  it.scoped("saves a question whole and loads it back in order", () =>
-    withStore(() =>
-      Effect.gen(function*() {
-        const store = yield* RunStore
-        yield* store.startRun({ runId: "r", config: {} })
-        yield* store.saveQuestion("r", {
-          prediction: prediction({ questionId: "q2", replyShapes: { clean: 1, "think-stripped": 1, fenced: 1 } }),
-          steps: [
-            { ...step(1), replyShapes: ["think-stripped", "fenced"] },
-            step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } })
-          ],
-          // A call recorded without a question id still belongs to the question it is saved with.
-          calls: [call({ questionId: null }), call({ role: "tool", model: "summarizer", parentStep: 2 })]
-        })
-        yield* store.saveQuestion("r", {
-          prediction: prediction({ questionId: "q1", prediction: null, correct: false, stopReason: "parse_error" }),
-          steps: [],
-          calls: [call({ status: "error", errorReason: "RateLimited", promptTokens: 0, completionTokens: 0 })]
-        })
-        yield* store.saveRunCalls("r", [call({ role: "embed", model: "embedder", parentStep: null })])
-
-        const loaded = yield* store.loadRun("r")
-        assert.deepStrictEqual(loaded.predictions.map((p) => p.questionId), ["q1", "q2"])
-        assert.deepStrictEqual(loaded.predictions[1], prediction({ questionId: "q2", replyShapes: { clean: 1, "think-stripped": 1, fenced: 1 } }))
-        // Rows saved without shapes read back as none, not as a made-up "clean".
-        assert.deepStrictEqual(loaded.predictions[0]?.replyShapes, {})
-        assert.strictEqual(loaded.predictions[0]?.prediction, null)
-        assert.deepStrictEqual(loaded.steps, [
-          { questionId: "q2", ...step(1), replyShapes: ["think-stripped", "fenced"] },
-          { questionId: "q2", ...step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } }), replyShapes: [] }
-        ])
-        assert.deepStrictEqual(
-          loaded.calls.map((c) => [c.questionId, c.role, c.status, c.errorReason]),
-          [["q2", "agent", "ok", null], ["q2", "tool", "ok", null], ["q1", "agent", "error", "RateLimited"], [
-            null,
-            "embed",
-            "ok",
-            null
-          ]]
-        )
-        assert.isTrue(loaded.calls.every((c, i) => i === 0 || c.callId > loaded.calls[i - 1]!.callId))
-        const light = yield* store.loadRun("r", { includeSteps: false })
-        assert.deepStrictEqual([light.steps.length, light.predictions.length, light.calls.length], [0, 2, 4])
-        assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r"))].sort(), ["q1", "q2"])
-        assert.strictEqual((yield* store.finishedQuestionIds("other")).size, 0)
-      })
-    ))
-
-  it.scoped("keeps cached and reasoning tokens per call and per question; unreported ones read back absent", () =>
-    withStore(() =>
-      Effect.gen(function*() {
-        const store = yield* RunStore
-        yield* store.startRun({ runId: "r", config: {} })
-        yield* store.saveQuestion("r", {
-          prediction: prediction({ questionId: "q1", cachedPromptTokens: 30, reasoningTokens: 4 }),
-          // Mixed in one batch: a call that reported details next to one that did not.
-          calls: [call({ cachedPromptTokens: 30, reasoningTokens: 4 }), call({ role: "tool" }), call({ cachedPromptTokens: 0 })],
-          steps: []
-        })
-        const loaded = yield* store.loadRun("r")
-        assert.deepStrictEqual(loaded.predictions[0], prediction({ questionId: "q1", cachedPromptTokens: 30, reasoningTokens: 4, replyShapes: {} }))
-        assert.deepStrictEqual(
-          loaded.calls.map((c) => [c.cachedPromptTokens, c.reasoningTokens]),
-          [[30, 4], [undefined, undefined], [0, undefined]]
-        )
-        assert.isFalse("cachedPromptTokens" in loaded.calls[1]!)
-      })
-    ))
 
   it.scoped("opens a database written before usage details, reading its rows without them", () =>
     Effect.gen(function*() {
@@ -243,74 +109,6 @@ describe("SqliteRunStore", () => {
       assert.deepStrictEqual(loaded.calls.map((c) => [c.promptTokens, c.cachedPromptTokens, c.reasoningTokens]), [[40, undefined, undefined]])
     }))
 
-  it.scoped("writes nothing of a question when any part of it fails", () =>
-    withStore(() =>
-      Effect.gen(function*() {
-        const store = yield* RunStore
-        const sql = yield* SqlClient.SqlClient
-        yield* store.startRun({ runId: "r", config: {} })
-        // The duplicate step index violates the key after the prediction and first step went in.
-        const duplicateStep = yield* Effect.exit(store.saveQuestion("r", {
-          prediction: prediction({ questionId: "q1" }),
-          steps: [step(1), step(1)],
-          calls: [call()]
-        }))
-        assert.strictEqual(failureOf(duplicateStep).reason, "Sql")
-        assert.include(failureOf(duplicateStep).message, "q1")
-        // The bad role fails the last statement, after prediction and steps were written.
-        const badCall = yield* Effect.exit(store.saveQuestion("r", {
-          prediction: prediction({ questionId: "q2" }),
-          steps: [step(1), step(2)],
-          calls: [call(), call({ role: "oracle" as never })]
-        }))
-        assert.strictEqual(failureOf(badCall).reason, "Sql")
-        const counts = yield* sql<{ p: number; s: number; c: number }>`SELECT
-          (SELECT COUNT(*) FROM predictions) AS p, (SELECT COUNT(*) FROM steps) AS s,
-          (SELECT COUNT(*) FROM llm_calls) AS c`
-        assert.deepStrictEqual(counts[0], { p: 0, s: 0, c: 0 })
-        assert.strictEqual((yield* store.finishedQuestionIds("r")).size, 0)
-      })
-    ))
-
-  it.scoped("saving a question again replaces its answer and steps, and keeps its earlier calls superseded", () =>
-    withStore(() =>
-      Effect.gen(function*() {
-        const store = yield* RunStore
-        yield* store.startRun({ runId: "r", config: {} })
-        yield* store.saveQuestion("r", {
-          prediction: prediction({ questionId: "q1", stopReason: "error", prediction: null, correct: false }),
-          steps: [step(1), step(2), step(3)],
-          calls: [call(), call(), call()]
-        })
-        // --retry-errors: a question that ended in error is not finished for it, and is for a plain resume.
-        assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r"))], ["q1"])
-        assert.strictEqual((yield* store.finishedQuestionIds("r", { exceptErrors: true })).size, 0)
-        yield* store.saveQuestion("r", { prediction: prediction({ questionId: "q1" }), steps: [step(1)], calls: [call()] })
-        assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r", { exceptErrors: true }))], ["q1"])
-        const loaded = yield* store.loadRun("r")
-        assert.deepStrictEqual(
-          [loaded.predictions.length, loaded.predictions[0]?.stopReason, loaded.steps.length],
-          [1, "finished", 1]
-        )
-        // Tokens reported are tokens spent: the three calls of the failed attempt stay, superseded.
-        assert.deepStrictEqual(loaded.calls.map((c) => c.superseded), [true, true, true, false])
-      })
-    ))
-
-  it.scoped("an unknown run id names the available ones", () =>
-    withStore(() =>
-      Effect.gen(function*() {
-        const store = yield* RunStore
-        const empty = failureOf(yield* Effect.exit(store.loadRun("x")))
-        assert.include(empty.message, "vtree infer")
-        yield* store.startRun({ runId: "alpha", config: {}, startedAt: 1 })
-        yield* store.startRun({ runId: "beta", config: {}, startedAt: 2 })
-        const error = failureOf(yield* Effect.exit(store.loadRun("gamma")))
-        assert.strictEqual(error.reason, "RunNotFound")
-        assert.include(error.message, "available: beta, alpha")
-        assert.notInclude(error.message, "\n")
-      })
-    ))
 
   it.scoped("a reader never creates a missing database, and refuses a file that is not one", () =>
     Effect.gen(function*() {
@@ -335,5 +133,295 @@ describe("SqliteRunStore", () => {
       )
       assert.strictEqual(noDirError.reason, "DbUnreadable")
       assert.include(noDirError.message, "does not exist")
+    }))
+})
+
+type WithStore = <A, E>(body: () => Effect.Effect<A, E, RunStore | SqlClient.SqlClient>) => Effect.Effect<A, E | RunStoreError, Scope.Scope>
+
+/** The port's behaviour, whichever engine is behind it. */
+const contract = (name: string, withStore: WithStore) =>
+  describe(`${name}: the RunStore contract`, () => {
+    it.scoped("starts, lists, finishes and resumes runs on the clock", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* TestClock.setTime(5_000)
+          const first = yield* store.startRun({ runId: "old", config: { concurrency: 4 }, owner: ownerA, leaseMs: 10_000 })
+          assert.deepStrictEqual(first, {
+            runId: "old",
+            startedAt: 5_000,
+            finishedAt: null,
+            status: "running",
+            config: { concurrency: 4 },
+            selection: null,
+            claim: { ...ownerA, claimedAt: 5_000, heartbeatAt: 5_000, expiresAt: 15_000 }
+          })
+          // Nobody holds "new": a running run without a live claim reads as stale.
+          yield* store.startRun({ runId: "new", config: {}, startedAt: 9_000 })
+          yield* TestClock.setTime(7_000)
+          yield* store.releaseRun("old", ownerA.ownerId, "interrupted")
+
+          const runs = yield* store.listRuns
+          assert.deepStrictEqual(runs.map((run) => [run.runId, run.status, run.finishedAt, run.claim ?? null]), [
+            ["new", "stale", null, null],
+            ["old", "interrupted", 7_000, null]
+          ])
+
+          const again = failureOf(yield* Effect.exit(store.startRun({ runId: "old", config: {} })))
+          assert.strictEqual(again.reason, "RunExists")
+          assert.include(again.message, "--resume")
+
+          const resumed = yield* store.claimRun({ runId: "old", owner: ownerB, leaseMs: 10_000 })
+          assert.deepStrictEqual([resumed.status, resumed.finishedAt, resumed.startedAt, resumed.claim?.ownerId], [
+            "running",
+            null,
+            5_000,
+            ownerB.ownerId
+          ])
+
+          const missing = failureOf(yield* Effect.exit(store.finishRun("nope", "completed")))
+          assert.strictEqual(missing.reason, "RunNotFound")
+          assert.isTrue(Option.isNone(yield* store.getRun("nope")))
+        })
+      ))
+
+    it.scoped("never writes a secret into config_json", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          const secret = "sk-live-DO-NOT-STORE"
+          yield* store.startRun({
+            runId: "r",
+            config: {
+              llm: { baseUrl: "http://localhost:8000/v1", apiKey: secret, model: "m", key: Redacted.make(secret) },
+              search: { github_token: secret, tokens: [Redacted.make(secret), "x"] },
+              maxTokens: 512
+            }
+          })
+          const sql = yield* SqlClient.SqlClient
+          const [row] = yield* sql<{ config_json: string }>`SELECT config_json FROM runs WHERE run_id = 'r'`
+          assert.notInclude(row?.config_json ?? "", secret)
+          assert.deepStrictEqual(JSON.parse(row?.config_json ?? "null"), {
+            llm: { baseUrl: "http://localhost:8000/v1", model: "m" },
+            search: { tokens: [null, "x"] },
+            maxTokens: 512
+          })
+        })
+      ))
+
+    it.scoped("saves a question whole and loads it back in order", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.startRun({ runId: "r", config: {} })
+          yield* store.saveQuestion("r", {
+            prediction: prediction({ questionId: "q2", replyShapes: { clean: 1, "think-stripped": 1, fenced: 1 } }),
+            steps: [
+              { ...step(1), replyShapes: ["think-stripped", "fenced"] },
+              step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } })
+            ],
+            // A call recorded without a question id still belongs to the question it is saved with.
+            calls: [call({ questionId: null }), call({ role: "tool", model: "summarizer", parentStep: 2 })]
+          })
+          yield* store.saveQuestion("r", {
+            prediction: prediction({ questionId: "q1", prediction: null, correct: false, stopReason: "parse_error" }),
+            steps: [],
+            calls: [call({ status: "error", errorReason: "RateLimited", promptTokens: 0, completionTokens: 0 })]
+          })
+          yield* store.saveRunCalls("r", [call({ role: "embed", model: "embedder", parentStep: null })])
+
+          const loaded = yield* store.loadRun("r")
+          assert.deepStrictEqual(loaded.predictions.map((p) => p.questionId), ["q1", "q2"])
+          assert.deepStrictEqual(loaded.predictions[1], prediction({ questionId: "q2", replyShapes: { clean: 1, "think-stripped": 1, fenced: 1 } }))
+          // Rows saved without shapes read back as none, not as a made-up "clean".
+          assert.deepStrictEqual(loaded.predictions[0]?.replyShapes, {})
+          assert.strictEqual(loaded.predictions[0]?.prediction, null)
+          assert.deepStrictEqual(loaded.steps, [
+            { questionId: "q2", ...step(1), replyShapes: ["think-stripped", "fenced"] },
+            { questionId: "q2", ...step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } }), replyShapes: [] }
+          ])
+          assert.deepStrictEqual(
+            loaded.calls.map((c) => [c.questionId, c.role, c.status, c.errorReason]),
+            [["q2", "agent", "ok", null], ["q2", "tool", "ok", null], ["q1", "agent", "error", "RateLimited"], [
+              null,
+              "embed",
+              "ok",
+              null
+            ]]
+          )
+          assert.isTrue(loaded.calls.every((c, i) => i === 0 || c.callId > loaded.calls[i - 1]!.callId))
+          const light = yield* store.loadRun("r", { includeSteps: false })
+          assert.deepStrictEqual([light.steps.length, light.predictions.length, light.calls.length], [0, 2, 4])
+          assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r"))].sort(), ["q1", "q2"])
+          assert.strictEqual((yield* store.finishedQuestionIds("other")).size, 0)
+        })
+      ))
+
+    it.scoped("keeps cached and reasoning tokens per call and per question; unreported ones read back absent", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.startRun({ runId: "r", config: {} })
+          yield* store.saveQuestion("r", {
+            prediction: prediction({ questionId: "q1", cachedPromptTokens: 30, reasoningTokens: 4 }),
+            // Mixed in one batch: a call that reported details next to one that did not.
+            calls: [call({ cachedPromptTokens: 30, reasoningTokens: 4 }), call({ role: "tool" }), call({ cachedPromptTokens: 0 })],
+            steps: []
+          })
+          const loaded = yield* store.loadRun("r")
+          assert.deepStrictEqual(loaded.predictions[0], prediction({ questionId: "q1", cachedPromptTokens: 30, reasoningTokens: 4, replyShapes: {} }))
+          assert.deepStrictEqual(
+            loaded.calls.map((c) => [c.cachedPromptTokens, c.reasoningTokens]),
+            [[30, 4], [undefined, undefined], [0, undefined]]
+          )
+          assert.isFalse("cachedPromptTokens" in loaded.calls[1]!)
+        })
+      ))
+
+    it.scoped("writes nothing of a question when any part of it fails", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          const sql = yield* SqlClient.SqlClient
+          yield* store.startRun({ runId: "r", config: {} })
+          // The duplicate step index violates the key after the prediction and first step went in.
+          const duplicateStep = yield* Effect.exit(store.saveQuestion("r", {
+            prediction: prediction({ questionId: "q1" }),
+            steps: [step(1), step(1)],
+            calls: [call()]
+          }))
+          assert.strictEqual(failureOf(duplicateStep).reason, "Sql")
+          assert.include(failureOf(duplicateStep).message, "q1")
+          // The bad role fails the last statement, after prediction and steps were written.
+          const badCall = yield* Effect.exit(store.saveQuestion("r", {
+            prediction: prediction({ questionId: "q2" }),
+            steps: [step(1), step(2)],
+            calls: [call(), call({ role: "oracle" as never })]
+          }))
+          assert.strictEqual(failureOf(badCall).reason, "Sql")
+          const counts = yield* sql<{ p: number; s: number; c: number }>`SELECT
+            (SELECT COUNT(*) FROM predictions) AS p, (SELECT COUNT(*) FROM steps) AS s,
+            (SELECT COUNT(*) FROM llm_calls) AS c`
+          assert.deepStrictEqual(counts[0], { p: 0, s: 0, c: 0 })
+          assert.strictEqual((yield* store.finishedQuestionIds("r")).size, 0)
+        })
+      ))
+
+    it.scoped("saving a question again replaces its answer and steps, and keeps its earlier calls superseded", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.startRun({ runId: "r", config: {} })
+          yield* store.saveQuestion("r", {
+            prediction: prediction({ questionId: "q1", stopReason: "error", prediction: null, correct: false }),
+            steps: [step(1), step(2), step(3)],
+            calls: [call(), call(), call()]
+          })
+          // --retry-errors: a question that ended in error is not finished for it, and is for a plain resume.
+          assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r"))], ["q1"])
+          assert.strictEqual((yield* store.finishedQuestionIds("r", { exceptErrors: true })).size, 0)
+          yield* store.saveQuestion("r", { prediction: prediction({ questionId: "q1" }), steps: [step(1)], calls: [call()] })
+          assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r", { exceptErrors: true }))], ["q1"])
+          const loaded = yield* store.loadRun("r")
+          assert.deepStrictEqual(
+            [loaded.predictions.length, loaded.predictions[0]?.stopReason, loaded.steps.length],
+            [1, "finished", 1]
+          )
+          // Tokens reported are tokens spent: the three calls of the failed attempt stay, superseded.
+          assert.deepStrictEqual(loaded.calls.map((c) => c.superseded), [true, true, true, false])
+        })
+      ))
+
+    it.scoped("an unknown run id names the available ones", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          const empty = failureOf(yield* Effect.exit(store.loadRun("x")))
+          assert.include(empty.message, "vtree infer")
+          yield* store.startRun({ runId: "alpha", config: {}, startedAt: 1 })
+          yield* store.startRun({ runId: "beta", config: {}, startedAt: 2 })
+          const error = failureOf(yield* Effect.exit(store.loadRun("gamma")))
+          assert.strictEqual(error.reason, "RunNotFound")
+          assert.include(error.message, "available: beta, alpha")
+          assert.notInclude(error.message, "\n")
+        })
+      ))
+  })
+
+contract("SqliteRunStore", (body) => withStore(() => body()))
+
+// One throwaway cluster for the file; each test gets a database of its own.
+let cluster: Postgres.PgCluster | undefined
+let databases = 0
+beforeAll(async () => {
+  cluster = await Postgres.start()
+}, 120_000)
+afterAll(async () => {
+  await cluster?.stop()
+})
+
+const freshDatabase = Effect.promise(() => cluster!.createDatabase(`store_${++databases}`))
+
+const withPgStore: WithStore = (body) =>
+  Effect.flatMap(freshDatabase, (url) => body().pipe(Effect.provide(PgRunStore.layerUrl(url))))
+
+contract("PgRunStore", withPgStore)
+
+describe("PgRunStore", () => {
+  it.scoped("migrates the same tables on PostgreSQL, once, with 64-bit times", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabase
+      const columns = (sql: SqlClient.SqlClient, table: string) =>
+        Effect.map(
+          sql<{ columnName: string; dataType: string }>`SELECT column_name AS "columnName", data_type AS "dataType"
+            FROM information_schema.columns WHERE table_name = ${table} ORDER BY ordinal_position`,
+          (rows) => rows.map((row) => row.columnName)
+        )
+      const inspect = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const applied = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM effect_sql_migrations`
+        const types = yield* sql<{ dataType: string }>`SELECT data_type AS "dataType" FROM information_schema.columns
+          WHERE table_name = 'predictions' AND column_name = 'started_at'`
+        return {
+          runs: yield* columns(sql, "runs"),
+          calls: yield* columns(sql, "llm_calls"),
+          applied: applied[0]?.n,
+          startedAt: types[0]?.dataType
+        }
+      })
+      const first = yield* inspect.pipe(Effect.provide(PgRunStore.layerUrl(url)))
+      assert.deepStrictEqual(first.runs, ["run_id", "started_at", "finished_at", "status", "config_json"])
+      assert.deepStrictEqual(first.calls, [
+        "call_id", "run_id", "question_id", "parent_step", "role", "model", "started_at", "duration_ms",
+        "prompt_tokens", "completion_tokens", "status", "error_reason", "cached_prompt_tokens", "reasoning_tokens", "superseded", "endpoint"
+      ])
+      assert.strictEqual(first.startedAt, "bigint")
+      // A second process opening the same database applies nothing again.
+      const second = yield* inspect.pipe(Effect.provide(PgRunStore.layerUrl(url)))
+      assert.strictEqual(second.applied, first.applied)
+      assert.strictEqual(first.applied, Object.keys(migrations).length)
+    }))
+
+  it.scoped("workers opening a fresh database at the same moment migrate it once, without errors", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabase
+      const open = Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM effect_sql_migrations`
+        return row?.n
+      }).pipe(Effect.provide(PgRunStore.layerUrl(url)))
+      const applied = yield* Effect.all([open, open, open, open], { concurrency: "unbounded" })
+      assert.deepStrictEqual(applied, [3, 3, 3, 3])
+    }))
+
+  it.scoped("a server that does not answer is one line naming the URL (without its password) and the fix", () =>
+    Effect.gen(function*() {
+      const url = `postgres://vtree:hunter2@127.0.0.1:${cluster!.port + 1}/nowhere`
+      const error = failureOf(yield* Effect.exit(Effect.provide(Effect.void, PgRunStore.layerUrl(url))))
+      assert.strictEqual(error.reason, "DbUnreadable")
+      assert.include(error.message, "127.0.0.1")
+      assert.include(error.message, "VTREE_DB_URL")
+      assert.notInclude(error.message, "hunter2")
+      assert.notInclude(error.message, "\n")
     }))
 })

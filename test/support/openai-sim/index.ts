@@ -99,6 +99,8 @@ export interface SimOptions {
   readonly embeddings?: Readonly<Record<string, Script<EmbeddingReply>>>
   /** Size of default embedding vectors (8). */
   readonly dimensions?: number
+  /** Listen on this loopback port (0 / unset: any free one), e.g. to bring a stopped sim back at its old URL. */
+  readonly port?: number
   /** Asked first for every chat request; a reply answers it, undefined leaves it to the scripts (see builder.ts). */
   readonly intercept?: (request: SimRequest) => ChatReply | undefined
   /** How the computed usage reports prefix-cache hits and reasoning tokens (see `usageBlock`); default "openai". */
@@ -419,7 +421,7 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
     sockets.add(socket)
     socket.on("close", () => sockets.delete(socket))
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve))
   const { port } = server.address() as AddressInfo
 
   return {

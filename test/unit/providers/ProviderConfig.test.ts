@@ -60,12 +60,40 @@ describe("ProviderConfig", () => {
       assert.strictEqual(llm.thinking, "deepseek")
       assert.strictEqual(Duration.toSeconds(llm.agent.timeout), 180)
       assert.strictEqual(Duration.toSeconds(llm.tool.timeout), 120)
-      assert.deepStrictEqual(llm.reliability, { concurrency: 16, retries: 4 })
+      assert.deepStrictEqual(llm.reliability, { concurrency: 16, retries: 4, ejectFor: Duration.seconds(5) })
       const vlm = Option.getOrThrow(config.vlm)
       assert.strictEqual(vlm.endpoint.model, "deepseek-reasoner")
       assert.strictEqual(key(vlm.endpoint.apiKey), "sk-1")
       assert.strictEqual(Duration.toSeconds(vlm.endpoint.timeout), 180)
       assert.isTrue(Option.isNone(config.embedding))
+    }))
+
+  it.effect("a comma-separated base URL lists a role's replicas; other roles inherit the list and its key", () =>
+    Effect.gen(function*() {
+      const config = yield* loadProvidersConfig.pipe(withEnv({
+        VTREE_LLM_BASE_URL: "http://a:8000/v1/, http://b:8000/v1",
+        VTREE_LLM_API_KEY: "sk-1",
+        VTREE_LLM_MODEL: "qwen",
+        VTREE_EMBED_BASE_URL: "http://e1/v1,http://e2/v1",
+        VTREE_EMBED_MODEL: "bge",
+        VTREE_PROVIDER_EJECT_SECONDS: "2"
+      }))
+      const llm = Option.getOrThrow(config.llm)
+      assert.strictEqual(llm.agent.baseUrl, "http://a:8000/v1")
+      assert.deepStrictEqual(llm.agent.baseUrls, ["http://a:8000/v1", "http://b:8000/v1"])
+      assert.deepStrictEqual(llm.tool.baseUrls, llm.agent.baseUrls)
+      assert.strictEqual(key(llm.tool.apiKey), "sk-1")
+      assert.deepStrictEqual(Option.getOrThrow(config.vlm).endpoint.baseUrls, llm.agent.baseUrls)
+      const embed = Option.getOrThrow(config.embedding).endpoint
+      assert.deepStrictEqual(embed.baseUrls, ["http://e1/v1", "http://e2/v1"])
+      // Another host list: the agent's key stays with the agent's hosts.
+      assert.isTrue(Option.isNone(embed.apiKey))
+      assert.deepStrictEqual(llm.reliability.ejectFor, Duration.seconds(2))
+      const single = Option.getOrThrow((yield* loadProvidersConfig.pipe(withEnv({ VTREE_LLM_BASE_URL: "http://a/v1", VTREE_LLM_MODEL: "m" }))).llm)
+      assert.isUndefined(single.agent.baseUrls)
+      const bad = yield* Effect.flip(loadLlmConfig.pipe(withEnv({ VTREE_LLM_BASE_URL: "http://a/v1,ftp://b", VTREE_LLM_MODEL: "m" })))
+      assert.strictEqual(bad.variable, "VTREE_LLM_BASE_URL")
+      assert.include(bad.message, "several separated by commas")
     }))
 
   it.effect("a key is not carried to a different host the user named", () =>

@@ -37,7 +37,7 @@ export const makePolicy = (
  * (Ctrl-C, a sibling failing) cancel the HTTP request instead of leaving it running.
  */
 export const sdkRequest = <A>(endpoint: EndpointConfig, run: (signal: AbortSignal) => Promise<A>) =>
-  Effect.tryPromise({ try: run, catch: toProviderError(endpoint.provider, endpoint.apiKey) })
+  Effect.tryPromise({ try: run, catch: toProviderError(endpoint.provider, endpoint.apiKey, endpoint) })
 
 const TokenCount = Schema.optional(Schema.NullOr(Schema.Number))
 const Usage = Schema.Struct({ prompt_tokens: TokenCount, completion_tokens: TokenCount }).annotations({ identifier: "Usage" })

@@ -7,6 +7,8 @@ export const ProviderErrorReason = Schema.Literal(
   "Transport",
   "Server",
   "BadRequest",
+  // HTTP 404: usually the model name (or a base URL missing /v1); asking again changes nothing.
+  "NotFound",
   "Auth",
   "BadResponse"
 )

@@ -70,7 +70,7 @@ export const sendReported = <A>(
  * (Ctrl-C, a sibling failing) cancel the HTTP request instead of leaving it running.
  */
 export const sdkRequest = <A>(endpoint: EndpointConfig, run: (signal: AbortSignal) => Promise<A>) =>
-  Effect.tryPromise({ try: run, catch: toProviderError(endpoint.provider, endpoint.apiKey) })
+  Effect.tryPromise({ try: run, catch: toProviderError(endpoint.provider, endpoint.apiKey, endpoint) })
 
 const TokenCount = Schema.optional(Schema.NullOr(Schema.Number))
 /**

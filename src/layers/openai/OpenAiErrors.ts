@@ -7,6 +7,7 @@ export const reasonForStatus = (status: number): ProviderErrorReason => {
   if (status === 429) return "RateLimited"
   if (status === 408) return "Timeout"
   if (status === 401 || status === 403) return "Auth"
+  if (status === 404) return "NotFound"
   if (status >= 500) return "Server"
   return "BadRequest"
 }
@@ -53,7 +54,8 @@ const describe = (cause: unknown): string => {
 
 /** Maps whatever the openai SDK (or fetch under it) threw to a ProviderError with the right reason. */
 export const toProviderError =
-  (provider: string, apiKey: Option.Option<Redacted.Redacted<string>>) => (cause: unknown): ProviderError => {
+  (provider: string, apiKey: Option.Option<Redacted.Redacted<string>>, endpoint?: { readonly model: string; readonly baseUrl: string }) =>
+  (cause: unknown): ProviderError => {
     const make = (reason: ProviderErrorReason, message: string, extra: { status?: number; retryAfterMs?: number } = {}) =>
       new ProviderError({ provider, reason, message: `${provider}: ${scrubSecret(message, apiKey)}`, ...extra })
     if (cause instanceof OpenAI.APIConnectionTimeoutError) return make("Timeout", "the request timed out")
@@ -61,6 +63,13 @@ export const toProviderError =
     if (cause instanceof OpenAI.APIError && typeof cause.status === "number") {
       const status = cause.status
       const reason = reasonForStatus(status)
+      if (reason === "NotFound" && endpoint !== undefined) {
+        return make(
+          reason,
+          `model "${endpoint.model}" not found at ${endpoint.baseUrl} (HTTP 404: ${cause.message}) — check the model name, and that the base URL ends in /v1`,
+          { status }
+        )
+      }
       const wait = reason === "RateLimited" || reason === "Server" ? retryAfterMs(cause.headers) : undefined
       return make(reason, `HTTP ${status}: ${cause.message}`, wait === undefined ? { status } : { status, retryAfterMs: wait })
     }

@@ -1,6 +1,7 @@
 // Help and flag errors of the built CLI (`node dist/bin.js`), as a person sees them.
 import { assert, describe, it } from "@effect/vitest"
-import { run, samplesTrees } from "../../support/harness/Cli.js"
+import * as Sim from "../../support/openai-sim/index.js"
+import { run, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
 
 describe("help and flags (built CLI)", () => {
   it("help lines are specific: no generic type lines, program name in USAGE, no padded command lines", async () => {
@@ -45,5 +46,22 @@ describe("help and flags (built CLI)", () => {
     assert.match(stderr, /^vtree: --task-type "Bogus": not a task type of Video-MME or of \S+ — use one of: Temporal Perception, .*Counting Problem, .*Information Synopsis\n$/)
     const known = await run(["prompt", "--task-type", "counting problem"], {})
     assert.strictEqual(known.code, 0, known.stderr)
+  })
+
+  it("a 404 for an unknown model is shown as not found, naming the model and the endpoint", async () => {
+    const sim = await Sim.start({ chat: { "*": Array.from({ length: 50 }, () => ({ fault: "status" as const, status: 404 })) } })
+    const temp = tempDir()
+    try {
+      const env = simEnv(sim.url, { VTREE_LLM_MODEL: "gpt-9-nonexistent" })
+      const args = ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", `${temp.dir}/runs.db`, "--n-samples", "1"]
+      const { code, stderr } = await run(args, env)
+      assert.strictEqual(code, 1, stderr)
+      const last = stderr.trimEnd().split("\n").at(-1)!
+      assert.include(last, `model "gpt-9-nonexistent" not found at ${sim.url}`)
+      assert.notInclude(stderr, "BadRequest")
+    } finally {
+      temp.cleanup()
+      await sim.close()
+    }
   })
 })

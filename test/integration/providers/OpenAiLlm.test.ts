@@ -212,16 +212,22 @@ describe("OpenAiLlm against openai-sim", () => {
       assert.strictEqual(sim.requests.filter((request) => request.model === "tool-model").length, 5)
     }))
 
-  it.scoped("client errors are not retried: 400/404/422 → BadRequest, 401/403 → Auth", () =>
+  it.scoped("client errors are not retried: 400/422 → BadRequest, 404 → NotFound naming model and endpoint, 401/403 → Auth", () =>
     Effect.gen(function*() {
       const statuses = [400, 404, 422, 401, 403]
       const sim = yield* withSim({ chat: { "agent-model": statuses.map((status) => ({ fault: "status" as const, status })) } })
       const reasons: Array<string> = []
+      const messages: Array<string> = []
       yield* Effect.forEach(statuses, () =>
         chat(ask("agent")).pipe(
-          Effect.catchTag("ProviderError", (error) => Effect.sync(() => reasons.push(`${error.status}:${error.reason}`)))
+          Effect.catchTag("ProviderError", (error) =>
+            Effect.sync(() => {
+              reasons.push(`${error.status}:${error.reason}`)
+              messages.push(error.message)
+            }))
         )).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
-      assert.deepStrictEqual(reasons, ["400:BadRequest", "404:BadRequest", "422:BadRequest", "401:Auth", "403:Auth"])
+      assert.deepStrictEqual(reasons, ["400:BadRequest", "404:NotFound", "422:BadRequest", "401:Auth", "403:Auth"])
+      assert.match(messages[1]!, new RegExp(`^llm: model "agent-model" not found at ${sim.url.replace(/[.]/g, "\\.")} \\(HTTP 404: .*\\) — check the model name, and that the base URL ends in /v1$`))
       assert.strictEqual(sim.requests.length, statuses.length)
     }))
 

@@ -32,7 +32,7 @@ describe("configurationRejection", () => {
     const message = configurationRejection(
       prediction({
         error: "llm: BadRequest: The model `gpt-9` does not exist",
-        providerError: { provider: "llm", reason: "BadRequest", status: 404 }
+        providerError: { provider: "llm", reason: "NotFound", status: 404 }
       }),
       [call({ status: "error", errorReason: "BadRequest" })]
     )

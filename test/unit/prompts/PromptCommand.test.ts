@@ -42,12 +42,14 @@ describe("vtree prompt", () => {
       assert.notInclude(none.stdout, "## Strategy")
     }))
 
-  it.effect("an unknown task type falls back to _default and says so on stderr", () =>
+  it.effect("an unknown task type is refused with the valid list, nothing printed", () =>
     Effect.gen(function*() {
-      const { stderr, stdout } = yield* runPrompt("--task-type", "Juggling")
-      assert.include(stderr, "no skill for task type \"Juggling\"")
-      assert.include(stderr, "using _default")
-      assert.include(stdout, "## Skill: general questions")
+      const { exit, stdout } = yield* runPrompt("--task-type", "Juggling")
+      assert.isTrue(exit._tag === "Failure")
+      if (exit._tag === "Failure") {
+        assert.match(String(exit.cause), /--task-type "Juggling": not a task type of Video-MME or of \S+ — use one of: Temporal Perception, .*Counting Problem/)
+      }
+      assert.strictEqual(stdout, "")
     }))
 
   it.effect("--prompts zh --web-search prints the Chinese pack with the external tools", () =>

@@ -10,7 +10,7 @@ describe("OpenAiErrors", () => {
   it("maps statuses to reasons", () => {
     assert.deepStrictEqual(
       [429, 408, 401, 403, 400, 404, 422, 500, 502, 503].map(reasonForStatus),
-      ["RateLimited", "Timeout", "Auth", "Auth", "BadRequest", "BadRequest", "BadRequest", "Server", "Server", "Server"]
+      ["RateLimited", "Timeout", "Auth", "Auth", "BadRequest", "NotFound", "BadRequest", "Server", "Server", "Server"]
     )
   })
 

@@ -130,7 +130,8 @@ const module: BenchModule = {
         `The html page is ${(size / 1e6).toFixed(1)} MB, one file. Opened in headless Chromium (\`chromium --headless --dump-dom\`,`,
         "3 times, the navigation timing read back from the page): DOMContentLoaded at",
         `${ms(median(dcls))}, load at ${ms(load)} (median) — target under 2,000 ms: ${load < 2_000 ? "met" : "missed"}` +
-          ` (${(load / 2_000).toFixed(2)}× the target). Trajectories sit in inert \`<template>\`s until opened.`
+          ` (${(load / 2_000).toFixed(2)}× the target). Trajectory bodies are raw text of script elements until opened;`,
+        "the size of the page (every step's tool output) is what the load time follows: a compressed blob is the next step."
       ].join("\n")
     } finally {
       rmSync(dir, { recursive: true, force: true })

@@ -234,6 +234,8 @@ export const script = `
   const fill = (details) => {
     const template = details.querySelector(":scope > template");
     if (template) details.replaceChild(template.content, template);
+    const stored = !details.dataset.filled && document.getElementById("t-" + details.id);
+    if (stored) { details.insertAdjacentHTML("beforeend", stored.textContent); details.dataset.filled = "1"; }
   };
   document.addEventListener("toggle", (event) => { if (event.target.open) fill(event.target); }, true);
   const open = () => {
@@ -330,7 +332,7 @@ export const timeline = (p: ReportPrediction, steps: ReadonlyArray<ReportStep>, 
     `<text x="${width - 10}" y="${height - 3}" text-anchor="end" fill="#57606a">${esc(formatDuration(total))}</text></svg>`
 }
 
-/** One question's trajectory as a `<details>` block with id `${idPrefix}${index}`. */
+/** One question's trajectory as a `<details>` block with id `${idPrefix}${index}`, its body in a <template>. */
 export const trajectory = (
   p: ReportPrediction,
   index: number,
@@ -338,6 +340,20 @@ export const trajectory = (
   calls: ReadonlyArray<ReportCall>,
   idPrefix = "q"
 ): string => {
+  const parts = trajectoryParts(p, steps, calls)
+  return `<details class="q" id="${idPrefix}${index}"><summary>${parts.summary}</summary><template>${parts.body}</template></details>`
+}
+
+/**
+ * A trajectory's summary line and body. The run page keeps each body as the raw text of a
+ * `<script type="text/html">` and inserts it on first opening: the parser only scans raw text for its
+ * end tag, where thousands of bodies as markup (even inert in templates) took seconds to build.
+ */
+export const trajectoryParts = (
+  p: ReportPrediction,
+  steps: ReadonlyArray<ReportStep>,
+  calls: ReadonlyArray<ReportCall>
+): { readonly summary: string; readonly body: string } => {
   const title = p.question.length > 100 ? `${p.question.slice(0, 99)}…` : p.question
   const options = p.options.map((o) => `<li>${esc(o)}</li>`).join("")
   const facts = [
@@ -352,14 +368,16 @@ export const trajectory = (
   ].map(([k, v]) => `<tr><td>${k}</td><td>${v}</td></tr>`).join("")
   const stepCalls = (n: number) => calls.filter((c) => c.parentStep === n)
   const unplaced = calls.filter((c) => c.parentStep === null || !steps.some((s) => s.step === c.parentStep))
-  // The body is an inert <template> until first opened: thousands of trajectories cost parse time only.
-  return `<details class="q" id="${idPrefix}${index}"><summary>${verdict(p)} <b>${esc(p.questionId)}</b> · ${esc(title)}</summary><template>
+  return {
+    summary: `${verdict(p)} <b>${esc(p.questionId)}</b> · ${esc(title)}`,
+    body: `
 <p>${esc(p.question)}</p><ul>${options}</ul>
 <table class="kv">${facts}</table>
 ${timeline(p, steps, calls)}
 ${steps.map((s) => stepBlock(s, stepCalls(s.step))).join("\n")}
 ${unplaced.length > 0 ? callLine(unplaced).replace("Model calls:", "Model calls outside a recorded step:") : ""}
-</template></details>`
+`
+  }
 }
 
 export const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null): Map<string | null, Array<A>> => {
@@ -376,14 +394,16 @@ export const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null
 export const renderHtml = (input: ReportInput, summary: Summary = summarize(input)): string => {
   const stepsByQuestion = groupBy(input.steps, (s) => s.questionId)
   const callsByQuestion = groupBy(input.calls, (c) => c.questionId)
-  const trajectories = input.predictions.map((p, i) =>
-    trajectory(
+  const trajectories = input.predictions.map((p, i) => {
+    const parts = trajectoryParts(
       p,
-      i,
       [...(stepsByQuestion.get(p.questionId) ?? [])].sort((a, b) => a.step - b.step),
       callsByQuestion.get(p.questionId) ?? []
     )
-  )
+    // Data is escaped, so only our own markup has tags; a closing script tag still must not slip through.
+    return `<details class="q" id="q${i}"><summary>${parts.summary}</summary></details>` +
+      `<script type="text/html" id="t-q${i}">${parts.body.replace(/<\/(script)/gi, "&lt;/$1")}</script>`
+  })
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -13,6 +13,7 @@ describe("npm run demo (with ffmpeg)", () => {
     const summaries = result.stdout.match(/^Run run-\S+ · completed/gm) ?? []
     assert.strictEqual(summaries.length, 2, result.stdout)
     assert.match(result.stdout, /^finished\s+9$/m)
-    assert.match(result.stdout, /^short\s+\d+\s+2\s/m)
+    // Duration row: correct, wrong, unanswered, total.
+    assert.match(result.stdout, /^short\s+\d+\s+\d+\s+\d+\s+2\s/m)
   }, 180_000)
 })

@@ -266,8 +266,9 @@ describe("renderHtml", () => {
   })
 
   it("escapes every string that came from data", () => {
-    // The page's own script is the only one.
-    assert.strictEqual((page.match(/<script/g) ?? []).length, 1)
+    // The page's own script is the only one that runs; the others hold trajectory bodies as text.
+    assert.strictEqual((page.match(/<script>/g) ?? []).length, 1)
+    assert.strictEqual((page.match(/<script type="text\/html" id="t-q\d">/g) ?? []).length, 2)
     assert.notInclude(page, "<script>alert")
     assert.notInclude(page, "q<1>")
     assert.include(page, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quotes&quot;")

@@ -1,6 +1,7 @@
 // One self-contained HTML page per run: no external assets, one small inline script (sorting, filters,
 // lazy trajectories), so it can be mailed or archived as is. Everything that came from a model, a
 // question file or a tree passes through `escapeHtml`.
+import { gunzipSync, gzipSync } from "node:zlib"
 import type { GroupAccuracy, ReportCall, ReportInput, ReportPrediction, ReportStep, Summary } from "./Report.js"
 import { formatUsd } from "./Cost.js"
 import { costNote, formatCount, formatDuration, formatInterval, formatPercent, outcomeOf, summarize } from "./Report.js"
@@ -231,11 +232,21 @@ export const script = `
       body.append(...rows);
     });
   }
+  // The run page carries every trajectory body in one gzipped JSON array (#bodies, base64), unpacked by the
+  // browser's own DecompressionStream the first time one is opened.
+  let bodies;
+  const packed = () => bodies ??= fetch("data:application/gzip;base64," + document.getElementById("bodies").textContent.trim())
+    .then((response) => new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).json());
   const fill = (details) => {
     const template = details.querySelector(":scope > template");
     if (template) details.replaceChild(template.content, template);
-    const stored = !details.dataset.filled && document.getElementById("t-" + details.id);
-    if (stored) { details.insertAdjacentHTML("beforeend", stored.textContent); details.dataset.filled = "1"; }
+    if (details.dataset.filled) return;
+    details.dataset.filled = "1";
+    const stored = document.getElementById("t-" + details.id);
+    if (stored) details.insertAdjacentHTML("beforeend", stored.textContent);
+    else if (details.dataset.body && document.getElementById("bodies")) {
+      packed().then((all) => details.insertAdjacentHTML("beforeend", all[Number(details.dataset.body)]));
+    }
   };
   document.addEventListener("toggle", (event) => { if (event.target.open) fill(event.target); }, true);
   const open = () => {
@@ -391,18 +402,31 @@ export const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null
   return map
 }
 
+/**
+ * Every trajectory body, as base64 of gzipped JSON. At 2,700 questions the bodies (each step's tool
+ * output) are most of the page, and a browser must read a page whole before it shows it: packed, they
+ * cost the page a fraction of their size, and the browser unpacks them only when one is first opened.
+ */
+export const packBodies = (bodies: ReadonlyArray<string>): string => gzipSync(JSON.stringify(bodies)).toString("base64")
+
+/** The bodies `packBodies` packed; for tests and tools that read a saved page. */
+export const unpackBodies = (page: string): ReadonlyArray<string> => {
+  const packed = /<script type="application\/gzip" id="bodies">([^<]*)<\/script>/.exec(page)?.[1] ?? ""
+  return packed === "" ? [] : JSON.parse(gunzipSync(Buffer.from(packed, "base64")).toString("utf8")) as ReadonlyArray<string>
+}
+
 export const renderHtml = (input: ReportInput, summary: Summary = summarize(input)): string => {
   const stepsByQuestion = groupBy(input.steps, (s) => s.questionId)
   const callsByQuestion = groupBy(input.calls, (c) => c.questionId)
+  const bodies: Array<string> = []
   const trajectories = input.predictions.map((p, i) => {
     const parts = trajectoryParts(
       p,
       [...(stepsByQuestion.get(p.questionId) ?? [])].sort((a, b) => a.step - b.step),
       callsByQuestion.get(p.questionId) ?? []
     )
-    // Data is escaped, so only our own markup has tags; a closing script tag still must not slip through.
-    return `<details class="q" id="q${i}"><summary>${parts.summary}</summary></details>` +
-      `<script type="text/html" id="t-q${i}">${parts.body.replace(/<\/(script)/gi, "&lt;/$1")}</script>`
+    bodies.push(parts.body)
+    return `<details class="q" id="q${i}" data-body="${i}"><summary>${parts.summary}</summary></details>`
   })
   return `<!DOCTYPE html>
 <html lang="en">
@@ -419,6 +443,7 @@ ${summarySection(summary)}
 ${questionTable(input.predictions, summary)}
 <h2>Trajectories</h2>
 ${trajectories.join("\n")}
+<script type="application/gzip" id="bodies">${packBodies(bodies)}</script>
 <script>${script}</script>
 </body>
 </html>

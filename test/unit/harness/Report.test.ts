@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { ReportInput } from "../../../src/programs/harness/Report.js"
 import { formatDuration, renderJson, renderText, summarize } from "../../../src/programs/harness/Report.js"
-import { accuracyChart, escapeHtml, renderHtml } from "../../../src/programs/harness/ReportHtml.js"
+import { accuracyChart, escapeHtml, renderHtml, unpackBodies } from "../../../src/programs/harness/ReportHtml.js"
 import { call, prediction, step } from "./fixtures.js"
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" as const }
@@ -265,13 +265,19 @@ describe("renderHtml", () => {
     calls: [call({ questionId: "q<1>", parentStep: 1, role: "tool" })]
   })
 
+  // The trajectory bodies travel packed (gzipped JSON in one inert script element); read them back whole.
+  const bodies = unpackBodies(page)
+  const whole = page + bodies.join("\n")
+
   it("escapes every string that came from data", () => {
-    // The page's own script is the only one that runs; the others hold trajectory bodies as text.
+    // The page's own script is the only one that runs; the other holds the packed trajectory bodies.
     assert.strictEqual((page.match(/<script>/g) ?? []).length, 1)
-    assert.strictEqual((page.match(/<script type="text\/html" id="t-q\d">/g) ?? []).length, 2)
-    assert.notInclude(page, "<script>alert")
-    assert.notInclude(page, "q<1>")
+    assert.strictEqual((page.match(/<script type="application\/gzip" id="bodies">/g) ?? []).length, 1)
+    assert.strictEqual(bodies.length, 2)
+    assert.notInclude(whole, "<script>alert")
+    assert.notInclude(whole, "q<1>")
     assert.include(page, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quotes&quot;")
+    assert.include(bodies[0]!, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quotes&quot;")
     assert.strictEqual(escapeHtml(`<a href="x">'&'</a>`), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
   })
 
@@ -281,10 +287,10 @@ describe("renderHtml", () => {
     assert.notMatch(page, /\s(src|href)="(https?:)?\/\//)
     assert.notInclude(page, "<link")
     assert.strictEqual((page.match(/<details class="q"/g) ?? []).length, 2)
-    assert.strictEqual((page.match(/<details class="step"/g) ?? []).length, 2)
-    assert.include(page, "<summary>Step 2 · submit_answer</summary>")
-    assert.include(page, "<summary>Thought</summary>")
-    assert.include(page, "Model calls: tool 1, 50 tokens")
+    assert.strictEqual((whole.match(/<details class="step"/g) ?? []).length, 2)
+    assert.include(whole, "<summary>Step 2 · submit_answer</summary>")
+    assert.include(whole, "<summary>Thought</summary>")
+    assert.include(whole, "Model calls: tool 1, 50 tokens")
     assert.include(page, `<a href="#q1">q2</a>`)
     // q2 has no prediction: unanswered, shown apart from wrong.
     assert.include(page, `<span class="muted" title="unanswered">?</span>`)

@@ -81,7 +81,7 @@ describe("vtree infer --protocol (built CLI against openai-sim)", () => {
     }
     assert.strictEqual(JSON.parse(runs(db)[0]!.config_json).protocol, "tools")
     assert.include(result.stdout.split("\n"), "Protocol tools")
-    assert.match(result.stdout, /Accuracy 85\.7% \(6\/7\)/)
+    assert.match(result.stdout, /Accuracy 85\.7% \[[\d.]+–[\d.]+\] 95% CI \(6\/7\)/)
   }, 60_000)
 
   it("json: replies in every shape of the corpus are read, each question finishes as expected, the shapes are counted", async () => {

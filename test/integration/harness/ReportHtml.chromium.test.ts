@@ -53,7 +53,8 @@ describe("the html report in headless Chromium", () => {
     // Closed, a trajectory is only its summary line (its body is packed in #bodies, unpacked on opening).
     assert.match(dom, /<details class="q" id="q0" data-body="0"><summary>[^]*?<\/summary><\/details>/)
     const timelines = (page: string) => (page.match(/<svg class="timeline"/g) ?? []).length
-    const opened = dumpDom(`${file}#q0`)
+    // Opening unpacks the trajectory bodies asynchronously: give the page time to finish.
+    const opened = dumpDom(`${file}#q0`, { settleMs: 5_000 })
     const shell = /<details class="q" id="q0"([^>]*)>/.exec(opened)?.[1] ?? ""
     assert.include(shell, `open=""`)
     assert.include(shell, `data-filled="1"`)

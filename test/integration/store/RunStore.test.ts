@@ -390,7 +390,7 @@ describe("PgRunStore", () => {
         }
       })
       const first = yield* inspect.pipe(Effect.provide(PgRunStore.layerUrl(url)))
-      assert.deepStrictEqual(first.runs, ["run_id", "started_at", "finished_at", "status", "config_json"])
+      assert.deepStrictEqual(first.runs, ["run_id", "started_at", "finished_at", "status", "config_json", "selection_json"])
       assert.deepStrictEqual(first.calls, [
         "call_id", "run_id", "question_id", "parent_step", "role", "model", "started_at", "duration_ms",
         "prompt_tokens", "completion_tokens", "status", "error_reason", "cached_prompt_tokens", "reasoning_tokens", "superseded", "endpoint"
@@ -411,7 +411,8 @@ describe("PgRunStore", () => {
         return row?.n
       }).pipe(Effect.provide(PgRunStore.layerUrl(url)))
       const applied = yield* Effect.all([open, open, open, open], { concurrency: "unbounded" })
-      assert.deepStrictEqual(applied, [3, 3, 3, 3])
+      const count = Object.keys(migrations).length
+      assert.deepStrictEqual(applied, [count, count, count, count])
     }))
 
   it.scoped("a server that does not answer is one line naming the URL (without its password) and the fix", () =>

@@ -47,7 +47,12 @@ export const screenshot = (file: string, width: number, height: number): Screens
 }
 
 /** The serialized DOM after load, scripts run. */
-export const dumpDom = (file: string): string => run(["--dump-dom", `file://${file}`])
+/**
+ * The DOM after the page loaded. `settleMs` lets the page's asynchronous work (a trajectory unpacked on
+ * opening) finish first: Chromium runs that much virtual time before it dumps.
+ */
+export const dumpDom = (file: string, options: { readonly settleMs?: number } = {}): string =>
+  run([...(options.settleMs === undefined ? [] : [`--virtual-time-budget=${options.settleMs}`]), "--dump-dom", `file://${file}`])
 
 /** Pixels within `tolerance` (per channel) of `#rrggbb`. */
 export const countColor = (shot: Screenshot, hex: string, tolerance = 8): number => {

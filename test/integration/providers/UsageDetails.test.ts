@@ -119,4 +119,26 @@ describe("openai-sim prefix cache", () => {
     assert.strictEqual(cache.lookup("m", "abcdefghij"), 2)
     assert.strictEqual(cache.lookup("m", "zzzz"), 0)
   })
+
+  it("finds the same longest prefix as comparing with every kept prompt", () => {
+    // Prompts over a tiny alphabet share long prefixes often; duplicates and evictions included.
+    let seed = 7
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    const prompt = () => Array.from({ length: 4 + Math.floor(random() * 40) }, () => "ab"[Math.floor(random() * 2)]).join("")
+    const capacity = 16
+    const cache = makePrefixCache(capacity)
+    const kept: Array<string> = []
+    for (let i = 0; i < 2_000; i++) {
+      const text = prompt()
+      const shared = (a: string) => {
+        let n = 0
+        while (n < Math.min(a.length, text.length) && a[n] === text[n]) n++
+        return n
+      }
+      const expected = Math.floor(Math.max(0, ...kept.map(shared)) / 4)
+      assert.strictEqual(cache.lookup("m", text), expected, `lookup ${i}`)
+      kept.push(text)
+      if (kept.length > capacity) kept.shift()
+    }
+  })
 })

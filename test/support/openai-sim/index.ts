@@ -198,16 +198,33 @@ const sharedPrefix = (a: string, b: string): number => {
  * whole 4-character tokens count, and only the most recent `capacity` prompts are kept (servers evict).
  */
 export const makePrefixCache = (capacity = 256) => {
-  const byModel = new Map<string, Array<string>>()
+  // Per model: the kept prompts in sorted order (in which the prompt sharing the longest prefix with a
+  // new one is always a neighbour of the new one's place, so a lookup is a binary search and two
+  // comparisons, not one per kept prompt), and in arrival order, for eviction.
+  const byModel = new Map<string, { readonly sorted: Array<string>; readonly arrived: Array<string> }>()
+  const place = (sorted: ReadonlyArray<string>, text: string): number => {
+    let low = 0
+    let high = sorted.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (sorted[middle]! < text) low = middle + 1
+      else high = middle
+    }
+    return low
+  }
   return {
     /** Cached tokens for `text`, then remembers it. */
     lookup: (model: string, text: string): number => {
-      const earlier = byModel.get(model) ?? []
-      let longest = 0
-      for (const previous of earlier) longest = Math.max(longest, sharedPrefix(previous, text))
-      earlier.push(text)
-      if (earlier.length > capacity) earlier.shift()
-      byModel.set(model, earlier)
+      const kept = byModel.get(model) ?? { sorted: [], arrived: [] }
+      byModel.set(model, kept)
+      const at = place(kept.sorted, text)
+      const longest = Math.max(
+        at > 0 ? sharedPrefix(kept.sorted[at - 1]!, text) : 0,
+        at < kept.sorted.length ? sharedPrefix(kept.sorted[at]!, text) : 0
+      )
+      kept.sorted.splice(at, 0, text)
+      kept.arrived.push(text)
+      if (kept.arrived.length > capacity) kept.sorted.splice(place(kept.sorted, kept.arrived.shift()!), 1)
       return Math.floor(longest / 4)
     },
     clear: () => byModel.clear()

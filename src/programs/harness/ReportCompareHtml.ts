@@ -4,7 +4,7 @@ import type { ReportCall, ReportPrediction, ReportStep } from "./Report.js"
 import { formatCount, formatInterval, formatPercent } from "./Report.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
-import { esc, groupBy, num, script, style, trajectory } from "./ReportHtml.js"
+import { chartAxis, esc, groupBy, num, script, style, trajectory } from "./ReportHtml.js"
 
 /** The rows a side contributes to the page: only its flipped questions' steps and calls are needed. */
 export interface CompareTrajectories {
@@ -43,11 +43,7 @@ export const pairedChart = (rows: ReadonlyArray<BucketDelta>, label: string): st
     }</title><text x="${labelWidth - 8}" y="22" text-anchor="end">${esc(name)}</text>` +
       bar(2, r.a, colorA, "A") + bar(22, r.b, colorB, "B") + `</g>`
   }).join("")
-  const axis = [0, 0.25, 0.5, 0.75, 1].map((t) => {
-    const x = labelWidth + t * barWidth
-    return `<line x1="${x}" y1="0" x2="${x}" y2="${height - 20}" stroke="#d0d7de" stroke-dasharray="2,3"/>` +
-      `<text x="${x}" y="${height - 6}" text-anchor="middle" fill="#57606a">${t * 100}%</text>`
-  }).join("")
+  const axis = chartAxis(labelWidth, barWidth, height)
   return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(label)}" width="${width}" height="${height}" ` +
     `viewBox="0 0 ${width} ${height}" font-size="12" font-family="system-ui,sans-serif">${body}${axis}</svg>`
 }

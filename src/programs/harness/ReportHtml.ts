@@ -49,6 +49,14 @@ const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>): str
     `<td class="n">${esc(formatPercent(g.accuracy))}</td><td class="n">${esc(formatInterval(g.interval))}</td></tr>`
   ).join("") + `</table>`
 
+/** The dashed 0–100 % gridlines and their labels under a bar chart's bars. */
+export const chartAxis = (labelWidth: number, barWidth: number, height: number): string =>
+  [0, 0.25, 0.5, 0.75, 1].map((t) => {
+    const x = labelWidth + t * barWidth
+    return `<line x1="${x}" y1="0" x2="${x}" y2="${height - 20}" stroke="#d0d7de" stroke-dasharray="2,3"/>` +
+      `<text x="${x}" y="${height - 6}" text-anchor="middle" fill="#57606a">${t * 100}%</text>`
+  }).join("")
+
 /** Horizontal bars, one per group, scaled 0–100 %, each with its 95 % Wilson interval as an error bar. */
 export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>, label = "Accuracy per task type"): string => {
   const labelWidth = 240
@@ -75,11 +83,7 @@ export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>, label = "Acc
       errorBar +
       `<text x="${labelWidth + barWidth + 6}" y="16">${esc(formatPercent(g.accuracy))}</text></g>`
   }).join("")
-  const axis = [0, 0.25, 0.5, 0.75, 1].map((t) => {
-    const x = labelWidth + t * barWidth
-    return `<line x1="${x}" y1="0" x2="${x}" y2="${height - 20}" stroke="#d0d7de" stroke-dasharray="2,3"/>` +
-      `<text x="${x}" y="${height - 6}" text-anchor="middle" fill="#57606a">${t * 100}%</text>`
-  }).join("")
+  const axis = chartAxis(labelWidth, barWidth, height)
   return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(label)}" ` +
     `width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-size="12" ` +
     `font-family="system-ui,sans-serif">${rows}${axis}</svg>`

@@ -1,6 +1,6 @@
 // End to end: the built CLI (`node dist/bin.js infer`) against openai-sim with a scripted agent, on
 // samples/. The globalSetup builds dist/ first.
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { cpSync, existsSync, readdirSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
@@ -20,24 +20,13 @@ import {
   tempDir,
   waitUntil
 } from "../../support/harness/Cli.js"
-import { agentModel, type PolicyOptions, policyScripts, sampleQuestions } from "../../support/harness/Policy.js"
+import { agentModel, sampleQuestions } from "../../support/harness/Policy.js"
+import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
 
 const questions = sampleQuestions()
 const secret = "sk-test-SECRET-do-not-print-4711"
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
-const setup = async (policy: Omit<PolicyOptions, "questions"> = {}) => {
-  const sim = await Sim.start({ chat: policyScripts({ questions, ...policy }) })
-  const temp = tempDir()
-  cleanups.push(() => sim.close(), temp.cleanup)
-  return { sim, db: join(temp.dir, "runs.db"), dir: temp.dir }
-}
-
-const inferArgs = (db: string, ...more: Array<string>) => ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", db, ...more]
+const { cleanups, setup } = simRuns(questions)
 
 const allDbText = (db: string): string =>
   readDb(db, (handle) => {

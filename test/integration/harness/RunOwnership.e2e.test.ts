@@ -1,30 +1,19 @@
 // Issue 11 through the built CLI: one owner per run (two resumes at once, kill -9 then a stale run
 // taken over), a run is its question set, and storage failures as one line each (a foreign, newer or
 // truncated database, a read-only mount, a full disk). The globalSetup builds dist/ first.
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { execFileSync } from "node:child_process"
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Sim from "../../support/openai-sim/index.js"
-import { countPredictions, predictions, readDb, run, runs, samplesJsonl, samplesTrees, simEnv, start, tempDir, waitUntil } from "../../support/harness/Cli.js"
-import { agentModel, type PolicyOptions, policyScripts, sampleQuestions } from "../../support/harness/Policy.js"
+import { countPredictions, predictions, readDb, run, runs, samplesJsonl, samplesTrees, simEnv, start, waitUntil } from "../../support/harness/Cli.js"
+import { agentModel, sampleQuestions } from "../../support/harness/Policy.js"
+import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
 
 const questions = sampleQuestions()
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
-
-const setup = async (policy: Omit<PolicyOptions, "questions"> = {}) => {
-  const sim = await Sim.start({ chat: policyScripts({ questions, ...policy }) })
-  const temp = tempDir()
-  cleanups.push(() => sim.close(), temp.cleanup)
-  return { sim, db: join(temp.dir, "runs.db"), dir: temp.dir }
-}
-
-const inferArgs = (db: string, ...more: Array<string>) => ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", db, ...more]
+const { cleanups, setup } = simRuns(questions)
 const resumeArgs = (db: string, ...more: Array<string>) => ["infer", "--trees", samplesTrees, "--db", db, "--resume", ...more]
 
 /** The lines vtree wrote to stderr as its own (progress lines aside). */

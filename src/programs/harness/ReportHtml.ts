@@ -174,7 +174,7 @@ const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Su
       `<td class="n" data-v="${tokens}">${formatCount(tokens)}</td>` +
       `<td class="n" data-v="${cost ?? -1}">${esc(formatUsd(cost))}</td>` +
       `<td class="n" data-v="${time}">${esc(formatDuration(time))}</td></tr>`
-  }).join("\n")
+  })
   const types = [...new Set(predictions.map((p) => p.taskType ?? ""))].sort()
   const typeOptions = types.map((t) => `<option value="${esc(t)}">${esc(t === "" ? "(none)" : t)}</option>`).join("")
   const head = [
@@ -195,23 +195,50 @@ const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Su
     `<label>Outcome <select id="f-outcome"><option value="">all</option><option value="correct">correct</option>` +
     `<option value="wrong">wrong</option><option value="unanswered">unanswered</option></select></label> ` +
     `<span id="f-count" class="muted">${formatCount(predictions.length)} shown</span></p>` +
-    `<table id="questions"><thead><tr>${head}</tr></thead><tbody>\n${rows}</tbody></table>`
+    `<table id="questions"><thead><tr>${head}</tr></thead><tbody>\n${rows.slice(0, firstRows).join("\n")}</tbody></table>` +
+    deferred("rest-rows", rows.slice(firstRows))
 }
+
+/**
+ * Rows and trajectory shells past the first screen travel as the raw text of a script element (which
+ * the parser only scans for its end tag) and are built after the first paint: at 2,700 questions,
+ * building those nodes before showing anything was most of the page's load time.
+ */
+const firstRows = 100
+
+const deferred = (id: string, parts: ReadonlyArray<string>): string =>
+  // Data is escaped, so only our own markup has tags; a closing script tag still must not slip through.
+  parts.length === 0 ? "" : `<script type="text/html" id="${id}">${parts.join("\n").replace(/<\/(script)/gi, "&lt;/$1")}</script>`
 
 // Sorting, filtering and lazy trajectories: the page stays usable without it (every table is there, and
 // trajectories open as plain <details> once the script has filled them on first toggle).
 export const script = `
 (() => {
+  // Deferred rows and shells (see \`deferred\`): built once, before anything that needs them all.
+  let complete = false;
+  const completePage = () => {
+    if (complete) return;
+    complete = true;
+    for (const [id, target] of [["rest-rows", "#questions > tbody"], ["rest-shells", "#trajectories"]]) {
+      const stored = document.getElementById(id);
+      const into = document.querySelector(target);
+      if (stored && into) into.insertAdjacentHTML("beforeend", stored.textContent);
+    }
+    document.body.dataset.complete = "1";
+  };
+  // Right after the first frame; a hidden tab or a headless browser may paint no frame, so a timer too.
+  addEventListener("load", () => { requestAnimationFrame(() => setTimeout(completePage, 0)); setTimeout(completePage, 1000); });
   const table = document.getElementById("questions");
   if (table) {
     const body = table.tBodies[0];
-    const rows = Array.from(body.rows);
+    let all;
+    const rowsOf = () => { completePage(); return all ??= Array.from(body.rows); };
     const type = document.getElementById("f-type");
     const outcome = document.getElementById("f-outcome");
     const count = document.getElementById("f-count");
     const filter = () => {
       let shown = 0;
-      for (const row of rows) {
+      for (const row of rowsOf()) {
         const ok = (!type.value || row.dataset.type === type.value) && (!outcome.value || row.dataset.outcome === outcome.value);
         row.hidden = !ok;
         if (ok) shown++;
@@ -229,6 +256,7 @@ export const script = `
       for (const other of th.parentNode.children) delete other.dataset.dir;
       th.dataset.dir = dir === 1 ? "asc" : "desc";
       const key = (row) => { const cell = row.cells[col]; return cell.dataset.v ?? cell.textContent; };
+      const rows = rowsOf();
       rows.sort((a, b) => {
         const x = key(a), y = key(b);
         return dir * (numeric ? Number(x) - Number(y) : x.localeCompare(y, "en", { numeric: true }));
@@ -254,6 +282,7 @@ export const script = `
   };
   document.addEventListener("toggle", (event) => { if (event.target.open) fill(event.target); }, true);
   const open = () => {
+    if (location.hash) completePage();
     const target = location.hash && document.getElementById(location.hash.slice(1));
     if (target && target.tagName === "DETAILS") { fill(target); target.open = true; target.scrollIntoView(); }
   };
@@ -446,7 +475,10 @@ ${summarySection(summary)}
 <h2>Questions</h2>
 ${questionTable(input.predictions, summary)}
 <h2>Trajectories</h2>
-${trajectories.join("\n")}
+<div id="trajectories">
+${trajectories.slice(0, firstRows).join("\n")}
+</div>
+${deferred("rest-shells", trajectories.slice(firstRows))}
 <script type="application/gzip" id="bodies">${packBodies(bodies)}</script>
 <script>${script}</script>
 </body>

@@ -63,6 +63,31 @@ describe("the html report in headless Chromium", () => {
     assert.include(opened, "1,234,567")
   })
 
+  it("shows the first rows at once and builds the rest after the first paint; sorting and links see them all", () => {
+    const many = Array.from({ length: 250 }, (_, i) =>
+      prediction({ questionId: `m${String(i).padStart(3, "0")}`, taskType: types[i % 3]!, promptTokens: i }))
+    const file = join(dir, "many.html")
+    const page = renderHtml({ run: { runId: "run-m", startedAt: 0, finishedAt: 1, status: "completed" }, predictions: many, steps: [], calls: [] })
+    writeFileSync(file, page)
+    const rows = (html: string) => (html.match(/<tr data-type=/g) ?? []).length
+    const shells = (html: string) => (html.match(/<details class="q" id="q\d+" data-body/g) ?? []).length
+    // As sent: 100 rows and 100 shells are markup; the rest is the inert text of two script elements.
+    const [tableSent, restSent] = page.split(`<script type="text/html" id="rest-rows">`)
+    assert.strictEqual(rows(tableSent!), 100)
+    assert.strictEqual(rows(restSent!.split("</script>")[0]!), 150)
+    // In the browser, once the page has settled, every row and shell is in place, in order.
+    const settled = dumpDom(file, { settleMs: 5_000 })
+    assert.include(settled, `data-complete="1"`)
+    const table = settled.slice(settled.indexOf(`<table id="questions">`), settled.indexOf("</table>", settled.indexOf(`<table id="questions">`)))
+    assert.strictEqual(rows(table), 250)
+    assert.isBelow(table.indexOf(">m099<"), table.indexOf(">m100<"))
+    const container = settled.slice(settled.indexOf(`<div id="trajectories">`))
+    assert.strictEqual(shells(container.slice(0, container.indexOf("</div>\n<script"))), 250)
+    // A link to a deferred trajectory opens it even before the rest was built.
+    const opened = dumpDom(`${file}#q240`, { settleMs: 5_000 })
+    assert.match(opened, /<details class="q" id="q240" data-body="240" data-filled="1" open="">/)
+  })
+
   it("draws the comparison page: paired bars for A and B, each with an error bar, and the verdict", () => {
     const c = compareRuns({ runId: "A", source: "a.db", predictions: run(3) }, { runId: "B", source: "b.db", predictions: run(2) })
     if (c instanceof NoSharedQuestions) throw new Error("expected shared questions")

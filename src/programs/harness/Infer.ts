@@ -308,6 +308,13 @@ const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): Inf
       message: "--retry-errors re-asks the failed questions of an earlier run: use it with --resume (and --run-id)"
     })
   }
+  // Checked before the run exists: a refused option must leave nothing behind in the store.
+  if (options.maxCostUsd !== undefined && Object.keys(options.prices ?? {}).length === 0) {
+    return new InferError({
+      reason: "BadOption",
+      message: "--max-cost needs prices: set VTREE_<ROLE>_PRICE=input,cached,output (USD per 1M tokens) or pass --prices FILE"
+    })
+  }
   if (options.questions.length === 0) {
     return new InferError({
       reason: "NoQuestions",
@@ -527,13 +534,8 @@ const releaseRun = (runId: string, ownerId: string, budget?: Budget) => (exit: E
 /** The run's budget under `maxCostUsd`, counting what a resumed run already spent. */
 const makeBudget = Effect.fn("Infer.makeBudget")(function*(runId: string, options: BenchmarkOptions<any>) {
   if (options.maxCostUsd === undefined) return undefined
+  // Prices are known to be there: optionProblem refused the run before it started otherwise.
   const prices = options.prices ?? {}
-  if (Object.keys(prices).length === 0) {
-    return yield* new InferError({
-      reason: "BadOption",
-      message: "--max-cost needs prices: set VTREE_<ROLE>_PRICE=input,cached,output (USD per 1M tokens) or pass --prices FILE"
-    })
-  }
   const spentBefore = options.resume === true
     ? costOfCalls((yield* (yield* RunStore).loadRun(runId, { includeSteps: false })).calls, prices)
     : 0

@@ -86,6 +86,9 @@ describe("runBenchmark with maxCostUsd", () => {
       }).pipe(Effect.provide(layer)))
       assert.isTrue(Exit.isFailure(exit))
       assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), "--max-cost needs prices")
+      // Nothing started: no run was created (one would read as running, then stale).
+      const runs = yield* Effect.flatMap(RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(runs, [])
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 

@@ -210,8 +210,8 @@ const deferred = (id: string, parts: ReadonlyArray<string>): string =>
   // Data is escaped, so only our own markup has tags; a closing script tag still must not slip through.
   parts.length === 0 ? "" : `<script type="text/html" id="${id}">${parts.join("\n").replace(/<\/(script)/gi, "&lt;/$1")}</script>`
 
-// Sorting, filtering and lazy trajectories: the page stays usable without it (every table is there, and
-// trajectories open as plain <details> once the script has filled them on first toggle).
+// Sorting, filtering, the rows and trajectories past the first screen, and trajectory bodies on first
+// opening. Without it the page still shows the summary, the charts and the first rows.
 export const script = `
 (() => {
   // Deferred rows and shells (see \`deferred\`): built once, before anything that needs them all.
@@ -274,9 +274,7 @@ export const script = `
     if (template) details.replaceChild(template.content, template);
     if (details.dataset.filled) return;
     details.dataset.filled = "1";
-    const stored = document.getElementById("t-" + details.id);
-    if (stored) details.insertAdjacentHTML("beforeend", stored.textContent);
-    else if (details.dataset.body && document.getElementById("bodies")) {
+    if (details.dataset.body && document.getElementById("bodies")) {
       packed().then((all) => details.insertAdjacentHTML("beforeend", all[Number(details.dataset.body)]));
     }
   };
@@ -389,9 +387,9 @@ export const trajectory = (
 }
 
 /**
- * A trajectory's summary line and body. The run page keeps each body as the raw text of a
- * `<script type="text/html">` and inserts it on first opening: the parser only scans raw text for its
- * end tag, where thousands of bodies as markup (even inert in templates) took seconds to build.
+ * A trajectory's summary line and body. The run page packs every body into one gzipped array
+ * (`packBodies`) and inserts a body on first opening; the comparison page, with few trajectories,
+ * keeps each in a <template>.
  */
 export const trajectoryParts = (
   p: ReportPrediction,

@@ -101,19 +101,17 @@ export const readUsage = (usage: ReplyUsage | null | undefined): TokenUsage => {
 const FinishReason = Schema.optional(Schema.NullOr(Schema.String))
 const Text = Schema.optional(Schema.NullOr(Schema.String))
 
-/** A reply message; reasoning comes as `reasoning_content` or `reasoning` depending on the server. */
+/** A message's text; reasoning comes as `reasoning_content` or `reasoning` depending on the server. */
+const messageText = { content: Text, reasoning_content: Text, reasoning: Text }
+
 const ReplyMessage = Schema.Struct({
-  content: Text,
-  reasoning_content: Text,
-  reasoning: Text,
+  ...messageText,
   tool_calls: Schema.optional(Schema.NullOr(Schema.Array(WireToolCall)))
 }).annotations({ identifier: "Message" })
 
 /** A streamed message piece: tool calls come as numbered pieces to be joined. */
 const DeltaMessage = Schema.Struct({
-  content: Text,
-  reasoning_content: Text,
-  reasoning: Text,
+  ...messageText,
   tool_calls: Schema.optional(Schema.NullOr(Schema.Array(WireToolCallDelta)))
 }).annotations({ identifier: "Delta" })
 

@@ -31,6 +31,16 @@ const tempDir = Effect.acquireRelease(
 )
 
 const submitting = JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer: "C" } } })
+/** An agent that submits at once, the other models as fakes, the run store in `dir`. */
+const agentLayer = (dir: string) =>
+  Layer.mergeAll(
+    ScriptedLlm.layer(() => submitting),
+    ScriptedVlm.layer(() => "-"),
+    SqliteRunStore.layer({ filename: join(dir, "runs.db") }),
+    CallBufferLayer.layer,
+    NodeContext.layer
+  )
+
 // $1 per token: any question costs far more than the tiny cap below.
 const prices = { agent: { input: 1e6, output: 1e6 }, tool: { input: 1e6, output: 1e6 }, vlm: { input: 1e6, output: 1e6 } }
 
@@ -40,13 +50,7 @@ describe("runBenchmark with maxCostUsd", () => {
       const dir = yield* tempDir
       const questions = yield* loadQuestions(join(samples, "questions.jsonl"))
       const pack = yield* loadPromptManager(packagedPromptsDir("en"))
-      const layer = Layer.mergeAll(
-        ScriptedLlm.layer(() => submitting),
-        ScriptedVlm.layer(() => "-"),
-        SqliteRunStore.layer({ filename: join(dir, "runs.db") }),
-        CallBufferLayer.layer,
-        NodeContext.layer
-      )
+      const layer = agentLayer(dir)
       const base = { treesDir: join(samples, "trees"), questions, prompts: pack, runId: "r1", prices }
       // Two start before any cost is known; once they finish, the estimate says a third would pass the cap.
       const first = yield* runBenchmark({ ...base, concurrency: 2, maxCostUsd: 0.000001 }).pipe(Effect.provide(layer))
@@ -71,13 +75,7 @@ describe("runBenchmark with maxCostUsd", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const questions = yield* loadQuestions(join(samples, "questions.jsonl"))
-      const layer = Layer.mergeAll(
-        ScriptedLlm.layer(() => submitting),
-        ScriptedVlm.layer(() => "-"),
-        SqliteRunStore.layer({ filename: join(dir, "runs.db") }),
-        CallBufferLayer.layer,
-        NodeContext.layer
-      )
+      const layer = agentLayer(dir)
       const exit = yield* Effect.exit(runBenchmark({
         treesDir: join(samples, "trees"),
         questions,

@@ -1,7 +1,7 @@
 import { Command, Options } from "@effect/cli"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Config, type ConfigError, Console, Context, Duration, Effect, Layer, Logger, LogLevel, Option, Schedule } from "effect"
+import { Clock, Config, type ConfigError, Console, Context, Duration, Effect, Layer, Logger, LogLevel, Option, Schedule } from "effect"
 import {
   configurationHelp,
   type EndpointConfig,
@@ -41,7 +41,11 @@ const questions = optionalText(
   "A folder of <videoID>.json question files, or a Video-MME .json / .jsonl file (required unless --resume: a resumed run asks its own)"
 )
 const db = dbOption("Where the run is written (an SQLite file is created when missing)")
-const runId = optionalText("run-id", "Run id (default: run-<start time>-<random>); with --resume, the run to continue")
+const runId = optionalText(
+  "run-id",
+  "Run id (default: run-<start time>-<random>); with --resume, the run to continue. On a PostgreSQL --db, every " +
+    "infer started with the same id (on any machine) is a worker of that one run"
+)
 const concurrency = wholeNumber("concurrency", 1).pipe(
   Options.withDescription("Questions answered at once"),
   withShownDefault(defaultConcurrency)
@@ -405,13 +409,25 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const store = yield* RunStore
     // The summary needs predictions and calls; steps (with every tool output) stay on disk.
     const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
-    yield* Console.log(renderText(summarize(loaded, { prices: priced })).trimEnd())
+    yield* Console.log(renderText(summarize(loaded, { prices: priced, now: yield* Clock.currentTimeMillis })).trimEnd())
+    if (result.status === "running") {
+      // A worker of a shared run: others still answer; the run is complete when the last one is.
+      yield* Console.error(
+        `vtree: this worker answered ${result.answered} question${result.answered === 1 ? "" : "s"}; run ${result.runId} goes on ` +
+          `with its other workers — \`vtree report --run-id ${result.runId}\` shows its progress`
+      )
+    }
     if (loaded.run.status === "budget_stopped") {
       yield* Console.error(
         `vtree: --max-cost reached — run ${result.runId} stopped starting questions; continue with --resume --run-id ${result.runId} and a higher --max-cost`
       )
     }
-  }).pipe(Effect.scoped)).pipe(
+  }).pipe(
+    Effect.scoped,
+    // The union of every subcommand's errors is too wide for tsc to name in Root's declaration; the
+    // errors reach ErrorReport unchanged, which reads them by tag.
+    Effect.mapError((error): unknown => error)
+  )).pipe(
     Command.withDescription(
       "Run a benchmark: every question through the agent, saved to SQLite as it finishes; Ctrl-C keeps finished work"
     ),

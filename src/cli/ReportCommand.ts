@@ -1,6 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { Console, Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Console, Context, Effect, Layer, Option, Schema } from "effect"
 import { RunStore, type RunStoreShape } from "../services/RunStore.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
 import { compareRuns, NoSharedQuestions, renderCompareJson, renderCompareText } from "../programs/harness/ReportCompare.js"
@@ -143,7 +143,7 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
     }
     // Only the HTML page shows trajectories; the tables need no step rows.
     const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
-    const summary = summarize(loaded, { prices: priced })
+    const summary = summarize(loaded, { prices: priced, now: yield* Clock.currentTimeMillis })
     const body = args.format === "json"
       ? renderJson(summary)
       : args.format === "html"

@@ -17,10 +17,11 @@ export const dbOption = (description: string) =>
 export const displayDb = (db: string): string => (PgRunStore.isPostgresUrl(db) ? PgRunStore.displayUrl(db) : db)
 
 /**
- * The RunStore `--db` names; `mustExist` refuses to create a missing SQLite file, and `readOnly`
- * (report, export) opens it without writing anything, migrations included.
+ * The RunStore `--db` names; `mustExist` refuses to create a missing SQLite file (or to set up an
+ * empty PostgreSQL database), and `readOnly` (report, export) opens it without writing anything,
+ * migrations included. A PostgreSQL run is shared: workers started with one --run-id join it.
  */
 export const runStoreLayer = (db: string, options: { readonly mustExist?: boolean; readonly readOnly?: boolean } = {}) =>
   PgRunStore.isPostgresUrl(db)
-    ? PgRunStore.layer({ url: Redacted.make(db) })
+    ? PgRunStore.layer({ url: Redacted.make(db), ...options })
     : SqliteRunStore.layer({ filename: db, ...options })

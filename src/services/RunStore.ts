@@ -20,10 +20,11 @@ export type RunState = RunStatus | "stale"
 
 /**
  * Who may write a run. A process claims a run before it asks questions, renews the claim (heartbeat)
- * while it works and releases it when the run ends; every write is fenced by the claim, so a process
- * that lost its claim (paused past its expiry, then taken over) can no longer write. The SQLite store
- * grants one live claim per run: a lease. A store shared by many machines may grant several claims
- * per run, each over its own questions; callers follow the same contract either way.
+ * while it works and releases it when it is done; every write is fenced by the claim, so a process
+ * that lost its claim (paused past its expiry, then taken over) can no longer write. A store grants
+ * either one live claim per run (`owners: "one"`, a lease: the SQLite file) or many (`"many"`:
+ * workers on several machines sharing a PostgreSQL run). Either way the questions are a work queue:
+ * an owner claims a few at a time and each is saved once, by the owner that holds it.
  */
 export interface RunOwner {
   /** `<host>:<pid>:<random>`: names the process for people, unique across restarts. */
@@ -64,6 +65,26 @@ export interface RunSelection {
   readonly idsSha256: string
 }
 
+/**
+ * Where a run's question queue stands: `done` saved, `claimed` held by a live owner and not yet saved,
+ * the rest open (never claimed, or claimed by an owner whose lease expired).
+ */
+export interface RunProgress {
+  readonly total: number
+  readonly done: number
+  readonly claimed: number
+}
+
+/** What a claim of questions got: ids in file order, and how many open ones other live owners hold. */
+export interface QuestionClaim {
+  readonly questionIds: ReadonlyArray<string>
+  /** Not claimable now but not done either: held by other owners whose leases are live. */
+  readonly heldByOthers: number
+}
+
+/** `taken`: another owner claimed the question after this one's lease lapsed, and answers it. */
+export type SaveOutcome = "saved" | "taken"
+
 /** A row of `runs`. `config` is the parsed config_json (secrets stripped before it was written). */
 export interface RunRow {
   readonly runId: string
@@ -74,8 +95,15 @@ export interface RunRow {
   readonly config: unknown
   /** The run's question set; null for runs written before vtree stored it. */
   readonly selection?: RunSelection | null
-  /** The current (possibly expired) claim; null when nobody holds the run. */
+  /**
+   * The claim that speaks for the run: the live one heard from last, else the newest expired one;
+   * null when nobody holds the run.
+   */
   readonly claim?: RunClaim | null
+  /** Every owner's claim row, live and expired, newest heartbeat first. */
+  readonly claims?: ReadonlyArray<RunClaim>
+  /** The question queue; null when the run has none (written before vtree kept one). */
+  readonly progress?: RunProgress | null
 }
 
 /** A row of `predictions`. Times are epoch milliseconds. */
@@ -107,6 +135,8 @@ export interface PredictionRow {
   readonly finishedAt: number
   /** Steps per reply shape (how the parser read the agent's replies); {} for rows written before. */
   readonly replyShapes?: ReplyShapeCounts
+  /** The owner (`host:pid:random`) that answered it; null when written without an owner. */
+  readonly worker?: string | null
 }
 
 /** A step as the harness hands it over; the question id comes from the prediction it is saved with. */
@@ -182,6 +212,8 @@ export class RunStoreError extends Schema.TaggedError<RunStoreError>()("RunStore
 }) {}
 
 export interface RunStoreShape {
+  /** How many live claims a run may have: one (a lease; the SQLite file) or many (shared workers). */
+  readonly owners: "one" | "many"
   /**
    * Creates the run with status `running`. `config` should already be free of secrets; any `Redacted`
    * value, and any key named like a credential (apiKey, token, secret, password, authorization), is
@@ -197,28 +229,51 @@ export interface RunStoreShape {
     readonly leaseMs?: number
   }) => Effect.Effect<RunRow, RunStoreError>
   /**
-   * For `--resume`: claims the run for `owner` (for `leaseMs`) and sets it back to `running`, in one
-   * atomic step, so of two processes resuming at once exactly one gets it. Fails with `RunLeased`
-   * (naming the holder and when its lease expires) while another owner's claim is live; an expired
-   * claim (a `stale` run) is taken over. `RunNotFound` when absent.
+   * For `--resume`, or to join a shared run: claims the run for `owner` (for `leaseMs`) and sets it
+   * back to `running`, in one atomic step. With `owners: "one"`, of two processes claiming at once
+   * exactly one gets it, and the claim fails with `RunLeased` (naming the holder and when its lease
+   * expires) while another owner's is live; with `"many"` every claimant joins. Expired claims (of
+   * owners that died) are dropped, and their questions become claimable. `RunNotFound` when absent.
    */
   readonly claimRun: (input: {
     readonly runId: string
     readonly owner: RunOwner
     readonly leaseMs: number
   }) => Effect.Effect<RunRow, RunStoreError>
-  /** Heartbeat: extends the owner's claim by `leaseMs`; `ClaimLost` when another owner holds it now. */
+  /** Heartbeat: extends the owner's claim by `leaseMs`; `ClaimLost` when the claim was dropped (taken over). */
   readonly renewClaim: (runId: string, ownerId: string, leaseMs: number) => Effect.Effect<RunClaim, RunStoreError>
   /**
-   * Marks the run finished and drops the owner's claim in one step; `ClaimLost` (and nothing
-   * written) when another owner took the run over meanwhile.
+   * Drops the owner's claim, hands its unsaved questions back to the queue, and — when no other
+   * owner's claim is live — marks the run finished with `status`, in one step. Returns the run's
+   * status after it: `running` while other owners work on. `ClaimLost` (and nothing written) when
+   * the owner's claim was dropped meanwhile.
    */
   readonly releaseRun: (
     runId: string,
     ownerId: string,
     status: Exclude<RunStatus, "running">,
     finishedAt?: number
-  ) => Effect.Effect<void, RunStoreError>
+  ) => Effect.Effect<RunStatus, RunStoreError>
+  /**
+   * Fixes the run's question set as its work queue (file order): ids not yet in it are added, done
+   * when the run saved them already. With `retryErrors`, questions saved with stop reason `error`
+   * are opened again. Idempotent: every owner joining the run calls it with the same ids.
+   */
+  readonly planQuestions: (
+    runId: string,
+    questionIds: ReadonlyArray<string>,
+    options?: { readonly retryErrors?: boolean }
+  ) => Effect.Effect<RunProgress, RunStoreError>
+  /**
+   * Claims up to `limit` open questions for `ownerId`, first in file order: never claimed, or held
+   * by an owner whose lease expired. Two owners never get the same question (row locks skipped on
+   * PostgreSQL, the write lock on SQLite). `ClaimLost` when the owner's claim was dropped.
+   */
+  readonly claimQuestions: (
+    runId: string,
+    ownerId: string,
+    limit: number
+  ) => Effect.Effect<QuestionClaim, RunStoreError>
   /** Marks a run finished without regard to claims: for tools and tests; the harness uses releaseRun. */
   readonly finishRun: (
     runId: string,
@@ -236,14 +291,16 @@ export interface RunStoreShape {
   /**
    * Writes prediction, steps and calls in one transaction, uninterruptibly: all of it or none. Saving a
    * question again replaces its earlier prediction and steps, so a question is never there twice; its
-   * earlier calls stay, marked superseded, so token totals count every call made. With `ownerId`,
-   * the write is fenced: `ClaimLost`, and nothing written, unless that owner holds the run's claim.
+   * earlier calls stay, marked superseded, so token totals count every call made. The question is
+   * marked done in the queue. With `ownerId`, the write is fenced: `ClaimLost`, and nothing written,
+   * unless that owner holds a claim on the run; `taken`, with only its calls kept (superseded, as
+   * run-level calls), when another owner claimed the question meanwhile and will save it.
    */
   readonly saveQuestion: (
     runId: string,
     record: QuestionRecord,
     options?: { readonly ownerId?: string }
-  ) => Effect.Effect<void, RunStoreError>
+  ) => Effect.Effect<SaveOutcome, RunStoreError>
   /** Calls that belong to no question (e.g. embedding a tree while loading it); question_id is NULL. */
   readonly saveRunCalls: (runId: string, calls: ReadonlyArray<CallRecord>) => Effect.Effect<void, RunStoreError>
   readonly getRun: (runId: string) => Effect.Effect<Option.Option<RunRow>, RunStoreError>

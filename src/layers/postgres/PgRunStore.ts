@@ -1,9 +1,9 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect, Layer, Redacted } from "effect"
 import * as Pg from "pg"
 import { RunStore, RunStoreError } from "../../services/RunStore.js"
-import { migrate } from "../sqlite/Migrations.js"
+import { latestMigrationId, migrate } from "../sqlite/Migrations.js"
 import { SchemaFacts } from "../sqlite/SqliteFile.js"
 import { make } from "../sqlite/SqliteRunStore.js"
 
@@ -47,7 +47,49 @@ export interface PgRunStoreOptions {
   readonly url: Redacted.Redacted<string>
   /** Connections in the pool; a worker writes one question at a time per fiber. */
   readonly maxConnections?: number
+  /**
+   * How many live claims a run may have. Default `many`: workers on several machines share a run.
+   * `one` gives the SQLite store's single-owner lease.
+   */
+  readonly owners?: "one" | "many"
+  /** Readers (`vtree report`): a database without vtree's tables is refused, not set up. */
+  readonly mustExist?: boolean
+  /** Never write, migrations included: a database of an older schema reads as it is. Implies mustExist. */
+  readonly readOnly?: boolean
 }
+
+/**
+ * What the database holds, checked before anything is written: a reader must not create vtree's
+ * tables in a database named by mistake, and nobody may migrate one a newer vtree wrote.
+ */
+const prepare = (shown: string, options: PgRunStoreOptions) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const readOnly = options.readOnly === true
+    const tables = (yield* sql<{ readonly table_name: string }>`
+      SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`).map((row) => row.table_name)
+    if (tables.includes("effect_sql_migrations")) {
+      const [row] = yield* sql<{ readonly newest: number | null }>`SELECT MAX(migration_id) AS newest FROM effect_sql_migrations`
+      const newest = Number(row?.newest ?? 0)
+      if (newest > latestMigrationId) {
+        return yield* new RunStoreError({
+          reason: "DbTooNew",
+          message: `${shown}: written by a newer vtree (schema ${newest}; this vtree knows up to ${latestMigrationId}) — ` +
+            "upgrade vtree to read or continue its runs, or pass --db with another database"
+        })
+      }
+    } else if (readOnly || options.mustExist === true) {
+      return yield* new RunStoreError({
+        reason: "DbMissing",
+        message: `${shown}: holds no vtree runs (the database has none of vtree's tables) — check the database name ` +
+          "in the URL, or run `vtree infer` with it first"
+      })
+    }
+    if (readOnly) return { ownership: tables.includes("run_claims"), queue: tables.includes("run_questions"), empty: false }
+    // Migrated to this vtree's schema on open, so every table and column the store reads exists.
+    yield* migrateOnce
+    return { ownership: true, queue: true, empty: false }
+  })
 
 /**
  * The run store on a PostgreSQL server: the same port, schema and migrations as the SQLite store
@@ -62,9 +104,8 @@ export const layer = (options: PgRunStoreOptions): Layer.Layer<RunStore | SqlCli
     connectTimeout: "10 seconds",
     applicationName: "vtree"
   })
-  // Always migrated to this vtree's schema on open, so every table and column the store reads exists.
-  const ready = Layer.effect(SchemaFacts, Effect.as(migrateOnce, { ownership: true, empty: false })).pipe(Layer.provideMerge(client))
-  const store = Layer.effect(RunStore, make(shown)).pipe(Layer.provideMerge(ready))
+  const ready = Layer.effect(SchemaFacts, prepare(shown, options)).pipe(Layer.provideMerge(client))
+  const store = Layer.effect(RunStore, make(shown, { owners: options.owners ?? "many" })).pipe(Layer.provideMerge(ready))
   return Layer.mapError(store, (cause) =>
     cause instanceof RunStoreError ? cause : new RunStoreError({
       reason: "DbUnreadable",
@@ -74,5 +115,6 @@ export const layer = (options: PgRunStoreOptions): Layer.Layer<RunStore | SqlCli
 }
 
 /** Sugar for tests and embedding apps holding a plain string. */
-export const layerUrl = (url: string) => layer({ url: Redacted.make(url) })
+export const layerUrl = (url: string, options: Omit<PgRunStoreOptions, "url"> = {}) =>
+  layer({ ...options, url: Redacted.make(url) })
 

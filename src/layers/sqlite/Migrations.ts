@@ -175,6 +175,47 @@ const callEndpoint = Effect.gen(function*() {
   yield* sql`ALTER TABLE llm_calls ADD COLUMN endpoint TEXT`
 })
 
+// Many workers on one run (issue 15). A run holds one claim row per worker (the key becomes run and
+// owner; the single-owner store still grants one live row at a time), and its question set is a work
+// queue: each question claimed by a worker, done once saved. A claim on a question lasts as long as
+// its worker's claim row is live: one heartbeat renews them all, and a dead worker's questions are
+// claimable again the moment its lease expires. predictions.worker says who answered.
+const workQueue = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const { epochMs } = types(sql)
+  yield* sql.onDialectOrElse({
+    pg: () => sql`ALTER TABLE run_claims DROP CONSTRAINT run_claims_pkey, ADD PRIMARY KEY (run_id, owner_id)`,
+    orElse: () =>
+      Effect.gen(function*() {
+        yield* sql`CREATE TABLE run_claims_rebuilt (
+          run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+          owner_id TEXT NOT NULL,
+          host TEXT NOT NULL,
+          pid INTEGER NOT NULL,
+          claimed_at INTEGER NOT NULL,
+          heartbeat_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          PRIMARY KEY (run_id, owner_id)
+        )`
+        yield* sql`INSERT INTO run_claims_rebuilt SELECT run_id, owner_id, host, pid, claimed_at, heartbeat_at, expires_at FROM run_claims`
+        yield* sql`DROP TABLE run_claims`
+        yield* sql`ALTER TABLE run_claims_rebuilt RENAME TO run_claims`
+      })
+  })
+  yield* sql`CREATE TABLE run_questions (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    claimed_by TEXT,
+    claimed_at ${epochMs},
+    done INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)),
+    PRIMARY KEY (run_id, question_id)
+  )`
+  // Claiming reads the open questions of a run in file order.
+  yield* sql`CREATE INDEX run_questions_open ON run_questions (run_id, done, position)`
+  yield* sql`ALTER TABLE predictions ADD COLUMN worker TEXT`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
@@ -182,7 +223,8 @@ export const migrations = {
   "0003_usage_details": usageDetails,
   "0004_run_ownership": runOwnership,
   "0005_budget_stopped": budgetStopped,
-  "0006_call_endpoint": callEndpoint
+  "0006_call_endpoint": callEndpoint,
+  "0007_work_queue": workQueue
 }
 
 /** The newest schema this vtree knows: a database with a later migration was written by a newer vtree. */

@@ -57,6 +57,8 @@ const hasSqliteHeader = (filename: string): boolean => {
 export class SchemaFacts extends Context.Tag("vtree/sqlite/SchemaFacts")<SchemaFacts, {
   /** run_claims, runs.selection_json and llm_calls.superseded (migration 0004) exist. */
   readonly ownership: boolean
+  /** run_questions and predictions.worker (migration 0007) exist. */
+  readonly queue: boolean
   /** The database holds no table at all (only possible read-only: writers migrate it). */
   readonly empty: boolean
 }>() {}
@@ -113,13 +115,19 @@ export const prepare = (filename: string, readOnly: boolean) =>
     if (!readOnly) yield* sql`PRAGMA synchronous = NORMAL`
     yield* sql`PRAGMA busy_timeout = 5000`
     const found = yield* inspect(filename)
-    if (readOnly) return { ownership: found.tables.includes("run_claims"), empty: found.tables.length === 0 }
+    if (readOnly) {
+      return {
+        ownership: found.tables.includes("run_claims"),
+        queue: found.tables.includes("run_questions"),
+        empty: found.tables.length === 0
+      }
+    }
     yield* sql`PRAGMA journal_mode = WAL`
     // A migration that rebuilds a table (0005) must not cascade deletes: foreign keys on only after.
     yield* sql`PRAGMA foreign_keys = OFF`
     yield* migrate
     yield* sql`PRAGMA foreign_keys = ON`
-    return { ownership: true, empty: false }
+    return { ownership: true, queue: true, empty: false }
   }).pipe(
     Effect.catchTags({
       SqlError: (error) => Effect.fail(storageError(filename, "opening the database", error, "cannot open the run database")),

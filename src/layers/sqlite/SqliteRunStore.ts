@@ -12,7 +12,7 @@ import { ProviderErrorReason } from "../../domain/ProviderError.js"
 import { ReplyShape } from "../../domain/Protocol.js"
 import type { CallRecord } from "../../services/CallLog.js"
 import { checkFile, prepare, SchemaFacts, storageError } from "./SqliteFile.js"
-import type { LoadedRun, RunClaim, RunRow, RunState, RunStoreShape } from "../../services/RunStore.js"
+import type { LoadedRun, RunClaim, RunProgress, RunRow, RunState, RunStoreShape } from "../../services/RunStore.js"
 import { defaultLeaseMs, RunStatus, RunStore, RunStoreError } from "../../services/RunStore.js"
 
 export interface SqliteRunStoreOptions {
@@ -24,6 +24,11 @@ export interface SqliteRunStoreOptions {
    * schema still reads (what it lacks reads as absent). Implies `mustExist`.
    */
   readonly readOnly?: boolean
+  /**
+   * How many live claims a run may have: `one` (default, a lease: a second process on a live run is
+   * refused) or `many` (processes on this machine share runs as workers, as on PostgreSQL).
+   */
+  readonly owners?: "one" | "many"
 }
 
 /**
@@ -35,21 +40,22 @@ export interface SqliteRunStoreOptions {
 export const layer = (options: SqliteRunStoreOptions): Layer.Layer<RunStore | SqlClient.SqlClient, RunStoreError> => {
   const { filename } = options
   const readOnly = options.readOnly === true
-  const direct = open(filename, filename, readOnly)
+  const owners = options.owners ?? "one"
+  const direct = open(filename, filename, readOnly, owners)
   // SQLite cannot open a WAL database read-only where it may not create the -shm file beside it (a
   // read-only mount): `vtree report` then reads a private copy of the file, which it never writes.
   const opened = readOnly
-    ? Layer.catchAll(direct, (error) => error.reason === "DbReadOnly" ? readCopy(filename) : Layer.fail(error))
+    ? Layer.catchAll(direct, (error) => error.reason === "DbReadOnly" ? readCopy(filename, owners) : Layer.fail(error))
     : direct
   return Layer.unwrapEffect(Effect.as(checkFile({ ...options, mustExist: options.mustExist === true || readOnly }), opened))
 }
 
 /** The store over `file`; messages name `shown`, the path the user gave. */
-const open = (file: string, shown: string, readOnly: boolean) => {
+const open = (file: string, shown: string, readOnly: boolean, owners: "one" | "many") => {
   // WAL is switched on by prepare, after the file has been found to be vtree's: setting it is a write.
   const client = SqliteClient.layer({ filename: file, readonly: readOnly, disableWAL: true })
   const ready = Layer.effect(SchemaFacts, prepare(shown, readOnly)).pipe(Layer.provideMerge(client))
-  const store = Layer.effect(RunStore, make(shown)).pipe(Layer.provideMerge(ready))
+  const store = Layer.effect(RunStore, make(shown, { owners })).pipe(Layer.provideMerge(ready))
   // better-sqlite3 throws from inside the client's constructor (a defect, not an error) for a file it
   // cannot open: every way of failing to open ends as one RunStoreError.
   return Layer.catchAllCause(store, (cause) => {
@@ -60,7 +66,7 @@ const open = (file: string, shown: string, readOnly: boolean) => {
   })
 }
 
-const readCopy = (filename: string) =>
+const readCopy = (filename: string, owners: "one" | "many") =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const dir = yield* Effect.acquireRelease(
       Effect.sync(() => fs.mkdtempSync(nodePath.join(os.tmpdir(), "vtree-report-"))),
@@ -75,7 +81,7 @@ const readCopy = (filename: string) =>
       },
       catch: (error) => storageError(filename, "copying the database to read it", error)
     })
-    return open(copy, filename, true)
+    return open(copy, filename, true, owners)
   }))
 
 const credentialKey = (key: string): boolean => {
@@ -166,8 +172,10 @@ const Flag = Schema.transform(Schema.Literal(0, 1), Schema.Boolean, {
 const laterColumn = <A, I>(name: string, schema: Schema.Schema<A, I>, absent: () => A) =>
   Schema.optionalWith(schema, { default: absent }).pipe(Schema.fromKey(name))
 
+const RunIdColumn = column("run_id", Schema.String)
+
 const RunRowSchema = Schema.Struct({
-  runId: column("run_id", Schema.String),
+  runId: RunIdColumn,
   startedAt: column("started_at", Schema.Number),
   finishedAt: column("finished_at", Schema.NullOr(Schema.Number)),
   status: RunStatus,
@@ -194,42 +202,41 @@ const ClaimSchema = Schema.Struct({
   expiresAt: column("expires_at", Schema.Number)
 })
 
-/** A run as read: its row, its question set and its claim (the claim columns are null when unclaimed). */
+/** A run as read: its row and its question set (claims and progress are read beside it). */
 const StoredRunSchema = Schema.Struct({
   ...RunRowSchema.fields,
-  selection: laterColumn("selection_json", Schema.NullOr(Schema.parseJson(SelectionSchema)), () => null),
-  ownerId: laterColumn("owner_id", Schema.NullOr(Schema.String), () => null),
-  host: laterColumn("host", Schema.NullOr(Schema.String), () => null),
-  pid: laterColumn("pid", Schema.NullOr(Schema.Number), () => null),
-  claimedAt: laterColumn("claimed_at", Schema.NullOr(Schema.Number), () => null),
-  heartbeatAt: laterColumn("heartbeat_at", Schema.NullOr(Schema.Number), () => null),
-  expiresAt: laterColumn("expires_at", Schema.NullOr(Schema.Number), () => null)
+  selection: laterColumn("selection_json", Schema.NullOr(Schema.parseJson(SelectionSchema)), () => null)
 })
 type StoredRun = typeof StoredRunSchema.Type
 
-/** `stale`: stored as running, but nobody holds a live claim (the owner died without closing the run). */
-export const runState = (status: RunStatus, claim: RunClaim | null, now: number): RunState =>
-  status === "running" && (claim === null || claim.expiresAt <= now) ? "stale" : status
+const ClaimRowSchema = Schema.Struct({ runId: RunIdColumn, ...ClaimSchema.fields })
 
-const toRunRow = (stored: StoredRun, now: number): RunRow => {
-  const claim: RunClaim | null = stored.ownerId === null ? null : {
-    ownerId: stored.ownerId,
-    host: stored.host ?? "",
-    pid: stored.pid ?? 0,
-    claimedAt: stored.claimedAt ?? 0,
-    heartbeatAt: stored.heartbeatAt ?? 0,
-    expiresAt: stored.expiresAt ?? 0
-  }
-  return {
-    runId: stored.runId,
-    startedAt: stored.startedAt,
-    finishedAt: stored.finishedAt,
-    status: runState(stored.status, claim, now),
-    config: stored.config,
-    selection: stored.selection,
-    claim
-  }
-}
+const ProgressRowSchema = Schema.Struct({
+  runId: RunIdColumn,
+  total: Schema.Number,
+  done: Schema.Number,
+  claimed: Schema.Number
+})
+
+/** `stale`: stored as running, but nobody holds a live claim (the owner died without closing the run). */
+export const runState = (status: RunStatus, claims: ReadonlyArray<RunClaim>, now: number): RunState =>
+  status === "running" && !claims.some((claim) => claim.expiresAt > now) ? "stale" : status
+
+/** The live claim heard from last, else the newest expired one. */
+const leadingClaim = (claims: ReadonlyArray<RunClaim>, now: number): RunClaim | null =>
+  claims.find((claim) => claim.expiresAt > now) ?? claims[0] ?? null
+
+const toRunRow = (stored: StoredRun, claims: ReadonlyArray<RunClaim>, progress: RunProgress | null, now: number): RunRow => ({
+  runId: stored.runId,
+  startedAt: stored.startedAt,
+  finishedAt: stored.finishedAt,
+  status: runState(stored.status, claims, now),
+  config: stored.config,
+  selection: stored.selection,
+  claim: leadingClaim(claims, now),
+  claims,
+  progress
+})
 
 /** "host:pid:abcd (heartbeat 3 s ago, lease until 10:31:02 UTC)", for messages. */
 export const describeClaim = (claim: RunClaim, now: number): string => {
@@ -238,7 +245,7 @@ export const describeClaim = (claim: RunClaim, now: number): string => {
   return `${claim.ownerId} (heartbeat ${ago} s ago, lease until ${until} UTC)`
 }
 
-const RunId = column("run_id", Schema.String)
+const RunId = RunIdColumn
 const QuestionId = column("question_id", Schema.String)
 
 const predictionFields = {
@@ -263,7 +270,8 @@ const predictionFields = {
   reasoningTokens: optionalCount("reasoning_tokens"),
   startedAt: column("started_at", Schema.Number),
   finishedAt: column("finished_at", Schema.Number),
-  replyShapes: laterColumn("reply_shapes_json", Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Number })), () => ({}))
+  replyShapes: laterColumn("reply_shapes_json", Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Number })), () => ({})),
+  worker: laterColumn("worker", Schema.NullOr(Schema.String), () => null)
 }
 const PredictionRowSchema = Schema.Struct(predictionFields)
 const PredictionInsert = Schema.Struct({ runId: RunId, ...predictionFields })
@@ -311,19 +319,25 @@ const CallRowSchema = Schema.Struct({
   endpoint: Schema.optionalWith(Schema.String, { nullable: true, exact: true }),
   superseded: laterColumn("superseded", Flag, () => false)
 })
-const CallInsert = Schema.Struct({ runId: RunId, ...callFields, endpoint: Schema.NullOr(Schema.String) })
+const CallInsert = Schema.Struct({ runId: RunId, ...callFields, endpoint: Schema.NullOr(Schema.String), superseded: Flag })
 
 const insertBatch = 200
+
+export interface StoreOptions {
+  /** How many live claims a run may have: see RunStoreShape.owners. */
+  readonly owners: "one" | "many"
+}
 
 /**
  * The store over whatever SqlClient is provided: its SQL is portable (SQLite and PostgreSQL, see
  * Migrations.ts), so the Postgres layer uses it too. `filename` names the database in messages (a
  * path, or a URL without its password).
  */
-export const make = (filename: string) =>
+export const make = (filename: string, options: StoreOptions = { owners: "one" }) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const facts = yield* SchemaFacts
+    const { owners } = options
 
     // Every failure ends as one RunStoreError a person reads; a row that does not decode was written
     // by something other than this store.
@@ -349,46 +363,55 @@ export const make = (filename: string) =>
         )
       )
 
-    // An older database read as it is has no run_claims table and no selection column.
-    const runColumns = facts.ownership
-      ? sql`SELECT runs.*, c.owner_id, c.host, c.pid, c.claimed_at, c.heartbeat_at, c.expires_at
-            FROM runs LEFT JOIN run_claims c ON c.run_id = runs.run_id`
-      : sql`SELECT runs.* FROM runs`
+    const nothing = sql`SELECT 1 WHERE 1 = 0`
     const findRun = SqlSchema.findOne({
       Request: Schema.String,
       Result: StoredRunSchema,
-      execute: (runId) => facts.empty ? sql`SELECT 1 WHERE 0` : sql`${runColumns} WHERE runs.run_id = ${runId}`
+      execute: (runId) => facts.empty ? nothing : sql`SELECT * FROM runs WHERE run_id = ${runId}`
     })
     const allRuns = SqlSchema.findAll({
       Request: Schema.Void,
       Result: StoredRunSchema,
-      execute: () => facts.empty ? sql`SELECT 1 WHERE 0` : sql`${runColumns} ORDER BY runs.started_at DESC, runs.run_id DESC`
+      execute: () => facts.empty ? nothing : sql`SELECT * FROM runs ORDER BY started_at DESC, run_id DESC`
     })
-    const insertRun = SqlSchema.void({
+    // An older database read as it is has no run_claims (before 0004) or run_questions (before 0007).
+    const claimsOf = SqlSchema.findAll({
+      Request: Schema.NullOr(Schema.String),
+      Result: ClaimRowSchema,
+      execute: (runId) =>
+        !facts.ownership ? nothing : runId === null
+        ? sql`SELECT * FROM run_claims ORDER BY heartbeat_at DESC, owner_id`
+        : sql`SELECT * FROM run_claims WHERE run_id = ${runId} ORDER BY heartbeat_at DESC, owner_id`
+    })
+    // `claimed` counts open questions whose holder's lease is live.
+    const progressOf = SqlSchema.findAll({
+      Request: Schema.Struct({ runId: Schema.NullOr(Schema.String), now: Schema.Number }),
+      Result: ProgressRowSchema,
+      execute: ({ now, runId }) =>
+        !facts.queue ? nothing : sql`
+          SELECT q.run_id, COUNT(*) AS total, SUM(q.done) AS done,
+            SUM(CASE WHEN q.done = 0 AND c.owner_id IS NOT NULL THEN 1 ELSE 0 END) AS claimed
+          FROM run_questions q
+          LEFT JOIN run_claims c ON c.run_id = q.run_id AND c.owner_id = q.claimed_by AND c.expires_at > ${now}
+          ${runId === null ? sql`` : sql`WHERE q.run_id = ${runId}`}
+          GROUP BY q.run_id`
+    })
+    const insertRun = SqlSchema.findOne({
       Request: Schema.Struct({ ...RunRowSchema.fields, selection: column("selection_json", Schema.NullOr(Schema.parseJson(SelectionSchema))) }),
-      execute: (row) => sql`INSERT INTO runs ${sql.insert(row)}`
+      Result: Schema.Struct({ runId: RunId }),
+      // Two workers starting one shared run at the same moment: the second finds it taken.
+      execute: (row) => sql`INSERT INTO runs ${sql.insert(row)} ON CONFLICT (run_id) DO NOTHING RETURNING run_id`
     })
-    const ClaimInsert = Schema.Struct({ runId: RunId, ...ClaimSchema.fields })
     const insertClaim = SqlSchema.void({
-      Request: ClaimInsert,
+      Request: ClaimRowSchema,
       execute: (row) => sql`INSERT INTO run_claims ${sql.insert(row)}`
     })
-    // One statement, so two processes claiming at once cannot both win: the row is taken when it is
-    // absent, expired, or already this owner's.
-    const takeClaim = SqlSchema.findOne({
-      Request: ClaimInsert,
-      Result: Schema.Struct({ ownerId: column("owner_id", Schema.String) }),
-      execute: (row) =>
-        sql`INSERT INTO run_claims ${sql.insert(row)}
-            ON CONFLICT (run_id) DO UPDATE SET owner_id = excluded.owner_id, host = excluded.host, pid = excluded.pid,
-              claimed_at = excluded.claimed_at, heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at
-            WHERE run_claims.owner_id = excluded.owner_id OR run_claims.expires_at <= excluded.heartbeat_at
-            RETURNING owner_id`
-    })
-    const claimOf = SqlSchema.findOne({
+    // A write first: on SQLite it takes the database's write lock, on PostgreSQL the run's row lock,
+    // so the claims, releases and plans of one run happen one after another.
+    const lockRun = SqlSchema.findOne({
       Request: Schema.String,
-      Result: ClaimSchema,
-      execute: (runId) => sql`SELECT * FROM run_claims WHERE run_id = ${runId}`
+      Result: Schema.Struct({ runId: RunId }),
+      execute: (runId) => sql`UPDATE runs SET status = status WHERE run_id = ${runId} RETURNING run_id`
     })
     const extendClaim = SqlSchema.findOne({
       Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, at: Schema.Number, until: Schema.Number }),
@@ -410,6 +433,12 @@ export const make = (filename: string) =>
       execute: ({ ownerId, runId }) =>
         sql`DELETE FROM run_claims WHERE run_id = ${runId} AND owner_id = ${ownerId} RETURNING run_id`
     })
+    const liveClaims = SqlSchema.findAll({
+      Request: Schema.Struct({ runId: Schema.String, now: Schema.Number }),
+      Result: ClaimSchema,
+      execute: ({ now, runId }) =>
+        sql`SELECT * FROM run_claims WHERE run_id = ${runId} AND expires_at > ${now} ORDER BY heartbeat_at DESC`
+    })
     const reopenRun = SqlSchema.void({
       Request: Schema.String,
       execute: (runId) => sql`UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ${runId}`
@@ -427,6 +456,57 @@ export const make = (filename: string) =>
         exceptErrors
           ? sql`SELECT question_id FROM predictions WHERE run_id = ${runId} AND stop_reason <> 'error'`
           : sql`SELECT question_id FROM predictions WHERE run_id = ${runId}`
+    })
+    const QueueInsert = Schema.Struct({ runId: RunId, questionId: QuestionId, position: Schema.Number, done: Schema.Number })
+    const insertQueue = SqlSchema.void({
+      Request: Schema.Array(QueueInsert),
+      execute: (rows) =>
+        Effect.forEach(
+          Arr.chunksOf(rows, insertBatch),
+          (batch) => sql`INSERT INTO run_questions ${sql.insert(batch)} ON CONFLICT (run_id, question_id) DO NOTHING`,
+          { discard: true }
+        )
+    })
+    // Row locks of questions another worker is claiming right now are skipped, not waited for: the
+    // work-queue pattern of PostgreSQL job systems. SQLite has one writer at a time and no such clause.
+    const skipLocked = sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE SKIP LOCKED"), orElse: () => sql.literal("") })
+    const takeQuestions = SqlSchema.findAll({
+      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, now: Schema.Number, limit: Schema.Number }),
+      Result: Schema.Struct({ questionId: QuestionId, position: Schema.Number }),
+      execute: ({ limit, now, ownerId, runId }) =>
+        sql`UPDATE run_questions SET claimed_by = ${ownerId}, claimed_at = ${now}
+            WHERE run_id = ${runId} AND question_id IN (
+              SELECT q.question_id FROM run_questions q
+              WHERE q.run_id = ${runId} AND q.done = 0 AND (q.claimed_by IS NULL OR (q.claimed_by <> ${ownerId} AND NOT EXISTS (
+                SELECT 1 FROM run_claims c WHERE c.run_id = q.run_id AND c.owner_id = q.claimed_by AND c.expires_at > ${now})))
+              ORDER BY q.position LIMIT ${limit} ${skipLocked})
+            RETURNING question_id, position`
+    })
+    const heldElsewhere = SqlSchema.findAll({
+      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, now: Schema.Number }),
+      Result: Schema.Struct({ held: Schema.Number }),
+      execute: ({ now, ownerId, runId }) =>
+        sql`SELECT COUNT(*) AS held FROM run_questions q
+            JOIN run_claims c ON c.run_id = q.run_id AND c.owner_id = q.claimed_by
+            WHERE q.run_id = ${runId} AND q.done = 0 AND q.claimed_by <> ${ownerId} AND c.expires_at > ${now}`
+    })
+    // Done for this owner: the question is unclaimed or its own. A question another owner claimed
+    // after this one's lease lapsed is that owner's to save.
+    const finishQuestion = SqlSchema.findOne({
+      Request: Schema.Struct({ runId: Schema.String, questionId: Schema.String, ownerId: Schema.NullOr(Schema.String) }),
+      Result: Schema.Struct({ questionId: QuestionId }),
+      execute: ({ ownerId, questionId, runId }) =>
+        ownerId === null
+          ? sql`UPDATE run_questions SET done = 1 WHERE run_id = ${runId} AND question_id = ${questionId} RETURNING question_id`
+          : sql`UPDATE run_questions SET done = 1, claimed_by = ${ownerId}
+                WHERE run_id = ${runId} AND question_id = ${questionId} AND (claimed_by IS NULL OR claimed_by = ${ownerId})
+                RETURNING question_id`
+    })
+    const queued = SqlSchema.findOne({
+      Request: Schema.Struct({ runId: Schema.String, questionId: Schema.String }),
+      Result: Schema.Struct({ claimedBy: column("claimed_by", Schema.NullOr(Schema.String)) }),
+      execute: ({ questionId, runId }) =>
+        sql`SELECT claimed_by FROM run_questions WHERE run_id = ${runId} AND question_id = ${questionId}`
     })
     // An update in place, not a delete: deleting the prediction would cascade to its calls, and the
     // calls of an earlier attempt are kept (superseded).
@@ -484,12 +564,14 @@ export const make = (filename: string) =>
       })
 
     const claimLost = (runId: string, ownerId: string) =>
-      Effect.flatMap(claimOf(runId), (claim) =>
+      Effect.flatMap(claimsOf(runId), (claims) =>
         Effect.fail(
           new RunStoreError({
             reason: "ClaimLost",
             message: `run "${runId}": this process (${ownerId}) no longer holds the run${
-              Option.isSome(claim) ? ` — ${claim.value.ownerId} took it over after the lease expired` : ""
+              owners === "one" && claims[0] !== undefined
+                ? ` — ${claims[0].ownerId} took it over after the lease expired`
+                : " — its lease expired (no heartbeat in time) and another worker took its questions"
             }; it stopped writing (its finished questions are saved)`
           })
         ))
@@ -497,34 +579,43 @@ export const make = (filename: string) =>
     const insertCalls = (
       runId: string,
       questionId: (call: CallRecord) => string | null,
-      calls: ReadonlyArray<CallRecord>
+      calls: ReadonlyArray<CallRecord>,
+      superseded = false
     ) =>
       insertCallRows(calls.map((call) => ({
         ...call,
         runId,
         questionId: questionId(call),
         endpoint: call.endpoint ?? null,
+        superseded,
         startedAt: Math.round(call.startedAt),
         durationMs: Math.round(call.durationMs)
       })))
 
+    const claimRows = (rows: ReadonlyArray<typeof ClaimRowSchema.Type>): Array<RunClaim> =>
+      rows.map(({ runId: _, ...claim }) => claim)
+
     const readRun = (runId: string) =>
-      Effect.flatMap(findRun(runId), (stored) =>
-        Effect.map(Clock.currentTimeMillis, (now) => Option.map(stored, (row) => toRunRow(row, now))))
+      Effect.gen(function*() {
+        const stored = yield* findRun(runId)
+        if (Option.isNone(stored)) return Option.none<RunRow>()
+        const now = yield* Clock.currentTimeMillis
+        const claims = claimRows(yield* claimsOf(runId))
+        const [progress] = yield* progressOf({ runId, now })
+        return Option.some(toRunRow(stored.value, claims, progress === undefined ? null : withoutRunId(progress), now))
+      })
 
     const startRun: RunStoreShape["startRun"] = Effect.fn("RunStore.startRun")(function*(input) {
       const startedAt = input.startedAt ?? (yield* Clock.currentTimeMillis)
-      const existing = yield* readRun(input.runId)
-      if (Option.isSome(existing)) {
-        const claim = existing.value.claim
-        const now = yield* Clock.currentTimeMillis
-        return yield* new RunStoreError({
+      const exists = (claim: RunClaim | null | undefined, now: number) =>
+        new RunStoreError({
           reason: "RunExists",
           message: `${filename}: run "${input.runId}" already exists${
             claim != null && claim.expiresAt > now ? ` and is being run by ${describeClaim(claim, now)}` : ""
           } — pass --resume to continue it, or another --run-id`
         })
-      }
+      const existing = yield* readRun(input.runId)
+      if (Option.isSome(existing)) return yield* exists(existing.value.claim, yield* Clock.currentTimeMillis)
       const row = {
         runId: input.runId,
         startedAt,
@@ -540,35 +631,34 @@ export const make = (filename: string) =>
         heartbeatAt: startedAt,
         expiresAt: startedAt + (input.leaseMs ?? defaultLeaseMs)
       }
-      yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
-        yield* insertRun(row)
+      const created = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+        if (Option.isNone(yield* insertRun(row))) return false
         if (claim !== null) yield* insertClaim({ runId: input.runId, ...claim })
+        return true
       })))
-      const run: RunRow = { ...row, claim }
+      if (!created) return yield* exists(null, startedAt)
+      const run: RunRow = { ...row, claim, claims: claim === null ? [] : [claim], progress: null }
       return run
     }, guarded("starting the run"))
 
     const claimRun: RunStoreShape["claimRun"] = Effect.fn("RunStore.claimRun")(function*(input) {
       const { leaseMs, owner, runId } = input
-      if (Option.isNone(yield* findRun(runId))) return yield* notFound(runId)
-      // A second round only when the holder released the run between the two statements below.
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const now = yield* Clock.currentTimeMillis
-        const claim = { runId, ...owner, claimedAt: now, heartbeatAt: now, expiresAt: now + leaseMs }
-        const won = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
-          const taken = yield* takeClaim(claim)
-          if (Option.isNone(taken)) return false
-          yield* reopenRun(runId)
-          return true
-        })))
-        if (won) {
-          const run = yield* readRun(runId)
-          return Option.isSome(run) ? run.value : yield* notFound(runId)
-        }
-        const holder = yield* claimOf(runId)
-        if (Option.isSome(holder)) return yield* leased(runId, holder.value, now)
-      }
-      return yield* new RunStoreError({ reason: "RunLeased", message: `run "${runId}" is being claimed by another process — try again` })
+      const now = yield* Clock.currentTimeMillis
+      const outcome = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+        if (Option.isNone(yield* lockRun(runId))) return { _tag: "Missing" as const }
+        const live = (yield* liveClaims({ runId, now })).filter((claim) => claim.ownerId !== owner.ownerId)
+        if (owners === "one" && live[0] !== undefined) return { _tag: "Leased" as const, holder: live[0] }
+        // Owners whose lease expired are gone: their rows go, and their questions are open again.
+        yield* sql`DELETE FROM run_claims WHERE run_id = ${runId} AND owner_id <> ${owner.ownerId} AND expires_at <= ${now}`
+        yield* sql`DELETE FROM run_claims WHERE run_id = ${runId} AND owner_id = ${owner.ownerId}`
+        yield* insertClaim({ runId, ...owner, claimedAt: now, heartbeatAt: now, expiresAt: now + leaseMs })
+        yield* reopenRun(runId)
+        return { _tag: "Claimed" as const }
+      })))
+      if (outcome._tag === "Missing") return yield* notFound(runId)
+      if (outcome._tag === "Leased") return yield* leased(runId, outcome.holder, now)
+      const run = yield* readRun(runId)
+      return Option.isSome(run) ? run.value : yield* notFound(runId)
     }, guarded("claiming the run"))
 
     const renewClaim: RunStoreShape["renewClaim"] = Effect.fn("RunStore.renewClaim")(function*(runId, ownerId, leaseMs) {
@@ -580,12 +670,20 @@ export const make = (filename: string) =>
     const releaseRun: RunStoreShape["releaseRun"] = Effect.fn("RunStore.releaseRun")(
       function*(runId, ownerId, status, finishedAt) {
         const at = finishedAt ?? (yield* Clock.currentTimeMillis)
+        const now = yield* Clock.currentTimeMillis
         const released = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
-          if (Option.isNone(yield* dropClaim({ runId, ownerId }))) return false
+          yield* lockRun(runId)
+          if (Option.isNone(yield* dropClaim({ runId, ownerId }))) return undefined
+          if (facts.queue) {
+            yield* sql`UPDATE run_questions SET claimed_by = NULL, claimed_at = NULL
+                       WHERE run_id = ${runId} AND claimed_by = ${ownerId} AND done = 0`
+          }
+          // Others still at work: the run is theirs to finish.
+          if ((yield* liveClaims({ runId, now })).length > 0) return "running" as const
           yield* closeRun({ runId, status, at })
-          return true
+          return status
         })))
-        if (!released) return yield* claimLost(runId, ownerId)
+        return released ?? (yield* claimLost(runId, ownerId))
       },
       guarded("closing the run")
     )
@@ -594,6 +692,43 @@ export const make = (filename: string) =>
       const at = finishedAt ?? (yield* Clock.currentTimeMillis)
       if (Option.isNone(yield* closeRun({ runId, status, at }))) return yield* notFound(runId)
     }, guarded("finishing the run"))
+
+    const planQuestions: RunStoreShape["planQuestions"] = Effect.fn("RunStore.planQuestions")(
+      function*(runId, ids, options) {
+        const now = yield* Clock.currentTimeMillis
+        yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+          if (Option.isNone(yield* lockRun(runId))) return
+          yield* insertQueue(ids.map((questionId, position) => ({ runId, questionId, position, done: 0 })))
+          // A run from before the queue (or saved without it) has predictions the queue must know of.
+          yield* sql`UPDATE run_questions SET done = 1 WHERE run_id = ${runId} AND done = 0
+                     AND question_id IN (SELECT question_id FROM predictions WHERE run_id = ${runId})`
+          if (options?.retryErrors === true) {
+            yield* sql`UPDATE run_questions SET done = 0, claimed_by = NULL, claimed_at = NULL
+                       WHERE run_id = ${runId} AND done = 1
+                       AND question_id IN (SELECT question_id FROM predictions WHERE run_id = ${runId} AND stop_reason = 'error')`
+          }
+        })))
+        const [progress] = yield* progressOf({ runId, now })
+        if (progress === undefined) return yield* notFound(runId)
+        return withoutRunId(progress)
+      },
+      guarded("planning the run's questions")
+    )
+
+    const claimQuestions: RunStoreShape["claimQuestions"] = Effect.fn("RunStore.claimQuestions")(
+      function*(runId, ownerId, limit) {
+        const now = yield* Clock.currentTimeMillis
+        const claimed = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+          if (Option.isNone(yield* fence({ runId, ownerId }))) return undefined
+          const taken = yield* takeQuestions({ runId, ownerId, now, limit: Math.max(1, Math.floor(limit)) })
+          return [...taken].sort((a, b) => a.position - b.position).map((row) => row.questionId)
+        })))
+        if (claimed === undefined) return yield* claimLost(runId, ownerId)
+        const [count] = yield* heldElsewhere({ runId, ownerId, now })
+        return { questionIds: claimed, heldByOthers: count?.held ?? 0 }
+      },
+      guarded("claiming questions")
+    )
 
     const finishedQuestionIds: RunStoreShape["finishedQuestionIds"] = Effect.fn("RunStore.finishedQuestionIds")(
       function*(runId, options) {
@@ -608,7 +743,16 @@ export const make = (filename: string) =>
         const p = record.prediction
         const ownerId = options?.ownerId
         const write = Effect.gen(function*() {
-          if (ownerId !== undefined && Option.isNone(yield* fence({ runId, ownerId }))) return false
+          if (ownerId !== undefined && Option.isNone(yield* fence({ runId, ownerId }))) return "lost" as const
+          if (facts.queue && Option.isNone(yield* finishQuestion({ runId, questionId: p.questionId, ownerId: ownerId ?? null }))) {
+            // Not done by this owner: either outside the queue (saved without one: fine) or another's now.
+            const row = yield* queued({ runId, questionId: p.questionId })
+            if (Option.isSome(row) && ownerId !== undefined) {
+              // Tokens reported are tokens spent: the calls stay, as run-level calls, superseded.
+              yield* insertCalls(runId, () => null, record.calls, true)
+              return "taken" as const
+            }
+          }
           // The earlier attempt's calls stay, superseded: tokens reported are tokens spent.
           yield* sql`UPDATE llm_calls SET superseded = 1 WHERE run_id = ${runId} AND question_id = ${p.questionId}`
           yield* sql`DELETE FROM steps WHERE run_id = ${runId} AND question_id = ${p.questionId}`
@@ -617,15 +761,17 @@ export const make = (filename: string) =>
             runId,
             startedAt: Math.round(p.startedAt),
             finishedAt: Math.round(p.finishedAt),
-            replyShapes: p.replyShapes ?? {}
+            replyShapes: p.replyShapes ?? {},
+            worker: ownerId ?? p.worker ?? null
           })
           yield* insertSteps(record.steps.map((step) => ({ ...step, runId, questionId: p.questionId, replyShapes: step.replyShapes ?? [] })))
           yield* insertCalls(runId, () => p.questionId, record.calls)
-          return true
+          return "saved" as const
         })
         // Uninterruptible: a question that finished while Ctrl-C arrives is still kept whole.
-        const saved = yield* Effect.uninterruptible(sql.withTransaction(write))
-        if (!saved && ownerId !== undefined) return yield* claimLost(runId, ownerId)
+        const outcome = yield* Effect.uninterruptible(sql.withTransaction(write))
+        if (outcome === "lost") return yield* claimLost(runId, ownerId!)
+        return outcome
       },
       (effect, runId, record) =>
         guarded(`saving question "${record.prediction.questionId}" of run "${runId}"`)(effect)
@@ -648,7 +794,9 @@ export const make = (filename: string) =>
     const listRuns: RunStoreShape["listRuns"] = Effect.gen(function*() {
       const rows = yield* allRuns(undefined)
       const now = yield* Clock.currentTimeMillis
-      return rows.map((row) => toRunRow(row, now))
+      const claims = Arr.groupBy(yield* claimsOf(null), (claim) => claim.runId)
+      const progress = new Map((yield* progressOf({ runId: null, now })).map((row) => [row.runId, withoutRunId(row)]))
+      return rows.map((row) => toRunRow(row, claimRows(claims[row.runId] ?? []), progress.get(row.runId) ?? null, now))
     }).pipe(
       guarded("listing runs"),
       Effect.withSpan("RunStore.listRuns")
@@ -673,11 +821,14 @@ export const make = (filename: string) =>
     )
 
     return RunStore.of({
+      owners,
       startRun,
       claimRun,
       renewClaim,
       releaseRun,
       finishRun,
+      planQuestions,
+      claimQuestions,
       finishedQuestionIds,
       saveQuestion,
       saveRunCalls,
@@ -686,3 +837,5 @@ export const make = (filename: string) =>
       loadRun
     })
   })
+
+const withoutRunId = ({ runId: _, ...progress }: typeof ProgressRowSchema.Type): RunProgress => progress

@@ -9,7 +9,14 @@ import { emptyToolStats, type Prediction } from "../../domain/Prediction.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { Question } from "../../domain/Question.js"
 import { CallBuffer, captureCalls } from "../../services/CallBuffer.js"
-import { defaultLeaseMs, type PredictionRow, type RunOwner, RunStore, RunStoreError } from "../../services/RunStore.js"
+import {
+  defaultLeaseMs,
+  type PredictionRow,
+  type RunOwner,
+  type RunStatus,
+  RunStore,
+  RunStoreError
+} from "../../services/RunStore.js"
 import {
   addUsage,
   type CallRecord,
@@ -34,6 +41,7 @@ import { runProtocol } from "./RunProtocol.js"
 import { completeSelection, selectionDifference, type SelectionInput } from "./RunSelection.js"
 import { Budget } from "./Budget.js"
 import { costOfCalls, type Prices } from "./Cost.js"
+import { claimBatch, makeWorkQueue } from "./WorkQueue.js"
 
 export { InferError, InferErrorReason } from "./InferError.js"
 
@@ -111,8 +119,13 @@ export interface BenchmarkResult {
   readonly runId: string
   /** Questions answered by this invocation. */
   readonly answered: number
-  /** Questions skipped because the run had saved them before. */
+  /** Questions the run had saved before this invocation joined it. */
   readonly skipped: number
+  /**
+   * The run's status when this invocation let go of it: `running` while other workers sharing the
+   * run are still at it; absent when the store could not say.
+   */
+  readonly status?: RunStatus
 }
 
 const sumUsage = (usage: UsageByRole): RoleUsage => {
@@ -250,6 +263,34 @@ const startOrResume = Effect.fn("Infer.startOrResume")(function*(
 ) {
   const store = yield* RunStore
   const selection = options.selection === undefined ? undefined : completeSelection(options.selection, options.questions)
+  // Continuing a run, or joining one other workers share: the same protocol and question set, or refused.
+  const join = (runId: string, flag: string) =>
+    Effect.gen(function*() {
+      const stored = Option.getOrUndefined(yield* store.getRun(runId))
+      // One run, one protocol: a --compare of the two must not be blurred by a run that mixes them.
+      const protocol = options.protocol ?? "json"
+      if (stored !== undefined && runProtocol(stored.config) !== protocol) {
+        return yield* new InferError({
+          reason: "BadOption",
+          message: `--protocol ${protocol}: run ${stored.runId} was started with --protocol ${
+            runProtocol(stored.config)
+          } — ${flag === "--resume" ? "resume" : "join"} it with the same protocol`
+        })
+      }
+      const storedSelection = stored?.selection
+      if (storedSelection != null && selection !== undefined) {
+        const difference = selectionDifference(storedSelection, selection)
+        if (difference !== undefined) {
+          return yield* new InferError({
+            reason: "SelectionChanged",
+            message: `${flag}: ${difference} — a run is its question set: ${
+              flag === "--resume" ? "resume" : "start every worker of the run"
+            } without the selection flags to ask the run's own, or start a new run`
+          })
+        }
+      }
+      return yield* store.claimRun({ runId, owner, leaseMs })
+    })
   if (options.resume === true || options.takeover === true) {
     // Without an id, --resume continues the most recently started run of this database.
     const runId = options.runId ?? (yield* store.listRuns)[0]?.runId
@@ -259,32 +300,15 @@ const startOrResume = Effect.fn("Infer.startOrResume")(function*(
         message: "--resume: the database holds no run to resume — start one without --resume"
       })
     }
-    const stored = Option.getOrUndefined(yield* store.getRun(runId))
-    // One run, one protocol: a --compare of the two must not be blurred by a run that mixes them.
-    const protocol = options.protocol ?? "json"
-    if (stored !== undefined && runProtocol(stored.config) !== protocol) {
-      return yield* new InferError({
-        reason: "BadOption",
-        message: `--protocol ${protocol}: run ${stored.runId} was started with --protocol ${
-          runProtocol(stored.config)
-        } — resume it with the same protocol`
-      })
-    }
-    const storedSelection = stored?.selection
-    if (storedSelection != null && selection !== undefined) {
-      const difference = selectionDifference(storedSelection, selection)
-      if (difference !== undefined) {
-        return yield* new InferError({
-          reason: "SelectionChanged",
-          message: `--resume: ${difference} — a run is its question set: resume without the selection flags to ` +
-            `ask the run's own, or start a new run`
-        })
-      }
-    }
-    return yield* store.claimRun({ runId, owner, leaseMs })
+    return yield* join(runId, "--resume")
   }
   const runId = options.runId ?? (yield* newRunId)
-  return yield* store.startRun({ runId, config, owner, leaseMs, ...(selection === undefined ? {} : { selection }) })
+  const started = store.startRun({ runId, config, owner, leaseMs, ...(selection === undefined ? {} : { selection }) })
+  // On a store many workers share, `--run-id R` started on several machines is one run: the first
+  // creates it, the others join.
+  return yield* store.owners === "many" && options.runId !== undefined
+    ? Effect.catchIf(started, (error) => error.reason === "RunExists", () => join(runId, `--run-id ${runId}`))
+    : started
 })
 
 /** The options that reach every question, with their defaults applied. */
@@ -325,8 +349,8 @@ const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): Inf
 }
 
 /**
- * Checks the options and the trees, starts (or claims, to resume) the run as `owner` and says which
- * questions are left.
+ * Checks the options and the trees, starts (or claims, to resume or join) the run as `owner`, fixes
+ * its question queue and says where the queue stands.
  */
 const prepareRun = Effect.fn("Infer.prepareRun")(function*(
   options: BenchmarkOptions<any>,
@@ -348,25 +372,35 @@ const prepareRun = Effect.fn("Infer.prepareRun")(function*(
     ...questionSettings(options),
     prompts: options.prompts.dir
   }, owner, leaseMs)
-  const finished = yield* (yield* RunStore).finishedQuestionIds(run.runId, { exceptErrors: options.retryErrors === true })
-  return { runId: run.runId, todo: options.questions.filter((question) => !finished.has(question.questionId)) }
+  const store = yield* RunStore
+  const progress = yield* store.planQuestions(run.runId, options.questions.map((question) => question.questionId), {
+    retryErrors: options.retryErrors === true
+  })
+  // What was open when this worker joined: it sizes the tree cache, not the work (the queue hands that out).
+  const finished = yield* store.finishedQuestionIds(run.runId, { exceptErrors: options.retryErrors === true })
+  return { runId: run.runId, progress, open: options.questions.filter((question) => !finished.has(question.questionId)) }
 })
 
 interface Environments {
   /** The video's tree, loaded by the first question that asks; a load failure is its message. */
   readonly get: (videoId: string) => Effect.Effect<TreeEnvironment, string, FileSystem.FileSystem | Path.Path>
-  /** Called once per finished question; the tree is dropped after its video's last question. */
+  /** Called once per finished question (got or not): see loadEnvironments for when a tree is dropped. */
   readonly release: (videoId: string) => Effect.Effect<void>
 }
 
+/** Trees kept loaded with no question of theirs in flight, for the next claim that may need them. */
+const idleTrees = 4
+
 /**
- * One environment per video, loaded by the first question that needs it and dropped after the last,
- * so a benchmark over hundreds of videos holds only the trees in use.
+ * One environment per video, loaded by the first question that needs it. A tree is dropped after
+ * the last open question of its video (`open`: the run's open questions when this worker joined),
+ * or, when other workers share the run and may answer those, once it has sat idle behind
+ * `idleTrees` others: a benchmark over hundreds of videos holds only the trees in use.
  */
 const loadEnvironments = Effect.fn("Infer.loadEnvironments")(function*(
   runId: string,
   treesDir: string,
-  todo: ReadonlyArray<Question>
+  open: ReadonlyArray<Question>
 ) {
   const store = yield* RunStore
   const buffer = yield* CallBuffer
@@ -376,15 +410,13 @@ const loadEnvironments = Effect.fn("Infer.loadEnvironments")(function*(
       // The questions can still run; only the record of the embedding calls is lost.
       Effect.catchAll((error) => Effect.logWarning(`run ${runId}: tree-loading calls not saved: ${error.message}`))
     ))
-  const trees = new Map<string, { remaining: number; get: ReturnType<Environments["get"]> }>()
-  for (const question of todo) {
-    const entry = trees.get(question.videoId)
-    if (entry !== undefined) {
-      entry.remaining += 1
-      continue
-    }
-    const dir = path.join(treesDir, question.videoId)
-    const load = loadTreeEnvironment(dir).pipe(
+  const remaining = new Map<string, number>()
+  for (const question of open) remaining.set(question.videoId, (remaining.get(question.videoId) ?? 0) + 1)
+  const trees = new Map<string, { active: number; get: ReturnType<Environments["get"]> }>()
+  const idle: Array<string> = []
+  const load = (videoId: string) => {
+    const dir = path.join(treesDir, videoId)
+    return loadTreeEnvironment(dir).pipe(
       Effect.mapError((error) => `${dir}: ${firstLine(error.message)}`),
       // Embedding a tree belongs to no question: its calls are saved as run-level calls.
       withCallContext({ questionId: null, parentStep: null, usage: null }),
@@ -392,16 +424,36 @@ const loadEnvironments = Effect.fn("Infer.loadEnvironments")(function*(
       Effect.tap(() => saveTreeCalls),
       Effect.flatten
     )
-    trees.set(question.videoId, { remaining: 1, get: yield* Effect.cached(load) })
   }
-  return {
-    get: (videoId) => trees.get(videoId)!.get,
+  const environments: Environments = {
+    get: (videoId) =>
+      Effect.flatten(Effect.gen(function*() {
+        let entry = trees.get(videoId)
+        if (entry === undefined) {
+          entry = { active: 0, get: yield* Effect.cached(load(videoId)) }
+          trees.set(videoId, entry)
+        }
+        entry.active += 1
+        const at = idle.indexOf(videoId)
+        if (at >= 0) idle.splice(at, 1)
+        return entry.get
+      })),
     release: (videoId) =>
       Effect.sync(() => {
+        const left = (remaining.get(videoId) ?? 0) - 1
+        remaining.set(videoId, left)
         const entry = trees.get(videoId)
-        if (entry !== undefined && --entry.remaining <= 0) trees.delete(videoId)
+        if (entry === undefined) return
+        entry.active = Math.max(0, entry.active - 1)
+        if (left <= 0 && entry.active === 0) {
+          trees.delete(videoId)
+        } else if (entry.active === 0) {
+          idle.push(videoId)
+          while (idle.length > idleTrees) trees.delete(idle.shift()!)
+        }
       })
-  } satisfies Environments
+  }
+  return environments
 })
 
 /** One question through the agent; never fails but by interruption: a failure is an `error` prediction. */
@@ -485,7 +537,7 @@ const answerAndSave = <R>(
         })
       }
       const row = predictionRow(question, answered, calls, startedAt, finishedAt)
-      yield* (yield* RunStore).saveQuestion(runId, {
+      const outcome = yield* (yield* RunStore).saveQuestion(runId, {
         prediction: row,
         steps: answered.prediction.steps.map((step) => ({
           step: step.index,
@@ -500,8 +552,13 @@ const answerAndSave = <R>(
         calls
       }, { ownerId })
       yield* trees.release(question.videoId)
-      yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
-      return calls
+      if (outcome === "taken") {
+        // This worker's lease lapsed (a long pause) and another took the question: its answer stands.
+        yield* Effect.logWarning(`run ${runId}: question ${question.questionId} was taken over by another worker; its answer is kept, not this one`)
+      } else {
+        yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
+      }
+      return { calls, saved: outcome === "saved" }
     })
   )
 
@@ -509,10 +566,11 @@ const failedOnStore = (exit: Exit.Exit<unknown, unknown>): boolean =>
   Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (error) => error instanceof RunStoreError)
 
 /**
- * Marks the run by how the questions ended and lets go of it; a store that cannot say so is logged,
- * not raised (the lease then expires and the run reads as stale).
+ * Lets go of the run, marking it by how this worker's questions ended when no other worker is still
+ * at it; returns the run's status after that (`running` while others work on). A store that cannot
+ * say so is logged, not raised (the lease then expires and the run reads as stale).
  */
-const releaseRun = (runId: string, ownerId: string, budget?: Budget) => (exit: Exit.Exit<unknown, unknown>) =>
+const releaseRun = (runId: string, ownerId: string, budget: Budget | undefined, exit: Exit.Exit<unknown, unknown>) =>
   Effect.flatMap(RunStore, (store) =>
     store.releaseRun(
       runId,
@@ -523,11 +581,12 @@ const releaseRun = (runId: string, ownerId: string, budget?: Budget) => (exit: E
         ? "interrupted"
         : "failed"
     )).pipe(
+      Effect.map(Option.some),
       Effect.catchAll((error: RunStoreError) =>
         // Lost: the run is someone else's now. A run that failed on the store has said so already.
         error.reason === "ClaimLost" || failedOnStore(exit)
-          ? Effect.void
-          : Effect.logError(`could not mark run ${runId} as finished: ${error.message}`)
+          ? Effect.succeedNone
+          : Effect.as(Effect.logError(`could not mark run ${runId} as finished: ${error.message}`), Option.none())
       )
     )
 
@@ -560,25 +619,35 @@ const heartbeat = (runId: string, ownerId: string, leaseMs: number) =>
 
 /**
  * Runs a benchmark: every selected question through the agent, `concurrency` at a time, each finished
- * question saved in one transaction with its steps and calls. The run is leased by this process
- * (owner, heartbeat, expiry in the store) from start to end: a second process on the same run is
- * refused while the lease is live, and takes a stale run over. Interrupting it (Ctrl-C) stops new
- * work, interrupts the questions in flight and marks the run `interrupted`; finished questions stay
- * saved. A question that fails unexpectedly is saved with stop reason `error`. Fails on bad input
- * (InferError, before the run starts), on a run another process holds (RunStoreError `RunLeased`),
- * or when the store cannot be written (the run is marked `failed` when it still can be).
+ * question saved in one transaction with its steps and calls. The run's questions are a queue in the
+ * store: this process claims a few at a time under its lease (owner, heartbeat, expiry) and saves
+ * each once. On a store with one owner per run (SQLite) a second process on the same run is refused
+ * while the lease is live and takes a stale run over; on a shared store (PostgreSQL) processes
+ * started with the same run id are workers of one run, and a worker that dies leaves its questions
+ * to the others once its lease expires. Interrupting it (Ctrl-C) stops new work, interrupts the
+ * questions in flight and hands them back; finished questions stay saved, and the last worker out
+ * marks the run (`completed`, `interrupted`, …). A question that fails unexpectedly is saved with
+ * stop reason `error`. Fails on bad input (InferError, before the run starts), on a run another
+ * process holds (RunStoreError `RunLeased`), or when the store cannot be written (the run is marked
+ * `failed` when it still can be).
  */
 export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>(options: BenchmarkOptions<R>) {
   const concurrency = options.concurrency ?? defaultConcurrency
   const owner = options.owner ?? (yield* thisProcess)
   const leaseMs = options.leaseMs ?? defaultLeaseMs
-  const { runId, todo } = yield* prepareRun(options, concurrency, owner, leaseMs)
+  const { open, progress, runId } = yield* prepareRun(options, concurrency, owner, leaseMs)
   const onEvent = options.onEvent ?? (() => Effect.void)
-  const total = options.questions.length
   const budget = yield* makeBudget(runId, options)
+  let answered = 0
   const work = Effect.gen(function*() {
-    yield* onEvent({ _tag: "RunStarted", runId, resumed: options.resume === true || options.takeover === true, total, alreadyDone: total - todo.length })
-    const trees = yield* loadEnvironments(runId, options.treesDir, todo)
+    yield* onEvent({
+      _tag: "RunStarted",
+      runId,
+      resumed: options.resume === true || options.takeover === true,
+      total: progress.total,
+      alreadyDone: progress.done
+    })
+    const trees = yield* loadEnvironments(runId, options.treesDir, open)
     const questionOptions: RunQuestionOptions<R> = {
       prompts: options.prompts,
       summaryCache: makeSummaryCache(),
@@ -586,25 +655,53 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
       ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
     }
-    const answer = (question: Question) => answerAndSave(runId, owner.ownerId, question, trees, questionOptions, onEvent)
+    const queue = yield* makeWorkQueue({
+      runId,
+      ownerId: owner.ownerId,
+      questions: new Map(options.questions.map((question) => [question.questionId, question])),
+      batch: claimBatch(concurrency),
+      // A dead worker's questions open up when its lease expires: asking a few times per lease is enough.
+      poll: Math.min(5_000, Math.max(50, Math.floor(leaseMs / 6))),
+      stopped: () => budget?.stopped === true
+    })
+    const answer = (question: Question) =>
+      answerAndSave(runId, owner.ownerId, question, trees, questionOptions, onEvent).pipe(
+        Effect.tap(({ saved }) => Effect.sync(() => saved && answered++))
+      )
     const answerWithin = (question: Question) =>
       budget === undefined
-        ? answer(question)
+        ? Effect.asVoid(answer(question))
         : Effect.suspend(() =>
           budget.tryStart()
             ? answer(question).pipe(
               Effect.onExit((exit) =>
-                Effect.sync(() => budget.finish(Exit.isSuccess(exit) ? costOfCalls(exit.value, options.prices ?? {}) : 0))
-              )
+                Effect.sync(() => budget.finish(Exit.isSuccess(exit) ? costOfCalls(exit.value.calls, options.prices ?? {}) : 0))
+              ),
+              Effect.asVoid
             )
             : Effect.void
         )
-    yield* Effect.forEach(todo, answerWithin, { concurrency, discard: true })
+    // `concurrency` fibers, each taking the next question until the queue has none left for this worker.
+    const fiber = Effect.gen(function*() {
+      while (true) {
+        const next = yield* queue.take
+        if (Option.isNone(next)) return
+        yield* answerWithin(next.value)
+      }
+    })
+    yield* Effect.all(Array.from({ length: concurrency }, () => fiber), { concurrency: "unbounded", discard: true })
   })
   // The heartbeat lives exactly as long as the work: whichever ends first ends the other.
+  let status = Option.none<RunStatus>()
   yield* Effect.raceFirst(work, heartbeat(runId, owner.ownerId, leaseMs)).pipe(
-    Effect.onExit(releaseRun(runId, owner.ownerId, budget))
+    // Runs on interruption too (Ctrl-C): the run is handed back, marked, either way.
+    Effect.onExit((exit) => Effect.map(releaseRun(runId, owner.ownerId, budget, exit), (released) => (status = released)))
   )
-  const result: BenchmarkResult = { runId, answered: todo.length, skipped: total - todo.length }
+  const result: BenchmarkResult = {
+    runId,
+    answered,
+    skipped: progress.done,
+    ...(Option.isSome(status) ? { status: status.value } : {})
+  }
   return result
 })

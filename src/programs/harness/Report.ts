@@ -6,7 +6,11 @@ import { runProtocol } from "./RunProtocol.js"
 import { costOfCalls, formatUsd, type Prices, unpricedRoles } from "./Cost.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
-export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & { readonly config?: unknown }
+export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & {
+  readonly config?: unknown
+  readonly claims?: RunRow["claims"]
+  readonly progress?: RunRow["progress"]
+}
 export type ReportPrediction = PredictionRow
 export type ReportStep = StepRow
 export type ReportCall =
@@ -120,6 +124,24 @@ export interface Summary {
   }
   /** Cached and reasoning tokens per role, for the roles whose endpoints reported any; else empty. */
   readonly tokenDetails: ReadonlyArray<RoleTokenDetails>
+  /**
+   * Where the run's question queue stands (`open`: neither saved nor held by a live worker); null for
+   * runs without a queue. While a run is running this is its live progress.
+   */
+  readonly progress: { readonly total: number; readonly done: number; readonly claimed: number; readonly open: number } | null
+  /**
+   * Who answered what: one row per worker (`host:pid:random`) that saved questions or holds a claim,
+   * most questions first. `live` says whether its lease runs (null when the summary had no clock).
+   */
+  readonly workers: ReadonlyArray<WorkerSummary>
+}
+
+export interface WorkerSummary {
+  readonly worker: string
+  readonly questions: number
+  readonly live: boolean | null
+  /** ISO 8601: its last heartbeat, for a worker that still holds a claim; else null. */
+  readonly heartbeatAt: string | null
 }
 
 /** Shown for a question with no task type or duration. */
@@ -186,6 +208,28 @@ export const groupAccuracy = (
 export interface SummaryOptions {
   /** Per role; without them every cost is unknown. */
   readonly prices?: Prices
+  /** The time (epoch ms) to judge workers' leases by; without it, whether a worker is live is unknown. */
+  readonly now?: number
+}
+
+const workersOf = (input: SummaryInput, now: number | undefined): ReadonlyArray<WorkerSummary> => {
+  const counts = new Map<string, number>()
+  for (const p of input.predictions) {
+    if (p.worker != null) counts.set(p.worker, (counts.get(p.worker) ?? 0) + 1)
+  }
+  const claims = new Map((input.run.claims ?? []).map((claim) => [claim.ownerId, claim]))
+  const names = [...new Set([...counts.keys(), ...claims.keys()])]
+  return names
+    .map((worker) => {
+      const claim = claims.get(worker)
+      return {
+        worker,
+        questions: counts.get(worker) ?? 0,
+        live: claim === undefined ? false : now === undefined ? null : claim.expiresAt > now,
+        heartbeatAt: claim === undefined ? null : new Date(claim.heartbeatAt).toISOString()
+      }
+    })
+    .sort((a, b) => b.questions - a.questions || (a.worker < b.worker ? -1 : 1))
 }
 
 export const spreadOf = (values: ReadonlyArray<number>): Spread => ({
@@ -269,7 +313,12 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       return { ...spreadOf(times), meanMs: times.length === 0 ? null : times.reduce((sum, t) => sum + t, 0) / times.length }
     })(),
     replyShapes: replyShapesOf(predictions, calls),
-    tokenDetails: tokenDetailsOf(calls)
+    tokenDetails: tokenDetailsOf(calls),
+    progress: run.progress == null ? null : {
+      ...run.progress,
+      open: Math.max(0, run.progress.total - run.progress.done - run.progress.claimed)
+    },
+    workers: workersOf(input, options.now)
   }
 }
 
@@ -395,7 +444,8 @@ export const renderText = (summary: Summary): string => {
     ` · wrong ${formatCount(summary.overall.wrong)} · unanswered ${formatCount(summary.overall.unanswered)} · mean steps ${
       summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)
     }`,
-    `Protocol ${summary.protocol}`
+    `Protocol ${summary.protocol}`,
+    ...progressLine(summary)
   ].join("\n")
   const stops = formatTable(
     ["Stop reason", "Questions"],
@@ -456,8 +506,39 @@ export const renderText = (summary: Summary): string => {
     `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,
     ...tokenDetailsText(summary.tokenDetails),
     costLine,
-    ...shapes
+    ...shapes,
+    ...workersText(summary)
   ].join("\n\n") + "\n"
+}
+
+/** The queue while the run is unfinished: what is saved, held by live workers, and still open. */
+const progressLine = (summary: Summary): ReadonlyArray<string> => {
+  const progress = summary.progress
+  if (progress === null || progress.done >= progress.total) return []
+  const live = summary.workers.filter((w) => w.live === true).length
+  return [
+    `Progress ${formatCount(progress.done)}/${formatCount(progress.total)} saved (${formatPercent(progress.done / progress.total)})` +
+    ` · ${formatCount(progress.claimed)} in hand · ${formatCount(progress.open)} open` +
+    (live > 0 ? ` · ${live} live worker${live === 1 ? "" : "s"}` : "")
+  ]
+}
+
+/** One row per worker, when more than one process answered the run or one still works on it. */
+const workersText = (summary: Summary): ReadonlyArray<string> => {
+  const { workers } = summary
+  if (workers.length < 2 && !workers.some((w) => w.live === true)) return []
+  return [
+    "Workers\n" + formatTable(
+      ["Worker", "Questions", "State", "Last heartbeat"],
+      workers.map((w) => [
+        w.worker,
+        formatCount(w.questions),
+        w.live === true ? "live" : w.live === null ? "claim held" : w.heartbeatAt === null ? "done" : "lease expired",
+        w.heartbeatAt ?? "—"
+      ]),
+      [false, true, false, false]
+    )
+  ]
 }
 
 /** Cost per run and question, and why it is unknown or an upper bound when it is. */

@@ -54,7 +54,8 @@ describe("runBenchmark with maxCostUsd", () => {
       const base = { treesDir: join(samples, "trees"), questions, prompts: pack, runId: "r1", prices }
       // Two start before any cost is known; once they finish, the estimate says a third would pass the cap.
       const first = yield* runBenchmark({ ...base, concurrency: 2, maxCostUsd: 0.000001 }).pipe(Effect.provide(layer))
-      assert.strictEqual(first.answered, questions.length)
+      // Answered means saved: the questions the budget never started are left for --resume.
+      assert.deepStrictEqual([first.answered, first.status], [2, "budget_stopped"])
       const stopped = yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
       assert.strictEqual(stopped.run.status, "budget_stopped")
       assert.strictEqual(stopped.predictions.length, 2)

@@ -81,11 +81,11 @@ describe("runBenchmark", () => {
       const first = yield* runBenchmark({ treesDir: samplesTrees, questions: all.slice(0, 3), prompts: pack, runId: "r1" }).pipe(
         Effect.provide(layer)
       )
-      assert.deepStrictEqual(first, { runId: "r1", answered: 3, skipped: 0 })
+      assert.deepStrictEqual(first, { runId: "r1", answered: 3, skipped: 0, status: "completed" })
       const second = yield* runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, resume: true }).pipe(
         Effect.provide(layer)
       )
-      assert.deepStrictEqual(second, { runId: "r1", answered: 4, skipped: 3 })
+      assert.deepStrictEqual(second, { runId: "r1", answered: 4, skipped: 3, status: "completed" })
       const asked = (yield* llm.requests).map(questionOf)
       assert.deepStrictEqual(asked, all.map((q) => q.question))
       const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
@@ -126,7 +126,7 @@ describe("runBenchmark", () => {
       assert.match(String(Exit.isFailure(mixed) ? mixed.cause : ""), /run t1 was started with --protocol tools/)
       const resumed = yield* runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "t1", resume: true, protocol: "tools" })
         .pipe(Effect.provide(layer))
-      assert.deepStrictEqual(resumed, { runId: "t1", answered: 1, skipped: 1 })
+      assert.deepStrictEqual(resumed, { runId: "t1", answered: 1, skipped: 1, status: "completed" })
     }))
 
   it.scoped("a defect in the agent becomes an error row; the rest run", () =>

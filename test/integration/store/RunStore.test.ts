@@ -57,7 +57,7 @@ describe("SqliteRunStore", () => {
           "run_id", "question_id", "video_id", "task_type", "duration", "question", "options_json", "answer",
           "prediction", "correct", "evidence", "reasoning", "steps_used", "stop_reason", "error",
           "prompt_tokens", "completion_tokens", "started_at", "finished_at", "reply_shapes_json",
-          "cached_prompt_tokens", "reasoning_tokens", "domain"
+          "cached_prompt_tokens", "reasoning_tokens", "domain", "worker"
         ])
         assert.deepStrictEqual(yield* columns(sql, "steps"), [
           "run_id", "question_id", "step", "tool", "args_json", "output", "thought", "reflect_json", "plan_json", "reply_shapes"
@@ -154,7 +154,9 @@ const contract = (name: string, withStore: WithStore) =>
             status: "running",
             config: { concurrency: 4 },
             selection: null,
-            claim: { ...ownerA, claimedAt: 5_000, heartbeatAt: 5_000, expiresAt: 15_000 }
+            claim: { ...ownerA, claimedAt: 5_000, heartbeatAt: 5_000, expiresAt: 15_000 },
+            claims: [{ ...ownerA, claimedAt: 5_000, heartbeatAt: 5_000, expiresAt: 15_000 }],
+            progress: null
           })
           // Nobody holds "new": a running run without a live claim reads as stale.
           yield* store.startRun({ runId: "new", config: {}, startedAt: 9_000 })

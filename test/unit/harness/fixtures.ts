@@ -20,6 +20,7 @@ export const prediction = (overrides: Partial<PredictionRow> & { readonly questi
   completionTokens: 20,
   startedAt: 1_000,
   finishedAt: 2_000,
+  worker: null,
   ...overrides
 })
 

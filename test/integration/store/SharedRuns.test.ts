@@ -1,0 +1,171 @@
+// Many workers on one run (issue 15), at the store: the question queue, claims under leases on the
+// TestClock, a dead worker's questions taken over, a late save refused but its calls kept, the last
+// worker out closing the run, and claims racing over real connections. Run against PostgreSQL (the
+// shared store of the CLI) and against SQLite opened with `owners: "many"`: one contract.
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Effect, Layer, type Scope, TestClock } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as PgRunStore from "../../../src/layers/postgres/PgRunStore.js"
+import * as SqliteRunStore from "../../../src/layers/sqlite/SqliteRunStore.js"
+import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
+import * as Postgres from "../../support/postgres/index.js"
+import { call, prediction } from "../../unit/harness/fixtures.js"
+
+type Store = RunStore["Type"]
+/** Opens `count` independent clients (own connections) on one fresh database. */
+type OpenClients = (count: number) => Effect.Effect<ReadonlyArray<Store>, RunStoreError, Scope.Scope>
+
+const build = (layer: Layer.Layer<RunStore, RunStoreError>) =>
+  Effect.map(Layer.build(layer), (context) => context.unsafeMap.get(RunStore.key) as Store)
+
+const ownerA = { ownerId: "host-a:101:aaaa", host: "host-a", pid: 101 }
+const ownerB = { ownerId: "host-b:202:bbbb", host: "host-b", pid: 202 }
+const ownerC = { ownerId: "host-c:303:cccc", host: "host-c", pid: 303 }
+const ids = (count: number) => Array.from({ length: count }, (_, i) => `q${String(i + 1).padStart(3, "0")}`)
+
+const save = (store: Store, questionId: string, ownerId: string, calls = 1) =>
+  store.saveQuestion("r", {
+    prediction: prediction({ questionId }),
+    steps: [],
+    calls: Array.from({ length: calls }, () => call({ questionId }))
+  }, { ownerId })
+
+const contract = (name: string, open: OpenClients) =>
+  describe(`${name}: many owners on one run`, () => {
+    it.scoped("owners share the queue; a dead owner's questions go to the live; its late save is refused, its calls kept", () =>
+      Effect.gen(function*() {
+        const [a, b, c] = yield* open(3)
+        assert.strictEqual(a!.owners, "many")
+        yield* TestClock.setTime(1_000)
+        yield* a!.startRun({ runId: "r", config: {}, owner: ownerA, leaseMs: 10_000 })
+        assert.deepStrictEqual(yield* a!.planQuestions("r", ids(5)), { total: 5, done: 0, claimed: 0 })
+        // A second owner joins a live run: no lease refusal on a shared store.
+        const joined = yield* b!.claimRun({ runId: "r", owner: ownerB, leaseMs: 10_000 })
+        assert.deepStrictEqual(joined.claims?.map((claim) => claim.ownerId).sort(), [ownerA.ownerId, ownerB.ownerId])
+        assert.deepStrictEqual(yield* b!.planQuestions("r", ids(5)), { total: 5, done: 0, claimed: 0 })
+
+        assert.deepStrictEqual(yield* a!.claimQuestions("r", ownerA.ownerId, 2), { questionIds: ["q001", "q002"], heldByOthers: 0 })
+        assert.deepStrictEqual(yield* b!.claimQuestions("r", ownerB.ownerId, 2), { questionIds: ["q003", "q004"], heldByOthers: 2 })
+        assert.strictEqual(yield* save(a!, "q001", ownerA.ownerId), "saved")
+        assert.deepStrictEqual((yield* c!.listRuns)[0]?.progress, { total: 5, done: 1, claimed: 3 })
+
+        // A stops beating (killed); B's heartbeat keeps it live. At A's expiry its open question is B's to take.
+        yield* TestClock.setTime(9_000)
+        yield* b!.renewClaim("r", ownerB.ownerId, 10_000)
+        yield* TestClock.setTime(11_000)
+        assert.deepStrictEqual(yield* b!.claimQuestions("r", ownerB.ownerId, 5), { questionIds: ["q002", "q005"], heldByOthers: 0 })
+        // A was only paused: its answer to q002 comes too late, and only its calls are kept.
+        assert.strictEqual(yield* save(a!, "q002", ownerA.ownerId, 2), "taken")
+        for (const id of ["q002", "q003", "q004", "q005"]) assert.strictEqual(yield* save(b!, id, ownerB.ownerId), "saved")
+
+        // A third worker joining drops A's expired claim; the run stays running while B is live.
+        yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 10_000 })
+        assert.deepStrictEqual((yield* c!.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.claims?.map((x) => x.ownerId).sort() : []), [
+          ownerB.ownerId,
+          ownerC.ownerId
+        ])
+        assert.deepStrictEqual(yield* c!.claimQuestions("r", ownerC.ownerId, 5), { questionIds: [], heldByOthers: 0 })
+        assert.strictEqual(yield* c!.releaseRun("r", ownerC.ownerId, "completed"), "running")
+        const renewedA = yield* Effect.either(a!.renewClaim("r", ownerA.ownerId, 10_000))
+        assert.isTrue(renewedA._tag === "Left" && renewedA.left.reason === "ClaimLost")
+        assert.strictEqual(yield* b!.releaseRun("r", ownerB.ownerId, "completed"), "completed")
+
+        const loaded = yield* a!.loadRun("r")
+        assert.strictEqual(loaded.run.status, "completed")
+        assert.deepStrictEqual(loaded.run.progress, { total: 5, done: 5, claimed: 0 })
+        assert.deepStrictEqual(loaded.predictions.map((p) => [p.questionId, p.worker]), [
+          ["q001", ownerA.ownerId],
+          ["q002", ownerB.ownerId],
+          ["q003", ownerB.ownerId],
+          ["q004", ownerB.ownerId],
+          ["q005", ownerB.ownerId]
+        ])
+        // Every call made is stored once: 5 answers' calls, plus A's late two, superseded and run-level.
+        assert.deepStrictEqual(loaded.calls.map((row) => [row.questionId, row.superseded === true]).filter(([, s]) => s), [[null, true], [null, true]])
+        assert.strictEqual(loaded.calls.length, 7)
+      }))
+
+    it.scoped("the last owner out marks the run; an interrupted owner hands its questions back at once", () =>
+      Effect.gen(function*() {
+        const [a, b] = yield* open(2)
+        yield* TestClock.setTime(1_000)
+        yield* a!.startRun({ runId: "r", config: {}, owner: ownerA, leaseMs: 10_000 })
+        yield* a!.planQuestions("r", ids(4))
+        yield* b!.claimRun({ runId: "r", owner: ownerB, leaseMs: 10_000 })
+        assert.deepStrictEqual((yield* a!.claimQuestions("r", ownerA.ownerId, 3)).questionIds, ["q001", "q002", "q003"])
+        assert.strictEqual(yield* a!.releaseRun("r", ownerA.ownerId, "interrupted"), "running")
+        // Handed back: claimable now, not at the end of A's lease.
+        assert.deepStrictEqual((yield* b!.claimQuestions("r", ownerB.ownerId, 10)).questionIds, ["q001", "q002", "q003", "q004"])
+        yield* save(b!, "q001", ownerB.ownerId)
+        assert.strictEqual(yield* b!.releaseRun("r", ownerB.ownerId, "interrupted"), "interrupted")
+        const run = yield* b!.getRun("r")
+        assert.deepStrictEqual(run._tag === "Some" ? [run.value.status, run.value.progress] : [], ["interrupted", { total: 4, done: 1, claimed: 0 }])
+      }))
+
+    it.scoped("planning is idempotent, knows what a run saved before it had a queue, and reopens errors on request", () =>
+      Effect.gen(function*() {
+        const [a] = yield* open(1)
+        yield* a!.startRun({ runId: "r", config: {}, owner: ownerA })
+        // Saved without a queue (a run from before it, or a tool): planning counts it done.
+        yield* a!.saveQuestion("r", { prediction: prediction({ questionId: "q002" }), steps: [], calls: [] })
+        yield* a!.saveQuestion("r", { prediction: prediction({ questionId: "q003", stopReason: "error", error: "boom" }), steps: [], calls: [] })
+        assert.deepStrictEqual(yield* a!.planQuestions("r", ids(3)), { total: 3, done: 2, claimed: 0 })
+        assert.deepStrictEqual(yield* a!.planQuestions("r", ids(3)), { total: 3, done: 2, claimed: 0 })
+        assert.deepStrictEqual(yield* a!.planQuestions("r", ids(3), { retryErrors: true }), { total: 3, done: 1, claimed: 0 })
+        assert.deepStrictEqual((yield* a!.claimQuestions("r", ownerA.ownerId, 10)).questionIds, ["q001", "q003"])
+        const missing = yield* Effect.either(a!.planQuestions("nope", ids(1)))
+        assert.isTrue(missing._tag === "Left" && missing.left.reason === "RunNotFound")
+      }))
+
+    it.scoped("owners claiming at once over their own connections never get the same question", () =>
+      Effect.gen(function*() {
+        const clients = yield* open(6)
+        const owners = clients.map((_, i) => ({ ownerId: `host:${i}:w${i}`, host: "host", pid: i }))
+        yield* clients[0]!.startRun({ runId: "r", config: {}, owner: owners[0]!, leaseMs: 600_000 })
+        yield* clients[0]!.planQuestions("r", ids(120))
+        yield* Effect.forEach(owners.slice(1), (owner, i) => clients[i + 1]!.claimRun({ runId: "r", owner, leaseMs: 600_000 }), {
+          concurrency: "unbounded"
+        })
+        const drain = (store: Store, ownerId: string) =>
+          Effect.gen(function*() {
+            const got: Array<string> = []
+            while (true) {
+              const claim = yield* store.claimQuestions("r", ownerId, 3)
+              if (claim.questionIds.length === 0) return got
+              got.push(...claim.questionIds)
+            }
+          })
+        const got = yield* Effect.forEach(clients, (store, i) => drain(store, owners[i]!.ownerId), { concurrency: "unbounded" })
+        const all = got.flat()
+        assert.strictEqual(all.length, 120)
+        assert.strictEqual(new Set(all).size, 120)
+      }), 60_000)
+  })
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-shared-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+contract("SQLite, owners: many", (count) =>
+  Effect.gen(function*() {
+    const file = path.join(yield* tempDir, "vtree.db")
+    return yield* Effect.forEach(Array.from({ length: count }), () => build(SqliteRunStore.layer({ filename: file, owners: "many" })))
+  }))
+
+let cluster: Postgres.PgCluster | undefined
+let databases = 0
+beforeAll(async () => {
+  cluster = await Postgres.start()
+}, 120_000)
+afterAll(async () => {
+  await cluster?.stop()
+})
+
+contract("PostgreSQL", (count) =>
+  Effect.gen(function*() {
+    const url = yield* Effect.promise(() => cluster!.createDatabase(`shared_${++databases}`))
+    return yield* Effect.forEach(Array.from({ length: count }), () => build(PgRunStore.layerUrl(url, { maxConnections: 2 })))
+  }))

@@ -17,7 +17,7 @@ const bin = join(root, "dist", "bin.js")
 
 
 /** `videos` synthetic trees (4 scenes × 4 events × 4 frames) and `perVideo` questions each, as JSONL. */
-const writeBenchmarkInput = (dir: string, videos: number, perVideo: number) => {
+export const writeBenchmarkInput = (dir: string, videos: number, perVideo: number) => {
   const trees = join(dir, "trees")
   const rows: Array<string> = []
   for (let v = 0; v < videos; v++) {
@@ -54,7 +54,7 @@ const writeReporter = (cpuOut: string): string => {
 }
 
 /** Runs the built CLI; with `cpuOut`, the process writes its CPU time (ms) to that file as it exits. */
-const runCli = (args: ReadonlyArray<string>, env: Record<string, string>, cpuOut?: string) =>
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>, cpuOut?: string) =>
   new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
     const preload = cpuOut === undefined ? [] : ["--require", writeReporter(cpuOut)]
     const child = spawn(process.execPath, [...preload, bin, ...args], {
@@ -68,7 +68,7 @@ const runCli = (args: ReadonlyArray<string>, env: Record<string, string>, cpuOut
     child.on("close", (code) => resolve({ code, stderr }))
   })
 
-const readSkillName = (): string => {
+export const readSkillName = (): string => {
   // Any catalog skill will do: read_skill answers from memory, so a step costs exactly its agent call.
   const out = spawnSync(process.execPath, [bin, "prompt", "--skill-mode", "manual"], { cwd: root, encoding: "utf8" })
   const name = /^- \*\*([^*]+)\*\*: /m.exec(out.stdout)?.[1]

@@ -8,7 +8,7 @@ export interface BenchModule {
   readonly run: () => Promise<string>
 }
 
-const all = ["tree", "providers", "agent", "harness", "search", "build", "ocr", "prefix", "report", "store"] as const
+const all = ["tree", "providers", "agent", "harness", "search", "build", "ocr", "prefix", "report", "store", "workers"] as const
 
 const file = new URL("../BENCHMARKS.md", import.meta.url)
 const header =

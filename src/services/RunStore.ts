@@ -243,10 +243,11 @@ export interface RunStoreShape {
   /** Heartbeat: extends the owner's claim by `leaseMs`; `ClaimLost` when the claim was dropped (taken over). */
   readonly renewClaim: (runId: string, ownerId: string, leaseMs: number) => Effect.Effect<RunClaim, RunStoreError>
   /**
-   * Drops the owner's claim, hands its unsaved questions back to the queue, and — when no other
-   * owner's claim is live — marks the run finished with `status`, in one step. Returns the run's
-   * status after it: `running` while other owners work on. `ClaimLost` (and nothing written) when
-   * the owner's claim was dropped meanwhile.
+   * Drops the owner's claim, hands its unsaved questions back to the queue, and marks the run
+   * finished, in one step: `completed` when every question of its queue is saved, else `status`
+   * once no other owner's claim is live. A run already finished keeps its status and time. Returns
+   * the run's status after it: `running` while other owners work on. `ClaimLost` (and nothing
+   * written) when the owner's claim was dropped meanwhile.
    */
   readonly releaseRun: (
     runId: string,

@@ -449,6 +449,12 @@ export const make = (filename: string, options: StoreOptions = { owners: "one" }
       execute: ({ at, runId, status }) =>
         sql`UPDATE runs SET status = ${status}, finished_at = ${at} WHERE run_id = ${runId} RETURNING run_id`
     })
+    const closeRunning = SqlSchema.findOne({
+      Request: Schema.Struct({ runId: Schema.String, status: Schema.String, at: Schema.Number }),
+      Result: Schema.Struct({ runId: RunId }),
+      execute: ({ at, runId, status }) =>
+        sql`UPDATE runs SET status = ${status}, finished_at = ${at} WHERE run_id = ${runId} AND status = 'running' RETURNING run_id`
+    })
     const questionIds = SqlSchema.findAll({
       Request: Schema.Struct({ runId: Schema.String, exceptErrors: Schema.Boolean }),
       Result: Schema.Struct({ questionId: QuestionId }),
@@ -678,10 +684,16 @@ export const make = (filename: string, options: StoreOptions = { owners: "one" }
             yield* sql`UPDATE run_questions SET claimed_by = NULL, claimed_at = NULL
                        WHERE run_id = ${runId} AND claimed_by = ${ownerId} AND done = 0`
           }
-          // Others still at work: the run is theirs to finish.
-          if ((yield* liveClaims({ runId, now })).length > 0) return "running" as const
-          yield* closeRun({ runId, status, at })
-          return status
+          const [progress] = yield* progressOf({ runId, now })
+          // Every question saved: the run is complete, whoever saved them and whoever still waits.
+          const complete = progress !== undefined && progress.total > 0 && progress.done >= progress.total
+          if (!complete && (yield* liveClaims({ runId, now })).length > 0) return "running" as const
+          const final = complete ? "completed" : status
+          // Closed once: a worker that leaves after the run completed keeps its status and time.
+          const closed = yield* closeRunning({ runId, status: final, at })
+          if (Option.isSome(closed)) return final
+          const current = yield* findRun(runId)
+          return Option.isSome(current) ? current.value.status : final
         })))
         return released ?? (yield* claimLost(runId, ownerId))
       },

@@ -660,8 +660,9 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       ownerId: owner.ownerId,
       questions: new Map(options.questions.map((question) => [question.questionId, question])),
       batch: claimBatch(concurrency),
-      // A dead worker's questions open up when its lease expires: asking a few times per lease is enough.
-      poll: Math.min(5_000, Math.max(50, Math.floor(leaseMs / 6))),
+      // Waiting on the last questions other workers hold: their worker's lease expiring (it died) or the
+      // run completing ends the wait; asking every second keeps the idle worker's exit that close.
+      poll: Math.min(1_000, Math.max(50, Math.floor(leaseMs / 6))),
       stopped: () => budget?.stopped === true
     })
     const answer = (question: Question) =>

@@ -67,10 +67,14 @@ const contract = (name: string, open: OpenClients) =>
           ownerC.ownerId
         ])
         assert.deepStrictEqual(yield* c!.claimQuestions("r", ownerC.ownerId, 5), { questionIds: [], heldByOthers: 0 })
-        assert.strictEqual(yield* c!.releaseRun("r", ownerC.ownerId, "completed"), "running")
         const renewedA = yield* Effect.either(a!.renewClaim("r", ownerA.ownerId, 10_000))
         assert.isTrue(renewedA._tag === "Left" && renewedA.left.reason === "ClaimLost")
-        assert.strictEqual(yield* b!.releaseRun("r", ownerB.ownerId, "completed"), "completed")
+        // Every question saved: the first worker out completes the run though B is still live, and
+        // B leaving later (even interrupted) changes neither its status nor its finishing time.
+        assert.strictEqual(yield* c!.releaseRun("r", ownerC.ownerId, "completed"), "completed")
+        yield* TestClock.setTime(12_000)
+        assert.strictEqual(yield* b!.releaseRun("r", ownerB.ownerId, "interrupted"), "completed")
+        assert.strictEqual((yield* b!.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.finishedAt : null), 11_000)
 
         const loaded = yield* a!.loadRun("r")
         assert.strictEqual(loaded.run.status, "completed")

@@ -44,7 +44,7 @@ const query = async <Row>(url: string, text: string): Promise<ReadonlyArray<Row>
 
 interface Measured {
   readonly workers: number
-  /** From the run's creation to its last worker marking it completed (the store's clock). */
+  /** From the run's creation to its last question saved, when it is marked completed (the store's clock). */
   readonly runMs: number
   /** From spawning the first worker to the last one exiting: start-up included. */
   readonly processMs: number
@@ -234,7 +234,7 @@ const bench: BenchModule = {
         `Each worker is one \`vtree infer --db postgres://… --run-id bench --concurrency ${perWorker}\` process, all started at once ` +
         `against one durable local PostgreSQL 15 cluster (test/support/postgres) and one openai-sim whose agent answers every call ` +
         `after the latency shown (read_skill steps, then submit_answer; the sim is never the limit). *Run wall* is the store's ` +
-        `own clock, from the run's creation to the last worker marking it completed; *process wall* adds start-up. *Of ideal*: ` +
+        `own clock, from the run's creation to its last question saved (the run marked completed); *process wall* adds start-up and the exit of workers still waiting. *Of ideal*: ` +
         `throughput over workers × ${perWorker} questions in flight ÷ (steps × latency). *CPU cores busy*: the workers' summed CPU ` +
         `time over the run wall, on a machine with ${os.cpus().length} cores shared with the sim and PostgreSQL.`,
         "",

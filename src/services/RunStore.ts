@@ -75,10 +75,13 @@ export interface RunProgress {
   readonly claimed: number
 }
 
-/** What a claim of questions got: ids in file order, and how many open ones other live owners hold. */
+/** What a claim of questions got: ids in file order; when none, how many other live owners still hold. */
 export interface QuestionClaim {
   readonly questionIds: ReadonlyArray<string>
-  /** Not claimable now but not done either: held by other owners whose leases are live. */
+  /**
+   * When nothing was claimable: the questions not done that other owners with live leases hold (wait
+   * for them: their owner may die). 0 when questions were handed out.
+   */
   readonly heldByOthers: number
 }
 

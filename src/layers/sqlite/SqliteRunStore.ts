@@ -736,6 +736,9 @@ export const make = (filename: string, options: StoreOptions = { owners: "one" }
           return [...taken].sort((a, b) => a.position - b.position).map((row) => row.questionId)
         })))
         if (claimed === undefined) return yield* claimLost(runId, ownerId)
+        // Counted only when there is nothing to hand out: a count over a large run's open rows at
+        // every claim would cost more than the claim.
+        if (claimed.length > 0) return { questionIds: claimed, heldByOthers: 0 }
         const [count] = yield* heldElsewhere({ runId, ownerId, now })
         return { questionIds: claimed, heldByOthers: count?.held ?? 0 }
       },

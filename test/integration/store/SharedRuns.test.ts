@@ -47,7 +47,13 @@ const contract = (name: string, open: OpenClients) =>
         assert.deepStrictEqual(yield* b!.planQuestions("r", ids(5)), { total: 5, done: 0, claimed: 0 })
 
         assert.deepStrictEqual(yield* a!.claimQuestions("r", ownerA.ownerId, 2), { questionIds: ["q001", "q002"], heldByOthers: 0 })
-        assert.deepStrictEqual(yield* b!.claimQuestions("r", ownerB.ownerId, 2), { questionIds: ["q003", "q004"], heldByOthers: 2 })
+        assert.deepStrictEqual(yield* b!.claimQuestions("r", ownerB.ownerId, 2), { questionIds: ["q003", "q004"], heldByOthers: 0 })
+        assert.deepStrictEqual(yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 10_000 }).pipe(
+          Effect.zipRight(c!.claimQuestions("r", ownerC.ownerId, 1)),
+          Effect.zipRight(c!.claimQuestions("r", ownerC.ownerId, 1))
+        ), { questionIds: [], heldByOthers: 4 })
+        // C hands its one question back, leaves, and its claim goes with it.
+        yield* c!.releaseRun("r", ownerC.ownerId, "interrupted")
         assert.strictEqual(yield* save(a!, "q001", ownerA.ownerId), "saved")
         assert.deepStrictEqual((yield* c!.listRuns)[0]?.progress, { total: 5, done: 1, claimed: 3 })
 

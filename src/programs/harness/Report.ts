@@ -511,34 +511,38 @@ export const renderText = (summary: Summary): string => {
   ].join("\n\n") + "\n"
 }
 
-/** The queue while the run is unfinished: what is saved, held by live workers, and still open. */
-const progressLine = (summary: Summary): ReadonlyArray<string> => {
+/** The queue while the run is unfinished (what is saved, held by live workers, still open); else null. */
+export const progressText = (summary: Summary): string | null => {
   const progress = summary.progress
-  if (progress === null || progress.done >= progress.total) return []
+  if (progress === null || progress.done >= progress.total) return null
   const live = summary.workers.filter((w) => w.live === true).length
-  return [
-    `Progress ${formatCount(progress.done)}/${formatCount(progress.total)} saved (${formatPercent(progress.done / progress.total)})` +
+  return `${formatCount(progress.done)}/${formatCount(progress.total)} saved (${formatPercent(progress.done / progress.total)})` +
     ` · ${formatCount(progress.claimed)} in hand · ${formatCount(progress.open)} open` +
     (live > 0 ? ` · ${live} live worker${live === 1 ? "" : "s"}` : "")
-  ]
 }
 
-/** One row per worker, when more than one process answered the run or one still works on it. */
-const workersText = (summary: Summary): ReadonlyArray<string> => {
+const progressLine = (summary: Summary): ReadonlyArray<string> => {
+  const text = progressText(summary)
+  return text === null ? [] : [`Progress ${text}`]
+}
+
+/** The workers table's rows, when more than one process answered the run or one still works on it; else empty. */
+export const workerRows = (summary: Summary): ReadonlyArray<ReadonlyArray<string>> => {
   const { workers } = summary
   if (workers.length < 2 && !workers.some((w) => w.live === true)) return []
-  return [
-    "Workers\n" + formatTable(
-      ["Worker", "Questions", "State", "Last heartbeat"],
-      workers.map((w) => [
-        w.worker,
-        formatCount(w.questions),
-        w.live === true ? "live" : w.live === null ? "claim held" : w.heartbeatAt === null ? "done" : "lease expired",
-        w.heartbeatAt ?? "—"
-      ]),
-      [false, true, false, false]
-    )
-  ]
+  return workers.map((w) => [
+    w.worker,
+    formatCount(w.questions),
+    w.live === true ? "live" : w.live === null ? "claim held" : w.heartbeatAt === null ? "done" : "lease expired",
+    w.heartbeatAt ?? "—"
+  ])
+}
+
+export const workerHeaders = ["Worker", "Questions", "State", "Last heartbeat"]
+
+const workersText = (summary: Summary): ReadonlyArray<string> => {
+  const rows = workerRows(summary)
+  return rows.length === 0 ? [] : ["Workers\n" + formatTable(workerHeaders, rows, [false, true, false, false])]
 }
 
 /** Cost per run and question, and why it is unknown or an upper bound when it is. */

@@ -4,7 +4,18 @@
 import { gunzipSync, gzipSync } from "node:zlib"
 import type { GroupAccuracy, ReportCall, ReportInput, ReportPrediction, ReportStep, Summary } from "./Report.js"
 import { formatUsd } from "./Cost.js"
-import { costNote, formatCount, formatDuration, formatInterval, formatPercent, outcomeOf, summarize } from "./Report.js"
+import {
+  costNote,
+  formatCount,
+  formatDuration,
+  formatInterval,
+  formatPercent,
+  outcomeOf,
+  progressText,
+  summarize,
+  workerHeaders,
+  workerRows
+} from "./Report.js"
 
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) =>
@@ -108,7 +119,9 @@ const summarySection = (summary: Summary): string => {
   const stopRows = summary.stopReasons.map((s) => `<tr><td>${esc(s.reason)}</td>${num(s.count)}</tr>`)
     .join("")
   return `<table class="kv">
-<tr><td>Status</td><td>${esc(summary.status)}</td></tr>
+<tr><td>Status</td><td>${esc(summary.status)}</td></tr>${
+    progressText(summary) === null ? "" : `\n<tr><td>Progress</td><td>${esc(progressText(summary)!)}</td></tr>`
+  }
 <tr><td>Protocol</td><td>${esc(summary.protocol)}</td></tr>
 <tr><td>Started</td><td>${esc(summary.startedAt)}</td></tr>
 <tr><td>Finished</td><td>${esc(summary.finishedAt ?? "—")}</td></tr>
@@ -136,7 +149,16 @@ ${accuracyTable("Domain", summary.byDomain)}`
 <h2>Model calls per role</h2>
 <table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th><th>Cost (USD)</th>` +
     `<th>Latency p50</th><th>Latency p90</th><th>Latency max</th></tr>${tokenRows}</table>
-<p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}`
+<p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}${workersTable(summary)}`
+}
+
+const workersTable = (summary: Summary): string => {
+  const rows = workerRows(summary)
+  if (rows.length === 0) return ""
+  const body = rows.map(([worker, questions, state, heartbeat]) =>
+    `<tr><td>${esc(worker!)}</td><td class="n">${esc(questions!)}</td><td>${esc(state!)}</td><td>${esc(heartbeat!)}</td></tr>`
+  ).join("")
+  return `\n<h2>Workers</h2>\n<table><tr>${workerHeaders.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${body}</table>`
 }
 
 const tokenDetailsTable = (summary: Summary): string => {

@@ -34,6 +34,40 @@ const input: ReportInput = {
 }
 
 describe("summarize", () => {
+  it("a shared run while it works: the queue's progress and one row per worker, live or not, in text, JSON and html", () => {
+    const claim = (ownerId: string, heartbeatAt: number) => ({ ownerId, host: "h", pid: 1, claimedAt: 0, heartbeatAt, expiresAt: heartbeatAt + 60_000 })
+    const shared: ReportInput = {
+      ...input,
+      run: {
+        ...run,
+        status: "running",
+        finishedAt: null,
+        claims: [claim("h:1:aaaa", 100_000), claim("h:2:bbbb", 10_000)],
+        progress: { total: 12, done: 5, claimed: 4 }
+      },
+      predictions: input.predictions.map((p, i) => ({ ...p, worker: i < 3 ? "h:1:aaaa" : i < 4 ? "h:2:bbbb" : "h:3:cccc" }))
+    }
+    const summary = summarize(shared, { now: 120_000 })
+    assert.deepStrictEqual(summary.progress, { total: 12, done: 5, claimed: 4, open: 3 })
+    assert.deepStrictEqual(summary.workers.map((w) => [w.worker, w.questions, w.live]), [
+      ["h:1:aaaa", 3, true],
+      ["h:2:bbbb", 1, false],
+      ["h:3:cccc", 1, false]
+    ])
+    const text = renderText(summary)
+    assert.include(text, "Progress 5/12 saved (41.7%) · 4 in hand · 3 open · 1 live worker\n")
+    assert.match(text, /Workers\nWorker +Questions +State +Last heartbeat\n[- ]+\nh:1:aaaa +3 +live +1970-01-01T00:01:40\.000Z\nh:2:bbbb +1 +lease expired/)
+    assert.match(text, /h:3:cccc +1 +done +—/)
+    assert.deepStrictEqual(JSON.parse(renderJson(summary)).progress.open, 3)
+    const page = renderHtml(shared, summary)
+    assert.include(page, "<h2>Workers</h2>")
+    assert.include(page, "<tr><td>Progress</td><td>5/12 saved (41.7%)")
+    // A finished run of one owner: neither.
+    const plain = renderText(summarize({ ...input, predictions: input.predictions.map((p) => ({ ...p, worker: "h:1:aaaa" })) }))
+    assert.notInclude(plain, "Workers")
+    assert.notInclude(plain, "Progress")
+  })
+
   it("sums how the agent's replies were read, per shape, under the agent model's name", () => {
     const shaped: ReportInput = {
       ...input,

@@ -68,6 +68,20 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>,
     child.on("close", (code) => resolve({ code, stderr }))
   })
 
+/**
+ * The agent's script for the sim: `steps - 1` read_skill steps (answered from memory, so a step costs
+ * exactly its agent call), then submit_answer; every reply after `latencyMs`.
+ */
+export const skillReadingAgent = (steps: number, latencyMs: number, skill: string) => (request: Sim.SimRequest) => {
+  const reply = (tool: string, args: Record<string, unknown>) => JSON.stringify({ reflect: {}, plan: { next: tool }, action: { tool, args } })
+  const messages = request.body["messages"] as ReadonlyArray<{ role: string }>
+  const done = messages.filter((m) => m.role === "assistant").length
+  return {
+    content: done < steps - 1 ? reply("read_skill", { name: skill }) : reply("submit_answer", { answer: "A" }),
+    delayMs: latencyMs
+  }
+}
+
 export const readSkillName = (): string => {
   // Any catalog skill will do: read_skill answers from memory, so a step costs exactly its agent call.
   const out = spawnSync(process.execPath, [bin, "prompt", "--skill-mode", "manual"], { cwd: root, encoding: "utf8" })
@@ -86,20 +100,7 @@ const throughput = async (dir: string, latencyMs: number, withPeer: boolean) => 
   const concurrency = 24
   const input = writeBenchmarkInput(join(dir, "throughput"), 100, 3)
   const skill = readSkillName()
-  const reply = (tool: string, args: Record<string, unknown>) =>
-    JSON.stringify({ reflect: {}, plan: { next: tool }, action: { tool, args } })
-  const sim = await Sim.start({
-    chat: {
-      "agent-model": (request) => {
-        const messages = request.body["messages"] as ReadonlyArray<{ role: string }>
-        const done = messages.filter((m) => m.role === "assistant").length
-        return {
-          content: done < steps - 1 ? reply("read_skill", { name: skill }) : reply("submit_answer", { answer: "A" }),
-          delayMs: latencyMs
-        }
-      }
-    }
-  })
+  const sim = await Sim.start({ chat: { "agent-model": skillReadingAgent(steps, latencyMs, skill) } })
   try {
     const db = join(dir, "throughput.db")
     const result = await runCli(

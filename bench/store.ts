@@ -19,7 +19,8 @@ const stepsPerQuestion = 8
 const callsPerQuestion = 25
 const questions = 400
 
-const question = (i: number): QuestionRecord => ({
+/** Question `i` as a run saves it: `steps` steps of 2 KB tool output and `calls` model calls. */
+export const question = (i: number, steps = stepsPerQuestion, calls = callsPerQuestion): QuestionRecord => ({
   prediction: {
     questionId: `q${String(i).padStart(6, "0")}`,
     videoId: "vid1",
@@ -32,7 +33,7 @@ const question = (i: number): QuestionRecord => ({
     correct: true,
     evidence: "two people at 12 s",
     reasoning: "x".repeat(400),
-    stepsUsed: stepsPerQuestion,
+    stepsUsed: steps,
     stopReason: "finished",
     error: null,
     promptTokens: 90_000,
@@ -40,7 +41,7 @@ const question = (i: number): QuestionRecord => ({
     startedAt: 1_700_000_000_000 + i,
     finishedAt: 1_700_000_100_000 + i
   },
-  steps: Array.from({ length: stepsPerQuestion }, (_, s) => ({
+  steps: Array.from({ length: steps }, (_, s) => ({
     step: s + 1,
     tool: "view_node",
     args: { node_id: "vid1_L1_000", question: "people?" },
@@ -49,9 +50,9 @@ const question = (i: number): QuestionRecord => ({
     reflect: { seen: s },
     plan: { next: "children" }
   })),
-  calls: Array.from({ length: callsPerQuestion }, (_, c): CallRecord => ({
+  calls: Array.from({ length: calls }, (_, c): CallRecord => ({
     questionId: null,
-    parentStep: (c % stepsPerQuestion) + 1,
+    parentStep: (c % steps) + 1,
     role: c % 3 === 0 ? "agent" : "tool",
     model: "m",
     startedAt: 1_700_000_000_000 + c,

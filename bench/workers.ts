@@ -6,14 +6,14 @@ import { Effect, type Layer } from "effect"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import * as os from "node:os"
 import { join } from "node:path"
-import Pg from "pg"
 import * as PgRunStore from "../src/layers/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../src/layers/sqlite/SqliteRunStore.js"
-import { type QuestionRecord, RunStore, type RunStoreError } from "../src/services/RunStore.js"
+import { RunStore, type RunStoreError } from "../src/services/RunStore.js"
 import * as Sim from "../test/support/openai-sim/index.js"
 import * as Postgres from "../test/support/postgres/index.js"
-import { readSkillName, runCli, writeBenchmarkInput } from "./harness.js"
+import { readSkillName, runCli, skillReadingAgent, writeBenchmarkInput } from "./harness.js"
 import type { BenchModule } from "./run.js"
+import { question } from "./store.js"
 import { median } from "./stats.js"
 
 /** Questions answered at once by each worker. */
@@ -31,16 +31,6 @@ const phases: ReadonlyArray<Phase> = [
   { latencyMs: 50, steps: 6, questions: 192 },
   { latencyMs: 500, steps: 3, questions: 96 }
 ]
-
-const query = async <Row>(url: string, text: string): Promise<ReadonlyArray<Row>> => {
-  const client = new Pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query(text)).rows as Array<Row>
-  } finally {
-    await client.end()
-  }
-}
 
 interface Measured {
   readonly workers: number
@@ -62,19 +52,7 @@ const runWorkers = async (
   skill: string,
   tag: string
 ): Promise<Measured> => {
-  const reply = (tool: string, args: Record<string, unknown>) => JSON.stringify({ reflect: {}, plan: { next: tool }, action: { tool, args } })
-  const sim = await Sim.start({
-    chat: {
-      "agent-model": (request) => {
-        const messages = request.body["messages"] as ReadonlyArray<{ role: string }>
-        const done = messages.filter((m) => m.role === "assistant").length
-        return {
-          content: done < phase.steps - 1 ? reply("read_skill", { name: skill }) : reply("submit_answer", { answer: "A" }),
-          delayMs: phase.latencyMs
-        }
-      }
-    }
-  })
+  const sim = await Sim.start({ chat: { "agent-model": skillReadingAgent(phase.steps, phase.latencyMs, skill) } })
   try {
     const url = await cluster.createDatabase(`w${tag}`)
     const started = performance.now()
@@ -87,11 +65,11 @@ const runWorkers = async (
       )))
     const processMs = performance.now() - started
     for (const result of results) if (result.code !== 0) throw new Error(`bench workers: vtree infer failed: ${result.stderr.slice(-500)}`)
-    const [run] = await query<{ started_at: number; finished_at: number; status: string }>(
+    const [run] = await Postgres.query<{ started_at: number; finished_at: number; status: string }>(
       url,
       "SELECT started_at, finished_at, status FROM runs WHERE run_id = 'bench'"
     )
-    const counts = await query<{ n: string }>(url, "SELECT count(*) AS n FROM predictions GROUP BY worker ORDER BY count(*) DESC")
+    const counts = await Postgres.query<{ n: string }>(url, "SELECT count(*) AS n FROM predictions GROUP BY worker ORDER BY count(*) DESC")
     const total = counts.reduce((sum, row) => sum + Number(row.n), 0)
     if (run?.status !== "completed" || total !== phase.questions) {
       throw new Error(`bench workers: run ${run?.status}, ${total}/${phase.questions} questions saved`)
@@ -110,49 +88,8 @@ const runWorkers = async (
 
 // ---- Claim overhead: the store alone, one owner claiming 8 at a time and saving each question.
 
-const record = (i: number): QuestionRecord => ({
-  prediction: {
-    questionId: `q${String(i).padStart(6, "0")}`,
-    videoId: "vid1",
-    taskType: "Counting Problem",
-    duration: "long",
-    question: "How many people appear in the video?",
-    options: ["A. One", "B. Two", "C. Three", "D. Four"],
-    answer: "B",
-    prediction: "B",
-    correct: true,
-    evidence: "two people",
-    reasoning: "x".repeat(400),
-    stepsUsed: 6,
-    stopReason: "finished",
-    error: null,
-    promptTokens: 30_000,
-    completionTokens: 3_000,
-    startedAt: 1_700_000_000_000 + i,
-    finishedAt: 1_700_000_100_000 + i
-  },
-  steps: Array.from({ length: 6 }, (_, s) => ({
-    step: s + 1,
-    tool: "view_node",
-    args: { node_id: "vid1_L1_000" },
-    output: "o".repeat(2_000),
-    thought: null,
-    reflect: {},
-    plan: {}
-  })),
-  calls: Array.from({ length: 12 }, (_, c) => ({
-    questionId: null,
-    parentStep: (c % 6) + 1,
-    role: c % 2 === 0 ? ("agent" as const) : ("tool" as const),
-    model: "m",
-    startedAt: 1_700_000_000_000 + c,
-    durationMs: 900,
-    promptTokens: 3_000,
-    completionTokens: 300,
-    status: "ok" as const,
-    errorReason: null
-  }))
-})
+// A lighter question than the store bench's: 6 steps and 12 calls.
+const record = (i: number) => question(i, 6, 12)
 
 const claimQuestions = 400
 const owner = { ownerId: "bench:1:aaaa", host: "bench", pid: 1 }

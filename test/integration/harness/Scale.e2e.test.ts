@@ -1,36 +1,19 @@
 // End to end: the built CLI writing its run to a throwaway PostgreSQL cluster (`VTREE_DB_URL`), with two
 // openai-sims behind every role; one is stopped mid-run and brought back at its URL. The globalSetup
 // builds dist/ first.
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import Pg from "pg"
+import { assert, describe, it } from "@effect/vitest"
 import * as Sim from "../../support/openai-sim/index.js"
 import { run, samplesJsonl, samplesTrees, simEnv, start } from "../../support/harness/Cli.js"
 import { policyScripts, sampleQuestions } from "../../support/harness/Policy.js"
-import * as Postgres from "../../support/postgres/index.js"
+import { query, useCluster } from "../../support/postgres/vitest.js"
 
 const questions = sampleQuestions()
 
-let cluster: Postgres.PgCluster | undefined
-beforeAll(async () => {
-  cluster = await Postgres.start()
-}, 120_000)
-afterAll(async () => {
-  await cluster?.stop()
-})
-
-const query = async <Row>(url: string, text: string): Promise<ReadonlyArray<Row>> => {
-  const client = new Pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query(text)).rows as Array<Row>
-  } finally {
-    await client.end()
-  }
-}
+const pg = useCluster()
 
 describe("vtree infer / report on PostgreSQL, two endpoints per role", () => {
   it("one endpoint stopped mid-run: no question fails; back at its URL, it serves again; report reads the run", async () => {
-    const url = await cluster!.createDatabase("e2e")
+    const url = await pg.database("e2e")
     // Slow enough agent replies that the run outlives the outage.
     const policy = { questions, viewSteps: 2, agentDelayMs: 500 }
     const a = await Sim.start({ chat: policyScripts(policy) })
@@ -67,7 +50,7 @@ describe("vtree infer / report on PostgreSQL, two endpoints per role", () => {
   }, 120_000)
 
   it("a server that is not there is one line naming the URL without its password", async () => {
-    const url = `postgres://vtree:hunter2@127.0.0.1:${cluster!.port + 1}/none`
+    const url = `postgres://vtree:hunter2@127.0.0.1:${pg.cluster().port + 1}/none`
     const result = await run(["report"], { VTREE_DB_URL: url })
     assert.strictEqual(result.code, 1)
     assert.strictEqual(result.stderr.trim().split("\n").length, 1, result.stderr)

@@ -1,32 +1,15 @@
 // End to end: three `vtree infer` processes on one PostgreSQL run (issue 15), each against its own
 // openai-sim so every model call can be traced to the worker that made it; one is killed with
 // SIGKILL midway. The globalSetup builds dist/ first.
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import Pg from "pg"
 import * as Sim from "../../support/openai-sim/index.js"
 import { run, type Running, samplesJsonl, samplesTrees, simEnv, start, tempDir } from "../../support/harness/Cli.js"
 import { policyScripts, type SampleQuestion, sampleQuestions } from "../../support/harness/Policy.js"
-import * as Postgres from "../../support/postgres/index.js"
+import { query, useCluster } from "../../support/postgres/vitest.js"
 
-let cluster: Postgres.PgCluster | undefined
-beforeAll(async () => {
-  cluster = await Postgres.start()
-}, 120_000)
-afterAll(async () => {
-  await cluster?.stop()
-})
-
-const query = async <Row>(url: string, text: string): Promise<ReadonlyArray<Row>> => {
-  const client = new Pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query(text)).rows as Array<Row>
-  } finally {
-    await client.end()
-  }
-}
+const pg = useCluster()
 
 const waitUntil = async (check: () => Promise<boolean>, timeoutMs = 60_000) => {
   const deadline = Date.now() + timeoutMs
@@ -60,7 +43,7 @@ const callsPerQuestion = 6
 
 describe("many workers on one PostgreSQL run (built CLI)", () => {
   it("three workers, one killed with SIGKILL midway: every question once, run completed, every served call stored once", async () => {
-    const url = await cluster!.createDatabase("workers")
+    const url = await pg.database("workers")
     const { cleanup, dir } = tempDir()
     const { file, questions } = writeQuestions(dir, 6)
     const policy = { questions, viewSteps: 1, agentDelayMs: 250 }
@@ -137,7 +120,7 @@ describe("many workers on one PostgreSQL run (built CLI)", () => {
   }, 180_000)
 
   it("a reader never sets up a database that holds no runs", async () => {
-    const url = await cluster!.createDatabase("empty")
+    const url = await pg.database("empty")
     const result = await run(["report", "--db", url], {})
     assert.strictEqual(result.code, 1)
     assert.include(result.stderr, "holds no vtree runs")

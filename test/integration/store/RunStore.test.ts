@@ -1,4 +1,4 @@
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, Exit, Option, Redacted, type Scope, TestClock } from "effect"
 import * as fs from "node:fs"
@@ -10,7 +10,7 @@ import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import { migrations } from "../../../src/layers/sqlite/Migrations.js"
 import * as PgRunStore from "../../../src/layers/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sqlite/SqliteRunStore.js"
-import * as Postgres from "../../support/postgres/index.js"
+import { useCluster } from "../../support/postgres/vitest.js"
 import { call, prediction, step } from "../../unit/harness/fixtures.js"
 
 const tempDir = Effect.acquireRelease(
@@ -353,16 +353,9 @@ const contract = (name: string, withStore: WithStore) =>
 contract("SqliteRunStore", (body) => withStore(() => body()))
 
 // One throwaway cluster for the file; each test gets a database of its own.
-let cluster: Postgres.PgCluster | undefined
-let databases = 0
-beforeAll(async () => {
-  cluster = await Postgres.start()
-}, 120_000)
-afterAll(async () => {
-  await cluster?.stop()
-})
+const pg = useCluster()
 
-const freshDatabase = Effect.promise(() => cluster!.createDatabase(`store_${++databases}`))
+const freshDatabase = Effect.promise(() => pg.database("store"))
 
 const withPgStore: WithStore = (body) =>
   Effect.flatMap(freshDatabase, (url) => body().pipe(Effect.provide(PgRunStore.layerUrl(url))))
@@ -419,7 +412,7 @@ describe("PgRunStore", () => {
 
   it.scoped("a server that does not answer is one line naming the URL (without its password) and the fix", () =>
     Effect.gen(function*() {
-      const url = `postgres://vtree:hunter2@127.0.0.1:${cluster!.port + 1}/nowhere`
+      const url = `postgres://vtree:hunter2@127.0.0.1:${pg.cluster().port + 1}/nowhere`
       const error = failureOf(yield* Effect.exit(Effect.provide(Effect.void, PgRunStore.layerUrl(url))))
       assert.strictEqual(error.reason, "DbUnreadable")
       assert.include(error.message, "127.0.0.1")

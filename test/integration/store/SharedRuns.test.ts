@@ -2,7 +2,7 @@
 // TestClock, a dead worker's questions taken over, a late save refused but its calls kept, the last
 // worker out closing the run, and claims racing over real connections. Run against PostgreSQL (the
 // shared store of the CLI) and against SQLite opened with `owners: "many"`: one contract.
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, type Scope, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -10,7 +10,7 @@ import * as path from "node:path"
 import * as PgRunStore from "../../../src/layers/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
-import * as Postgres from "../../support/postgres/index.js"
+import { useCluster } from "../../support/postgres/vitest.js"
 import { call, prediction } from "../../unit/harness/fixtures.js"
 
 type Store = RunStore["Type"]
@@ -165,17 +165,10 @@ contract("SQLite, owners: many", (count) =>
     return yield* Effect.forEach(Array.from({ length: count }), () => build(SqliteRunStore.layer({ filename: file, owners: "many" })))
   }))
 
-let cluster: Postgres.PgCluster | undefined
-let databases = 0
-beforeAll(async () => {
-  cluster = await Postgres.start()
-}, 120_000)
-afterAll(async () => {
-  await cluster?.stop()
-})
+const pg = useCluster()
 
 contract("PostgreSQL", (count) =>
   Effect.gen(function*() {
-    const url = yield* Effect.promise(() => cluster!.createDatabase(`shared_${++databases}`))
+    const url = yield* Effect.promise(() => pg.database("shared"))
     return yield* Effect.forEach(Array.from({ length: count }), () => build(PgRunStore.layerUrl(url, { maxConnections: 2 })))
   }))

@@ -14,6 +14,7 @@ import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { promisify } from "node:util"
+import Pg from "pg"
 
 const run = promisify(execFile)
 
@@ -97,5 +98,16 @@ export const start = async (clusterOptions: ClusterOptions = {}): Promise<PgClus
     const tail = fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").slice(-5).join(" | ") : ""
     fs.rmSync(root, { recursive: true, force: true })
     throw new Error(`could not start a throwaway PostgreSQL cluster: ${String(error)} ${tail}`)
+  }
+}
+
+/** Runs one statement on its own connection and returns its rows. */
+export const query = async <Row>(url: string, text: string): Promise<ReadonlyArray<Row>> => {
+  const client = new Pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(text)).rows as Array<Row>
+  } finally {
+    await client.end()
   }
 }

@@ -429,7 +429,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
     Effect.mapError((error): unknown => error)
   )).pipe(
     Command.withDescription(
-      "Run a benchmark: every question through the agent, saved to SQLite as it finishes; Ctrl-C keeps finished work"
+      "Run a benchmark: every question through the agent, saved as it finishes (SQLite, or PostgreSQL shared by many workers); Ctrl-C keeps finished work"
     ),
     Command.provide(inferLayer)
   )

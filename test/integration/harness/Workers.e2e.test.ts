@@ -51,8 +51,9 @@ describe("many workers on one PostgreSQL run (built CLI)", () => {
     const workers: Array<Running> = []
     try {
       const args = ["infer", "--trees", samplesTrees, "--questions", file, "--db", url, "--run-id", "shared", "--concurrency", "2"]
-      // A short lease, so the killed worker's questions open up within the test.
-      for (const sim of sims) workers.push(start(args, simEnv(sim.url, { VTREE_LEASE_MS: "1500" })))
+      // A short lease, so the killed worker's questions open up within the test (long enough that a
+      // loaded CI machine does not miss a heartbeat: they come every second).
+      for (const sim of sims) workers.push(start(args, simEnv(sim.url, { VTREE_LEASE_MS: "3000" })))
       const [victim, ...survivors] = workers
       const victimPid = victim!.child.pid!
       const savedBy = async (pid: number) =>

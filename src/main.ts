@@ -12,33 +12,24 @@ import { version } from "./cli/version.js"
 const cli = Command.run(rootCommand, { name: "vtree", version })
 
 // @effect/cli styles its help with ANSI escapes whether or not stdout is a terminal. Piped into a file
-// or a pager, or with NO_COLOR set, they are noise, so text for stdout loses them there.
+// or a pager, or with NO_COLOR set, they are noise, so text for stdout loses them there. Help is tidied
+// (cli/HelpText.ts) and always plain: its layout is rewritten line by line.
 const plainStdout = process.stdout.isTTY !== true || (process.env["NO_COLOR"] ?? "") !== ""
-const withPlainStdout = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  plainStdout
-    ? Console.consoleWith((console) =>
-      Console.withConsole(self, {
-        ...console,
-        log: (...args: ReadonlyArray<unknown>) =>
-          console.log(...args.map((arg) => (typeof arg === "string" ? stripVTControlCharacters(arg) : arg)))
-      })
-    )
-    : self
-
-// Help is tidied (cli/HelpText.ts) and always plain: its layout is rewritten line by line.
 const asksForHelp = process.argv.slice(2).some((arg) => arg === "--help" || arg === "-h")
-const withTidyHelp = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  asksForHelp
-    ? Console.consoleWith((console) =>
-      Console.withConsole(self, {
-        ...console,
-        log: (...args: ReadonlyArray<unknown>) =>
-          console.log(...args.map((arg) => (typeof arg === "string" ? tidyHelp(stripVTControlCharacters(arg)) : arg)))
-      })
-    )
-    : self
+const stdoutText: ((text: string) => string) | undefined = asksForHelp
+  ? (text) => tidyHelp(stripVTControlCharacters(text))
+  : plainStdout
+  ? stripVTControlCharacters
+  : undefined
+const withStdoutText = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  stdoutText === undefined ? self : Console.consoleWith((console) =>
+    Console.withConsole(self, {
+      ...console,
+      log: (...args: ReadonlyArray<unknown>) => console.log(...args.map((arg) => (typeof arg === "string" ? stdoutText(arg) : arg)))
+    })
+  )
 
-const main = withPlainStdout(withTidyHelp(cli(process.argv))).pipe(
+const main = withStdoutText(cli(process.argv)).pipe(
   Effect.tapErrorCause((cause) => {
     const line = describeFailure(cause)
     return line === undefined ? Effect.void : Console.error(line)

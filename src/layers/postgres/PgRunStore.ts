@@ -4,7 +4,7 @@ import { Effect, Layer, Redacted } from "effect"
 import * as Pg from "pg"
 import { RunStore, RunStoreError } from "../../services/RunStore.js"
 import { latestMigrationId, migrate } from "../sqlite/Migrations.js"
-import { SchemaFacts } from "../sqlite/SqliteFile.js"
+import { SchemaFacts, tooNew } from "../sqlite/SqliteFile.js"
 import { make } from "../sqlite/SqliteRunStore.js"
 
 /** `--db` values that name a PostgreSQL server rather than an SQLite file. */
@@ -72,11 +72,7 @@ const prepare = (shown: string, options: PgRunStoreOptions) =>
       const [row] = yield* sql<{ readonly newest: number | null }>`SELECT MAX(migration_id) AS newest FROM effect_sql_migrations`
       const newest = Number(row?.newest ?? 0)
       if (newest > latestMigrationId) {
-        return yield* new RunStoreError({
-          reason: "DbTooNew",
-          message: `${shown}: written by a newer vtree (schema ${newest}; this vtree knows up to ${latestMigrationId}) — ` +
-            "upgrade vtree to read or continue its runs, or pass --db with another database"
-        })
+        return yield* tooNew(shown, newest, "database")
       }
     } else if (readOnly || options.mustExist === true) {
       return yield* new RunStoreError({

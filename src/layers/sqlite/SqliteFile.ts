@@ -97,13 +97,17 @@ const inspect = (filename: string) =>
     }
     const newest = applied.reduce((max, m) => Math.max(max, m.migration_id), 0)
     if (newest > latestMigrationId) {
-      return yield* new RunStoreError({
-        reason: "DbTooNew",
-        message: `${filename}: written by a newer vtree (schema ${newest}; this vtree knows up to ${latestMigrationId}) — ` +
-          `upgrade vtree to read or continue it, or pass --db with another file`
-      })
+      return yield* tooNew(filename, newest, "file")
     }
     return { tables, newest }
+  })
+
+/** A database whose schema has migrations this vtree does not know: never read as ours, never migrated. */
+export const tooNew = (shown: string, newest: number, what: "file" | "database"): RunStoreError =>
+  new RunStoreError({
+    reason: "DbTooNew",
+    message: `${shown}: written by a newer vtree (schema ${newest}; this vtree knows up to ${latestMigrationId}) — ` +
+      `upgrade vtree to read or continue its runs, or pass --db with another ${what}`
   })
 
 export const prepare = (filename: string, readOnly: boolean) =>

@@ -172,10 +172,10 @@ const Flag = Schema.transform(Schema.Literal(0, 1), Schema.Boolean, {
 const laterColumn = <A, I>(name: string, schema: Schema.Schema<A, I>, absent: () => A) =>
   Schema.optionalWith(schema, { default: absent }).pipe(Schema.fromKey(name))
 
-const RunIdColumn = column("run_id", Schema.String)
+const RunId = column("run_id", Schema.String)
 
 const RunRowSchema = Schema.Struct({
-  runId: RunIdColumn,
+  runId: RunId,
   startedAt: column("started_at", Schema.Number),
   finishedAt: column("finished_at", Schema.NullOr(Schema.Number)),
   status: RunStatus,
@@ -209,10 +209,10 @@ const StoredRunSchema = Schema.Struct({
 })
 type StoredRun = typeof StoredRunSchema.Type
 
-const ClaimRowSchema = Schema.Struct({ runId: RunIdColumn, ...ClaimSchema.fields })
+const ClaimRowSchema = Schema.Struct({ runId: RunId, ...ClaimSchema.fields })
 
 const ProgressRowSchema = Schema.Struct({
-  runId: RunIdColumn,
+  runId: RunId,
   total: Schema.Number,
   done: Schema.Number,
   claimed: Schema.Number
@@ -245,7 +245,6 @@ export const describeClaim = (claim: RunClaim, now: number): string => {
   return `${claim.ownerId} (heartbeat ${ago} s ago, lease until ${until} UTC)`
 }
 
-const RunId = RunIdColumn
 const QuestionId = column("question_id", Schema.String)
 
 const predictionFields = {
@@ -510,9 +509,9 @@ export const make = (filename: string, options: StoreOptions = { owners: "one" }
     })
     const queued = SqlSchema.findOne({
       Request: Schema.Struct({ runId: Schema.String, questionId: Schema.String }),
-      Result: Schema.Struct({ claimedBy: column("claimed_by", Schema.NullOr(Schema.String)) }),
+      Result: Schema.Struct({ questionId: QuestionId }),
       execute: ({ questionId, runId }) =>
-        sql`SELECT claimed_by FROM run_questions WHERE run_id = ${runId} AND question_id = ${questionId}`
+        sql`SELECT question_id FROM run_questions WHERE run_id = ${runId} AND question_id = ${questionId}`
     })
     // An update in place, not a delete: deleting the prediction would cascade to its calls, and the
     // calls of an earlier attempt are kept (superseded).

@@ -445,12 +445,10 @@ const loadEnvironments = Effect.fn("Infer.loadEnvironments")(function*(
         const entry = trees.get(videoId)
         if (entry === undefined) return
         entry.active = Math.max(0, entry.active - 1)
-        if (left <= 0 && entry.active === 0) {
-          trees.delete(videoId)
-        } else if (entry.active === 0) {
-          idle.push(videoId)
-          while (idle.length > idleTrees) trees.delete(idle.shift()!)
-        }
+        if (entry.active > 0) return
+        if (left <= 0) return void trees.delete(videoId)
+        idle.push(videoId)
+        while (idle.length > idleTrees) trees.delete(idle.shift()!)
       })
   }
   return environments

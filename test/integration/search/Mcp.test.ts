@@ -81,6 +81,9 @@ describe("vtree mcp (stdio round trip)", () => {
       assert.strictEqual(structured(invalid).error.code, "INVALID_REQUEST")
 
       // Logs went to stderr (stdout carried only protocol, or the client would have failed): one per call.
+      // A log line may trail its reply on the other pipe, so count after the server has exited and its
+      // stderr closed (the transport's close waits for the child's 'close').
+      yield* Effect.promise(() => client.close())
       const logLines = stderr.join("").split("\n").filter((line) => line.includes("search hub request"))
       assert.strictEqual(logLines.length, 4)
       assert.notInclude(logLines.join("\n"), "tidal")
@@ -117,6 +120,7 @@ describe("vtree mcp (stdio round trip)", () => {
       assert.include((unknown as McpError).message, "Method not found: bogus/method")
       const { tools } = yield* Effect.promise(() => client.listTools())
       assert.strictEqual(tools.length, 2)
+      yield* Effect.promise(() => client.close())
       assert.notInclude(stderr.join(""), "Defect")
     }))
 

@@ -438,9 +438,14 @@ export const make = (filename: string, options: StoreOptions = { owners: "one" }
       execute: ({ now, runId }) =>
         sql`SELECT * FROM run_claims WHERE run_id = ${runId} AND expires_at > ${now} ORDER BY heartbeat_at DESC`
     })
+    // A completed run stays closed (status and time) for a worker that joins it with nothing left to
+    // do; it opens again only when questions are open in it (--retry-errors reopens them).
     const reopenRun = SqlSchema.void({
       Request: Schema.String,
-      execute: (runId) => sql`UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ${runId}`
+      execute: (runId) =>
+        sql`UPDATE runs SET status = 'running', finished_at = NULL WHERE run_id = ${runId}
+            AND (status <> 'completed'
+                 OR EXISTS (SELECT 1 FROM run_questions q WHERE q.run_id = ${runId} AND q.done = 0))`
     })
     const closeRun = SqlSchema.findOne({
       Request: Schema.Struct({ runId: Schema.String, status: Schema.String, at: Schema.Number }),
@@ -718,6 +723,7 @@ export const make = (filename: string, options: StoreOptions = { owners: "one" }
                        WHERE run_id = ${runId} AND done = 1
                        AND question_id IN (SELECT question_id FROM predictions WHERE run_id = ${runId} AND stop_reason = 'error')`
           }
+          yield* reopenRun(runId)
         })))
         const [progress] = yield* progressOf({ runId, now })
         if (progress === undefined) return yield* notFound(runId)

@@ -81,6 +81,13 @@ const contract = (name: string, open: OpenClients) =>
         yield* TestClock.setTime(12_000)
         assert.strictEqual(yield* b!.releaseRun("r", ownerB.ownerId, "interrupted"), "completed")
         assert.strictEqual((yield* b!.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.finishedAt : null), 11_000)
+        // A worker that joins the finished run finds nothing to do and leaves it as it was.
+        yield* TestClock.setTime(13_000)
+        const late = yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 10_000 })
+        assert.deepStrictEqual([late.status, late.finishedAt], ["completed", 11_000])
+        assert.deepStrictEqual(yield* c!.claimQuestions("r", ownerC.ownerId, 5), { questionIds: [], heldByOthers: 0 })
+        assert.strictEqual(yield* c!.releaseRun("r", ownerC.ownerId, "completed"), "completed")
+        assert.strictEqual((yield* c!.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.finishedAt : null), 11_000)
 
         const loaded = yield* a!.loadRun("r")
         assert.strictEqual(loaded.run.status, "completed")

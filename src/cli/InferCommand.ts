@@ -68,7 +68,8 @@ const resume = Options.boolean("resume").pipe(
 )
 const takeover = Options.boolean("takeover").pipe(
   Options.withDescription(
-    "Take over a run whose owner died (its lease expired, `vtree report` shows it stale); implies --resume, refused while the lease is live"
+    "Take over a run whose owner died (its lease expired, `vtree report` shows it stale); implies --resume, refused while the lease is live. " +
+      "On PostgreSQL not needed: workers share a run, and a dead worker's questions go to the others when its lease expires"
   )
 )
 const retryErrors = Options.boolean("retry-errors").pipe(

@@ -64,6 +64,17 @@ export type BenchmarkEvent =
     readonly row: PredictionRow
     readonly calls: number
   }
+  | {
+    /**
+     * The run as the store has it, every worker's saves counted: sent every few seconds on a store
+     * several workers share, where this worker's own QuestionFinished events are only its part.
+     */
+    readonly _tag: "RunProgress"
+    readonly done: number
+    readonly total: number
+    /** Workers whose lease is live, this one included. */
+    readonly workers: number
+  }
 
 export interface BenchmarkOptions<R = never> {
   /** The folder holding one `<videoID>/tree.json` per video. */
@@ -616,6 +627,24 @@ const heartbeat = (runId: string, ownerId: string, leaseMs: number) =>
     ))
 
 /**
+ * On a shared store, reports the whole run's progress every `everyMs` for this worker's display. A
+ * failed read skips a report: the heartbeat, not this, is what notices a store that went away.
+ */
+const watchRun = (runId: string, onEvent: (event: BenchmarkEvent) => Effect.Effect<void>, everyMs: number) =>
+  Effect.flatMap(RunStore, (store) => {
+    if (store.owners === "one") return Effect.void
+    const report = Effect.gen(function*() {
+      const run = yield* store.getRun(runId)
+      const now = yield* Clock.currentTimeMillis
+      if (Option.isNone(run) || run.value.progress == null) return
+      const { progress } = run.value
+      const live = (run.value.claims ?? []).filter((claim) => claim.expiresAt > now).length
+      yield* onEvent({ _tag: "RunProgress", done: progress.done, total: progress.total, workers: Math.max(1, live) })
+    }).pipe(Effect.ignore)
+    return Effect.repeat(Effect.zipRight(Effect.sleep(everyMs), report), Schedule.forever)
+  })
+
+/**
  * Runs a benchmark: every selected question through the agent, `concurrency` at a time, each finished
  * question saved in one transaction with its steps and calls. The run's questions are a queue in the
  * store: this process claims a few at a time under its lease (owner, heartbeat, expiry) and saves
@@ -692,7 +721,11 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   })
   // The heartbeat lives exactly as long as the work: whichever ends first ends the other.
   let status = Option.none<RunStatus>()
-  yield* Effect.raceFirst(work, heartbeat(runId, owner.ownerId, leaseMs)).pipe(
+  const alongside = Effect.zipRight(
+    Effect.forkScoped(watchRun(runId, onEvent, Math.min(5_000, Math.max(1, Math.floor(leaseMs / 3))))),
+    heartbeat(runId, owner.ownerId, leaseMs)
+  ).pipe(Effect.scoped)
+  yield* Effect.raceFirst(work, alongside).pipe(
     // Runs on interruption too (Ctrl-C): the run is handed back, marked, either way.
     Effect.onExit((exit) => Effect.map(releaseRun(runId, owner.ownerId, budget, exit), (released) => (status = released)))
   )

@@ -10,6 +10,10 @@ export interface ProgressState {
   readonly alreadyDone: number
   /** Finished by this invocation. */
   readonly finished: number
+  /** Saved by other workers of a shared run since this one started, as the store last said. */
+  readonly othersDone: number
+  /** Live workers on the run, as the store last said (0: not known, a run of one). */
+  readonly workers: number
   readonly correct: number
   readonly errors: number
   readonly tokens: number
@@ -22,6 +26,8 @@ export const initialState = (runId = "", startedAt = 0): ProgressState => ({
   total: 0,
   alreadyDone: 0,
   finished: 0,
+  othersDone: 0,
+  workers: 0,
   correct: 0,
   errors: 0,
   tokens: 0,
@@ -40,8 +46,19 @@ export const applyEvent = (state: ProgressState, event: BenchmarkEvent, now: num
         errors: state.errors + (event.row.stopReason === "error" ? 1 : 0),
         tokens: state.tokens + event.row.promptTokens + event.row.completionTokens
       }
+    case "RunProgress":
+      // Reports may arrive after this worker's own later saves: others' count only ever grows.
+      return {
+        ...state,
+        total: event.total,
+        othersDone: Math.max(state.othersDone, event.done - state.alreadyDone - state.finished),
+        workers: event.workers
+      }
   }
 }
+
+/** Saved so far by every worker of the run. */
+const doneOf = (state: ProgressState): number => state.alreadyDone + state.finished + state.othersDone
 
 /** 1234 → 1.2k, 3456789 → 3.5M. */
 export const compactCount = (n: number): string =>
@@ -56,20 +73,22 @@ export const compactDuration = (ms: number): string => {
   return h > 0 ? `${h}h${String(m).padStart(2, "0")}m` : m > 0 ? `${m}m${String(s).padStart(2, "0")}s` : `${s}s`
 }
 
-/** Remaining time from this invocation's pace; unknown until one question has finished. */
+/** Remaining time from the run's pace since this invocation started; unknown until a question is saved. */
 export const eta = (state: ProgressState, now: number): number | null => {
-  if (state.finished === 0) return null
-  const remaining = state.total - state.alreadyDone - state.finished
-  return ((now - state.startedAt) / state.finished) * Math.max(0, remaining)
+  const progressed = state.finished + state.othersDone
+  if (progressed === 0) return null
+  return ((now - state.startedAt) / progressed) * Math.max(0, state.total - doneOf(state))
 }
 
 /** The facts shared by the bar and the plain line. */
 export const describeProgress = (state: ProgressState, now: number): string => {
-  const done = state.alreadyDone + state.finished
+  const done = doneOf(state)
   const accuracy = state.finished === 0 ? "—" : `${((state.correct / state.finished) * 100).toFixed(1)}%`
   const left = eta(state, now)
   return [
     `${done}/${state.total}`,
+    // Accuracy, errors and tokens are this worker's own: the store's count is all it reports of others.
+    ...(state.workers > 1 ? [`${state.workers} workers (${state.finished} here)`] : []),
     `acc ${accuracy}`,
     ...(state.errors > 0 ? [`errors ${state.errors}`] : []),
     `tokens ${compactCount(state.tokens)}`,
@@ -80,7 +99,7 @@ export const describeProgress = (state: ProgressState, now: number): string => {
 
 /** `[#######-------] 12/300 · acc 58.3% · …`, cut to `columns` so it never wraps (a wrap breaks `\r`). */
 export const renderBar = (state: ProgressState, now: number, columns: number): string => {
-  const done = state.alreadyDone + state.finished
+  const done = doneOf(state)
   const width = Math.max(10, Math.min(30, Math.floor(columns / 4)))
   const filled = state.total === 0 ? 0 : Math.min(width, Math.round((done / state.total) * width))
   const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${describeProgress(state, now)}`

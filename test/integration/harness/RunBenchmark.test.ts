@@ -9,7 +9,9 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as BenchmarkExample from "../../../examples/benchmark-with-fakes.js"
 import * as EmbedExample from "../../../examples/embed-agent.js"
+import { prediction } from "../../unit/harness/fixtures.js"
 import {
+  type BenchmarkEvent,
   CallBufferLayer,
   type ChatRequest,
   InferError,
@@ -262,6 +264,70 @@ describe("runBenchmark", () => {
       assert.strictEqual((resumeNothing as InferError).reason, "NothingToResume")
       const runsAfter = yield* Effect.flatMap(RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))
       assert.strictEqual(runsAfter.length, 0)
+    }))
+
+  it.scoped("on a shared store, reports the whole run's progress: every worker's saves and the live workers", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      // Each model call waits at a gate the test opens, so the run is mid-question when it looks.
+      const started = yield* Queue.unbounded<Deferred.Deferred<void>>()
+      const gated = Layer.effect(
+        LLMProvider,
+        Effect.map(ScriptedLlm.make(() => submitting("C")), (scripted) =>
+          LLMProvider.of({
+            chat: (request) =>
+              Effect.gen(function*() {
+                const gate = yield* Deferred.make<void>()
+                yield* Queue.offer(started, gate)
+                yield* Deferred.await(gate)
+                return yield* scripted.service.chat(request)
+              })
+          }))
+      )
+      const context = yield* Layer.build(
+        Layer.mergeAll(
+          gated,
+          ScriptedVlm.layer(() => "-"),
+          SqliteRunStore.layer({ filename: join(dir, "runs.db"), owners: "many" }),
+          CallBufferLayer.layer,
+          NodeContext.layer
+        )
+      )
+      const store = yield* RunStore.pipe(Effect.provide(context))
+      const questions = (yield* sampleQuestions).slice(0, 4)
+      const events = yield* Queue.unbounded<BenchmarkEvent>()
+      const fiber = yield* Effect.fork(
+        runBenchmark({
+          treesDir: samplesTrees,
+          questions,
+          prompts: yield* prompts,
+          runId: "shared",
+          concurrency: 1,
+          onEvent: (event) => Queue.offer(events, event)
+        }).pipe(Effect.provide(context))
+      )
+      // This worker is on its first question; another worker joins and saves two of the others.
+      const first = yield* Queue.take(started)
+      const other = { ownerId: "other:2:bbbb", host: "other", pid: 2 }
+      yield* store.claimRun({ runId: "shared", owner: other, leaseMs: 60_000 })
+      const theirs = yield* store.claimQuestions("shared", other.ownerId, 2)
+      assert.strictEqual(theirs.questionIds.length, 2)
+      for (const questionId of theirs.questionIds) {
+        yield* store.saveQuestion("shared", { prediction: prediction({ questionId }), steps: [], calls: [] }, {
+          ownerId: other.ownerId
+        })
+      }
+      yield* TestClock.adjust("5 seconds")
+      let event = yield* Queue.take(events)
+      while (event._tag !== "RunProgress") event = yield* Queue.take(events)
+      assert.deepStrictEqual(event, { _tag: "RunProgress", done: 2, total: 4, workers: 2 })
+
+      yield* Deferred.succeed(first, undefined)
+      yield* Deferred.succeed(yield* Queue.take(started), undefined)
+      const result = yield* Fiber.join(fiber)
+      assert.deepStrictEqual([result.answered, result.status], [2, "completed"])
+      const run = Option.getOrThrow(yield* store.getRun("shared"))
+      assert.deepStrictEqual(run.progress, { total: 4, done: 4, claimed: 0 })
     }))
 
   describe("one owner per run", () => {

@@ -72,6 +72,8 @@ describe("many workers on one PostgreSQL run (built CLI)", () => {
       assert.strictEqual(killed.signal, "SIGKILL")
       const results = await Promise.all(survivors.map((worker) => worker.done))
       for (const result of results) assert.strictEqual(result.code, 0, result.stderr)
+      // Each worker's progress line counted the whole run from the store, not only its own answers.
+      for (const result of results) assert.match(result.stderr, /run shared: \d+\/42 · [23] workers \(\d+ here\)/)
 
       const rows = await query<{ question_id: string; worker: string; prompt_tokens: number; stop_reason: string }>(
         url,

@@ -50,6 +50,21 @@ describe("progress", () => {
     )
   })
 
+  it("on a shared run, counts every worker's saves from the store; accuracy stays this worker's own", () => {
+    let state = applyEvent(initialState(), started, 1_000)
+    state = applyEvent(state, finished("1", true), 3_000)
+    // The store says 6 of 10 are saved by 3 workers: 2 before this worker started, 1 by it, 3 by others.
+    state = applyEvent(state, { _tag: "RunProgress", done: 6, total: 10, workers: 3 }, 5_000)
+    assert.strictEqual(
+      describeProgress(state, 5_000),
+      "6/10 · 3 workers (1 here) · acc 100.0% · tokens 1.0k · elapsed 4s · ETA 4s"
+    )
+    // A report older than this worker's own latest saves never moves the count back.
+    state = applyEvent(state, finished("2", true), 6_000)
+    state = applyEvent(state, { _tag: "RunProgress", done: 5, total: 10, workers: 1 }, 6_000)
+    assert.match(describeProgress(state, 6_000), /^7\/10 · acc 100\.0%/)
+  })
+
   it("formats counts and durations compactly", () => {
     assert.deepStrictEqual([compactCount(999), compactCount(1_250), compactCount(3_456_789)], ["999", "1.3k", "3.5M"])
     assert.deepStrictEqual([compactDuration(4_400), compactDuration(75_000), compactDuration(3_725_000)], ["4s", "1m15s", "1h02m"])

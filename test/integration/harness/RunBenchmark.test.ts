@@ -40,6 +40,22 @@ const tempDir = Effect.acquireRelease(
 const submitting = (answer: string) =>
   JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer } } })
 
+/** A model answering C, whose every call waits at a gate offered to `started` for the test to open. */
+const gatedLlm = (started: Queue.Queue<Deferred.Deferred<void>>) =>
+  Layer.effect(
+    LLMProvider,
+    Effect.map(ScriptedLlm.make(() => submitting("C")), (scripted) =>
+      LLMProvider.of({
+        chat: (request) =>
+          Effect.gen(function*() {
+            const gate = yield* Deferred.make<void>()
+            yield* Queue.offer(started, gate)
+            yield* Deferred.await(gate)
+            return yield* scripted.service.chat(request)
+          })
+      }))
+  )
+
 const questionOf = (request: ChatRequest): string => /^Question: (.*)$/m.exec(request.messages[1]?.content ?? "")?.[1] ?? ""
 
 /** The store and call buffer over a fresh database, plus the given model fakes and the platform. */
@@ -210,19 +226,7 @@ describe("runBenchmark", () => {
       const dir = yield* tempDir
       // Each model call waits at a gate the test opens; the test learns of each call as it starts.
       const started = yield* Queue.unbounded<Deferred.Deferred<void>>()
-      const gated = Layer.effect(
-        LLMProvider,
-        Effect.map(ScriptedLlm.make(() => submitting("C")), (scripted) =>
-          LLMProvider.of({
-            chat: (request) =>
-              Effect.gen(function*() {
-                const gate = yield* Deferred.make<void>()
-                yield* Queue.offer(started, gate)
-                yield* Deferred.await(gate)
-                return yield* scripted.service.chat(request)
-              })
-          }))
-      )
+      const gated = gatedLlm(started)
       // Built once: the run and the checks below share one connection and one call buffer.
       const context = yield* Layer.build(storeLayer(join(dir, "runs.db"), Layer.mergeAll(gated, ScriptedVlm.layer(() => "-"))))
       const questions = yield* sampleQuestions
@@ -271,19 +275,7 @@ describe("runBenchmark", () => {
       const dir = yield* tempDir
       // Each model call waits at a gate the test opens, so the run is mid-question when it looks.
       const started = yield* Queue.unbounded<Deferred.Deferred<void>>()
-      const gated = Layer.effect(
-        LLMProvider,
-        Effect.map(ScriptedLlm.make(() => submitting("C")), (scripted) =>
-          LLMProvider.of({
-            chat: (request) =>
-              Effect.gen(function*() {
-                const gate = yield* Deferred.make<void>()
-                yield* Queue.offer(started, gate)
-                yield* Deferred.await(gate)
-                return yield* scripted.service.chat(request)
-              })
-          }))
-      )
+      const gated = gatedLlm(started)
       const context = yield* Layer.build(
         Layer.mergeAll(
           gated,

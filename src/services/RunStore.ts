@@ -233,7 +233,7 @@ export interface RunStoreShape {
   }) => Effect.Effect<RunRow, RunStoreError>
   /**
    * For `--resume`, or to join a shared run: claims the run for `owner` (for `leaseMs`) and sets it
-   * back to `running`, in one atomic step. With `owners: "one"`, of two processes claiming at once
+   * back to `running`, in one atomic step (a `completed` run with no open question stays as it is). With `owners: "one"`, of two processes claiming at once
    * exactly one gets it, and the claim fails with `RunLeased` (naming the holder and when its lease
    * expires) while another owner's is live; with `"many"` every claimant joins. Expired claims (of
    * owners that died) are dropped, and their questions become claimable. `RunNotFound` when absent.
@@ -261,7 +261,8 @@ export interface RunStoreShape {
   /**
    * Fixes the run's question set as its work queue (file order): ids not yet in it are added, done
    * when the run saved them already. With `retryErrors`, questions saved with stop reason `error`
-   * are opened again. Idempotent: every owner joining the run calls it with the same ids.
+   * are opened again, and a `completed` run with open questions is `running` again. Idempotent: every
+   * owner joining the run calls it with the same ids.
    */
   readonly planQuestions: (
     runId: string,

@@ -641,7 +641,7 @@ const watchRun = (runId: string, onEvent: (event: BenchmarkEvent) => Effect.Effe
       const live = (run.value.claims ?? []).filter((claim) => claim.expiresAt > now).length
       yield* onEvent({ _tag: "RunProgress", done: progress.done, total: progress.total, workers: Math.max(1, live) })
     }).pipe(Effect.ignore)
-    return Effect.repeat(Effect.zipRight(Effect.sleep(everyMs), report), Schedule.forever)
+    return Effect.forever(Effect.delay(report, everyMs))
   })
 
 /**
@@ -721,10 +721,10 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   })
   // The heartbeat lives exactly as long as the work: whichever ends first ends the other.
   let status = Option.none<RunStatus>()
-  const alongside = Effect.zipRight(
-    Effect.forkScoped(watchRun(runId, onEvent, Math.min(5_000, Math.max(1, Math.floor(leaseMs / 3))))),
-    heartbeat(runId, owner.ownerId, leaseMs)
-  ).pipe(Effect.scoped)
+  const alongside = Effect.all([
+    heartbeat(runId, owner.ownerId, leaseMs),
+    watchRun(runId, onEvent, Math.min(5_000, Math.max(1, Math.floor(leaseMs / 3))))
+  ], { concurrency: "unbounded", discard: true })
   yield* Effect.raceFirst(work, alongside).pipe(
     // Runs on interruption too (Ctrl-C): the run is handed back, marked, either way.
     Effect.onExit((exit) => Effect.map(releaseRun(runId, owner.ownerId, budget, exit), (released) => (status = released)))

@@ -26,13 +26,11 @@ export {
   type BenchmarkEvent,
   type BenchmarkOptions,
   type BenchmarkResult,
-  checkTrees,
-  defaultConcurrency,
-  InferError,
-  InferErrorReason,
-  newRunId,
-  runBenchmark
-} from "./programs/harness/Infer.js"
+  defaultConcurrency
+} from "./programs/harness/BenchmarkOptions.js"
+export { runBenchmark } from "./programs/harness/Infer.js"
+export { InferError, InferErrorReason } from "./programs/harness/InferError.js"
+export { checkTrees, newRunId } from "./programs/harness/RunPlan.js"
 export {
   applyEvent,
   describeProgress,

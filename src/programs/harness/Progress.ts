@@ -1,7 +1,7 @@
 // Where a run stands, on stderr: a bar redrawn in place on a terminal, plain lines in logs and CI.
 // Rendering is pure (tested directly); `makeProgress` only adds the clock and the writes.
 import { Clock, Effect, Schedule, type Scope } from "effect"
-import type { BenchmarkEvent } from "./Infer.js"
+import type { BenchmarkEvent } from "./BenchmarkOptions.js"
 
 export interface ProgressState {
   readonly runId: string

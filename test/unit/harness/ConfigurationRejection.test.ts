@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Prediction } from "../../../src/domain/Prediction.js"
-import { configurationRejection, failedPrediction } from "../../../src/programs/harness/Infer.js"
+import { configurationRejection, failedPrediction } from "../../../src/programs/harness/QuestionFailure.js"
 import type { CallRecord } from "../../../src/services/CallLog.js"
 
 const prediction = (patch: Partial<Prediction> = {}): Prediction => ({ ...failedPrediction("q", "failed"), error: null, ...patch })

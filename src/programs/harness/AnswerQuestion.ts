@@ -1,0 +1,140 @@
+// One question of a run: through the agent, into its stored row, saved with its steps and calls.
+import { Cause, Clock, Effect, Either } from "effect"
+import type { Prediction } from "../../domain/Prediction.js"
+import { countShapes } from "../../domain/Protocol.js"
+import type { Question } from "../../domain/Question.js"
+import type { TreeIndex } from "../../domain/TreeIndex.js"
+import { captureCalls } from "../../services/CallBuffer.js"
+import {
+  addUsage,
+  type CallRecord,
+  emptyUsage,
+  type RoleUsage,
+  tokenDetails,
+  type UsageByRole,
+  withCallContext
+} from "../../services/CallLog.js"
+import { type PredictionRow, RunStore } from "../../services/RunStore.js"
+import { runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
+import type { BenchmarkEvent } from "./BenchmarkOptions.js"
+import { InferError } from "./InferError.js"
+import { configurationRejection, describeCause, failedPrediction } from "./QuestionFailure.js"
+import type { Environments } from "./TreeCache.js"
+
+const sumUsage = (usage: UsageByRole): RoleUsage => {
+  const total: RoleUsage = { calls: 0, promptTokens: 0, completionTokens: 0 }
+  for (const role of Object.values(usage)) addUsage(total, role)
+  return total
+}
+
+const usageOfCalls = (calls: ReadonlyArray<CallRecord>): UsageByRole => {
+  const usage = emptyUsage()
+  for (const call of calls) addUsage(usage[call.role], call)
+  return usage
+}
+
+/** One question through the agent; never fails but by interruption: a failure is an `error` prediction. */
+const answerQuestion = <R>(question: Question, trees: Environments, options: RunQuestionOptions<R>) =>
+  Effect.gen(function*() {
+    const tree = yield* Effect.either(trees.get(question.videoId))
+    if (Either.isLeft(tree)) return { prediction: failedPrediction(question.questionId, tree.left), tree: null }
+    const prediction = yield* runQuestion(question, tree.right, options)
+    return { prediction, tree: tree.right.index }
+  }).pipe(
+    withCallContext({ questionId: question.questionId, parentStep: null, usage: null }),
+    // runQuestion never fails by contract; a defect in it still must not drop the question.
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.succeed({ prediction: failedPrediction(question.questionId, `internal error: ${describeCause(cause)}`), tree: null })
+    )
+  )
+
+/** The stored row of one answered question. */
+const predictionRow = (
+  question: Question,
+  answered: { readonly prediction: Prediction; readonly tree: TreeIndex | null },
+  calls: ReadonlyArray<CallRecord>,
+  startedAt: number,
+  finishedAt: number
+): PredictionRow => {
+  const { prediction, tree } = answered
+  // A question that never reached the agent loop has no usage of its own; its calls still count.
+  const accounted = Object.values(prediction.usage).some((role) => role.calls > 0)
+  const tokens = sumUsage(accounted ? prediction.usage : usageOfCalls(calls))
+  return {
+    questionId: question.questionId,
+    videoId: question.videoId,
+    taskType: question.taskType,
+    // Directory-form questions carry no duration; the tree knows it.
+    duration: question.duration ?? tree?.durationCategory ?? null,
+    domain: question.domain,
+    question: question.question,
+    options: question.options,
+    answer: question.answer,
+    prediction: prediction.prediction,
+    correct: question.answer !== null && prediction.prediction === question.answer,
+    evidence: prediction.evidence,
+    reasoning: prediction.reasoning,
+    stepsUsed: prediction.stepsUsed,
+    stopReason: prediction.stopReason,
+    error: prediction.error,
+    promptTokens: tokens.promptTokens,
+    completionTokens: tokens.completionTokens,
+    ...tokenDetails(tokens),
+    startedAt,
+    finishedAt,
+    replyShapes: countShapes(prediction.steps)
+  }
+}
+
+/**
+ * Answers one question and saves it with its steps and calls in one transaction. Once it has its
+ * answer, saving is not interrupted: Ctrl-C keeps every finished question.
+ */
+export const answerAndSave = <R>(
+  runId: string,
+  ownerId: string,
+  question: Question,
+  trees: Environments,
+  options: RunQuestionOptions<R>,
+  onEvent: (event: BenchmarkEvent) => Effect.Effect<void>
+) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const startedAt = yield* Clock.currentTimeMillis
+      const [answered, calls] = yield* restore(captureCalls(question.questionId)(answerQuestion(question, trees, options)))
+      const finishedAt = yield* Clock.currentTimeMillis
+      // Not saved: once the setting is fixed, --resume must ask this question again.
+      const rejection = configurationRejection(answered.prediction, calls)
+      if (rejection !== undefined) {
+        return yield* new InferError({
+          reason: "ProviderRejected",
+          message: `${rejection}; run ${runId} stopped (finished questions are saved: fix the setting and continue with --resume --run-id ${runId})`
+        })
+      }
+      const row = predictionRow(question, answered, calls, startedAt, finishedAt)
+      const outcome = yield* (yield* RunStore).saveQuestion(runId, {
+        prediction: row,
+        steps: answered.prediction.steps.map((step) => ({
+          step: step.index,
+          tool: step.tool,
+          args: step.args,
+          output: step.output,
+          thought: step.thought,
+          reflect: step.reflect,
+          plan: step.plan,
+          ...(step.replyShapes === undefined ? {} : { replyShapes: step.replyShapes })
+        })),
+        calls
+      }, { ownerId })
+      yield* trees.release(question.videoId)
+      if (outcome === "taken") {
+        // This worker's lease lapsed (a long pause) and another took the question: its answer stands.
+        yield* Effect.logWarning(`run ${runId}: question ${question.questionId} was taken over by another worker; its answer is kept, not this one`)
+      } else {
+        yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
+      }
+      return { calls, saved: outcome === "saved" }
+    })
+  )

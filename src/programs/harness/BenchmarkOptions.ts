@@ -1,0 +1,116 @@
+// What `runBenchmark` takes, reports and returns, and the defaults it applies: the vocabulary the
+// harness modules (planning, answering, the lease) share with progress displays and embedding apps.
+import type { Effect, Schedule } from "effect"
+import type { ProviderError } from "../../domain/ProviderError.js"
+import type { Question } from "../../domain/Question.js"
+import type { PredictionRow, RunOwner, RunStatus } from "../../services/RunStore.js"
+import type { RunQuestionOptions } from "../agent/RunQuestion.js"
+import type { AgentProtocol } from "../agent/AgentLoop.js"
+import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
+import type { AnchorMode } from "../tools/ToolContext.js"
+import type { SelectionInput } from "./RunSelection.js"
+import type { Prices } from "./Cost.js"
+
+/** Questions answered at once unless told otherwise. */
+export const defaultConcurrency = 12
+
+/** What the harness reports while it runs, for progress displays and embedding apps. */
+export type BenchmarkEvent =
+  | {
+    readonly _tag: "RunStarted"
+    readonly runId: string
+    readonly resumed: boolean
+    /** Questions selected for the run, finished ones included. */
+    readonly total: number
+    /** Already saved by an earlier attempt of this run (skipped by `resume`). */
+    readonly alreadyDone: number
+  }
+  | {
+    readonly _tag: "QuestionFinished"
+    readonly row: PredictionRow
+    readonly calls: number
+  }
+  | {
+    /**
+     * The run as the store has it, every worker's saves counted: sent every few seconds on a store
+     * several workers share, where this worker's own QuestionFinished events are only its part.
+     */
+    readonly _tag: "RunProgress"
+    readonly done: number
+    readonly total: number
+    /** Workers whose lease is live, this one included. */
+    readonly workers: number
+  }
+
+export interface BenchmarkOptions<R = never> {
+  /** The folder holding one `<videoID>/tree.json` per video. */
+  readonly treesDir: string
+  /** Already loaded and selected (loadQuestions + selectQuestions). */
+  readonly questions: ReadonlyArray<Question>
+  readonly prompts: PromptManager
+  /** Default: a new id from the start time. With `resume`: the run to continue, default the latest. */
+  readonly runId?: string
+  /** Continue a run: questions it already saved are skipped. */
+  readonly resume?: boolean
+  /** With `resume`: ask again the questions that ended with stop reason `error` (an outage, say). */
+  readonly retryErrors?: boolean
+  /**
+   * Take over a run whose owner's lease has expired (implies `resume`); refused while the lease is
+   * live. `resume` alone takes over a stale run too: the flag says so out loud.
+   */
+  readonly takeover?: boolean
+  /**
+   * Where the questions came from and how they were picked: stored with a new run; with `resume`,
+   * a different selection (or the same filters over a changed file) is refused.
+   */
+  readonly selection?: SelectionInput
+  /** Who runs the benchmark; default: this host, this pid and a random suffix. */
+  readonly owner?: RunOwner
+  /** How long the run's lease lasts without a heartbeat (default 60 s); heartbeats come every third of it. */
+  readonly leaseMs?: number
+  /** Questions answered at once; default 12. */
+  readonly concurrency?: number
+  readonly maxSteps?: number
+  readonly skillMode?: SkillMode
+  readonly verifyVision?: boolean
+  readonly anchor?: AnchorMode
+  readonly webSearch?: boolean
+  readonly extraTools?: RunQuestionOptions<R>["extraTools"]
+  /** Overrides the agent's step-level retry (20 s, then 40 s). */
+  readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
+  /** How the agent calls tools: `json` (default) or `tools` (native function calling); stored with the run. */
+  readonly protocol?: AgentProtocol
+  /** Written to config_json next to the run options; must hold no secrets (the store drops keys anyway). */
+  readonly config?: Readonly<Record<string, unknown>>
+  readonly onEvent?: (event: BenchmarkEvent) => Effect.Effect<void>
+  /**
+   * `--max-cost`: stop starting questions once spent + the in-flight estimate would pass this many USD
+   * (see Budget.ts); the run ends `budget_stopped` and `--resume` with a higher cap continues it.
+   * Needs `prices`.
+   */
+  readonly maxCostUsd?: number
+  readonly prices?: Prices
+}
+
+export interface BenchmarkResult {
+  readonly runId: string
+  /** Questions answered by this invocation. */
+  readonly answered: number
+  /** Questions the run had saved before this invocation joined it. */
+  readonly skipped: number
+  /**
+   * The run's status when this invocation let go of it: `running` while other workers sharing the
+   * run are still at it; absent when the store could not say.
+   */
+  readonly status?: RunStatus
+}
+
+/** The options that reach every question, with their defaults applied. */
+export const questionSettings = (options: BenchmarkOptions<any>) => ({
+  ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+  skillMode: options.skillMode ?? "auto",
+  verifyVision: options.verifyVision ?? true,
+  anchor: options.anchor ?? "off",
+  webSearch: options.webSearch ?? false,
+  protocol: options.protocol ?? "json"
+})

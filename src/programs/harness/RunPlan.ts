@@ -1,0 +1,177 @@
+// Before a benchmark asks anything: the options and the trees checked, the run started (or claimed, to
+// resume or join it), its question queue fixed.
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { Clock, Effect, Either, Option, Random } from "effect"
+import type { Question } from "../../domain/Question.js"
+import { type RunOwner, RunStore } from "../../services/RunStore.js"
+import { checkQuestionIds, decodeTrees } from "../tree/TreePreflight.js"
+import { type BenchmarkOptions, questionSettings } from "./BenchmarkOptions.js"
+import { InferError } from "./InferError.js"
+import { runProtocol } from "./RunProtocol.js"
+import { completeSelection, selectionDifference } from "./RunSelection.js"
+
+/** `run-20250102-130405-k3f9`: sortable, readable, and unique enough for one database. */
+export const newRunId = Effect.gen(function*() {
+  const now = new Date(yield* Clock.currentTimeMillis)
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)
+  const suffix = (yield* Random.nextIntBetween(0, 36 ** 4)).toString(36).padStart(4, "0")
+  return `run-${stamp}-${suffix}`
+})
+
+/**
+ * Every tree the questions need must exist before anything starts: finding out an hour into a run
+ * that one video has no tree wastes the hour.
+ */
+export const checkTrees = Effect.fn("RunPlan.checkTrees")(function*(treesDir: string, questions: ReadonlyArray<Question>) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const info = yield* Effect.either(fs.stat(treesDir))
+  if (Either.isLeft(info) || info.right.type !== "Directory") {
+    return yield* new InferError({
+      reason: "TreesMissing",
+      message: `--trees ${treesDir}: ${Either.isLeft(info) ? "no such directory" : "not a directory"} — ` +
+        `pass the folder holding one <videoID>/tree.json per video`
+    })
+  }
+  const byVideo = new Map<string, Array<string>>()
+  for (const question of questions) {
+    const list = byVideo.get(question.videoId)
+    if (list === undefined) byVideo.set(question.videoId, [question.questionId])
+    else list.push(question.questionId)
+  }
+  const videos = [...byVideo.keys()]
+  const present = yield* Effect.forEach(
+    videos,
+    (video) => fs.exists(path.join(treesDir, video, "tree.json")).pipe(Effect.orElseSucceed(() => false)),
+    { concurrency: 32 }
+  )
+  const missing = videos.filter((_, i) => !present[i])
+  if (missing.length > 0) {
+    const first = missing[0]!
+    const ids = byVideo.get(first)!
+    const questionsText = ids.length === 1 ? `question ${ids[0]}` : `questions ${ids[0]} and ${ids.length - 1} more`
+    const others = missing.length > 1 ? ` (and ${missing.length - 1} more videos: ${missing.slice(1, 4).join(", ")}${missing.length > 4 ? ", …" : ""})` : ""
+    return yield* new InferError({
+      reason: "TreeMissing",
+      message: `${path.join(treesDir, first, "tree.json")}: not found, needed by ${questionsText}${others} — ` +
+        `build the tree, fix --trees, or leave the video out with --video-ids / --question-ids`
+    })
+  }
+})
+
+const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
+  options: BenchmarkOptions<any>,
+  config: Readonly<Record<string, unknown>>,
+  owner: RunOwner,
+  leaseMs: number
+) {
+  const store = yield* RunStore
+  const selection = options.selection === undefined ? undefined : completeSelection(options.selection, options.questions)
+  // Continuing a run, or joining one other workers share: the same protocol and question set, or refused.
+  const join = (runId: string, flag: string) =>
+    Effect.gen(function*() {
+      const stored = Option.getOrUndefined(yield* store.getRun(runId))
+      // One run, one protocol: a --compare of the two must not be blurred by a run that mixes them.
+      const protocol = options.protocol ?? "json"
+      if (stored !== undefined && runProtocol(stored.config) !== protocol) {
+        return yield* new InferError({
+          reason: "BadOption",
+          message: `--protocol ${protocol}: run ${stored.runId} was started with --protocol ${
+            runProtocol(stored.config)
+          } — ${flag === "--resume" ? "resume" : "join"} it with the same protocol`
+        })
+      }
+      const storedSelection = stored?.selection
+      if (storedSelection != null && selection !== undefined) {
+        const difference = selectionDifference(storedSelection, selection)
+        if (difference !== undefined) {
+          return yield* new InferError({
+            reason: "SelectionChanged",
+            message: `${flag}: ${difference} — a run is its question set: ${
+              flag === "--resume" ? "resume" : "start every worker of the run"
+            } without the selection flags to ask the run's own, or start a new run`
+          })
+        }
+      }
+      return yield* store.claimRun({ runId, owner, leaseMs })
+    })
+  if (options.resume === true || options.takeover === true) {
+    // Without an id, --resume continues the most recently started run of this database.
+    const runId = options.runId ?? (yield* store.listRuns)[0]?.runId
+    if (runId === undefined) {
+      return yield* new InferError({
+        reason: "NothingToResume",
+        message: "--resume: the database holds no run to resume — start one without --resume"
+      })
+    }
+    return yield* join(runId, "--resume")
+  }
+  const runId = options.runId ?? (yield* newRunId)
+  const started = store.startRun({ runId, config, owner, leaseMs, ...(selection === undefined ? {} : { selection }) })
+  // On a store many workers share, `--run-id R` started on several machines is one run: the first
+  // creates it, the others join.
+  return yield* store.owners === "many" && options.runId !== undefined
+    ? Effect.catchIf(started, (error) => error.reason === "RunExists", () => join(runId, `--run-id ${runId}`))
+    : started
+})
+
+/** What is wrong with the options before anything is read, if anything. */
+const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): InferError | undefined => {
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    return new InferError({ reason: "BadOption", message: `--concurrency ${concurrency}: expected a whole number ≥ 1` })
+  }
+  if (options.retryErrors === true && options.resume !== true && options.takeover !== true) {
+    return new InferError({
+      reason: "BadOption",
+      message: "--retry-errors re-asks the failed questions of an earlier run: use it with --resume (and --run-id)"
+    })
+  }
+  // Checked before the run exists: a refused option must leave nothing behind in the store.
+  if (options.maxCostUsd !== undefined && Object.keys(options.prices ?? {}).length === 0) {
+    return new InferError({
+      reason: "BadOption",
+      message: "--max-cost needs prices: set VTREE_<ROLE>_PRICE=input,cached,output (USD per 1M tokens) or pass --prices FILE"
+    })
+  }
+  if (options.questions.length === 0) {
+    return new InferError({
+      reason: "NoQuestions",
+      message: "no questions selected — check --questions and the --video-ids / --question-ids / --task-types / --n-samples filters"
+    })
+  }
+  return undefined
+}
+
+/**
+ * Checks the options and the trees, starts (or claims, to resume or join) the run as `owner`, fixes
+ * its question queue and says where the queue stands.
+ */
+export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
+  options: BenchmarkOptions<any>,
+  concurrency: number,
+  owner: RunOwner,
+  leaseMs: number
+) {
+  const problem = optionProblem(options, concurrency)
+  if (problem !== undefined) return yield* problem
+  yield* checkQuestionIds(options.questions)
+  yield* checkTrees(options.treesDir, options.questions)
+  yield* decodeTrees(options.treesDir, options.questions)
+  const path = yield* Path.Path
+  const run = yield* startOrResume(options, {
+    ...options.config,
+    treesDir: path.resolve(options.treesDir),
+    questions: options.questions.length,
+    concurrency,
+    ...questionSettings(options),
+    prompts: options.prompts.dir
+  }, owner, leaseMs)
+  const store = yield* RunStore
+  const progress = yield* store.planQuestions(run.runId, options.questions.map((question) => question.questionId), {
+    retryErrors: options.retryErrors === true
+  })
+  // What was open when this worker joined: it sizes the tree cache, not the work (the queue hands that out).
+  const finished = yield* store.finishedQuestionIds(run.runId, { exceptErrors: options.retryErrors === true })
+  return { runId: run.runId, progress, open: options.questions.filter((question) => !finished.has(question.questionId)) }
+})

@@ -42,16 +42,8 @@ export {
   renderBar,
   renderLine
 } from "./programs/harness/Progress.js"
-export {
-  type Accuracy,
-  type GroupAccuracy,
-  renderJson,
-  renderText,
-  type ReportInput,
-  type Summary,
-  type SummaryInput,
-  summarize
-} from "./programs/harness/Report.js"
+export { type Accuracy, type GroupAccuracy, type ReportInput, type Summary, type SummaryInput, summarize } from "./programs/harness/Report.js"
+export { renderJson, renderText } from "./programs/harness/ReportText.js"
 export { renderHtml } from "./programs/harness/ReportHtml.js"
 export {
   BuildError,

@@ -1,10 +1,13 @@
-// What a run amounts to: pure functions from stored rows to a summary, and the summary as text or JSON.
-// The inputs are the store's row shapes (only the fields a summary reads), so any LoadedRun fits.
-// `vtree infer` prints `renderText(summarize(…))`.
+// What a run amounts to: pure functions from stored rows to a summary (ReportText.ts renders it as text
+// or JSON, ReportHtml.ts as a page). The inputs are the store's row shapes (only the fields a summary
+// reads), so any LoadedRun fits. `vtree infer` prints `renderText(summarize(…))`.
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
 import { runProtocol } from "./RunProtocol.js"
-import { costOfCalls, formatUsd, type Prices, unpricedRoles } from "./Cost.js"
+import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
+
+// Also here, where the CLI imports them from.
+export { renderJson, renderText } from "./ReportText.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & {
   readonly config?: unknown
@@ -356,21 +359,6 @@ export const tokenDetailsOf = (calls: ReadonlyArray<ReportCall>): ReadonlyArray<
     }))
 }
 
-const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
-  details.length === 0 ? [] : [
-    "Token details (as the endpoints reported them)\n" + formatTable(
-      ["Role", "Prompt tokens", "Cached", "Cached share", "Reasoning tokens"],
-      details.map((d) => [
-        d.role,
-        formatCount(d.promptTokens),
-        d.cachedPromptTokens === null ? "—" : formatCount(d.cachedPromptTokens),
-        formatPercent(d.cachedShare),
-        d.reasoningTokens === null ? "—" : formatCount(d.reasoningTokens)
-      ]),
-      [false, true, true, true, true]
-    )
-  ]
-
 const shapeOrder = ["clean", "fenced", "prose", "think-stripped", "function-call", "first-of-several", "repaired"]
 
 const replyShapesOf = (predictions: ReadonlyArray<ReportPrediction>, calls: ReadonlyArray<ReportCall>): Summary["replyShapes"] => {
@@ -385,177 +373,3 @@ const replyShapesOf = (predictions: ReadonlyArray<ReportPrediction>, calls: Read
     shapes: [...counts.keys()].sort(rankBy(shapeOrder)).map((shape) => ({ shape, steps: counts.get(shape)! }))
   }
 }
-
-export const formatPercent = (value: number | null): string => value === null ? "—" : `${(value * 100).toFixed(1)}%`
-
-/** `[41.2–58.8]`, the 95 % interval in percent; `—` without one. */
-export const formatInterval = (interval: Interval | null): string =>
-  interval === null ? "—" : `[${(interval.low * 100).toFixed(1)}–${(interval.high * 100).toFixed(1)}]`
-
-export const formatDuration = (ms: number | null): string => {
-  if (ms === null) return "—"
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
-  const total = Math.round(ms / 1000)
-  const h = Math.floor(total / 3600)
-  const m = Math.floor((total % 3600) / 60)
-  const s = total % 60
-  const mm = String(m).padStart(2, "0")
-  const ss = String(s).padStart(2, "0")
-  return h > 0 ? `${h}h ${mm}m ${ss}s` : `${m}m ${ss}s`
-}
-
-export const formatCount = (n: number): string => n.toLocaleString("en-US")
-
-/** Columns padded to their widest cell; `right` marks the numeric columns. */
-export const formatTable = (
-  headers: ReadonlyArray<string>,
-  rows: ReadonlyArray<ReadonlyArray<string>>,
-  right: ReadonlyArray<boolean>
-): string => {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)))
-  const line = (cells: ReadonlyArray<string>) =>
-    cells.map((cell, i) => right[i] === true ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)).join("  ")
-      .trimEnd()
-  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n")
-}
-
-const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>): string =>
-  formatTable(
-    [title, "Correct", "Wrong", "Unanswered", "Total", "Accuracy", "95% CI"],
-    groups.map((g) => [
-      g.key,
-      formatCount(g.correct),
-      formatCount(g.wrong),
-      formatCount(g.unanswered),
-      formatCount(g.total),
-      formatPercent(g.accuracy),
-      formatInterval(g.interval)
-    ]),
-    [false, true, true, true, true, true, true]
-  )
-
-export const renderText = (summary: Summary): string => {
-  const header = [
-    `Run ${summary.runId} · ${summary.status} · started ${summary.startedAt} · wall time ${
-      formatDuration(summary.wallTimeMs)
-    }`,
-    `Accuracy ${formatPercent(summary.overall.accuracy)} ${formatInterval(summary.overall.interval)} 95% CI` +
-    ` (${formatCount(summary.overall.correct)}/${formatCount(summary.overall.total)})` +
-    ` · wrong ${formatCount(summary.overall.wrong)} · unanswered ${formatCount(summary.overall.unanswered)} · mean steps ${
-      summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)
-    }`,
-    `Protocol ${summary.protocol}`,
-    ...progressLine(summary)
-  ].join("\n")
-  const stops = formatTable(
-    ["Stop reason", "Questions"],
-    summary.stopReasons.map((s) => [s.reason, String(s.count)]),
-    [false, true]
-  )
-  const costOfRole = new Map(summary.cost.byRole.map((r) => [r.role, r.usd]))
-  const latencyOfRole = new Map(summary.latency.map((r) => [r.role, r]))
-  const tokens = formatTable(
-    ["Role", "Calls", "Errors", "Prompt tokens", "Completion tokens", "Cost (USD)", "p50", "p90", "max"],
-    [
-      ...summary.tokens.byRole.map((r) => {
-        const latency = latencyOfRole.get(r.role)
-        return [
-          r.role,
-          formatCount(r.calls),
-          formatCount(r.errors),
-          formatCount(r.promptTokens),
-          formatCount(r.completionTokens),
-          r.calls === 0 ? "—" : formatUsd(costOfRole.get(r.role) ?? null),
-          formatDuration(latency?.p50Ms ?? null),
-          formatDuration(latency?.p90Ms ?? null),
-          formatDuration(latency?.maxMs ?? null)
-        ]
-      }),
-      [
-        "total",
-        formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.calls, 0)),
-        formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0)),
-        formatCount(summary.tokens.promptTokens),
-        formatCount(summary.tokens.completionTokens),
-        formatUsd(summary.cost.total),
-        "",
-        "",
-        ""
-      ]
-    ],
-    [false, true, true, true, true, true, true, true, true]
-  )
-  const costLine = costNote(summary)
-  const shapes = summary.replyShapes.shapes.length === 0 ? [] : [
-    `Reply shapes of ${summary.replyShapes.model} (a step may count under several)\n` + formatTable(
-      ["Shape", "Steps", "Share"],
-      summary.replyShapes.shapes.map((s) => [
-        s.shape,
-        formatCount(s.steps),
-        formatPercent(summary.replyShapes.steps === 0 ? null : s.steps / summary.replyShapes.steps)
-      ]),
-      [false, true, true]
-    )
-  ]
-  return [
-    header,
-    accuracyTable("Task type", summary.byTaskType),
-    accuracyTable("Duration", summary.byDuration),
-    ...(summary.byDomain.length === 0 ? [] : [accuracyTable("Domain", summary.byDomain)]),
-    stops,
-    `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,
-    ...tokenDetailsText(summary.tokenDetails),
-    costLine,
-    ...shapes,
-    ...workersText(summary)
-  ].join("\n\n") + "\n"
-}
-
-/** The queue while the run is unfinished (what is saved, held by live workers, still open); else null. */
-export const progressText = (summary: Summary): string | null => {
-  const progress = summary.progress
-  if (progress === null || progress.done >= progress.total) return null
-  const live = summary.workers.filter((w) => w.live === true).length
-  return `${formatCount(progress.done)}/${formatCount(progress.total)} saved (${formatPercent(progress.done / progress.total)})` +
-    ` · ${formatCount(progress.claimed)} in hand · ${formatCount(progress.open)} open` +
-    (live > 0 ? ` · ${live} live worker${live === 1 ? "" : "s"}` : "")
-}
-
-const progressLine = (summary: Summary): ReadonlyArray<string> => {
-  const text = progressText(summary)
-  return text === null ? [] : [`Progress ${text}`]
-}
-
-/** The workers table's rows, when more than one process answered the run or one still works on it; else empty. */
-export const workerRows = (summary: Summary): ReadonlyArray<ReadonlyArray<string>> => {
-  const { workers } = summary
-  if (workers.length < 2 && !workers.some((w) => w.live === true)) return []
-  return workers.map((w) => [
-    w.worker,
-    formatCount(w.questions),
-    w.live === true ? "live" : w.live === null ? "claim held" : w.heartbeatAt === null ? "done" : "lease expired",
-    w.heartbeatAt ?? "—"
-  ])
-}
-
-export const workerHeaders = ["Worker", "Questions", "State", "Last heartbeat"]
-
-const workersText = (summary: Summary): ReadonlyArray<string> => {
-  const rows = workerRows(summary)
-  return rows.length === 0 ? [] : ["Workers\n" + formatTable(workerHeaders, rows, [false, true, false, false])]
-}
-
-/** Cost per run and question, and why it is unknown or an upper bound when it is. */
-export const costNote = (summary: Summary): string => {
-  const { cost, questionTime } = summary
-  const head = `Cost ${formatUsd(cost.total)} · per question ${formatUsd(cost.perQuestionMean)} · time per question ` +
-    `p50 ${formatDuration(questionTime.p50Ms)}, p90 ${formatDuration(questionTime.p90Ms)}, max ${formatDuration(questionTime.maxMs)}`
-  const why = cost.unpriced.length > 0
-    ? ` (no price for ${cost.unpriced.join(", ")}: set ${cost.unpriced.map((r) => `VTREE_${r.toUpperCase()}_PRICE`).join(", ")} or pass --prices FILE)`
-    : !cost.cachedTokensRecorded && cost.total !== null
-    ? " (no cached-token counts recorded: every prompt token charged at the full input price, an upper bound)"
-    : ""
-  return head + why
-}
-
-export const renderJson = (summary: Summary): string => JSON.stringify(summary, null, 2) + "\n"

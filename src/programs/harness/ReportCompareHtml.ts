@@ -1,7 +1,7 @@
 // The comparison of two runs as one self-contained page: paired chart with error bars, bucket deltas, the
 // McNemar verdict, usage deltas, and each flipped question linked to its trajectory in both runs.
 import type { ReportCall, ReportPrediction, ReportStep } from "./Report.js"
-import { formatCount, formatInterval, formatPercent } from "./Report.js"
+import { formatCount, formatInterval, formatPercent } from "./ReportText.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
 import { chartAxis, esc, groupBy, num, script, style, trajectory } from "./ReportHtml.js"

@@ -4,18 +4,17 @@
 import { gunzipSync, gzipSync } from "node:zlib"
 import type { GroupAccuracy, ReportCall, ReportInput, ReportPrediction, ReportStep, Summary } from "./Report.js"
 import { formatUsd } from "./Cost.js"
+import { outcomeOf, summarize } from "./Report.js"
 import {
   costNote,
   formatCount,
   formatDuration,
   formatInterval,
   formatPercent,
-  outcomeOf,
   progressText,
-  summarize,
   workerHeaders,
   workerRows
-} from "./Report.js"
+} from "./ReportText.js"
 
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) =>

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { ReportInput } from "../../../src/programs/harness/Report.js"
-import { formatDuration, renderJson, renderText, summarize } from "../../../src/programs/harness/Report.js"
+import { summarize } from "../../../src/programs/harness/Report.js"
+import { formatDuration, renderJson, renderText } from "../../../src/programs/harness/ReportText.js"
 import { accuracyChart, escapeHtml, renderHtml, unpackBodies } from "../../../src/programs/harness/ReportHtml.js"
 import { call, prediction, step } from "./fixtures.js"
 

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { renderText, summarize } from "../../../src/programs/harness/Report.js"
+import { summarize } from "../../../src/programs/harness/Report.js"
+import { renderText } from "../../../src/programs/harness/ReportText.js"
 import { renderHtml } from "../../../src/programs/harness/ReportHtml.js"
 import { runProtocol } from "../../../src/programs/harness/RunProtocol.js"
 import { prediction } from "./fixtures.js"

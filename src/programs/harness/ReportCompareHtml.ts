@@ -4,7 +4,10 @@ import type { ReportCall, ReportPrediction, ReportStep } from "./Report.js"
 import { formatCount, formatInterval, formatPercent } from "./ReportText.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
-import { chartAxis, esc, groupBy, num, script, style, trajectory } from "./ReportHtml.js"
+import { chartAxis } from "./ReportHtml.js"
+import { script, style } from "./ReportHtmlAssets.js"
+import { esc, groupBy, num } from "./ReportMarkup.js"
+import { trajectory } from "./ReportTrajectory.js"
 
 /** The rows a side contributes to the page: only its flipped questions' steps and calls are needed. */
 export interface CompareTrajectories {

@@ -2,7 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import type { ReportInput } from "../../../src/programs/harness/Report.js"
 import { summarize } from "../../../src/programs/harness/Report.js"
 import { formatDuration, renderJson, renderText } from "../../../src/programs/harness/ReportText.js"
-import { accuracyChart, escapeHtml, renderHtml, unpackBodies } from "../../../src/programs/harness/ReportHtml.js"
+import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/harness/ReportHtml.js"
+import { escapeHtml } from "../../../src/programs/harness/ReportMarkup.js"
 import { call, prediction, step } from "./fixtures.js"
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" as const }

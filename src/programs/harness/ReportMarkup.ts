@@ -1,0 +1,36 @@
+// The small pieces of markup the run page, its trajectories and the comparison page share. Everything
+// that came from a model, a question file or a tree passes through `escapeHtml`.
+import { formatCount } from "./ReportText.js"
+
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) =>
+    c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "\"" ? "&quot;" : "&#39;")
+
+export const esc = (value: string | number | null): string => value === null ? "" : escapeHtml(String(value))
+
+export const jsonBlock = (value: unknown): string => {
+  let text: string
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value, null, 2) ?? "null"
+  } catch {
+    text = String(value)
+  }
+  return `<pre>${escapeHtml(text)}</pre>`
+}
+
+export const isEmpty = (value: unknown): boolean =>
+  value === null || value === undefined ||
+  (typeof value === "object" && Object.keys(value as object).length === 0)
+
+export const num = (n: number): string => `<td class="n">${formatCount(n)}</td>`
+
+export const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null): Map<string | null, Array<A>> => {
+  const map = new Map<string | null, Array<A>>()
+  for (const item of items) {
+    const k = key(item)
+    const list = map.get(k)
+    if (list === undefined) map.set(k, [item])
+    else list.push(item)
+  }
+  return map
+}

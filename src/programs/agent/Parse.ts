@@ -1,5 +1,16 @@
-import { jsonrepair } from "jsonrepair"
-import type { AgentAction, AgentReply, ParseResult, ReplyShape } from "../../domain/Protocol.js"
+import type { ParseResult, ReplyShape } from "../../domain/Protocol.js"
+import { actionFrom, asObject, callArguments, type Reading, readValue } from "./ReplyAction.js"
+import {
+  actionClosed,
+  type Candidate,
+  candidatesOf,
+  isFencedReply,
+  isRecord,
+  jsonSpans,
+  stripThinking,
+  tryParse,
+  tryRepair
+} from "./ReplyJson.js"
 
 /**
  * Reads one agent reply. Pure and total: whatever the model sent, the answer is a value, never a throw.
@@ -10,245 +21,6 @@ import type { AgentAction, AgentReply, ParseResult, ReplyShape } from "../../dom
  * several objects where one was asked for (the first action wins: it is the step the model would take
  * first), and replies cut off by the token limit (repaired when the action is complete).
  */
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-const thinkTags = ["think", "thinking", "reasoning"] as const
-
-interface Unthought {
-  readonly text: string
-  readonly thought: string | undefined
-  /** A think block was opened and never closed: its end is wherever the JSON begins. */
-  readonly openThought: boolean
-}
-
-/**
- * Removes reasoning blocks and keeps their text. Three forms occur: a closed block; a closing tag with
- * no opening one (chat templates that open the block for the model, so the reply starts inside it);
- * an opening tag that is never closed (a reply cut short, or a model that forgot).
- */
-const stripThinking = (raw: string): Unthought => {
-  const thoughts: Array<string> = []
-  let text = raw
-  for (const tag of thinkTags) {
-    const closed = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "gi")
-    text = text.replace(closed, (_, inner: string) => {
-      thoughts.push(inner.trim())
-      return "\n"
-    })
-  }
-  let openThought = false
-  for (const tag of thinkTags) {
-    const close = text.search(new RegExp(`</${tag}>`, "i"))
-    const open = text.search(new RegExp(`<${tag}>`, "i"))
-    if (close >= 0 && (open < 0 || open > close)) {
-      thoughts.unshift(text.slice(0, close).trim())
-      text = text.slice(close + tag.length + 3)
-    } else if (open >= 0 && text.slice(0, open).trim() === "") {
-      text = text.slice(open + tag.length + 2)
-      openThought = true
-    }
-  }
-  const thought = thoughts.filter((part) => part !== "").join("\n\n")
-  return { text, thought: thought === "" ? undefined : thought, openThought }
-}
-
-interface Span {
-  readonly start: number
-  /** Exclusive; the end of the text when the value was never closed. */
-  readonly end: number
-  readonly complete: boolean
-}
-
-/**
- * The top-level JSON-looking spans of a text: from an opening brace or bracket to its matching close,
- * with string contents skipped so a brace inside a string does not count.
- */
-const jsonSpans = (text: string): ReadonlyArray<Span> => {
-  const spans: Array<Span> = []
-  let index = 0
-  while (index < text.length) {
-    const char = text[index]
-    if (char !== "{" && char !== "[") {
-      index += 1
-      continue
-    }
-    const start = index
-    let depth = 0
-    let inString = false
-    let end = -1
-    for (; index < text.length; index += 1) {
-      const c = text[index]
-      if (inString) {
-        if (c === "\\") index += 1
-        else if (c === "\"") inString = false
-      } else if (c === "\"") inString = true
-      else if (c === "{" || c === "[") depth += 1
-      else if (c === "}" || c === "]") {
-        depth -= 1
-        if (depth === 0) {
-          end = index + 1
-          break
-        }
-      }
-    }
-    if (end < 0) {
-      spans.push({ start, end: text.length, complete: false })
-      break
-    }
-    spans.push({ start, end, complete: true })
-    index = end
-  }
-  return spans
-}
-
-const tryParse = (text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false } => {
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch {
-    return { ok: false }
-  }
-}
-
-const tryRepair = (text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false } => {
-  try {
-    return { ok: true, value: JSON.parse(jsonrepair(text)) }
-  } catch {
-    return { ok: false }
-  }
-}
-
-/** What a JSON value says, read as the loop's reply or as a function call. */
-type Reading =
-  | { readonly _tag: "Action"; readonly reply: AgentReply; readonly functionCall: boolean }
-  | { readonly _tag: "Invalid"; readonly reason: string }
-  | { readonly _tag: "NotAnAction" }
-
-// reflect/plan are prose to the loop; a model that writes a bare string there still gave us something.
-const asObject = (value: unknown): Readonly<Record<string, unknown>> =>
-  value === undefined || value === null ? {} : isRecord(value) ? value : { text: value }
-
-/** Arguments of a function call: an object, or (OpenAI's wire form) a JSON string holding one. */
-const callArguments = (value: unknown): Record<string, unknown> | undefined => {
-  if (value === undefined || value === null) return {}
-  if (isRecord(value)) return value
-  if (typeof value === "string") {
-    const parsed = value.trim() === "" ? { ok: true as const, value: {} } : tryParse(value)
-    if (parsed.ok && isRecord(parsed.value)) return parsed.value
-    const repaired = tryRepair(value)
-    if (repaired.ok && isRecord(repaired.value)) return repaired.value
-  }
-  return undefined
-}
-
-const actionFrom = (tool: string, args: Record<string, unknown>): AgentAction => ({ tool: tool.trim(), args })
-
-/**
- * `{"name": "view_node", "arguments": {…}}` (OpenAI function call, Hermes/Qwen `<tool_call>` body),
- * `{"type": "function", "function": {…}}` (an OpenAI tool call), `{"tool_calls": [...]}` (a whole
- * assistant message) and `{"tool": …, "args": …}` without the action wrapper.
- */
-const readFunctionCall = (value: Record<string, unknown>, context: Record<string, unknown>): Reading => {
-  if (Array.isArray(value["tool_calls"])) return readFirst(value["tool_calls"], context)
-  if (isRecord(value["function"])) return readFunctionCall(value["function"], context)
-  const name = value["name"] ?? value["tool"]
-  if (typeof name !== "string" || name.trim() === "") return { _tag: "NotAnAction" }
-  const rawArgs = "arguments" in value ? value["arguments"] : "args" in value ? value["args"] : value["parameters"]
-  const args = callArguments(rawArgs)
-  if (args === undefined) return { _tag: "Invalid", reason: `the arguments of "${name.trim()}" are not a JSON object` }
-  return {
-    _tag: "Action",
-    reply: { reflect: asObject(context["reflect"]), plan: asObject(context["plan"]), action: actionFrom(name, args) },
-    functionCall: true
-  }
-}
-
-const readValue = (value: unknown): Reading => {
-  if (Array.isArray(value)) return readFirst(value, {})
-  if (!isRecord(value)) return { _tag: "NotAnAction" }
-  const action = value["action"]
-  if (action === undefined) return readFunctionCall(value, value)
-  // LangChain-style `{"action": "view_node", "action_input": {…}}`.
-  if (typeof action === "string" && action.trim() !== "" && "action_input" in value) {
-    const args = callArguments(value["action_input"])
-    if (args === undefined) return { _tag: "Invalid", reason: "\"action_input\" is not an object" }
-    return {
-      _tag: "Action",
-      reply: { reflect: asObject(value["reflect"]), plan: asObject(value["plan"]), action: actionFrom(action, args) },
-      functionCall: true
-    }
-  }
-  if (!isRecord(action)) return { _tag: "Invalid", reason: "\"action\" is not an object with a \"tool\"" }
-  const tool = action["tool"] ?? action["name"]
-  if (typeof tool !== "string" || tool.trim() === "") return { _tag: "Invalid", reason: "missing action.tool" }
-  let args: Record<string, unknown>
-  const given = action["args"] ?? action["arguments"]
-  if (given !== undefined && given !== null) {
-    const decoded = callArguments(given)
-    if (decoded === undefined) return { _tag: "Invalid", reason: "action.args is not an object" }
-    args = decoded
-  } else {
-    // Models often flatten the args into the action. fromEntries defines own properties, so a
-    // "__proto__" key stays data.
-    args = Object.fromEntries(
-      Object.entries(action).filter(([key]) => key !== "tool" && key !== "name" && key !== "args" && key !== "arguments")
-    )
-  }
-  return {
-    _tag: "Action",
-    reply: { reflect: asObject(value["reflect"]), plan: asObject(value["plan"]), action: actionFrom(tool, args) },
-    functionCall: false
-  }
-}
-
-/** The first element of a list that reads as an action (a list of tool calls: take the first). */
-function readFirst(values: ReadonlyArray<unknown>, context: Record<string, unknown>): Reading {
-  let invalid: Reading | undefined
-  for (const value of values) {
-    const reading = isRecord(value) && value["action"] === undefined ? readFunctionCall(value, context) : readValue(value)
-    if (reading._tag === "Action") return reading
-    if (reading._tag === "Invalid") invalid ??= reading
-  }
-  return invalid ?? { _tag: "NotAnAction" }
-}
-
-interface Candidate {
-  readonly text: string
-  readonly complete: boolean
-  readonly fenced: boolean
-  readonly toolCallTag: boolean
-}
-
-const fenceBlock = /```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)(?:```|$)/g
-const toolCallBlock = /<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/gi
-
-/**
- * The pieces of text that may hold the reply, in reading order: `<tool_call>` bodies, then the JSON
- * spans of the text as it stands (right even when a string inside holds a fence), then those of fenced
- * blocks.
- */
-const candidatesOf = (text: string): ReadonlyArray<Candidate> => {
-  const out: Array<Candidate> = []
-  for (const match of text.matchAll(toolCallBlock)) {
-    for (const span of jsonSpans(match[1] ?? "")) {
-      out.push({ text: (match[1] ?? "").slice(span.start, span.end), complete: span.complete, fenced: false, toolCallTag: true })
-    }
-  }
-  if (out.length > 0) return out
-  for (const span of jsonSpans(text)) {
-    out.push({ text: text.slice(span.start, span.end), complete: span.complete, fenced: false, toolCallTag: false })
-  }
-  for (const match of text.matchAll(fenceBlock)) {
-    const body = match[1] ?? ""
-    for (const span of jsonSpans(body)) {
-      out.push({ text: body.slice(span.start, span.end), complete: span.complete, fenced: true, toolCallTag: false })
-    }
-  }
-  return out
-}
-
-const isFencedReply = (text: string): boolean => /^\s*```/.test(text)
 
 interface Found {
   readonly reading: Extract<Reading, { _tag: "Action" }>
@@ -283,27 +55,6 @@ const findActions = (candidates: ReadonlyArray<Candidate>): { readonly found: Re
     else if (reading._tag === "Invalid") invalid ??= reading.reason
   })
   return { found, invalid }
-}
-
-const actionKey = /["']?(action|arguments|args|parameters|action_input)["']?\s*:\s*/g
-
-/**
- * Whether a reply cut off mid-way still holds a whole action: the value of its action (or of a function
- * call's arguments) must be closed in the text itself. Repairing a cut inside the action would invent
- * its end — a tool name or a node id shortened into a different one.
- */
-const actionClosed = (text: string): boolean => {
-  for (const match of text.matchAll(actionKey)) {
-    const at = (match.index ?? 0) + match[0].length
-    const first = text[at]
-    if (first === "{" || first === "[") {
-      const span = jsonSpans(text.slice(at))[0]
-      if (span !== undefined && span.start === 0 && span.complete) return true
-    } else if (first === "\"") {
-      if (/^"(?:[^"\\]|\\.)*"/.test(text.slice(at))) return true
-    }
-  }
-  return false
 }
 
 /** A reply whose JSON is the whole text (fences aside) and in the loop's own shape. */

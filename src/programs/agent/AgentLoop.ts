@@ -3,7 +3,7 @@ import { normalizeAnswer } from "../../domain/Answer.js"
 import type { Prediction, StepRecord, StopReason } from "../../domain/Prediction.js"
 import type { ParseResult } from "../../domain/Protocol.js"
 import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
-import { emptyUsage, withCallContext } from "../../services/CallLog.js"
+import { emptyUsage, type UsageByRole, withCallContext } from "../../services/CallLog.js"
 import { type ChatMessage, type ChatResponse, LLMProvider, type ToolCall } from "../../services/LLMProvider.js"
 import type { Labels } from "../prompts/PromptManager.js"
 import { fillPlaceholders } from "../prompts/SystemPrompt.js"
@@ -201,6 +201,18 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
   })
 
   const end = yield* loop.pipe(withCallContext({ questionId: input.questionId, parentStep: null, usage }))
+  const prediction = predictionOf(input, end, steps, usage)
+  yield* observer.onFinish(prediction)
+  return prediction
+})
+
+/** The question's Prediction from how the loop ended, its steps and its usage. */
+const predictionOf = <R>(
+  input: AgentLoopInput<R>,
+  end: Ending,
+  steps: ReadonlyArray<StepRecord>,
+  usage: UsageByRole
+): Prediction => {
   const answer = end.submission?.answer ?? null
   const prediction: Prediction = {
     questionId: input.questionId,
@@ -217,6 +229,5 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
     error: end.error ?? null,
     ...(end.providerError === undefined ? {} : { providerError: end.providerError })
   }
-  yield* observer.onFinish(prediction)
   return prediction
-})
+}

@@ -16,7 +16,15 @@ import {
 } from "../../domain/Search.js"
 import { dedupeByCanonicalUrl } from "../../domain/SearchUrl.js"
 import { contentHash } from "./ContentHash.js"
-import { CodeSearch, PageReader, type ProviderPage, WebSearch } from "../../services/SearchProviders.js"
+import {
+  type CodeQuery,
+  CodeSearch,
+  PageReader,
+  type ProviderPage,
+  type SearchPort,
+  type WebQuery,
+  WebSearch
+} from "../../services/SearchProviders.js"
 import { anyCapabilityEnabled, capabilityEnabled, SearchSettings } from "./SearchSettings.js"
 
 const howToEnable: Record<Capability, string> = {
@@ -79,6 +87,50 @@ export const assembleResults = (
   return { results, citations }
 }
 
+/** Bounds a provider call by the request timeout; a defect inside becomes a PROVIDER_ERROR. */
+const requestBudget = (requestTimeout: Duration.Duration) => <A>(effect: Effect.Effect<A, SearchError>) =>
+  effect.pipe(
+    Effect.timeoutFail({
+      duration: requestTimeout,
+      onTimeout: () =>
+        new SearchError({
+          code: "PROVIDER_TIMEOUT",
+          message: `the request took longer than ${Duration.format(requestTimeout)} — try again or narrow it`
+        })
+    }),
+    Effect.catchAllDefect(() => Effect.fail(unexpected()))
+  )
+
+/** Each capability to its fixed provider. */
+const routeTo = (web: SearchPort<WebQuery>, code: SearchPort<CodeQuery>) =>
+(request: SearchRequest): Effect.Effect<{ provider: string; page: ProviderPage }, SearchError> => {
+  if (request.capability !== "search.code" && request.scope !== undefined) {
+    return Effect.fail(
+      new SearchError({ code: "INVALID_REQUEST", message: "external_search: scope: only search.code takes a scope — remove it" })
+    )
+  }
+  const freshnessDays = request.freshness?.value
+  switch (request.capability) {
+    case "search.web":
+    case "search.news":
+      return web.search({
+        query: request.query,
+        category: request.capability === "search.news" ? "news" : "general",
+        limit: request.limit,
+        ...(request.language === undefined ? {} : { language: request.language }),
+        ...(request.region === undefined ? {} : { region: request.region }),
+        ...(freshnessDays === undefined ? {} : { freshnessDays })
+      }).pipe(Effect.map((page) => ({ provider: web.provider, page })))
+    case "search.code":
+      return code.search({
+        query: request.query,
+        scope: request.scope ?? "repositories",
+        limit: request.limit,
+        ...(freshnessDays === undefined ? {} : { freshnessDays })
+      }).pipe(Effect.map((page) => ({ provider: code.provider, page })))
+  }
+}
+
 /**
  * The single entry point of the Search Hub for MCP and agent tools: validates untrusted input, enforces
  * the flags, routes each capability to its fixed provider, bounds the time, and always answers with
@@ -91,46 +143,8 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
     const code = yield* CodeSearch
     const reader = yield* PageReader
 
-    const withinRequestBudget = <A>(effect: Effect.Effect<A, SearchError>) =>
-      effect.pipe(
-        Effect.timeoutFail({
-          duration: settings.requestTimeout,
-          onTimeout: () =>
-            new SearchError({
-              code: "PROVIDER_TIMEOUT",
-              message: `the request took longer than ${Duration.format(settings.requestTimeout)} — try again or narrow it`
-            })
-        }),
-        Effect.catchAllDefect(() => Effect.fail(unexpected()))
-      )
-
-    const route = (request: SearchRequest): Effect.Effect<{ provider: string; page: ProviderPage }, SearchError> => {
-      if (request.capability !== "search.code" && request.scope !== undefined) {
-        return Effect.fail(
-          new SearchError({ code: "INVALID_REQUEST", message: "external_search: scope: only search.code takes a scope — remove it" })
-        )
-      }
-      const freshnessDays = request.freshness?.value
-      switch (request.capability) {
-        case "search.web":
-        case "search.news":
-          return web.search({
-            query: request.query,
-            category: request.capability === "search.news" ? "news" : "general",
-            limit: request.limit,
-            ...(request.language === undefined ? {} : { language: request.language }),
-            ...(request.region === undefined ? {} : { region: request.region }),
-            ...(freshnessDays === undefined ? {} : { freshnessDays })
-          }).pipe(Effect.map((page) => ({ provider: web.provider, page })))
-        case "search.code":
-          return code.search({
-            query: request.query,
-            scope: request.scope ?? "repositories",
-            limit: request.limit,
-            ...(freshnessDays === undefined ? {} : { freshnessDays })
-          }).pipe(Effect.map((page) => ({ provider: code.provider, page })))
-      }
-    }
+    const withinRequestBudget = requestBudget(settings.requestTimeout)
+    const route = routeTo(web, code)
 
     const providerFor = (capability: Capability | undefined): string =>
       capability === undefined ? "none" : capability === "search.code" ? code.provider : capability === "search.read" ? reader.provider : web.provider

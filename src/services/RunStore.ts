@@ -1,6 +1,6 @@
 import type { ReplyShape, ReplyShapeCounts } from "../domain/Protocol.js"
 // The run store port: what the harness writes while a benchmark runs and what `vtree report` reads.
-// Only types and the Tag live here; the SQLite adapter is src/layers/sqlite/SqliteRunStore.ts.
+// Only types and the Tag live here; the adapters are in src/layers/sql/ (sqlite/, postgres/).
 import type { Effect, Option } from "effect"
 import { Context, Schema } from "effect"
 import type { StopReason } from "../domain/Prediction.js"

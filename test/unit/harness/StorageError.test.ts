@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { storageError } from "../../../src/layers/sqlite/SqliteFile.js"
+import { storageError } from "../../../src/layers/sql/sqlite/SqliteFile.js"
 
 const sqliteError = (code: string, message: string) => Object.assign(new Error(message), { code })
 

@@ -2,10 +2,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect, Layer, Redacted } from "effect"
 import * as Pg from "pg"
-import { RunStore, RunStoreError } from "../../services/RunStore.js"
-import { latestMigrationId, migrate } from "../sqlite/Migrations.js"
-import { SchemaFacts, tooNew } from "../sqlite/SqliteFile.js"
-import { make } from "../sqlite/SqliteRunStore.js"
+import { RunStore, RunStoreError } from "../../../services/RunStore.js"
+import { latestMigrationId, migrate } from "../Migrations.js"
+import { SchemaFacts, tooNew } from "../SchemaFacts.js"
+import { make } from "../SqlRunStore.js"
+import { storageError } from "../StorageError.js"
 
 /** `--db` values that name a PostgreSQL server rather than an SQLite file. */
 export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
@@ -101,7 +102,7 @@ export const layer = (options: PgRunStoreOptions): Layer.Layer<RunStore | SqlCli
     applicationName: "vtree"
   })
   const ready = Layer.effect(SchemaFacts, prepare(shown, options)).pipe(Layer.provideMerge(client))
-  const store = Layer.effect(RunStore, make(shown, { owners: options.owners ?? "many" })).pipe(Layer.provideMerge(ready))
+  const store = Layer.effect(RunStore, make(shown, { owners: options.owners ?? "many", failure: (what, cause) => storageError(shown, what, cause) })).pipe(Layer.provideMerge(ready))
   return Layer.mapError(store, (cause) =>
     cause instanceof RunStoreError ? cause : new RunStoreError({
       reason: "DbUnreadable",

@@ -1,88 +1,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Array as Arr, Cause, Clock, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as nodePath from "node:path"
+import { Array as Arr, Clock, Effect, Option, ParseResult, Redacted, Schema } from "effect"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { StopReason } from "../../domain/Prediction.js"
 import { ProviderErrorReason } from "../../domain/ProviderError.js"
 import { ReplyShape } from "../../domain/Protocol.js"
 import type { CallRecord } from "../../services/CallLog.js"
-import { checkFile, prepare, SchemaFacts, storageError } from "./SqliteFile.js"
+import { SchemaFacts } from "./SchemaFacts.js"
 import type { LoadedRun, RunClaim, RunProgress, RunRow, RunState, RunStoreShape } from "../../services/RunStore.js"
 import { defaultLeaseMs, RunStatus, RunStore, RunStoreError } from "../../services/RunStore.js"
-
-export interface SqliteRunStoreOptions {
-  readonly filename: string
-  /** Readers (`vtree report`) must not create an empty database where the user mistyped a path. */
-  readonly mustExist?: boolean
-  /**
-   * Open read-only and never write: no migrations, no pragma that writes. A database of an older
-   * schema still reads (what it lacks reads as absent). Implies `mustExist`.
-   */
-  readonly readOnly?: boolean
-  /**
-   * How many live claims a run may have: `one` (default, a lease: a second process on a live run is
-   * refused) or `many` (processes on this machine share runs as workers, as on PostgreSQL).
-   */
-  readonly owners?: "one" | "many"
-}
-
-/**
- * The run store over one SQLite file (WAL, foreign keys on, migrations applied on open unless
- * read-only). Refuses a file that is not a vtree database, or was written by a newer vtree, before
- * anything is written. Also exposes the SqlClient, for callers that need an ad-hoc query against
- * the same connection.
- */
-export const layer = (options: SqliteRunStoreOptions): Layer.Layer<RunStore | SqlClient.SqlClient, RunStoreError> => {
-  const { filename } = options
-  const readOnly = options.readOnly === true
-  const owners = options.owners ?? "one"
-  const direct = open(filename, filename, readOnly, owners)
-  // SQLite cannot open a WAL database read-only where it may not create the -shm file beside it (a
-  // read-only mount): `vtree report` then reads a private copy of the file, which it never writes.
-  const opened = readOnly
-    ? Layer.catchAll(direct, (error) => error.reason === "DbReadOnly" ? readCopy(filename, owners) : Layer.fail(error))
-    : direct
-  return Layer.unwrapEffect(Effect.as(checkFile({ ...options, mustExist: options.mustExist === true || readOnly }), opened))
-}
-
-/** The store over `file`; messages name `shown`, the path the user gave. */
-const open = (file: string, shown: string, readOnly: boolean, owners: "one" | "many") => {
-  // WAL is switched on by prepare, after the file has been found to be vtree's: setting it is a write.
-  const client = SqliteClient.layer({ filename: file, readonly: readOnly, disableWAL: true })
-  const ready = Layer.effect(SchemaFacts, prepare(shown, readOnly)).pipe(Layer.provideMerge(client))
-  const store = Layer.effect(RunStore, make(shown, { owners })).pipe(Layer.provideMerge(ready))
-  // better-sqlite3 throws from inside the client's constructor (a defect, not an error) for a file it
-  // cannot open: every way of failing to open ends as one RunStoreError.
-  return Layer.catchAllCause(store, (cause) => {
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure) && failure.value instanceof RunStoreError) return Layer.fail(failure.value)
-    const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
-    return Layer.fail(storageError(shown, "opening the database", error, "cannot open the run database"))
-  })
-}
-
-const readCopy = (filename: string, owners: "one" | "many") =>
-  Layer.unwrapScoped(Effect.gen(function*() {
-    const dir = yield* Effect.acquireRelease(
-      Effect.sync(() => fs.mkdtempSync(nodePath.join(os.tmpdir(), "vtree-report-"))),
-      (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-    )
-    const copy = nodePath.join(dir, "copy.db")
-    yield* Effect.try({
-      try: () => {
-        fs.copyFileSync(filename, copy)
-        // Commits not yet checkpointed live in the -wal file: without it the copy would miss them.
-        if (fs.existsSync(`${filename}-wal`)) fs.copyFileSync(`${filename}-wal`, `${copy}-wal`)
-      },
-      catch: (error) => storageError(filename, "copying the database to read it", error)
-    })
-    return open(copy, filename, true, owners)
-  }))
 
 const credentialKey = (key: string): boolean => {
   const k = key.toLowerCase().replace(/[-_]/g, "")
@@ -325,6 +252,8 @@ const insertBatch = 200
 export interface StoreOptions {
   /** How many live claims a run may have: see RunStoreShape.owners. */
   readonly owners: "one" | "many"
+  /** What a failed statement means, in one line a person can act on: the dialect knows its engine's codes. */
+  readonly failure: (what: string, cause: unknown) => RunStoreError
 }
 
 /**
@@ -332,7 +261,7 @@ export interface StoreOptions {
  * Migrations.ts), so the Postgres layer uses it too. `filename` names the database in messages (a
  * path, or a URL without its password).
  */
-export const make = (filename: string, options: StoreOptions = { owners: "one" }) =>
+export const make = (filename: string, options: StoreOptions) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const facts = yield* SchemaFacts
@@ -341,7 +270,7 @@ export const make = (filename: string, options: StoreOptions = { owners: "one" }
     // Every failure ends as one RunStoreError a person reads; a row that does not decode was written
     // by something other than this store.
     const failed = (what: string) => ({
-      SqlError: (error: SqlError) => Effect.fail(storageError(filename, what, error)),
+      SqlError: (error: SqlError) => Effect.fail(options.failure(what, error)),
       ParseError: (error: ParseResult.ParseError) =>
         Effect.fail(
           new RunStoreError({
@@ -358,7 +287,7 @@ export const make = (filename: string, options: StoreOptions = { owners: "one" }
       effect.pipe(
         Effect.catchTags(failed(what)),
         Effect.catchSomeDefect((defect) =>
-          defect instanceof SqlError ? Option.some(Effect.fail(storageError(filename, what, defect))) : Option.none()
+          defect instanceof SqlError ? Option.some(Effect.fail(options.failure(what, defect))) : Option.none()
         )
       )
 

@@ -7,6 +7,7 @@ import { latestMigrationId, migrate } from "../Migrations.js"
 import { SchemaFacts, tooNew } from "../SchemaFacts.js"
 import { make } from "../SqlRunStore.js"
 import { storageError } from "../StorageError.js"
+import { layerClients, nameTransforms } from "../StoreContext.js"
 
 /** `--db` values that name a PostgreSQL server rather than an SQLite file. */
 export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
@@ -94,15 +95,17 @@ const prepare = (shown: string, options: PgRunStoreOptions) =>
  */
 export const layer = (options: PgRunStoreOptions): Layer.Layer<RunStore | SqlClient.SqlClient, RunStoreError> => {
   const shown = displayUrl(Redacted.value(options.url))
-  const client = PgClient.layer({
+  const client = layerClients(PgClient.make({
     url: options.url,
     types: bigintAsNumber,
     maxConnections: options.maxConnections ?? 10,
     connectTimeout: "10 seconds",
-    applicationName: "vtree"
-  })
+    applicationName: "vtree",
+    ...nameTransforms
+  }))
   const ready = Layer.effect(SchemaFacts, prepare(shown, options)).pipe(Layer.provideMerge(client))
-  const store = Layer.effect(RunStore, make(shown, { owners: options.owners ?? "many", failure: (what, cause) => storageError(shown, what, cause) })).pipe(Layer.provideMerge(ready))
+  const failure = (what: string, cause: unknown) => storageError(shown, what, cause)
+  const store = Layer.effect(RunStore, make(shown, { owners: options.owners ?? "many", failure })).pipe(Layer.provideMerge(ready))
   return Layer.mapError(store, (cause) =>
     cause instanceof RunStoreError ? cause : new RunStoreError({
       reason: "DbUnreadable",

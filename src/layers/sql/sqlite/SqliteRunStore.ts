@@ -9,6 +9,7 @@ import * as nodePath from "node:path"
 import { RunStore, RunStoreError } from "../../../services/RunStore.js"
 import { SchemaFacts } from "../SchemaFacts.js"
 import { make } from "../SqlRunStore.js"
+import { layerClients, nameTransforms } from "../StoreContext.js"
 import { checkFile, prepare, storageError } from "./SqliteFile.js"
 
 export interface SqliteRunStoreOptions {
@@ -49,9 +50,10 @@ export const layer = (options: SqliteRunStoreOptions): Layer.Layer<RunStore | Sq
 /** The store over `file`; messages name `shown`, the path the user gave. */
 const open = (file: string, shown: string, readOnly: boolean, owners: "one" | "many") => {
   // WAL is switched on by prepare, after the file has been found to be vtree's: setting it is a write.
-  const client = SqliteClient.layer({ filename: file, readonly: readOnly, disableWAL: true })
+  const client = layerClients(SqliteClient.make({ filename: file, readonly: readOnly, disableWAL: true, ...nameTransforms }))
   const ready = Layer.effect(SchemaFacts, prepare(shown, readOnly)).pipe(Layer.provideMerge(client))
-  const store = Layer.effect(RunStore, make(shown, { owners, failure: (what, cause) => storageError(shown, what, cause) })).pipe(Layer.provideMerge(ready))
+  const failure = (what: string, cause: unknown) => storageError(shown, what, cause)
+  const store = Layer.effect(RunStore, make(shown, { owners, failure })).pipe(Layer.provideMerge(ready))
   // better-sqlite3 throws from inside the client's constructor (a defect, not an error) for a file it
   // cannot open: every way of failing to open ends as one RunStoreError.
   return Layer.catchAllCause(store, (cause) => {

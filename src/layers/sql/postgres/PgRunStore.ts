@@ -1,6 +1,9 @@
+// The PostgreSQL dialect of the run store: a connection pool on a server many workers share, its
+// schema checked (and migrated, once, under the migrator's lock) before the store is built on it.
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Effect, Layer, Redacted } from "effect"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Effect, Layer, Redacted, Schema } from "effect"
 import * as Pg from "pg"
 import { RunStore, RunStoreError } from "../../../services/RunStore.js"
 import { latestMigrationId, migrate } from "../Migrations.js"
@@ -68,12 +71,18 @@ const prepare = (shown: string, options: PgRunStoreOptions) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const readOnly = options.readOnly === true
-    const tables = (yield* sql<{ readonly table_name: string }>`
-      SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`).map((row) => row.table_name)
+    const tables = (yield* SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Schema.Struct({ table_name: Schema.String }),
+      execute: () => sql`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
+    })(undefined)).map((row) => row.table_name)
     if (tables.includes("effect_sql_migrations")) {
-      const [row] = yield* sql<{ readonly newest: number | null }>`SELECT MAX(migration_id) AS newest FROM effect_sql_migrations`
-      const newest = Number(row?.newest ?? 0)
-      if (newest > latestMigrationId) {
+      const { newest } = yield* SqlSchema.single({
+        Request: Schema.Void,
+        Result: Schema.Struct({ newest: Schema.NullOr(Schema.Number) }),
+        execute: () => sql`SELECT MAX(migration_id) AS newest FROM effect_sql_migrations`
+      })(undefined)
+      if (newest !== null && newest > latestMigrationId) {
         return yield* tooNew(shown, newest, "database")
       }
     } else if (readOnly || options.mustExist === true) {

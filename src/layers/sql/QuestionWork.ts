@@ -1,13 +1,12 @@
 // A run's questions in the store: planned as its queue, claimed a few at a time, each saved whole
-// (prediction, steps, calls) in one transaction fenced by its owner's claim, and read back.
+// (prediction, steps, calls) in one transaction fenced by its owner's claim.
 import { Clock, Effect, Option } from "effect"
 import type { CallRecord } from "../../services/CallLog.js"
-import type { LoadedRun, RunStoreShape } from "../../services/RunStore.js"
+import type { RunStoreShape } from "../../services/RunStore.js"
 import type { AnswerRepository } from "./AnswerRepository.js"
 import { jsonRecord } from "./JsonValue.js"
 import type { QueueRepository } from "./QueueRepository.js"
 import type { RunFailures } from "./RunFailures.js"
-import type { RunLifecycle } from "./RunLifecycle.js"
 import type { RunRepository } from "./RunRepository.js"
 import type { StoreContext } from "./StoreContext.js"
 
@@ -16,8 +15,7 @@ export const questionWork = (
   runs: RunRepository,
   queue: QueueRepository,
   answers: AnswerRepository,
-  failures: RunFailures,
-  readRun: RunLifecycle["readRun"]
+  failures: RunFailures
 ) => {
   const { guarded, sql } = ctx
   const { claimLost, notFound } = failures
@@ -61,14 +59,6 @@ export const questionWork = (
     const [count] = yield* queue.heldElsewhere({ runId, ownerId, now })
     return { questionIds: claimed, heldByOthers: count?.held ?? 0 }
   }, guarded("claiming questions"))
-
-  const finishedQuestionIds: RunStoreShape["finishedQuestionIds"] = Effect.fn("RunStore.finishedQuestionIds")(
-    function*(runId, options) {
-      const rows = yield* answers.questionIds({ runId, exceptErrors: options?.exceptErrors === true })
-      return new Set(rows.map((row) => row.questionId))
-    },
-    guarded("reading finished questions")
-  )
 
   const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("RunStore.saveQuestion")(
     function*(runId, record, options) {
@@ -120,20 +110,5 @@ export const questionWork = (
     yield* Effect.uninterruptible(sql.withTransaction(insertCalls(runId, null, calls)))
   }, guarded("saving run-level calls"))
 
-  const loadRun: RunStoreShape["loadRun"] = Effect.fn("RunStore.loadRun")(function*(runId, options) {
-    const run = yield* readRun(runId)
-    if (Option.isNone(run)) return yield* notFound(runId)
-    // One read transaction, so a run being written meanwhile is seen at a single point in time.
-    return yield* sql.withTransaction(Effect.gen(function*() {
-      const loaded: LoadedRun = {
-        run: run.value,
-        predictions: yield* answers.predictionsOf(runId),
-        steps: options?.includeSteps === false ? [] : yield* answers.stepsOf(runId),
-        calls: yield* answers.callsOf(runId)
-      }
-      return loaded
-    }))
-  }, guarded("loading the run"))
-
-  return { planQuestions, claimQuestions, finishedQuestionIds, saveQuestion, saveRunCalls, loadRun }
+  return { planQuestions, claimQuestions, saveQuestion, saveRunCalls }
 }

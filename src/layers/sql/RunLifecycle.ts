@@ -1,51 +1,25 @@
 // A run's life in the store: started (claimed by its first owner), claimed by more owners or taken
-// over, kept alive by heartbeats, released, finished; and read back with its claims and progress.
-import { Array as Arr, Clock, Effect, Option } from "effect"
-import type { RunClaim, RunProgress, RunRow, RunState, RunStatus } from "../../domain/RunRecord.js"
+// over, kept alive by heartbeats, released, finished.
+import { Clock, Effect, Option } from "effect"
+import type { RunClaim, RunRow } from "../../domain/RunRecord.js"
 import { defaultLeaseMs, type RunStoreShape } from "../../services/RunStore.js"
+import { toJsonValue } from "./JsonValue.js"
 import type { QueueRepository } from "./QueueRepository.js"
 import type { RunFailures } from "./RunFailures.js"
+import type { RunReads } from "./RunReads.js"
 import type { RunRepository } from "./RunRepository.js"
-import { toJsonValue } from "./JsonValue.js"
 import type { RunStored } from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
-
-/** `stale`: stored as running, but nobody holds a live claim (the owner died without closing the run). */
-export const runState = (status: RunStatus, claims: ReadonlyArray<RunClaim>, now: number): RunState =>
-  status === "running" && !claims.some((claim) => claim.expiresAt > now) ? "stale" : status
-
-/** The live claim heard from last, else the newest expired one. */
-const leadingClaim = (claims: ReadonlyArray<RunClaim>, now: number): RunClaim | null =>
-  claims.find((claim) => claim.expiresAt > now) ?? claims[0] ?? null
-
-const toRunRow = (stored: RunStored, claims: ReadonlyArray<RunClaim>, progress: RunProgress | null, now: number): RunRow => ({
-  ...stored,
-  status: runState(stored.status, claims, now),
-  claim: leadingClaim(claims, now),
-  claims,
-  progress
-})
-
-const withoutRunId = <A extends { readonly runId: string }>({ runId: _, ...rest }: A): Omit<A, "runId"> => rest
 
 export const runLifecycle = (
   ctx: StoreContext,
   runs: RunRepository,
   queue: QueueRepository,
-  failures: RunFailures
+  failures: RunFailures,
+  readRun: RunReads["readRun"]
 ) => {
   const { guarded, owners, sql } = ctx
   const { claimLost, notFound } = failures
-
-  const readRun = (runId: string) =>
-    Effect.gen(function*() {
-      const stored = yield* runs.findRun(runId)
-      if (Option.isNone(stored)) return Option.none<RunRow>()
-      const now = yield* Clock.currentTimeMillis
-      const claims = (yield* runs.claimsOf(runId)).map(withoutRunId)
-      const [progress] = yield* queue.progressOf({ runId, now })
-      return Option.some(toRunRow(stored.value, claims, progress === undefined ? null : withoutRunId(progress), now))
-    })
 
   const startRun: RunStoreShape["startRun"] = Effect.fn("RunStore.startRun")(function*(input) {
     const startedAt = input.startedAt ?? (yield* Clock.currentTimeMillis)
@@ -124,19 +98,7 @@ export const runLifecycle = (
     if (Option.isNone(yield* runs.closeRun({ runId, status, at }))) return yield* notFound(runId)
   }, guarded("finishing the run"))
 
-  const getRun: RunStoreShape["getRun"] = Effect.fn("RunStore.getRun")(function*(runId) {
-    return yield* readRun(runId)
-  }, guarded("reading the run"))
-
-  const listRuns: RunStoreShape["listRuns"] = Effect.gen(function*() {
-    const rows = yield* runs.allRuns(undefined)
-    const now = yield* Clock.currentTimeMillis
-    const claims = Arr.groupBy(yield* runs.claimsOf(null), (claim) => claim.runId)
-    const progress = new Map((yield* queue.progressOf({ runId: null, now })).map((row) => [row.runId, withoutRunId(row)]))
-    return rows.map((row) => toRunRow(row, (claims[row.runId] ?? []).map(withoutRunId), progress.get(row.runId) ?? null, now))
-  }).pipe(guarded("listing runs"), Effect.withSpan("RunStore.listRuns"))
-
-  return { readRun, startRun, claimRun, renewClaim, releaseRun, finishRun, getRun, listRuns }
+  return { startRun, claimRun, renewClaim, releaseRun, finishRun }
 }
 
 export type RunLifecycle = ReturnType<typeof runLifecycle>

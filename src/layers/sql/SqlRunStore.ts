@@ -8,6 +8,7 @@ import { questionWork } from "./QuestionWork.js"
 import { queueRepository } from "./QueueRepository.js"
 import { runFailures } from "./RunFailures.js"
 import { runLifecycle } from "./RunLifecycle.js"
+import { runReads } from "./RunReads.js"
 import { runRepository } from "./RunRepository.js"
 import { SchemaFacts } from "./SchemaFacts.js"
 import { makeGuard, StoreClient } from "./StoreContext.js"
@@ -35,8 +36,13 @@ export const make = (name: string, options: StoreOptions) =>
     }
     const runs = runRepository(ctx)
     const queue = queueRepository(ctx)
+    const answers = answerRepository(ctx)
     const failures = runFailures(ctx, runs)
-    const { readRun, ...lifecycle } = runLifecycle(ctx, runs, queue, failures)
-    const work = questionWork(ctx, runs, queue, answerRepository(ctx), failures, readRun)
-    return RunStore.of({ owners: options.owners, ...lifecycle, ...work })
+    const { readRun, ...reads } = runReads(ctx, runs, queue, answers, failures)
+    return RunStore.of({
+      owners: options.owners,
+      ...runLifecycle(ctx, runs, queue, failures, readRun),
+      ...questionWork(ctx, runs, queue, answers, failures),
+      ...reads
+    })
   })

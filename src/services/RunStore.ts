@@ -28,12 +28,7 @@ export {
  * workers on several machines sharing a PostgreSQL run). Either way the questions are a work queue:
  * an owner claims a few at a time and each is saved once, by the owner that holds it.
  */
-export interface RunOwner {
-  /** `<host>:<pid>:<random>`: names the process for people, unique across restarts. */
-  readonly ownerId: string
-  readonly host: string
-  readonly pid: number
-}
+export type RunOwner = Pick<RunClaim, "ownerId" | "host" | "pid">
 
 /** How long a claim lasts without a heartbeat unless the caller says otherwise. */
 export const defaultLeaseMs = 60_000

@@ -8,6 +8,7 @@ import { jsonRecord } from "./JsonValue.js"
 import type { QueueRepository } from "./QueueRepository.js"
 import type { RunFailures } from "./RunFailures.js"
 import type { RunRepository } from "./RunRepository.js"
+import { withoutRunId } from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
 
 export const questionWork = (
@@ -41,8 +42,7 @@ export const questionWork = (
     })))
     const [progress] = yield* queue.progressOf({ runId, now })
     if (progress === undefined) return yield* notFound(runId)
-    const { runId: _, ...counts } = progress
-    return counts
+    return withoutRunId(progress)
   }, guarded("planning the run's questions"))
 
   const claimQuestions: RunStoreShape["claimQuestions"] = Effect.fn("RunStore.claimQuestions")(function*(runId, ownerId, limit) {

@@ -44,6 +44,9 @@ export const ClaimStored = Schema.Struct({ runId: Schema.String, ...RunClaim.fie
 
 export const ProgressStored = Schema.Struct({ runId: Schema.String, ...RunProgress.fields })
 
+/** A claim or progress row of one run, without the run's id. */
+export const withoutRunId = <A extends { readonly runId: string }>({ runId: _, ...rest }: A): Omit<A, "runId"> => rest
+
 /** `predictions`, as read. */
 export const PredictionStored = Schema.Struct({
   ...PredictionRow.fields,

@@ -7,7 +7,7 @@ import type { AnswerRepository } from "./AnswerRepository.js"
 import type { QueueRepository } from "./QueueRepository.js"
 import type { RunFailures } from "./RunFailures.js"
 import type { RunRepository } from "./RunRepository.js"
-import type { RunStored } from "./Rows.js"
+import { type RunStored, withoutRunId } from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
 
 /** `stale`: stored as running, but nobody holds a live claim (the owner died without closing the run). */
@@ -25,8 +25,6 @@ const toRunRow = (stored: RunStored, claims: ReadonlyArray<RunClaim>, progress: 
   claims,
   progress
 })
-
-const withoutRunId = <A extends { readonly runId: string }>({ runId: _, ...rest }: A): Omit<A, "runId"> => rest
 
 export const runReads = (
   { guarded, sql }: StoreContext,

@@ -184,8 +184,8 @@ export * as OpenAiLlm from "./layers/openai/OpenAiLlm.js"
 export * as OpenAiVlm from "./layers/openai/OpenAiVlm.js"
 export * as OpenAiEmbedding from "./layers/openai/OpenAiEmbedding.js"
 export * as MonkeyOcr from "./layers/monkeyocr/MonkeyOcr.js"
-export * as PgRunStore from "./layers/postgres/PgRunStore.js"
-export * as SqliteRunStore from "./layers/sqlite/SqliteRunStore.js"
+export * as PgRunStore from "./layers/sql/postgres/PgRunStore.js"
+export * as SqliteRunStore from "./layers/sql/sqlite/SqliteRunStore.js"
 
 // ---- Public fakes (DESIGN §2: fakes in layers/testing are public API) -----------------------------
 export * as ScriptedLlm from "./layers/testing/ScriptedLlm.js"

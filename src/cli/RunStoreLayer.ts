@@ -1,7 +1,7 @@
 import { Options } from "@effect/cli"
 import { Config, Redacted } from "effect"
-import * as PgRunStore from "../layers/postgres/PgRunStore.js"
-import * as SqliteRunStore from "../layers/sqlite/SqliteRunStore.js"
+import * as PgRunStore from "../layers/sql/postgres/PgRunStore.js"
+import * as SqliteRunStore from "../layers/sql/sqlite/SqliteRunStore.js"
 
 /**
  * `--db`: an SQLite file, or a `postgres://` URL for a PostgreSQL server; falls back to VTREE_DB_URL

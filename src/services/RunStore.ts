@@ -1,22 +1,24 @@
-import type { ReplyShape, ReplyShapeCounts } from "../domain/Protocol.js"
 // The run store port: what the harness writes while a benchmark runs and what `vtree report` reads.
-// Only types and the Tag live here; the SQLite adapter is src/layers/sqlite/SqliteRunStore.ts.
+// Only types and the Tag live here, the rows' schemas in src/domain/RunRecord.ts; the adapters are in
+// src/layers/sql/ (sqlite/, postgres/).
 import type { Effect, Option } from "effect"
 import { Context, Schema } from "effect"
-import type { StopReason } from "../domain/Prediction.js"
+import type { CallRow, PredictionRow, RunClaim, RunProgress, RunRow, RunSelection, RunStatus, StepInput, StepRow } from "../domain/RunRecord.js"
 import type { CallRecord } from "./CallLog.js"
 
 export type { StopReason } from "../domain/Prediction.js"
-
-/** `budget_stopped`: `infer --max-cost` stopped starting questions; `--resume` with a higher cap continues. */
-export const RunStatus = Schema.Literal("running", "completed", "interrupted", "failed", "budget_stopped")
-export type RunStatus = typeof RunStatus.Type
-
-/**
- * A run's status as read: the stored one, or `stale` — a `running` run whose owner's lease has
- * expired (the process died without closing it). Derived at read time, never stored.
- */
-export type RunState = RunStatus | "stale"
+export {
+  CallRow,
+  PredictionRow,
+  RunClaim,
+  RunProgress,
+  RunRow,
+  RunSelection,
+  RunState,
+  RunStatus,
+  StepInput,
+  StepRow
+} from "../domain/RunRecord.js"
 
 /**
  * Who may write a run. A process claims a run before it asks questions, renews the claim (heartbeat)
@@ -26,54 +28,10 @@ export type RunState = RunStatus | "stale"
  * workers on several machines sharing a PostgreSQL run). Either way the questions are a work queue:
  * an owner claims a few at a time and each is saved once, by the owner that holds it.
  */
-export interface RunOwner {
-  /** `<host>:<pid>:<random>`: names the process for people, unique across restarts. */
-  readonly ownerId: string
-  readonly host: string
-  readonly pid: number
-}
+export type RunOwner = Pick<RunClaim, "ownerId" | "host" | "pid">
 
 /** How long a claim lasts without a heartbeat unless the caller says otherwise. */
 export const defaultLeaseMs = 60_000
-
-/** A live or expired claim on a run, as stored. Times are epoch milliseconds. */
-export interface RunClaim {
-  readonly ownerId: string
-  readonly host: string
-  readonly pid: number
-  readonly claimedAt: number
-  readonly heartbeatAt: number
-  readonly expiresAt: number
-}
-
-/**
- * Which questions a run asks: the question file's identity and the filters, as given when the run
- * started. `--resume` asks the same set or refuses.
- */
-export interface RunSelection {
-  /** The question file or folder, resolved to an absolute path. */
-  readonly questionsPath: string
-  /** sha256 of the question file (or of the folder's files, by name): the file's identity. */
-  readonly questionsSha256: string
-  readonly videoIds: ReadonlyArray<string> | null
-  readonly questionIds: ReadonlyArray<string> | null
-  readonly taskTypes: ReadonlyArray<string> | null
-  /** `--n-samples`: the first N selected questions in file order (deterministic, no seed). */
-  readonly nSamples: number | null
-  /** How many questions the selection held, and the sha256 of their ids in order. */
-  readonly count: number
-  readonly idsSha256: string
-}
-
-/**
- * Where a run's question queue stands: `done` saved, `claimed` held by a live owner and not yet saved,
- * the rest open (never claimed, or claimed by an owner whose lease expired).
- */
-export interface RunProgress {
-  readonly total: number
-  readonly done: number
-  readonly claimed: number
-}
 
 /** What a claim of questions got: ids in file order; when none, how many other live owners still hold. */
 export interface QuestionClaim {
@@ -87,87 +45,6 @@ export interface QuestionClaim {
 
 /** `taken`: another owner claimed the question after this one's lease lapsed, and answers it. */
 export type SaveOutcome = "saved" | "taken"
-
-/** A row of `runs`. `config` is the parsed config_json (secrets stripped before it was written). */
-export interface RunRow {
-  readonly runId: string
-  readonly startedAt: number
-  readonly finishedAt: number | null
-  /** See RunState: `stale` is derived from `claim` when the run is read. */
-  readonly status: RunState
-  readonly config: unknown
-  /** The run's question set; null for runs written before vtree stored it. */
-  readonly selection?: RunSelection | null
-  /**
-   * The claim that speaks for the run: the live one heard from last, else the newest expired one;
-   * null when nobody holds the run.
-   */
-  readonly claim?: RunClaim | null
-  /** Every owner's claim row, live and expired, newest heartbeat first. */
-  readonly claims?: ReadonlyArray<RunClaim>
-  /** The question queue; null when the run has none (written before vtree kept one). */
-  readonly progress?: RunProgress | null
-}
-
-/** A row of `predictions`. Times are epoch milliseconds. */
-export interface PredictionRow {
-  readonly questionId: string
-  readonly videoId: string
-  readonly taskType: string | null
-  readonly duration: string | null
-  /** Video-MME's domain (Knowledge, Sports, …); absent or null when the question set has none. */
-  readonly domain?: string | null
-  readonly question: string
-  readonly options: ReadonlyArray<string>
-  /** The ground-truth letter; null when the question set carries none. */
-  readonly answer: string | null
-  /** The normalized option letter; null when the agent's answer could not be parsed (counted wrong). */
-  readonly prediction: string | null
-  readonly correct: boolean
-  readonly evidence: string | null
-  readonly reasoning: string | null
-  readonly stepsUsed: number
-  readonly stopReason: StopReason
-  readonly error: string | null
-  readonly promptTokens: number
-  readonly completionTokens: number
-  /** Summed over the question's calls that reported them; absent when none did. */
-  readonly cachedPromptTokens?: number
-  readonly reasoningTokens?: number
-  readonly startedAt: number
-  readonly finishedAt: number
-  /** Steps per reply shape (how the parser read the agent's replies); {} for rows written before. */
-  readonly replyShapes?: ReplyShapeCounts
-  /** The owner (`host:pid:random`) that answered it; null when written without an owner. */
-  readonly worker?: string | null
-}
-
-/** A step as the harness hands it over; the question id comes from the prediction it is saved with. */
-export interface StepInput {
-  readonly step: number
-  readonly tool: string
-  readonly args: unknown
-  readonly output: string
-  readonly thought: string | null
-  readonly reflect: unknown
-  readonly plan: unknown
-  readonly replyShapes?: ReadonlyArray<ReplyShape>
-}
-
-/** A row of `steps`. */
-export interface StepRow extends StepInput {
-  readonly questionId: string
-}
-
-/**
- * A row of `llm_calls`; `callId` is assigned by the store, increasing in write order. `superseded`
- * marks the calls of an earlier attempt at a question that was asked again (`--retry-errors`): kept,
- * because tokens reported are tokens spent.
- */
-export interface CallRow extends CallRecord {
-  readonly callId: number
-  readonly superseded?: boolean
-}
 
 /** Everything one finished question leaves behind; written in a single transaction. */
 export interface QuestionRecord {

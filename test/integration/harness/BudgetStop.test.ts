@@ -19,7 +19,7 @@ import {
   SqliteRunStore
 } from "../../../src/index.js"
 import { summarize } from "../../../src/programs/harness/Report.js"
-import { migrations } from "../../../src/layers/sqlite/Migrations.js"
+import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 

@@ -8,7 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { Question } from "../../../src/domain/Question.js"
 import { makeWorkQueue } from "../../../src/programs/harness/WorkQueue.js"
-import * as SqliteRunStore from "../../../src/layers/sqlite/SqliteRunStore.js"
+import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore } from "../../../src/services/RunStore.js"
 import { prediction } from "../../unit/harness/fixtures.js"
 

@@ -6,7 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { RunStore } from "../../../src/services/RunStore.js"
-import * as SqliteRunStore from "../../../src/layers/sqlite/SqliteRunStore.js"
+import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { call, prediction, step } from "../../unit/harness/fixtures.js"
 
 // Each case spawns the CLI a few times; shared, loaded machines make a cold start take seconds.

@@ -1,7 +1,7 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 
 /**
  * The schema is written once, for SQLite and PostgreSQL alike; these are the only column types that
@@ -140,6 +140,9 @@ const runOwnership = Effect.gen(function*() {
   })
 })
 
+/** A table's or index's CREATE statement, as sqlite_master keeps it. */
+const Definition = Schema.Struct({ sql: Schema.String })
+
 // `budget_stopped` joins the run statuses (infer --max-cost), and predictions keep the question's domain.
 // SQLite cannot alter a CHECK constraint: runs is rebuilt from its own current definition (so columns an
 // earlier migration added survive), with the status list extended; its indexes are recreated as they
@@ -153,10 +156,15 @@ const budgetStopped = Effect.gen(function*() {
       sql.unsafe(`ALTER TABLE runs DROP CONSTRAINT runs_status_check, ADD CONSTRAINT runs_status_check CHECK (status IN (${statuses}))`),
     orElse: () =>
       Effect.gen(function*() {
-        const [table] = yield* sql<{ readonly sql: string }>`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'`
-        const indexes = yield* sql<{ readonly sql: string }>`
-          SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL`
-        const create = table!.sql
+        const table = yield* Effect.flatMap(
+          sql`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'`,
+          Schema.decodeUnknown(Schema.Tuple(Definition))
+        )
+        const indexes = yield* Effect.flatMap(
+          sql`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL`,
+          Schema.decodeUnknown(Schema.Array(Definition))
+        )
+        const create = table[0].sql
           .replace(/(status\s+IN\s*\()([^)]*)\)/i, "$1$2, 'budget_stopped')")
           .replace(/^CREATE TABLE\s+("?)runs\1/i, "CREATE TABLE runs_rebuilt")
         yield* sql.unsafe(create)

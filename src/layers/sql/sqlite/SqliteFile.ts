@@ -1,12 +1,14 @@
 // Opening an SQLite file as vtree's run database: is it there, is it vtree's at all, how new is its
 // schema, and what a failure of SQLite means in words a person can act on (disk full, read-only,
-// damaged). SqliteRunStore builds the store on top.
+// damaged). SqliteRunStore opens the engine-neutral store (../SqlRunStore.ts) on top.
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Effect, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { RunStoreError } from "../../services/RunStore.js"
-import { latestMigrationId, migrate, vtreeApplicationId } from "./Migrations.js"
+import { RunStoreError } from "../../../services/RunStore.js"
+import { latestMigrationId, migrate, vtreeApplicationId } from "../Migrations.js"
+import { tooNew } from "../SchemaFacts.js"
+import { errorCode, storageError as describeFailure } from "../StorageError.js"
 
 export interface CheckFileOptions {
   readonly filename: string
@@ -53,16 +55,6 @@ const hasSqliteHeader = (filename: string): boolean => {
   }
 }
 
-/** What the opened database holds, so reads of an older schema ask only for what exists. */
-export class SchemaFacts extends Context.Tag("vtree/sqlite/SchemaFacts")<SchemaFacts, {
-  /** run_claims, runs.selection_json and llm_calls.superseded (migration 0004) exist. */
-  readonly ownership: boolean
-  /** run_questions and predictions.worker (migration 0007) exist. */
-  readonly queue: boolean
-  /** The database holds no table at all (only possible read-only: writers migrate it). */
-  readonly empty: boolean
-}>() {}
-
 const TableNames = Schema.Array(Schema.Struct({ name: Schema.String }))
 const AppId = Schema.Array(Schema.Struct({ application_id: Schema.Number }))
 const MigrationIds = Schema.Array(Schema.Struct({ migration_id: Schema.Number, name: Schema.String }))
@@ -102,14 +94,6 @@ const inspect = (filename: string) =>
     return { tables, newest }
   })
 
-/** A database whose schema has migrations this vtree does not know: never read as ours, never migrated. */
-export const tooNew = (shown: string, newest: number, what: "file" | "database"): RunStoreError =>
-  new RunStoreError({
-    reason: "DbTooNew",
-    message: `${shown}: written by a newer vtree (schema ${newest}; this vtree knows up to ${latestMigrationId}) — ` +
-      `upgrade vtree to read or continue its runs, or pass --db with another ${what}`
-  })
-
 export const prepare = (filename: string, readOnly: boolean) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -140,16 +124,6 @@ export const prepare = (filename: string, readOnly: boolean) =>
     })
   )
 
-const describeCause = (cause: unknown): string => {
-  if (typeof cause === "object" && cause !== null) {
-    const inner = (cause as { cause?: unknown }).cause
-    if (inner !== undefined && inner !== cause && typeof inner === "object" && inner !== null) return describeCause(inner)
-    const message = (cause as { message?: unknown }).message
-    if (typeof message === "string" && message.length > 0) return message.split("\n")[0]!
-  }
-  return String(cause)
-}
-
 /** EROFS / EACCES when the file (or, for a new one, its folder) cannot be written; undefined otherwise. */
 const unwritable = (filename: string): string | undefined => {
   const target = fs.existsSync(filename) ? filename : nodePath.dirname(nodePath.resolve(filename))
@@ -164,54 +138,12 @@ const unwritable = (filename: string): string | undefined => {
   return undefined
 }
 
-/** The SQLite (or system) error code somewhere in a cause chain: SQLITE_FULL, SQLITE_READONLY, EROFS, … */
-const errorCode = (cause: unknown): string | undefined => {
-  let current: unknown = cause
-  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code
-    if (typeof code === "string") return code
-    current = (current as { cause?: unknown }).cause
-  }
-  return undefined
-}
-
 /**
- * One line a person can act on for a failed database operation, by what SQLite says went wrong.
- * `what` is the operation ("saving question q1 of run r"); `generic` starts the line otherwise.
+ * What SQLite's failure means for `filename` (see StorageError.ts). SQLite says only "unable to open
+ * database file" where it may not create the file or its -wal/-shm: the file system says why.
  */
 export const storageError = (filename: string, what: string, cause: unknown, generic?: string): RunStoreError => {
   const raw = errorCode(cause) ?? ""
-  // SQLite says only "unable to open database file" where it may not create the file or its -wal/-shm.
   const code = raw.startsWith("SQLITE_CANTOPEN") ? (unwritable(filename) ?? raw) : raw
-  const detail = describeCause(cause)
-  if (code === "SQLITE_FULL" || code === "ENOSPC" || /database or disk is full|no space left/i.test(detail)) {
-    return new RunStoreError({
-      reason: "DiskFull",
-      message: `${filename}: disk full while ${what} — free space on that disk (or move the file) and continue with ` +
-        `--resume; finished questions are saved`
-    })
-  }
-  if (code.startsWith("SQLITE_READONLY") || code === "EROFS" || code === "EACCES" || /readonly|read-only/i.test(detail)) {
-    return new RunStoreError({
-      reason: "DbReadOnly",
-      message: `${filename}: cannot write there (read-only location or no permission) while ${what} — make the file ` +
-        `and its folder writable, or pass --db with a writable path; \`vtree report\` still reads it`
-    })
-  }
-  if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB" || /malformed|not a database/i.test(detail)) {
-    return new RunStoreError({
-      reason: "DbCorrupt",
-      message: `${filename}: the database is damaged or truncated (${detail}) — restore it from a copy, or pass --db with another path`
-    })
-  }
-  if (code.startsWith("SQLITE_CANTOPEN")) {
-    return new RunStoreError({
-      reason: "DbUnreadable",
-      message: `${filename}: cannot open the database (${detail}) — check the file and its folder's permissions, or pass --db with another path`
-    })
-  }
-  return new RunStoreError({
-    reason: "Sql",
-    message: `${filename}: ${generic ?? `${what} failed`} (${detail}) — check the file, or pass --db with another path`
-  })
+  return describeFailure(filename, what, cause, generic, code)
 }

@@ -1,11 +1,16 @@
+// The PostgreSQL dialect of the run store: a connection pool on a server many workers share, its
+// schema checked (and migrated, once, under the migrator's lock) before the store is built on it.
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Effect, Layer, Redacted } from "effect"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Effect, Layer, Redacted, Schema } from "effect"
 import * as Pg from "pg"
-import { RunStore, RunStoreError } from "../../services/RunStore.js"
-import { latestMigrationId, migrate } from "../sqlite/Migrations.js"
-import { SchemaFacts, tooNew } from "../sqlite/SqliteFile.js"
-import { make } from "../sqlite/SqliteRunStore.js"
+import { RunStore, RunStoreError } from "../../../services/RunStore.js"
+import { latestMigrationId, migrate } from "../Migrations.js"
+import { SchemaFacts, tooNew } from "../SchemaFacts.js"
+import { make } from "../SqlRunStore.js"
+import { storageError } from "../StorageError.js"
+import { layerClients, nameTransforms } from "../StoreContext.js"
 
 /** `--db` values that name a PostgreSQL server rather than an SQLite file. */
 export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
@@ -66,12 +71,18 @@ const prepare = (shown: string, options: PgRunStoreOptions) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const readOnly = options.readOnly === true
-    const tables = (yield* sql<{ readonly table_name: string }>`
-      SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`).map((row) => row.table_name)
+    const tables = (yield* SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Schema.Struct({ table_name: Schema.String }),
+      execute: () => sql`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`
+    })(undefined)).map((row) => row.table_name)
     if (tables.includes("effect_sql_migrations")) {
-      const [row] = yield* sql<{ readonly newest: number | null }>`SELECT MAX(migration_id) AS newest FROM effect_sql_migrations`
-      const newest = Number(row?.newest ?? 0)
-      if (newest > latestMigrationId) {
+      const { newest } = yield* SqlSchema.single({
+        Request: Schema.Void,
+        Result: Schema.Struct({ newest: Schema.NullOr(Schema.Number) }),
+        execute: () => sql`SELECT MAX(migration_id) AS newest FROM effect_sql_migrations`
+      })(undefined)
+      if (newest !== null && newest > latestMigrationId) {
         return yield* tooNew(shown, newest, "database")
       }
     } else if (readOnly || options.mustExist === true) {
@@ -93,15 +104,17 @@ const prepare = (shown: string, options: PgRunStoreOptions) =>
  */
 export const layer = (options: PgRunStoreOptions): Layer.Layer<RunStore | SqlClient.SqlClient, RunStoreError> => {
   const shown = displayUrl(Redacted.value(options.url))
-  const client = PgClient.layer({
+  const client = layerClients(PgClient.make({
     url: options.url,
     types: bigintAsNumber,
     maxConnections: options.maxConnections ?? 10,
     connectTimeout: "10 seconds",
-    applicationName: "vtree"
-  })
+    applicationName: "vtree",
+    ...nameTransforms
+  }))
   const ready = Layer.effect(SchemaFacts, prepare(shown, options)).pipe(Layer.provideMerge(client))
-  const store = Layer.effect(RunStore, make(shown, { owners: options.owners ?? "many" })).pipe(Layer.provideMerge(ready))
+  const failure = (what: string, cause: unknown) => storageError(shown, what, cause)
+  const store = Layer.effect(RunStore, make(shown, { owners: options.owners ?? "many", failure })).pipe(Layer.provideMerge(ready))
   return Layer.mapError(store, (cause) =>
     cause instanceof RunStoreError ? cause : new RunStoreError({
       reason: "DbUnreadable",

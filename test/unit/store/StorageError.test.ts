@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { storageError } from "../../../src/layers/sqlite/SqliteFile.js"
+import { storageError } from "../../../src/layers/sql/sqlite/SqliteFile.js"
+import { storageError as neutralStorageError } from "../../../src/layers/sql/StorageError.js"
 
 const sqliteError = (code: string, message: string) => Object.assign(new Error(message), { code })
 
@@ -19,5 +20,18 @@ describe("storageError", () => {
       assert.match(error.message, /^\/data\/vtree\.db: /)
       assert.notInclude(error.message, "\n")
     }
+  })
+})
+
+describe("storageError, engine-neutral", () => {
+  it("reads PostgreSQL's failures by their text, naming the database as given", () => {
+    const pgError = (code: string, message: string) => ({ cause: Object.assign(new Error(message), { code }) })
+    const full = neutralStorageError("postgres://vtree:***@db/vtree", "saving", pgError("53100", "could not extend file \"base/1/2\": No space left on device"))
+    assert.strictEqual(full.reason, "DiskFull")
+    assert.match(full.message, /^postgres:\/\/vtree:\*\*\*@db\/vtree: disk full while saving/)
+    const readOnly = neutralStorageError("postgres://db/vtree", "saving", pgError("25006", "cannot execute INSERT in a read-only transaction"))
+    assert.strictEqual(readOnly.reason, "DbReadOnly")
+    const other = neutralStorageError("postgres://db/vtree", "saving", pgError("23505", "duplicate key value violates unique constraint"))
+    assert.deepStrictEqual([other.reason, other.message.includes("\n")], ["Sql", false])
   })
 })

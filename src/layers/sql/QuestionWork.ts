@@ -1,0 +1,114 @@
+// A run's questions in the store: planned as its queue, claimed a few at a time, each saved whole
+// (prediction, steps, calls) in one transaction fenced by its owner's claim.
+import { Clock, Effect, Option } from "effect"
+import type { CallRecord } from "../../services/CallLog.js"
+import type { RunStoreShape } from "../../services/RunStore.js"
+import type { AnswerRepository } from "./AnswerRepository.js"
+import { jsonRecord } from "./JsonValue.js"
+import type { QueueRepository } from "./QueueRepository.js"
+import type { RunFailures } from "./RunFailures.js"
+import type { RunRepository } from "./RunRepository.js"
+import { withoutRunId } from "./Rows.js"
+import type { StoreContext } from "./StoreContext.js"
+
+export const questionWork = (
+  ctx: StoreContext,
+  runs: RunRepository,
+  queue: QueueRepository,
+  answers: AnswerRepository,
+  failures: RunFailures
+) => {
+  const { guarded, sql } = ctx
+  const { claimLost, notFound } = failures
+
+  const insertCalls = (runId: string, questionId: string | null, calls: ReadonlyArray<CallRecord>, superseded = false) =>
+    answers.insertCalls(calls.map((call) => ({
+      ...call,
+      runId,
+      questionId,
+      superseded,
+      startedAt: Math.round(call.startedAt),
+      durationMs: Math.round(call.durationMs)
+    })))
+
+  const planQuestions: RunStoreShape["planQuestions"] = Effect.fn("RunStore.planQuestions")(function*(runId, ids, options) {
+    const now = yield* Clock.currentTimeMillis
+    yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+      if (Option.isNone(yield* runs.lockRun(runId))) return
+      yield* queue.insertQueue(ids.map((questionId, position) => ({ runId, questionId, position, done: 0 })))
+      yield* queue.markSaved(runId)
+      if (options?.retryErrors === true) yield* queue.reopenErrors(runId)
+      yield* runs.reopenRun(runId)
+    })))
+    const [progress] = yield* queue.progressOf({ runId, now })
+    if (progress === undefined) return yield* notFound(runId)
+    return withoutRunId(progress)
+  }, guarded("planning the run's questions"))
+
+  const claimQuestions: RunStoreShape["claimQuestions"] = Effect.fn("RunStore.claimQuestions")(function*(runId, ownerId, limit) {
+    const now = yield* Clock.currentTimeMillis
+    const claimed = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+      if (Option.isNone(yield* runs.fence({ runId, ownerId }))) return undefined
+      const taken = yield* queue.takeQuestions({ runId, ownerId, now, limit: Math.max(1, Math.floor(limit)) })
+      return [...taken].sort((a, b) => a.position - b.position).map((row) => row.questionId)
+    })))
+    if (claimed === undefined) return yield* claimLost(runId, ownerId)
+    // Counted only when there is nothing to hand out: a count over a large run's open rows at
+    // every claim would cost more than the claim.
+    if (claimed.length > 0) return { questionIds: claimed, heldByOthers: 0 }
+    const [count] = yield* queue.heldElsewhere({ runId, ownerId, now })
+    return { questionIds: claimed, heldByOthers: count?.held ?? 0 }
+  }, guarded("claiming questions"))
+
+  const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("RunStore.saveQuestion")(
+    function*(runId, record, options) {
+      const p = record.prediction
+      const questionId = p.questionId
+      const ownerId = options?.ownerId
+      const write = Effect.gen(function*() {
+        if (ownerId !== undefined && Option.isNone(yield* runs.fence({ runId, ownerId }))) return "lost" as const
+        if (ctx.facts.queue && Option.isNone(yield* queue.finishQuestion({ runId, questionId, ownerId: ownerId ?? null }))) {
+          // Not done by this owner: either outside the queue (saved without one: fine) or another's now.
+          if (ownerId !== undefined && Option.isSome(yield* queue.queued({ runId, questionId }))) {
+            // Tokens reported are tokens spent: the calls stay, as run-level calls, superseded.
+            yield* insertCalls(runId, null, record.calls, true)
+            return "taken" as const
+          }
+        }
+        yield* answers.supersedeCalls({ runId, questionId })
+        yield* answers.deleteSteps({ runId, questionId })
+        yield* answers.upsertPrediction({
+          ...p,
+          runId,
+          startedAt: Math.round(p.startedAt),
+          finishedAt: Math.round(p.finishedAt),
+          replyShapes: p.replyShapes ?? {},
+          worker: ownerId ?? p.worker ?? null
+        })
+        yield* answers.insertSteps(record.steps.map((step) => ({
+          ...step,
+          runId,
+          questionId,
+          // JSON-safe copies: what a tool was given is stored even when it is not plain JSON.
+          args: jsonRecord(step.args),
+          reflect: jsonRecord(step.reflect),
+          plan: jsonRecord(step.plan),
+          replyShapes: step.replyShapes ?? []
+        })))
+        yield* insertCalls(runId, questionId, record.calls)
+        return "saved" as const
+      })
+      // Uninterruptible: a question that finished while Ctrl-C arrives is still kept whole.
+      const outcome = yield* Effect.uninterruptible(sql.withTransaction(write))
+      if (outcome === "lost") return yield* claimLost(runId, ownerId!)
+      return outcome
+    },
+    (effect, runId, record) => guarded(`saving question "${record.prediction.questionId}" of run "${runId}"`)(effect)
+  )
+
+  const saveRunCalls: RunStoreShape["saveRunCalls"] = Effect.fn("RunStore.saveRunCalls")(function*(runId, calls) {
+    yield* Effect.uninterruptible(sql.withTransaction(insertCalls(runId, null, calls)))
+  }, guarded("saving run-level calls"))
+
+  return { planQuestions, claimQuestions, saveQuestion, saveRunCalls }
+}

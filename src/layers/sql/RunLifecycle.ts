@@ -1,0 +1,104 @@
+// A run's life in the store: started (claimed by its first owner), claimed by more owners or taken
+// over, kept alive by heartbeats, released, finished.
+import { Clock, Effect, Option } from "effect"
+import type { RunClaim, RunRow } from "../../domain/RunRecord.js"
+import { defaultLeaseMs, type RunStoreShape } from "../../services/RunStore.js"
+import { toJsonValue } from "./JsonValue.js"
+import type { QueueRepository } from "./QueueRepository.js"
+import type { RunFailures } from "./RunFailures.js"
+import type { RunReads } from "./RunReads.js"
+import type { RunRepository } from "./RunRepository.js"
+import type { RunStored } from "./Rows.js"
+import type { StoreContext } from "./StoreContext.js"
+
+export const runLifecycle = (
+  ctx: StoreContext,
+  runs: RunRepository,
+  queue: QueueRepository,
+  failures: RunFailures,
+  readRun: RunReads["readRun"]
+) => {
+  const { guarded, owners, sql } = ctx
+  const { claimLost, notFound } = failures
+
+  const startRun: RunStoreShape["startRun"] = Effect.fn("RunStore.startRun")(function*(input) {
+    const startedAt = input.startedAt ?? (yield* Clock.currentTimeMillis)
+    const existing = yield* readRun(input.runId)
+    if (Option.isSome(existing)) return yield* failures.exists(input.runId, existing.value.claim, yield* Clock.currentTimeMillis)
+    const row: RunStored = {
+      runId: input.runId,
+      startedAt,
+      finishedAt: null,
+      status: "running",
+      config: toJsonValue(input.config, true),
+      selection: input.selection ?? null
+    }
+    const claim: RunClaim | null = input.owner === undefined ? null : {
+      ...input.owner,
+      claimedAt: startedAt,
+      heartbeatAt: startedAt,
+      expiresAt: startedAt + (input.leaseMs ?? defaultLeaseMs)
+    }
+    const created = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+      if (Option.isNone(yield* runs.insertRun(row))) return false
+      if (claim !== null) yield* runs.insertClaim({ runId: input.runId, ...claim })
+      return true
+    })))
+    if (!created) return yield* failures.exists(input.runId, null, startedAt)
+    const run: RunRow = { ...row, claim, claims: claim === null ? [] : [claim], progress: null }
+    return run
+  }, guarded("starting the run"))
+
+  const claimRun: RunStoreShape["claimRun"] = Effect.fn("RunStore.claimRun")(function*({ leaseMs, owner, runId }) {
+    const now = yield* Clock.currentTimeMillis
+    const outcome = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+      if (Option.isNone(yield* runs.lockRun(runId))) return { _tag: "Missing" as const }
+      const live = (yield* runs.liveClaims({ runId, now })).filter((claim) => claim.ownerId !== owner.ownerId)
+      if (owners === "one" && live[0] !== undefined) return { _tag: "Leased" as const, holder: live[0] }
+      // Owners whose lease expired are gone: their rows go, and their questions are open again.
+      yield* runs.dropStaleClaims({ runId, ownerId: owner.ownerId, now })
+      yield* runs.insertClaim({ runId, ...owner, claimedAt: now, heartbeatAt: now, expiresAt: now + leaseMs })
+      yield* runs.reopenRun(runId)
+      return { _tag: "Claimed" as const }
+    })))
+    if (outcome._tag === "Missing") return yield* notFound(runId)
+    if (outcome._tag === "Leased") return yield* failures.leased(runId, outcome.holder, now)
+    const run = yield* readRun(runId)
+    return Option.isSome(run) ? run.value : yield* notFound(runId)
+  }, guarded("claiming the run"))
+
+  const renewClaim: RunStoreShape["renewClaim"] = Effect.fn("RunStore.renewClaim")(function*(runId, ownerId, leaseMs) {
+    const now = yield* Clock.currentTimeMillis
+    const renewed = yield* runs.extendClaim({ runId, ownerId, at: now, until: now + leaseMs })
+    return Option.isSome(renewed) ? renewed.value : yield* claimLost(runId, ownerId)
+  }, guarded("renewing the run's lease"))
+
+  const releaseRun: RunStoreShape["releaseRun"] = Effect.fn("RunStore.releaseRun")(function*(runId, ownerId, status, finishedAt) {
+    const at = finishedAt ?? (yield* Clock.currentTimeMillis)
+    const now = yield* Clock.currentTimeMillis
+    const released = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+      yield* runs.lockRun(runId)
+      if (Option.isNone(yield* runs.dropClaim({ runId, ownerId }))) return undefined
+      if (ctx.facts.queue) yield* queue.releaseQuestions({ runId, ownerId })
+      const [progress] = yield* queue.progressOf({ runId, now })
+      // Every question saved: the run is complete, whoever saved them and whoever still waits.
+      const complete = progress !== undefined && progress.total > 0 && progress.done >= progress.total
+      if (!complete && (yield* runs.liveClaims({ runId, now })).length > 0) return "running" as const
+      const final = complete ? "completed" : status
+      // Closed once: a worker that leaves after the run completed keeps its status and time.
+      if (Option.isSome(yield* runs.closeRunning({ runId, status: final, at }))) return final
+      const current = yield* runs.findRun(runId)
+      return Option.isSome(current) ? current.value.status : final
+    })))
+    return released ?? (yield* claimLost(runId, ownerId))
+  }, guarded("closing the run"))
+
+  const finishRun: RunStoreShape["finishRun"] = Effect.fn("RunStore.finishRun")(function*(runId, status, finishedAt) {
+    const at = finishedAt ?? (yield* Clock.currentTimeMillis)
+    if (Option.isNone(yield* runs.closeRun({ runId, status, at }))) return yield* notFound(runId)
+  }, guarded("finishing the run"))
+
+  return { startRun, claimRun, renewClaim, releaseRun, finishRun }
+}
+
+export type RunLifecycle = ReturnType<typeof runLifecycle>

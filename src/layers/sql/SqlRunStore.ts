@@ -1,0 +1,48 @@
+// The run store over SQL, whichever engine: its statements are portable (SQLite and PostgreSQL; the
+// schema's differences are declared in Migrations.ts), so each dialect (sqlite/, postgres/) opens its
+// connection, checks what the database holds, and builds this store on top.
+import { Effect } from "effect"
+import { RunStore, type RunStoreError } from "../../services/RunStore.js"
+import { answerRepository } from "./AnswerRepository.js"
+import { questionWork } from "./QuestionWork.js"
+import { queueRepository } from "./QueueRepository.js"
+import { runFailures } from "./RunFailures.js"
+import { runLifecycle } from "./RunLifecycle.js"
+import { runReads } from "./RunReads.js"
+import { runRepository } from "./RunRepository.js"
+import { SchemaFacts } from "./SchemaFacts.js"
+import { makeGuard, StoreClient } from "./StoreContext.js"
+
+export interface StoreOptions {
+  /** How many live claims a run may have: see RunStoreShape.owners. */
+  readonly owners: "one" | "many"
+  /** What a failed statement means, in one line a person can act on: the dialect knows its engine. */
+  readonly failure: (what: string, cause: unknown) => RunStoreError
+}
+
+/**
+ * The store over the StoreClient provided (see StoreContext.layerClients), for a database whose
+ * SchemaFacts the dialect found. `name` names the database in messages (a path, or a URL without
+ * its password).
+ */
+export const make = (name: string, options: StoreOptions) =>
+  Effect.gen(function*() {
+    const ctx = {
+      sql: yield* StoreClient,
+      facts: yield* SchemaFacts,
+      name,
+      owners: options.owners,
+      guarded: makeGuard(name, options.failure)
+    }
+    const runs = runRepository(ctx)
+    const queue = queueRepository(ctx)
+    const answers = answerRepository(ctx)
+    const failures = runFailures(ctx, runs)
+    const { readRun, ...reads } = runReads(ctx, runs, queue, answers, failures)
+    return RunStore.of({
+      owners: options.owners,
+      ...runLifecycle(ctx, runs, queue, failures, readRun),
+      ...questionWork(ctx, runs, queue, answers, failures),
+      ...reads
+    })
+  })

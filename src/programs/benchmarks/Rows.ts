@@ -27,6 +27,8 @@ export const rowsOf = (input: InputFile, layoutFix: string): Either.Either<Reado
   if (content._tag === "Json" && Array.isArray(content.value)) {
     return Either.right(content.value.map((row, i) => ({ row, location: `index ${i}` })))
   }
+  // A JSONL file of one line parses as a whole: one object.
+  if (content._tag === "Json" && isRecord(content.value)) return Either.right([{ row: content.value, location: "line 1" }])
   if (content._tag === "JsonLines") {
     return Either.right(content.rows.map(({ line, value }) => ({ row: value, location: `line ${line}` })))
   }

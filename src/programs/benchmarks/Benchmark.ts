@@ -55,7 +55,7 @@ export interface BenchmarkQuestion {
   readonly domain: string | null
   /** Where the row sits, for messages: `<file>: line 4` or `<file>: index 2`. */
   readonly source: { readonly file: string; readonly location: string }
-  /** The row as released (for LVBench, NExT-QA: the video line / CSV record it came from). */
+  /** The row as released: for LVBench the `qa` entry, for NExT-QA the csv record as `{column: text}`. */
   readonly row: unknown
 }
 

@@ -17,64 +17,55 @@ export interface CsvError {
 export const parseCsv = (text: string): Either.Either<ReadonlyArray<CsvRecord>, CsvError> => {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   const records: Array<CsvRecord> = []
-  let fields: Array<string> = []
-  let field = ""
+  // Whole runs are sliced at once: an unquoted field up to its separator, a quoted one up to its quote.
+  const unquoted = /[^,\r\n]*/y
   let line = 1
-  let start = 1
   let i = 0
-  let quoted = false
-  let fieldStarted = false
-  const endRecord = () => {
-    fields.push(field)
-    if (!(fields.length === 1 && fields[0] === "" && !fieldStarted)) records.push({ line: start, fields })
-    fields = []
-    field = ""
-    fieldStarted = false
-  }
   while (i < body.length) {
-    const c = body[i]!
-    if (quoted) {
-      if (c === "\"") {
-        if (body[i + 1] === "\"") {
-          field += "\""
-          i += 2
-          continue
+    const start = line
+    const fields: Array<string> = []
+    const opensQuoted = body[i] === "\""
+    for (;;) {
+      if (body[i] === "\"") {
+        let field = ""
+        let from = i + 1
+        for (;;) {
+          const quote = body.indexOf("\"", from)
+          if (quote < 0) return Either.left({ line: start, problem: "a quoted field is never closed" })
+          const chunk = body.slice(from, quote)
+          field += chunk
+          for (let k = chunk.indexOf("\n"); k >= 0; k = chunk.indexOf("\n", k + 1)) line += 1
+          if (body[quote + 1] === "\"") {
+            field += "\""
+            from = quote + 2
+            continue
+          }
+          i = quote + 1
+          break
         }
-        quoted = false
-        i += 1
+        fields.push(field)
         // After a closing quote only a separator or a line end may follow.
         const next = body[i]
         if (next !== undefined && next !== "," && next !== "\r" && next !== "\n") {
           return Either.left({ line, problem: `unexpected ${JSON.stringify(next)} after a closing quote` })
         }
+      } else {
+        unquoted.lastIndex = i
+        unquoted.exec(body)
+        fields.push(body.slice(i, unquoted.lastIndex))
+        i = unquoted.lastIndex
+      }
+      if (body[i] === ",") {
+        i += 1
         continue
       }
-      if (c === "\n") line += 1
-      field += c
-      i += 1
-      continue
+      break
     }
-    if (c === "\"" && field === "") {
-      quoted = true
-      fieldStarted = true
-      i += 1
-    } else if (c === ",") {
-      fields.push(field)
-      field = ""
-      fieldStarted = true
-      i += 1
-    } else if (c === "\r" || c === "\n") {
-      endRecord()
-      i += c === "\r" && body[i + 1] === "\n" ? 2 : 1
-      line += 1
-      start = line
-    } else {
-      field += c
-      fieldStarted = true
-      i += 1
-    }
+    // At a line end or the end of the text.
+    if (body[i] === "\r") i += body[i + 1] === "\n" ? 2 : 1
+    else if (body[i] === "\n") i += 1
+    line += 1
+    if (!(fields.length === 1 && fields[0] === "" && !opensQuoted)) records.push({ line: start, fields })
   }
-  if (quoted) return Either.left({ line: start, problem: "a quoted field is never closed" })
-  if (field !== "" || fields.length > 0 || fieldStarted) endRecord()
   return Either.right(records)
 }

@@ -66,6 +66,7 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
         originalKey: key === null ? null : raw,
         taskType: "",
         categories: [],
+        // Every EgoSchema clip is three minutes long.
         durationSeconds: 180,
         durationGroup: null,
         domain: null,

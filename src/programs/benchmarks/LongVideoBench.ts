@@ -49,7 +49,7 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
       const r = yield* decodeRow(file, location, row)
       const options = yield* letterOptions(r.candidates, file, location, "candidates", fixes.candidates!)
       const raw = r.correct_choice ?? null
-      const key = raw === null ? null : normalizeKey(typeof raw === "string" && /^\d+$/.test(raw.trim()) ? Number(raw) : raw, options.length)
+      const key = raw === null ? null : normalizeKey(raw, options.length)
       if (raw !== null && key === null) return yield* Either.left(keyError(file, location, "correct_choice", raw, options.length))
       const group = r.duration_group === undefined || r.duration_group === null ? null : String(r.duration_group)
       const category = r.question_category?.trim() ? r.question_category.trim() : null

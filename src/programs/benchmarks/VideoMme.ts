@@ -212,7 +212,7 @@ const exportVideoMme = (results: ReadonlyArray<QuestionResult>): ReadonlyArray<V
 export const videoMme: Benchmark = {
   name: "videomme",
   title: "Video-MME (.json/.jsonl rows, or a folder of <videoID>.json)",
-  fileHints: [/video-?mme/i, /\.jsonl$/i],
+  fileHints: [/video-?mme/i],
   detect,
   decode,
   categories,

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import type { BenchmarkInput } from "../../../src/programs/benchmarks/Benchmark.js"
-import { decodeBenchmark } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
+import { classifyText, decodeBenchmark } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
 import { benchmarkNamed, detectBenchmark } from "../../../src/programs/benchmarks/Registry.js"
 import {
   egoSchemaRows,
@@ -90,5 +90,25 @@ describe("--benchmark", () => {
       forced.message,
       `questions.json: index 0: key: is missing — set "key" to the video's id (its folder under --trees)`
     )
+  })
+})
+
+describe("classifyText", () => {
+  const parseJson = (text: string) => Either.try(() => JSON.parse(text) as unknown)
+
+  it("tells one JSON value, JSON lines and other text apart", () => {
+    assert.deepStrictEqual(classifyText("\uFEFF[1, 2]", parseJson), { _tag: "Json", value: [1, 2] })
+    assert.deepStrictEqual(classifyText(`{"a":1}\n\n{"a":2}\r\n`, parseJson), {
+      _tag: "JsonLines",
+      rows: [{ line: 1, value: { a: 1 } }, { line: 3, value: { a: 2 } }]
+    })
+    assert.deepStrictEqual(classifyText("a,b\n1,2\n", parseJson), { _tag: "Text", text: "a,b\n1,2\n" })
+    assert.deepStrictEqual(classifyText(`{"a":1}\n{"a":`, parseJson), { _tag: "Text", text: `{"a":1}\n{"a":` })
+    assert.deepStrictEqual(classifyText("", parseJson), { _tag: "Text", text: "" })
+  })
+
+  it("decodes a one-line JSONL file as one row at line 1", () => {
+    const { questions } = Either.getOrThrow(decodeBenchmark(fileInput("one.jsonl", jsonl(lvBenchLines[1]))))
+    assert.deepStrictEqual(questions.map((q) => q.source), [{ file: "one.jsonl", location: "line 1: qa[0]" }])
   })
 })

@@ -9,7 +9,7 @@ import { Either, Schema } from "effect"
 import type { QuestionLoadError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { indexOfLetter, keyError, letterOptions, normalizeKey } from "./Options.js"
-import { IdField, isRecord, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { IdField, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const Row = Schema.Struct({
@@ -87,7 +87,7 @@ export const egoSchema: Benchmark = {
   name: "egoschema",
   title: "EgoSchema (questions.json, keys from --answers subset_answers.json)",
   fileHints: [/egoschema/i, /questions\.json$/i],
-  detect: (input) => rowsHave(sampleRows(input), ["q_uid", "question", "option 0"]) && sampleRows(input).every(isRecord),
+  detect: (input) => rowsHave(sampleRows(input), ["q_uid", "question", "option 0"]),
   decode,
   categories,
   headline: (results) => headlineOf("egoschema", results, categories, []),

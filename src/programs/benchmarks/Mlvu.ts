@@ -12,7 +12,7 @@ import * as NodePath from "node:path"
 import type { QuestionLoadError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, InputFile, QuestionResult } from "./Benchmark.js"
 import { letterAt, letterOptions, outsideLetter } from "./Options.js"
-import { describeValue, IdField, isRecord, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { describeValue, IdField, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { groupScores, headlineOf, meanAccuracy } from "./Scoring.js"
 
 const Row = Schema.Struct({
@@ -98,10 +98,12 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
 const fileFits = (f: InputFile): boolean =>
   f.content._tag === "Json" && Array.isArray(f.content.value) && rowsHave(f.content.value.slice(0, 3), required)
 
-const detect = (input: BenchmarkInput): boolean =>
-  input._tag === "File"
-    ? rowsHave(sampleRows(input), required) && sampleRows(input).every((r) => isRecord(r) && !("video_path" in r))
-    : input.files.length > 0 && input.files.every(fileFits)
+// LongVideoBench rows also hold question and candidates; its video_path tells them apart.
+const detect = (input: BenchmarkInput): boolean => {
+  if (input._tag === "Folder") return input.files.length > 0 && input.files.every(fileFits)
+  const rows = sampleRows(input)
+  return rowsHave(rows, required) && !rowsHave(rows, ["video_path"])
+}
 
 const categories = (q: BenchmarkQuestion): Categories => q.categories
 

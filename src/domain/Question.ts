@@ -44,7 +44,15 @@ export const QuestionLoadErrorReason = Schema.Literal(
   "InvalidJson",
   "InvalidRow",
   "DuplicateId",
-  "Empty"
+  "Empty",
+  /** The input fits none of the benchmark layouts vtree reads (programs/benchmarks). */
+  "UnknownLayout",
+  /** The input fits several layouts and its name does not settle which: `--benchmark` must. */
+  "Ambiguous",
+  /** `--benchmark NAME` names no benchmark vtree reads. */
+  "UnknownBenchmark",
+  /** The `--answers` file is not a `{question id: letter or index}` object for these questions. */
+  "InvalidAnswers"
 )
 export type QuestionLoadErrorReason = typeof QuestionLoadErrorReason.Type
 

@@ -1,0 +1,117 @@
+/**
+ * The benchmark seam: what every benchmark module (VideoMme.ts, LvBench.ts, …) provides, and the
+ * question, outcome and headline types they share. Pure: the modules see decoded values, never files;
+ * a loader reads the files (and parses JSON with the depth-limited reader) and hands them over as a
+ * `BenchmarkInput`.
+ */
+import type { Either } from "effect"
+import type { QuestionLoadError } from "../../domain/Question.js"
+import type { Interval } from "../harness/Stats.js"
+
+export type BenchmarkName = "videomme" | "lvbench" | "longvideobench" | "mlvu" | "egoschema" | "nextqa"
+
+/** One file's content, as the loader could read it. */
+export type FileContent =
+  /** The whole file is one JSON value. */
+  | { readonly _tag: "Json"; readonly value: unknown }
+  /** Every non-blank line is one JSON value (JSONL); `line` counts from 1. */
+  | { readonly _tag: "JsonLines"; readonly rows: ReadonlyArray<{ readonly line: number; readonly value: unknown }> }
+  /** Neither: CSV, or a file of no known layout. */
+  | { readonly _tag: "Text"; readonly text: string }
+
+export interface InputFile {
+  /** The path to show in errors; its name is a hint for detection, never the rule. */
+  readonly file: string
+  readonly content: FileContent
+}
+
+export type BenchmarkInput =
+  | { readonly _tag: "File"; readonly file: InputFile }
+  /** A folder's files (the loader's choice of which; sorted), e.g. MLVU dev's per-task JSON files. */
+  | { readonly _tag: "Folder"; readonly dir: string; readonly files: ReadonlyArray<InputFile> }
+
+/** A category axis and the labels a question has on it (several on LVBench's question types). */
+export type Categories = ReadonlyArray<{ readonly axis: string; readonly labels: ReadonlyArray<string> }>
+
+export interface BenchmarkQuestion {
+  readonly benchmark: BenchmarkName
+  /** Unique across the input: the benchmark's own id, or one derived from it (NExT-QA `<video>_<qid>`). */
+  readonly id: string
+  /** The tree folder under `--trees`. */
+  readonly videoId: string
+  readonly question: string
+  /** Lettered `"A. …"`, `"B. …"`, in the benchmark's order: what the agent is shown. */
+  readonly options: ReadonlyArray<string>
+  /** The right option's letter; null when the input ships no key (test splits, EgoSchema outside its subset). */
+  readonly key: string | null
+  /** The key as the benchmark spells it (`"B"`, `2`, an option's text); null with `key`. */
+  readonly originalKey: string | number | null
+  /** The label the agent's skills are chosen by (Video-MME's task type; elsewhere the first category). */
+  readonly taskType: string
+  readonly categories: Categories
+  readonly durationSeconds: number | null
+  /** A benchmark's own duration bucket: Video-MME short/medium/long, LongVideoBench's duration_group. */
+  readonly durationGroup: string | null
+  readonly domain: string | null
+  /** Where the row sits, for messages: `<file>: line 4` or `<file>: index 2`. */
+  readonly source: { readonly file: string; readonly location: string }
+  /** The row as released: for LVBench the `qa` entry, for NExT-QA the csv record as `{column: text}`. */
+  readonly row: unknown
+}
+
+/** right / wrong / unanswered (no letter read) are scored; a question without a key is unscored. */
+export type Outcome = "right" | "wrong" | "unanswered" | "unscored"
+
+export interface QuestionResult {
+  readonly question: BenchmarkQuestion
+  /** The predicted option letter; null when none could be read. */
+  readonly prediction: string | null
+}
+
+export const outcomeOf = ({ prediction, question }: QuestionResult): Outcome =>
+  question.key === null ? "unscored" : prediction === null ? "unanswered" : prediction === question.key ? "right" : "wrong"
+
+export interface Score {
+  readonly right: number
+  readonly wrong: number
+  readonly unanswered: number
+  /** right + wrong + unanswered: the accuracy's denominator. */
+  readonly scored: number
+  readonly unscored: number
+  /** right / scored; null when nothing is scored. */
+  readonly accuracy: number | null
+  /** The 95 % Wilson interval of `accuracy`. */
+  readonly interval: Interval | null
+}
+
+export interface GroupScore extends Score {
+  readonly label: string
+}
+
+export interface Headline {
+  readonly benchmark: BenchmarkName
+  readonly overall: Score
+  /**
+   * The figure the benchmark's leaderboard ranks by when it is not the overall accuracy: MLVU's M-Avg, the
+   * mean of the per-task accuracies (no interval: it is not one proportion). Null elsewhere.
+   */
+  readonly primary: { readonly name: string; readonly value: number | null } | null
+  /** Per axis (`task type`, `duration`, …), groups in the benchmark's order, then by name. */
+  readonly axes: ReadonlyArray<{ readonly axis: string; readonly groups: ReadonlyArray<GroupScore> }>
+}
+
+export interface Benchmark {
+  readonly name: BenchmarkName
+  /** How the refusal and `--help` name it: `LVBench (video_info.meta.jsonl)`. */
+  readonly title: string
+  /** Released file names, used only to break a tie between layouts that both fit the content. */
+  readonly fileHints: ReadonlyArray<RegExp>
+  /** Whether the content has this benchmark's layout; looks at a few rows only. */
+  readonly detect: (input: BenchmarkInput) => boolean
+  /** Every question, in input order, each keeping its row; fails on the first bad row. */
+  readonly decode: (input: BenchmarkInput) => Either.Either<ReadonlyArray<BenchmarkQuestion>, QuestionLoadError>
+  readonly categories: (question: BenchmarkQuestion) => Categories
+  readonly headline: (results: ReadonlyArray<QuestionResult>) => Headline
+  /** The JSON value the benchmark's own scorer (or leaderboard) reads; every question, answered or not. */
+  readonly export: (results: ReadonlyArray<QuestionResult>) => unknown
+}

@@ -1,0 +1,65 @@
+// Options lettered A…, and keys (letters, indices, option texts) normalised to a letter.
+import { Either } from "effect"
+import type { QuestionLoadError } from "../../domain/Question.js"
+import { describeValue, rowError } from "./Rows.js"
+
+export const minOptions = 2
+export const maxOptions = 10
+
+export const letterAt = (index: number): string => String.fromCharCode(65 + index)
+/** The 0-based index a letter names, or -1. */
+export const indexOfLetter = (letter: string): number => (/^[A-Z]$/.test(letter) ? letter.charCodeAt(0) - 65 : -1)
+
+/** `"A. text"` → `"text"`: the option as the benchmark wrote it. */
+export const optionText = (option: string): string => option.replace(/^[A-Z]\.\s?/, "")
+
+/**
+ * The letter an unanswered question is exported with where a scorer reads letters: the first letter after
+ * the question's options (E for A–D). It scores wrong, as no key can name it, yet is a letter, so a scorer
+ * that takes the first character of the field still reads one. Never a real option chosen at random.
+ */
+export const outsideLetter = (optionCount: number): string => letterAt(optionCount)
+
+/** Bare option texts lettered `A. …`; 2 to 10 of them, none blank. `field` names the options in the file. */
+export const letterOptions = (
+  texts: ReadonlyArray<string>,
+  file: string,
+  location: string,
+  field: string,
+  fix: string
+): Either.Either<ReadonlyArray<string>, QuestionLoadError> => {
+  if (texts.length < minOptions || texts.length > maxOptions) {
+    return Either.left(rowError(file, location, field, `expected ${minOptions} to ${maxOptions} options, got ${texts.length}`, fix))
+  }
+  const blank = texts.findIndex((t) => t.trim() === "")
+  if (blank >= 0) {
+    return Either.left(rowError(file, location, `${field}[${blank}]`, "is empty", "give every option its text"))
+  }
+  return Either.right(texts.map((t, i) => `${letterAt(i)}. ${t.trim()}`))
+}
+
+/**
+ * A key as benchmarks write it, normalised to a letter within `optionCount` options, or null when it names
+ * none: a letter (`"b"`, `"(B)"`, `"B."`), or a 0-based index (`2`, `"2"`).
+ */
+export const normalizeKey = (raw: unknown, optionCount: number): string | null => {
+  let index = -1
+  if (typeof raw === "number") index = Number.isInteger(raw) ? raw : -1
+  else if (typeof raw === "string") {
+    const text = raw.trim()
+    const letter = /^\(?([A-Za-z])\)?\.?$/.exec(text)?.[1]
+    if (letter !== undefined) index = indexOfLetter(letter.toUpperCase())
+    else if (/^\d+$/.test(text)) index = Number(text)
+  }
+  return index >= 0 && index < optionCount ? letterAt(index) : null
+}
+
+/** The error for a key that names no option of its question. */
+export const keyError = (file: string, location: string, field: string, raw: unknown, optionCount: number): QuestionLoadError =>
+  rowError(
+    file,
+    location,
+    field,
+    `${describeValue(raw)} names no option (the question has ${optionCount}: ${letterAt(0)}–${letterAt(optionCount - 1)}, or indices 0–${optionCount - 1})`,
+    "fix the key or the options"
+  )

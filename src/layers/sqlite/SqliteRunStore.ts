@@ -6,7 +6,7 @@ import { Array as Arr, Cause, Clock, Effect, Layer, Option, ParseResult, Redacte
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
+import { storedRowProblem } from "../../domain/DecodeIssue.js"
 import { StopReason } from "../../domain/Prediction.js"
 import { ProviderErrorReason } from "../../domain/ProviderError.js"
 import { ReplyShape } from "../../domain/Protocol.js"
@@ -338,16 +338,16 @@ export const make = (filename: string, options: StoreOptions = { owners: "one" }
     const facts = yield* SchemaFacts
     const { owners } = options
 
-    // Every failure ends as one RunStoreError a person reads; a row that does not decode was written
-    // by something other than this store.
+    // Every failure ends as one RunStoreError a person reads; a row that does not decode was changed by
+    // hand or damaged (another program's database is refused when opened, by its application id).
     const failed = (what: string) => ({
       SqlError: (error: SqlError) => Effect.fail(storageError(filename, what, error)),
       ParseError: (error: ParseResult.ParseError) =>
         Effect.fail(
           new RunStoreError({
             reason: "Sql",
-            message: `${filename}: ${what} failed: a stored row does not match (${issueLine(firstDecodeIssue(error))}) — ` +
-              `the database was not written by this version of vtree; pass --db with another path`
+            message: `${filename}: ${what} failed: ${storedRowProblem(error)} — the row was changed outside vtree or is ` +
+              `damaged: fix or delete it, or restore the database from a copy`
           })
         )
     })

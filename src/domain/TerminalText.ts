@@ -36,7 +36,6 @@ export const terminalUnits = (text: string, options: TerminalTextOptions = {}): 
 /** Untrusted text made safe to write to a terminal; every other character is unchanged. */
 export const terminalText = (text: string, options: TerminalTextOptions = {}): string => {
   // The common case, text without a control character, is returned as it is.
-  // eslint-disable-next-line no-control-regex
   if (!/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text)) return text
   return terminalUnits(text, options).join("")
 }
@@ -72,5 +71,4 @@ const unitWidth = (unit: string): number => {
  * Styling a program of ours emitted (ANSI colour and weight: `ESC [ … m`), which carries no data and
  * cannot move the cursor or retitle a window. @effect/cli styles its usage errors with it.
  */
-// eslint-disable-next-line no-control-regex
 export const withoutStyles = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, "")

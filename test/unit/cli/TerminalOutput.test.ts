@@ -15,7 +15,6 @@ import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 const title = "\x1b]0;pwned\x07"
 const clear = "\x1b[2J"
-// eslint-disable-next-line no-control-regex
 const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/
 
 /** What a command's Console.log / Console.error calls put on the terminal, through the wrapper. */

@@ -3,33 +3,17 @@ import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Logger } from "effect"
-import { stripVTControlCharacters } from "node:util"
 import { describeFailure } from "./cli/ErrorReport.js"
-import { tidyHelp } from "./cli/HelpText.js"
 import { rootCommand } from "./cli/Root.js"
+import { withTerminalText } from "./cli/TerminalConsole.js"
 import { version } from "./cli/version.js"
 
 const cli = Command.run(rootCommand, { name: "vtree", version })
 
-// @effect/cli styles its help with ANSI escapes whether or not stdout is a terminal. Piped into a file
-// or a pager, or with NO_COLOR set, they are noise, so text for stdout loses them there. Help is tidied
-// (cli/HelpText.ts) and always plain: its layout is rewritten line by line.
-const plainStdout = process.stdout.isTTY !== true || (process.env["NO_COLOR"] ?? "") !== ""
+// Console output is rendered for a terminal (cli/TerminalConsole.ts): data is shown, never obeyed.
 const asksForHelp = process.argv.slice(2).some((arg) => arg === "--help" || arg === "-h")
-const stdoutText: ((text: string) => string) | undefined = asksForHelp
-  ? (text) => tidyHelp(stripVTControlCharacters(text))
-  : plainStdout
-  ? stripVTControlCharacters
-  : undefined
-const withStdoutText = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  stdoutText === undefined ? self : Console.consoleWith((console) =>
-    Console.withConsole(self, {
-      ...console,
-      log: (...args: ReadonlyArray<unknown>) => console.log(...args.map((arg) => (typeof arg === "string" ? stdoutText(arg) : arg)))
-    })
-  )
 
-const main = withStdoutText(cli(process.argv)).pipe(
+const main = withTerminalText(cli(process.argv), { help: asksForHelp }).pipe(
   Effect.tapErrorCause((cause) => {
     const line = describeFailure(cause)
     return line === undefined ? Effect.void : Console.error(line)

@@ -10,6 +10,7 @@ import {
   type ReliabilityConfig
 } from "../config/ProviderConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
+import { isSuspiciousSecret, minimumSecretLength } from "../domain/Secret.js"
 import { describeDialect, detectDialect } from "../layers/openai/Dialect.js"
 import { endpointUrls } from "../layers/openai/OpenAiClient.js"
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
@@ -159,6 +160,31 @@ export const formatDoctorTable = (rows: ReadonlyArray<DoctorRow>): string => {
   return [line(header), ...cells.map(line), ...(details.length > 0 ? ["", ...details] : [])].join("\n")
 }
 
+const keyVariables: Record<string, string> = {
+  llm: "VTREE_LLM_API_KEY (or OPENAI_API_KEY)",
+  "tool-llm": "VTREE_TOOL_LLM_API_KEY",
+  vlm: "VTREE_VLM_API_KEY",
+  embed: "VTREE_EMBED_API_KEY"
+}
+
+/**
+ * A warning per role whose key is too short to be real: vtree does not mask such a key in messages
+ * (masking `e` would mangle every word with an e in it), so the user should know it is there.
+ */
+export const suspiciousKeys = (config: ProvidersConfig): ReadonlyArray<string> => {
+  const endpoints = [
+    ...Option.match(config.llm, { onNone: () => [], onSome: (llm) => [llm.agent, llm.tool] }),
+    ...Option.match(config.vlm, { onNone: () => [], onSome: (vlm) => [vlm.endpoint] }),
+    ...Option.match(config.embedding, { onNone: () => [], onSome: (embedding) => [embedding.endpoint] })
+  ]
+  return endpoints
+    .filter((endpoint) => Option.exists(endpoint.apiKey, isSuspiciousSecret))
+    .map((endpoint) =>
+      `warning: the ${endpoint.provider} API key is shorter than ${minimumSecretLength} characters — no provider issues keys ` +
+      `that short, and vtree does not mask one in messages; check ${keyVariables[endpoint.provider] ?? "its *_API_KEY variable"}`
+    )
+}
+
 /**
  * Each role's settings, loaded on its own: a broken one becomes its own failed row (`Configuration`)
  * and the other roles are still checked.
@@ -188,7 +214,8 @@ export const doctor = Effect.gen(function*() {
   const configured = monkeyOcr || [config.llm, config.vlm, config.embedding].some((option: Option.Option<unknown>) => Option.isSome(option))
   if (!configured && broken.length === 0) return yield* new DoctorFailed({ message: `no provider is configured: ${configurationHelp}` })
   const rows = [...broken, ...(yield* runChecks(config))]
-  yield* Console.log(formatDoctorTable(rows))
+  const warnings = suspiciousKeys(config)
+  yield* Console.log([formatDoctorTable(rows), ...(warnings.length > 0 ? ["", ...warnings] : [])].join("\n"))
   const failed = rows.filter((row) => row.result !== "ok")
   if (failed.length > 0) {
     return yield* new DoctorFailed({

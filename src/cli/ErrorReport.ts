@@ -1,5 +1,6 @@
 import { ValidationError } from "@effect/cli"
 import { Cause, Option } from "effect"
+import { terminalText } from "../domain/TerminalText.js"
 
 /**
  * What a person sees when a command fails. Expected failures carry a message written for people
@@ -13,9 +14,10 @@ export const describeFailure = <E>(cause: Cause.Cause<E>): string | undefined =>
     const error: unknown = failure.value
     if (ValidationError.isValidationError(error)) return undefined
     const message = messageOf(error)
-    if (message !== undefined) return `vtree: ${message}`
+    // A message often quotes data (a videoID, a node key, a file name, a --run-id): shown, never obeyed.
+    if (message !== undefined) return `vtree: ${terminalText(message)}`
   }
-  return `vtree: internal error (please report it):\n${Cause.pretty(cause)}`
+  return `vtree: internal error (please report it):\n${terminalText(Cause.pretty(cause), { multiline: true })}`
 }
 
 const messageOf = (error: unknown): string | undefined => {

@@ -1,11 +1,11 @@
 import { Command, Options } from "@effect/cli"
-import * as FileSystem from "@effect/platform/FileSystem"
-import { Console, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { RunStore } from "../services/RunStore.js"
 import { costOfCalls } from "../programs/harness/Cost.js"
 import { renderExport } from "../programs/harness/Export.js"
 import type { ReportCall } from "../programs/harness/Report.js"
 import { optionalText, withShownDefault } from "./CliOptions.js"
+import { databaseFiles, writeResult } from "./OutputFile.js"
 import { loadPrices } from "./Prices.js"
 import { dbOption, runStoreLayer } from "./RunStoreLayer.js"
 
@@ -44,16 +44,7 @@ export const exportCommand = Command.make("export", { db, runId, format, out, pr
       else list.push(c)
     }
     const body = renderExport(args.format, loaded.predictions, (id) => costOfCalls(calls.get(id) ?? [], priced))
-    if (Option.isNone(args.out)) {
-      yield* Console.log(body.trimEnd())
-      return
-    }
-    const file = args.out.value
-    const fs = yield* FileSystem.FileSystem
-    yield* fs.writeFileString(file, body).pipe(
-      Effect.mapError((error) => new ExportError({ message: `${file}: cannot write (${error.message}) — check the path and permissions` }))
-    )
-    yield* Console.error(`vtree: wrote run ${chosen} as ${args.format} to ${file}`)
+    yield* writeResult({ body, out: args.out, inputs: databaseFiles(args.db), data: true, what: `run ${chosen} as ${args.format}` })
   })).pipe(
     Command.withDescription("Export a stored run: Video-MME results JSON for its scorer, JSONL or CSV"),
     Command.provide((args) => runStoreLayer(args.db, { readOnly: true }))

@@ -1,6 +1,5 @@
 import { Args, Command, Options } from "@effect/cli"
-import * as FileSystem from "@effect/platform/FileSystem"
-import { Clock, Console, Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { RunStore, type RunStoreShape } from "../services/RunStore.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
 import { compareRuns, NoSharedQuestions, renderCompareJson, renderCompareText } from "../programs/harness/ReportCompare.js"
@@ -10,6 +9,7 @@ import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
 import type { ReportCall } from "../programs/harness/Report.js"
 import { optionalText, withShownDefault } from "./CliOptions.js"
 import { loadPrices } from "./Prices.js"
+import { databaseFiles, writeResult } from "./OutputFile.js"
 import { dbOption, displayDb, runStoreLayer } from "./RunStoreLayer.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
@@ -58,20 +58,9 @@ export const parseRunRef = (ref: string, fallbackDb: string): { readonly db: str
 const openStore = (filename: string) =>
   Layer.build(runStoreLayer(filename, { readOnly: true })).pipe(Effect.map(Context.get(RunStore)))
 
-const writeOut = Effect.fn("ReportCommand.writeOut")(function*(body: string, out: Option.Option<string>, what: string) {
-  if (Option.isNone(out)) {
-    yield* Console.log(body.trimEnd())
-    return
-  }
-  const file = out.value
-  const fs = yield* FileSystem.FileSystem
-  yield* fs.writeFileString(file, body).pipe(
-    Effect.mapError((error) =>
-      new ReportError({ message: `${file}: cannot write the report (${error.message}) — check the path and permissions` })
-    )
-  )
-  yield* Console.error(`vtree: wrote ${what} to ${file}`)
-})
+// A text report is read on the terminal (Console renders it); json and html are data, kept as they are.
+const writeOut = (body: string, args: { readonly out: Option.Option<string>; readonly format: string }, dbs: ReadonlyArray<string>, what: string) =>
+  writeResult({ body, out: args.out, inputs: dbs.flatMap(databaseFiles), data: args.format !== "text", what })
 
 const costPerQuestion = (calls: ReadonlyArray<ReportCall>, prices: Prices) => {
   const byQuestion = new Map<string, Array<ReportCall>>()
@@ -122,7 +111,7 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
     : args.format === "html"
     ? renderCompareHtml(comparison, loadedA, loadedB)
     : renderCompareText(comparison)
-  yield* writeOut(body, args.out, `the ${args.format} comparison of ${refA.runId} and ${refB.runId}`)
+  yield* writeOut(body, args, [args.db, refA.db, refB.db], `the ${args.format} comparison of ${refA.runId} and ${refB.runId}`)
 })
 
 /** `vtree report`: the summary of one stored run, or the comparison of two, as text, JSON or a self-contained HTML page. */
@@ -149,7 +138,7 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
       : args.format === "html"
       ? renderHtml(loaded, summary)
       : renderText(summary)
-    yield* writeOut(body, args.out, `the ${args.format} report of run ${chosen}`)
+    yield* writeOut(body, args, [args.db], `the ${args.format} report of run ${chosen}`)
   }).pipe(Effect.scoped)).pipe(
   Command.withDescription(
     "Summarize a stored run (accuracy with 95% intervals per task type, duration and domain, stop reasons, tokens, " +

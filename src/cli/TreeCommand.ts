@@ -5,6 +5,7 @@ import { Console, Effect, Either, Layer, Option } from "effect"
 import { type ConfigurationError, loadRoleConfigs } from "../config/ProviderConfig.js"
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
+import { cutTerminalText, terminalText } from "../domain/TerminalText.js"
 import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
 import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
@@ -72,7 +73,9 @@ export const showNode = Effect.fn("TreeCommand.show")(function*(input: string, n
   const node = yield* env.getNode(nodeId)
   const lines = [`[Node] ${node.id} | ${levelName[node.level]} | ${span(node.timeRange)}`]
   if (anchor) {
-    lines.push(anchoredText(node).text)
+    // Rendered before it is split into sentences, so no sentence boundary falls inside an escape sequence.
+    const subtitle = terminalText(node.subtitle.replace(/\r\n/g, "\n"), { multiline: true })
+    lines.push(anchoredText({ ...node, subtitle }).text)
   } else {
     lines.push(nodeText(node))
   }
@@ -80,7 +83,7 @@ export const showNode = Effect.fn("TreeCommand.show")(function*(input: string, n
     lines.push(`[Children] ${node.childrenIds.length}`)
     for (const id of node.childrenIds) {
       const child = childInfo(env.index.nodes.get(id)!)
-      lines.push(`  ${child.id} | ${span(child.timeRange)} | ${child.summary.slice(0, 120)}`)
+      lines.push(`  ${child.id} | ${span(child.timeRange)} | ${cutTerminalText(child.summary, 120)}`)
     }
   }
   const appendix = entityAppendix(node)
@@ -97,7 +100,7 @@ export const searchTree = Effect.fn("TreeCommand.search")(function*(input: strin
   hits.forEach((hit, i) => {
     const summary = childInfo(env.index.nodes.get(hit.nodeId)!).summary
     lines.push(`${i + 1}. ${hit.nodeId} | L${hit.level} score=${hit.score.toFixed(3)} [${seconds(hit.timeRange[0])}, ${seconds(hit.timeRange[1])}]`)
-    lines.push(`   ${summary.slice(0, 120)}`)
+    lines.push(`   ${cutTerminalText(summary, 120)}`)
   })
   return lines.join("\n")
 })

@@ -1,4 +1,5 @@
 import { Config, ConfigError, Duration, Effect, Either, Option, Redacted } from "effect"
+import { hasUrlCredentials, urlCredentialsMessage } from "../domain/Secret.js"
 import { ConfigurationError } from "./ConfigurationError.js"
 
 /**
@@ -19,11 +20,12 @@ export const secret = (name: string) =>
     Config.map(Option.filter((value) => Redacted.value(value).trim() !== ""))
   )
 
-/** A variable read through `parse` (undefined: unusable), `fallback` when unset. */
+/** A variable read through `parse` (undefined: unusable), `fallback` when unset; a URL with credentials is refused. */
 export const parsed = <A>(name: string, expected: string, parse: (raw: string) => A | undefined, fallback: A) =>
   text(name).pipe(Config.mapOrFail(Option.match({
     onNone: () => Either.right(fallback),
     onSome: (raw) => {
+      if (hasUrlCredentials(raw)) return Either.left(ConfigError.InvalidData([name], urlCredentialsMessage(name)))
       const value = parse(raw)
       return value === undefined
         ? Either.left(ConfigError.InvalidData([name], `${name}=${JSON.stringify(raw)}: expected ${expected} — fix or unset ${name}`))
@@ -31,10 +33,11 @@ export const parsed = <A>(name: string, expected: string, parse: (raw: string) =
     }
   })))
 
-/** An http(s) URL without trailing slashes, or undefined. */
+/** An http(s) URL without trailing slashes and without credentials, or undefined. */
 export const httpUrl = (url: string): string | undefined => {
   try {
-    const { protocol } = new URL(url)
+    const { password, protocol, username } = new URL(url)
+    if (username !== "" || password !== "") return undefined
     return protocol === "http:" || protocol === "https:" ? url.replace(/\/+$/, "") : undefined
   } catch {
     return undefined

@@ -1,6 +1,7 @@
 import { Option, Redacted } from "effect"
 import OpenAI from "openai"
 import { ProviderError, type ProviderErrorReason } from "../../domain/ProviderError.js"
+import { redactSecret } from "../../domain/Secret.js"
 
 /** HTTP status → reason, per DESIGN §3. Statuses not listed are treated by class (4xx / 5xx). */
 export const reasonForStatus = (status: number): ProviderErrorReason => {
@@ -33,13 +34,10 @@ export const retryAfterMs = (headers: Headers | undefined, now: number = Date.no
 
 /**
  * A server may echo the Authorization header in its error text; the key must not travel on in a
- * ProviderError, so any occurrence is masked before the message is kept.
+ * ProviderError, so it is masked where it stands as a whole token (domain/Secret.ts) before the message is kept.
  */
-export const scrubSecret = (message: string, apiKey: Option.Option<Redacted.Redacted<string>>): string => {
-  if (Option.isNone(apiKey)) return message
-  const key = Redacted.value(apiKey.value)
-  return key.length === 0 ? message : message.split(key).join("[redacted]")
-}
+export const scrubSecret = (message: string, apiKey: Option.Option<Redacted.Redacted<string>>): string =>
+  Option.isNone(apiKey) ? message : redactSecret(message, Redacted.value(apiKey.value))
 
 /** The innermost cause's message is the useful one ("connect ECONNREFUSED 127.0.0.1:8000", not "fetch failed"). */
 const describe = (cause: unknown): string => {

@@ -5,7 +5,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type { ParseResult, Scope } from "effect"
 import { Context, Effect, Layer, Option, String as Str } from "effect"
-import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
+import { storedRowProblem } from "../../domain/DecodeIssue.js"
 import { RunStoreError } from "../../services/RunStore.js"
 import type { SchemaFacts } from "./SchemaFacts.js"
 
@@ -57,8 +57,8 @@ export const makeGuard = (name: string, failure: (what: string, cause: unknown) 
         Effect.fail(
           new RunStoreError({
             reason: "Sql",
-            message: `${name}: ${what} failed: a stored row does not match (${issueLine(firstDecodeIssue(error))}) — ` +
-              `the database was not written by this version of vtree; pass --db with another path`
+            message: `${name}: ${what} failed: ${storedRowProblem(error)} — the row was changed outside vtree or is ` +
+              `damaged: fix or delete it, or restore the database from a copy`
           })
         )
     }),

@@ -2,6 +2,7 @@
 // VTREE_<ROLE>_PRICE or a --prices file (parsePriceText / decodePricesFile below) and hands them in.
 import { Either, ParseResult, Schema } from "effect"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
+import { parseUserJson } from "../../domain/UserJson.js"
 import type { CallRole } from "../../services/CallLog.js"
 
 /** USD per 1,000,000 tokens. */
@@ -58,13 +59,13 @@ const decodeFile = Schema.decodeUnknownEither(PricesFile, { errors: "first" })
 
 /** The prices file's JSON text, decoded; the error reads `<file>: <field>: <problem> — <fix>`. */
 export const decodePricesFile = (file: string, text: string): Either.Either<Prices, string> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return Either.left(`${file}: not JSON — write {"agent": {"input": 0.6, "cachedInput": 0.15, "output": 2.4}, …}`)
+  const parsed = parseUserJson(file, text)
+  if (Either.isLeft(parsed)) {
+    return Either.left(parsed.left.reason === "TooDeep"
+      ? parsed.left.message
+      : `${file}: not JSON — write {"agent": {"input": 0.6, "cachedInput": 0.15, "output": 2.4}, …}`)
   }
-  return Either.mapLeft(decodeFile(json), (error: ParseResult.ParseError) =>
+  return Either.mapLeft(decodeFile(parsed.right), (error: ParseResult.ParseError) =>
     `${file}: ${issueLine(firstDecodeIssue(error))} — give each role as {"input": USD, "cachedInput": USD, "output": USD} per 1M tokens ` +
     `(roles: ${priceRoles.join(", ")})`)
 }

@@ -1,7 +1,7 @@
 // A stored run in the formats other tools read. Pure: rows in, file text out.
 // - videomme: the layout Video-MME's own scorer (eval_your_results.py) reads, a list per video.
 // - jsonl: one prediction per line, with usage and stop reason, for scripts.
-// - csv: the same fields flat, for spreadsheets (RFC 4180 quoting).
+// - csv: the same fields flat, for spreadsheets (RFC 4180 quoting; a cell that would start a formula gets a leading ').
 import { outcomeOf, type ReportPrediction } from "./Report.js"
 
 export type ExportFormat = "videomme" | "jsonl" | "csv"
@@ -69,9 +69,17 @@ export const flatRecord = (p: ReportPrediction, costUsd: number | null) => ({
   error: p.error
 })
 
+/**
+ * A cell a spreadsheet would read as a formula (`=HYPERLINK(…)`, `+cmd|…`, `@SUM(…)`, or starting with a
+ * tab or CR) gets a leading `'`, OWASP's rule against CSV injection; a negative number stays a number.
+ */
+export const defusedCell = (text: string): string =>
+  /^[=+@\t\r]/.test(text) || (text.startsWith("-") && !/^-\d+(\.\d+)?(e[-+]?\d+)?$/i.test(text)) ? `'${text}` : text
+
 const csvCell = (value: unknown): string => {
   const text = value === null || value === undefined ? "" : Array.isArray(value) ? value.join(" | ") : String(value)
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, "\"\"")}"` : text
+  const cell = typeof value === "number" ? text : defusedCell(text)
+  return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, "\"\"")}"` : cell
 }
 
 export const renderExport = (

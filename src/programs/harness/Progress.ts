@@ -1,6 +1,7 @@
 // Where a run stands, on stderr: a bar redrawn in place on a terminal, plain lines in logs and CI.
 // Rendering is pure (tested directly); `makeProgress` only adds the clock and the writes.
 import { Clock, Effect, Schedule, type Scope } from "effect"
+import { cutTerminalText, terminalText } from "../../domain/TerminalText.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
 
 export interface ProgressState {
@@ -103,12 +104,12 @@ export const renderBar = (state: ProgressState, now: number, columns: number): s
   const width = Math.max(10, Math.min(30, Math.floor(columns / 4)))
   const filled = state.total === 0 ? 0 : Math.min(width, Math.round((done / state.total) * width))
   const line = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${describeProgress(state, now)}`
-  return line.length > columns - 1 ? line.slice(0, Math.max(0, columns - 1)) : line
+  return cutTerminalText(line, Math.max(0, columns - 1))
 }
 
-/** A log line: `vtree: run X: 12/300 · …`. */
+/** A log line: `vtree: run X: 12/300 · …`; the run id (a `--run-id`) is shown, never obeyed. */
 export const renderLine = (state: ProgressState, now: number): string =>
-  `vtree: run ${state.runId}: ${describeProgress(state, now)}`
+  `vtree: run ${terminalText(state.runId)}: ${describeProgress(state, now)}`
 
 export interface ProgressOutput {
   readonly write: (text: string) => void

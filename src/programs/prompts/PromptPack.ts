@@ -9,6 +9,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { packageRoot } from "../../PackageRoot.js"
 import { firstDecodeIssue } from "../../domain/DecodeIssue.js"
+import { lineColumn, maxJsonDepth, tooDeepAt } from "../../domain/UserJson.js"
 import {
   type LabelKey,
   labelKeys,
@@ -64,6 +65,8 @@ const decodeLabels = Schema.decodeUnknownEither(LabelsSchema, { onExcessProperty
 
 /** Labels from `labels.json` text; Left is a one-line reason without the file name. */
 export const parseLabels = (text: string): Either.Either<Labels, string> => {
+  const deep = tooDeepAt(text)
+  if (deep !== undefined) return Either.left(`nested more than ${maxJsonDepth} levels deep (${lineColumn(text, deep)}) — fix the file`)
   let json: unknown
   try {
     json = JSON.parse(text)

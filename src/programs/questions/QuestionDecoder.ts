@@ -10,6 +10,7 @@ import * as NodePath from "node:path"
 import { optionLetters } from "../../domain/Answer.js"
 import { firstDecodeIssue } from "../../domain/DecodeIssue.js"
 import { type Question, QuestionDuration, QuestionLoadError, type QuestionLoadErrorReason } from "../../domain/Question.js"
+import { lineColumn, tooDeepAt, tooDeepMessage } from "../../domain/UserJson.js"
 
 // ---------------------------------------------------------------------------------------------
 // Raw rows, as spelled in the files
@@ -208,8 +209,15 @@ const stripBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text
 const tryParse = (text: string): Either.Either<unknown, string> =>
   Either.try({ try: () => JSON.parse(text) as unknown, catch: (e) => (e instanceof Error ? e.message : String(e)) })
 
-const parseJson = (file: string, text: string, fix: string): Either.Either<unknown, QuestionLoadError> =>
-  Either.mapLeft(tryParse(text), (why) => rowError(file, null, null, `not valid JSON (${why})`, fix, "InvalidJson"))
+// Refused before anything recursive (the decoder, its error formatting) walks a value nested too deep.
+const tooDeep = (file: string, location: string | null, where: string) =>
+  new QuestionLoadError({ reason: "InvalidJson", file, location, field: null, message: tooDeepMessage(file, where) })
+
+const parseJson = (file: string, text: string, fix: string): Either.Either<unknown, QuestionLoadError> => {
+  const deep = tooDeepAt(text)
+  if (deep !== undefined) return Either.left(tooDeep(file, null, lineColumn(text, deep)))
+  return Either.mapLeft(tryParse(text), (why) => rowError(file, null, null, `not valid JSON (${why})`, fix, "InvalidJson"))
+}
 
 const decodeVideoFile = (file: string, text: string): Either.Either<ReadonlyArray<Located>, QuestionLoadError> =>
   Either.gen(function*() {
@@ -266,6 +274,7 @@ const decodeVideoMmeFile = (file: string, text: string): Either.Either<ReadonlyA
     for (const [i, line] of lines.entries()) {
       if (line.trim() === "") continue
       const location = `line ${i + 1}`
+      if (tooDeepAt(line) !== undefined) return yield* Either.left(tooDeep(file, location, location))
       const parsed = tryParse(line)
       if (Either.isLeft(parsed)) {
         // A pretty-printed object spans lines; say so rather than blame its first line.

@@ -1,5 +1,6 @@
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
 import { type Capability } from "../../domain/Search.js"
+import { hasUrlCredentials, urlCredentialsMessage } from "../../domain/Secret.js"
 import { parseAllowRanges, type UrlPolicy } from "./UrlSafety.js"
 
 /** Everything the Search Hub is allowed to do and how; read once, at the edge. */
@@ -50,6 +51,7 @@ const flag = (name: string) => Config.boolean(name).pipe(Config.withDefault(fals
 const httpUrl = (name: string) =>
   Config.string(name).pipe(
     Config.mapOrFail((text) => {
+      if (hasUrlCredentials(text)) return Either.left(ConfigError.InvalidData([], urlCredentialsMessage(name)))
       try {
         const url = new URL(text.trim())
         if (url.protocol === "http:" || url.protocol === "https:") return Either.right(url.toString().replace(/\/+$/, ""))

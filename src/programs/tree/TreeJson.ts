@@ -8,13 +8,14 @@ import { Either } from "effect"
 import { createScanner } from "jsonc-parser"
 import { formatPath } from "../../domain/DecodeIssue.js"
 import { TreeDecodeError } from "../../domain/Tree.js"
+import { maxJsonDepth } from "../../domain/UserJson.js"
 
 /**
  * The deepest nesting a tree.json may have. The nested form reaches about 10 levels (roots, three node
  * levels with their children lists, a card and one object inside it); 64 leaves builders room for
  * structured card fields while keeping every recursive walk far from the stack limit.
  */
-export const maxTreeDepth = 64
+export const maxTreeDepth = maxJsonDepth
 
 // jsonc-parser's SyntaxKind is a const enum, which isolatedModules cannot read: its values, copied.
 const OpenBrace = 1

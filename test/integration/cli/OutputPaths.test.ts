@@ -1,0 +1,85 @@
+// #21 point 6: `export --db x.db --out x.db` replaced the run database with a CSV file, and
+// `report --format html --out x.db` did the same. An output never lands on an input (symlinks followed,
+// the database's -wal/-shm included) nor on any SQLite database, and is written whole or not at all.
+import { Command } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Console, Effect, Exit } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { describeFailure } from "../../../src/cli/ErrorReport.js"
+import { exportCommand } from "../../../src/cli/ExportCommand.js"
+import { reportCommand } from "../../../src/cli/ReportCommand.js"
+import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
+import { RunStore } from "../../../src/services/RunStore.js"
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-out-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+/** A database holding one (empty) run. */
+const databaseWithRun = (file: string) =>
+  Effect.flatMap(RunStore, (store) => store.startRun({ runId: "r1", config: {} })).pipe(
+    Effect.provide(SqliteRunStore.layer({ filename: file }))
+  )
+
+const run = (command: typeof exportCommand | typeof reportCommand, ...args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const err: Array<string> = []
+    const cli = Command.run(command as typeof exportCommand, { name: "vtree", version: "test" })
+    const exit = yield* Console.consoleWith((real) =>
+      Effect.withConsole(cli(["node", "vtree", ...args]), {
+        ...real,
+        log: () => Effect.void,
+        error: (...xs: ReadonlyArray<unknown>) => Effect.sync(() => void err.push(xs.join(" ")))
+      })
+    ).pipe(Effect.exit)
+    return { exit, line: Exit.isFailure(exit) ? describeFailure(exit.cause) : undefined, stderr: err.join("\n") }
+  }).pipe(Effect.provide(NodeContext.layer))
+
+const isSqlite = (file: string) => fs.readFileSync(file).subarray(0, 15).toString("latin1") === "SQLite format 3"
+
+describe("--out never hits an input", () => {
+  it.scoped("export --out the database, its -wal, or a symlink to it is refused and the database stays whole", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const db = path.join(dir, "x.db")
+      yield* databaseWithRun(db)
+      fs.symlinkSync(db, path.join(dir, "link.csv"))
+      for (const out of [db, `${db}-wal`, path.join(dir, "link.csv")]) {
+        const { line } = yield* run(exportCommand, "--db", db, "--format", "csv", "--out", out)
+        assert.match(line ?? "", /^vtree: --out .*: is .*one of this command's inputs — write the result to another file$/)
+        assert.isTrue(isSqlite(db))
+      }
+    }))
+
+  it.scoped("report --format html --out the database is refused; so is any other SQLite database", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const db = path.join(dir, "x.db")
+      const other = path.join(dir, "other.db")
+      yield* databaseWithRun(db)
+      yield* databaseWithRun(other)
+      const same = yield* run(reportCommand, "--db", db, "--format", "html", "--out", db)
+      assert.include(same.line ?? "", "one of this command's inputs")
+      const database = yield* run(reportCommand, "--db", db, "--format", "json", "--out", other)
+      assert.include(database.line ?? "", `--out ${other}: is an SQLite database`)
+      assert.isTrue(isSqlite(db) && isSqlite(other))
+    }))
+
+  it.scoped("a good --out is written whole, with no temporary file left beside it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const db = path.join(dir, "x.db")
+      yield* databaseWithRun(db)
+      const out = path.join(dir, "run.csv")
+      fs.writeFileSync(out, "old content that is longer than the new export, by quite a lot of characters")
+      const { exit, stderr } = yield* run(exportCommand, "--db", db, "--format", "csv", "--out", out)
+      assert.isTrue(Exit.isSuccess(exit))
+      assert.include(stderr, `vtree: wrote run r1 as csv to ${out}`)
+      assert.isTrue(fs.readFileSync(out, "utf8").startsWith("question_id,"))
+      assert.deepStrictEqual(fs.readdirSync(dir).filter((name) => name.endsWith(".tmp")), [])
+    }))
+})

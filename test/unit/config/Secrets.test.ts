@@ -1,0 +1,106 @@
+// #21 points 3 and 8: a key is masked as a whole token and only when it is long enough to be one; a base
+// URL with a password in it is refused when the configuration is read, in one line that never repeats it.
+import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigError, ConfigProvider, Console, Effect, Layer, Option, Redacted } from "effect"
+import OpenAI from "openai"
+import { createServer } from "node:net"
+import { doctor } from "../../../src/cli/Doctor.js"
+import { loadAsrConfig } from "../../../src/config/AsrConfig.js"
+import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
+import { redactSecret } from "../../../src/domain/Secret.js"
+import { toProviderError } from "../../../src/layers/openai/OpenAiErrors.js"
+import { SearchSettings } from "../../../src/programs/search/SearchSettings.js"
+
+const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+
+/** A local port nothing listens on: taken from the OS, then let go. */
+const closedPort = Effect.promise(() =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+)
+
+const runDoctor = (env: Record<string, string>) =>
+  Effect.gen(function*() {
+    const printed: Array<string> = []
+    const error = yield* doctor.pipe(
+      (self) =>
+        Console.consoleWith((console) =>
+          Console.withConsole(self, { ...console, log: (...args) => Effect.sync(() => void printed.push(args.join(" "))) })
+        ),
+      Effect.flip,
+      withEnv(env),
+      Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layer))
+    )
+    return { error, table: printed.join("\n") }
+  })
+
+describe("redaction (point 3)", () => {
+  it("a one-letter key changes no text: doctor's 'connection failed' stays readable", () => {
+    const error = toProviderError("llm", Option.some(Redacted.make("e")))(
+      new OpenAI.APIConnectionError({ cause: new Error("connect ECONNREFUSED 127.0.0.1:9") })
+    )
+    assert.strictEqual(error.message, "llm: connection failed (connect ECONNREFUSED 127.0.0.1:9)")
+  })
+
+  it("a real key is masked where it stands as a token, nowhere else", () => {
+    const key = "sk-live-0123456789"
+    assert.strictEqual(redactSecret(`Bearer ${key} rejected; "key": "${key}"`, key), `Bearer [redacted] rejected; "key": "[redacted]"`)
+    assert.strictEqual(redactSecret(`x${key}y and ${key}.`, key), `x${key}y and [redacted].`)
+    assert.strictEqual(redactSecret("a.b*c(d)+e?f", "b*c(d)+e"), "a.[redacted]?f")
+  })
+
+  it.live("doctor flags a key shorter than 8 characters and keeps its own text whole", () =>
+    Effect.gen(function*() {
+      const port = yield* closedPort
+      const { table } = yield* runDoctor({ VTREE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, VTREE_LLM_MODEL: "m", VTREE_LLM_API_KEY: "e", VTREE_OCR: "off" })
+      assert.notInclude(table, "[redacted]")
+      assert.include(table, "connection failed")
+      assert.include(table, "warning: the llm API key is shorter than 8 characters")
+      assert.include(table, "check VTREE_LLM_API_KEY")
+    }))
+})
+
+describe("credentials in URLs (point 8)", () => {
+  const password = "hunter2pw"
+  it.effect("every URL variable with user:pw@ is refused in one line that names the key variable, never the password", () =>
+    Effect.gen(function*() {
+      const url = `http://user:${password}@host/v1`
+      const cases: Array<[Record<string, string>, string, string]> = [
+        [{ VTREE_LLM_MODEL: "m", VTREE_LLM_BASE_URL: url }, "VTREE_LLM_BASE_URL", "put the key in VTREE_LLM_API_KEY"],
+        [{ VTREE_LLM_MODEL: "m", OPENAI_BASE_URL: url }, "OPENAI_BASE_URL", "put the key in OPENAI_API_KEY"],
+        [{ VTREE_LLM_MODEL: "m", VTREE_TOOL_LLM_BASE_URL: url }, "VTREE_TOOL_LLM_BASE_URL", "VTREE_TOOL_LLM_API_KEY"],
+        [{ VTREE_VLM_MODEL: "v", VTREE_VLM_BASE_URL: `http://a/v1,${url}` }, "VTREE_VLM_BASE_URL", "VTREE_VLM_API_KEY"],
+        [{ VTREE_EMBED_MODEL: "e", VTREE_EMBED_BASE_URL: url }, "VTREE_EMBED_BASE_URL", "VTREE_EMBED_API_KEY"],
+        [{ VTREE_OCR_URLS: `http://${password}@ocr:7861` }, "VTREE_OCR_URLS", "vtree sends no credentials"]
+      ]
+      for (const [env, variable, fix] of cases) {
+        const error = yield* Effect.flip(loadProvidersConfig.pipe(withEnv(env)))
+        assert.strictEqual(error.variable, variable)
+        assert.include(error.message, fix)
+        assert.notInclude(error.message, password)
+        assert.notInclude(error.message, "\n")
+      }
+      const asr = yield* Effect.flip(loadAsrConfig.pipe(withEnv({ VTREE_ASR_BASE_URL: url, VTREE_ASR_MODEL: "w" })))
+      assert.include(asr.message, "VTREE_ASR_API_KEY")
+      assert.notInclude(asr.message, password)
+      const search = yield* Effect.flip(Layer.build(SearchSettings.fromEnv).pipe(
+        Effect.scoped,
+        withEnv({ VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_SEARXNG_ENABLED: "true", VTREE_SEARCH_SEARXNG_URL: `http://u:${password}@searx` })
+      ))
+      const text = ConfigError.isConfigError(search) ? String(search) : ""
+      assert.include(text, "VTREE_SEARCH_SEARXNG_URL holds a user name or password")
+      assert.notInclude(text, password)
+    }))
+
+  it.live("doctor shows the refusal as a Configuration row and never the password", () =>
+    Effect.gen(function*() {
+      const { table } = yield* runDoctor({ VTREE_LLM_BASE_URL: `http://user:${password}@127.0.0.1:9/v1`, VTREE_LLM_MODEL: "m", VTREE_OCR: "off" })
+      assert.match(table, /^llm +- +- +- +0 ms +Configuration$/m)
+      assert.notInclude(table, password)
+    }))
+})

@@ -67,10 +67,10 @@ export {
   prepareVideo,
   type PreparedVideo,
   type VideoSummary
-} from "./programs/build/BuildTree.js"
-export { type BuildPrompts, loadBuildPrompts } from "./programs/build/BuildPrompts.js"
-export { checkWritable, listVideos, probeVideos, type ProbedVideo, type VideoInput } from "./programs/build/Inputs.js"
-export { type BuildEstimate, type BuildParameters, defaultParameters as defaultBuildParameters, estimateBuild } from "./programs/build/Plan.js"
+} from "./programs/builder/BuildTree.js"
+export { type BuildPrompts, loadBuildPrompts } from "./programs/builder/BuildPrompts.js"
+export { checkWritable, listVideos, probeVideos, type ProbedVideo, type VideoInput } from "./programs/builder/Inputs.js"
+export { type BuildEstimate, type BuildParameters, defaultParameters as defaultBuildParameters, estimateBuild } from "./programs/builder/Plan.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"

@@ -19,7 +19,7 @@ import {
   planEventWindows,
   sceneId,
   videoIdFromPath
-} from "../../../src/programs/build/Plan.js"
+} from "../../../src/programs/builder/Plan.js"
 
 const p = defaultParameters
 

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type MediaInfo, MediaError, type SubtitleCue } from "../../../src/domain/Media.js"
-import { parseSubtitles, plainText, resolveSubtitles, sidecarCandidates, subtitleFor } from "../../../src/programs/build/Subtitles.js"
+import { parseSubtitles, plainText, resolveSubtitles, sidecarCandidates, subtitleFor } from "../../../src/programs/builder/Subtitles.js"
 import { MediaProbe } from "../../../src/services/MediaProbe.js"
 import { SpeechToText } from "../../../src/services/SpeechToText.js"
 

@@ -4,10 +4,10 @@ import { Effect, Option } from "effect"
 import { type MediaInfo, type SubtitleCue, SubtitleError } from "../../domain/Media.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
 import { SpeechToText } from "../../services/SpeechToText.js"
-import { parseSubtitles } from "./SubtitleFormat.js"
+import { parseSubtitles } from "../../domain/SubtitleFormat.js"
 import { transcribeVideo } from "./Transcription.js"
 
-export { formatOf, parseSubtitles, plainText } from "./SubtitleFormat.js"
+export { formatOf, parseSubtitles, plainText } from "../../domain/SubtitleFormat.js"
 
 /** Where a video's cues came from, in the order they are looked for. */
 export type SubtitleSource = "file" | "sidecar" | "embedded" | "asr" | "none"

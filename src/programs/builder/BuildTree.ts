@@ -57,7 +57,7 @@ import {
   planEventWindows
 } from "./Plan.js"
 import { subtitleFor } from "./Subtitles.js"
-import { assembleTree, cuesIn } from "./TreeJson.js"
+import { assembleTree, cuesIn } from "./TreeAssembly.js"
 
 export { BuildError, BuildErrorReason } from "./BuildError.js"
 

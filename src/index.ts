@@ -74,7 +74,7 @@ export { type BuildEstimate, type BuildParameters, defaultParameters as defaultB
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"
-export { checkQuestionIds, decodeTrees, UnsafeIdError } from "./programs/tree/TreePreflight.js"
+export { checkQuestionIds, checkRunId, decodeTrees, UnsafeIdError } from "./programs/tree/TreePreflight.js"
 export type { TreeEnvironment } from "./programs/tree/TreeEnvironment.js"
 export { loadPromptManager, packagedPacks, packagedPromptsDir, resolvePromptsDir } from "./programs/prompts/PromptPack.js"
 export {

@@ -369,17 +369,6 @@ export const frameFile = (videoId: string, nodeId: string) => `frames/${nodeId.s
 export const durationCategory = (seconds: number): "short" | "medium" | "long" =>
   seconds < 180 ? "short" : seconds < 1350 ? "medium" : "long"
 
-/**
- * A video id from a file name: the name without its extension, with characters other than letters,
- * digits, "-", "_" and "." replaced by "-" (ids are written into node ids the agent copies).
- */
-export const videoIdFromPath = (file: string): string => {
-  const base = file.split(/[\\/]/).pop() ?? file
-  const dot = base.lastIndexOf(".")
-  const stem = dot > 0 ? base.slice(0, dot) : base
-  return stem.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^-+|-+$/g, "") || "video"
-}
-
 // ---- Cost --------------------------------------------------------------------------------------
 
 export interface BuildEstimate {

@@ -33,7 +33,7 @@ import type { AnchorMode } from "../tools/ToolContext.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
 import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import { loadTreeEnvironment } from "../tree/TreeLoader.js"
-import { checkQuestionIds, decodeTrees } from "../tree/TreePreflight.js"
+import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
 import { countShapes } from "../../domain/Protocol.js"
 import { InferError } from "./InferError.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
@@ -371,6 +371,7 @@ const prepareRun = Effect.fn("Infer.prepareRun")(function*(
 ) {
   const problem = optionProblem(options, concurrency)
   if (problem !== undefined) return yield* problem
+  yield* checkRunId(options.runId)
   yield* checkQuestionIds(options.questions)
   yield* checkTrees(options.treesDir, options.questions)
   yield* decodeTrees(options.treesDir, options.questions)

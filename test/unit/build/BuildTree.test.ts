@@ -298,6 +298,19 @@ layer(NodeContext.layer)("build inputs", (it) => {
         assert.strictEqual((yield* listVideos([path.join(dir, "x.mp4"), path.join(dir, "x.mp4")])).length, 1)
       }))
 
+    it.scoped("ids keep the letters of every script; names without one, and ids equal but for case, are refused (issue #21)", () =>
+      Effect.gen(function*() {
+        const { dir, path } = yield* setup({ "視頻.mp4": clip, "ünïcødé.mp4": clip, "...mp4": clip, "..mp4": clip, "Clip.mp4": clip, "clip.mkv": clip })
+        const ids = yield* listVideos([path.join(dir, "視頻.mp4"), path.join(dir, "ünïcødé.mp4")])
+        assert.deepStrictEqual(ids.map((video) => video.videoId), ["視頻", "ünïcødé"])
+        for (const name of ["...mp4", "..mp4"]) {
+          const refused = yield* Effect.flip(listVideos([path.join(dir, name)]))
+          assert.strictEqual(refused.message, `${path.join(dir, name)}: the file name has no letter or digit to make an id from — rename the file`)
+        }
+        const clash = yield* Effect.flip(listVideos([path.join(dir, "Clip.mp4"), path.join(dir, "clip.mkv")]))
+        assert.include(clash.message, `map to video ids "Clip" and "clip", one folder where case does not count`)
+      }))
+
     it.scoped("not a video, audio only, zero length", () =>
       Effect.gen(function*() {
         const { dir, media, path } = yield* setup({ "song.m4a": { durationSeconds: 60, audioOnly: true }, "empty.mp4": { durationSeconds: 0 } })

@@ -17,8 +17,7 @@ import {
   jaccardDistance,
   makeSceneScheduler,
   planEventWindows,
-  sceneId,
-  videoIdFromPath
+  sceneId
 } from "../../../src/programs/builder/Plan.js"
 
 const p = defaultParameters
@@ -170,12 +169,6 @@ describe("ids, names, bands, cost", () => {
     assert.deepStrictEqual([60, 179, 180, 900, 1349, 1350, 3600, 7200].map(durationCategory), [
       "short", "short", "medium", "medium", "medium", "long", "long", "long"
     ])
-  })
-
-  it("video ids from file names", () => {
-    assert.strictEqual(videoIdFromPath("/data/J5Npf2xJpag.mp4"), "J5Npf2xJpag")
-    assert.strictEqual(videoIdFromPath("my holiday (1).final.mkv"), "my-holiday-1-.final")
-    assert.strictEqual(videoIdFromPath("noext"), "noext")
   })
 
   it("rejects parameters that contradict each other", () => {

@@ -70,7 +70,8 @@ export {
 } from "./programs/builder/BuildTree.js"
 export { type BuildPrompts, loadBuildPrompts } from "./programs/builder/BuildPrompts.js"
 export { checkWritable, listVideos, probeVideos, type ProbedVideo, type VideoInput } from "./programs/builder/Inputs.js"
-export { type BuildEstimate, type BuildParameters, defaultParameters as defaultBuildParameters, estimateBuild } from "./programs/builder/Plan.js"
+export { type BuildEstimate, estimateBuild } from "./programs/builder/Estimate.js"
+export { type BuildParameters, defaultParameters as defaultBuildParameters } from "./programs/builder/Plan.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"

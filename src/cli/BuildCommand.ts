@@ -16,6 +16,7 @@ import * as BuildPrompts from "../programs/builder/BuildPrompts.js"
 import * as Progress from "../programs/builder/BuildProgress.js"
 import * as Build from "../programs/builder/BuildTree.js"
 import * as Inputs from "../programs/builder/Inputs.js"
+import * as Estimate from "../programs/builder/Estimate.js"
 import * as Plan from "../programs/builder/Plan.js"
 import { defaultParameters } from "../programs/builder/Plan.js"
 import * as Subtitles from "../programs/builder/Subtitles.js"
@@ -157,7 +158,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     if (args.dryRun) {
       const rows = inputs.map(({ early, video }) => ({
         videoId: video.videoId,
-        estimate: Plan.estimateBuild({
+        estimate: Estimate.estimateBuild({
           durationSeconds: video.info.durationSeconds,
           width: video.info.width,
           height: video.info.height,

@@ -233,6 +233,57 @@ layer(NodeContext.layer)("buildTree", (it) => {
     }))
 })
 
+layer(NodeContext.layer)("tree folders (issue #21)", (it) => {
+  it.scoped("a folder with the video's id that vtree did not make is refused, --force or not, and left as it was", () =>
+    Effect.gen(function*() {
+      const { dir, fs, media, out, path } = yield* setup()
+      const theirs = path.join(out, "clip")
+      yield* fs.makeDirectory(path.join(theirs, "frames"), { recursive: true })
+      yield* fs.writeFileString(path.join(theirs, "tree.json"), "{\"videoID\": \"clip\", \"nodes\": {}}")
+      yield* fs.writeFileString(path.join(theirs, "frames", "holiday.jpg"), "my photo")
+      for (const force of [false, true]) {
+        const error = yield* Effect.flip(runBuild(media, [path.join(dir, "clip.mp4")], options(out, { force })))
+        assert.strictEqual(error._tag, "BuildError")
+        assert.strictEqual(
+          error.message,
+          `${yield* fs.realPath(theirs)}: a folder vtree build did not make (no .vtree/tree-folder.json, no tree.json with vtree's build record) — move it away or choose another --out; --force does not override this`
+        )
+      }
+      assert.strictEqual(yield* fs.readFileString(path.join(theirs, "tree.json")), "{\"videoID\": \"clip\", \"nodes\": {}}")
+      assert.strictEqual(yield* fs.readFileString(path.join(theirs, "frames", "holiday.jpg")), "my photo")
+      assert.deepStrictEqual((yield* fs.readDirectory(theirs)).sort(), ["frames", "tree.json"])
+    }))
+
+  it.scoped("a tree folder that is a symbolic link to elsewhere is refused; nothing is written through it", () =>
+    Effect.gen(function*() {
+      const { dir, fs, media, out, path } = yield* setup()
+      const elsewhere = path.join(dir, "elsewhere")
+      yield* fs.makeDirectory(elsewhere)
+      yield* fs.makeDirectory(out)
+      yield* fs.symlink(elsewhere, path.join(out, "clip"))
+      const error = yield* Effect.flip(runBuild(media, [path.join(dir, "clip.mp4")], options(out)))
+      assert.strictEqual(error._tag, "BuildError")
+      assert.match(error.message, /clip: a symbolic link inside --out \(to .*elsewhere\) — vtree writes no tree through a link; remove it or choose another --out$/)
+      assert.deepStrictEqual(yield* fs.readDirectory(elsewhere), [])
+    }))
+
+  it.scoped("a rebuild removes the frames vtree wrote and no longer needs, never a file someone else put there", () =>
+    Effect.gen(function*() {
+      const { dir, fs, media, out, path } = yield* setup()
+      const file = path.join(dir, "clip.mp4")
+      yield* runBuild(media, [file], options(out))
+      const frames = path.join(out, "clip", "frames")
+      assert.strictEqual((yield* fs.readDirectory(frames)).length, 65)
+      yield* fs.writeFileString(path.join(frames, "holiday.jpg"), "my photo")
+      const [again] = (yield* runBuild(media, [file], options(out, { parameters: { frameInterval: 4 } }))).summaries
+      const left = yield* fs.readDirectory(frames)
+      assert.strictEqual(left.length, again!.framesSent + 1)
+      assert.include(left, "holiday.jpg")
+      const marker = JSON.parse(yield* fs.readFileString(path.join(out, "clip", ".vtree", "tree-folder.json")))
+      assert.deepStrictEqual(marker, { made_by: "vtree build", videoID: "clip" })
+    }))
+})
+
 describe("buildTree pipelining", () => {
   // Live clock: the timeout below turns a missing overlap into a failure instead of a hang.
   it.scopedLive("extracts the next video's frames while the current one is captioned", () =>

@@ -1,24 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
+import { estimateBuild } from "../../../src/programs/builder/Estimate.js"
+import { durationCategory, eventId, frameFile, frameId, sceneId } from "../../../src/programs/builder/NodeIds.js"
 import {
   assignFrames,
-  cardWords,
   checkParameters,
   defaultParameters,
-  durationCategory,
-  estimateBuild,
-  eventId,
   eventLimits,
   evenPicks,
-  frameFile,
   frameGrid,
-  frameId,
-  groupScenes,
-  jaccardDistance,
-  makeSceneScheduler,
-  planEventWindows,
-  sceneId
+  planEventWindows
 } from "../../../src/programs/builder/Plan.js"
+import { cardWords, groupScenes, jaccardDistance, makeSceneScheduler } from "../../../src/programs/builder/SceneGrouping.js"
 
 const p = defaultParameters
 

@@ -38,9 +38,13 @@ export const sidecarCandidates = (
   const parsed = path.parse(request.video)
   const stem = path.join(parsed.dir, parsed.name)
   const beside = [`${stem}.srt`, `${stem}.vtt`]
-  const inDir = request.subtitlesDir === undefined
+  // By the video id, then by the file's own name: an id that had to change (`my video` → `my-video~…`)
+  // is not what a subtitles folder names its files by.
+  const names = [...new Set([request.videoId, parsed.name])]
+  const subtitlesDir = request.subtitlesDir
+  const inDir = subtitlesDir === undefined
     ? []
-    : [path.join(request.subtitlesDir, `${request.videoId}.srt`), path.join(request.subtitlesDir, `${request.videoId}.vtt`)]
+    : names.flatMap((name) => [path.join(subtitlesDir, `${name}.srt`), path.join(subtitlesDir, `${name}.vtt`)])
   return [...beside, ...inDir]
 }
 

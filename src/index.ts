@@ -57,14 +57,15 @@ export {
   prepareVideo,
   type PreparedVideo,
   type VideoSummary
-} from "./programs/build/BuildTree.js"
-export { type BuildPrompts, loadBuildPrompts } from "./programs/build/BuildPrompts.js"
-export { checkWritable, listVideos, probeVideos, type ProbedVideo, type VideoInput } from "./programs/build/Inputs.js"
-export { type BuildEstimate, type BuildParameters, defaultParameters as defaultBuildParameters, estimateBuild } from "./programs/build/Plan.js"
+} from "./programs/builder/BuildTree.js"
+export { type BuildPrompts, loadBuildPrompts } from "./programs/builder/BuildPrompts.js"
+export { checkWritable, listVideos, probeVideos, type ProbedVideo, type VideoInput } from "./programs/builder/Inputs.js"
+export { type BuildEstimate, estimateBuild } from "./programs/builder/Estimate.js"
+export { type BuildParameters, defaultParameters as defaultBuildParameters } from "./programs/builder/Plan.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"
-export { checkQuestionIds, decodeTrees, UnsafeIdError } from "./programs/tree/TreePreflight.js"
+export { checkQuestionIds, checkRunId, decodeTrees, UnsafeIdError } from "./programs/tree/TreePreflight.js"
 export type { TreeEnvironment } from "./programs/tree/TreeEnvironment.js"
 export { loadPromptManager, packagedPacks, packagedPromptsDir, resolvePromptsDir } from "./programs/prompts/PromptPack.js"
 export {

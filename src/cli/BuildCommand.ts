@@ -11,14 +11,15 @@ import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiSpeech from "../layers/openai/OpenAiSpeech.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
-import { BuildError } from "../programs/build/BuildError.js"
-import * as BuildPrompts from "../programs/build/BuildPrompts.js"
-import * as Progress from "../programs/build/BuildProgress.js"
-import * as Build from "../programs/build/BuildTree.js"
-import * as Inputs from "../programs/build/Inputs.js"
-import * as Plan from "../programs/build/Plan.js"
-import { defaultParameters } from "../programs/build/Plan.js"
-import * as Subtitles from "../programs/build/Subtitles.js"
+import { BuildError } from "../programs/builder/BuildError.js"
+import * as BuildPrompts from "../programs/builder/BuildPrompts.js"
+import * as Progress from "../programs/builder/BuildProgress.js"
+import * as Build from "../programs/builder/BuildTree.js"
+import * as Inputs from "../programs/builder/Inputs.js"
+import * as Estimate from "../programs/builder/Estimate.js"
+import * as Plan from "../programs/builder/Plan.js"
+import { defaultParameters } from "../programs/builder/Plan.js"
+import * as Subtitles from "../programs/builder/Subtitles.js"
 import * as PromptPack from "../programs/prompts/PromptPack.js"
 import { withShownDefault } from "./CliOptions.js"
 
@@ -157,7 +158,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     if (args.dryRun) {
       const rows = inputs.map(({ early, video }) => ({
         videoId: video.videoId,
-        estimate: Plan.estimateBuild({
+        estimate: Estimate.estimateBuild({
           durationSeconds: video.info.durationSeconds,
           width: video.info.width,
           height: video.info.height,

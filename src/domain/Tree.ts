@@ -138,6 +138,20 @@ export const FlatTree = Schema.Struct({
   })
 })
 
+const { nodes: _anyNodes, ...flatEnvelope } = FlatTree.fields
+
+/**
+ * The flat form as `vtree build` writes it: FlatTree's fields, the `build` record, and nodes that are
+ * FlatNodes. The builder writes tree.json through `Schema.encode` of this, so it writes nothing the
+ * reader would not take.
+ */
+export const BuiltTree = Schema.Struct({
+  ...flatEnvelope,
+  build: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  nodes: Schema.Record({ key: Schema.String, value: FlatNode })
+})
+export type BuiltTree = typeof BuiltTree.Type
+
 /** A node of the nested form; `level` may be omitted (it is the depth), children decoded one by one. */
 export const NestedNode = Schema.Struct({
   ...nodeFields,

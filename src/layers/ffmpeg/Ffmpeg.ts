@@ -3,7 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Context, Effect, Either, Layer } from "effect"
 import { type MediaInfo, MediaError } from "../../domain/Media.js"
-import { parseSubtitles } from "../../programs/build/SubtitleFormat.js"
+import { parseSubtitles } from "../../domain/SubtitleFormat.js"
 import { type FrameRequest, FrameSource } from "../../services/FrameSource.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
 import { firstFileNumber, framePassArgs, parseFramePass, reportsDamage } from "./FrameGraph.js"
@@ -33,6 +33,9 @@ export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, optio
   const jpegQuality = options.jpegQuality ?? 3
 
   const run = (tool: FfmpegTools["ffmpeg"], args: ReadonlyArray<string>, path: string) => runTool(executor, tool, args, path)
+  // Every path handed to a tool is absolute: a file named "-report" or "-i" must not read as an
+  // option, nor "concat:a|b" or "http:x" as a protocol. Messages keep the path as the user gave it.
+  const arg = (path: string) => pathApi.resolve(path)
 
   // An MP4 whose index (moov) is missing still starts with its `ftyp` box: the end of the file was cut.
   const startsLikeMp4 = (path: string) =>
@@ -61,7 +64,7 @@ export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, optio
     if (Number(stat.size) === 0) return yield* fail("Truncated", path, "the file is empty (0 bytes) — download or copy it again")
     const output = yield* run(
       tools.ffprobe,
-      ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", path],
+      ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", arg(path)],
       path
     )
     if (output.exitCode !== 0) return yield* Effect.flatMap(probeFailure(path, output.stderr), Effect.fail)
@@ -108,14 +111,15 @@ export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, optio
     const output = yield* run(
       tools.ffmpeg,
       framePassArgs({
-        input: path,
+        input: arg(path),
         streamIndex: stream.index,
         intervalSeconds: request.intervalSeconds,
         width: request.width,
         sceneThreshold,
         sceneWidth: 160,
         jpegQuality,
-        outputPattern: pathApi.join(request.outDir, `${framePrefix}%06d.jpg`)
+        // image2 reads "%" as the start of a number pattern, so one in the folder's name is doubled.
+        outputPattern: pathApi.join(arg(request.outDir).replaceAll("%", "%%"), `${framePrefix}%06d.jpg`)
       }),
       path
     ).pipe(Effect.onInterrupt(() => removeFrames(request.outDir)))
@@ -159,7 +163,7 @@ export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, optio
   const subtitleStream = Effect.fn("MediaProbe.subtitleStream")(function*(path: string, streamIndex: number) {
     const output = yield* run(
       tools.ffmpeg,
-      ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", path, "-map", `0:${streamIndex}`, "-f", "srt", "-"],
+      ["-hide_banner", "-nostdin", "-loglevel", "error", "-i", arg(path), "-map", `0:${streamIndex}`, "-f", "srt", "-"],
       path
     )
     if (output.exitCode !== 0) {
@@ -201,7 +205,7 @@ export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, optio
         "-t",
         String(request.durationSeconds),
         "-i",
-        request.path,
+        arg(request.path),
         "-map",
         "0:a:0",
         "-vn",
@@ -210,7 +214,7 @@ export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, optio
         "-ar",
         "16000",
         ...pcm,
-        request.outFile
+        arg(request.outFile)
       ],
       request.path
     )

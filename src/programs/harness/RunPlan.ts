@@ -5,7 +5,7 @@ import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Either, Option, Random } from "effect"
 import type { Question } from "../../domain/Question.js"
 import { type RunOwner, RunStore } from "../../services/RunStore.js"
-import { checkQuestionIds, decodeTrees } from "../tree/TreePreflight.js"
+import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
 import { type BenchmarkOptions, questionSettings } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
 import { runProtocol } from "./RunProtocol.js"
@@ -155,6 +155,7 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
 ) {
   const problem = optionProblem(options, concurrency)
   if (problem !== undefined) return yield* problem
+  yield* checkRunId(options.runId)
   yield* checkQuestionIds(options.questions)
   yield* checkTrees(options.treesDir, options.questions)
   yield* decodeTrees(options.treesDir, options.questions)

@@ -2,39 +2,28 @@
 // learn that a video's tree is broken, and a broken tree must stop the run, not fill it with `error` rows.
 import * as Path from "@effect/platform/Path"
 import { Effect, Schema } from "effect"
+import { plainNameProblem } from "../../domain/NameId.js"
 import { readTreeIndex } from "./TreeLoader.js"
 
-/** A videoID or question id that cannot be used: it would name a file outside `--trees`. */
+/** A videoID, question id or run id that cannot be used: it would name a file outside `--trees`, or act on a terminal. */
 export class UnsafeIdError extends Schema.TaggedError<UnsafeIdError>()("UnsafeIdError", {
   id: Schema.String,
   message: Schema.String
 }) {}
-
-/**
- * Why an id is not a plain name, or undefined. Ids are data: a videoID becomes one folder name under
- * `--trees`, so a separator, `.`/`..` or a NUL byte would let a question file read from anywhere.
- */
-export const unsafeIdProblem = (id: string): string | undefined => {
-  if (id.trim() === "") return "is empty"
-  if (id.includes("\0")) return "contains a NUL byte"
-  if (id.includes("/") || id.includes("\\")) return "contains a path separator"
-  if (id === "." || id === "..") return "names a directory, not a video"
-  return undefined
-}
 
 /** The first question whose videoID or question id is not a plain name, as one line. */
 export const checkQuestionIds = (
   questions: ReadonlyArray<{ readonly questionId: string; readonly videoId: string }>
 ): Effect.Effect<void, UnsafeIdError> => {
   for (const question of questions) {
-    const idProblem = unsafeIdProblem(question.questionId)
+    const idProblem = plainNameProblem(question.questionId)
     if (idProblem !== undefined) {
       return Effect.fail(new UnsafeIdError({
         id: question.questionId,
         message: `question id ${JSON.stringify(question.questionId)} ${idProblem} — ids are names, not paths: fix the question file`
       }))
     }
-    const videoProblem = unsafeIdProblem(question.videoId)
+    const videoProblem = plainNameProblem(question.videoId)
     if (videoProblem !== undefined) {
       return Effect.fail(new UnsafeIdError({
         id: question.videoId,
@@ -44,6 +33,14 @@ export const checkQuestionIds = (
     }
   }
   return Effect.void
+}
+
+/** A run id given with --run-id, checked like the question ids: it is printed, stored and named in commands. */
+export const checkRunId = (runId: string | undefined): Effect.Effect<void, UnsafeIdError> => {
+  const problem = runId === undefined ? undefined : plainNameProblem(runId)
+  return problem === undefined
+    ? Effect.void
+    : Effect.fail(new UnsafeIdError({ id: runId!, message: `--run-id ${JSON.stringify(runId)} ${problem} — a run id is a plain name: pick another` }))
 }
 
 /**

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Ffmpeg from "../../../src/layers/ffmpeg/Ffmpeg.js"
-import { resolveSubtitles } from "../../../src/programs/build/Subtitles.js"
+import { resolveSubtitles } from "../../../src/programs/builder/Subtitles.js"
 import { FrameSource } from "../../../src/services/FrameSource.js"
 import { MediaProbe } from "../../../src/services/MediaProbe.js"
 

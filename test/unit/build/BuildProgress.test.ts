@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { applyBuildEvent, initialBuildProgress, renderBuildProgress, renderBuildSummary, renderDryRun } from "../../../src/programs/build/BuildProgress.js"
-import type { VideoSummary } from "../../../src/programs/build/BuildTree.js"
-import { defaultParameters, estimateBuild } from "../../../src/programs/build/Plan.js"
+import { applyBuildEvent, initialBuildProgress, renderBuildProgress, renderBuildSummary, renderDryRun } from "../../../src/programs/builder/BuildProgress.js"
+import type { VideoSummary } from "../../../src/programs/builder/BuildTree.js"
+import { estimateBuild } from "../../../src/programs/builder/Estimate.js"
+import { defaultParameters } from "../../../src/programs/builder/Plan.js"
 
 const call = (kind: "event" | "scene", reused: boolean) => ({
   _tag: "CallFinished" as const,

@@ -6,8 +6,8 @@ import { HashingEmbedder } from "../../../src/layers/testing/HashingEmbedder.js"
 import { approximateTokens } from "../../../src/layers/testing/Scripted.js"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
-import { type BuildOptions, buildTree } from "../../../src/programs/build/BuildTree.js"
-import { checkWritable, listVideos, probeVideos } from "../../../src/programs/build/Inputs.js"
+import { type BuildOptions, buildTree } from "../../../src/programs/builder/BuildTree.js"
+import { checkWritable, listVideos, probeVideos } from "../../../src/programs/builder/Inputs.js"
 import { readTreeIndex } from "../../../src/programs/tree/TreeLoader.js"
 import { loadTreeEnvironment } from "../../../src/programs/tree/TreeLoader.js"
 import { FrameSource } from "../../../src/services/FrameSource.js"
@@ -233,6 +233,57 @@ layer(NodeContext.layer)("buildTree", (it) => {
     }))
 })
 
+layer(NodeContext.layer)("tree folders (issue #21)", (it) => {
+  it.scoped("a folder with the video's id that vtree did not make is refused, --force or not, and left as it was", () =>
+    Effect.gen(function*() {
+      const { dir, fs, media, out, path } = yield* setup()
+      const theirs = path.join(out, "clip")
+      yield* fs.makeDirectory(path.join(theirs, "frames"), { recursive: true })
+      yield* fs.writeFileString(path.join(theirs, "tree.json"), "{\"videoID\": \"clip\", \"nodes\": {}}")
+      yield* fs.writeFileString(path.join(theirs, "frames", "holiday.jpg"), "my photo")
+      for (const force of [false, true]) {
+        const error = yield* Effect.flip(runBuild(media, [path.join(dir, "clip.mp4")], options(out, { force })))
+        assert.strictEqual(error._tag, "BuildError")
+        assert.strictEqual(
+          error.message,
+          `${yield* fs.realPath(theirs)}: a folder vtree build did not make (no .vtree/tree-folder.json, no tree.json with vtree's build record) — move it away or choose another --out; --force does not override this`
+        )
+      }
+      assert.strictEqual(yield* fs.readFileString(path.join(theirs, "tree.json")), "{\"videoID\": \"clip\", \"nodes\": {}}")
+      assert.strictEqual(yield* fs.readFileString(path.join(theirs, "frames", "holiday.jpg")), "my photo")
+      assert.deepStrictEqual((yield* fs.readDirectory(theirs)).sort(), ["frames", "tree.json"])
+    }))
+
+  it.scoped("a tree folder that is a symbolic link to elsewhere is refused; nothing is written through it", () =>
+    Effect.gen(function*() {
+      const { dir, fs, media, out, path } = yield* setup()
+      const elsewhere = path.join(dir, "elsewhere")
+      yield* fs.makeDirectory(elsewhere)
+      yield* fs.makeDirectory(out)
+      yield* fs.symlink(elsewhere, path.join(out, "clip"))
+      const error = yield* Effect.flip(runBuild(media, [path.join(dir, "clip.mp4")], options(out)))
+      assert.strictEqual(error._tag, "BuildError")
+      assert.match(error.message, /clip: a symbolic link inside --out \(to .*elsewhere\) — vtree writes no tree through a link; remove it or choose another --out$/)
+      assert.deepStrictEqual(yield* fs.readDirectory(elsewhere), [])
+    }))
+
+  it.scoped("a rebuild removes the frames vtree wrote and no longer needs, never a file someone else put there", () =>
+    Effect.gen(function*() {
+      const { dir, fs, media, out, path } = yield* setup()
+      const file = path.join(dir, "clip.mp4")
+      yield* runBuild(media, [file], options(out))
+      const frames = path.join(out, "clip", "frames")
+      assert.strictEqual((yield* fs.readDirectory(frames)).length, 65)
+      yield* fs.writeFileString(path.join(frames, "holiday.jpg"), "my photo")
+      const [again] = (yield* runBuild(media, [file], options(out, { parameters: { frameInterval: 4 } }))).summaries
+      const left = yield* fs.readDirectory(frames)
+      assert.strictEqual(left.length, again!.framesSent + 1)
+      assert.include(left, "holiday.jpg")
+      const marker = JSON.parse(yield* fs.readFileString(path.join(out, "clip", ".vtree", "tree-folder.json")))
+      assert.deepStrictEqual(marker, { made_by: "vtree build", videoID: "clip" })
+    }))
+})
+
 describe("buildTree pipelining", () => {
   // Live clock: the timeout below turns a missing overlap into a failure instead of a hang.
   it.scopedLive("extracts the next video's frames while the current one is captioned", () =>
@@ -296,6 +347,19 @@ layer(NodeContext.layer)("build inputs", (it) => {
         assert.strictEqual((yield* Effect.flip(listVideos([path.join(dir, "nope.mp4")]))).message, `${path.join(dir, "nope.mp4")}: not found — check the path`)
         // The same file named twice is built once.
         assert.strictEqual((yield* listVideos([path.join(dir, "x.mp4"), path.join(dir, "x.mp4")])).length, 1)
+      }))
+
+    it.scoped("ids keep the letters of every script; names without one, and ids equal but for case, are refused (issue #21)", () =>
+      Effect.gen(function*() {
+        const { dir, path } = yield* setup({ "視頻.mp4": clip, "ünïcødé.mp4": clip, "...mp4": clip, "..mp4": clip, "Clip.mp4": clip, "clip.mkv": clip })
+        const ids = yield* listVideos([path.join(dir, "視頻.mp4"), path.join(dir, "ünïcødé.mp4")])
+        assert.deepStrictEqual(ids.map((video) => video.videoId), ["視頻", "ünïcødé"])
+        for (const name of ["...mp4", "..mp4"]) {
+          const refused = yield* Effect.flip(listVideos([path.join(dir, name)]))
+          assert.strictEqual(refused.message, `${path.join(dir, name)}: the file name has no letter or digit to make an id from — rename the file`)
+        }
+        const clash = yield* Effect.flip(listVideos([path.join(dir, "Clip.mp4"), path.join(dir, "clip.mkv")]))
+        assert.include(clash.message, `map to video ids "Clip" and "clip", one folder where case does not count`)
       }))
 
     it.scoped("not a video, audio only, zero length", () =>

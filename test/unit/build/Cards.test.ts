@@ -10,7 +10,7 @@ import {
   eventText,
   retryText,
   sceneText
-} from "../../../src/programs/build/Cards.js"
+} from "../../../src/programs/builder/Cards.js"
 import { listFieldsByLevel, textFieldsByLevel } from "../../../src/domain/Tree.js"
 
 const frame = (summary: string) => ({ frame_summary: summary, visible_entities: ["pan"], visual_attributes: { colors: "red" } })

@@ -9,7 +9,7 @@ import {
   readEventCheckpoint,
   readSceneCheckpoint,
   writeCheckpoint
-} from "../../../src/programs/build/Checkpoint.js"
+} from "../../../src/programs/builder/Checkpoint.js"
 
 const base: CheckpointInputs = {
   kind: "event",

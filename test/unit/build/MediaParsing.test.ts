@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { framePassArgs, parseFramePass, reportsDamage } from "../../../src/layers/ffmpeg/FrameGraph.js"
 import { parseProbe } from "../../../src/layers/ffmpeg/ProbeJson.js"
 import { missingMessage } from "../../../src/layers/ffmpeg/Tools.js"
-import { audioChunks, pcmBytesPerSecond, shiftCues } from "../../../src/programs/build/Transcription.js"
+import { audioChunks, pcmBytesPerSecond, shiftCues } from "../../../src/programs/builder/Transcription.js"
 
 describe("the frame pass's report", () => {
   it("reads grid and scene times from the integer pts and the time base, not the 6-digit pts_time", () => {

@@ -1,25 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
+import { estimateBuild } from "../../../src/programs/builder/Estimate.js"
+import { durationCategory, eventId, frameFile, frameId, sceneId } from "../../../src/programs/builder/NodeIds.js"
 import {
   assignFrames,
-  cardWords,
   checkParameters,
   defaultParameters,
-  durationCategory,
-  estimateBuild,
-  eventId,
   eventLimits,
   evenPicks,
-  frameFile,
   frameGrid,
-  frameId,
-  groupScenes,
-  jaccardDistance,
-  makeSceneScheduler,
-  planEventWindows,
-  sceneId,
-  videoIdFromPath
-} from "../../../src/programs/build/Plan.js"
+  planEventWindows
+} from "../../../src/programs/builder/Plan.js"
+import { cardWords, groupScenes, jaccardDistance, makeSceneScheduler } from "../../../src/programs/builder/SceneGrouping.js"
 
 const p = defaultParameters
 
@@ -170,12 +162,6 @@ describe("ids, names, bands, cost", () => {
     assert.deepStrictEqual([60, 179, 180, 900, 1349, 1350, 3600, 7200].map(durationCategory), [
       "short", "short", "medium", "medium", "medium", "long", "long", "long"
     ])
-  })
-
-  it("video ids from file names", () => {
-    assert.strictEqual(videoIdFromPath("/data/J5Npf2xJpag.mp4"), "J5Npf2xJpag")
-    assert.strictEqual(videoIdFromPath("my holiday (1).final.mkv"), "my-holiday-1-.final")
-    assert.strictEqual(videoIdFromPath("noext"), "noext")
   })
 
   it("rejects parameters that contradict each other", () => {

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type MediaInfo, MediaError, type SubtitleCue } from "../../../src/domain/Media.js"
-import { parseSubtitles, plainText, resolveSubtitles, sidecarCandidates, subtitleFor } from "../../../src/programs/build/Subtitles.js"
+import { parseSubtitles, plainText, resolveSubtitles, sidecarCandidates, subtitleFor } from "../../../src/programs/builder/Subtitles.js"
 import { MediaProbe } from "../../../src/services/MediaProbe.js"
 import { SpeechToText } from "../../../src/services/SpeechToText.js"
 
@@ -225,12 +225,12 @@ describe("resolveSubtitles", () => {
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.effect("sidecar candidates: beside the video, then the subtitles dir by videoID", () =>
+  it.effect("sidecar candidates: beside the video, then the subtitles dir by videoID, then by the file's name", () =>
     Effect.gen(function*() {
       const path = yield* Path.Path
       assert.deepStrictEqual(
         sidecarCandidates(path, { video: "/videos/My Clip.mkv", videoId: "myclip", subtitlesDir: "/subs" }),
-        ["/videos/My Clip.srt", "/videos/My Clip.vtt", "/subs/myclip.srt", "/subs/myclip.vtt"]
+        ["/videos/My Clip.srt", "/videos/My Clip.vtt", "/subs/myclip.srt", "/subs/myclip.vtt", "/subs/My Clip.srt", "/subs/My Clip.vtt"]
       )
     }).pipe(Effect.provide(Path.layer)))
 })

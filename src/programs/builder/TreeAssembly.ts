@@ -1,11 +1,14 @@
 /**
  * tree.json from the finished cards, as a plain function: the flat form of DESIGN §5.1 with nested ids,
- * subtitles attached by time overlap, and the `build` record. Nodes are listed depth first (a scene,
- * then each of its events followed by its frames), so the file reads in video order.
+ * subtitles attached by time overlap, and the `build` record, typed by the Schema the reader decodes
+ * it with (`BuiltTree`, written through `Schema.encode`). Nodes are listed depth first (a scene, then
+ * each of its events followed by its frames), so the file reads in video order.
  */
+import { Schema } from "effect"
 import type { SubtitleCue } from "../../domain/Media.js"
+import { BuiltTree, type FlatNode } from "../../domain/Tree.js"
 import type { Card } from "./Cards.js"
-import { durationCategory, eventId, frameFile, frameId, sceneId } from "./Plan.js"
+import { durationCategory, eventId, frameFile, frameId, sceneId } from "./NodeIds.js"
 import { subtitleFor } from "./Subtitles.js"
 
 /** Cues overlapping [start, end): what an event call is told was said during it. */
@@ -39,23 +42,6 @@ export interface AssembledScene {
   readonly events: ReadonlyArray<AssembledEvent>
 }
 
-export interface TreeNodeJson {
-  readonly level: 1 | 2 | 3
-  readonly time_range: readonly [number, number]
-  readonly card: Card
-  readonly subtitle: string
-  readonly children_ids: ReadonlyArray<string>
-}
-
-export interface TreeJson {
-  readonly videoID: string
-  readonly duration_category: string
-  readonly duration_seconds: number
-  readonly domain?: string
-  readonly build: Readonly<Record<string, unknown>>
-  readonly nodes: Readonly<Record<string, TreeNodeJson>>
-}
-
 /** The tree and where each L3 node's frame file comes from (relative target → extracted source). */
 export const assembleTree = (input: {
   readonly videoId: string
@@ -65,8 +51,8 @@ export const assembleTree = (input: {
   readonly scenes: ReadonlyArray<AssembledScene>
   readonly cues: ReadonlyArray<SubtitleCue>
   readonly build: Readonly<Record<string, unknown>>
-}): { readonly tree: TreeJson; readonly frameFiles: ReadonlyArray<{ readonly target: string; readonly source: string }> } => {
-  const nodes: Record<string, TreeNodeJson> = {}
+}): { readonly tree: BuiltTree; readonly frameFiles: ReadonlyArray<{ readonly target: string; readonly source: string }> } => {
+  const nodes: Record<string, FlatNode> = {}
   const frameFiles: Array<{ target: string; source: string }> = []
   const subtitle = (start: number, end: number) => subtitleFor(input.cues, [start, end])
   input.scenes.forEach((scene, s) => {
@@ -107,3 +93,6 @@ export const assembleTree = (input: {
     frameFiles
   }
 }
+
+/** tree.json's text: the tree encoded by the Schema it is read with, one space of indent, a final newline. */
+export const treeJsonText = (tree: BuiltTree): string => `${JSON.stringify(Schema.encodeSync(BuiltTree)(tree), null, 1)}\n`

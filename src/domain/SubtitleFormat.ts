@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import * as captions from "media-captions"
-import { type SubtitleCue, SubtitleError } from "../../domain/Media.js"
+import { type SubtitleCue, SubtitleError } from "./Media.js"
 
 // media-captions ships declarations with extensionless relative imports, which NodeNext resolution
 // cannot follow (every export reads as missing), so the one function used is typed here from its docs.

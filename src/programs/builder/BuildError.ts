@@ -8,6 +8,8 @@ export const BuildErrorReason = Schema.Literal(
   "BadInput",
   // the output folder, or a tree inside it, cannot be written
   "Unwritable",
+  // a tree folder vtree did not make, or a path that would leave --out (through a symlink): nothing is written
+  "Refused",
   // a model endpoint failed after its retries; finished calls are checkpointed, so a rerun resumes
   "ProviderFailed"
 )

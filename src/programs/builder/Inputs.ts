@@ -7,9 +7,9 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect } from "effect"
 import type { MediaError, MediaInfo } from "../../domain/Media.js"
+import { videoIdFromFile } from "../../domain/NameId.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
 import { BuildError } from "./BuildError.js"
-import { videoIdFromPath } from "./Plan.js"
 
 /** Extensions taken from a folder; a file named directly is probed whatever its name. */
 export const videoExtensions: ReadonlySet<string> = new Set([
@@ -53,20 +53,29 @@ export const listVideos = Effect.fn("BuildInputs.listVideos")(function*(inputs: 
       files.push(input)
     }
   }
-  const byId = new Map<string, string>()
+  const byId = new Map<string, VideoInput>()
   const videos: Array<VideoInput> = []
   for (const file of files) {
-    const videoId = videoIdFromPath(file)
-    const other = byId.get(videoId)
+    const made = videoIdFromFile(file)
+    if ("problem" in made) {
+      return yield* new BuildError({ reason: "BadInput", message: `${file}: the file name ${made.problem} — rename the file` })
+    }
+    const videoId = made.id
+    // Compared without case: on macOS and Windows "Clip" and "clip" are one folder.
+    const other = byId.get(videoId.toLowerCase())
     if (other !== undefined) {
-      if (path.resolve(other) === path.resolve(file)) continue
+      if (path.resolve(other.path) === path.resolve(file)) continue
+      const ids = other.videoId === videoId
+        ? `both map to video id "${videoId}" (the file name without its extension)`
+        : `map to video ids "${other.videoId}" and "${videoId}", one folder where case does not count (macOS, Windows)`
       return yield* new BuildError({
         reason: "BadInput",
-        message: `${other} and ${file} both map to video id "${videoId}" (the file name without its extension) — rename one, or build them into different --out folders`
+        message: `${other.path} and ${file} ${ids} — rename one, or build them into different --out folders`
       })
     }
-    byId.set(videoId, file)
-    videos.push({ path: file, videoId })
+    const video = { path: file, videoId }
+    byId.set(videoId.toLowerCase(), video)
+    videos.push(video)
   }
   return videos
 })

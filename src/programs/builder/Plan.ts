@@ -1,7 +1,7 @@
 /**
- * Planning a tree build, as plain functions: the frame grid, event windows snapped to shot changes,
- * the frames each event call sends, scenes cut where adjacent event cards differ most, node ids and
- * frame file names (DESIGN §5.1), the Video-MME duration band, and what a build will cost.
+ * Planning a tree build, as plain functions: the parameters, the frame grid, event windows snapped to
+ * shot changes and the frames each event call sends. Scenes are grouped in SceneGrouping.ts, node ids
+ * named in NodeIds.ts, the cost estimated in Estimate.ts.
  */
 
 export interface BuildParameters {
@@ -51,7 +51,7 @@ export const checkParameters = (p: BuildParameters): string | undefined => {
   return undefined
 }
 
-const millis = (seconds: number) => Math.round(seconds * 1000) / 1000
+export const millis = (seconds: number) => Math.round(seconds * 1000) / 1000
 
 /** Times a frame is sampled at: 0, interval, 2·interval, … strictly before the end. */
 export const frameGrid = (durationSeconds: number, intervalSeconds: number): ReadonlyArray<number> => {
@@ -266,180 +266,4 @@ export const assignFrames = (
       unsent: bucket.frames.length - picks.length
     }
   })
-}
-
-/** The words of a card, for comparing neighbours. */
-export const cardWords = (card: Readonly<Record<string, unknown>>): ReadonlySet<string> => {
-  const words = new Set<string>()
-  const visit = (value: unknown) => {
-    if (typeof value === "string") {
-      for (const word of value.toLowerCase().match(/[\p{L}\p{N}]{3,}|\p{Script=Han}/gu) ?? []) words.add(word)
-    } else if (Array.isArray(value)) {
-      value.forEach(visit)
-    } else if (typeof value === "object" && value !== null) {
-      Object.values(value).forEach(visit)
-    }
-  }
-  visit(card)
-  return words
-}
-
-/** 1 − |A∩B| / |A∪B|; two empty sets are alike (0). */
-export const jaccardDistance = (a: ReadonlySet<string>, b: ReadonlySet<string>): number => {
-  if (a.size === 0 && b.size === 0) return 0
-  let shared = 0
-  for (const word of a) if (b.has(word)) shared++
-  return 1 - shared / (a.size + b.size - shared)
-}
-
-/**
- * Consecutive events grouped into scenes of about `sceneSeconds`, each cut between the two adjacent
- * events whose cards differ most (Jaccard distance of their words) within the allowed lengths.
- * Returns the index of each scene's first event.
- */
-export const groupScenes = (
-  events: ReadonlyArray<Window & { readonly words: ReadonlySet<string> }>,
-  p: BuildParameters
-): ReadonlyArray<number> => {
-  if (events.length === 0) return []
-  const candidates = events.slice(1).map((event, i) => ({
-    at: event.start,
-    // Rounded so floating noise does not decide between equally different neighbours.
-    score: Math.round(jaccardDistance(events[i]!.words, event.words) * 1e6) / 1e6
-  }))
-  const cuts = segment(events[0]!.start, events[events.length - 1]!.end, sceneLimits(p), candidates, { mustUseCandidate: true })
-  const starts = [0]
-  for (const cut of cuts) {
-    const index = events.findIndex((event) => Math.abs(event.start - cut) < 1e-6)
-    if (index > starts[starts.length - 1]!) starts.push(index)
-  }
-  return starts
-}
-
-/**
- * groupScenes, decided as event cards arrive in any order: each scene is settled as soon as the cards
- * that can move its cut are known and its own events are done, so its call can start while later
- * events are still being captioned. The scenes are exactly groupScenes' (a property test checks it).
- */
-export const makeSceneScheduler = (events: ReadonlyArray<Window>, p: BuildParameters) => {
-  const words: Array<ReadonlySet<string> | undefined> = events.map(() => undefined)
-  const end = events[events.length - 1]?.end ?? 0
-  const limits = sceneLimits(p)
-  let first = 0
-  return {
-    /** Records event `index`'s card words; returns the scenes newly settled, as [first, stop) event ranges. */
-    complete: (index: number, cardWords: ReadonlySet<string>): ReadonlyArray<readonly [number, number]> => {
-      words[index] = cardWords
-      const settled: Array<readonly [number, number]> = []
-      while (first < events.length) {
-        const candidates = events.slice(first + 1).map((event, k) => {
-          const before = words[first + k]
-          const after = words[first + k + 1]
-          return {
-            at: event.start,
-            score: before === undefined || after === undefined ? undefined : Math.round(jaccardDistance(before, after) * 1e6) / 1e6
-          }
-        })
-        const step = segmentStep(events[first]!.start, end, limits, candidates, { mustUseCandidate: true })
-        if (step._tag === "Wait") break
-        const stop = step._tag === "Done" ? events.length : events.findIndex((event) => Math.abs(event.start - step.at) < 1e-6)
-        if (stop <= first || words.slice(first, stop).some((w) => w === undefined)) break
-        settled.push([first, stop])
-        first = stop
-      }
-      return settled
-    }
-  }
-}
-
-const pad = (n: number) => String(n).padStart(3, "0")
-
-export const sceneId = (videoId: string, scene: number) => `${videoId}_L1_${pad(scene)}`
-export const eventId = (videoId: string, scene: number, event: number) => `${sceneId(videoId, scene)}_L2_${pad(event)}`
-export const frameId = (videoId: string, scene: number, event: number, frame: number) =>
-  `${eventId(videoId, scene, event)}_L3_${pad(frame)}`
-
-/** `frames/<node id without "<videoID>_">.jpg`, the file observe_frame looks for. */
-export const frameFile = (videoId: string, nodeId: string) => `frames/${nodeId.slice(videoId.length + 1)}.jpg`
-
-/**
- * Video-MME's bands are short < 2 min, medium 4–15 min, long 30–60 min. Lengths between bands go to
- * the nearer one (cut at 3 min and at 22.5 min), and anything over an hour is long.
- */
-export const durationCategory = (seconds: number): "short" | "medium" | "long" =>
-  seconds < 180 ? "short" : seconds < 1350 ? "medium" : "long"
-
-/**
- * A video id from a file name: the name without its extension, with characters other than letters,
- * digits, "-", "_" and "." replaced by "-" (ids are written into node ids the agent copies).
- */
-export const videoIdFromPath = (file: string): string => {
-  const base = file.split(/[\\/]/).pop() ?? file
-  const dot = base.lastIndexOf(".")
-  const stem = dot > 0 ? base.slice(0, dot) : base
-  return stem.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^-+|-+$/g, "") || "video"
-}
-
-// ---- Cost --------------------------------------------------------------------------------------
-
-export interface BuildEstimate {
-  readonly durationSeconds: number
-  readonly frames: number
-  readonly framesSent: number
-  readonly events: number
-  readonly scenes: number
-  readonly vlmCalls: number
-  readonly llmCalls: number
-  readonly images: number
-  readonly promptTokens: number
-  readonly completionTokens: number
-}
-
-/**
- * Image tokens per frame: a Qwen2-VL-style count of 28-pixel patches; other vision models price
- * images differently, so this is a guide, not a bill.
- */
-export const imageTokens = (width: number, height: number) => Math.ceil(width / 28) * Math.ceil(height / 28)
-
-const textTokens = (chars: number) => Math.ceil(chars / 4)
-
-/**
- * What a build of one video will send, before any decode: the grid from the duration, windows cut at
- * the target (shots are unknown yet), scenes by length. Token counts are estimates: prompt text and
- * subtitles at 4 characters a token, images by `imageTokens`, replies at a typical card size.
- */
-export const estimateBuild = (input: {
-  readonly durationSeconds: number
-  readonly width: number | undefined
-  readonly height: number | undefined
-  readonly subtitleChars: number
-  readonly promptChars: { readonly event: number; readonly scene: number }
-  readonly parameters: BuildParameters
-}): BuildEstimate => {
-  const p = input.parameters
-  const grid = frameGrid(input.durationSeconds, p.frameInterval)
-  const events = assignFrames(planEventWindows(input.durationSeconds, [], p), grid, p.framesPerCall)
-  const sceneCount = Math.max(1, segment(0, input.durationSeconds, sceneLimits(p), []).length + 1)
-  const framesSent = events.reduce((sum, event) => sum + event.frames.length, 0)
-  const height = input.width !== undefined && input.height !== undefined && input.width > 0
-    ? Math.round((input.height * p.frameWidth) / input.width)
-    : Math.round((p.frameWidth * 9) / 16)
-  const perImage = imageTokens(p.frameWidth, height)
-  const eventPrompt = events.length * (textTokens(input.promptChars.event) + 60) + framesSent * (perImage + 8)
-  const eventReply = events.length * 200 + framesSent * 90
-  // A scene call reads its events' cards (about the size of their replies) and their subtitles.
-  const scenePrompt = sceneCount * textTokens(input.promptChars.scene) + eventReply
-  const promptTokens = eventPrompt + scenePrompt + 2 * textTokens(input.subtitleChars)
-  return {
-    durationSeconds: input.durationSeconds,
-    frames: grid.length,
-    framesSent,
-    events: events.length,
-    scenes: sceneCount,
-    vlmCalls: events.length,
-    llmCalls: sceneCount,
-    images: framesSent,
-    promptTokens,
-    completionTokens: eventReply + sceneCount * 300
-  }
 }

@@ -4,10 +4,10 @@ import { Effect, Option } from "effect"
 import { type MediaInfo, type SubtitleCue, SubtitleError } from "../../domain/Media.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
 import { SpeechToText } from "../../services/SpeechToText.js"
-import { parseSubtitles } from "./SubtitleFormat.js"
+import { parseSubtitles } from "../../domain/SubtitleFormat.js"
 import { transcribeVideo } from "./Transcription.js"
 
-export { formatOf, parseSubtitles, plainText } from "./SubtitleFormat.js"
+export { formatOf, parseSubtitles, plainText } from "../../domain/SubtitleFormat.js"
 
 /** Where a video's cues came from, in the order they are looked for. */
 export type SubtitleSource = "file" | "sidecar" | "embedded" | "asr" | "none"
@@ -38,9 +38,13 @@ export const sidecarCandidates = (
   const parsed = path.parse(request.video)
   const stem = path.join(parsed.dir, parsed.name)
   const beside = [`${stem}.srt`, `${stem}.vtt`]
-  const inDir = request.subtitlesDir === undefined
+  // By the video id, then by the file's own name: an id that had to change (`my video` → `my-video~…`)
+  // is not what a subtitles folder names its files by.
+  const names = [...new Set([request.videoId, parsed.name])]
+  const subtitlesDir = request.subtitlesDir
+  const inDir = subtitlesDir === undefined
     ? []
-    : [path.join(request.subtitlesDir, `${request.videoId}.srt`), path.join(request.subtitlesDir, `${request.videoId}.vtt`)]
+    : names.flatMap((name) => [path.join(subtitlesDir, `${name}.srt`), path.join(subtitlesDir, `${name}.vtt`)])
   return [...beside, ...inDir]
 }
 

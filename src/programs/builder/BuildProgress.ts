@@ -2,8 +2,8 @@
  * What `vtree build` prints, as plain functions: the progress line (stderr), the summary table and the
  * dry-run table (stdout). The state is folded from BuildEvents, so an embedding app can render its own.
  */
-import type { BuildEvent, VideoSummary } from "./BuildTree.js"
-import type { BuildEstimate } from "./Plan.js"
+import type { BuildEvent, VideoSummary } from "./BuildOptions.js"
+import type { BuildEstimate } from "./Estimate.js"
 
 export interface BuildProgressState {
   readonly videos: number

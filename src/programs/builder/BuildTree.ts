@@ -1,0 +1,111 @@
+/**
+ * `buildTree`: video files → trees that `vtree infer` reads (DESIGN §5.1, issue #10). Per video:
+ * its tree folder checked and claimed, frames and shot changes, subtitles (Preparation.ts); one vision
+ * call per event and one text call per scene, each checkpointed (Captioning.ts); then tree.json
+ * assembled (TreeAssembly.ts) and written with its frames (TreeWriter.ts). A rerun asks nothing twice.
+ * Videos go one after another; the next one's frames are extracted while the current one is captioned.
+ */
+import * as Path from "@effect/platform/Path"
+import { Clock, Effect, Fiber, Option } from "effect"
+import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
+import { BuildError } from "./BuildError.js"
+import type { BuildInput, BuildOptions, VideoSummary } from "./BuildOptions.js"
+import { type CallScope, captionEvents } from "./Captioning.js"
+import type { Card } from "./Cards.js"
+import { assignFrames, checkParameters, defaultParameters, planEventWindows } from "./Plan.js"
+import { prepareVideo, type PreparedVideo } from "./Preparation.js"
+import { assembleTree } from "./TreeAssembly.js"
+import { checkTreeFolder, resolveOutDir } from "./TreeFolder.js"
+import { buildRecord, writeTree } from "./TreeWriter.js"
+
+export { BuildError, BuildErrorReason } from "./BuildError.js"
+export {
+  type BuildEvent,
+  type BuildInput,
+  type BuildOptions,
+  defaultBuildConcurrency,
+  eventMaxTokens,
+  type LoadedSubtitles,
+  sceneMaxTokens,
+  type VideoSummary
+} from "./BuildOptions.js"
+export { type PreparedFrame, prepareVideo, type PreparedVideo } from "./Preparation.js"
+export { buildRecord } from "./TreeWriter.js"
+
+/** Captions a prepared video (events, then scenes grouped from their cards) and writes its tree. */
+export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
+  video: PreparedVideo,
+  options: BuildOptions,
+  position: { readonly index: number; readonly total: number } = { index: 0, total: 1 }
+) {
+  const path = yield* Path.Path
+  const started = yield* Clock.currentTimeMillis
+  const p = { ...defaultParameters, ...options.parameters }
+  const scope: CallScope = { video, options, made: { vlm: 0, llm: 0, reused: 0, prompt: 0, completion: 0 }, emit: options.onEvent ?? (() => Effect.void) }
+  const durationSeconds = video.info.durationSeconds
+  const plans = assignFrames(planEventWindows(durationSeconds, video.shotChanges, p), video.frames.map((frame) => frame.time), p.framesPerCall)
+  yield* scope.emit({ _tag: "VideoStarted", videoId: video.videoId, index: position.index, total: position.total, events: plans.length, frames: video.frames.length })
+  const { events, groups, scenes } = yield* captionEvents(scope, plans, p)
+
+  const embedding = yield* Effect.serviceOption(EmbeddingProvider)
+  const build = buildRecord({ video, options, parameters: p, events, scenes, embeddingModel: Option.getOrUndefined(Option.map(embedding, (e) => e.model)) })
+  const tree = assembleTree({
+    videoId: video.videoId,
+    durationSeconds,
+    domain: options.domain,
+    frameInterval: p.frameInterval,
+    cues: video.cues,
+    build,
+    scenes: groups.map((group, s) => ({
+      start: group[0]!.plan.start,
+      end: group[group.length - 1]!.plan.end,
+      card: scenes[s]!.scene as Card,
+      events: group.map((event) => ({
+        start: event.plan.start,
+        end: event.plan.end,
+        card: event.checkpoint.event,
+        frames: event.plan.frames.map((frame, f) => ({ time: frame.time, card: event.checkpoint.frames[f]!, source: video.frames[frame.source]!.path }))
+      }))
+    }))
+  })
+  const embedded = yield* writeTree(video, tree, embedding)
+  const summary: VideoSummary = {
+    videoId: video.videoId,
+    // As the caller named it (--out's links unresolved), for the summary a person reads.
+    treeDir: path.join(options.outDir, video.videoId),
+    durationSeconds,
+    frames: video.frames.length,
+    framesSent: build.frames.sent,
+    events: events.length,
+    scenes: scenes.length,
+    calls: { vlm: scope.made.vlm, llm: scope.made.llm, reused: scope.made.reused },
+    tokens: { prompt: scope.made.prompt, completion: scope.made.completion },
+    degraded: build.degraded,
+    embedded,
+    wallSeconds: ((yield* Clock.currentTimeMillis) - started) / 1000
+  }
+  yield* scope.emit({ _tag: "VideoFinished", summary })
+  return summary
+})
+
+/**
+ * Builds every input in order. Every tree folder is checked first (new, or made by vtree for that
+ * video), so a folder of someone else's stops the command before anything is written. The next video
+ * is prepared (hashed, frames extracted) while the current one is captioned. Fails on the first
+ * error; trees finished before it stay written.
+ */
+export const buildTree = Effect.fn("BuildTree.buildTree")(function*<R = never>(inputs: ReadonlyArray<BuildInput<R>>, options: BuildOptions) {
+  const problem = checkParameters({ ...defaultParameters, ...options.parameters })
+  if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
+  const summaries: Array<VideoSummary> = []
+  if (inputs.length === 0) return summaries
+  const root = yield* resolveOutDir(options.outDir)
+  yield* Effect.forEach(inputs, (input) => checkTreeFolder(root, input.videoId), { discard: true })
+  let next = yield* Effect.fork(prepareVideo(inputs[0]!, options))
+  for (let i = 0; i < inputs.length; i++) {
+    const prepared = yield* Fiber.join(next)
+    if (i + 1 < inputs.length) next = yield* Effect.fork(prepareVideo(inputs[i + 1]!, options))
+    summaries.push(yield* captionVideo(prepared, options, { index: i, total: inputs.length }))
+  }
+  return summaries
+})

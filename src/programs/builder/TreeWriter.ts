@@ -1,0 +1,94 @@
+/**
+ * The end of a video's build: the `build` record, then the frames, tree.json (atomically, through the
+ * Schema it is read with) and the retrieval embeddings when an EmbeddingProvider is present, all
+ * inside the claimed tree folder.
+ */
+import * as Path from "@effect/platform/Path"
+import { Effect, Option } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { packageRoot } from "../../PackageRoot.js"
+import type { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
+import { loadTreeEnvironment } from "../tree/TreeLoader.js"
+import type { BuildOptions } from "./BuildOptions.js"
+import type { EventResult } from "./Captioning.js"
+import { type CheckpointUsage, type EventCheckpoint, type SceneCheckpoint, sha256, writeAtomically } from "./Checkpoint.js"
+import type { BuildParameters } from "./Plan.js"
+import type { PreparedVideo } from "./Preparation.js"
+import { type assembleTree, treeJsonText } from "./TreeAssembly.js"
+import { confine, unwritable, writeFrames } from "./TreeFolder.js"
+
+const vtreeVersion = (): string => {
+  try {
+    return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version
+  } catch {
+    return "unknown"
+  }
+}
+
+/**
+ * The `build` record of tree.json. Everything in it derives from the inputs and the checkpoints (the
+ * time is the newest card's), so a rerun that calls nothing writes the same bytes.
+ */
+export const buildRecord = (input: {
+  readonly video: PreparedVideo
+  readonly options: BuildOptions
+  readonly parameters: BuildParameters
+  readonly events: ReadonlyArray<EventResult>
+  readonly scenes: ReadonlyArray<SceneCheckpoint>
+  readonly embeddingModel: string | undefined
+}) => {
+  const { events, options, parameters: p, scenes, video } = input
+  const checkpoints: ReadonlyArray<EventCheckpoint | SceneCheckpoint> = [...events.map((event) => event.checkpoint), ...scenes]
+  const sum = (items: ReadonlyArray<EventCheckpoint | SceneCheckpoint>, field: keyof CheckpointUsage) =>
+    items.reduce((total, c) => total + c.usage[field], 0)
+  return {
+    vtree_version: vtreeVersion(),
+    created_at: checkpoints.map((c) => c.createdAt).sort().at(-1) ?? null,
+    models: {
+      vlm: options.models.vlm,
+      llm: options.models.llm,
+      ...(input.embeddingModel === undefined ? {} : { embedding: input.embeddingModel })
+    },
+    parameters: {
+      frame_interval: p.frameInterval,
+      frame_width: p.frameWidth,
+      event_seconds: p.eventSeconds,
+      scene_seconds: p.sceneSeconds,
+      frames_per_call: p.framesPerCall
+    },
+    prompts: { event_sha256: sha256(options.prompts.event), scene_sha256: sha256(options.prompts.scene) },
+    source: { file: video.path.split(/[\\/]/).pop() ?? video.path, size_bytes: video.info.sizeBytes, sha256: video.sourceSha256 },
+    subtitles: { source: video.subtitleSource, cues: video.cues.length },
+    frames: { sampled: video.frames.length, sent: events.reduce((total, event) => total + event.plan.frames.length, 0) },
+    calls: { vlm: sum(events.map((event) => event.checkpoint), "calls"), llm: sum(scenes, "calls") },
+    tokens: { prompt: sum(checkpoints, "promptTokens"), completion: sum(checkpoints, "completionTokens") },
+    degraded: {
+      events: events.filter((event) => event.checkpoint.degraded).length,
+      frames: events.reduce((total, event) => total + event.checkpoint.frames.filter((frame) => frame["degraded"] === true).length, 0),
+      scenes: scenes.filter((scene) => scene.degraded).length
+    }
+  }
+}
+
+/** Frames, then tree.json (atomically), then the retrieval embeddings when a provider is present. */
+export const writeTree = Effect.fn("BuildTree.writeTree")(function*(
+  video: PreparedVideo,
+  tree: ReturnType<typeof assembleTree>,
+  embedding: Option.Option<EmbeddingProvider["Type"]>
+) {
+  const path = yield* Path.Path
+  const { folder } = video
+  yield* writeFrames(folder, tree.frameFiles)
+  const file = yield* confine(folder.root, path.join(folder.dir, "tree.json"))
+  yield* writeAtomically(file, treeJsonText(tree.tree)).pipe(Effect.mapError(unwritable(folder.dir)))
+  if (Option.isNone(embedding)) return false
+  return yield* loadTreeEnvironment(folder.dir).pipe(
+    Effect.as(true),
+    Effect.catchAll((error) =>
+      Effect.logWarning(`${video.videoId}: tree written, retrieval embeddings not cached (${error.message}); vtree infer will embed it on load`).pipe(
+        Effect.as(false)
+      )
+    )
+  )
+})

@@ -1,16 +1,9 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
-import { loadAsrConfig } from "../config/AsrConfig.js"
-import { configurationHelp, loadRoleConfigs, type ReliabilityConfig } from "../config/ProviderConfig.js"
+import { Console, Effect, Layer, Option } from "effect"
 import type { MediaError, SubtitleError } from "../domain/Media.js"
 import type { ProviderError } from "../domain/ProviderError.js"
-import * as Ffmpeg from "../layers/ffmpeg/Ffmpeg.js"
-import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
-import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
-import * as OpenAiSpeech from "../layers/openai/OpenAiSpeech.js"
-import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
 import { BuildError } from "../programs/build/BuildError.js"
 import * as BuildPrompts from "../programs/build/BuildPrompts.js"
 import * as Progress from "../programs/build/BuildProgress.js"
@@ -20,7 +13,8 @@ import * as Plan from "../programs/build/Plan.js"
 import { defaultParameters } from "../programs/build/Plan.js"
 import * as Subtitles from "../programs/build/Subtitles.js"
 import * as PromptPack from "../programs/prompts/PromptPack.js"
-import { withShownDefault } from "./CliOptions.js"
+import { wholeNumber, withShownDefault } from "./CliOptions.js"
+import { BuildModels, buildProviders, dryRunProviders, media, quiet } from "./Composition.js"
 
 const videos = Args.text({ name: "VIDEO_OR_DIR" }).pipe(
   Args.withDescription("Video files, or folders whose videos (mp4, mkv, webm, mov, …) are all built"),
@@ -31,7 +25,7 @@ const frameInterval = Options.float("frame-interval").pipe(
   Options.withDescription("Seconds between sampled frames"),
   withShownDefault(defaultParameters.frameInterval)
 )
-const frameWidth = Options.integer("frame-width").pipe(
+const frameWidth = wholeNumber("frame-width", 32).pipe(
   Options.withDescription("Width of the frame JPEGs in pixels (height keeps the aspect ratio)"),
   withShownDefault(defaultParameters.frameWidth)
 )
@@ -43,7 +37,7 @@ const sceneSeconds = Options.float("scene-seconds").pipe(
   Options.withDescription("Target length of a scene (one text call over its events)"),
   withShownDefault(defaultParameters.sceneSeconds)
 )
-const framesPerCall = Options.integer("frames-per-call").pipe(
+const framesPerCall = wholeNumber("frames-per-call", 1).pipe(
   Options.withDescription("Most images per vision call; events are sized so every frame is sent once"),
   withShownDefault(defaultParameters.framesPerCall)
 )
@@ -60,7 +54,7 @@ const prompts = Options.text("prompts").pipe(
   Options.withDescription("Prompt pack holding build_event.md and build_scene.md, or en / zh (default: en)"),
   Options.optional
 )
-const concurrency = Options.integer("concurrency").pipe(
+const concurrency = wholeNumber("concurrency", 1).pipe(
   Options.withDescription("Model calls in flight at once (sets the provider layers' cap for this command)"),
   withShownDefault(16)
 )
@@ -80,31 +74,6 @@ const subtitleFailure = (error: SubtitleError | MediaError | ProviderError | Bui
     : error._tag === "ProviderError"
     ? new BuildError({ reason: "ProviderFailed", message: `speech to text: ${error.message.split("\n")[0]} — check VTREE_ASR_BASE_URL / _MODEL, or give subtitles with --subtitles` })
     : badInput(error.message)
-
-/** The model layers from the environment, their per-provider cap set to --concurrency. */
-const providerLayers = (cap: number) =>
-  Effect.gen(function*() {
-    // Only the roles a build uses: a broken OCR setting must not stop it.
-    const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm, embedding: loadRoleConfigs.embedding }).pipe(
-      Effect.mapError((error) => new BuildError({ reason: "BadOption", message: error.message }))
-    )
-    if (Option.isNone(config.llm) || Option.isNone(config.vlm)) {
-      return yield* new BuildError({ reason: "BadOption", message: `no model configured — ${configurationHelp} (VTREE_VLM_MODEL names the vision model that writes the cards)` })
-    }
-    const capped = (reliability: ReliabilityConfig) => ({ ...reliability, concurrency: cap })
-    const llm = { ...config.llm.value, reliability: capped(config.llm.value.reliability) }
-    const vlm = { ...config.vlm.value, reliability: capped(config.vlm.value.reliability) }
-    const embedding = Option.map(config.embedding, (e) => OpenAiEmbedding.layerConfig({ ...e, reliability: capped(e.reliability) }))
-    // Speech to text only for videos without subtitles; configured by VTREE_ASR_* (src/config/AsrConfig.ts).
-    const asr = yield* loadAsrConfig.pipe(Effect.mapError((error) => new BuildError({ reason: "BadOption", message: error.message })))
-    const speech = Option.isSome(asr)
-      ? Option.some(OpenAiSpeech.layerConfig(asr.value))
-      : Option.none()
-    return {
-      models: { vlm: vlm.endpoint.model, llm: llm.tool.model },
-      layer: Layer.mergeAll(OpenAiLlm.layerConfig(llm), OpenAiVlm.layerConfig(vlm), ...Option.toArray(embedding), ...Option.toArray(speech))
-    }
-  })
 
 /** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */
 export const buildCommand = Command.make("build", options, (args) =>
@@ -171,7 +140,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     }
 
     yield* Inputs.checkWritable(args.out)
-    const providers = yield* providerLayers(args.concurrency)
+    const models = yield* BuildModels
     const stderr = process.stderr
     const isTTY = stderr.isTTY === true
     let state = Progress.initialBuildProgress(inputs.length)
@@ -187,7 +156,7 @@ export const buildCommand = Command.make("build", options, (args) =>
       outDir: args.out,
       parameters,
       prompts: buildPrompts,
-      models: providers.models,
+      models,
       ...(Option.isSome(args.domain) ? { domain: args.domain.value } : {}),
       force: args.force,
       concurrency: args.concurrency,
@@ -203,9 +172,6 @@ export const buildCommand = Command.make("build", options, (args) =>
           }
         })
     }).pipe(
-      // Provided here rather than with Command.provide: a dry run must work with no model configured,
-      // and the cap comes from --concurrency.
-      Effect.provide(providers.layer),
       Effect.onInterrupt(() =>
         Console.error(
           `${isTTY ? "\n" : ""}vtree: interrupted — finished model calls are saved under ${path.join(args.out, "<videoID>", ".vtree")}; run the same command again to resume`
@@ -217,6 +183,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     Command.withDescription(
       "Build trees from video files: frames, subtitles, one vision call per event and one text call per scene; resumable (Ctrl-C keeps finished calls)"
     ),
-    Command.provide(Layer.mergeAll(Ffmpeg.layer, Logger.minimumLogLevel(LogLevel.Warning), Layer.setTracerEnabled(false)))
+    // A dry run calls no model, so it needs none configured; a build's cap is --concurrency.
+    Command.provide((args) => Layer.mergeAll(media, quiet, args.dryRun ? dryRunProviders : buildProviders(args.concurrency)))
   )
 

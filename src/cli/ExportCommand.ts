@@ -5,9 +5,9 @@ import { RunStore } from "../services/RunStore.js"
 import { costOfCalls } from "../programs/harness/Cost.js"
 import { renderExport } from "../programs/harness/Export.js"
 import type { ReportCall } from "../programs/harness/Report.js"
-import { optionalText, withShownDefault } from "./CliOptions.js"
+import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
 import { loadPrices } from "./Prices.js"
-import { dbOption, runStoreLayer } from "./RunStoreLayer.js"
+import { runStore } from "./Composition.js"
 
 /** A one-line, user-facing failure of `vtree export`. */
 export class ExportError extends Schema.TaggedError<ExportError>()("ExportError", {
@@ -56,5 +56,5 @@ export const exportCommand = Command.make("export", { db, runId, format, out, pr
     yield* Console.error(`vtree: wrote run ${chosen} as ${args.format} to ${file}`)
   })).pipe(
     Command.withDescription("Export a stored run: Video-MME results JSON for its scorer, JSONL or CSV"),
-    Command.provide((args) => runStoreLayer(args.db, { readOnly: true }))
+    Command.provide((args) => runStore(args.db, { readOnly: true }))
   )

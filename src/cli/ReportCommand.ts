@@ -8,9 +8,9 @@ import { renderCompareHtml } from "../programs/harness/ReportCompareHtml.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
 import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
 import type { ReportCall } from "../programs/harness/Report.js"
-import { optionalText, withShownDefault } from "./CliOptions.js"
+import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
 import { loadPrices } from "./Prices.js"
-import { dbOption, displayDb, runStoreLayer } from "./RunStoreLayer.js"
+import { displayDb, runStore } from "./Composition.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
 export class ReportError extends Schema.TaggedError<ReportError>()("ReportError", {
@@ -56,7 +56,7 @@ export const parseRunRef = (ref: string, fallbackDb: string): { readonly db: str
 // Comparing across databases needs a second store next to the one the command provides: opened here, at
 // the CLI edge, for the scope of the command.
 const openStore = (filename: string) =>
-  Layer.build(runStoreLayer(filename, { readOnly: true })).pipe(Effect.map(Context.get(RunStore)))
+  Layer.build(runStore(filename, { readOnly: true })).pipe(Effect.map(Context.get(RunStore)))
 
 const writeOut = Effect.fn("ReportCommand.writeOut")(function*(body: string, out: Option.Option<string>, what: string) {
   if (Option.isNone(out)) {
@@ -156,5 +156,5 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
       "trajectories), or compare two with --compare"
   ),
   // Read-only: a report never writes, not even a migration (an older database reads as it is).
-  Command.provide((args) => runStoreLayer(args.db, { readOnly: true }))
+  Command.provide((args) => runStore(args.db, { readOnly: true }))
 )

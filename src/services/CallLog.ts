@@ -2,7 +2,9 @@ import { Context, Effect, FiberRef, Option } from "effect"
 import type { ProviderErrorReason } from "../domain/ProviderError.js"
 import type { Usage } from "./LLMProvider.js"
 
-export type CallRole = "agent" | "tool" | "vlm" | "embed" | "ocr"
+/** Who made a provider call: the agent, the tool model, vision, embeddings or OCR. The one list of them. */
+export const callRoles = ["agent", "tool", "vlm", "embed", "ocr"] as const
+export type CallRole = (typeof callRoles)[number]
 
 /** One provider call as its adapter saw it. */
 export interface CallOutcome {

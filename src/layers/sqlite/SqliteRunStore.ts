@@ -10,7 +10,7 @@ import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { StopReason } from "../../domain/Prediction.js"
 import { ProviderErrorReason } from "../../domain/ProviderError.js"
 import { ReplyShape } from "../../domain/Protocol.js"
-import type { CallRecord } from "../../services/CallLog.js"
+import { type CallRecord, callRoles } from "../../services/CallLog.js"
 import { checkFile, prepare, SchemaFacts, storageError } from "./SqliteFile.js"
 import type { LoadedRun, RunClaim, RunProgress, RunRow, RunState, RunStoreShape } from "../../services/RunStore.js"
 import { defaultLeaseMs, RunStatus, RunStore, RunStoreError } from "../../services/RunStore.js"
@@ -300,7 +300,7 @@ const StepInsert = Schema.Struct({ runId: RunId, ...stepFields })
 const callFields = {
   questionId: column("question_id", Schema.NullOr(Schema.String)),
   parentStep: column("parent_step", Schema.NullOr(Schema.Number)),
-  role: Schema.Literal("agent", "tool", "vlm", "embed", "ocr"),
+  role: Schema.Literal(...callRoles),
   model: Schema.String,
   startedAt: column("started_at", Schema.Number),
   durationMs: column("duration_ms", Schema.Number),

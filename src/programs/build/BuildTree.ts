@@ -10,11 +10,9 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Either, Fiber, Option, Schema, Stream } from "effect"
 import { createHash } from "node:crypto"
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
 import type { SubtitleCue } from "../../domain/Media.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
-import { packageRoot } from "../../PackageRoot.js"
+import { packageVersion } from "../../PackageRoot.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import { FrameSource } from "../../services/FrameSource.js"
 import { LLMProvider } from "../../services/LLMProvider.js"
@@ -128,14 +126,6 @@ export interface VideoSummary {
   readonly degraded: { readonly events: number; readonly frames: number; readonly scenes: number }
   readonly embedded: boolean
   readonly wallSeconds: number
-}
-
-const vtreeVersion = (): string => {
-  try {
-    return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version
-  } catch {
-    return "unknown"
-  }
 }
 
 // ---- Frames: extracted once per (source, interval, width), kept in .vtree/ -------------------------
@@ -422,7 +412,7 @@ export const buildRecord = (input: {
   const sum = (items: ReadonlyArray<EventCheckpoint | SceneCheckpoint>, field: keyof CheckpointUsage) =>
     items.reduce((total, c) => total + c.usage[field], 0)
   return {
-    vtree_version: vtreeVersion(),
+    vtree_version: packageVersion(),
     created_at: checkpoints.map((c) => c.createdAt).sort().at(-1) ?? null,
     models: {
       vlm: options.models.vlm,

@@ -17,7 +17,7 @@ import {
 import { dedupeByCanonicalUrl } from "../../domain/SearchUrl.js"
 import { contentHash } from "./ContentHash.js"
 import { CodeSearch, PageReader, type ProviderPage, WebSearch } from "../../services/SearchProviders.js"
-import { anyCapabilityEnabled, capabilityEnabled, SearchSettings } from "./SearchSettings.js"
+import { anyCapabilityEnabled, capabilityEnabled, SearchSettings } from "../../config/SearchSettings.js"
 
 const howToEnable: Record<Capability, string> = {
   "search.web": "set VTREE_SEARCH_ENABLED=true, VTREE_SEARCH_SEARXNG_ENABLED=true and VTREE_SEARCH_SEARXNG_URL",

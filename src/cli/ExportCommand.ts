@@ -18,7 +18,7 @@ const db = dbOption("Run database written by `vtree infer`")
 const runId = optionalText("run-id", "Run to export (default: the most recently started run)")
 const format = Options.choice("format", ["videomme", "jsonl", "csv"]).pipe(
   Options.withDescription(
-    "videomme: Video-MME's results layout (a list per video with each question's response), read by its scoring script; " +
+    "videomme: Video-MME's results layout, read by its scoring script; " +
       "jsonl: one prediction per line with usage, cost and stop reason; csv: the same, for spreadsheets"
   ),
   withShownDefault("videomme")

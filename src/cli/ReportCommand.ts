@@ -35,8 +35,8 @@ const runs = Args.text({ name: "RUN" }).pipe(
 )
 const prices = optionalText(
   "prices",
-  "JSON file of prices per role in USD per 1M tokens: {\"agent\": {\"input\": 0.6, \"cachedInput\": 0.15, \"output\": 2.4}, …}; " +
-    "VTREE_<ROLE>_PRICE=input,cached,output overrides a role. Without prices, cost is shown as unknown"
+  "JSON file of USD per 1M tokens per role, e.g. {\"agent\": {\"input\": 0.6, \"cachedInput\": 0.15, \"output\": 2.4}}; " +
+    "VTREE_<ROLE>_PRICE=input,cached,output overrides a role. Without prices, cost is unknown"
 )
 const format = Options.choice("format", ["text", "json", "html"]).pipe(
   Options.withDescription("text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"),

@@ -4,7 +4,7 @@
  * the providers pull in an HTML parser, Readability and an HTTP agent that the agent library alone
  * never needs.
  */
-export { SearchHubLive } from "./layers/search/SearchHubLive.js"
+export { SearchHubLive } from "./SearchHubLive.js"
 export * as Search from "./domain/Search.js"
 export { canonicalizeUrl, dedupeByCanonicalUrl } from "./domain/SearchUrl.js"
 export { formatForAgent } from "./programs/search/AgentView.js"

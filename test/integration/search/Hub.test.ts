@@ -67,7 +67,7 @@ describe("flags", () => {
       const badUrl = yield* Effect.flip(loadSettings({
         VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_SEARXNG_ENABLED: "true", VTREE_SEARCH_SEARXNG_URL: "ftp://x"
       }))
-      assert.include(String(badUrl), "not an http(s) URL")
+      assert.include(String(badUrl), "VTREE_SEARCH_SEARXNG_URL=\"ftp://x\": expected an http(s) URL")
       const badRange = yield* Effect.flip(loadSettings({
         VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_READER_ENABLED: "true", VTREE_SEARCH_ALLOW_RANGES: "127.0.0.0/8,nope"
       }))

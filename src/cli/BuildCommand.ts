@@ -75,33 +75,18 @@ const subtitleFailure = (error: SubtitleError | MediaError | ProviderError | Bui
     ? new BuildError({ reason: "ProviderFailed", message: `speech to text: ${error.message.split("\n")[0]} — check VTREE_ASR_BASE_URL / _MODEL, or give subtitles with --subtitles` })
     : badInput(error.message)
 
-/** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */
-export const buildCommand = Command.make("build", options, (args) =>
+/**
+ * File subtitles (--subtitles, sidecars, --subtitles-dir) are read now, so a malformed one stops the
+ * command before anything is written; embedded streams and speech to text wait for their video.
+ */
+const withSubtitles = (
+  probed: ReadonlyArray<Inputs.ProbedVideo>,
+  args: { readonly subtitles: Option.Option<string>; readonly subtitlesDir: Option.Option<string> }
+) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const parameters = {
-      frameInterval: args.frameInterval,
-      frameWidth: args.frameWidth,
-      eventSeconds: args.eventSeconds,
-      sceneSeconds: args.sceneSeconds,
-      framesPerCall: args.framesPerCall
-    }
-    const problem = Plan.checkParameters(parameters)
-    if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
-    const buildPrompts = yield* BuildPrompts.loadBuildPrompts(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
-    const listed = yield* Inputs.listVideos(args.videos)
-    if (Option.isSome(args.subtitles) && listed.length > 1) {
-      return yield* new BuildError({
-        reason: "BadOption",
-        message: `--subtitles ${args.subtitles.value} names one file for ${listed.length} videos — build that video alone, or use --subtitles-dir with <videoID>.srt files`
-      })
-    }
-    const probed = yield* Inputs.probeVideos(listed)
-
-    // File subtitles (--subtitles, sidecars, --subtitles-dir) are read now, so a malformed one stops the
-    // command before anything is written; embedded streams and speech to text wait for their video.
-    const inputs = yield* Effect.forEach(probed, (video) =>
+    return yield* Effect.forEach(probed, (video) =>
       Effect.gen(function*() {
         const request = {
           video: video.path,
@@ -122,6 +107,32 @@ export const buildCommand = Command.make("build", options, (args) =>
         const early = fromFile ? Option.some(yield* resolve) : Option.none()
         return { video, subtitles: Option.match(early, { onNone: () => resolve, onSome: Effect.succeed }), early }
       }))
+  })
+
+/** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */
+export const buildCommand = Command.make("build", options, (args) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const parameters = {
+      frameInterval: args.frameInterval,
+      frameWidth: args.frameWidth,
+      eventSeconds: args.eventSeconds,
+      sceneSeconds: args.sceneSeconds,
+      framesPerCall: args.framesPerCall
+    }
+    const problem = Plan.checkParameters(parameters)
+    if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
+    const buildPrompts = yield* BuildPrompts.loadBuildPrompts(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
+    const listed = yield* Inputs.listVideos(args.videos)
+    if (Option.isSome(args.subtitles) && listed.length > 1) {
+      return yield* new BuildError({
+        reason: "BadOption",
+        message: `--subtitles ${args.subtitles.value} names one file for ${listed.length} videos — build that video alone, or use --subtitles-dir with <videoID>.srt files`
+      })
+    }
+    const probed = yield* Inputs.probeVideos(listed)
+
+    const inputs = yield* withSubtitles(probed, args)
 
     if (args.dryRun) {
       const rows = inputs.map(({ early, video }) => ({

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -14,4 +14,16 @@ export const packageRoot = (): string => {
     dir = parent
   }
   return dir
+}
+
+/**
+ * vtree's version, read from package.json at run time so `vtree --version` and the version a build
+ * writes into tree.json never drift from the published one; "unknown" when the file cannot be read.
+ */
+export const packageVersion = (): string => {
+  try {
+    return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version
+  } catch {
+    return "unknown"
+  }
 }

@@ -92,7 +92,7 @@ export type { AnchorMode, ToolContext } from "./programs/tools/ToolContext.js"
 export { makeWebTools, type WebToolsHub } from "./programs/tools/WebTools.js"
 export { formatForAgent } from "./programs/search/AgentView.js"
 export { SearchHub } from "./programs/search/SearchHub.js"
-export { SearchSettings, type SearchSettingsShape } from "./programs/search/SearchSettings.js"
+export { SearchSettings, type SearchSettingsShape } from "./config/SearchSettings.js"
 
 // ---- Ports --------------------------------------------------------------------------------------
 export {
@@ -180,7 +180,7 @@ export {
   type VlmConfig
 } from "./config/ProviderConfig.js"
 // The reliability policy the built-in adapters use, for adapters written outside vtree.
-export * as Reliability from "./programs/providers/Reliability.js"
+export * as Reliability from "./layers/shared/Reliability.js"
 export * as OpenAiLlm from "./layers/openai/OpenAiLlm.js"
 export * as OpenAiVlm from "./layers/openai/OpenAiVlm.js"
 export * as OpenAiEmbedding from "./layers/openai/OpenAiEmbedding.js"

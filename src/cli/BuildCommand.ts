@@ -1,16 +1,9 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
-import { loadAsrConfig } from "../config/AsrConfig.js"
-import { configurationHelp, loadRoleConfigs, type ReliabilityConfig } from "../config/ProviderConfig.js"
+import { Console, Effect, Layer, Option } from "effect"
 import type { MediaError, SubtitleError } from "../domain/Media.js"
 import type { ProviderError } from "../domain/ProviderError.js"
-import * as Ffmpeg from "../layers/ffmpeg/Ffmpeg.js"
-import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
-import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
-import * as OpenAiSpeech from "../layers/openai/OpenAiSpeech.js"
-import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
 import { BuildError } from "../programs/builder/BuildError.js"
 import * as BuildPrompts from "../programs/builder/BuildPrompts.js"
 import * as Progress from "../programs/builder/BuildProgress.js"
@@ -21,7 +14,8 @@ import * as Plan from "../programs/builder/Plan.js"
 import { defaultParameters } from "../programs/builder/Plan.js"
 import * as Subtitles from "../programs/builder/Subtitles.js"
 import * as PromptPack from "../programs/prompts/PromptPack.js"
-import { withShownDefault } from "./CliOptions.js"
+import { wholeNumber, withShownDefault } from "./CliOptions.js"
+import { BuildModels, buildProviders, dryRunProviders, media, quiet } from "./Composition.js"
 
 const videos = Args.text({ name: "VIDEO_OR_DIR" }).pipe(
   Args.withDescription("Video files, or folders whose videos (mp4, mkv, webm, mov, …) are all built"),
@@ -32,7 +26,7 @@ const frameInterval = Options.float("frame-interval").pipe(
   Options.withDescription("Seconds between sampled frames"),
   withShownDefault(defaultParameters.frameInterval)
 )
-const frameWidth = Options.integer("frame-width").pipe(
+const frameWidth = wholeNumber("frame-width", 32).pipe(
   Options.withDescription("Width of the frame JPEGs in pixels (height keeps the aspect ratio)"),
   withShownDefault(defaultParameters.frameWidth)
 )
@@ -44,7 +38,7 @@ const sceneSeconds = Options.float("scene-seconds").pipe(
   Options.withDescription("Target length of a scene (one text call over its events)"),
   withShownDefault(defaultParameters.sceneSeconds)
 )
-const framesPerCall = Options.integer("frames-per-call").pipe(
+const framesPerCall = wholeNumber("frames-per-call", 1).pipe(
   Options.withDescription("Most images per vision call; events are sized so every frame is sent once"),
   withShownDefault(defaultParameters.framesPerCall)
 )
@@ -61,7 +55,7 @@ const prompts = Options.text("prompts").pipe(
   Options.withDescription("Prompt pack holding build_event.md and build_scene.md, or en / zh (default: en)"),
   Options.optional
 )
-const concurrency = Options.integer("concurrency").pipe(
+const concurrency = wholeNumber("concurrency", 1).pipe(
   Options.withDescription("Model calls in flight at once (sets the provider layers' cap for this command)"),
   withShownDefault(16)
 )
@@ -82,58 +76,18 @@ const subtitleFailure = (error: SubtitleError | MediaError | ProviderError | Bui
     ? new BuildError({ reason: "ProviderFailed", message: `speech to text: ${error.message.split("\n")[0]} — check VTREE_ASR_BASE_URL / _MODEL, or give subtitles with --subtitles` })
     : badInput(error.message)
 
-/** The model layers from the environment, their per-provider cap set to --concurrency. */
-const providerLayers = (cap: number) =>
-  Effect.gen(function*() {
-    // Only the roles a build uses: a broken OCR setting must not stop it.
-    const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm, embedding: loadRoleConfigs.embedding }).pipe(
-      Effect.mapError((error) => new BuildError({ reason: "BadOption", message: error.message }))
-    )
-    if (Option.isNone(config.llm) || Option.isNone(config.vlm)) {
-      return yield* new BuildError({ reason: "BadOption", message: `no model configured — ${configurationHelp} (VTREE_VLM_MODEL names the vision model that writes the cards)` })
-    }
-    const capped = (reliability: ReliabilityConfig) => ({ ...reliability, concurrency: cap })
-    const llm = { ...config.llm.value, reliability: capped(config.llm.value.reliability) }
-    const vlm = { ...config.vlm.value, reliability: capped(config.vlm.value.reliability) }
-    const embedding = Option.map(config.embedding, (e) => OpenAiEmbedding.layerConfig({ ...e, reliability: capped(e.reliability) }))
-    // Speech to text only for videos without subtitles; configured by VTREE_ASR_* (src/config/AsrConfig.ts).
-    const asr = yield* loadAsrConfig.pipe(Effect.mapError((error) => new BuildError({ reason: "BadOption", message: error.message })))
-    const speech = Option.isSome(asr)
-      ? Option.some(OpenAiSpeech.layerConfig(asr.value))
-      : Option.none()
-    return {
-      models: { vlm: vlm.endpoint.model, llm: llm.tool.model },
-      layer: Layer.mergeAll(OpenAiLlm.layerConfig(llm), OpenAiVlm.layerConfig(vlm), ...Option.toArray(embedding), ...Option.toArray(speech))
-    }
-  })
-
-/** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */
-export const buildCommand = Command.make("build", options, (args) =>
+/**
+ * File subtitles (--subtitles, sidecars, --subtitles-dir) are read now, so a malformed one stops the
+ * command before anything is written; embedded streams and speech to text wait for their video.
+ */
+const withSubtitles = (
+  probed: ReadonlyArray<Inputs.ProbedVideo>,
+  args: { readonly subtitles: Option.Option<string>; readonly subtitlesDir: Option.Option<string> }
+) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const parameters = {
-      frameInterval: args.frameInterval,
-      frameWidth: args.frameWidth,
-      eventSeconds: args.eventSeconds,
-      sceneSeconds: args.sceneSeconds,
-      framesPerCall: args.framesPerCall
-    }
-    const problem = Plan.checkParameters(parameters)
-    if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
-    const buildPrompts = yield* BuildPrompts.loadBuildPrompts(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
-    const listed = yield* Inputs.listVideos(args.videos)
-    if (Option.isSome(args.subtitles) && listed.length > 1) {
-      return yield* new BuildError({
-        reason: "BadOption",
-        message: `--subtitles ${args.subtitles.value} names one file for ${listed.length} videos — build that video alone, or use --subtitles-dir with <videoID>.srt files`
-      })
-    }
-    const probed = yield* Inputs.probeVideos(listed)
-
-    // File subtitles (--subtitles, sidecars, --subtitles-dir) are read now, so a malformed one stops the
-    // command before anything is written; embedded streams and speech to text wait for their video.
-    const inputs = yield* Effect.forEach(probed, (video) =>
+    return yield* Effect.forEach(probed, (video) =>
       Effect.gen(function*() {
         const request = {
           video: video.path,
@@ -154,6 +108,32 @@ export const buildCommand = Command.make("build", options, (args) =>
         const early = fromFile ? Option.some(yield* resolve) : Option.none()
         return { video, subtitles: Option.match(early, { onNone: () => resolve, onSome: Effect.succeed }), early }
       }))
+  })
+
+/** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */
+export const buildCommand = Command.make("build", options, (args) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const parameters = {
+      frameInterval: args.frameInterval,
+      frameWidth: args.frameWidth,
+      eventSeconds: args.eventSeconds,
+      sceneSeconds: args.sceneSeconds,
+      framesPerCall: args.framesPerCall
+    }
+    const problem = Plan.checkParameters(parameters)
+    if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
+    const buildPrompts = yield* BuildPrompts.loadBuildPrompts(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
+    const listed = yield* Inputs.listVideos(args.videos)
+    if (Option.isSome(args.subtitles) && listed.length > 1) {
+      return yield* new BuildError({
+        reason: "BadOption",
+        message: `--subtitles ${args.subtitles.value} names one file for ${listed.length} videos — build that video alone, or use --subtitles-dir with <videoID>.srt files`
+      })
+    }
+    const probed = yield* Inputs.probeVideos(listed)
+
+    const inputs = yield* withSubtitles(probed, args)
 
     if (args.dryRun) {
       const rows = inputs.map(({ early, video }) => ({
@@ -172,7 +152,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     }
 
     yield* Inputs.checkWritable(args.out)
-    const providers = yield* providerLayers(args.concurrency)
+    const models = yield* BuildModels
     const stderr = process.stderr
     const isTTY = stderr.isTTY === true
     let state = Progress.initialBuildProgress(inputs.length)
@@ -188,7 +168,7 @@ export const buildCommand = Command.make("build", options, (args) =>
       outDir: args.out,
       parameters,
       prompts: buildPrompts,
-      models: providers.models,
+      models,
       ...(Option.isSome(args.domain) ? { domain: args.domain.value } : {}),
       force: args.force,
       concurrency: args.concurrency,
@@ -204,9 +184,6 @@ export const buildCommand = Command.make("build", options, (args) =>
           }
         })
     }).pipe(
-      // Provided here rather than with Command.provide: a dry run must work with no model configured,
-      // and the cap comes from --concurrency.
-      Effect.provide(providers.layer),
       Effect.onInterrupt(() =>
         Console.error(
           `${isTTY ? "\n" : ""}vtree: interrupted — finished model calls are saved under ${path.join(args.out, "<videoID>", ".vtree")}; run the same command again to resume`
@@ -218,6 +195,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     Command.withDescription(
       "Build trees from video files: frames, subtitles, one vision call per event and one text call per scene; resumable (Ctrl-C keeps finished calls)"
     ),
-    Command.provide(Layer.mergeAll(Ffmpeg.layer, Logger.minimumLogLevel(LogLevel.Warning), Layer.setTracerEnabled(false)))
+    // A dry run calls no model, so it needs none configured; a build's cap is --concurrency.
+    Command.provide((args) => Layer.mergeAll(media, quiet, args.dryRun ? dryRunProviders : buildProviders(args.concurrency)))
   )
 

@@ -1,5 +1,6 @@
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect } from "effect"
+import { defaultDb } from "../config/RunConfig.js"
 import type { SkillMode } from "../programs/prompts/PromptManager.js"
 import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
 
@@ -43,3 +44,10 @@ export const promptOptions = (help: {
   maxSteps: wholeNumber("max-steps", 1).pipe(Options.withDescription(help.maxSteps), withShownDefault(defaultMaxSteps)),
   webSearch: Options.boolean("web-search").pipe(Options.withDescription(help.webSearch))
 })
+
+/** `--db`: an SQLite file or a `postgres://` URL; VTREE_DB_URL when not given, then vtree.db. */
+export const dbOption = (description: string) =>
+  Options.text("db").pipe(
+    Options.withDescription(`${description}: an SQLite file, or postgres://user:password@host:5432/database; VTREE_DB_URL when not given. Default: vtree.db.`),
+    Options.withFallbackConfig(defaultDb)
+  )

@@ -4,10 +4,10 @@ import { RunStore } from "../services/RunStore.js"
 import { costOfCalls } from "../programs/harness/Cost.js"
 import { renderExport } from "../programs/harness/Export.js"
 import type { ReportCall } from "../programs/harness/Report.js"
-import { optionalText, withShownDefault } from "./CliOptions.js"
+import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
 import { databaseFiles, writeResult } from "./OutputFile.js"
 import { loadPrices } from "./Prices.js"
-import { dbOption, runStoreLayer } from "./RunStoreLayer.js"
+import { runStore } from "./Composition.js"
 
 /** A one-line, user-facing failure of `vtree export`. */
 export class ExportError extends Schema.TaggedError<ExportError>()("ExportError", {
@@ -18,7 +18,7 @@ const db = dbOption("Run database written by `vtree infer`")
 const runId = optionalText("run-id", "Run to export (default: the most recently started run)")
 const format = Options.choice("format", ["videomme", "jsonl", "csv"]).pipe(
   Options.withDescription(
-    "videomme: Video-MME's results layout (a list per video with each question's response), read by its scoring script; " +
+    "videomme: Video-MME's results layout, read by its scoring script; " +
       "jsonl: one prediction per line with usage, cost and stop reason; csv: the same, for spreadsheets"
   ),
   withShownDefault("videomme")
@@ -47,5 +47,5 @@ export const exportCommand = Command.make("export", { db, runId, format, out, pr
     yield* writeResult({ body, out: args.out, inputs: databaseFiles(args.db), data: true, what: `run ${chosen} as ${args.format}` })
   })).pipe(
     Command.withDescription("Export a stored run: Video-MME results JSON for its scorer, JSONL or CSV"),
-    Command.provide((args) => runStoreLayer(args.db, { readOnly: true }))
+    Command.provide((args) => runStore(args.db, { readOnly: true }))
   )

@@ -1,29 +1,9 @@
 import { McpSchema, McpServer } from "@effect/ai"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Chunk, type ConfigError, Deferred, Effect, Layer, Sink, Stream, SubscriptionRef } from "effect"
-import { GithubSearchLive } from "../layers/github/GithubSearch.js"
-import { PageReaderLive } from "../layers/reader/ReaderLive.js"
-import { SearxngSearchLive } from "../layers/searxng/SearxngSearch.js"
-import { DnsResolver } from "../services/DnsResolver.js"
+import { Chunk, Deferred, Effect, Layer, Sink, Stream, SubscriptionRef } from "effect"
 import { SearchHub } from "../programs/search/SearchHub.js"
-import { SearchSettings } from "../programs/search/SearchSettings.js"
 import { version } from "./version.js"
-
-/**
- * The Search Hub with its real providers, configured from VTREE_SEARCH_*. Also what `vtree infer
- * --web-search` provides for the agent's external_search / external_read tools.
- */
-export const SearchHubLive: Layer.Layer<SearchHub | SearchSettings, ConfigError.ConfigError> =
-  SearchHub.Default.pipe(
-    Layer.provide(
-      Layer.mergeAll(SearxngSearchLive, GithubSearchLive, PageReaderLive).pipe(
-        Layer.provide(Layer.mergeAll(DnsResolver.system, FetchHttpClient.layer))
-      )
-    ),
-    Layer.provideMerge(SearchSettings.fromEnv)
-  )
 
 // Hand-written rather than derived from the Effect Schemas: clients show these descriptions to
 // models, and the hub validates every call again anyway.
@@ -218,10 +198,8 @@ export const serve = Effect.gen(function*() {
     })
   ))
   const idle = pending.changes.pipe(Stream.takeUntil((ids) => ids.size === 0), Stream.runDrain)
-  const server = SearchTools.pipe(
-    Layer.provide(McpServer.layerStdio({ name: "vtree-search", version, stdin, stdout })),
-    Layer.provide(SearchHubLive)
-  )
+  // The hub itself comes from the command (cli/Composition.ts).
+  const server = SearchTools.pipe(Layer.provide(McpServer.layerStdio({ name: "vtree-search", version, stdin, stdout })))
   yield* Effect.raceFirst(
     Layer.launch(server),
     Deferred.await(ended).pipe(Effect.zipRight(Effect.timeout(idle, drainTimeout)), Effect.ignore)

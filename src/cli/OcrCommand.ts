@@ -1,25 +1,12 @@
 import { Args, Command } from "@effect/cli"
-import { Console, Data, Effect, Layer, Option } from "effect"
-import { loadRoleConfigs } from "../config/ProviderConfig.js"
+import { Console, Effect } from "effect"
 import { OCRProvider } from "../services/OCRProvider.js"
-import { ocrLayer, ocrSummary } from "./OcrLayer.js"
-
-class OcrOff extends Data.TaggedError("OcrOff")<{ readonly message: string }> {}
+import { configuredOcr } from "./Composition.js"
 
 const frames = Args.file({ name: "FRAME", exists: "yes" }).pipe(
   Args.withDescription("Image files (JPEG or PNG) to read, e.g. a tree's frames/*.jpg"),
   Args.atLeast(1)
 )
-
-/** The configured engine, or a one-line refusal when OCR is switched off. */
-const configuredOcr = Layer.unwrapEffect(Effect.gen(function*() {
-  const config = yield* loadRoleConfigs.ocr
-  if (Option.isNone(config)) {
-    return yield* new OcrOff({ message: "OCR is off (VTREE_OCR=off): unset VTREE_OCR or set it to tesseract or monkeyocr" })
-  }
-  yield* Effect.logDebug("ocr engine").pipe(Effect.annotateLogs(ocrSummary(config.value)))
-  return ocrLayer(config.value)
-}))
 
 /** `vtree ocr FRAME…`: what observe_frame's OCR would read from these frames, for tuning the engine. */
 export const ocrCommand = Command.make("ocr", { frames }, ({ frames }) =>

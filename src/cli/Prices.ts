@@ -1,5 +1,6 @@
 import * as FileSystem from "@effect/platform/FileSystem"
-import { Config, Effect, Either, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
+import { loadPriceText } from "../config/RunConfig.js"
 import { decodePricesFile, parsePriceText, type Prices, priceRoles } from "../programs/harness/Cost.js"
 
 /** Prices that cannot be read: one line naming the variable or file, the field and the fix. */
@@ -24,8 +25,8 @@ export const loadPrices = Effect.fn("Prices.load")(function*(file: Option.Option
   }
   for (const role of priceRoles) {
     const name = `VTREE_${role.toUpperCase()}_PRICE`
-    const value = yield* Config.option(Config.string(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
-    if (Option.isNone(value) || value.value.trim() === "") continue
+    const value = yield* loadPriceText(role).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+    if (Option.isNone(value)) continue
     const parsed = parsePriceText(value.value)
     if (Either.isLeft(parsed)) return yield* new PricesError({ message: `${name}=${parsed.left}` })
     prices[role] = parsed.right

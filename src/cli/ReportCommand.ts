@@ -7,10 +7,10 @@ import { renderCompareHtml } from "../programs/harness/ReportCompareHtml.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
 import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
 import type { ReportCall } from "../programs/harness/Report.js"
-import { optionalText, withShownDefault } from "./CliOptions.js"
+import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
 import { loadPrices } from "./Prices.js"
 import { databaseFiles, writeResult } from "./OutputFile.js"
-import { dbOption, displayDb, runStoreLayer } from "./RunStoreLayer.js"
+import { displayDb, runStore } from "./Composition.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
 export class ReportError extends Schema.TaggedError<ReportError>()("ReportError", {
@@ -35,8 +35,8 @@ const runs = Args.text({ name: "RUN" }).pipe(
 )
 const prices = optionalText(
   "prices",
-  "JSON file of prices per role in USD per 1M tokens: {\"agent\": {\"input\": 0.6, \"cachedInput\": 0.15, \"output\": 2.4}, …}; " +
-    "VTREE_<ROLE>_PRICE=input,cached,output overrides a role. Without prices, cost is shown as unknown"
+  "JSON file of USD per 1M tokens per role, e.g. {\"agent\": {\"input\": 0.6, \"cachedInput\": 0.15, \"output\": 2.4}}; " +
+    "VTREE_<ROLE>_PRICE=input,cached,output overrides a role. Without prices, cost is unknown"
 )
 const format = Options.choice("format", ["text", "json", "html"]).pipe(
   Options.withDescription("text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"),
@@ -56,7 +56,7 @@ export const parseRunRef = (ref: string, fallbackDb: string): { readonly db: str
 // Comparing across databases needs a second store next to the one the command provides: opened here, at
 // the CLI edge, for the scope of the command.
 const openStore = (filename: string) =>
-  Layer.build(runStoreLayer(filename, { readOnly: true })).pipe(Effect.map(Context.get(RunStore)))
+  Layer.build(runStore(filename, { readOnly: true })).pipe(Effect.map(Context.get(RunStore)))
 
 // A text report is read on the terminal (Console renders it); json and html are data, kept as they are.
 const writeOut = (body: string, args: { readonly out: Option.Option<string>; readonly format: string }, dbs: ReadonlyArray<string>, what: string) =>
@@ -145,5 +145,5 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
       "trajectories), or compare two with --compare"
   ),
   // Read-only: a report never writes, not even a migration (an older database reads as it is).
-  Command.provide((args) => runStoreLayer(args.db, { readOnly: true }))
+  Command.provide((args) => runStore(args.db, { readOnly: true }))
 )

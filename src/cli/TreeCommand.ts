@@ -1,15 +1,14 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Console, Effect, Either, Layer, Option } from "effect"
-import { type ConfigurationError, loadRoleConfigs } from "../config/ProviderConfig.js"
-import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
+import { Console, Effect, Either } from "effect"
 import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { cutTerminalText, terminalText } from "../domain/TerminalText.js"
 import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
 import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
+import { treeEmbeddings } from "./Composition.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
 const seconds = (t: number) => `${Math.round(t * 100) / 100}s`
@@ -120,15 +119,6 @@ export const listFrames = Effect.fn("TreeCommand.frames")(function*(input: strin
   })).join("\n")
 })
 
-/**
- * With VTREE_EMBED_* set, search with the same hybrid retrieval the agent gets (the tree's embeddings
- * come from its `.vtree/` cache or are computed once); otherwise BM25. Only the embedding settings are
- * read: a broken setting of another role does not stop a tree search.
- */
-const configuredEmbeddings: Layer.Layer<never, ConfigurationError> = Layer.unwrapEffect(
-  Effect.map(loadRoleConfigs.embedding, Option.match({ onNone: () => Layer.empty, onSome: OpenAiEmbedding.layerConfig }))
-)
-
 const treeArg = Args.text({ name: "tree" }).pipe(Args.withDescription("a tree directory, or its tree.json"))
 // Failures stay in the error channel: bin prints their message as one line and exits 1.
 const printing = <E, R>(report: Effect.Effect<string, E, R>) => Effect.flatMap(report, Console.log)
@@ -159,7 +149,7 @@ const search = Command.make(
   Command.withDescription(
     "Retrieve the nodes best matching a query as search_similar does: BM25, or hybrid with VTREE_EMBED_* set; ancestors and descendants of kept hits are skipped."
   ),
-  Command.provide(configuredEmbeddings)
+  Command.provide(treeEmbeddings)
 )
 
 const frames = Command.make(

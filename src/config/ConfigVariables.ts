@@ -71,6 +71,12 @@ export const seconds = (name: string, fallback: number) =>
   parsed(name, "a positive number of seconds", positive, fallback).pipe(Config.map(Duration.seconds))
 export const wholeNumber = (name: string, fallback: number) => parsed(name, "a positive whole number", positiveWhole, fallback)
 
+const yes = ["true", "yes", "on", "1"]
+const no = ["false", "no", "off", "0"]
+/** A switch, off when unset. */
+export const flag = (name: string) =>
+  parsed(name, "true or false", (raw) => (yes.includes(raw.toLowerCase()) ? true : no.includes(raw.toLowerCase()) ? false : undefined), false)
+
 
 const firstProblem = (error: ConfigError.ConfigError): ConfigurationError => {
   switch (error._op) {

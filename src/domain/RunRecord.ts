@@ -134,7 +134,9 @@ export type StepInput = typeof StepInput.Type
 export const StepRow = Schema.Struct({ questionId: Schema.String, ...StepInput.fields })
 export type StepRow = typeof StepRow.Type
 
-export const CallRole = Schema.Literal("agent", "tool", "vlm", "embed", "ocr")
+/** Who made a provider call: the agent, the tool model, vision, embeddings or OCR. The one list of them. */
+export const callRoles = ["agent", "tool", "vlm", "embed", "ocr"] as const
+export const CallRole = Schema.Literal(...callRoles)
 
 /**
  * A row of `llm_calls`: one provider call (see CallLog's CallRecord) with the question and step it

@@ -1,8 +1,10 @@
 import { Context, Effect, FiberRef, Option } from "effect"
 import type { ProviderErrorReason } from "../domain/ProviderError.js"
+import { callRoles } from "../domain/RunRecord.js"
 import type { Usage } from "./LLMProvider.js"
 
-export type CallRole = "agent" | "tool" | "vlm" | "embed" | "ocr"
+export { callRoles }
+export type CallRole = (typeof callRoles)[number]
 
 /** One provider call as its adapter saw it. */
 export interface CallOutcome {

@@ -8,7 +8,8 @@ import { type FrameRequest, FrameSource } from "../../services/FrameSource.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
 import { firstFileNumber, framePassArgs, parseFramePass, reportsDamage } from "./FrameGraph.js"
 import { parseProbe } from "./ProbeJson.js"
-import { type FfmpegTools, lastErrorLine, runTool, toolsConfig } from "./Tools.js"
+import { type FfmpegTools, lastErrorLine, runTool } from "./Tools.js"
+import { loadFfmpegTools } from "../../config/FfmpegConfig.js"
 
 export interface FfmpegOptions {
   /** ffmpeg's scene score above which a frame starts a new shot; 0.3 finds hard cuts, not pans. */
@@ -252,5 +253,5 @@ export const layer: Layer.Layer<
   never,
   FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > = Layer.unwrapEffect(
-  Effect.map(Effect.orDie(toolsConfig), (tools) => layerWith(tools))
+  Effect.map(loadFfmpegTools, (tools) => layerWith(tools))
 )

@@ -1,39 +1,11 @@
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type { PlatformError } from "@effect/platform/Error"
-import { Chunk, Config, Effect, Option, Stream } from "effect"
+import { Chunk, Effect, Stream } from "effect"
+import type { Tool } from "../../config/FfmpegConfig.js"
 import { MediaError } from "../../domain/Media.js"
 
-/** Where the two programs are; each falls back to the name on PATH. */
-export interface FfmpegTools {
-  readonly ffmpeg: Tool
-  readonly ffprobe: Tool
-}
-
-export interface Tool {
-  readonly name: "ffmpeg" | "ffprobe"
-  readonly command: string
-  /** The variable that overrides the PATH lookup, named in the error when the program is missing. */
-  readonly variable: string
-  readonly fromVariable: boolean
-}
-
-// Empty counts as unset, like every other VTREE_ variable.
-const tool = (name: "ffmpeg" | "ffprobe", variable: string) =>
-  Config.option(Config.string(variable)).pipe(
-    Config.map((value): Tool => {
-      const set = Option.filter(Option.map(value, (raw) => raw.trim()), (raw) => raw !== "")
-      return Option.isSome(set)
-        ? { name, command: set.value, variable, fromVariable: true }
-        : { name, command: name, variable, fromVariable: false }
-    })
-  )
-
-/** Reads VTREE_FFMPEG and VTREE_FFPROBE; never fails (a missing program is reported when it is run). */
-export const toolsConfig: Config.Config<FfmpegTools> = Config.all({
-  ffmpeg: tool("ffmpeg", "VTREE_FFMPEG"),
-  ffprobe: tool("ffprobe", "VTREE_FFPROBE")
-})
+export type { FfmpegTools, Tool } from "../../config/FfmpegConfig.js"
 
 export const missingMessage = (tool: Tool): string =>
   tool.fromVariable

@@ -1,9 +1,9 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Clock, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { type CodeScope, SearchError } from "../../domain/Search.js"
-import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
+import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../shared/ProviderHttp.js"
 import { CodeSearch, type CodeQuery, type ProviderHit, type ProviderPage } from "../../services/SearchProviders.js"
-import { SearchSettings } from "../../programs/search/SearchSettings.js"
+import { SearchSettings } from "../../config/SearchSettings.js"
 
 const NullableString = Schema.optional(Schema.NullOr(Schema.String))
 

@@ -5,8 +5,8 @@ import { Duration, Effect, Either, Layer, Option, Ref, Schema } from "effect"
 import * as Path from "node:path"
 import { type ConfigurationError, loadOcrConfig, type OcrConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
-import { transcribeEach } from "../../programs/providers/OcrTranscript.js"
-import { type ProviderPolicy, reported, withPolicy } from "../../programs/providers/Reliability.js"
+import { transcribeEach } from "../shared/OcrTranscript.js"
+import { type ProviderPolicy, reported, withPolicy } from "../shared/Reliability.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
 import { reasonForStatus } from "../openai/OpenAiErrors.js"
 
@@ -26,7 +26,7 @@ const fail = (reason: ProviderError["reason"], message: string, status?: number)
 const healthTimeout = Duration.seconds(10)
 
 // Kept here too: the format was first exported from this module.
-export { formatTranscript } from "../../programs/providers/OcrTranscript.js"
+export { formatTranscript } from "../shared/OcrTranscript.js"
 
 /**
  * An OCRProvider over one or more MonkeyOCR servers. Endpoints are health-checked once at start

@@ -1,6 +1,6 @@
 import { Clock, Duration, Effect, Option, Ref } from "effect"
 import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
-import { type ProviderPolicy, retrySchedule, timeoutError } from "../../programs/providers/Reliability.js"
+import { type ProviderPolicy, retrySchedule, timeoutError } from "../shared/Reliability.js"
 
 /**
  * Several base URLs serving one role (`VTREE_LLM_BASE_URL=http://a/v1,http://b/v1`): each request goes

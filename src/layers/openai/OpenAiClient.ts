@@ -4,7 +4,7 @@ import type { EndpointConfig, ReliabilityConfig } from "../../config/ProviderCon
 import { ProviderError } from "../../domain/ProviderError.js"
 import type { ChatResponse, Usage as TokenUsage } from "../../services/LLMProvider.js"
 import type { CallRole } from "../../services/CallLog.js"
-import { reported } from "../../programs/providers/Reliability.js"
+import { reported } from "../shared/Reliability.js"
 import { type EndpointPool, type PoolPolicy, type ReplicaSet, withPool } from "./EndpointPool.js"
 import { toProviderError } from "./OpenAiErrors.js"
 import { splitReply } from "./Thinking.js"

@@ -7,7 +7,7 @@ import { loadAsrConfig } from "../../config/AsrConfig.js"
 import { ConfigurationError } from "../../config/ProviderConfig.js"
 import type { SubtitleCue } from "../../domain/Media.js"
 import { ProviderError } from "../../domain/ProviderError.js"
-import { withPolicy } from "../../programs/providers/Reliability.js"
+import { withPolicy } from "../shared/Reliability.js"
 import { SpeechToText } from "../../services/SpeechToText.js"
 import { toProviderError } from "./OpenAiErrors.js"
 

@@ -2,7 +2,7 @@ import { Duration, Effect, Layer } from "effect"
 import { SearchError } from "../../domain/Search.js"
 import { DnsResolver } from "../../services/DnsResolver.js"
 import { PageReader } from "../../services/SearchProviders.js"
-import { SearchSettings } from "../../programs/search/SearchSettings.js"
+import { SearchSettings } from "../../config/SearchSettings.js"
 
 // The fetch and extraction stack (undici, linkedom, readability, turndown, iconv-lite) is about half of
 // the CLI bundle; loaded at start-up it would slow every command, `vtree --help` included, for the few

@@ -6,7 +6,7 @@ import zlib from "node:zlib"
 import { Agent } from "undici"
 import { SearchError } from "../../domain/Search.js"
 import type { ResolvedAddress } from "../../services/DnsResolver.js"
-import { blockedAddressTextReason, checkUrl, type UrlPolicy } from "../../programs/search/UrlSafety.js"
+import { blockedAddressTextReason, checkUrl, type UrlPolicy } from "../../domain/UrlSafety.js"
 
 export interface SafeFetchOptions {
   readonly policy: UrlPolicy

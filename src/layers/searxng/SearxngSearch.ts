@@ -1,9 +1,9 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Either, Layer, Option, Schema } from "effect"
 import { type FailedEngine, SearchError } from "../../domain/Search.js"
-import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../../programs/search/ProviderHttp.js"
+import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../shared/ProviderHttp.js"
 import { type ProviderHit, type ProviderPage, WebSearch, type WebQuery } from "../../services/SearchProviders.js"
-import { SearchSettings } from "../../programs/search/SearchSettings.js"
+import { SearchSettings } from "../../config/SearchSettings.js"
 
 // Only the fields we read; SearXNG adds engine-specific ones freely and sends null for many.
 const SearxngResult = Schema.Struct({

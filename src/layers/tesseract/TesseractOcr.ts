@@ -4,9 +4,9 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import type { Worker as Thread } from "node:worker_threads"
 import { ProviderError } from "../../domain/ProviderError.js"
-import { reported } from "../../programs/providers/Reliability.js"
+import { reported } from "../shared/Reliability.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
-import { transcribeEach } from "../../programs/providers/OcrTranscript.js"
+import { transcribeEach } from "../shared/OcrTranscript.js"
 
 const provider = "ocr"
 

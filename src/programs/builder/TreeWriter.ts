@@ -5,9 +5,7 @@
  */
 import * as Path from "@effect/platform/Path"
 import { Effect, Option } from "effect"
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
-import { packageRoot } from "../../PackageRoot.js"
+import { packageVersion } from "../../PackageRoot.js"
 import type { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import { loadTreeEnvironment } from "../tree/TreeLoader.js"
 import type { BuildOptions } from "./BuildOptions.js"
@@ -17,14 +15,6 @@ import type { BuildParameters } from "./Plan.js"
 import type { PreparedVideo } from "./Preparation.js"
 import { type assembleTree, treeJsonText } from "./TreeAssembly.js"
 import { confine, unwritable, writeFrames } from "./TreeFolder.js"
-
-const vtreeVersion = (): string => {
-  try {
-    return (JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { version: string }).version
-  } catch {
-    return "unknown"
-  }
-}
 
 /**
  * The `build` record of tree.json. Everything in it derives from the inputs and the checkpoints (the
@@ -43,7 +33,7 @@ export const buildRecord = (input: {
   const sum = (items: ReadonlyArray<EventCheckpoint | SceneCheckpoint>, field: keyof CheckpointUsage) =>
     items.reduce((total, c) => total + c.usage[field], 0)
   return {
-    vtree_version: vtreeVersion(),
+    vtree_version: packageVersion(),
     created_at: checkpoints.map((c) => c.createdAt).sort().at(-1) ?? null,
     models: {
       vlm: options.models.vlm,

@@ -3,7 +3,7 @@
 import { Either, ParseResult, Schema } from "effect"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { parseUserJson } from "../../domain/UserJson.js"
-import type { CallRole } from "../../services/CallLog.js"
+import { type CallRole, callRoles } from "../../services/CallLog.js"
 
 /** USD per 1,000,000 tokens. */
 export const Price = Schema.Struct({
@@ -16,7 +16,7 @@ export type Price = typeof Price.Type
 
 export type Prices = Partial<Record<CallRole, Price>>
 
-export const priceRoles: ReadonlyArray<CallRole> = ["agent", "tool", "vlm", "embed", "ocr"]
+export const priceRoles: ReadonlyArray<CallRole> = callRoles
 
 /** The `--prices` file: `{ "agent": { "input": 0.6, "cachedInput": 0.15, "output": 2.4 }, … }`, any subset of roles. */
 export const PricesFile = Schema.Struct({

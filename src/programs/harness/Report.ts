@@ -1,6 +1,7 @@
 // What a run amounts to: pure functions from stored rows to a summary (ReportText.ts renders it as text
 // or JSON, ReportHtml.ts as a page). The inputs are the store's row shapes (only the fields a summary
 // reads), so any LoadedRun fits. `vtree infer` prints `renderText(summarize(…))`.
+import { callRoles } from "../../services/CallLog.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
 import { runProtocol } from "./RunProtocol.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
@@ -150,7 +151,7 @@ export interface WorkerSummary {
 /** Shown for a question with no task type or duration. */
 export const noGroup = "(none)"
 
-const knownRoles = ["agent", "tool", "vlm", "embed", "ocr"]
+const knownRoles: ReadonlyArray<string> = callRoles
 const knownStopReasons = ["finished", "budget_exceeded", "parse_error", "error"]
 export const durationOrder = ["short", "medium", "long"]
 

@@ -25,7 +25,7 @@ import {
   type WebQuery,
   WebSearch
 } from "../../services/SearchProviders.js"
-import { anyCapabilityEnabled, capabilityEnabled, SearchSettings } from "./SearchSettings.js"
+import { anyCapabilityEnabled, capabilityEnabled, SearchSettings } from "../../config/SearchSettings.js"
 
 const howToEnable: Record<Capability, string> = {
   "search.web": "set VTREE_SEARCH_ENABLED=true, VTREE_SEARCH_SEARXNG_ENABLED=true and VTREE_SEARCH_SEARXNG_URL",

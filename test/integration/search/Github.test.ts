@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Redacted, TestClock } from "effect"
 import type { SearchResponse } from "../../../src/domain/Search.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
-import { SearchSettings } from "../../../src/programs/search/SearchSettings.js"
+import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import { fixtureServer, sendJson } from "../../support/search/FixtureServer.js"
 import { captureLogs, fixture, hubLayer } from "../../support/search/hub.js"
 

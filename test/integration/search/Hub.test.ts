@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
 import type { ReadResponse } from "../../../src/domain/Search.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
-import { SearchSettings } from "../../../src/programs/search/SearchSettings.js"
-import { parseAllowRanges } from "../../../src/programs/search/UrlSafety.js"
+import { SearchSettings } from "../../../src/config/SearchSettings.js"
+import { parseAllowRanges } from "../../../src/domain/UrlSafety.js"
 import { fixtureServer, sendBody, sendJson } from "../../support/search/FixtureServer.js"
 import { captureLogs, fixture, hubLayer } from "../../support/search/hub.js"
 import { articlePage } from "../../support/search/pages.js"
@@ -67,7 +67,7 @@ describe("flags", () => {
       const badUrl = yield* Effect.flip(loadSettings({
         VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_SEARXNG_ENABLED: "true", VTREE_SEARCH_SEARXNG_URL: "ftp://x"
       }))
-      assert.include(String(badUrl), "not an http(s) URL")
+      assert.include(String(badUrl), "VTREE_SEARCH_SEARXNG_URL=\"ftp://x\": expected an http(s) URL")
       const badRange = yield* Effect.flip(loadSettings({
         VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_READER_ENABLED: "true", VTREE_SEARCH_ALLOW_RANGES: "127.0.0.0/8,nope"
       }))

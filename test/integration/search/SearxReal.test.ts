@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ErrorResponse } from "../../../src/domain/Search.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
-import { SearchSettings } from "../../../src/programs/search/SearchSettings.js"
+import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import { hubLayer } from "../../support/search/hub.js"
 import { searxEngines, searxServer } from "../../support/search/Searx.js"
 

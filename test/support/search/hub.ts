@@ -6,7 +6,7 @@ import { PageReaderLive } from "../../../src/layers/reader/ReaderLive.js"
 import { SearxngSearchLive } from "../../../src/layers/searxng/SearxngSearch.js"
 import { DnsResolver, type ResolvedAddress } from "../../../src/services/DnsResolver.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
-import { SearchSettings, type SearchSettingsShape } from "../../../src/programs/search/SearchSettings.js"
+import { SearchSettings, type SearchSettingsShape } from "../../../src/config/SearchSettings.js"
 
 export const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8"))

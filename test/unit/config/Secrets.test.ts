@@ -2,7 +2,7 @@
 // URL with a password in it is refused when the configuration is read, in one line that never repeats it.
 import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigError, ConfigProvider, Console, Effect, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Console, Effect, Layer, Option, Redacted } from "effect"
 import OpenAI from "openai"
 import { createServer } from "node:net"
 import { doctor } from "../../../src/cli/Doctor.js"
@@ -10,7 +10,7 @@ import { loadAsrConfig } from "../../../src/config/AsrConfig.js"
 import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
 import { redactSecret } from "../../../src/domain/Secret.js"
 import { toProviderError } from "../../../src/layers/openai/OpenAiErrors.js"
-import { SearchSettings } from "../../../src/programs/search/SearchSettings.js"
+import { SearchSettings } from "../../../src/config/SearchSettings.js"
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
 
@@ -92,7 +92,7 @@ describe("credentials in URLs (point 8)", () => {
         Effect.scoped,
         withEnv({ VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_SEARXNG_ENABLED: "true", VTREE_SEARCH_SEARXNG_URL: `http://u:${password}@searx` })
       ))
-      const text = ConfigError.isConfigError(search) ? String(search) : ""
+      const text = search.message
       assert.include(text, "VTREE_SEARCH_SEARXNG_URL holds a user name or password")
       assert.notInclude(text, password)
     }))

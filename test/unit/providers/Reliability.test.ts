@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Chunk, type Duration, Effect, Fiber, Ref, TestClock } from "effect"
 import { ProviderError, type ProviderErrorReason } from "../../../src/domain/ProviderError.js"
-import { withPolicy } from "../../../src/programs/providers/Reliability.js"
+import { withPolicy } from "../../../src/layers/shared/Reliability.js"
 
 const error = (reason: ProviderErrorReason, retryAfterMs?: number) =>
   new ProviderError({ provider: "test", reason, message: reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })

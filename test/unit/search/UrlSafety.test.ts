@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { blockedAddressTextReason, checkUrl, isInternalName, parseAllowRanges } from "../../../src/programs/search/UrlSafety.js"
+import { blockedAddressTextReason, checkUrl, isInternalName, parseAllowRanges } from "../../../src/domain/UrlSafety.js"
 
 // Each entry: a URL an attacker might hand the reader, and why it must be refused.
 const blockedCorpus: ReadonlyArray<readonly [string, string]> = [

@@ -1,7 +1,8 @@
-import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
-import { type Capability } from "../../domain/Search.js"
-import { hasUrlCredentials, urlCredentialsMessage } from "../../domain/Secret.js"
-import { parseAllowRanges, type UrlPolicy } from "./UrlSafety.js"
+import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, type Redacted } from "effect"
+import type { Capability } from "../domain/Search.js"
+import { type Cidr, parseAllowRanges, type UrlPolicy } from "../domain/UrlSafety.js"
+import type { ConfigurationError } from "./ConfigurationError.js"
+import { flag, load, secret, text, url } from "./ConfigVariables.js"
 
 /** Everything the Search Hub is allowed to do and how; read once, at the edge. */
 export interface SearchSettingsShape {
@@ -46,67 +47,60 @@ export const capabilityEnabled = (settings: SearchSettingsShape, capability: Cap
 export const anyCapabilityEnabled = (settings: SearchSettingsShape): boolean =>
   (["search.web", "search.code", "search.read"] as const).some((capability) => capabilityEnabled(settings, capability))
 
-const flag = (name: string) => Config.boolean(name).pipe(Config.withDefault(false))
+const githubApi = "https://api.github.com"
 
-const httpUrl = (name: string) =>
-  Config.string(name).pipe(
-    Config.mapOrFail((text) => {
-      if (hasUrlCredentials(text)) return Either.left(ConfigError.InvalidData([], urlCredentialsMessage(name)))
-      try {
-        const url = new URL(text.trim())
-        if (url.protocol === "http:" || url.protocol === "https:") return Either.right(url.toString().replace(/\/+$/, ""))
-      } catch {
-        // fall through to the error below
-      }
-      return Either.left(ConfigError.InvalidData([], `${name}: "${text}" is not an http(s) URL — set it to the server's base URL`))
-    })
-  )
+const allowRanges = text("VTREE_SEARCH_ALLOW_RANGES").pipe(Config.mapOrFail(Option.match({
+  onNone: () => Either.right<ReadonlyArray<Cidr>>([]),
+  onSome: (raw) => {
+    const parsed = parseAllowRanges(raw.split(","))
+    return "error" in parsed
+      ? Either.left(ConfigError.InvalidData(
+        ["VTREE_SEARCH_ALLOW_RANGES"],
+        `VTREE_SEARCH_ALLOW_RANGES: ${parsed.error} — fix the comma-separated list or unset it`
+      ))
+      : Either.right<ReadonlyArray<Cidr>>(parsed.ranges)
+  }
+})))
 
-const fromConfig = Effect.gen(function*() {
+const searchSettings = Effect.gen(function*() {
   const enabled = yield* flag("VTREE_SEARCH_ENABLED")
   const searxngEnabled = yield* flag("VTREE_SEARCH_SEARXNG_ENABLED")
   const githubEnabled = yield* flag("VTREE_SEARCH_GITHUB_ENABLED")
   const readerEnabled = yield* flag("VTREE_SEARCH_READER_ENABLED")
   // Disabled capabilities read nothing further: no URL to validate and, above all, no secret.
-  const searxngUrl = enabled && searxngEnabled
-    ? yield* Effect.mapError(httpUrl("VTREE_SEARCH_SEARXNG_URL"), (error) =>
-      ConfigError.isMissingData(error)
-        ? ConfigError.MissingData([], "VTREE_SEARCH_SEARXNG_URL is unset but SearXNG search is on — set it to the instance's base URL or turn VTREE_SEARCH_SEARXNG_ENABLED off")
-        : error)
-    : null
-  const githubOn = enabled && githubEnabled
-  const githubUrl = githubOn
-    ? yield* httpUrl("VTREE_SEARCH_GITHUB_URL").pipe(Config.withDefault("https://api.github.com"))
-    : "https://api.github.com"
-  const token = githubOn ? yield* Config.option(Config.redacted("VTREE_SEARCH_GITHUB_TOKEN")) : Option.none()
-  const rangesText = enabled && readerEnabled
-    ? yield* Config.array(Config.string(), "VTREE_SEARCH_ALLOW_RANGES").pipe(Config.withDefault([] as Array<string>))
-    : []
-  const parsed = parseAllowRanges(rangesText)
-  if ("error" in parsed) {
-    return yield* Effect.fail(
-      ConfigError.InvalidData([], `VTREE_SEARCH_ALLOW_RANGES: ${parsed.error} — fix the comma-separated list or unset it`)
-    )
+  const searxngUrl = enabled && searxngEnabled ? yield* url("VTREE_SEARCH_SEARXNG_URL") : Option.none<string>()
+  if (enabled && searxngEnabled && Option.isNone(searxngUrl)) {
+    return yield* Effect.fail(ConfigError.MissingData(
+      ["VTREE_SEARCH_SEARXNG_URL"],
+      "VTREE_SEARCH_SEARXNG_URL is unset but SearXNG search is on — set it to the instance's base URL or turn VTREE_SEARCH_SEARXNG_ENABLED off"
+    ))
   }
+  const githubOn = enabled && githubEnabled
+  const githubUrl = githubOn ? Option.getOrElse(yield* url("VTREE_SEARCH_GITHUB_URL"), () => githubApi) : githubApi
+  const token = githubOn ? yield* secret("VTREE_SEARCH_GITHUB_TOKEN") : Option.none()
+  const ranges = enabled && readerEnabled ? yield* allowRanges : []
   return {
     enabled,
-    searxng: { enabled: searxngEnabled, baseUrl: searxngUrl },
-    github: { enabled: githubEnabled, baseUrl: githubUrl, token: Option.filter(token, (t) => Redacted.value(t) !== "") },
+    searxng: { enabled: searxngEnabled, baseUrl: Option.getOrNull(searxngUrl) },
+    github: { enabled: githubEnabled, baseUrl: githubUrl, token },
     reader: { enabled: readerEnabled },
-    policy: { allowRanges: parsed.ranges },
+    policy: { allowRanges: ranges },
     ...defaultLimits
   } satisfies SearchSettingsShape
 })
 
+/** Reads VTREE_SEARCH_*: everything off unless switched on; an error names the variable and the fix. */
+export const loadSearchSettings: Effect.Effect<SearchSettingsShape, ConfigurationError> = load(searchSettings)
+
 export class SearchSettings extends Context.Tag("vtree/SearchSettings")<SearchSettings, SearchSettingsShape>() {
   /** From the VTREE_SEARCH_* environment; everything off unless switched on. */
-  static readonly fromEnv: Layer.Layer<SearchSettings, ConfigError.ConfigError> = Layer.effect(SearchSettings, fromConfig)
+  static readonly fromEnv: Layer.Layer<SearchSettings, ConfigurationError> = Layer.effect(SearchSettings, loadSearchSettings)
 
   /** Settings for embedding and tests: all off, default limits, then the given overrides. */
   static readonly make = (overrides: Partial<SearchSettingsShape> = {}): SearchSettingsShape => ({
     enabled: false,
     searxng: { enabled: false, baseUrl: null },
-    github: { enabled: false, baseUrl: "https://api.github.com", token: Option.none() },
+    github: { enabled: false, baseUrl: githubApi, token: Option.none() },
     reader: { enabled: false },
     policy: { allowRanges: [] },
     ...defaultLimits,

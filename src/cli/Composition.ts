@@ -1,0 +1,229 @@
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { loadAsrConfig } from "../config/AsrConfig.js"
+import {
+  ConfigurationError,
+  configurationHelp,
+  type EndpointConfig,
+  loadProvidersConfig,
+  loadRoleConfigs,
+  type OcrEngineConfig,
+  type ProvidersConfig,
+  type ReliabilityConfig
+} from "../config/ProviderConfig.js"
+import type { ProviderError } from "../domain/ProviderError.js"
+import * as Ffmpeg from "../layers/ffmpeg/Ffmpeg.js"
+import * as MemoryCallBuffer from "../layers/memory/MemoryCallBuffer.js"
+import * as MonkeyOcr from "../layers/monkeyocr/MonkeyOcr.js"
+import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
+import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
+import * as OpenAiSpeech from "../layers/openai/OpenAiSpeech.js"
+import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
+import * as PgRunStore from "../layers/sql/postgres/PgRunStore.js"
+import { SearchHubLive } from "../SearchHubLive.js"
+import * as SqliteRunStore from "../layers/sql/sqlite/SqliteRunStore.js"
+import * as TesseractOcr from "../layers/tesseract/TesseractOcr.js"
+import { BuildError } from "../programs/builder/BuildError.js"
+import { InferError } from "../programs/harness/Infer.js"
+import { SearchHub } from "../programs/search/SearchHub.js"
+import type { WebToolsHub } from "../programs/tools/WebTools.js"
+import { LLMProvider } from "../services/LLMProvider.js"
+import { OCRProvider } from "../services/OCRProvider.js"
+import { VLMProvider } from "../services/VLMProvider.js"
+
+/**
+ * The composition root: every Layer a command runs with, built here from configuration (src/config).
+ * Each command takes the pieces it needs with `Command.provide`, so each reads only its own settings:
+ * `tree search` the embedding endpoint alone, `ocr` the OCR engine alone, `report` and `export` no
+ * provider at all. Nothing below the CLI picks an adapter.
+ */
+
+// ---- Output ------------------------------------------------------------------------------------------
+
+/** Warnings and errors only, and no tracing: no span exporter is configured, and a run makes thousands of calls. */
+export const quiet = Layer.mergeAll(Logger.minimumLogLevel(LogLevel.Warning), Layer.setTracerEnabled(false))
+
+// ---- Run store -------------------------------------------------------------------------------------
+
+/**
+ * The RunStore `--db` names: a `postgres://` URL or an SQLite file. `mustExist` refuses to create a
+ * missing SQLite file (or to set up an empty PostgreSQL database), and `readOnly` (report, export)
+ * opens it without writing anything, migrations included. A PostgreSQL run is shared: workers started
+ * with one --run-id join it.
+ */
+export const runStore = (db: string, options: { readonly mustExist?: boolean; readonly readOnly?: boolean } = {}) =>
+  PgRunStore.isPostgresUrl(db)
+    ? PgRunStore.layer({ url: Redacted.make(db), ...options })
+    : SqliteRunStore.layer({ filename: db, ...options })
+
+/** The database as messages name it: a URL without its password. */
+export const displayDb = (db: string): string => (PgRunStore.isPostgresUrl(db) ? PgRunStore.displayUrl(db) : db)
+
+// ---- Media, search --------------------------------------------------------------------------------
+
+/** ffmpeg and ffprobe (VTREE_FFMPEG / VTREE_FFPROBE, else PATH). */
+export const media = Ffmpeg.layer
+
+/** The Search Hub with its live providers (VTREE_SEARCH_*), for `mcp` and `infer --web-search`. */
+export const searchHub = SearchHubLive
+
+// ---- OCR -------------------------------------------------------------------------------------------
+
+/** The OCRProvider Layer of the configured engine (`VTREE_OCR`). */
+export const ocrLayer = (config: OcrEngineConfig): Layer.Layer<OCRProvider, ProviderError, FileSystem.FileSystem> =>
+  config.engine === "tesseract"
+    ? TesseractOcr.layer(config.tesseract)
+    // The platform's fetch sends the global FormData MonkeyOCR's upload is built from (the undici package's
+    // client cannot on Node 20), and brings no HTTP stack of its own into the CLI's start-up.
+    : MonkeyOcr.layerConfig(config.monkeyocr).pipe(Layer.provide(FetchHttpClient.layer))
+
+/** What config_json and doctor say about the engine: never a URL's path or a secret. */
+export const ocrSummary = (config: OcrEngineConfig) =>
+  config.engine === "tesseract"
+    ? { engine: "tesseract", langs: config.tesseract.langs, workers: config.tesseract.workers }
+    : { engine: "monkeyocr", endpoints: config.monkeyocr.urls.length }
+
+/** `vtree ocr`: the configured engine alone, or a one-line refusal when OCR is switched off. */
+export const configuredOcr = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* loadRoleConfigs.ocr
+  if (Option.isNone(config)) {
+    return yield* new ConfigurationError({
+      reason: "Invalid",
+      variable: "VTREE_OCR",
+      message: "OCR is off (VTREE_OCR=off): unset VTREE_OCR or set it to tesseract or monkeyocr"
+    })
+  }
+  yield* Effect.logDebug("ocr engine").pipe(Effect.annotateLogs(ocrSummary(config.value)))
+  return ocrLayer(config.value)
+}))
+
+// ---- Embeddings for `tree search` --------------------------------------------------------------------
+
+/**
+ * With VTREE_EMBED_* set, `tree search` uses the hybrid retrieval the agent gets; otherwise BM25. Only
+ * the embedding settings are read: a broken setting of another role does not stop a tree search.
+ */
+export const treeEmbeddings: Layer.Layer<never, ConfigurationError> = Layer.unwrapEffect(
+  Effect.map(loadRoleConfigs.embedding, Option.match({ onNone: () => Layer.empty, onSome: OpenAiEmbedding.layerConfig }))
+)
+
+// ---- `infer` -----------------------------------------------------------------------------------------
+
+/** A base URL as stored in config_json: no credentials, query or fragment, whatever the user put there. */
+const safeUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.origin}${parsed.pathname}`
+  } catch {
+    return "(unparseable)"
+  }
+}
+
+const endpointSummary = (endpoint: EndpointConfig) => ({
+  baseUrl: safeUrl(endpoint.baseUrl),
+  ...(endpoint.baseUrls === undefined ? {} : { baseUrls: endpoint.baseUrls.map(safeUrl) }),
+  model: endpoint.model
+})
+
+/** What config_json records about the providers: endpoints and models, never keys. */
+export const providersSummary = (config: ProvidersConfig) => ({
+  llm: Option.match(config.llm, {
+    onNone: () => null,
+    onSome: (llm) => ({ agent: endpointSummary(llm.agent), tool: endpointSummary(llm.tool), thinking: llm.thinking })
+  }),
+  vlm: Option.match(config.vlm, { onNone: () => null, onSome: (vlm) => endpointSummary(vlm.endpoint) }),
+  embedding: Option.match(config.embedding, { onNone: () => null, onSome: (e) => endpointSummary(e.endpoint) }),
+  ocr: Option.match(config.ocr, { onNone: () => null, onSome: ocrSummary })
+})
+
+/** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
+export class ProvidersSummary extends Context.Tag("vtree/cli/ProvidersSummary")<ProvidersSummary, ReturnType<typeof providersSummary>>() {}
+
+/** The agent's web tools, present only with --web-search. */
+export class WebSearch extends Context.Tag("vtree/cli/WebSearch")<WebSearch, WebToolsHub>() {}
+
+const enabledHub = (hub: SearchHub) =>
+  hub.enabled
+    ? Effect.succeed<WebToolsHub>(hub)
+    : Effect.fail(
+      new InferError({
+        reason: "BadOption",
+        message: "--web-search: no search capability is enabled — set VTREE_SEARCH_ENABLED=true and " +
+          "VTREE_SEARCH_SEARXNG_ENABLED / VTREE_SEARCH_GITHUB_ENABLED / VTREE_SEARCH_READER_ENABLED, or drop --web-search"
+      })
+    )
+
+/**
+ * The providers `infer` runs with: an LLM is required (the VLM falls back to it); embeddings and OCR
+ * when configured; the Search Hub with --web-search; a call buffer for the run's call log.
+ */
+export const inferProviders = (webSearch: boolean) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const config = yield* loadProvidersConfig
+    if (Option.isNone(config.llm) || Option.isNone(config.vlm)) {
+      return yield* new InferError({ reason: "BadOption", message: `no LLM configured — ${configurationHelp}` })
+    }
+    // Layer's output is contravariant, so an optional service widens to Layer<never> when absent.
+    const optional: ReadonlyArray<Layer.Layer<never, ProviderError | ConfigurationError | InferError, FileSystem.FileSystem>> = [
+      ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layerConfig)),
+      ...Option.toArray(Option.map(config.ocr, ocrLayer)),
+      ...(webSearch ? [Layer.effect(WebSearch, Effect.flatMap(SearchHub, enabledHub)).pipe(Layer.provide(searchHub))] : [])
+    ]
+    return Layer.mergeAll(
+      OpenAiLlm.layerConfig(config.llm.value),
+      OpenAiVlm.layerConfig(config.vlm.value),
+      MemoryCallBuffer.layer,
+      ...optional,
+      Layer.succeed(ProvidersSummary, providersSummary(config))
+    )
+  }))
+
+// ---- `build` -----------------------------------------------------------------------------------------
+
+/** The models a build's checkpoints are keyed by: the vision model and the text (tool) model. */
+export class BuildModels extends Context.Tag("vtree/cli/BuildModels")<BuildModels, { readonly vlm: string; readonly llm: string }>() {}
+
+const badBuildOption = (error: { readonly message: string }) => new BuildError({ reason: "BadOption", message: error.message })
+
+/**
+ * The models `build` calls, their per-provider cap set to --concurrency: the LLM and VLM (required),
+ * embeddings when configured, speech to text (VTREE_ASR_*) for videos without subtitles. Only the roles
+ * a build uses are read: a broken OCR setting must not stop it.
+ */
+export const buildProviders = (concurrency: number) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm, embedding: loadRoleConfigs.embedding }).pipe(
+      Effect.mapError(badBuildOption)
+    )
+    if (Option.isNone(config.llm) || Option.isNone(config.vlm)) {
+      return yield* new BuildError({
+        reason: "BadOption",
+        message: `no model configured — ${configurationHelp} (VTREE_VLM_MODEL names the vision model that writes the cards)`
+      })
+    }
+    const capped = (reliability: ReliabilityConfig) => ({ ...reliability, concurrency })
+    const llm = { ...config.llm.value, reliability: capped(config.llm.value.reliability) }
+    const vlm = { ...config.vlm.value, reliability: capped(config.vlm.value.reliability) }
+    const embedding = Option.map(config.embedding, (e) => OpenAiEmbedding.layerConfig({ ...e, reliability: capped(e.reliability) }))
+    const asr = yield* Effect.mapError(loadAsrConfig, badBuildOption)
+    return Layer.mergeAll(
+      OpenAiLlm.layerConfig(llm),
+      OpenAiVlm.layerConfig(vlm),
+      Layer.succeed(BuildModels, { vlm: vlm.endpoint.model, llm: llm.tool.model }),
+      ...Option.toArray(embedding),
+      ...Option.toArray(Option.map(asr, OpenAiSpeech.layerConfig))
+    )
+  }))
+
+const noCall = Effect.dieMessage("a dry run makes no model call")
+
+/**
+ * `build --dry-run` plans and calls nothing, so it needs no model configured: model ports that are
+ * never called (reaching one is a bug), and no model names.
+ */
+export const dryRunProviders = Layer.mergeAll(
+  Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => noCall })),
+  Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => noCall })),
+  Layer.succeed(BuildModels, { vlm: "-", llm: "-" })
+)

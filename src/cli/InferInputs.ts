@@ -1,0 +1,129 @@
+import * as Path from "@effect/platform/Path"
+import { Console, Context, Effect, Layer, Option } from "effect"
+import type { Question } from "../domain/Question.js"
+import { checkTrees, InferError } from "../programs/harness/Infer.js"
+import { questionsSha256, type SelectionInput } from "../programs/harness/RunSelection.js"
+import type { PromptManager } from "../programs/prompts/PromptManager.js"
+import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
+import { loadQuestions } from "../programs/questions/QuestionLoader.js"
+import { selectQuestions, splitList } from "../programs/questions/QuestionSelection.js"
+import { checkQuestionIds } from "../programs/tree/TreePreflight.js"
+import { RunStore, type RunSelection } from "../services/RunStore.js"
+import { type InferArgs, resuming } from "./InferOptions.js"
+
+/** What `infer` reads and checks before the run store opens: the selected questions and the prompt pack. */
+export class InferInputs extends Context.Tag("vtree/cli/InferInputs")<InferInputs, {
+  readonly questions: ReadonlyArray<Question>
+  readonly prompts: PromptManager
+  /** Stored with the run; a resumed run must ask the same. */
+  readonly selection: SelectionInput
+  /** --questions as given (or as the resumed run stored it). */
+  readonly questionsPath: string
+}>() {}
+
+/** The question file and filters a run asks; on --resume, each defaults to the run's stored one. */
+interface SelectionArgs {
+  readonly questions: string
+  readonly videoIds: ReadonlyArray<string> | null
+  readonly questionIds: ReadonlyArray<string> | null
+  readonly taskTypes: ReadonlyArray<string> | null
+  readonly nSamples: number | null
+}
+
+const selectOrFail = (all: ReadonlyArray<Question>, args: SelectionArgs) =>
+  Effect.gen(function*() {
+    const selection = selectQuestions(all, {
+      videoIds: args.videoIds ?? undefined,
+      questionIds: args.questionIds ?? undefined,
+      taskTypes: args.taskTypes ?? undefined,
+      nSamples: args.nSamples ?? undefined
+    })
+    const { unmatched } = selection
+    const notes = [
+      unmatched.videoIds.length > 0 ? `--video-ids ${unmatched.videoIds.join(",")}` : undefined,
+      unmatched.questionIds.length > 0 ? `--question-ids ${unmatched.questionIds.join(",")}` : undefined,
+      unmatched.taskTypes.length > 0 ? `--task-types ${unmatched.taskTypes.join(",")}` : undefined
+    ].filter((note) => note !== undefined)
+    if (selection.questions.length === 0) {
+      return yield* new InferError({
+        reason: "NoQuestions",
+        message: `no question matches the filters${notes.length > 0 ? ` (nothing for ${notes.join("; ")})` : ""} — ` +
+          `check the ids and task types against the question file`
+      })
+    }
+    if (notes.length > 0) yield* Console.error(`vtree: warning: these match no question: ${notes.join("; ")}`)
+    return selection.questions
+  })
+
+/**
+ * The selection flags as given, each falling back to the resumed run's stored one: `--resume` alone
+ * asks the run's own question set; a flag that differs from it is refused by runBenchmark.
+ */
+const selectionArgs = (args: InferArgs, stored: RunSelection | null) =>
+  Effect.gen(function*() {
+    const listOption = (value: Option.Option<string>, fallback: ReadonlyArray<string> | null | undefined) =>
+      Option.match(value, { onNone: () => fallback ?? null, onSome: splitList })
+    const questionsPath = Option.getOrUndefined(args.questions) ?? stored?.questionsPath
+    if (questionsPath === undefined) {
+      return yield* new InferError({
+        reason: "BadOption",
+        message: resuming(args)
+          ? "--resume: this run was started before vtree stored its question set — pass --questions (and the same filters) again"
+          : "--questions is required: a folder of <videoID>.json files or a Video-MME .json / .jsonl file"
+      })
+    }
+    const selection: SelectionArgs = {
+      questions: questionsPath,
+      videoIds: listOption(args.videoIds, stored?.videoIds),
+      questionIds: listOption(args.questionIds, stored?.questionIds),
+      taskTypes: listOption(args.taskTypes, stored?.taskTypes),
+      nSamples: Option.getOrUndefined(args.nSamples) ?? stored?.nSamples ?? null
+    }
+    return selection
+  })
+
+/** The run --resume continues (--run-id's, or the latest) and the question set stored with it. */
+export const storedSelection = (args: InferArgs) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const run = Option.isSome(args.runId) ? yield* store.getRun(args.runId.value) : Option.fromNullable((yield* store.listRuns)[0])
+    if (Option.isNone(run)) {
+      return yield* new InferError({
+        reason: "NothingToResume",
+        message: Option.isSome(args.runId)
+          ? `--resume: no run "${args.runId.value}" in ${args.db} — check --run-id (\`vtree report\` shows the latest run)`
+          : `--resume: ${args.db} holds no run to resume — start one without --resume`
+      })
+    }
+    return run.value.selection ?? null
+  })
+
+export const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<RunSelection | null, E, R>) =>
+  Layer.effect(
+    InferInputs,
+    Effect.gen(function*() {
+      const given = yield* selectionArgs(args, yield* stored)
+      const questions = yield* selectOrFail(yield* loadQuestions(given.questions), given)
+      const path = yield* Path.Path
+      const questionsPath = path.resolve(given.questions)
+      const sha256 = yield* questionsSha256(questionsPath).pipe(
+        Effect.mapError((error) =>
+          new InferError({ reason: "BadOption", message: `--questions ${given.questions}: cannot read it (${error.message}) — check the path` })
+        )
+      )
+      const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
+      // runBenchmark checks again (it is library API too); checking here first means a bad --trees never
+      // opens, or creates, the database. One exists() per video: cheap to do twice.
+      yield* checkQuestionIds(questions)
+      yield* checkTrees(args.trees, questions)
+      const selection: SelectionInput = {
+        questionsPath,
+        questionsSha256: sha256,
+        videoIds: given.videoIds,
+        questionIds: given.questionIds,
+        taskTypes: given.taskTypes,
+        nSamples: given.nSamples
+      }
+      return { questions, prompts, selection, questionsPath: given.questions }
+    })
+  )

@@ -1,0 +1,102 @@
+import { type Command, Options } from "@effect/cli"
+import { defaultConcurrency } from "../programs/harness/Infer.js"
+import { dbOption, optionalText, promptOptions, wholeNumber, withShownDefault } from "./CliOptions.js"
+
+// The flags of `vtree infer`; what they do in full is in the README ("Usage").
+
+const trees = Options.text("trees").pipe(
+  Options.withDescription("Folder holding one <videoID>/tree.json per video")
+)
+const questions = optionalText(
+  "questions",
+  "A folder of <videoID>.json question files, or a Video-MME .json / .jsonl file (required unless --resume: a resumed run asks its own)"
+)
+const db = dbOption("Where the run is written (an SQLite file is created when missing)")
+const runId = optionalText(
+  "run-id",
+  "Run id (default: run-<start time>-<random>); with --resume, the run to continue. On a PostgreSQL --db, every " +
+    "infer started with the same id (on any machine) is a worker of that one run"
+)
+const concurrency = wholeNumber("concurrency", 1).pipe(
+  Options.withDescription("Questions answered at once"),
+  withShownDefault(defaultConcurrency)
+)
+const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
+  prompts: "Prompt pack folder, or en / zh for a packaged pack (default: en)",
+  skillMode: "auto: the skill for the task type; manual: a skill catalog plus read_skill; none: no skills",
+  maxSteps: "Tool steps per question before it ends as budget_exceeded",
+  webSearch: "Give the agent external_search / external_read (configure with VTREE_SEARCH_*)"
+})
+const nSamples = wholeNumber("n-samples", 1).pipe(
+  Options.withDescription("Only the first N selected questions, in file order"),
+  Options.optional
+)
+const videoIds = optionalText("video-ids", "Comma-separated video ids to keep")
+const questionIds = optionalText("question-ids", "Comma-separated question ids to keep")
+const taskTypes = optionalText("task-types", "Comma-separated task types to keep, e.g. \"Counting Problem,OCR Problems\"")
+const resume = Options.boolean("resume").pipe(
+  Options.withDescription("Continue a run, skipping the questions it saved: --run-id's, or the latest run in --db")
+)
+const takeover = Options.boolean("takeover").pipe(
+  Options.withDescription(
+    "Take over a run whose owner died (lease expired; `vtree report` shows it stale); implies --resume. Not needed on PostgreSQL, where workers share a run"
+  )
+)
+const retryErrors = Options.boolean("retry-errors").pipe(
+  Options.withDescription("With --resume: also ask again the questions that ended with stop reason error (e.g. after an outage)")
+)
+// On by default, so the flag that appears in help is the one that changes something.
+const verifyVision = Options.boolean("no-verify-vision", { ifPresent: false, negationNames: ["verify-vision"] }).pipe(
+  Options.withDescription(
+    "--no-verify-vision: skip the second vision round that checks the first; --verify-vision: run that second, checking vision round (the default)"
+  )
+)
+const anchor = Options.boolean("anchor").pipe(
+  Options.withDescription("Anchor mode: node text numbered [c1]/[s1], the model cites anchors (see --anchor-mode)")
+)
+const anchorMode = Options.choice("anchor-mode", ["ids", "quote"]).pipe(
+  Options.withDescription("With --anchor: ids keeps the model's text; quote also expands each anchor to its line"),
+  withShownDefault("quote")
+)
+
+const protocol = Options.choice("protocol", ["json", "tools"]).pipe(
+  Options.withDescription("How the agent calls tools: json (one JSON object per reply, any model) or tools (the endpoint's native function calling)"),
+  withShownDefault("json")
+)
+const maxCost = Options.float("max-cost").pipe(
+  Options.withDescription(
+    "Stop starting questions once spent + in-flight estimate would pass this many USD (run ends budget_stopped; --resume with a higher cap continues). Needs prices"
+  ),
+  Options.optional
+)
+const prices = optionalText("prices", "Prices file for cost and --max-cost (format: see `vtree report --help`)")
+
+export const options = {
+  trees,
+  questions,
+  db,
+  runId,
+  concurrency,
+  maxSteps,
+  skillMode,
+  prompts,
+  nSamples,
+  videoIds,
+  questionIds,
+  taskTypes,
+  resume,
+  takeover,
+  retryErrors,
+  verifyVision,
+  anchor,
+  anchorMode,
+  webSearch,
+  protocol,
+  maxCost,
+  prices
+}
+
+export type InferArgs = Command.Command.ParseConfig<typeof options>
+
+/** --takeover implies --resume. */
+export const resuming = (args: InferArgs): boolean => args.resume || args.takeover

@@ -24,7 +24,7 @@ import { loadQuestions } from "../programs/questions/QuestionLoader.js"
 import { selectQuestions, splitList } from "../programs/questions/QuestionSelection.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
-import { makeWebTools, type WebToolsHub } from "../programs/tools/WebTools.js"
+import { makeWebTools } from "../programs/tools/WebTools.js"
 import { RunStore, type RunSelection } from "../services/RunStore.js"
 import { questionsSha256, type SelectionInput } from "../programs/harness/RunSelection.js"
 import { optionalText, promptOptions, wholeNumber, withShownDefault } from "./CliOptions.js"
@@ -173,9 +173,6 @@ export const providersSummary = (config: ProvidersConfig) => ({
 /** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
 class ProvidersSummary extends Context.Tag("vtree/cli/ProvidersSummary")<ProvidersSummary, ReturnType<typeof providersSummary>>() {}
 
-/** The agent's web tools, present only with --web-search. */
-class WebSearch extends Context.Tag("vtree/cli/WebSearch")<WebSearch, WebToolsHub>() {}
-
 /** What `infer` reads and checks before the run store opens: the selected questions and the prompt pack. */
 class InferInputs extends Context.Tag("vtree/cli/InferInputs")<InferInputs, {
   readonly questions: ReadonlyArray<Question>
@@ -186,16 +183,17 @@ class InferInputs extends Context.Tag("vtree/cli/InferInputs")<InferInputs, {
   readonly questionsPath: string
 }>() {}
 
-const enabledHub = (hub: SearchHub) =>
+/** --web-search with every search capability off is a mistake to report, not an agent without tools. */
+const requireEnabledHub = Effect.flatMap(SearchHub, (hub) =>
   hub.enabled
-    ? Effect.succeed<WebToolsHub>(hub)
+    ? Effect.void
     : Effect.fail(
       new InferError({
         reason: "BadOption",
         message: "--web-search: no search capability is enabled — set VTREE_SEARCH_ENABLED=true and " +
           "VTREE_SEARCH_SEARXNG_ENABLED / VTREE_SEARCH_GITHUB_ENABLED / VTREE_SEARCH_READER_ENABLED, or drop --web-search"
       })
-    )
+    ))
 
 /** The model providers the environment configures; an LLM is required (the VLM falls back to it). */
 const providersLayer = (webSearch: boolean) =>
@@ -208,7 +206,8 @@ const providersLayer = (webSearch: boolean) =>
     const optional: ReadonlyArray<Layer.Layer<never, ProviderError | ConfigError.ConfigError | InferError, FileSystem.FileSystem>> = [
       ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layerConfig)),
       ...Option.toArray(Option.map(config.ocr, ocrLayer)),
-      ...(webSearch ? [Layer.effect(WebSearch, Effect.flatMap(SearchHub, enabledHub)).pipe(Layer.provide(SearchHubLive))] : [])
+      // The agent's web tools: the Search Hub, present only with --web-search.
+      ...(webSearch ? [Layer.effectDiscard(requireEnabledHub).pipe(Layer.provideMerge(SearchHubLive))] : [])
     ]
     return Layer.mergeAll(
       OpenAiLlm.layerConfig(config.llm.value),
@@ -355,7 +354,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const { prompts, questions, questionsPath, selection } = yield* InferInputs
     const retrySchedule = yield* stepRetrySchedule
     const leaseMs = yield* leaseMsSetting
-    const webHub = yield* Effect.serviceOption(WebSearch)
+    const webHub = yield* Effect.serviceOption(SearchHub)
     const stderr = process.stderr
     const progress = yield* makeProgress({ write: (text) => stderr.write(text), isTTY: stderr.isTTY === true, columns: stderr.columns ?? 80 })
     let started: string | undefined

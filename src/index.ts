@@ -74,13 +74,14 @@ export { type BuildEstimate, type BuildParameters, defaultParameters as defaultB
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"
-export { checkQuestionIds, decodeTrees, UnsafeIdError } from "./programs/tree/TreePreflight.js"
+export { checkQuestionIds, decodeTrees, UnsafeIdError, UnsafeIdErrorReason } from "./programs/tree/TreePreflight.js"
 export type { TreeEnvironment } from "./programs/tree/TreeEnvironment.js"
 export { loadPromptManager, packagedPacks, packagedPromptsDir, resolvePromptsDir } from "./programs/prompts/PromptPack.js"
 export {
   type Labels,
   type PromptManager,
   PromptPackError,
+  PromptPackErrorReason,
   type Skill,
   type SkillMode,
   type SystemPromptOptions,
@@ -94,7 +95,8 @@ export {
   makeDispatcher,
   type Submission,
   type ToolResult,
-  UnknownTool
+  UnknownTool,
+  UnknownToolReason
 } from "./programs/tools/Dispatcher.js"
 export { makeSummaryCache, type SummaryCache } from "./programs/tools/SummaryCache.js"
 export type { AnchorMode, ToolContext } from "./programs/tools/ToolContext.js"
@@ -155,15 +157,17 @@ export { Question, QuestionDuration, QuestionLoadError, VideoMmeTaskTypes } from
 export { decodeQuestions } from "./programs/questions/QuestionDecoder.js"
 export { loadQuestions } from "./programs/questions/QuestionLoader.js"
 export { type QuestionSelection, selectQuestions, splitList } from "./programs/questions/QuestionSelection.js"
-export { FlatTree, NestedTree, TreeDecodeError } from "./domain/Tree.js"
+export { FlatTree, NestedTree, TreeDecodeError, TreeDecodeErrorReason } from "./domain/Tree.js"
 export {
   type AnchoredText,
   type ChildInfo,
   type EntityAppendix,
   type FrameSelection,
   FrameSelectionError,
+  FrameSelectionErrorReason,
   type Level,
   NodeNotFound,
+  NodeNotFoundReason,
   type SearchHit,
   type TreeIndex,
   type TreeNode

@@ -360,7 +360,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
     let started: string | undefined
     const priced = yield* loadPrices(args.prices)
     if (Option.isSome(args.maxCost) && !(args.maxCost.value > 0)) {
-      return yield* new PricesError({ message: `--max-cost ${args.maxCost.value}: expected a positive number of USD` })
+      return yield* new PricesError({ reason: "InvalidMaxCost", message: `--max-cost ${args.maxCost.value}: expected a positive number of USD` })
     }
     const result = yield* runBenchmark({
       prices: priced,

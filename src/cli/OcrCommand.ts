@@ -1,10 +1,14 @@
 import { Args, Command } from "@effect/cli"
-import { Console, Data, Effect, Layer, Option } from "effect"
+import { Console, Effect, Layer, Option, Schema } from "effect"
 import { loadRoleConfigs } from "../config/ProviderConfig.js"
 import { OCRProvider } from "../services/OCRProvider.js"
 import { ocrLayer, ocrSummary } from "./OcrLayer.js"
 
-class OcrOff extends Data.TaggedError("OcrOff")<{ readonly message: string }> {}
+/** `vtree ocr` with OCR switched off by VTREE_OCR=off (the only way to have no engine; the tag says it all). */
+class OcrOff extends Schema.TaggedError<OcrOff>()("OcrOff", {
+  reason: Schema.Literal("Disabled"),
+  message: Schema.String
+}) {}
 
 const frames = Args.file({ name: "FRAME", exists: "yes" }).pipe(
   Args.withDescription("Image files (JPEG or PNG) to read, e.g. a tree's frames/*.jpg"),
@@ -15,7 +19,7 @@ const frames = Args.file({ name: "FRAME", exists: "yes" }).pipe(
 const configuredOcr = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* loadRoleConfigs.ocr
   if (Option.isNone(config)) {
-    return yield* new OcrOff({ message: "OCR is off (VTREE_OCR=off): unset VTREE_OCR or set it to tesseract or monkeyocr" })
+    return yield* new OcrOff({ reason: "Disabled", message: "OCR is off (VTREE_OCR=off): unset VTREE_OCR or set it to tesseract or monkeyocr" })
   }
   yield* Effect.logDebug("ocr engine").pipe(Effect.annotateLogs(ocrSummary(config.value)))
   return ocrLayer(config.value)

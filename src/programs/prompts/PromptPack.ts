@@ -15,6 +15,7 @@ import {
   type Labels,
   type PromptManager,
   PromptPackError,
+  type PromptPackErrorReason,
   type Skill,
   type ToolPromptName,
   toolPromptNames,
@@ -126,7 +127,8 @@ const verifyEnding = /details=[\s\S]*confidence=/
 export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const fail = (file: string, message: string) => Effect.fail(new PromptPackError({ path: file, message: `${file}: ${message}` }))
+  const fail = (reason: PromptPackErrorReason, file: string, message: string) =>
+    Effect.fail(new PromptPackError({ reason, path: file, message: `${file}: ${message}` }))
 
   const isDirectory = (target: string) =>
     fs.stat(target).pipe(
@@ -134,19 +136,19 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
       Effect.orElseSucceed(() => false)
     )
   if (!(yield* isDirectory(dir))) {
-    return yield* fail(dir, "prompt pack folder not found — pass --prompts with a pack folder such as prompts/en")
+    return yield* fail("NotFound", dir, "prompt pack folder not found — pass --prompts with a pack folder such as prompts/en")
   }
 
   const read = (file: string) =>
     fs.readFileString(file).pipe(
       Effect.catchAll((error) =>
         error._tag === "SystemError" && error.reason === "NotFound"
-          ? fail(file, `missing — every pack needs ${path.basename(file)}; copy it from the en pack and adapt it`)
-          : fail(file, `cannot be read (${error.message})`)
+          ? fail("NotFound", file, `missing — every pack needs ${path.basename(file)}; copy it from the en pack and adapt it`)
+          : fail("Unreadable", file, `cannot be read (${error.message})`)
       )
     )
   const check = <A>(file: string, result: Either.Either<A, string>) =>
-    Either.isLeft(result) ? fail(file, result.left) : Effect.succeed(result.right)
+    Either.isLeft(result) ? fail("Invalid", file, result.left) : Effect.succeed(result.right)
 
   const system = yield* read(path.join(dir, "system.md"))
   yield* check(path.join(dir, "system.md"), checkPlaceholders(system, packPlaceholders.system.required, packPlaceholders.system.optional))
@@ -160,7 +162,7 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
   for (const name of agentToolNames) {
     const body = sections.get(name)
     if (body === undefined || body === "") {
-      return yield* fail(toolsFile, `no "## ${name}" section — describe the ${name} tool and its args there`)
+      return yield* fail("Invalid", toolsFile, `no "## ${name}" section — describe the ${name} tool and its args there`)
     }
     yield* check(
       toolsFile,
@@ -172,7 +174,7 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
   }
   const unknownSection = [...sections.keys()].find((name) => !(agentToolNames as ReadonlyArray<string>).includes(name))
   if (unknownSection !== undefined) {
-    return yield* fail(toolsFile, `"## ${unknownSection}" is not a tool — the tools are ${agentToolNames.join(", ")}`)
+    return yield* fail("Invalid", toolsFile, `"## ${unknownSection}" is not a tool — the tools are ${agentToolNames.join(", ")}`)
   }
 
   const labelsFile = path.join(dir, "labels.json")
@@ -184,17 +186,17 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
     const text = yield* read(file)
     yield* check(file, checkPlaceholders(text, toolPromptVariables[name]))
     if (name.endsWith("_verify") && !verifyEnding.test(text)) {
-      return yield* fail(file, "a verify prompt must ask for a final line 'details=…; confidence=0..1' — add it")
+      return yield* fail("Invalid", file, "a verify prompt must ask for a final line 'details=…; confidence=0..1' — add it")
     }
     toolPrompts[name] = text
   }
 
   const skillsDir = path.join(dir, "skills")
   if (!(yield* isDirectory(skillsDir))) {
-    return yield* fail(skillsDir, "missing — every pack needs a skills/ folder of *.md skill files")
+    return yield* fail("NotFound", skillsDir, "missing — every pack needs a skills/ folder of *.md skill files")
   }
   const skillFiles = (yield* fs.readDirectory(skillsDir).pipe(
-    Effect.catchAll((error) => fail(skillsDir, `cannot be read (${error.message})`))
+    Effect.catchAll((error) => fail("Unreadable", skillsDir, `cannot be read (${error.message})`))
   )).filter((name) => name.endsWith(".md")).sort()
   const entries: Array<{ file: string; skill: Skill }> = []
   for (const name of skillFiles) {
@@ -203,7 +205,7 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
     if (skill !== undefined) entries.push({ file, skill })
   }
   const skills = classifySkills(entries)
-  if (Either.isLeft(skills)) return yield* fail(skills.left.file, skills.left.message)
+  if (Either.isLeft(skills)) return yield* fail("Invalid", skills.left.file, skills.left.message)
 
   const manager: PromptManager = makePromptManager({
     dir: path.resolve(dir),

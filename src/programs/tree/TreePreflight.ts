@@ -5,7 +5,12 @@ import { Effect, Schema } from "effect"
 import { readTreeIndex } from "./TreeLoader.js"
 
 /** A videoID or question id that cannot be used: it would name a file outside `--trees`. */
+/** Which id of a question is not a plain name. */
+export const UnsafeIdErrorReason = Schema.Literal("QuestionId", "VideoId")
+export type UnsafeIdErrorReason = typeof UnsafeIdErrorReason.Type
+
 export class UnsafeIdError extends Schema.TaggedError<UnsafeIdError>()("UnsafeIdError", {
+  reason: UnsafeIdErrorReason,
   id: Schema.String,
   message: Schema.String
 }) {}
@@ -30,6 +35,7 @@ export const checkQuestionIds = (
     const idProblem = unsafeIdProblem(question.questionId)
     if (idProblem !== undefined) {
       return Effect.fail(new UnsafeIdError({
+        reason: "QuestionId",
         id: question.questionId,
         message: `question id ${JSON.stringify(question.questionId)} ${idProblem} — ids are names, not paths: fix the question file`
       }))
@@ -37,6 +43,7 @@ export const checkQuestionIds = (
     const videoProblem = unsafeIdProblem(question.videoId)
     if (videoProblem !== undefined) {
       return Effect.fail(new UnsafeIdError({
+        reason: "VideoId",
         id: question.videoId,
         message: `question ${JSON.stringify(question.questionId)}: videoID ${JSON.stringify(question.videoId)} ${videoProblem} — ` +
           "a videoID names one folder under --trees: fix the question file"

@@ -132,9 +132,12 @@ export type FailedEngine = typeof FailedEngine.Type
 /** Whether the same request may succeed later; a blocked URL or a bad request never will. */
 export const isRetryableCode = (code: SearchErrorCode): boolean => retryableCodes.has(code)
 
-/** The expected failure of every Search Hub step; `code` is what callers and clients branch on. */
+/**
+ * The expected failure of every Search Hub step; `reason` is what callers branch on, and what clients
+ * read as the `error.code` of the reply (DESIGN §9).
+ */
 export class SearchError extends Schema.TaggedError<SearchError>()("SearchError", {
-  code: SearchErrorCode,
+  reason: SearchErrorCode,
   message: Schema.String,
   retryAfterMs: Schema.optional(Schema.Number),
   /** Overrides the code's default, e.g. a fetch that failed with HTTP 404 will fail again. */
@@ -165,9 +168,9 @@ export const errorResponse = (requestId: string, error: SearchError, capability?
   status: "error",
   ...(capability === undefined ? {} : { capability }),
   error: {
-    code: error.code,
+    code: error.reason,
     message: error.message,
-    retryable: error.retryable ?? isRetryableCode(error.code),
+    retryable: error.retryable ?? isRetryableCode(error.reason),
     ...(error.retryAfterMs === undefined ? {} : { retry_after_ms: error.retryAfterMs }),
     ...(error.failedEngines === undefined ? {} : { failed_engines: error.failedEngines })
   }
@@ -177,7 +180,7 @@ const decodeWith = <A, I>(schema: Schema.Schema<A, I>, what: string) => {
   const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
   return (input: unknown): Either.Either<A, SearchError> =>
     Either.mapLeft(decode(input), (error) =>
-      new SearchError({ code: "INVALID_REQUEST", message: `${what}: ${decodeIssues(error).map(issueLine).join("; ")} — fix the request and retry` }))
+      new SearchError({ reason: "INVALID_REQUEST", message: `${what}: ${decodeIssues(error).map(issueLine).join("; ")} — fix the request and retry` }))
 }
 
 /** Validates an untrusted search request (from MCP or an agent) into a typed one, or INVALID_REQUEST. */

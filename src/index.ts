@@ -127,7 +127,10 @@ export {
   type CallRole,
   currentCallContext,
   emptyUsage,
+  isQuestionCall,
+  type QuestionRole,
   recordCall,
+  type ReportedCall,
   type RoleUsage,
   type UsageByRole,
   withCallContext

@@ -2,7 +2,10 @@ import { Context, Effect, FiberRef, Option } from "effect"
 import type { ProviderErrorReason } from "../domain/ProviderError.js"
 import type { Usage } from "./LLMProvider.js"
 
-export type CallRole = "agent" | "tool" | "vlm" | "embed" | "ocr"
+/** The roles that answer a question: each question's usage counts them. */
+export type QuestionRole = "agent" | "tool" | "vlm" | "embed" | "ocr"
+/** Every provider role that reports its calls; speech-to-text ("asr") serves the tree builder, never a question. */
+export type CallRole = QuestionRole | "asr"
 
 /** One provider call as its adapter saw it. */
 export interface CallOutcome {
@@ -22,11 +25,22 @@ export interface CallOutcome {
   readonly endpoint?: string
 }
 
-/** One provider call, as stored in `llm_calls`: its outcome and the question and step it served. */
-export interface CallRecord extends CallOutcome {
+/** One provider call as the CallLog receives it: its outcome and the question and step it served. */
+export interface ReportedCall extends CallOutcome {
   readonly questionId: string | null
   readonly parentStep: number | null
 }
+
+/**
+ * One provider call, as stored in `llm_calls`. The table's role column lists the question roles only:
+ * storing speech-to-text calls there needs a migration that widens its CHECK first.
+ */
+export interface CallRecord extends ReportedCall {
+  readonly role: QuestionRole
+}
+
+/** Whether a reported call is one of a question's roles, which `llm_calls` can hold. */
+export const isQuestionCall = (call: ReportedCall): call is CallRecord => call.role !== "asr"
 
 export interface RoleUsage {
   calls: number
@@ -53,7 +67,7 @@ export const addUsage = (slot: RoleUsage, call: Usage): void => {
 }
 
 /** Per-question token accounting, shared by every fiber the question forks. */
-export type UsageByRole = Record<CallRole, RoleUsage>
+export type UsageByRole = Record<QuestionRole, RoleUsage>
 
 export const emptyUsage = (): UsageByRole => ({
   agent: { calls: 0, promptTokens: 0, completionTokens: 0 },
@@ -88,7 +102,7 @@ export const withCallContext =
 export class CallLog extends Context.Tag("vtree/CallLog")<
   CallLog,
   {
-    readonly record: (call: CallRecord) => Effect.Effect<void>
+    readonly record: (call: ReportedCall) => Effect.Effect<void>
   }
 >() {}
 
@@ -98,7 +112,7 @@ export class CallLog extends Context.Tag("vtree/CallLog")<
  */
 export const recordCall = Effect.fnUntraced(function*(outcome: CallOutcome) {
   const context = yield* FiberRef.get(currentCallContext)
-  if (context.usage !== null) {
+  if (context.usage !== null && outcome.role !== "asr") {
     addUsage(context.usage[outcome.role], outcome)
   }
   const log = yield* Effect.serviceOption(CallLog)

@@ -1,7 +1,7 @@
 // Money: prices per role, and what a run's calls cost at them. Pure; the CLI reads the prices from
 // VTREE_<ROLE>_PRICE or a --prices file (parsePriceText / decodePricesFile below) and hands them in.
 import { Either, ParseResult, Schema } from "effect"
-import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
+import { firstDecodeIssue, issueLine, jsonSyntaxProblem } from "../../domain/DecodeIssue.js"
 import type { CallRole } from "../../services/CallLog.js"
 
 /** USD per 1,000,000 tokens. */
@@ -54,20 +54,15 @@ export const parsePriceText = (text: string): Either.Either<Price, string> => {
   )
 }
 
-const decodeFile = Schema.decodeUnknownEither(PricesFile, { errors: "first" })
+const decodeFile = Schema.decodeUnknownEither(Schema.parseJson(PricesFile), { errors: "first" })
 
 /** The prices file's JSON text, decoded; the error reads `<file>: <field>: <problem> — <fix>`. */
-export const decodePricesFile = (file: string, text: string): Either.Either<Prices, string> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return Either.left(`${file}: not JSON — write {"agent": {"input": 0.6, "cachedInput": 0.15, "output": 2.4}, …}`)
-  }
-  return Either.mapLeft(decodeFile(json), (error: ParseResult.ParseError) =>
-    `${file}: ${issueLine(firstDecodeIssue(error))} — give each role as {"input": USD, "cachedInput": USD, "output": USD} per 1M tokens ` +
-    `(roles: ${priceRoles.join(", ")})`)
-}
+export const decodePricesFile = (file: string, text: string): Either.Either<Prices, string> =>
+  Either.mapLeft(decodeFile(text), (error: ParseResult.ParseError) =>
+    jsonSyntaxProblem(error) !== undefined
+      ? `${file}: not JSON — write {"agent": {"input": 0.6, "cachedInput": 0.15, "output": 2.4}, …}`
+      : `${file}: ${issueLine(firstDecodeIssue(error))} — give each role as {"input": USD, "cachedInput": USD, "output": USD} per 1M tokens ` +
+        `(roles: ${priceRoles.join(", ")})`)
 
 /** USD for one call at `price`. Without a cached count, every prompt token is charged at the input price. */
 export const callCost = (call: CostedCall, price: Price): number => {

@@ -8,7 +8,7 @@ import { Effect, Either, Schema } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { packageRoot } from "../../PackageRoot.js"
-import { firstDecodeIssue } from "../../domain/DecodeIssue.js"
+import { firstDecodeIssue, jsonSyntaxProblem } from "../../domain/DecodeIssue.js"
 import {
   type LabelKey,
   labelKeys,
@@ -61,18 +61,14 @@ const LabelsSchema = Schema.Struct(
     readonly [K in LabelKey]: typeof Schema.NonEmptyString
   }
 )
-const decodeLabels = Schema.decodeUnknownEither(LabelsSchema, { onExcessProperty: "error", errors: "all" })
+const decodeLabels = Schema.decodeUnknownEither(Schema.parseJson(LabelsSchema), { onExcessProperty: "error", errors: "all" })
 
 /** Labels from `labels.json` text; Left is a one-line reason without the file name. */
-export const parseLabels = (text: string): Either.Either<Labels, string> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return Either.left(`not valid JSON (${error instanceof Error ? error.message : String(error)})`)
-  }
-  return decodeLabels(json).pipe(
+export const parseLabels = (text: string): Either.Either<Labels, string> =>
+  decodeLabels(text).pipe(
     Either.mapLeft((error) => {
+      const syntax = jsonSyntaxProblem(error)
+      if (syntax !== undefined) return `not valid JSON (${syntax})`
       const issue = firstDecodeIssue(error)
       const label = String(issue.path[0] ?? "")
       switch (issue.tag) {
@@ -97,7 +93,6 @@ export const parseLabels = (text: string): Either.Either<Labels, string> => {
         )
     })
   )
-}
 
 /** Left explains the first placeholder problem of a template. */
 export const checkPlaceholders = (

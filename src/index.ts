@@ -65,13 +65,14 @@ export { type BuildParameters, defaultParameters as defaultBuildParameters } fro
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"
-export { checkQuestionIds, checkRunId, decodeTrees, UnsafeIdError } from "./programs/tree/TreePreflight.js"
+export { checkQuestionIds, checkRunId, decodeTrees, UnsafeIdError, UnsafeIdErrorReason } from "./programs/tree/TreePreflight.js"
 export type { TreeEnvironment } from "./programs/tree/TreeEnvironment.js"
 export { loadPromptManager, packagedPacks, packagedPromptsDir, resolvePromptsDir } from "./programs/prompts/PromptPack.js"
 export {
   type Labels,
   type PromptManager,
   PromptPackError,
+  PromptPackErrorReason,
   type Skill,
   type SkillMode,
   type SystemPromptOptions,
@@ -85,7 +86,8 @@ export {
   makeDispatcher,
   type Submission,
   type ToolResult,
-  UnknownTool
+  UnknownTool,
+  UnknownToolReason
 } from "./programs/tools/Dispatcher.js"
 export { makeSummaryCache, type SummaryCache } from "./programs/tools/SummaryCache.js"
 export type { AnchorMode, ToolContext } from "./programs/tools/ToolContext.js"
@@ -116,7 +118,10 @@ export {
   type CallRole,
   currentCallContext,
   emptyUsage,
+  isQuestionCall,
+  type QuestionRole,
   recordCall,
+  type ReportedCall,
   type RoleUsage,
   type UsageByRole,
   withCallContext
@@ -146,15 +151,17 @@ export { Question, QuestionDuration, QuestionLoadError, VideoMmeTaskTypes } from
 export { decodeQuestions } from "./programs/questions/QuestionDecoder.js"
 export { loadQuestions } from "./programs/questions/QuestionLoader.js"
 export { type QuestionSelection, selectQuestions, splitList } from "./programs/questions/QuestionSelection.js"
-export { FlatTree, NestedTree, TreeDecodeError } from "./domain/Tree.js"
+export { FlatTree, NestedTree, TreeDecodeError, TreeDecodeErrorReason } from "./domain/Tree.js"
 export {
   type AnchoredText,
   type ChildInfo,
   type EntityAppendix,
   type FrameSelection,
   FrameSelectionError,
+  FrameSelectionErrorReason,
   type Level,
   NodeNotFound,
+  NodeNotFoundReason,
   type SearchHit,
   type TreeIndex,
   type TreeNode

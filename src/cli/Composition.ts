@@ -27,7 +27,6 @@ import * as TesseractOcr from "../layers/tesseract/TesseractOcr.js"
 import { BuildError } from "../programs/builder/BuildError.js"
 import { InferError } from "../programs/harness/Infer.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
-import type { WebToolsHub } from "../programs/tools/WebTools.js"
 import { LLMProvider } from "../services/LLMProvider.js"
 import { OCRProvider } from "../services/OCRProvider.js"
 import { VLMProvider } from "../services/VLMProvider.js"
@@ -140,19 +139,17 @@ export const providersSummary = (config: ProvidersConfig) => ({
 /** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
 export class ProvidersSummary extends Context.Tag("vtree/cli/ProvidersSummary")<ProvidersSummary, ReturnType<typeof providersSummary>>() {}
 
-/** The agent's web tools, present only with --web-search. */
-export class WebSearch extends Context.Tag("vtree/cli/WebSearch")<WebSearch, WebToolsHub>() {}
-
-const enabledHub = (hub: SearchHub) =>
+/** --web-search with every search capability off is a mistake to report, not an agent without tools. */
+const requireEnabledHub = Effect.flatMap(SearchHub, (hub) =>
   hub.enabled
-    ? Effect.succeed<WebToolsHub>(hub)
+    ? Effect.void
     : Effect.fail(
       new InferError({
         reason: "BadOption",
         message: "--web-search: no search capability is enabled — set VTREE_SEARCH_ENABLED=true and " +
           "VTREE_SEARCH_SEARXNG_ENABLED / VTREE_SEARCH_GITHUB_ENABLED / VTREE_SEARCH_READER_ENABLED, or drop --web-search"
       })
-    )
+    ))
 
 /**
  * The providers `infer` runs with: an LLM is required (the VLM falls back to it); embeddings and OCR
@@ -168,7 +165,8 @@ export const inferProviders = (webSearch: boolean) =>
     const optional: ReadonlyArray<Layer.Layer<never, ProviderError | ConfigurationError | InferError, FileSystem.FileSystem>> = [
       ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layerConfig)),
       ...Option.toArray(Option.map(config.ocr, ocrLayer)),
-      ...(webSearch ? [Layer.effect(WebSearch, Effect.flatMap(SearchHub, enabledHub)).pipe(Layer.provide(searchHub))] : [])
+      // The agent's web tools: the Search Hub, present only with --web-search.
+      ...(webSearch ? [Layer.effectDiscard(requireEnabledHub).pipe(Layer.provideMerge(searchHub))] : [])
     ]
     return Layer.mergeAll(
       OpenAiLlm.layerConfig(config.llm.value),

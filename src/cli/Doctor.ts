@@ -1,6 +1,6 @@
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
-import { Clock, Console, Data, Duration, Effect, Option } from "effect"
+import { Clock, Console, Duration, Effect, Option, Schema } from "effect"
 import {
   type ConfigurationError,
   configurationHelp,
@@ -31,7 +31,14 @@ export interface DoctorRow {
   readonly detail: string | undefined
 }
 
-export class DoctorFailed extends Data.TaggedError("DoctorFailed")<{ readonly message: string }> {}
+/** Why `vtree doctor` failed: nothing to check, or at least one provider check did not answer "ok". */
+export const DoctorFailedReason = Schema.Literal("NothingConfigured", "ChecksFailed")
+export type DoctorFailedReason = typeof DoctorFailedReason.Type
+
+export class DoctorFailed extends Schema.TaggedError<DoctorFailed>()("DoctorFailed", {
+  reason: DoctorFailedReason,
+  message: Schema.String
+}) {}
 
 // A health check should answer in seconds and say what is wrong, not sit through the run's backoff.
 const checkReliability: ReliabilityConfig = { concurrency: 1, retries: 0 }
@@ -212,13 +219,14 @@ export const doctor = Effect.gen(function*() {
   // The embedded OCR is on by default, so on its own it does not make a configuration worth checking.
   const monkeyOcr = Option.exists(config.ocr, (ocr) => ocr.engine === "monkeyocr")
   const configured = monkeyOcr || [config.llm, config.vlm, config.embedding].some((option: Option.Option<unknown>) => Option.isSome(option))
-  if (!configured && broken.length === 0) return yield* new DoctorFailed({ message: `no provider is configured: ${configurationHelp}` })
+  if (!configured && broken.length === 0) return yield* new DoctorFailed({ reason: "NothingConfigured", message: `no provider is configured: ${configurationHelp}` })
   const rows = [...broken, ...(yield* runChecks(config))]
   const warnings = suspiciousKeys(config)
   yield* Console.log([formatDoctorTable(rows), ...(warnings.length > 0 ? ["", ...warnings] : [])].join("\n"))
   const failed = rows.filter((row) => row.result !== "ok")
   if (failed.length > 0) {
     return yield* new DoctorFailed({
+      reason: "ChecksFailed",
       message: `${failed.length} of ${rows.length} provider checks failed: ${failed.map((row) => `${row.provider} (${row.result})`).join(", ")}`
     })
   }

@@ -10,7 +10,12 @@ import { loadPrices } from "./Prices.js"
 import { runStore } from "./Composition.js"
 
 /** A one-line, user-facing failure of `vtree export`. */
+/** Why `vtree export` wrote nothing: the database holds no run, or the output file cannot be written. */
+export const ExportErrorReason = Schema.Literal("NoRuns", "WriteFailed")
+export type ExportErrorReason = typeof ExportErrorReason.Type
+
 export class ExportError extends Schema.TaggedError<ExportError>()("ExportError", {
+  reason: ExportErrorReason,
   message: Schema.String
 }) {}
 
@@ -32,7 +37,7 @@ export const exportCommand = Command.make("export", { db, runId, format, out, pr
     const store = yield* RunStore
     const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
     if (chosen === undefined) {
-      return yield* new ExportError({ message: `${args.db}: holds no runs yet — run \`vtree infer\` first` })
+      return yield* new ExportError({ reason: "NoRuns", message: `${args.db}: holds no runs yet — run \`vtree infer\` first` })
     }
     const loaded = yield* store.loadRun(chosen, { includeSteps: false })
     const priced = yield* loadPrices(args.prices)

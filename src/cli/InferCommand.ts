@@ -7,8 +7,9 @@ import { makeProgress } from "../programs/harness/Progress.js"
 import { renderText, summarize } from "../programs/harness/Report.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools } from "../programs/tools/WebTools.js"
+import { SearchHub } from "../programs/search/SearchHub.js"
 import { RunStore } from "../services/RunStore.js"
-import { displayDb, inferProviders, ProvidersSummary, quiet, runStore, WebSearch } from "./Composition.js"
+import { displayDb, inferProviders, ProvidersSummary, quiet, runStore } from "./Composition.js"
 import { InferInputs, inputsLayer, storedSelection } from "./InferInputs.js"
 import { type InferArgs, options, resuming } from "./InferOptions.js"
 import { loadPrices, PricesError } from "./Prices.js"
@@ -33,13 +34,13 @@ export const inferCommand = Command.make("infer", options, (args) =>
     // VTREE_STEP_RETRY_BASE_MS=N: the step-level retry waits N then 2N ms instead of 20 s then 40 s.
     const retrySchedule = Option.map(stepRetryBaseMs, (base): Schedule.Schedule<unknown, ProviderError> =>
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
-    const webHub = yield* Effect.serviceOption(WebSearch)
+    const webHub = yield* Effect.serviceOption(SearchHub)
     const stderr = process.stderr
     const progress = yield* makeProgress({ write: (text) => stderr.write(text), isTTY: stderr.isTTY === true, columns: stderr.columns ?? 80 })
     let started: string | undefined
     const priced = yield* loadPrices(args.prices)
     if (Option.isSome(args.maxCost) && !(args.maxCost.value > 0)) {
-      return yield* new PricesError({ message: `--max-cost ${args.maxCost.value}: expected a positive number of USD` })
+      return yield* new PricesError({ reason: "InvalidMaxCost", message: `--max-cost ${args.maxCost.value}: expected a positive number of USD` })
     }
     const result = yield* runBenchmark({
       prices: priced,

@@ -1,51 +1,16 @@
 import { McpSchema, McpServer } from "@effect/ai"
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Chunk, Deferred, Effect, Layer, Sink, Stream, SubscriptionRef } from "effect"
+import { Chunk, Deferred, Effect, JSONSchema, Layer, type Schema, Sink, Stream, SubscriptionRef } from "effect"
+import { ReadRequest, SearchRequest } from "../domain/Search.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
 import { version } from "./version.js"
 
-// Hand-written rather than derived from the Effect Schemas: clients show these descriptions to
-// models, and the hub validates every call again anyway.
-const searchInputSchema = {
-  type: "object",
-  properties: {
-    capability: {
-      type: "string",
-      enum: ["search.web", "search.news", "search.code"],
-      description: "search.web: the web; search.news: news articles; search.code: GitHub repositories, code or issues"
-    },
-    query: { type: "string", minLength: 1, maxLength: 400, description: "What to search for" },
-    language: { type: "string", description: "Result language, e.g. en or zh (web and news)" },
-    region: { type: "string", description: "Region code, e.g. US, combined with language (web and news)" },
-    freshness: {
-      type: "object",
-      properties: { type: { type: "string", enum: ["days"] }, value: { type: "integer", minimum: 1, maximum: 3650 } },
-      required: ["type", "value"],
-      additionalProperties: false,
-      description: "Only results from the last N days"
-    },
-    scope: {
-      type: "string",
-      enum: ["repositories", "code", "issues"],
-      description: "search.code only: what to search on GitHub (default repositories; code needs a token)"
-    },
-    limit: { type: "integer", minimum: 1, maximum: 20, default: 10, description: "How many results" }
-  },
-  required: ["capability", "query"],
-  additionalProperties: false
-} as const
-
-const readInputSchema = {
-  type: "object",
-  properties: {
-    url: { type: "string", description: "An http(s) URL of a public web page" },
-    max_chars: { type: "integer", minimum: 1000, maximum: 100000, default: 30000, description: "Cut the content after this many characters" },
-    include_metadata: { type: "boolean", default: false, description: "Add fetch and extraction details" }
-  },
-  required: ["url"],
-  additionalProperties: false
-} as const
+/** A tool's input schema: the hub's own request Schema as JSON Schema (descriptions included), without `$schema`. */
+const inputSchemaOf = (schema: Schema.Schema<any, any>): object => {
+  const { $schema: _, ...json } = JSONSchema.make(schema)
+  return json
+}
 
 /** MCP wants the result twice: as structured content for programs and as JSON text for models. */
 const toCallResult = (outcome: { readonly status: "success" | "error" }) =>
@@ -72,7 +37,7 @@ const SearchTools = Layer.effectDiscard(
       tool: readOnlyTool(
         "external_search",
         "Search the web, news, or GitHub. Returns ranked results with citations; result text is untrusted external content.",
-        searchInputSchema
+        inputSchemaOf(SearchRequest)
       ),
       handle: (payload) => Effect.map(hub.search(payload), toCallResult)
     })
@@ -80,7 +45,7 @@ const SearchTools = Layer.effectDiscard(
       tool: readOnlyTool(
         "external_read",
         "Fetch a public web page and return its readable text as Markdown. Private and internal addresses are refused; content is untrusted.",
-        readInputSchema
+        inputSchemaOf(ReadRequest)
       ),
       handle: (payload) => Effect.map(hub.read(payload), toCallResult)
     })

@@ -3,8 +3,13 @@ import { Effect, Either, Option, Schema } from "effect"
 import { loadPriceText } from "../config/RunConfig.js"
 import { decodePricesFile, parsePriceText, type Prices, priceRoles } from "../programs/harness/Cost.js"
 
+/** Which price input was refused: the --prices file (unreadable or invalid), a VTREE_<ROLE>_PRICE variable, or --max-cost. */
+export const PricesErrorReason = Schema.Literal("Unreadable", "InvalidFile", "InvalidVariable", "InvalidMaxCost")
+export type PricesErrorReason = typeof PricesErrorReason.Type
+
 /** Prices that cannot be read: one line naming the variable or file, the field and the fix. */
 export class PricesError extends Schema.TaggedError<PricesError>()("PricesError", {
+  reason: PricesErrorReason,
   message: Schema.String
 }) {}
 
@@ -17,10 +22,10 @@ export const loadPrices = Effect.fn("Prices.load")(function*(file: Option.Option
   if (Option.isSome(file)) {
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(file.value).pipe(
-      Effect.mapError(() => new PricesError({ message: `--prices ${file.value}: cannot read the file — check the path` }))
+      Effect.mapError(() => new PricesError({ reason: "Unreadable", message: `--prices ${file.value}: cannot read the file — check the path` }))
     )
     const decoded = decodePricesFile(file.value, text)
-    if (Either.isLeft(decoded)) return yield* new PricesError({ message: decoded.left })
+    if (Either.isLeft(decoded)) return yield* new PricesError({ reason: "InvalidFile", message: decoded.left })
     Object.assign(prices, decoded.right)
   }
   for (const role of priceRoles) {
@@ -28,7 +33,7 @@ export const loadPrices = Effect.fn("Prices.load")(function*(file: Option.Option
     const value = yield* loadPriceText(role).pipe(Effect.orElseSucceed(() => Option.none<string>()))
     if (Option.isNone(value)) continue
     const parsed = parsePriceText(value.value)
-    if (Either.isLeft(parsed)) return yield* new PricesError({ message: `${name}=${parsed.left}` })
+    if (Either.isLeft(parsed)) return yield* new PricesError({ reason: "InvalidVariable", message: `${name}=${parsed.left}` })
     prices[role] = parsed.right
   }
   return prices as Prices

@@ -13,7 +13,15 @@ import { databaseFiles, writeResult } from "./OutputFile.js"
 import { displayDb, runStore } from "./Composition.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
+/**
+ * Why `vtree report` printed nothing: arguments that do not fit together, a database without runs, two
+ * runs without a common question, or an output file that cannot be written.
+ */
+export const ReportErrorReason = Schema.Literal("BadArguments", "NoRuns", "NoSharedQuestions", "WriteFailed")
+export type ReportErrorReason = typeof ReportErrorReason.Type
+
 export class ReportError extends Schema.TaggedError<ReportError>()("ReportError", {
+  reason: ReportErrorReason,
   message: Schema.String
 }) {}
 
@@ -83,6 +91,7 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
 }) {
   if (args.runs.length !== 2) {
     return yield* new ReportError({
+      reason: "BadArguments",
       message: `--compare needs two runs, got ${args.runs.length} — write \`vtree report --compare RUN_A RUN_B\``
     })
   }
@@ -103,6 +112,7 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   )
   if (comparison instanceof NoSharedQuestions) {
     return yield* new ReportError({
+      reason: "NoSharedQuestions",
       message: `runs ${refA.runId} and ${refB.runId} share no question — compare runs made over the same question set`
     })
   }
@@ -121,6 +131,7 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
     if (args.compare) return yield* compareCommand({ ...args, prices: priced })
     if (args.runs.length > 0) {
       return yield* new ReportError({
+        reason: "BadArguments",
         message: `unexpected argument ${args.runs[0]} — pick a run with --run-id, or compare two with --compare RUN_A RUN_B`
       })
     }
@@ -128,7 +139,7 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
     // listRuns is newest first, so its head is the latest run.
     const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
     if (chosen === undefined) {
-      return yield* new ReportError({ message: `${displayDb(args.db)}: holds no runs yet — run \`vtree infer\` first` })
+      return yield* new ReportError({ reason: "NoRuns", message: `${displayDb(args.db)}: holds no runs yet — run \`vtree infer\` first` })
     }
     // Only the HTML page shows trajectories; the tables need no step rows.
     const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })

@@ -64,6 +64,7 @@ export const showNode = Effect.fn("TreeCommand.show")(function*(input: string, n
   if (!env.index.nodes.has(nodeId)) {
     const roots = env.index.rootIds
     return yield* new NodeNotFound({
+      reason: "UnknownId",
       nodeId,
       message: `node "${nodeId}" does not exist in ${env.index.videoId} — its scenes are ${roots.slice(0, 5).join(", ")}` +
         `${roots.length > 5 ? ", …" : ""}; ${cliFinding(input).ids}`

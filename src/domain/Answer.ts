@@ -68,7 +68,10 @@ const wrapper = `[\\s"'\`*_()\\[\\]{}<>:：.,;!。，、-]*`
 const leadingLetter = new RegExp(`^${wrapper}([A-Za-z])(?![A-Za-z0-9])`)
 const loneLetter = new RegExp(`^${wrapper}([A-Za-z])${wrapper}$`)
 
-/** `{"answer": "B"}`-style replies: the value under an answer-like key, when the reply is JSON. */
+/**
+ * `{"answer": "B"}`-style replies: the value under an answer-like key, when the reply is JSON. A lenient
+ * probe of free model text (JSON.parse, any failure: "not this style"), not a decode of a format.
+ */
 const jsonAnswer = (reply: string): string | null => {
   const trimmed = reply.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "")
   if (!trimmed.startsWith("{")) return null

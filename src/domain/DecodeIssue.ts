@@ -33,6 +33,14 @@ export const decodeIssues = (
 export const firstDecodeIssue = (error: ParseResult.ParseError, at: ReadonlyArray<PropertyKey> = []): DecodeIssue =>
   decodeIssues(error, at)[0] ?? { tag: "Type", path: at, field: formatPath(at), message: "invalid value" }
 
+/**
+ * When a `Schema.parseJson(…)` decode failed because the text is not JSON at all: the parser's own
+ * complaint (e.g. `Unexpected token } in JSON at position 9`); undefined when the JSON was read and
+ * a field was wrong.
+ */
+export const jsonSyntaxProblem = (error: ParseResult.ParseError): string | undefined =>
+  error.issue._tag === "Transformation" && error.issue.kind === "Encoded" ? firstDecodeIssue(error).message : undefined
+
 /** `field: message`; a refinement message that already names its field is kept as it is. */
 export const issueLine = (issue: DecodeIssue): string =>
   issue.field === "" || issue.message.startsWith(`${issue.field}:`) ? issue.message : `${issue.field}: ${issue.message}`

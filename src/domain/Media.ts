@@ -55,8 +55,19 @@ export class MediaError extends Schema.TaggedError<MediaError>()("MediaError", {
   message: Schema.String
 }) {}
 
+/** Why a subtitle file was refused. */
+export const SubtitleErrorReason = Schema.Literal(
+  "Unreadable",
+  // a line the WebVTT/SRT parser rejects
+  "Syntax",
+  // text, but not one cue the parser could place
+  "NoCues"
+)
+export type SubtitleErrorReason = typeof SubtitleErrorReason.Type
+
 /** A subtitle file that cannot be read or parsed; `line` is 1-based when the parser knows it. */
 export class SubtitleError extends Schema.TaggedError<SubtitleError>()("SubtitleError", {
+  reason: SubtitleErrorReason,
   path: Schema.String,
   line: Schema.optional(Schema.Number),
   message: Schema.String

@@ -12,39 +12,54 @@ export type Capability = typeof Capability.Type
 export const CodeScope = Schema.Literal("repositories", "code", "issues")
 export type CodeScope = typeof CodeScope.Type
 
-const Trimmed = (field: string, min: number, max: number) =>
+// The requests below are also the MCP tools' input schemas (JSONSchema.make in cli/McpServe.ts): each
+// field's `description` is what clients show to models, and `jsonSchema` states what the trimming
+// transformation hides from the generator.
+const Trimmed = (field: string, min: number, max: number, description: string) =>
   Schema.Trim.pipe(
     Schema.minLength(min, { message: () => `${field}: must not be empty` }),
     Schema.maxLength(max, { message: () => `${field}: at most ${max} characters — shorten it` })
-  )
+  ).annotations({ description, jsonSchema: { type: "string", minLength: min, maxLength: max, description } })
+
+/** A whole number in [min, max]; inline in JSON Schema (no `$ref` to a shared Int), as clients expect. */
+const WholeBetween = (min: number, max: number, message: string, description: string) =>
+  Schema.Number.pipe(Schema.int(), Schema.between(min, max, { message: () => message, title: `${min} to ${max}`, description }))
 
 export const Freshness = Schema.Struct({
   type: Schema.Literal("days"),
-  value: Schema.Int.pipe(Schema.between(1, 3650, { message: () => "freshness.value: whole days between 1 and 3650" }))
+  value: WholeBetween(1, 3650, "freshness.value: whole days between 1 and 3650", "How many days back")
 })
 export type Freshness = typeof Freshness.Type
 
 export const SearchRequest = Schema.Struct({
-  capability: SearchCapability,
-  query: Trimmed("query", 1, 400),
-  language: Schema.optional(Trimmed("language", 2, 35)),
-  region: Schema.optional(Trimmed("region", 2, 35)),
-  freshness: Schema.optional(Freshness),
-  scope: Schema.optional(CodeScope),
+  capability: SearchCapability.annotations({
+    description: "search.web: the web; search.news: news articles; search.code: GitHub repositories, code or issues"
+  }),
+  query: Trimmed("query", 1, 400, "What to search for"),
+  language: Schema.optional(Trimmed("language", 2, 35, "Result language, e.g. en or zh (web and news)")),
+  region: Schema.optional(Trimmed("region", 2, 35, "Region code, e.g. US, combined with language (web and news)")),
+  freshness: Schema.optional(Freshness.annotations({ description: "Only results from the last N days" })),
+  scope: Schema.optional(
+    CodeScope.annotations({ description: "search.code only: what to search on GitHub (default repositories; code needs a token)" })
+  ),
   limit: Schema.optionalWith(
-    Schema.Int.pipe(Schema.between(1, 20, { message: () => "limit: a whole number between 1 and 20" })),
+    WholeBetween(1, 20, "limit: a whole number between 1 and 20", "How many results").annotations({ default: 10 }),
     { default: () => 10 }
   )
 })
 export type SearchRequest = typeof SearchRequest.Type
 
 export const ReadRequest = Schema.Struct({
-  url: Trimmed("url", 1, 4096),
+  url: Trimmed("url", 1, 4096, "An http(s) URL of a public web page"),
   max_chars: Schema.optionalWith(
-    Schema.Int.pipe(Schema.between(1000, 100000, { message: () => "max_chars: a whole number between 1000 and 100000" })),
+    WholeBetween(1000, 100000, "max_chars: a whole number between 1000 and 100000", "Cut the content after this many characters")
+      .annotations({ default: 30000 }),
     { default: () => 30000 }
   ),
-  include_metadata: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  include_metadata: Schema.optionalWith(
+    Schema.Boolean.annotations({ description: "Add fetch and extraction details", default: false }),
+    { default: () => false }
+  )
 })
 export type ReadRequest = typeof ReadRequest.Type
 
@@ -132,9 +147,12 @@ export type FailedEngine = typeof FailedEngine.Type
 /** Whether the same request may succeed later; a blocked URL or a bad request never will. */
 export const isRetryableCode = (code: SearchErrorCode): boolean => retryableCodes.has(code)
 
-/** The expected failure of every Search Hub step; `code` is what callers and clients branch on. */
+/**
+ * The expected failure of every Search Hub step; `reason` is what callers branch on, and what clients
+ * read as the `error.code` of the reply (DESIGN §9).
+ */
 export class SearchError extends Schema.TaggedError<SearchError>()("SearchError", {
-  code: SearchErrorCode,
+  reason: SearchErrorCode,
   message: Schema.String,
   retryAfterMs: Schema.optional(Schema.Number),
   /** Overrides the code's default, e.g. a fetch that failed with HTTP 404 will fail again. */
@@ -165,9 +183,9 @@ export const errorResponse = (requestId: string, error: SearchError, capability?
   status: "error",
   ...(capability === undefined ? {} : { capability }),
   error: {
-    code: error.code,
+    code: error.reason,
     message: error.message,
-    retryable: error.retryable ?? isRetryableCode(error.code),
+    retryable: error.retryable ?? isRetryableCode(error.reason),
     ...(error.retryAfterMs === undefined ? {} : { retry_after_ms: error.retryAfterMs }),
     ...(error.failedEngines === undefined ? {} : { failed_engines: error.failedEngines })
   }
@@ -177,7 +195,7 @@ const decodeWith = <A, I>(schema: Schema.Schema<A, I>, what: string) => {
   const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
   return (input: unknown): Either.Either<A, SearchError> =>
     Either.mapLeft(decode(input), (error) =>
-      new SearchError({ code: "INVALID_REQUEST", message: `${what}: ${decodeIssues(error).map(issueLine).join("; ")} — fix the request and retry` }))
+      new SearchError({ reason: "INVALID_REQUEST", message: `${what}: ${decodeIssues(error).map(issueLine).join("; ")} — fix the request and retry` }))
 }
 
 /** Validates an untrusted search request (from MCP or an agent) into a typed one, or INVALID_REQUEST. */

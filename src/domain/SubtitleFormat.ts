@@ -50,6 +50,7 @@ export const parseSubtitles = Effect.fn("Subtitles.parse")(function*(
   const first = parsed.errors[0]
   if (first !== undefined) {
     return yield* new SubtitleError({
+      reason: "Syntax",
       path: options.path,
       line: first.line,
       message: `${options.path}:${first.line}: ${first.message.replace(/ on line \d+$/, "")} — fix the line or remove the file`
@@ -58,6 +59,7 @@ export const parseSubtitles = Effect.fn("Subtitles.parse")(function*(
   // The parser skips text it cannot place without an error; a file of such text is not subtitles.
   if (parsed.cues.length === 0 && text.trim() !== "" && text.trim() !== "WEBVTT") {
     return yield* new SubtitleError({
+      reason: "NoCues",
       path: options.path,
       line: 1,
       message: `${options.path}:1: no ${format === "vtt" ? "WebVTT" : "SRT"} cue found — check that this is a subtitle file`

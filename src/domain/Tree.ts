@@ -175,15 +175,38 @@ export const NestedTree = Schema.Struct({
   roots: Schema.Array(Schema.Unknown)
 })
 
+/** Why tree.json was refused. */
+export const TreeDecodeErrorReason = Schema.Literal(
+  "NotFound",
+  "Unreadable",
+  // not UTF-8 text
+  "Encoding",
+  // not JSON
+  "Syntax",
+  // JSON.parse would keep the last of two equal keys silently
+  "DuplicateKey",
+  "TooDeep",
+  // JSON, but not a tree: a field, a level, an id or the nesting is wrong
+  "Invalid"
+)
+export type TreeDecodeErrorReason = typeof TreeDecodeErrorReason.Type
+
 /** tree.json could not be read or does not describe a valid tree; `message` is the whole one-line report. */
 export class TreeDecodeError extends Schema.TaggedError<TreeDecodeError>()("TreeDecodeError", {
+  reason: TreeDecodeErrorReason,
   file: Schema.String,
   /** JSON path of the offending value, e.g. `nodes.X_L1_000.level`; empty for file-level problems. */
   path: Schema.String,
   message: Schema.String
 }) {
-  static at(file: string, path: string, problem: string, fix = "fix the file or re-run the builder"): TreeDecodeError {
+  static at(
+    file: string,
+    path: string,
+    problem: string,
+    fix = "fix the file or re-run the builder",
+    reason: TreeDecodeErrorReason = "Invalid"
+  ): TreeDecodeError {
     const where = path === "" ? file : `${file}: ${path}`
-    return new TreeDecodeError({ file, path, message: `${where}: ${problem} — ${fix}` })
+    return new TreeDecodeError({ reason, file, path, message: `${where}: ${problem} — ${fix}` })
   }
 }

@@ -62,12 +62,33 @@ export interface SearchHit {
   readonly timeRange: readonly [number, number]
 }
 
+/** A node id that names no node of this tree (the only way to miss one; the tag says it all). */
+export const NodeNotFoundReason = Schema.Literal("UnknownId")
+export type NodeNotFoundReason = typeof NodeNotFoundReason.Type
+
 export class NodeNotFound extends Schema.TaggedError<NodeNotFound>()("NodeNotFound", {
+  reason: NodeNotFoundReason,
   nodeId: Schema.String,
   message: Schema.String
 }) {}
 
+/** Which of observe_frame's selection rules was broken. */
+export const FrameSelectionErrorReason = Schema.Literal(
+  "NoIds",
+  "UnknownId",
+  // a scene (L1) node has no single frame
+  "SceneNode",
+  "MixedLevels",
+  "TooManyIds",
+  // an event (L2) node without frame (L3) children
+  "NoFrames",
+  // the tree names a frame image that is not on disk
+  "MissingImage"
+)
+export type FrameSelectionErrorReason = typeof FrameSelectionErrorReason.Type
+
 /** observe_frame's selection rules were broken (L1 id, mixed levels, too many ids, missing frame file). */
 export class FrameSelectionError extends Schema.TaggedError<FrameSelectionError>()("FrameSelectionError", {
+  reason: FrameSelectionErrorReason,
   message: Schema.String
 }) {}

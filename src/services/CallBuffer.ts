@@ -8,10 +8,11 @@
 // at every model call.
 import type { Effect as EffectType } from "effect"
 import { Context, Effect, Exit } from "effect"
-import type { CallRecord } from "./CallLog.js"
+import type { CallRecord, ReportedCall } from "./CallLog.js"
 
 export interface CallBufferShape {
-  readonly record: (call: CallRecord) => EffectType.Effect<void>
+  /** Buffers a question role's call; others (speech-to-text, which serves the builder) have no llm_calls row. */
+  readonly record: (call: ReportedCall) => EffectType.Effect<void>
   /** Removes and returns the calls buffered for `questionId`, in the order they were recorded. */
   readonly drain: (questionId: string | null) => EffectType.Effect<ReadonlyArray<CallRecord>>
   /** Calls held across all questions; stays bounded when every question is drained or captured. */

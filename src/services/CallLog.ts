@@ -4,7 +4,10 @@ import { callRoles } from "../domain/RunRecord.js"
 import type { Usage } from "./LLMProvider.js"
 
 export { callRoles }
-export type CallRole = (typeof callRoles)[number]
+/** The roles that answer a question (callRoles): each question's usage counts them, `llm_calls` stores them. */
+export type QuestionRole = (typeof callRoles)[number]
+/** Every provider role that reports its calls; speech-to-text ("asr") serves the tree builder, never a question. */
+export type CallRole = QuestionRole | "asr"
 
 /** One provider call as its adapter saw it. */
 export interface CallOutcome {
@@ -24,11 +27,22 @@ export interface CallOutcome {
   readonly endpoint?: string
 }
 
-/** One provider call, as stored in `llm_calls`: its outcome and the question and step it served. */
-export interface CallRecord extends CallOutcome {
+/** One provider call as the CallLog receives it: its outcome and the question and step it served. */
+export interface ReportedCall extends CallOutcome {
   readonly questionId: string | null
   readonly parentStep: number | null
 }
+
+/**
+ * One provider call, as stored in `llm_calls`. The table's role column lists the question roles only:
+ * storing speech-to-text calls there needs a migration that widens its CHECK first.
+ */
+export interface CallRecord extends ReportedCall {
+  readonly role: QuestionRole
+}
+
+/** Whether a reported call is one of a question's roles, which `llm_calls` can hold. */
+export const isQuestionCall = (call: ReportedCall): call is CallRecord => call.role !== "asr"
 
 export interface RoleUsage {
   calls: number
@@ -55,7 +69,7 @@ export const addUsage = (slot: RoleUsage, call: Usage): void => {
 }
 
 /** Per-question token accounting, shared by every fiber the question forks. */
-export type UsageByRole = Record<CallRole, RoleUsage>
+export type UsageByRole = Record<QuestionRole, RoleUsage>
 
 export const emptyUsage = (): UsageByRole => ({
   agent: { calls: 0, promptTokens: 0, completionTokens: 0 },
@@ -90,7 +104,7 @@ export const withCallContext =
 export class CallLog extends Context.Tag("vtree/CallLog")<
   CallLog,
   {
-    readonly record: (call: CallRecord) => Effect.Effect<void>
+    readonly record: (call: ReportedCall) => Effect.Effect<void>
   }
 >() {}
 
@@ -100,7 +114,7 @@ export class CallLog extends Context.Tag("vtree/CallLog")<
  */
 export const recordCall = Effect.fnUntraced(function*(outcome: CallOutcome) {
   const context = yield* FiberRef.get(currentCallContext)
-  if (context.usage !== null) {
+  if (context.usage !== null && outcome.role !== "asr") {
     addUsage(context.usage[outcome.role], outcome)
   }
   const log = yield* Effect.serviceOption(CallLog)

@@ -137,7 +137,7 @@ export const GithubSearchLive: Layer.Layer<CodeSearch, never, SearchSettings | H
       if (query.scope === "code" && Option.isNone(token)) {
         return yield* Effect.fail(
           new SearchError({
-            code: "INVALID_REQUEST",
+            reason: "INVALID_REQUEST",
             message: "GitHub code search needs a token — set VTREE_SEARCH_GITHUB_TOKEN or search scope repositories/issues"
           })
         )
@@ -174,7 +174,7 @@ export const GithubSearchLive: Layer.Layer<CodeSearch, never, SearchSettings | H
           : undefined
         return yield* Effect.fail(
           new SearchError({
-            code: "PROVIDER_RATE_LIMITED",
+            reason: "PROVIDER_RATE_LIMITED",
             message: `GitHub rate limit reached${after === undefined ? "" : `; retry after ${Math.ceil(after / 1000)} s`}${
               Option.isNone(token) ? " — a token (VTREE_SEARCH_GITHUB_TOKEN) raises the limit" : ""
             }`,
@@ -184,16 +184,16 @@ export const GithubSearchLive: Layer.Layer<CodeSearch, never, SearchSettings | H
       }
       if (response.status === 401) {
         return yield* Effect.fail(
-          new SearchError({ code: "PROVIDER_ERROR", message: "GitHub rejected the token (HTTP 401) — check VTREE_SEARCH_GITHUB_TOKEN" })
+          new SearchError({ reason: "PROVIDER_ERROR", message: "GitHub rejected the token (HTTP 401) — check VTREE_SEARCH_GITHUB_TOKEN" })
         )
       }
       if (response.status === 422) {
         return yield* Effect.fail(
-          new SearchError({ code: "INVALID_REQUEST", message: "GitHub could not process this search query (HTTP 422) — simplify the query" })
+          new SearchError({ reason: "INVALID_REQUEST", message: "GitHub could not process this search query (HTTP 422) — simplify the query" })
         )
       }
       if (response.status < 200 || response.status >= 300) {
-        return yield* Effect.fail(new SearchError({ code: "PROVIDER_ERROR", message: `GitHub answered HTTP ${response.status}` }))
+        return yield* Effect.fail(new SearchError({ reason: "PROVIDER_ERROR", message: `GitHub answered HTTP ${response.status}` }))
       }
       const payload = yield* providerJson("GitHub", response, settings.providerTimeout)
       const parsed = yield* parseGithub(payload, query.scope)

@@ -3,7 +3,7 @@
 // lives with the other adapters; programs see only the ports.
 import { Context, Effect, Layer } from "effect"
 import { CallBuffer, type CallBufferShape } from "../../services/CallBuffer.js"
-import { CallLog, type CallRecord } from "../../services/CallLog.js"
+import { CallLog, type CallRecord, isQuestionCall } from "../../services/CallLog.js"
 
 export const make: Effect.Effect<CallBufferShape> = Effect.sync(() => {
   // Fibers of one runtime never run JavaScript in parallel, so a plain Map needs no lock.
@@ -11,6 +11,7 @@ export const make: Effect.Effect<CallBufferShape> = Effect.sync(() => {
   return CallBuffer.of({
     record: (call) =>
       Effect.sync(() => {
+        if (!isQuestionCall(call)) return
         const list = buffers.get(call.questionId)
         if (list === undefined) buffers.set(call.questionId, [call])
         else list.push(call)

@@ -1,15 +1,15 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Duration, Effect, Either, Layer, Option, ParseResult, Redacted, Schema } from "effect"
-import OpenAI, { toFile } from "openai"
+import { Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { toFile } from "openai"
 import type { AsrConfig } from "../../config/AsrConfig.js"
 import { loadAsrConfig } from "../../config/AsrConfig.js"
-import { ConfigurationError } from "../../config/ProviderConfig.js"
+import { ConfigurationError, type EndpointConfig } from "../../config/ProviderConfig.js"
 import type { SubtitleCue } from "../../domain/Media.js"
 import { ProviderError } from "../../domain/ProviderError.js"
-import { withPolicy } from "../shared/Reliability.js"
 import { SpeechToText } from "../../services/SpeechToText.js"
-import { toProviderError } from "./OpenAiErrors.js"
+import { makeReplicaSet } from "./EndpointPool.js"
+import { makeRoute, sdkRequest, sendReported } from "./OpenAiClient.js"
 
 const provider = "asr"
 
@@ -42,25 +42,21 @@ export const cuesOfReply = (reply: unknown): Either.Either<ReadonlyArray<Subtitl
 const badRequest = (message: string) =>
   new ProviderError({ provider, reason: "BadRequest", message: `${provider}: ${message}` })
 
-/** SpeechToText over the openai SDK's `audio.transcriptions.create`, under the shared reliability policy. */
+/**
+ * SpeechToText over the openai SDK's `audio.transcriptions.create`, on the call path chat and embeddings
+ * share (`sendReported`): the reliability policy, and one call-log entry per transcription (role `asr`).
+ */
 export const make = Effect.fn("OpenAiSpeech.make")(function*(config: AsrConfig) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const client = new OpenAI({
-    baseURL: config.baseUrl,
-    // The SDK insists on a key; self-hosted Whisper servers accept any, so a placeholder stands in.
-    apiKey: Option.match(config.apiKey, { onNone: () => "no-key", onSome: Redacted.value }),
-    // Retries and timeouts are the policy's; the SDK's own timeout sits past ours.
-    maxRetries: 0,
-    timeout: Duration.toMillis(config.timeout) + 5_000
-  })
-  const policy = {
+  const endpoint: EndpointConfig = {
     provider,
-    semaphore: yield* Effect.makeSemaphore(config.reliability.concurrency),
-    timeout: config.timeout,
-    retries: config.reliability.retries
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    model: config.model,
+    timeout: config.timeout
   }
-  const toError = toProviderError(provider, config.apiKey)
+  const route = makeRoute(endpoint, config.reliability, yield* makeReplicaSet(config.reliability.concurrency))
 
   const transcribe = Effect.fn("OpenAiSpeech.transcribe")(function*(audioPath: string) {
     const bytes = yield* fs.readFile(audioPath).pipe(
@@ -72,27 +68,34 @@ export const make = Effect.fn("OpenAiSpeech.make")(function*(config: AsrConfig) 
       )
     }
     const name = path.basename(audioPath)
-    const reply = yield* Effect.tryPromise({
-      try: async (signal) =>
-        client.audio.transcriptions.create(
-          {
-            file: await toFile(bytes, name),
-            model: config.model,
-            response_format: "verbose_json",
-            timestamp_granularities: ["segment"],
-            ...Option.match(config.language, { onNone: () => ({}), onSome: (language) => ({ language }) })
-          },
-          { signal }
-        ),
-      catch: toError
-    }).pipe(withPolicy(policy))
-    return yield* Either.match(cuesOfReply(reply), {
-      onLeft: (problem) =>
-        Effect.fail(
-          new ProviderError({ provider, reason: "BadResponse", message: `${provider}: the transcription reply is not verbose_json (${problem.split("\n")[0]})` })
-        ),
-      onRight: Effect.succeed
-    })
+    // Decoding is part of the call: a reply that is not verbose_json is logged as a failed call.
+    return yield* sendReported(
+      route,
+      "asr",
+      (client) =>
+        sdkRequest(endpoint, async (signal) =>
+          client.audio.transcriptions.create(
+            {
+              file: await toFile(bytes, name),
+              model: config.model,
+              response_format: "verbose_json",
+              timestamp_granularities: ["segment"],
+              ...Option.match(config.language, { onNone: () => ({}), onSome: (language) => ({ language }) })
+            },
+            { signal }
+          )).pipe(
+            Effect.flatMap((reply) =>
+              Either.mapLeft(cuesOfReply(reply), (problem) =>
+                new ProviderError({
+                  provider,
+                  reason: "BadResponse",
+                  message: `${provider}: the transcription reply is not verbose_json (${problem.split("\n")[0]})`
+                }))
+            )
+          ),
+      // Transcription endpoints report no token usage.
+      () => ({ promptTokens: 0, completionTokens: 0 })
+    )
   })
 
   return SpeechToText.of({ model: config.model, maxUploadBytes: config.maxUploadBytes, transcribe })

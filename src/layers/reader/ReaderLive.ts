@@ -32,7 +32,7 @@ export const PageReaderLive: Layer.Layer<PageReader, never, SearchSettings | Dns
           duration: settings.providerTimeout,
           onTimeout: () =>
             new SearchError({
-              code: "PROVIDER_TIMEOUT",
+              reason: "PROVIDER_TIMEOUT",
               message: `the page did not arrive within ${Duration.format(settings.providerTimeout)} — try again or read another page`
             })
         })

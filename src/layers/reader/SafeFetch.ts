@@ -26,9 +26,9 @@ export interface FetchedPage {
   readonly redirects: number
 }
 
-const blocked = (message: string) => new SearchError({ code: "URL_BLOCKED", message })
+const blocked = (message: string) => new SearchError({ reason: "URL_BLOCKED", message })
 const tooLarge = (limit: number) =>
-  new SearchError({ code: "CONTENT_TOO_LARGE", message: `the page is larger than ${limit} bytes (compressed or decompressed) — read a smaller page` })
+  new SearchError({ reason: "CONTENT_TOO_LARGE", message: `the page is larger than ${limit} bytes (compressed or decompressed) — read a smaller page` })
 
 type Pins = Map<string, ReadonlyArray<ResolvedAddress>>
 
@@ -123,10 +123,10 @@ const checkHop = (target: string | URL, options: SafeFetchOptions, pins: Pins) =
     if (pins.has(hostname)) return check.url
     const answers = yield* Effect.tryPromise({
       try: () => options.resolve(hostname),
-      catch: () => new SearchError({ code: "FETCH_FAILED", message: "the host name could not be resolved — check the URL" })
+      catch: () => new SearchError({ reason: "FETCH_FAILED", message: "the host name could not be resolved — check the URL" })
     })
     if (answers.length === 0) {
-      return yield* Effect.fail(new SearchError({ code: "FETCH_FAILED", message: "the host name has no address — check the URL" }))
+      return yield* Effect.fail(new SearchError({ reason: "FETCH_FAILED", message: "the host name has no address — check the URL" }))
     }
     for (const answer of answers) {
       const reason = blockedAddressTextReason(answer.address, options.policy)
@@ -170,7 +170,7 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
               }),
             catch: (error) =>
               new SearchError({
-                code: "FETCH_FAILED",
+                reason: "FETCH_FAILED",
                 message: `the page could not be fetched (${error instanceof Error ? error.message : "connection failed"})`
               })
           })
@@ -184,7 +184,7 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
             try {
               next = new URL(headerText(response.headers.location)!, target)
             } catch {
-              return yield* Effect.fail(new SearchError({ code: "FETCH_FAILED", message: "the page redirected to an invalid URL" }))
+              return yield* Effect.fail(new SearchError({ reason: "FETCH_FAILED", message: "the page redirected to an invalid URL" }))
             }
             next.hash = ""
             if (visited.has(next.href)) return yield* Effect.fail(blocked("URL blocked: redirect loop"))
@@ -196,7 +196,7 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
             discard(response.body)
             return yield* Effect.fail(
               new SearchError({
-                code: "FETCH_FAILED",
+                reason: "FETCH_FAILED",
                 message: `the server answered HTTP ${status}`,
                 retryable: status === 408 || status === 429 || status >= 500
               })
@@ -207,7 +207,7 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
             discard(response.body)
             return yield* Effect.fail(
               new SearchError({
-                code: "UNSUPPORTED_CONTENT_TYPE",
+                reason: "UNSUPPORTED_CONTENT_TYPE",
                 message: `content type ${mimeType === "" ? "(none)" : mimeType} is not readable text (${options.acceptTypes.join(", ")})`
               })
             )
@@ -225,7 +225,7 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
           if (unknown !== undefined) {
             discard(response.body)
             return yield* Effect.fail(
-              new SearchError({ code: "FETCH_FAILED", message: `the server used an unknown content encoding ${unknown}` })
+              new SearchError({ reason: "FETCH_FAILED", message: `the server used an unknown content encoding ${unknown}` })
             )
           }
           const body = yield* Effect.tryPromise({
@@ -233,7 +233,7 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
             catch: (error) =>
               error instanceof TooLarge
                 ? tooLarge(options.maxBodyBytes)
-                : new SearchError({ code: "FETCH_FAILED", message: "the page body could not be read or decompressed" })
+                : new SearchError({ reason: "FETCH_FAILED", message: "the page body could not be read or decompressed" })
           }).pipe(Effect.onInterrupt(() => Effect.sync(() => discard(response.body))))
           return { finalUrl: target.href, status, mimeType, charset, body, redirects: hop }
         }

@@ -47,7 +47,7 @@ const hostOf = (url: string): string => {
  */
 const allEnginesFailed = (failed: ReadonlyArray<FailedEngine>): SearchError =>
   new SearchError({
-    code: "ALL_ENGINES_FAILED",
+    reason: "ALL_ENGINES_FAILED",
     message: `every SearXNG engine failed for this query (${
       failed.map(({ engine, reason }) => `${engine}: ${reason}`).join("; ")
     }) — the empty result says nothing; retry later, or check the engines in SearXNG's settings`,
@@ -96,7 +96,7 @@ export const SearxngSearchLive: Layer.Layer<WebSearch, never, SearchSettings | H
       const base = settings.searxng.baseUrl
       if (base === null) {
         return yield* Effect.fail(
-          new SearchError({ code: "CAPABILITY_DISABLED", message: "web search has no SearXNG URL — set VTREE_SEARCH_SEARXNG_URL" })
+          new SearchError({ reason: "CAPABILITY_DISABLED", message: "web search has no SearXNG URL — set VTREE_SEARCH_SEARXNG_URL" })
         )
       }
       const language = query.language === undefined
@@ -120,7 +120,7 @@ export const SearxngSearchLive: Layer.Layer<WebSearch, never, SearchSettings | H
       if (response.status === 403) {
         return yield* Effect.fail(
           new SearchError({
-            code: "PROVIDER_ERROR",
+            reason: "PROVIDER_ERROR",
             message: "SearXNG refused the JSON format (HTTP 403) — add `json` to search.formats in its settings.yml"
           })
         )
@@ -129,7 +129,7 @@ export const SearxngSearchLive: Layer.Layer<WebSearch, never, SearchSettings | H
         const after = yield* retryAfterMs(response.headers["retry-after"])
         return yield* Effect.fail(
           new SearchError({
-            code: "PROVIDER_RATE_LIMITED",
+            reason: "PROVIDER_RATE_LIMITED",
             message: "SearXNG's limiter refused the request (HTTP 429) — wait, or allow this client in its limiter settings",
             ...(after === undefined ? {} : { retryAfterMs: after })
           })
@@ -137,7 +137,7 @@ export const SearxngSearchLive: Layer.Layer<WebSearch, never, SearchSettings | H
       }
       if (response.status < 200 || response.status >= 300) {
         return yield* Effect.fail(
-          new SearchError({ code: "PROVIDER_ERROR", message: `SearXNG answered HTTP ${response.status}` })
+          new SearchError({ reason: "PROVIDER_ERROR", message: `SearXNG answered HTTP ${response.status}` })
         )
       }
       const payload = yield* providerJson("SearXNG", response, settings.providerTimeout)

@@ -17,12 +17,12 @@ export const providerGet = (
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, SearchError> =>
   client.get(url, { headers: options.headers ?? {}, urlParams: options.urlParams ?? {} }).pipe(
     Effect.mapError(() =>
-      new SearchError({ code: "PROVIDER_ERROR", message: `${provider} could not be reached — check that it is running and its URL is right` })
+      new SearchError({ reason: "PROVIDER_ERROR", message: `${provider} could not be reached — check that it is running and its URL is right` })
     ),
     Effect.timeoutFail({
       duration: options.timeout,
       onTimeout: () =>
-        new SearchError({ code: "PROVIDER_TIMEOUT", message: `${provider} did not answer within ${Duration.format(options.timeout)}` })
+        new SearchError({ reason: "PROVIDER_TIMEOUT", message: `${provider} did not answer within ${Duration.format(options.timeout)}` })
     })
   )
 
@@ -33,10 +33,10 @@ export const providerJson = (
   timeout: Duration.Duration
 ): Effect.Effect<unknown, SearchError> =>
   response.json.pipe(
-    Effect.mapError(() => new SearchError({ code: "PROVIDER_ERROR", message: `${provider} sent a body that is not JSON` })),
+    Effect.mapError(() => new SearchError({ reason: "PROVIDER_ERROR", message: `${provider} sent a body that is not JSON` })),
     Effect.timeoutFail({
       duration: timeout,
-      onTimeout: () => new SearchError({ code: "PROVIDER_TIMEOUT", message: `${provider} did not finish its answer within ${Duration.format(timeout)}` })
+      onTimeout: () => new SearchError({ reason: "PROVIDER_TIMEOUT", message: `${provider} did not finish its answer within ${Duration.format(timeout)}` })
     })
   )
 
@@ -46,7 +46,7 @@ export const decodeReply = <A, I>(provider: string, schema: Schema.Schema<A, I>)
   return (payload: unknown): Either.Either<A, SearchError> =>
     Either.mapLeft(decode(payload), (error) =>
       new SearchError({
-        code: "PROVIDER_ERROR",
+        reason: "PROVIDER_ERROR",
         message: `${provider} sent a reply of another shape (${issueLine(firstDecodeIssue(error))}) — ` +
           `check that its configured URL points at the ${provider} API`
       }))

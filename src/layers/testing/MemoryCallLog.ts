@@ -1,5 +1,5 @@
 import { Effect, Layer, Ref } from "effect"
-import { CallLog, type CallRecord } from "../../services/CallLog.js"
+import { CallLog, type ReportedCall } from "../../services/CallLog.js"
 
 /**
  * A CallLog that keeps every record in memory: for tests, and for runs that do not persist calls.
@@ -7,9 +7,9 @@ import { CallLog, type CallRecord } from "../../services/CallLog.js"
  */
 export class MemoryCallLog extends Effect.Service<MemoryCallLog>()("vtree/MemoryCallLog", {
   effect: Effect.gen(function*() {
-    const records = yield* Ref.make<ReadonlyArray<CallRecord>>([])
+    const records = yield* Ref.make<ReadonlyArray<ReportedCall>>([])
     return {
-      record: (call: CallRecord) => Ref.update(records, (all) => [...all, call]),
+      record: (call: ReportedCall) => Ref.update(records, (all) => [...all, call]),
       /** Every call recorded so far, oldest first. */
       entries: Ref.get(records)
     }

@@ -95,6 +95,9 @@ export const jsonSpans = (text: string): ReadonlyArray<Span> => {
   return spans
 }
 
+// JSON.parse rather than Schema.parseJson: this lenient reader tries many candidate spans of a model's
+// reply (then each again after jsonrepair) and only asks "is this JSON?"; the value found is decoded
+// with the reply Schemas afterwards.
 export const tryParse = (text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false } => {
   try {
     return { ok: true, value: JSON.parse(text) }

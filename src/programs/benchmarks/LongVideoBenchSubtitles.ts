@@ -30,6 +30,7 @@ const cleanText = (text: string): string => text.replace(/<[^>]*>/g, "").replace
 const fail = (path: string, index: number, problem: string) =>
   Either.left(
     new SubtitleError({
+      reason: "Syntax",
       path,
       message: `${path}: index ${index}: ${problem} — write {"timestamp": [start, end], "text"} or {"start": "HH:MM:SS.mmm", "end", "line"}`
     })

@@ -51,7 +51,7 @@ export const sidecarCandidates = (
 const readSubtitleFile = Effect.fn("Subtitles.readFile")(function*(file: string) {
   const fs = yield* FileSystem.FileSystem
   const text = yield* fs.readFileString(file).pipe(
-    Effect.mapError(() => new SubtitleError({ path: file, message: `${file}: cannot read the subtitle file — check the path` }))
+    Effect.mapError(() => new SubtitleError({ reason: "Unreadable", path: file, message: `${file}: cannot read the subtitle file — check the path` }))
   )
   return yield* parseSubtitles(text.replace(/^\uFEFF/, ""), { path: file })
 })

@@ -1,6 +1,7 @@
 // One self-contained HTML page per run: no external assets, one small inline script (sorting, filters,
 // lazy trajectories), so it can be mailed or archived as is. Everything that came from a model, a
 // question file or a tree passes through `escapeHtml`.
+import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
 import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
 import { formatUsd } from "./Cost.js"
@@ -186,10 +187,12 @@ const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Su
  */
 export const packBodies = (bodies: ReadonlyArray<string>): string => gzipSync(JSON.stringify(bodies)).toString("base64")
 
+const decodeBodies = Schema.decodeUnknownSync(Schema.parseJson(Schema.Array(Schema.String)))
+
 /** The bodies `packBodies` packed; for tests and tools that read a saved page. */
 export const unpackBodies = (page: string): ReadonlyArray<string> => {
   const packed = /<script type="application\/gzip" id="bodies">([^<]*)<\/script>/.exec(page)?.[1] ?? ""
-  return packed === "" ? [] : JSON.parse(gunzipSync(Buffer.from(packed, "base64")).toString("utf8")) as ReadonlyArray<string>
+  return packed === "" ? [] : decodeBodies(gunzipSync(Buffer.from(packed, "base64")).toString("utf8"))
 }
 
 export const renderHtml = (input: ReportInput, summary: Summary = summarize(input)): string => {

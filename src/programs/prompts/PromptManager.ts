@@ -75,7 +75,12 @@ export interface UserPromptInput {
   readonly taskType?: string
 }
 
+/** Why a prompt pack was refused: a folder or file is missing or unreadable, or a file breaks the pack's rules. */
+export const PromptPackErrorReason = Schema.Literal("NotFound", "Unreadable", "Invalid")
+export type PromptPackErrorReason = typeof PromptPackErrorReason.Type
+
 export class PromptPackError extends Schema.TaggedError<PromptPackError>()("PromptPackError", {
+  reason: PromptPackErrorReason,
   path: Schema.String,
   message: Schema.String
 }) {}

@@ -8,7 +8,7 @@ import { Effect, Either, Schema } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { packageRoot } from "../../PackageRoot.js"
-import { firstDecodeIssue } from "../../domain/DecodeIssue.js"
+import { firstDecodeIssue, jsonSyntaxProblem } from "../../domain/DecodeIssue.js"
 import { lineColumn, maxJsonDepth, tooDeepAt } from "../../domain/UserJson.js"
 import {
   type LabelKey,
@@ -16,6 +16,7 @@ import {
   type Labels,
   type PromptManager,
   PromptPackError,
+  type PromptPackErrorReason,
   type Skill,
   type ToolPromptName,
   toolPromptNames,
@@ -61,20 +62,16 @@ const LabelsSchema = Schema.Struct(
     readonly [K in LabelKey]: typeof Schema.NonEmptyString
   }
 )
-const decodeLabels = Schema.decodeUnknownEither(LabelsSchema, { onExcessProperty: "error", errors: "all" })
+const decodeLabels = Schema.decodeUnknownEither(Schema.parseJson(LabelsSchema), { onExcessProperty: "error", errors: "all" })
 
 /** Labels from `labels.json` text; Left is a one-line reason without the file name. */
 export const parseLabels = (text: string): Either.Either<Labels, string> => {
   const deep = tooDeepAt(text)
   if (deep !== undefined) return Either.left(`nested more than ${maxJsonDepth} levels deep (${lineColumn(text, deep)}) — fix the file`)
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return Either.left(`not valid JSON (${error instanceof Error ? error.message : String(error)})`)
-  }
-  return decodeLabels(json).pipe(
+  return decodeLabels(text).pipe(
     Either.mapLeft((error) => {
+      const syntax = jsonSyntaxProblem(error)
+      if (syntax !== undefined) return `not valid JSON (${syntax})`
       const issue = firstDecodeIssue(error)
       const label = String(issue.path[0] ?? "")
       switch (issue.tag) {
@@ -129,7 +126,8 @@ const verifyEnding = /details=[\s\S]*confidence=/
 export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const fail = (file: string, message: string) => Effect.fail(new PromptPackError({ path: file, message: `${file}: ${message}` }))
+  const fail = (reason: PromptPackErrorReason, file: string, message: string) =>
+    Effect.fail(new PromptPackError({ reason, path: file, message: `${file}: ${message}` }))
 
   const isDirectory = (target: string) =>
     fs.stat(target).pipe(
@@ -137,19 +135,19 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
       Effect.orElseSucceed(() => false)
     )
   if (!(yield* isDirectory(dir))) {
-    return yield* fail(dir, "prompt pack folder not found — pass --prompts with a pack folder such as prompts/en")
+    return yield* fail("NotFound", dir, "prompt pack folder not found — pass --prompts with a pack folder such as prompts/en")
   }
 
   const read = (file: string) =>
     fs.readFileString(file).pipe(
       Effect.catchAll((error) =>
         error._tag === "SystemError" && error.reason === "NotFound"
-          ? fail(file, `missing — every pack needs ${path.basename(file)}; copy it from the en pack and adapt it`)
-          : fail(file, `cannot be read (${error.message})`)
+          ? fail("NotFound", file, `missing — every pack needs ${path.basename(file)}; copy it from the en pack and adapt it`)
+          : fail("Unreadable", file, `cannot be read (${error.message})`)
       )
     )
   const check = <A>(file: string, result: Either.Either<A, string>) =>
-    Either.isLeft(result) ? fail(file, result.left) : Effect.succeed(result.right)
+    Either.isLeft(result) ? fail("Invalid", file, result.left) : Effect.succeed(result.right)
 
   const system = yield* read(path.join(dir, "system.md"))
   yield* check(path.join(dir, "system.md"), checkPlaceholders(system, packPlaceholders.system.required, packPlaceholders.system.optional))
@@ -163,7 +161,7 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
   for (const name of agentToolNames) {
     const body = sections.get(name)
     if (body === undefined || body === "") {
-      return yield* fail(toolsFile, `no "## ${name}" section — describe the ${name} tool and its args there`)
+      return yield* fail("Invalid", toolsFile, `no "## ${name}" section — describe the ${name} tool and its args there`)
     }
     yield* check(
       toolsFile,
@@ -175,7 +173,7 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
   }
   const unknownSection = [...sections.keys()].find((name) => !(agentToolNames as ReadonlyArray<string>).includes(name))
   if (unknownSection !== undefined) {
-    return yield* fail(toolsFile, `"## ${unknownSection}" is not a tool — the tools are ${agentToolNames.join(", ")}`)
+    return yield* fail("Invalid", toolsFile, `"## ${unknownSection}" is not a tool — the tools are ${agentToolNames.join(", ")}`)
   }
 
   const labelsFile = path.join(dir, "labels.json")
@@ -187,17 +185,17 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
     const text = yield* read(file)
     yield* check(file, checkPlaceholders(text, toolPromptVariables[name]))
     if (name.endsWith("_verify") && !verifyEnding.test(text)) {
-      return yield* fail(file, "a verify prompt must ask for a final line 'details=…; confidence=0..1' — add it")
+      return yield* fail("Invalid", file, "a verify prompt must ask for a final line 'details=…; confidence=0..1' — add it")
     }
     toolPrompts[name] = text
   }
 
   const skillsDir = path.join(dir, "skills")
   if (!(yield* isDirectory(skillsDir))) {
-    return yield* fail(skillsDir, "missing — every pack needs a skills/ folder of *.md skill files")
+    return yield* fail("NotFound", skillsDir, "missing — every pack needs a skills/ folder of *.md skill files")
   }
   const skillFiles = (yield* fs.readDirectory(skillsDir).pipe(
-    Effect.catchAll((error) => fail(skillsDir, `cannot be read (${error.message})`))
+    Effect.catchAll((error) => fail("Unreadable", skillsDir, `cannot be read (${error.message})`))
   )).filter((name) => name.endsWith(".md")).sort()
   const entries: Array<{ file: string; skill: Skill }> = []
   for (const name of skillFiles) {
@@ -206,7 +204,7 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
     if (skill !== undefined) entries.push({ file, skill })
   }
   const skills = classifySkills(entries)
-  if (Either.isLeft(skills)) return yield* fail(skills.left.file, skills.left.message)
+  if (Either.isLeft(skills)) return yield* fail("Invalid", skills.left.file, skills.left.message)
 
   const manager: PromptManager = makePromptManager({
     dir: path.resolve(dir),

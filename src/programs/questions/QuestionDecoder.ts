@@ -206,8 +206,12 @@ const decodeVideoMmeRow = Schema.decodeUnknownEither(VideoMmeRow, { errors: "fir
 
 const stripBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
 
+// The rows are decoded one by one afterwards, so each error can name its line or index.
+const decodeJsonText = Schema.decodeEither(Schema.parseJson())
+
+/** JSON text as a value, or the parser's complaint. */
 const tryParse = (text: string): Either.Either<unknown, string> =>
-  Either.try({ try: () => JSON.parse(text) as unknown, catch: (e) => (e instanceof Error ? e.message : String(e)) })
+  Either.mapLeft(decodeJsonText(text), (error) => firstDecodeIssue(error).message)
 
 // Refused before anything recursive (the decoder, its error formatting) walks a value nested too deep.
 const tooDeep = (file: string, location: string | null, where: string) =>

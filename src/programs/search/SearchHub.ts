@@ -35,10 +35,10 @@ const howToEnable: Record<Capability, string> = {
 }
 
 const disabled = (capability: Capability) =>
-  new SearchError({ code: "CAPABILITY_DISABLED", message: `${capability} is switched off — ${howToEnable[capability]}` })
+  new SearchError({ reason: "CAPABILITY_DISABLED", message: `${capability} is switched off — ${howToEnable[capability]}` })
 
 const unexpected = () =>
-  new SearchError({ code: "PROVIDER_ERROR", message: "an unexpected failure inside the Search Hub — please report it" })
+  new SearchError({ reason: "PROVIDER_ERROR", message: "an unexpected failure inside the Search Hub — please report it" })
 
 const capabilityOf = (input: unknown): Capability | undefined => {
   const value = typeof input === "object" && input !== null ? (input as Record<string, unknown>).capability : undefined
@@ -94,7 +94,7 @@ const requestBudget = (requestTimeout: Duration.Duration) => <A>(effect: Effect.
       duration: requestTimeout,
       onTimeout: () =>
         new SearchError({
-          code: "PROVIDER_TIMEOUT",
+          reason: "PROVIDER_TIMEOUT",
           message: `the request took longer than ${Duration.format(requestTimeout)} — try again or narrow it`
         })
     }),
@@ -106,7 +106,7 @@ const routeTo = (web: SearchPort<WebQuery>, code: SearchPort<CodeQuery>) =>
 (request: SearchRequest): Effect.Effect<{ provider: string; page: ProviderPage }, SearchError> => {
   if (request.capability !== "search.code" && request.scope !== undefined) {
     return Effect.fail(
-      new SearchError({ code: "INVALID_REQUEST", message: "external_search: scope: only search.code takes a scope — remove it" })
+      new SearchError({ reason: "INVALID_REQUEST", message: "external_search: scope: only search.code takes a scope — remove it" })
     )
   }
   const freshnessDays = request.freshness?.value
@@ -178,7 +178,7 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
         capability: capability ?? "unknown",
         provider: providerFor(capability),
         status: outcome._tag === "Right" ? "success" : "error",
-        ...(outcome._tag === "Left" ? { code: outcome.left.code } : {}),
+        ...(outcome._tag === "Left" ? { code: outcome.left.reason } : {}),
         duration_ms: durationMs,
         count: outcome._tag === "Right" ? outcome.right.results.length : 0,
         truncated: false
@@ -218,7 +218,7 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
         capability: "search.read",
         provider: reader.provider,
         status: outcome._tag === "Right" ? "success" : "error",
-        ...(outcome._tag === "Left" ? { code: outcome.left.code } : {}),
+        ...(outcome._tag === "Left" ? { code: outcome.left.reason } : {}),
         duration_ms: (yield* Clock.currentTimeMillis) - started,
         count: outcome._tag === "Right" ? 1 : 0,
         truncated: outcome._tag === "Right" ? outcome.right.truncated : false

@@ -57,7 +57,12 @@ export const toolDefinition = <A, I, R>(name: string, description: string, schem
   return { name, description, parameters }
 }
 
+/** The model named a tool the dispatcher does not offer (the only way to miss one; the tag says it all). */
+export const UnknownToolReason = Schema.Literal("NotOffered")
+export type UnknownToolReason = typeof UnknownToolReason.Type
+
 export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool", {
+  reason: UnknownToolReason,
   tool: Schema.String,
   available: Schema.Array(Schema.String),
   message: Schema.String
@@ -118,6 +123,7 @@ export const makeDispatcher = <R>(tools: ReadonlyArray<AgentTool<R>>): Dispatche
       return tool === undefined
         ? Effect.fail(
           new UnknownTool({
+            reason: "NotOffered",
             tool: action.tool,
             available: toolNames,
             message: `unknown tool "${action.tool}"; available: ${toolNames.join(", ")}`

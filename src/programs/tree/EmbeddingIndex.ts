@@ -1,3 +1,4 @@
+import { Option, Schema } from "effect"
 import { createHash } from "node:crypto"
 
 /**
@@ -81,12 +82,15 @@ export const cacheFileName = (model: string): string => {
 // float32 LE rows. The header repeats everything needed to tell a stale or truncated file.
 const magic = new TextEncoder().encode("VTREEMB1")
 
-interface CacheHeader {
-  readonly model: string
-  readonly textHash: string
-  readonly count: number
-  readonly dimensions: number
-}
+const CacheHeader = Schema.Struct({
+  model: Schema.String,
+  textHash: Schema.String,
+  count: Schema.Number,
+  dimensions: Schema.Int.pipe(Schema.positive())
+})
+type CacheHeader = typeof CacheHeader.Type
+// A header that is not this JSON is a stale or foreign file: the caller rebuilds it, so no message.
+const decodeHeader = Schema.decodeUnknownOption(Schema.parseJson(CacheHeader))
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 
@@ -116,16 +120,10 @@ export const decodeCache = (
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const jsonLength = view.getUint32(magic.length, true)
   if (magic.length + 4 + jsonLength > bytes.length) return undefined
-  let header: Partial<CacheHeader>
-  try {
-    header = JSON.parse(new TextDecoder().decode(bytes.subarray(magic.length + 4, magic.length + 4 + jsonLength)))
-  } catch {
-    return undefined
-  }
-  if (
-    header.model !== expected.model || header.textHash !== expected.textHash || header.count !== expected.count ||
-    typeof header.dimensions !== "number" || !Number.isInteger(header.dimensions) || header.dimensions <= 0
-  ) return undefined
+  const decoded = decodeHeader(new TextDecoder().decode(bytes.subarray(magic.length + 4, magic.length + 4 + jsonLength)))
+  if (Option.isNone(decoded)) return undefined
+  const header = decoded.value
+  if (header.model !== expected.model || header.textHash !== expected.textHash || header.count !== expected.count) return undefined
   const dataStart = Math.ceil((magic.length + 4 + jsonLength) / 4) * 4
   const floats = header.count * header.dimensions
   if (bytes.length !== dataStart + floats * 4) return undefined

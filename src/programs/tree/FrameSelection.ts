@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { FrameSelectionError, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
+import { FrameSelectionError, type FrameSelectionErrorReason, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
 
 export const maxFrameIds = 4
 export const maxEventFrames = 8
@@ -30,7 +30,7 @@ export const agentFinding: IdFinding = {
   children: "view_node lists them"
 }
 
-const fail = (message: string) => Either.left(new FrameSelectionError({ message }))
+const fail = (reason: FrameSelectionErrorReason, message: string) => Either.left(new FrameSelectionError({ reason, message }))
 
 /**
  * The frame nodes observe_frame may look at: 1–4 L3 ids, or exactly one L2 id standing for its L3
@@ -43,37 +43,38 @@ export const selectFrameNodes = (
 ): Either.Either<ReadonlyArray<TreeNode>, FrameSelectionError> => {
   const unique = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ""))]
   if (unique.length === 0) {
-    return fail("no node ids given — pass 1 to 4 frame (L3) ids, or one event (L2) id")
+    return fail("NoIds", "no node ids given — pass 1 to 4 frame (L3) ids, or one event (L2) id")
   }
   const unknown = unique.filter((id) => !index.nodes.has(id))
   if (unknown.length > 0) {
-    return fail(`unknown node id${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")} — ${finding.ids}`)
+    return fail("UnknownId", `unknown node id${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")} — ${finding.ids}`)
   }
   const nodes = unique.map((id) => index.nodes.get(id)!)
   const scenes = nodes.filter((node) => node.level === 1)
   if (scenes.length > 0) {
     return fail(
+      "SceneNode",
       `${scenes.map((node) => node.id).join(", ")} ${scenes.length > 1 ? "are scene (L1) nodes" : "is a scene (L1) node"}, which has no single frame — ` +
         `pass one of its event (L2) children or 1 to 4 frame (L3) ids; ${finding.children}`
     )
   }
   const levels = new Set(nodes.map((node) => node.level))
   if (levels.size > 1) {
-    return fail("mixed event (L2) and frame (L3) ids — pass either 1 to 4 frame (L3) ids or exactly one event (L2) id")
+    return fail("MixedLevels", "mixed event (L2) and frame (L3) ids — pass either 1 to 4 frame (L3) ids or exactly one event (L2) id")
   }
   if (levels.has(2)) {
     if (nodes.length > 1) {
-      return fail(`${nodes.length} event (L2) ids given — pass exactly one event id, or up to 4 frame (L3) ids`)
+      return fail("TooManyIds", `${nodes.length} event (L2) ids given — pass exactly one event id, or up to 4 frame (L3) ids`)
     }
     const event = nodes[0]!
     const frames = event.childrenIds.map((id) => index.nodes.get(id)!)
     if (frames.length === 0) {
-      return fail(`event ${event.id} has no frame (L3) children — choose another event`)
+      return fail("NoFrames", `event ${event.id} has no frame (L3) children — choose another event`)
     }
     return Either.right(evenlySample(frames, maxEventFrames))
   }
   if (nodes.length > maxFrameIds) {
-    return fail(`${nodes.length} frame ids given, at most ${maxFrameIds} — keep the ${maxFrameIds} most relevant, or pass their event (L2) id`)
+    return fail("TooManyIds", `${nodes.length} frame ids given, at most ${maxFrameIds} — keep the ${maxFrameIds} most relevant, or pass their event (L2) id`)
   }
   return Either.right(nodes)
 }

@@ -67,7 +67,8 @@ export const decodeUtf8 = (file: string, bytes: Uint8Array): Either.Either<strin
       file,
       "",
       `not valid UTF-8 at byte ${at.byte} (${at.where})`,
-      "save the file as UTF-8 or re-run the builder"
+      "save the file as UTF-8 or re-run the builder",
+      "Encoding"
     ))
   }
 }
@@ -90,8 +91,8 @@ const shortPath = (path: ReadonlyArray<PropertyKey>): string =>
 const structureProblem = (file: string, text: string): TreeDecodeError | undefined => {
   const scanner = createScanner(text, true)
   const stack: Array<Frame> = []
-  const located = (path: ReadonlyArray<PropertyKey>, problem: string, fix: string) =>
-    TreeDecodeError.at(file, formatPath(path), `${problem} (${lineColumn(text, scanner.getTokenOffset())})`, fix)
+  const duplicateKey = (path: ReadonlyArray<PropertyKey>, problem: string, fix: string) =>
+    TreeDecodeError.at(file, formatPath(path), `${problem} (${lineColumn(text, scanner.getTokenOffset())})`, fix, "DuplicateKey")
   for (let token = scanner.scan(); token !== EOF; token = scanner.scan()) {
     const top = stack[stack.length - 1]
     switch (token) {
@@ -100,6 +101,7 @@ const structureProblem = (file: string, text: string): TreeDecodeError | undefin
         if (stack.length >= maxTreeDepth) {
           const path = framePath(stack)
           return new TreeDecodeError({
+            reason: "TooDeep",
             file,
             path: formatPath(path),
             message: `${file}: ${shortPath(path)}: nested more than ${maxTreeDepth} levels deep ` +
@@ -123,7 +125,7 @@ const structureProblem = (file: string, text: string): TreeDecodeError | undefin
           top.key = key
           top.expectingKey = false
           if (top.keys.has(key)) {
-            return located(framePath(stack), `duplicate key "${key}"`, "keep one of the two; fix the file or re-run the builder")
+            return duplicateKey(framePath(stack), `duplicate key "${key}"`, "keep one of the two; fix the file or re-run the builder")
           }
           top.keys.add(key)
         }
@@ -146,7 +148,7 @@ export const parseTreeJson = (file: string, text: string): Either.Either<unknown
   try {
     json = JSON.parse(text)
   } catch (error) {
-    return Either.left(TreeDecodeError.at(file, "", `not valid JSON (${syntaxProblem(text, error)})`))
+    return Either.left(TreeDecodeError.at(file, "", `not valid JSON (${syntaxProblem(text, error)})`, undefined, "Syntax"))
   }
   const problem = structureProblem(file, text)
   return problem === undefined ? Either.right(json) : Either.left(problem)

@@ -26,8 +26,8 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
   const bytes = yield* fs.readFile(file).pipe(
     Effect.mapError((error) =>
       error._tag === "SystemError" && error.reason === "NotFound"
-        ? TreeDecodeError.at(file, "", "not found", "pass a tree directory holding tree.json, or the tree.json file itself")
-        : TreeDecodeError.at(file, "", `cannot be read (${error.message})`, "check the path and its permissions")
+        ? TreeDecodeError.at(file, "", "not found", "pass a tree directory holding tree.json, or the tree.json file itself", "NotFound")
+        : TreeDecodeError.at(file, "", `cannot be read (${error.message})`, "check the path and its permissions", "Unreadable")
     )
   )
   // infer finds a video's tree as <trees>/<videoID>/tree.json: a tree filed under another name would
@@ -102,7 +102,7 @@ const makeEnvironment = (
     const node = index.nodes.get(id)
     return node !== undefined
       ? Effect.succeed(node)
-      : Effect.fail(new NodeNotFound({ nodeId: id, message: `node "${id}" does not exist in ${index.videoId} — use an id shown by view_node or search_similar` }))
+      : Effect.fail(new NodeNotFound({ reason: "UnknownId", nodeId: id, message: `node "${id}" does not exist in ${index.videoId} — use an id shown by view_node or search_similar` }))
   }
   const withNode = <A>(f: (node: TreeNode) => A) => (id: string) => Effect.map(getNode(id), f)
 
@@ -115,6 +115,7 @@ const makeEnvironment = (
     const missing = nodes.filter((_, i) => !present[i])
     if (missing.length > 0) {
       return yield* new FrameSelectionError({
+        reason: "MissingImage",
         message: `no frame image for ${missing.map((node) => `${node.id} (${frameRelativePath(index, node)})`).join(", ")} — ` +
           "choose other frames, or rely on the text of the node"
       })

@@ -5,8 +5,13 @@ import { Effect, Schema } from "effect"
 import { plainNameProblem } from "../../domain/NameId.js"
 import { readTreeIndex } from "./TreeLoader.js"
 
+/** Which id is not a plain name. */
+export const UnsafeIdErrorReason = Schema.Literal("QuestionId", "VideoId", "RunId")
+export type UnsafeIdErrorReason = typeof UnsafeIdErrorReason.Type
+
 /** A videoID, question id or run id that cannot be used: it would name a file outside `--trees`, or act on a terminal. */
 export class UnsafeIdError extends Schema.TaggedError<UnsafeIdError>()("UnsafeIdError", {
+  reason: UnsafeIdErrorReason,
   id: Schema.String,
   message: Schema.String
 }) {}
@@ -19,6 +24,7 @@ export const checkQuestionIds = (
     const idProblem = plainNameProblem(question.questionId)
     if (idProblem !== undefined) {
       return Effect.fail(new UnsafeIdError({
+        reason: "QuestionId",
         id: question.questionId,
         message: `question id ${JSON.stringify(question.questionId)} ${idProblem} — ids are names, not paths: fix the question file`
       }))
@@ -26,6 +32,7 @@ export const checkQuestionIds = (
     const videoProblem = plainNameProblem(question.videoId)
     if (videoProblem !== undefined) {
       return Effect.fail(new UnsafeIdError({
+        reason: "VideoId",
         id: question.videoId,
         message: `question ${JSON.stringify(question.questionId)}: videoID ${JSON.stringify(question.videoId)} ${videoProblem} — ` +
           "a videoID names one folder under --trees: fix the question file"
@@ -40,7 +47,7 @@ export const checkRunId = (runId: string | undefined): Effect.Effect<void, Unsaf
   const problem = runId === undefined ? undefined : plainNameProblem(runId)
   return problem === undefined
     ? Effect.void
-    : Effect.fail(new UnsafeIdError({ id: runId!, message: `--run-id ${JSON.stringify(runId)} ${problem} — a run id is a plain name: pick another` }))
+    : Effect.fail(new UnsafeIdError({ reason: "RunId", id: runId!, message: `--run-id ${JSON.stringify(runId)} ${problem} — a run id is a plain name: pick another` }))
 }
 
 /**

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type AsrConfig, loadAsrConfig } from "../../../src/config/AsrConfig.js"
 import * as OpenAiSpeech from "../../../src/layers/openai/OpenAiSpeech.js"
+import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 import { SpeechToText } from "../../../src/services/SpeechToText.js"
 import * as Sim from "../../support/openai-sim/index.js"
 
@@ -128,6 +129,52 @@ describe("OpenAiSpeech over openai-sim (real HTTP)", () => {
           assert.isTrue(Either.isLeft(malformed) && malformed.left.reason === "BadResponse")
           assert.strictEqual(sim.requests.length, 2, "neither is retried")
         })
+    ))
+})
+
+describe("OpenAiSpeech on the shared call path", () => {
+  it.live("reports each transcription to the call log: role asr, its model, endpoint, duration and status", () =>
+    withSpeech(
+      { transcriptions: { "whisper-sim": [{ segments: [{ start: 0, end: 1, text: "hi" }] }, { fault: "status", status: 400 }] } },
+      { reliability: { concurrency: 1, retries: 0 } },
+      (sim, dir) =>
+        Effect.gen(function*() {
+          const file = join(dir, "c.wav")
+          writeFileSync(file, wav(1))
+          const speech = yield* SpeechToText
+          yield* speech.transcribe(file)
+          const refused = yield* Effect.either(speech.transcribe(file))
+          assert.isTrue(Either.isLeft(refused) && refused.left.reason === "BadRequest")
+          const calls = yield* (yield* MemoryCallLog).entries
+          assert.deepStrictEqual(
+            calls.map(({ durationMs: _, startedAt: __, ...call }) => call),
+            [
+              {
+                role: "asr",
+                model: "whisper-sim",
+                endpoint: sim.url,
+                promptTokens: 0,
+                completionTokens: 0,
+                status: "ok",
+                errorReason: null,
+                questionId: null,
+                parentStep: null
+              },
+              {
+                role: "asr",
+                model: "whisper-sim",
+                endpoint: sim.url,
+                promptTokens: 0,
+                completionTokens: 0,
+                status: "error",
+                errorReason: "BadRequest",
+                questionId: null,
+                parentStep: null
+              }
+            ]
+          )
+          for (const call of calls) assert.isTrue(call.durationMs >= 0 && call.startedAt > 0)
+        }).pipe(Effect.provide(MemoryCallLog.layer))
     ))
 })
 

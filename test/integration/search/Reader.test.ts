@@ -89,7 +89,7 @@ describe("reader against a local server", () => {
       })
       for (const path of ["/declared", "/chunked", "/bomb"]) {
         const error = yield* Effect.flip(read(`${server.origin}${path}`))
-        assert.strictEqual(error.code, "CONTENT_TOO_LARGE", path)
+        assert.strictEqual(error.reason, "CONTENT_TOO_LARGE", path)
       }
     }).pipe(Effect.provide(readerWith())))
 
@@ -111,10 +111,10 @@ describe("reader against a local server", () => {
     Effect.gen(function*() {
       const server = yield* fixtureServer({ "/logo.png": sendBody(200, Buffer.from([0x89, 0x50, 0x4e, 0x47]), { "content-type": "image/png" }) })
       const error = yield* Effect.flip(read(`${server.origin}/logo.png`))
-      assert.strictEqual(error.code, "UNSUPPORTED_CONTENT_TYPE")
+      assert.strictEqual(error.reason, "UNSUPPORTED_CONTENT_TYPE")
       assert.include(error.message, "image/png")
       const missing = yield* Effect.flip(read(`${server.origin}/missing`))
-      assert.deepStrictEqual([missing.code, missing.retryable], ["FETCH_FAILED", false])
+      assert.deepStrictEqual([missing.reason, missing.retryable], ["FETCH_FAILED", false])
     }).pipe(Effect.provide(readerWith())))
 
   it.scoped("a stalled server ends in PROVIDER_TIMEOUT at the 10 s page budget", () =>
@@ -126,7 +126,7 @@ describe("reader against a local server", () => {
       assert.isNull(yield* Fiber.poll(fiber).pipe(Effect.map((o) => (o._tag === "Some" ? "done" : null))))
       yield* TestClock.adjust("1 millis")
       const error = yield* Fiber.join(fiber)
-      assert.strictEqual(error.code, "PROVIDER_TIMEOUT")
+      assert.strictEqual(error.reason, "PROVIDER_TIMEOUT")
     }).pipe(Effect.provide(readerWith())))
 
   it.scoped("truncates to max_chars and hashes the content stably", () =>
@@ -167,10 +167,10 @@ describe("URL safety while fetching", () => {
         "/a5": redirectTo("http://169.254.169.254/latest/meta-data/")
       })
       const first = yield* Effect.flip(read(`${server.origin}/hop1`))
-      assert.strictEqual(first.code, "URL_BLOCKED")
+      assert.strictEqual(first.reason, "URL_BLOCKED")
       assert.include(first.message, "private")
       const fifth = yield* Effect.flip(read(`${server.origin}/a1`))
-      assert.strictEqual(fifth.code, "URL_BLOCKED")
+      assert.strictEqual(fifth.reason, "URL_BLOCKED")
       assert.include(fifth.message, "link-local")
       // The private targets were never requested: only the fixture's own paths arrived.
       assert.deepStrictEqual(server.requests.map((r) => r.path), ["/hop1", "/a1", "/a2", "/a3", "/a4", "/a5"])
@@ -181,10 +181,10 @@ describe("URL safety while fetching", () => {
       const chain = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`/c${i}`, redirectTo(`/c${i + 1}`)]))
       const server = yield* fixtureServer({ "/loop-a": redirectTo("/loop-b"), "/loop-b": redirectTo("/loop-a"), ...chain })
       const loop = yield* Effect.flip(read(`${server.origin}/loop-a`))
-      assert.strictEqual(loop.code, "URL_BLOCKED")
+      assert.strictEqual(loop.reason, "URL_BLOCKED")
       assert.include(loop.message, "loop")
       const long = yield* Effect.flip(read(`${server.origin}/c0`))
-      assert.strictEqual(long.code, "URL_BLOCKED")
+      assert.strictEqual(long.reason, "URL_BLOCKED")
       assert.include(long.message, "more than 5 redirects")
     }).pipe(Effect.provide(readerWith())))
 
@@ -197,12 +197,12 @@ describe("URL safety while fetching", () => {
       const blocked = yield* Effect.flip(read("http://innocent.example/").pipe(
         Effect.provide(readerWith(async (host) => answers[host] ?? []))
       ))
-      assert.strictEqual(blocked.code, "URL_BLOCKED")
+      assert.strictEqual(blocked.reason, "URL_BLOCKED")
       assert.include(blocked.message, "resolves to a private")
       const mixed = yield* Effect.flip(read("http://mixed.example/").pipe(
         Effect.provide(readerWith(async (host) => answers[host] ?? []))
       ))
-      assert.strictEqual(mixed.code, "URL_BLOCKED")
+      assert.strictEqual(mixed.reason, "URL_BLOCKED")
     }))
 
   it.scoped("pins the checked address: an answer that changes before connect is never used", () =>

@@ -218,6 +218,7 @@ describe("resolveSubtitles", () => {
         assert.isTrue(Either.isLeft(result))
         if (Either.isLeft(result)) {
           assert.strictEqual(result.left._tag, "SubtitleError")
+          assert.strictEqual(result.left._tag === "SubtitleError" ? result.left.reason : undefined, "Syntax")
           assert.match(result.left.message, new RegExp(`^${join(dir, "clip.srt")}:6: `))
         }
       } finally {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
-import { decodeIssues, firstDecodeIssue, formatPath, issueLine, storedRowProblem } from "../../../src/domain/DecodeIssue.js"
+import { decodeIssues, firstDecodeIssue, formatPath, issueLine, jsonSyntaxProblem, storedRowProblem } from "../../../src/domain/DecodeIssue.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -60,5 +60,23 @@ describe("storedRowProblem", () => {
     if (Either.isLeft(decoded)) {
       assert.strictEqual(storedRowProblem(decoded.left).split(": ").slice(0, 2).join(": "), "predictions row run_id=r1 question_id=q2: options_json[0]")
     }
+  })
+})
+
+describe("jsonSyntaxProblem", () => {
+  const decodeText = Schema.decodeUnknownEither(Schema.parseJson(Row), { errors: "first" })
+  const errorOf = (text: string) => Either.match(decodeText(text), { onLeft: (error) => error, onRight: () => assert.fail("expected a failure") })
+
+  it("is the parser's complaint when the text is not JSON, and undefined when a field is wrong", () => {
+    let parserSays = ""
+    try {
+      JSON.parse(`{"id": }`)
+    } catch (error) {
+      parserSays = (error as Error).message
+    }
+    assert.strictEqual(jsonSyntaxProblem(errorOf(`{"id": }`)), parserSays)
+    const wrongField = errorOf(`{"id": 1, "time_range": [0, 1], "query": "a"}`)
+    assert.isUndefined(jsonSyntaxProblem(wrongField))
+    assert.strictEqual(firstDecodeIssue(wrongField).field, "id")
   })
 })

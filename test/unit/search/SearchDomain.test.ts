@@ -17,7 +17,7 @@ describe("search requests", () => {
     const decoded = decodeSearchRequest({ capability: "search.web", query: "x".repeat(401), limit: 50 })
     assert.isTrue(Either.isLeft(decoded))
     if (Either.isLeft(decoded)) {
-      assert.strictEqual(decoded.left.code, "INVALID_REQUEST")
+      assert.strictEqual(decoded.left.reason, "INVALID_REQUEST")
       assert.include(decoded.left.message, "query: at most 400 characters")
       assert.include(decoded.left.message, "limit: a whole number between 1 and 20")
     }
@@ -42,9 +42,9 @@ describe("search requests", () => {
   })
 
   it("error objects say whether a retry can help", () => {
-    const limited = errorResponse("id", new SearchError({ code: "PROVIDER_RATE_LIMITED", message: "m", retryAfterMs: 5000 }))
+    const limited = errorResponse("id", new SearchError({ reason: "PROVIDER_RATE_LIMITED", message: "m", retryAfterMs: 5000 }))
     assert.deepStrictEqual(limited.error, { code: "PROVIDER_RATE_LIMITED", message: "m", retryable: true, retry_after_ms: 5000 })
-    assert.isFalse(errorResponse("id", new SearchError({ code: "URL_BLOCKED", message: "m" })).error.retryable)
+    assert.isFalse(errorResponse("id", new SearchError({ reason: "URL_BLOCKED", message: "m" })).error.retryable)
   })
 })
 
@@ -117,13 +117,13 @@ describe("agent view", () => {
     assert.include(text, "untrusted external content")
     assert.strictEqual(text.split("<<<end_external_content>>>").length, 2)
     assert.isTrue(text.trimEnd().endsWith("<<<end_external_content>>>"))
-    const failed = formatForAgent(errorResponse("r", new SearchError({ code: "URL_BLOCKED", message: "no" })))
+    const failed = formatForAgent(errorResponse("r", new SearchError({ reason: "URL_BLOCKED", message: "no" })))
     assert.isTrue(failed.startsWith("[external URL_BLOCKED] no"))
-    assert.isTrue(formatForAgent(errorResponse("r", new SearchError({ code: "URL_BLOCKED", message: "no" })), "[外部内容]").includes("\n[外部内容]\n"))
+    assert.isTrue(formatForAgent(errorResponse("r", new SearchError({ reason: "URL_BLOCKED", message: "no" })), "[外部内容]").includes("\n[外部内容]\n"))
   })
 
   it("a fetch refused with a client error is not worth retrying", () => {
-    const error = new SearchError({ code: "FETCH_FAILED", message: "HTTP 404", retryable: false })
+    const error = new SearchError({ reason: "FETCH_FAILED", message: "HTTP 404", retryable: false })
     assert.isFalse(errorResponse("r", error).error.retryable)
   })
 })

@@ -226,3 +226,18 @@ describe("strict trees", () => {
     assert.isTrue(Either.isRight(decodeTree(file, inside)))
   })
 })
+
+describe("TreeDecodeError reasons", () => {
+  const reasonOf = (text: string | Uint8Array) => {
+    const result = typeof text === "string" ? decodeTreeText(file, text) : decodeTreeBytes(file, text)
+    return Either.isLeft(result) ? result.left.reason : assert.fail("expected a decode error")
+  }
+
+  it("tells a caller which way the file failed", () => {
+    assert.strictEqual(reasonOf("{ not json"), "Syntax")
+    assert.strictEqual(reasonOf(`{"videoID":"A","videoID":"VID","nodes":{}}`), "DuplicateKey")
+    assert.strictEqual(reasonOf("[".repeat(100) + "]".repeat(100)), "TooDeep")
+    assert.strictEqual(reasonOf(Uint8Array.from([0x7b, 0xff, 0x7d])), "Encoding")
+    assert.strictEqual(reasonOf(JSON.stringify(mutate((nodes) => (nodes.VID_L1_000.level = 7)))), "Invalid")
+  })
+})

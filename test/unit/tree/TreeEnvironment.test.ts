@@ -117,20 +117,23 @@ layer(NodeContext.layer)("resolveFrames", (it) => {
       const { dir } = yield* tempTree({ frames: (id) => id !== "VID_L1_000_L2_000_L3_004" })
       const env = yield* loadTreeEnvironment(dir)
       const reject = (ids: ReadonlyArray<string>) =>
-        Effect.flip(env.resolveFrames(ids)).pipe(Effect.tap((error) => assert.strictEqual(error._tag, "FrameSelectionError")), Effect.map((error) => error.message))
-      assert.include(yield* reject(["VID_L1_000"]), "is a scene (L1) node")
-      assert.include(yield* reject(["VID_L1_000_L2_000", "VID_L1_000_L2_000_L3_000"]), "mixed event (L2) and frame (L3) ids")
-      assert.include(yield* reject(["VID_L1_000_L2_000", "VID_L1_000_L2_001"]), "2 event (L2) ids given")
-      assert.include(yield* reject(["VID_L1_000_L2_000_L3_077", "VID_X"]), "unknown node ids: VID_L1_000_L2_000_L3_077, VID_X")
+        Effect.flip(env.resolveFrames(ids)).pipe(
+          Effect.tap((error) => assert.strictEqual(error._tag, "FrameSelectionError")),
+          Effect.map((error) => `${error.reason}: ${error.message}`)
+        )
+      assert.include(yield* reject(["VID_L1_000"]), "SceneNode: VID_L1_000 is a scene (L1) node")
+      assert.include(yield* reject(["VID_L1_000_L2_000", "VID_L1_000_L2_000_L3_000"]), "MixedLevels: mixed event (L2) and frame (L3) ids")
+      assert.include(yield* reject(["VID_L1_000_L2_000", "VID_L1_000_L2_001"]), "TooManyIds: 2 event (L2) ids given")
+      assert.include(yield* reject(["VID_L1_000_L2_000_L3_077", "VID_X"]), "UnknownId: unknown node ids: VID_L1_000_L2_000_L3_077, VID_X")
       const five = [0, 1, 2, 3, 5].map((i) => `VID_L1_000_L2_001_L3_00${i}`)
-      assert.include(yield* reject(five), "5 frame ids given, at most 4")
-      assert.include(yield* reject([]), "no node ids given")
+      assert.include(yield* reject(five), "TooManyIds: 5 frame ids given, at most 4")
+      assert.include(yield* reject([]), "NoIds: no node ids given")
       assert.include(
         yield* reject(["VID_L1_000_L2_000_L3_004"]),
-        "no frame image for VID_L1_000_L2_000_L3_004 (frames/L1_000_L2_000_L3_004.jpg)"
+        "MissingImage: no frame image for VID_L1_000_L2_000_L3_004 (frames/L1_000_L2_000_L3_004.jpg)"
       )
       // An event sampling over a missing frame fails the same way rather than sending fewer images.
-      assert.include(yield* reject(["VID_L1_000_L2_000"]), "VID_L1_000_L2_000_L3_004")
+      assert.include(yield* reject(["VID_L1_000_L2_000"]), "MissingImage: no frame image for VID_L1_000_L2_000_L3_004")
     }))
 })
 

@@ -11,7 +11,7 @@
  * variables never leak in, as with the spawned CLI's clean environment. stdout is what Console.log and
  * process.stdout.write printed, stderr what Console.error, the logger and process.stderr.write did
  * (the progress lines of infer and build write to process.stderr directly): the process streams are
- * captured while the command runs, so run one command at a time per test file (vitest's default).
+ * captured while the command runs, so calls made together (Promise.all) run one after another.
  */
 import { ConfigProvider, Console, Effect } from "effect"
 import { Console as NodeConsole } from "node:console"
@@ -68,8 +68,21 @@ const capture = (stream: NodeJS.WriteStream, chunks: Array<string>): () => void 
   }
 }
 
-/** Runs `vtree …args` in-process with exactly `env` as its configuration. */
-export const runCli = async (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<CliResult> => {
+export interface RunOptions {
+  /** The working directory for this run (relative paths, the default vtree.db); the test's own otherwise. */
+  readonly cwd?: string
+}
+
+let queue: Promise<unknown> = Promise.resolve()
+
+/** Runs `vtree …args` in-process with exactly `env` as its configuration, after any run still going. */
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, options: RunOptions = {}): Promise<CliResult> => {
+  const result = queue.then(() => runNow(args, env, options))
+  queue = result.catch(() => undefined)
+  return result
+}
+
+const runNow = async (args: ReadonlyArray<string>, env: Record<string, string>, options: RunOptions): Promise<CliResult> => {
   const out: Array<string> = []
   const err: Array<string> = []
   const console = capturingConsole(new NodeConsole({ stdout: sink(out), stderr: sink(err), colorMode: false }))
@@ -77,6 +90,9 @@ export const runCli = async (args: ReadonlyArray<string>, env: Record<string, st
     Effect.withConsole(console),
     Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
   )
+  // vitest runs each test file in its own process (the forks pool), so changing directory is the file's own.
+  const cwd = process.cwd()
+  if (options.cwd !== undefined) process.chdir(options.cwd)
   const restoreOut = capture(process.stdout, out)
   const restoreErr = capture(process.stderr, err)
   try {
@@ -85,5 +101,6 @@ export const runCli = async (args: ReadonlyArray<string>, env: Record<string, st
   } finally {
     restoreOut()
     restoreErr()
+    process.chdir(cwd)
   }
 }

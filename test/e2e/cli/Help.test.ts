@@ -3,6 +3,9 @@ import { defaultMaxSteps } from "../../../src/index.js"
 import { spawnSync } from "node:child_process"
 import { bin } from "../../support/harness/Cli.js"
 
+// The built CLI with stdout piped: one smoke start per command, and no terminal escapes where no
+// terminal is (the process decides that from its own stdout).
+
 const escape = String.fromCharCode(27)
 
 const help = (...args: ReadonlyArray<string>) =>

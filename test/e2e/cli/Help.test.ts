@@ -24,5 +24,5 @@ describe("help text", () => {
     // Defaults are stated, not left as "This setting is optional.".
     expect(infer).toMatch(new RegExp(`--max-steps integer[\\s\\S]*?Default: ${defaultMaxSteps}\\.`))
     expect(infer).toMatch(/--db text[\s\S]*?Default: vtree\.db\./)
-  })
+  }, 120_000)
 })

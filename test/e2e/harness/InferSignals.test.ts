@@ -12,7 +12,7 @@ const { setup } = simRuns(questions)
 describe("vtree infer (built CLI against openai-sim, signals)", () => {
   it("after kill -9 mid-run, --resume answers every question exactly once", async () => {
     const { db, sim } = await setup({ agentDelayMs: 150 })
-    // A short lease, so the dead owner's claim expires within the test (RunOwnership.e2e covers the refusal).
+    // A short lease, so the dead owner's claim expires within the test (test/e2e/harness/RunOwnership.test.ts covers the refusal).
     const lease = { VTREE_LEASE_MS: "1500" }
     const first = start(inferArgs(db, "--concurrency", "1"), simEnv(sim.url, lease))
     await waitUntil(() => countPredictions(db) >= 2)

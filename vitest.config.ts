@@ -1,13 +1,14 @@
-import { configDefaults, defineConfig } from "vitest/config"
+import { defineConfig } from "vitest/config"
 
-// Tests that run the built CLI (`node dist/bin.js`, scripts/demo.ts). Only they need dist/, so only
-// their project builds it; everything else imports src/ directly and starts in seconds.
-const e2e = [
-  "test/**/*.e2e.test.ts",
-  "test/integration/providers/Doctor.test.ts",
-  "test/integration/search/Mcp.test.ts",
-  "test/integration/store/ReportCommand.test.ts"
-]
+// Three projects, chosen by folder, so a new test file lands in its project by where it is put:
+//   unit         test/unit/**         in-process only: no child process, no server (not even openai-sim),
+//                                     no ffmpeg or OCR workers, no build; seconds.
+//   integration  test/integration/**  real servers and programs: PostgreSQL, searx, Chromium, ffmpeg,
+//                                     tesseract, openai-sim over HTTP; the CLI run in-process.
+//   e2e          test/e2e/**          the built CLI (`node dist/bin.js`), where the process is the point.
+// A project's globalSetup runs only when one of its files is selected: `--project unit` starts nothing,
+// and only the e2e project builds dist/.
+const postgres = "test/support/postgres/globalSetup.ts"
 
 export default defineConfig({
   test: {
@@ -16,15 +17,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      { extends: true, test: { name: "integration", include: ["test/integration/**/*.test.ts"], globalSetup: [postgres] } },
       {
         extends: true,
-        test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...e2e] }
-      },
-      {
-        extends: true,
-        // Vitest runs a project's globalSetup only when one of its files is selected, so
-        // `npx vitest run test/unit` never builds.
-        test: { name: "e2e", include: e2e, globalSetup: ["test/support/globalSetup.ts"] }
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], globalSetup: ["test/support/e2e/globalSetup.ts", postgres] }
       }
     ]
   }

@@ -1,8 +1,6 @@
 import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Fiber, Layer, Logger, LogLevel, Option, TestClock } from "effect"
-import { execFile } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
 import { formatDoctorTable, runChecks } from "../../../src/cli/Doctor.js"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
@@ -10,24 +8,13 @@ import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import * as OpenAiSim from "../../support/openai-sim/index.js"
 import type { SimRequest } from "../../support/openai-sim/index.js"
 import * as OcrSim from "../../support/ocr-sim/index.js"
+import { runCli } from "../../support/cli/InProcess.js"
 import { sleepsAtLeast, waitFor, withSim } from "./support.js"
 
-const root = fileURLToPath(new URL("../../..", import.meta.url))
 const secretKey = "sk-leaktest-7f3a9c21e4b5"
 
-/** Runs the built CLI with exactly `env` (plus PATH), without blocking this process's servers. */
-const vtree = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  Effect.async<{ code: number; stdout: string; stderr: string }>((resume) => {
-    const child = execFile(process.execPath, [`${root}/dist/bin.js`, ...args], {
-      cwd: root,
-      env: { PATH: process.env["PATH"] ?? "", ...env },
-      timeout: 60_000
-    }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
-      resume(Effect.succeed({ code, stdout, stderr }))
-    })
-    return Effect.sync(() => child.kill())
-  })
+/** Runs `vtree …args` in-process with exactly `env` as its configuration. */
+const vtree = (args: ReadonlyArray<string>, env: Record<string, string>) => Effect.promise(() => runCli(args, env))
 
 /** A hostile server: its error text repeats whatever Authorization header it got. */
 const echoAuth = (status: number) => (request: SimRequest) => ({

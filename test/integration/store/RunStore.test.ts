@@ -412,7 +412,7 @@ describe("PgRunStore", () => {
 
   it.scoped("a server that does not answer is one line naming the URL (without its password) and the fix", () =>
     Effect.gen(function*() {
-      const url = `postgres://vtree:hunter2@127.0.0.1:${pg.cluster().port + 1}/nowhere`
+      const url = `postgres://vtree:hunter2@127.0.0.1:${pg.port() + 1}/nowhere`
       const error = failureOf(yield* Effect.exit(Effect.provide(Effect.void, PgRunStore.layerUrl(url))))
       assert.strictEqual(error.reason, "DbUnreadable")
       assert.include(error.message, "127.0.0.1")

@@ -1,5 +1,6 @@
-// Spawning the built CLI (`node dist/bin.js …`) with a controlled environment, and reading the run
-// database it wrote. The environment is built from scratch so a developer's own OPENAI_* / VTREE_*
+// Spawning the built CLI (`node dist/bin.js …`, the e2e project) with a controlled environment, and
+// reading the run database a run wrote (the in-process runner, test/support/cli/InProcess.ts, shares
+// these helpers). The environment is built from scratch so a developer's own OPENAI_* / VTREE_*
 // variables never leak into a test.
 import Database from "better-sqlite3"
 import { type ChildProcess, spawn } from "node:child_process"

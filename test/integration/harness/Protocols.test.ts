@@ -1,9 +1,10 @@
-// End to end over the built CLI and openai-sim: a run with native function calling, and a JSON-protocol
-// run whose replies come in every shape open models send. The globalSetup builds dist/ first.
+// The CLI run in-process against openai-sim: a run with native function calling, and a JSON-protocol
+// run whose replies come in every shape open models send.
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { join } from "node:path"
 import * as Sim from "../../support/openai-sim/index.js"
-import { predictions, readDb, run, runs, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
+import { predictions, readDb, runs, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
+import { runCli } from "../../support/cli/InProcess.js"
 import { agentModel, policyScripts, type ReplyStyle, replyStyles, sampleQuestions, wrongLetter } from "../../support/harness/Policy.js"
 
 const questions = sampleQuestions()
@@ -44,11 +45,11 @@ interface ToolMessage {
   readonly tool_calls?: ReadonlyArray<{ readonly id: string; readonly function: { readonly name: string } }>
 }
 
-describe("vtree infer --protocol (built CLI against openai-sim)", () => {
+describe("vtree infer --protocol (in-process CLI against openai-sim)", () => {
   it("tools: every question finishes through native calls with the expected answer and step count", async () => {
     const wrong = new Set(["001-3"])
     const { db, sim } = await setup({ protocol: "tools", viewSteps: 2, wrong })
-    const result = await run(inferArgs(db, "--protocol", "tools", "--run-id", "tools-1", "--concurrency", "3"), simEnv(sim.url))
+    const result = await runCli(inferArgs(db, "--protocol", "tools", "--run-id", "tools-1", "--concurrency", "3"), simEnv(sim.url))
     assert.strictEqual(result.code, 0, result.stderr)
 
     const rows = predictions(db)
@@ -90,7 +91,7 @@ describe("vtree infer --protocol (built CLI against openai-sim)", () => {
     // Two replies per question, so seven questions walk the eight styles and start over.
     const styleOf = (questionId: string, step: number): ReplyStyle => styles[(order.indexOf(questionId) * 2 + step) % styles.length]!
     const { db, sim } = await setup({ replyStyle: styleOf })
-    const result = await run(inferArgs(db, "--run-id", "shapes-1", "--concurrency", "2"), simEnv(sim.url))
+    const result = await runCli(inferArgs(db, "--run-id", "shapes-1", "--concurrency", "2"), simEnv(sim.url))
     assert.strictEqual(result.code, 0, result.stderr)
 
     const rows = predictions(db)
@@ -128,7 +129,7 @@ describe("vtree infer --protocol (built CLI against openai-sim)", () => {
     )
 
     // The report says which protocol, and shows the same counts.
-    const report = await run(["report", "--db", db, "--format", "json"], {})
+    const report = await runCli(["report", "--db", db, "--format", "json"], {})
     assert.strictEqual(report.code, 0, report.stderr)
     const summary = JSON.parse(report.stdout) as { protocol: string; replyShapes: { model: string; shapes: Array<{ shape: string; steps: number }> } }
     assert.strictEqual(summary.protocol, "json")

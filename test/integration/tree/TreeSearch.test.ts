@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { cpSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import { run, samplesTrees, tempDir } from "../../support/harness/Cli.js"
+import { samplesTrees, tempDir } from "../../support/harness/Cli.js"
+import { runCli } from "../../support/cli/InProcess.js"
 import * as Sim from "../../support/openai-sim/index.js"
 
 describe("vtree tree search", () => {
@@ -12,12 +13,12 @@ describe("vtree tree search", () => {
       const trees = join(temp.dir, "trees")
       cpSync(samplesTrees, trees, { recursive: true })
       const tree = join(trees, "vtSmpl0001a")
-      const plain = await run(["tree", "search", tree, "eggs cracked", "-k", "3"], {})
+      const plain = await runCli(["tree", "search", tree, "eggs cracked", "-k", "3"], {})
       assert.strictEqual(plain.code, 0, plain.stderr)
       assert.match(plain.stdout, /^\[Search results\] query "eggs cracked" → 3 nodes$/m)
       assert.strictEqual(sim.requests.length, 0)
 
-      const hybrid = await run(["tree", "search", tree, "eggs cracked", "-k", "3"], {
+      const hybrid = await runCli(["tree", "search", tree, "eggs cracked", "-k", "3"], {
         VTREE_EMBED_BASE_URL: sim.url,
         VTREE_EMBED_MODEL: "embed-model"
       })

@@ -9,7 +9,7 @@ import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 type TreeJson = { nodes: Record<string, Record<string, unknown>> }
 
-// dist/ is built by test/support/globalSetup.ts before the e2e project runs.
+// dist/ is built by test/support/e2e/globalSetup.ts before the e2e project runs.
 const vtree = (...args: Array<string>) =>
   Effect.async<{ code: number; stdout: string; stderr: string }>((resume) => {
     execFile(process.execPath, [bin, ...args], { encoding: "utf8" }, (error, stdout, stderr) => {

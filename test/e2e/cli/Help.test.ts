@@ -3,6 +3,9 @@ import { defaultMaxSteps } from "../../../src/index.js"
 import { spawnSync } from "node:child_process"
 import { bin } from "../../support/harness/Cli.js"
 
+// The built CLI with stdout piped: one smoke start per command, and no terminal escapes where no
+// terminal is (the process decides that from its own stdout).
+
 const escape = String.fromCharCode(27)
 
 const help = (...args: ReadonlyArray<string>) =>
@@ -21,5 +24,5 @@ describe("help text", () => {
     // Defaults are stated, not left as "This setting is optional.".
     expect(infer).toMatch(new RegExp(`--max-steps integer[\\s\\S]*?Default: ${defaultMaxSteps}\\.`))
     expect(infer).toMatch(/--db text[\s\S]*?Default: vtree\.db\./)
-  })
+  }, 120_000)
 })

@@ -1,5 +1,5 @@
-// End to end: the built CLI (`node dist/bin.js infer`) against openai-sim with a scripted agent, on
-// samples/. The globalSetup builds dist/ first.
+// `vtree infer`, run in-process, against openai-sim with a scripted agent, on samples/. Signals (kill -9,
+// Ctrl-C) are the built CLI's: test/e2e/harness/InferSignals.test.ts.
 import { assert, describe, it } from "@effect/vitest"
 import { cpSync, existsSync, readdirSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -7,20 +7,17 @@ import { join } from "node:path"
 import * as OcrSim from "../../support/ocr-sim/index.js"
 import * as Sim from "../../support/openai-sim/index.js"
 import {
-  countPredictions,
   predictions,
   readDb,
-  run,
   runs,
   samplesDir,
   samplesJsonl,
   samplesTrees,
   simEnv,
-  start,
-  tempDir,
-  waitUntil
+  tempDir
 } from "../../support/harness/Cli.js"
-import { agentModel, sampleQuestions } from "../../support/harness/Policy.js"
+import { runCli } from "../../support/cli/InProcess.js"
+import { sampleQuestions } from "../../support/harness/Policy.js"
 import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
 
 const questions = sampleQuestions()
@@ -34,11 +31,11 @@ const allDbText = (db: string): string =>
     return tables.map((table) => JSON.stringify(handle.prepare(`SELECT * FROM ${table}`).all())).join("\n")
   })
 
-describe("vtree infer (built CLI against openai-sim)", () => {
+describe("vtree infer (in-process CLI against openai-sim)", () => {
   it("answers every question, stores steps and calls by role, prints the summary, keeps the key out", async () => {
     const wrong = new Set(["001-2", "001-5"])
     const { db, sim } = await setup({ wrong })
-    const result = await run(inferArgs(db, "--run-id", "e2e-1", "--concurrency", "3"), simEnv(sim.url, { VTREE_LLM_API_KEY: secret }))
+    const result = await runCli(inferArgs(db, "--run-id", "e2e-1", "--concurrency", "3"), simEnv(sim.url, { VTREE_LLM_API_KEY: secret }))
     assert.strictEqual(result.code, 0, result.stderr)
 
     const rows = predictions(db)
@@ -91,7 +88,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     assert.strictEqual(config.concurrency, 3)
 
     // The same run id again, without --resume, is refused in one line.
-    const again = await run(inferArgs(db, "--run-id", "e2e-1"), simEnv(sim.url))
+    const again = await runCli(inferArgs(db, "--run-id", "e2e-1"), simEnv(sim.url))
     assert.strictEqual(again.code, 1)
     assert.match(again.stderr.trim(), /^vtree: .*run "e2e-1" already exists — pass --resume/)
     assert.strictEqual(again.stderr.trim().split("\n").length, 1)
@@ -99,7 +96,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
 
   it("takes the duration from the tree for directory-form questions", async () => {
     const { db, sim } = await setup()
-    const result = await run(
+    const result = await runCli(
       ["infer", "--trees", samplesTrees, "--questions", samplesDir, "--db", db, "--task-types", "Counting Problem,OCR Problems"],
       simEnv(sim.url)
     )
@@ -110,7 +107,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
 
   it("completes under 30% failing and 5% stalling replies: every question once, answered or error", async () => {
     const { db, sim } = await setup({ faults: { failRate: 0.3, stallRate: 0.05, seed: 11 } })
-    const result = await run(
+    const result = await runCli(
       inferArgs(db, "--concurrency", "4"),
       simEnv(sim.url, { VTREE_LLM_TIMEOUT_SECONDS: "1", VTREE_TOOL_LLM_TIMEOUT_SECONDS: "1", VTREE_PROVIDER_RETRIES: "1" })
     )
@@ -126,60 +123,6 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     assert.isAbove(failed + sim.requests.filter((r) => r.aborted).length, 0)
     assert.match(result.stdout, /Accuracy/)
   }, 90_000)
-
-  it("after kill -9 mid-run, --resume answers every question exactly once", async () => {
-    const { db, sim } = await setup({ agentDelayMs: 150 })
-    // A short lease, so the dead owner's claim expires within the test (RunOwnership.e2e covers the refusal).
-    const lease = { VTREE_LEASE_MS: "1500" }
-    const first = start(inferArgs(db, "--concurrency", "1"), simEnv(sim.url, lease))
-    await waitUntil(() => countPredictions(db) >= 2)
-    first.child.kill("SIGKILL")
-    const killed = await first.done
-    assert.strictEqual(killed.signal, "SIGKILL")
-    const before = predictions(db)
-    assert.isBelow(before.length, questions.length)
-    assert.strictEqual(runs(db)[0]!.status, "running")
-    await waitUntil(() => readDb(db, (h) => (h.prepare("SELECT max(expires_at) AS t FROM run_claims").get() as { t: number }).t) < Date.now())
-
-    const agentRequestsBefore = sim.requests.length
-    const resumed = await run(inferArgs(db, "--resume"), simEnv(sim.url, lease))
-    assert.strictEqual(resumed.code, 0, resumed.stderr)
-    const after = predictions(db)
-    assert.deepStrictEqual(after.map((r) => r.question_id), questions.map((q) => q.questionId))
-    assert.strictEqual(new Set(after.map((r) => r.run_id)).size, 1)
-    // Saved questions were skipped, not re-asked: their rows are untouched.
-    for (const row of before) assert.deepStrictEqual(after.find((r) => r.question_id === row.question_id), row)
-    const askedAgain = sim.requests.slice(agentRequestsBefore).filter((r) => r.model === "agent-model").map((r) => JSON.stringify(r.body))
-    for (const row of before) {
-      const text = questions.find((q) => q.questionId === row.question_id)!.question
-      assert.isFalse(askedAgain.some((body) => body.includes(text)), `question ${row.question_id} was asked again`)
-    }
-    assert.strictEqual(runs(db)[0]!.status, "completed")
-    assert.match(resumed.stdout, /\(\d\/7\)/)
-  }, 60_000)
-
-  it("on SIGINT exits quickly, marks the run interrupted and keeps finished questions", async () => {
-    // Four agent calls are answered (two workers: at least one question finishes), then every call
-    // stalls, so the signal lands with two calls open that only cancelling can end.
-    const { db, sim } = await setup({ stallAgentAfter: 4 })
-    const running = start(inferArgs(db, "--concurrency", "2"), simEnv(sim.url))
-    const stalled = () => sim.requests.filter((r) => r.model === agentModel).slice(4)
-    await waitUntil(() => countPredictions(db) >= 1)
-    await sim.waitFor(() => stalled().length === 2, 20_000)
-    const saved = countPredictions(db)
-    running.child.kill("SIGINT")
-    const result = await running.done
-    assert.strictEqual(result.code, 130)
-    assert.strictEqual(runs(db)[0]!.status, "interrupted")
-    const kept = predictions(db)
-    assert.isAtLeast(kept.length, saved)
-    assert.isBelow(kept.length, questions.length)
-    assert.isTrue(kept.every((row) => row.stop_reason === "finished"))
-    assert.match(result.stderr, /interrupted — finished questions of run .* continue with --resume --run-id/)
-    // The model calls in flight were cancelled, not left running (a stalled call never ends otherwise).
-    await sim.waitFor(() => sim.inFlight === 0, 3_000)
-    assert.isTrue(stalled().every((r) => r.aborted))
-  }, 60_000)
 
   it("refuses each bad input with exit 1 and one line naming the problem and the fix", async () => {
     const { db, dir, sim } = await setup()
@@ -224,7 +167,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
         /^vtree: no LLM configured — set VTREE_LLM_MODEL .*VTREE_LLM_BASE_URL.*OPENAI_BASE_URL \/ OPENAI_API_KEY/
       ]
     ]
-    const results = await Promise.all(cases.map(([, args, caseEnv]) => run(args, caseEnv)))
+    const results = await Promise.all(cases.map(([, args, caseEnv]) => runCli(args, caseEnv)))
     results.forEach((result, i) => {
       const [name, , , pattern] = cases[i]!
       assert.strictEqual(result.code, 1, `${name}: ${result.stderr}`)
@@ -247,7 +190,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
         server.close(() => resolve(port))
       })
     })
-    const result = await run(
+    const result = await runCli(
       inferArgs(db, "--concurrency", "7"),
       simEnv(`http://127.0.0.1:${port}/v1`, { VTREE_PROVIDER_RETRIES: "1", VTREE_LLM_API_KEY: secret })
     )
@@ -264,27 +207,27 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     // Once the endpoint is back, --resume --retry-errors asks exactly the failed questions again.
     const { sim } = await setup()
     const runId = runs(db)[0]!.run_id
-    const plain = await run(inferArgs(db, "--run-id", runId, "--resume"), simEnv(sim.url))
+    const plain = await runCli(inferArgs(db, "--run-id", runId, "--resume"), simEnv(sim.url))
     assert.strictEqual(plain.code, 0, plain.stderr)
     assert.strictEqual(sim.requests.length, 0)
-    const retried = await run(inferArgs(db, "--run-id", runId, "--resume", "--retry-errors"), simEnv(sim.url))
+    const retried = await runCli(inferArgs(db, "--run-id", runId, "--resume", "--retry-errors"), simEnv(sim.url))
     assert.strictEqual(retried.code, 0, retried.stderr)
     const after = predictions(db)
     assert.strictEqual(after.length, questions.length)
     assert.isTrue(after.every((row) => row.stop_reason === "finished"))
-    const misuse = await run(inferArgs(db, "--retry-errors"), simEnv(sim.url))
+    const misuse = await runCli(inferArgs(db, "--retry-errors"), simEnv(sim.url))
     assert.strictEqual(misuse.code, 1)
     assert.match(misuse.stderr.trim(), /^vtree: --retry-errors re-asks the failed questions of an earlier run: use it with --resume/)
   }, 60_000)
 
   it("offers external_search / external_read only with --web-search and an enabled capability", async () => {
     const { db, sim } = await setup()
-    const off = await run(inferArgs(db, "--web-search", "--question-ids", "001-1"), simEnv(sim.url))
+    const off = await runCli(inferArgs(db, "--web-search", "--question-ids", "001-1"), simEnv(sim.url))
     assert.strictEqual(off.code, 1)
     assert.match(off.stderr.trim(), /^vtree: --web-search: no search capability is enabled — set VTREE_SEARCH_ENABLED=true/)
     assert.strictEqual(sim.requests.length, 0)
 
-    const on = await run(
+    const on = await runCli(
       inferArgs(db, "--web-search", "--question-ids", "001-1"),
       simEnv(sim.url, { VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_READER_ENABLED: "true" })
     )
@@ -299,7 +242,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     }
 
     sim.reset()
-    const plain = await run(inferArgs(db.replace(/\.db$/, "-plain.db"), "--question-ids", "001-1"), simEnv(sim.url))
+    const plain = await runCli(inferArgs(db.replace(/\.db$/, "-plain.db"), "--question-ids", "001-1"), simEnv(sim.url))
     assert.strictEqual(plain.code, 0, plain.stderr)
     for (const request of sim.requests.filter((r) => r.model === "agent-model")) {
       assert.notInclude(systemPrompt(request), "external_search")
@@ -312,7 +255,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
       chat: { "*": () => ({ fault: "status", status: 401, message: "Incorrect API key provided" }) }
     })
     cleanups.push(() => refusing.close())
-    const refused = await run(inferArgs(db, "--run-id", "keyed", "--concurrency", "2"), simEnv(refusing.url, { VTREE_LLM_API_KEY: secret }))
+    const refused = await runCli(inferArgs(db, "--run-id", "keyed", "--concurrency", "2"), simEnv(refusing.url, { VTREE_LLM_API_KEY: secret }))
     assert.strictEqual(refused.code, 1, refused.stderr)
     // Progress lines aside, one line says what is wrong.
     const lines = refused.stderr.trim().split("\n").filter((line) => line.startsWith("vtree: ") && !/^vtree: run \S+: \d+\/\d+ /.test(line))
@@ -327,7 +270,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     assert.strictEqual(runs(db)[0]!.status, "failed")
     assert.strictEqual(predictions(db).length, 0)
 
-    const resumed = await run(inferArgs(db, "--run-id", "keyed", "--resume"), simEnv(sim.url))
+    const resumed = await runCli(inferArgs(db, "--run-id", "keyed", "--resume"), simEnv(sim.url))
     assert.strictEqual(resumed.code, 0, resumed.stderr)
     assert.strictEqual(predictions(db).length, questions.length)
     assert.isTrue(predictions(db).every((row) => row.stop_reason === "finished"))
@@ -361,7 +304,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
       }
     })
     cleanups.push(() => sim.close())
-    const result = await run(
+    const result = await runCli(
       inferArgs(db, "--question-ids", "001-1"),
       simEnv(sim.url, { VTREE_OCR_URLS: ocr.url })
     )
@@ -390,7 +333,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
     const db = join(dir, "embed.db")
     const env = simEnv(sim.url, { VTREE_EMBED_BASE_URL: sim.url, VTREE_EMBED_MODEL: "embed-model" })
     const args = ["infer", "--trees", trees, "--questions", samplesJsonl, "--db", db, "--question-ids", "001-1,001-2"]
-    const first = await run(args, env)
+    const first = await runCli(args, env)
     assert.strictEqual(first.code, 0, first.stderr)
     const embedCalls = (file: string) =>
       readDb(file, (h) => h.prepare("SELECT question_id, status FROM llm_calls WHERE role = 'embed'").all()) as Array<
@@ -405,7 +348,7 @@ describe("vtree infer (built CLI against openai-sim)", () => {
 
     // A second run over the same trees reads the cache: no chunk is embedded again.
     const again = join(dir, "embed-again.db")
-    const second = await run(["infer", "--trees", trees, "--questions", samplesJsonl, "--db", again, "--question-ids", "001-1"], env)
+    const second = await runCli(["infer", "--trees", trees, "--questions", samplesJsonl, "--db", again, "--question-ids", "001-1"], env)
     assert.strictEqual(second.code, 0, second.stderr)
     assert.strictEqual(embedCalls(again).length, 0)
   }, 60_000)

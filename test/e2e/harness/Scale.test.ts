@@ -50,7 +50,7 @@ describe("vtree infer / report on PostgreSQL, two endpoints per role", () => {
   }, 120_000)
 
   it("a server that is not there is one line naming the URL without its password", async () => {
-    const url = `postgres://vtree:hunter2@127.0.0.1:${pg.cluster().port + 1}/none`
+    const url = `postgres://vtree:hunter2@127.0.0.1:${pg.port() + 1}/none`
     const result = await run(["report"], { VTREE_DB_URL: url })
     assert.strictEqual(result.code, 1)
     assert.strictEqual(result.stderr.trim().split("\n").length, 1, result.stderr)

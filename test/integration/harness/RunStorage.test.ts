@@ -1,13 +1,14 @@
-// Issue 11 through the built CLI: one owner per run (two resumes at once, kill -9 then a stale run
-// taken over), a run is its question set, and storage failures as one line each (a foreign, newer or
-// truncated database, a read-only mount, a full disk). The globalSetup builds dist/ first.
+// Issue 11 through the CLI run in-process: a run is its question set, and storage failures as one line
+// each (a foreign, newer or truncated database, a read-only mount, a full disk). One owner per run, which
+// takes several processes and kill -9, is the built CLI's: test/e2e/harness/RunOwnership.test.ts.
 import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { execFileSync } from "node:child_process"
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Sim from "../../support/openai-sim/index.js"
-import { countPredictions, predictions, readDb, run, runs, samplesJsonl, samplesTrees, simEnv, start, waitUntil } from "../../support/harness/Cli.js"
+import { predictions, readDb, samplesJsonl, samplesTrees, simEnv } from "../../support/harness/Cli.js"
+import { runCli } from "../../support/cli/InProcess.js"
 import { agentModel, sampleQuestions } from "../../support/harness/Policy.js"
 import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
 
@@ -33,79 +34,18 @@ const firstAsks = (sim: Sim.OpenAiSim) => {
   return counts
 }
 
-const reportStatus = async (db: string): Promise<string> => {
-  const result = await run(["report", "--db", db, "--format", "json"], {})
-  return result.code === 0 ? (JSON.parse(result.stdout) as { status: string }).status : `exit ${result.code}: ${result.stderr}`
-}
-
-describe("one owner per run (built CLI)", () => {
-  it("two resumes started at once: exactly one runs, the other is refused with one line naming the owner", async () => {
-    const { db, sim } = await setup({ agentDelayMs: 250 })
-    const first = start(inferArgs(db, "--concurrency", "1", "--run-id", "r1"), simEnv(sim.url))
-    await waitUntil(() => countPredictions(db) >= 2)
-    first.child.kill("SIGINT")
-    await first.done
-    assert.strictEqual(runs(db)[0]!.status, "interrupted")
-    const saved = predictions(db).length
-    sim.reset()
-
-    const [one, two] = await Promise.all([run(resumeArgs(db, "--run-id", "r1"), simEnv(sim.url)), run(resumeArgs(db, "--run-id", "r1"), simEnv(sim.url))])
-    const codes = [one.code, two.code].sort()
-    assert.deepStrictEqual(codes, [0, 1], `${one.stderr}\n---\n${two.stderr}`)
-    const loser = one.code === 1 ? one : two
-    const lines = vtreeLines(loser.stderr)
-    assert.strictEqual(lines.length, 1, loser.stderr)
-    assert.match(lines[0]!, /^vtree: run "r1" is being run by \S+:\d+:\S+ \(heartbeat \d+ s ago, lease until .* UTC\) — .*--takeover/)
-    assert.notInclude(loser.stderr, "    at ")
-
-    // Every remaining question was asked once, by the winner alone.
-    const asked = firstAsks(sim)
-    assert.strictEqual(asked.size, questions.length - saved)
-    for (const [id, count] of asked) assert.strictEqual(count, 1, `question ${id} asked ${count} times`)
-    assert.deepStrictEqual(predictions(db).map((r) => r.question_id), questions.map((q) => q.questionId))
-    assert.strictEqual(runs(db)[0]!.status, "completed")
-  }, 90_000)
-
-  it("kill -9: resume is refused while the lease lives, the run then reads stale, and --resume takes it over", async () => {
-    const { db, sim } = await setup({ agentDelayMs: 150 })
-    const lease = { VTREE_LEASE_MS: "2000" }
-    const first = start(inferArgs(db, "--concurrency", "1"), simEnv(sim.url, lease))
-    await waitUntil(() => countPredictions(db) >= 2)
-    first.child.kill("SIGKILL")
-    assert.strictEqual((await first.done).signal, "SIGKILL")
-    const before = predictions(db)
-    assert.strictEqual(runs(db)[0]!.status, "running")
-
-    // The lease may or may not have run out while the refused process started; both answers are one line.
-    const early = await run(resumeArgs(db, "--takeover"), simEnv(sim.url, lease))
-    if (early.code !== 0) {
-      assert.strictEqual(vtreeLines(early.stderr).length, 1, early.stderr)
-      assert.match(early.stderr, /is being run by .* --takeover/)
-      await waitUntil(() => false === readDb(db, (h) => (h.prepare("SELECT expires_at > ? AS live FROM run_claims").get(Date.now()) as { live: number } | undefined)?.live === 1), 10_000)
-      assert.strictEqual(await reportStatus(db), "stale")
-      const resumed = await run(resumeArgs(db), simEnv(sim.url, lease))
-      assert.strictEqual(resumed.code, 0, resumed.stderr)
-    }
-    const after = predictions(db)
-    assert.deepStrictEqual(after.map((r) => r.question_id), questions.map((q) => q.questionId))
-    for (const row of before) assert.deepStrictEqual(after.find((r) => r.question_id === row.question_id), row)
-    assert.strictEqual(await reportStatus(db), "completed")
-    assert.strictEqual(readDb(db, (h) => (h.prepare("SELECT count(*) AS n FROM run_claims").get() as { n: number }).n), 0)
-  }, 90_000)
-})
-
-describe("a run is its question set (built CLI)", () => {
+describe("a run is its question set (in-process CLI)", () => {
   it("--resume asks the stored set, and refuses other --questions, filters or a changed file with one line", async () => {
     const { db, dir, sim } = await setup()
     const file = join(dir, "questions.jsonl")
     copyFileSync(samplesJsonl, file)
-    const started = await run(["infer", "--trees", samplesTrees, "--questions", file, "--db", db, "--n-samples", "3", "--run-id", "s"], simEnv(sim.url))
+    const started = await runCli(["infer", "--trees", samplesTrees, "--questions", file, "--db", db, "--n-samples", "3", "--run-id", "s"], simEnv(sim.url))
     assert.strictEqual(started.code, 0, started.stderr)
     const stored = JSON.parse(readDb(db, (h) => (h.prepare("SELECT selection_json FROM runs").get() as { selection_json: string }).selection_json))
     assert.deepStrictEqual([stored.questionsPath, stored.nSamples, stored.count, stored.videoIds], [file, 3, 3, null])
 
     for (const more of [["--n-samples", "5"], ["--video-ids", "vtSmpl0001a"], ["--questions", samplesJsonl]]) {
-      const refused = await run(resumeArgs(db, "--run-id", "s", ...more), simEnv(sim.url))
+      const refused = await runCli(resumeArgs(db, "--run-id", "s", ...more), simEnv(sim.url))
       assert.strictEqual(refused.code, 1, `${more.join(" ")}: ${refused.stderr}`)
       const lines = vtreeLines(refused.stderr)
       assert.strictEqual(lines.length, 1, refused.stderr)
@@ -113,13 +53,13 @@ describe("a run is its question set (built CLI)", () => {
     }
     // The same flags again are fine, and so is none: 3 of 3 done, nothing asked.
     sim.reset()
-    const same = await run(resumeArgs(db, "--run-id", "s", "--n-samples", "3", "--questions", file), simEnv(sim.url))
+    const same = await runCli(resumeArgs(db, "--run-id", "s", "--n-samples", "3", "--questions", file), simEnv(sim.url))
     assert.strictEqual(same.code, 0, same.stderr)
     assert.strictEqual(firstAsks(sim).size, 0)
     assert.strictEqual(predictions(db).length, 3)
 
     writeFileSync(file, readFileSync(file, "utf8").split("\n").reverse().join("\n"))
-    const changed = await run(resumeArgs(db, "--run-id", "s"), simEnv(sim.url))
+    const changed = await runCli(resumeArgs(db, "--run-id", "s"), simEnv(sim.url))
     assert.strictEqual(changed.code, 1)
     assert.match(vtreeLines(changed.stderr).join("\n"), /^vtree: --resume: .*changed since the run started/)
   }, 90_000)
@@ -127,15 +67,15 @@ describe("a run is its question set (built CLI)", () => {
   it("--retry-errors keeps the failed attempt's calls: report tokens are tokens spent", async () => {
     // The agent endpoint fails for question 001-2 on the first run only.
     const { db, sim } = await setup({ agentDelayMs: 0 })
-    const first = await run(inferArgs(db, "--question-ids", "001-1,001-2", "--run-id", "t"), { ...simEnv("http://127.0.0.1:9/v1") })
+    const first = await runCli(inferArgs(db, "--question-ids", "001-1,001-2", "--run-id", "t"), { ...simEnv("http://127.0.0.1:9/v1") })
     assert.strictEqual(first.code, 0, first.stderr)
     const errored = readDb(db, (h) => h.prepare("SELECT count(*) AS n FROM llm_calls").get() as { n: number }).n
     assert.isAbove(errored, 0)
-    const retried = await run(resumeArgs(db, "--run-id", "t", "--retry-errors"), simEnv(sim.url))
+    const retried = await runCli(resumeArgs(db, "--run-id", "t", "--retry-errors"), simEnv(sim.url))
     assert.strictEqual(retried.code, 0, retried.stderr)
     const calls = readDb(db, (h) => h.prepare("SELECT superseded, prompt_tokens FROM llm_calls").all() as Array<{ superseded: number; prompt_tokens: number }>)
     assert.strictEqual(calls.filter((c) => c.superseded === 1).length, errored)
-    const report = await run(["report", "--db", db, "--format", "json"], {})
+    const report = await runCli(["report", "--db", db, "--format", "json"], {})
     const tokens = (JSON.parse(report.stdout) as { tokens: { byRole: Array<{ calls: number }> } }).tokens.byRole.reduce((sum, r) => sum + r.calls, 0)
     assert.strictEqual(tokens, calls.length)
   }, 90_000)
@@ -145,7 +85,7 @@ describe("a run is its question set (built CLI)", () => {
 const mount = (...args: Array<string>) => execFileSync("mount", args, { stdio: "pipe" })
 const umount = (dir: string) => execFileSync("umount", ["-l", dir], { stdio: "pipe" })
 
-describe("storage failures are one line, exit 1 (built CLI)", () => {
+describe("storage failures are one line, exit 1 (in-process CLI)", () => {
   it("a foreign database (with its own runs table), a newer one and a truncated one: refused, never changed", async () => {
     const { db, dir, sim } = await setup()
     const foreign = join(dir, "foreign.db")
@@ -154,14 +94,14 @@ describe("storage failures are one line, exit 1 (built CLI)", () => {
     handle.close()
     const bytes = readFileSync(foreign)
     for (const args of [["report", "--db", foreign], inferArgs(foreign)]) {
-      const result = await run(args, simEnv(sim.url))
+      const result = await runCli(args, simEnv(sim.url))
       assert.strictEqual(result.code, 1)
       assert.match(vtreeLines(result.stderr).join("\n"), /^vtree: .*foreign\.db: not a vtree database \(it holds tables runs\)/)
       assert.notInclude(result.stderr, "internal error")
     }
     assert.isTrue(readFileSync(foreign).equals(bytes))
 
-    assert.strictEqual((await run(inferArgs(db, "--question-ids", "001-1"), simEnv(sim.url))).code, 0)
+    assert.strictEqual((await runCli(inferArgs(db, "--question-ids", "001-1"), simEnv(sim.url))).code, 0)
     const newer = join(dir, "newer.db")
     copyFileSync(db, newer)
     readDb(newer, () => undefined)
@@ -169,7 +109,7 @@ describe("storage failures are one line, exit 1 (built CLI)", () => {
     writable.exec("INSERT INTO effect_sql_migrations (migration_id, name) VALUES (42, 'from_the_future')")
     writable.close()
     for (const args of [["report", "--db", newer], resumeArgs(newer)]) {
-      const result = await run(args, simEnv(sim.url))
+      const result = await runCli(args, simEnv(sim.url))
       assert.strictEqual(result.code, 1)
       assert.match(vtreeLines(result.stderr).join("\n"), /^vtree: .*written by a newer vtree \(schema 42; this vtree knows up to \d+\) — upgrade vtree/)
     }
@@ -181,7 +121,7 @@ describe("storage failures are one line, exit 1 (built CLI)", () => {
     const content = readFileSync(db)
     writeFileSync(truncated, content.subarray(0, Math.floor(content.length / 2)))
     for (const args of [["report", "--db", truncated], resumeArgs(truncated)]) {
-      const result = await run(args, simEnv(sim.url))
+      const result = await runCli(args, simEnv(sim.url))
       assert.strictEqual(result.code, 1)
       assert.match(vtreeLines(result.stderr).join("\n"), /^vtree: .*truncated\.db: the database is damaged or truncated .* — restore it from a copy/)
     }
@@ -189,18 +129,18 @@ describe("storage failures are one line, exit 1 (built CLI)", () => {
 
   it("a read-only mount: report still reads (and writes nothing), infer says the location is read-only", async () => {
     const { db, dir, sim } = await setup()
-    assert.strictEqual((await run(inferArgs(db, "--question-ids", "001-1,001-2"), simEnv(sim.url))).code, 0)
+    assert.strictEqual((await runCli(inferArgs(db, "--question-ids", "001-1,001-2"), simEnv(sim.url))).code, 0)
     const ro = join(dir, "ro")
     mkdirSync(ro)
     mount("-t", "tmpfs", "-o", "size=4m", "tmpfs", ro)
     cleanups.push(() => umount(ro))
     copyFileSync(db, join(ro, "runs.db"))
     mount("-o", "remount,ro", ro)
-    const report = await run(["report", "--db", join(ro, "runs.db")], {})
+    const report = await runCli(["report", "--db", join(ro, "runs.db")], {})
     assert.strictEqual(report.code, 0, report.stderr)
     assert.match(report.stdout, /completed/)
     for (const args of [inferArgs(join(ro, "runs.db"), "--question-ids", "001-3"), resumeArgs(join(ro, "runs.db")), inferArgs(join(ro, "new.db"))]) {
-      const result = await run(args, simEnv(sim.url))
+      const result = await runCli(args, simEnv(sim.url))
       assert.strictEqual(result.code, 1)
       const lines = vtreeLines(result.stderr)
       assert.strictEqual(lines.length, 1, result.stderr)
@@ -216,7 +156,7 @@ describe("storage failures are one line, exit 1 (built CLI)", () => {
     mount("-t", "tmpfs", "-o", "size=256k", "tmpfs", small)
     cleanups.push(() => umount(small))
     const db = join(small, "runs.db")
-    const result = await run(inferArgs(db, "--concurrency", "1"), simEnv(sim.url))
+    const result = await runCli(inferArgs(db, "--concurrency", "1"), simEnv(sim.url))
     assert.strictEqual(result.code, 1, result.stderr)
     const lines = vtreeLines(result.stderr)
     assert.strictEqual(lines.length, 1, result.stderr)

@@ -1,10 +1,11 @@
-// End to end: `vtree infer` (the built CLI) over openai-sim, which counts cached prompt tokens as a
+// End to end: `vtree infer` (the CLI run in-process) over openai-sim, which counts cached prompt tokens as a
 // prefix-caching server would and reasoning tokens for every reply that reasons; the numbers must land in
 // llm_calls and predictions unchanged and come out of `vtree report` summed per role.
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { join } from "node:path"
 import * as Sim from "../../support/openai-sim/index.js"
-import { readDb, run, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
+import { readDb, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
+import { runCli } from "../../support/cli/InProcess.js"
 import { agentModel, policyScripts, sampleQuestions, toolModel } from "../../support/harness/Policy.js"
 
 const questions = sampleQuestions()
@@ -37,14 +38,14 @@ interface RoleSum {
   readonly reasoning: number | null
 }
 
-describe("usage details, vtree infer → DB → vtree report (built CLI against openai-sim)", () => {
+describe("usage details, vtree infer → DB → vtree report (in-process CLI against openai-sim)", () => {
   it("stores cached and reasoning tokens per call and per question, and reports them per role", async () => {
     const sim = await Sim.start({ chat: policyScripts({ questions, viewSteps }) })
     const temp = tempDir()
     cleanups.push(() => sim.close(), temp.cleanup)
     const db = join(temp.dir, "runs.db")
     // One question at a time, so each question's prompts reach the cache in the order of its steps.
-    const inferred = await run(
+    const inferred = await runCli(
       ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", db, "--run-id", "u1", "--concurrency", "1"],
       simEnv(sim.url)
     )
@@ -80,7 +81,7 @@ describe("usage details, vtree infer → DB → vtree report (built CLI against 
       h.prepare("SELECT count(*) AS n, min(reasoning_tokens) AS least FROM predictions").get()) as { n: number; least: number }
     assert.deepStrictEqual(perQuestion, { n: questions.length, least: viewSteps * 8 + 4 })
 
-    const report = await run(["report", "--db", db, "--format", "json"], {})
+    const report = await runCli(["report", "--db", db, "--format", "json"], {})
     assert.strictEqual(report.code, 0, report.stderr)
     const details = (JSON.parse(report.stdout) as { tokenDetails: ReadonlyArray<Record<string, unknown>> }).tokenDetails
     assert.deepStrictEqual(details.map((d) => [d.role, d.promptTokens, d.cachedPromptTokens, d.reasoningTokens]), [
@@ -89,7 +90,7 @@ describe("usage details, vtree infer → DB → vtree report (built CLI against 
     ])
     assert.closeTo(details[0]!["cachedShare"] as number, byRole[0]!.cached! / byRole[0]!.prompt, 1e-12)
 
-    const text = await run(["report", "--db", db], {})
+    const text = await runCli(["report", "--db", db], {})
     const share = ((100 * byRole[0]!.cached!) / byRole[0]!.prompt).toFixed(1)
     assert.match(text.stdout, new RegExp(`Token details[\\s\\S]*\\nagent\\s+[\\d,]+\\s+[\\d,]+\\s+${share.replace(".", "\\.")}%\\s+${questions.length * (viewSteps * 8 + 4)}\\n`))
   }, 120_000)

@@ -1,11 +1,12 @@
-// `vtree build` end to end: the built CLI, the real ffmpeg, a synthetic video made here, and the
+// `vtree build` run in-process, with the real ffmpeg, a synthetic video made here, and the
 // OpenAI-compatible simulator answering the build calls from their prompt text. Then `vtree tree
-// validate`, `vtree infer` and `vtree report` on the tree it wrote; a `kill -9` mid-build and the rerun;
-// and every bad input refused with one line, exit 1 and no tree.
+// validate`, `vtree infer` and `vtree report` on the tree it wrote; and every bad input refused with one
+// line, exit 1 and no tree. kill -9 and Ctrl-C are the built CLI's: test/e2e/build/BuildSignals.test.ts.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { run, simEnv, start, tempDir } from "../../support/harness/Cli.js"
+import { runCli } from "../../support/cli/InProcess.js"
+import { simEnv, tempDir } from "../../support/harness/Cli.js"
 import { policyScripts, type SampleQuestion } from "../../support/harness/Policy.js"
 import * as OpenAiSim from "../../support/openai-sim/index.js"
 import { answerBuildCalls, buildCallKind } from "../../support/openai-sim/builder.js"
@@ -29,7 +30,6 @@ const buildCalls = (sim: OpenAiSim.OpenAiSim) => sim.requests.filter((r) => buil
 let work: ReturnType<typeof tempDir>
 let video: SyntheticVideo
 let sim: OpenAiSim.OpenAiSim
-let slowSim: OpenAiSim.OpenAiSim
 
 beforeAll(async () => {
   work = tempDir()
@@ -44,19 +44,10 @@ beforeAll(async () => {
     ]
   })
   sim = await OpenAiSim.start({ chat: policyScripts({ questions: [question] }), intercept: answerBuildCalls })
-  // Slow enough vision calls that a kill lands between checkpoints.
-  slowSim = await OpenAiSim.start({
-    chat: policyScripts({ questions: [question] }),
-    intercept: (request) => {
-      const reply = answerBuildCalls(request)
-      return reply === undefined ? undefined : { ...reply, delayMs: 600 }
-    }
-  })
 }, 120_000)
 
 afterAll(async () => {
   await sim?.close()
-  await slowSim?.close()
   work?.cleanup()
 })
 
@@ -72,7 +63,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
   it("dry run: the plan and its cost, nothing called or written", async () => {
     const out = join(work.dir, "dry")
     const before = sim.requests.length
-    const result = await run(["build", video.video, "--out", out, "--dry-run"], simEnv(sim.url))
+    const result = await runCli(["build", video.video, "--out", out, "--dry-run"], simEnv(sim.url))
     assert.strictEqual(result.code, 0, result.stderr)
     assert.match(result.stdout, /^synth\s+1\.5 min\s+45\s+5\s+1\s+5\s+1\s+45\s/m)
     assert.include(result.stdout, "dry run: nothing was called or written")
@@ -82,7 +73,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
 
   it("builds a tree that validates, that infer answers on and report shows; a rerun calls nothing", async () => {
     const out = join(work.dir, "trees")
-    const built = await run(["build", video.video, "--out", out, "--domain", "Synthetic"], simEnv(sim.url))
+    const built = await runCli(["build", video.video, "--out", out, "--domain", "Synthetic"], simEnv(sim.url))
     assert.strictEqual(built.code, 0, built.stderr)
     assert.match(built.stdout, /^synth\s+1\.5 min\s+45\s+\d+\s+1\s+\d+\s+1\s+0\s/m)
     const tree = JSON.parse(readFileSync(join(out, "synth", "tree.json"), "utf8")) as {
@@ -107,7 +98,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     assert.strictEqual(tree.nodes["synth_L1_000_L2_000_L3_001"]!.subtitle, "The red room is empty.")
     assert.strictEqual(buildCalls(sim), nodes.filter(([, n]) => n.level < 3).length)
 
-    const validated = await run(["tree", "validate", join(out, "synth")], {})
+    const validated = await runCli(["tree", "validate", join(out, "synth")], {})
     assert.strictEqual(validated.code, 0, validated.stderr)
     assert.include(validated.stdout, "frames: 45 found, 0 missing")
 
@@ -121,64 +112,24 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
       answer: question.answer
     }]))
     const db = join(work.dir, "runs.db")
-    const inferred = await run(["infer", "--trees", out, "--questions", questions, "--db", db], simEnv(sim.url))
+    const inferred = await runCli(["infer", "--trees", out, "--questions", questions, "--db", db], simEnv(sim.url))
     assert.strictEqual(inferred.code, 0, inferred.stderr)
     assert.match(inferred.stdout, /completed/)
-    const report = await run(["report", "--db", db], {})
+    const report = await runCli(["report", "--db", db], {})
     assert.strictEqual(report.code, 0, report.stderr)
     assert.match(report.stdout, /accuracy/i)
 
     const before = buildCalls(sim)
-    const again = await run(["build", video.video, "--out", out, "--domain", "Synthetic"], simEnv(sim.url))
+    const again = await runCli(["build", video.video, "--out", out, "--domain", "Synthetic"], simEnv(sim.url))
     assert.strictEqual(again.code, 0, again.stderr)
     assert.strictEqual(buildCalls(sim), before)
     assert.strictEqual(readFileSync(join(out, "synth", "tree.json"), "utf8"), JSON.stringify(tree, null, 1) + "\n")
   }, 180_000)
 
-  it("after kill -9 mid-build, the rerun asks only for the calls not yet checkpointed", async () => {
-    const out = join(work.dir, "killed")
-    const checkpoints = join(out, "synth", ".vtree", "checkpoints")
-    const count = () => (existsSync(checkpoints) ? readdirSync(checkpoints).filter((name) => name.endsWith(".json")).length : 0)
-    const running = start(["build", video.video, "--out", out, "--concurrency", "1"], simEnv(slowSim.url))
-    const deadline = Date.now() + 60_000
-    while (count() < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-    running.child.kill("SIGKILL")
-    const killed = await running.done
-    assert.strictEqual(killed.signal, "SIGKILL")
-    assert.isFalse(existsSync(join(out, "synth", "tree.json")))
-    const saved = count()
-    assert.isAtLeast(saved, 2)
-    // --concurrency sets the providers' cap: one request at a time here.
-    assert.strictEqual(slowSim.maxInFlight, 1)
-
-    const before = buildCalls(sim)
-    const rerun = await run(["build", video.video, "--out", out], simEnv(sim.url))
-    assert.strictEqual(rerun.code, 0, rerun.stderr)
-    const total = Object.values((JSON.parse(readFileSync(join(out, "synth", "tree.json"), "utf8")) as { nodes: Record<string, { level: number }> }).nodes)
-      .filter((node) => node.level < 3).length
-    assert.strictEqual(buildCalls(sim) - before, total - saved)
-    assert.match(rerun.stdout, new RegExp(`^synth\\s.*\\s${saved}\\s+\\S+\\s+0\\s+\\S+ s$`, "m"))
-  }, 120_000)
-
-  it("Ctrl-C stops with exit 130, says how to resume, and keeps the finished calls", async () => {
-    const out = join(work.dir, "interrupted")
-    const checkpoints = join(out, "synth", ".vtree", "checkpoints")
-    const count = () => (existsSync(checkpoints) ? readdirSync(checkpoints).filter((name) => name.endsWith(".json")).length : 0)
-    const running = start(["build", video.video, "--out", out, "--concurrency", "1"], simEnv(slowSim.url))
-    const deadline = Date.now() + 60_000
-    while (count() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
-    running.child.kill("SIGINT")
-    const result = await running.done
-    assert.strictEqual(result.code, 130, result.stderr)
-    assert.match(result.stderr, /^vtree: interrupted — finished model calls are saved under .*interrupted\/<videoID>\/\.vtree; run the same command again to resume$/m)
-    assert.isAtLeast(count(), 1)
-    assert.isFalse(existsSync(join(out, "synth", "tree.json")))
-  }, 120_000)
-
   describe("bad input: one line naming the file, exit 1, no tree", () => {
     const refused = async (args: ReadonlyArray<string>, expected: RegExp, env = simEnv(sim.url)) => {
       const out = join(work.dir, `bad-${Math.random().toString(36).slice(2)}`)
-      const result = await run(["build", ...args, "--out", out], env)
+      const result = await runCli(["build", ...args, "--out", out], env)
       assert.strictEqual(result.code, 1, result.stdout)
       assert.match(oneLine(result.stderr), expected)
       assert.isFalse(existsSync(join(out, "synth", "tree.json")))
@@ -198,7 +149,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
       // Cut short with its index up front: the probe reads it, the decode stops early and says where.
       const cut = await truncateCopy(video.video, join(work.dir, "cut.mp4"), 0.5)
       const out = join(work.dir, "cut-out")
-      const result = await run(["build", cut, "--out", out], simEnv(sim.url))
+      const result = await runCli(["build", cut, "--out", out], simEnv(sim.url))
       assert.strictEqual(result.code, 1, result.stdout)
       assert.match(oneLine(result.stderr), /cut\.mp4: frames decode only up to [\d.]+ s of 90\.0 s/)
       assert.deepStrictEqual(readdirSync(out), [])
@@ -220,7 +171,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
       await refused([dir], /both map to video id "synth"/)
       const file = join(work.dir, "a-file")
       writeFileSync(file, "")
-      const result = await run(["build", video.video, "--out", join(file, "trees")], simEnv(sim.url))
+      const result = await runCli(["build", video.video, "--out", join(file, "trees")], simEnv(sim.url))
       assert.strictEqual(result.code, 1)
       assert.match(oneLine(result.stderr), /^vtree: --out .*a-file\/trees: cannot write there .* — choose a folder you can write to$/)
       await refused([video.video], /no model configured/, {})

@@ -1,10 +1,11 @@
-// The built CLI (`node dist/bin.js`) on trees and question files that must not be trusted: a value
+// The CLI, run in-process, on trees and question files that must not be trusted: a value
 // nested 10,000 deep, a tree that does not decode, a videoID that would leave --trees.
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Sim from "../../support/openai-sim/index.js"
-import { readDb, run, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
+import { readDb, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
+import { runCli } from "../../support/cli/InProcess.js"
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -27,10 +28,10 @@ const treesWith = (change: (text: string) => string) => {
 const deep = "[".repeat(10_000) + "]".repeat(10_000)
 const withDeepSubtitle = (text: string) => text.replace(`"subtitle":`, `"subtitle":${deep},"was":`)
 
-describe("untrusted trees and ids (built CLI)", () => {
+describe("untrusted trees and ids (in-process CLI)", () => {
   it("tree validate: a node holding 10,000 nested arrays is one located line and exit 1, not a stack overflow", async () => {
     const { file } = treesWith(withDeepSubtitle)
-    const result = await run(["tree", "validate", file], {})
+    const result = await runCli(["tree", "validate", file], {})
     assert.strictEqual(result.code, 1)
     assert.match(
       result.stderr,
@@ -48,7 +49,7 @@ describe("untrusted trees and ids (built CLI)", () => {
     ] as const) {
       const { dir, file, trees } = treesWith(change)
       const db = join(dir, "runs.db")
-      const result = await run(["infer", "--trees", trees, "--questions", samplesJsonl, "--db", db], simEnv(sim.url))
+      const result = await runCli(["infer", "--trees", trees, "--questions", samplesJsonl, "--db", db], simEnv(sim.url))
       assert.strictEqual(result.code, 1, result.stderr)
       assert.strictEqual(result.stdout, "")
       const lines = result.stderr.trimEnd().split("\n")
@@ -71,7 +72,7 @@ describe("untrusted trees and ids (built CLI)", () => {
     const line = JSON.parse(readFileSync(samplesJsonl, "utf8").split("\n")[0]!)
     writeFileSync(questions, JSON.stringify({ ...line, videoID: "../../x/y" }) + "\n")
     const db = join(temp.dir, "runs.db")
-    const result = await run(["infer", "--trees", trees, "--questions", questions, "--db", db], simEnv("http://127.0.0.1:9/v1"))
+    const result = await runCli(["infer", "--trees", trees, "--questions", questions, "--db", db], simEnv("http://127.0.0.1:9/v1"))
     assert.strictEqual(result.code, 1)
     assert.strictEqual(
       result.stderr,

@@ -5,7 +5,7 @@ import { runDemo } from "../../support/harness/Demo.js"
 // built dist/, which is what `npm run demo` builds before running the same script.)
 describe("npm run demo", () => {
   it("runs vtree infer on the sample against the simulator, then the report", async () => {
-    // As on a machine without ffmpeg: the build step is skipped (test/integration/build/BuildDemo.e2e.test.ts runs it).
+    // As on a machine without ffmpeg: the build step is skipped (test/e2e/build/BuildDemo.test.ts runs it).
     const result = await runDemo({ VTREE_FFMPEG: "/nonexistent/ffmpeg" })
     assert.strictEqual(result.code, 0, result.stderr)
     // The summary of `infer`, then the same run as `vtree report` shows it.

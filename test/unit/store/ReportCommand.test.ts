@@ -1,42 +1,20 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { RunStore } from "../../../src/services/RunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { call, prediction, step } from "../../unit/harness/fixtures.js"
-
-// Each case spawns the CLI a few times; shared, loaded machines make a cold start take seconds.
-const spawnTimeout = 120_000
-
-const root = fileURLToPath(new URL("../../..", import.meta.url))
-const bin = path.join(root, "dist", "bin.js")
+import { runCli } from "../../support/cli/InProcess.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-report-"))),
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 )
 
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the built CLI as a user would; the built dist/ comes from the vitest global setup. */
-const vtree = (args: ReadonlyArray<string>, cwd: string) =>
-  Effect.async<Result>((resume) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...process.env, NO_COLOR: "1" } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)))
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)))
-    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
+/** Runs the CLI in-process in `cwd`, where the default vtree.db is. */
+const vtree = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) => Effect.promise(() => runCli(args, env, { cwd }))
 
 /** Two runs: "old" with one right and one unparseable answer, then "new" with one right answer. */
 const fill = (file: string) =>
@@ -90,7 +68,7 @@ describe("vtree report", () => {
         promptTokens: 120,
         completionTokens: 30
       })
-    }), spawnTimeout)
+    }))
 
   it.scoped("writes a self-contained HTML page with --out", () =>
     Effect.gen(function*() {
@@ -105,7 +83,7 @@ describe("vtree report", () => {
       assert.include(page, "<svg")
       assert.include(page, "&lt;b&gt;How many?&lt;/b&gt;")
       assert.strictEqual((page.match(/<details class="q"/g) ?? []).length, 2)
-    }), spawnTimeout)
+    }))
 
   it.scoped("compares two runs of one database, or of two with FILE#RUN, and refuses runs with no shared question", () =>
     Effect.gen(function*() {
@@ -141,7 +119,7 @@ describe("vtree report", () => {
       const one = yield* vtree(["report", "--compare", "old"], dir)
       assert.strictEqual(one.code, 1)
       assert.include(one.stderr, "--compare needs two runs, got 1")
-    }), spawnTimeout)
+    }))
 
   it.scoped("vtree export writes Video-MME results, JSONL and CSV, and prices from the environment reach the report", () =>
     Effect.gen(function*() {
@@ -157,21 +135,13 @@ describe("vtree report", () => {
       assert.strictEqual(csv.code, 0, csv.stderr)
       assert.strictEqual(csv.stdout.trim().split("\n").length, 3)
 
-      const priced = yield* Effect.async<Result>((resume) => {
-        const child = spawn(process.execPath, [bin, "report", "--run-id", "old"], {
-          cwd: dir,
-          env: { ...process.env, NO_COLOR: "1", VTREE_AGENT_PRICE: "1000000,0,0", VTREE_TOOL_PRICE: "0,0,0" }
-        })
-        let stdout = ""
-        child.stdout.on("data", (chunk) => (stdout += String(chunk)))
-        child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr: "" })))
-      })
+      const priced = yield* vtree(["report", "--run-id", "old"], dir, { VTREE_AGENT_PRICE: "1000000,0,0", VTREE_TOOL_PRICE: "0,0,0" })
       // Three agent calls of 40 prompt tokens at $1 per token.
       assert.include(priced.stdout, "Cost $120.0000")
       const bad = yield* vtree(["report", "--prices", "nope.json"], dir)
       assert.strictEqual(bad.code, 1)
       assert.include(bad.stderr, "--prices nope.json: cannot read the file")
-    }), spawnTimeout)
+    }))
 
   it.scoped("fails with one line naming the fix: missing database, unknown run, empty database", () =>
     Effect.gen(function*() {
@@ -193,5 +163,5 @@ describe("vtree report", () => {
       const empty = yield* vtree(["report", "--db", "empty.db"], dir)
       assert.strictEqual(empty.code, 1)
       assert.include(empty.stderr, "holds no runs yet")
-    }), spawnTimeout)
+    }))
 })

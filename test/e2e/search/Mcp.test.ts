@@ -9,7 +9,7 @@ import { fixtureServer, sendBody, sendJson } from "../../support/search/FixtureS
 import { fixture } from "../../support/search/hub.js"
 import { articlePage } from "../../support/search/pages.js"
 
-// Runs the built CLI (test/support/globalSetup.ts builds dist/ before any test) under a real MCP client.
+// Runs the built CLI (test/support/e2e/globalSetup.ts builds dist/ before any test) under a real MCP client.
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 
 const connect = (env: Record<string, string>) =>

@@ -1,0 +1,31 @@
+// The whole CLI as one Effect: argv in, exit code out. src/main.ts runs it as the process; tests run
+// it in-process (test/support/cli/InProcess.ts) with their own Console, config and stderr.
+import { Command } from "@effect/cli"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Cause, Console, Effect, Exit, Logger } from "effect"
+import { describeFailure } from "./ErrorReport.js"
+import { rootCommand } from "./Root.js"
+import { withTerminalText } from "./TerminalConsole.js"
+import { version } from "./version.js"
+
+const cli = Command.run(rootCommand, { name: "vtree", version })
+
+/** The CLI for `argv` (as in `process.argv`: node and script first); fails when the command does. */
+export const cliProgram = (argv: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
+  // Console output is rendered for a terminal (cli/TerminalConsole.ts): data is shown, never obeyed.
+  const asksForHelp = argv.slice(2).some((arg) => arg === "--help" || arg === "-h")
+  return withTerminalText(cli(argv), { help: asksForHelp }).pipe(
+    Effect.tapErrorCause((cause) => {
+      const line = describeFailure(cause)
+      return line === undefined ? Effect.void : Console.error(line)
+    }),
+    Effect.provide(NodeContext.layer),
+    // Every log line goes to stderr, one logfmt line each: stdout belongs to results (and, for
+    // `vtree mcp`, to the protocol alone).
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
+  )
+}
+
+/** The process exit code for how the CLI ended: 0, 130 for an interruption (Ctrl-C, SIGTERM), else 1. */
+export const exitCode = (exit: Exit.Exit<unknown, unknown>): number =>
+  Exit.isSuccess(exit) ? 0 : Cause.isInterruptedOnly(exit.cause) ? 130 : 1

@@ -1,0 +1,101 @@
+// `vtree build`, the built CLI, stopped by signals: a `kill -9` mid-build and the rerun, and Ctrl-C
+// (exit 130). The real ffmpeg makes a synthetic video; openai-sim answers the build calls.
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { run, simEnv, start, tempDir } from "../../support/harness/Cli.js"
+import { policyScripts, type SampleQuestion } from "../../support/harness/Policy.js"
+import * as OpenAiSim from "../../support/openai-sim/index.js"
+import { answerBuildCalls, buildCallKind } from "../../support/openai-sim/builder.js"
+import { makeSyntheticVideo, type SyntheticVideo } from "../../support/media/SyntheticVideo.js"
+
+const question: SampleQuestion = {
+  questionId: "synth-1",
+  question: "What colour is the room at the start of the video?",
+  answer: "A",
+  videoId: "synth",
+  taskType: "Attribute Perception"
+}
+
+const systemOf = (request: OpenAiSim.SimRequest): string => {
+  const messages = request.body["messages"] as ReadonlyArray<{ role: string; content: unknown }> | undefined
+  const system = messages?.find((m) => m.role === "system")?.content
+  return typeof system === "string" ? system : ""
+}
+const buildCalls = (sim: OpenAiSim.OpenAiSim) => sim.requests.filter((r) => buildCallKind(systemOf(r)) !== undefined).length
+
+let work: ReturnType<typeof tempDir>
+let video: SyntheticVideo
+let sim: OpenAiSim.OpenAiSim
+let slowSim: OpenAiSim.OpenAiSim
+
+beforeAll(async () => {
+  work = tempDir()
+  video = await makeSyntheticVideo({
+    dir: work.dir,
+    name: "synth",
+    segmentSeconds: [21, 19, 22, 28],
+    cues: [
+      { start: 0.5, end: 3, text: "The red room is empty." },
+      { start: 14, end: 17, text: "A test pattern appears." },
+      { start: 50, end: 53, text: "Colour bars fill the screen." }
+    ]
+  })
+  sim = await OpenAiSim.start({ chat: policyScripts({ questions: [question] }), intercept: answerBuildCalls })
+  // Slow enough vision calls that a kill lands between checkpoints.
+  slowSim = await OpenAiSim.start({
+    chat: policyScripts({ questions: [question] }),
+    intercept: (request) => {
+      const reply = answerBuildCalls(request)
+      return reply === undefined ? undefined : { ...reply, delayMs: 600 }
+    }
+  })
+}, 120_000)
+
+afterAll(async () => {
+  await sim?.close()
+  await slowSim?.close()
+  work?.cleanup()
+})
+
+describe("vtree build (live ffmpeg, openai-sim)", () => {
+  it("after kill -9 mid-build, the rerun asks only for the calls not yet checkpointed", async () => {
+    const out = join(work.dir, "killed")
+    const checkpoints = join(out, "synth", ".vtree", "checkpoints")
+    const count = () => (existsSync(checkpoints) ? readdirSync(checkpoints).filter((name) => name.endsWith(".json")).length : 0)
+    const running = start(["build", video.video, "--out", out, "--concurrency", "1"], simEnv(slowSim.url))
+    const deadline = Date.now() + 60_000
+    while (count() < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    running.child.kill("SIGKILL")
+    const killed = await running.done
+    assert.strictEqual(killed.signal, "SIGKILL")
+    assert.isFalse(existsSync(join(out, "synth", "tree.json")))
+    const saved = count()
+    assert.isAtLeast(saved, 2)
+    // --concurrency sets the providers' cap: one request at a time here.
+    assert.strictEqual(slowSim.maxInFlight, 1)
+
+    const before = buildCalls(sim)
+    const rerun = await run(["build", video.video, "--out", out], simEnv(sim.url))
+    assert.strictEqual(rerun.code, 0, rerun.stderr)
+    const total = Object.values((JSON.parse(readFileSync(join(out, "synth", "tree.json"), "utf8")) as { nodes: Record<string, { level: number }> }).nodes)
+      .filter((node) => node.level < 3).length
+    assert.strictEqual(buildCalls(sim) - before, total - saved)
+    assert.match(rerun.stdout, new RegExp(`^synth\\s.*\\s${saved}\\s+\\S+\\s+0\\s+\\S+ s$`, "m"))
+  }, 120_000)
+
+  it("Ctrl-C stops with exit 130, says how to resume, and keeps the finished calls", async () => {
+    const out = join(work.dir, "interrupted")
+    const checkpoints = join(out, "synth", ".vtree", "checkpoints")
+    const count = () => (existsSync(checkpoints) ? readdirSync(checkpoints).filter((name) => name.endsWith(".json")).length : 0)
+    const running = start(["build", video.video, "--out", out, "--concurrency", "1"], simEnv(slowSim.url))
+    const deadline = Date.now() + 60_000
+    while (count() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    running.child.kill("SIGINT")
+    const result = await running.done
+    assert.strictEqual(result.code, 130, result.stderr)
+    assert.match(result.stderr, /^vtree: interrupted — finished model calls are saved under .*interrupted\/<videoID>\/\.vtree; run the same command again to resume$/m)
+    assert.isAtLeast(count(), 1)
+    assert.isFalse(existsSync(join(out, "synth", "tree.json")))
+  }, 120_000)
+})

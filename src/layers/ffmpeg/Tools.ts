@@ -1,8 +1,10 @@
 import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type { PlatformError } from "@effect/platform/Error"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import { Chunk, Effect, Stream } from "effect"
-import type { Tool } from "../../config/FfmpegConfig.js"
+import type { FfmpegTools, Tool } from "../../config/FfmpegConfig.js"
 import { MediaError } from "../../domain/Media.js"
 
 export type { FfmpegTools, Tool } from "../../config/FfmpegConfig.js"
@@ -17,6 +19,21 @@ export interface ToolOutput {
   readonly stdout: Uint8Array
   readonly stderr: string
 }
+
+/** What each ffmpeg-backed operation (probe, frames, side streams) is handed by `Ffmpeg.make`. */
+export interface ToolContext {
+  readonly tools: FfmpegTools
+  readonly fs: FileSystem.FileSystem
+  readonly path: Path.Path
+  /** Runs a tool to its end; `path` is the file named in an error. */
+  readonly run: (tool: Tool, args: ReadonlyArray<string>, path: string) => Effect.Effect<ToolOutput, MediaError>
+  /** A path as a tool argument: always absolute, so it never reads as an option or a protocol. */
+  readonly arg: (path: string) => string
+}
+
+/** A MediaError whose message starts with the path as the user gave it. */
+export const mediaError = (reason: MediaError["reason"], path: string, message: string): MediaError =>
+  new MediaError({ reason, path, message: `${path}: ${message}` })
 
 const collect = (stream: Stream.Stream<Uint8Array, PlatformError>) =>
   Effect.map(Stream.runCollect(stream), (chunks) => Buffer.concat(Chunk.toReadonlyArray(chunks)))

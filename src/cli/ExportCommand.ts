@@ -5,7 +5,7 @@ import { costOfCalls } from "../programs/harness/Cost.js"
 import { renderExport } from "../programs/harness/Export.js"
 import type { ReportCall } from "../programs/harness/Report.js"
 import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
-import { databaseFiles, writeResult } from "./OutputFile.js"
+import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
 import { loadPrices } from "./Prices.js"
 import { runStore } from "./Composition.js"
 
@@ -49,7 +49,7 @@ export const exportCommand = Command.make("export", { db, runId, format, out, pr
       else list.push(c)
     }
     const body = renderExport(args.format, loaded.predictions, (id) => costOfCalls(calls.get(id) ?? [], priced))
-    yield* writeResult({ body, out: args.out, inputs: databaseFiles(args.db), data: true, what: `run ${chosen} as ${args.format}` })
+    yield* writeResult({ body, out: args.out, inputs: [...databaseFiles(args.db), ...runInputs(loaded.run)], data: true, what: `run ${chosen} as ${args.format}` })
   })).pipe(
     Command.withDescription("Export a stored run: Video-MME results JSON for its scorer, JSONL or CSV"),
     Command.provide((args) => runStore(args.db, { readOnly: true }))

@@ -39,18 +39,39 @@ const startsAsSqlite = (fs: FileSystem.FileSystem, file: string) =>
   )
 
 /**
- * Refuses `out` when it resolves (symlinks followed) to one of `inputs`, or is an existing SQLite
- * database; `inputs` are what the command reads (a database's -wal/-shm: see `databaseFiles`).
+ * What a stored run was made from, which its report or export must never overwrite: its question file
+ * (or folder: a file written there would join the question set) and its trees folder.
+ */
+export const runInputs = (run: { readonly config?: unknown; readonly selection?: { readonly questionsPath: string } | null }): ReadonlyArray<string> => {
+  const config = typeof run.config === "object" && run.config !== null ? (run.config as Record<string, unknown>) : {}
+  return [run.selection?.questionsPath, config["questionsPath"], config["treesDir"]].filter(
+    (input): input is string => typeof input === "string" && input !== ""
+  )
+}
+
+/**
+ * Refuses `out` when it resolves (symlinks followed) to one of `inputs` or lies inside one that is a
+ * folder, or is an existing SQLite database; `inputs` are what the command reads (a database's
+ * -wal/-shm: see `databaseFiles`; a run's questions and trees: see `runInputs`).
  */
 export const checkOutputPath = Effect.fn("OutputFile.check")(function*(out: string, inputs: ReadonlyArray<string>) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const target = yield* resolved(fs, path, out)
   for (const input of inputs) {
-    if ((yield* resolved(fs, path, input)) === target) {
+    const source = yield* resolved(fs, path, input)
+    if (source === target) {
       return yield* new OutputFileError({
         reason: "IsInput",
         message: `--out ${out}: is ${input === out ? "" : `${input}, `}one of this command's inputs — write the result to another file`
+      })
+    }
+    const relative = path.relative(source, target)
+    const isFolder = yield* fs.stat(source).pipe(Effect.map((info) => info.type === "Directory"), Effect.orElseSucceed(() => false))
+    if (isFolder && !relative.startsWith("..") && !path.isAbsolute(relative)) {
+      return yield* new OutputFileError({
+        reason: "IsInput",
+        message: `--out ${out}: lies inside ${input}, a folder this run reads (its questions or trees) — write the result elsewhere`
       })
     }
   }

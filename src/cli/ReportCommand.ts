@@ -9,7 +9,7 @@ import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
 import type { ReportCall } from "../programs/harness/Report.js"
 import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
 import { loadPrices } from "./Prices.js"
-import { databaseFiles, writeResult } from "./OutputFile.js"
+import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
 import { displayDb, runStore } from "./Composition.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
@@ -67,8 +67,13 @@ const openStore = (filename: string) =>
   Layer.build(runStore(filename, { readOnly: true })).pipe(Effect.map(Context.get(RunStore)))
 
 // A text report is read on the terminal (Console renders it); json and html are data, kept as they are.
-const writeOut = (body: string, args: { readonly out: Option.Option<string>; readonly format: string }, dbs: ReadonlyArray<string>, what: string) =>
-  writeResult({ body, out: args.out, inputs: dbs.flatMap(databaseFiles), data: args.format !== "text", what })
+const writeOut = (
+  body: string,
+  args: { readonly out: Option.Option<string>; readonly format: string },
+  dbs: ReadonlyArray<string>,
+  runs: ReadonlyArray<Parameters<typeof runInputs>[0]>,
+  what: string
+) => writeResult({ body, out: args.out, inputs: [...dbs.flatMap(databaseFiles), ...runs.flatMap(runInputs)], data: args.format !== "text", what })
 
 const costPerQuestion = (calls: ReadonlyArray<ReportCall>, prices: Prices) => {
   const byQuestion = new Map<string, Array<ReportCall>>()
@@ -121,7 +126,7 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
     : args.format === "html"
     ? renderCompareHtml(comparison, loadedA, loadedB)
     : renderCompareText(comparison)
-  yield* writeOut(body, args, [args.db, refA.db, refB.db], `the ${args.format} comparison of ${refA.runId} and ${refB.runId}`)
+  yield* writeOut(body, args, [args.db, refA.db, refB.db], [loadedA.run, loadedB.run], `the ${args.format} comparison of ${refA.runId} and ${refB.runId}`)
 })
 
 /** `vtree report`: the summary of one stored run, or the comparison of two, as text, JSON or a self-contained HTML page. */
@@ -149,7 +154,7 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
       : args.format === "html"
       ? renderHtml(loaded, summary)
       : renderText(summary)
-    yield* writeOut(body, args, [args.db], `the ${args.format} report of run ${chosen}`)
+    yield* writeOut(body, args, [args.db], [loaded.run], `the ${args.format} report of run ${chosen}`)
   }).pipe(Effect.scoped)).pipe(
   Command.withDescription(
     "Summarize a stored run (accuracy with 95% intervals per task type, duration and domain, stop reasons, tokens, " +

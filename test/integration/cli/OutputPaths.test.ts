@@ -69,6 +69,33 @@ describe("--out never hits an input", () => {
       assert.isTrue(isSqlite(db) && isSqlite(other))
     }))
 
+  it.scoped("export and report never overwrite the run's question file, nor write inside its trees or question folder", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const db = path.join(dir, "x.db")
+      const questions = path.join(dir, "questions.jsonl")
+      const questionFolder = path.join(dir, "questions")
+      const trees = path.join(dir, "trees")
+      fs.writeFileSync(questions, "{\"question_id\": \"q1\"}\n")
+      fs.mkdirSync(path.join(trees, "v1"), { recursive: true })
+      fs.writeFileSync(path.join(trees, "v1", "tree.json"), "{}")
+      fs.mkdirSync(questionFolder)
+      yield* Effect.flatMap(RunStore, (store) =>
+        Effect.zipRight(
+          store.startRun({ runId: "r1", config: { questionsPath: questions, treesDir: trees } }),
+          store.startRun({ runId: "r2", config: { questionsPath: questionFolder, treesDir: trees } })
+        )).pipe(Effect.provide(SqliteRunStore.layer({ filename: db })))
+      const onFile = yield* run(exportCommand, "--db", db, "--run-id", "r1", "--format", "jsonl", "--out", questions)
+      assert.match(onFile.line ?? "", /^vtree: --out .*questions\.jsonl: is one of this command's inputs/)
+      assert.strictEqual(fs.readFileSync(questions, "utf8"), "{\"question_id\": \"q1\"}\n")
+      const inTrees = yield* run(reportCommand, "--db", db, "--run-id", "r1", "--format", "html", "--out", path.join(trees, "v1", "tree.json"))
+      assert.include(inTrees.line ?? "", "lies inside")
+      assert.strictEqual(fs.readFileSync(path.join(trees, "v1", "tree.json"), "utf8"), "{}")
+      const inFolder = yield* run(exportCommand, "--db", db, "--run-id", "r2", "--format", "jsonl", "--out", path.join(questionFolder, "new.json"))
+      assert.include(inFolder.line ?? "", "lies inside")
+      assert.isFalse(fs.existsSync(path.join(questionFolder, "new.json")))
+    }))
+
   it.scoped("a good --out is written whole, with no temporary file left beside it", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

@@ -8,12 +8,13 @@ export interface BenchModule {
   readonly run: () => Promise<string>
 }
 
-const all = ["tree", "providers", "agent", "harness", "search", "build", "ocr", "prefix", "report", "store", "workers"] as const
+const all = ["tree", "providers", "agent", "harness", "search", "build", "ocr", "prefix", "report", "store", "workers", "benchmarks", "testsuite"] as const
 
 const file = new URL("../BENCHMARKS.md", import.meta.url)
 const header =
   "# Benchmarks\n\nWritten by `npm run bench` (or `npx tsx bench/run.ts NAME…` for some). Each figure says how it was measured\nand its ratio to the ideal or to a peer measured in the same run. Machine: 2 shared cores, Node 20.\n"
 
+// A name without a bench/<name>.ts (testsuite: measured by hand, with `time`) keeps its section as written.
 const marker = (name: string, edge: "start" | "end") => `<!-- bench:${name}:${edge} -->`
 
 const readSections = (): Map<string, string> => {

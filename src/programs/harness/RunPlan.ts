@@ -8,7 +8,7 @@ import { type RunOwner, RunStore } from "../../services/RunStore.js"
 import { checkQuestionIds, decodeTrees } from "../tree/TreePreflight.js"
 import { type BenchmarkOptions, questionSettings } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
-import { runProtocol } from "./RunProtocol.js"
+import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
 import { completeSelection, selectionDifference } from "./RunSelection.js"
 
 /** `run-20250102-130405-k3f9`: sortable, readable, and unique enough for one database. */
@@ -80,6 +80,15 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
           message: `--protocol ${protocol}: run ${stored.runId} was started with --protocol ${
             runProtocol(stored.config)
           } — ${flag === "--resume" ? "resume" : "join"} it with the same protocol`
+        })
+      }
+      // One run, one benchmark: its report and export follow the benchmark's rule.
+      if (stored !== undefined && options.benchmark !== undefined && benchmarkOfRun(stored.config) !== options.benchmark) {
+        return yield* new InferError({
+          reason: "BadOption",
+          message: `--benchmark ${options.benchmark}: run ${stored.runId} is a ${benchmarkOfRun(stored.config)} run — ${
+            flag === "--resume" ? "resume" : "join"
+          } it with --benchmark ${benchmarkOfRun(stored.config)}, or start a new run`
         })
       }
       const storedSelection = stored?.selection
@@ -161,6 +170,7 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
   const path = yield* Path.Path
   const run = yield* startOrResume(options, {
     ...options.config,
+    benchmark: options.benchmark ?? "videomme",
     treesDir: path.resolve(options.treesDir),
     questions: options.questions.length,
     concurrency,

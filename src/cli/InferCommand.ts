@@ -9,7 +9,7 @@ import {
   type ProvidersConfig
 } from "../config/ProviderConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
-import type { Question } from "../domain/Question.js"
+import type { BenchmarkFacts, BenchmarkName, Question } from "../domain/Question.js"
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
@@ -20,7 +20,7 @@ import { makeProgress } from "../programs/harness/Progress.js"
 import { renderText, summarize } from "../programs/harness/Report.js"
 import type { PromptManager } from "../programs/prompts/PromptManager.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
-import { loadQuestions } from "../programs/questions/QuestionLoader.js"
+import { loadQuestionSet } from "../programs/questions/QuestionLoader.js"
 import { selectQuestions, splitList } from "../programs/questions/QuestionSelection.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
@@ -38,7 +38,16 @@ const trees = Options.text("trees").pipe(
 )
 const questions = optionalText(
   "questions",
-  "A folder of <videoID>.json question files, or a Video-MME .json / .jsonl file (required unless --resume: a resumed run asks its own)"
+  "A benchmark's question file or folder, its layout read from its content: Video-MME, LVBench, LongVideoBench, MLVU, " +
+    "EgoSchema, NExT-QA (required unless --resume: a resumed run asks its own)"
+)
+const benchmark = optionalText(
+  "benchmark",
+  "Read --questions as this benchmark's layout instead of detecting it: videomme, lvbench, longvideobench, mlvu, egoschema or nextqa"
+)
+const answers = optionalText(
+  "answers",
+  "Keys shipped apart from the questions, a JSON {question id: letter or index} such as EgoSchema's subset_answers.json"
 )
 const db = dbOption("Where the run is written (an SQLite file is created when missing)")
 const runId = optionalText(
@@ -105,6 +114,8 @@ const prices = optionalText("prices", "Prices file for cost and --max-cost (form
 const options = {
   trees,
   questions,
+  benchmark,
+  answers,
   db,
   runId,
   concurrency,
@@ -179,6 +190,9 @@ class WebSearch extends Context.Tag("vtree/cli/WebSearch")<WebSearch, WebToolsHu
 /** What `infer` reads and checks before the run store opens: the selected questions and the prompt pack. */
 class InferInputs extends Context.Tag("vtree/cli/InferInputs")<InferInputs, {
   readonly questions: ReadonlyArray<Question>
+  /** The questions' benchmark, and each question's facts beside it (loadQuestionSet's). */
+  readonly benchmark: BenchmarkName
+  readonly benchmarkFacts: ReadonlyMap<string, BenchmarkFacts>
   readonly prompts: PromptManager
   /** Stored with the run; a resumed run must ask the same. */
   readonly selection: SelectionInput
@@ -304,7 +318,11 @@ const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<RunSelection |
     InferInputs,
     Effect.gen(function*() {
       const given = yield* selectionArgs(args, yield* stored)
-      const questions = yield* selectOrFail(yield* loadQuestions(given.questions), given)
+      const loaded = yield* loadQuestionSet(given.questions, {
+        benchmark: Option.getOrUndefined(args.benchmark),
+        answers: Option.getOrUndefined(args.answers)
+      })
+      const questions = yield* selectOrFail(loaded.questions, given)
       const path = yield* Path.Path
       const questionsPath = path.resolve(given.questions)
       const sha256 = yield* questionsSha256(questionsPath).pipe(
@@ -325,7 +343,7 @@ const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<RunSelection |
         taskTypes: given.taskTypes,
         nSamples: given.nSamples
       }
-      return { questions, prompts, selection, questionsPath: given.questions }
+      return { questions, benchmark: loaded.benchmark, benchmarkFacts: loaded.facts, prompts, selection, questionsPath: given.questions }
     })
   )
 
@@ -352,7 +370,7 @@ const inferLayer = (args: InferArgs) => {
 /** `vtree infer`: runs a benchmark and prints its summary. */
 export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
-    const { prompts, questions, questionsPath, selection } = yield* InferInputs
+    const { benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = yield* InferInputs
     const retrySchedule = yield* stepRetrySchedule
     const leaseMs = yield* leaseMsSetting
     const webHub = yield* Effect.serviceOption(WebSearch)
@@ -368,6 +386,8 @@ export const inferCommand = Command.make("infer", options, (args) =>
       ...(Option.isSome(args.maxCost) ? { maxCostUsd: args.maxCost.value } : {}),
       treesDir: args.trees,
       questions,
+      benchmark,
+      benchmarkFacts,
       prompts,
       ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
       resume: args.resume,

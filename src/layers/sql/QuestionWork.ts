@@ -83,8 +83,7 @@ export const questionWork = (
           startedAt: Math.round(p.startedAt),
           finishedAt: Math.round(p.finishedAt),
           replyShapes: p.replyShapes ?? {},
-          worker: ownerId ?? p.worker ?? null,
-          benchmark: p.benchmark ?? null
+          worker: ownerId ?? p.worker ?? null
         })
         yield* answers.insertSteps(record.steps.map((step) => ({
           ...step,

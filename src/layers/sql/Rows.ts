@@ -59,9 +59,15 @@ export const PredictionStored = Schema.Struct({
     Schema.fromKey("replyShapesJson")
   ),
   worker: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
-  benchmark: Schema.optionalWith(Schema.NullOr(Schema.parseJson(BenchmarkFacts)), { default: () => null }).pipe(
-    Schema.fromKey("benchmarkJson")
-  )
+  // NULL (rows written before 0008, or without facts) reads as absent, like the counts nobody reported.
+  benchmark: Schema.optionalToOptional(
+    Schema.NullOr(Schema.parseJson(BenchmarkFacts)),
+    Schema.NullOr(Schema.typeSchema(BenchmarkFacts)),
+    {
+      decode: (stored) => Option.flatMap(stored, Option.fromNullable),
+      encode: (value) => Option.some(Option.getOrNull(value))
+    }
+  ).pipe(Schema.fromKey("benchmarkJson"))
 })
 
 export const PredictionInsert = Schema.Struct({ runId: Schema.String, ...PredictionStored.fields })

@@ -26,7 +26,8 @@ import {
   ScriptedVlm
 } from "../../../src/index.js"
 import { formatOfBenchmark, renderExport } from "../../../src/programs/harness/Export.js"
-import { renderText, summarize } from "../../../src/programs/harness/Report.js"
+import { renderJson, renderText, summarize } from "../../../src/programs/harness/Report.js"
+import { renderHtml } from "../../../src/programs/harness/ReportHtml.js"
 import { loadQuestionSet, type LoadOptions } from "../../../src/programs/questions/QuestionLoader.js"
 import {
   egoSchemaRows,
@@ -138,6 +139,11 @@ describe("every benchmark through infer → report → export", () => {
       assert.strictEqual(stored.run.config && (stored.run.config as { benchmark?: string }).benchmark, "lvbench")
       assert.strictEqual(stored.predictions.find((p) => p.questionId === "2")?.benchmark?.row && "uid" in (stored.predictions.find((p) => p.questionId === "2")!.benchmark!.row as object), true)
       assert.include(renderText(summary), "Benchmark LVBench")
+      const html = renderHtml({ ...stored, steps: [] }, summary)
+      assert.include(html, "<h2>Accuracy per question type</h2>")
+      assert.include(html, "<td>Benchmark</td><td>LVBench</td>")
+      const fromJson = JSON.parse(renderJson(summary)) as { benchmark: string; axes: ReadonlyArray<{ axis: string }> }
+      assert.deepStrictEqual([fromJson.benchmark, fromJson.axes.map((a) => a.axis)], ["lvbench", ["question type"]])
     }))
 
   it.scoped("MLVU dev: per task, and M-Avg (the mean of the per-task accuracies) beside the overall", () =>
@@ -157,6 +163,7 @@ describe("every benchmark through infer → report → export", () => {
       assert.deepStrictEqual(summary.primary?.name, "M-Avg")
       assert.closeTo(summary.primary!.value!, 0.75, 1e-9)
       assert.include(renderText(summary), "M-Avg 75.0%")
+      assert.strictEqual((JSON.parse(renderJson(summary)) as { primary: unknown }).primary !== null, true)
       assert.deepStrictEqual(exported, [
         { question_id: "plotQA_0", question_type: "plotQA", option: "A" },
         { question_id: "plotQA_1", question_type: "plotQA", option: "C" },
@@ -166,7 +173,7 @@ describe("every benchmark through infer → report → export", () => {
 
   it.scoped("EgoSchema with --answers: a question outside the subset is unscored, apart from wrong; every question exported", () =>
     Effect.gen(function*() {
-      const { summary, exported } = yield* runOn({
+      const { stored, summary, exported } = yield* runOn({
         files: [["questions.json", json(egoSchemaRows)], ["subset_answers.json", json(egoSchemaSubset)]],
         questions: "questions.json",
         load: (dir) => ({ answers: join(dir, "subset_answers.json") }),
@@ -183,6 +190,7 @@ describe("every benchmark through infer → report → export", () => {
       )
       assert.strictEqual(summary.overall.accuracy, 0.5)
       assert.include(renderText(summary), "1 unscored (no key), accuracy over the 2 keyed")
+      assert.include(renderHtml({ ...stored, steps: [] }, summary), "<td>Unscored (no key)</td><td>1</td>")
       assert.deepStrictEqual(exported, {
         [egoSchemaRows[0]!.q_uid]: 3,
         [egoSchemaRows[1]!.q_uid]: 0,

@@ -388,6 +388,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
       questions,
       benchmark,
       benchmarkFacts,
+      ...(Option.isSome(args.answers) ? { answers: (yield* Path.Path).resolve(args.answers.value) } : {}),
       prompts,
       ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
       resume: args.resume,

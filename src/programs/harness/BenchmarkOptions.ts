@@ -54,6 +54,11 @@ export interface BenchmarkOptions<R = never> {
   readonly benchmark?: BenchmarkName
   /** Each question's benchmark facts by question id (loadQuestionSet's), saved with its prediction. */
   readonly benchmarkFacts?: ReadonlyMap<string, BenchmarkFacts>
+  /**
+   * The keys file the questions' keys came from (`--answers`), as an absolute path: stored in the run's
+   * config; with `resume`, a different one (or none where the run had one) is refused.
+   */
+  readonly answers?: string
   readonly prompts: PromptManager
   /** Default: a new id from the start time. With `resume`: the run to continue, default the latest. */
   readonly runId?: string

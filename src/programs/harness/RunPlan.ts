@@ -91,6 +91,16 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
           } it with --benchmark ${benchmarkOfRun(stored.config)}, or start a new run`
         })
       }
+      // Keys shipped apart are part of the question set: without them a resumed run would save unscored rows.
+      const storedAnswers = answersOfRun(stored?.config)
+      if (stored !== undefined && storedAnswers !== (options.answers ?? null)) {
+        return yield* new InferError({
+          reason: "BadOption",
+          message: `--answers ${options.answers ?? "(none)"}: run ${stored.runId} was started with ${
+            storedAnswers === null ? "no --answers" : `--answers ${storedAnswers}`
+          } — ${flag === "--resume" ? "resume" : "join"} it with the same keys, or start a new run`
+        })
+      }
       const storedSelection = stored?.selection
       if (storedSelection != null && selection !== undefined) {
         const difference = selectionDifference(storedSelection, selection)
@@ -124,6 +134,10 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
     ? Effect.catchIf(started, (error) => error.reason === "RunExists", () => join(runId, `--run-id ${runId}`))
     : started
 })
+
+/** The `--answers` file a run was started with; null without one (and for runs stored before it was recorded). */
+const answersOfRun = (config: unknown): string | null =>
+  typeof config === "object" && config !== null && "answers" in config && typeof config.answers === "string" ? config.answers : null
 
 /** What is wrong with the options before anything is read, if anything. */
 const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): InferError | undefined => {
@@ -171,6 +185,7 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
   const run = yield* startOrResume(options, {
     ...options.config,
     benchmark: options.benchmark ?? "videomme",
+    answers: options.answers ?? null,
     treesDir: path.resolve(options.treesDir),
     questions: options.questions.length,
     concurrency,

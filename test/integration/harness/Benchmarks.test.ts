@@ -77,7 +77,8 @@ const runOn = (setup: Setup, runId = "r1") =>
       mkdirSync(dirname(join(dir, name)), { recursive: true })
       writeFileSync(join(dir, name), text)
     }
-    const loaded = yield* loadQuestionSet(join(dir, setup.questions), setup.load?.(dir) ?? {}).pipe(Effect.provide(NodeContext.layer))
+    const loadOptions = setup.load?.(dir) ?? {}
+    const loaded = yield* loadQuestionSet(join(dir, setup.questions), loadOptions).pipe(Effect.provide(NodeContext.layer))
     const trees = join(dir, "trees")
     for (const videoId of new Set(loaded.questions.map((q) => q.videoId))) {
       mkdirSync(join(trees, videoId), { recursive: true })
@@ -101,6 +102,7 @@ const runOn = (setup: Setup, runId = "r1") =>
       questions: loaded.questions,
       benchmark: loaded.benchmark,
       benchmarkFacts: loaded.facts,
+      ...(loadOptions.answers === undefined ? {} : { answers: loadOptions.answers }),
       prompts: yield* prompts,
       runId,
       concurrency: 2
@@ -275,6 +277,23 @@ describe("the run keeps its benchmark", () => {
       const again = yield* Effect.flatMap(RunStore, (store) => store.loadRun("lv")).pipe(Effect.provide(layer))
       assert.strictEqual((again.run.config as { benchmark?: string }).benchmark, "lvbench")
       assert.strictEqual(summarize(again).overall.accuracy, 1)
+    }))
+
+  it.scoped("--resume of a run whose keys came with --answers refuses to go on without them", () =>
+    Effect.gen(function*() {
+      const { dir, layer, options } = yield* runOn({
+        files: [["questions.json", json(egoSchemaRows)], ["subset_answers.json", json(egoSchemaSubset)]],
+        questions: "questions.json",
+        load: (dir) => ({ answers: join(dir, "subset_answers.json") }),
+        answers: Object.fromEntries(egoSchemaRows.map((r) => [firstLine(r.question), "A"]))
+      }, "ego")
+      const { answers: _, ...without } = options
+      const refused = yield* Effect.flip(runBenchmark({ ...without, resume: true }).pipe(Effect.provide(layer)))
+      assert.strictEqual(
+        refused.message,
+        `--answers (none): run ego was started with --answers ${join(dir, "subset_answers.json")} — resume it with the same keys, or start a new run`
+      )
+      yield* runBenchmark({ ...options, resume: true }).pipe(Effect.provide(layer))
     }))
 
   it.scoped("a database from before benchmarks were kept opens, and its run reads and exports as Video-MME", () =>

@@ -2,14 +2,21 @@ import { Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import { RunStore } from "../services/RunStore.js"
 import { costOfCalls } from "../programs/harness/Cost.js"
-import { renderExport } from "../programs/harness/Export.js"
+import {
+  benchmarkOfFormat,
+  type ExportFormat,
+  exportFormats,
+  formatOfBenchmark,
+  isBenchmarkFormat,
+  renderExport
+} from "../programs/harness/Export.js"
+import { benchmarkOfRun } from "../programs/harness/RunProtocol.js"
 import type { ReportCall } from "../programs/harness/Report.js"
-import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
+import { dbOption, optionalText } from "./CliOptions.js"
 import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
 import { loadPrices } from "./Prices.js"
 import { runStore } from "./Composition.js"
 
-/** A one-line, user-facing failure of `vtree export`. */
 /** Why `vtree export` wrote nothing: the database holds no run, or the output file cannot be written. */
 export const ExportErrorReason = Schema.Literal("NoRuns", "WriteFailed")
 export type ExportErrorReason = typeof ExportErrorReason.Type
@@ -21,12 +28,13 @@ export class ExportError extends Schema.TaggedError<ExportError>()("ExportError"
 
 const db = dbOption("Run database written by `vtree infer`")
 const runId = optionalText("run-id", "Run to export (default: the most recently started run)")
-const format = Options.choice("format", ["videomme", "jsonl", "csv"]).pipe(
+const format = Options.choice("format", exportFormats).pipe(
   Options.withDescription(
-    "videomme: Video-MME's results layout, read by its scoring script; " +
-      "jsonl: one prediction per line with usage, cost and stop reason; csv: the same, for spreadsheets"
+    "What the run's own benchmark's scorer reads (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa), " +
+      "or jsonl / csv: one row per prediction with usage, cost and stop reason"
   ),
-  withShownDefault("videomme")
+  Options.withDescription("Default: the run's own benchmark (videomme for runs stored before vtree recorded it)."),
+  Options.optional
 )
 const out = Options.file("out").pipe(Options.withDescription("Write to this file instead of stdout"), Options.optional)
 const prices = optionalText("prices", "Prices file for the cost column of jsonl/csv (see `vtree report --help`)")
@@ -40,6 +48,15 @@ export const exportCommand = Command.make("export", { db, runId, format, out, pr
       return yield* new ExportError({ reason: "NoRuns", message: `${args.db}: holds no runs yet — run \`vtree infer\` first` })
     }
     const loaded = yield* store.loadRun(chosen, { includeSteps: false })
+    const benchmark = benchmarkOfRun(loaded.run.config)
+    const chosenFormat: ExportFormat = Option.getOrElse(args.format, () => formatOfBenchmark(benchmark))
+    if (isBenchmarkFormat(chosenFormat) && benchmarkOfFormat(chosenFormat) !== benchmark) {
+      return yield* new ExportError({
+        message: `--format ${chosenFormat}: run ${chosen} is a ${benchmark} run — export it as ${
+          formatOfBenchmark(benchmark)
+        } (its benchmark's own format), jsonl or csv`
+      })
+    }
     const priced = yield* loadPrices(args.prices)
     const calls = new Map<string, Array<ReportCall>>()
     for (const c of loaded.calls) {
@@ -48,9 +65,9 @@ export const exportCommand = Command.make("export", { db, runId, format, out, pr
       if (list === undefined) calls.set(c.questionId, [c])
       else list.push(c)
     }
-    const body = renderExport(args.format, loaded.predictions, (id) => costOfCalls(calls.get(id) ?? [], priced))
-    yield* writeResult({ body, out: args.out, inputs: [...databaseFiles(args.db), ...runInputs(loaded.run)], data: true, what: `run ${chosen} as ${args.format}` })
+    const body = renderExport(chosenFormat, loaded.predictions, (id) => costOfCalls(calls.get(id) ?? [], priced))
+    yield* writeResult({ body, out: args.out, inputs: [...databaseFiles(args.db), ...runInputs(loaded.run)], data: true, what: `run ${chosen} as ${chosenFormat}` })
   })).pipe(
-    Command.withDescription("Export a stored run: Video-MME results JSON for its scorer, JSONL or CSV"),
+    Command.withDescription("Export a stored run for its benchmark's own scorer (Video-MME, LVBench, LongVideoBench, MLVU, EgoSchema, NExT-QA), or as JSONL or CSV"),
     Command.provide((args) => runStore(args.db, { readOnly: true }))
   )

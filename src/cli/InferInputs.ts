@@ -1,11 +1,11 @@
 import * as Path from "@effect/platform/Path"
 import { Console, Context, Effect, Layer, Option } from "effect"
-import type { Question } from "../domain/Question.js"
+import type { BenchmarkFacts, BenchmarkName, Question } from "../domain/Question.js"
 import { checkTrees, InferError } from "../programs/harness/Infer.js"
 import { questionsSha256, type SelectionInput } from "../programs/harness/RunSelection.js"
 import type { PromptManager } from "../programs/prompts/PromptManager.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
-import { loadQuestions } from "../programs/questions/QuestionLoader.js"
+import { loadQuestionSet } from "../programs/questions/QuestionLoader.js"
 import { selectQuestions, splitList } from "../programs/questions/QuestionSelection.js"
 import { checkQuestionIds } from "../programs/tree/TreePreflight.js"
 import { RunStore, type RunSelection } from "../services/RunStore.js"
@@ -14,6 +14,9 @@ import { type InferArgs, resuming } from "./InferOptions.js"
 /** What `infer` reads and checks before the run store opens: the selected questions and the prompt pack. */
 export class InferInputs extends Context.Tag("vtree/cli/InferInputs")<InferInputs, {
   readonly questions: ReadonlyArray<Question>
+  /** The questions' benchmark, and each question's facts beside it (loadQuestionSet's). */
+  readonly benchmark: BenchmarkName
+  readonly benchmarkFacts: ReadonlyMap<string, BenchmarkFacts>
   readonly prompts: PromptManager
   /** Stored with the run; a resumed run must ask the same. */
   readonly selection: SelectionInput
@@ -103,7 +106,11 @@ export const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<RunSele
     InferInputs,
     Effect.gen(function*() {
       const given = yield* selectionArgs(args, yield* stored)
-      const questions = yield* selectOrFail(yield* loadQuestions(given.questions), given)
+      const loaded = yield* loadQuestionSet(given.questions, {
+        benchmark: Option.getOrUndefined(args.benchmark),
+        answers: Option.getOrUndefined(args.answers)
+      })
+      const questions = yield* selectOrFail(loaded.questions, given)
       const path = yield* Path.Path
       const questionsPath = path.resolve(given.questions)
       const sha256 = yield* questionsSha256(questionsPath).pipe(
@@ -124,6 +131,6 @@ export const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<RunSele
         taskTypes: given.taskTypes,
         nSamples: given.nSamples
       }
-      return { questions, prompts, selection, questionsPath: given.questions }
+      return { questions, benchmark: loaded.benchmark, benchmarkFacts: loaded.facts, prompts, selection, questionsPath: given.questions }
     })
   )

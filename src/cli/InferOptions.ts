@@ -9,7 +9,16 @@ const trees = Options.text("trees").pipe(
 )
 const questions = optionalText(
   "questions",
-  "A folder of <videoID>.json question files, or a Video-MME .json / .jsonl file (required unless --resume: a resumed run asks its own)"
+  "A benchmark's question file or folder, its layout read from its content: Video-MME, LVBench, LongVideoBench, MLVU, " +
+    "EgoSchema, NExT-QA (required unless --resume: a resumed run asks its own)"
+)
+const benchmark = optionalText(
+  "benchmark",
+  "Read --questions as this benchmark's layout instead of detecting it: videomme, lvbench, longvideobench, mlvu, egoschema or nextqa"
+)
+const answers = optionalText(
+  "answers",
+  "Keys shipped apart from the questions, a JSON {question id: letter or index} such as EgoSchema's subset_answers.json"
 )
 const db = dbOption("Where the run is written (an SQLite file is created when missing)")
 const runId = optionalText(
@@ -74,6 +83,8 @@ const prices = optionalText("prices", "Prices file for cost and --max-cost (form
 export const options = {
   trees,
   questions,
+  benchmark,
+  answers,
   db,
   runId,
   concurrency,

@@ -157,7 +157,7 @@ export const reportCommand = Command.make("report", { db, dbB, runId, compare, r
     yield* writeOut(body, args, [args.db], [loaded.run], `the ${args.format} report of run ${chosen}`)
   }).pipe(Effect.scoped)).pipe(
   Command.withDescription(
-    "Summarize a stored run (accuracy with 95% intervals per task type, duration and domain, stop reasons, tokens, " +
+    "Summarize a stored run (accuracy with 95% intervals by its benchmark's own categories, stop reasons, tokens, " +
       "trajectories), or compare two with --compare"
   ),
   // Read-only: a report never writes, not even a migration (an older database reads as it is).

@@ -66,3 +66,28 @@ export class QuestionLoadError extends Schema.TaggedError<QuestionLoadError>()("
   field: Schema.NullOr(Schema.String),
   message: Schema.String
 }) {}
+
+/** The benchmarks vtree reads (programs/benchmarks has one module each). */
+export const BenchmarkName = Schema.Literal("videomme", "lvbench", "longvideobench", "mlvu", "egoschema", "nextqa")
+export type BenchmarkName = typeof BenchmarkName.Type
+
+/**
+ * What a question of a benchmark carries beyond `Question`, kept beside it through the run and saved with
+ * its prediction (predictions.benchmark_json): enough to score it by the benchmark's rule and to write the
+ * benchmark's own export.
+ */
+export const BenchmarkFacts = Schema.Struct({
+  name: BenchmarkName,
+  /** Per axis (`question type`, `task`, …), the labels the question counts under. */
+  categories: Schema.Array(Schema.Struct({ axis: Schema.String, labels: Schema.Array(Schema.String) })),
+  /** The key as the benchmark spells it (`"B"`, `2`, an option's text); null without a key. */
+  originalKey: Schema.NullOr(Schema.Union(Schema.String, Schema.Number)),
+  durationSeconds: Schema.NullOr(Schema.Number),
+  /** The benchmark's own duration bucket (Video-MME short/medium/long, LongVideoBench's duration_group). */
+  durationGroup: Schema.NullOr(Schema.String),
+  /** Where the row sat: `<file>`, `line 4` / `index 2`. */
+  source: Schema.Struct({ file: Schema.String, location: Schema.String }),
+  /** The row as released. */
+  row: Schema.Unknown
+})
+export type BenchmarkFacts = typeof BenchmarkFacts.Type

@@ -4,6 +4,7 @@
 // (src/layers/sql/Rows.ts) add only how a column is stored: JSON text, 0/1 flags, NULL.
 import { Schema, Struct } from "effect"
 import { StepRecord, StopReason } from "./Prediction.js"
+import { BenchmarkFacts } from "./Question.js"
 import { ProviderErrorReason } from "./ProviderError.js"
 import { ReplyShape } from "./Protocol.js"
 
@@ -116,7 +117,12 @@ export const PredictionRow = Schema.Struct({
   /** Steps per reply shape; {} for rows written before. */
   replyShapes: Schema.optionalWith(ReplyShapeCounts, { exact: true }),
   /** The owner (`host:pid:random`) that answered it; null when written without an owner. */
-  worker: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
+  worker: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  /**
+   * The question's benchmark, categories and original row, for its benchmark's report and export;
+   * absent or null for rows written before vtree kept them (read as Video-MME).
+   */
+  benchmark: Schema.optionalWith(Schema.NullOr(BenchmarkFacts), { exact: true })
 })
 export type PredictionRow = typeof PredictionRow.Type
 

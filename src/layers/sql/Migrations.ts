@@ -224,6 +224,14 @@ const workQueue = Effect.gen(function*() {
   yield* sql`ALTER TABLE predictions ADD COLUMN worker TEXT`
 })
 
+// Every long-video benchmark (issue 23): a prediction keeps its question's benchmark facts and original
+// row (domain BenchmarkFacts, as JSON), which its benchmark's report and export read. NULL for rows
+// written before: they read as Video-MME.
+const benchmarkFacts = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE predictions ADD COLUMN benchmark_json TEXT`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
@@ -232,7 +240,8 @@ export const migrations = {
   "0004_run_ownership": runOwnership,
   "0005_budget_stopped": budgetStopped,
   "0006_call_endpoint": callEndpoint,
-  "0007_work_queue": workQueue
+  "0007_work_queue": workQueue,
+  "0008_benchmark_facts": benchmarkFacts
 }
 
 /** The newest schema this vtree knows: a database with a later migration was written by a newer vtree. */

@@ -6,6 +6,7 @@
 import * as Model from "@effect/sql/Model"
 import { Option, Schema, Struct } from "effect"
 import { ReplyShape } from "../../domain/Protocol.js"
+import { BenchmarkFacts } from "../../domain/Question.js"
 import {
   CallRow,
   PredictionRow,
@@ -57,7 +58,16 @@ export const PredictionStored = Schema.Struct({
   replyShapes: Schema.optionalWith(Schema.parseJson(ReplyShapeCounts), { default: () => ({}) }).pipe(
     Schema.fromKey("replyShapesJson")
   ),
-  worker: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+  worker: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  // NULL (rows written before 0008, or without facts) reads as absent, like the counts nobody reported.
+  benchmark: Schema.optionalToOptional(
+    Schema.NullOr(Schema.parseJson(BenchmarkFacts)),
+    Schema.NullOr(Schema.typeSchema(BenchmarkFacts)),
+    {
+      decode: (stored) => Option.flatMap(stored, Option.fromNullable),
+      encode: (value) => Option.some(Option.getOrNull(value))
+    }
+  ).pipe(Schema.fromKey("benchmarkJson"))
 })
 
 export const PredictionInsert = Schema.Struct({ runId: Schema.String, ...PredictionStored.fields })

@@ -4,7 +4,7 @@
  * the agent need: file text to `FileContent`, and a `BenchmarkQuestion` as today's `Question`.
  */
 import { Either } from "effect"
-import type { Question, QuestionDuration, QuestionLoadError } from "../../domain/Question.js"
+import type { BenchmarkFacts, Question, QuestionDuration, QuestionLoadError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, FileContent } from "./Benchmark.js"
 import { normalizeKey } from "./Options.js"
 import { benchmarkNamed, detectBenchmark } from "./Registry.js"
@@ -131,4 +131,15 @@ export const asQuestion = (q: BenchmarkQuestion): Question => ({
   question: q.question,
   options: q.options,
   answer: q.key
+})
+
+/** What the run keeps beside the `Question` (and saves with its prediction): see domain/Question's BenchmarkFacts. */
+export const factsOf = (q: BenchmarkQuestion): BenchmarkFacts => ({
+  name: q.benchmark,
+  categories: q.categories,
+  originalKey: q.originalKey,
+  durationSeconds: q.durationSeconds,
+  durationGroup: q.durationGroup,
+  source: q.source,
+  row: q.row
 })

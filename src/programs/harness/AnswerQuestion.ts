@@ -2,7 +2,7 @@
 import { Cause, Clock, Effect, Either } from "effect"
 import type { Prediction } from "../../domain/Prediction.js"
 import { countShapes } from "../../domain/Protocol.js"
-import type { Question } from "../../domain/Question.js"
+import type { BenchmarkFacts, Question } from "../../domain/Question.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
 import { captureCalls } from "../../services/CallBuffer.js"
 import {
@@ -56,7 +56,8 @@ const predictionRow = (
   answered: { readonly prediction: Prediction; readonly tree: TreeIndex | null },
   calls: ReadonlyArray<CallRecord>,
   startedAt: number,
-  finishedAt: number
+  finishedAt: number,
+  benchmark: BenchmarkFacts | undefined
 ): PredictionRow => {
   const { prediction, tree } = answered
   // A question that never reached the agent loop has no usage of its own; its calls still count.
@@ -84,7 +85,8 @@ const predictionRow = (
     ...tokenDetails(tokens),
     startedAt,
     finishedAt,
-    replyShapes: countShapes(prediction.steps)
+    replyShapes: countShapes(prediction.steps),
+    benchmark: benchmark ?? null
   }
 }
 
@@ -98,7 +100,8 @@ export const answerAndSave = <R>(
   question: Question,
   trees: Environments,
   options: RunQuestionOptions<R>,
-  onEvent: (event: BenchmarkEvent) => Effect.Effect<void>
+  onEvent: (event: BenchmarkEvent) => Effect.Effect<void>,
+  benchmark?: BenchmarkFacts
 ) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
@@ -113,7 +116,7 @@ export const answerAndSave = <R>(
           message: `${rejection}; run ${runId} stopped (finished questions are saved: fix the setting and continue with --resume --run-id ${runId})`
         })
       }
-      const row = predictionRow(question, answered, calls, startedAt, finishedAt)
+      const row = predictionRow(question, answered, calls, startedAt, finishedAt, benchmark)
       const outcome = yield* (yield* RunStore).saveQuestion(runId, {
         prediction: row,
         steps: answered.prediction.steps.map((step) => ({

@@ -2,7 +2,7 @@
 // harness modules (planning, answering, the lease) share with progress displays and embedding apps.
 import type { Effect, Schedule } from "effect"
 import type { ProviderError } from "../../domain/ProviderError.js"
-import type { Question } from "../../domain/Question.js"
+import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
 import type { PredictionRow, RunOwner, RunStatus } from "../../services/RunStore.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
@@ -47,6 +47,18 @@ export interface BenchmarkOptions<R = never> {
   readonly treesDir: string
   /** Already loaded and selected (loadQuestions + selectQuestions). */
   readonly questions: ReadonlyArray<Question>
+  /**
+   * The questions' benchmark (loadQuestionSet's), stored in the run's config; default `videomme`. With
+   * `resume`, a run of another benchmark is refused.
+   */
+  readonly benchmark?: BenchmarkName
+  /** Each question's benchmark facts by question id (loadQuestionSet's), saved with its prediction. */
+  readonly benchmarkFacts?: ReadonlyMap<string, BenchmarkFacts>
+  /**
+   * The keys file the questions' keys came from (`--answers`), as an absolute path: stored in the run's
+   * config; with `resume`, a different one (or none where the run had one) is refused.
+   */
+  readonly answers?: string
   readonly prompts: PromptManager
   /** Default: a new id from the start time. With `resume`: the run to continue, default the latest. */
   readonly runId?: string

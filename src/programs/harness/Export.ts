@@ -1,52 +1,34 @@
 // A stored run in the formats other tools read. Pure: rows in, file text out.
-// - videomme: the layout Video-MME's own scorer (eval_your_results.py) reads, a list per video.
+// - a benchmark's own format (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa): what its
+//   scorer or leaderboard reads, written by the benchmark's module (programs/benchmarks) from the stored
+//   predictions and the rows they kept; only the run's own benchmark's format.
 // - jsonl: one prediction per line, with usage and stop reason, for scripts.
 // - csv: the same fields flat, for spreadsheets (RFC 4180 quoting; a cell that would start a formula gets a leading ').
+import type { BenchmarkName } from "../../domain/Question.js"
+import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
+import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
 import { outcomeOf, type ReportPrediction } from "./Report.js"
 
-export type ExportFormat = "videomme" | "jsonl" | "csv"
+export const benchmarkFormats = ["videomme", "lvbench", "longvideobench", "mlvu-test", "egoschema", "nextqa"] as const
+export type BenchmarkFormat = typeof benchmarkFormats[number]
+export type ExportFormat = BenchmarkFormat | "jsonl" | "csv"
+export const exportFormats: ReadonlyArray<ExportFormat> = [...benchmarkFormats, "jsonl", "csv"]
 
-export interface VideoMmeQuestion {
-  readonly question_id: string
-  readonly task_type: string | null
-  readonly question: string
-  readonly options: ReadonlyArray<string>
-  readonly answer: string | null
-  /** The predicted option letter; "" when the run could not read one (the scorer counts it wrong). */
-  readonly response: string
-}
+/** The benchmark whose scorer reads a format. */
+export const benchmarkOfFormat = (format: BenchmarkFormat): BenchmarkName => (format === "mlvu-test" ? "mlvu" : format)
 
-export interface VideoMmeVideo {
-  readonly video_id: string
-  readonly duration: string | null
-  readonly domain: string | null
-  readonly sub_category: string | null
-  readonly questions: ReadonlyArray<VideoMmeQuestion>
-}
+/** A run's own format: its benchmark's (MLVU's is the test split's, the one its leaderboard takes). */
+export const formatOfBenchmark = (benchmark: BenchmarkName): BenchmarkFormat => (benchmark === "mlvu" ? "mlvu-test" : benchmark)
 
-/** Videos in the order their first question appears; questions in stored order. */
-export const toVideoMme = (predictions: ReadonlyArray<ReportPrediction & { readonly subCategory?: string | null }>): ReadonlyArray<VideoMmeVideo> => {
-  const videos = new Map<string, { video: Omit<VideoMmeVideo, "questions">; questions: Array<VideoMmeQuestion> }>()
-  for (const p of predictions) {
-    let entry = videos.get(p.videoId)
-    if (entry === undefined) {
-      entry = {
-        video: { video_id: p.videoId, duration: p.duration, domain: p.domain ?? null, sub_category: p.subCategory ?? null },
-        questions: []
-      }
-      videos.set(p.videoId, entry)
-    }
-    entry.questions.push({
-      question_id: p.questionId,
-      task_type: p.taskType,
-      question: p.question,
-      options: p.options,
-      answer: p.answer,
-      response: p.prediction ?? ""
-    })
-  }
-  return [...videos.values()].map(({ questions, video }) => ({ ...video, questions }))
-}
+export const isBenchmarkFormat = (format: ExportFormat): format is BenchmarkFormat =>
+  (benchmarkFormats as ReadonlyArray<string>).includes(format)
+
+/**
+ * Video-MME's results layout: videos in the order their first question appears, `video_id`, `sub_category`
+ * and `url` from the stored row (a run stored before rows were kept: the tree folder's name and null).
+ */
+export const toVideoMme = (predictions: ReadonlyArray<ReportPrediction>): ReadonlyArray<VideoMmeExportVideo> =>
+  benchmarkByName("videomme").export(resultsOfPredictions(predictions, "videomme")) as ReadonlyArray<VideoMmeExportVideo>
 
 /** One flat record per prediction: the jsonl line and the csv row. */
 export const flatRecord = (p: ReportPrediction, costUsd: number | null) => ({
@@ -87,9 +69,11 @@ export const renderExport = (
   predictions: ReadonlyArray<ReportPrediction>,
   costOf: (questionId: string) => number | null = () => null
 ): string => {
+  if (isBenchmarkFormat(format)) {
+    const benchmark = benchmarkOfFormat(format)
+    return JSON.stringify(benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark)), null, 2) + "\n"
+  }
   switch (format) {
-    case "videomme":
-      return JSON.stringify(toVideoMme(predictions), null, 2) + "\n"
     case "jsonl":
       return predictions.map((p) => JSON.stringify(flatRecord(p, costOf(p.questionId)))).join("\n") + (predictions.length > 0 ? "\n" : "")
     case "csv": {

@@ -86,7 +86,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       stopped: () => budget?.stopped === true
     })
     const answer = (question: Question) =>
-      answerAndSave(runId, owner.ownerId, question, trees, questionOptions, onEvent).pipe(
+      answerAndSave(runId, owner.ownerId, question, trees, questionOptions, onEvent, options.benchmarkFacts?.get(question.questionId)).pipe(
         Effect.tap(({ saved }) => Effect.sync(() => saved && answered++))
       )
     const answerWithin = (question: Question) =>

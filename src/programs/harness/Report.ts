@@ -3,7 +3,10 @@
 // reads), so any LoadedRun fits. `vtree infer` prints `renderText(summarize(…))`.
 import { callRoles } from "../../services/CallLog.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
-import { runProtocol } from "./RunProtocol.js"
+import type { BenchmarkName } from "../../domain/Question.js"
+import type { GroupScore } from "../benchmarks/Benchmark.js"
+import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
+import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
@@ -39,15 +42,20 @@ export interface ReportInput extends SummaryInput {
 }
 
 /**
- * Every question ends in exactly one outcome: right, wrong (an option letter that is not the answer, or
- * no ground truth to match), or unanswered (no option letter could be read). Accuracy is correct / total:
- * an unanswered question earns nothing, as in Video-MME's own scoring, but is counted apart from wrong.
+ * Every question ends in exactly one outcome: correct, wrong (an option letter that is not the key),
+ * unanswered (no option letter could be read), or unscored (the question has no key: a test split,
+ * EgoSchema outside its subset). Accuracy is correct / total over the keyed questions: an unanswered
+ * question earns nothing and stays in the denominator (Video-MME's own script drops it), counted apart
+ * from wrong; an unscored one is counted apart from both.
  */
 export interface Accuracy {
   readonly correct: number
   readonly wrong: number
   readonly unanswered: number
+  /** correct + wrong + unanswered: the keyed questions, the accuracy's denominator. */
   readonly total: number
+  /** Questions without a key: run and exported, never scored. */
+  readonly unscored: number
   /** correct / total, or null when there is nothing to divide. */
   readonly accuracy: number | null
   /** The 95 % Wilson score interval of the accuracy; null when there is nothing to divide. */
@@ -84,7 +92,20 @@ export interface Summary {
   /** finished − started; for a run that never finished, up to its last saved question. */
   readonly wallTimeMs: number | null
   readonly questions: number
+  /** The benchmark the run's questions came from (runs stored before it was recorded: videomme). */
+  readonly benchmark: BenchmarkName
   readonly overall: Accuracy
+  /**
+   * The figure the benchmark's leaderboard ranks by beside the overall accuracy: MLVU's M-Avg (the mean of
+   * the per-task accuracies); null elsewhere.
+   */
+  readonly primary: { readonly name: string; readonly value: number | null } | null
+  /**
+   * Accuracy per category axis, by the benchmark's own rule: Video-MME task type, duration, domain;
+   * LVBench question type (a question counts in each of its types); MLVU task; LongVideoBench question
+   * category and duration group; NExT-QA type and family.
+   */
+  readonly axes: ReadonlyArray<{ readonly axis: string; readonly groups: ReadonlyArray<GroupAccuracy> }>
   readonly byTaskType: ReadonlyArray<GroupAccuracy>
   readonly byDuration: ReadonlyArray<GroupAccuracy>
   /** Empty when no question carries a domain (rows stored before domains were kept). */
@@ -155,19 +176,20 @@ const knownRoles: ReadonlyArray<string> = callRoles
 const knownStopReasons = ["finished", "budget_exceeded", "parse_error", "error"]
 export const durationOrder = ["short", "medium", "long"]
 
-export type Outcome = "correct" | "wrong" | "unanswered"
+export type Outcome = "correct" | "wrong" | "unanswered" | "unscored"
 
-// A null prediction is unanswered whatever the stored flag says: there is no answer to be right.
-export const outcomeOf = (p: ReportPrediction): Outcome =>
-  p.prediction === null ? "unanswered" : p.correct ? "correct" : "wrong"
+// Without a key nothing can be right or wrong; a null prediction is unanswered whatever the stored flag says.
+export const outcomeOf = (p: Pick<ReportPrediction, "answer" | "prediction" | "correct">): Outcome =>
+  p.answer === null ? "unscored" : p.prediction === null ? "unanswered" : p.correct ? "correct" : "wrong"
 
 interface Tally {
   correct: number
   wrong: number
   unanswered: number
+  unscored: number
 }
 
-const emptyTally = (): Tally => ({ correct: 0, wrong: 0, unanswered: 0 })
+const emptyTally = (): Tally => ({ correct: 0, wrong: 0, unanswered: 0, unscored: 0 })
 
 const accuracyOf = (tally: Tally): Accuracy => {
   const total = tally.correct + tally.wrong + tally.unanswered
@@ -262,8 +284,51 @@ const costSummary = (input: SummaryInput, prices: Prices, roles: ReadonlyArray<s
   }
 }
 
+/** A benchmark module's group score in the report's terms. */
+const asGroupAccuracy = (g: GroupScore): GroupAccuracy => ({
+  key: g.label,
+  correct: g.right,
+  wrong: g.wrong,
+  unanswered: g.unanswered,
+  total: g.scored,
+  unscored: g.unscored,
+  accuracy: g.accuracy,
+  interval: g.interval
+})
+
+/** The axes and headline figure of the run's benchmark (Video-MME: the three tables it always had). */
+const benchmarkView = (
+  benchmark: BenchmarkName,
+  predictions: ReadonlyArray<ReportPrediction>,
+  videoMme: Pick<Summary, "byTaskType" | "byDuration" | "byDomain">
+): Pick<Summary, "primary" | "axes"> => {
+  if (benchmark === "videomme") {
+    return {
+      primary: null,
+      axes: [
+        { axis: "task type", groups: videoMme.byTaskType },
+        { axis: "duration", groups: videoMme.byDuration },
+        ...(videoMme.byDomain.length === 0 ? [] : [{ axis: "domain", groups: videoMme.byDomain }])
+      ]
+    }
+  }
+  const headline = benchmarkByName(benchmark).headline(resultsOfPredictions(predictions, benchmark))
+  return {
+    primary: headline.primary,
+    axes: headline.axes.map(({ axis, groups }) => ({ axis, groups: groups.map(asGroupAccuracy) }))
+  }
+}
+
 export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Summary => {
   const { calls, predictions, run } = input
+  const benchmark = benchmarkOfRun(run.config)
+  const videoMme = {
+    byTaskType: groupAccuracy(predictions, (p) => p.taskType, []),
+    byDuration: groupAccuracy(predictions, (p) => p.duration, durationOrder),
+    byDomain: predictions.some((p) => (p.domain ?? null) !== null)
+      ? groupAccuracy(predictions, (p) => p.domain ?? null, [])
+      : []
+  }
 
   const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
   for (const p of predictions) stopCounts.set(p.stopReason, (stopCounts.get(p.stopReason) ?? 0) + 1)
@@ -295,12 +360,10 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
     wallTimeMs: end === null ? null : Math.max(0, end - run.startedAt),
     questions: predictions.length,
+    benchmark,
     overall: accuracyOfPredictions(predictions),
-    byTaskType: groupAccuracy(predictions, (p) => p.taskType, []),
-    byDuration: groupAccuracy(predictions, (p) => p.duration, durationOrder),
-    byDomain: predictions.some((p) => (p.domain ?? null) !== null)
-      ? groupAccuracy(predictions, (p) => p.domain ?? null, [])
-      : [],
+    ...benchmarkView(benchmark, predictions, videoMme),
+    ...videoMme,
     stopReasons: [...stopCounts.entries()].map(([reason, count]) => ({ reason, count })),
     meanSteps: predictions.length === 0
       ? null

@@ -9,6 +9,8 @@ import { outcomeOf, summarize } from "./Report.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { esc, escapeHtml, groupBy, num } from "./ReportMarkup.js"
 import {
+  axisTitle,
+  benchmarkLine,
   costNote,
   formatCount,
   formatDuration,
@@ -20,11 +22,13 @@ import {
 } from "./ReportText.js"
 import { trajectoryParts, verdict } from "./ReportTrajectory.js"
 
-const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>): string =>
-  `<table><tr><th>${esc(title)}</th><th>Correct</th><th>Wrong</th><th>Unanswered</th><th>Total</th><th>Accuracy</th>` +
+const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>, unscored = false): string =>
+  `<table><tr><th>${esc(title)}</th><th>Correct</th><th>Wrong</th><th>Unanswered</th>${
+    unscored ? "<th>Unscored</th>" : ""
+  }<th>Total</th><th>Accuracy</th>` +
   `<th>95% CI</th></tr>` +
   groups.map((g) =>
-    `<tr><td>${esc(g.key)}</td>${num(g.correct)}${num(g.wrong)}${num(g.unanswered)}${num(g.total)}` +
+    `<tr><td>${esc(g.key)}</td>${num(g.correct)}${num(g.wrong)}${num(g.unanswered)}${unscored ? num(g.unscored) : ""}${num(g.total)}` +
     `<td class="n">${esc(formatPercent(g.accuracy))}</td><td class="n">${esc(formatInterval(g.interval))}</td></tr>`
   ).join("") + `</table>`
 
@@ -90,6 +94,7 @@ const summarySection = (summary: Summary): string => {
 <tr><td>Status</td><td>${esc(summary.status)}</td></tr>${
     progressText(summary) === null ? "" : `\n<tr><td>Progress</td><td>${esc(progressText(summary)!)}</td></tr>`
   }
+<tr><td>Benchmark</td><td>${esc(benchmarkLine(summary).replace(/^Benchmark /, ""))}</td></tr>
 <tr><td>Protocol</td><td>${esc(summary.protocol)}</td></tr>
 <tr><td>Started</td><td>${esc(summary.startedAt)}</td></tr>
 <tr><td>Finished</td><td>${esc(summary.finishedAt ?? "—")}</td></tr>
@@ -99,19 +104,12 @@ const summarySection = (summary: Summary): string => {
   } 95% CI (${formatCount(summary.overall.correct)}/${formatCount(summary.overall.total)})</td></tr>
 <tr><td>Wrong</td><td>${formatCount(summary.overall.wrong)}</td></tr>
 <tr><td>Unanswered</td><td>${formatCount(summary.overall.unanswered)}</td></tr>
+<tr><td>Unscored (no key)</td><td>${formatCount(summary.overall.unscored)}</td></tr>
 <tr><td>Mean steps</td><td>${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}</td></tr>
 </table>
-<h2>Accuracy per task type</h2>
-${accuracyChart(summary.byTaskType)}
-${accuracyTable("Task type", summary.byTaskType)}
-<h2>Accuracy per duration</h2>
-${accuracyChart(summary.byDuration, "Accuracy per duration")}
-${accuracyTable("Duration", summary.byDuration)}${
-    summary.byDomain.length === 0 ? "" : `
-<h2>Accuracy per domain</h2>
-${accuracyChart(summary.byDomain, "Accuracy per domain")}
-${accuracyTable("Domain", summary.byDomain)}`
-  }
+${summary.axes.map(({ axis, groups }) => `<h2>Accuracy per ${esc(axis)}</h2>
+${accuracyChart(groups, `Accuracy per ${axis}`)}
+${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`).join("\n")}
 <h2>Stop reasons</h2>
 <table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>
 <h2>Model calls per role</h2>
@@ -174,7 +172,7 @@ const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Su
   ].map(([label, kind]) => `<th data-sort="${kind}" title="Sort by ${label!.toLowerCase()}">${label}</th>`).join("")
   return `<p class="filters"><label>Task type <select id="f-type"><option value="">all</option>${typeOptions}</select></label> ` +
     `<label>Outcome <select id="f-outcome"><option value="">all</option><option value="correct">correct</option>` +
-    `<option value="wrong">wrong</option><option value="unanswered">unanswered</option></select></label> ` +
+    `<option value="wrong">wrong</option><option value="unanswered">unanswered</option><option value="unscored">unscored</option></select></label> ` +
     `<span id="f-count" class="muted">${formatCount(predictions.length)} shown</span></p>` +
     `<table id="questions"><thead><tr>${head}</tr></thead><tbody>\n${rows.slice(0, firstRows).join("\n")}</tbody></table>` +
     deferred("rest-rows", rows.slice(firstRows))

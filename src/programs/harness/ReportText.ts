@@ -1,6 +1,7 @@
 // A run's summary as text (the tables `vtree infer` and `vtree report` print) or JSON, and the
 // formatting of numbers, times and tables the other renderers share.
 import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Report.js"
+import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatUsd } from "./Cost.js"
 import type { Interval } from "./Stats.js"
 
@@ -52,20 +53,33 @@ export const formatTable = (
   return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n")
 }
 
-const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>): string =>
+/** `task type` → `Task type`: an axis as a table's first header. */
+export const axisTitle = (axis: string): string => axis.charAt(0).toUpperCase() + axis.slice(1)
+
+/** The Unscored column shows only when the run has questions without a key; Total counts the keyed ones. */
+const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>, unscored: boolean): string =>
   formatTable(
-    [title, "Correct", "Wrong", "Unanswered", "Total", "Accuracy", "95% CI"],
+    [title, "Correct", "Wrong", "Unanswered", ...(unscored ? ["Unscored"] : []), "Total", "Accuracy", "95% CI"],
     groups.map((g) => [
       g.key,
       formatCount(g.correct),
       formatCount(g.wrong),
       formatCount(g.unanswered),
+      ...(unscored ? [formatCount(g.unscored)] : []),
       formatCount(g.total),
       formatPercent(g.accuracy),
       formatInterval(g.interval)
     ]),
-    [false, true, true, true, true, true, true]
+    [false, true, true, true, true, true, true, true]
   )
+
+/** What the accuracy is over, and the benchmark's own headline figure beside it (MLVU's M-Avg). */
+export const benchmarkLine = (summary: Summary): string =>
+  `Benchmark ${benchmarkLabels[summary.benchmark]}` +
+  (summary.primary === null ? "" : ` · ${summary.primary.name} ${formatPercent(summary.primary.value)} (mean of the per-task accuracies)`) +
+  (summary.overall.unscored === 0
+    ? ""
+    : ` · ${formatCount(summary.overall.unscored)} unscored (no key), accuracy over the ${formatCount(summary.overall.total)} keyed`)
 
 export const renderText = (summary: Summary): string => {
   const header = [
@@ -74,10 +88,12 @@ export const renderText = (summary: Summary): string => {
     }`,
     `Accuracy ${formatPercent(summary.overall.accuracy)} ${formatInterval(summary.overall.interval)} 95% CI` +
     ` (${formatCount(summary.overall.correct)}/${formatCount(summary.overall.total)})` +
-    ` · wrong ${formatCount(summary.overall.wrong)} · unanswered ${formatCount(summary.overall.unanswered)} · mean steps ${
+    ` · wrong ${formatCount(summary.overall.wrong)} · unanswered ${formatCount(summary.overall.unanswered)}` +
+    (summary.overall.unscored === 0 ? "" : ` · unscored ${formatCount(summary.overall.unscored)}`) + ` · mean steps ${
       summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)
     }`,
     `Protocol ${summary.protocol}`,
+    benchmarkLine(summary),
     ...progressLine(summary)
   ].join("\n")
   const stops = formatTable(
@@ -132,9 +148,7 @@ export const renderText = (summary: Summary): string => {
   ]
   return [
     header,
-    accuracyTable("Task type", summary.byTaskType),
-    accuracyTable("Duration", summary.byDuration),
-    ...(summary.byDomain.length === 0 ? [] : [accuracyTable("Domain", summary.byDomain)]),
+    ...summary.axes.map(({ axis, groups }) => accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)),
     stops,
     `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,
     ...tokenDetailsText(summary.tokenDetails),

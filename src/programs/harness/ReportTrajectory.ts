@@ -11,6 +11,8 @@ export const verdict = (p: ReportPrediction): string => {
     ? `<span class="ok" title="correct">✓</span>`
     : outcome === "wrong"
     ? `<span class="bad" title="wrong">✗</span>`
+    : outcome === "unscored"
+    ? `<span class="muted" title="unscored: the question has no key">–</span>`
     : `<span class="muted" title="unanswered">?</span>`
 }
 

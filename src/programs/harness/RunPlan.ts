@@ -8,7 +8,7 @@ import { type RunOwner, RunStore } from "../../services/RunStore.js"
 import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
 import { type BenchmarkOptions, questionSettings } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
-import { runProtocol } from "./RunProtocol.js"
+import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
 import { completeSelection, selectionDifference } from "./RunSelection.js"
 
 /** `run-20250102-130405-k3f9`: sortable, readable, and unique enough for one database. */
@@ -82,6 +82,25 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
           } — ${flag === "--resume" ? "resume" : "join"} it with the same protocol`
         })
       }
+      // One run, one benchmark: its report and export follow the benchmark's rule.
+      if (stored !== undefined && options.benchmark !== undefined && benchmarkOfRun(stored.config) !== options.benchmark) {
+        return yield* new InferError({
+          reason: "BadOption",
+          message: `--benchmark ${options.benchmark}: run ${stored.runId} is a ${benchmarkOfRun(stored.config)} run — ${
+            flag === "--resume" ? "resume" : "join"
+          } it with --benchmark ${benchmarkOfRun(stored.config)}, or start a new run`
+        })
+      }
+      // Keys shipped apart are part of the question set: without them a resumed run would save unscored rows.
+      const storedAnswers = answersOfRun(stored?.config)
+      if (stored !== undefined && storedAnswers !== (options.answers ?? null)) {
+        return yield* new InferError({
+          reason: "BadOption",
+          message: `--answers ${options.answers ?? "(none)"}: run ${stored.runId} was started with ${
+            storedAnswers === null ? "no --answers" : `--answers ${storedAnswers}`
+          } — ${flag === "--resume" ? "resume" : "join"} it with the same keys, or start a new run`
+        })
+      }
       const storedSelection = stored?.selection
       if (storedSelection != null && selection !== undefined) {
         const difference = selectionDifference(storedSelection, selection)
@@ -115,6 +134,10 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
     ? Effect.catchIf(started, (error) => error.reason === "RunExists", () => join(runId, `--run-id ${runId}`))
     : started
 })
+
+/** The `--answers` file a run was started with; null without one (and for runs stored before it was recorded). */
+const answersOfRun = (config: unknown): string | null =>
+  typeof config === "object" && config !== null && "answers" in config && typeof config.answers === "string" ? config.answers : null
 
 /** What is wrong with the options before anything is read, if anything. */
 const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): InferError | undefined => {
@@ -162,6 +185,8 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
   const path = yield* Path.Path
   const run = yield* startOrResume(options, {
     ...options.config,
+    benchmark: options.benchmark ?? "videomme",
+    answers: options.answers ?? null,
     treesDir: path.resolve(options.treesDir),
     questions: options.questions.length,
     concurrency,

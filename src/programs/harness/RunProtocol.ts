@@ -1,3 +1,5 @@
+import { Schema } from "effect"
+import { BenchmarkName } from "../../domain/Question.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
 
 /**
@@ -6,3 +8,9 @@ import type { AgentProtocol } from "../agent/AgentLoop.js"
  */
 export const runProtocol = (config: unknown): AgentProtocol =>
   typeof config === "object" && config !== null && "protocol" in config && config.protocol === "tools" ? "tools" : "json"
+
+/** The benchmark a run's questions came from, by its stored config; runs stored before it was recorded are Video-MME. */
+export const benchmarkOfRun = (config: unknown): BenchmarkName => {
+  const name = typeof config === "object" && config !== null && "benchmark" in config ? config.benchmark : undefined
+  return Schema.is(BenchmarkName)(name) ? name : "videomme"
+}

@@ -1,43 +1,133 @@
+// Questions from the file or folder `--questions` names, in any layout vtree reads (programs/benchmarks):
+// the files read, each classified with the depth-limited JSON reader, the benchmark detected (or forced
+// with `--benchmark`) and decoded, keys shipped apart (`--answers`) applied.
 import * as FileSystem from "@effect/platform/FileSystem"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import * as NodePath from "node:path"
-import { decodeQuestions, type QuestionSource, rowError } from "./QuestionDecoder.js"
+import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
+import { parseUserJson, tooDeepMessage, type UserJsonError } from "../../domain/UserJson.js"
+import type { InputFile } from "../benchmarks/Benchmark.js"
+import { asQuestion, classifyText, decodeBenchmark, factsOf } from "../benchmarks/BenchmarkQuestions.js"
+import { rowError } from "./QuestionDecoder.js"
+import { QuestionLoadError } from "../../domain/Question.js"
 
-/** Read questions from a directory of `<videoID>.json` files or a Video-MME .json / .jsonl file. */
-export const loadQuestions = Effect.fn("QuestionLoader.loadQuestions")(function*(path: string) {
+export interface LoadOptions {
+  /** `--benchmark NAME`: this layout, not the detected one. */
+  readonly benchmark?: string | undefined
+  /** `--answers FILE`: keys shipped apart, `{question id: letter or index}`. */
+  readonly answers?: string | undefined
+}
+
+/** The questions as the agent takes them, and beside them what the run keeps of their benchmark. */
+export interface LoadedQuestions {
+  readonly benchmark: BenchmarkName
+  readonly questions: ReadonlyArray<Question>
+  /** By question id. */
+  readonly facts: ReadonlyMap<string, BenchmarkFacts>
+}
+
+const loadError = (file: string, reason: "InvalidJson", message: string) =>
+  new QuestionLoadError({ reason, file, location: null, field: null, message })
+
+/**
+ * The file's text as a benchmark reads it. JSON nested too deep is refused here, naming the line, before
+ * anything recursive walks it; text that opens like JSON but does not parse says why, not "no layout".
+ */
+export const readContent = (file: string, text: string): Either.Either<InputFile, QuestionLoadError> => {
+  // The last one found: a JSONL line's, when the whole text was tried first.
+  let tooDeep: { text: string; error: UserJsonError } | undefined
+  const parse = (part: string) => {
+    const parsed = parseUserJson(file, part)
+    if (Either.isLeft(parsed) && parsed.left.reason === "TooDeep") tooDeep = { text: part, error: parsed.left }
+    return parsed
+  }
+  const content = classifyText(text, parse)
+  if (content._tag !== "Text") return Either.right({ file, content })
+  const body = content.text
+  if (tooDeep !== undefined) {
+    if (tooDeep.text === body) return Either.left(loadError(file, "InvalidJson", tooDeep.error.message))
+    const line = body.split(/\r?\n/).indexOf(tooDeep.text) + 1
+    return Either.left(loadError(file, "InvalidJson", tooDeepMessage(file, `line ${line}`)))
+  }
+  const opening = body.trimStart()[0]
+  if (opening === "[" || (opening === "{" && !body.trimStart().includes("\n"))) {
+    const why = parseUserJson(file, body)
+    if (Either.isLeft(why)) return Either.left(loadError(file, "InvalidJson", why.left.message))
+  }
+  if (opening === "{") {
+    const lines = body.split(/\r?\n/)
+    const bad = lines.findIndex((l) => l.trim() !== "" && Either.isLeft(parseUserJson(file, l)))
+    const whole = Either.isRight(parseUserJson(file, body))
+    if (bad >= 0 && !whole) {
+      const why = parseUserJson(file, lines[bad]!)
+      const reason = Either.isLeft(why) ? why.left.message.replace(`${file}: `, "").replace(/ — fix the file$/, "") : "not valid JSON"
+      return Either.left(rowError(file, `line ${bad + 1}`, null, reason, "each line must hold one complete JSON object", "InvalidJson"))
+    }
+  }
+  return Either.right({ file, content })
+}
+
+/**
+ * Reads `path` (a file, or a folder's `.json` files sorted by name, dotfiles skipped) and decodes it as
+ * the benchmark its content has (or `options.benchmark`), with `options.answers` applied.
+ */
+export const loadQuestionSet = Effect.fn("QuestionLoader.loadQuestionSet")(function*(path: string, options: LoadOptions = {}) {
   const fs = yield* FileSystem.FileSystem
   const readFailed = (file: string) => (e: { readonly message: string }) =>
     rowError(file, null, null, `cannot be read (${e.message})`, "check the path and its permissions", "ReadFailed")
+  const notFound = (file: string, fix: string) => (e: { readonly message: string; readonly _tag: string; readonly reason?: string }) =>
+    e._tag === "SystemError" && e.reason === "NotFound"
+      ? rowError(file, null, null, "does not exist", fix, "NotFound")
+      : readFailed(file)(e)
   const info = yield* fs.stat(path).pipe(
-    Effect.mapError((e) =>
-      e._tag === "SystemError" && e.reason === "NotFound"
-        ? rowError(
-          path,
-          null,
-          null,
-          "does not exist",
-          "pass --questions a directory of <videoID>.json files or a .json/.jsonl file of Video-MME rows",
-          "NotFound"
-        )
-        : readFailed(path)(e)
-    )
+    Effect.mapError(notFound(path, "pass --questions a benchmark's question file or folder (README, Benchmarks)"))
   )
-  let source: QuestionSource
+  const read = (file: string) =>
+    fs.readFileString(file).pipe(
+      Effect.mapError(readFailed(file)),
+      Effect.flatMap((text) => Either.match(readContent(file, text), { onLeft: Effect.fail, onRight: Effect.succeed }))
+    )
+  let input: Parameters<typeof decodeBenchmark>[0]
   if (info.type === "Directory") {
     const names = yield* fs.readDirectory(path).pipe(Effect.mapError(readFailed(path)))
     // Sorted so file order, and with it --n-samples, does not depend on the file system.
     const jsonNames = names.filter((n) => n.toLowerCase().endsWith(".json") && !n.startsWith(".")).sort()
-    const files = yield* Effect.forEach(jsonNames, (name) => {
-      const file = NodePath.join(path, name)
-      return fs.readFileString(file).pipe(
-        Effect.map((text) => ({ file, text })),
-        Effect.mapError(readFailed(file))
+    if (jsonNames.length === 0) {
+      return yield* rowError(
+        path,
+        null,
+        null,
+        "holds no <videoID>.json files",
+        "add one question file per video (or MLVU's per-task files), or pass a benchmark's question file",
+        "Empty"
       )
-    })
-    source = { _tag: "Directory", dir: path, files }
+    }
+    const files = yield* Effect.forEach(jsonNames, (name) => read(NodePath.join(path, name)))
+    input = { _tag: "Folder", dir: path, files }
   } else {
-    const text = yield* fs.readFileString(path).pipe(Effect.mapError(readFailed(path)))
-    source = { _tag: "File", file: path, text }
+    input = { _tag: "File", file: yield* read(path) }
   }
-  return yield* decodeQuestions(source)
+  let answers: { readonly file: string; readonly value: unknown } | undefined
+  if (options.answers !== undefined) {
+    const file = options.answers
+    const text = yield* fs.readFileString(file).pipe(
+      Effect.mapError(notFound(file, "pass --answers a JSON file of {question id: letter or index}"))
+    )
+    const value = parseUserJson(file, text)
+    if (Either.isLeft(value)) return yield* loadError(file, "InvalidJson", value.left.message)
+    answers = { file, value: value.right }
+  }
+  const decoded = decodeBenchmark(input, { benchmark: options.benchmark, answers })
+  if (Either.isLeft(decoded)) return yield* decoded.left
+  const { benchmark, questions } = decoded.right
+  const loaded: LoadedQuestions = {
+    benchmark: benchmark.name,
+    questions: questions.map(asQuestion),
+    facts: new Map(questions.map((q) => [q.id, factsOf(q)]))
+  }
+  return loaded
 })
+
+/** The questions alone (see loadQuestionSet): for callers that need no benchmark facts. */
+export const loadQuestions = (path: string, options: LoadOptions = {}) =>
+  Effect.map(loadQuestionSet(path, options), (loaded) => loaded.questions)

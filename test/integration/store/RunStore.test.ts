@@ -57,7 +57,7 @@ describe("SqliteRunStore", () => {
           "run_id", "question_id", "video_id", "task_type", "duration", "question", "options_json", "answer",
           "prediction", "correct", "evidence", "reasoning", "steps_used", "stop_reason", "error",
           "prompt_tokens", "completion_tokens", "started_at", "finished_at", "reply_shapes_json",
-          "cached_prompt_tokens", "reasoning_tokens", "domain", "worker"
+          "cached_prompt_tokens", "reasoning_tokens", "domain", "worker", "benchmark_json"
         ])
         assert.deepStrictEqual(yield* columns(sql, "steps"), [
           "run_id", "question_id", "step", "tool", "args_json", "output", "thought", "reflect_json", "plan_json", "reply_shapes"

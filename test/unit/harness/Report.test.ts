@@ -158,7 +158,7 @@ describe("summarize", () => {
     const empty = summarize({ run: { ...run, finishedAt: null }, predictions: [], calls: [] })
     assert.deepStrictEqual(
       [empty.overall, empty.meanSteps, empty.wallTimeMs, empty.byTaskType.length],
-      [{ correct: 0, wrong: 0, unanswered: 0, total: 0, accuracy: null, interval: null }, null, null, 0]
+      [{ correct: 0, wrong: 0, unanswered: 0, total: 0, unscored: 0, accuracy: null, interval: null }, null, null, 0]
     )
   })
 })
@@ -335,8 +335,8 @@ describe("renderHtml", () => {
 
   it("draws one bar per task type, as long as its accuracy", () => {
     const svg = accuracyChart([
-      { key: "A", correct: 1, wrong: 3, unanswered: 0, total: 4, accuracy: 0.25, interval: { low: 0.1, high: 0.5 } },
-      { key: "B", correct: 0, wrong: 0, unanswered: 0, total: 0, accuracy: null, interval: null }
+      { key: "A", correct: 1, wrong: 3, unanswered: 0, total: 4, unscored: 0, accuracy: 0.25, interval: { low: 0.1, high: 0.5 } },
+      { key: "B", correct: 0, wrong: 0, unanswered: 0, total: 0, unscored: 0, accuracy: null, interval: null }
     ])
     assert.deepStrictEqual(
       [...svg.matchAll(/fill="#2f81f7"/g)].length,

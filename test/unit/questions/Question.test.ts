@@ -119,7 +119,7 @@ describe("loadQuestions errors", () => {
       assert.strictEqual(error.reason, "DuplicateId")
       assert.strictEqual(error.file, NodePath.join(dir, "vidB.json"))
       assert.strictEqual(error.location, "index 1")
-      assert.include(error.message, `question_id: "1" already appears at ${NodePath.join(dir, "vidA.json")}: index 0`)
+      assert.include(error.message, `question id "1" already appears at ${NodePath.join(dir, "vidA.json")}: index 0`)
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
   it.scoped("per-video files take the video id from the file name, in name order", () =>

@@ -1,4 +1,6 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodePath from "@effect/platform-node/NodePath"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
@@ -7,6 +9,7 @@ import type { BenchmarkInput } from "../../../src/programs/benchmarks/Benchmark.
 import { decodeBenchmark } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
 import {
   durationBandOf,
+  loadQuestionFile,
   missingVideosMessage,
   selectVideos,
   subtitleCandidates,
@@ -130,4 +133,43 @@ describe("where a subtitle_path is looked for", () => {
         assert.isTrue(Either.isLeft(result), named)
       }
     }).pipe(Effect.provide(NodePath.layer)))
+})
+
+describe("reading the question file", () => {
+  const mlvuRow = (video: string, type: string) => ({ video: `${video}.mp4`, duration: 200.5, question: "Q?", candidates: ["a", "b"], answer: "a", question_type: type })
+
+  it.scoped("a folder of .json files (MLVU dev), a file, --benchmark; a bad one in one line", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-questions-" })
+      const dev = path.join(dir, "json")
+      yield* fs.makeDirectory(dev)
+      yield* fs.writeFileString(path.join(dev, "1_plotQA.json"), JSON.stringify([mlvuRow("movie1", "plotQA")]))
+      yield* fs.writeFileString(path.join(dev, "2_needle.json"), JSON.stringify([mlvuRow("movie2", "needle")]))
+      yield* fs.writeFileString(path.join(dev, "notes.txt"), "not read")
+      const folder = yield* loadQuestionFile(dev, undefined)
+      assert.strictEqual(folder.benchmark.name, "mlvu")
+      assert.deepStrictEqual(videoMetadata(folder.questions), [
+        { videoId: "movie1", durationCategory: "medium" },
+        { videoId: "movie2", durationCategory: "medium" }
+      ])
+
+      const lvb = path.join(dir, "lvb_val.json")
+      yield* fs.writeFileString(lvb, JSON.stringify([lvbRow("q1", "v1", {})]))
+      assert.strictEqual((yield* loadQuestionFile(lvb, "longvideobench")).questions.length, 1)
+
+      const refusals = [
+        yield* Effect.flip(loadQuestionFile(lvb, "videomme")),
+        yield* Effect.flip(loadQuestionFile(path.join(dir, "absent.json"), undefined)),
+        yield* Effect.flip(loadQuestionFile(path.join(dir, "json", "notes.txt"), undefined))
+      ]
+      for (const error of refusals) {
+        assert.strictEqual(error.reason, "BadInput")
+        assert.notInclude(error.message, "\n")
+      }
+      assert.match(refusals[1]!.message, /absent\.json: not found — check the path$/)
+      assert.include(refusals[0]!.message, "lvb_val.json")
+      assert.include(refusals[2]!.message, "notes.txt")
+    }).pipe(Effect.provide(NodeContext.layer)))
 })

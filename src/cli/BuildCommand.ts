@@ -1,7 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Either, Layer, Option } from "effect"
 import type { MediaError, SubtitleError } from "../domain/Media.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import { BuildError } from "../programs/builder/BuildError.js"
@@ -11,6 +11,7 @@ import * as Build from "../programs/builder/BuildTree.js"
 import * as Inputs from "../programs/builder/Inputs.js"
 import * as Estimate from "../programs/builder/Estimate.js"
 import * as Plan from "../programs/builder/Plan.js"
+import * as QuestionVideos from "../programs/builder/QuestionVideos.js"
 import { defaultParameters } from "../programs/builder/Plan.js"
 import * as Subtitles from "../programs/builder/Subtitles.js"
 import * as PromptPack from "../programs/prompts/PromptPack.js"
@@ -47,10 +48,25 @@ const subtitles = Options.text("subtitles").pipe(
   Options.optional
 )
 const subtitlesDir = Options.text("subtitles-dir").pipe(
-  Options.withDescription("Folder of <videoID>.srt|.vtt files (e.g. Video-MME's subtitle/)"),
+  Options.withDescription(
+    "Folder of <videoID>.srt|.vtt files (e.g. Video-MME's subtitle/), or <videoID>.json|_en.json (LongVideoBench's); with --questions, where its subtitle_path files lie"
+  ),
   Options.optional
 )
-const domain = Options.text("domain").pipe(Options.withDescription("Written to tree.json as the video's domain"), Options.optional)
+const domain = Options.text("domain").pipe(
+  Options.withDescription("Written to tree.json as every video's domain (over the one --questions gives)"),
+  Options.optional
+)
+const questions = Options.text("questions").pipe(
+  Options.withDescription(
+    "A benchmark's question file (or folder of .json files): build only the videos it names, each with its domain, duration band and (LongVideoBench) subtitles"
+  ),
+  Options.optional
+)
+const benchmark = Options.text("benchmark").pipe(
+  Options.withDescription("The benchmark --questions is in (videomme, lvbench, longvideobench, mlvu, egoschema, nextqa); detected when left out"),
+  Options.optional
+)
 const prompts = Options.text("prompts").pipe(
   Options.withDescription("Prompt pack holding build_event.md and build_scene.md, or en / zh (default: en)"),
   Options.optional
@@ -64,7 +80,7 @@ const dryRun = Options.boolean("dry-run").pipe(
   Options.withDescription("Print frames, events, scenes, calls and a token estimate per video; call nothing, write nothing")
 )
 
-const options = { videos, out, frameInterval, frameWidth, eventSeconds, sceneSeconds, framesPerCall, subtitles, subtitlesDir, domain, prompts, concurrency, force, dryRun }
+const options = { videos, out, frameInterval, frameWidth, eventSeconds, sceneSeconds, framesPerCall, subtitles, subtitlesDir, domain, questions, benchmark, prompts, concurrency, force, dryRun }
 
 const badInput = (message: string) => new BuildError({ reason: "BadInput", message })
 
@@ -81,18 +97,34 @@ const subtitleFailure = (error: SubtitleError | MediaError | ProviderError | Bui
  * command before anything is written; embedded streams and speech to text wait for their video.
  */
 const withSubtitles = (
-  probed: ReadonlyArray<Inputs.ProbedVideo>,
-  args: { readonly subtitles: Option.Option<string>; readonly subtitlesDir: Option.Option<string> }
+  probed: ReadonlyArray<Inputs.ProbedVideo & { readonly metadata?: QuestionVideos.VideoMetadata }>,
+  args: { readonly subtitles: Option.Option<string>; readonly subtitlesDir: Option.Option<string>; readonly questions: Option.Option<string> }
 ) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     return yield* Effect.forEach(probed, (video) =>
       Effect.gen(function*() {
+        const named = video.metadata?.subtitles
+        const questionsFile = Option.getOrUndefined(args.questions)
+        const candidates = named === undefined || questionsFile === undefined
+          ? []
+          : yield* Either.match(
+            QuestionVideos.subtitleCandidates(path, named.path, {
+              subtitlesDir: Option.getOrUndefined(args.subtitlesDir),
+              questionsDir: path.dirname(questionsFile)
+            }),
+            {
+              onLeft: (problem) => Effect.fail(badInput(`--questions ${questionsFile}: video "${video.videoId}": ${problem} — fix the row`)),
+              onRight: Effect.succeed
+            }
+          )
         const request = {
           video: video.path,
           videoId: video.videoId,
           info: video.info,
+          named: candidates,
+          ...(named === undefined ? {} : { subtitleOffset: named.offset }),
           ...(Option.isSome(args.subtitles) ? { subtitlesFile: args.subtitles.value } : {}),
           ...(Option.isSome(args.subtitlesDir) ? { subtitlesDir: args.subtitlesDir.value } : {})
         }
@@ -110,6 +142,23 @@ const withSubtitles = (
       }))
   })
 
+/**
+ * `--questions FILE`: the given videos the file names, each with what the file says about it. A video
+ * the file needs and nobody gave stops the command before anything is built; videos it does not name
+ * are left out, and counted on stderr.
+ */
+const selectForQuestions = (given: ReadonlyArray<Inputs.VideoInput>, file: string, benchmark: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const { questions } = yield* QuestionVideos.loadQuestionFile(file, Option.getOrUndefined(benchmark))
+    const selection = QuestionVideos.selectVideos(given, QuestionVideos.videoMetadata(questions))
+    if (selection.missing.length > 0) return yield* badInput(QuestionVideos.missingVideosMessage(file, selection.missing))
+    if (selection.skipped.length > 0) {
+      const count = selection.skipped.length === 1 ? "1 video" : `${selection.skipped.length} videos`
+      yield* Console.error(`vtree: skipping ${count} that ${file} does not name (${selection.skipped.slice(0, 3).map((v) => v.videoId).join(", ")}${selection.skipped.length > 3 ? ", …" : ""})`)
+    }
+    return selection.selected.map(({ metadata, video }) => ({ ...video, metadata }))
+  })
+
 /** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */
 export const buildCommand = Command.make("build", options, (args) =>
   Effect.gen(function*() {
@@ -124,7 +173,8 @@ export const buildCommand = Command.make("build", options, (args) =>
     const problem = Plan.checkParameters(parameters)
     if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
     const buildPrompts = yield* BuildPrompts.loadBuildPrompts(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
-    const listed = yield* Inputs.listVideos(args.videos)
+    const given = yield* Inputs.listVideos(args.videos)
+    const listed: ReadonlyArray<Inputs.VideoInput & { readonly metadata?: QuestionVideos.VideoMetadata }> = Option.isNone(args.questions) ? given : yield* selectForQuestions(given, args.questions.value, args.benchmark)
     if (Option.isSome(args.subtitles) && listed.length > 1) {
       return yield* new BuildError({
         reason: "BadOption",
@@ -164,7 +214,12 @@ export const buildCommand = Command.make("build", options, (args) =>
       const line = Progress.renderBuildProgress(state, now)
       stderr.write(isTTY ? `\r\x1b[2K${line.slice(0, (stderr.columns ?? 100) - 1)}` : `${line}\n`)
     }
-    const summaries = yield* Build.buildTree(inputs.map(({ subtitles, video }) => ({ ...video, subtitles })), {
+    const summaries = yield* Build.buildTree(inputs.map(({ subtitles, video: { metadata, ...video } }) => ({
+      ...video,
+      subtitles,
+      ...(metadata?.domain === undefined ? {} : { domain: metadata.domain }),
+      ...(metadata?.durationCategory === undefined ? {} : { durationCategory: metadata.durationCategory })
+    })), {
       outDir: args.out,
       parameters,
       prompts: buildPrompts,

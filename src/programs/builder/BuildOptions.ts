@@ -24,6 +24,10 @@ export interface LoadedSubtitles {
 export interface BuildInput<R = never> extends ProbedVideo {
   /** Resolved by the caller (file, sidecar, stream, speech to text), run when the video is prepared; none → no subtitles. */
   readonly subtitles?: Effect.Effect<LoadedSubtitles, BuildError, R>
+  /** tree.json's `domain` for this video (from a question file); `BuildOptions.domain` wins over it. */
+  readonly domain?: string
+  /** tree.json's `duration_category` (a benchmark's own band); absent → from the probed length. */
+  readonly durationCategory?: "short" | "medium" | "long"
 }
 
 export type BuildEvent =
@@ -54,6 +58,7 @@ export interface BuildOptions {
   readonly prompts: BuildPrompts
   /** Model names, as the provider Layers are configured: part of every checkpoint key. */
   readonly models: { readonly vlm: string; readonly llm: string }
+  /** tree.json's `domain` for every video (`--domain`), over each input's own. */
   readonly domain?: string
   /** Drop checkpoints and cached frames first (of tree folders vtree made; others are refused anyway). */
   readonly force?: boolean

@@ -52,7 +52,8 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
   const tree = assembleTree({
     videoId: video.videoId,
     durationSeconds,
-    domain: options.domain,
+    domain: options.domain ?? video.domain,
+    durationCategory: video.durationCategory,
     frameInterval: p.frameInterval,
     cues: video.cues,
     build,

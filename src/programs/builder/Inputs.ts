@@ -96,8 +96,8 @@ export const fromMediaError = (error: MediaError): BuildError =>
     message: error.message.includes(error.path) ? error.message : `${error.path}: ${error.message} — ${mediaFix[error.reason]}`
   })
 
-/** Probes every video up front, so a bad one stops the command before any tree is written. */
-export const probeVideos = Effect.fn("BuildInputs.probeVideos")(function*(videos: ReadonlyArray<VideoInput>) {
+/** Probes every video up front, so a bad one stops the command before any tree is written; each keeps its fields. */
+export const probeVideos = Effect.fn("BuildInputs.probeVideos")(function*<V extends VideoInput>(videos: ReadonlyArray<V>) {
   const probe = yield* MediaProbe
   return yield* Effect.forEach(videos, (video) =>
     probe.probe(video.path).pipe(
@@ -110,7 +110,7 @@ export const probeVideos = Effect.fn("BuildInputs.probeVideos")(function*(videos
         (info) => Number.isFinite(info.durationSeconds) && info.durationSeconds > 0,
         () => new BuildError({ reason: "BadInput", message: `${video.path}: zero length — ${mediaFix.Truncated}` })
       ),
-      Effect.map((info): ProbedVideo => ({ ...video, info }))
+      Effect.map((info): V & ProbedVideo => ({ ...video, info }))
     ), { concurrency: 4 })
 })
 

@@ -28,7 +28,7 @@ export interface PreparedFrame {
   readonly sha256: string
 }
 
-export interface PreparedVideo extends ProbedVideo {
+export interface PreparedVideo extends ProbedVideo, Pick<BuildInput<never>, "domain" | "durationCategory"> {
   /** The real path of the tree folder (--out's links resolved); every write goes below it. */
   readonly treeDir: string
   readonly folder: TreeFolder

@@ -1,10 +1,12 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Effect, Option } from "effect"
-import { type MediaInfo, type SubtitleCue, SubtitleError } from "../../domain/Media.js"
+import { Effect, Either, Option } from "effect"
+import { type MediaError, type MediaInfo, type SubtitleCue, SubtitleError } from "../../domain/Media.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
 import { SpeechToText } from "../../services/SpeechToText.js"
 import { parseSubtitles } from "../../domain/SubtitleFormat.js"
+import { parseUserJson } from "../../domain/UserJson.js"
+import { parseLongVideoBenchSubtitles } from "../benchmarks/LongVideoBenchSubtitles.js"
 import { transcribeVideo } from "./Transcription.js"
 
 export { formatOf, parseSubtitles, plainText } from "../../domain/SubtitleFormat.js"
@@ -24,8 +26,18 @@ export interface SubtitleRequest {
   readonly videoId: string
   /** `--subtitles FILE`: used whatever else exists. */
   readonly subtitlesFile?: string
-  /** `--subtitles-dir DIR`: holds `<videoID>.srt` (Video-MME's `subtitle/` folder). */
+  /**
+   * `--subtitles-dir DIR`: holds `<videoID>.srt` (Video-MME's `subtitle/` folder), or `<videoID>.json` /
+   * `<videoID>_en.json` (LongVideoBench's JSON subtitles).
+   */
   readonly subtitlesDir?: string
+  /** Files a question file names for the video (LongVideoBench's `subtitle_path`), first found wins; before any sidecar. */
+  readonly named?: ReadonlyArray<string>
+  /**
+   * Where the clip starts on a JSON subtitle file's clock (LongVideoBench's
+   * `starting_timestamp_for_subtitles`), in seconds; its cues are shifted back by it. Default 0.
+   */
+  readonly subtitleOffset?: number
   /** The probe of `video`, when the caller has it already. */
   readonly info?: MediaInfo
 }
@@ -33,7 +45,7 @@ export interface SubtitleRequest {
 /** The files that count as a video's sidecar, most specific first. */
 export const sidecarCandidates = (
   path: Path.Path,
-  request: Pick<SubtitleRequest, "video" | "videoId" | "subtitlesDir">
+  request: Pick<SubtitleRequest, "video" | "videoId" | "subtitlesDir" | "named">
 ): ReadonlyArray<string> => {
   const parsed = path.parse(request.video)
   const stem = path.join(parsed.dir, parsed.name)
@@ -44,21 +56,34 @@ export const sidecarCandidates = (
   const subtitlesDir = request.subtitlesDir
   const inDir = subtitlesDir === undefined
     ? []
-    : names.flatMap((name) => [path.join(subtitlesDir, `${name}.srt`), path.join(subtitlesDir, `${name}.vtt`)])
-  return [...beside, ...inDir]
+    : names.flatMap((name) => [".srt", ".vtt", ".json", "_en.json"].map((ending) => path.join(subtitlesDir, `${name}${ending}`)))
+  return [...(request.named ?? []), ...beside, ...inDir]
 }
 
-const readSubtitleFile = Effect.fn("Subtitles.readFile")(function*(file: string) {
+/** A `.json` file is LongVideoBench's subtitle list (its times shifted back by `offset`); anything else SRT or WebVTT. */
+const readSubtitleFile = Effect.fn("Subtitles.readFile")(function*(
+  file: string,
+  json: { readonly offset: number; readonly videoDuration: Effect.Effect<number, MediaError> }
+) {
   const fs = yield* FileSystem.FileSystem
   const text = yield* fs.readFileString(file).pipe(
     Effect.mapError(() => new SubtitleError({ reason: "Unreadable", path: file, message: `${file}: cannot read the subtitle file — check the path` }))
   )
-  return yield* parseSubtitles(text.replace(/^\uFEFF/, ""), { path: file })
+  if (!file.toLowerCase().endsWith(".json")) return yield* parseSubtitles(text.replace(/^\uFEFF/, ""), { path: file })
+  const value = yield* Either.match(parseUserJson(file, text), {
+    onLeft: (error) => Effect.fail(new SubtitleError({ reason: "Syntax", path: file, message: error.message })),
+    onRight: Effect.succeed
+  })
+  const videoDuration = yield* json.videoDuration
+  return yield* Either.match(parseLongVideoBenchSubtitles(file, value, { offset: json.offset, videoDuration }), {
+    onLeft: Effect.fail,
+    onRight: Effect.succeed
+  })
 })
 
 /**
- * The cues for one video, from the first source that applies: `--subtitles FILE`, a sidecar
- * (`<video>.srt|.vtt`, then `<subtitles-dir>/<videoID>.srt|.vtt`), the first embedded text subtitle
+ * The cues for one video, from the first source that applies: `--subtitles FILE`, a file the question
+ * file names, a sidecar (`<video>.srt|.vtt`, then `<subtitles-dir>/<videoID>.srt|.vtt|.json|_en.json`), the first embedded text subtitle
  * stream, speech-to-text when a SpeechToText service is provided, else none. A malformed file fails
  * (file and line) rather than falling through: the user put it there to be used. An embedded stream
  * that cannot be read as text (pictures) is skipped with a warning.
@@ -67,14 +92,18 @@ export const resolveSubtitles = Effect.fn("Subtitles.resolve")(function*(request
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const media = yield* MediaProbe
+  const json = {
+    offset: request.subtitleOffset ?? 0,
+    videoDuration: request.info === undefined ? Effect.map(media.probe(request.video), (info) => info.durationSeconds) : Effect.succeed(request.info.durationSeconds)
+  }
 
   if (request.subtitlesFile !== undefined) {
-    const cues = yield* readSubtitleFile(request.subtitlesFile)
+    const cues = yield* readSubtitleFile(request.subtitlesFile, json)
     return { source: "file", from: request.subtitlesFile, cues } satisfies ResolvedSubtitles
   }
   for (const candidate of sidecarCandidates(path, request)) {
     if (yield* fs.exists(candidate).pipe(Effect.orElseSucceed(() => false))) {
-      const cues = yield* readSubtitleFile(candidate)
+      const cues = yield* readSubtitleFile(candidate, json)
       return { source: "sidecar", from: candidate, cues } satisfies ResolvedSubtitles
     }
   }

@@ -47,6 +47,8 @@ export const assembleTree = (input: {
   readonly videoId: string
   readonly durationSeconds: number
   readonly domain: string | undefined
+  /** A benchmark's own band; undefined → `durationCategory(durationSeconds)`. */
+  readonly durationCategory?: string | undefined
   readonly frameInterval: number
   readonly scenes: ReadonlyArray<AssembledScene>
   readonly cues: ReadonlyArray<SubtitleCue>
@@ -84,7 +86,7 @@ export const assembleTree = (input: {
   return {
     tree: {
       videoID: input.videoId,
-      duration_category: durationCategory(input.durationSeconds),
+      duration_category: input.durationCategory ?? durationCategory(input.durationSeconds),
       duration_seconds: Math.round(input.durationSeconds * 1000) / 1000,
       ...(input.domain === undefined ? {} : { domain: input.domain }),
       build: input.build,

@@ -116,6 +116,36 @@ layer(NodeContext.layer)("buildTree", (it) => {
       assert.isAbove((yield* env.search("crack eggs")).length, 0)
     }))
 
+  it.scoped("short clips (NExT-QA 45 s, EgoSchema 180 s): one scene, events, no empty level; a question file's domain and band per video", () =>
+    Effect.gen(function*() {
+      const { dir, fs, media, out, path } = yield* setup({ "next.mp4": { durationSeconds: 45, cuts: [7] }, "ego.mp4": { durationSeconds: 180 } })
+      const vlm = yield* ScriptedVlm.make(vlmCards)
+      const llm = yield* ScriptedLlm.make(llmCards)
+      const metadata: Record<string, { domain: string; durationCategory: "short" | "medium" | "long" }> = {
+        next: { domain: "Family", durationCategory: "short" },
+        ego: { domain: "Kitchen", durationCategory: "short" }
+      }
+      const run = (opts: BuildOptions) =>
+        Effect.flatMap(inputsOf([path.join(dir, "next.mp4"), path.join(dir, "ego.mp4")]), (inputs) =>
+          buildTree(inputs.map((input) => ({ ...input, ...metadata[input.videoId] })), opts)).pipe(
+            Effect.provide(Layer.mergeAll(media.layer, vlm.layer, llm.layer))
+          )
+      const summaries = yield* run(options(out))
+      for (const summary of summaries) {
+        const tree = JSON.parse(yield* fs.readFileString(path.join(summary.treeDir, "tree.json"))) as Json
+        const nodes = Object.values(tree["nodes"] as Record<string, Json>)
+        const level = (n: number) => nodes.filter((node) => node["level"] === n)
+        assert.strictEqual(level(1).length, 1, summary.videoId)
+        assert.isAtLeast(level(2).length, 1)
+        for (const node of [...level(1), ...level(2)]) assert.isAtLeast(node["children_ids"].length, 1)
+        assert.deepStrictEqual([tree["domain"], tree["duration_category"]], [metadata[summary.videoId]!.domain, "short"])
+      }
+      // --domain wins over the question file's.
+      const [again] = yield* run(options(out, { domain: "Given" }))
+      const tree = JSON.parse(yield* fs.readFileString(path.join(again!.treeDir, "tree.json"))) as Json
+      assert.strictEqual(tree["domain"], "Given")
+    }))
+
   it.scoped("asks again once with the decode error, then keeps a degraded card and goes on", () =>
     Effect.gen(function*() {
       const { dir, fs, media, out, path } = yield* setup({ "short.mp4": { durationSeconds: 30 } })

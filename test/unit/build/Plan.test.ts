@@ -150,6 +150,42 @@ describe("scenes", () => {
   })
 })
 
+describe("short clips (EgoSchema 180 s, NExT-QA ~45 s, the 30 s sample)", () => {
+  /** The whole plan at defaults: events with their frames, then scenes over them. */
+  const planOf = (duration: number, shots: ReadonlyArray<number>) => {
+    const events = assignFrames(planEventWindows(duration, shots, p), frameGrid(duration, p.frameInterval), p.framesPerCall)
+    const starts = groupScenes(events.map((e) => ({ ...e, words: new Set<string>() })), p)
+    return { events, starts }
+  }
+
+  it("one scene, at least one event, every event with a frame", () => {
+    for (const duration of [0.4, 3, 30, 45, 47.3, 180]) {
+      const { events, starts } = planOf(duration, [])
+      assert.deepStrictEqual(starts, [0], `${duration} s`)
+      assert.isAtLeast(events.length, 1)
+      for (const event of events) assert.isAtLeast(event.frames.length, 1, `${duration} s: ${JSON.stringify(event)}`)
+      assert.strictEqual(events[0]!.start, 0)
+      assert.strictEqual(events.at(-1)!.end, duration)
+    }
+    assert.deepStrictEqual(planOf(45, []).events.map((e) => [e.start, e.end]), [[0, 20], [20, 35], [35, 45]])
+    assert.strictEqual(planOf(180, []).events.length, 9)
+  })
+
+  it("no empty level for any clip up to 180 s, whatever its shot changes", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.1, max: 180, noNaN: true }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 20 }),
+        (duration, fractions) => {
+          const { events, starts } = planOf(duration, fractions.map((f) => Math.round(f * duration * 1000) / 1000).sort((a, b) => a - b))
+          return starts.length === 1 && events.length >= 1 && events.every((e) => e.frames.length >= 1) &&
+            events.every((e, i) => i === 0 || e.start === events[i - 1]!.end)
+        }
+      )
+    )
+  })
+})
+
 describe("ids, names, bands, cost", () => {
   it("nested ids and frame files per DESIGN §5.1", () => {
     assert.strictEqual(sceneId("vid", 0), "vid_L1_000")

@@ -231,7 +231,57 @@ describe("resolveSubtitles", () => {
       const path = yield* Path.Path
       assert.deepStrictEqual(
         sidecarCandidates(path, { video: "/videos/My Clip.mkv", videoId: "myclip", subtitlesDir: "/subs" }),
-        ["/videos/My Clip.srt", "/videos/My Clip.vtt", "/subs/myclip.srt", "/subs/myclip.vtt", "/subs/My Clip.srt", "/subs/My Clip.vtt"]
+        [
+          "/videos/My Clip.srt",
+          "/videos/My Clip.vtt",
+          "/subs/myclip.srt",
+          "/subs/myclip.vtt",
+          "/subs/myclip.json",
+          "/subs/myclip_en.json",
+          "/subs/My Clip.srt",
+          "/subs/My Clip.vtt",
+          "/subs/My Clip.json",
+          "/subs/My Clip_en.json"
+        ]
+      )
+      // The files a question file names (LongVideoBench's subtitle_path) come first.
+      assert.deepStrictEqual(
+        sidecarCandidates(path, { video: "/v/a.mp4", videoId: "a", named: ["/q/a_en.json", "/q/subtitles/a_en.json"] }),
+        ["/q/a_en.json", "/q/subtitles/a_en.json", "/v/a.srt", "/v/a.vtt"]
       )
     }).pipe(Effect.provide(Path.layer)))
+
+  it.effect("LongVideoBench JSON subtitles, both entry shapes, shifted back by the question file's offset", () =>
+    Effect.gen(function*() {
+      const spans = yield* Ref.make<ReadonlyArray<readonly [number, number]>>([])
+      const { cleanup, dir, video } = setup()
+      try {
+        mkdirSync(join(dir, "subs"))
+        writeFileSync(join(dir, "subs", "vid01_en.json"), JSON.stringify([
+          { timestamp: [10, 12.5], text: "before the clip" },
+          { timestamp: [21, 24], text: "first" },
+          { timestamp: [118, null], text: "to the end" }
+        ]))
+        const timestamps = yield* resolveSubtitles({ video, videoId: "vid01", subtitlesDir: join(dir, "subs"), subtitleOffset: 20 }).pipe(
+          Effect.provide(probeFake(spans))
+        )
+        assert.deepStrictEqual([timestamps.source, timestamps.from], ["sidecar", join(dir, "subs", "vid01_en.json")])
+        assert.deepStrictEqual(timestamps.cues, [{ start: 1, end: 4, text: "first" }, { start: 98, end: 100, text: "to the end" }])
+
+        writeFileSync(join(dir, "named.json"), JSON.stringify([{ start: "00:01:05.500", end: "00:01:07.000", line: "a line" }]))
+        const lines = yield* resolveSubtitles({ video, videoId: "vid01", named: [join(dir, "absent.json"), join(dir, "named.json")], subtitleOffset: 60 }).pipe(
+          Effect.provide(probeFake(spans))
+        )
+        assert.deepStrictEqual(lines.cues, [{ start: 5.5, end: 7, text: "a line" }])
+
+        writeFileSync(join(dir, "bad.json"), JSON.stringify([{ start: "00:00:01.000", line: "ok" }, { start: "soon", line: "x" }]))
+        const bad = yield* Effect.either(resolveSubtitles({ video, videoId: "vid01", named: [join(dir, "bad.json")] }).pipe(Effect.provide(probeFake(spans))))
+        assert.isTrue(Either.isLeft(bad) && bad.left._tag === "SubtitleError" && bad.left.message.startsWith(`${join(dir, "bad.json")}: index 1: start: `))
+        writeFileSync(join(dir, "broken.json"), "[{")
+        const broken = yield* Effect.either(resolveSubtitles({ video, videoId: "vid01", named: [join(dir, "broken.json")] }).pipe(Effect.provide(probeFake(spans))))
+        assert.isTrue(Either.isLeft(broken) && broken.left._tag === "SubtitleError" && broken.left.message.startsWith(`${join(dir, "broken.json")}: not valid JSON`))
+      } finally {
+        cleanup()
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
 })

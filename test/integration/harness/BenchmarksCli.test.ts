@@ -1,0 +1,184 @@
+// Every benchmark through the command line, as a user runs it: `vtree infer --questions <the released
+// file>` against openai-sim over HTTP (the agent model submits a scripted letter per question), then
+// `vtree report --format json` and `vtree export --out`, with the figures and the exported values checked.
+// Benchmarks.test.ts checks the same layouts through runBenchmark in finer detail.
+import { assert, describe, it } from "@effect/vitest"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import * as Sim from "../../support/openai-sim/index.js"
+import { runCli } from "../../support/cli/InProcess.js"
+import { samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
+import { agentModel } from "../../support/harness/Policy.js"
+import {
+  egoSchemaRows,
+  egoSchemaSubset,
+  json,
+  jsonl,
+  longVideoBenchRows,
+  lvBenchLines,
+  mlvuNeedle,
+  mlvuPlotQa,
+  nextQaCsv,
+  videoMmeRows
+} from "../../unit/benchmarks/fixtures.js"
+
+const sampleTree = JSON.parse(readFileSync(join(samplesTrees, "vtSmpl0001a", "tree.json"), "utf8")) as Record<string, unknown>
+const firstLine = (text: string) => text.split("\n")[0]!
+
+interface Case {
+  readonly name: string
+  readonly files: ReadonlyArray<readonly [string, string]>
+  readonly questions: string
+  readonly videos: ReadonlyArray<string>
+  readonly more?: (dir: string) => ReadonlyArray<string>
+  /** The letter the agent submits, by the first line of the question; null: an unreadable reply. */
+  readonly answers: Readonly<Record<string, string | null>>
+  /** Report JSON: [correct, wrong, unanswered, unscored, total] overall, and the primary figure if any. */
+  readonly overall: readonly [number, number, number, number, number]
+  readonly primary?: readonly [string, number]
+  readonly exported: unknown
+}
+
+const cases: ReadonlyArray<Case> = [
+  {
+    name: "lvbench",
+    files: [["video_info.meta.jsonl", jsonl(...lvBenchLines)]],
+    questions: "video_info.meta.jsonl",
+    videos: lvBenchLines.map((line) => line.key),
+    answers: { "What bird appears at the start of the video?": "A", "Why does the fox": "D", "What happens after the storm?": null },
+    overall: [1, 1, 1, 0, 3],
+    exported: { "1": "A", "2": "D", "3": "E" }
+  },
+  {
+    name: "mlvu",
+    files: [["json/1_plotQA.json", json(mlvuPlotQa)], ["json/2_needle.json", json(mlvuNeedle)]],
+    questions: "json",
+    videos: [...mlvuPlotQa, ...mlvuNeedle].map((row) => row.video.replace(/\.mp4$/, "")),
+    answers: {
+      "What color is the main male character in the video?": "A",
+      "Where does the story take place?": "C",
+      "What does the hand coming out of the computer do?": "A"
+    },
+    overall: [2, 1, 0, 0, 3],
+    primary: ["M-Avg", 0.75],
+    exported: [
+      { question_id: "needle_0", question_type: "needle", option: "A" },
+      { question_id: "plotQA_0", question_type: "plotQA", option: "A" },
+      { question_id: "plotQA_1", question_type: "plotQA", option: "C" }
+    ]
+  },
+  {
+    name: "egoschema",
+    files: [["questions.json", json(egoSchemaRows)], ["subset_answers.json", json(egoSchemaSubset)]],
+    questions: "questions.json",
+    videos: egoSchemaRows.map((row) => row.q_uid),
+    more: (dir) => ["--answers", join(dir, "subset_answers.json")],
+    answers: {
+      [firstLine(egoSchemaRows[0]!.question)]: "D",
+      [firstLine(egoSchemaRows[1]!.question)]: "A",
+      [firstLine(egoSchemaRows[2]!.question)]: "C"
+    },
+    overall: [1, 1, 0, 1, 2],
+    exported: { [egoSchemaRows[0]!.q_uid]: 3, [egoSchemaRows[1]!.q_uid]: 0, [egoSchemaRows[2]!.q_uid]: 2 }
+  },
+  {
+    name: "nextqa",
+    files: [["val.csv", nextQaCsv]],
+    questions: "val.csv",
+    videos: ["4010069381", "6233408665"],
+    answers: {
+      "why did the boy pick up one present from the group of them and move to the sofa": "D",
+      "what did the man do after he said \"ok, go\"": "A",
+      "how many people are there": "A"
+    },
+    overall: [2, 1, 0, 0, 3],
+    exported: {
+      "4010069381_6": { prediction: 3, answer: 3 },
+      "4010069381_7": { prediction: 0, answer: 1 },
+      "6233408665_2": { prediction: 0, answer: 0 }
+    }
+  },
+  {
+    name: "longvideobench",
+    files: [["lvb_val.json", json(longVideoBenchRows)]],
+    questions: "lvb_val.json",
+    videos: longVideoBenchRows.map((row) => row.video_path.replace(/\.mp4$/, "")),
+    answers: { [longVideoBenchRows[0]!.question]: "D", [longVideoBenchRows[1]!.question]: null },
+    overall: [1, 0, 1, 0, 2],
+    exported: { "-8lu-6Vx8as_1": "F", "86CxyhFV9MI_0": "D" }
+  }
+]
+
+/** The first line of the question in an agent request's user message. */
+const questionIn = (request: Sim.SimRequest): string => {
+  const messages = request.body["messages"] as ReadonlyArray<{ readonly role: string; readonly content: unknown }>
+  const user = messages.find((m) => m.role === "user")
+  return /^Question: (.*)$/m.exec(typeof user?.content === "string" ? user.content : "")?.[1] ?? ""
+}
+
+describe("every benchmark through the CLI (infer → report → export) against openai-sim", () => {
+  for (const c of cases) {
+    it(`${c.name}: the file as released is read, scored by its own rule and exported for its scorer`, async () => {
+      const temp = tempDir()
+      const sim = await Sim.start({
+        chat: {
+          [agentModel]: (request) => {
+            const letter = c.answers[questionIn(request)]
+            if (letter === undefined) return { content: `unscripted question ${JSON.stringify(questionIn(request))}` }
+            return {
+              content: letter === null
+                ? "I cannot tell."
+                : JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer: letter } } })
+            }
+          }
+        }
+      })
+      try {
+        const dir = temp.dir
+        for (const [name, text] of c.files) {
+          mkdirSync(dirname(join(dir, name)), { recursive: true })
+          writeFileSync(join(dir, name), text)
+        }
+        for (const video of c.videos) {
+          mkdirSync(join(dir, "trees", video), { recursive: true })
+          writeFileSync(join(dir, "trees", video, "tree.json"), JSON.stringify({ ...sampleTree, videoID: video }))
+        }
+        const db = join(dir, "runs.db")
+        const env = simEnv(sim.url, { VTREE_OCR: "off" })
+        const infer = await runCli(
+          ["infer", "--trees", join(dir, "trees"), "--questions", join(dir, c.questions), "--db", db, "--max-steps", "2", ...(c.more?.(dir) ?? [])],
+          env
+        )
+        assert.strictEqual(infer.code, 0, infer.stderr)
+
+        const report = await runCli(["report", "--db", db, "--format", "json"], env)
+        assert.strictEqual(report.code, 0, report.stderr)
+        const summary = JSON.parse(report.stdout) as {
+          benchmark: string
+          overall: { correct: number; wrong: number; unanswered: number; unscored: number; total: number }
+          primary: { name: string; value: number } | null
+        }
+        assert.strictEqual(summary.benchmark, c.name)
+        const { correct, total, unanswered, unscored, wrong } = summary.overall
+        assert.deepStrictEqual([correct, wrong, unanswered, unscored, total], [...c.overall])
+        if (c.primary === undefined) assert.isNull(summary.primary)
+        else {
+          assert.strictEqual(summary.primary?.name, c.primary[0])
+          assert.closeTo(summary.primary!.value, c.primary[1], 1e-9)
+        }
+
+        const out = join(dir, "results.json")
+        const exported = await runCli(["export", "--db", db, "--out", out], env)
+        assert.strictEqual(exported.code, 0, exported.stderr)
+        const value = JSON.parse(readFileSync(out, "utf8")) as unknown
+        assert.deepStrictEqual(
+          Array.isArray(value) ? [...value].sort((a, b) => (String(a.question_id) < String(b.question_id) ? -1 : 1)) : value,
+          c.exported
+        )
+      } finally {
+        await sim.close()
+        temp.cleanup()
+      }
+    })
+  }
+})

@@ -17,8 +17,8 @@ import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
 import { loadPrices } from "./Prices.js"
 import { runStore } from "./Composition.js"
 
-/** Why `vtree export` wrote nothing: the database holds no run, or the output file cannot be written. */
-export const ExportErrorReason = Schema.Literal("NoRuns", "WriteFailed")
+/** Why `vtree export` wrote nothing: the database holds no run, the format is another benchmark's, or the file cannot be written. */
+export const ExportErrorReason = Schema.Literal("NoRuns", "OtherBenchmark", "WriteFailed")
 export type ExportErrorReason = typeof ExportErrorReason.Type
 
 export class ExportError extends Schema.TaggedError<ExportError>()("ExportError", {
@@ -52,6 +52,7 @@ export const exportCommand = Command.make("export", { db, runId, format, out, pr
     const chosenFormat: ExportFormat = Option.getOrElse(args.format, () => formatOfBenchmark(benchmark))
     if (isBenchmarkFormat(chosenFormat) && benchmarkOfFormat(chosenFormat) !== benchmark) {
       return yield* new ExportError({
+        reason: "OtherBenchmark",
         message: `--format ${chosenFormat}: run ${chosen} is a ${benchmark} run — export it as ${
           formatOfBenchmark(benchmark)
         } (its benchmark's own format), jsonl or csv`

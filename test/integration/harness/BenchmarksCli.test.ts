@@ -18,8 +18,7 @@ import {
   lvBenchLines,
   mlvuNeedle,
   mlvuPlotQa,
-  nextQaCsv,
-  videoMmeRows
+  nextQaCsv
 } from "../../unit/benchmarks/fixtures.js"
 
 const sampleTree = JSON.parse(readFileSync(join(samplesTrees, "vtSmpl0001a", "tree.json"), "utf8")) as Record<string, unknown>

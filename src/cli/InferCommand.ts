@@ -1,4 +1,3 @@
-import * as Path from "@effect/platform/Path"
 import { Command } from "@effect/cli"
 import { Clock, Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { loadTestingKnobs } from "../config/RunConfig.js"
@@ -30,7 +29,7 @@ const inferLayer = (args: InferArgs) => {
 /** `vtree infer`: runs a benchmark and prints its summary. */
 export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
-    const { benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = yield* InferInputs
+    const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = yield* InferInputs
     const { leaseMs, stepRetryBaseMs } = yield* loadTestingKnobs
     // VTREE_STEP_RETRY_BASE_MS=N: the step-level retry waits N then 2N ms instead of 20 s then 40 s.
     const retrySchedule = Option.map(stepRetryBaseMs, (base): Schedule.Schedule<unknown, ProviderError> =>
@@ -50,7 +49,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
       questions,
       benchmark,
       benchmarkFacts,
-      ...(Option.isSome(args.answers) ? { answers: (yield* Path.Path).resolve(args.answers.value) } : {}),
+      ...(answers === undefined ? {} : { answers }),
       prompts,
       ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
       resume: args.resume,

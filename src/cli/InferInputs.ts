@@ -17,6 +17,8 @@ export class InferInputs extends Context.Tag("vtree/cli/InferInputs")<InferInput
   /** The questions' benchmark, and each question's facts beside it (loadQuestionSet's). */
   readonly benchmark: BenchmarkName
   readonly benchmarkFacts: ReadonlyMap<string, BenchmarkFacts>
+  /** `--answers`, absolute (on --resume, the run's own unless given). */
+  readonly answers: string | undefined
   readonly prompts: PromptManager
   /** Stored with the run; a resumed run must ask the same. */
   readonly selection: SelectionInput
@@ -72,7 +74,7 @@ const selectionArgs = (args: InferArgs, stored: RunSelection | null) =>
         reason: "BadOption",
         message: resuming(args)
           ? "--resume: this run was started before vtree stored its question set — pass --questions (and the same filters) again"
-          : "--questions is required: a folder of <videoID>.json files or a Video-MME .json / .jsonl file"
+          : "--questions is required: a benchmark's question file or folder (Video-MME, LVBench, LongVideoBench, MLVU, EgoSchema, NExT-QA)"
       })
     }
     const selection: SelectionArgs = {
@@ -85,7 +87,19 @@ const selectionArgs = (args: InferArgs, stored: RunSelection | null) =>
     return selection
   })
 
-/** The run --resume continues (--run-id's, or the latest) and the question set stored with it. */
+/** What a resumed run stored about what it asks: its question set, benchmark and `--answers` file. */
+export interface StoredInputs {
+  readonly selection: RunSelection | null
+  readonly benchmark: string | undefined
+  readonly answers: string | undefined
+}
+
+const storedText = (config: unknown, key: string): string | undefined => {
+  const value = typeof config === "object" && config !== null ? (config as Record<string, unknown>)[key] : undefined
+  return typeof value === "string" && value !== "" ? value : undefined
+}
+
+/** The run --resume continues (--run-id's, or the latest) and the inputs stored with it. */
 export const storedSelection = (args: InferArgs) =>
   Effect.gen(function*() {
     const store = yield* RunStore
@@ -98,18 +112,25 @@ export const storedSelection = (args: InferArgs) =>
           : `--resume: ${args.db} holds no run to resume — start one without --resume`
       })
     }
-    return run.value.selection ?? null
+    const inputs: StoredInputs = {
+      selection: run.value.selection ?? null,
+      benchmark: storedText(run.value.config, "benchmark"),
+      answers: storedText(run.value.config, "answers")
+    }
+    return inputs
   })
 
-export const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<RunSelection | null, E, R>) =>
+export const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<StoredInputs | null, E, R>) =>
   Layer.effect(
     InferInputs,
     Effect.gen(function*() {
-      const given = yield* selectionArgs(args, yield* stored)
-      const loaded = yield* loadQuestionSet(given.questions, {
-        benchmark: Option.getOrUndefined(args.benchmark),
-        answers: Option.getOrUndefined(args.answers)
-      })
+      const resumed = yield* stored
+      const given = yield* selectionArgs(args, resumed?.selection ?? null)
+      // A resumed run reads its questions as it did: its benchmark and keys unless the flags say otherwise
+      // (runBenchmark refuses a benchmark or keys that differ from the run's).
+      const benchmark = Option.getOrUndefined(args.benchmark) ?? resumed?.benchmark
+      const answersFile = Option.getOrUndefined(args.answers) ?? resumed?.answers
+      const loaded = yield* loadQuestionSet(given.questions, { benchmark, answers: answersFile })
       const questions = yield* selectOrFail(loaded.questions, given)
       const path = yield* Path.Path
       const questionsPath = path.resolve(given.questions)
@@ -131,6 +152,14 @@ export const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<RunSele
         taskTypes: given.taskTypes,
         nSamples: given.nSamples
       }
-      return { questions, benchmark: loaded.benchmark, benchmarkFacts: loaded.facts, prompts, selection, questionsPath: given.questions }
+      return {
+        questions,
+        benchmark: loaded.benchmark,
+        benchmarkFacts: loaded.facts,
+        answers: answersFile === undefined ? undefined : path.resolve(answersFile),
+        prompts,
+        selection,
+        questionsPath: given.questions
+      }
     })
   )

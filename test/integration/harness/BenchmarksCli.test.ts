@@ -145,7 +145,7 @@ describe("every benchmark through the CLI (infer → report → export) against 
         const db = join(dir, "runs.db")
         const env = simEnv(sim.url, { VTREE_OCR: "off" })
         const infer = await runCli(
-          ["infer", "--trees", join(dir, "trees"), "--questions", join(dir, c.questions), "--db", db, "--max-steps", "2", ...(c.more?.(dir) ?? [])],
+          ["infer", "--trees", join(dir, "trees"), "--questions", join(dir, c.questions), "--db", db, "--run-id", "r1", "--max-steps", "2", ...(c.more?.(dir) ?? [])],
           env
         )
         assert.strictEqual(infer.code, 0, infer.stderr)
@@ -174,6 +174,10 @@ describe("every benchmark through the CLI (infer → report → export) against 
           Array.isArray(value) ? [...value].sort((a, b) => (String(a.question_id) < String(b.question_id) ? -1 : 1)) : value,
           c.exported
         )
+
+        // --resume reads the questions as the run did: its benchmark and its --answers file, unless given.
+        const resumed = await runCli(["infer", "--trees", join(dir, "trees"), "--db", db, "--run-id", "r1", "--resume"], env)
+        assert.strictEqual(resumed.code, 0, resumed.stderr)
       } finally {
         await sim.close()
         temp.cleanup()

@@ -6,6 +6,7 @@ import type { MediaError, SubtitleError } from "../domain/Media.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import { BuildError } from "../programs/builder/BuildError.js"
 import * as BuildPrompts from "../programs/builder/BuildPrompts.js"
+import { cutTerminalText, terminalText } from "../domain/TerminalText.js"
 import * as Progress from "../programs/builder/BuildProgress.js"
 import * as Build from "../programs/builder/BuildTree.js"
 import * as Inputs from "../programs/builder/Inputs.js"
@@ -211,8 +212,9 @@ export const buildCommand = Command.make("build", options, (args) =>
       // A live line on a terminal; otherwise a line every 10 seconds, so logs stay short.
       if (!force && now - lastDraw < (isTTY ? 250 : 10_000)) return
       lastDraw = now
+      // Rendered for the terminal like every other line (a model name or id is data); cut on whole units.
       const line = Progress.renderBuildProgress(state, now)
-      stderr.write(isTTY ? `\r\x1b[2K${line.slice(0, (stderr.columns ?? 100) - 1)}` : `${line}\n`)
+      stderr.write(isTTY ? `\r\x1b[2K${cutTerminalText(line, (stderr.columns ?? 100) - 1)}` : `${terminalText(line)}\n`)
     }
     const summaries = yield* Build.buildTree(inputs.map(({ subtitles, video: { metadata, ...video } }) => ({
       ...video,

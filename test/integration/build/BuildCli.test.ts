@@ -7,43 +7,19 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from "node:path"
 import { runCli } from "../../support/cli/InProcess.js"
 import { simEnv, tempDir } from "../../support/harness/Cli.js"
-import { policyScripts, type SampleQuestion } from "../../support/harness/Policy.js"
 import * as OpenAiSim from "../../support/openai-sim/index.js"
-import { answerBuildCalls, buildCallKind } from "../../support/openai-sim/builder.js"
-import { makeAudioOnly, makeSyntheticVideo, type SyntheticVideo, truncateCopy } from "../../support/media/SyntheticVideo.js"
-
-const question: SampleQuestion = {
-  questionId: "synth-1",
-  question: "What colour is the room at the start of the video?",
-  answer: "A",
-  videoId: "synth",
-  taskType: "Attribute Perception"
-}
-
-const systemOf = (request: OpenAiSim.SimRequest): string => {
-  const messages = request.body["messages"] as ReadonlyArray<{ role: string; content: unknown }> | undefined
-  const system = messages?.find((m) => m.role === "system")?.content
-  return typeof system === "string" ? system : ""
-}
-const buildCalls = (sim: OpenAiSim.OpenAiSim) => sim.requests.filter((r) => buildCallKind(systemOf(r)) !== undefined).length
+import { buildCalls, buildSim, question, synthVideo } from "../../support/build/SynthBuild.js"
+import { makeAudioOnly, type SyntheticVideo, truncateCopy } from "../../support/media/SyntheticVideo.js"
 
 let work: ReturnType<typeof tempDir>
 let video: SyntheticVideo
 let sim: OpenAiSim.OpenAiSim
 
 beforeAll(async () => {
-  work = tempDir()
-  video = await makeSyntheticVideo({
-    dir: work.dir,
-    name: "synth",
-    segmentSeconds: [21, 19, 22, 28],
-    cues: [
-      { start: 0.5, end: 3, text: "The red room is empty." },
-      { start: 14, end: 17, text: "A test pattern appears." },
-      { start: 50, end: 53, text: "Colour bars fill the screen." }
-    ]
-  })
-  sim = await OpenAiSim.start({ chat: policyScripts({ questions: [question] }), intercept: answerBuildCalls })
+  const made = await synthVideo()
+  work = made.work
+  video = made.video
+  sim = await buildSim()
 }, 120_000)
 
 afterAll(async () => {

@@ -1,33 +1,6 @@
-import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Console, Effect, Layer } from "effect"
-import { createServer } from "node:net"
-import { doctor } from "../../../src/cli/Doctor.js"
-
-/** A local port nothing listens on: taken from the OS, then let go. */
-const closedPort = Effect.promise(() =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-)
-
-const runDoctor = (env: Record<string, string>) =>
-  Effect.gen(function*() {
-    const printed: Array<string> = []
-    const error = yield* doctor.pipe(
-      (self) =>
-        Console.consoleWith((console) =>
-          Console.withConsole(self, { ...console, log: (...args) => Effect.sync(() => void printed.push(args.join(" "))) })
-        ),
-      Effect.flip,
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))),
-      Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layer))
-    )
-    return { error, table: printed.join("\n") }
-  })
+import { Effect } from "effect"
+import { closedPort, runDoctor } from "../../support/cli/Doctor.js"
 
 describe("doctor", () => {
   it.live("a broken VTREE_OCR_URLS is its own failed row; the LLM is still checked", () =>

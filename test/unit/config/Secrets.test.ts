@@ -1,43 +1,16 @@
 // #21 points 3 and 8: a key is masked as a whole token and only when it is long enough to be one; a base
 // URL with a password in it is refused when the configuration is read, in one line that never repeats it.
-import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Console, Effect, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import OpenAI from "openai"
-import { createServer } from "node:net"
-import { doctor } from "../../../src/cli/Doctor.js"
 import { loadAsrConfig } from "../../../src/config/AsrConfig.js"
 import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
 import { redactSecret } from "../../../src/domain/Secret.js"
 import { toProviderError } from "../../../src/layers/openai/OpenAiErrors.js"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
+import { closedPort, runDoctor } from "../../support/cli/Doctor.js"
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
-
-/** A local port nothing listens on: taken from the OS, then let go. */
-const closedPort = Effect.promise(() =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-)
-
-const runDoctor = (env: Record<string, string>) =>
-  Effect.gen(function*() {
-    const printed: Array<string> = []
-    const error = yield* doctor.pipe(
-      (self) =>
-        Console.consoleWith((console) =>
-          Console.withConsole(self, { ...console, log: (...args) => Effect.sync(() => void printed.push(args.join(" "))) })
-        ),
-      Effect.flip,
-      withEnv(env),
-      Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layer))
-    )
-    return { error, table: printed.join("\n") }
-  })
 
 describe("redaction (point 3)", () => {
   it("a one-letter key changes no text: doctor's 'connection failed' stays readable", () => {

@@ -4,14 +4,15 @@
 import { callRoles } from "../../services/CallLog.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
 import type { BenchmarkName } from "../../domain/Question.js"
-import type { GroupScore } from "../benchmarks/Benchmark.js"
-import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
 import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
+import { benchmarkView } from "./ReportAxes.js"
+import { type WorkerSummary, workersOf } from "./ReportWorkers.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 // Also here, where the CLI imports them from.
 export { renderJson, renderText } from "./ReportText.js"
+export type { WorkerSummary } from "./ReportWorkers.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & {
   readonly config?: unknown
@@ -161,14 +162,6 @@ export interface Summary {
   readonly workers: ReadonlyArray<WorkerSummary>
 }
 
-export interface WorkerSummary {
-  readonly worker: string
-  readonly questions: number
-  readonly live: boolean | null
-  /** ISO 8601: its last heartbeat, for a worker that still holds a claim; else null. */
-  readonly heartbeatAt: string | null
-}
-
 /** Shown for a question with no task type or duration. */
 export const noGroup = "(none)"
 
@@ -238,26 +231,6 @@ export interface SummaryOptions {
   readonly now?: number
 }
 
-const workersOf = (input: SummaryInput, now: number | undefined): ReadonlyArray<WorkerSummary> => {
-  const counts = new Map<string, number>()
-  for (const p of input.predictions) {
-    if (p.worker != null) counts.set(p.worker, (counts.get(p.worker) ?? 0) + 1)
-  }
-  const claims = new Map((input.run.claims ?? []).map((claim) => [claim.ownerId, claim]))
-  const names = [...new Set([...counts.keys(), ...claims.keys()])]
-  return names
-    .map((worker) => {
-      const claim = claims.get(worker)
-      return {
-        worker,
-        questions: counts.get(worker) ?? 0,
-        live: claim === undefined ? false : now === undefined ? null : claim.expiresAt > now,
-        heartbeatAt: claim === undefined ? null : new Date(claim.heartbeatAt).toISOString()
-      }
-    })
-    .sort((a, b) => b.questions - a.questions || (a.worker < b.worker ? -1 : 1))
-}
-
 export const spreadOf = (values: ReadonlyArray<number>): Spread => ({
   count: values.length,
   p50Ms: quantile(values, 0.5),
@@ -281,41 +254,6 @@ const costSummary = (input: SummaryInput, prices: Prices, roles: ReadonlyArray<s
     byQuestion,
     unpriced: unpricedRoles(input.calls, prices),
     cachedTokensRecorded: input.calls.some((c) => c.cachedPromptTokens !== undefined && c.cachedPromptTokens !== null)
-  }
-}
-
-/** A benchmark module's group score in the report's terms. */
-const asGroupAccuracy = (g: GroupScore): GroupAccuracy => ({
-  key: g.label,
-  correct: g.right,
-  wrong: g.wrong,
-  unanswered: g.unanswered,
-  total: g.scored,
-  unscored: g.unscored,
-  accuracy: g.accuracy,
-  interval: g.interval
-})
-
-/** The axes and headline figure of the run's benchmark (Video-MME: the three tables it always had). */
-const benchmarkView = (
-  benchmark: BenchmarkName,
-  predictions: ReadonlyArray<ReportPrediction>,
-  videoMme: Pick<Summary, "byTaskType" | "byDuration" | "byDomain">
-): Pick<Summary, "primary" | "axes"> => {
-  if (benchmark === "videomme") {
-    return {
-      primary: null,
-      axes: [
-        { axis: "task type", groups: videoMme.byTaskType },
-        { axis: "duration", groups: videoMme.byDuration },
-        ...(videoMme.byDomain.length === 0 ? [] : [{ axis: "domain", groups: videoMme.byDomain }])
-      ]
-    }
-  }
-  const headline = benchmarkByName(benchmark).headline(resultsOfPredictions(predictions, benchmark))
-  return {
-    primary: headline.primary,
-    axes: headline.axes.map(({ axis, groups }) => ({ axis, groups: groups.map(asGroupAccuracy) }))
   }
 }
 

@@ -2,32 +2,13 @@
 // stale run taken over. The e2e globalSetup builds dist/ first. The question set and storage failures
 // run in-process: test/integration/harness/RunStorage.test.ts.
 import { assert, describe, it } from "@effect/vitest"
-import * as Sim from "../../support/openai-sim/index.js"
-import { countPredictions, predictions, readDb, run, runs, samplesTrees, simEnv, start, waitUntil } from "../../support/harness/Cli.js"
-import { agentModel, sampleQuestions } from "../../support/harness/Policy.js"
-import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
+import { countPredictions, predictions, readDb, run, runs, simEnv, start, waitUntil } from "../../support/harness/Cli.js"
+import { sampleQuestions } from "../../support/harness/Policy.js"
+import { firstAsks, inferArgs, resumeArgs, simRuns, vtreeLines } from "../../support/harness/SimRuns.js"
 
 const questions = sampleQuestions()
 
 const { setup } = simRuns(questions)
-const resumeArgs = (db: string, ...more: Array<string>) => ["infer", "--trees", samplesTrees, "--db", db, "--resume", ...more]
-
-/** The lines vtree wrote to stderr as its own (progress lines aside). */
-const vtreeLines = (stderr: string) =>
-  stderr.trim().split("\n").filter((line) => line.startsWith("vtree: ") && !/^vtree: run \S+: \d+\/\d+ /.test(line))
-
-/** How many times the agent was first asked each question (its first step carries no assistant turn). */
-const firstAsks = (sim: Sim.OpenAiSim) => {
-  const counts = new Map<string, number>()
-  for (const request of sim.requests) {
-    if (request.model !== agentModel) continue
-    const body = JSON.stringify(request.body)
-    if (body.includes("\"role\":\"assistant\"")) continue
-    const question = questions.find((q) => body.includes(q.question))
-    if (question !== undefined) counts.set(question.questionId, (counts.get(question.questionId) ?? 0) + 1)
-  }
-  return counts
-}
 
 const reportStatus = async (db: string): Promise<string> => {
   const result = await run(["report", "--db", db, "--format", "json"], {})
@@ -55,7 +36,7 @@ describe("one owner per run (built CLI)", () => {
     assert.notInclude(loser.stderr, "    at ")
 
     // Every remaining question was asked once, by the winner alone.
-    const asked = firstAsks(sim)
+    const asked = firstAsks(sim, questions)
     assert.strictEqual(asked.size, questions.length - saved)
     for (const [id, count] of asked) assert.strictEqual(count, 1, `question ${id} asked ${count} times`)
     assert.deepStrictEqual(predictions(db).map((r) => r.question_id), questions.map((q) => q.questionId))

@@ -6,33 +6,14 @@ import Database from "better-sqlite3"
 import { execFileSync } from "node:child_process"
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import * as Sim from "../../support/openai-sim/index.js"
 import { predictions, readDb, samplesJsonl, samplesTrees, simEnv } from "../../support/harness/Cli.js"
 import { runCli } from "../../support/cli/InProcess.js"
-import { agentModel, sampleQuestions } from "../../support/harness/Policy.js"
-import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
+import { sampleQuestions } from "../../support/harness/Policy.js"
+import { firstAsks, inferArgs, resumeArgs, simRuns, vtreeLines } from "../../support/harness/SimRuns.js"
 
 const questions = sampleQuestions()
 
 const { cleanups, setup } = simRuns(questions)
-const resumeArgs = (db: string, ...more: Array<string>) => ["infer", "--trees", samplesTrees, "--db", db, "--resume", ...more]
-
-/** The lines vtree wrote to stderr as its own (progress lines aside). */
-const vtreeLines = (stderr: string) =>
-  stderr.trim().split("\n").filter((line) => line.startsWith("vtree: ") && !/^vtree: run \S+: \d+\/\d+ /.test(line))
-
-/** How many times the agent was first asked each question (its first step carries no assistant turn). */
-const firstAsks = (sim: Sim.OpenAiSim) => {
-  const counts = new Map<string, number>()
-  for (const request of sim.requests) {
-    if (request.model !== agentModel) continue
-    const body = JSON.stringify(request.body)
-    if (body.includes("\"role\":\"assistant\"")) continue
-    const question = questions.find((q) => body.includes(q.question))
-    if (question !== undefined) counts.set(question.questionId, (counts.get(question.questionId) ?? 0) + 1)
-  }
-  return counts
-}
 
 describe("a run is its question set (in-process CLI)", () => {
   it("--resume asks the stored set, and refuses other --questions, filters or a changed file with one line", async () => {
@@ -55,7 +36,7 @@ describe("a run is its question set (in-process CLI)", () => {
     sim.reset()
     const same = await runCli(resumeArgs(db, "--run-id", "s", "--n-samples", "3", "--questions", file), simEnv(sim.url))
     assert.strictEqual(same.code, 0, same.stderr)
-    assert.strictEqual(firstAsks(sim).size, 0)
+    assert.strictEqual(firstAsks(sim, questions).size, 0)
     assert.strictEqual(predictions(db).length, 3)
 
     writeFileSync(file, readFileSync(file, "utf8").split("\n").reverse().join("\n"))

@@ -7,7 +7,7 @@ import { CallBuffer } from "../../services/CallBuffer.js"
 import { withCallContext } from "../../services/CallLog.js"
 import { RunStore } from "../../services/RunStore.js"
 import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
-import { loadTreeEnvironment } from "../tree/TreeLoader.js"
+import { loadTreeEnvironment, treeFolderOf } from "../tree/TreeLoader.js"
 import { firstLine } from "./QuestionFailure.js"
 
 export interface Environments {
@@ -33,7 +33,6 @@ export const loadEnvironments = Effect.fn("TreeCache.loadEnvironments")(function
 ) {
   const store = yield* RunStore
   const buffer = yield* CallBuffer
-  const path = yield* Path.Path
   const saveTreeCalls = Effect.flatMap(buffer.drain(null), (calls) =>
     calls.length === 0 ? Effect.void : store.saveRunCalls(runId, calls).pipe(
       // The questions can still run; only the record of the embedding calls is lost.
@@ -43,17 +42,15 @@ export const loadEnvironments = Effect.fn("TreeCache.loadEnvironments")(function
   for (const question of open) remaining.set(question.videoId, (remaining.get(question.videoId) ?? 0) + 1)
   const trees = new Map<string, { active: number; get: ReturnType<Environments["get"]> }>()
   const idle: Array<string> = []
-  const load = (videoId: string) => {
-    const dir = path.join(treesDir, videoId)
-    return loadTreeEnvironment(dir).pipe(
-      Effect.mapError((error) => `${dir}: ${firstLine(error.message)}`),
+  const load = (videoId: string) =>
+    treeFolderOf(treesDir, videoId).pipe(
+      Effect.flatMap((dir) => loadTreeEnvironment(dir).pipe(Effect.mapError((error) => `${dir}: ${firstLine(error.message)}`))),
       // Embedding a tree belongs to no question: its calls are saved as run-level calls.
       withCallContext({ questionId: null, parentStep: null, usage: null }),
       Effect.exit,
       Effect.tap(() => saveTreeCalls),
       Effect.flatten
     )
-  }
   const environments: Environments = {
     get: (videoId) =>
       Effect.flatten(Effect.gen(function*() {

@@ -1,6 +1,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Either, Option } from "effect"
+import { idFromName } from "../../domain/NameId.js"
 import { TreeDecodeError } from "../../domain/Tree.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
@@ -17,6 +18,24 @@ export const resolveTreePaths = (path: Path.Path, input: string): { readonly dir
   input.toLowerCase().endsWith(".json")
     ? { dir: path.dirname(path.resolve(input)), file: input }
     : { dir: path.resolve(input), file: path.join(input, "tree.json") }
+
+/**
+ * The folder holding a video's tree: `<trees>/<videoID>`, or else the one `vtree build` names that
+ * video by when its videoID is not already an id (`my video` → `my-video~1a2b3c4d`, domain/NameId.ts),
+ * so a question file's own videoIDs find the trees built from its videos. The first holding tree.json
+ * wins; with neither, the plain folder, so that "not found" names the path the question file implies.
+ */
+export const treeFolderOf = Effect.fn("TreeLoader.treeFolderOf")(function*(treesDir: string, videoId: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const plain = path.join(treesDir, videoId)
+  const made = idFromName(videoId)
+  if (!("id" in made) || made.id === videoId) return plain
+  const hasTree = (dir: string) => fs.exists(path.join(dir, "tree.json")).pipe(Effect.orElseSucceed(() => false))
+  if (yield* hasTree(plain)) return plain
+  const built = path.join(treesDir, made.id)
+  return (yield* hasTree(built)) ? built : plain
+})
 
 /** Reads and decodes tree.json; nothing is indexed. */
 export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(input: string) {

@@ -1,9 +1,8 @@
 // What a run checks about its trees before the first question: an hour into a benchmark is too late to
 // learn that a video's tree is broken, and a broken tree must stop the run, not fill it with `error` rows.
-import * as Path from "@effect/platform/Path"
 import { Effect, Schema } from "effect"
 import { plainNameProblem } from "../../domain/NameId.js"
-import { readTreeIndex } from "./TreeLoader.js"
+import { readTreeIndex, treeFolderOf } from "./TreeLoader.js"
 
 /** Which id is not a plain name. */
 export const UnsafeIdErrorReason = Schema.Literal("QuestionId", "VideoId", "RunId")
@@ -58,7 +57,6 @@ export const decodeTrees = Effect.fn("TreePreflight.decodeTrees")(function*(
   treesDir: string,
   questions: ReadonlyArray<{ readonly videoId: string }>
 ) {
-  const path = yield* Path.Path
   const videos = [...new Set(questions.map((question) => question.videoId))]
-  yield* Effect.forEach(videos, (video) => readTreeIndex(path.join(treesDir, video)), { discard: true })
+  yield* Effect.forEach(videos, (video) => Effect.flatMap(treeFolderOf(treesDir, video), readTreeIndex), { discard: true })
 })

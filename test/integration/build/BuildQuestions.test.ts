@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path"
 import { runCli } from "../../support/cli/InProcess.js"
 import { simEnv, tempDir } from "../../support/harness/Cli.js"
-import { policyScripts } from "../../support/harness/Policy.js"
+import { agentModel, policyScripts } from "../../support/harness/Policy.js"
 import { makeSyntheticVideo } from "../../support/media/SyntheticVideo.js"
 import * as OpenAiSim from "../../support/openai-sim/index.js"
 import { answerBuildCalls } from "../../support/openai-sim/builder.js"
@@ -137,4 +137,35 @@ describe("vtree build --questions (live ffmpeg, openai-sim)", () => {
     assert.match(oneLine(result.stderr), /broken-subs\/alpha_en\.json: index 1: timestamp: expected \[start, end\] in seconds/)
     assert.isFalse(existsSync(join(out, "alpha", "tree.json")))
   }, 60_000)
+
+  it("a videoID that is not an id (\"my clip\"): built under its id, and infer on the same file finds that tree", async () => {
+    const dir = join(work.dir, "unclean")
+    const clips = join(dir, "videos")
+    mkdirSync(clips, { recursive: true })
+    const made = await makeSyntheticVideo({ dir: clips, name: "my clip", segmentSeconds: [6], width: 160, height: 90, subtitleStream: false, cues: [] })
+    rmSync(made.srt)
+    const file = join(dir, "lvb_val.json")
+    writeFileSync(file, JSON.stringify([row("clip_0", "my clip", { duration_group: 15, topic_category: "NP-News-Programs" })]))
+    const out = join(dir, "trees")
+    const built = await runCli(["build", clips, "--out", out, "--questions", file], simEnv(sim.url))
+    assert.strictEqual(built.code, 0, built.stderr)
+    const [folder] = readdirSync(out)
+    assert.match(folder!, /^my-clip~[0-9a-f]{8}$/)
+
+    // The agent submits A (the key) at once; the question's videoID stays "my clip".
+    const agent = await OpenAiSim.start({
+      chat: { [agentModel]: () => ({ content: JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer: "A" } } }) }) }
+    })
+    try {
+      const db = join(dir, "runs.db")
+      const env = simEnv(agent.url, { VTREE_OCR: "off" })
+      const infer = await runCli(["infer", "--trees", out, "--questions", file, "--db", db, "--run-id", "r1", "--max-steps", "2"], env)
+      assert.strictEqual(infer.code, 0, infer.stderr)
+      const report = await runCli(["report", "--db", db, "--format", "json"], env)
+      assert.strictEqual(report.code, 0, report.stderr)
+      assert.strictEqual((JSON.parse(report.stdout) as { overall: { correct: number; total: number } }).overall.correct, 1)
+    } finally {
+      await agent.close()
+    }
+  }, 180_000)
 })

@@ -11,6 +11,7 @@ import {
 } from "../config/ProviderConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import { isSuspiciousSecret, minimumSecretLength } from "../domain/Secret.js"
+import { alignColumns } from "../domain/TextTable.js"
 import { describeDialect, detectDialect } from "../layers/openai/Dialect.js"
 import { endpointUrls } from "../layers/openai/OpenAiClient.js"
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
@@ -161,10 +162,8 @@ export const runChecks = (
 export const formatDoctorTable = (rows: ReadonlyArray<DoctorRow>): string => {
   const header = ["provider", "model", "endpoint", "dialect", "latency", "result"]
   const cells = rows.map((row) => [row.provider, row.model, row.endpoint, row.dialect ?? "-", `${row.latencyMs} ms`, row.result])
-  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i]!.length)))
-  const line = (values: ReadonlyArray<string>) => values.map((value, i) => value.padEnd(widths[i]!)).join("  ").trimEnd()
   const details = rows.flatMap((row) => (row.detail === undefined ? [] : [`${row.provider}: ${row.detail}`]))
-  return [line(header), ...cells.map(line), ...(details.length > 0 ? ["", ...details] : [])].join("\n")
+  return [...alignColumns([header, ...cells]), ...(details.length > 0 ? ["", ...details] : [])].join("\n")
 }
 
 const keyVariables: Record<string, string> = {

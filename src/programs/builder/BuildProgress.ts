@@ -2,6 +2,7 @@
  * What `vtree build` prints, as plain functions: the progress line (stderr), the summary table and the
  * dry-run table (stdout). The state is folded from BuildEvents, so an embedding app can render its own.
  */
+import { alignColumns } from "../../domain/TextTable.js"
 import type { BuildEvent, VideoSummary } from "./BuildOptions.js"
 import type { BuildEstimate } from "./Estimate.js"
 
@@ -77,11 +78,9 @@ export const renderBuildProgress = (state: BuildProgressState, now: number): str
 export const formatCount = (n: number): string =>
   n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 10_000 ? `${Math.round(n / 1000)}k` : String(n)
 
-const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]!.length)))
-  const line = (row: ReadonlyArray<string>) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd()
-  return [line(header), ...rows.map(line)].join("\n")
-}
+// The first column (the video) reads left to right, the figures line up on the right.
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string =>
+  alignColumns([header, ...rows], header.map((_, i) => i > 0)).join("\n")
 
 const minutes = (seconds: number) => `${(seconds / 60).toFixed(1)} min`
 

@@ -1,5 +1,6 @@
 // A run's summary as text (the tables `vtree infer` and `vtree report` print) or JSON, and the
 // formatting of numbers, times and tables the other renderers share.
+import { alignColumns, textWidth } from "../../domain/TextTable.js"
 import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Report.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatUsd } from "./Cost.js"
@@ -40,17 +41,14 @@ export const formatDuration = (ms: number | null): string => {
 
 export const formatCount = (n: number): string => n.toLocaleString("en-US")
 
-/** Columns padded to their widest cell; `right` marks the numeric columns. */
+/** Columns padded to their widest cell (in terminal columns), a rule under the headers; `right` marks the numeric columns. */
 export const formatTable = (
   headers: ReadonlyArray<string>,
   rows: ReadonlyArray<ReadonlyArray<string>>,
   right: ReadonlyArray<boolean>
 ): string => {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)))
-  const line = (cells: ReadonlyArray<string>) =>
-    cells.map((cell, i) => right[i] === true ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)).join("  ")
-      .trimEnd()
-  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n")
+  const widths = headers.map((h, i) => Math.max(textWidth(h), ...rows.map((row) => textWidth(row[i] ?? ""))))
+  return alignColumns([headers, widths.map((w) => "-".repeat(w)), ...rows], right).join("\n")
 }
 
 /** `task type` → `Task type`: an axis as a table's first header. */

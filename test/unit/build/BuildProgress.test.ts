@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { textWidth } from "../../../src/domain/TextTable.js"
 import { applyBuildEvent, initialBuildProgress, renderBuildProgress, renderBuildSummary, renderDryRun } from "../../../src/programs/builder/BuildProgress.js"
 import type { VideoSummary } from "../../../src/programs/builder/BuildTree.js"
 import { estimateBuild } from "../../../src/programs/builder/Estimate.js"
@@ -49,6 +50,11 @@ describe("build progress", () => {
     assert.match(text, /^total\s+20\.0 min\s+600\s+60\s+4\s+62\s+4\s+0\s+280k\s+1\s+84\.5 s$/m)
     assert.include(text, "clip: trees/clip/tree.json (retrieval embeddings cached)")
     assert.include(text, "degraded cards: 1 events, 0 frames, 0 scenes")
+    // 視頻 takes four terminal columns: its figures still line up under the header's (issue #23).
+    const [header, wide] = renderBuildSummary([{ ...summary, videoId: "視頻" }]).split("\n")
+    const columnsTo = (line: string, end: string) => textWidth(line.slice(0, line.indexOf(end) + end.length))
+    assert.strictEqual(columnsTo(wide!, "10.0 min"), columnsTo(header!, "duration"))
+    assert.strictEqual(columnsTo(wide!, "42.3 s"), columnsTo(header!, "time"))
     const estimate = estimateBuild({ durationSeconds: 3600, width: 1280, height: 720, subtitleChars: 0, promptChars: { event: 2000, scene: 1000 }, parameters: defaultParameters })
     const dry = renderDryRun([{ videoId: "hour", estimate }])
     assert.match(dry, /^hour\s+60\.0 min\s+1800\s+180\s+12\s+180\s+12\s+1800\s+\S+\s+\S+\s+192$/m)

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { ReportInput } from "../../../src/programs/harness/Report.js"
 import { summarize } from "../../../src/programs/harness/Report.js"
-import { formatDuration, renderJson, renderText } from "../../../src/programs/harness/ReportText.js"
+import { formatDuration, formatTable, renderJson, renderText } from "../../../src/programs/harness/ReportText.js"
 import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/harness/ReportHtml.js"
 import { escapeHtml } from "../../../src/programs/harness/ReportMarkup.js"
 import { call, prediction, step } from "./fixtures.js"
@@ -270,6 +270,17 @@ describe("renderText / renderJson", () => {
     // Without prices, cost is unknown, never $0, and the text says what to set.
     assert.include(text, "Cost unknown · per question unknown")
     assert.include(text, "set VTREE_AGENT_PRICE, VTREE_TOOL_PRICE, VTREE_EMBED_PRICE or pass --prices FILE")
+  })
+
+  it("aligns columns by terminal width: a CJK cell takes two columns a character, a combining mark none", () => {
+    const table = formatTable(["Domain", "Total"], [["生活记录", "12"], ["Cafe\u0301", "3"], ["Sports", "100"]], [false, true])
+    assert.deepStrictEqual(table.split("\n"), [
+      "Domain    Total",
+      "--------  -----",
+      "生活记录     12",
+      "Cafe\u0301          3",
+      "Sports      100"
+    ])
   })
 
   it("emits the summary as JSON that reads back equal", () => {

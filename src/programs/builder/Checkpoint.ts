@@ -105,13 +105,7 @@ export const readCheckpoint = <A, I>(schema: Schema.Schema<A, I>, kind: "event" 
     const path = yield* Path.Path
     const text = yield* fs.readFileString(fileOf(path, treeDir, kind, key)).pipe(Effect.option)
     if (Option.isNone(text)) return Option.none<A>()
-    let json: unknown
-    try {
-      json = JSON.parse(text.value)
-    } catch {
-      return Option.none<A>()
-    }
-    const decoded = Schema.decodeUnknownEither(schema)(json)
+    const decoded = Schema.decodeUnknownEither(Schema.parseJson(schema))(text.value)
     return Either.isRight(decoded) && (decoded.right as { key?: unknown }).key === key ? Option.some(decoded.right) : Option.none<A>()
   })
 

@@ -54,8 +54,7 @@ const framesOf = Effect.fnUntraced(function*(input: BuildInput<any>, folder: Tre
   const frameSource = yield* FrameSource
   const manifestFile = path.join(framesDir, "manifest.json")
   const cached = yield* fs.readFileString(manifestFile).pipe(
-    Effect.flatMap((text) => Effect.try(() => JSON.parse(text) as unknown)),
-    Effect.flatMap(Schema.decodeUnknown(Manifest)),
+    Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(Manifest))),
     Effect.filterOrFail((manifest) => manifest.key === key),
     Effect.option
   )

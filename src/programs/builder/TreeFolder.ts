@@ -63,8 +63,7 @@ export const confine = Effect.fn("TreeFolder.confine")(function*(root: string, t
 
 const readJson = <A, I>(schema: Schema.Schema<A, I>, file: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file)).pipe(
-    Effect.flatMap((text) => Effect.try(() => JSON.parse(text) as unknown)),
-    Effect.flatMap(Schema.decodeUnknown(schema)),
+    Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(schema))),
     Effect.option
   )
 

@@ -6,7 +6,7 @@ import { Clock, Effect, Either, Option, Random } from "effect"
 import type { Question } from "../../domain/Question.js"
 import { type RunOwner, RunStore } from "../../services/RunStore.js"
 import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
-import { treeFolderOf } from "../tree/TreeLoader.js"
+import { findTreeFolder } from "../tree/TreeLoader.js"
 import { type BenchmarkOptions, questionSettings } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
 import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
@@ -44,10 +44,7 @@ export const checkTrees = Effect.fn("RunPlan.checkTrees")(function*(treesDir: st
   const videos = [...byVideo.keys()]
   const present = yield* Effect.forEach(
     videos,
-    (video) =>
-      Effect.flatMap(treeFolderOf(treesDir, video), (dir) => fs.exists(path.join(dir, "tree.json"))).pipe(
-        Effect.orElseSucceed(() => false)
-      ),
+    (video) => Effect.map(findTreeFolder(treesDir, video), Option.isSome),
     { concurrency: 32 }
   )
   const missing = videos.filter((_, i) => !present[i])

@@ -20,21 +20,33 @@ export const resolveTreePaths = (path: Path.Path, input: string): { readonly dir
     : { dir: path.resolve(input), file: path.join(input, "tree.json") }
 
 /**
- * The folder holding a video's tree: `<trees>/<videoID>`, or else the one `vtree build` names that
- * video by when its videoID is not already an id (`my video` → `my-video~1a2b3c4d`, domain/NameId.ts),
- * so a question file's own videoIDs find the trees built from its videos. The first holding tree.json
- * wins; with neither, the plain folder, so that "not found" names the path the question file implies.
+ * Where a video's tree may be: `<trees>/<videoID>`, and, when the videoID is not already an id, the
+ * folder `vtree build` names that video by (`my video` → `my-video~1a2b3c4d`, domain/NameId.ts), so a
+ * question file's own videoIDs find the trees built from its videos.
  */
-export const treeFolderOf = Effect.fn("TreeLoader.treeFolderOf")(function*(treesDir: string, videoId: string) {
+const treeFolders = (path: Path.Path, treesDir: string, videoId: string): readonly [string, ...Array<string>] => {
+  const made = idFromName(videoId)
+  const plain = path.join(treesDir, videoId)
+  return "id" in made && made.id !== videoId ? [plain, path.join(treesDir, made.id)] : [plain]
+}
+
+/** The first of a video's folders that holds tree.json; none when no folder does. */
+export const findTreeFolder = Effect.fn("TreeLoader.findTreeFolder")(function*(treesDir: string, videoId: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const plain = path.join(treesDir, videoId)
-  const made = idFromName(videoId)
-  if (!("id" in made) || made.id === videoId) return plain
-  const hasTree = (dir: string) => fs.exists(path.join(dir, "tree.json")).pipe(Effect.orElseSucceed(() => false))
-  if (yield* hasTree(plain)) return plain
-  const built = path.join(treesDir, made.id)
-  return (yield* hasTree(built)) ? built : plain
+  for (const dir of treeFolders(path, treesDir, videoId)) {
+    if (yield* fs.exists(path.join(dir, "tree.json")).pipe(Effect.orElseSucceed(() => false))) return Option.some(dir)
+  }
+  return Option.none<string>()
+})
+
+/** The folder to read a video's tree from: the one found, else the plain one, so "not found" names it. */
+export const treeFolderOf = Effect.fn("TreeLoader.treeFolderOf")(function*(treesDir: string, videoId: string) {
+  const path = yield* Path.Path
+  const [plain, ...others] = treeFolders(path, treesDir, videoId)
+  // One candidate: reading it tells all that a lookup would.
+  if (others.length === 0) return plain
+  return Option.getOrElse(yield* findTreeFolder(treesDir, videoId), () => plain)
 })
 
 /** Reads and decodes tree.json; nothing is indexed. */

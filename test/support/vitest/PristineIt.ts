@@ -1,7 +1,7 @@
 import { it } from "@effect/vitest"
 
-// A setup file: vitest runs it again before every test file, even when the unit project shares one
-// module graph per worker (`isolate: false`, vitest.config.ts).
+// A setup file: vitest runs it again before every test file, even though each worker keeps one module
+// graph for all its files (`isolate: false`, vitest.config.ts).
 //
 // @effect/vitest 0.x's `layer(L)(…)` and `it.layer(L)(…)` bind `effect`, `scoped`, `prop`,
 // `flakyTest` and `layer` onto vitest's own `it` object (Object.assign), so once one file has used

@@ -24,10 +24,17 @@ export default defineConfig({
     setupFiles: ["test/support/vitest/PristineIt.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
-      { extends: true, test: { name: "integration", include: ["test/integration/**/*.test.ts"], globalSetup: [postgres] } },
       {
         extends: true,
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], globalSetup: ["test/support/e2e/globalSetup.ts", postgres] }
+        test: { name: "integration", include: ["test/integration/**/*.test.ts"], globalSetup: [postgres] }
+      },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["test/support/e2e/globalSetup.ts", postgres]
+        }
       }
     ]
   }

@@ -1,15 +1,15 @@
 // Agent loop benchmark: what the loop and the tools cost beyond the models themselves, what the
 // per-run summary cache saves on a trajectory that revisits nodes, and what batching buys search_similar.
 import { type Duration, Effect, Layer } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
 import * as ScriptedLlm from "../src/layers/testing/ScriptedLlm.js"
 import * as ScriptedVlm from "../src/layers/testing/ScriptedVlm.js"
-import { readdirSync, readFileSync } from "node:fs"
 import { parseAgentReply } from "../src/programs/agent/Parse.js"
 import { runQuestion, type RunQuestionOptions } from "../src/programs/agent/RunQuestion.js"
 import { makeSummaryCache, type SummaryCache } from "../src/programs/tools/SummaryCache.js"
+import { call, scriptFor, submit, toolModel } from "../test/support/agent/Fakes.js"
 import type { NodeSpec } from "../test/support/agent/MemoryTree.js"
 import { makeMemoryTree } from "../test/support/agent/MemoryTree.js"
-import { call, scriptFor, submit, toolModel } from "../test/support/agent/Fakes.js"
 import { testPrompts } from "../test/support/agent/Prompts.js"
 import type { BenchModule } from "./run.js"
 import { median, percentile } from "./stats.js"
@@ -39,7 +39,11 @@ const benchTree = () => {
           id: frame,
           level: 3,
           timeRange: [t, t],
-          card: { frame_summary: filler.repeat(2), visible_entities: ["presenter", "board"], visible_text: [`SLIDE ${s}.${e}.${f}`] },
+          card: {
+            frame_summary: filler.repeat(2),
+            visible_entities: ["presenter", "board"],
+            visible_text: [`SLIDE ${s}.${e}.${f}`]
+          },
           subtitle: filler
         })
       }
@@ -83,7 +87,11 @@ const fifteenSteps = (offset: number) => [
   submit("A")
 ]
 
-const runOne = (agent: ReadonlyArray<string>, options: Partial<RunQuestionOptions> = {}, latency?: Duration.DurationInput) =>
+const runOne = (
+  agent: ReadonlyArray<string>,
+  options: Partial<RunQuestionOptions> = {},
+  latency?: Duration.DurationInput
+) =>
   Effect.gen(function*() {
     const fakeOptions: ScriptedLlm.ScriptedLlmOptions = latency === undefined ? {} : { latency }
     const llm = yield* ScriptedLlm.make(scriptFor(agent, toolModel), fakeOptions)
@@ -93,13 +101,14 @@ const runOne = (agent: ReadonlyArray<string>, options: Partial<RunQuestionOption
     )
   })
 
-
 const noCache: SummaryCache = { getOrCompute: (_key, compute) => compute, size: () => 0 }
 
 /** Parse time per reply over the corpus of reply shapes (test/fixtures/replies), each read many times. */
 const parseTimes = () => {
   const folder = new URL("../test/fixtures/replies/", import.meta.url)
-  const replies = readdirSync(folder).filter((name) => name.endsWith(".txt")).map((name) => readFileSync(new URL(name, folder), "utf8"))
+  const replies = readdirSync(folder).filter((name) => name.endsWith(".txt")).map((name) =>
+    readFileSync(new URL(name, folder), "utf8")
+  )
   for (let i = 0; i < 200; i++) for (const reply of replies) parseAgentReply(reply)
   const times: Array<number> = []
   for (let round = 0; round < 200; round++) {
@@ -164,12 +173,18 @@ const run = async (): Promise<string> => {
     `${questions} questions of 15 steps each (14 tool steps mixing view_node, search_similar k=3 and observe_frame, then`,
     "submit_answer) over a 4×4×4 in-memory tree, run one after another with `Effect.runPromise` after 30 warm-up",
     `questions. Fakes answer at once, so the time is the loop, parsing, prompt rendering, the tools and the fakes'`,
-    `own bookkeeping (${(toolCalls / questions).toFixed(0)} summarizer/VLM calls per question, extract and verify counted apart).`,
+    `own bookkeeping (${
+      (toolCalls / questions).toFixed(0)
+    } summarizer/VLM calls per question, extract and verify counted apart).`,
     "",
     "| figure | median | p90 | target | ratio to target |",
     "|---|---|---|---|---|",
-    `| per step | ${ms(median(perStep))} | ${ms(percentile(perStep, 0.9))} | ≤ 1 ms | ${(median(perStep) / 1).toFixed(2)} |`,
-    `| per 15-step question | ${ms(median(perQuestion))} | ${ms(percentile(perQuestion, 0.9))} | ≤ 50 ms | ${(median(perQuestion) / 50).toFixed(2)} |`,
+    `| per step | ${ms(median(perStep))} | ${ms(percentile(perStep, 0.9))} | ≤ 1 ms | ${
+      (median(perStep) / 1).toFixed(2)
+    } |`,
+    `| per 15-step question | ${ms(median(perQuestion))} | ${ms(percentile(perQuestion, 0.9))} | ≤ 50 ms | ${
+      (median(perQuestion) / 50).toFixed(2)
+    } |`,
     "",
     `Steps measured: ${steps}.`,
     "",
@@ -203,7 +218,9 @@ const run = async (): Promise<string> => {
     "",
     "| figure | p50 | p99 | max | target |",
     "|---|---|---|---|---|",
-    `| per reply | ${(median(parse.times) * 1000).toFixed(1)} µs | ${(percentile(parse.times, 0.99) * 1000).toFixed(1)} µs | ${(Math.max(...parse.times) * 1000).toFixed(1)} µs | far under 1 ms |`
+    `| per reply | ${(median(parse.times) * 1000).toFixed(1)} µs | ${
+      (percentile(parse.times, 0.99) * 1000).toFixed(1)
+    } µs | ${(Math.max(...parse.times) * 1000).toFixed(1)} µs | far under 1 ms |`
   ].join("\n")
 }
 

@@ -18,8 +18,8 @@ import { fileURLToPath } from "node:url"
 import * as Ffmpeg from "../src/layers/ffmpeg/Ffmpeg.js"
 import * as ScriptedLlm from "../src/layers/testing/ScriptedLlm.js"
 import * as ScriptedVlm from "../src/layers/testing/ScriptedVlm.js"
-import { buildTree } from "../src/programs/builder/BuildTree.js"
 import { loadBuildPrompts } from "../src/programs/builder/BuildPrompts.js"
+import { buildTree } from "../src/programs/builder/BuildTree.js"
 import { listVideos, probeVideos } from "../src/programs/builder/Inputs.js"
 import { FrameSource } from "../src/services/FrameSource.js"
 import { llmCards, makeFakeMedia, vlmCards } from "../test/support/build/BuildFakes.js"
@@ -62,38 +62,44 @@ interface CallCount {
 }
 
 export const countCalls = (label: string, cuts: ReadonlyArray<number>): Promise<CallCount> =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const dir = mkdtempSync(join(tmpdir(), "vtree-bench-build-"))
-    yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-    const file = join(dir, "hour.mp4")
-    writeFileSync(file, "an hour of video")
-    const media = yield* makeFakeMedia({ "hour.mp4": { durationSeconds: 3600, cuts, jitter: 0.04 } })
-    const vlm = yield* ScriptedVlm.make(vlmCards)
-    const llm = yield* ScriptedLlm.make(llmCards)
-    const prompts = yield* loadBuildPrompts(join(root, "prompts", "en"))
-    const [summary] = yield* Effect.flatMap(probeVideos(yield* listVideos([file])), (inputs) =>
-      buildTree(inputs, { outDir: join(dir, "trees"), prompts, models: { vlm: "vlm", llm: "llm" } })).pipe(
-        Effect.provide(Layer.mergeAll(media.layer, vlm.layer, llm.layer))
+  Effect.runPromise(
+    Effect.scoped(Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "vtree-bench-build-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      const file = join(dir, "hour.mp4")
+      writeFileSync(file, "an hour of video")
+      const media = yield* makeFakeMedia({ "hour.mp4": { durationSeconds: 3600, cuts, jitter: 0.04 } })
+      const vlm = yield* ScriptedVlm.make(vlmCards)
+      const llm = yield* ScriptedLlm.make(llmCards)
+      const prompts = yield* loadBuildPrompts(join(root, "prompts", "en"))
+      const [summary] = yield* Effect.flatMap(probeVideos(yield* listVideos([file])), (inputs) =>
+        buildTree(inputs, { outDir: join(dir, "trees"), prompts, models: { vlm: "vlm", llm: "llm" } })).pipe(
+          Effect.provide(Layer.mergeAll(media.layer, vlm.layer, llm.layer))
+        )
+      const images = (yield* vlm.requests).flatMap((request) =>
+        request.images
       )
-    const images = (yield* vlm.requests).flatMap((request) => request.images)
-    return {
-      label,
-      vlm: (yield* vlm.requests).length,
-      llm: (yield* llm.requests).length,
-      sampled: summary!.frames,
-      imagesSent: images.length,
-      distinctImages: new Set(images).size,
-      events: summary!.events,
-      scenes: summary!.scenes
-    }
-  })).pipe(Effect.provide(NodeContext.layer)))
+      return {
+        label,
+        vlm: (yield* vlm.requests).length,
+        llm: (yield* llm.requests).length,
+        sampled: summary!.frames,
+        imagesSent: images.length,
+        distinctImages: new Set(images).size,
+        events: summary!.events,
+        scenes: summary!.scenes
+      }
+    })).pipe(Effect.provide(NodeContext.layer))
+  )
 
 const callsSection = (counts: ReadonlyArray<CallCount>): string =>
   [
     "| one hour of video, defaults | vision calls | text calls | **calls / hour** | vs budget 200 | frames sampled | images sent (distinct) |",
     "| --- | --- | --- | --- | --- | --- | --- |",
     ...counts.map((c) =>
-      `| ${c.label} | ${c.vlm} | ${c.llm} | **${c.vlm + c.llm}** | ${((c.vlm + c.llm) / 200).toFixed(2)}× | ${c.sampled} | ${c.imagesSent} (${c.distinctImages}) |`
+      `| ${c.label} | ${c.vlm} | ${c.llm} | **${c.vlm + c.llm}** | ${
+        ((c.vlm + c.llm) / 200).toFixed(2)
+      }× | ${c.sampled} | ${c.imagesSent} (${c.distinctImages}) |`
     ),
     "",
     "Counted by running `buildTree` over a 60-minute video with fake media (grid frames at their real times, +0.04 s; shot",
@@ -141,7 +147,10 @@ export const wallTime = async () => {
       rmSync(outDir, { recursive: true, force: true })
       const started = performance.now()
       await Effect.runPromise(
-        Effect.flatMap(FrameSource, (source) => source.extract({ path: video.video, intervalSeconds: 2, width: 640, outDir })).pipe(
+        Effect.flatMap(
+          FrameSource,
+          (source) => source.extract({ path: video.video, intervalSeconds: 2, width: 640, outDir })
+        ).pipe(
           Effect.provide(live)
         )
       )
@@ -172,7 +181,15 @@ export const wallTime = async () => {
         // The fixed part: process start, argument parsing, probe, subtitle check — no extraction, no call.
         startMs.push((await runCli(["build", video.video, "--out", out, "--dry-run"], env)).ms)
         sim.reset()
-        const result = await runCli(["build", video.video, "--out", out, "--force", "--concurrency", String(concurrency)], env)
+        const result = await runCli([
+          "build",
+          video.video,
+          "--out",
+          out,
+          "--force",
+          "--concurrency",
+          String(concurrency)
+        ], env)
         if (result.code !== 0) throw new Error(`vtree build failed: ${result.stderr}`)
         buildMs.push(result.ms)
         calls = sim.requests.filter((request) => {
@@ -181,10 +198,25 @@ export const wallTime = async () => {
           return buildCallKind(typeof system === "string" ? system : "") !== undefined
         }).length
         maxInFlight = sim.maxInFlight
-        process.stderr.write(`bench build: round ${round + 1}: extraction ${decodeMs.at(-1)!.toFixed(0)} ms, build ${result.ms.toFixed(0)} ms, ${calls} calls\n`)
+        process.stderr.write(
+          `bench build: round ${round + 1}: extraction ${decodeMs.at(-1)!.toFixed(0)} ms, build ${
+            result.ms.toFixed(0)
+          } ms, ${calls} calls\n`
+        )
       }
-      const tree = JSON.parse(readFileSync(join(out, "wall", "tree.json"), "utf8")) as { build: { calls: { vlm: number; llm: number } } }
-      return { seconds: video.durationSeconds, decodeMs, buildMs, startMs, calls, vlm: tree.build.calls.vlm, llm: tree.build.calls.llm, maxInFlight }
+      const tree = JSON.parse(readFileSync(join(out, "wall", "tree.json"), "utf8")) as {
+        build: { calls: { vlm: number; llm: number } }
+      }
+      return {
+        seconds: video.durationSeconds,
+        decodeMs,
+        buildMs,
+        startMs,
+        calls,
+        vlm: tree.build.calls.vlm,
+        llm: tree.build.calls.llm,
+        maxInFlight
+      }
     } finally {
       await sim.close()
     }
@@ -202,21 +234,35 @@ export const wallSection = (w: Awaited<ReturnType<typeof wallTime>>): string => 
   // Each build against the extraction measured just before it: paired, so load drifting on this shared
   // machine moves both sides of a ratio together.
   const ratio = median(w.buildMs.map((ms, i) => ms / 1000 / (w.decodeMs[i]! / 1000 + rounds)))
-  const withStart = median(w.buildMs.map((ms, i) => ms / 1000 / (w.decodeMs[i]! / 1000 + rounds + w.startMs[i]! / 1000)))
+  const withStart = median(
+    w.buildMs.map((ms, i) => ms / 1000 / (w.decodeMs[i]! / 1000 + rounds + w.startMs[i]! / 1000))
+  )
   return [
     "| what | seconds |",
     "| --- | --- |",
-    `| \`vtree build\` (CLI start, probe, hash, extraction, ${w.calls} calls, tree.json), median of ${w.buildMs.length} | ${build.toFixed(2)} (${w.buildMs.map((ms) => (ms / 1000).toFixed(2)).join(", ")}) |`,
-    `| frame extraction alone (the live FrameSource), median of ${w.decodeMs.length} | ${decode.toFixed(2)} (${w.decodeMs.map((ms) => (ms / 1000).toFixed(2)).join(", ")}) |`,
+    `| \`vtree build\` (CLI start, probe, hash, extraction, ${w.calls} calls, tree.json), median of ${w.buildMs.length} | ${
+      build.toFixed(2)
+    } (${w.buildMs.map((ms) => (ms / 1000).toFixed(2)).join(", ")}) |`,
+    `| frame extraction alone (the live FrameSource), median of ${w.decodeMs.length} | ${decode.toFixed(2)} (${
+      w.decodeMs.map((ms) => (ms / 1000).toFixed(2)).join(", ")
+    }) |`,
     `| ideal: extraction + ⌈${w.calls} / ${concurrency}⌉ × ${delayMs / 1000} s | ${ideal.toFixed(2)} |`,
     `| fixed start: \`vtree build --dry-run\` (process start, probe, subtitle check) | ${start.toFixed(2)} |`,
     "",
-    `**Ratio ${ratio.toFixed(2)}× the ideal** (median of the ${w.buildMs.length} per-round ratios, each build over the extraction timed just before it; target ≤ 1.3×); ` +
-    `${withStart.toFixed(2)}× the ideal plus the fixed start. Most requests in flight at once: ${w.maxInFlight} (the cap, ${concurrency}, is per provider: vision calls plus the early scene calls).`,
+    `**Ratio ${
+      ratio.toFixed(2)
+    }× the ideal** (median of the ${w.buildMs.length} per-round ratios, each build over the extraction timed just before it; target ≤ 1.3×); ` +
+    `${
+      withStart.toFixed(2)
+    }× the ideal plus the fixed start. Most requests in flight at once: ${w.maxInFlight} (the cap, ${concurrency}, is per provider: vision calls plus the early scene calls).`,
     `The ${w.llm} scene calls start as soon as their events are done, overlapping the last event calls; the ${w.vlm} event calls run 16 at a time.`,
-    `Video: ${(w.seconds / 60).toFixed(0)} minutes, 320×180 at 10 fps, hard cuts every 50–70 s; defaults (2 s grid, 20 s events, 300 s scenes).`,
+    `Video: ${
+      (w.seconds / 60).toFixed(0)
+    } minutes, 320×180 at 10 fps, hard cuts every 50–70 s; defaults (2 s grid, 20 s events, 300 s scenes).`,
     `Every call answered by openai-sim after ${delayMs} ms, in the bench's process; each round starts over with --force.`,
-    `1-minute load average at the end: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (other work shares this machine).`
+    `1-minute load average at the end: ${
+      loadavg()[0]!.toFixed(1)
+    } on ${cpus().length} cores (other work shares this machine).`
   ].join("\n")
 }
 

@@ -7,7 +7,17 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Ffmpeg from "../src/layers/ffmpeg/Ffmpeg.js"
@@ -47,7 +57,9 @@ export interface FrameBenchResult {
 }
 
 /** The 10-minute 720p video, made once per machine and kept in the temp folder (it takes minutes). */
-export const benchVideo = async (): Promise<{ readonly path: string; readonly seconds: number; readonly cuts: number }> => {
+export const benchVideo = async (): Promise<
+  { readonly path: string; readonly seconds: number; readonly cuts: number }
+> => {
   const segmentSeconds = Array.from({ length: 20 }, () => 30)
   const key = createHash("sha256").update(JSON.stringify({ segmentSeconds, v: 1 })).digest("hex").slice(0, 12)
   const dir = join(tmpdir(), `vtree-bench-720p-${key}`)
@@ -87,7 +99,10 @@ const timedFfmpeg = (dir: string) => {
 }
 const cpuMs = (timesFile: string) => {
   const children = readFileSync(timesFile, "utf8").trim().split("\n")[1] ?? ""
-  return [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, [, min, sec]) => sum + (Number(min) * 60 + Number(sec)) * 1000, 0)
+  return [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce(
+    (sum, [, min, sec]) => sum + (Number(min) * 60 + Number(sec)) * 1000,
+    0
+  )
 }
 
 export const measureFrameExtraction = async (rounds = 3): Promise<FrameBenchResult> => {
@@ -105,7 +120,10 @@ export const measureFrameExtraction = async (rounds = 3): Promise<FrameBenchResu
     rmSync(outDir, { recursive: true, force: true })
     const start = performance.now()
     const result = await Effect.runPromise(
-      Effect.flatMap(FrameSource, (source) => source.extract({ path: video.path, intervalSeconds: interval, width, outDir })).pipe(
+      Effect.flatMap(
+        FrameSource,
+        (source) => source.extract({ path: video.path, intervalSeconds: interval, width, outDir })
+      ).pipe(
         Effect.provide(live)
       )
     )
@@ -118,9 +136,19 @@ export const measureFrameExtraction = async (rounds = 3): Promise<FrameBenchResu
     mkdirSync(outDir)
     const start = performance.now()
     await runDetached(wrapper, [
-      "-hide_banner", "-nostdin", "-loglevel", "error", "-i", video.path,
-      "-vf", `select='${gridSelect(interval)}',scale=${width}:-2`,
-      "-fps_mode", "passthrough", "-q:v", "3", join(outDir, "%06d.jpg")
+      "-hide_banner",
+      "-nostdin",
+      "-loglevel",
+      "error",
+      "-i",
+      video.path,
+      "-vf",
+      `select='${gridSelect(interval)}',scale=${width}:-2`,
+      "-fps_mode",
+      "passthrough",
+      "-q:v",
+      "3",
+      join(outDir, "%06d.jpg")
     ])
     return { ms: performance.now() - start, cpu: cpuMs(timesFile) }
   }
@@ -144,7 +172,9 @@ export const measureFrameExtraction = async (rounds = 3): Promise<FrameBenchResu
       plainMs.push(other.ms)
       plainCpuMs.push(other.cpu)
       process.stderr.write(
-        `bench buildFrames: round ${round + 1}: ours ${last.ms.toFixed(0)} ms (cpu ${last.cpu.toFixed(0)}), plain ${other.ms.toFixed(0)} ms (cpu ${other.cpu.toFixed(0)})\n`
+        `bench buildFrames: round ${round + 1}: ours ${last.ms.toFixed(0)} ms (cpu ${last.cpu.toFixed(0)}), plain ${
+          other.ms.toFixed(0)
+        } ms (cpu ${other.cpu.toFixed(0)})\n`
       )
     }
     const ourDigests = digests(join(work, "ours"))
@@ -160,7 +190,8 @@ export const measureFrameExtraction = async (rounds = 3): Promise<FrameBenchResu
       plainCpuMs,
       ratio: median(oursMs.map((ms, i) => ms / plainMs[i]!)),
       cpuRatio: median(oursCpuMs.map((ms, i) => ms / plainCpuMs[i]!)),
-      sameFrames: ourDigests.length === plainDigests.length && ourDigests.every((digest, i) => digest === plainDigests[i])
+      sameFrames: ourDigests.length === plainDigests.length &&
+        ourDigests.every((digest, i) => digest === plainDigests[i])
     }
   } finally {
     rmSync(work, { recursive: true, force: true })
@@ -173,15 +204,31 @@ export const frameExtractionSection = (result: FrameBenchResult): string =>
   [
     "| what | median wall time (runs) | median ffmpeg CPU time (runs) |",
     "| --- | --- | --- |",
-    `| vtree FrameSource (probe + one pass: grid frames and scene scores) | ${seconds(median(result.oursMs))} (${result.oursMs.map(seconds).join(", ")}) | ${seconds(median(result.oursCpuMs))} (${result.oursCpuMs.map(seconds).join(", ")}) |`,
-    `| plain \`ffmpeg -vf "select=<grid>,scale=${width}:-2" -fps_mode passthrough -q:v 3\` | ${seconds(median(result.plainMs))} (${result.plainMs.map(seconds).join(", ")}) | ${seconds(median(result.plainCpuMs))} (${result.plainCpuMs.map(seconds).join(", ")}) |`,
+    `| vtree FrameSource (probe + one pass: grid frames and scene scores) | ${seconds(median(result.oursMs))} (${
+      result.oursMs.map(seconds).join(", ")
+    }) | ${seconds(median(result.oursCpuMs))} (${result.oursCpuMs.map(seconds).join(", ")}) |`,
+    `| plain \`ffmpeg -vf "select=<grid>,scale=${width}:-2" -fps_mode passthrough -q:v 3\` | ${
+      seconds(median(result.plainMs))
+    } (${result.plainMs.map(seconds).join(", ")}) | ${seconds(median(result.plainCpuMs))} (${
+      result.plainCpuMs.map(seconds).join(", ")
+    }) |`,
     "",
-    `**Ratio ${result.ratio.toFixed(2)}× wall, ${result.cpuRatio.toFixed(2)}× CPU** (medians of ${result.oursMs.length} paired rounds, order alternating; target ≤ 1.3×). ` +
+    `**Ratio ${result.ratio.toFixed(2)}× wall, ${
+      result.cpuRatio.toFixed(2)
+    }× CPU** (medians of ${result.oursMs.length} paired rounds, order alternating; target ≤ 1.3×). ` +
     "CPU time is ffmpeg's own user + system time (bash `times` around each run): on a shared machine it moves far less than wall time.",
     `Video: ${result.videoSeconds / 60} minutes of 1280×720 at 25 fps (x264 superfast), ${result.cuts} hard cuts; ` +
-    `one frame every ${interval} s at width ${width}: ${result.frames} frames, ${result.frames === 0 ? "" : result.sameFrames ? "byte-identical to the plain command's" : "NOT identical to the plain command's"}; ` +
+    `one frame every ${interval} s at width ${width}: ${result.frames} frames, ${
+      result.frames === 0
+        ? ""
+        : result.sameFrames
+        ? "byte-identical to the plain command's"
+        : "NOT identical to the plain command's"
+    }; ` +
     `${result.shotChanges} shot changes found for ${result.cuts} cuts.`,
-    `1-minute load average at the end: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (other work shares this machine).`
+    `1-minute load average at the end: ${
+      loadavg()[0]!.toFixed(1)
+    } on ${cpus().length} cores (other work shares this machine).`
   ].join("\n")
 
 const bench: BenchModule = {

@@ -1,12 +1,12 @@
 // Harness benchmark: how close a concurrent run gets to the time its model calls need, how much memory
 // a Video-MME-sized run holds, and how fast `vtree --help` starts. Needs the built dist/ (`npm run bench`
 // builds it first).
+import Database from "better-sqlite3"
 import { spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import Database from "better-sqlite3"
 import * as Sim from "../test/support/openai-sim/index.js"
 import { syntheticTree, writeTree } from "../test/support/trees/SyntheticTree.js"
 import type { BenchModule } from "./run.js"
@@ -15,16 +15,19 @@ import { median } from "./stats.js"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "dist", "bin.js")
 
-
 /** `videos` synthetic trees (4 scenes × 4 events × 4 frames) and `perVideo` questions each, as JSONL. */
 export const writeBenchmarkInput = (dir: string, videos: number, perVideo: number) => {
   const trees = join(dir, "trees")
   const rows: Array<string> = []
   for (let v = 0; v < videos; v++) {
     const videoId = `bench${String(v).padStart(4, "0")}`
-    writeTree(join(trees, videoId), syntheticTree({ videoId, scenes: 4, eventsPerScene: 4, framesPerEvent: 4, seed: v + 1 }), {
-      frames: false
-    })
+    writeTree(
+      join(trees, videoId),
+      syntheticTree({ videoId, scenes: 4, eventsPerScene: 4, framesPerEvent: 4, seed: v + 1 }),
+      {
+        frames: false
+      }
+    )
     for (let q = 0; q < perVideo; q++) {
       rows.push(JSON.stringify({
         videoID: videoId,
@@ -48,7 +51,9 @@ const writeReporter = (cpuOut: string): string => {
   const script = `${cpuOut}.cjs`
   writeFileSync(
     script,
-    `process.on("exit", () => { const u = process.cpuUsage(); require("node:fs").writeFileSync(${JSON.stringify(cpuOut)}, String((u.user + u.system) / 1000)) })\n`
+    `process.on("exit", () => { const u = process.cpuUsage(); require("node:fs").writeFileSync(${
+      JSON.stringify(cpuOut)
+    }, String((u.user + u.system) / 1000)) })\n`
   )
   return script
 }
@@ -73,7 +78,8 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>,
  * exactly its agent call), then submit_answer; every reply after `latencyMs`.
  */
 export const skillReadingAgent = (steps: number, latencyMs: number, skill: string) => (request: Sim.SimRequest) => {
-  const reply = (tool: string, args: Record<string, unknown>) => JSON.stringify({ reflect: {}, plan: { next: tool }, action: { tool, args } })
+  const reply = (tool: string, args: Record<string, unknown>) =>
+    JSON.stringify({ reflect: {}, plan: { next: tool }, action: { tool, args } })
   const messages = request.body["messages"] as ReadonlyArray<{ role: string }>
   const done = messages.filter((m) => m.role === "assistant").length
   return {
@@ -86,7 +92,9 @@ export const readSkillName = (): string => {
   // Any catalog skill will do: read_skill answers from memory, so a step costs exactly its agent call.
   const out = spawnSync(process.execPath, [bin, "prompt", "--skill-mode", "manual"], { cwd: root, encoding: "utf8" })
   const name = /^- \*\*([^*]+)\*\*: /m.exec(out.stdout)?.[1]
-  if (name === undefined) throw new Error(`bench harness: no skill catalog in \`vtree prompt --skill-mode manual\`: ${out.stderr}`)
+  if (name === undefined) {
+    throw new Error(`bench harness: no skill catalog in \`vtree prompt --skill-mode manual\`: ${out.stderr}`)
+  }
   return name
 }
 
@@ -104,8 +112,21 @@ const throughput = async (dir: string, latencyMs: number, withPeer: boolean) => 
   try {
     const db = join(dir, "throughput.db")
     const result = await runCli(
-      ["infer", "--trees", input.trees, "--questions", input.questions, "--db", db, "--run-id", "bench",
-        "--concurrency", String(concurrency), "--skill-mode", "manual"],
+      [
+        "infer",
+        "--trees",
+        input.trees,
+        "--questions",
+        input.questions,
+        "--db",
+        db,
+        "--run-id",
+        "bench",
+        "--concurrency",
+        String(concurrency),
+        "--skill-mode",
+        "manual"
+      ],
       {
         VTREE_LLM_BASE_URL: sim.url,
         VTREE_LLM_MODEL: "agent-model",
@@ -120,12 +141,15 @@ const throughput = async (dir: string, latencyMs: number, withPeer: boolean) => 
       started_at: number
       finished_at: number
     }
-    const stats = handle.prepare("SELECT count(*) AS n, avg(steps_used) AS steps, sum(stop_reason = 'finished') AS ok FROM predictions").get() as {
+    const stats = handle.prepare(
+      "SELECT count(*) AS n, avg(steps_used) AS steps, sum(stop_reason = 'finished') AS ok FROM predictions"
+    ).get() as {
       n: number
       steps: number
       ok: number
     }
-    const agentCalls = (handle.prepare("SELECT count(*) AS n FROM llm_calls WHERE role = 'agent'").get() as { n: number }).n
+    const agentCalls =
+      (handle.prepare("SELECT count(*) AS n FROM llm_calls WHERE role = 'agent'").get() as { n: number }).n
     handle.close()
     const wallMs = run.finished_at - run.started_at
     const perQuestionMs = steps * latencyMs
@@ -133,7 +157,12 @@ const throughput = async (dir: string, latencyMs: number, withPeer: boolean) => 
     // Peer: the same run in-process with fakes that sleep the same 50 ms — the harness and agent loop
     // without HTTP, the openai SDK or a second process.
     const peer = withPeer
-      ? runChild(input, join(dir, "throughput-peer.db"), "latency", [String(latencyMs), String(concurrency), String(steps), skill])
+      ? runChild(input, join(dir, "throughput-peer.db"), "latency", [
+        String(latencyMs),
+        String(concurrency),
+        String(steps),
+        skill
+      ])
       : undefined
     const cliCpuMs = Number(readFileSync(join(dir, "cli-cpu"), "utf8"))
     return {
@@ -214,17 +243,33 @@ interface ChildResult {
   readonly heapAfterRunMb: number
 }
 
-const runChild = (input: { trees: string; questions: string }, db: string, mode: "rss" | "latency", extra: ReadonlyArray<string>) => {
+const runChild = (
+  input: { trees: string; questions: string },
+  db: string,
+  mode: "rss" | "latency",
+  extra: ReadonlyArray<string>
+) => {
   const child = spawnSync(
     process.execPath,
-    ["--expose-gc", "--input-type=module", "-e", childScript(join(root, "dist", "index.js")), mode, input.trees, input.questions, db, ...extra],
+    [
+      "--expose-gc",
+      "--input-type=module",
+      "-e",
+      childScript(join(root, "dist", "index.js")),
+      mode,
+      input.trees,
+      input.questions,
+      db,
+      ...extra
+    ],
     { cwd: root, encoding: "utf8", maxBuffer: 1 << 20 }
   )
   if (child.status !== 0) throw new Error(`bench harness: ${mode} child failed: ${child.stderr.slice(-1000)}`)
   return JSON.parse(child.stdout) as ChildResult
 }
 
-const peakRss = (dir: string) => runChild(writeBenchmarkInput(join(dir, "rss"), 900, 3), join(dir, "rss.db"), "rss", ["0", "12", "2", ""])
+const peakRss = (dir: string) =>
+  runChild(writeBenchmarkInput(join(dir, "rss"), 900, 3), join(dir, "rss.db"), "rss", ["0", "12", "2", ""])
 
 /** Wall times of `runs` spawns of `node args…` after one warm-up (which fills Node ≥ 22's compile cache). */
 const timeRuns = (args: ReadonlyArray<string>, runs: number, node: string = process.execPath) => {
@@ -271,7 +316,11 @@ const libraryImportRss = () => {
   const index = join(root, "dist", "index.js")
   const child = spawnSync(
     process.execPath,
-    ["--input-type=module", "-e", `await import(${JSON.stringify(index)}); process.stdout.write(String(process.resourceUsage().maxRSS))`],
+    [
+      "--input-type=module",
+      "-e",
+      `await import(${JSON.stringify(index)}); process.stdout.write(String(process.resourceUsage().maxRSS))`
+    ],
     { cwd: root, encoding: "utf8" }
   )
   if (child.status !== 0) throw new Error(`bench harness: importing the library failed: ${child.stderr.slice(-500)}`)
@@ -315,41 +364,79 @@ const bench: BenchModule = {
       return [
         "| figure | value | target | |",
         "|---|---|---|---|",
-        `| ${t.questions} questions × ${t.steps} steps, ${t.latencyMs} ms per agent call, concurrency ${t.concurrency}: run wall time (median run) | ${(t.wallMs / 1000).toFixed(2)} s | | |`,
-        `| ideal: ceil(${t.questions}/${t.concurrency}) × ${t.steps} × ${t.latencyMs} ms | ${(t.idealMs / 1000).toFixed(2)} s | | |`,
-        `| wall / ideal, median of ${attempts.length} runs (range ${(byRatio[0]!.wallMs / t.idealMs).toFixed(3)}–${(byRatio[byRatio.length - 1]!.wallMs / t.idealMs).toFixed(3)}) | **${ratio.toFixed(3)}×** | ≤ 1.15× | ${verdict(ratio <= 1.15)} |`,
-        `| floor: the same schedule with nothing but \`setTimeout(${t.latencyMs})\` (Node's timers fire late; the sim's replies wait on them too) | ${(floorMs / 1000).toFixed(2)} s | | ${(floorMs / t.idealMs).toFixed(3)}× ideal |`,
-        `| peer: same run in-process, fake models sleeping ${t.latencyMs} ms (no HTTP/SDK), median of ${attempts.length} | ${(peerMs / 1000).toFixed(2)} s | | ${(peerMs / t.idealMs).toFixed(3)}× ideal |`,
-        `| CLI process CPU per agent call at ${t.latencyMs} ms (HTTP + SDK + layer + agent loop + SQLite + tree loading + start-up), median run | ${(t.cliCpuMs / t.agentCalls * 1000).toFixed(0)} µs | | ${(t.cliCpuMs / t.wallMs * 100).toFixed(0)} % of one core over the run |`,
-        `| the same run at ${slow.latencyMs} ms per agent call: wall / ideal (${(slow.wallMs / 1000).toFixed(2)} s / ${(slow.idealMs / 1000).toFixed(2)} s) | **${(slow.wallMs / slow.idealMs).toFixed(3)}×** | | CLI CPU ${(slow.cliCpuMs / slow.agentCalls * 1000).toFixed(0)} µs per call |`,
-        `| peak RSS, ${rss.questions} questions (900 videos × 3) with zero-latency fakes, summary included | ${rssMb.toFixed(0)} MB | ≤ 400 MB | ${verdict(rssMb <= 400)} |`,
-        `| \`vtree --help\` cold start on Node ${process.versions.node}, median of ${help.length} | ${helpMs.toFixed(0)} ms | ≤ 400 ms | ${verdict(helpMs <= 400)} |`,
+        `| ${t.questions} questions × ${t.steps} steps, ${t.latencyMs} ms per agent call, concurrency ${t.concurrency}: run wall time (median run) | ${
+          (t.wallMs / 1000).toFixed(2)
+        } s | | |`,
+        `| ideal: ceil(${t.questions}/${t.concurrency}) × ${t.steps} × ${t.latencyMs} ms | ${
+          (t.idealMs / 1000).toFixed(2)
+        } s | | |`,
+        `| wall / ideal, median of ${attempts.length} runs (range ${(byRatio[0]!.wallMs / t.idealMs).toFixed(3)}–${
+          (byRatio[byRatio.length - 1]!.wallMs / t.idealMs).toFixed(3)
+        }) | **${ratio.toFixed(3)}×** | ≤ 1.15× | ${verdict(ratio <= 1.15)} |`,
+        `| floor: the same schedule with nothing but \`setTimeout(${t.latencyMs})\` (Node's timers fire late; the sim's replies wait on them too) | ${
+          (floorMs / 1000).toFixed(2)
+        } s | | ${(floorMs / t.idealMs).toFixed(3)}× ideal |`,
+        `| peer: same run in-process, fake models sleeping ${t.latencyMs} ms (no HTTP/SDK), median of ${attempts.length} | ${
+          (peerMs / 1000).toFixed(2)
+        } s | | ${(peerMs / t.idealMs).toFixed(3)}× ideal |`,
+        `| CLI process CPU per agent call at ${t.latencyMs} ms (HTTP + SDK + layer + agent loop + SQLite + tree loading + start-up), median run | ${
+          (t.cliCpuMs / t.agentCalls * 1000).toFixed(0)
+        } µs | | ${(t.cliCpuMs / t.wallMs * 100).toFixed(0)} % of one core over the run |`,
+        `| the same run at ${slow.latencyMs} ms per agent call: wall / ideal (${(slow.wallMs / 1000).toFixed(2)} s / ${
+          (slow.idealMs / 1000).toFixed(2)
+        } s) | **${(slow.wallMs / slow.idealMs).toFixed(3)}×** | | CLI CPU ${
+          (slow.cliCpuMs / slow.agentCalls * 1000).toFixed(0)
+        } µs per call |`,
+        `| peak RSS, ${rss.questions} questions (900 videos × 3) with zero-latency fakes, summary included | ${
+          rssMb.toFixed(0)
+        } MB | ≤ 400 MB | ${verdict(rssMb <= 400)} |`,
+        `| \`vtree --help\` cold start on Node ${process.versions.node}, median of ${help.length} | ${
+          helpMs.toFixed(0)
+        } ms | ≤ 400 ms | ${verdict(helpMs <= 400)} |`,
         ...(newerHelp === undefined
           ? []
-          : [`| \`vtree --help\` on Node ${newerHelp.version} with its compile cache, median of ${newerHelp.times.length} | ${median(newerHelp.times).toFixed(0)} ms | | ${(median(newerHelp.times) / helpMs).toFixed(2)}× |`]),
-        `| peer: \`node -e 0\`, median of ${bare.length} | ${bareMs.toFixed(0)} ms | | ${(helpMs / bareMs).toFixed(1)}× |`,
+          : [
+            `| \`vtree --help\` on Node ${newerHelp.version} with its compile cache, median of ${newerHelp.times.length} | ${
+              median(newerHelp.times).toFixed(0)
+            } ms | | ${(median(newerHelp.times) / helpMs).toFixed(2)}× |`
+          ]),
+        `| peer: \`node -e 0\`, median of ${bare.length} | ${bareMs.toFixed(0)} ms | | ${
+          (helpMs / bareMs).toFixed(1)
+        }× |`,
         "",
         `Throughput: the built CLI (\`node dist/bin.js infer --skill-mode manual\`) against openai-sim in the bench process; ` +
-        `the scripted agent calls read_skill ${t.steps - 1} times (answered from memory, no model call) and then submits, so ` +
+        `the scripted agent calls read_skill ${
+          t.steps - 1
+        } times (answered from memory, no model call) and then submits, so ` +
         `a question's model time is exactly ${t.steps} agent calls (${t.perQuestionMs} ms). Wall time is the run's own ` +
         `finished_at − started_at from the database (process start-up excluded; tree loading, SQLite writes, ` +
-        `HTTP and scheduling included). ${t.stats.n} predictions, ${t.stats.ok} finished, mean ${t.stats.steps.toFixed(1)} steps, ` +
+        `HTTP and scheduling included). ${t.stats.n} predictions, ${t.stats.ok} finished, mean ${
+          t.stats.steps.toFixed(1)
+        } steps, ` +
         `${t.agentCalls} agent calls; at most ${t.maxInFlight} requests in flight at the sim ` +
         `(VTREE_PROVIDER_CONCURRENCY=64, so the provider cap does not bind). CPU is the CLI process's own user + system ` +
         `time (\`process.cpuUsage()\` at exit, through a \`--require\` preload), over the agent calls it made. At ${t.latencyMs} ms ` +
-        `the run asks for ${(t.agentCalls / (t.idealMs / 1000)).toFixed(0)} calls/s, so the client's CPU, not the model, sets the pace on ` +
+        `the run asks for ${
+          (t.agentCalls / (t.idealMs / 1000)).toFixed(0)
+        } calls/s, so the client's CPU, not the model, sets the pace on ` +
         `this 2-core machine shared with the sim; the ${slow.latencyMs} ms row is the case users meet.`,
         "",
         `Memory: a child process running the built library (\`dist/index.js\`: runBenchmark with in-process fake models that keep ` +
         `nothing, the SQLite store, then loadRun + summarize as \`vtree infer\` does); peak is \`process.resourceUsage().maxRSS\`. ` +
-        `${rss.steps} steps and ${rss.calls} calls stored; ${(rss.wallMs / 1000).toFixed(1)} s in all. Trees are loaded on ` +
+        `${rss.steps} steps and ${rss.calls} calls stored; ${
+          (rss.wallMs / 1000).toFixed(1)
+        } s in all. Trees are loaded on ` +
         `first use and dropped after their video's last question. After the run and a forced GC the heap holds ` +
-        `${rss.heapAfterRunMb.toFixed(0)} MB: the peak is V8 letting garbage (per-video tree indexes, prompts) pile up ` +
+        `${
+          rss.heapAfterRunMb.toFixed(0)
+        } MB: the peak is V8 letting garbage (per-video tree indexes, prompts) pile up ` +
         `between major collections, not data the run retains; the peak swings by ±20 MB between runs. Importing the ` +
         `library alone peaks at ${importRss.toFixed(0)} MB (\`node -e "await import('vtree')"\`, same measure).`,
         "",
         `Cold start: \`node dist/bin.js --help\` spawned ${help.length} times after one warm-up (wall time of spawnSync); ` +
-        `min ${Math.min(...help).toFixed(0)} ms, max ${Math.max(...help).toFixed(0)} ms. dist/bin.js imports the bundle's main ` +
+        `min ${Math.min(...help).toFixed(0)} ms, max ${
+          Math.max(...help).toFixed(0)
+        } ms. dist/bin.js imports the bundle's main ` +
         `module (dist/bundle/main.mjs, esbuild, split so the page reader's HTML stack loads only when a page is read) and, on ` +
         `Node ≥ 22.1, turns on Node's compile cache first (the warm-up run fills it). ` +
         `The last peer is Node's own start-up on the same machine in the same run.`

@@ -36,7 +36,21 @@ const main = Effect.gen(function*() {
   yield* worker.terminate
   yield* Scope.close(scope, Exit.void)
   const read = coldText.split("\n\n").length
-  return { langs: langArg, workers, rssBefore, coldMs, read, rssAfterFirst, warm, batchMs, frames: frames.length, rssAfter, startMs }
+  return {
+    langs: langArg,
+    workers,
+    rssBefore,
+    coldMs,
+    read,
+    rssAfterFirst,
+    warm,
+    batchMs,
+    frames: frames.length,
+    rssAfter,
+    startMs
+  }
 })
 
-Effect.runPromise(main.pipe(Effect.provide(NodeFileSystem.layer))).then((result) => process.stdout.write(`${JSON.stringify(result)}\n`))
+Effect.runPromise(main.pipe(Effect.provide(NodeFileSystem.layer))).then((result) =>
+  process.stdout.write(`${JSON.stringify(result)}\n`)
+)

@@ -42,7 +42,14 @@ interface Probe {
 }
 
 const runProbe = async (langs: string, workers: number, frames: ReadonlyArray<string>): Promise<Probe> => {
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", probe, langs, String(workers), ...frames], { cwd: root })
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    "--import",
+    "tsx",
+    probe,
+    langs,
+    String(workers),
+    ...frames
+  ], { cwd: root })
   const result = JSON.parse(stdout.trim().split("\n").pop()!) as Probe
   if (result.read !== workers) throw new Error(`ocr probe: read ${result.read} of ${workers} frames`)
   return result
@@ -66,14 +73,22 @@ const bench: BenchModule = {
       const rows: Array<string> = []
       for (const config of configs) {
         const probes: Array<Probe> = []
-        for (let round = 0; round < config.rounds; round++) probes.push(await runProbe(config.langs, config.workers, frames))
+        for (let round = 0; round < config.rounds; round++) {
+          probes.push(await runProbe(config.langs, config.workers, frames))
+        }
         const of = (pick: (probe: Probe) => number) => median(probes.map(pick))
         rows.push(
-          `| ${config.langs} | ${config.workers} | ${ms(of((p) => p.startMs))} | ${ms(of((p) => p.coldMs))} | ${ms(median(probes.flatMap((p) => p.warm)))} | ${ms(of((p) => p.batchMs / p.frames))} | ${mb(of((p) => p.rssBefore))} | ${mb(of((p) => p.rssAfterFirst))} | +${mb(of((p) => p.rssAfterFirst - p.rssBefore))} | ${mb(of((p) => p.rssAfter))} |`
+          `| ${config.langs} | ${config.workers} | ${ms(of((p) => p.startMs))} | ${ms(of((p) => p.coldMs))} | ${
+            ms(median(probes.flatMap((p) => p.warm)))
+          } | ${ms(of((p) => p.batchMs / p.frames))} | ${mb(of((p) => p.rssBefore))} | ${
+            mb(of((p) => p.rssAfterFirst))
+          } | +${mb(of((p) => p.rssAfterFirst - p.rssBefore))} | ${mb(of((p) => p.rssAfter))} |`
         )
       }
       return [
-        `Machine: ${cpus().length} cores (load ${loadavg()[0]!.toFixed(1)}), Node ${process.versions.node}. ${frames.length} frames of 640×360, two lines of`,
+        `Machine: ${cpus().length} cores (load ${
+          loadavg()[0]!.toFixed(1)
+        }), Node ${process.versions.node}. ${frames.length} frames of 640×360, two lines of`,
         "DejaVu Sans text each, drawn by ffmpeg. Each row: the median over fresh processes (3, 2, 2 rounds).",
         "",
         "| langs | workers | worker start | first OCR call (cold) | per frame, warm (median of 10 × rounds) | per frame, 10 at once | RSS before (layer built) | RSS after first call | Δ RSS | RSS after all ~20 frames |",

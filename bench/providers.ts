@@ -2,10 +2,10 @@
 // openai SDK called directly — what a user would otherwise write — and a check that the concurrency cap
 // holds. The sim runs in a process of its own, so the client's CPU is all that differs between paths.
 import { Duration, Effect, Option } from "effect"
-import OpenAI from "openai"
 import { spawn } from "node:child_process"
 import { cpus, loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
+import OpenAI from "openai"
 import { Agent } from "undici"
 import type { LlmConfig } from "../src/config/ProviderConfig.js"
 import * as OpenAiLlm from "../src/layers/openai/OpenAiLlm.js"
@@ -22,8 +22,19 @@ const target = 1.1
 const latencyFloorMs = Math.ceil(calls / concurrency) * 20
 
 const config = (url: string, cap: number): LlmConfig => {
-  const endpoint = { provider: "llm", baseUrl: url, apiKey: Option.none(), model: "bench-model", timeout: Duration.seconds(60) }
-  return { agent: endpoint, tool: { ...endpoint, provider: "tool-llm" }, thinking: "none", reliability: { concurrency: cap, retries: 4 } }
+  const endpoint = {
+    provider: "llm",
+    baseUrl: url,
+    apiKey: Option.none(),
+    model: "bench-model",
+    timeout: Duration.seconds(60)
+  }
+  return {
+    agent: endpoint,
+    tool: { ...endpoint, provider: "tool-llm" },
+    thinking: "none",
+    reliability: { concurrency: cap, retries: 4 }
+  }
 }
 
 const messages = [{ role: "user" as const, content: "Say ok." }]
@@ -53,9 +64,16 @@ const rawFetch = (url: string) =>
 
 /** The openai SDK on its own (retries off, as the layer has them): the floor for any layer built on it. */
 const sdkAlone = (url: string, fetchOptions?: OpenAI["fetchOptions"]) => {
-  const client = new OpenAI({ baseURL: url, apiKey: "no-key", maxRetries: 0, ...(fetchOptions === undefined ? {} : { fetchOptions }) })
+  const client = new OpenAI({
+    baseURL: url,
+    apiKey: "no-key",
+    maxRetries: 0,
+    ...(fetchOptions === undefined ? {} : { fetchOptions })
+  })
   return workers(async () => {
-    const reply = await client.chat.completions.create({ model: "bench-model", messages }, { signal: new AbortController().signal })
+    const reply = await client.chat.completions.create({ model: "bench-model", messages }, {
+      signal: new AbortController().signal
+    })
     if (reply.choices[0]?.message.content !== "ok") throw new Error("unexpected reply")
   })
 }
@@ -71,7 +89,10 @@ const throughLayer = (url: string, cap: number) =>
             reply.content === "ok" ? Effect.void : Effect.dieMessage("unexpected reply")),
         { concurrency, discard: true }
       )
-    }).pipe(withCallContext({ questionId: "bench", usage: emptyUsage() }), Effect.provide(OpenAiLlm.layerConfig(config(url, cap))))
+    }).pipe(
+      withCallContext({ questionId: "bench", usage: emptyUsage() }),
+      Effect.provide(OpenAiLlm.layerConfig(config(url, cap)))
+    )
   )
 
 interface Timing {
@@ -92,7 +113,9 @@ const time = async (run: () => Promise<void>) => {
 const startRemoteSim = (delayMs: number) =>
   new Promise<{ url: string; close: () => void }>((resolve, reject) => {
     const script = fileURLToPath(new URL("../test/support/openai-sim/serve.ts", import.meta.url))
-    const child = spawn(process.execPath, ["--import", "tsx", script, String(delayMs)], { stdio: ["pipe", "pipe", "inherit"] })
+    const child = spawn(process.execPath, ["--import", "tsx", script, String(delayMs)], {
+      stdio: ["pipe", "pipe", "inherit"]
+    })
     child.on("error", reject)
     child.stdout.once("data", (chunk: Buffer) =>
       resolve({ url: chunk.toString("utf8").trim(), close: () => child.stdin.end() }))
@@ -105,7 +128,12 @@ const startRemoteSim = (delayMs: number) =>
  */
 const phase = async (url: string) => {
   const pooled = new Agent()
-  const times = { raw: [] as Array<Timing>, sdk: [] as Array<Timing>, pooled: [] as Array<Timing>, layer: [] as Array<Timing> }
+  const times = {
+    raw: [] as Array<Timing>,
+    sdk: [] as Array<Timing>,
+    pooled: [] as Array<Timing>,
+    layer: [] as Array<Timing>
+  }
   try {
     await rawFetch(url)
     await sdkAlone(url)
@@ -120,7 +148,10 @@ const phase = async (url: string) => {
   } finally {
     await pooled.close()
   }
-  const summary = (runs: ReadonlyArray<Timing>) => ({ wall: median(runs.map((run) => run.wall)), cpu: median(runs.map((run) => run.cpu)) })
+  const summary = (runs: ReadonlyArray<Timing>) => ({
+    wall: median(runs.map((run) => run.wall)),
+    cpu: median(runs.map((run) => run.cpu))
+  })
   const paired = (runs: ReadonlyArray<Timing>) => median(runs.map((run, i) => run.wall / times.sdk[i]!.wall))
   return {
     raw: summary(times.raw),
@@ -156,7 +187,9 @@ const bench: BenchModule = {
       `${calls} small chat calls (one short user message, a 2-token reply) at concurrency ${concurrency} against openai-sim running`,
       `in a process of its own. Medians of ${rounds} alternating rounds after a warm-up; the ratios are medians of the ${rounds} paired`,
       `ratios (each round over the SDK round just before it). The machine is shared (1-minute load average`,
-      `${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores when this run ended), so single figures swing; the paired ratios are steadier.`,
+      `${
+        loadavg()[0]!.toFixed(1)
+      } on ${cpus().length} cores when this run ended), so single figures swing; the paired ratios are steadier.`,
       "",
       "| path | wall time | ratio to the SDK alone | client CPU per call |",
       "|---|---|---|---|",
@@ -165,15 +198,35 @@ const bench: BenchModule = {
       "| **sim answers at once** (pure client overhead) | | | |",
       ...rows(instant),
       "",
-      `Layer over the openai SDK called directly, 20 ms server: **${latent.ratio.toFixed(2)}×** (target ≤ ${target.toFixed(2)}×: ${latent.ratio <= target ? "met" : "MISSED"}).`,
-      `The server's time alone is ${latencyFloorMs} ms (ceil(${calls}/${concurrency}) × 20 ms); the SDK alone took ${(latent.sdk.wall / latencyFloorMs).toFixed(2)}× that, so at this`,
-      `throughput ${latent.sdk.wall > latencyFloorMs * 1.25 ? "the client's CPU, not the server, already bounds the SDK alone, and the ratio measures CPU" : "the server's latency is what bounds the run"}.`,
-      `With a server that answers at once (no target): ${instant.ratio.toFixed(2)}×. The layer's own CPU (the policy's timeout fibers and retry`,
-      `schedule, the semaphore, the span, the Schema decode, the accounting) is ${(extraCpu * 1000).toFixed(0)} µs per call over the SDK's; against a model that`,
-      `takes 300 ms to answer that is ${((extraCpu / 300) * 100).toFixed(2)} % of a call. When the client's CPU is the bottleneck (a loaded machine, or`,
+      `Layer over the openai SDK called directly, 20 ms server: **${latent.ratio.toFixed(2)}×** (target ≤ ${
+        target.toFixed(2)
+      }×: ${latent.ratio <= target ? "met" : "MISSED"}).`,
+      `The server's time alone is ${latencyFloorMs} ms (ceil(${calls}/${concurrency}) × 20 ms); the SDK alone took ${
+        (latent.sdk.wall / latencyFloorMs).toFixed(2)
+      }× that, so at this`,
+      `throughput ${
+        latent.sdk.wall > latencyFloorMs * 1.25
+          ? "the client's CPU, not the server, already bounds the SDK alone, and the ratio measures CPU"
+          : "the server's latency is what bounds the run"
+      }.`,
+      `With a server that answers at once (no target): ${
+        instant.ratio.toFixed(2)
+      }×. The layer's own CPU (the policy's timeout fibers and retry`,
+      `schedule, the semaphore, the span, the Schema decode, the accounting) is ${
+        (extraCpu * 1000).toFixed(0)
+      } µs per call over the SDK's; against a model that`,
+      `takes 300 ms to answer that is ${
+        ((extraCpu / 300) * 100).toFixed(2)
+      } % of a call. When the client's CPU is the bottleneck (a loaded machine, or`,
       `a server faster than the client), the wall-time ratio approaches the CPU ratio.`,
-      `An undici \`Agent\` passed as the SDK's \`fetchOptions.dispatcher\` is ${latent.pooledRatio.toFixed(2)}× / ${instant.pooledRatio.toFixed(2)}× the platform fetch`,
-      `(20 ms / at once); the adapters use the platform fetch${latent.pooledRatio < 0.95 && instant.pooledRatio < 0.95 ? " (this run suggests the Agent would help: re-measure before switching)" : ", since the Agent gains nothing measurable"}.`,
+      `An undici \`Agent\` passed as the SDK's \`fetchOptions.dispatcher\` is ${latent.pooledRatio.toFixed(2)}× / ${
+        instant.pooledRatio.toFixed(2)
+      }× the platform fetch`,
+      `(20 ms / at once); the adapters use the platform fetch${
+        latent.pooledRatio < 0.95 && instant.pooledRatio < 0.95
+          ? " (this run suggests the Agent would help: re-measure before switching)"
+          : ", since the Agent gains nothing measurable"
+      }.`,
       "",
       `Concurrency cap (20 ms server time, ${concurrency} callers, sim in-process): at most **${cappedInFlight}** requests in flight with the default`,
       `cap 16 (${cappedInFlight <= 16 ? "≤ 16: the cap holds" : "> 16: the cap is VIOLATED"}).`

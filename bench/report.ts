@@ -1,15 +1,15 @@
 // Report benchmark: `vtree report` over a Video-MME-sized run (2,700 questions, 8 steps and 20 model calls
 // each), in every format, and how fast headless Chromium opens the html page. Needs the built dist/
 // (`npm run bench` builds it) and Debian's chromium.
+import { Effect } from "effect"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Effect } from "effect"
-import { RunStore } from "../src/services/RunStore.js"
 import * as SqliteRunStore from "../src/layers/sql/sqlite/SqliteRunStore.js"
 import { unpackBodies } from "../src/programs/harness/ReportHtml.js"
+import { RunStore } from "../src/services/RunStore.js"
 import { dumpDom } from "../test/support/harness/Chromium.js"
 import type { BenchModule } from "./run.js"
 import { median } from "./stats.js"
@@ -17,9 +17,20 @@ import { median } from "./stats.js"
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "dist", "bin.js")
 const questions = 2_700
-const types = ["Temporal Perception", "Spatial Perception", "Attribute Perception", "Action Recognition", "Object Recognition",
-  "OCR Problems", "Counting Problem", "Temporal Reasoning", "Spatial Reasoning", "Action Reasoning", "Object Reasoning",
-  "Information Synopsis"]
+const types = [
+  "Temporal Perception",
+  "Spatial Perception",
+  "Attribute Perception",
+  "Action Recognition",
+  "Object Recognition",
+  "OCR Problems",
+  "Counting Problem",
+  "Temporal Reasoning",
+  "Spatial Reasoning",
+  "Action Reasoning",
+  "Object Reasoning",
+  "Information Synopsis"
+]
 
 // Tool output that compresses like real captions (about 3× under gzip), not like one repeated sentence:
 // words drawn from a small vocabulary by a seeded generator, so every run writes the same page.
@@ -58,7 +69,14 @@ const fill = (file: string) =>
           videoId: `video${Math.floor(i / 3)}`,
           taskType: types[i % types.length]!,
           duration: (["short", "medium", "long"] as const)[Math.floor(i / 900)]!,
-          domain: ["Knowledge", "Film & Television", "Sports Competition", "Artistic Performance", "Life Record", "Multilingual"][i % 6]!,
+          domain: [
+            "Knowledge",
+            "Film & Television",
+            "Sports Competition",
+            "Artistic Performance",
+            "Life Record",
+            "Multilingual"
+          ][i % 6]!,
           question: `Benchmark question ${i}: how many people appear in the scene with the red car?`,
           options: ["A. One", "B. Two", "C. Three", "D. Four"],
           answer: "B",
@@ -119,9 +137,14 @@ const module: BenchModule = {
       await Effect.runPromise(fill(db))
       const runs = 3
       const text = median(Array.from({ length: runs }, () => time(["report", "--run-id", "bench"], dir)))
-      const json = median(Array.from({ length: runs }, () => time(["report", "--run-id", "bench", "--format", "json"], dir)))
+      const json = median(
+        Array.from({ length: runs }, () => time(["report", "--run-id", "bench", "--format", "json"], dir))
+      )
       const html = median(
-        Array.from({ length: runs }, () => time(["report", "--run-id", "bench", "--format", "html", "--out", "r.html"], dir))
+        Array.from(
+          { length: runs },
+          () => time(["report", "--run-id", "bench", "--format", "html", "--out", "r.html"], dir)
+        )
       )
       const compare = median(Array.from({ length: runs }, () => time(["report", "--compare", "bench", "bench"], dir)))
       const help = median(Array.from({ length: runs }, () => time(["--help"], dir)))
@@ -146,14 +169,19 @@ const module: BenchModule = {
       writeFileSync(
         eager,
         readFileSync(probed, "utf8")
-          .replace(/<\/tbody><\/table><script type="text\/html" id="rest-rows">([^]*?)<\/script>/, "\n$1</tbody></table>")
+          .replace(
+            /<\/tbody><\/table><script type="text\/html" id="rest-rows">([^]*?)<\/script>/,
+            "\n$1</tbody></table>"
+          )
           .replace(/<\/div>\n<script type="text\/html" id="rest-shells">([^]*?)<\/script>/, "\n$1</div>")
       )
       const eagerLoads: Array<number> = []
       for (let i = 0; i < runs; i++) eagerLoads.push(Number(/data-loaded="(\d+)"/.exec(dumpDom(eager))?.[1] ?? NaN))
       const ms = (n: number) => `${Math.round(n).toLocaleString("en-US")} ms`
       return [
-        `A run of ${questions.toLocaleString("en-US")} questions (8 steps with 1.5 kB of tool output and 20 timed model calls each),`,
+        `A run of ${
+          questions.toLocaleString("en-US")
+        } questions (8 steps with 1.5 kB of tool output and 20 timed model calls each),`,
         "written through the SQLite store; each command run 3 times through the built CLI (`node dist/bin.js`), median wall time",
         "including Node's start (`vtree --help` alone, the floor, is given for comparison).",
         "",
@@ -165,14 +193,22 @@ const module: BenchModule = {
         `| \`vtree report --format html --out r.html\` (steps loaded) | ${ms(html)} | ${ms(html - help)} |`,
         `| \`vtree report --compare bench bench\` | ${ms(compare)} | ${ms(compare - help)} |`,
         "",
-        `The html page is ${(size / 1e6).toFixed(1)} MB, one file. Opened in headless Chromium (\`chromium --headless --dump-dom\`,`,
+        `The html page is ${
+          (size / 1e6).toFixed(1)
+        } MB, one file. Opened in headless Chromium (\`chromium --headless --dump-dom\`,`,
         "3 times, the navigation timing read back from the page): DOMContentLoaded at",
-        `${ms(median(dcls))}, load at ${ms(load)} (median) — target under 2,000 ms: ${load < 2_000 ? "met" : "missed"}` +
-          ` (${(load / 2_000).toFixed(2)}× the target). Every trajectory body (each step's tool output, the bulk of a`,
-        `run) travels in one gzipped JSON array, ${(packed / 1e6).toFixed(1)} MB of the page as base64 (${(unpacked / 1e6).toFixed(1)} MB unpacked), which the`,
+        `${ms(median(dcls))}, load at ${ms(load)} (median) — target under 2,000 ms: ${
+          load < 2_000 ? "met" : "missed"
+        }` +
+        ` (${(load / 2_000).toFixed(2)}× the target). Every trajectory body (each step's tool output, the bulk of a`,
+        `run) travels in one gzipped JSON array, ${(packed / 1e6).toFixed(1)} MB of the page as base64 (${
+          (unpacked / 1e6).toFixed(1)
+        } MB unpacked), which the`,
         "browser unpacks (its own DecompressionStream) the first time a trajectory is opened. The first 100 question rows and",
         "trajectory shells are markup; the rest travel as inert text and are built right after the first paint (sorting,",
-        `filtering or a link to a later question builds them at once). Built before the first paint instead, the page loads at ${ms(median(eagerLoads))}.`
+        `filtering or a link to a later question builds them at once). Built before the first paint instead, the page loads at ${
+          ms(median(eagerLoads))
+        }.`
       ].join("\n")
     } finally {
       rmSync(dir, { recursive: true, force: true })

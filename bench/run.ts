@@ -8,7 +8,21 @@ export interface BenchModule {
   readonly run: () => Promise<string>
 }
 
-const all = ["tree", "providers", "agent", "harness", "search", "build", "ocr", "prefix", "report", "store", "workers", "benchmarks", "testsuite"] as const
+const all = [
+  "tree",
+  "providers",
+  "agent",
+  "harness",
+  "search",
+  "build",
+  "ocr",
+  "prefix",
+  "report",
+  "store",
+  "workers",
+  "benchmarks",
+  "testsuite"
+] as const
 
 const file = new URL("../BENCHMARKS.md", import.meta.url)
 const header =
@@ -31,15 +45,23 @@ const readSections = (): Map<string, string> => {
 
 const main = async () => {
   const requested = process.argv.slice(2)
-  const names = requested.length > 0 ? requested : all.filter((name) => existsSync(new URL(`./${name}.ts`, import.meta.url)))
+  const names = requested.length > 0
+    ? requested
+    : all.filter((name) => existsSync(new URL(`./${name}.ts`, import.meta.url)))
   const sections = readSections()
   for (const name of names) {
     const module = (await import(`./${name}.ts`)).default as BenchModule
     process.stderr.write(`bench ${name}: running…\n`)
     const body = await module.run()
     const stamp = new Date().toISOString().slice(0, 10)
-    sections.set(name, `${marker(name, "start")}\n## ${module.title}\n\n_Measured ${stamp}._\n\n${body.trim()}\n${marker(name, "end")}`)
-    writeFileSync(file, [header, ...all.flatMap((n) => (sections.has(n) ? [sections.get(n)!] : []))].join("\n\n") + "\n")
+    sections.set(
+      name,
+      `${marker(name, "start")}\n## ${module.title}\n\n_Measured ${stamp}._\n\n${body.trim()}\n${marker(name, "end")}`
+    )
+    writeFileSync(
+      file,
+      [header, ...all.flatMap((n) => (sections.has(n) ? [sections.get(n)!] : []))].join("\n\n") + "\n"
+    )
   }
 }
 

@@ -5,12 +5,12 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { performance } from "node:perf_hooks"
 import { request } from "undici"
+import { SearchSettings } from "../src/config/SearchSettings.js"
+import { checkUrl, parseAllowRanges } from "../src/domain/UrlSafety.js"
 import { toReadable } from "../src/layers/reader/ContentExtractor.js"
 import { PageReaderLive } from "../src/layers/reader/ReaderLive.js"
 import { DnsResolver } from "../src/services/DnsResolver.js"
 import { PageReader } from "../src/services/SearchProviders.js"
-import { SearchSettings } from "../src/config/SearchSettings.js"
-import { checkUrl, parseAllowRanges } from "../src/domain/UrlSafety.js"
 import { articlePageOfSize } from "../test/support/search/pages.js"
 import type { BenchModule } from "./run.js"
 
@@ -48,12 +48,18 @@ const urlSafety = () => {
 
 const serve = (page: string) =>
   new Promise<{ origin: string; close: () => Promise<void> }>((resolve) => {
-    const server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page))
+    const server = createServer((_req, res) =>
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page)
+    )
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo
       resolve({
         origin: `http://127.0.0.1:${port}`,
-        close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()) })
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections()
+            server.close(() => done())
+          })
       })
     })
   })
@@ -65,7 +71,12 @@ const readerThroughput = async (pages: number) => {
   const parsed = parseAllowRanges(["127.0.0.0/8"])
   if (!("ranges" in parsed)) throw new Error(parsed.error)
   const layer = PageReaderLive.pipe(
-    Layer.provide(Layer.succeed(SearchSettings, SearchSettings.make({ enabled: true, reader: { enabled: true }, policy: { allowRanges: parsed.ranges } }))),
+    Layer.provide(
+      Layer.succeed(
+        SearchSettings,
+        SearchSettings.make({ enabled: true, reader: { enabled: true }, policy: { allowRanges: parsed.ranges } })
+      )
+    ),
     Layer.provide(DnsResolver.system)
   )
   const url = `${server.origin}/article`
@@ -89,7 +100,9 @@ const readerThroughput = async (pages: number) => {
     const body = Buffer.from(page)
     start = performance.now()
     let sample = toReadable({ body, mimeType: "text/html", charset: "utf-8", url, maxChars: 100000 })
-    for (let i = 1; i < pages; i++) sample = toReadable({ body, mimeType: "text/html", charset: "utf-8", url, maxChars: 100000 })
+    for (let i = 1; i < pages; i++) {
+      sample = toReadable({ body, mimeType: "text/html", charset: "utf-8", url, maxChars: 100000 })
+    }
     const extractMs = performance.now() - start
     return { bytes, reader, rawMs, extractMs, markdownChars: sample.content.length, extractor: sample.extractor }
   } finally {
@@ -109,16 +122,26 @@ const bench: BenchModule = {
     return [
       "### Reader throughput",
       "",
-      `A ${Math.round(r.bytes / 1024)} KB news-style article page (navigation, sidebar, footer, ${r.markdownChars} chars of Markdown out, extractor: ${r.extractor})`,
+      `A ${
+        Math.round(r.bytes / 1024)
+      } KB news-style article page (navigation, sidebar, footer, ${r.markdownChars} chars of Markdown out, extractor: ${r.extractor})`,
       `served from a loopback HTTP server, read ${pages} times in sequence after 3 warm-up reads.`,
       "",
       "| path | pages/s | ms/page |",
       "| --- | ---: | ---: |",
-      `| \`PageReader.read\` (URL check, pinned agent, capped body, charset sniff, Readability, Markdown) | ${readerRate.toFixed(1)} | ${(r.reader.ms / pages).toFixed(1)} |`,
-      `| peer: raw undici \`request\` + \`body.text()\` of the same page | ${rawRate.toFixed(1)} | ${(r.rawMs / pages).toFixed(1)} |`,
-      `| extraction only (\`toReadable\` on the bytes, no network) | ${extractRate.toFixed(1)} | ${(r.extractMs / pages).toFixed(1)} |`,
+      `| \`PageReader.read\` (URL check, pinned agent, capped body, charset sniff, Readability, Markdown) | ${
+        readerRate.toFixed(1)
+      } | ${(r.reader.ms / pages).toFixed(1)} |`,
+      `| peer: raw undici \`request\` + \`body.text()\` of the same page | ${rawRate.toFixed(1)} | ${
+        (r.rawMs / pages).toFixed(1)
+      } |`,
+      `| extraction only (\`toReadable\` on the bytes, no network) | ${extractRate.toFixed(1)} | ${
+        (r.extractMs / pages).toFixed(1)
+      } |`,
       "",
-      `Reader / raw fetch = ${(readerRate / rawRate).toFixed(3)}: the reader's time is almost all HTML parsing and extraction`,
+      `Reader / raw fetch = ${
+        (readerRate / rawRate).toFixed(3)
+      }: the reader's time is almost all HTML parsing and extraction`,
       `(linkedom + Readability + turndown), not the safety machinery: extraction alone accounts for`,
       `${((r.extractMs / r.reader.ms) * 100).toFixed(0)} % of the reader's time.`,
       "",
@@ -133,7 +156,9 @@ const bench: BenchModule = {
       `| \`checkUrl\` | ${u.perCheck.toFixed(2)} |`,
       `| peer: plain \`new URL()\` parse | ${u.perParse.toFixed(2)} |`,
       "",
-      `Check / parse = ${(u.perCheck / u.perParse).toFixed(2)}×; per page read the check is ${((u.perCheck / 1000) / (r.reader.ms / pages) * 100).toFixed(4)} % of the read time.`
+      `Check / parse = ${(u.perCheck / u.perParse).toFixed(2)}×; per page read the check is ${
+        ((u.perCheck / 1000) / (r.reader.ms / pages) * 100).toFixed(4)
+      } % of the read time.`
     ].join("\n")
   }
 }

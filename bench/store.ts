@@ -71,10 +71,14 @@ const timeSaves = (runId: string, concurrency: number) =>
     const store = yield* RunStore
     yield* store.startRun({ runId, config: {} })
     const start = performance.now()
-    yield* Effect.forEach(Array.from({ length: questions }, (_, i) => i), (i) => store.saveQuestion(runId, question(i)), {
-      concurrency,
-      discard: true
-    })
+    yield* Effect.forEach(
+      Array.from({ length: questions }, (_, i) => i),
+      (i) => store.saveQuestion(runId, question(i)),
+      {
+        concurrency,
+        discard: true
+      }
+    )
     return (performance.now() - start) / 1000
   })
 
@@ -82,7 +86,9 @@ const measure = (layer: Layer.Layer<RunStore, RunStoreError>) =>
   Effect.gen(function*() {
     const rounds: Record<1 | 16, Array<number>> = { 1: [], 16: [] }
     for (let round = 0; round < 3; round++) {
-      for (const concurrency of [1, 16] as const) rounds[concurrency].push(yield* timeSaves(`r${round}-${concurrency}`, concurrency))
+      for (const concurrency of [1, 16] as const) {
+        rounds[concurrency].push(yield* timeSaves(`r${round}-${concurrency}`, concurrency))
+      }
     }
     return { one: median(rounds[1]), sixteen: median(rounds[16]) }
   }).pipe(Effect.provide(layer), Effect.runPromise)
@@ -96,15 +102,19 @@ const bench: BenchModule = {
       const sqlite = await measure(SqliteRunStore.layer({ filename: path.join(dir, "bench.db") }))
       const durable = await measure(PgRunStore.layerUrl(await cluster.createDatabase("durable")))
       const relaxedUrl = await cluster.createDatabase("relaxed")
-      await Effect.runPromise(Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`ALTER DATABASE relaxed SET synchronous_commit = off`
-      }).pipe(Effect.provide(PgRunStore.layerUrl(relaxedUrl))))
+      await Effect.runPromise(
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`ALTER DATABASE relaxed SET synchronous_commit = off`
+        }).pipe(Effect.provide(PgRunStore.layerUrl(relaxedUrl)))
+      )
       const relaxed = await measure(PgRunStore.layerUrl(relaxedUrl))
       const rows = 1 + stepsPerQuestion + callsPerQuestion
       const line = (name: string, figures: { one: number; sixteen: number }) => {
         const perSecond = (seconds: number) => questions / seconds
-        return `| ${name} | ${(figures.one * 1000 / questions).toFixed(2)} ms | ${perSecond(figures.one).toFixed(0)} | ` +
+        return `| ${name} | ${(figures.one * 1000 / questions).toFixed(2)} ms | ${
+          perSecond(figures.one).toFixed(0)
+        } | ` +
           `${perSecond(figures.sixteen).toFixed(0)} | ${(perSecond(figures.sixteen) * rows).toFixed(0)} |`
       }
       return [
@@ -112,12 +122,17 @@ const bench: BenchModule = {
         `| --- | --- | --- | --- | --- |`,
         line("SQLite (WAL, synchronous NORMAL: no fsync per commit)", sqlite),
         line("PostgreSQL 15, durable (fsync and synchronous_commit on)", durable),
-        line("PostgreSQL 15, synchronous_commit off (like SQLite's NORMAL: a crash can drop the last commits)", relaxed),
+        line(
+          "PostgreSQL 15, synchronous_commit off (like SQLite's NORMAL: a crash can drop the last commits)",
+          relaxed
+        ),
         "",
         `Each question is one transaction of ${rows} rows (the prediction, ${stepsPerQuestion} steps with 2 KB of tool output, ${callsPerQuestion} calls) — ` +
         `the mix docs/scaling.md assumes. ${questions} questions per round, medians of 3 rounds; one process (\`npx tsx bench/run.ts store\`); ` +
         `Postgres is a throwaway local cluster (test/support/postgres) on the same disk, reached over loopback TCP with a pool of 10. ` +
-        `1-minute load average at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores (other work shares this machine).`
+        `1-minute load average at the end: ${
+          os.loadavg()[0]!.toFixed(1)
+        } on ${os.cpus().length} cores (other work shares this machine).`
       ].join("\n")
     } finally {
       await cluster.stop()

@@ -13,8 +13,8 @@ import * as Sim from "../test/support/openai-sim/index.js"
 import * as Postgres from "../test/support/postgres/index.js"
 import { readSkillName, runCli, skillReadingAgent, writeBenchmarkInput } from "./harness.js"
 import type { BenchModule } from "./run.js"
-import { question } from "./store.js"
 import { median } from "./stats.js"
+import { question } from "./store.js"
 
 /** Questions answered at once by each worker. */
 const perWorker = 4
@@ -58,18 +58,36 @@ const runWorkers = async (
     const started = performance.now()
     const results = await Promise.all(Array.from({ length: workers }, (_, i) =>
       runCli(
-        ["infer", "--trees", input.trees, "--questions", input.questions, "--db", url, "--run-id", "bench",
-          "--concurrency", String(perWorker), "--skill-mode", "manual"],
+        [
+          "infer",
+          "--trees",
+          input.trees,
+          "--questions",
+          input.questions,
+          "--db",
+          url,
+          "--run-id",
+          "bench",
+          "--concurrency",
+          String(perWorker),
+          "--skill-mode",
+          "manual"
+        ],
         { VTREE_LLM_BASE_URL: sim.url, VTREE_LLM_MODEL: "agent-model" },
         join(dir, `cpu-${tag}-${i}`)
       )))
     const processMs = performance.now() - started
-    for (const result of results) if (result.code !== 0) throw new Error(`bench workers: vtree infer failed: ${result.stderr.slice(-500)}`)
+    for (const result of results) {
+      if (result.code !== 0) throw new Error(`bench workers: vtree infer failed: ${result.stderr.slice(-500)}`)
+    }
     const [run] = await Postgres.query<{ started_at: number; finished_at: number; status: string }>(
       url,
       "SELECT started_at, finished_at, status FROM runs WHERE run_id = 'bench'"
     )
-    const counts = await Postgres.query<{ n: string }>(url, "SELECT count(*) AS n FROM predictions GROUP BY worker ORDER BY count(*) DESC")
+    const counts = await Postgres.query<{ n: string }>(
+      url,
+      "SELECT count(*) AS n FROM predictions GROUP BY worker ORDER BY count(*) DESC"
+    )
     const total = counts.reduce((sum, row) => sum + Number(row.n), 0)
     if (run?.status !== "completed" || total !== phase.questions) {
       throw new Error(`bench workers: run ${run?.status}, ${total}/${phase.questions} questions saved`)
@@ -147,16 +165,24 @@ const bench: BenchModule = {
         const speedup = (workers: number) => one.runMs / measured.find((m) => m.workers === workers)!.runMs
         const four = measured.find((m) => m.workers === 4)!
         verdicts.push(
-          `at ${phase.latencyMs} ms, ${fixed(speedup(2))}× with 2 workers (target ≥ 1.8×: ${speedup(2) >= 1.8 ? "met" : "missed"}) and ` +
-            `${fixed(speedup(4))}× with 4 (target ≥ 3.4×: ${speedup(4) >= 3.4 ? "met" : "missed"}), the four workers keeping ` +
+          `at ${phase.latencyMs} ms, ${fixed(speedup(2))}× with 2 workers (target ≥ 1.8×: ${
+            speedup(2) >= 1.8 ? "met" : "missed"
+          }) and ` +
+            `${fixed(speedup(4))}× with 4 (target ≥ 3.4×: ${
+              speedup(4) >= 3.4 ? "met" : "missed"
+            }), the four workers keeping ` +
             `${fixed(four.cpuMs / four.runMs)} of the ${os.cpus().length} cores busy`
         )
         for (const m of measured) {
           const rate = phase.questions / (m.runMs / 1000)
           const ideal = (m.workers * perWorker * 1000) / perQuestionMs
           lines.push(
-            `| ${phase.latencyMs} ms × ${phase.steps} steps | ${m.workers} | ${phase.questions} | ${fixed(m.runMs / 1000, 1)} s | ` +
-              `${fixed(rate, 1)} q/s | **${fixed(one.runMs / m.runMs)}×** | ${fixed(rate / ideal)} | ${fixed(m.processMs / 1000, 1)} s | ` +
+            `| ${phase.latencyMs} ms × ${phase.steps} steps | ${m.workers} | ${phase.questions} | ${
+              fixed(m.runMs / 1000, 1)
+            } s | ` +
+              `${fixed(rate, 1)} q/s | **${fixed(one.runMs / m.runMs)}×** | ${fixed(rate / ideal)} | ${
+                fixed(m.processMs / 1000, 1)
+              } s | ` +
               `${fixed(m.cpuMs / m.runMs)} | ${m.answeredBy.join(" / ")} |`
           )
         }
@@ -175,7 +201,9 @@ const bench: BenchModule = {
         `throughput over workers × ${perWorker} questions in flight ÷ (steps × latency). *CPU cores busy*: the workers' summed CPU ` +
         `time over the run wall, on a machine with ${os.cpus().length} cores shared with the sim and PostgreSQL.`,
         "",
-        `Against the targets of issue 15: ${verdicts.join("; ")}. Where four workers need more CPU than the machine has ` +
+        `Against the targets of issue 15: ${
+          verdicts.join("; ")
+        }. Where four workers need more CPU than the machine has ` +
         "(about 5 ms of CLI CPU per agent call, plus the sim and PostgreSQL on the same cores), the cores are the limit, " +
         "not the queue; where the model latency is the limit, as with a real GPU server, the workers add up.",
         "",
@@ -184,10 +212,16 @@ const bench: BenchModule = {
         "",
         "| store | claim per question | save per question | claim share of the store's time |",
         "| --- | --- | --- | --- |",
-        `| SQLite (WAL) | ${fixed(sqlite.claimMs, 3)} ms | ${fixed(sqlite.saveMs)} ms | ${fixed((100 * sqlite.claimMs) / (sqlite.claimMs + sqlite.saveMs), 1)}% |`,
-        `| PostgreSQL 15, durable | ${fixed(pg.claimMs, 3)} ms | ${fixed(pg.saveMs)} ms | ${fixed((100 * pg.claimMs) / (pg.claimMs + pg.saveMs), 1)}% |`,
+        `| SQLite (WAL) | ${fixed(sqlite.claimMs, 3)} ms | ${fixed(sqlite.saveMs)} ms | ${
+          fixed((100 * sqlite.claimMs) / (sqlite.claimMs + sqlite.saveMs), 1)
+        }% |`,
+        `| PostgreSQL 15, durable | ${fixed(pg.claimMs, 3)} ms | ${fixed(pg.saveMs)} ms | ${
+          fixed((100 * pg.claimMs) / (pg.claimMs + pg.saveMs), 1)
+        }% |`,
         "",
-        `Claim overhead per question, PostgreSQL vs SQLite: ${fixed(pg.claimMs / sqlite.claimMs, 1)}×; either way it is under ` +
+        `Claim overhead per question, PostgreSQL vs SQLite: ${
+          fixed(pg.claimMs / sqlite.claimMs, 1)
+        }×; either way it is under ` +
         `${fixed(Math.max(pg.claimMs, sqlite.claimMs) * 1000 / 300, 1)} per mille of one 300 ms model call. ` +
         `1-minute load average at the end: ${os.loadavg()[0]!.toFixed(1)}.`
       ].join("\n")

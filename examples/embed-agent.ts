@@ -28,7 +28,9 @@ const reply = (tool: string, args: Record<string, unknown>) =>
  * then answer. The tool role (the summarizer) answers every extract / verify round the same way.
  */
 const fakeModel = (request: ChatRequest): string => {
-  if (request.role === "tool") return "Four eggs are cracked into wells in the sauce.\ndetails=card and subtitle agree; confidence=0.9"
+  if (request.role === "tool") {
+    return "Four eggs are cracked into wells in the sauce.\ndetails=card and subtitle agree; confidence=0.9"
+  }
   const steps = request.messages.filter((message) => message.role === "assistant").length
   return steps === 0
     ? reply("view_node", { node_id: "vtSmpl0001a_L1_001", question: "How many eggs?" })

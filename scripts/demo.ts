@@ -36,10 +36,11 @@ const textOf = (message: Message | undefined): string => {
   return ""
 }
 
-const words = (text: string): Set<string> =>
-  new Set(text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? [])
+const words = (text: string): Set<string> => new Set(text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? [])
 
-const nodeIds = (text: string): Array<string> => [...new Set(text.match(/\b[A-Za-z0-9_-]+_L1_\d{3}(?:_L2_\d{3})?(?:_L3_\d{3})?\b/g) ?? [])]
+const nodeIds = (
+  text: string
+): Array<string> => [...new Set(text.match(/\b[A-Za-z0-9_-]+_L1_\d{3}(?:_L2_\d{3})?(?:_L3_\d{3})?\b/g) ?? [])]
 
 const reply = (tool: string, args: Record<string, unknown>, note: string): string =>
   JSON.stringify({ reflect: { learned: note }, plan: { next: tool }, action: { tool, args } })
@@ -89,9 +90,28 @@ const sampleVideoId = "vtDemo0001a"
 
 /** Questions about samples/video, answerable from its subtitles, as Video-MME rows. */
 const videoQuestions = [
-  { question_id: "demo-1", task_type: "Counting Problem", question: "How many eggs are cracked into the sauce?", options: ["A. Two", "B. Three", "C. Four", "D. Six"], answer: "C" },
-  { question_id: "demo-2", task_type: "Temporal Perception", question: "How long is the pan covered with a lid?", options: ["A. One minute", "B. Six minutes", "C. Ten minutes", "D. Twenty minutes"], answer: "B" }
-].map((row) => ({ video_id: "002", duration: "short", domain: "Life Record", sub_category: "Food", videoID: sampleVideoId, ...row }))
+  {
+    question_id: "demo-1",
+    task_type: "Counting Problem",
+    question: "How many eggs are cracked into the sauce?",
+    options: ["A. Two", "B. Three", "C. Four", "D. Six"],
+    answer: "C"
+  },
+  {
+    question_id: "demo-2",
+    task_type: "Temporal Perception",
+    question: "How long is the pan covered with a lid?",
+    options: ["A. One minute", "B. Six minutes", "C. Ten minutes", "D. Twenty minutes"],
+    answer: "B"
+  }
+].map((row) => ({
+  video_id: "002",
+  duration: "short",
+  domain: "Life Record",
+  sub_category: "Food",
+  videoID: sampleVideoId,
+  ...row
+}))
 
 const hasFfmpeg = (): boolean =>
   [process.env["VTREE_FFMPEG"] || "ffmpeg", process.env["VTREE_FFPROBE"] || "ffprobe"].every((tool) => {
@@ -133,7 +153,14 @@ const main = async () => {
     mkdirSync(trees, { recursive: true })
     cpSync(join(root, "samples/trees/vtSmpl0001a"), join(trees, "vtSmpl0001a"), { recursive: true })
     process.stderr.write(`demo: vtree build samples/video/${sampleVideoId}.mp4 --out ${trees}\n`)
-    const built = await run(["build", join(root, "samples/video", `${sampleVideoId}.mp4`), "--out", trees, "--domain", "Life Record"])
+    const built = await run([
+      "build",
+      join(root, "samples/video", `${sampleVideoId}.mp4`),
+      "--out",
+      trees,
+      "--domain",
+      "Life Record"
+    ])
     if (built !== 0) {
       await sim.close()
       process.exit(built)
@@ -142,17 +169,25 @@ const main = async () => {
     const rows = readFileSync(join(root, "samples/questions.jsonl"), "utf8").trimEnd()
     writeFileSync(questions, `${rows}\n${videoQuestions.map((row) => JSON.stringify(row)).join("\n")}\n`)
   } else {
-    process.stderr.write("demo: ffmpeg not found — skipping vtree build, using the prebuilt tree in samples/trees (install ffmpeg, e.g. apt-get install ffmpeg, to see the builder)\n")
+    process.stderr.write(
+      "demo: ffmpeg not found — skipping vtree build, using the prebuilt tree in samples/trees (install ffmpeg, e.g. apt-get install ffmpeg, to see the builder)\n"
+    )
   }
   const status = await run([
     "infer",
-    "--trees", trees,
-    "--questions", questions,
-    "--db", db,
-    "--concurrency", "4"
+    "--trees",
+    trees,
+    "--questions",
+    questions,
+    "--db",
+    db,
+    "--concurrency",
+    "4"
   ])
   if (status === 0) {
-    process.stderr.write(`\ndemo: the same run as \`vtree report --db ${db}\` shows it (try --format html --out run.html):\n`)
+    process.stderr.write(
+      `\ndemo: the same run as \`vtree report --db ${db}\` shows it (try --format html --out run.html):\n`
+    )
     await run(["report", "--db", db])
   }
   await sim.close()

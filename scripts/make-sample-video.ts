@@ -34,7 +34,20 @@ const video = await makeSyntheticVideo({
     { start: 22.5, end: 26, text: "Finish with feta and parsley, and serve with toast." },
     { start: 26.5, end: 29.5, text: "See you next week." }
   ],
-  videoCodecArgs: ["-c:v", "libx264", "-preset", "medium", "-crf", "34", "-threads", "1", "-g", "120", "-flags:v", "+bitexact"],
+  videoCodecArgs: [
+    "-c:v",
+    "libx264",
+    "-preset",
+    "medium",
+    "-crf",
+    "34",
+    "-threads",
+    "1",
+    "-g",
+    "120",
+    "-flags:v",
+    "+bitexact"
+  ],
   audioBitrate: "16k",
   extraOutputArgs: ["-fflags", "+bitexact", "-flags:a", "+bitexact", "-map_metadata", "-1"]
 })

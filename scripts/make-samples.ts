@@ -163,7 +163,8 @@ const host = (cv: Canvas, x: number, waving = false) => {
   if (waving) cv.rect(x + 13, 16, 5, 20, c.skin)
   return cv
 }
-const skillet = (cv: Canvas, fill: Rgb) => cv.rect(100, 49, 52, 6, c.iron).disc(70, 52, 34, c.iron).disc(70, 52, 29, fill)
+const skillet = (cv: Canvas, fill: Rgb) =>
+  cv.rect(100, 49, 52, 6, c.iron).disc(70, 52, 34, c.iron).disc(70, 52, 29, fill)
 const egg = (cv: Canvas, x: number, y: number) => cv.disc(x, y, 8, c.white).disc(x, y, 3.5, c.yolk)
 const eggSpots: ReadonlyArray<readonly [number, number]> = [[56, 40], [84, 40], [56, 64], [84, 64]]
 
@@ -220,7 +221,13 @@ const scenes: ReadonlyArray<Scene> = [
         "chef's knife",
         "wooden cutting board"
       ],
-      main_actions: ["introducing the dish", "presenting the ingredients", "dicing vegetables", "mincing garlic", "measuring spices"],
+      main_actions: [
+        "introducing the dish",
+        "presenting the ingredients",
+        "dicing vegetables",
+        "mincing garlic",
+        "measuring spices"
+      ],
       topic_keywords: ["shakshuka", "recipe", "mise en place", "vegetables", "spices"],
       temporal_flow:
         "Title card and greeting, then the ingredient line-up, then the onion and pepper are diced, then garlic is minced and the spices are measured into a small bowl.",
@@ -232,53 +239,81 @@ const scenes: ReadonlyArray<Scene> = [
         card: {
           event_description:
             "A title card reads SHAKSHUKA; the host greets the viewers and lines up the ingredients on the counter: an onion, a red bell pepper, a garlic bulb, a can of crushed tomatoes and a carton holding four eggs.",
-          entities: ["title card", "host in a green apron", "onion", "red bell pepper", "garlic bulb", "can of crushed tomatoes", "egg carton with four eggs"],
+          entities: [
+            "title card",
+            "host in a green apron",
+            "onion",
+            "red bell pepper",
+            "garlic bulb",
+            "can of crushed tomatoes",
+            "egg carton with four eggs"
+          ],
           actions: ["greeting the viewers", "waving", "pointing at each ingredient"],
           action_subjects: ["host"],
-          spatial_relations: "The ingredients stand in a row on the wooden counter in front of the host; the stove is out of frame.",
+          spatial_relations:
+            "The ingredients stand in a row on the wooden counter in front of the host; the stove is out of frame.",
           state_changes: "The counter goes from empty to holding every ingredient of the dish.",
           visible_text: ["SHAKSHUKA", "WEEKNIGHT KITCHEN", "TOMATO"]
         },
         frames: [
-          frame(5, "[upbeat music]", {
-            frame_summary: "Title card: SHAKSHUKA in large white block letters on a dark red background, WEEKNIGHT KITCHEN in smaller letters below.",
-            visible_entities: ["title card"],
-            ongoing_actions: [],
-            spatial_layout: "Title centred in the upper half, the show name centred beneath it.",
-            visual_attributes: { dominant_colors: ["dark red", "white"], shot: "static graphic" },
-            visible_text: ["SHAKSHUKA", "WEEKNIGHT KITCHEN"]
-          }, () =>
-            new Canvas(c.titleRed).text("SHAKSHUKA", "center", 26, 2, c.white).text("WEEKNIGHT KITCHEN", "center", 60, 1, c.cream)),
+          frame(
+            5,
+            "[upbeat music]",
+            {
+              frame_summary:
+                "Title card: SHAKSHUKA in large white block letters on a dark red background, WEEKNIGHT KITCHEN in smaller letters below.",
+              visible_entities: ["title card"],
+              ongoing_actions: [],
+              spatial_layout: "Title centred in the upper half, the show name centred beneath it.",
+              visual_attributes: { dominant_colors: ["dark red", "white"], shot: "static graphic" },
+              visible_text: ["SHAKSHUKA", "WEEKNIGHT KITCHEN"]
+            },
+            () =>
+              new Canvas(c.titleRed).text("SHAKSHUKA", "center", 26, 2, c.white).text(
+                "WEEKNIGHT KITCHEN",
+                "center",
+                60,
+                1,
+                c.cream
+              )
+          ),
           frame(30, "Hi everyone, welcome back to Weeknight Kitchen.", {
-            frame_summary: "The host, a woman with dark hair in a green apron, waves at the camera in front of white wall tiles.",
+            frame_summary:
+              "The host, a woman with dark hair in a green apron, waves at the camera in front of white wall tiles.",
             visible_entities: ["host in a green apron", "white wall tiles"],
             ongoing_actions: ["waving at the camera"],
             spatial_layout: "Host in the centre from the waist up; tiled wall behind her.",
             visual_attributes: { apron_color: "green", lighting: "bright, even", shot: "medium shot" },
             visible_text: []
           }, () => host(new Canvas(c.tile), 80, true).rect(0, 74, W, 16, c.counter)),
-          frame(60, "Here's what you need: one onion, one red bell pepper, three cloves of garlic, a can of crushed tomatoes and four eggs.", {
-            frame_summary: "The ingredients in a row on the wooden counter: an onion, a red bell pepper, a garlic bulb, a can labelled TOMATO and an egg carton.",
-            visible_entities: ["onion", "red bell pepper", "garlic bulb", "can of crushed tomatoes", "egg carton"],
-            ongoing_actions: [],
-            spatial_layout: "Left to right: onion, pepper, garlic, tomato can, egg carton, all on the counter.",
-            visual_attributes: { pepper_color: "red", counter: "wood", shot: "wide overhead" },
-            visible_text: ["TOMATO"]
-          }, () =>
-            new Canvas(c.tile)
-              .rect(0, 45, W, 45, c.counter)
-              .disc(18, 62, 10, c.onion)
-              .disc(44, 62, 10, c.pepper)
-              .rect(42, 49, 4, 5, c.parsley)
-              .disc(66, 66, 7, c.garlic)
-              .rect(78, 40, 40, 34, c.can)
-              .rect(78, 50, 40, 11, c.white)
-              .text("TOMATO", 80, 52, 1, c.titleRed)
-              .rect(122, 56, 36, 18, c.carton)
-              .disc(131, 61, 4, c.white)
-              .disc(143, 61, 4, c.white)
-              .disc(131, 69, 4, c.white)
-              .disc(143, 69, 4, c.white)),
+          frame(
+            60,
+            "Here's what you need: one onion, one red bell pepper, three cloves of garlic, a can of crushed tomatoes and four eggs.",
+            {
+              frame_summary:
+                "The ingredients in a row on the wooden counter: an onion, a red bell pepper, a garlic bulb, a can labelled TOMATO and an egg carton.",
+              visible_entities: ["onion", "red bell pepper", "garlic bulb", "can of crushed tomatoes", "egg carton"],
+              ongoing_actions: [],
+              spatial_layout: "Left to right: onion, pepper, garlic, tomato can, egg carton, all on the counter.",
+              visual_attributes: { pepper_color: "red", counter: "wood", shot: "wide overhead" },
+              visible_text: ["TOMATO"]
+            },
+            () =>
+              new Canvas(c.tile)
+                .rect(0, 45, W, 45, c.counter)
+                .disc(18, 62, 10, c.onion)
+                .disc(44, 62, 10, c.pepper)
+                .rect(42, 49, 4, 5, c.parsley)
+                .disc(66, 66, 7, c.garlic)
+                .rect(78, 40, 40, 34, c.can)
+                .rect(78, 50, 40, 11, c.white)
+                .text("TOMATO", 80, 52, 1, c.titleRed)
+                .rect(122, 56, 36, 18, c.carton)
+                .disc(131, 61, 4, c.white)
+                .disc(143, 61, 4, c.white)
+                .disc(131, 69, 4, c.white)
+                .disc(143, 69, 4, c.white)
+          ),
           frame(85, "Four eggs, one for each of us tonight.", {
             frame_summary: "Close-up of an open egg carton holding four white eggs; the host's hand points at it.",
             visible_entities: ["egg carton", "four eggs", "host's hand"],
@@ -332,7 +367,9 @@ const scenes: ReadonlyArray<Scene> = [
             visible_text: []
           }, () => {
             const cv = new Canvas(c.counter).rect(20, 12, 120, 66, c.board)
-            for (let i = 0; i < 18; i++) cv.rect(46 + (i % 6) * 11 + (i % 2) * 2, 26 + Math.floor(i / 6) * 10, 6, 6, c.pepper)
+            for (let i = 0; i < 18; i++) {
+              cv.rect(46 + (i % 6) * 11 + (i % 2) * 2, 26 + Math.floor(i / 6) * 10, 6, 6, c.pepper)
+            }
             return cv.rect(40, 66, 70, 4, c.steel).rect(110, 65, 22, 6, c.dark)
           }),
           frame(185, "Everything goes into one bowl, ready for the pan.", {
@@ -375,7 +412,8 @@ const scenes: ReadonlyArray<Scene> = [
             return cv.disc(40, 36, 5, c.garlic).disc(40, 50, 5, c.garlic).disc(52, 43, 5, c.garlic)
           }),
           frame(250, "For the spices: cumin and smoked paprika.", {
-            frame_summary: "Two spice jars on the counter, one labelled CUMIN with a brown powder, one labelled PAPRIKA with a red powder.",
+            frame_summary:
+              "Two spice jars on the counter, one labelled CUMIN with a brown powder, one labelled PAPRIKA with a red powder.",
             visible_entities: ["cumin jar", "paprika jar"],
             ongoing_actions: [],
             spatial_layout: "The cumin jar on the left, the paprika jar on the right, side by side.",
@@ -391,7 +429,8 @@ const scenes: ReadonlyArray<Scene> = [
               .rect(92, 36, 52, 14, c.white)
               .text("PAPRIKA", 98, 40, 1, c.dark)),
           frame(280, "One teaspoon of each.", {
-            frame_summary: "A teaspoon of cumin held over a small bowl; the caption 1 TSP CUMIN is shown across the top.",
+            frame_summary:
+              "A teaspoon of cumin held over a small bowl; the caption 1 TSP CUMIN is shown across the top.",
             visible_entities: ["teaspoon", "small bowl", "cumin"],
             ongoing_actions: ["measuring cumin"],
             spatial_layout: "Caption along the top; spoon and bowl in the lower middle.",
@@ -414,8 +453,25 @@ const scenes: ReadonlyArray<Scene> = [
       scene_summary:
         "At the gas stove the host builds the sauce in a black cast-iron skillet, cooks four eggs in it under a glass lid while a 6 MIN timer runs, then tops the dish with feta and parsley and serves it with toasted bread.",
       main_setting: "A gas stove with a black cast-iron skillet; later the counter with a bread board",
-      key_entities: ["host in a green apron", "black cast-iron skillet", "gas stove", "tomato sauce", "four eggs", "glass lid", "feta", "parsley", "toasted bread"],
-      main_actions: ["sautéing vegetables", "simmering the sauce", "cracking eggs into the sauce", "covering the skillet", "garnishing", "serving"],
+      key_entities: [
+        "host in a green apron",
+        "black cast-iron skillet",
+        "gas stove",
+        "tomato sauce",
+        "four eggs",
+        "glass lid",
+        "feta",
+        "parsley",
+        "toasted bread"
+      ],
+      main_actions: [
+        "sautéing vegetables",
+        "simmering the sauce",
+        "cracking eggs into the sauce",
+        "covering the skillet",
+        "garnishing",
+        "serving"
+      ],
       topic_keywords: ["shakshuka", "cast iron", "poached eggs", "tomato sauce", "serving"],
       temporal_flow:
         "Oil heats, onion and pepper soften, tomatoes go in and simmer; four wells are made and four eggs cracked in; the lid goes on with a 6-minute timer; feta and parsley go on top and the dish is served; end card.",
@@ -427,7 +483,14 @@ const scenes: ReadonlyArray<Scene> = [
         card: {
           event_description:
             "The host heats olive oil in a black cast-iron skillet over a blue gas flame, sautés the onion and pepper until soft, stirs in the garlic and spices, then pours in the crushed tomatoes and lets the sauce simmer.",
-          entities: ["black cast-iron skillet", "gas stove", "olive oil", "diced onion and pepper", "crushed tomatoes", "wooden spoon"],
+          entities: [
+            "black cast-iron skillet",
+            "gas stove",
+            "olive oil",
+            "diced onion and pepper",
+            "crushed tomatoes",
+            "wooden spoon"
+          ],
           actions: ["heating oil", "sautéing", "stirring", "pouring tomatoes", "simmering"],
           action_subjects: ["host"],
           spatial_relations: "The skillet sits on the front burner with its handle pointing right.",
@@ -452,7 +515,9 @@ const scenes: ReadonlyArray<Scene> = [
             visible_text: []
           }, () => {
             const cv = skillet(new Canvas(c.stove), [90, 70, 40])
-            for (let i = 0; i < 16; i++) cv.rect(50 + (i % 4) * 11, 34 + Math.floor(i / 4) * 10, 5, 5, i % 3 === 0 ? c.onion : c.pepper)
+            for (let i = 0; i < 16; i++) {
+              cv.rect(50 + (i % 4) * 11, 34 + Math.floor(i / 4) * 10, 5, 5, i % 3 === 0 ? c.onion : c.pepper)
+            }
             return cv.rect(95, 10, 6, 40, c.board)
           }),
           frame(385, "Now the tomatoes. Let that bubble away until it thickens.", {
@@ -464,7 +529,9 @@ const scenes: ReadonlyArray<Scene> = [
             visible_text: []
           }, () => {
             const cv = skillet(new Canvas(c.stove), c.sauce)
-            for (const [x, y] of [[55, 40], [80, 45], [66, 62], [88, 60], [60, 52]] as const) cv.ring(x, y, 3, 1, [220, 90, 60])
+            for (const [x, y] of [[55, 40], [80, 45], [66, 62], [88, 60], [60, 52]] as const) {
+              cv.ring(x, y, 3, 1, [220, 90, 60])
+            }
             return cv
           })
         ]
@@ -529,7 +596,13 @@ const scenes: ReadonlyArray<Scene> = [
           }, () => {
             const cv = skillet(new Canvas(c.stove), c.sauce)
             for (const [x, y] of eggSpots) egg(cv, x, y)
-            return cv.ring(70, 52, 31, 4, c.glass).disc(70, 52, 4, c.dark).rect(96, 4, 62, 20, c.dark).text("6 MIN", 98, 7, 2, c.white)
+            return cv.ring(70, 52, 31, 4, c.glass).disc(70, 52, 4, c.dark).rect(96, 4, 62, 20, c.dark).text(
+              "6 MIN",
+              98,
+              7,
+              2,
+              c.white
+            )
           })
         ]
       },
@@ -547,7 +620,8 @@ const scenes: ReadonlyArray<Scene> = [
         },
         frames: [
           frame(515, "Some crumbled feta and a handful of parsley on top.", {
-            frame_summary: "The finished shakshuka: four cooked eggs in red sauce sprinkled with white feta crumbs and green parsley.",
+            frame_summary:
+              "The finished shakshuka: four cooked eggs in red sauce sprinkled with white feta crumbs and green parsley.",
             visible_entities: ["black cast-iron skillet", "four eggs", "feta", "parsley"],
             ongoing_actions: ["sprinkling garnish"],
             spatial_layout: "Eggs in a square; garnish scattered between them.",
@@ -556,7 +630,9 @@ const scenes: ReadonlyArray<Scene> = [
           }, () => {
             const cv = skillet(new Canvas(c.stove), c.sauce)
             for (const [x, y] of eggSpots) egg(cv, x, y)
-            for (let i = 0; i < 12; i++) cv.rect(50 + ((i * 17) % 40), 34 + ((i * 23) % 36), 3, 3, i % 2 === 0 ? c.feta : c.parsley)
+            for (let i = 0; i < 12; i++) {
+              cv.rect(50 + ((i * 17) % 40), 34 + ((i * 23) % 36), 3, 3, i % 2 === 0 ? c.feta : c.parsley)
+            }
             return cv
           }),
           frame(555, "Serve it straight from the pan with some toasted bread.", {
@@ -567,9 +643,18 @@ const scenes: ReadonlyArray<Scene> = [
             visual_attributes: { bread: "golden toast", shot: "wide overhead" },
             visible_text: []
           }, () => {
-            const cv = new Canvas(c.counter).rect(8, 10, 146, 72, c.board).disc(52, 46, 30, c.iron).disc(52, 46, 25, c.sauce)
-            for (const [x, y] of [[42, 36], [62, 36], [42, 56], [62, 56]] as const) cv.disc(x, y, 6, c.white).disc(x, y, 2.5, c.yolk)
-            for (const [x, y] of [[98, 18], [112, 42], [128, 24]] as const) cv.rect(x - 1, y - 1, 24, 28, [150, 95, 45]).rect(x, y, 22, 26, c.bread)
+            const cv = new Canvas(c.counter).rect(8, 10, 146, 72, c.board).disc(52, 46, 30, c.iron).disc(
+              52,
+              46,
+              25,
+              c.sauce
+            )
+            for (const [x, y] of [[42, 36], [62, 36], [42, 56], [62, 56]] as const) {
+              cv.disc(x, y, 6, c.white).disc(x, y, 2.5, c.yolk)
+            }
+            for (const [x, y] of [[98, 18], [112, 42], [128, 24]] as const) {
+              cv.rect(x - 1, y - 1, 24, 28, [150, 95, 45]).rect(x, y, 22, 26, c.bread)
+            }
             return cv
           }),
           frame(590, "That's it for tonight. Eat well, and see you next week!", {

@@ -10,7 +10,6 @@
  */
 
 // ---- Programs -----------------------------------------------------------------------------------
-export { runQuestion, type QuestionInput, type RunQuestionOptions } from "./programs/agent/RunQuestion.js"
 export {
   type AgentLoopInput,
   type AgentProtocol,
@@ -20,8 +19,33 @@ export {
   runAgentLoop,
   stepRetrySchedule
 } from "./programs/agent/AgentLoop.js"
+export {
+  AgentObserver,
+  type AgentObserverShape,
+  makeObserver,
+  noopObserver,
+  type StepStart,
+  type ToolEvent
+} from "./programs/agent/Observer.js"
 export { parseAgentReply } from "./programs/agent/Parse.js"
-export { AgentObserver, type AgentObserverShape, makeObserver, noopObserver, type StepStart, type ToolEvent } from "./programs/agent/Observer.js"
+export { type QuestionInput, runQuestion, type RunQuestionOptions } from "./programs/agent/RunQuestion.js"
+export { type BuildPrompts, loadBuildPrompts } from "./programs/builder/BuildPrompts.js"
+export {
+  BuildError,
+  BuildErrorReason,
+  type BuildEvent,
+  type BuildInput,
+  type BuildOptions,
+  buildTree,
+  captionVideo,
+  type LoadedSubtitles,
+  type PreparedVideo,
+  prepareVideo,
+  type VideoSummary
+} from "./programs/builder/BuildTree.js"
+export { type BuildEstimate, estimateBuild } from "./programs/builder/Estimate.js"
+export { checkWritable, listVideos, type ProbedVideo, probeVideos, type VideoInput } from "./programs/builder/Inputs.js"
+export { type BuildParameters, defaultParameters as defaultBuildParameters } from "./programs/builder/Plan.js"
 export {
   type BenchmarkEvent,
   type BenchmarkOptions,
@@ -30,7 +54,6 @@ export {
 } from "./programs/harness/BenchmarkOptions.js"
 export { runBenchmark } from "./programs/harness/Infer.js"
 export { InferError, InferErrorReason } from "./programs/harness/InferError.js"
-export { checkTrees, newRunId } from "./programs/harness/RunPlan.js"
 export {
   applyEvent,
   describeProgress,
@@ -42,32 +65,20 @@ export {
   renderBar,
   renderLine
 } from "./programs/harness/Progress.js"
-export { type Accuracy, type GroupAccuracy, type ReportInput, type Summary, type SummaryInput, summarize } from "./programs/harness/Report.js"
-export { renderJson, renderText } from "./programs/harness/ReportText.js"
-export { renderHtml } from "./programs/harness/ReportHtml.js"
 export {
-  BuildError,
-  BuildErrorReason,
-  type BuildEvent,
-  type BuildInput,
-  type BuildOptions,
-  buildTree,
-  captionVideo,
-  type LoadedSubtitles,
-  prepareVideo,
-  type PreparedVideo,
-  type VideoSummary
-} from "./programs/builder/BuildTree.js"
-export { type BuildPrompts, loadBuildPrompts } from "./programs/builder/BuildPrompts.js"
-export { checkWritable, listVideos, probeVideos, type ProbedVideo, type VideoInput } from "./programs/builder/Inputs.js"
-export { type BuildEstimate, estimateBuild } from "./programs/builder/Estimate.js"
-export { type BuildParameters, defaultParameters as defaultBuildParameters } from "./programs/builder/Plan.js"
+  type Accuracy,
+  type GroupAccuracy,
+  type ReportInput,
+  summarize,
+  type Summary,
+  type SummaryInput
+} from "./programs/harness/Report.js"
+export { renderHtml } from "./programs/harness/ReportHtml.js"
+export { renderJson, renderText } from "./programs/harness/ReportText.js"
+export { checkTrees, newRunId } from "./programs/harness/RunPlan.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
-export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"
-export { checkQuestionIds, checkRunId, decodeTrees, UnsafeIdError, UnsafeIdErrorReason } from "./programs/tree/TreePreflight.js"
-export type { TreeEnvironment } from "./programs/tree/TreeEnvironment.js"
-export { loadPromptManager, packagedPacks, packagedPromptsDir, resolvePromptsDir } from "./programs/prompts/PromptPack.js"
+export { SearchSettings, type SearchSettingsShape } from "./config/SearchSettings.js"
 export {
   type Labels,
   type PromptManager,
@@ -78,6 +89,14 @@ export {
   type SystemPromptOptions,
   type UserPromptInput
 } from "./programs/prompts/PromptManager.js"
+export {
+  loadPromptManager,
+  packagedPacks,
+  packagedPromptsDir,
+  resolvePromptsDir
+} from "./programs/prompts/PromptPack.js"
+export { formatForAgent } from "./programs/search/AgentView.js"
+export { SearchHub } from "./programs/search/SearchHub.js"
 export {
   type AgentTool,
   defineTool,
@@ -92,24 +111,19 @@ export {
 export { makeSummaryCache, type SummaryCache } from "./programs/tools/SummaryCache.js"
 export type { AnchorMode, ToolContext } from "./programs/tools/ToolContext.js"
 export { makeWebTools, type WebToolsHub } from "./programs/tools/WebTools.js"
-export { formatForAgent } from "./programs/search/AgentView.js"
-export { SearchHub } from "./programs/search/SearchHub.js"
-export { SearchSettings, type SearchSettingsShape } from "./config/SearchSettings.js"
+export type { TreeEnvironment } from "./programs/tree/TreeEnvironment.js"
+export { loadTreeEnvironment, readTreeIndex, resolveTreePaths } from "./programs/tree/TreeLoader.js"
+export {
+  checkQuestionIds,
+  checkRunId,
+  decodeTrees,
+  UnsafeIdError,
+  UnsafeIdErrorReason
+} from "./programs/tree/TreePreflight.js"
 
 // ---- Ports --------------------------------------------------------------------------------------
-export {
-  type ChatMessage,
-  type ChatRequest,
-  type ChatResponse,
-  LLMProvider,
-  type LlmRole,
-  type ToolCall,
-  type ToolDefinition,
-  type Usage
-} from "./services/LLMProvider.js"
-export { VLMProvider, type VisionRequest } from "./services/VLMProvider.js"
-export { EmbeddingProvider } from "./services/EmbeddingProvider.js"
-export { OCRProvider } from "./services/OCRProvider.js"
+export * as CallBufferLayer from "./layers/memory/MemoryCallBuffer.js"
+export { CallBuffer, type CallBufferShape, captureCalls } from "./services/CallBuffer.js"
 export {
   type CallContext,
   CallLog,
@@ -126,6 +140,18 @@ export {
   type UsageByRole,
   withCallContext
 } from "./services/CallLog.js"
+export { EmbeddingProvider } from "./services/EmbeddingProvider.js"
+export {
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResponse,
+  LLMProvider,
+  type LlmRole,
+  type ToolCall,
+  type ToolDefinition,
+  type Usage
+} from "./services/LLMProvider.js"
+export { OCRProvider } from "./services/OCRProvider.js"
 export {
   type CallRow,
   type LoadedRun,
@@ -140,17 +166,22 @@ export {
   type StepInput,
   type StepRow
 } from "./services/RunStore.js"
-export { CallBuffer, type CallBufferShape, captureCalls } from "./services/CallBuffer.js"
-export * as CallBufferLayer from "./layers/memory/MemoryCallBuffer.js"
+export { type VisionRequest, VLMProvider } from "./services/VLMProvider.js"
 
 // ---- Schemas and domain -------------------------------------------------------------------------
-export { isRetryable, ProviderError, ProviderErrorReason } from "./domain/ProviderError.js"
-export { Prediction, StepRecord, StopReason, ToolStats } from "./domain/Prediction.js"
 export { normalizeAnswer, optionLetters } from "./domain/Answer.js"
-export { BenchmarkFacts, BenchmarkName, Question, QuestionDuration, QuestionLoadError, VideoMmeTaskTypes } from "./domain/Question.js"
-export { decodeQuestions } from "./programs/questions/QuestionDecoder.js"
-export { type LoadedQuestions, type LoadOptions, loadQuestions, loadQuestionSet } from "./programs/questions/QuestionLoader.js"
-export { type QuestionSelection, selectQuestions, splitList } from "./programs/questions/QuestionSelection.js"
+export { Prediction, StepRecord, StopReason, ToolStats } from "./domain/Prediction.js"
+export * as Protocol from "./domain/Protocol.js"
+export { isRetryable, ProviderError, ProviderErrorReason } from "./domain/ProviderError.js"
+export {
+  BenchmarkFacts,
+  BenchmarkName,
+  Question,
+  QuestionDuration,
+  QuestionLoadError,
+  VideoMmeTaskTypes
+} from "./domain/Question.js"
+export * as Search from "./domain/Search.js"
 export { FlatTree, NestedTree, TreeDecodeError, TreeDecodeErrorReason } from "./domain/Tree.js"
 export {
   type AnchoredText,
@@ -166,8 +197,14 @@ export {
   type TreeIndex,
   type TreeNode
 } from "./domain/TreeIndex.js"
-export * as Protocol from "./domain/Protocol.js"
-export * as Search from "./domain/Search.js"
+export { decodeQuestions } from "./programs/questions/QuestionDecoder.js"
+export {
+  type LoadedQuestions,
+  type LoadOptions,
+  loadQuestions,
+  loadQuestionSet
+} from "./programs/questions/QuestionLoader.js"
+export { type QuestionSelection, selectQuestions, splitList } from "./programs/questions/QuestionSelection.js"
 
 // ---- Configuration and real adapters ------------------------------------------------------------
 export {
@@ -187,17 +224,17 @@ export {
   type VlmConfig
 } from "./config/ProviderConfig.js"
 // The reliability policy the built-in adapters use, for adapters written outside vtree.
-export * as Reliability from "./layers/shared/Reliability.js"
+export * as MonkeyOcr from "./layers/monkeyocr/MonkeyOcr.js"
+export * as OpenAiEmbedding from "./layers/openai/OpenAiEmbedding.js"
 export * as OpenAiLlm from "./layers/openai/OpenAiLlm.js"
 export * as OpenAiVlm from "./layers/openai/OpenAiVlm.js"
-export * as OpenAiEmbedding from "./layers/openai/OpenAiEmbedding.js"
-export * as MonkeyOcr from "./layers/monkeyocr/MonkeyOcr.js"
+export * as Reliability from "./layers/shared/Reliability.js"
 export * as PgRunStore from "./layers/sql/postgres/PgRunStore.js"
 export * as SqliteRunStore from "./layers/sql/sqlite/SqliteRunStore.js"
 
 // ---- Public fakes (DESIGN §2: fakes in layers/testing are public API) -----------------------------
-export * as ScriptedLlm from "./layers/testing/ScriptedLlm.js"
-export * as ScriptedVlm from "./layers/testing/ScriptedVlm.js"
-export * as ScriptedOcr from "./layers/testing/ScriptedOcr.js"
 export { HashingEmbedder, hashingEmbedding, makeHashingEmbedder } from "./layers/testing/HashingEmbedder.js"
 export { MemoryCallLog } from "./layers/testing/MemoryCallLog.js"
+export * as ScriptedLlm from "./layers/testing/ScriptedLlm.js"
+export * as ScriptedOcr from "./layers/testing/ScriptedOcr.js"
+export * as ScriptedVlm from "./layers/testing/ScriptedVlm.js"

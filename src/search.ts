@@ -4,13 +4,13 @@
  * the providers pull in an HTML parser, Readability and an HTTP agent that the agent library alone
  * never needs.
  */
-export { SearchHubLive } from "./SearchHubLive.js"
+export { SearchSettings, type SearchSettingsShape } from "./config/SearchSettings.js"
 export * as Search from "./domain/Search.js"
 export { canonicalizeUrl, dedupeByCanonicalUrl } from "./domain/SearchUrl.js"
-export { formatForAgent } from "./programs/search/AgentView.js"
-export { DnsResolver } from "./services/DnsResolver.js"
-export { SearchHub } from "./programs/search/SearchHub.js"
-export { CodeSearch, PageReader, WebSearch } from "./services/SearchProviders.js"
-export { SearchSettings, type SearchSettingsShape } from "./config/SearchSettings.js"
 export { blockedAddressReason, checkUrl, parseAllowRanges, type UrlCheck, type UrlPolicy } from "./domain/UrlSafety.js"
+export { formatForAgent } from "./programs/search/AgentView.js"
+export { SearchHub } from "./programs/search/SearchHub.js"
 export { makeWebTools, type WebToolsHub } from "./programs/tools/WebTools.js"
+export { SearchHubLive } from "./SearchHubLive.js"
+export { DnsResolver } from "./services/DnsResolver.js"
+export { CodeSearch, PageReader, WebSearch } from "./services/SearchProviders.js"

@@ -4,16 +4,16 @@ import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either, Layer, Option } from "effect"
 import type { MediaError, SubtitleError } from "../domain/Media.js"
 import type { ProviderError } from "../domain/ProviderError.js"
-import { BuildError } from "../programs/builder/BuildError.js"
-import * as BuildPrompts from "../programs/builder/BuildPrompts.js"
 import { cutTerminalText, terminalText } from "../domain/TerminalText.js"
+import { BuildError } from "../programs/builder/BuildError.js"
 import * as Progress from "../programs/builder/BuildProgress.js"
+import * as BuildPrompts from "../programs/builder/BuildPrompts.js"
 import * as Build from "../programs/builder/BuildTree.js"
-import * as Inputs from "../programs/builder/Inputs.js"
 import * as Estimate from "../programs/builder/Estimate.js"
+import * as Inputs from "../programs/builder/Inputs.js"
 import * as Plan from "../programs/builder/Plan.js"
-import * as QuestionVideos from "../programs/builder/QuestionVideos.js"
 import { defaultParameters } from "../programs/builder/Plan.js"
+import * as QuestionVideos from "../programs/builder/QuestionVideos.js"
 import * as Subtitles from "../programs/builder/Subtitles.js"
 import * as PromptPack from "../programs/prompts/PromptPack.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
@@ -23,7 +23,9 @@ const videos = Args.text({ name: "VIDEO_OR_DIR" }).pipe(
   Args.withDescription("Video files, or folders whose videos (mp4, mkv, webm, mov, …) are all built"),
   Args.atLeast(1)
 )
-const out = Options.text("out").pipe(Options.withDescription("Folder the trees are written to, one <videoID>/ each (created when missing)"))
+const out = Options.text("out").pipe(
+  Options.withDescription("Folder the trees are written to, one <videoID>/ each (created when missing)")
+)
 const frameInterval = Options.float("frame-interval").pipe(
   Options.withDescription("Seconds between sampled frames"),
   withShownDefault(defaultParameters.frameInterval)
@@ -65,7 +67,9 @@ const questions = Options.text("questions").pipe(
   Options.optional
 )
 const benchmark = Options.text("benchmark").pipe(
-  Options.withDescription("The benchmark --questions is in (videomme, lvbench, longvideobench, mlvu, egoschema, nextqa); detected when left out"),
+  Options.withDescription(
+    "The benchmark --questions is in (videomme, lvbench, longvideobench, mlvu, egoschema, nextqa); detected when left out"
+  ),
   Options.optional
 )
 const prompts = Options.text("prompts").pipe(
@@ -76,12 +80,33 @@ const concurrency = wholeNumber("concurrency", 1).pipe(
   Options.withDescription("Model calls in flight at once (sets the provider layers' cap for this command)"),
   withShownDefault(16)
 )
-const force = Options.boolean("force").pipe(Options.withDescription("Drop checkpoints and cached frames; every call is made again"))
+const force = Options.boolean("force").pipe(
+  Options.withDescription("Drop checkpoints and cached frames; every call is made again")
+)
 const dryRun = Options.boolean("dry-run").pipe(
-  Options.withDescription("Print frames, events, scenes, calls and a token estimate per video; call nothing, write nothing")
+  Options.withDescription(
+    "Print frames, events, scenes, calls and a token estimate per video; call nothing, write nothing"
+  )
 )
 
-const options = { videos, out, frameInterval, frameWidth, eventSeconds, sceneSeconds, framesPerCall, subtitles, subtitlesDir, domain, questions, benchmark, prompts, concurrency, force, dryRun }
+const options = {
+  videos,
+  out,
+  frameInterval,
+  frameWidth,
+  eventSeconds,
+  sceneSeconds,
+  framesPerCall,
+  subtitles,
+  subtitlesDir,
+  domain,
+  questions,
+  benchmark,
+  prompts,
+  concurrency,
+  force,
+  dryRun
+}
 
 const badInput = (message: string) => new BuildError({ reason: "BadInput", message })
 
@@ -90,7 +115,12 @@ const subtitleFailure = (error: SubtitleError | MediaError | ProviderError | Bui
   error._tag === "BuildError"
     ? error
     : error._tag === "ProviderError"
-    ? new BuildError({ reason: "ProviderFailed", message: `speech to text: ${error.message.split("\n")[0]} — check VTREE_ASR_BASE_URL / _MODEL, or give subtitles with --subtitles` })
+    ? new BuildError({
+      reason: "ProviderFailed",
+      message: `speech to text: ${
+        error.message.split("\n")[0]
+      } — check VTREE_ASR_BASE_URL / _MODEL, or give subtitles with --subtitles`
+    })
     : badInput(error.message)
 
 /**
@@ -99,7 +129,11 @@ const subtitleFailure = (error: SubtitleError | MediaError | ProviderError | Bui
  */
 const withSubtitles = (
   probed: ReadonlyArray<Inputs.ProbedVideo & { readonly metadata?: QuestionVideos.VideoMetadata }>,
-  args: { readonly subtitles: Option.Option<string>; readonly subtitlesDir: Option.Option<string>; readonly questions: Option.Option<string> }
+  args: {
+    readonly subtitles: Option.Option<string>
+    readonly subtitlesDir: Option.Option<string>
+    readonly questions: Option.Option<string>
+  }
 ) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -116,7 +150,10 @@ const withSubtitles = (
               questionsDir: path.dirname(questionsFile)
             }),
             {
-              onLeft: (problem) => Effect.fail(badInput(`--questions ${questionsFile}: video "${video.videoId}": ${problem} — fix the row`)),
+              onLeft: (problem) =>
+                Effect.fail(
+                  badInput(`--questions ${questionsFile}: video "${video.videoId}": ${problem} — fix the row`)
+                ),
               onRight: Effect.succeed
             }
           )
@@ -131,12 +168,17 @@ const withSubtitles = (
         }
         const resolve = Subtitles.resolveSubtitles(request).pipe(
           Effect.map((resolved) => ({
-            source: resolved.from === undefined ? resolved.source : `${resolved.source}:${path.basename(resolved.from)}`,
+            source: resolved.from === undefined
+              ? resolved.source
+              : `${resolved.source}:${path.basename(resolved.from)}`,
             cues: resolved.cues
           })),
           Effect.mapError(subtitleFailure)
         )
-        const sidecars = yield* Effect.forEach(Subtitles.sidecarCandidates(path, request), (file) => fs.exists(file).pipe(Effect.orElseSucceed(() => false)))
+        const sidecars = yield* Effect.forEach(
+          Subtitles.sidecarCandidates(path, request),
+          (file) => fs.exists(file).pipe(Effect.orElseSucceed(() => false))
+        )
         const fromFile = Option.isSome(args.subtitles) || sidecars.some(Boolean)
         const early = fromFile ? Option.some(yield* resolve) : Option.none()
         return { video, subtitles: Option.match(early, { onNone: () => resolve, onSome: Effect.succeed }), early }
@@ -152,10 +194,16 @@ const selectForQuestions = (given: ReadonlyArray<Inputs.VideoInput>, file: strin
   Effect.gen(function*() {
     const { questions } = yield* QuestionVideos.loadQuestionFile(file, Option.getOrUndefined(benchmark))
     const selection = QuestionVideos.selectVideos(given, QuestionVideos.videoMetadata(questions))
-    if (selection.missing.length > 0) return yield* badInput(QuestionVideos.missingVideosMessage(file, selection.missing))
+    if (selection.missing.length > 0) {
+      return yield* badInput(QuestionVideos.missingVideosMessage(file, selection.missing))
+    }
     if (selection.skipped.length > 0) {
       const count = selection.skipped.length === 1 ? "1 video" : `${selection.skipped.length} videos`
-      yield* Console.error(`vtree: skipping ${count} that ${file} does not name (${selection.skipped.slice(0, 3).map((v) => v.videoId).join(", ")}${selection.skipped.length > 3 ? ", …" : ""})`)
+      yield* Console.error(
+        `vtree: skipping ${count} that ${file} does not name (${
+          selection.skipped.slice(0, 3).map((v) => v.videoId).join(", ")
+        }${selection.skipped.length > 3 ? ", …" : ""})`
+      )
     }
     return selection.selected.map(({ metadata, video }) => ({ ...video, metadata }))
   })
@@ -173,13 +221,17 @@ export const buildCommand = Command.make("build", options, (args) =>
     }
     const problem = Plan.checkParameters(parameters)
     if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
-    const buildPrompts = yield* BuildPrompts.loadBuildPrompts(PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts)))
+    const buildPrompts = yield* BuildPrompts.loadBuildPrompts(
+      PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts))
+    )
     const given = yield* Inputs.listVideos(args.videos)
-    const listed: ReadonlyArray<Inputs.VideoInput & { readonly metadata?: QuestionVideos.VideoMetadata }> = Option.isNone(args.questions) ? given : yield* selectForQuestions(given, args.questions.value, args.benchmark)
+    const listed: ReadonlyArray<Inputs.VideoInput & { readonly metadata?: QuestionVideos.VideoMetadata }> =
+      Option.isNone(args.questions) ? given : yield* selectForQuestions(given, args.questions.value, args.benchmark)
     if (Option.isSome(args.subtitles) && listed.length > 1) {
       return yield* new BuildError({
         reason: "BadOption",
-        message: `--subtitles ${args.subtitles.value} names one file for ${listed.length} videos — build that video alone, or use --subtitles-dir with <videoID>.srt files`
+        message:
+          `--subtitles ${args.subtitles.value} names one file for ${listed.length} videos — build that video alone, or use --subtitles-dir with <videoID>.srt files`
       })
     }
     const probed = yield* Inputs.probeVideos(listed)
@@ -193,7 +245,10 @@ export const buildCommand = Command.make("build", options, (args) =>
           durationSeconds: video.info.durationSeconds,
           width: video.info.width,
           height: video.info.height,
-          subtitleChars: Option.match(early, { onNone: () => 0, onSome: (s) => s.cues.reduce((sum, cue) => sum + cue.text.length, 0) }),
+          subtitleChars: Option.match(early, {
+            onNone: () => 0,
+            onSome: (s) => s.cues.reduce((sum, cue) => sum + cue.text.length, 0)
+          }),
           promptChars: { event: buildPrompts.event.length, scene: buildPrompts.scene.length },
           parameters
         })
@@ -216,34 +271,39 @@ export const buildCommand = Command.make("build", options, (args) =>
       const line = Progress.renderBuildProgress(state, now)
       stderr.write(isTTY ? `\r\x1b[2K${cutTerminalText(line, (stderr.columns ?? 100) - 1)}` : `${terminalText(line)}\n`)
     }
-    const summaries = yield* Build.buildTree(inputs.map(({ subtitles, video: { metadata, ...video } }) => ({
-      ...video,
-      subtitles,
-      ...(metadata?.domain === undefined ? {} : { domain: metadata.domain }),
-      ...(metadata?.durationCategory === undefined ? {} : { durationCategory: metadata.durationCategory })
-    })), {
-      outDir: args.out,
-      parameters,
-      prompts: buildPrompts,
-      models,
-      ...(Option.isSome(args.domain) ? { domain: args.domain.value } : {}),
-      force: args.force,
-      concurrency: args.concurrency,
-      onEvent: (event) =>
-        Effect.sync(() => {
-          const now = Date.now()
-          state = Progress.applyBuildEvent(state, event, now)
-          if (event._tag === "VideoFinished") {
-            draw(now, true)
-            if (isTTY) stderr.write("\n")
-          } else {
-            draw(now, event._tag === "VideoStarted" && !isTTY)
-          }
-        })
-    }).pipe(
+    const summaries = yield* Build.buildTree(
+      inputs.map(({ subtitles, video: { metadata, ...video } }) => ({
+        ...video,
+        subtitles,
+        ...(metadata?.domain === undefined ? {} : { domain: metadata.domain }),
+        ...(metadata?.durationCategory === undefined ? {} : { durationCategory: metadata.durationCategory })
+      })),
+      {
+        outDir: args.out,
+        parameters,
+        prompts: buildPrompts,
+        models,
+        ...(Option.isSome(args.domain) ? { domain: args.domain.value } : {}),
+        force: args.force,
+        concurrency: args.concurrency,
+        onEvent: (event) =>
+          Effect.sync(() => {
+            const now = Date.now()
+            state = Progress.applyBuildEvent(state, event, now)
+            if (event._tag === "VideoFinished") {
+              draw(now, true)
+              if (isTTY) stderr.write("\n")
+            } else {
+              draw(now, event._tag === "VideoStarted" && !isTTY)
+            }
+          })
+      }
+    ).pipe(
       Effect.onInterrupt(() =>
         Console.error(
-          `${isTTY ? "\n" : ""}vtree: interrupted — finished model calls are saved under ${path.join(args.out, "<videoID>", ".vtree")}; run the same command again to resume`
+          `${isTTY ? "\n" : ""}vtree: interrupted — finished model calls are saved under ${
+            path.join(args.out, "<videoID>", ".vtree")
+          }; run the same command again to resume`
         )
       )
     )
@@ -253,6 +313,7 @@ export const buildCommand = Command.make("build", options, (args) =>
       "Build trees from video files: frames, subtitles, one vision call per event and one text call per scene; resumable (Ctrl-C keeps finished calls)"
     ),
     // A dry run calls no model, so it needs none configured; a build's cap is --concurrency.
-    Command.provide((args) => Layer.mergeAll(media, quiet, args.dryRun ? dryRunProviders : buildProviders(args.concurrency)))
+    Command.provide((args) =>
+      Layer.mergeAll(media, quiet, args.dryRun ? dryRunProviders : buildProviders(args.concurrency))
+    )
   )
-

@@ -8,8 +8,9 @@ import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
  * `Options.withDefault`, with the default written into the help: @effect/cli applies a default but
  * only says "This setting is optional.", which leaves a reader guessing what happens without it.
  */
-export const withShownDefault = <const B>(value: B, shown: string = String(value)) => <A>(self: Options.Options<A>): Options.Options<A | B> =>
-  self.pipe(Options.withDescription(`Default: ${shown}.`), Options.withDefault(value))
+export const withShownDefault =
+  <const B>(value: B, shown: string = String(value)) => <A>(self: Options.Options<A>): Options.Options<A | B> =>
+    self.pipe(Options.withDescription(`Default: ${shown}.`), Options.withDefault(value))
 
 /**
  * `--name <integer>`, at least `min`. Read as text and checked here: @effect/cli's own integer option
@@ -22,7 +23,11 @@ export const wholeNumber = (name: string, min: number): Options.Options<number> 
       const value = Number(raw.trim())
       return raw.trim() !== "" && Number.isSafeInteger(value) && value >= min
         ? Effect.succeed(value)
-        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`vtree: ${name.length === 1 ? "-" : "--"}${name} ${raw}: expected a whole number ≥ ${min}`)))
+        : Effect.fail(
+          ValidationError.invalidValue(
+            HelpDoc.p(`vtree: ${name.length === 1 ? "-" : "--"}${name} ${raw}: expected a whole number ≥ ${min}`)
+          )
+        )
     })
   )
 
@@ -40,7 +45,10 @@ export const promptOptions = (help: {
   readonly webSearch: string
 }) => ({
   prompts: optionalText("prompts", help.prompts),
-  skillMode: Options.choice("skill-mode", skillModes).pipe(Options.withDescription(help.skillMode), withShownDefault("auto")),
+  skillMode: Options.choice("skill-mode", skillModes).pipe(
+    Options.withDescription(help.skillMode),
+    withShownDefault("auto")
+  ),
   maxSteps: wholeNumber("max-steps", 1).pipe(Options.withDescription(help.maxSteps), withShownDefault(defaultMaxSteps)),
   webSearch: Options.boolean("web-search").pipe(Options.withDescription(help.webSearch))
 })
@@ -48,6 +56,8 @@ export const promptOptions = (help: {
 /** `--db`: an SQLite file or a `postgres://` URL; VTREE_DB_URL when not given, then vtree.db. */
 export const dbOption = (description: string) =>
   Options.text("db").pipe(
-    Options.withDescription(`${description}: an SQLite file, or postgres://user:password@host:5432/database; VTREE_DB_URL when not given. Default: vtree.db.`),
+    Options.withDescription(
+      `${description}: an SQLite file, or postgres://user:password@host:5432/database; VTREE_DB_URL when not given. Default: vtree.db.`
+    ),
     Options.withFallbackConfig(defaultDb)
   )

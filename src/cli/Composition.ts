@@ -21,12 +21,12 @@ import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiSpeech from "../layers/openai/OpenAiSpeech.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
 import * as PgRunStore from "../layers/sql/postgres/PgRunStore.js"
-import { SearchHubLive } from "../SearchHubLive.js"
 import * as SqliteRunStore from "../layers/sql/sqlite/SqliteRunStore.js"
 import * as TesseractOcr from "../layers/tesseract/TesseractOcr.js"
 import { BuildError } from "../programs/builder/BuildError.js"
 import { InferError } from "../programs/harness/Infer.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
+import { SearchHubLive } from "../SearchHubLive.js"
 import { LLMProvider } from "../services/LLMProvider.js"
 import { OCRProvider } from "../services/OCRProvider.js"
 import { VLMProvider } from "../services/VLMProvider.js"
@@ -104,7 +104,10 @@ export const configuredOcr = Layer.unwrapEffect(Effect.gen(function*() {
  * the embedding settings are read: a broken setting of another role does not stop a tree search.
  */
 export const treeEmbeddings: Layer.Layer<never, ConfigurationError> = Layer.unwrapEffect(
-  Effect.map(loadRoleConfigs.embedding, Option.match({ onNone: () => Layer.empty, onSome: OpenAiEmbedding.layerConfig }))
+  Effect.map(
+    loadRoleConfigs.embedding,
+    Option.match({ onNone: () => Layer.empty, onSome: OpenAiEmbedding.layerConfig })
+  )
 )
 
 // ---- `infer` -----------------------------------------------------------------------------------------
@@ -137,7 +140,9 @@ export const providersSummary = (config: ProvidersConfig) => ({
 })
 
 /** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
-export class ProvidersSummary extends Context.Tag("vtree/cli/ProvidersSummary")<ProvidersSummary, ReturnType<typeof providersSummary>>() {}
+export class ProvidersSummary
+  extends Context.Tag("vtree/cli/ProvidersSummary")<ProvidersSummary, ReturnType<typeof providersSummary>>()
+{}
 
 /** --web-search with every search capability off is a mistake to report, not an agent without tools. */
 const requireEnabledHub = Effect.flatMap(SearchHub, (hub) =>
@@ -162,7 +167,9 @@ export const inferProviders = (webSearch: boolean) =>
       return yield* new InferError({ reason: "BadOption", message: `no LLM configured — ${configurationHelp}` })
     }
     // Layer's output is contravariant, so an optional service widens to Layer<never> when absent.
-    const optional: ReadonlyArray<Layer.Layer<never, ProviderError | ConfigurationError | InferError, FileSystem.FileSystem>> = [
+    const optional: ReadonlyArray<
+      Layer.Layer<never, ProviderError | ConfigurationError | InferError, FileSystem.FileSystem>
+    > = [
       ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layerConfig)),
       ...Option.toArray(Option.map(config.ocr, ocrLayer)),
       // The agent's web tools: the Search Hub, present only with --web-search.
@@ -180,9 +187,12 @@ export const inferProviders = (webSearch: boolean) =>
 // ---- `build` -----------------------------------------------------------------------------------------
 
 /** The models a build's checkpoints are keyed by: the vision model and the text (tool) model. */
-export class BuildModels extends Context.Tag("vtree/cli/BuildModels")<BuildModels, { readonly vlm: string; readonly llm: string }>() {}
+export class BuildModels
+  extends Context.Tag("vtree/cli/BuildModels")<BuildModels, { readonly vlm: string; readonly llm: string }>()
+{}
 
-const badBuildOption = (error: { readonly message: string }) => new BuildError({ reason: "BadOption", message: error.message })
+const badBuildOption = (error: { readonly message: string }) =>
+  new BuildError({ reason: "BadOption", message: error.message })
 
 /**
  * The models `build` calls, their per-provider cap set to --concurrency: the LLM and VLM (required),
@@ -191,19 +201,25 @@ const badBuildOption = (error: { readonly message: string }) => new BuildError({
  */
 export const buildProviders = (concurrency: number) =>
   Layer.unwrapEffect(Effect.gen(function*() {
-    const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm, embedding: loadRoleConfigs.embedding }).pipe(
+    const config = yield* Effect.all({
+      llm: loadRoleConfigs.llm,
+      vlm: loadRoleConfigs.vlm,
+      embedding: loadRoleConfigs.embedding
+    }).pipe(
       Effect.mapError(badBuildOption)
     )
     if (Option.isNone(config.llm) || Option.isNone(config.vlm)) {
       return yield* new BuildError({
         reason: "BadOption",
-        message: `no model configured — ${configurationHelp} (VTREE_VLM_MODEL names the vision model that writes the cards)`
+        message:
+          `no model configured — ${configurationHelp} (VTREE_VLM_MODEL names the vision model that writes the cards)`
       })
     }
     const capped = (reliability: ReliabilityConfig) => ({ ...reliability, concurrency })
     const llm = { ...config.llm.value, reliability: capped(config.llm.value.reliability) }
     const vlm = { ...config.vlm.value, reliability: capped(config.vlm.value.reliability) }
-    const embedding = Option.map(config.embedding, (e) => OpenAiEmbedding.layerConfig({ ...e, reliability: capped(e.reliability) }))
+    const embedding = Option.map(config.embedding, (e) =>
+      OpenAiEmbedding.layerConfig({ ...e, reliability: capped(e.reliability) }))
     const asr = yield* Effect.mapError(loadAsrConfig, badBuildOption)
     return Layer.mergeAll(
       OpenAiLlm.layerConfig(llm),

@@ -125,7 +125,11 @@ export const runChecks = (
     }
     if (Option.isSome(config.embedding)) {
       for (const endpoint of replicas(quick(config.embedding.value.endpoint))) {
-        const embedder = yield* OpenAiEmbedding.make({ ...config.embedding.value, endpoint, reliability: checkReliability })
+        const embedder = yield* OpenAiEmbedding.make({
+          ...config.embedding.value,
+          endpoint,
+          reliability: checkReliability
+        })
         checks.push(timed(
           { provider: "embed", model: endpoint.model, endpoint: hostOf(endpoint.baseUrl) },
           embedder.embed(["ping"])
@@ -148,7 +152,9 @@ export const runChecks = (
           http.get(`${url}/health`).pipe(
             Effect.mapError((error) => error.message),
             Effect.flatMap((response) =>
-              response.status >= 200 && response.status < 300 ? Effect.void : Effect.fail(`/health answered HTTP ${response.status}`)
+              response.status >= 200 && response.status < 300
+                ? Effect.void
+                : Effect.fail(`/health answered HTTP ${response.status}`)
             ),
             Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "/health gave no answer within 10s" })
           )
@@ -161,7 +167,9 @@ export const runChecks = (
 /** A plain aligned table; details of failures follow it, one line each. */
 export const formatDoctorTable = (rows: ReadonlyArray<DoctorRow>): string => {
   const header = ["provider", "model", "endpoint", "dialect", "latency", "result"]
-  const cells = rows.map((row) => [row.provider, row.model, row.endpoint, row.dialect ?? "-", `${row.latencyMs} ms`, row.result])
+  const cells = rows.map((
+    row
+  ) => [row.provider, row.model, row.endpoint, row.dialect ?? "-", `${row.latencyMs} ms`, row.result])
   const details = rows.flatMap((row) => (row.detail === undefined ? [] : [`${row.provider}: ${row.detail}`]))
   return [...alignColumns([header, ...cells]), ...(details.length > 0 ? ["", ...details] : [])].join("\n")
 }
@@ -187,7 +195,9 @@ export const suspiciousKeys = (config: ProvidersConfig): ReadonlyArray<string> =
     .filter((endpoint) => Option.exists(endpoint.apiKey, isSuspiciousSecret))
     .map((endpoint) =>
       `warning: the ${endpoint.provider} API key is shorter than ${minimumSecretLength} characters — no provider issues keys ` +
-      `that short, and vtree does not mask one in messages; check ${keyVariables[endpoint.provider] ?? "its *_API_KEY variable"}`
+      `that short, and vtree does not mask one in messages; check ${
+        keyVariables[endpoint.provider] ?? "its *_API_KEY variable"
+      }`
     )
 }
 
@@ -200,7 +210,14 @@ const loadRoles = Effect.gen(function*() {
   const settle = <A>(provider: string, load: Effect.Effect<Option.Option<A>, ConfigurationError>) =>
     Effect.catchAll(load, (error) =>
       Effect.sync(() => {
-        broken.push({ provider, model: "-", endpoint: "-", latencyMs: 0, result: "Configuration", detail: error.message })
+        broken.push({
+          provider,
+          model: "-",
+          endpoint: "-",
+          latencyMs: 0,
+          result: "Configuration",
+          detail: error.message
+        })
         return Option.none<A>()
       }))
   const config: ProvidersConfig = {
@@ -217,8 +234,14 @@ export const doctor = Effect.gen(function*() {
   const { broken, config } = yield* loadRoles
   // The embedded OCR is on by default, so on its own it does not make a configuration worth checking.
   const monkeyOcr = Option.exists(config.ocr, (ocr) => ocr.engine === "monkeyocr")
-  const configured = monkeyOcr || [config.llm, config.vlm, config.embedding].some((option: Option.Option<unknown>) => Option.isSome(option))
-  if (!configured && broken.length === 0) return yield* new DoctorFailed({ reason: "NothingConfigured", message: `no provider is configured: ${configurationHelp}` })
+  const configured = monkeyOcr ||
+    [config.llm, config.vlm, config.embedding].some((option: Option.Option<unknown>) => Option.isSome(option))
+  if (!configured && broken.length === 0) {
+    return yield* new DoctorFailed({
+      reason: "NothingConfigured",
+      message: `no provider is configured: ${configurationHelp}`
+    })
+  }
   const rows = [...broken, ...(yield* runChecks(config))]
   const warnings = suspiciousKeys(config)
   yield* Console.log([formatDoctorTable(rows), ...(warnings.length > 0 ? ["", ...warnings] : [])].join("\n"))
@@ -226,7 +249,9 @@ export const doctor = Effect.gen(function*() {
   if (failed.length > 0) {
     return yield* new DoctorFailed({
       reason: "ChecksFailed",
-      message: `${failed.length} of ${rows.length} provider checks failed: ${failed.map((row) => `${row.provider} (${row.result})`).join(", ")}`
+      message: `${failed.length} of ${rows.length} provider checks failed: ${
+        failed.map((row) => `${row.provider} (${row.result})`).join(", ")
+      }`
     })
   }
 })

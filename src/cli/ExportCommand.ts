@@ -1,6 +1,5 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
-import { RunStore } from "../services/RunStore.js"
 import { costOfCalls } from "../programs/harness/Cost.js"
 import {
   benchmarkOfFormat,
@@ -10,12 +9,13 @@ import {
   isBenchmarkFormat,
   renderExport
 } from "../programs/harness/Export.js"
-import { benchmarkOfRun } from "../programs/harness/RunProtocol.js"
 import type { ReportCall } from "../programs/harness/Report.js"
+import { benchmarkOfRun } from "../programs/harness/RunProtocol.js"
+import { RunStore } from "../services/RunStore.js"
 import { dbOption, optionalText } from "./CliOptions.js"
+import { runStore } from "./Composition.js"
 import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
 import { loadPrices } from "./Prices.js"
-import { runStore } from "./Composition.js"
 
 /** Why `vtree export` wrote nothing: the database holds no run, the format is another benchmark's, or the file cannot be written. */
 export const ExportErrorReason = Schema.Literal("NoRuns", "OtherBenchmark", "WriteFailed")
@@ -40,35 +40,50 @@ const out = Options.file("out").pipe(Options.withDescription("Write to this file
 const prices = optionalText("prices", "Prices file for the cost column of jsonl/csv (see `vtree report --help`)")
 
 /** `vtree export`: a stored run as Video-MME results, JSONL or CSV. */
-export const exportCommand = Command.make("export", { db, runId, format, out, prices }, (args) =>
-  Effect.gen(function*() {
-    const store = yield* RunStore
-    const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
-    if (chosen === undefined) {
-      return yield* new ExportError({ reason: "NoRuns", message: `${args.db}: holds no runs yet — run \`vtree infer\` first` })
-    }
-    const loaded = yield* store.loadRun(chosen, { includeSteps: false })
-    const benchmark = benchmarkOfRun(loaded.run.config)
-    const chosenFormat: ExportFormat = Option.getOrElse(args.format, () => formatOfBenchmark(benchmark))
-    if (isBenchmarkFormat(chosenFormat) && benchmarkOfFormat(chosenFormat) !== benchmark) {
-      return yield* new ExportError({
-        reason: "OtherBenchmark",
-        message: `--format ${chosenFormat}: run ${chosen} is a ${benchmark} run — export it as ${
-          formatOfBenchmark(benchmark)
-        } (its benchmark's own format), jsonl or csv`
+export const exportCommand = Command.make(
+  "export",
+  { db, runId, format, out, prices },
+  (args) =>
+    Effect.gen(function*() {
+      const store = yield* RunStore
+      const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
+      if (chosen === undefined) {
+        return yield* new ExportError({
+          reason: "NoRuns",
+          message: `${args.db}: holds no runs yet — run \`vtree infer\` first`
+        })
+      }
+      const loaded = yield* store.loadRun(chosen, { includeSteps: false })
+      const benchmark = benchmarkOfRun(loaded.run.config)
+      const chosenFormat: ExportFormat = Option.getOrElse(args.format, () => formatOfBenchmark(benchmark))
+      if (isBenchmarkFormat(chosenFormat) && benchmarkOfFormat(chosenFormat) !== benchmark) {
+        return yield* new ExportError({
+          reason: "OtherBenchmark",
+          message: `--format ${chosenFormat}: run ${chosen} is a ${benchmark} run — export it as ${
+            formatOfBenchmark(benchmark)
+          } (its benchmark's own format), jsonl or csv`
+        })
+      }
+      const priced = yield* loadPrices(args.prices)
+      const calls = new Map<string, Array<ReportCall>>()
+      for (const c of loaded.calls) {
+        if (c.questionId === null) continue
+        const list = calls.get(c.questionId)
+        if (list === undefined) calls.set(c.questionId, [c])
+        else list.push(c)
+      }
+      const body = renderExport(chosenFormat, loaded.predictions, (id) => costOfCalls(calls.get(id) ?? [], priced))
+      yield* writeResult({
+        body,
+        out: args.out,
+        inputs: [...databaseFiles(args.db), ...runInputs(loaded.run)],
+        data: true,
+        what: `run ${chosen} as ${chosenFormat}`
       })
-    }
-    const priced = yield* loadPrices(args.prices)
-    const calls = new Map<string, Array<ReportCall>>()
-    for (const c of loaded.calls) {
-      if (c.questionId === null) continue
-      const list = calls.get(c.questionId)
-      if (list === undefined) calls.set(c.questionId, [c])
-      else list.push(c)
-    }
-    const body = renderExport(chosenFormat, loaded.predictions, (id) => costOfCalls(calls.get(id) ?? [], priced))
-    yield* writeResult({ body, out: args.out, inputs: [...databaseFiles(args.db), ...runInputs(loaded.run)], data: true, what: `run ${chosen} as ${chosenFormat}` })
-  })).pipe(
-    Command.withDescription("Export a stored run for its benchmark's own scorer (Video-MME, LVBench, LongVideoBench, MLVU, EgoSchema, NExT-QA), or as JSONL or CSV"),
-    Command.provide((args) => runStore(args.db, { readOnly: true }))
-  )
+    })
+).pipe(
+  Command.withDescription(
+    "Export a stored run for its benchmark's own scorer (Video-MME, LVBench, LongVideoBench, MLVU, EgoSchema, NExT-QA), or as JSONL or CSV"
+  ),
+  Command.provide((args) => runStore(args.db, { readOnly: true }))
+)

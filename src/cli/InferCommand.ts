@@ -5,9 +5,9 @@ import type { ProviderError } from "../domain/ProviderError.js"
 import { runBenchmark } from "../programs/harness/Infer.js"
 import { makeProgress } from "../programs/harness/Progress.js"
 import { renderText, summarize } from "../programs/harness/Report.js"
+import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools } from "../programs/tools/WebTools.js"
-import { SearchHub } from "../programs/search/SearchHub.js"
 import { RunStore } from "../services/RunStore.js"
 import { displayDb, inferProviders, ProvidersSummary, quiet, runStore } from "./Composition.js"
 import { InferInputs, inputsLayer, storedSelection } from "./InferInputs.js"
@@ -36,11 +36,19 @@ export const inferCommand = Command.make("infer", options, (args) =>
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
     const webHub = yield* Effect.serviceOption(SearchHub)
     const stderr = process.stderr
-    const progress = yield* makeProgress({ write: (text) => stderr.write(text), isTTY: stderr.isTTY === true, columns: stderr.columns ?? 80 })
+    const progress = yield* makeProgress({
+      write: (text) =>
+        stderr.write(text),
+      isTTY: stderr.isTTY === true,
+      columns: stderr.columns ?? 80
+    })
     let started: string | undefined
     const priced = yield* loadPrices(args.prices)
     if (Option.isSome(args.maxCost) && !(args.maxCost.value > 0)) {
-      return yield* new PricesError({ reason: "InvalidMaxCost", message: `--max-cost ${args.maxCost.value}: expected a positive number of USD` })
+      return yield* new PricesError({
+        reason: "InvalidMaxCost",
+        message: `--max-cost ${args.maxCost.value}: expected a positive number of USD`
+      })
     }
     const result = yield* runBenchmark({
       prices: priced,
@@ -66,7 +74,10 @@ export const inferCommand = Command.make("infer", options, (args) =>
       protocol: args.protocol,
       // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
       ...(Option.isSome(webHub)
-        ? { extraTools: (context: ToolContext) => makeWebTools(context.prompts.labels, webHub.value) }
+        ? {
+          extraTools: (context: ToolContext) =>
+            makeWebTools(context.prompts.labels, webHub.value)
+        }
         : {}),
       ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
       config: {
@@ -96,7 +107,9 @@ export const inferCommand = Command.make("infer", options, (args) =>
     if (result.status === "running") {
       // A worker of a shared run: others still answer; the run is complete when the last one is.
       yield* Console.error(
-        `vtree: this worker answered ${result.answered} question${result.answered === 1 ? "" : "s"}; run ${result.runId} goes on ` +
+        `vtree: this worker answered ${result.answered} question${
+          result.answered === 1 ? "" : "s"
+        }; run ${result.runId} goes on ` +
           `with its other workers — \`vtree report --run-id ${result.runId}\` shows its progress`
       )
     }

@@ -8,7 +8,7 @@ import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/Prompt
 import { loadQuestionSet } from "../programs/questions/QuestionLoader.js"
 import { selectQuestions, splitList } from "../programs/questions/QuestionSelection.js"
 import { checkQuestionIds } from "../programs/tree/TreePreflight.js"
-import { RunStore, type RunSelection } from "../services/RunStore.js"
+import { type RunSelection, RunStore } from "../services/RunStore.js"
 import { type InferArgs, resuming } from "./InferOptions.js"
 
 /** What `infer` reads and checks before the run store opens: the selected questions and the prompt pack. */
@@ -103,7 +103,9 @@ const storedText = (config: unknown, key: string): string | undefined => {
 export const storedSelection = (args: InferArgs) =>
   Effect.gen(function*() {
     const store = yield* RunStore
-    const run = Option.isSome(args.runId) ? yield* store.getRun(args.runId.value) : Option.fromNullable((yield* store.listRuns)[0])
+    const run = Option.isSome(args.runId)
+      ? yield* store.getRun(args.runId.value)
+      : Option.fromNullable((yield* store.listRuns)[0])
     if (Option.isNone(run)) {
       return yield* new InferError({
         reason: "NothingToResume",
@@ -136,7 +138,10 @@ export const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<StoredI
       const questionsPath = path.resolve(given.questions)
       const sha256 = yield* questionsSha256(questionsPath).pipe(
         Effect.mapError((error) =>
-          new InferError({ reason: "BadOption", message: `--questions ${given.questions}: cannot read it (${error.message}) — check the path` })
+          new InferError({
+            reason: "BadOption",
+            message: `--questions ${given.questions}: cannot read it (${error.message}) — check the path`
+          })
         )
       )
       const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))

@@ -42,7 +42,10 @@ const nSamples = wholeNumber("n-samples", 1).pipe(
 )
 const videoIds = optionalText("video-ids", "Comma-separated video ids to keep")
 const questionIds = optionalText("question-ids", "Comma-separated question ids to keep")
-const taskTypes = optionalText("task-types", "Comma-separated task types to keep, e.g. \"Counting Problem,OCR Problems\"")
+const taskTypes = optionalText(
+  "task-types",
+  "Comma-separated task types to keep, e.g. \"Counting Problem,OCR Problems\""
+)
 const resume = Options.boolean("resume").pipe(
   Options.withDescription("Continue a run, skipping the questions it saved: --run-id's, or the latest run in --db")
 )
@@ -52,7 +55,9 @@ const takeover = Options.boolean("takeover").pipe(
   )
 )
 const retryErrors = Options.boolean("retry-errors").pipe(
-  Options.withDescription("With --resume: also ask again the questions that ended with stop reason error (e.g. after an outage)")
+  Options.withDescription(
+    "With --resume: also ask again the questions that ended with stop reason error (e.g. after an outage)"
+  )
 )
 // On by default, so the flag that appears in help is the one that changes something.
 const verifyVision = Options.boolean("no-verify-vision", { ifPresent: false, negationNames: ["verify-vision"] }).pipe(
@@ -69,7 +74,9 @@ const anchorMode = Options.choice("anchor-mode", ["ids", "quote"]).pipe(
 )
 
 const protocol = Options.choice("protocol", ["json", "tools"]).pipe(
-  Options.withDescription("How the agent calls tools: json (one JSON object per reply, any model) or tools (the endpoint's native function calling)"),
+  Options.withDescription(
+    "How the agent calls tools: json (one JSON object per reply, any model) or tools (the endpoint's native function calling)"
+  ),
   withShownDefault("json")
 )
 const maxCost = Options.float("max-cost").pipe(

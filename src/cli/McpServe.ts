@@ -79,7 +79,10 @@ export const screenLine = (raw: string): Screened => {
   try {
     message = JSON.parse(line)
   } catch (error) {
-    return { _tag: "Reply", reply: errorReply(null, -32700, `Parse error: ${error instanceof Error ? error.message : String(error)}`) }
+    return {
+      _tag: "Reply",
+      reply: errorReply(null, -32700, `Parse error: ${error instanceof Error ? error.message : String(error)}`)
+    }
   }
   // Batches (older protocol versions) go to the library as they are.
   if (Array.isArray(message)) return { _tag: "Pass", line, id: undefined }
@@ -87,13 +90,21 @@ export const screenLine = (raw: string): Screened => {
     return { _tag: "Reply", reply: errorReply(null, -32600, "Invalid Request: expected a JSON-RPC 2.0 object") }
   }
   const fields = message as { readonly id?: unknown; readonly method?: unknown }
-  const id = typeof fields.id === "string" || typeof fields.id === "number" ? fields.id : fields.id === null ? null : undefined
+  const id = typeof fields.id === "string" || typeof fields.id === "number"
+    ? fields.id
+    : fields.id === null
+    ? null
+    : undefined
   if (fields.method === undefined) return { _tag: "Pass", line, id: undefined } // a client's reply to a server request
   if (typeof fields.method !== "string") {
-    return id === undefined ? { _tag: "Skip" } : { _tag: "Reply", reply: errorReply(id, -32600, "Invalid Request: method must be a string") }
+    return id === undefined
+      ? { _tag: "Skip" }
+      : { _tag: "Reply", reply: errorReply(id, -32600, "Invalid Request: method must be a string") }
   }
   if (!knownMethods.has(fields.method)) {
-    return id === undefined ? { _tag: "Skip" } : { _tag: "Reply", reply: errorReply(id, -32601, `Method not found: ${fields.method}`) }
+    return id === undefined
+      ? { _tag: "Skip" }
+      : { _tag: "Reply", reply: errorReply(id, -32601, `Method not found: ${fields.method}`) }
   }
   return { _tag: "Pass", line, id }
 }
@@ -143,25 +154,27 @@ export const serve = Effect.gen(function*() {
     Stream.ensuring(Deferred.succeed(ended, undefined))
   )
   // Answers get the client's id back; server-initiated requests (they have a method) pass untouched.
-  const stdout = NodeSink.stdout.pipe(Sink.mapInputEffect((chunk: Uint8Array | string) =>
-    SubscriptionRef.modify(pending, (ids) => {
-      const text = typeof chunk === "string" ? chunk : decoder.decode(chunk)
-      const next = new Map(ids)
-      const lines = text.split("\n").map((line) => {
-        if (line.trim() === "") return line
-        try {
-          const reply = JSON.parse(line) as { readonly id?: unknown; readonly method?: unknown }
-          if (reply.method !== undefined || typeof reply.id !== "number" || !next.has(reply.id)) return line
-          const original = next.get(reply.id)!
-          next.delete(reply.id)
-          return JSON.stringify({ ...reply, id: original })
-        } catch {
-          return line
-        }
+  const stdout = NodeSink.stdout.pipe(
+    Sink.mapInputEffect((chunk: Uint8Array | string) =>
+      SubscriptionRef.modify(pending, (ids) => {
+        const text = typeof chunk === "string" ? chunk : decoder.decode(chunk)
+        const next = new Map(ids)
+        const lines = text.split("\n").map((line) => {
+          if (line.trim() === "") return line
+          try {
+            const reply = JSON.parse(line) as { readonly id?: unknown; readonly method?: unknown }
+            if (reply.method !== undefined || typeof reply.id !== "number" || !next.has(reply.id)) return line
+            const original = next.get(reply.id)!
+            next.delete(reply.id)
+            return JSON.stringify({ ...reply, id: original })
+          } catch {
+            return line
+          }
+        })
+        return [lines.join("\n"), next] as const
       })
-      return [lines.join("\n"), next] as const
-    })
-  ))
+    )
+  )
   const idle = pending.changes.pipe(Stream.takeUntil((ids) => ids.size === 0), Stream.runDrain)
   // The hub itself comes from the command (cli/Composition.ts).
   const server = SearchTools.pipe(Layer.provide(McpServer.layerStdio({ name: "vtree-search", version, stdin, stdout })))

@@ -42,7 +42,9 @@ const startsAsSqlite = (fs: FileSystem.FileSystem, file: string) =>
  * What a stored run was made from, which its report or export must never overwrite: its question file
  * (or folder: a file written there would join the question set) and its trees folder.
  */
-export const runInputs = (run: { readonly config?: unknown; readonly selection?: { readonly questionsPath: string } | null }): ReadonlyArray<string> => {
+export const runInputs = (
+  run: { readonly config?: unknown; readonly selection?: { readonly questionsPath: string } | null }
+): ReadonlyArray<string> => {
   const config = typeof run.config === "object" && run.config !== null ? (run.config as Record<string, unknown>) : {}
   return [run.selection?.questionsPath, config["questionsPath"], config["treesDir"]].filter(
     (input): input is string => typeof input === "string" && input !== ""
@@ -63,22 +65,29 @@ export const checkOutputPath = Effect.fn("OutputFile.check")(function*(out: stri
     if (source === target) {
       return yield* new OutputFileError({
         reason: "IsInput",
-        message: `--out ${out}: is ${input === out ? "" : `${input}, `}one of this command's inputs — write the result to another file`
+        message: `--out ${out}: is ${
+          input === out ? "" : `${input}, `
+        }one of this command's inputs — write the result to another file`
       })
     }
     const relative = path.relative(source, target)
-    const isFolder = yield* fs.stat(source).pipe(Effect.map((info) => info.type === "Directory"), Effect.orElseSucceed(() => false))
+    const isFolder = yield* fs.stat(source).pipe(
+      Effect.map((info) => info.type === "Directory"),
+      Effect.orElseSucceed(() => false)
+    )
     if (isFolder && !relative.startsWith("..") && !path.isAbsolute(relative)) {
       return yield* new OutputFileError({
         reason: "IsInput",
-        message: `--out ${out}: lies inside ${input}, a folder this run reads (its questions or trees) — write the result elsewhere`
+        message:
+          `--out ${out}: lies inside ${input}, a folder this run reads (its questions or trees) — write the result elsewhere`
       })
     }
   }
   if (yield* startsAsSqlite(fs, target)) {
     return yield* new OutputFileError({
       reason: "IsDatabase",
-      message: `--out ${out}: is an SQLite database, which vtree never overwrites with a report or an export — write to another file`
+      message:
+        `--out ${out}: is an SQLite database, which vtree never overwrites with a report or an export — write to another file`
     })
   }
 })
@@ -87,12 +96,18 @@ export const checkOutputPath = Effect.fn("OutputFile.check")(function*(out: stri
 export const writeFileAtomically = Effect.fn("OutputFile.write")(function*(file: string, body: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now().toString(36)}.tmp`)
+  const temporary = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${Date.now().toString(36)}.tmp`
+  )
   yield* fs.writeFileString(temporary, body).pipe(
     Effect.zipRight(fs.rename(temporary, file)),
     Effect.tapError(() => Effect.ignore(fs.remove(temporary))),
     Effect.mapError((error) =>
-      new OutputFileError({ reason: "Unwritable", message: `${file}: cannot write (${error.message}) — check the path and permissions` })
+      new OutputFileError({
+        reason: "Unwritable",
+        message: `${file}: cannot write (${error.message}) — check the path and permissions`
+      })
     )
   )
 })

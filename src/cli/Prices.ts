@@ -1,7 +1,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, Option, Schema } from "effect"
 import { loadPriceText } from "../config/RunConfig.js"
-import { decodePricesFile, parsePriceText, type Prices, priceRoles } from "../programs/harness/Cost.js"
+import { decodePricesFile, parsePriceText, priceRoles, type Prices } from "../programs/harness/Cost.js"
 
 /** Which price input was refused: the --prices file (unreadable or invalid), a VTREE_<ROLE>_PRICE variable, or --max-cost. */
 export const PricesErrorReason = Schema.Literal("Unreadable", "InvalidFile", "InvalidVariable", "InvalidMaxCost")
@@ -22,7 +22,12 @@ export const loadPrices = Effect.fn("Prices.load")(function*(file: Option.Option
   if (Option.isSome(file)) {
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(file.value).pipe(
-      Effect.mapError(() => new PricesError({ reason: "Unreadable", message: `--prices ${file.value}: cannot read the file — check the path` }))
+      Effect.mapError(() =>
+        new PricesError({
+          reason: "Unreadable",
+          message: `--prices ${file.value}: cannot read the file — check the path`
+        })
+      )
     )
     const decoded = decodePricesFile(file.value, text)
     if (Either.isLeft(decoded)) return yield* new PricesError({ reason: "InvalidFile", message: decoded.left })
@@ -33,7 +38,9 @@ export const loadPrices = Effect.fn("Prices.load")(function*(file: Option.Option
     const value = yield* loadPriceText(role).pipe(Effect.orElseSucceed(() => Option.none<string>()))
     if (Option.isNone(value)) continue
     const parsed = parsePriceText(value.value)
-    if (Either.isLeft(parsed)) return yield* new PricesError({ reason: "InvalidVariable", message: `${name}=${parsed.left}` })
+    if (Either.isLeft(parsed)) {
+      return yield* new PricesError({ reason: "InvalidVariable", message: `${name}=${parsed.left}` })
+    }
     prices[role] = parsed.right
   }
   return prices as Prices

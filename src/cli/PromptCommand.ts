@@ -1,7 +1,7 @@
 import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { resolvePromptsDir, loadPromptManager } from "../programs/prompts/PromptPack.js"
 import { VideoMmeTaskTypes } from "../domain/Question.js"
+import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
 import { optionalText, promptOptions } from "./CliOptions.js"
 
 const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
@@ -35,7 +35,9 @@ export const promptCommand = Command.make(
           )
         }
         const own = skillTypes.some((name) => name.toLowerCase() === wanted)
-        if (args.skillMode === "auto" && !own) yield* Console.error(`vtree: no skill for task type "${type}" in ${manager.dir}; using _default`)
+        if (args.skillMode === "auto" && !own) {
+          yield* Console.error(`vtree: no skill for task type "${type}" in ${manager.dir}; using _default`)
+        }
       }
       yield* Console.log(
         manager.systemPrompt({

@@ -1,16 +1,21 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
-import { RunStore, type RunStoreShape } from "../services/RunStore.js"
+import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
-import { compareRuns, NoSharedQuestions, renderCompareJson, renderCompareText } from "../programs/harness/ReportCompare.js"
+import type { ReportCall } from "../programs/harness/Report.js"
+import {
+  compareRuns,
+  NoSharedQuestions,
+  renderCompareJson,
+  renderCompareText
+} from "../programs/harness/ReportCompare.js"
 import { renderCompareHtml } from "../programs/harness/ReportCompareHtml.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
-import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
-import type { ReportCall } from "../programs/harness/Report.js"
+import { RunStore, type RunStoreShape } from "../services/RunStore.js"
 import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
-import { loadPrices } from "./Prices.js"
-import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
 import { displayDb, runStore } from "./Composition.js"
+import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
+import { loadPrices } from "./Prices.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
 /**
@@ -47,7 +52,9 @@ const prices = optionalText(
     "VTREE_<ROLE>_PRICE=input,cached,output overrides a role. Without prices, cost is unknown"
 )
 const format = Options.choice("format", ["text", "json", "html"]).pipe(
-  Options.withDescription("text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"),
+  Options.withDescription(
+    "text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"
+  ),
   withShownDefault("text")
 )
 const out = Options.file("out").pipe(
@@ -73,7 +80,14 @@ const writeOut = (
   dbs: ReadonlyArray<string>,
   runs: ReadonlyArray<Parameters<typeof runInputs>[0]>,
   what: string
-) => writeResult({ body, out: args.out, inputs: [...dbs.flatMap(databaseFiles), ...runs.flatMap(runInputs)], data: args.format !== "text", what })
+) =>
+  writeResult({
+    body,
+    out: args.out,
+    inputs: [...dbs.flatMap(databaseFiles), ...runs.flatMap(runInputs)],
+    data: args.format !== "text",
+    what
+  })
 
 const costPerQuestion = (calls: ReadonlyArray<ReportCall>, prices: Prices) => {
   const byQuestion = new Map<string, Array<ReportCall>>()
@@ -112,8 +126,18 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   const loadedA = yield* (yield* storeFor(refA.db)).loadRun(refA.runId, options)
   const loadedB = yield* (yield* storeFor(refB.db)).loadRun(refB.runId, options)
   const comparison = compareRuns(
-    { runId: refA.runId, source: refA.db, predictions: loadedA.predictions, costOf: costPerQuestion(loadedA.calls, args.prices) },
-    { runId: refB.runId, source: refB.db, predictions: loadedB.predictions, costOf: costPerQuestion(loadedB.calls, args.prices) }
+    {
+      runId: refA.runId,
+      source: refA.db,
+      predictions: loadedA.predictions,
+      costOf: costPerQuestion(loadedA.calls, args.prices)
+    },
+    {
+      runId: refB.runId,
+      source: refB.db,
+      predictions: loadedB.predictions,
+      costOf: costPerQuestion(loadedB.calls, args.prices)
+    }
   )
   if (comparison instanceof NoSharedQuestions) {
     return yield* new ReportError({
@@ -126,36 +150,51 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
     : args.format === "html"
     ? renderCompareHtml(comparison, loadedA, loadedB)
     : renderCompareText(comparison)
-  yield* writeOut(body, args, [args.db, refA.db, refB.db], [loadedA.run, loadedB.run], `the ${args.format} comparison of ${refA.runId} and ${refB.runId}`)
+  yield* writeOut(
+    body,
+    args,
+    [args.db, refA.db, refB.db],
+    [loadedA.run, loadedB.run],
+    `the ${args.format} comparison of ${refA.runId} and ${refB.runId}`
+  )
 })
 
 /** `vtree report`: the summary of one stored run, or the comparison of two, as text, JSON or a self-contained HTML page. */
-export const reportCommand = Command.make("report", { db, dbB, runId, compare, runs, prices, format, out }, (args) =>
-  Effect.gen(function*() {
-    const priced = yield* loadPrices(args.prices)
-    if (args.compare) return yield* compareCommand({ ...args, prices: priced })
-    if (args.runs.length > 0) {
-      return yield* new ReportError({
-        reason: "BadArguments",
-        message: `unexpected argument ${args.runs[0]} — pick a run with --run-id, or compare two with --compare RUN_A RUN_B`
-      })
-    }
-    const store = yield* RunStore
-    // listRuns is newest first, so its head is the latest run.
-    const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
-    if (chosen === undefined) {
-      return yield* new ReportError({ reason: "NoRuns", message: `${displayDb(args.db)}: holds no runs yet — run \`vtree infer\` first` })
-    }
-    // Only the HTML page shows trajectories; the tables need no step rows.
-    const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
-    const summary = summarize(loaded, { prices: priced, now: yield* Clock.currentTimeMillis })
-    const body = args.format === "json"
-      ? renderJson(summary)
-      : args.format === "html"
-      ? renderHtml(loaded, summary)
-      : renderText(summary)
-    yield* writeOut(body, args, [args.db], [loaded.run], `the ${args.format} report of run ${chosen}`)
-  }).pipe(Effect.scoped)).pipe(
+export const reportCommand = Command.make(
+  "report",
+  { db, dbB, runId, compare, runs, prices, format, out },
+  (args) =>
+    Effect.gen(function*() {
+      const priced = yield* loadPrices(args.prices)
+      if (args.compare) return yield* compareCommand({ ...args, prices: priced })
+      if (args.runs.length > 0) {
+        return yield* new ReportError({
+          reason: "BadArguments",
+          message: `unexpected argument ${
+            args.runs[0]
+          } — pick a run with --run-id, or compare two with --compare RUN_A RUN_B`
+        })
+      }
+      const store = yield* RunStore
+      // listRuns is newest first, so its head is the latest run.
+      const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
+      if (chosen === undefined) {
+        return yield* new ReportError({
+          reason: "NoRuns",
+          message: `${displayDb(args.db)}: holds no runs yet — run \`vtree infer\` first`
+        })
+      }
+      // Only the HTML page shows trajectories; the tables need no step rows.
+      const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
+      const summary = summarize(loaded, { prices: priced, now: yield* Clock.currentTimeMillis })
+      const body = args.format === "json"
+        ? renderJson(summary)
+        : args.format === "html"
+        ? renderHtml(loaded, summary)
+        : renderText(summary)
+      yield* writeOut(body, args, [args.db], [loaded.run], `the ${args.format} report of run ${chosen}`)
+    }).pipe(Effect.scoped)
+).pipe(
   Command.withDescription(
     "Summarize a stored run (accuracy with 95% intervals by its benchmark's own categories, stop reasons, tokens, " +
       "trajectories), or compare two with --compare"

@@ -17,5 +17,15 @@ export const rootCommand = Command.make("vtree").pipe(
   Command.withDescription(
     "Answer questions about long videos with an LLM agent searching a hierarchical video tree."
   ),
-  Command.withSubcommands([buildCommand, doctorCommand, exportCommand, inferCommand, mcpCommand, ocrCommand, promptCommand, reportCommand, treeCommand])
+  Command.withSubcommands([
+    buildCommand,
+    doctorCommand,
+    exportCommand,
+    inferCommand,
+    mcpCommand,
+    ocrCommand,
+    promptCommand,
+    reportCommand,
+    treeCommand
+  ])
 )

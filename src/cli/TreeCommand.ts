@@ -2,10 +2,10 @@ import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either } from "effect"
-import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { cutTerminalText, terminalText } from "../domain/TerminalText.js"
-import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
 import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
+import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
+import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
 import { treeEmbeddings } from "./Composition.js"
@@ -18,10 +18,16 @@ const span = ([start, end]: readonly [number, number]) => `${seconds(start)}-${s
 const frameReport = Effect.fn("TreeCommand.frameReport")(function*(dir: string, index: TreeIndex) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const frames = [...index.nodes.values()].filter((node) => node.level === 3).map((node) => frameRelativePath(index, node))
-  const present = yield* Effect.forEach(frames, (file) => fs.exists(path.join(dir, file)).pipe(Effect.orElseSucceed(() => false)), {
-    concurrency: 32
-  })
+  const frames = [...index.nodes.values()].filter((node) => node.level === 3).map((node) =>
+    frameRelativePath(index, node)
+  )
+  const present = yield* Effect.forEach(
+    frames,
+    (file) => fs.exists(path.join(dir, file)).pipe(Effect.orElseSucceed(() => false)),
+    {
+      concurrency: 32
+    }
+  )
   return { found: present.filter(Boolean).length, missing: frames.filter((_, i) => !present[i]) }
 })
 
@@ -37,7 +43,11 @@ export const validateTree = Effect.fn("TreeCommand.validate")(function*(input: s
     end = Math.max(end, node.timeRange[1])
   }
   const frames = yield* frameReport(dir, index)
-  const about = [index.durationCategory, index.durationSeconds === null ? null : seconds(index.durationSeconds), index.domain]
+  const about = [
+    index.durationCategory,
+    index.durationSeconds === null ? null : seconds(index.durationSeconds),
+    index.domain
+  ]
     .filter((part) => part !== null)
     .join(" · ")
   return [
@@ -46,9 +56,9 @@ export const validateTree = Effect.fn("TreeCommand.validate")(function*(input: s
     `nodes: ${counts[1]} L1 scenes, ${counts[2]} L2 events, ${counts[3]} L3 frames (${index.nodes.size} in all)`,
     `time: ${seconds(start)}-${seconds(end)} (${seconds(end - start)})`,
     `frames: ${frames.found} found, ${frames.missing.length} missing` +
-      (frames.missing.length === 0
-        ? ""
-        : ` (${frames.missing.slice(0, 5).join(", ")}${frames.missing.length > 5 ? ", …" : ""})`)
+    (frames.missing.length === 0
+      ? ""
+      : ` (${frames.missing.slice(0, 5).join(", ")}${frames.missing.length > 5 ? ", …" : ""})`)
   ].join("\n")
 })
 
@@ -66,7 +76,8 @@ export const showNode = Effect.fn("TreeCommand.show")(function*(input: string, n
     return yield* new NodeNotFound({
       reason: "UnknownId",
       nodeId,
-      message: `node "${nodeId}" does not exist in ${env.index.videoId} — its scenes are ${roots.slice(0, 5).join(", ")}` +
+      message:
+        `node "${nodeId}" does not exist in ${env.index.videoId} — its scenes are ${roots.slice(0, 5).join(", ")}` +
         `${roots.length > 5 ? ", …" : ""}; ${cliFinding(input).ids}`
     })
   }
@@ -99,7 +110,11 @@ export const searchTree = Effect.fn("TreeCommand.search")(function*(input: strin
   const lines = [`[Search results] query "${query}" → ${hits.length} nodes`]
   hits.forEach((hit, i) => {
     const summary = childInfo(env.index.nodes.get(hit.nodeId)!).summary
-    lines.push(`${i + 1}. ${hit.nodeId} | L${hit.level} score=${hit.score.toFixed(3)} [${seconds(hit.timeRange[0])}, ${seconds(hit.timeRange[1])}]`)
+    lines.push(
+      `${i + 1}. ${hit.nodeId} | L${hit.level} score=${hit.score.toFixed(3)} [${seconds(hit.timeRange[0])}, ${
+        seconds(hit.timeRange[1])
+      }]`
+    )
     lines.push(`   ${cutTerminalText(summary, 120)}`)
   })
   return lines.join("\n")
@@ -110,7 +125,10 @@ export const listFrames = Effect.fn("TreeCommand.frames")(function*(input: strin
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const { dir, index } = yield* readTreeIndex(input)
-  const nodes = yield* Either.match(selectFrameNodes(index, ids, cliFinding(input)), { onLeft: Effect.fail, onRight: Effect.succeed })
+  const nodes = yield* Either.match(selectFrameNodes(index, ids, cliFinding(input)), {
+    onLeft: Effect.fail,
+    onRight: Effect.succeed
+  })
   return (yield* Effect.forEach(nodes, (node) => {
     const file = path.resolve(dir, frameRelativePath(index, node))
     return fs.exists(file).pipe(
@@ -125,7 +143,9 @@ const treeArg = Args.text({ name: "tree" }).pipe(Args.withDescription("a tree di
 const printing = <E, R>(report: Effect.Effect<string, E, R>) => Effect.flatMap(report, Console.log)
 
 const validate = Command.make("validate", { tree: treeArg }, ({ tree }) => printing(validateTree(tree))).pipe(
-  Command.withDescription("Decode tree.json and check its structure; counts per level, time span, frames found and missing.")
+  Command.withDescription(
+    "Decode tree.json and check its structure; counts per level, time span, frames found and missing."
+  )
 )
 
 const show = Command.make(
@@ -133,7 +153,9 @@ const show = Command.make(
   {
     tree: treeArg,
     nodeId: Args.text({ name: "node-id" }),
-    anchor: Options.boolean("anchor").pipe(Options.withDescription("number card lines [c1]… and subtitle sentences [s1]…"))
+    anchor: Options.boolean("anchor").pipe(
+      Options.withDescription("number card lines [c1]… and subtitle sentences [s1]…")
+    )
   },
   ({ anchor, nodeId, tree }) => printing(showNode(tree, nodeId, anchor))
 ).pipe(Command.withDescription("Print a node's text, its children and its entity appendix."))

@@ -1,6 +1,6 @@
 import { Config, ConfigError, type Duration, Effect, Option, type Redacted } from "effect"
 import type { ConfigurationError } from "./ConfigurationError.js"
-import { load, parsed, positiveWhole, secret, seconds, text, url } from "./ConfigVariables.js"
+import { load, parsed, positiveWhole, seconds, secret, text, url } from "./ConfigVariables.js"
 import { defaultOpenAiBaseUrl, reliability, type ReliabilityConfig } from "./ProviderConfig.js"
 
 /** An OpenAI-compatible `/audio/transcriptions` endpoint (Whisper, faster-whisper servers, vLLM). */

@@ -28,7 +28,9 @@ export const parsed = <A>(name: string, expected: string, parse: (raw: string) =
       if (hasUrlCredentials(raw)) return Either.left(ConfigError.InvalidData([name], urlCredentialsMessage(name)))
       const value = parse(raw)
       return value === undefined
-        ? Either.left(ConfigError.InvalidData([name], `${name}=${JSON.stringify(raw)}: expected ${expected} — fix or unset ${name}`))
+        ? Either.left(
+          ConfigError.InvalidData([name], `${name}=${JSON.stringify(raw)}: expected ${expected} — fix or unset ${name}`)
+        )
         : Either.right(value)
     }
   })))
@@ -69,14 +71,19 @@ export const positiveWhole = (raw: string) => {
 
 export const seconds = (name: string, fallback: number) =>
   parsed(name, "a positive number of seconds", positive, fallback).pipe(Config.map(Duration.seconds))
-export const wholeNumber = (name: string, fallback: number) => parsed(name, "a positive whole number", positiveWhole, fallback)
+export const wholeNumber = (name: string, fallback: number) =>
+  parsed(name, "a positive whole number", positiveWhole, fallback)
 
 const yes = ["true", "yes", "on", "1"]
 const no = ["false", "no", "off", "0"]
 /** A switch, off when unset. */
 export const flag = (name: string) =>
-  parsed(name, "true or false", (raw) => (yes.includes(raw.toLowerCase()) ? true : no.includes(raw.toLowerCase()) ? false : undefined), false)
-
+  parsed(
+    name,
+    "true or false",
+    (raw) => (yes.includes(raw.toLowerCase()) ? true : no.includes(raw.toLowerCase()) ? false : undefined),
+    false
+  )
 
 const firstProblem = (error: ConfigError.ConfigError): ConfigurationError => {
   switch (error._op) {
@@ -86,7 +93,11 @@ const firstProblem = (error: ConfigError.ConfigError): ConfigurationError => {
     case "InvalidData":
     case "MissingData": {
       const variable = error.path.at(-1) ?? "environment"
-      return new ConfigurationError({ reason: error._op === "InvalidData" ? "Invalid" : "Missing", variable, message: error.message })
+      return new ConfigurationError({
+        reason: error._op === "InvalidData" ? "Invalid" : "Missing",
+        variable,
+        message: error.message
+      })
     }
     case "SourceUnavailable":
     case "Unsupported":
@@ -100,4 +111,3 @@ const firstProblem = (error: ConfigError.ConfigError): ConfigurationError => {
 
 export const load = <A>(role: Effect.Effect<A, ConfigError.ConfigError>): Effect.Effect<A, ConfigurationError> =>
   Effect.mapError(role, firstProblem)
-

@@ -1,6 +1,6 @@
 import { Config, ConfigError, type Duration, Effect, Option, type Redacted } from "effect"
 import { ConfigurationError } from "./ConfigurationError.js"
-import { httpUrl, load, parsed, positiveWhole, secret, seconds, text, urls, wholeNumber } from "./ConfigVariables.js"
+import { httpUrl, load, parsed, positiveWhole, seconds, secret, text, urls, wholeNumber } from "./ConfigVariables.js"
 
 export { ConfigurationError, ConfigurationErrorReason } from "./ConfigurationError.js"
 
@@ -104,12 +104,21 @@ const thinking = parsed(
 
 export const reliability: Config.Config<ReliabilityConfig> = Config.all({
   concurrency: wholeNumber("VTREE_PROVIDER_CONCURRENCY", 16),
-  retries: parsed("VTREE_PROVIDER_RETRIES", "a whole number ≥ 0", (raw) => (/^\d+$/.test(raw) ? Number(raw) : undefined), 4),
+  retries: parsed(
+    "VTREE_PROVIDER_RETRIES",
+    "a whole number ≥ 0",
+    (raw) => (/^\d+$/.test(raw) ? Number(raw) : undefined),
+    4
+  ),
   ejectFor: seconds("VTREE_PROVIDER_EJECT_SECONDS", 5)
 })
 
 const endpointVariables = (prefix: string) =>
-  Config.all({ baseUrl: urls(`${prefix}_BASE_URL`), apiKey: secret(`${prefix}_API_KEY`), model: text(`${prefix}_MODEL`) })
+  Config.all({
+    baseUrl: urls(`${prefix}_BASE_URL`),
+    apiKey: secret(`${prefix}_API_KEY`),
+    model: text(`${prefix}_MODEL`)
+  })
 
 /** A role with a base URL but no model: the model is what the user forgot. */
 const modelMissing = (prefix: string, fix: string) =>
@@ -129,11 +138,20 @@ const located = (list: ReadonlyArray<string>) => ({ baseUrl: list[0]!, ...(list.
  */
 const inheritEndpoint = (
   agent: Option.Option<Endpoint>,
-  own: { readonly baseUrl: Option.Option<ReadonlyArray<string>>; readonly apiKey: Option.Option<Redacted.Redacted<string>> }
+  own: {
+    readonly baseUrl: Option.Option<ReadonlyArray<string>>
+    readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  }
 ): Omit<Endpoint, "model"> => {
   const agentUrls = (a: Endpoint) => a.baseUrls ?? [a.baseUrl]
-  const list = Option.getOrElse(Option.orElse(own.baseUrl, () => Option.map(agent, agentUrls)), () => [defaultOpenAiBaseUrl])
-  const inheritedKey = Option.flatMap(agent, (a) => (agentUrls(a).join(",") === list.join(",") ? a.apiKey : Option.none()))
+  const list = Option.getOrElse(
+    Option.orElse(own.baseUrl, () => Option.map(agent, agentUrls)),
+    () => [defaultOpenAiBaseUrl]
+  )
+  const inheritedKey = Option.flatMap(
+    agent,
+    (a) => (agentUrls(a).join(",") === list.join(",") ? a.apiKey : Option.none())
+  )
   return { ...located(list), apiKey: Option.orElse(own.apiKey, () => inheritedKey) }
 }
 
@@ -142,7 +160,8 @@ const inheritEndpoint = (
 /** The agent's endpoint; none when no LLM variable is set. */
 const agentEndpoint = Effect.gen(function*() {
   const own = yield* endpointVariables("VTREE_LLM")
-  const toolSet = Option.isSome(yield* text("VTREE_TOOL_LLM_MODEL")) || Option.isSome(yield* text("VTREE_TOOL_LLM_BASE_URL"))
+  const toolSet = Option.isSome(yield* text("VTREE_TOOL_LLM_MODEL")) ||
+    Option.isSome(yield* text("VTREE_TOOL_LLM_BASE_URL"))
   if (Option.isNone(own.model)) {
     if (Option.isNone(own.baseUrl) && !toolSet) return Option.none<Endpoint>()
     return yield* Effect.fail(ConfigError.MissingData(
@@ -209,7 +228,12 @@ const embedding = Effect.gen(function*() {
       model: own.model.value,
       timeout: yield* seconds("VTREE_EMBED_TIMEOUT_SECONDS", 60)
     },
-    dimensions: yield* parsed<number | undefined>("VTREE_EMBED_DIMENSIONS", "a positive whole number", positiveWhole, undefined),
+    dimensions: yield* parsed<number | undefined>(
+      "VTREE_EMBED_DIMENSIONS",
+      "a positive whole number",
+      positiveWhole,
+      undefined
+    ),
     batchSize: Math.min(64, yield* wholeNumber("VTREE_EMBED_BATCH_SIZE", 64)),
     reliability: yield* reliability
   })
@@ -273,13 +297,19 @@ const ocr = Effect.gen(function*() {
 // ---- Loading: ConfigError in, ConfigurationError out ------------------------------------------------
 
 const required = <A>(role: Effect.Effect<Option.Option<A>, ConfigError.ConfigError>, variable: string, what: string) =>
-  Effect.flatMap(load(role), Option.match({
-    onSome: Effect.succeed,
-    onNone: () => new ConfigurationError({ reason: "Missing", variable, message: `${what} is not configured: set ${variable}` })
-  }))
+  Effect.flatMap(
+    load(role),
+    Option.match({
+      onSome: Effect.succeed,
+      onNone: () =>
+        new ConfigurationError({ reason: "Missing", variable, message: `${what} is not configured: set ${variable}` })
+    })
+  )
 
 /** Each role's settings on its own (none: not configured); a broken role fails only its own load. */
-export const loadRoleConfigs: { readonly [K in keyof ProvidersConfig]: Effect.Effect<ProvidersConfig[K], ConfigurationError> } = {
+export const loadRoleConfigs: {
+  readonly [K in keyof ProvidersConfig]: Effect.Effect<ProvidersConfig[K], ConfigurationError>
+} = {
   llm: load(llm),
   vlm: load(vlm),
   embedding: load(embedding),
@@ -304,4 +334,8 @@ export const loadEmbeddingConfig: Effect.Effect<EmbeddingConfig, ConfigurationEr
   "the embedding endpoint"
 )
 
-export const loadOcrConfig: Effect.Effect<OcrConfig, ConfigurationError> = required(monkeyOcr, "VTREE_OCR_URLS", "MonkeyOCR")
+export const loadOcrConfig: Effect.Effect<OcrConfig, ConfigurationError> = required(
+  monkeyOcr,
+  "VTREE_OCR_URLS",
+  "MonkeyOCR"
+)

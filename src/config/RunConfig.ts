@@ -3,7 +3,9 @@ import type { ConfigurationError } from "./ConfigurationError.js"
 import { load, parsed, positiveWhole, text } from "./ConfigVariables.js"
 
 /** `--db` when not given: VTREE_DB_URL (a URL carrying a password is better kept out of shell history), then vtree.db. */
-export const defaultDb: Config.Config<string> = text("VTREE_DB_URL").pipe(Config.map(Option.getOrElse(() => "vtree.db")))
+export const defaultDb: Config.Config<string> = text("VTREE_DB_URL").pipe(
+  Config.map(Option.getOrElse(() => "vtree.db"))
+)
 
 const milliseconds = (name: string) =>
   parsed(name, "a positive whole number of milliseconds", (raw) => {

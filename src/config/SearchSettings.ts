@@ -94,7 +94,10 @@ export const loadSearchSettings: Effect.Effect<SearchSettingsShape, Configuratio
 
 export class SearchSettings extends Context.Tag("vtree/SearchSettings")<SearchSettings, SearchSettingsShape>() {
   /** From the VTREE_SEARCH_* environment; everything off unless switched on. */
-  static readonly fromEnv: Layer.Layer<SearchSettings, ConfigurationError> = Layer.effect(SearchSettings, loadSearchSettings)
+  static readonly fromEnv: Layer.Layer<SearchSettings, ConfigurationError> = Layer.effect(
+    SearchSettings,
+    loadSearchSettings
+  )
 
   /** Settings for embedding and tests: all off, default limits, then the given overrides. */
   static readonly make = (overrides: Partial<SearchSettingsShape> = {}): SearchSettingsShape => ({

@@ -60,7 +60,10 @@ export const idFromName = (name: string): { readonly id: string } | { readonly p
   if (!changed && utf8Bytes(mapped) <= maxIdBytes) return { id: mapped }
   // The "-" standing for changed characters at either end says nothing (the hash keeps the id apart),
   // and a "." that trimming left first or last would hide the folder or end the name.
-  const trimmed = mapped.slice(kept[0] ? 0 : 1, mapped.length - (kept[kept.length - 1] ? 0 : 1)).replace(/^\.+|\.+$/g, "")
+  const trimmed = mapped.slice(kept[0] ? 0 : 1, mapped.length - (kept[kept.length - 1] ? 0 : 1)).replace(
+    /^\.+|\.+$/g,
+    ""
+  )
   const suffix = `${hashMark}${shortHash(nfc)}`
   return { id: `${fitBytes(trimmed, maxIdBytes - utf8Bytes(suffix))}${suffix}` }
 }

@@ -24,13 +24,23 @@ export interface AgentAction {
  * tool-call shape: {"name", "arguments"}, <tool_call>, tool_calls), first-of-several (several actions,
  * the first taken), repaired (invalid or cut-off JSON repaired; the action itself was whole).
  */
-export const ReplyShape = Schema.Literal("clean", "fenced", "prose", "think-stripped", "function-call", "first-of-several", "repaired")
+export const ReplyShape = Schema.Literal(
+  "clean",
+  "fenced",
+  "prose",
+  "think-stripped",
+  "function-call",
+  "first-of-several",
+  "repaired"
+)
 export type ReplyShape = typeof ReplyShape.Type
 
 /** How many counted steps were read in each shape (a step may count under several). */
 export type ReplyShapeCounts = Readonly<Partial<Record<ReplyShape, number>>>
 
-export const countShapes = (steps: ReadonlyArray<{ readonly replyShapes?: ReadonlyArray<ReplyShape> | undefined }>): ReplyShapeCounts => {
+export const countShapes = (
+  steps: ReadonlyArray<{ readonly replyShapes?: ReadonlyArray<ReplyShape> | undefined }>
+): ReplyShapeCounts => {
   const counts: Partial<Record<ReplyShape, number>> = {}
   for (const step of steps) for (const shape of step.replyShapes ?? []) counts[shape] = (counts[shape] ?? 0) + 1
   return counts

@@ -4,9 +4,9 @@
 // (src/layers/sql/Rows.ts) add only how a column is stored: JSON text, 0/1 flags, NULL.
 import { Schema, Struct } from "effect"
 import { StepRecord, StopReason } from "./Prediction.js"
-import { BenchmarkFacts } from "./Question.js"
-import { ProviderErrorReason } from "./ProviderError.js"
 import { ReplyShape } from "./Protocol.js"
+import { ProviderErrorReason } from "./ProviderError.js"
+import { BenchmarkFacts } from "./Question.js"
 
 /** `budget_stopped`: `infer --max-cost` stopped starting questions; `--resume` with a higher cap continues. */
 export const RunStatus = Schema.Literal("running", "completed", "interrupted", "failed", "budget_stopped")
@@ -85,7 +85,9 @@ export const RunRow = Schema.Struct({
 export type RunRow = typeof RunRow.Type
 
 /** Steps per reply shape: how the parser read the agent's replies. */
-export const ReplyShapeCounts = Schema.partialWith(Schema.Record({ key: ReplyShape, value: Schema.Number }), { exact: true })
+export const ReplyShapeCounts = Schema.partialWith(Schema.Record({ key: ReplyShape, value: Schema.Number }), {
+  exact: true
+})
 
 /** A row of `predictions`. Times are epoch milliseconds. */
 export const PredictionRow = Schema.Struct({

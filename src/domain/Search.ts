@@ -23,7 +23,10 @@ const Trimmed = (field: string, min: number, max: number, description: string) =
 
 /** A whole number in [min, max]; inline in JSON Schema (no `$ref` to a shared Int), as clients expect. */
 const WholeBetween = (min: number, max: number, message: string, description: string) =>
-  Schema.Number.pipe(Schema.int(), Schema.between(min, max, { message: () => message, title: `${min} to ${max}`, description }))
+  Schema.Number.pipe(
+    Schema.int(),
+    Schema.between(min, max, { message: () => message, title: `${min} to ${max}`, description })
+  )
 
 export const Freshness = Schema.Struct({
   type: Schema.Literal("days"),
@@ -40,7 +43,9 @@ export const SearchRequest = Schema.Struct({
   region: Schema.optional(Trimmed("region", 2, 35, "Region code, e.g. US, combined with language (web and news)")),
   freshness: Schema.optional(Freshness.annotations({ description: "Only results from the last N days" })),
   scope: Schema.optional(
-    CodeScope.annotations({ description: "search.code only: what to search on GitHub (default repositories; code needs a token)" })
+    CodeScope.annotations({
+      description: "search.code only: what to search on GitHub (default repositories; code needs a token)"
+    })
   ),
   limit: Schema.optionalWith(
     WholeBetween(1, 20, "limit: a whole number between 1 and 20", "How many results").annotations({ default: 10 }),
@@ -52,7 +57,12 @@ export type SearchRequest = typeof SearchRequest.Type
 export const ReadRequest = Schema.Struct({
   url: Trimmed("url", 1, 4096, "An http(s) URL of a public web page"),
   max_chars: Schema.optionalWith(
-    WholeBetween(1000, 100000, "max_chars: a whole number between 1000 and 100000", "Cut the content after this many characters")
+    WholeBetween(
+      1000,
+      100000,
+      "max_chars: a whole number between 1000 and 100000",
+      "Cut the content after this many characters"
+    )
       .annotations({ default: 30000 }),
     { default: () => 30000 }
   ),
@@ -194,8 +204,14 @@ export const errorResponse = (requestId: string, error: SearchError, capability?
 const decodeWith = <A, I>(schema: Schema.Schema<A, I>, what: string) => {
   const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
   return (input: unknown): Either.Either<A, SearchError> =>
-    Either.mapLeft(decode(input), (error) =>
-      new SearchError({ reason: "INVALID_REQUEST", message: `${what}: ${decodeIssues(error).map(issueLine).join("; ")} — fix the request and retry` }))
+    Either.mapLeft(
+      decode(input),
+      (error) =>
+        new SearchError({
+          reason: "INVALID_REQUEST",
+          message: `${what}: ${decodeIssues(error).map(issueLine).join("; ")} — fix the request and retry`
+        })
+    )
 }
 
 /** Validates an untrusted search request (from MCP or an agent) into a typed one, or INVALID_REQUEST. */

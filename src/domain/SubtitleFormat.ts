@@ -53,7 +53,9 @@ export const parseSubtitles = Effect.fn("Subtitles.parse")(function*(
       reason: "Syntax",
       path: options.path,
       line: first.line,
-      message: `${options.path}:${first.line}: ${first.message.replace(/ on line \d+$/, "")} — fix the line or remove the file`
+      message: `${options.path}:${first.line}: ${
+        first.message.replace(/ on line \d+$/, "")
+      } — fix the line or remove the file`
     })
   }
   // The parser skips text it cannot place without an error; a file of such text is not subtitles.
@@ -62,7 +64,9 @@ export const parseSubtitles = Effect.fn("Subtitles.parse")(function*(
       reason: "NoCues",
       path: options.path,
       line: 1,
-      message: `${options.path}:1: no ${format === "vtt" ? "WebVTT" : "SRT"} cue found — check that this is a subtitle file`
+      message: `${options.path}:1: no ${
+        format === "vtt" ? "WebVTT" : "SRT"
+      } cue found — check that this is a subtitle file`
     })
   }
   const cues: Array<SubtitleCue> = []

@@ -12,7 +12,8 @@ const shown = (code: number): string =>
  * a terminal show text in another order than it is stored (U+202A–U+202E, U+2066–U+2069).
  */
 export const isControl = (code: number): boolean =>
-  code <= 0x1f || (code >= 0x7f && code <= 0x9f) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)
+  code <= 0x1f || (code >= 0x7f && code <= 0x9f) || (code >= 0x202a && code <= 0x202e) ||
+  (code >= 0x2066 && code <= 0x2069)
 
 export interface TerminalTextOptions {
   /** Keep `\n` and `\t` as they are: the text is laid out on several lines on purpose (a report, a table). */

@@ -6,7 +6,10 @@ import stringWidth from "string-width"
  * character, a combining mark none, so tables of names in any script stay aligned.
  * `right[i]` right-aligns column i (numbers).
  */
-export const alignColumns = (rows: ReadonlyArray<ReadonlyArray<string>>, right: ReadonlyArray<boolean> = []): ReadonlyArray<string> => {
+export const alignColumns = (
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  right: ReadonlyArray<boolean> = []
+): ReadonlyArray<string> => {
   const widths: Array<number> = []
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, stringWidth(cell))))
   return rows.map((row) =>

@@ -62,7 +62,10 @@ export const textFieldsByLevel = {
  * The card with null fields dropped, missing or null list fields set to [], a lone string in a list
  * field made a one-item list, and a list in a text field joined into one text.
  */
-export const withCardDefaults = (level: 1 | 2 | 3, card: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+export const withCardDefaults = (
+  level: 1 | 2 | 3,
+  card: Readonly<Record<string, unknown>>
+): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
   for (const key in card) if (card[key] !== null && card[key] !== undefined) out[key] = card[key]
   for (const field of listFieldsByLevel[level]) {

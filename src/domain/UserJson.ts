@@ -69,13 +69,17 @@ export const parseUserJson = (file: string, text: string): Either.Either<unknown
   const body = withoutBom(text)
   const deep = tooDeepAt(body)
   if (deep !== undefined) {
-    return Either.left(new UserJsonError({ reason: "TooDeep", file, message: tooDeepMessage(file, lineColumn(body, deep)) }))
+    return Either.left(
+      new UserJsonError({ reason: "TooDeep", file, message: tooDeepMessage(file, lineColumn(body, deep)) })
+    )
   }
   try {
     return Either.right(JSON.parse(body) as unknown)
   } catch (error) {
     const why = error instanceof Error ? error.message.split("\n")[0] : String(error)
-    return Either.left(new UserJsonError({ reason: "Syntax", file, message: `${file}: not valid JSON (${why}) — fix the file` }))
+    return Either.left(
+      new UserJsonError({ reason: "Syntax", file, message: `${file}: not valid JSON (${why}) — fix the file` })
+    )
   }
 }
 
@@ -93,7 +97,11 @@ export const decodeUserJson = <A, I>(
     Either.mapLeft(
       Schema.decodeUnknownEither(schema, { errors: "first" })(json),
       (error: ParseResult.ParseError) =>
-        new UserJsonError({ reason: "Invalid", file, message: `${file}: ${issueLine(firstDecodeIssue(error))} — ${fix}` })
+        new UserJsonError({
+          reason: "Invalid",
+          file,
+          message: `${file}: ${issueLine(firstDecodeIssue(error))} — ${fix}`
+        })
     ))
 
 /** A user's JSON file read and decoded with `schema`: one reader for every JSON file vtree is given. */
@@ -102,8 +110,15 @@ export const readUserJson = <A, I>(schema: Schema.Schema<A, I, never>, file: str
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(file).pipe(
       Effect.mapError((error) =>
-        new UserJsonError({ reason: "Unreadable", file, message: `${file}: cannot read the file (${error.message.split("\n")[0]}) — check the path` })
+        new UserJsonError({
+          reason: "Unreadable",
+          file,
+          message: `${file}: cannot read the file (${error.message.split("\n")[0]}) — check the path`
+        })
       )
     )
-    return yield* Either.match(decodeUserJson(schema, file, text, fix), { onLeft: Effect.fail, onRight: Effect.succeed })
+    return yield* Either.match(decodeUserJson(schema, file, text, fix), {
+      onLeft: Effect.fail,
+      onRight: Effect.succeed
+    })
   })

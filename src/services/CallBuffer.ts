@@ -30,11 +30,14 @@ export const captureCalls = (questionId: string) =>
 <A, E, R>(
   effect: EffectType.Effect<A, E, R>
 ): EffectType.Effect<readonly [A, ReadonlyArray<CallRecord>], E, R | CallBuffer> =>
-  Effect.flatMap(CallBuffer, (buffer) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(Effect.exit(restore(effect)), (exit) =>
-        Effect.flatMap(buffer.drain(questionId), (calls) =>
-          Exit.isSuccess(exit)
-            ? Effect.succeed<readonly [A, ReadonlyArray<CallRecord>]>([exit.value, calls])
-            : Effect.failCause(exit.cause)))
-    ))
+  Effect.flatMap(
+    CallBuffer,
+    (buffer) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(Effect.exit(restore(effect)), (exit) =>
+          Effect.flatMap(buffer.drain(questionId), (calls) =>
+            Exit.isSuccess(exit)
+              ? Effect.succeed<readonly [A, ReadonlyArray<CallRecord>]>([exit.value, calls])
+              : Effect.failCause(exit.cause)))
+      )
+  )

@@ -54,7 +54,9 @@ export interface RoleUsage {
 }
 
 /** The token details a usage carries, as fields to spread: a detail nobody reported stays absent. */
-export const tokenDetails = (usage: Pick<Usage, "cachedPromptTokens" | "reasoningTokens">): Pick<Usage, "cachedPromptTokens" | "reasoningTokens"> => ({
+export const tokenDetails = (
+  usage: Pick<Usage, "cachedPromptTokens" | "reasoningTokens">
+): Pick<Usage, "cachedPromptTokens" | "reasoningTokens"> => ({
   ...(usage.cachedPromptTokens === undefined ? {} : { cachedPromptTokens: usage.cachedPromptTokens }),
   ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens })
 })
@@ -64,7 +66,9 @@ export const addUsage = (slot: RoleUsage, call: Usage): void => {
   slot.calls += 1
   slot.promptTokens += call.promptTokens
   slot.completionTokens += call.completionTokens
-  if (call.cachedPromptTokens !== undefined) slot.cachedPromptTokens = (slot.cachedPromptTokens ?? 0) + call.cachedPromptTokens
+  if (call.cachedPromptTokens !== undefined) {
+    slot.cachedPromptTokens = (slot.cachedPromptTokens ?? 0) + call.cachedPromptTokens
+  }
   if (call.reasoningTokens !== undefined) slot.reasoningTokens = (slot.reasoningTokens ?? 0) + call.reasoningTokens
 }
 
@@ -98,8 +102,10 @@ export const currentCallContext: FiberRef.FiberRef<CallContext> = FiberRef.unsaf
 /** Runs `effect` with the given call context fields replacing the current ones. */
 export const withCallContext =
   (patch: Partial<CallContext>) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.flatMap(FiberRef.get(currentCallContext), (current) =>
-      Effect.locally(effect, currentCallContext, { ...current, ...patch }))
+    Effect.flatMap(
+      FiberRef.get(currentCallContext),
+      (current) => Effect.locally(effect, currentCallContext, { ...current, ...patch })
+    )
 
 export class CallLog extends Context.Tag("vtree/CallLog")<
   CallLog,

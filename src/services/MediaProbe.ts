@@ -10,7 +10,10 @@ export class MediaProbe extends Context.Tag("vtree/MediaProbe")<
   {
     readonly probe: (path: string) => Effect.Effect<MediaInfo, MediaError>
     /** The cues of one embedded subtitle stream (`MediaStream.index`), times in seconds. */
-    readonly subtitleStream: (path: string, streamIndex: number) => Effect.Effect<ReadonlyArray<SubtitleCue>, MediaError>
+    readonly subtitleStream: (
+      path: string,
+      streamIndex: number
+    ) => Effect.Effect<ReadonlyArray<SubtitleCue>, MediaError>
     /**
      * Writes `[startSeconds, startSeconds + durationSeconds)` of the first audio stream to `outFile`
      * as mono 16 kHz audio (the format speech-to-text endpoints expect).

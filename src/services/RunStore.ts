@@ -3,7 +3,17 @@
 // src/layers/sql/ (sqlite/, postgres/).
 import type { Effect, Option } from "effect"
 import { Context, Schema } from "effect"
-import type { CallRow, PredictionRow, RunClaim, RunProgress, RunRow, RunSelection, RunStatus, StepInput, StepRow } from "../domain/RunRecord.js"
+import type {
+  CallRow,
+  PredictionRow,
+  RunClaim,
+  RunProgress,
+  RunRow,
+  RunSelection,
+  RunStatus,
+  StepInput,
+  StepRow
+} from "../domain/RunRecord.js"
 import type { CallRecord } from "./CallLog.js"
 
 export type { StopReason } from "../domain/Prediction.js"

@@ -62,6 +62,8 @@ export class PageReader extends Context.Tag("vtree/PageReader")<
   PageReader,
   {
     readonly provider: string
-    readonly read: (request: { readonly url: string; readonly maxChars: number }) => Effect.Effect<PageContent, SearchError>
+    readonly read: (
+      request: { readonly url: string; readonly maxChars: number }
+    ) => Effect.Effect<PageContent, SearchError>
   }
 >() {}

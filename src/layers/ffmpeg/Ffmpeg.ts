@@ -48,8 +48,10 @@ export const layerWith = (
   options: FfmpegOptions = {}
 ): Layer.Layer<MediaProbe | FrameSource, never, FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
   Layer.effectContext(
-    Effect.map(make(tools, options), ({ frames, probe }) =>
-      Context.make(MediaProbe, probe).pipe(Context.add(FrameSource, frames)))
+    Effect.map(
+      make(tools, options),
+      ({ frames, probe }) => Context.make(MediaProbe, probe).pipe(Context.add(FrameSource, frames))
+    )
   )
 
 /** Reads VTREE_FFMPEG / VTREE_FFPROBE (each defaults to the name on PATH). */

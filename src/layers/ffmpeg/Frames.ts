@@ -37,7 +37,9 @@ export const extract = Effect.fn("FrameSource.extract")(function*(
   const info = yield* probe(context, path)
   const stream = yield* videoStream(info)
   yield* fs.makeDirectory(request.outDir, { recursive: true }).pipe(
-    Effect.mapError(() => mediaError("Failed", request.outDir, "cannot create the frames folder — check its permissions"))
+    Effect.mapError(() =>
+      mediaError("Failed", request.outDir, "cannot create the frames folder — check its permissions")
+    )
   )
   const output = yield* run(
     tools.ffmpeg,
@@ -79,7 +81,9 @@ export const extract = Effect.fn("FrameSource.extract")(function*(
       path,
       last === undefined
         ? "no frame could be decoded — the file is damaged; download or copy it again"
-        : `frames decode only up to ${seconds(last)} of ${seconds(info.durationSeconds)}: the file is truncated or damaged from there — download it again, or keep what plays with ffmpeg -i IN -c copy OUT`
+        : `frames decode only up to ${seconds(last)} of ${
+          seconds(info.durationSeconds)
+        }: the file is truncated or damaged from there — download it again, or keep what plays with ffmpeg -i IN -c copy OUT`
     )
   }
   return {

@@ -17,10 +17,22 @@ const startsLikeMp4 = (fs: FileSystem, path: string) =>
 
 const probeFailure = Effect.fnUntraced(function*(fs: FileSystem, path: string, stderr: string) {
   if (/moov atom not found/.test(stderr) && (yield* startsLikeMp4(fs, path))) {
-    return mediaError("Truncated", path, "the MP4 index (moov atom) is missing, so the file was cut short — download or copy it again")
+    return mediaError(
+      "Truncated",
+      path,
+      "the MP4 index (moov atom) is missing, so the file was cut short — download or copy it again"
+    )
   }
-  if (/Permission denied/i.test(stderr)) return mediaError("Unreadable", path, "permission denied — make the file readable")
-  return mediaError("NotMedia", path, `not a media file ffprobe can read (${lastErrorLine(stderr).replace(/^.*?: /, "")}) — check the file or convert it with ffmpeg`)
+  if (/Permission denied/i.test(stderr)) {
+    return mediaError("Unreadable", path, "permission denied — make the file readable")
+  }
+  return mediaError(
+    "NotMedia",
+    path,
+    `not a media file ffprobe can read (${
+      lastErrorLine(stderr).replace(/^.*?: /, "")
+    }) — check the file or convert it with ffmpeg`
+  )
 })
 
 /** `MediaProbe.probe`: the file's duration and streams from ffprobe, or why it cannot be read. */
@@ -30,7 +42,9 @@ export const probe = Effect.fn("MediaProbe.probe")(function*(context: ToolContex
     Effect.mapError(() => mediaError("Unreadable", path, "no such file or it cannot be read — check the path"))
   )
   if (stat.type !== "File") return yield* mediaError("Unreadable", path, "not a file — give a video file")
-  if (Number(stat.size) === 0) return yield* mediaError("Truncated", path, "the file is empty (0 bytes) — download or copy it again")
+  if (Number(stat.size) === 0) {
+    return yield* mediaError("Truncated", path, "the file is empty (0 bytes) — download or copy it again")
+  }
   const output = yield* run(
     tools.ffprobe,
     ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", arg(path)],
@@ -39,7 +53,11 @@ export const probe = Effect.fn("MediaProbe.probe")(function*(context: ToolContex
   if (output.exitCode !== 0) return yield* Effect.flatMap(probeFailure(fs, path, output.stderr), Effect.fail)
   const parsed = parseProbe(Buffer.from(output.stdout).toString("utf8"), path, Number(stat.size))
   if (Either.isLeft(parsed)) {
-    return yield* mediaError("Failed", path, `ffprobe's report could not be read (${parsed.left.split("\n")[0]}) — check the ffprobe install`)
+    return yield* mediaError(
+      "Failed",
+      path,
+      `ffprobe's report could not be read (${parsed.left.split("\n")[0]}) — check the ffprobe install`
+    )
   }
   return parsed.right
 })
@@ -50,11 +68,17 @@ export const videoStream = (info: MediaInfo) => {
   if (stream === undefined) {
     const audio = info.streams.some((candidate) => candidate.kind === "audio")
     return Effect.fail(
-      mediaError("NoVideo", info.path, `${audio ? "an audio-only file" : "no video stream"} — vtree builds trees from video files`)
+      mediaError(
+        "NoVideo",
+        info.path,
+        `${audio ? "an audio-only file" : "no video stream"} — vtree builds trees from video files`
+      )
     )
   }
   if (!(info.durationSeconds > 0)) {
-    return Effect.fail(mediaError("Truncated", info.path, "the video has no duration (no frames) — download or copy it again"))
+    return Effect.fail(
+      mediaError("Truncated", info.path, "the video has no duration (no frames) — download or copy it again")
+    )
   }
   return Effect.succeed(stream)
 }

@@ -20,14 +20,18 @@ export const subtitleStream = Effect.fn("MediaProbe.subtitleStream")(function*(
       path,
       picture
         ? `subtitle stream ${streamIndex} is pictures, not text — pass --subtitles FILE with a text subtitle file`
-        : `could not read subtitle stream ${streamIndex} (${lastErrorLine(output.stderr)}) — pass --subtitles FILE instead`
+        : `could not read subtitle stream ${streamIndex} (${
+          lastErrorLine(output.stderr)
+        }) — pass --subtitles FILE instead`
     )
   }
   return yield* parseSubtitles(Buffer.from(output.stdout).toString("utf8"), {
     path: `${path}#${streamIndex}`,
     format: "srt"
   }).pipe(
-    Effect.mapError((error) => mediaError("Failed", path, `subtitle stream ${streamIndex} is malformed (${error.message})`))
+    Effect.mapError((error) =>
+      mediaError("Failed", path, `subtitle stream ${streamIndex} is malformed (${error.message})`)
+    )
   )
 })
 

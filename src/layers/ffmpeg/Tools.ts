@@ -63,10 +63,20 @@ export const runTool = (
         Effect.fail(
           error.reason === "NotFound"
             ? new MediaError({ reason: "ToolMissing", path, message: missingMessage(tool) })
-            : new MediaError({ reason: "Failed", path, message: `${path}: could not run ${tool.command} (${error.message})` })
+            : new MediaError({
+              reason: "Failed",
+              path,
+              message: `${path}: could not run ${tool.command} (${error.message})`
+            })
         ),
       BadArgument: (error) =>
-        Effect.fail(new MediaError({ reason: "Failed", path, message: `${path}: could not run ${tool.command} (${error.message})` }))
+        Effect.fail(
+          new MediaError({
+            reason: "Failed",
+            path,
+            message: `${path}: could not run ${tool.command} (${error.message})`
+          })
+        )
     })
   )
 

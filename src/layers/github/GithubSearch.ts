@@ -1,9 +1,9 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Clock, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
-import { type CodeScope, SearchError } from "../../domain/Search.js"
-import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../shared/ProviderHttp.js"
-import { CodeSearch, type CodeQuery, type ProviderHit, type ProviderPage } from "../../services/SearchProviders.js"
 import { SearchSettings } from "../../config/SearchSettings.js"
+import { type CodeScope, SearchError } from "../../domain/Search.js"
+import { type CodeQuery, CodeSearch, type ProviderHit, type ProviderPage } from "../../services/SearchProviders.js"
+import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../shared/ProviderHttp.js"
 
 const NullableString = Schema.optional(Schema.NullOr(Schema.String))
 
@@ -51,8 +51,7 @@ const snippetOf = (text: string | null | undefined, max = 300): string => {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
 }
 
-const repoFromApiUrl = (url: string | null | undefined): string =>
-  url?.replace(/^.*\/repos\//, "") ?? ""
+const repoFromApiUrl = (url: string | null | undefined): string => url?.replace(/^.*\/repos\//, "") ?? ""
 
 // One item schema per scope; an item that does not decode is skipped and counted, not fatal.
 const hitOf = <A, I>(schema: Schema.Schema<A, I>, toHit: (item: A) => ProviderHit) => {
@@ -138,7 +137,8 @@ export const GithubSearchLive: Layer.Layer<CodeSearch, never, SearchSettings | H
         return yield* Effect.fail(
           new SearchError({
             reason: "INVALID_REQUEST",
-            message: "GitHub code search needs a token — set VTREE_SEARCH_GITHUB_TOKEN or search scope repositories/issues"
+            message:
+              "GitHub code search needs a token — set VTREE_SEARCH_GITHUB_TOKEN or search scope repositories/issues"
           })
         )
       }
@@ -175,29 +175,40 @@ export const GithubSearchLive: Layer.Layer<CodeSearch, never, SearchSettings | H
         return yield* Effect.fail(
           new SearchError({
             reason: "PROVIDER_RATE_LIMITED",
-            message: `GitHub rate limit reached${after === undefined ? "" : `; retry after ${Math.ceil(after / 1000)} s`}${
-              Option.isNone(token) ? " — a token (VTREE_SEARCH_GITHUB_TOKEN) raises the limit" : ""
-            }`,
+            message: `GitHub rate limit reached${
+              after === undefined ? "" : `; retry after ${Math.ceil(after / 1000)} s`
+            }${Option.isNone(token) ? " — a token (VTREE_SEARCH_GITHUB_TOKEN) raises the limit" : ""}`,
             ...(after === undefined ? {} : { retryAfterMs: after })
           })
         )
       }
       if (response.status === 401) {
         return yield* Effect.fail(
-          new SearchError({ reason: "PROVIDER_ERROR", message: "GitHub rejected the token (HTTP 401) — check VTREE_SEARCH_GITHUB_TOKEN" })
+          new SearchError({
+            reason: "PROVIDER_ERROR",
+            message: "GitHub rejected the token (HTTP 401) — check VTREE_SEARCH_GITHUB_TOKEN"
+          })
         )
       }
       if (response.status === 422) {
         return yield* Effect.fail(
-          new SearchError({ reason: "INVALID_REQUEST", message: "GitHub could not process this search query (HTTP 422) — simplify the query" })
+          new SearchError({
+            reason: "INVALID_REQUEST",
+            message: "GitHub could not process this search query (HTTP 422) — simplify the query"
+          })
         )
       }
       if (response.status < 200 || response.status >= 300) {
-        return yield* Effect.fail(new SearchError({ reason: "PROVIDER_ERROR", message: `GitHub answered HTTP ${response.status}` }))
+        return yield* Effect.fail(
+          new SearchError({ reason: "PROVIDER_ERROR", message: `GitHub answered HTTP ${response.status}` })
+        )
       }
       const payload = yield* providerJson("GitHub", response, settings.providerTimeout)
       const parsed = yield* parseGithub(payload, query.scope)
-      return { hits: parsed.hits, metadata: { ...parsed.metadata, ...(freshnessIgnored ? { freshness_ignored: true } : {}) } }
+      return {
+        hits: parsed.hits,
+        metadata: { ...parsed.metadata, ...(freshnessIgnored ? { freshness_ignored: true } : {}) }
+      }
     })
     return CodeSearch.of({ provider: "github", search })
   })

@@ -32,6 +32,8 @@ export const make: Effect.Effect<CallBufferShape> = Effect.sync(() => {
 
 /** One buffer, serving both as the CallLog that providers report to and as CallBuffer to drain it. */
 export const layer: Layer.Layer<CallBuffer | CallLog> = Layer.effectContext(
-  Effect.map(make, (buffer) =>
-    Context.make(CallBuffer, buffer).pipe(Context.add(CallLog, CallLog.of({ record: buffer.record }))))
+  Effect.map(
+    make,
+    (buffer) => Context.make(CallBuffer, buffer).pipe(Context.add(CallLog, CallLog.of({ record: buffer.record })))
+  )
 )

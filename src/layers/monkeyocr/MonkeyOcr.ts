@@ -5,10 +5,10 @@ import { Duration, Effect, Either, Layer, Option, Ref, Schema } from "effect"
 import * as Path from "node:path"
 import { type ConfigurationError, loadOcrConfig, type OcrConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
-import { transcribeEach } from "../shared/OcrTranscript.js"
-import { type ProviderPolicy, reported, withPolicy } from "../shared/Reliability.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
 import { reasonForStatus } from "../openai/OpenAiErrors.js"
+import { transcribeEach } from "../shared/OcrTranscript.js"
+import { type ProviderPolicy, reported, withPolicy } from "../shared/Reliability.js"
 
 const provider = "ocr"
 
@@ -20,7 +20,12 @@ const OcrReply = Schema.Struct({
 })
 
 const fail = (reason: ProviderError["reason"], message: string, status?: number) =>
-  new ProviderError({ provider, reason, message: `${provider}: ${message}`, ...(status === undefined ? {} : { status }) })
+  new ProviderError({
+    provider,
+    reason,
+    message: `${provider}: ${message}`,
+    ...(status === undefined ? {} : { status })
+  })
 
 /** Health checks get a short leash: a server that cannot answer /health in time is not one to queue frames on. */
 const healthTimeout = Duration.seconds(10)
@@ -51,7 +56,9 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
       Effect.map((result) => ({ url, problem: Either.isLeft(result) ? Option.some(result.left) : Option.none() }))
     ), { concurrency: "unbounded" })
   const healthy = health.filter((entry) => Option.isNone(entry.problem)).map((entry) => entry.url)
-  const unhealthy = health.flatMap((entry) => Option.match(entry.problem, { onNone: () => [], onSome: (problem) => [`${entry.url} (${problem})`] }))
+  const unhealthy = health.flatMap((entry) =>
+    Option.match(entry.problem, { onNone: () => [], onSome: (problem) => [`${entry.url} (${problem})`] })
+  )
   if (healthy.length === 0) {
     return yield* fail(
       "Transport",
@@ -59,7 +66,9 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
     )
   }
   if (unhealthy.length > 0) {
-    yield* Effect.logWarning("skipping unhealthy MonkeyOCR endpoints").pipe(Effect.annotateLogs({ endpoints: unhealthy.join("; ") }))
+    yield* Effect.logWarning("skipping unhealthy MonkeyOCR endpoints").pipe(
+      Effect.annotateLogs({ endpoints: unhealthy.join("; ") })
+    )
   }
 
   const semaphore = yield* Effect.makeSemaphore(config.reliability.concurrency)
@@ -78,7 +87,9 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
             Effect.mapError(() => fail("BadResponse", `${url}: the reply is not JSON`)),
             Effect.flatMap(Schema.decodeUnknown(OcrReply)),
             Effect.mapError((error) =>
-              error instanceof ProviderError ? error : fail("BadResponse", `${url}: unexpected reply shape (${error.message})`)
+              error instanceof ProviderError
+                ? error
+                : fail("BadResponse", `${url}: unexpected reply shape (${error.message})`)
             )
           )
           : Effect.fail(fail(reasonForStatus(response.status), `${url}: HTTP ${response.status}`, response.status))
@@ -96,7 +107,12 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
     Effect.gen(function*() {
       const bytes = yield* fs.readFile(path).pipe(
         Effect.mapError((error) =>
-          fail("BadRequest", error._tag === "SystemError" && error.reason === "NotFound" ? `frame not found: ${path}` : `cannot read ${path}: ${error.message}`)
+          fail(
+            "BadRequest",
+            error._tag === "SystemError" && error.reason === "NotFound"
+              ? `frame not found: ${path}`
+              : `cannot read ${path}: ${error.message}`
+          )
         )
       )
       const first = (yield* Ref.getAndUpdate(next, (n) => n + 1)) % healthy.length
@@ -114,8 +130,12 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
 
 export const layerConfig = (
   config: OcrConfig
-): Layer.Layer<OCRProvider, ProviderError, HttpClient.HttpClient | FileSystem.FileSystem> => Layer.effect(OCRProvider, make(config))
+): Layer.Layer<OCRProvider, ProviderError, HttpClient.HttpClient | FileSystem.FileSystem> =>
+  Layer.effect(OCRProvider, make(config))
 
 /** Reads VTREE_OCR_URLS; only provide it when OCR is configured. */
-export const layer: Layer.Layer<OCRProvider, ConfigurationError | ProviderError, HttpClient.HttpClient | FileSystem.FileSystem> =
-  Layer.effect(OCRProvider, Effect.flatMap(loadOcrConfig, make))
+export const layer: Layer.Layer<
+  OCRProvider,
+  ConfigurationError | ProviderError,
+  HttpClient.HttpClient | FileSystem.FileSystem
+> = Layer.effect(OCRProvider, Effect.flatMap(loadOcrConfig, make))

@@ -30,7 +30,10 @@ const hostOf = (baseUrl: string): string => {
 }
 
 /** The dialect of one endpoint, from its host and model and the configured thinking dialect. */
-export const detectDialect = (endpoint: Pick<EndpointConfig, "baseUrl" | "model">, thinking: ThinkingDialect): EndpointDialect => {
+export const detectDialect = (
+  endpoint: Pick<EndpointConfig, "baseUrl" | "model">,
+  thinking: ThinkingDialect
+): EndpointDialect => {
   if (openAiHosts.test(hostOf(endpoint.baseUrl))) return { name: "openai", tokenCap: "max_completion_tokens" }
   if (reasoningModel.test(endpoint.model)) return { name: "openai-reasoning", tokenCap: "max_completion_tokens" }
   return { name: thinking === "none" ? "openai-compatible" : thinking, tokenCap: "max_tokens" }

@@ -40,7 +40,9 @@ const leastBusy = (replicas: ReadonlyArray<ReplicaHealth>, candidates: ReadonlyA
  * out, the one due back soonest takes the request: failing it costs a retry, refusing it the whole call.
  */
 export const choose = (replicas: ReadonlyArray<ReplicaHealth>, now: number, tried: ReadonlySet<number>): Choice => {
-  const due = replicas.findIndex((health) => health.ejectedUntil !== null && health.ejectedUntil <= now && !health.probing)
+  const due = replicas.findIndex((health) =>
+    health.ejectedUntil !== null && health.ejectedUntil <= now && !health.probing
+  )
   if (due >= 0) return { probe: due }
   const all = replicas.map((_, i) => i)
   const serving = all.filter((i) => inService(replicas[i]!))
@@ -167,7 +169,10 @@ export const withPool = <C>(pool: EndpointPool<C>, policy: PoolPolicy, servedBy:
   const probe = (index: number) => {
     const { client, replica } = pool.members[index]!
     return pool.probe(client).pipe(
-      Effect.timeoutFail({ duration: probeTimeout, onTimeout: () => timeoutError({ ...policy, timeout: probeTimeout }) }),
+      Effect.timeoutFail({
+        duration: probeTimeout,
+        onTimeout: () => timeoutError({ ...policy, timeout: probeTimeout })
+      }),
       Effect.either,
       Effect.flatMap((outcome) =>
         // Any answer but a 5xx means the server is up: a 404 for /models is still a server.

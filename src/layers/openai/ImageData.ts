@@ -43,7 +43,9 @@ export const readImageAsDataUrl = Effect.fn("ImageData.readImageAsDataUrl")(func
   if (Number(info.size) > options.maxBytes) {
     return yield* badRequest(
       options.provider,
-      `image ${path} is ${Number(info.size)} bytes, over the ${options.maxBytes}-byte cap — shrink it or raise VTREE_VLM_MAX_IMAGE_BYTES`
+      `image ${path} is ${
+        Number(info.size)
+      } bytes, over the ${options.maxBytes}-byte cap — shrink it or raise VTREE_VLM_MAX_IMAGE_BYTES`
     )
   }
   const bytes = yield* fs.readFile(path).pipe(

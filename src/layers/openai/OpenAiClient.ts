@@ -2,8 +2,8 @@ import { Duration, Effect, Either, Option, ParseResult, Redacted, Ref, Schema } 
 import OpenAI from "openai"
 import type { EndpointConfig, ReliabilityConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
-import type { ChatResponse, Usage as TokenUsage } from "../../services/LLMProvider.js"
 import type { CallRole } from "../../services/CallLog.js"
+import type { ChatResponse, Usage as TokenUsage } from "../../services/LLMProvider.js"
 import { reported } from "../shared/Reliability.js"
 import { type EndpointPool, type PoolPolicy, type ReplicaSet, withPool } from "./EndpointPool.js"
 import { toProviderError } from "./OpenAiErrors.js"
@@ -42,7 +42,10 @@ export interface Route {
 export const makeRoute = (endpoint: EndpointConfig, reliability: ReliabilityConfig, replicas: ReplicaSet): Route => ({
   endpoint,
   pool: {
-    members: endpointUrls(endpoint).map((url) => ({ replica: replicas.replica(url), client: makeClient({ ...endpoint, baseUrl: url }) })),
+    members: endpointUrls(endpoint).map((url) => ({
+      replica: replicas.replica(url),
+      client: makeClient({ ...endpoint, baseUrl: url })
+    })),
     set: replicas,
     probe: (client) => sdkRequest(endpoint, (signal) => client.models.list({ signal })),
     ejectFor: reliability.ejectFor ?? defaultEjectFor
@@ -60,10 +63,13 @@ export const sendReported = <A>(
   attempt: (client: OpenAI) => Effect.Effect<A, ProviderError>,
   tokens: (result: A) => { readonly promptTokens: number; readonly completionTokens: number }
 ): Effect.Effect<A, ProviderError> =>
-  Effect.flatMap(Ref.make(Option.none<string>()), (servedBy) =>
-    withPool(route.pool, route.policy, servedBy)(attempt).pipe(
-      reported({ role, model: route.endpoint.model, servedBy }, tokens)
-    ))
+  Effect.flatMap(
+    Ref.make(Option.none<string>()),
+    (servedBy) =>
+      withPool(route.pool, route.policy, servedBy)(attempt).pipe(
+        reported({ role, model: route.endpoint.model, servedBy }, tokens)
+      )
+  )
 
 /**
  * One attempt of an SDK request. The signal is what makes the policy's timeout or an interruption
@@ -116,7 +122,9 @@ const DeltaMessage = Schema.Struct({
 }).annotations({ identifier: "Delta" })
 
 // Identifiers keep a decode message short: "Expected ChatCompletion, actual null", not the whole type.
-const Choice = Schema.Struct({ message: ReplyMessage, finish_reason: FinishReason }).annotations({ identifier: "Choice" })
+const Choice = Schema.Struct({ message: ReplyMessage, finish_reason: FinishReason }).annotations({
+  identifier: "Choice"
+})
 
 /** A non-streamed chat-completions reply, as much of it as vtree reads. */
 export const ChatReply = Schema.Struct({
@@ -130,7 +138,11 @@ export type ChatReply = typeof ChatReply.Type
 export const ChatChunk = Schema.Struct({
   model: Text,
   choices: Schema.optional(
-    Schema.Array(Schema.Struct({ delta: Schema.optional(Schema.NullOr(DeltaMessage)), finish_reason: FinishReason }).annotations({ identifier: "ChunkChoice" }))
+    Schema.Array(
+      Schema.Struct({ delta: Schema.optional(Schema.NullOr(DeltaMessage)), finish_reason: FinishReason }).annotations({
+        identifier: "ChunkChoice"
+      })
+    )
   ),
   usage: Schema.optional(Schema.NullOr(Usage))
 }).annotations({ identifier: "ChatCompletionChunk" })
@@ -154,12 +166,17 @@ const badResponse = (endpoint: EndpointConfig, message: string) =>
   new ProviderError({ provider: endpoint.provider, reason: "BadResponse", message: `${endpoint.provider}: ${message}` })
 
 /** A decoded reply as a ChatResponse, or a BadResponse when the model said nothing. */
-export const readChatReply = (endpoint: EndpointConfig, reply: ChatReply): Either.Either<ChatResponse, ProviderError> => {
+export const readChatReply = (
+  endpoint: EndpointConfig,
+  reply: ChatReply
+): Either.Either<ChatResponse, ProviderError> => {
   const [first] = reply.choices
   const { content, reasoning } = splitReply(first.message)
   const toolCalls = readToolCalls(first.message.tool_calls)
   if (content.trim() === "" && toolCalls.length === 0) {
-    return Either.left(badResponse(endpoint, `the model returned no content (finish_reason: ${first.finish_reason ?? "none"})`))
+    return Either.left(
+      badResponse(endpoint, `the model returned no content (finish_reason: ${first.finish_reason ?? "none"})`)
+    )
   }
   return Either.right({
     content,
@@ -213,17 +230,23 @@ export const collectStream = (chunks: ReadonlyArray<ChatChunk>): ChatReply => {
  * the reply is received as server-sent events and folded back into one reply (DashScope accepts
  * thinking only on streamed calls).
  */
-export const completeChat = (options: Route & {
-  readonly role: CallRole
-  readonly body: Record<string, unknown>
-  readonly stream?: boolean
-}): Effect.Effect<ChatResponse, ProviderError> => {
+export const completeChat = (
+  options: Route & {
+    readonly role: CallRole
+    readonly body: Record<string, unknown>
+    readonly stream?: boolean
+  }
+): Effect.Effect<ChatResponse, ProviderError> => {
   const { endpoint } = options
   const reply = (client: OpenAI): Effect.Effect<ChatReply, ProviderError> =>
     options.stream === true
       ? sdkRequest(endpoint, async (signal) => {
         const stream = await client.chat.completions.create(
-          { ...options.body, stream: true, stream_options: { include_usage: true } } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
+          {
+            ...options.body,
+            stream: true,
+            stream_options: { include_usage: true }
+          } as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming,
           { signal }
         )
         const chunks: Array<unknown> = []

@@ -8,9 +8,16 @@ import { decodeReply, makeRoute, sdkRequest, sendReported } from "./OpenAiClient
 /** An `/embeddings` reply, as much of it as vtree reads. */
 const EmbeddingsReply = Schema.Struct({
   data: Schema.Array(
-    Schema.Struct({ embedding: Schema.Array(Schema.Number), index: Schema.optional(Schema.NonNegativeInt) }).annotations({ identifier: "Embedding" })
+    Schema.Struct({ embedding: Schema.Array(Schema.Number), index: Schema.optional(Schema.NonNegativeInt) })
+      .annotations({ identifier: "Embedding" })
   ),
-  usage: Schema.optional(Schema.NullOr(Schema.Struct({ prompt_tokens: Schema.optional(Schema.NullOr(Schema.Number)) }).annotations({ identifier: "Usage" })))
+  usage: Schema.optional(
+    Schema.NullOr(
+      Schema.Struct({ prompt_tokens: Schema.optional(Schema.NullOr(Schema.Number)) }).annotations({
+        identifier: "Usage"
+      })
+    )
+  )
 }).annotations({ identifier: "EmbeddingList" })
 type EmbeddingsReply = typeof EmbeddingsReply.Type
 const decodeEmbeddings = decodeReply(EmbeddingsReply)
@@ -26,17 +33,27 @@ export const make = Effect.fn("OpenAiEmbedding.make")(function*(config: Embeddin
   const route = makeRoute(endpoint, config.reliability, yield* makeReplicaSet(config.reliability.concurrency))
   let dimensions = config.dimensions
   const bad = (message: string) =>
-    new ProviderError({ provider: endpoint.provider, reason: "BadResponse", message: `${endpoint.provider}: ${message}` })
+    new ProviderError({
+      provider: endpoint.provider,
+      reason: "BadResponse",
+      message: `${endpoint.provider}: ${message}`
+    })
 
   const read = (batch: ReadonlyArray<string>, reply: EmbeddingsReply): Either.Either<EmbeddingReply, ProviderError> => {
-    if (reply.data.length !== batch.length) return Either.left(bad(`expected ${batch.length} embeddings, got ${reply.data.length}`))
+    if (reply.data.length !== batch.length) {
+      return Either.left(bad(`expected ${batch.length} embeddings, got ${reply.data.length}`))
+    }
     const vectors: Array<Float32Array | undefined> = new Array(batch.length)
     for (const [position, { embedding, index }] of reply.data.entries()) {
       const slot = index ?? position
-      if (slot >= batch.length || vectors[slot] !== undefined) return Either.left(bad(`embedding ${position} has a bad index`))
+      if (slot >= batch.length || vectors[slot] !== undefined) {
+        return Either.left(bad(`embedding ${position} has a bad index`))
+      }
       if (dimensions !== undefined && embedding.length !== dimensions) {
         return Either.left(
-          bad(`model ${endpoint.model} returned ${embedding.length} dimensions, expected ${dimensions} — check VTREE_EMBED_MODEL / VTREE_EMBED_DIMENSIONS`)
+          bad(
+            `model ${endpoint.model} returned ${embedding.length} dimensions, expected ${dimensions} — check VTREE_EMBED_MODEL / VTREE_EMBED_DIMENSIONS`
+          )
         )
       }
       dimensions ??= embedding.length

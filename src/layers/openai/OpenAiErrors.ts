@@ -51,29 +51,39 @@ const describe = (cause: unknown): string => {
 }
 
 /** Maps whatever the openai SDK (or fetch under it) threw to a ProviderError with the right reason. */
-export const toProviderError =
-  (provider: string, apiKey: Option.Option<Redacted.Redacted<string>>, endpoint?: { readonly model: string; readonly baseUrl: string }) =>
-  (cause: unknown): ProviderError => {
-    const make = (reason: ProviderErrorReason, message: string, extra: { status?: number; retryAfterMs?: number } = {}) =>
-      new ProviderError({ provider, reason, message: `${provider}: ${scrubSecret(message, apiKey)}`, ...extra })
-    if (cause instanceof OpenAI.APIConnectionTimeoutError) return make("Timeout", "the request timed out")
-    if (cause instanceof OpenAI.APIConnectionError) return make("Transport", `connection failed (${describe(cause)})`)
-    if (cause instanceof OpenAI.APIError && typeof cause.status === "number") {
-      const status = cause.status
-      const reason = reasonForStatus(status)
-      if (reason === "NotFound" && endpoint !== undefined) {
-        return make(
-          reason,
-          `model "${endpoint.model}" not found at ${endpoint.baseUrl} (HTTP 404: ${cause.message}) — check the model name, and that the base URL ends in /v1`,
-          { status }
-        )
-      }
-      const wait = reason === "RateLimited" || reason === "Server" ? retryAfterMs(cause.headers) : undefined
-      return make(reason, `HTTP ${status}: ${cause.message}`, wait === undefined ? { status } : { status, retryAfterMs: wait })
+export const toProviderError = (
+  provider: string,
+  apiKey: Option.Option<Redacted.Redacted<string>>,
+  endpoint?: { readonly model: string; readonly baseUrl: string }
+) =>
+(cause: unknown): ProviderError => {
+  const make = (
+    reason: ProviderErrorReason,
+    message: string,
+    extra: { status?: number; retryAfterMs?: number } = {}
+  ) => new ProviderError({ provider, reason, message: `${provider}: ${scrubSecret(message, apiKey)}`, ...extra })
+  if (cause instanceof OpenAI.APIConnectionTimeoutError) return make("Timeout", "the request timed out")
+  if (cause instanceof OpenAI.APIConnectionError) return make("Transport", `connection failed (${describe(cause)})`)
+  if (cause instanceof OpenAI.APIError && typeof cause.status === "number") {
+    const status = cause.status
+    const reason = reasonForStatus(status)
+    if (reason === "NotFound" && endpoint !== undefined) {
+      return make(
+        reason,
+        `model "${endpoint.model}" not found at ${endpoint.baseUrl} (HTTP 404: ${cause.message}) — check the model name, and that the base URL ends in /v1`,
+        { status }
+      )
     }
-    // The reply started but its body was not JSON.
-    if (cause instanceof SyntaxError) return make("BadResponse", `the reply is not valid JSON (${cause.message})`)
-    // undici reports a body cut short ("terminated") or a failed socket as TypeError.
-    if (cause instanceof TypeError) return make("Transport", `connection failed (${describe(cause)})`)
-    return make("BadResponse", describe(cause))
+    const wait = reason === "RateLimited" || reason === "Server" ? retryAfterMs(cause.headers) : undefined
+    return make(
+      reason,
+      `HTTP ${status}: ${cause.message}`,
+      wait === undefined ? { status } : { status, retryAfterMs: wait }
+    )
   }
+  // The reply started but its body was not JSON.
+  if (cause instanceof SyntaxError) return make("BadResponse", `the reply is not valid JSON (${cause.message})`)
+  // undici reports a body cut short ("terminated") or a failed socket as TypeError.
+  if (cause instanceof TypeError) return make("Transport", `connection failed (${describe(cause)})`)
+  return make("BadResponse", describe(cause))
+}

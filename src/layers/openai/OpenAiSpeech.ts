@@ -17,7 +17,9 @@ const provider = "asr"
 const VerboseTranscription = Schema.Struct({
   text: Schema.optionalWith(Schema.String, { default: () => "" }),
   duration: Schema.optional(Schema.Number),
-  segments: Schema.optional(Schema.Array(Schema.Struct({ start: Schema.Number, end: Schema.Number, text: Schema.String })))
+  segments: Schema.optional(
+    Schema.Array(Schema.Struct({ start: Schema.Number, end: Schema.Number, text: Schema.String }))
+  )
 })
 const decodeTranscription = Schema.decodeUnknownEither(VerboseTranscription)
 
@@ -114,7 +116,8 @@ export const layer: Layer.Layer<SpeechToText, ConfigurationError, FileSystem.Fil
           new ConfigurationError({
             reason: "Missing",
             variable: "VTREE_ASR_MODEL",
-            message: "speech-to-text is not configured: set VTREE_ASR_MODEL (and VTREE_ASR_BASE_URL / VTREE_ASR_API_KEY)"
+            message:
+              "speech-to-text is not configured: set VTREE_ASR_MODEL (and VTREE_ASR_BASE_URL / VTREE_ASR_API_KEY)"
           })
         ),
       onSome: make

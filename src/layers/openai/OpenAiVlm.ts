@@ -1,11 +1,11 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Layer } from "effect"
 import { type ConfigurationError, loadVlmConfig, type VlmConfig } from "../../config/ProviderConfig.js"
-import { VLMProvider, type VisionRequest } from "../../services/VLMProvider.js"
-import { readImageAsDataUrl } from "./ImageData.js"
+import { type VisionRequest, VLMProvider } from "../../services/VLMProvider.js"
 import { detectDialect, tokenCapFields } from "./Dialect.js"
-import { completeChat, makeRoute } from "./OpenAiClient.js"
 import { makeReplicaSet } from "./EndpointPool.js"
+import { readImageAsDataUrl } from "./ImageData.js"
+import { completeChat, makeRoute } from "./OpenAiClient.js"
 import { thinkingFields } from "./Thinking.js"
 
 /** The chat-completions body for a vision request whose images are already data URLs. */

@@ -5,7 +5,9 @@ import type { ChatMessage, ToolCall, ToolDefinition } from "../../services/LLMPr
 // assistant `tool_calls` and `tool` messages, and the reply's `tool_calls` (whole or streamed).
 
 /** OpenAI sends `arguments` as JSON text; some compatible servers (Ollama) send the object itself. */
-const Arguments = Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Record({ key: Schema.String, value: Schema.Unknown }))))
+const Arguments = Schema.optional(
+  Schema.NullOr(Schema.Union(Schema.String, Schema.Record({ key: Schema.String, value: Schema.Unknown })))
+)
 
 /** One call of a reply message. */
 export const WireToolCall = Schema.Struct({

@@ -21,7 +21,10 @@ export const readabilityElementBudget = 40_000
  * Charset by BOM > Content-Type > <meta> > windows-1252, the WHATWG sniffing order that
  * encoding-sniffer implements; iconv-lite then decodes (it knows GBK, the windows-125x family, …).
  */
-export const decodeBody = (body: Uint8Array, contentTypeCharset: string | undefined): { text: string; charset: string } => {
+export const decodeBody = (
+  body: Uint8Array,
+  contentTypeCharset: string | undefined
+): { text: string; charset: string } => {
   const sniffed = getEncoding(body, {
     ...(contentTypeCharset === undefined ? {} : { transportLayerEncodingLabel: contentTypeCharset }),
     defaultEncoding: "windows-1252"
@@ -95,12 +98,17 @@ export const extractHtml = (html: string, baseUrl: string): Extracted => {
   if (document.querySelectorAll("*").length <= readabilityElementBudget) {
     try {
       // Handing turndown the element itself (not its HTML) saves re-parsing the article with domino.
-      article = new Readability(document as never, { charThreshold: 200, serializer: (node: unknown) => node as string }).parse()
+      article = new Readability(document as never, {
+        charThreshold: 200,
+        serializer: (node: unknown) => node as string
+      }).parse()
     } catch {
       article = null
     }
   }
-  const articleMarkdown = article?.content ? collapseMarkdown(turndown.turndown(article.content as unknown as TurndownService.Node)) : ""
+  const articleMarkdown = article?.content
+    ? collapseMarkdown(turndown.turndown(article.content as unknown as TurndownService.Node))
+    : ""
   if (article !== null && articleMarkdown.length > 0) {
     return {
       title: collapse(article.title ?? "") || pageTitle,
@@ -126,7 +134,6 @@ export const truncate = (text: string, maxChars: number): { text: string; trunca
   if (last >= 0xd800 && last <= 0xdbff) end -= 1
   return { text: text.slice(0, end), truncated: true }
 }
-
 
 export interface ReadableContent extends Extracted {
   readonly content: string

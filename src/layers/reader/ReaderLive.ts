@@ -1,8 +1,8 @@
 import { Duration, Effect, Layer } from "effect"
+import { SearchSettings } from "../../config/SearchSettings.js"
 import { SearchError } from "../../domain/Search.js"
 import { DnsResolver } from "../../services/DnsResolver.js"
 import { PageReader } from "../../services/SearchProviders.js"
-import { SearchSettings } from "../../config/SearchSettings.js"
 
 // The fetch and extraction stack (undici, linkedom, readability, turndown, iconv-lite) is about half of
 // the CLI bundle; loaded at start-up it would slow every command, `vtree --help` included, for the few
@@ -33,7 +33,9 @@ export const PageReaderLive: Layer.Layer<PageReader, never, SearchSettings | Dns
           onTimeout: () =>
             new SearchError({
               reason: "PROVIDER_TIMEOUT",
-              message: `the page did not arrive within ${Duration.format(settings.providerTimeout)} — try again or read another page`
+              message: `the page did not arrive within ${
+                Duration.format(settings.providerTimeout)
+              } — try again or read another page`
             })
         })
       )

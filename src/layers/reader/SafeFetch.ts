@@ -5,8 +5,8 @@ import { pipeline } from "node:stream/promises"
 import zlib from "node:zlib"
 import { Agent } from "undici"
 import { SearchError } from "../../domain/Search.js"
-import type { ResolvedAddress } from "../../services/DnsResolver.js"
 import { blockedAddressTextReason, checkUrl, type UrlPolicy } from "../../domain/UrlSafety.js"
+import type { ResolvedAddress } from "../../services/DnsResolver.js"
 
 export interface SafeFetchOptions {
   readonly policy: UrlPolicy
@@ -28,7 +28,10 @@ export interface FetchedPage {
 
 const blocked = (message: string) => new SearchError({ reason: "URL_BLOCKED", message })
 const tooLarge = (limit: number) =>
-  new SearchError({ reason: "CONTENT_TOO_LARGE", message: `the page is larger than ${limit} bytes (compressed or decompressed) — read a smaller page` })
+  new SearchError({
+    reason: "CONTENT_TOO_LARGE",
+    message: `the page is larger than ${limit} bytes (compressed or decompressed) — read a smaller page`
+  })
 
 type Pins = Map<string, ReadonlyArray<ResolvedAddress>>
 
@@ -37,30 +40,30 @@ type Pins = Map<string, ReadonlyArray<ResolvedAddress>>
  * was sent, so a resolver that answers differently the second time (DNS rebinding) is never asked.
  */
 const pinnedLookup = (pins: Pins) =>
-  (
-    hostname: string,
-    options: LookupOptions,
-    callback: (error: NodeJS.ErrnoException | null, address: string | Array<LookupAddress>, family?: number) => void
-  ): void => {
-    const pinned = pins.get(hostname.toLowerCase())
-    if (pinned === undefined || pinned.length === 0) {
-      const error: NodeJS.ErrnoException = new Error(`no checked address pinned for this host`)
-      error.code = "ENOTFOUND"
-      callback(error, "")
-      return
-    }
-    const family = options.family === 4 || options.family === 6 ? options.family : undefined
-    const usable = family === undefined ? pinned : pinned.filter((entry) => entry.family === family)
-    if (options.all === true) {
-      callback(null, usable.map((entry) => ({ address: entry.address, family: entry.family })))
-    } else if (usable.length === 0) {
-      const error: NodeJS.ErrnoException = new Error(`no checked IPv${family} address for this host`)
-      error.code = "ENOTFOUND"
-      callback(error, "")
-    } else {
-      callback(null, usable[0]!.address, usable[0]!.family)
-    }
+(
+  hostname: string,
+  options: LookupOptions,
+  callback: (error: NodeJS.ErrnoException | null, address: string | Array<LookupAddress>, family?: number) => void
+): void => {
+  const pinned = pins.get(hostname.toLowerCase())
+  if (pinned === undefined || pinned.length === 0) {
+    const error: NodeJS.ErrnoException = new Error(`no checked address pinned for this host`)
+    error.code = "ENOTFOUND"
+    callback(error, "")
+    return
   }
+  const family = options.family === 4 || options.family === 6 ? options.family : undefined
+  const usable = family === undefined ? pinned : pinned.filter((entry) => entry.family === family)
+  if (options.all === true) {
+    callback(null, usable.map((entry) => ({ address: entry.address, family: entry.family })))
+  } else if (usable.length === 0) {
+    const error: NodeJS.ErrnoException = new Error(`no checked IPv${family} address for this host`)
+    error.code = "ENOTFOUND"
+    callback(error, "")
+  } else {
+    callback(null, usable[0]!.address, usable[0]!.family)
+  }
+}
 
 const contentCodecs: Record<string, () => Transform> = {
   gzip: () => zlib.createGunzip(),
@@ -123,10 +126,13 @@ const checkHop = (target: string | URL, options: SafeFetchOptions, pins: Pins) =
     if (pins.has(hostname)) return check.url
     const answers = yield* Effect.tryPromise({
       try: () => options.resolve(hostname),
-      catch: () => new SearchError({ reason: "FETCH_FAILED", message: "the host name could not be resolved — check the URL" })
+      catch: () =>
+        new SearchError({ reason: "FETCH_FAILED", message: "the host name could not be resolved — check the URL" })
     })
     if (answers.length === 0) {
-      return yield* Effect.fail(new SearchError({ reason: "FETCH_FAILED", message: "the host name has no address — check the URL" }))
+      return yield* Effect.fail(
+        new SearchError({ reason: "FETCH_FAILED", message: "the host name has no address — check the URL" })
+      )
     }
     for (const answer of answers) {
       const reason = blockedAddressTextReason(answer.address, options.policy)
@@ -153,7 +159,7 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
       Effect.gen(function*() {
         let current = yield* checkHop(input, options, pins)
         const visited = new Set<string>([current.href])
-        for (let hop = 0; ; hop++) {
+        for (let hop = 0;; hop++) {
           const target = current
           const response = yield* Effect.tryPromise({
             try: (signal) =>
@@ -171,7 +177,9 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
             catch: (error) =>
               new SearchError({
                 reason: "FETCH_FAILED",
-                message: `the page could not be fetched (${error instanceof Error ? error.message : "connection failed"})`
+                message: `the page could not be fetched (${
+                  error instanceof Error ? error.message : "connection failed"
+                })`
               })
           })
           const status = response.statusCode
@@ -184,7 +192,9 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
             try {
               next = new URL(headerText(response.headers.location)!, target)
             } catch {
-              return yield* Effect.fail(new SearchError({ reason: "FETCH_FAILED", message: "the page redirected to an invalid URL" }))
+              return yield* Effect.fail(
+                new SearchError({ reason: "FETCH_FAILED", message: "the page redirected to an invalid URL" })
+              )
             }
             next.hash = ""
             if (visited.has(next.href)) return yield* Effect.fail(blocked("URL blocked: redirect loop"))
@@ -208,7 +218,9 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
             return yield* Effect.fail(
               new SearchError({
                 reason: "UNSUPPORTED_CONTENT_TYPE",
-                message: `content type ${mimeType === "" ? "(none)" : mimeType} is not readable text (${options.acceptTypes.join(", ")})`
+                message: `content type ${mimeType === "" ? "(none)" : mimeType} is not readable text (${
+                  options.acceptTypes.join(", ")
+                })`
               })
             )
           }
@@ -225,7 +237,10 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
           if (unknown !== undefined) {
             discard(response.body)
             return yield* Effect.fail(
-              new SearchError({ reason: "FETCH_FAILED", message: `the server used an unknown content encoding ${unknown}` })
+              new SearchError({
+                reason: "FETCH_FAILED",
+                message: `the server used an unknown content encoding ${unknown}`
+              })
             )
           }
           const body = yield* Effect.tryPromise({
@@ -233,7 +248,10 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
             catch: (error) =>
               error instanceof TooLarge
                 ? tooLarge(options.maxBodyBytes)
-                : new SearchError({ reason: "FETCH_FAILED", message: "the page body could not be read or decompressed" })
+                : new SearchError({
+                  reason: "FETCH_FAILED",
+                  message: "the page body could not be read or decompressed"
+                })
           }).pipe(Effect.onInterrupt(() => Effect.sync(() => discard(response.body))))
           return { finalUrl: target.href, status, mimeType, charset, body, redirects: hop }
         }

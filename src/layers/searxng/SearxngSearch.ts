@@ -1,9 +1,9 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Effect, Either, Layer, Option, Schema } from "effect"
-import { type FailedEngine, SearchError } from "../../domain/Search.js"
-import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../shared/ProviderHttp.js"
-import { type ProviderHit, type ProviderPage, WebSearch, type WebQuery } from "../../services/SearchProviders.js"
 import { SearchSettings } from "../../config/SearchSettings.js"
+import { type FailedEngine, SearchError } from "../../domain/Search.js"
+import { type ProviderHit, type ProviderPage, type WebQuery, WebSearch } from "../../services/SearchProviders.js"
+import { decodeReply, normalizeDate, providerGet, providerJson, retryAfterMs } from "../shared/ProviderHttp.js"
 
 // Only the fields we read; SearXNG adds engine-specific ones freely and sends null for many.
 const SearxngResult = Schema.Struct({
@@ -55,9 +55,15 @@ const allEnginesFailed = (failed: ReadonlyArray<FailedEngine>): SearchError =>
   })
 
 /** Payload → hits; a malformed single result is skipped (and counted), not fatal. */
-export const parseSearxng = (payload: unknown, category: WebQuery["category"]): Either.Either<ProviderPage, SearchError> =>
+export const parseSearxng = (
+  payload: unknown,
+  category: WebQuery["category"]
+): Either.Either<ProviderPage, SearchError> =>
   Either.flatMap(decodeResponse(payload), (response) => {
-    const failed = (response.unresponsive_engines ?? []).map(([engine, reason]) => ({ engine, reason: reason ?? "unknown" }))
+    const failed = (response.unresponsive_engines ?? []).map(([engine, reason]) => ({
+      engine,
+      reason: reason ?? "unknown"
+    }))
     if (response.results.length === 0 && failed.length > 0) return Either.left(allEnginesFailed(failed))
     const results = response.results.map((raw) => decodeResult(raw))
     const hits = results.filter(Option.isSome).map(({ value: result }): ProviderHit => {
@@ -96,7 +102,10 @@ export const SearxngSearchLive: Layer.Layer<WebSearch, never, SearchSettings | H
       const base = settings.searxng.baseUrl
       if (base === null) {
         return yield* Effect.fail(
-          new SearchError({ reason: "CAPABILITY_DISABLED", message: "web search has no SearXNG URL — set VTREE_SEARCH_SEARXNG_URL" })
+          new SearchError({
+            reason: "CAPABILITY_DISABLED",
+            message: "web search has no SearXNG URL — set VTREE_SEARCH_SEARXNG_URL"
+          })
         )
       }
       const language = query.language === undefined
@@ -130,7 +139,8 @@ export const SearxngSearchLive: Layer.Layer<WebSearch, never, SearchSettings | H
         return yield* Effect.fail(
           new SearchError({
             reason: "PROVIDER_RATE_LIMITED",
-            message: "SearXNG's limiter refused the request (HTTP 429) — wait, or allow this client in its limiter settings",
+            message:
+              "SearXNG's limiter refused the request (HTTP 429) — wait, or allow this client in its limiter settings",
             ...(after === undefined ? {} : { retryAfterMs: after })
           })
         )

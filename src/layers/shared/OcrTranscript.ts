@@ -8,7 +8,11 @@ export const formatTranscript = (
   total: number
 ): string =>
   frames
-    .map((frame) => `[Frame ${frame.index + 1}/${total}] ${Path.basename(frame.path)}\n${frame.text.trim() === "" ? "(no text)" : frame.text.trim()}`)
+    .map((frame) =>
+      `[Frame ${frame.index + 1}/${total}] ${Path.basename(frame.path)}\n${
+        frame.text.trim() === "" ? "(no text)" : frame.text.trim()
+      }`
+    )
     .join("\n\n")
 
 /**
@@ -23,7 +27,10 @@ export const transcribeEach = Effect.fnUntraced(function*(
 ) {
   if (paths.length === 0) return ""
   const results = yield* Effect.forEach(paths, (path) => Effect.either(frame(path)), { concurrency: "unbounded" })
-  const done = results.flatMap((result, index) => (Either.isRight(result) ? [{ index, path: paths[index]!, text: result.right }] : []))
+  const done = results.flatMap((
+    result,
+    index
+  ) => (Either.isRight(result) ? [{ index, path: paths[index]!, text: result.right }] : []))
   const failures = results.flatMap((result) => (Either.isLeft(result) ? [result.left] : []))
   if (done.length === 0) {
     const first = failures[0]!
@@ -34,7 +41,9 @@ export const transcribeEach = Effect.fnUntraced(function*(
     })
   }
   if (failures.length > 0) {
-    yield* Effect.logWarning("OCR left frames out").pipe(Effect.annotateLogs({ failed: failures.length, of: paths.length }))
+    yield* Effect.logWarning("OCR left frames out").pipe(
+      Effect.annotateLogs({ failed: failures.length, of: paths.length })
+    )
   }
   return formatTranscript(done, paths.length)
 })

@@ -13,16 +13,26 @@ export const providerGet = (
   client: HttpClient.HttpClient,
   provider: string,
   url: string,
-  options: { readonly headers?: Record<string, string>; readonly urlParams?: Record<string, string>; readonly timeout: Duration.Duration }
+  options: {
+    readonly headers?: Record<string, string>
+    readonly urlParams?: Record<string, string>
+    readonly timeout: Duration.Duration
+  }
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, SearchError> =>
   client.get(url, { headers: options.headers ?? {}, urlParams: options.urlParams ?? {} }).pipe(
     Effect.mapError(() =>
-      new SearchError({ reason: "PROVIDER_ERROR", message: `${provider} could not be reached — check that it is running and its URL is right` })
+      new SearchError({
+        reason: "PROVIDER_ERROR",
+        message: `${provider} could not be reached — check that it is running and its URL is right`
+      })
     ),
     Effect.timeoutFail({
       duration: options.timeout,
       onTimeout: () =>
-        new SearchError({ reason: "PROVIDER_TIMEOUT", message: `${provider} did not answer within ${Duration.format(options.timeout)}` })
+        new SearchError({
+          reason: "PROVIDER_TIMEOUT",
+          message: `${provider} did not answer within ${Duration.format(options.timeout)}`
+        })
     })
   )
 
@@ -33,10 +43,16 @@ export const providerJson = (
   timeout: Duration.Duration
 ): Effect.Effect<unknown, SearchError> =>
   response.json.pipe(
-    Effect.mapError(() => new SearchError({ reason: "PROVIDER_ERROR", message: `${provider} sent a body that is not JSON` })),
+    Effect.mapError(() =>
+      new SearchError({ reason: "PROVIDER_ERROR", message: `${provider} sent a body that is not JSON` })
+    ),
     Effect.timeoutFail({
       duration: timeout,
-      onTimeout: () => new SearchError({ reason: "PROVIDER_TIMEOUT", message: `${provider} did not finish its answer within ${Duration.format(timeout)}` })
+      onTimeout: () =>
+        new SearchError({
+          reason: "PROVIDER_TIMEOUT",
+          message: `${provider} did not finish its answer within ${Duration.format(timeout)}`
+        })
     })
   )
 

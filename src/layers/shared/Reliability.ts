@@ -90,33 +90,36 @@ export const reported = <A>(
   Effect.clockWith((clock) => {
     const startedAt = clock.unsafeCurrentTimeMillis()
     const { servedBy, ...fields } = report
-    return Effect.onExit(call, (exit) => Effect.flatMap(servedBy === undefined ? Effect.succeedNone : Ref.get(servedBy), (endpoint) => {
-      const durationMs = clock.unsafeCurrentTimeMillis() - startedAt
-      const base = { ...fields, ...(Option.isSome(endpoint) ? { endpoint: endpoint.value } : {}) }
-      if (exit._tag === "Success") {
-        const usage = tokens(exit.value)
+    return Effect.onExit(call, (exit) =>
+      Effect.flatMap(servedBy === undefined ? Effect.succeedNone : Ref.get(servedBy), (endpoint) => {
+        const durationMs = clock.unsafeCurrentTimeMillis() - startedAt
+        const base = { ...fields, ...(Option.isSome(endpoint) ? { endpoint: endpoint.value } : {}) }
+        if (exit._tag === "Success") {
+          const usage = tokens(exit.value)
+          return recordCall({
+            ...base,
+            startedAt,
+            durationMs,
+            promptTokens: usage.promptTokens,
+            completionTokens: usage.completionTokens,
+            ...tokenDetails(usage),
+            status: "ok",
+            errorReason: null
+          })
+        }
+        // An interrupted call is not a provider outcome: nothing to record.
+        if (Cause.isInterruptedOnly(exit.cause)) {
+          return Effect.void
+        }
+        const failure = Cause.failureOption(exit.cause)
         return recordCall({
           ...base,
           startedAt,
           durationMs,
-          promptTokens: usage.promptTokens,
-          completionTokens: usage.completionTokens,
-          ...tokenDetails(usage),
-          status: "ok",
-          errorReason: null
+          promptTokens: 0,
+          completionTokens: 0,
+          status: "error",
+          errorReason: Option.isSome(failure) ? failure.value.reason : null
         })
-      }
-      // An interrupted call is not a provider outcome: nothing to record.
-      if (Cause.isInterruptedOnly(exit.cause)) return Effect.void
-      const failure = Cause.failureOption(exit.cause)
-      return recordCall({
-        ...base,
-        startedAt,
-        durationMs,
-        promptTokens: 0,
-        completionTokens: 0,
-        status: "error",
-        errorReason: Option.isSome(failure) ? failure.value.reason : null
-      })
-    }))
+      }))
   })

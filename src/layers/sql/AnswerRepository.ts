@@ -2,7 +2,15 @@
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Array as Arr, Effect, Schema } from "effect"
 import { insertBatch } from "./QueueRepository.js"
-import { CallInsert, CallStored, PredictionInsert, PredictionStored, QuestionKey, StepInsert, StepStored } from "./Rows.js"
+import {
+  CallInsert,
+  CallStored,
+  PredictionInsert,
+  PredictionStored,
+  QuestionKey,
+  StepInsert,
+  StepStored
+} from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
 
 export const answerRepository = ({ sql }: StoreContext) => {
@@ -38,12 +46,16 @@ export const answerRepository = ({ sql }: StoreContext) => {
     insertSteps: SqlSchema.void({
       Request: Schema.Array(StepInsert),
       execute: (rows) =>
-        Effect.forEach(Arr.chunksOf(rows, insertBatch), (batch) => sql`INSERT INTO steps ${sql.insert(batch)}`, { discard: true })
+        Effect.forEach(Arr.chunksOf(rows, insertBatch), (batch) => sql`INSERT INTO steps ${sql.insert(batch)}`, {
+          discard: true
+        })
     }),
     insertCalls: SqlSchema.void({
       Request: Schema.Array(CallInsert),
       execute: (rows) =>
-        Effect.forEach(Arr.chunksOf(rows, insertBatch), (batch) => sql`INSERT INTO llm_calls ${sql.insert(batch)}`, { discard: true })
+        Effect.forEach(Arr.chunksOf(rows, insertBatch), (batch) => sql`INSERT INTO llm_calls ${sql.insert(batch)}`, {
+          discard: true
+        })
     }),
     predictionsOf: SqlSchema.findAll({
       Request: Schema.String,

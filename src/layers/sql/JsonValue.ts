@@ -26,10 +26,12 @@ export const toJsonValue = (value: unknown, stripCredentials = false): unknown =
     if (seen.has(object)) return "[circular]"
     seen.add(object)
     try {
-      if (Array.isArray(object)) return object.map((item) => {
-        const out = walk(item)
-        return out === dropped ? null : out
-      })
+      if (Array.isArray(object)) {
+        return object.map((item) => {
+          const out = walk(item)
+          return out === dropped ? null : out
+        })
+      }
       if (object instanceof Map) return walk(Object.fromEntries(object))
       if (object instanceof Set) return walk([...object])
       const out: Record<string, unknown> = {}

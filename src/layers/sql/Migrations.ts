@@ -153,7 +153,9 @@ const budgetStopped = Effect.gen(function*() {
   const statuses = "'running', 'completed', 'interrupted', 'failed', 'budget_stopped'"
   yield* sql.onDialectOrElse({
     pg: () =>
-      sql.unsafe(`ALTER TABLE runs DROP CONSTRAINT runs_status_check, ADD CONSTRAINT runs_status_check CHECK (status IN (${statuses}))`),
+      sql.unsafe(
+        `ALTER TABLE runs DROP CONSTRAINT runs_status_check, ADD CONSTRAINT runs_status_check CHECK (status IN (${statuses}))`
+      ),
     orElse: () =>
       Effect.gen(function*() {
         const table = yield* Effect.flatMap(

@@ -6,9 +6,9 @@ import type { RunStoreShape } from "../../services/RunStore.js"
 import type { AnswerRepository } from "./AnswerRepository.js"
 import { jsonRecord } from "./JsonValue.js"
 import type { QueueRepository } from "./QueueRepository.js"
+import { withoutRunId } from "./Rows.js"
 import type { RunFailures } from "./RunFailures.js"
 import type { RunRepository } from "./RunRepository.js"
-import { withoutRunId } from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
 
 export const questionWork = (
@@ -21,7 +21,12 @@ export const questionWork = (
   const { guarded, sql } = ctx
   const { claimLost, notFound } = failures
 
-  const insertCalls = (runId: string, questionId: string | null, calls: ReadonlyArray<CallRecord>, superseded = false) =>
+  const insertCalls = (
+    runId: string,
+    questionId: string | null,
+    calls: ReadonlyArray<CallRecord>,
+    superseded = false
+  ) =>
     answers.insertCalls(calls.map((call) => ({
       ...call,
       runId,
@@ -31,34 +36,40 @@ export const questionWork = (
       durationMs: Math.round(call.durationMs)
     })))
 
-  const planQuestions: RunStoreShape["planQuestions"] = Effect.fn("RunStore.planQuestions")(function*(runId, ids, options) {
-    const now = yield* Clock.currentTimeMillis
-    yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
-      if (Option.isNone(yield* runs.lockRun(runId))) return
-      yield* queue.insertQueue(ids.map((questionId, position) => ({ runId, questionId, position, done: 0 })))
-      yield* queue.markSaved(runId)
-      if (options?.retryErrors === true) yield* queue.reopenErrors(runId)
-      yield* runs.reopenRun(runId)
-    })))
-    const [progress] = yield* queue.progressOf({ runId, now })
-    if (progress === undefined) return yield* notFound(runId)
-    return withoutRunId(progress)
-  }, guarded("planning the run's questions"))
+  const planQuestions: RunStoreShape["planQuestions"] = Effect.fn("RunStore.planQuestions")(
+    function*(runId, ids, options) {
+      const now = yield* Clock.currentTimeMillis
+      yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+        if (Option.isNone(yield* runs.lockRun(runId))) return
+        yield* queue.insertQueue(ids.map((questionId, position) => ({ runId, questionId, position, done: 0 })))
+        yield* queue.markSaved(runId)
+        if (options?.retryErrors === true) yield* queue.reopenErrors(runId)
+        yield* runs.reopenRun(runId)
+      })))
+      const [progress] = yield* queue.progressOf({ runId, now })
+      if (progress === undefined) return yield* notFound(runId)
+      return withoutRunId(progress)
+    },
+    guarded("planning the run's questions")
+  )
 
-  const claimQuestions: RunStoreShape["claimQuestions"] = Effect.fn("RunStore.claimQuestions")(function*(runId, ownerId, limit) {
-    const now = yield* Clock.currentTimeMillis
-    const claimed = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
-      if (Option.isNone(yield* runs.fence({ runId, ownerId }))) return undefined
-      const taken = yield* queue.takeQuestions({ runId, ownerId, now, limit: Math.max(1, Math.floor(limit)) })
-      return [...taken].sort((a, b) => a.position - b.position).map((row) => row.questionId)
-    })))
-    if (claimed === undefined) return yield* claimLost(runId, ownerId)
-    // Counted only when there is nothing to hand out: a count over a large run's open rows at
-    // every claim would cost more than the claim.
-    if (claimed.length > 0) return { questionIds: claimed, heldByOthers: 0 }
-    const [count] = yield* queue.heldElsewhere({ runId, ownerId, now })
-    return { questionIds: claimed, heldByOthers: count?.held ?? 0 }
-  }, guarded("claiming questions"))
+  const claimQuestions: RunStoreShape["claimQuestions"] = Effect.fn("RunStore.claimQuestions")(
+    function*(runId, ownerId, limit) {
+      const now = yield* Clock.currentTimeMillis
+      const claimed = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+        if (Option.isNone(yield* runs.fence({ runId, ownerId }))) return undefined
+        const taken = yield* queue.takeQuestions({ runId, ownerId, now, limit: Math.max(1, Math.floor(limit)) })
+        return [...taken].sort((a, b) => a.position - b.position).map((row) => row.questionId)
+      })))
+      if (claimed === undefined) return yield* claimLost(runId, ownerId)
+      // Counted only when there is nothing to hand out: a count over a large run's open rows at
+      // every claim would cost more than the claim.
+      if (claimed.length > 0) return { questionIds: claimed, heldByOthers: 0 }
+      const [count] = yield* queue.heldElsewhere({ runId, ownerId, now })
+      return { questionIds: claimed, heldByOthers: count?.held ?? 0 }
+    },
+    guarded("claiming questions")
+  )
 
   const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("RunStore.saveQuestion")(
     function*(runId, record, options) {
@@ -67,7 +78,9 @@ export const questionWork = (
       const ownerId = options?.ownerId
       const write = Effect.gen(function*() {
         if (ownerId !== undefined && Option.isNone(yield* runs.fence({ runId, ownerId }))) return "lost" as const
-        if (ctx.facts.queue && Option.isNone(yield* queue.finishQuestion({ runId, questionId, ownerId: ownerId ?? null }))) {
+        if (
+          ctx.facts.queue && Option.isNone(yield* queue.finishQuestion({ runId, questionId, ownerId: ownerId ?? null }))
+        ) {
           // Not done by this owner: either outside the queue (saved without one: fine) or another's now.
           if (ownerId !== undefined && Option.isSome(yield* queue.queued({ runId, questionId }))) {
             // Tokens reported are tokens spent: the calls stay, as run-level calls, superseded.

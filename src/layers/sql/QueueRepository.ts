@@ -2,7 +2,7 @@
 // by its owners and marked done as each question is saved.
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Array as Arr, Effect, Schema } from "effect"
-import { ProgressStored, QueueInsert, QuestionKey } from "./Rows.js"
+import { ProgressStored, QuestionKey, QueueInsert } from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
 
 /** Rows per INSERT: well under SQLite's bound-parameter limit. */
@@ -13,7 +13,10 @@ export const queueRepository = ({ facts, sql }: StoreContext) => {
   const QuestionOfRun = Schema.Struct({ runId: Schema.String, questionId: Schema.String })
   // Row locks of questions another worker is claiming right now are skipped, not waited for: the
   // work-queue pattern of PostgreSQL job systems. SQLite has one writer at a time and no such clause.
-  const skipLocked = sql.onDialectOrElse({ pg: () => sql.literal("FOR UPDATE SKIP LOCKED"), orElse: () => sql.literal("") })
+  const skipLocked = sql.onDialectOrElse({
+    pg: () => sql.literal("FOR UPDATE SKIP LOCKED"),
+    orElse: () => sql.literal("")
+  })
 
   return {
     /** Per run (every run, for null): `claimed` counts open questions whose holder's lease is live. */
@@ -61,7 +64,12 @@ export const queueRepository = ({ facts, sql }: StoreContext) => {
             WHERE run_id = ${runId} AND claimed_by = ${ownerId} AND done = 0`
     }),
     takeQuestions: SqlSchema.findAll({
-      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, now: Schema.Number, limit: Schema.Number }),
+      Request: Schema.Struct({
+        runId: Schema.String,
+        ownerId: Schema.String,
+        now: Schema.Number,
+        limit: Schema.Number
+      }),
       Result: Schema.Struct({ questionId: Schema.String, position: Schema.Number }),
       execute: ({ limit, now, ownerId, runId }) =>
         sql`UPDATE run_questions SET claimed_by = ${ownerId}, claimed_at = ${now}
@@ -83,7 +91,11 @@ export const queueRepository = ({ facts, sql }: StoreContext) => {
     // Done for this owner: the question is unclaimed or its own. A question another owner claimed
     // after this one's lease lapsed is that owner's to save.
     finishQuestion: SqlSchema.findOne({
-      Request: Schema.Struct({ runId: Schema.String, questionId: Schema.String, ownerId: Schema.NullOr(Schema.String) }),
+      Request: Schema.Struct({
+        runId: Schema.String,
+        questionId: Schema.String,
+        ownerId: Schema.NullOr(Schema.String)
+      }),
       Result: QuestionKey,
       execute: ({ ownerId, questionId, runId }) =>
         ownerId === null

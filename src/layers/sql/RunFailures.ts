@@ -28,7 +28,8 @@ export const runFailures = ({ name, owners }: StoreContext, runs: RunRepository)
   leased: (runId: string, claim: RunClaim, now: number) =>
     new RunStoreError({
       reason: "RunLeased",
-      message: `run "${runId}" is being run by ${describeClaim(claim, now)} — let it finish; if that process is gone, ` +
+      message:
+        `run "${runId}" is being run by ${describeClaim(claim, now)} — let it finish; if that process is gone, ` +
         `continue with --resume --takeover --run-id ${runId} once its lease has expired`
     }),
 

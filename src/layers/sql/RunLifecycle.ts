@@ -5,10 +5,10 @@ import type { RunClaim, RunRow } from "../../domain/RunRecord.js"
 import { defaultLeaseMs, type RunStoreShape } from "../../services/RunStore.js"
 import { toJsonValue } from "./JsonValue.js"
 import type { QueueRepository } from "./QueueRepository.js"
+import type { RunStored } from "./Rows.js"
 import type { RunFailures } from "./RunFailures.js"
 import type { RunReads } from "./RunReads.js"
 import type { RunRepository } from "./RunRepository.js"
-import type { RunStored } from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
 
 export const runLifecycle = (
@@ -24,7 +24,9 @@ export const runLifecycle = (
   const startRun: RunStoreShape["startRun"] = Effect.fn("RunStore.startRun")(function*(input) {
     const startedAt = input.startedAt ?? (yield* Clock.currentTimeMillis)
     const existing = yield* readRun(input.runId)
-    if (Option.isSome(existing)) return yield* failures.exists(input.runId, existing.value.claim, yield* Clock.currentTimeMillis)
+    if (Option.isSome(existing)) {
+      return yield* failures.exists(input.runId, existing.value.claim, yield* Clock.currentTimeMillis)
+    }
     const row: RunStored = {
       runId: input.runId,
       startedAt,
@@ -73,25 +75,28 @@ export const runLifecycle = (
     return Option.isSome(renewed) ? renewed.value : yield* claimLost(runId, ownerId)
   }, guarded("renewing the run's lease"))
 
-  const releaseRun: RunStoreShape["releaseRun"] = Effect.fn("RunStore.releaseRun")(function*(runId, ownerId, status, finishedAt) {
-    const at = finishedAt ?? (yield* Clock.currentTimeMillis)
-    const now = yield* Clock.currentTimeMillis
-    const released = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
-      yield* runs.lockRun(runId)
-      if (Option.isNone(yield* runs.dropClaim({ runId, ownerId }))) return undefined
-      if (ctx.facts.queue) yield* queue.releaseQuestions({ runId, ownerId })
-      const [progress] = yield* queue.progressOf({ runId, now })
-      // Every question saved: the run is complete, whoever saved them and whoever still waits.
-      const complete = progress !== undefined && progress.total > 0 && progress.done >= progress.total
-      if (!complete && (yield* runs.liveClaims({ runId, now })).length > 0) return "running" as const
-      const final = complete ? "completed" : status
-      // Closed once: a worker that leaves after the run completed keeps its status and time.
-      if (Option.isSome(yield* runs.closeRunning({ runId, status: final, at }))) return final
-      const current = yield* runs.findRun(runId)
-      return Option.isSome(current) ? current.value.status : final
-    })))
-    return released ?? (yield* claimLost(runId, ownerId))
-  }, guarded("closing the run"))
+  const releaseRun: RunStoreShape["releaseRun"] = Effect.fn("RunStore.releaseRun")(
+    function*(runId, ownerId, status, finishedAt) {
+      const at = finishedAt ?? (yield* Clock.currentTimeMillis)
+      const now = yield* Clock.currentTimeMillis
+      const released = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+        yield* runs.lockRun(runId)
+        if (Option.isNone(yield* runs.dropClaim({ runId, ownerId }))) return undefined
+        if (ctx.facts.queue) yield* queue.releaseQuestions({ runId, ownerId })
+        const [progress] = yield* queue.progressOf({ runId, now })
+        // Every question saved: the run is complete, whoever saved them and whoever still waits.
+        const complete = progress !== undefined && progress.total > 0 && progress.done >= progress.total
+        if (!complete && (yield* runs.liveClaims({ runId, now })).length > 0) return "running" as const
+        const final = complete ? "completed" : status
+        // Closed once: a worker that leaves after the run completed keeps its status and time.
+        if (Option.isSome(yield* runs.closeRunning({ runId, status: final, at }))) return final
+        const current = yield* runs.findRun(runId)
+        return Option.isSome(current) ? current.value.status : final
+      })))
+      return released ?? (yield* claimLost(runId, ownerId))
+    },
+    guarded("closing the run")
+  )
 
   const finishRun: RunStoreShape["finishRun"] = Effect.fn("RunStore.finishRun")(function*(runId, status, finishedAt) {
     const at = finishedAt ?? (yield* Clock.currentTimeMillis)

@@ -5,9 +5,9 @@ import type { RunClaim, RunProgress, RunRow, RunState, RunStatus } from "../../d
 import type { LoadedRun, RunStoreShape } from "../../services/RunStore.js"
 import type { AnswerRepository } from "./AnswerRepository.js"
 import type { QueueRepository } from "./QueueRepository.js"
+import { type RunStored, withoutRunId } from "./Rows.js"
 import type { RunFailures } from "./RunFailures.js"
 import type { RunRepository } from "./RunRepository.js"
-import { type RunStored, withoutRunId } from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
 
 /** `stale`: stored as running, but nobody holds a live claim (the owner died without closing the run). */
@@ -18,7 +18,12 @@ export const runState = (status: RunStatus, claims: ReadonlyArray<RunClaim>, now
 const leadingClaim = (claims: ReadonlyArray<RunClaim>, now: number): RunClaim | null =>
   claims.find((claim) => claim.expiresAt > now) ?? claims[0] ?? null
 
-const toRunRow = (stored: RunStored, claims: ReadonlyArray<RunClaim>, progress: RunProgress | null, now: number): RunRow => ({
+const toRunRow = (
+  stored: RunStored,
+  claims: ReadonlyArray<RunClaim>,
+  progress: RunProgress | null,
+  now: number
+): RunRow => ({
   ...stored,
   status: runState(stored.status, claims, now),
   claim: leadingClaim(claims, now),
@@ -53,8 +58,12 @@ export const runReads = (
     const rows = yield* runs.allRuns(undefined)
     const now = yield* Clock.currentTimeMillis
     const claims = Arr.groupBy(yield* runs.claimsOf(null), (claim) => claim.runId)
-    const progress = new Map((yield* queue.progressOf({ runId: null, now })).map((row) => [row.runId, withoutRunId(row)]))
-    return rows.map((row) => toRunRow(row, (claims[row.runId] ?? []).map(withoutRunId), progress.get(row.runId) ?? null, now))
+    const progress = new Map(
+      (yield* queue.progressOf({ runId: null, now })).map((row) => [row.runId, withoutRunId(row)])
+    )
+    return rows.map((row) =>
+      toRunRow(row, (claims[row.runId] ?? []).map(withoutRunId), progress.get(row.runId) ?? null, now)
+    )
   }).pipe(guarded("listing runs"), Effect.withSpan("RunStore.listRuns"))
 
   const finishedQuestionIds: RunStoreShape["finishedQuestionIds"] = Effect.fn("RunStore.finishedQuestionIds")(

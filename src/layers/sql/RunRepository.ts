@@ -63,8 +63,8 @@ export const runRepository = ({ facts, sql }: StoreContext) => {
       Result: ClaimStored,
       execute: (runId) =>
         !facts.ownership ? nothing : runId === null
-        ? sql`SELECT * FROM run_claims ORDER BY heartbeat_at DESC, owner_id`
-        : sql`SELECT * FROM run_claims WHERE run_id = ${runId} ORDER BY heartbeat_at DESC, owner_id`
+          ? sql`SELECT * FROM run_claims ORDER BY heartbeat_at DESC, owner_id`
+          : sql`SELECT * FROM run_claims WHERE run_id = ${runId} ORDER BY heartbeat_at DESC, owner_id`
     }),
     liveClaims: SqlSchema.findAll({
       Request: Schema.Struct({ runId: Schema.String, now: Schema.Number }),

@@ -7,7 +7,9 @@ import { RunStoreError } from "../../services/RunStore.js"
 export const describeCause = (cause: unknown): string => {
   if (typeof cause === "object" && cause !== null) {
     const inner = (cause as { cause?: unknown }).cause
-    if (inner !== undefined && inner !== cause && typeof inner === "object" && inner !== null) return describeCause(inner)
+    if (inner !== undefined && inner !== cause && typeof inner === "object" && inner !== null) {
+      return describeCause(inner)
+    }
     const message = (cause as { message?: unknown }).message
     if (typeof message === "string" && message.length > 0) return message.split("\n")[0]!
   }
@@ -45,7 +47,9 @@ export const storageError = (
         `--resume; finished questions are saved`
     })
   }
-  if (code.startsWith("SQLITE_READONLY") || code === "EROFS" || code === "EACCES" || /readonly|read-only/i.test(detail)) {
+  if (
+    code.startsWith("SQLITE_READONLY") || code === "EROFS" || code === "EACCES" || /readonly|read-only/i.test(detail)
+  ) {
     return new RunStoreError({
       reason: "DbReadOnly",
       message: `${shown}: cannot write there (read-only location or no permission) while ${what} — make the file ` +
@@ -55,13 +59,15 @@ export const storageError = (
   if (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB" || /malformed|not a database/i.test(detail)) {
     return new RunStoreError({
       reason: "DbCorrupt",
-      message: `${shown}: the database is damaged or truncated (${detail}) — restore it from a copy, or pass --db with another path`
+      message:
+        `${shown}: the database is damaged or truncated (${detail}) — restore it from a copy, or pass --db with another path`
     })
   }
   if (code.startsWith("SQLITE_CANTOPEN")) {
     return new RunStoreError({
       reason: "DbUnreadable",
-      message: `${shown}: cannot open the database (${detail}) — check the file and its folder's permissions, or pass --db with another path`
+      message:
+        `${shown}: cannot open the database (${detail}) — check the file and its folder's permissions, or pass --db with another path`
     })
   }
   return new RunStoreError({

@@ -27,12 +27,15 @@ export const layerClients = <E>(
   client: Effect.Effect<SqlClient.SqlClient, E, Scope.Scope | Reactivity.Reactivity>
 ): Layer.Layer<StoreClient | SqlClient.SqlClient, E> =>
   Layer.scopedContext(
-    Effect.map(client, (sql) => Context.make(StoreClient, sql).pipe(Context.add(SqlClient.SqlClient, sql.withoutTransforms())))
+    Effect.map(client, (sql) =>
+      Context.make(StoreClient, sql).pipe(Context.add(SqlClient.SqlClient, sql.withoutTransforms())))
   ).pipe(Layer.provide(Reactivity.layer))
 
 export type Guard = (
   what: string
-) => <A, R>(effect: Effect.Effect<A, RunStoreError | SqlError | ParseResult.ParseError, R>) => Effect.Effect<A, RunStoreError, R>
+) => <A, R>(
+  effect: Effect.Effect<A, RunStoreError | SqlError | ParseResult.ParseError, R>
+) => Effect.Effect<A, RunStoreError, R>
 
 export interface StoreContext {
   readonly sql: SqlClient.SqlClient
@@ -49,22 +52,24 @@ export interface StoreContext {
  * Every failure ends as one RunStoreError a person reads: `failure` says what the engine's error
  * means; a row that does not decode was written by something other than this store.
  */
-export const makeGuard = (name: string, failure: (what: string, cause: unknown) => RunStoreError): Guard => (what) => (effect) =>
-  effect.pipe(
-    Effect.catchTags({
-      SqlError: (error: SqlError) => Effect.fail(failure(what, error)),
-      ParseError: (error: ParseResult.ParseError) =>
-        Effect.fail(
-          new RunStoreError({
-            reason: "Sql",
-            message: `${name}: ${what} failed: ${storedRowProblem(error)} — the row was changed outside vtree or is ` +
-              `damaged: fix or delete it, or restore the database from a copy`
-          })
-        )
-    }),
-    // @effect/sql turns a failed COMMIT or ROLLBACK into a defect; on a full disk or a read-only file
-    // that is exactly where SQLite reports it, so those defects end as the same one line.
-    Effect.catchSomeDefect((defect) =>
-      defect instanceof SqlError ? Option.some(Effect.fail(failure(what, defect))) : Option.none()
+export const makeGuard =
+  (name: string, failure: (what: string, cause: unknown) => RunStoreError): Guard => (what) => (effect) =>
+    effect.pipe(
+      Effect.catchTags({
+        SqlError: (error: SqlError) => Effect.fail(failure(what, error)),
+        ParseError: (error: ParseResult.ParseError) =>
+          Effect.fail(
+            new RunStoreError({
+              reason: "Sql",
+              message:
+                `${name}: ${what} failed: ${storedRowProblem(error)} — the row was changed outside vtree or is ` +
+                `damaged: fix or delete it, or restore the database from a copy`
+            })
+          )
+      }),
+      // @effect/sql turns a failed COMMIT or ROLLBACK into a defect; on a full disk or a read-only file
+      // that is exactly where SQLite reports it, so those defects end as the same one line.
+      Effect.catchSomeDefect((defect) =>
+        defect instanceof SqlError ? Option.some(Effect.fail(failure(what, defect))) : Option.none()
+      )
     )
-  )

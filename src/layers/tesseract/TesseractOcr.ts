@@ -4,9 +4,9 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import type { Worker as Thread } from "node:worker_threads"
 import { ProviderError } from "../../domain/ProviderError.js"
-import { reported } from "../shared/Reliability.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
 import { transcribeEach } from "../shared/OcrTranscript.js"
+import { reported } from "../shared/Reliability.js"
 
 const provider = "ocr"
 
@@ -74,7 +74,9 @@ const packages = createRequire(import.meta.url)
 
 /** Where `@tesseract.js-data/<lang>`'s trained data lies, or a message saying what to install. */
 const trainedDataFile = (lang: string): Either.Either<string, string> => {
-  if (!/^[a-z][a-z0-9_]*$/.test(lang)) return Either.left(`"${lang}" is not a tesseract language code (like eng or chi_sim)`)
+  if (!/^[a-z][a-z0-9_]*$/.test(lang)) {
+    return Either.left(`"${lang}" is not a tesseract language code (like eng or chi_sim)`)
+  }
   try {
     const manifest = packages.resolve(`@tesseract.js-data/${lang}/package.json`)
     return Either.right(Path.join(Path.dirname(manifest), dataVariant, `${lang}.traineddata.gz`))
@@ -121,7 +123,8 @@ export const tesseractEngine = Effect.fn("TesseractOcr.tesseractEngine")(functio
     const path = yield* langPath
     return yield* Effect.tryPromise({
       try: () => startThread(langs, path),
-      catch: (error) => fail("Server", `tesseract could not start (${messageOf(error)}) — reinstall tesseract.js and its data packages`)
+      catch: (error) =>
+        fail("Server", `tesseract could not start (${messageOf(error)}) — reinstall tesseract.js and its data packages`)
     })
   })
   return { start } satisfies OcrEngine
@@ -156,7 +159,12 @@ const startThread = async (langs: ReadonlyArray<string>, langPath: string): Prom
   // Once terminated, tesseract.js would fail a new job with a rejection nobody can catch (its `send`).
   let stopped = false
   const stoppedError = (code?: number) =>
-    fail("Server", `the tesseract worker stopped${code === undefined ? "" : ` (exit code ${code})`}; it is restarted for the next frame`)
+    fail(
+      "Server",
+      `the tesseract worker stopped${
+        code === undefined ? "" : ` (exit code ${code})`
+      }; it is restarted for the next frame`
+    )
   return {
     recognize: (image) =>
       Effect.suspend(() =>
@@ -208,18 +216,32 @@ export const makeWith = Effect.fn("TesseractOcr.makeWith")(function*(
     Effect.gen(function*() {
       const image = yield* fs.readFile(path).pipe(
         Effect.mapError((error) =>
-          fail("BadRequest", error._tag === "SystemError" && error.reason === "NotFound" ? `frame not found: ${path}` : `cannot read ${path}: ${error.message}`)
+          fail(
+            "BadRequest",
+            error._tag === "SystemError" && error.reason === "NotFound"
+              ? `frame not found: ${path}`
+              : `cannot read ${path}: ${error.message}`
+          )
         )
       )
       if (!looksLikeImage(image)) {
-        return yield* fail("BadRequest", `${Path.basename(path)} is not an image tesseract reads (JPEG, PNG, GIF, BMP, TIFF, WebP, PNM)`)
+        return yield* fail(
+          "BadRequest",
+          `${Path.basename(path)} is not an image tesseract reads (JPEG, PNG, GIF, BMP, TIFF, WebP, PNM)`
+        )
       }
       const text = yield* Effect.scoped(Effect.gen(function*() {
         const worker = yield* pool.get
         return yield* worker.recognize(image).pipe(
           Effect.timeoutFail({
             duration: timeout,
-            onTimeout: () => fail("Timeout", `no text from ${Path.basename(path)} within ${Duration.format(timeout)} — raise the OCR timeout or use smaller frames`)
+            onTimeout: () =>
+              fail(
+                "Timeout",
+                `no text from ${Path.basename(path)} within ${
+                  Duration.format(timeout)
+                } — raise the OCR timeout or use smaller frames`
+              )
           }),
           // A thread still busy on a timed-out or abandoned frame, or dead, is no use to the next frame.
           Effect.tapError((error) => (error.reason === "BadRequest" ? Effect.void : pool.invalidate(worker))),

@@ -68,12 +68,15 @@ export const toolCallReply = (
     toolCalls,
     usage: {
       promptTokens: 0,
-      completionTokens: approximateTokens(content) + toolCalls.reduce((sum, call) => sum + approximateTokens(call.arguments) + 1, 0)
+      completionTokens: approximateTokens(content) +
+        toolCalls.reduce((sum, call) => sum + approximateTokens(call.arguments) + 1, 0)
     },
     model: options.model ?? "scripted-llm"
   }
 }
 
 /** One line to provide: `Effect.provide(ScriptedLlm.layer(["reply 1", "reply 2"]))`. */
-export const layer = (script: Script<ChatRequest, LlmReply>, options: ScriptedLlmOptions = {}): Layer.Layer<LLMProvider> =>
-  Layer.effect(LLMProvider, Effect.map(make(script, options), (fake) => fake.service))
+export const layer = (
+  script: Script<ChatRequest, LlmReply>,
+  options: ScriptedLlmOptions = {}
+): Layer.Layer<LLMProvider> => Layer.effect(LLMProvider, Effect.map(make(script, options), (fake) => fake.service))

@@ -28,5 +28,7 @@ export const make = (script: Script<ReadonlyArray<string>, OcrReply>, options: S
     return { service, layer: Layer.succeed(OCRProvider, service), requests: engine.requests } satisfies ScriptedOcr
   })
 
-export const layer = (script: Script<ReadonlyArray<string>, OcrReply>, options: ScriptOptions = {}): Layer.Layer<OCRProvider> =>
-  Layer.effect(OCRProvider, Effect.map(make(script, options), (fake) => fake.service))
+export const layer = (
+  script: Script<ReadonlyArray<string>, OcrReply>,
+  options: ScriptOptions = {}
+): Layer.Layer<OCRProvider> => Layer.effect(OCRProvider, Effect.map(make(script, options), (fake) => fake.service))

@@ -43,5 +43,7 @@ export const make = (script: Script<VisionRequest, VlmReply>, options: ScriptedV
     return { service, layer: Layer.succeed(VLMProvider, service), requests: engine.requests } satisfies ScriptedVlm
   })
 
-export const layer = (script: Script<VisionRequest, VlmReply>, options: ScriptedVlmOptions = {}): Layer.Layer<VLMProvider> =>
-  Layer.effect(VLMProvider, Effect.map(make(script, options), (fake) => fake.service))
+export const layer = (
+  script: Script<VisionRequest, VlmReply>,
+  options: ScriptedVlmOptions = {}
+): Layer.Layer<VLMProvider> => Layer.effect(VLMProvider, Effect.map(make(script, options), (fake) => fake.service))

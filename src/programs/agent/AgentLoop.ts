@@ -17,7 +17,10 @@ import { parseAgentReply, parseToolCall } from "./Parse.js"
  * rate-limit window or a restarting server, short enough not to stall a benchmark run. The provider
  * layer already retries quickly; this is the slower, second line.
  */
-export const stepRetrySchedule: Schedule.Schedule<unknown, ProviderError> = Schedule.fromDelays("20 seconds", "40 seconds")
+export const stepRetrySchedule: Schedule.Schedule<unknown, ProviderError> = Schedule.fromDelays(
+  "20 seconds",
+  "40 seconds"
+)
 
 /** Consecutive unparseable replies that end the question. */
 export const maxParseFailures = 3
@@ -55,7 +58,10 @@ interface Ending {
   readonly providerError?: NonNullable<Prediction["providerError"]>
 }
 
-const ending = (stopReason: StopReason, details: Omit<Ending, "stopReason"> = {}): Ending => ({ stopReason, ...details })
+const ending = (stopReason: StopReason, details: Omit<Ending, "stopReason"> = {}): Ending => ({
+  stopReason,
+  ...details
+})
 
 interface Read {
   readonly parsed: ParseResult
@@ -73,7 +79,11 @@ const readToolReply = (response: ChatResponse): Read => {
   const raw = JSON.stringify({ content: response.content, tool_calls: calls })
   const call = calls[0]
   if (call === undefined) {
-    return { parsed: { _tag: "Unparseable", reason: "the reply has no tool call" }, raw, message: { role: "assistant", content: response.content } }
+    return {
+      parsed: { _tag: "Unparseable", reason: "the reply has no tool call" },
+      raw,
+      message: { role: "assistant", content: response.content }
+    }
   }
   return {
     parsed: parseToolCall(response.content, call, calls.length),
@@ -104,7 +114,9 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
   const messages: Array<ChatMessage> = [
     {
       role: "system",
-      content: tools === undefined ? input.systemPrompt : `${input.systemPrompt.trimEnd()}\n\n${input.labels.toolsProtocolNote}\n`
+      content: tools === undefined
+        ? input.systemPrompt
+        : `${input.systemPrompt.trimEnd()}\n\n${input.labels.toolsProtocolNote}\n`
     },
     { role: "user", content: input.userPrompt }
   ]
@@ -115,7 +127,12 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
     while (steps.length < input.maxSteps) {
       const index = steps.length + 1
       yield* observer.beforeStep({ questionId: input.questionId, index, messages: [...messages] })
-      const reply = yield* llm.chat({ role: "agent", thinking: true, messages: [...messages], ...(tools === undefined ? {} : { tools }) }).pipe(
+      const reply = yield* llm.chat({
+        role: "agent",
+        thinking: true,
+        messages: [...messages],
+        ...(tools === undefined ? {} : { tools })
+      }).pipe(
         Effect.retry({ schedule, while: isRetryable }),
         withCallContext({ parentStep: index }),
         Effect.either
@@ -127,7 +144,9 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
           providerError: { provider: failure.provider, reason: failure.reason, status: failure.status ?? null }
         })
       }
-      const { call, message, parsed, raw } = tools === undefined ? readJsonReply(reply.right) : readToolReply(reply.right)
+      const { call, message, parsed, raw } = tools === undefined
+        ? readJsonReply(reply.right)
+        : readToolReply(reply.right)
       messages.push(message)
       // A call must be answered by a tool message naming it; anything else goes back as the user.
       const answer = (content: string) => {
@@ -167,7 +186,10 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
         answer(
           // The pack's message asks for a corrected JSON reply; a native call is told in the tool-error form.
           call === undefined
-            ? fillPlaceholders(input.labels.unknownToolMessage, { tool: action.tool, tools: input.dispatcher.toolNames.join(", ") })
+            ? fillPlaceholders(input.labels.unknownToolMessage, {
+              tool: action.tool,
+              tools: input.dispatcher.toolNames.join(", ")
+            })
             : `${input.labels.toolError} ${result.left.message}`
         )
         continue

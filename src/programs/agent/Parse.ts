@@ -30,7 +30,9 @@ interface Found {
 }
 
 /** Every candidate that reads as an action, strict parses first, repairs only when none parses. */
-const findActions = (candidates: ReadonlyArray<Candidate>): { readonly found: ReadonlyArray<Found>; readonly invalid: string | undefined } => {
+const findActions = (
+  candidates: ReadonlyArray<Candidate>
+): { readonly found: ReadonlyArray<Found>; readonly invalid: string | undefined } => {
   const found: Array<Found> = []
   let invalid: string | undefined
   candidates.forEach((candidate, index) => {
@@ -73,11 +75,17 @@ export const parseAgentReply = (raw: string): ParseResult => {
     // strings hold brackets that the span scan pairs wrongly.
     const from = unthought.indexOf("{")
     const rest = from < 0 ? "" : unthought.slice(from)
-    const whole = from >= 0 && (jsonSpans(rest)[0]?.complete === true || actionClosed(rest)) ? tryRepair(rest) : { ok: false as const }
+    const whole = from >= 0 && (jsonSpans(rest)[0]?.complete === true || actionClosed(rest))
+      ? tryRepair(rest)
+      : { ok: false as const }
     if (whole.ok) {
       const reading = readValue(whole.value)
       if (reading._tag === "Action") {
-        return parsedResult(reading, [...(thought === undefined ? [] : ["think-stripped" as const]), "repaired"], thought)
+        return parsedResult(
+          reading,
+          [...(thought === undefined ? [] : ["think-stripped" as const]), "repaired"],
+          thought
+        )
       }
     }
     if (openThought && candidates.length === 0) {
@@ -103,7 +111,11 @@ export const parseAgentReply = (raw: string): ParseResult => {
   }
   const openText = openThought ? unthought.slice(0, unthought.indexOf(chosen.candidate.text)).trim() : ""
   const fullThought = [thought, openText].filter((part) => part !== undefined && part !== "").join("\n\n")
-  return parsedResult(chosen.reading, shapes.length === 0 ? ["clean"] : shapes, fullThought === "" ? undefined : fullThought)
+  return parsedResult(
+    chosen.reading,
+    shapes.length === 0 ? ["clean"] : shapes,
+    fullThought === "" ? undefined : fullThought
+  )
 }
 
 const parsedResult = (

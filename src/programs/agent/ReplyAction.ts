@@ -76,7 +76,9 @@ export const readValue = (value: unknown): Reading => {
     // Models often flatten the args into the action. fromEntries defines own properties, so a
     // "__proto__" key stays data.
     args = Object.fromEntries(
-      Object.entries(action).filter(([key]) => key !== "tool" && key !== "name" && key !== "args" && key !== "arguments")
+      Object.entries(action).filter(([key]) =>
+        key !== "tool" && key !== "name" && key !== "args" && key !== "arguments"
+      )
     )
   }
   return {
@@ -90,7 +92,9 @@ export const readValue = (value: unknown): Reading => {
 function readFirst(values: ReadonlyArray<unknown>, context: Record<string, unknown>): Reading {
   let invalid: Reading | undefined
   for (const value of values) {
-    const reading = isRecord(value) && value["action"] === undefined ? readFunctionCall(value, context) : readValue(value)
+    const reading = isRecord(value) && value["action"] === undefined
+      ? readFunctionCall(value, context)
+      : readValue(value)
     if (reading._tag === "Action") return reading
     if (reading._tag === "Invalid") invalid ??= reading
   }

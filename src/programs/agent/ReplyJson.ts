@@ -133,7 +133,12 @@ export const candidatesOf = (text: string): ReadonlyArray<Candidate> => {
   const out: Array<Candidate> = []
   for (const match of text.matchAll(toolCallBlock)) {
     for (const span of jsonSpans(match[1] ?? "")) {
-      out.push({ text: (match[1] ?? "").slice(span.start, span.end), complete: span.complete, fenced: false, toolCallTag: true })
+      out.push({
+        text: (match[1] ?? "").slice(span.start, span.end),
+        complete: span.complete,
+        fenced: false,
+        toolCallTag: true
+      })
     }
   }
   if (out.length > 0) return out

@@ -1,6 +1,6 @@
 import { Effect, type Schedule } from "effect"
-import type { ProviderError } from "../../domain/ProviderError.js"
 import { emptyToolStats } from "../../domain/Prediction.js"
+import type { ProviderError } from "../../domain/ProviderError.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
 import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"

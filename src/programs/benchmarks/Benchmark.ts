@@ -69,7 +69,13 @@ export interface QuestionResult {
 }
 
 export const outcomeOf = ({ prediction, question }: QuestionResult): Outcome =>
-  question.key === null ? "unscored" : prediction === null ? "unanswered" : prediction === question.key ? "right" : "wrong"
+  question.key === null
+    ? "unscored"
+    : prediction === null
+    ? "unanswered"
+    : prediction === question.key
+    ? "right"
+    : "wrong"
 
 export interface Score {
   readonly right: number

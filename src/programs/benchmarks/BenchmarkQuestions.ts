@@ -14,7 +14,10 @@ import { describeValue, isRecord, rowError } from "./Rows.js"
  * What a file's text holds, with `parseJson` the caller's JSON reader (the depth-limited one): one JSON
  * value, one JSON value per non-blank line, or neither (CSV, or no known layout).
  */
-export const classifyText = (text: string, parseJson: (text: string) => Either.Either<unknown, unknown>): FileContent => {
+export const classifyText = (
+  text: string,
+  parseJson: (text: string) => Either.Either<unknown, unknown>
+): FileContent => {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   const whole = parseJson(body)
   if (Either.isRight(whole)) return { _tag: "Json", value: whole.right }
@@ -48,7 +51,16 @@ export const applyAnswers = (
 ): Either.Either<ReadonlyArray<BenchmarkQuestion>, QuestionLoadError> => {
   const { file, value } = answers
   if (!isRecord(value)) {
-    return Either.left(rowError(file, null, null, `expected a JSON object {question id: letter or index}, got ${describeValue(value)}`, "pass a file such as EgoSchema's subset_answers.json", "InvalidAnswers"))
+    return Either.left(
+      rowError(
+        file,
+        null,
+        null,
+        `expected a JSON object {question id: letter or index}, got ${describeValue(value)}`,
+        "pass a file such as EgoSchema's subset_answers.json",
+        "InvalidAnswers"
+      )
+    )
   }
   const byId = new Map(questions.map((q) => [q.id, q]))
   const keys = new Map<string, { key: string; raw: string | number }>()
@@ -61,7 +73,9 @@ export const applyAnswers = (
         file,
         null,
         JSON.stringify(id),
-        `${describeValue(raw)} names no option (the question has ${q.options.length}: A–${String.fromCharCode(64 + q.options.length)}, or indices 0–${q.options.length - 1})`,
+        `${describeValue(raw)} names no option (the question has ${q.options.length}: A–${
+          String.fromCharCode(64 + q.options.length)
+        }, or indices 0–${q.options.length - 1})`,
         "give a letter or an index from 0",
         "InvalidAnswers"
       ))
@@ -69,7 +83,16 @@ export const applyAnswers = (
     keys.set(id, { key, raw: raw as string | number })
   }
   if (keys.size === 0 && Object.keys(value).length > 0) {
-    return Either.left(rowError(file, null, null, "names none of the questions' ids", "pass the answers that belong to this question file", "InvalidAnswers"))
+    return Either.left(
+      rowError(
+        file,
+        null,
+        null,
+        "names none of the questions' ids",
+        "pass the answers that belong to this question file",
+        "InvalidAnswers"
+      )
+    )
   }
   return Either.right(questions.map((q) => {
     const k = keys.get(q.id)
@@ -77,7 +100,9 @@ export const applyAnswers = (
   }))
 }
 
-const checkUnique = (questions: ReadonlyArray<BenchmarkQuestion>): Either.Either<ReadonlyArray<BenchmarkQuestion>, QuestionLoadError> => {
+const checkUnique = (
+  questions: ReadonlyArray<BenchmarkQuestion>
+): Either.Either<ReadonlyArray<BenchmarkQuestion>, QuestionLoadError> => {
   const seen = new Map<string, BenchmarkQuestion>()
   for (const q of questions) {
     const first = seen.get(q.id)
@@ -106,9 +131,13 @@ export interface DecodeOptions {
 export const decodeBenchmark = (
   input: BenchmarkInput,
   options: DecodeOptions = {}
-): Either.Either<{ readonly benchmark: Benchmark; readonly questions: ReadonlyArray<BenchmarkQuestion> }, QuestionLoadError> =>
+): Either.Either<
+  { readonly benchmark: Benchmark; readonly questions: ReadonlyArray<BenchmarkQuestion> },
+  QuestionLoadError
+> =>
   Either.gen(function*() {
-    const benchmark = yield* (options.benchmark === undefined ? detectBenchmark(input) : benchmarkNamed(options.benchmark))
+    const benchmark =
+      yield* (options.benchmark === undefined ? detectBenchmark(input) : benchmarkNamed(options.benchmark))
     const decoded = yield* benchmark.decode(input)
     if (decoded.length === 0) {
       const path = input._tag === "File" ? input.file.file : input.dir
@@ -119,7 +148,8 @@ export const decodeBenchmark = (
     return { benchmark, questions }
   })
 
-const isDuration = (text: string | null): text is QuestionDuration => text === "short" || text === "medium" || text === "long"
+const isDuration = (text: string | null): text is QuestionDuration =>
+  text === "short" || text === "medium" || text === "long"
 
 /** The question as today's agent, store and report take it. */
 export const asQuestion = (q: BenchmarkQuestion): Question => ({

@@ -40,7 +40,9 @@ const optionsOf = (row: Record<string, unknown>): Either.Either<ReadonlyArray<st
 const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQuestion>, QuestionLoadError> =>
   Either.gen(function*() {
     if (input._tag === "Folder") {
-      return yield* Either.left(rowError(input.dir, null, null, "is a folder", "pass EgoSchema's questions.json itself"))
+      return yield* Either.left(
+        rowError(input.dir, null, null, "is a folder", "pass EgoSchema's questions.json itself")
+      )
     }
     const file = input.file.file
     const rows = yield* rowsOf(input.file, "pass EgoSchema's questions.json")
@@ -49,12 +51,22 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
       const r = yield* decodeRow(file, location, row)
       const texts = optionsOf(row as Record<string, unknown>)
       if (Either.isLeft(texts)) {
-        return yield* Either.left(rowError(file, location, texts.left, "is not a string", "write each option's text as a string"))
+        return yield* Either.left(
+          rowError(file, location, texts.left, "is not a string", "write each option's text as a string")
+        )
       }
-      const options = yield* letterOptions(texts.right, file, location, "option 0", `write "option 0", "option 1", … with the options' texts`)
+      const options = yield* letterOptions(
+        texts.right,
+        file,
+        location,
+        "option 0",
+        `write "option 0", "option 1", … with the options' texts`
+      )
       const raw = r.answer ?? null
       const key = raw === null ? null : normalizeKey(raw, options.length)
-      if (raw !== null && key === null) return yield* Either.left(keyError(file, location, "answer", raw, options.length))
+      if (raw !== null && key === null) {
+        return yield* Either.left(keyError(file, location, "answer", raw, options.length))
+      }
       const id = String(r.q_uid).trim()
       out.push({
         benchmark: "egoschema",
@@ -81,7 +93,9 @@ const categories = (_: BenchmarkQuestion): Categories => []
 
 /** `{q_uid: index}` for every question. */
 const exportEgoSchema = (results: ReadonlyArray<QuestionResult>): Record<string, number> =>
-  Object.fromEntries(results.map(({ prediction, question: q }) => [q.id, prediction === null ? -1 : indexOfLetter(prediction)]))
+  Object.fromEntries(
+    results.map(({ prediction, question: q }) => [q.id, prediction === null ? -1 : indexOfLetter(prediction)])
+  )
 
 export const egoSchema: Benchmark = {
   name: "egoschema",

@@ -40,7 +40,9 @@ export const durationGroups = ["15", "60", "600", "3600"]
 const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQuestion>, QuestionLoadError> =>
   Either.gen(function*() {
     if (input._tag === "Folder") {
-      return yield* Either.left(rowError(input.dir, null, null, "is a folder", "pass lvb_val.json or lvb_test_wo_gt.json itself"))
+      return yield* Either.left(
+        rowError(input.dir, null, null, "is a folder", "pass lvb_val.json or lvb_test_wo_gt.json itself")
+      )
     }
     const file = input.file.file
     const rows = yield* rowsOf(input.file, "pass LongVideoBench's lvb_val.json or lvb_test_wo_gt.json")
@@ -50,7 +52,9 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
       const options = yield* letterOptions(r.candidates, file, location, "candidates", fixes.candidates!)
       const raw = r.correct_choice ?? null
       const key = raw === null ? null : normalizeKey(raw, options.length)
-      if (raw !== null && key === null) return yield* Either.left(keyError(file, location, "correct_choice", raw, options.length))
+      if (raw !== null && key === null) {
+        return yield* Either.left(keyError(file, location, "correct_choice", raw, options.length))
+      }
       const group = r.duration_group === undefined || r.duration_group === null ? null : String(r.duration_group)
       const category = r.question_category?.trim() ? r.question_category.trim() : null
       out.push({
@@ -80,7 +84,9 @@ const categories = (q: BenchmarkQuestion): Categories => q.categories
 
 /** `{id: letter}` for every question. */
 const exportLongVideoBench = (results: ReadonlyArray<QuestionResult>): Record<string, string> =>
-  Object.fromEntries(results.map(({ prediction, question: q }) => [q.id, prediction ?? outsideLetter(q.options.length)]))
+  Object.fromEntries(
+    results.map(({ prediction, question: q }) => [q.id, prediction ?? outsideLetter(q.options.length)])
+  )
 
 export const longVideoBench: Benchmark = {
   name: "longvideobench",

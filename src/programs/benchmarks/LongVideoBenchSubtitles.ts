@@ -6,7 +6,7 @@
  * are dropped, and one that straddles it starts at 0. Pure.
  */
 import { Either } from "effect"
-import { SubtitleError, type SubtitleCue } from "../../domain/Media.js"
+import { type SubtitleCue, SubtitleError } from "../../domain/Media.js"
 import { describeValue, isRecord } from "./Rows.js"
 
 export interface SubtitleTiming {
@@ -32,7 +32,8 @@ const fail = (path: string, index: number, problem: string) =>
     new SubtitleError({
       reason: "Syntax",
       path,
-      message: `${path}: index ${index}: ${problem} — write {"timestamp": [start, end], "text"} or {"start": "HH:MM:SS.mmm", "end", "line"}`
+      message:
+        `${path}: index ${index}: ${problem} — write {"timestamp": [start, end], "text"} or {"start": "HH:MM:SS.mmm", "end", "line"}`
     })
   )
 
@@ -42,7 +43,9 @@ export const parseLongVideoBenchSubtitles = (
   value: unknown,
   timing: SubtitleTiming
 ): Either.Either<ReadonlyArray<SubtitleCue>, SubtitleError> => {
-  if (!Array.isArray(value)) return fail(path, 0, `expected a JSON list of subtitle entries, got ${describeValue(value)}`)
+  if (!Array.isArray(value)) {
+    return fail(path, 0, `expected a JSON list of subtitle entries, got ${describeValue(value)}`)
+  }
   const cues: Array<SubtitleCue> = []
   for (const [i, entry] of value.entries()) {
     if (!isRecord(entry)) return fail(path, i, `expected an object, got ${describeValue(entry)}`)

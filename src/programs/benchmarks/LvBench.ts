@@ -86,7 +86,9 @@ const durationOf = (info: unknown): number | null => {
 const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQuestion>, QuestionLoadError> =>
   Either.gen(function*() {
     if (input._tag === "Folder") {
-      return yield* Either.left(rowError(input.dir, null, null, "is a folder", "pass LVBench's video_info.meta.jsonl itself"))
+      return yield* Either.left(
+        rowError(input.dir, null, null, "is a folder", "pass LVBench's video_info.meta.jsonl itself")
+      )
     }
     const file = input.file.file
     const lines = yield* rowsOf(input.file, "pass LVBench's video_info.meta.jsonl: one video per line")
@@ -97,13 +99,27 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
         const split = splitLvBenchQuestion(qa.question)
         if (Either.isLeft(split)) {
           return yield* Either.left(
-            rowError(file, location, `qa[${i}].question`, split.left, `write each option on its own line as "(A) text", in order`)
+            rowError(
+              file,
+              location,
+              `qa[${i}].question`,
+              split.left,
+              `write each option on its own line as "(A) text", in order`
+            )
           )
         }
-        const options = yield* letterOptions(split.right.options, file, location, `qa[${i}].question`, "give 2 to 10 options")
+        const options = yield* letterOptions(
+          split.right.options,
+          file,
+          location,
+          `qa[${i}].question`,
+          "give 2 to 10 options"
+        )
         const raw = qa.answer?.trim() ?? ""
         const key = raw === "" ? null : normalizeKey(raw, options.length)
-        if (raw !== "" && key === null) return yield* Either.left(keyError(file, location, `qa[${i}].answer`, qa.answer, options.length))
+        if (raw !== "" && key === null) {
+          return yield* Either.left(keyError(file, location, `qa[${i}].answer`, qa.answer, options.length))
+        }
         const types = typeof qa.question_type === "string" ? [qa.question_type] : qa.question_type
         const question: BenchmarkQuestion = {
           benchmark: "lvbench",
@@ -131,7 +147,9 @@ const categories = (q: BenchmarkQuestion): Categories => q.categories
 
 /** `{uid: letter}` for every question. */
 const exportLvBench = (results: ReadonlyArray<QuestionResult>): Record<string, string> =>
-  Object.fromEntries(results.map(({ prediction, question: q }) => [q.id, prediction ?? outsideLetter(q.options.length)]))
+  Object.fromEntries(
+    results.map(({ prediction, question: q }) => [q.id, prediction ?? outsideLetter(q.options.length)])
+  )
 
 export const lvBench: Benchmark = {
   name: "lvbench",
@@ -141,6 +159,9 @@ export const lvBench: Benchmark = {
   decode,
   categories,
   headline: (results) =>
-    headlineOf("lvbench", results, categories, [{ axis: "question type", order: lvBenchTypes.map(([, short]) => short) }]),
+    headlineOf("lvbench", results, categories, [{
+      axis: "question type",
+      order: lvBenchTypes.map(([, short]) => short)
+    }]),
   export: exportLvBench
 }

@@ -10,7 +10,14 @@
 import { Either, Schema } from "effect"
 import * as NodePath from "node:path"
 import type { QuestionLoadError } from "../../domain/Question.js"
-import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, InputFile, QuestionResult } from "./Benchmark.js"
+import type {
+  Benchmark,
+  BenchmarkInput,
+  BenchmarkQuestion,
+  Categories,
+  InputFile,
+  QuestionResult
+} from "./Benchmark.js"
 import { letterAt, letterOptions, outsideLetter } from "./Options.js"
 import { describeValue, IdField, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { groupScores, headlineOf, meanAccuracy } from "./Scoring.js"
@@ -37,7 +44,17 @@ const decodeRow = rowDecoder(Row, fixes, defaultFix)
 const required = ["video", "question", "candidates", "question_type"]
 
 /** MLVU's task order (dev, then the tasks only test has). */
-export const mlvuTasks = ["plotQA", "needle", "ego", "count", "order", "anomaly_reco", "topic_reasoning", "sportsQA", "tutorialQA"]
+export const mlvuTasks = [
+  "plotQA",
+  "needle",
+  "ego",
+  "count",
+  "order",
+  "anomaly_reco",
+  "topic_reasoning",
+  "sportsQA",
+  "tutorialQA"
+]
 
 /** The right candidate's index: an exact match first, then one ignoring case and surrounding space. */
 const candidateIndex = (candidates: ReadonlyArray<string>, answer: string): number => {
@@ -50,7 +67,10 @@ const candidateIndex = (candidates: ReadonlyArray<string>, answer: string): numb
 const decodeFile = (input: InputFile) =>
   Either.gen(function*() {
     const file = input.file
-    const rows = yield* rowsOf(input, "pass an MLVU task file (a JSON list of {video, question, candidates, answer, question_type})")
+    const rows = yield* rowsOf(
+      input,
+      "pass an MLVU task file (a JSON list of {video, question, candidates, answer, question_type})"
+    )
     const out: Array<BenchmarkQuestion> = []
     for (const [i, { location, row }] of rows.entries()) {
       const r = yield* decodeRow(file, location, row)
@@ -61,7 +81,13 @@ const decodeFile = (input: InputFile) =>
         const index = candidateIndex(r.candidates, answer)
         if (index < 0) {
           return yield* Either.left(
-            rowError(file, location, "answer", `${describeValue(answer)} is none of the candidates`, "set \"answer\" to one candidate's exact text")
+            rowError(
+              file,
+              location,
+              "answer",
+              `${describeValue(answer)} is none of the candidates`,
+              "set \"answer\" to one candidate's exact text"
+            )
           )
         }
         key = letterAt(index)

@@ -45,10 +45,14 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
   Either.gen(function*() {
     if (input._tag === "Folder") return yield* Either.left(rowError(input.dir, null, null, "is a folder", fix))
     const file = input.file.file
-    if (input.file.content._tag !== "Text") return yield* Either.left(rowError(file, null, null, "is JSON, not csv", fix))
+    if (input.file.content._tag !== "Text") {
+      return yield* Either.left(rowError(file, null, null, "is JSON, not csv", fix))
+    }
     const parsed = parseCsv(input.file.content.text)
     if (Either.isLeft(parsed)) {
-      return yield* Either.left(rowError(file, `line ${parsed.left.line}`, null, parsed.left.problem, "quote the field as RFC 4180 csv does"))
+      return yield* Either.left(
+        rowError(file, `line ${parsed.left.line}`, null, parsed.left.problem, "quote the field as RFC 4180 csv does")
+      )
     }
     const [header, ...records] = parsed.right as ReadonlyArray<CsvRecord>
     const columns = header?.fields.map((f) => f.trim()) ?? []
@@ -56,20 +60,36 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
     if (header === undefined || missing.length > 0) {
       return yield* Either.left(rowError(file, "line 1", null, `the header lacks ${missing.join(", ")}`, fix))
     }
-    const optionColumns = columns.filter((c) => /^a\d+$/.test(c)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
+    const optionColumns = columns.filter((c) => /^a\d+$/.test(c)).sort((a, b) =>
+      Number(a.slice(1)) - Number(b.slice(1))
+    )
     const out: Array<BenchmarkQuestion> = []
     for (const record of records) {
       const location = `line ${record.line}`
       if (record.fields.length !== columns.length) {
         return yield* Either.left(
-          rowError(file, location, null, `has ${record.fields.length} fields where the header has ${columns.length}`, "quote fields that hold commas")
+          rowError(
+            file,
+            location,
+            null,
+            `has ${record.fields.length} fields where the header has ${columns.length}`,
+            "quote fields that hold commas"
+          )
         )
       }
       const row: Record<string, string> = Object.fromEntries(columns.map((c, i) => [c, record.fields[i]!]))
       for (const c of ["video", "qid", "question"]) {
-        if (row[c]!.trim() === "") return yield* Either.left(rowError(file, location, c, "is empty", `give every row its "${c}"`))
+        if (row[c]!.trim() === "") {
+          return yield* Either.left(rowError(file, location, c, "is empty", `give every row its "${c}"`))
+        }
       }
-      const options = yield* letterOptions(optionColumns.map((c) => row[c]!), file, location, "a0", "give every row its options a0, a1, …")
+      const options = yield* letterOptions(
+        optionColumns.map((c) => row[c]!),
+        file,
+        location,
+        "a0",
+        "give every row its options a0, a1, …"
+      )
       const raw = row.answer!.trim()
       const key = raw === "" ? null : /^\d+$/.test(raw) ? normalizeKey(Number(raw), options.length) : null
       if (raw !== "" && key === null) return yield* Either.left(keyError(file, location, "answer", raw, options.length))

@@ -29,7 +29,9 @@ export const letterOptions = (
   fix: string
 ): Either.Either<ReadonlyArray<string>, QuestionLoadError> => {
   if (texts.length < minOptions || texts.length > maxOptions) {
-    return Either.left(rowError(file, location, field, `expected ${minOptions} to ${maxOptions} options, got ${texts.length}`, fix))
+    return Either.left(
+      rowError(file, location, field, `expected ${minOptions} to ${maxOptions} options, got ${texts.length}`, fix)
+    )
   }
   const blank = texts.findIndex((t) => t.trim() === "")
   if (blank >= 0) {
@@ -55,11 +57,19 @@ export const normalizeKey = (raw: unknown, optionCount: number): string | null =
 }
 
 /** The error for a key that names no option of its question. */
-export const keyError = (file: string, location: string, field: string, raw: unknown, optionCount: number): QuestionLoadError =>
+export const keyError = (
+  file: string,
+  location: string,
+  field: string,
+  raw: unknown,
+  optionCount: number
+): QuestionLoadError =>
   rowError(
     file,
     location,
     field,
-    `${describeValue(raw)} names no option (the question has ${optionCount}: ${letterAt(0)}–${letterAt(optionCount - 1)}, or indices 0–${optionCount - 1})`,
+    `${describeValue(raw)} names no option (the question has ${optionCount}: ${letterAt(0)}–${
+      letterAt(optionCount - 1)
+    }, or indices 0–${optionCount - 1})`,
     "fix the key or the options"
   )

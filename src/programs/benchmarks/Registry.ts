@@ -23,7 +23,8 @@ const namesOf = (input: BenchmarkInput): ReadonlyArray<string> =>
     ? [NodePath.basename(input.file.file)]
     : [NodePath.basename(input.dir), ...input.files.map((f) => NodePath.basename(f.file))]
 
-const hinted = (b: Benchmark, names: ReadonlyArray<string>): boolean => names.some((n) => b.fileHints.some((h) => h.test(n)))
+const hinted = (b: Benchmark, names: ReadonlyArray<string>): boolean =>
+  names.some((n) => b.fileHints.some((h) => h.test(n)))
 
 /**
  * The one benchmark whose layout the content has. When several fit, the one the file name hints at wins;

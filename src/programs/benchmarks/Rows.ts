@@ -22,18 +22,27 @@ export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The rows of a JSON array or a JSONL file; anything else is refused with `layoutFix`. */
-export const rowsOf = (input: InputFile, layoutFix: string): Either.Either<ReadonlyArray<Located>, QuestionLoadError> => {
+export const rowsOf = (
+  input: InputFile,
+  layoutFix: string
+): Either.Either<ReadonlyArray<Located>, QuestionLoadError> => {
   const content = input.content
   if (content._tag === "Json" && Array.isArray(content.value)) {
     return Either.right(content.value.map((row, i) => ({ row, location: `index ${i}` })))
   }
   // A JSONL file of one line parses as a whole: one object.
-  if (content._tag === "Json" && isRecord(content.value)) return Either.right([{ row: content.value, location: "line 1" }])
+  if (content._tag === "Json" && isRecord(content.value)) {
+    return Either.right([{ row: content.value, location: "line 1" }])
+  }
   if (content._tag === "JsonLines") {
     return Either.right(content.rows.map(({ line, value }) => ({ row: value, location: `line ${line}` })))
   }
-  const got = content._tag === "Json" ? `a JSON ${Array.isArray(content.value) ? "array" : typeof content.value}` : "text that is not JSON"
-  return Either.left(rowError(input.file, null, null, `expected a JSON array or one JSON object per line, got ${got}`, layoutFix))
+  const got = content._tag === "Json"
+    ? `a JSON ${Array.isArray(content.value) ? "array" : typeof content.value}`
+    : "text that is not JSON"
+  return Either.left(
+    rowError(input.file, null, null, `expected a JSON array or one JSON object per line, got ${got}`, layoutFix)
+  )
 }
 
 const firstValues = (content: FileContent, n: number): ReadonlyArray<unknown> =>
@@ -52,7 +61,10 @@ export const rowsHave = (rows: ReadonlyArray<unknown>, fields: ReadonlyArray<str
   rows.length > 0 && rows.every((row) => isRecord(row) && fields.every((f) => f in row))
 
 const valueAt = (root: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
-  path.reduce<unknown>((v, key) => (isRecord(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[key] : undefined), root)
+  path.reduce<unknown>(
+    (v, key) => (isRecord(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[key] : undefined),
+    root
+  )
 
 /**
  * A Schema decoder for one layout's rows whose failures read as one line: the field as spelled in the file,
@@ -71,7 +83,9 @@ export const rowDecoder = <A, I>(
         return rowError(file, location, null, `expected a JSON object, got ${describeValue(row)}`, defaultFix)
       }
       const top = String(issue.path[0])
-      const problem = issue.tag === "Missing" ? "is missing" : `has the wrong type: ${describeValue(valueAt(row, issue.path))}`
+      const problem = issue.tag === "Missing"
+        ? "is missing"
+        : `has the wrong type: ${describeValue(valueAt(row, issue.path))}`
       return rowError(file, location, issue.field, problem, fixes[top] ?? defaultFix)
     })
 }

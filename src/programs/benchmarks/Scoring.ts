@@ -1,6 +1,14 @@
 // Scores and headlines from per-question outcomes, with Wilson intervals: shared by every benchmark module.
 import { wilsonInterval } from "../harness/Stats.js"
-import type { BenchmarkName, BenchmarkQuestion, Categories, GroupScore, Headline, QuestionResult, Score } from "./Benchmark.js"
+import type {
+  BenchmarkName,
+  BenchmarkQuestion,
+  Categories,
+  GroupScore,
+  Headline,
+  QuestionResult,
+  Score
+} from "./Benchmark.js"
 import { outcomeOf } from "./Benchmark.js"
 
 export const scoreOf = (results: ReadonlyArray<QuestionResult>): Score => {

@@ -6,10 +6,12 @@ import type { Benchmark, BenchmarkQuestion, QuestionResult } from "./Benchmark.j
 import { benchmarks } from "./Registry.js"
 
 /** The fields of a stored prediction a result needs. */
-export type StoredPrediction = Pick<
-  PredictionRow,
-  "questionId" | "videoId" | "taskType" | "duration" | "question" | "options" | "answer" | "prediction"
-> & { readonly domain?: string | null | undefined; readonly benchmark?: BenchmarkFacts | null | undefined }
+export type StoredPrediction =
+  & Pick<
+    PredictionRow,
+    "questionId" | "videoId" | "taskType" | "duration" | "question" | "options" | "answer" | "prediction"
+  >
+  & { readonly domain?: string | null | undefined; readonly benchmark?: BenchmarkFacts | null | undefined }
 
 export const benchmarkByName = (name: BenchmarkName): Benchmark => benchmarks.find((b) => b.name === name)!
 
@@ -33,7 +35,9 @@ export const questionOfPrediction = (p: StoredPrediction, fallback: BenchmarkNam
     row: facts?.row ?? null
   }
   // Video-MME's categories are its row's task type, duration and domain: rebuilt from the stored columns.
-  return question.benchmark === "videomme" ? { ...question, categories: benchmarkByName("videomme").categories(question) } : question
+  return question.benchmark === "videomme"
+    ? { ...question, categories: benchmarkByName("videomme").categories(question) }
+    : question
 }
 
 export const resultsOfPredictions = (

@@ -9,9 +9,26 @@
 import { Either, Schema } from "effect"
 import * as NodePath from "node:path"
 import { type QuestionLoadError, VideoMmeTaskTypes } from "../../domain/Question.js"
-import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, InputFile, QuestionResult } from "./Benchmark.js"
+import type {
+  Benchmark,
+  BenchmarkInput,
+  BenchmarkQuestion,
+  Categories,
+  InputFile,
+  QuestionResult
+} from "./Benchmark.js"
 import { keyError, letterAt, maxOptions, minOptions, normalizeKey } from "./Options.js"
-import { describeValue, IdField, isRecord, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import {
+  describeValue,
+  IdField,
+  isRecord,
+  NonBlank,
+  rowDecoder,
+  rowError,
+  rowsHave,
+  rowsOf,
+  sampleRows
+} from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String))
@@ -53,10 +70,20 @@ const optionLabel = /^\(?([A-Z])[.):]/
 /** Options labelled A., B., … in order are kept; unlabelled ones are lettered; a mix is refused. */
 const checkOptions = (file: string, location: string, options: ReadonlyArray<string>) => {
   if (options.length < minOptions || options.length > maxOptions) {
-    return Either.left(rowError(file, location, "options", `expected ${minOptions} to ${maxOptions} options, got ${options.length}`, fixes.options!))
+    return Either.left(
+      rowError(
+        file,
+        location,
+        "options",
+        `expected ${minOptions} to ${maxOptions} options, got ${options.length}`,
+        fixes.options!
+      )
+    )
   }
   const blank = options.findIndex((o) => o.trim() === "")
-  if (blank >= 0) return Either.left(rowError(file, location, `options[${blank}]`, "is empty", "give every option its text"))
+  if (blank >= 0) {
+    return Either.left(rowError(file, location, `options[${blank}]`, "is empty", "give every option its text"))
+  }
   const labels = options.map((o) => optionLabel.exec(o.trim())?.[1])
   if (labels.every((l) => l === undefined)) return Either.right(options.map((o, i) => `${letterAt(i)}. ${o.trim()}`))
   const wrong = labels.findIndex((l, i) => l !== letterAt(i))
@@ -83,7 +110,9 @@ const toQuestion = (
     const options = yield* checkOptions(file, location, row.options)
     const raw = row.answer?.trim() ?? ""
     const key = raw === "" ? null : normalizeKey(raw, options.length)
-    if (raw !== "" && key === null) return yield* Either.left(keyError(file, location, "answer", row.answer, options.length))
+    if (raw !== "" && key === null) {
+      return yield* Either.left(keyError(file, location, "answer", row.answer, options.length))
+    }
     const question: BenchmarkQuestion = {
       benchmark: "videomme",
       id: String(row.question_id).trim(),
@@ -111,11 +140,13 @@ const decodeFile = (input: InputFile) =>
     const out: Array<BenchmarkQuestion> = []
     for (const { location, row } of rows) {
       const r: FileRow = yield* decodeFileRow(input.file, location, row)
-      out.push(yield* toQuestion(input.file, location, r, row, {
-        videoId: r.videoID.trim(),
-        durationGroup: r.duration ?? null,
-        domain: blankToNull(r.domain)
-      }))
+      out.push(
+        yield* toQuestion(input.file, location, r, row, {
+          videoId: r.videoID.trim(),
+          durationGroup: r.duration ?? null,
+          domain: blankToNull(r.domain)
+        })
+      )
     }
     return out
   })
@@ -180,7 +211,10 @@ export interface VideoMmeExportVideo {
 
 /** Videos in the order their first question appears; `video_id` is Video-MME's own id when the row has one. */
 const exportVideoMme = (results: ReadonlyArray<QuestionResult>): ReadonlyArray<VideoMmeExportVideo> => {
-  const videos = new Map<string, { video: Omit<VideoMmeExportVideo, "questions">; questions: Array<VideoMmeExportQuestion> }>()
+  const videos = new Map<
+    string,
+    { video: Omit<VideoMmeExportVideo, "questions">; questions: Array<VideoMmeExportQuestion> }
+  >()
   for (const { prediction, question: q } of results) {
     let entry = videos.get(q.videoId)
     if (entry === undefined) {

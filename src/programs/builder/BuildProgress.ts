@@ -38,7 +38,16 @@ export const initialBuildProgress = (videos: number): BuildProgressState => ({
 export const applyBuildEvent = (state: BuildProgressState, event: BuildEvent, now: number): BuildProgressState => {
   switch (event._tag) {
     case "VideoStarted":
-      return { ...state, videoIndex: event.index, videoId: event.videoId, events: event.events, eventsDone: 0, scenesDone: 0, callsSince: undefined, callsDoneSince: 0 }
+      return {
+        ...state,
+        videoIndex: event.index,
+        videoId: event.videoId,
+        events: event.events,
+        eventsDone: 0,
+        scenesDone: 0,
+        callsSince: undefined,
+        callsDoneSince: 0
+      }
     case "CallFinished": {
       const eventsDone = state.eventsDone + (event.kind === "event" ? 1 : 0)
       const made = !event.reused && event.kind === "event"
@@ -60,7 +69,9 @@ export const applyBuildEvent = (state: BuildProgressState, event: BuildEvent, no
 
 const clock = (seconds: number) => {
   const s = Math.max(0, Math.round(seconds))
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, "0")}m` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, "0")}m`
+    : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
 }
 
 /** `video 1/3 clip · events 42/180 · calls 57 (12 reused) · 1.2M tokens · ETA 4m10s` */
@@ -72,7 +83,9 @@ export const renderBuildProgress = (state: BuildProgressState, now: number): str
     : ""
   return `video ${state.videoIndex + 1}/${state.videos} ${state.videoId} · events ${state.eventsDone}/${state.events}` +
     (state.scenesDone > 0 ? ` · scenes ${state.scenesDone}` : "") +
-    ` · calls ${state.calls}${state.reused > 0 ? ` (${state.reused} reused)` : ""} · ${formatCount(state.tokens)} tokens${eta}`
+    ` · calls ${state.calls}${state.reused > 0 ? ` (${state.reused} reused)` : ""} · ${
+      formatCount(state.tokens)
+    } tokens${eta}`
 }
 
 export const formatCount = (n: number): string =>
@@ -86,7 +99,21 @@ const minutes = (seconds: number) => `${(seconds / 60).toFixed(1)} min`
 
 /** The table printed when a build ends: one row per video and a total. */
 export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): string => {
-  const row = (s: Pick<VideoSummary, "durationSeconds" | "frames" | "framesSent" | "events" | "scenes" | "calls" | "tokens" | "degraded" | "wallSeconds">, name: string) => [
+  const row = (
+    s: Pick<
+      VideoSummary,
+      | "durationSeconds"
+      | "frames"
+      | "framesSent"
+      | "events"
+      | "scenes"
+      | "calls"
+      | "tokens"
+      | "degraded"
+      | "wallSeconds"
+    >,
+    name: string
+  ) => [
     name,
     minutes(s.durationSeconds),
     s.frames === s.framesSent ? String(s.frames) : `${s.framesSent}/${s.frames}`,
@@ -106,17 +133,47 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
       framesSent: sum.framesSent + s.framesSent,
       events: sum.events + s.events,
       scenes: sum.scenes + s.scenes,
-      calls: { vlm: sum.calls.vlm + s.calls.vlm, llm: sum.calls.llm + s.calls.llm, reused: sum.calls.reused + s.calls.reused },
+      calls: {
+        vlm: sum.calls.vlm + s.calls.vlm,
+        llm: sum.calls.llm + s.calls.llm,
+        reused: sum.calls.reused + s.calls.reused
+      },
       tokens: { prompt: sum.tokens.prompt + s.tokens.prompt, completion: sum.tokens.completion + s.tokens.completion },
-      degraded: { events: sum.degraded.events + s.degraded.events, frames: sum.degraded.frames + s.degraded.frames, scenes: sum.degraded.scenes + s.degraded.scenes },
+      degraded: {
+        events: sum.degraded.events + s.degraded.events,
+        frames: sum.degraded.frames + s.degraded.frames,
+        scenes: sum.degraded.scenes + s.degraded.scenes
+      },
       wallSeconds: sum.wallSeconds + s.wallSeconds
     }),
-    { durationSeconds: 0, frames: 0, framesSent: 0, events: 0, scenes: 0, calls: { vlm: 0, llm: 0, reused: 0 }, tokens: { prompt: 0, completion: 0 }, degraded: { events: 0, frames: 0, scenes: 0 }, wallSeconds: 0 }
+    {
+      durationSeconds: 0,
+      frames: 0,
+      framesSent: 0,
+      events: 0,
+      scenes: 0,
+      calls: { vlm: 0, llm: 0, reused: 0 },
+      tokens: { prompt: 0, completion: 0 },
+      degraded: { events: 0, frames: 0, scenes: 0 },
+      wallSeconds: 0
+    }
   )
   const rows = summaries.map((s) => row(s, s.videoId))
   if (summaries.length > 1) rows.push(row(total, "total"))
   const lines = [
-    table(["video", "duration", "frames", "events", "scenes", "vlm calls", "llm calls", "reused", "tokens", "degraded", "time"], rows),
+    table([
+      "video",
+      "duration",
+      "frames",
+      "events",
+      "scenes",
+      "vlm calls",
+      "llm calls",
+      "reused",
+      "tokens",
+      "degraded",
+      "time"
+    ], rows),
     "",
     ...summaries.map((s) => `${s.videoId}: ${s.treeDir}/tree.json${s.embedded ? " (retrieval embeddings cached)" : ""}`)
   ]
@@ -130,7 +187,9 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
 }
 
 /** The `--dry-run` table: what each video would cost, and the total. */
-export const renderDryRun = (rows: ReadonlyArray<{ readonly videoId: string; readonly estimate: BuildEstimate }>): string => {
+export const renderDryRun = (
+  rows: ReadonlyArray<{ readonly videoId: string; readonly estimate: BuildEstimate }>
+): string => {
   const total = rows.reduce<BuildEstimate>((sum, { estimate: e }) => ({
     durationSeconds: sum.durationSeconds + e.durationSeconds,
     frames: sum.frames + e.frames,
@@ -142,7 +201,18 @@ export const renderDryRun = (rows: ReadonlyArray<{ readonly videoId: string; rea
     images: sum.images + e.images,
     promptTokens: sum.promptTokens + e.promptTokens,
     completionTokens: sum.completionTokens + e.completionTokens
-  }), { durationSeconds: 0, frames: 0, framesSent: 0, events: 0, scenes: 0, vlmCalls: 0, llmCalls: 0, images: 0, promptTokens: 0, completionTokens: 0 })
+  }), {
+    durationSeconds: 0,
+    frames: 0,
+    framesSent: 0,
+    events: 0,
+    scenes: 0,
+    vlmCalls: 0,
+    llmCalls: 0,
+    images: 0,
+    promptTokens: 0,
+    completionTokens: 0
+  })
   const row = (name: string, e: BuildEstimate) => [
     name,
     minutes(e.durationSeconds),
@@ -160,10 +230,26 @@ export const renderDryRun = (rows: ReadonlyArray<{ readonly videoId: string; rea
   body.push(row("total", total))
   const unsent = total.frames - total.framesSent
   return [
-    table(["video", "duration", "frames", "events", "scenes", "vlm calls", "llm calls", "images", "prompt tok", "reply tok", "calls/h"], body),
+    table([
+      "video",
+      "duration",
+      "frames",
+      "events",
+      "scenes",
+      "vlm calls",
+      "llm calls",
+      "images",
+      "prompt tok",
+      "reply tok",
+      "calls/h"
+    ], body),
     "",
     "dry run: nothing was called or written. Tokens are estimates (text at 4 characters a token, images as 28-px patches);",
     "event windows are planned without shot changes, which move cuts but hardly the count.",
-    ...(unsent > 0 ? [`${unsent} sampled frames would not be sent (events longer than --frames-per-call × --frame-interval): lower --event-seconds or raise --frames-per-call`] : [])
+    ...(unsent > 0
+      ? [
+        `${unsent} sampled frames would not be sent (events longer than --frames-per-call × --frame-interval): lower --event-seconds or raise --frames-per-call`
+      ]
+      : [])
   ].join("\n")
 }

@@ -22,14 +22,22 @@ export const loadBuildPrompts = Effect.fn("BuildPrompts.load")(function*(dir: st
       Effect.mapError(() =>
         new BuildError({
           reason: "BadOption",
-          message: `${file}: cannot be read — a prompt pack used for building needs ${name}; copy it from prompts/en and adapt it`
+          message:
+            `${file}: cannot be read — a prompt pack used for building needs ${name}; copy it from prompts/en and adapt it`
         })
       ),
       Effect.filterOrFail(
         (text) => text.trim() !== "",
-        () => new BuildError({ reason: "BadOption", message: `${file}: empty — write the instructions for this build call` })
+        () =>
+          new BuildError({
+            reason: "BadOption",
+            message: `${file}: empty — write the instructions for this build call`
+          })
       )
     )
   }
-  return { event: (yield* read(buildPromptFiles[0])).trim(), scene: (yield* read(buildPromptFiles[1])).trim() } satisfies BuildPrompts
+  return {
+    event: (yield* read(buildPromptFiles[0])).trim(),
+    scene: (yield* read(buildPromptFiles[1])).trim()
+  } satisfies BuildPrompts
 })

@@ -13,7 +13,7 @@ import type { BuildInput, BuildOptions, VideoSummary } from "./BuildOptions.js"
 import { type CallScope, captionEvents } from "./Captioning.js"
 import type { Card } from "./Cards.js"
 import { assignFrames, checkParameters, defaultParameters, planEventWindows } from "./Plan.js"
-import { prepareVideo, type PreparedVideo } from "./Preparation.js"
+import { type PreparedVideo, prepareVideo } from "./Preparation.js"
 import { assembleTree } from "./TreeAssembly.js"
 import { checkTreeFolder, resolveOutDir } from "./TreeFolder.js"
 import { buildRecord, writeTree } from "./TreeWriter.js"
@@ -29,7 +29,7 @@ export {
   sceneMaxTokens,
   type VideoSummary
 } from "./BuildOptions.js"
-export { type PreparedFrame, prepareVideo, type PreparedVideo } from "./Preparation.js"
+export { type PreparedFrame, type PreparedVideo, prepareVideo } from "./Preparation.js"
 export { buildRecord } from "./TreeWriter.js"
 
 /** Captions a prepared video (events, then scenes grouped from their cards) and writes its tree. */
@@ -41,14 +41,37 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
   const path = yield* Path.Path
   const started = yield* Clock.currentTimeMillis
   const p = { ...defaultParameters, ...options.parameters }
-  const scope: CallScope = { video, options, made: { vlm: 0, llm: 0, reused: 0, prompt: 0, completion: 0 }, emit: options.onEvent ?? (() => Effect.void) }
+  const scope: CallScope = {
+    video,
+    options,
+    made: { vlm: 0, llm: 0, reused: 0, prompt: 0, completion: 0 },
+    emit: options.onEvent ?? (() => Effect.void)
+  }
   const durationSeconds = video.info.durationSeconds
-  const plans = assignFrames(planEventWindows(durationSeconds, video.shotChanges, p), video.frames.map((frame) => frame.time), p.framesPerCall)
-  yield* scope.emit({ _tag: "VideoStarted", videoId: video.videoId, index: position.index, total: position.total, events: plans.length, frames: video.frames.length })
+  const plans = assignFrames(
+    planEventWindows(durationSeconds, video.shotChanges, p),
+    video.frames.map((frame) => frame.time),
+    p.framesPerCall
+  )
+  yield* scope.emit({
+    _tag: "VideoStarted",
+    videoId: video.videoId,
+    index: position.index,
+    total: position.total,
+    events: plans.length,
+    frames: video.frames.length
+  })
   const { events, groups, scenes } = yield* captionEvents(scope, plans, p)
 
   const embedding = yield* Effect.serviceOption(EmbeddingProvider)
-  const build = buildRecord({ video, options, parameters: p, events, scenes, embeddingModel: Option.getOrUndefined(Option.map(embedding, (e) => e.model)) })
+  const build = buildRecord({
+    video,
+    options,
+    parameters: p,
+    events,
+    scenes,
+    embeddingModel: Option.getOrUndefined(Option.map(embedding, (e) => e.model))
+  })
   const tree = assembleTree({
     videoId: video.videoId,
     durationSeconds,
@@ -65,7 +88,11 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
         start: event.plan.start,
         end: event.plan.end,
         card: event.checkpoint.event,
-        frames: event.plan.frames.map((frame, f) => ({ time: frame.time, card: event.checkpoint.frames[f]!, source: video.frames[frame.source]!.path }))
+        frames: event.plan.frames.map((frame, f) => ({
+          time: frame.time,
+          card: event.checkpoint.frames[f]!,
+          source: video.frames[frame.source]!.path
+        }))
       }))
     }))
   })
@@ -95,18 +122,20 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
  * is prepared (hashed, frames extracted) while the current one is captioned. Fails on the first
  * error; trees finished before it stay written.
  */
-export const buildTree = Effect.fn("BuildTree.buildTree")(function*<R = never>(inputs: ReadonlyArray<BuildInput<R>>, options: BuildOptions) {
-  const problem = checkParameters({ ...defaultParameters, ...options.parameters })
-  if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
-  const summaries: Array<VideoSummary> = []
-  if (inputs.length === 0) return summaries
-  const root = yield* resolveOutDir(options.outDir)
-  yield* Effect.forEach(inputs, (input) => checkTreeFolder(root, input.videoId), { discard: true })
-  let next = yield* Effect.fork(prepareVideo(inputs[0]!, options))
-  for (let i = 0; i < inputs.length; i++) {
-    const prepared = yield* Fiber.join(next)
-    if (i + 1 < inputs.length) next = yield* Effect.fork(prepareVideo(inputs[i + 1]!, options))
-    summaries.push(yield* captionVideo(prepared, options, { index: i, total: inputs.length }))
+export const buildTree = Effect.fn("BuildTree.buildTree")(
+  function*<R = never>(inputs: ReadonlyArray<BuildInput<R>>, options: BuildOptions) {
+    const problem = checkParameters({ ...defaultParameters, ...options.parameters })
+    if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
+    const summaries: Array<VideoSummary> = []
+    if (inputs.length === 0) return summaries
+    const root = yield* resolveOutDir(options.outDir)
+    yield* Effect.forEach(inputs, (input) => checkTreeFolder(root, input.videoId), { discard: true })
+    let next = yield* Effect.fork(prepareVideo(inputs[0]!, options))
+    for (let i = 0; i < inputs.length; i++) {
+      const prepared = yield* Fiber.join(next)
+      if (i + 1 < inputs.length) next = yield* Effect.fork(prepareVideo(inputs[i + 1]!, options))
+      summaries.push(yield* captionVideo(prepared, options, { index: i, total: inputs.length }))
+    }
+    return summaries
   }
-  return summaries
-})
+)

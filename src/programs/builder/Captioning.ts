@@ -11,8 +11,23 @@ import type { ProviderError } from "../../domain/ProviderError.js"
 import { LLMProvider } from "../../services/LLMProvider.js"
 import { VLMProvider } from "../../services/VLMProvider.js"
 import { BuildError } from "./BuildError.js"
-import { type BuildEvent, type BuildOptions, defaultBuildConcurrency, eventMaxTokens, sceneMaxTokens } from "./BuildOptions.js"
-import { decodeEventReply, decodeSceneReply, degradedEventCards, degradedSceneCard, type EventCards, eventText, retryText, sceneText } from "./Cards.js"
+import {
+  type BuildEvent,
+  type BuildOptions,
+  defaultBuildConcurrency,
+  eventMaxTokens,
+  sceneMaxTokens
+} from "./BuildOptions.js"
+import {
+  decodeEventReply,
+  decodeSceneReply,
+  degradedEventCards,
+  degradedSceneCard,
+  type EventCards,
+  eventText,
+  retryText,
+  sceneText
+} from "./Cards.js"
 import {
   checkpointDir,
   checkpointKey,
@@ -39,7 +54,16 @@ interface CallOutcome<A> {
 
 /** Asks once, and once more with the decode error; a second unusable reply gives degraded cards. */
 const askTwice = <A>(
-  ask: (text: string) => Effect.Effect<{ readonly content: string; readonly model: string; readonly usage: { readonly promptTokens: number; readonly completionTokens: number } }, ProviderError>,
+  ask: (
+    text: string
+  ) => Effect.Effect<
+    {
+      readonly content: string
+      readonly model: string
+      readonly usage: { readonly promptTokens: number; readonly completionTokens: number }
+    },
+    ProviderError
+  >,
   text: string,
   decode: (raw: string) => Either.Either<A, string>,
   degrade: (raw: string) => A
@@ -67,7 +91,9 @@ const range = (start: number, end: number) => `${Math.round(start)}–${Math.rou
 const providerFailed = (videoId: string, what: string) => (error: ProviderError) =>
   new BuildError({
     reason: "ProviderFailed",
-    message: `${videoId}: ${what}: ${error.message.split("\n")[0]} — finished calls are saved; fix the endpoint and run the same command again to resume`
+    message: `${videoId}: ${what}: ${
+      error.message.split("\n")[0]
+    } — finished calls are saved; fix the endpoint and run the same command again to resume`
   })
 
 export interface EventResult {
@@ -112,7 +138,14 @@ const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: Planned
   const { options, video } = scope
   const vlm = yield* VLMProvider
   const cues = cuesIn(video.cues, plan.start, plan.end)
-  const text = eventText({ index: plan.index, total, start: plan.start, end: plan.end, frameTimes: plan.frames.map((f) => f.time), cues })
+  const text = eventText({
+    index: plan.index,
+    total,
+    start: plan.start,
+    end: plan.end,
+    frameTimes: plan.frames.map((f) => f.time),
+    cues
+  })
   const images = plan.frames.map((frame) => video.frames[frame.source]!)
   const key = checkpointKey({
     kind: "event",
@@ -128,11 +161,21 @@ const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: Planned
     return { plan, checkpoint: saved.value, cues } satisfies EventResult
   }
   const outcome = yield* askTwice<EventCards>(
-    (userText) => vlm.chatWithImages({ system: options.prompts.event, text: userText, images: images.map((image) => image.path), maxTokens: eventMaxTokens }),
+    (userText) =>
+      vlm.chatWithImages({
+        system: options.prompts.event,
+        text: userText,
+        images: images.map((image) => image.path),
+        maxTokens: eventMaxTokens
+      }),
     text,
     (raw) => decodeEventReply(raw, images.length),
     (raw) => degradedEventCards(raw, images.length)
-  ).pipe(Effect.mapError(providerFailed(video.videoId, `event ${plan.index + 1} (${range(plan.start, plan.end)}), vision call`)))
+  ).pipe(
+    Effect.mapError(
+      providerFailed(video.videoId, `event ${plan.index + 1} (${range(plan.start, plan.end)}), vision call`)
+    )
+  )
   const checkpoint: EventCheckpoint = {
     kind: "event",
     key,
@@ -165,7 +208,14 @@ const captionScene = Effect.fnUntraced(function*(scope: CallScope, group: Readon
       subtitle: subtitleFor(event.cues, [event.plan.start, event.plan.end])
     }))
   })
-  const key = checkpointKey({ kind: "scene", model: options.models.llm, prompt: options.prompts.scene, text, images: [], parameters: { maxTokens: sceneMaxTokens } })
+  const key = checkpointKey({
+    kind: "scene",
+    model: options.models.llm,
+    prompt: options.prompts.scene,
+    text,
+    images: [],
+    parameters: { maxTokens: sceneMaxTokens }
+  })
   const saved = yield* readSceneCheckpoint(video.treeDir, key)
   if (Option.isSome(saved)) {
     yield* finished(scope, "scene", true, saved.value.usage)
@@ -209,18 +259,28 @@ export const captionEvents = (scope: CallScope, plans: ReadonlyArray<PlannedEven
     const scheduler = makeSceneScheduler(plans, p)
     const early = new Map<string, Fiber.RuntimeFiber<SceneCheckpoint, BuildError>>()
     let settledCount = 0
-    const done = yield* Effect.forEach(plans, (plan, i) =>
-      Effect.tap(captionEvent(scope, plan, plans.length), (result) => {
-        results[i] = result
-        const settled = scheduler.complete(i, cardWords(result.checkpoint.event))
-        return Effect.forEach(settled, ([first, stop]) => {
-          const index = settledCount++
-          const group = results.slice(first, stop) as ReadonlyArray<EventResult>
-          return Effect.map(Effect.forkIn(captionScene(scope, group, index), fiberScope), (fiber) => void early.set(`${first}:${stop}`, fiber))
-        }, { discard: true })
-      }), { concurrency })
+    const done = yield* Effect.forEach(
+      plans,
+      (plan, i) =>
+        Effect.tap(captionEvent(scope, plan, plans.length), (result) => {
+          results[i] = result
+          const settled = scheduler.complete(i, cardWords(result.checkpoint.event))
+          return Effect.forEach(settled, ([first, stop]) => {
+            const index = settledCount++
+            const group = results.slice(first, stop) as ReadonlyArray<EventResult>
+            return Effect.map(
+              Effect.forkIn(captionScene(scope, group, index), fiberScope),
+              (fiber) => void early.set(`${first}:${stop}`, fiber)
+            )
+          }, { discard: true })
+        }),
+      { concurrency }
+    )
     // The reference grouping; the early calls are used where they match it (they always should).
-    const starts = groupScenes(done.map((event) => ({ start: event.plan.start, end: event.plan.end, words: cardWords(event.checkpoint.event) })), p)
+    const starts = groupScenes(
+      done.map((event) => ({ start: event.plan.start, end: event.plan.end, words: cardWords(event.checkpoint.event) })),
+      p
+    )
     const groups = starts.map((start, i) => done.slice(start, starts[i + 1] ?? done.length))
     const scenes = yield* Effect.forEach(groups, (group, i) => {
       const first = starts[i]!

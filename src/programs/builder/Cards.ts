@@ -4,6 +4,7 @@
  * the tree's card schemas, and, when a reply cannot be used, a degraded card made from its raw text.
  */
 import { Either, Schema } from "effect"
+import { firstDecodeIssue, formatPath } from "../../domain/DecodeIssue.js"
 import type { SubtitleCue } from "../../domain/Media.js"
 import {
   cardSchemaByLevel,
@@ -13,7 +14,6 @@ import {
   withCardDefaults
 } from "../../domain/Tree.js"
 import { parseJson } from "../agent/Parse.js"
-import { firstDecodeIssue, formatPath } from "../../domain/DecodeIssue.js"
 
 export type Card = Readonly<Record<string, unknown>>
 
@@ -23,7 +23,9 @@ const seconds = (t: number) => `${(Math.round(t * 10) / 10).toFixed(1)} s`
 export const cueLines = (cues: ReadonlyArray<SubtitleCue>): string =>
   cues.length === 0
     ? "(none)"
-    : cues.map((cue) => `[${(Math.round(cue.start * 10) / 10).toFixed(1)}–${seconds(cue.end)}] ${cue.text.replace(/\s+/g, " ").trim()}`).join("\n")
+    : cues.map((cue) =>
+      `[${(Math.round(cue.start * 10) / 10).toFixed(1)}–${seconds(cue.end)}] ${cue.text.replace(/\s+/g, " ").trim()}`
+    ).join("\n")
 
 /** The user text of an event call; the images follow in the same order as the frame list. */
 export const eventText = (input: {
@@ -52,13 +54,17 @@ export const sceneText = (input: {
   readonly index: number
   readonly start: number
   readonly end: number
-  readonly events: ReadonlyArray<{ readonly start: number; readonly end: number; readonly card: Card; readonly subtitle: string }>
+  readonly events: ReadonlyArray<
+    { readonly start: number; readonly end: number; readonly card: Card; readonly subtitle: string }
+  >
 }): string =>
   [
     `Scene ${input.index + 1}: ${seconds(input.start)} – ${seconds(input.end)}, ${input.events.length} events`,
     ...input.events.flatMap((event, i) => [
       "",
-      `Event ${i + 1} (${seconds(event.start)} – ${seconds(event.end)}): ${String(event.card["event_description"] ?? "")}`,
+      `Event ${i + 1} (${seconds(event.start)} – ${seconds(event.end)}): ${
+        String(event.card["event_description"] ?? "")
+      }`,
       ...[
         ["entities", list(event.card, "entities")],
         ["actions", list(event.card, "actions")],
@@ -80,7 +86,13 @@ export const completeCard = (level: 1 | 2 | 3, card: Card): Record<string, unkno
   for (const field of listFieldsByLevel[level]) {
     const value = out[field] as ReadonlyArray<unknown>
     // Trimmed, blank and repeated items dropped, order kept: what the entity appendix shows.
-    out[field] = [...new Set(value.filter((item): item is string => typeof item === "string").map((item) => item.trim()).filter((item) => item !== ""))]
+    out[field] = [
+      ...new Set(
+        value.filter((item): item is string => typeof item === "string").map((item) => item.trim()).filter((item) =>
+          item !== ""
+        )
+      )
+    ]
   }
   if (level === 3 && (typeof out["visual_attributes"] !== "object" || out["visual_attributes"] === null)) {
     out["visual_attributes"] = {}
@@ -91,8 +103,14 @@ export const completeCard = (level: 1 | 2 | 3, card: Card): Record<string, unkno
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-const decodeCard = (level: 1 | 2 | 3, value: unknown, at: ReadonlyArray<PropertyKey>): Either.Either<Record<string, unknown>, string> => {
-  const decoded = Schema.decodeUnknownEither(cardSchemaByLevel[level] as unknown as Schema.Schema<Record<string, unknown>, unknown>)(value)
+const decodeCard = (
+  level: 1 | 2 | 3,
+  value: unknown,
+  at: ReadonlyArray<PropertyKey>
+): Either.Either<Record<string, unknown>, string> => {
+  const decoded = Schema.decodeUnknownEither(
+    cardSchemaByLevel[level] as unknown as Schema.Schema<Record<string, unknown>, unknown>
+  )(value)
   if (Either.isLeft(decoded)) {
     const issue = firstDecodeIssue(decoded.left, at)
     return Either.left(`${issue.field === "" ? "the reply" : issue.field}: ${issue.message}`)
@@ -128,7 +146,11 @@ export interface EventCards {
 export const decodeEventReply = (raw: string, frameCount: number): Either.Either<EventCards, string> =>
   Either.gen(function*() {
     const reply = yield* parseObject(raw)
-    const eventValue = isRecord(reply["event"]) ? reply["event"] : "event_description" in reply ? { ...reply, frames: undefined } : undefined
+    const eventValue = isRecord(reply["event"])
+      ? reply["event"]
+      : "event_description" in reply
+      ? { ...reply, frames: undefined }
+      : undefined
     if (eventValue === undefined) return yield* Either.left("missing \"event\" object")
     const event = yield* decodeCard(2, eventValue, isRecord(reply["event"]) ? ["event"] : [])
     delete event["frames"]
@@ -150,8 +172,10 @@ export const decodeEventReply = (raw: string, frameCount: number): Either.Either
 
 /** A scene card: the object itself, or `{"scene": {…}}`. */
 export const decodeSceneReply = (raw: string): Either.Either<Record<string, unknown>, string> =>
-  Either.flatMap(parseObject(raw), (reply) =>
-    isRecord(reply["scene"]) ? decodeCard(1, reply["scene"], ["scene"]) : decodeCard(1, reply, []))
+  Either.flatMap(
+    parseObject(raw),
+    (reply) => isRecord(reply["scene"]) ? decodeCard(1, reply["scene"], ["scene"]) : decodeCard(1, reply, [])
+  )
 
 /** Reply text made readable for a card: JSON punctuation and key names gone, length capped. */
 export const degradedText = (raw: string): string => {

@@ -85,18 +85,20 @@ const fileOf = (path: Path.Path, treeDir: string, kind: string, key: string) =>
   path.join(checkpointDir(path, treeDir), `${kind}-${key}.json`)
 
 /** Writes `text` to `file` through a temporary file and a rename, uninterruptibly. */
-export const writeAtomically = Effect.fn("Checkpoint.writeAtomically")(function*(file: string, text: string | Uint8Array) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const temp = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`
-  yield* Effect.uninterruptible(
-    fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
-      Effect.zipRight(typeof text === "string" ? fs.writeFileString(temp, text) : fs.writeFile(temp, text)),
-      Effect.zipRight(fs.rename(temp, file)),
-      Effect.tapError(() => fs.remove(temp).pipe(Effect.ignore))
+export const writeAtomically = Effect.fn("Checkpoint.writeAtomically")(
+  function*(file: string, text: string | Uint8Array) {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const temp = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`
+    yield* Effect.uninterruptible(
+      fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
+        Effect.zipRight(typeof text === "string" ? fs.writeFileString(temp, text) : fs.writeFile(temp, text)),
+        Effect.zipRight(fs.rename(temp, file)),
+        Effect.tapError(() => fs.remove(temp).pipe(Effect.ignore))
+      )
     )
-  )
-})
+  }
+)
 
 /** The checkpoint of `key`, when present and intact; anything else reads as "not done yet". */
 export const readCheckpoint = <A, I>(schema: Schema.Schema<A, I>, kind: "event" | "scene") =>
@@ -106,7 +108,9 @@ export const readCheckpoint = <A, I>(schema: Schema.Schema<A, I>, kind: "event" 
     const text = yield* fs.readFileString(fileOf(path, treeDir, kind, key)).pipe(Effect.option)
     if (Option.isNone(text)) return Option.none<A>()
     const decoded = Schema.decodeUnknownEither(Schema.parseJson(schema))(text.value)
-    return Either.isRight(decoded) && (decoded.right as { key?: unknown }).key === key ? Option.some(decoded.right) : Option.none<A>()
+    return Either.isRight(decoded) && (decoded.right as { key?: unknown }).key === key
+      ? Option.some(decoded.right)
+      : Option.none<A>()
   })
 
 export const readEventCheckpoint = readCheckpoint(EventCheckpoint, "event")

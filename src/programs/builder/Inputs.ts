@@ -13,7 +13,20 @@ import { BuildError } from "./BuildError.js"
 
 /** Extensions taken from a folder; a file named directly is probed whatever its name. */
 export const videoExtensions: ReadonlySet<string> = new Set([
-  ".mp4", ".mkv", ".webm", ".mov", ".avi", ".m4v", ".mpg", ".mpeg", ".ts", ".mts", ".wmv", ".flv", ".3gp", ".ogv"
+  ".mp4",
+  ".mkv",
+  ".webm",
+  ".mov",
+  ".avi",
+  ".m4v",
+  ".mpg",
+  ".mpeg",
+  ".ts",
+  ".mts",
+  ".wmv",
+  ".flv",
+  ".3gp",
+  ".ogv"
 ])
 
 export interface VideoInput {
@@ -30,7 +43,10 @@ export const listVideos = Effect.fn("BuildInputs.listVideos")(function*(inputs: 
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   if (inputs.length === 0) {
-    return yield* new BuildError({ reason: "BadInput", message: "no video given — name video files or folders of videos" })
+    return yield* new BuildError({
+      reason: "BadInput",
+      message: "no video given — name video files or folders of videos"
+    })
   }
   const files: Array<string> = []
   for (const input of inputs) {
@@ -39,13 +55,17 @@ export const listVideos = Effect.fn("BuildInputs.listVideos")(function*(inputs: 
     )
     if (info.type === "Directory") {
       const names = yield* fs.readDirectory(input).pipe(
-        Effect.mapError((error) => new BuildError({ reason: "BadInput", message: `${input}: cannot list the folder (${error.message})` }))
+        Effect.mapError((error) =>
+          new BuildError({ reason: "BadInput", message: `${input}: cannot list the folder (${error.message})` })
+        )
       )
       const videos = names.filter((name) => videoExtensions.has(path.extname(name).toLowerCase())).sort()
       if (videos.length === 0) {
         return yield* new BuildError({
           reason: "BadInput",
-          message: `${input}: no video files in this folder (looked for ${[...videoExtensions].join(" ")}) — name the videos directly`
+          message: `${input}: no video files in this folder (looked for ${
+            [...videoExtensions].join(" ")
+          }) — name the videos directly`
         })
       }
       files.push(...videos.map((name) => path.join(input, name)))
@@ -58,7 +78,10 @@ export const listVideos = Effect.fn("BuildInputs.listVideos")(function*(inputs: 
   for (const file of files) {
     const made = videoIdFromFile(file)
     if ("problem" in made) {
-      return yield* new BuildError({ reason: "BadInput", message: `${file}: the file name ${made.problem} — rename the file` })
+      return yield* new BuildError({
+        reason: "BadInput",
+        message: `${file}: the file name ${made.problem} — rename the file`
+      })
     }
     const videoId = made.id
     // Compared without case: on macOS and Windows "Clip" and "clip" are one folder.
@@ -93,26 +116,30 @@ const mediaFix: Record<MediaError["reason"], string> = {
 export const fromMediaError = (error: MediaError): BuildError =>
   new BuildError({
     reason: error.reason === "ToolMissing" ? "BadOption" : "BadInput",
-    message: error.message.includes(error.path) ? error.message : `${error.path}: ${error.message} — ${mediaFix[error.reason]}`
+    message: error.message.includes(error.path)
+      ? error.message
+      : `${error.path}: ${error.message} — ${mediaFix[error.reason]}`
   })
 
 /** Probes every video up front, so a bad one stops the command before any tree is written; each keeps its fields. */
-export const probeVideos = Effect.fn("BuildInputs.probeVideos")(function*<V extends VideoInput>(videos: ReadonlyArray<V>) {
-  const probe = yield* MediaProbe
-  return yield* Effect.forEach(videos, (video) =>
-    probe.probe(video.path).pipe(
-      Effect.mapError(fromMediaError),
-      Effect.filterOrFail(
-        (info) => info.streams.some((stream) => stream.kind === "video"),
-        () => new BuildError({ reason: "BadInput", message: `${video.path}: ${mediaFix.NoVideo}` })
-      ),
-      Effect.filterOrFail(
-        (info) => Number.isFinite(info.durationSeconds) && info.durationSeconds > 0,
-        () => new BuildError({ reason: "BadInput", message: `${video.path}: zero length — ${mediaFix.Truncated}` })
-      ),
-      Effect.map((info): V & ProbedVideo => ({ ...video, info }))
-    ), { concurrency: 4 })
-})
+export const probeVideos = Effect.fn("BuildInputs.probeVideos")(
+  function*<V extends VideoInput>(videos: ReadonlyArray<V>) {
+    const probe = yield* MediaProbe
+    return yield* Effect.forEach(videos, (video) =>
+      probe.probe(video.path).pipe(
+        Effect.mapError(fromMediaError),
+        Effect.filterOrFail(
+          (info) => info.streams.some((stream) => stream.kind === "video"),
+          () => new BuildError({ reason: "BadInput", message: `${video.path}: ${mediaFix.NoVideo}` })
+        ),
+        Effect.filterOrFail(
+          (info) => Number.isFinite(info.durationSeconds) && info.durationSeconds > 0,
+          () => new BuildError({ reason: "BadInput", message: `${video.path}: zero length — ${mediaFix.Truncated}` })
+        ),
+        Effect.map((info): V & ProbedVideo => ({ ...video, info }))
+      ), { concurrency: 4 })
+  }
+)
 
 /** The output folder exists (created when missing) and takes a file. */
 export const checkWritable = Effect.fn("BuildInputs.checkWritable")(function*(outDir: string) {
@@ -125,7 +152,9 @@ export const checkWritable = Effect.fn("BuildInputs.checkWritable")(function*(ou
     Effect.mapError((error) =>
       new BuildError({
         reason: "Unwritable",
-        message: `--out ${outDir}: cannot write there (${error.message.split("\n")[0]}) — choose a folder you can write to`
+        message: `--out ${outDir}: cannot write there (${
+          error.message.split("\n")[0]
+        }) — choose a folder you can write to`
       })
     )
   )

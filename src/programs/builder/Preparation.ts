@@ -14,7 +14,15 @@ import type { BuildInput, BuildOptions } from "./BuildOptions.js"
 import { sha256, writeAtomically } from "./Checkpoint.js"
 import { fromMediaError, type ProbedVideo } from "./Inputs.js"
 import { defaultParameters } from "./Plan.js"
-import { checkTreeFolder, claimTreeFolder, confine, removeInside, resolveOutDir, type TreeFolder, unwritable } from "./TreeFolder.js"
+import {
+  checkTreeFolder,
+  claimTreeFolder,
+  confine,
+  removeInside,
+  resolveOutDir,
+  type TreeFolder,
+  unwritable
+} from "./TreeFolder.js"
 
 const Manifest = Schema.Struct({
   key: Schema.String,
@@ -43,84 +51,112 @@ const hashFile = Effect.fn("BuildTree.hashFile")(function*(file: string) {
   const fs = yield* FileSystem.FileSystem
   const hash = createHash("sha256")
   // 1 MiB reads: the default small chunks cost more in per-chunk overhead than the hashing itself.
-  yield* fs.stream(file, { chunkSize: FileSystem.MiB(1) }).pipe(Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk))))
+  yield* fs.stream(file, { chunkSize: FileSystem.MiB(1) }).pipe(
+    Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk)))
+  )
   return hash.digest("hex")
 })
 
 /** Frames from the cache when its manifest matches `key`, else extracted afresh into `framesDir`. */
-const framesOf = Effect.fnUntraced(function*(input: BuildInput<any>, folder: TreeFolder, framesDir: string, key: string, p: typeof defaultParameters) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const frameSource = yield* FrameSource
-  const manifestFile = path.join(framesDir, "manifest.json")
-  const cached = yield* fs.readFileString(manifestFile).pipe(
-    Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(Manifest))),
-    Effect.filterOrFail((manifest) => manifest.key === key),
-    Effect.option
-  )
-  if (Option.isSome(cached)) {
-    return {
-      frames: cached.value.frames.map((frame) => ({ timeSeconds: frame.time, path: path.join(framesDir, frame.file) })),
-      shotChanges: cached.value.shotChanges
+const framesOf = Effect.fnUntraced(
+  function*(input: BuildInput<any>, folder: TreeFolder, framesDir: string, key: string, p: typeof defaultParameters) {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const frameSource = yield* FrameSource
+    const manifestFile = path.join(framesDir, "manifest.json")
+    const cached = yield* fs.readFileString(manifestFile).pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(Manifest))),
+      Effect.filterOrFail((manifest) => manifest.key === key),
+      Effect.option
+    )
+    if (Option.isSome(cached)) {
+      return {
+        frames: cached.value.frames.map((frame) => ({
+          timeSeconds: frame.time,
+          path: path.join(framesDir, frame.file)
+        })),
+        shotChanges: cached.value.shotChanges
+      }
     }
+    yield* removeInside(folder.root, framesDir)
+    yield* fs.makeDirectory(framesDir, { recursive: true }).pipe(Effect.mapError(unwritable(folder.dir)))
+    const extracted = yield* frameSource.extract({
+      path: input.path,
+      intervalSeconds: p.frameInterval,
+      width: p.frameWidth,
+      outDir: framesDir
+    }).pipe(
+      Effect.mapError(fromMediaError),
+      // A video that does not decode leaves nothing behind: no half-made tree folder.
+      Effect.tapError(() => removeInside(folder.root, folder.fresh ? folder.dir : framesDir).pipe(Effect.ignore))
+    )
+    if (extracted.frames.length === 0) {
+      return yield* new BuildError({
+        reason: "BadInput",
+        message: `${input.path}: no frame could be decoded — the file is damaged or cut short; re-encode it`
+      })
+    }
+    yield* writeAtomically(
+      manifestFile,
+      JSON.stringify({
+        key,
+        frames: extracted.frames.map((frame) => ({
+          time: frame.timeSeconds,
+          file: path.relative(framesDir, frame.path)
+        })),
+        shotChanges: extracted.shotChanges
+      })
+    ).pipe(Effect.mapError(unwritable(folder.dir)))
+    return extracted
   }
-  yield* removeInside(folder.root, framesDir)
-  yield* fs.makeDirectory(framesDir, { recursive: true }).pipe(Effect.mapError(unwritable(folder.dir)))
-  const extracted = yield* frameSource.extract({ path: input.path, intervalSeconds: p.frameInterval, width: p.frameWidth, outDir: framesDir }).pipe(
-    Effect.mapError(fromMediaError),
-    // A video that does not decode leaves nothing behind: no half-made tree folder.
-    Effect.tapError(() => removeInside(folder.root, folder.fresh ? folder.dir : framesDir).pipe(Effect.ignore))
-  )
-  if (extracted.frames.length === 0) {
-    return yield* new BuildError({ reason: "BadInput", message: `${input.path}: no frame could be decoded — the file is damaged or cut short; re-encode it` })
-  }
-  yield* writeAtomically(
-    manifestFile,
-    JSON.stringify({
-      key,
-      frames: extracted.frames.map((frame) => ({ time: frame.timeSeconds, file: path.relative(framesDir, frame.path) })),
-      shotChanges: extracted.shotChanges
-    })
-  ).pipe(Effect.mapError(unwritable(folder.dir)))
-  return extracted
-})
+)
 
 /** Source hash, frames (from the cache when it matches), shot changes and subtitles of one video. */
-export const prepareVideo = Effect.fn("BuildTree.prepareVideo")(function*<R = never>(input: BuildInput<R>, options: BuildOptions) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const p = { ...defaultParameters, ...options.parameters }
-  const folder = yield* checkTreeFolder(yield* resolveOutDir(options.outDir), input.videoId)
-  const cacheDir = path.join(folder.dir, ".vtree")
-  yield* claimTreeFolder(folder)
-  if (options.force === true) {
-    // The cache of calls and frames only: the marker and the list of written frames stay.
-    const names = yield* fs.readDirectory(cacheDir).pipe(Effect.orElseSucceed(() => []))
-    const dropped = names.filter((name) => name === "checkpoints" || name.startsWith("frames-"))
-    yield* Effect.forEach(dropped, (name) => removeInside(folder.root, path.join(cacheDir, name)), { discard: true })
-  }
-  const sourceSha256 = yield* hashFile(input.path).pipe(
-    Effect.mapError((error) => new BuildError({ reason: "BadInput", message: `${input.path}: cannot be read (${error.message}) — check the file` }))
-  )
-  const key = sha256(JSON.stringify({ sourceSha256, interval: p.frameInterval, width: p.frameWidth })).slice(0, 16)
-  const framesDir = yield* confine(folder.root, path.join(cacheDir, `frames-${key}`))
-  const extraction = yield* framesOf(input, folder, framesDir, key, p)
-  const frames = yield* Effect.forEach(extraction.frames, (frame) =>
-    fs.readFile(frame.path).pipe(
-      Effect.map((bytes): PreparedFrame => ({ time: frame.timeSeconds, path: frame.path, sha256: sha256(bytes) })),
-      Effect.mapError(() =>
-        new BuildError({ reason: "Unwritable", message: `${frame.path}: extracted frame missing — run again with --force` })
+export const prepareVideo = Effect.fn("BuildTree.prepareVideo")(
+  function*<R = never>(input: BuildInput<R>, options: BuildOptions) {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const p = { ...defaultParameters, ...options.parameters }
+    const folder = yield* checkTreeFolder(yield* resolveOutDir(options.outDir), input.videoId)
+    const cacheDir = path.join(folder.dir, ".vtree")
+    yield* claimTreeFolder(folder)
+    if (options.force === true) {
+      // The cache of calls and frames only: the marker and the list of written frames stay.
+      const names = yield* fs.readDirectory(cacheDir).pipe(Effect.orElseSucceed(() => []))
+      const dropped = names.filter((name) => name === "checkpoints" || name.startsWith("frames-"))
+      yield* Effect.forEach(dropped, (name) => removeInside(folder.root, path.join(cacheDir, name)), { discard: true })
+    }
+    const sourceSha256 = yield* hashFile(input.path).pipe(
+      Effect.mapError((error) =>
+        new BuildError({
+          reason: "BadInput",
+          message: `${input.path}: cannot be read (${error.message}) — check the file`
+        })
       )
-    ), { concurrency: 16 })
-  const subtitles = input.subtitles === undefined ? { source: "none", cues: [] } : yield* input.subtitles
-  return {
-    ...input,
-    treeDir: folder.dir,
-    folder,
-    sourceSha256,
-    frames,
-    shotChanges: extraction.shotChanges,
-    cues: subtitles.cues,
-    subtitleSource: subtitles.source
-  } satisfies PreparedVideo
-})
+    )
+    const key = sha256(JSON.stringify({ sourceSha256, interval: p.frameInterval, width: p.frameWidth })).slice(0, 16)
+    const framesDir = yield* confine(folder.root, path.join(cacheDir, `frames-${key}`))
+    const extraction = yield* framesOf(input, folder, framesDir, key, p)
+    const frames = yield* Effect.forEach(extraction.frames, (frame) =>
+      fs.readFile(frame.path).pipe(
+        Effect.map((bytes): PreparedFrame => ({ time: frame.timeSeconds, path: frame.path, sha256: sha256(bytes) })),
+        Effect.mapError(() =>
+          new BuildError({
+            reason: "Unwritable",
+            message: `${frame.path}: extracted frame missing — run again with --force`
+          })
+        )
+      ), { concurrency: 16 })
+    const subtitles = input.subtitles === undefined ? { source: "none", cues: [] } : yield* input.subtitles
+    return {
+      ...input,
+      treeDir: folder.dir,
+      folder,
+      sourceSha256,
+      frames,
+      shotChanges: extraction.shotChanges,
+      cues: subtitles.cues,
+      subtitleSource: subtitles.source
+    } satisfies PreparedVideo
+  }
+)

@@ -34,7 +34,9 @@ const isBand = (text: string | null): text is DurationBand => text === "short" |
  */
 export const durationBandOf = (q: BenchmarkQuestion): DurationBand | undefined => {
   if (isBand(q.durationGroup)) return q.durationGroup
-  if (q.durationSeconds !== null && Number.isFinite(q.durationSeconds) && q.durationSeconds > 0) return durationCategory(q.durationSeconds)
+  if (q.durationSeconds !== null && Number.isFinite(q.durationSeconds) && q.durationSeconds > 0) {
+    return durationCategory(q.durationSeconds)
+  }
   const group = q.durationGroup === null ? NaN : Number(q.durationGroup)
   return Number.isFinite(group) && group > 0 ? durationCategory(group) : undefined
 }
@@ -108,7 +110,9 @@ export const missingVideosMessage = (file: string, missing: ReadonlyArray<string
   const names = missing.slice(0, shown).map((id) => JSON.stringify(id)).join(", ")
   const more = missing.length > shown ? `, and ${missing.length - shown} more` : ""
   const count = missing.length === 1 ? "1 video" : `${missing.length} videos`
-  return `--questions ${file}: ${count} it names ${missing.length === 1 ? "has" : "have"} no video file among those given: ${names}${more} — add their files (a video's id is its file name without the extension), or build with a question file for the videos you have`
+  return `--questions ${file}: ${count} it names ${
+    missing.length === 1 ? "has" : "have"
+  } no video file among those given: ${names}${more} — add their files (a video's id is its file name without the extension), or build with a question file for the videos you have`
 }
 
 /**
@@ -122,7 +126,9 @@ export const subtitleCandidates = (
   places: { readonly subtitlesDir: string | undefined; readonly questionsDir: string }
 ): Either.Either<ReadonlyArray<string>, string> => {
   if (path.isAbsolute(named) || named.split(/[\\/]/).includes("..") || named.includes("\0")) {
-    return Either.left(`subtitle_path ${JSON.stringify(named)}: expected a path inside the subtitles folder (no leading "/", no "..")`)
+    return Either.left(
+      `subtitle_path ${JSON.stringify(named)}: expected a path inside the subtitles folder (no leading "/", no "..")`
+    )
   }
   const dirs = places.subtitlesDir === undefined
     ? [places.questionsDir, path.join(places.questionsDir, "subtitles")]
@@ -135,29 +141,43 @@ const badInput = (message: string) => new BuildError({ reason: "BadInput", messa
 const readInput = Effect.fnUntraced(function*(file: string) {
   const fs = yield* FileSystem.FileSystem
   const text = yield* fs.readFileString(file).pipe(
-    Effect.mapError((error) => badInput(`--questions ${file}: cannot read the file (${error.message.split("\n")[0]}) — check the path`))
+    Effect.mapError((error) =>
+      badInput(`--questions ${file}: cannot read the file (${error.message.split("\n")[0]}) — check the path`)
+    )
   )
   return { file, content: classifyText(text, (body) => parseUserJson(file, body)) } satisfies InputFile
 })
 
 /** The question file (or folder of .json files) decoded as its benchmark, `--benchmark` forcing which. */
-export const loadQuestionFile = Effect.fn("QuestionVideos.load")(function*(file: string, benchmark: string | undefined) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const info = yield* fs.stat(file).pipe(Effect.mapError(() => badInput(`--questions ${file}: not found — check the path`)))
-  let input: BenchmarkInput
-  if (info.type === "Directory") {
-    const names = yield* fs.readDirectory(file).pipe(
-      Effect.mapError((error) => badInput(`--questions ${file}: cannot list the folder (${error.message.split("\n")[0]})`))
+export const loadQuestionFile = Effect.fn("QuestionVideos.load")(
+  function*(file: string, benchmark: string | undefined) {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const info = yield* fs.stat(file).pipe(
+      Effect.mapError(() => badInput(`--questions ${file}: not found — check the path`))
     )
-    const json = names.filter((name) => name.toLowerCase().endsWith(".json")).sort()
-    if (json.length === 0) return yield* badInput(`--questions ${file}: no .json files in this folder — pass the question file itself`)
-    input = { _tag: "Folder", dir: file, files: yield* Effect.forEach(json, (name) => readInput(path.join(file, name))) }
-  } else {
-    input = { _tag: "File", file: yield* readInput(file) }
+    let input: BenchmarkInput
+    if (info.type === "Directory") {
+      const names = yield* fs.readDirectory(file).pipe(
+        Effect.mapError((error) =>
+          badInput(`--questions ${file}: cannot list the folder (${error.message.split("\n")[0]})`)
+        )
+      )
+      const json = names.filter((name) => name.toLowerCase().endsWith(".json")).sort()
+      if (json.length === 0) {
+        return yield* badInput(`--questions ${file}: no .json files in this folder — pass the question file itself`)
+      }
+      input = {
+        _tag: "Folder",
+        dir: file,
+        files: yield* Effect.forEach(json, (name) => readInput(path.join(file, name)))
+      }
+    } else {
+      input = { _tag: "File", file: yield* readInput(file) }
+    }
+    return yield* Either.match(decodeBenchmark(input, { benchmark }), {
+      onLeft: (error) => Effect.fail(badInput(error.message)),
+      onRight: Effect.succeed
+    })
   }
-  return yield* Either.match(decodeBenchmark(input, { benchmark }), {
-    onLeft: (error) => Effect.fail(badInput(error.message)),
-    onRight: Effect.succeed
-  })
-})
+)

@@ -44,7 +44,9 @@ export const groupScenes = (
     // Rounded so floating noise does not decide between equally different neighbours.
     score: Math.round(jaccardDistance(events[i]!.words, event.words) * 1e6) / 1e6
   }))
-  const cuts = segment(events[0]!.start, events[events.length - 1]!.end, sceneLimits(p), candidates, { mustUseCandidate: true })
+  const cuts = segment(events[0]!.start, events[events.length - 1]!.end, sceneLimits(p), candidates, {
+    mustUseCandidate: true
+  })
   const starts = [0]
   for (const cut of cuts) {
     const index = events.findIndex((event) => Math.abs(event.start - cut) < 1e-6)
@@ -74,12 +76,16 @@ export const makeSceneScheduler = (events: ReadonlyArray<Window>, p: BuildParame
           const after = words[first + k + 1]
           return {
             at: event.start,
-            score: before === undefined || after === undefined ? undefined : Math.round(jaccardDistance(before, after) * 1e6) / 1e6
+            score: before === undefined || after === undefined
+              ? undefined
+              : Math.round(jaccardDistance(before, after) * 1e6) / 1e6
           }
         })
         const step = segmentStep(events[first]!.start, end, limits, candidates, { mustUseCandidate: true })
         if (step._tag === "Wait") break
-        const stop = step._tag === "Done" ? events.length : events.findIndex((event) => Math.abs(event.start - step.at) < 1e-6)
+        const stop = step._tag === "Done"
+          ? events.length
+          : events.findIndex((event) => Math.abs(event.start - step.at) < 1e-6)
         if (stop <= first || words.slice(first, stop).some((w) => w === undefined)) break
         settled.push([first, stop])
         first = stop

@@ -2,10 +2,10 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Either, Option } from "effect"
 import { type MediaError, type MediaInfo, type SubtitleCue, SubtitleError } from "../../domain/Media.js"
-import { MediaProbe } from "../../services/MediaProbe.js"
-import { SpeechToText } from "../../services/SpeechToText.js"
 import { parseSubtitles } from "../../domain/SubtitleFormat.js"
 import { parseUserJson } from "../../domain/UserJson.js"
+import { MediaProbe } from "../../services/MediaProbe.js"
+import { SpeechToText } from "../../services/SpeechToText.js"
 import { parseLongVideoBenchSubtitles } from "../benchmarks/LongVideoBenchSubtitles.js"
 import { transcribeVideo } from "./Transcription.js"
 
@@ -56,7 +56,9 @@ export const sidecarCandidates = (
   const subtitlesDir = request.subtitlesDir
   const inDir = subtitlesDir === undefined
     ? []
-    : names.flatMap((name) => [".srt", ".vtt", ".json", "_en.json"].map((ending) => path.join(subtitlesDir, `${name}${ending}`)))
+    : names.flatMap((name) =>
+      [".srt", ".vtt", ".json", "_en.json"].map((ending) => path.join(subtitlesDir, `${name}${ending}`))
+    )
   return [...(request.named ?? []), ...beside, ...inDir]
 }
 
@@ -67,7 +69,13 @@ const readSubtitleFile = Effect.fn("Subtitles.readFile")(function*(
 ) {
   const fs = yield* FileSystem.FileSystem
   const text = yield* fs.readFileString(file).pipe(
-    Effect.mapError(() => new SubtitleError({ reason: "Unreadable", path: file, message: `${file}: cannot read the subtitle file — check the path` }))
+    Effect.mapError(() =>
+      new SubtitleError({
+        reason: "Unreadable",
+        path: file,
+        message: `${file}: cannot read the subtitle file — check the path`
+      })
+    )
   )
   if (!file.toLowerCase().endsWith(".json")) return yield* parseSubtitles(text.replace(/^\uFEFF/, ""), { path: file })
   const value = yield* Either.match(parseUserJson(file, text), {
@@ -94,7 +102,9 @@ export const resolveSubtitles = Effect.fn("Subtitles.resolve")(function*(request
   const media = yield* MediaProbe
   const json = {
     offset: request.subtitleOffset ?? 0,
-    videoDuration: request.info === undefined ? Effect.map(media.probe(request.video), (info) => info.durationSeconds) : Effect.succeed(request.info.durationSeconds)
+    videoDuration: request.info === undefined
+      ? Effect.map(media.probe(request.video), (info) => info.durationSeconds)
+      : Effect.succeed(request.info.durationSeconds)
   }
 
   if (request.subtitlesFile !== undefined) {
@@ -111,7 +121,11 @@ export const resolveSubtitles = Effect.fn("Subtitles.resolve")(function*(request
   for (const stream of info.streams.filter((candidate) => candidate.kind === "subtitle")) {
     const embedded = yield* Effect.either(media.subtitleStream(request.video, stream.index))
     if (embedded._tag === "Right") {
-      return { source: "embedded", from: `${request.video}#${stream.index}`, cues: embedded.right } satisfies ResolvedSubtitles
+      return {
+        source: "embedded",
+        from: `${request.video}#${stream.index}`,
+        cues: embedded.right
+      } satisfies ResolvedSubtitles
     }
     yield* Effect.logWarning(embedded.left.message)
   }

@@ -57,7 +57,11 @@ export const transcribeVideo = Effect.fn("Transcription.transcribeVideo")(functi
   const path = yield* Path.Path
   const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-asr-" }).pipe(
     Effect.mapError(() =>
-      new MediaError({ reason: "Failed", path: video, message: `${video}: cannot create a temporary folder for its audio — check TMPDIR` })
+      new MediaError({
+        reason: "Failed",
+        path: video,
+        message: `${video}: cannot create a temporary folder for its audio — check TMPDIR`
+      })
     )
   )
   const spans = audioChunks(durationSeconds, speech.maxUploadBytes)

@@ -19,7 +19,10 @@ export const cuesIn = (cues: ReadonlyArray<SubtitleCue>, start: number, end: num
  * The span whose speech an L3 node carries: the frame's own slot on the grid, half an interval each
  * side, so every line spoken during an event lands on one of its frames.
  */
-export const frameSlot = (time: number, interval: number): readonly [number, number] => [time - interval / 2, time + interval / 2]
+export const frameSlot = (
+  time: number,
+  interval: number
+): readonly [number, number] => [time - interval / 2, time + interval / 2]
 
 export interface AssembledFrame {
   readonly time: number
@@ -53,7 +56,10 @@ export const assembleTree = (input: {
   readonly scenes: ReadonlyArray<AssembledScene>
   readonly cues: ReadonlyArray<SubtitleCue>
   readonly build: Readonly<Record<string, unknown>>
-}): { readonly tree: BuiltTree; readonly frameFiles: ReadonlyArray<{ readonly target: string; readonly source: string }> } => {
+}): {
+  readonly tree: BuiltTree
+  readonly frameFiles: ReadonlyArray<{ readonly target: string; readonly source: string }>
+} => {
   const nodes: Record<string, FlatNode> = {}
   const frameFiles: Array<{ target: string; source: string }> = []
   const subtitle = (start: number, end: number) => subtitleFor(input.cues, [start, end])
@@ -78,7 +84,13 @@ export const assembleTree = (input: {
       event.frames.forEach((frame, f) => {
         const fid = frameId(input.videoId, s, e, f)
         const [from, to] = frameSlot(frame.time, input.frameInterval)
-        nodes[fid] = { level: 3, time_range: [frame.time, frame.time], card: frame.card, subtitle: subtitle(from, to), children_ids: [] }
+        nodes[fid] = {
+          level: 3,
+          time_range: [frame.time, frame.time],
+          card: frame.card,
+          subtitle: subtitle(from, to),
+          children_ids: []
+        }
         frameFiles.push({ target: frameFile(input.videoId, fid), source: frame.source })
       })
     })
@@ -97,4 +109,5 @@ export const assembleTree = (input: {
 }
 
 /** tree.json's text: the tree encoded by the Schema it is read with, one space of indent, a final newline. */
-export const treeJsonText = (tree: BuiltTree): string => `${JSON.stringify(Schema.encodeSync(BuiltTree)(tree), null, 1)}\n`
+export const treeJsonText = (tree: BuiltTree): string =>
+  `${JSON.stringify(Schema.encodeSync(BuiltTree)(tree), null, 1)}\n`

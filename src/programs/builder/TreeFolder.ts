@@ -28,7 +28,12 @@ const refused = (message: string) => new BuildError({ reason: "Refused", message
 
 /** A failed write as a build failure naming the tree folder. */
 export const unwritable = (dir: string) => (error: { readonly message: string }) =>
-  new BuildError({ reason: "Unwritable", message: `${dir}: cannot write the tree (${error.message.split("\n")[0]}) — check the --out folder's permissions and free space` })
+  new BuildError({
+    reason: "Unwritable",
+    message: `${dir}: cannot write the tree (${
+      error.message.split("\n")[0]
+    }) — check the --out folder's permissions and free space`
+  })
 
 /** --out, created when missing, as a real path: the root every write of the build must stay under. */
 export const resolveOutDir = Effect.fn("TreeFolder.resolveOutDir")(function*(outDir: string) {
@@ -54,7 +59,9 @@ export const confine = Effect.fn("TreeFolder.confine")(function*(root: string, t
     // readLink succeeds only on a link (dangling or not); "not found" means nothing further exists.
     const link = yield* fs.readLink(current).pipe(Effect.either)
     if (Either.isRight(link)) {
-      return yield* refused(`${current}: a symbolic link inside --out (to ${link.right}) — vtree writes no tree through a link; remove it or choose another --out`)
+      return yield* refused(
+        `${current}: a symbolic link inside --out (to ${link.right}) — vtree writes no tree through a link; remove it or choose another --out`
+      )
     }
     if (link.left._tag === "SystemError" && link.left.reason === "NotFound") break
   }
@@ -84,23 +91,35 @@ export const checkTreeFolder = Effect.fn("TreeFolder.check")(function*(root: str
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const dir = yield* confine(root, path.join(root, videoId))
-  if (!(yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false)))) return { root, dir, videoId, fresh: true } satisfies TreeFolder
+  if (!(yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false)))) {
+    return { root, dir, videoId, fresh: true } satisfies TreeFolder
+  }
   const folder: TreeFolder = { root, dir, videoId, fresh: false }
   const info = yield* fs.stat(dir).pipe(Effect.mapError(unwritable(dir)))
-  if (info.type !== "Directory") return yield* refused(`${dir}: exists and is not a folder — move it away or choose another --out`)
+  if (info.type !== "Directory") {
+    return yield* refused(`${dir}: exists and is not a folder — move it away or choose another --out`)
+  }
   for (const name of [".vtree", "frames", "tree.json"]) yield* confine(root, path.join(dir, name))
   const names = yield* fs.readDirectory(dir).pipe(Effect.mapError(unwritable(dir)))
   if (names.length === 0) return folder
   const cache = path.join(dir, ".vtree")
   const owner = yield* readJson(Marker, path.join(cache, markerFile)).pipe(
     Effect.map(Option.map((marker) => marker.videoID)),
-    Effect.flatMap((marker) => Option.isSome(marker) ? Effect.succeed(marker) : readJson(BuiltByVtree, path.join(dir, "tree.json")).pipe(Effect.map(Option.map((tree) => tree.videoID))))
+    Effect.flatMap((marker) =>
+      Option.isSome(marker)
+        ? Effect.succeed(marker)
+        : readJson(BuiltByVtree, path.join(dir, "tree.json")).pipe(Effect.map(Option.map((tree) => tree.videoID)))
+    )
   )
   if (Option.isSome(owner)) {
     if (owner.value === videoId) return folder
-    return yield* refused(`${dir}: holds vtree's tree of video "${owner.value}", not "${videoId}" (ids that differ only in case share a folder on macOS and Windows) — rename one of the videos or build into another --out`)
+    return yield* refused(
+      `${dir}: holds vtree's tree of video "${owner.value}", not "${videoId}" (ids that differ only in case share a folder on macOS and Windows) — rename one of the videos or build into another --out`
+    )
   }
-  const cacheNames = names.length === 1 && names[0] === ".vtree" ? yield* fs.readDirectory(cache).pipe(Effect.orElseSucceed(() => ["?"])) : ["?"]
+  const cacheNames = names.length === 1 && names[0] === ".vtree"
+    ? yield* fs.readDirectory(cache).pipe(Effect.orElseSucceed(() => ["?"]))
+    : ["?"]
   if (cacheNames.every((name) => cacheEntry.test(name))) return folder
   return yield* refused(
     `${dir}: a folder vtree build did not make (no .vtree/${markerFile}, no tree.json with vtree's build record) — ` +
@@ -141,9 +160,14 @@ export const writeFrames = Effect.fn("TreeFolder.writeFrames")(function*(
   const framesDir = yield* confine(folder.root, path.join(folder.dir, "frames"))
   const listFile = yield* confine(folder.root, path.join(folder.dir, ".vtree", framesListFile))
   const written = files.map((file) => path.basename(file.target))
-  const earlier = Option.match(yield* readJson(FramesList, listFile), { onNone: () => [], onSome: (list) => list.files })
+  const earlier = Option.match(yield* readJson(FramesList, listFile), {
+    onNone: () => [],
+    onSome: (list) => list.files
+  })
   const saveList = (names: ReadonlyArray<string>) =>
-    writeAtomically(listFile, `${JSON.stringify({ files: [...new Set(names)] })}\n`).pipe(Effect.mapError(unwritable(folder.dir)))
+    writeAtomically(listFile, `${JSON.stringify({ files: [...new Set(names)] })}\n`).pipe(
+      Effect.mapError(unwritable(folder.dir))
+    )
   // Listed before they are written: a build stopped halfway still knows which files are its own.
   yield* saveList([...earlier, ...written])
   yield* fs.makeDirectory(framesDir, { recursive: true }).pipe(Effect.mapError(unwritable(folder.dir)))
@@ -151,7 +175,10 @@ export const writeFrames = Effect.fn("TreeFolder.writeFrames")(function*(
     Effect.gen(function*() {
       const dest = yield* confine(folder.root, path.join(folder.dir, target))
       yield* fs.remove(dest).pipe(Effect.ignore)
-      yield* fs.link(source, dest).pipe(Effect.orElse(() => fs.copyFile(source, dest)), Effect.mapError(unwritable(folder.dir)))
+      yield* fs.link(source, dest).pipe(
+        Effect.orElse(() => fs.copyFile(source, dest)),
+        Effect.mapError(unwritable(folder.dir))
+      )
     }), { concurrency: 16, discard: true })
   const keep = new Set(written)
   const stale = earlier.filter((name) => !keep.has(name) && path.basename(name) === name)

@@ -10,7 +10,13 @@ import type { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import { loadTreeEnvironment } from "../tree/TreeLoader.js"
 import type { BuildOptions } from "./BuildOptions.js"
 import type { EventResult } from "./Captioning.js"
-import { type CheckpointUsage, type EventCheckpoint, type SceneCheckpoint, sha256, writeAtomically } from "./Checkpoint.js"
+import {
+  type CheckpointUsage,
+  type EventCheckpoint,
+  type SceneCheckpoint,
+  sha256,
+  writeAtomically
+} from "./Checkpoint.js"
 import type { BuildParameters } from "./Plan.js"
 import type { PreparedVideo } from "./Preparation.js"
 import { type assembleTree, treeJsonText } from "./TreeAssembly.js"
@@ -29,7 +35,10 @@ export const buildRecord = (input: {
   readonly embeddingModel: string | undefined
 }) => {
   const { events, options, parameters: p, scenes, video } = input
-  const checkpoints: ReadonlyArray<EventCheckpoint | SceneCheckpoint> = [...events.map((event) => event.checkpoint), ...scenes]
+  const checkpoints: ReadonlyArray<EventCheckpoint | SceneCheckpoint> = [
+    ...events.map((event) => event.checkpoint),
+    ...scenes
+  ]
   const sum = (items: ReadonlyArray<EventCheckpoint | SceneCheckpoint>, field: keyof CheckpointUsage) =>
     items.reduce((total, c) => total + c.usage[field], 0)
   return {
@@ -48,14 +57,24 @@ export const buildRecord = (input: {
       frames_per_call: p.framesPerCall
     },
     prompts: { event_sha256: sha256(options.prompts.event), scene_sha256: sha256(options.prompts.scene) },
-    source: { file: video.path.split(/[\\/]/).pop() ?? video.path, size_bytes: video.info.sizeBytes, sha256: video.sourceSha256 },
+    source: {
+      file: video.path.split(/[\\/]/).pop() ?? video.path,
+      size_bytes: video.info.sizeBytes,
+      sha256: video.sourceSha256
+    },
     subtitles: { source: video.subtitleSource, cues: video.cues.length },
-    frames: { sampled: video.frames.length, sent: events.reduce((total, event) => total + event.plan.frames.length, 0) },
+    frames: {
+      sampled: video.frames.length,
+      sent: events.reduce((total, event) => total + event.plan.frames.length, 0)
+    },
     calls: { vlm: sum(events.map((event) => event.checkpoint), "calls"), llm: sum(scenes, "calls") },
     tokens: { prompt: sum(checkpoints, "promptTokens"), completion: sum(checkpoints, "completionTokens") },
     degraded: {
       events: events.filter((event) => event.checkpoint.degraded).length,
-      frames: events.reduce((total, event) => total + event.checkpoint.frames.filter((frame) => frame["degraded"] === true).length, 0),
+      frames: events.reduce(
+        (total, event) => total + event.checkpoint.frames.filter((frame) => frame["degraded"] === true).length,
+        0
+      ),
       scenes: scenes.filter((scene) => scene.degraded).length
     }
   }
@@ -76,7 +95,9 @@ export const writeTree = Effect.fn("BuildTree.writeTree")(function*(
   return yield* loadTreeEnvironment(folder.dir).pipe(
     Effect.as(true),
     Effect.catchAll((error) =>
-      Effect.logWarning(`${video.videoId}: tree written, retrieval embeddings not cached (${error.message}); vtree infer will embed it on load`).pipe(
+      Effect.logWarning(
+        `${video.videoId}: tree written, retrieval embeddings not cached (${error.message}); vtree infer will embed it on load`
+      ).pipe(
         Effect.as(false)
       )
     )

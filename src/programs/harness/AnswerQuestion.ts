@@ -46,7 +46,10 @@ const answerQuestion = <R>(question: Question, trees: Environments, options: Run
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)
         ? Effect.failCause(cause)
-        : Effect.succeed({ prediction: failedPrediction(question.questionId, `internal error: ${describeCause(cause)}`), tree: null })
+        : Effect.succeed({
+          prediction: failedPrediction(question.questionId, `internal error: ${describeCause(cause)}`),
+          tree: null
+        })
     )
   )
 
@@ -106,14 +109,17 @@ export const answerAndSave = <R>(
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const startedAt = yield* Clock.currentTimeMillis
-      const [answered, calls] = yield* restore(captureCalls(question.questionId)(answerQuestion(question, trees, options)))
+      const [answered, calls] = yield* restore(
+        captureCalls(question.questionId)(answerQuestion(question, trees, options))
+      )
       const finishedAt = yield* Clock.currentTimeMillis
       // Not saved: once the setting is fixed, --resume must ask this question again.
       const rejection = configurationRejection(answered.prediction, calls)
       if (rejection !== undefined) {
         return yield* new InferError({
           reason: "ProviderRejected",
-          message: `${rejection}; run ${runId} stopped (finished questions are saved: fix the setting and continue with --resume --run-id ${runId})`
+          message:
+            `${rejection}; run ${runId} stopped (finished questions are saved: fix the setting and continue with --resume --run-id ${runId})`
         })
       }
       const row = predictionRow(question, answered, calls, startedAt, finishedAt, benchmark)
@@ -134,7 +140,9 @@ export const answerAndSave = <R>(
       yield* trees.release(question.videoId)
       if (outcome === "taken") {
         // This worker's lease lapsed (a long pause) and another took the question: its answer stands.
-        yield* Effect.logWarning(`run ${runId}: question ${question.questionId} was taken over by another worker; its answer is kept, not this one`)
+        yield* Effect.logWarning(
+          `run ${runId}: question ${question.questionId} was taken over by another worker; its answer is kept, not this one`
+        )
       } else {
         yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
       }

@@ -4,12 +4,12 @@ import type { Effect, Schedule } from "effect"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
 import type { PredictionRow, RunOwner, RunStatus } from "../../services/RunStore.js"
-import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
+import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
 import type { AnchorMode } from "../tools/ToolContext.js"
-import type { SelectionInput } from "./RunSelection.js"
 import type { Prices } from "./Cost.js"
+import type { SelectionInput } from "./RunSelection.js"
 
 /** Questions answered at once unless told otherwise. */
 export const defaultConcurrency = 12

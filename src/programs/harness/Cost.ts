@@ -46,7 +46,9 @@ export const parsePriceText = (text: string): Either.Either<Price, string> => {
     (parts.length !== 2 && parts.length !== 3) || parts.some((part) => part === "") ||
     numbers.some((n) => !Number.isFinite(n) || n < 0)
   ) {
-    return Either.left(`"${text}": expected input,cached,output (or input,output) in USD per 1M tokens, e.g. 0.60,0.15,2.40`)
+    return Either.left(
+      `"${text}": expected input,cached,output (or input,output) in USD per 1M tokens, e.g. 0.60,0.15,2.40`
+    )
   }
   return Either.right(
     numbers.length === 3
@@ -61,13 +63,20 @@ const decodeFile = Schema.decodeUnknownEither(PricesFile, { errors: "first" })
 export const decodePricesFile = (file: string, text: string): Either.Either<Prices, string> => {
   const parsed = parseUserJson(file, text)
   if (Either.isLeft(parsed)) {
-    return Either.left(parsed.left.reason === "TooDeep"
-      ? parsed.left.message
-      : `${file}: not JSON — write {"agent": {"input": 0.6, "cachedInput": 0.15, "output": 2.4}, …}`)
+    return Either.left(
+      parsed.left.reason === "TooDeep"
+        ? parsed.left.message
+        : `${file}: not JSON — write {"agent": {"input": 0.6, "cachedInput": 0.15, "output": 2.4}, …}`
+    )
   }
-  return Either.mapLeft(decodeFile(parsed.right), (error: ParseResult.ParseError) =>
-    `${file}: ${issueLine(firstDecodeIssue(error))} — give each role as {"input": USD, "cachedInput": USD, "output": USD} per 1M tokens ` +
-    `(roles: ${priceRoles.join(", ")})`)
+  return Either.mapLeft(
+    decodeFile(parsed.right),
+    (error: ParseResult.ParseError) =>
+      `${file}: ${
+        issueLine(firstDecodeIssue(error))
+      } — give each role as {"input": USD, "cachedInput": USD, "output": USD} per 1M tokens ` +
+      `(roles: ${priceRoles.join(", ")})`
+  )
 }
 
 /** USD for one call at `price`. Without a cached count, every prompt token is charged at the input price. */
@@ -93,8 +102,16 @@ export const costOfCalls = (calls: ReadonlyArray<CostedCall>, prices: Prices): n
 }
 
 /** Roles whose calls used tokens but have no price: what to set for the cost to be known. */
-export const unpricedRoles = (calls: ReadonlyArray<CostedCall>, prices: Prices): ReadonlyArray<string> =>
-  [...new Set(calls.filter((c) => c.promptTokens + c.completionTokens > 0 && prices[c.role as CallRole] === undefined).map((c) => c.role))]
+export const unpricedRoles = (
+  calls: ReadonlyArray<CostedCall>,
+  prices: Prices
+): ReadonlyArray<string> => [
+  ...new Set(
+    calls.filter((c) => c.promptTokens + c.completionTokens > 0 && prices[c.role as CallRole] === undefined).map((c) =>
+      c.role
+    )
+  )
+]
 
 /** `$1,234.5678`, or `unknown`. */
 export const formatUsd = (usd: number | null): string =>

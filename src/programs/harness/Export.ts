@@ -5,8 +5,8 @@
 // - jsonl: one prediction per line, with usage and stop reason, for scripts.
 // - csv: the same fields flat, for spreadsheets (RFC 4180 quoting; a cell that would start a formula gets a leading ').
 import type { BenchmarkName } from "../../domain/Question.js"
-import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
 import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
+import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
 import { outcomeOf, type ReportPrediction } from "./Report.js"
 
 export const benchmarkFormats = ["videomme", "lvbench", "longvideobench", "mlvu-test", "egoschema", "nextqa"] as const
@@ -18,7 +18,9 @@ export const exportFormats: ReadonlyArray<ExportFormat> = [...benchmarkFormats, 
 export const benchmarkOfFormat = (format: BenchmarkFormat): BenchmarkName => (format === "mlvu-test" ? "mlvu" : format)
 
 /** A run's own format: its benchmark's (MLVU's is the test split's, the one its leaderboard takes). */
-export const formatOfBenchmark = (benchmark: BenchmarkName): BenchmarkFormat => (benchmark === "mlvu" ? "mlvu-test" : benchmark)
+export const formatOfBenchmark = (
+  benchmark: BenchmarkName
+): BenchmarkFormat => (benchmark === "mlvu" ? "mlvu-test" : benchmark)
 
 export const isBenchmarkFormat = (format: ExportFormat): format is BenchmarkFormat =>
   (benchmarkFormats as ReadonlyArray<string>).includes(format)
@@ -28,7 +30,9 @@ export const isBenchmarkFormat = (format: ExportFormat): format is BenchmarkForm
  * and `url` from the stored row (a run stored before rows were kept: the tree folder's name and null).
  */
 export const toVideoMme = (predictions: ReadonlyArray<ReportPrediction>): ReadonlyArray<VideoMmeExportVideo> =>
-  benchmarkByName("videomme").export(resultsOfPredictions(predictions, "videomme")) as ReadonlyArray<VideoMmeExportVideo>
+  benchmarkByName("videomme").export(resultsOfPredictions(predictions, "videomme")) as ReadonlyArray<
+    VideoMmeExportVideo
+  >
 
 /** One flat record per prediction: the jsonl line and the csv row. */
 export const flatRecord = (p: ReportPrediction, costUsd: number | null) => ({
@@ -71,11 +75,13 @@ export const renderExport = (
 ): string => {
   if (isBenchmarkFormat(format)) {
     const benchmark = benchmarkOfFormat(format)
-    return JSON.stringify(benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark)), null, 2) + "\n"
+    return JSON.stringify(benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark)), null, 2) +
+      "\n"
   }
   switch (format) {
     case "jsonl":
-      return predictions.map((p) => JSON.stringify(flatRecord(p, costOf(p.questionId)))).join("\n") + (predictions.length > 0 ? "\n" : "")
+      return predictions.map((p) => JSON.stringify(flatRecord(p, costOf(p.questionId)))).join("\n") +
+        (predictions.length > 0 ? "\n" : "")
     case "csv": {
       const records = predictions.map((p) => flatRecord(p, costOf(p.questionId)))
       const header = Object.keys(flatRecord(predictions[0] ?? emptyPrediction, null))

@@ -23,7 +23,12 @@ import { claimBatch, makeWorkQueue } from "./WorkQueue.js"
 
 export { InferError, InferErrorReason } from "./InferError.js"
 // Also here, where the CLI imports them from.
-export { type BenchmarkEvent, type BenchmarkOptions, type BenchmarkResult, defaultConcurrency } from "./BenchmarkOptions.js"
+export {
+  type BenchmarkEvent,
+  type BenchmarkOptions,
+  type BenchmarkResult,
+  defaultConcurrency
+} from "./BenchmarkOptions.js"
 export { checkTrees, newRunId } from "./RunPlan.js"
 
 /** The run's budget under `maxCostUsd`, counting what a resumed run already spent. */
@@ -86,7 +91,15 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       stopped: () => budget?.stopped === true
     })
     const answer = (question: Question) =>
-      answerAndSave(runId, owner.ownerId, question, trees, questionOptions, onEvent, options.benchmarkFacts?.get(question.questionId)).pipe(
+      answerAndSave(
+        runId,
+        owner.ownerId,
+        question,
+        trees,
+        questionOptions,
+        onEvent,
+        options.benchmarkFacts?.get(question.questionId)
+      ).pipe(
         Effect.tap(({ saved }) => Effect.sync(() => saved && answered++))
       )
     const answerWithin = (question: Question) =>
@@ -96,7 +109,9 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
           budget.tryStart()
             ? answer(question).pipe(
               Effect.onExit((exit) =>
-                Effect.sync(() => budget.finish(Exit.isSuccess(exit) ? costOfCalls(exit.value.calls, options.prices ?? {}) : 0))
+                Effect.sync(() =>
+                  budget.finish(Exit.isSuccess(exit) ? costOfCalls(exit.value.calls, options.prices ?? {}) : 0)
+                )
               ),
               Effect.asVoid
             )
@@ -120,7 +135,9 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   ], { concurrency: "unbounded", discard: true })
   yield* Effect.raceFirst(work, alongside).pipe(
     // Runs on interruption too (Ctrl-C): the run is handed back, marked, either way.
-    Effect.onExit((exit) => Effect.map(releaseRun(runId, owner.ownerId, budget, exit), (released) => (status = released)))
+    Effect.onExit((exit) =>
+      Effect.map(releaseRun(runId, owner.ownerId, budget, exit), (released) => (status = released))
+    )
   )
   const result: BenchmarkResult = {
     runId,

@@ -30,7 +30,9 @@ export const configurationRejection = (
   }
   const failure = prediction.providerError
   if (failure !== undefined && failure.reason === "NotFound") {
-    return `the agent model endpoint answered 404 (${firstLine(prediction.error ?? "not found")}) — check VTREE_LLM_MODEL and VTREE_LLM_BASE_URL (it usually ends in /v1)`
+    return `the agent model endpoint answered 404 (${
+      firstLine(prediction.error ?? "not found")
+    }) — check VTREE_LLM_MODEL and VTREE_LLM_BASE_URL (it usually ends in /v1)`
   }
   return undefined
 }

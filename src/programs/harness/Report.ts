@@ -1,13 +1,13 @@
 // What a run amounts to: pure functions from stored rows to a summary (ReportText.ts renders it as text
 // or JSON, ReportHtml.ts as a page). The inputs are the store's row shapes (only the fields a summary
 // reads), so any LoadedRun fits. `vtree infer` prints `renderText(summarize(…))`.
+import type { BenchmarkName } from "../../domain/Question.js"
 import { callRoles } from "../../services/CallLog.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
-import type { BenchmarkName } from "../../domain/Question.js"
-import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
-import { benchmarkView } from "./ReportAxes.js"
-import { type WorkerSummary, workersOf } from "./ReportWorkers.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
+import { benchmarkView } from "./ReportAxes.js"
+import { workersOf, type WorkerSummary } from "./ReportWorkers.js"
+import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 // Also here, where the CLI imports them from.
@@ -24,8 +24,17 @@ export type ReportStep = StepRow
 export type ReportCall =
   & Pick<
     CallRow,
-    "questionId" | "parentStep" | "role" | "model" | "durationMs" | "promptTokens" | "completionTokens" | "status" | "errorReason"
-    | "cachedPromptTokens" | "reasoningTokens"
+    | "questionId"
+    | "parentStep"
+    | "role"
+    | "model"
+    | "durationMs"
+    | "promptTokens"
+    | "completionTokens"
+    | "status"
+    | "errorReason"
+    | "cachedPromptTokens"
+    | "reasoningTokens"
   >
   & {
     /** When the call started (epoch ms); the html timeline places calls by it. */
@@ -154,7 +163,9 @@ export interface Summary {
    * Where the run's question queue stands (`open`: neither saved nor held by a live worker); null for
    * runs without a queue. While a run is running this is its live progress.
    */
-  readonly progress: { readonly total: number; readonly done: number; readonly claimed: number; readonly open: number } | null
+  readonly progress:
+    | { readonly total: number; readonly done: number; readonly claimed: number; readonly open: number }
+    | null
   /**
    * Who answered what: one row per worker (`host:pid:random`) that saved questions or holds a claim,
    * most questions first. `live` says whether its lease runs (null when the summary had no clock).
@@ -312,10 +323,16 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       completionTokens: byRole.reduce((sum, r) => sum + r.completionTokens, 0)
     },
     cost: costSummary(input, options.prices ?? {}, byRole.map((r) => r.role)),
-    latency: byRole.map((r) => ({ role: r.role, ...spreadOf(calls.filter((c) => c.role === r.role).map((c) => c.durationMs)) })),
+    latency: byRole.map((r) => ({
+      role: r.role,
+      ...spreadOf(calls.filter((c) => c.role === r.role).map((c) => c.durationMs))
+    })),
     questionTime: (() => {
       const times = predictions.map((p) => p.finishedAt - p.startedAt)
-      return { ...spreadOf(times), meanMs: times.length === 0 ? null : times.reduce((sum, t) => sum + t, 0) / times.length }
+      return {
+        ...spreadOf(times),
+        meanMs: times.length === 0 ? null : times.reduce((sum, t) => sum + t, 0) / times.length
+      }
     })(),
     replyShapes: replyShapesOf(predictions, calls),
     tokenDetails: tokenDetailsOf(calls),
@@ -343,7 +360,10 @@ const plusReported = (sum: number | null, value: number | undefined): number | n
   value === undefined ? sum : (sum ?? 0) + value
 
 export const tokenDetailsOf = (calls: ReadonlyArray<ReportCall>): ReadonlyArray<RoleTokenDetails> => {
-  const roles = new Map<string, { promptTokens: number; cachedPromptTokens: number | null; reasoningTokens: number | null }>()
+  const roles = new Map<
+    string,
+    { promptTokens: number; cachedPromptTokens: number | null; reasoningTokens: number | null }
+  >()
   for (const c of calls) {
     const slot = roles.get(c.role) ?? { promptTokens: 0, cachedPromptTokens: null, reasoningTokens: null }
     slot.promptTokens += c.promptTokens
@@ -357,16 +377,23 @@ export const tokenDetailsOf = (calls: ReadonlyArray<ReportCall>): ReadonlyArray<
     .map(([role, slot]) => ({
       role,
       ...slot,
-      cachedShare: slot.cachedPromptTokens === null || slot.promptTokens === 0 ? null : slot.cachedPromptTokens / slot.promptTokens
+      cachedShare: slot.cachedPromptTokens === null || slot.promptTokens === 0
+        ? null
+        : slot.cachedPromptTokens / slot.promptTokens
     }))
 }
 
 const shapeOrder = ["clean", "fenced", "prose", "think-stripped", "function-call", "first-of-several", "repaired"]
 
-const replyShapesOf = (predictions: ReadonlyArray<ReportPrediction>, calls: ReadonlyArray<ReportCall>): Summary["replyShapes"] => {
+const replyShapesOf = (
+  predictions: ReadonlyArray<ReportPrediction>,
+  calls: ReadonlyArray<ReportCall>
+): Summary["replyShapes"] => {
   const counts = new Map<string, number>()
   for (const p of predictions) {
-    for (const [shape, steps] of Object.entries(p.replyShapes ?? {})) counts.set(shape, (counts.get(shape) ?? 0) + (steps ?? 0))
+    for (const [shape, steps] of Object.entries(p.replyShapes ?? {})) {
+      counts.set(shape, (counts.get(shape) ?? 0) + (steps ?? 0))
+    }
   }
   const models = [...new Set(calls.filter((c) => c.role === "agent").map((c) => c.model))].sort()
   return {

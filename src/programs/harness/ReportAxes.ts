@@ -40,4 +40,3 @@ export const benchmarkView = (
     axes: headline.axes.map(({ axis, groups }) => ({ axis, groups: groups.map(asGroupAccuracy) }))
   }
 }
-

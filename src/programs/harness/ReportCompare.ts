@@ -91,7 +91,9 @@ const bucketDeltas = (
 
 /** Significance in plain words; the threshold is the conventional 5 %. */
 export const mcnemarVerdict = (p: number, onlyA: number, onlyB: number): string => {
-  const stated = `exact McNemar p = ${p < 0.001 ? p.toExponential(1) : p.toFixed(3)} on ${onlyA + onlyB} discordant pairs`
+  const stated = `exact McNemar p = ${p < 0.001 ? p.toExponential(1) : p.toFixed(3)} on ${
+    onlyA + onlyB
+  } discordant pairs`
   if (onlyA + onlyB === 0) return `no question flipped: the runs do not differ on these questions (${stated})`
   return p < 0.05
     ? `difference significant at 5 % (${stated}): ${onlyB > onlyA ? "B" : "A"} is better`
@@ -131,8 +133,18 @@ const usageDeltas = (
     row("completion tokens", "count", sum(a.map((p) => p.completionTokens)), sum(b.map((p) => p.completionTokens))),
     row("cost (USD)", "usd", costTotal(sideA, ids), costTotal(sideB, ids)),
     row("mean steps", "decimal", mean(a.map((p) => p.stepsUsed)), mean(b.map((p) => p.stepsUsed))),
-    row("question time, summed", "ms", sum(a.map((p) => p.finishedAt - p.startedAt)), sum(b.map((p) => p.finishedAt - p.startedAt))),
-    row("question time, mean", "ms", mean(a.map((p) => p.finishedAt - p.startedAt)), mean(b.map((p) => p.finishedAt - p.startedAt)))
+    row(
+      "question time, summed",
+      "ms",
+      sum(a.map((p) => p.finishedAt - p.startedAt)),
+      sum(b.map((p) => p.finishedAt - p.startedAt))
+    ),
+    row(
+      "question time, mean",
+      "ms",
+      mean(a.map((p) => p.finishedAt - p.startedAt)),
+      mean(b.map((p) => p.finishedAt - p.startedAt))
+    )
   ]
 }
 
@@ -231,11 +243,13 @@ const bucketTable = (title: string, rows: ReadonlyArray<BucketDelta>): string =>
 const flipLines = (title: string, flips: ReadonlyArray<Flip>, limit: number): string => {
   if (flips.length === 0) return `${title}: none`
   const shown = flips.slice(0, limit).map((f) =>
-    `  ${f.questionId} (${f.taskType ?? noGroup}): A ${f.predictionA ?? "unanswered"} → B ${f.predictionB ?? "unanswered"}, answer ${
-      f.answer ?? "—"
-    }`
+    `  ${f.questionId} (${f.taskType ?? noGroup}): A ${f.predictionA ?? "unanswered"} → B ${
+      f.predictionB ?? "unanswered"
+    }, answer ${f.answer ?? "—"}`
   )
-  const more = flips.length > limit ? [`  … and ${formatCount(flips.length - limit)} more (--format json lists all)`] : []
+  const more = flips.length > limit
+    ? [`  … and ${formatCount(flips.length - limit)} more (--format json lists all)`]
+    : []
   return [`${title}: ${formatCount(flips.length)}`, ...shown, ...more].join("\n")
 }
 
@@ -245,12 +259,16 @@ export const renderCompareText = (c: Comparison): string => {
     `B: run ${c.b.runId} (${c.b.source}) · ${formatCount(c.b.questions)} questions`,
     `Paired over ${formatCount(c.shared)} shared questions: A ${formatPercent(c.overall.a.accuracy)} ${
       formatInterval(c.overall.a.interval)
-    }, B ${formatPercent(c.overall.b.accuracy)} ${formatInterval(c.overall.b.interval)} (95% CI), B − A ${formatPoints(c.overall.delta)}`,
+    }, B ${formatPercent(c.overall.b.accuracy)} ${formatInterval(c.overall.b.interval)} (95% CI), B − A ${
+      formatPoints(c.overall.delta)
+    }`,
     `${c.mcnemar.verdict[0]!.toUpperCase()}${c.mcnemar.verdict.slice(1)}.`
   ].join("\n")
   const usage = formatTable(
     ["Usage (shared questions)", "A", "B", "B − A"],
-    c.usage.map((u) => [u.metric, formatUsage(u.a, u.unit), formatUsage(u.b, u.unit), formatUsage(u.delta, u.unit, true)]),
+    c.usage.map((
+      u
+    ) => [u.metric, formatUsage(u.a, u.unit), formatUsage(u.b, u.unit), formatUsage(u.delta, u.unit, true)]),
     [false, true, true, true]
   )
   return [

@@ -1,12 +1,12 @@
 // The comparison of two runs as one self-contained page: paired chart with error bars, bucket deltas, the
 // McNemar verdict, usage deltas, and each flipped question linked to its trajectory in both runs.
 import type { ReportCall, ReportPrediction, ReportStep } from "./Report.js"
-import { formatCount, formatInterval, formatPercent } from "./ReportText.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
 import { chartAxis } from "./ReportHtml.js"
 import { script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num } from "./ReportMarkup.js"
+import { formatCount, formatInterval, formatPercent } from "./ReportText.js"
 import { trajectory } from "./ReportTrajectory.js"
 
 /** The rows a side contributes to the page: only its flipped questions' steps and calls are needed. */
@@ -33,21 +33,28 @@ export const pairedChart = (rows: ReadonlyArray<BucketDelta>, label: string): st
       const x2 = (labelWidth + accuracy.interval.high * barWidth).toFixed(1)
       const mid = y + 8
       return `<g class="err" stroke="#1f2328" stroke-width="1.5"><line x1="${x1}" y1="${mid}" x2="${x2}" y2="${mid}"/>` +
-        `<line x1="${x1}" y1="${mid - 5}" x2="${x1}" y2="${mid + 5}"/><line x1="${x2}" y1="${mid - 5}" x2="${x2}" y2="${mid + 5}"/></g>`
+        `<line x1="${x1}" y1="${mid - 5}" x2="${x1}" y2="${mid + 5}"/><line x1="${x2}" y1="${mid - 5}" x2="${x2}" y2="${
+          mid + 5
+        }"/></g>`
     })()
     return `<rect x="${labelWidth}" y="${y}" width="${barWidth}" height="16" fill="#eaeef2"/>` +
-      `<rect x="${labelWidth}" y="${y}" width="${(share * barWidth).toFixed(1)}" height="16" fill="${color}"/>` + error +
+      `<rect x="${labelWidth}" y="${y}" width="${(share * barWidth).toFixed(1)}" height="16" fill="${color}"/>` +
+      error +
       `<text x="${labelWidth + barWidth + 6}" y="${y + 12}">${side} ${esc(formatPercent(accuracy.accuracy))}</text>`
   }
   const body = rows.map((r, i) => {
     const name = r.key.length > 34 ? `${r.key.slice(0, 33)}…` : r.key
     return `<g transform="translate(0,${i * rowHeight})"><title>${
-      esc(`${r.key}: A ${formatInterval(r.a.interval)}, B ${formatInterval(r.b.interval)}, B − A ${formatPoints(r.delta)}`)
+      esc(
+        `${r.key}: A ${formatInterval(r.a.interval)}, B ${formatInterval(r.b.interval)}, B − A ${formatPoints(r.delta)}`
+      )
     }</title><text x="${labelWidth - 8}" y="22" text-anchor="end">${esc(name)}</text>` +
       bar(2, r.a, colorA, "A") + bar(22, r.b, colorB, "B") + `</g>`
   }).join("")
   const axis = chartAxis(labelWidth, barWidth, height)
-  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(label)}" width="${width}" height="${height}" ` +
+  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${
+    esc(label)
+  }" width="${width}" height="${height}" ` +
     `viewBox="0 0 ${width} ${height}" font-size="12" font-family="system-ui,sans-serif">${body}${axis}</svg>`
 }
 
@@ -61,11 +68,14 @@ const bucketTable = (title: string, rows: ReadonlyArray<BucketDelta>): string =>
   ).join("") + `</table>`
 
 const flipTable = (flips: ReadonlyArray<Flip>, indexA: Map<string, number>, indexB: Map<string, number>): string =>
-  flips.length === 0 ? `<p class="muted">None.</p>` :
+  flips.length === 0 ?
+    `<p class="muted">None.</p>` :
     `<table><tr><th>Question</th><th>Video</th><th>Task type</th><th>Answer</th><th>A said</th><th>B said</th>` +
     `<th>Trajectories</th></tr>` +
     flips.map((f) =>
-      `<tr><td>${esc(f.questionId)}</td><td>${esc(f.videoId)}</td><td>${esc(f.taskType)}</td><td>${esc(f.answer ?? "—")}</td>` +
+      `<tr><td>${esc(f.questionId)}</td><td>${esc(f.videoId)}</td><td>${esc(f.taskType)}</td><td>${
+        esc(f.answer ?? "—")
+      }</td>` +
       `<td>${esc(f.predictionA ?? "unanswered")}</td><td>${esc(f.predictionB ?? "unanswered")}</td>` +
       `<td><a href="#a${indexA.get(f.questionId)}">A</a> · <a href="#b${indexB.get(f.questionId)}">B</a></td></tr>`
     ).join("") + `</table>`
@@ -99,10 +109,16 @@ export const renderCompareHtml = (c: Comparison, a: CompareTrajectories, b: Comp
   const tb = trajectoriesOf(b, flipped, "b")
   const usageRows = c.usage.map((u) =>
     `<tr><td>${esc(u.metric)}</td><td class="n">${esc(formatUsage(u.a, u.unit))}</td>` +
-    `<td class="n">${esc(formatUsage(u.b, u.unit))}</td><td class="n">${esc(formatUsage(u.delta, u.unit, true))}</td></tr>`
+    `<td class="n">${esc(formatUsage(u.b, u.unit))}</td><td class="n">${
+      esc(formatUsage(u.delta, u.unit, true))
+    }</td></tr>`
   ).join("")
   const section = (title: string, rows: ReadonlyArray<BucketDelta>) =>
-    rows.length === 0 ? "" : `<h2>${esc(title)}</h2>\n${pairedChart(rows, title)}\n${bucketTable(title.replace("Accuracy per ", ""), rows)}\n`
+    rows.length === 0
+      ? ""
+      : `<h2>${esc(title)}</h2>\n${pairedChart(rows, title)}\n${
+        bucketTable(title.replace("Accuracy per ", ""), rows)
+      }\n`
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -114,11 +130,19 @@ export const renderCompareHtml = (c: Comparison, a: CompareTrajectories, b: Comp
 <body>
 <h1>Run comparison</h1>
 <table class="kv">
-<tr><td>A</td><td>${esc(c.a.runId)} <span class="muted">(${esc(c.a.source)}, ${formatCount(c.a.questions)} questions)</span></td></tr>
-<tr><td>B</td><td>${esc(c.b.runId)} <span class="muted">(${esc(c.b.source)}, ${formatCount(c.b.questions)} questions)</span></td></tr>
+<tr><td>A</td><td>${esc(c.a.runId)} <span class="muted">(${esc(c.a.source)}, ${
+    formatCount(c.a.questions)
+  } questions)</span></td></tr>
+<tr><td>B</td><td>${esc(c.b.runId)} <span class="muted">(${esc(c.b.source)}, ${
+    formatCount(c.b.questions)
+  } questions)</span></td></tr>
 <tr><td>Shared questions</td><td>${formatCount(c.shared)}</td></tr>
-<tr><td>Accuracy A</td><td>${esc(formatPercent(c.overall.a.accuracy))} ${esc(formatInterval(c.overall.a.interval))} 95% CI</td></tr>
-<tr><td>Accuracy B</td><td>${esc(formatPercent(c.overall.b.accuracy))} ${esc(formatInterval(c.overall.b.interval))} 95% CI</td></tr>
+<tr><td>Accuracy A</td><td>${esc(formatPercent(c.overall.a.accuracy))} ${
+    esc(formatInterval(c.overall.a.interval))
+  } 95% CI</td></tr>
+<tr><td>Accuracy B</td><td>${esc(formatPercent(c.overall.b.accuracy))} ${
+    esc(formatInterval(c.overall.b.interval))
+  } 95% CI</td></tr>
 <tr><td>B − A</td><td>${esc(formatPoints(c.overall.delta))}</td></tr>
 <tr><td>Verdict</td><td id="verdict">${esc(c.mcnemar.verdict)}</td></tr>
 </table>

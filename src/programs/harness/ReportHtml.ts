@@ -3,8 +3,8 @@
 // question file or a tree passes through `escapeHtml`.
 import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
-import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
 import { formatUsd } from "./Cost.js"
+import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
 import { outcomeOf, summarize } from "./Report.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { esc, escapeHtml, groupBy, num } from "./ReportMarkup.js"
@@ -28,7 +28,9 @@ const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>, unsc
   }<th>Total</th><th>Accuracy</th>` +
   `<th>95% CI</th></tr>` +
   groups.map((g) =>
-    `<tr><td>${esc(g.key)}</td>${num(g.correct)}${num(g.wrong)}${num(g.unanswered)}${unscored ? num(g.unscored) : ""}${num(g.total)}` +
+    `<tr><td>${esc(g.key)}</td>${num(g.correct)}${num(g.wrong)}${num(g.unanswered)}${unscored ? num(g.unscored) : ""}${
+      num(g.total)
+    }` +
     `<td class="n">${esc(formatPercent(g.accuracy))}</td><td class="n">${esc(formatInterval(g.interval))}</td></tr>`
   ).join("") + `</table>`
 
@@ -73,21 +75,29 @@ export const accuracyChart = (groups: ReadonlyArray<GroupAccuracy>, label = "Acc
 }
 
 const summarySection = (summary: Summary): string => {
-  const shapeRows = summary.replyShapes.shapes.map((s) => `<tr><td>${escapeHtml(s.shape)}</td>${num(s.steps)}</tr>`).join("")
+  const shapeRows = summary.replyShapes.shapes.map((s) => `<tr><td>${escapeHtml(s.shape)}</td>${num(s.steps)}</tr>`)
+    .join("")
   const shapeTable = shapeRows === ""
     ? ""
-    : `\n<h2>Reply shapes of ${escapeHtml(summary.replyShapes.model)}</h2>\n<table><tr><th>Shape</th><th>Steps</th></tr>${shapeRows}</table>`
+    : `\n<h2>Reply shapes of ${
+      escapeHtml(summary.replyShapes.model)
+    }</h2>\n<table><tr><th>Shape</th><th>Steps</th></tr>${shapeRows}</table>`
   const costOfRole = new Map(summary.cost.byRole.map((r) => [r.role, r.usd]))
   const latencyOfRole = new Map(summary.latency.map((r) => [r.role, r]))
   const ms = (value: number | null | undefined) => `<td class="n">${esc(formatDuration(value ?? null))}</td>`
-  const tokenRows = summary.tokens.byRole.map((r) =>
-    `<tr><td>${esc(r.role)}</td>${num(r.calls)}${num(r.errors)}${num(r.promptTokens)}${num(r.completionTokens)}` +
-    `<td class="n">${r.calls === 0 ? "—" : esc(formatUsd(costOfRole.get(r.role) ?? null))}</td>${ms(latencyOfRole.get(r.role)?.p50Ms)}` +
-    `${ms(latencyOfRole.get(r.role)?.p90Ms)}${ms(latencyOfRole.get(r.role)?.maxMs)}</tr>`
-  ).join("") +
+  const tokenRows =
+    summary.tokens.byRole.map((r) =>
+      `<tr><td>${esc(r.role)}</td>${num(r.calls)}${num(r.errors)}${num(r.promptTokens)}${num(r.completionTokens)}` +
+      `<td class="n">${r.calls === 0 ? "—" : esc(formatUsd(costOfRole.get(r.role) ?? null))}</td>${
+        ms(latencyOfRole.get(r.role)?.p50Ms)
+      }` +
+      `${ms(latencyOfRole.get(r.role)?.p90Ms)}${ms(latencyOfRole.get(r.role)?.maxMs)}</tr>`
+    ).join("") +
     `<tr><td><b>total</b></td>${num(summary.tokens.byRole.reduce((sum, r) => sum + r.calls, 0))}` +
     `${num(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0))}${num(summary.tokens.promptTokens)}` +
-    `${num(summary.tokens.completionTokens)}<td class="n">${esc(formatUsd(summary.cost.total))}</td><td></td><td></td><td></td></tr>`
+    `${num(summary.tokens.completionTokens)}<td class="n">${
+      esc(formatUsd(summary.cost.total))
+    }</td><td></td><td></td><td></td></tr>`
   const stopRows = summary.stopReasons.map((s) => `<tr><td>${esc(s.reason)}</td>${num(s.count)}</tr>`)
     .join("")
   return `<table class="kv">
@@ -107,9 +117,13 @@ const summarySection = (summary: Summary): string => {
 <tr><td>Unscored (no key)</td><td>${formatCount(summary.overall.unscored)}</td></tr>
 <tr><td>Mean steps</td><td>${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}</td></tr>
 </table>
-${summary.axes.map(({ axis, groups }) => `<h2>Accuracy per ${esc(axis)}</h2>
+${
+    summary.axes.map(({ axis, groups }) =>
+      `<h2>Accuracy per ${esc(axis)}</h2>
 ${accuracyChart(groups, `Accuracy per ${axis}`)}
-${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`).join("\n")}
+${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`
+    ).join("\n")
+  }
 <h2>Stop reasons</h2>
 <table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>
 <h2>Model calls per role</h2>
@@ -122,7 +136,9 @@ const workersTable = (summary: Summary): string => {
   const rows = workerRows(summary)
   if (rows.length === 0) return ""
   const body = rows.map(([worker, questions, state, heartbeat]) =>
-    `<tr><td>${esc(worker!)}</td><td class="n">${esc(questions!)}</td><td>${esc(state!)}</td><td>${esc(heartbeat!)}</td></tr>`
+    `<tr><td>${esc(worker!)}</td><td class="n">${esc(questions!)}</td><td>${esc(state!)}</td><td>${
+      esc(heartbeat!)
+    }</td></tr>`
   ).join("")
   return `\n<h2>Workers</h2>\n<table><tr>${workerHeaders.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${body}</table>`
 }
@@ -174,7 +190,9 @@ const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Su
     `<label>Outcome <select id="f-outcome"><option value="">all</option><option value="correct">correct</option>` +
     `<option value="wrong">wrong</option><option value="unanswered">unanswered</option><option value="unscored">unscored</option></select></label> ` +
     `<span id="f-count" class="muted">${formatCount(predictions.length)} shown</span></p>` +
-    `<table id="questions"><thead><tr>${head}</tr></thead><tbody>\n${rows.slice(0, firstRows).join("\n")}</tbody></table>` +
+    `<table id="questions"><thead><tr>${head}</tr></thead><tbody>\n${
+      rows.slice(0, firstRows).join("\n")
+    }</tbody></table>` +
     deferred("rest-rows", rows.slice(firstRows))
 }
 

@@ -24,7 +24,9 @@ export const firstRows = 100
 
 export const deferred = (id: string, parts: ReadonlyArray<string>): string =>
   // Data is escaped, so only our own markup has tags; a closing script tag still must not slip through.
-  parts.length === 0 ? "" : `<script type="text/html" id="${id}">${parts.join("\n").replace(/<\/(script)/gi, "&lt;/$1")}</script>`
+  parts.length === 0
+    ? ""
+    : `<script type="text/html" id="${id}">${parts.join("\n").replace(/<\/(script)/gi, "&lt;/$1")}</script>`
 
 // Sorting, filtering, the rows and trajectories past the first screen, and trajectory bodies on first
 // opening. Without it the page still shows the summary, the charts and the first rows.

@@ -3,8 +3,10 @@
 import { formatCount } from "./ReportText.js"
 
 export const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) =>
-    c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "\"" ? "&quot;" : "&#39;")
+  text.replace(
+    /[&<>"']/g,
+    (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "\"" ? "&quot;" : "&#39;"
+  )
 
 export const esc = (value: string | number | null): string => value === null ? "" : escapeHtml(String(value))
 

@@ -1,9 +1,9 @@
 // A run's summary as text (the tables `vtree infer` and `vtree report` print) or JSON, and the
 // formatting of numbers, times and tables the other renderers share.
 import { alignColumns, textWidth } from "../../domain/TextTable.js"
-import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Report.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatUsd } from "./Cost.js"
+import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Report.js"
 import type { Interval } from "./Stats.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
@@ -74,10 +74,14 @@ const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>, unsc
 /** What the accuracy is over, and the benchmark's own headline figure beside it (MLVU's M-Avg). */
 export const benchmarkLine = (summary: Summary): string =>
   `Benchmark ${benchmarkLabels[summary.benchmark]}` +
-  (summary.primary === null ? "" : ` · ${summary.primary.name} ${formatPercent(summary.primary.value)} (mean of the per-task accuracies)`) +
+  (summary.primary === null
+    ? ""
+    : ` · ${summary.primary.name} ${formatPercent(summary.primary.value)} (mean of the per-task accuracies)`) +
   (summary.overall.unscored === 0
     ? ""
-    : ` · ${formatCount(summary.overall.unscored)} unscored (no key), accuracy over the ${formatCount(summary.overall.total)} keyed`)
+    : ` · ${formatCount(summary.overall.unscored)} unscored (no key), accuracy over the ${
+      formatCount(summary.overall.total)
+    } keyed`)
 
 export const renderText = (summary: Summary): string => {
   const header = [
@@ -87,9 +91,8 @@ export const renderText = (summary: Summary): string => {
     `Accuracy ${formatPercent(summary.overall.accuracy)} ${formatInterval(summary.overall.interval)} 95% CI` +
     ` (${formatCount(summary.overall.correct)}/${formatCount(summary.overall.total)})` +
     ` · wrong ${formatCount(summary.overall.wrong)} · unanswered ${formatCount(summary.overall.unanswered)}` +
-    (summary.overall.unscored === 0 ? "" : ` · unscored ${formatCount(summary.overall.unscored)}`) + ` · mean steps ${
-      summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)
-    }`,
+    (summary.overall.unscored === 0 ? "" : ` · unscored ${formatCount(summary.overall.unscored)}`) +
+    ` · mean steps ${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}`,
     `Protocol ${summary.protocol}`,
     benchmarkLine(summary),
     ...progressLine(summary)
@@ -161,7 +164,9 @@ export const progressText = (summary: Summary): string | null => {
   const progress = summary.progress
   if (progress === null || progress.done >= progress.total) return null
   const live = summary.workers.filter((w) => w.live === true).length
-  return `${formatCount(progress.done)}/${formatCount(progress.total)} saved (${formatPercent(progress.done / progress.total)})` +
+  return `${formatCount(progress.done)}/${formatCount(progress.total)} saved (${
+    formatPercent(progress.done / progress.total)
+  })` +
     ` · ${formatCount(progress.claimed)} in hand · ${formatCount(progress.open)} open` +
     (live > 0 ? ` · ${live} live worker${live === 1 ? "" : "s"}` : "")
 }
@@ -194,9 +199,13 @@ const workersText = (summary: Summary): ReadonlyArray<string> => {
 export const costNote = (summary: Summary): string => {
   const { cost, questionTime } = summary
   const head = `Cost ${formatUsd(cost.total)} · per question ${formatUsd(cost.perQuestionMean)} · time per question ` +
-    `p50 ${formatDuration(questionTime.p50Ms)}, p90 ${formatDuration(questionTime.p90Ms)}, max ${formatDuration(questionTime.maxMs)}`
+    `p50 ${formatDuration(questionTime.p50Ms)}, p90 ${formatDuration(questionTime.p90Ms)}, max ${
+      formatDuration(questionTime.maxMs)
+    }`
   const why = cost.unpriced.length > 0
-    ? ` (no price for ${cost.unpriced.join(", ")}: set ${cost.unpriced.map((r) => `VTREE_${r.toUpperCase()}_PRICE`).join(", ")} or pass --prices FILE)`
+    ? ` (no price for ${cost.unpriced.join(", ")}: set ${
+      cost.unpriced.map((r) => `VTREE_${r.toUpperCase()}_PRICE`).join(", ")
+    } or pass --prices FILE)`
     : !cost.cachedTokensRecorded && cost.total !== null
     ? " (no cached-token counts recorded: every prompt token charged at the full input price, an upper bound)"
     : ""

@@ -57,7 +57,11 @@ const roleColors: Readonly<Record<string, string>> = {
  * beneath it (colored by role), on the question's own time axis. Calls stored without a start time
  * (older runs) leave it out.
  */
-export const timeline = (p: ReportPrediction, steps: ReadonlyArray<ReportStep>, calls: ReadonlyArray<ReportCall>): string => {
+export const timeline = (
+  p: ReportPrediction,
+  steps: ReadonlyArray<ReportStep>,
+  calls: ReadonlyArray<ReportCall>
+): string => {
   const timed = calls.filter((c): c is ReportCall & { readonly startedAt: number } => c.startedAt !== undefined)
   const total = p.finishedAt - p.startedAt
   if (timed.length === 0 || total <= 0) return ""
@@ -81,14 +85,20 @@ export const timeline = (p: ReportPrediction, steps: ReadonlyArray<ReportStep>, 
     const end = Math.max(...group.map((c) => c.startedAt + c.durationMs))
     rows.push(
       `<g class="tl-step"><title>${esc(`${label}: ${formatDuration(end - start)}`)}</title>` +
-        `<text x="${labelWidth - 6}" y="${y + 11}" text-anchor="end">${esc(label.length > 22 ? `${label.slice(0, 21)}…` : label)}</text>` +
+        `<text x="${labelWidth - 6}" y="${y + 11}" text-anchor="end">${
+          esc(label.length > 22 ? `${label.slice(0, 21)}…` : label)
+        }</text>` +
         `<rect x="${x(start)}" y="${y + 2}" width="${w(end - start)}" height="10" fill="#d0d7de"/></g>`
     )
     y += 14
     for (const c of group) {
       rows.push(
-        `<rect class="tl-call" x="${x(c.startedAt)}" y="${y}" width="${w(c.durationMs)}" height="5" fill="${roleColors[c.role] ?? "#57606a"}">` +
-          `<title>${esc(`${c.role} ${c.model}: ${formatDuration(c.durationMs)}${c.status === "ok" ? "" : " (failed)"}`)}</title></rect>`
+        `<rect class="tl-call" x="${x(c.startedAt)}" y="${y}" width="${w(c.durationMs)}" height="5" fill="${
+          roleColors[c.role] ?? "#57606a"
+        }">` +
+          `<title>${
+            esc(`${c.role} ${c.model}: ${formatDuration(c.durationMs)}${c.status === "ok" ? "" : " (failed)"}`)
+          }</title></rect>`
       )
       y += 6
     }
@@ -98,7 +108,9 @@ export const timeline = (p: ReportPrediction, steps: ReadonlyArray<ReportStep>, 
   return `<svg class="timeline" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Timeline" width="${width}" height="${height}" ` +
     `viewBox="0 0 ${width} ${height}" font-size="11" font-family="system-ui,sans-serif">${rows.join("")}` +
     `<text x="${labelWidth}" y="${height - 3}" fill="#57606a">0s</text>` +
-    `<text x="${width - 10}" y="${height - 3}" text-anchor="end" fill="#57606a">${esc(formatDuration(total))}</text></svg>`
+    `<text x="${width - 10}" y="${height - 3}" text-anchor="end" fill="#57606a">${
+      esc(formatDuration(total))
+    }</text></svg>`
 }
 
 /** One question's trajectory as a `<details>` block with id `${idPrefix}${index}`, its body in a <template>. */

@@ -29,4 +29,3 @@ export const workersOf = (input: SummaryInput, now: number | undefined): Readonl
     })
     .sort((a, b) => b.questions - a.questions || (a.worker < b.worker ? -1 : 1))
 }
-

@@ -23,7 +23,12 @@ const failedOnStore = (exit: Exit.Exit<unknown, unknown>): boolean =>
  * at it; returns the run's status after that (`running` while others work on). A store that cannot
  * say so is logged, not raised (the lease then expires and the run reads as stale).
  */
-export const releaseRun = (runId: string, ownerId: string, budget: Budget | undefined, exit: Exit.Exit<unknown, unknown>) =>
+export const releaseRun = (
+  runId: string,
+  ownerId: string,
+  budget: Budget | undefined,
+  exit: Exit.Exit<unknown, unknown>
+) =>
   Effect.flatMap(RunStore, (store) =>
     store.releaseRun(
       runId,
@@ -52,7 +57,9 @@ export const heartbeat = (runId: string, ownerId: string, leaseMs: number) =>
   Effect.flatMap(RunStore, (store) =>
     store.renewClaim(runId, ownerId, leaseMs).pipe(
       Effect.retry({
-        schedule: Schedule.exponential(Math.max(1, Math.floor(leaseMs / 24))).pipe(Schedule.intersect(Schedule.recurs(3))),
+        schedule: Schedule.exponential(Math.max(1, Math.floor(leaseMs / 24))).pipe(
+          Schedule.intersect(Schedule.recurs(3))
+        ),
         while: (error) => error.reason !== "ClaimLost"
       }),
       Effect.repeat(Schedule.spaced(Math.max(1, Math.floor(leaseMs / 3)))),

@@ -5,8 +5,8 @@ import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Either, Option, Random } from "effect"
 import type { Question } from "../../domain/Question.js"
 import { type RunOwner, RunStore } from "../../services/RunStore.js"
-import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
 import { findTreeFolder } from "../tree/TreeLoader.js"
+import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
 import { type BenchmarkOptions, questionSettings } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
 import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
@@ -24,42 +24,48 @@ export const newRunId = Effect.gen(function*() {
  * Every tree the questions need must exist before anything starts: finding out an hour into a run
  * that one video has no tree wastes the hour.
  */
-export const checkTrees = Effect.fn("RunPlan.checkTrees")(function*(treesDir: string, questions: ReadonlyArray<Question>) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const info = yield* Effect.either(fs.stat(treesDir))
-  if (Either.isLeft(info) || info.right.type !== "Directory") {
-    return yield* new InferError({
-      reason: "TreesMissing",
-      message: `--trees ${treesDir}: ${Either.isLeft(info) ? "no such directory" : "not a directory"} — ` +
-        `pass the folder holding one <videoID>/tree.json per video`
-    })
+export const checkTrees = Effect.fn("RunPlan.checkTrees")(
+  function*(treesDir: string, questions: ReadonlyArray<Question>) {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const info = yield* Effect.either(fs.stat(treesDir))
+    if (Either.isLeft(info) || info.right.type !== "Directory") {
+      return yield* new InferError({
+        reason: "TreesMissing",
+        message: `--trees ${treesDir}: ${Either.isLeft(info) ? "no such directory" : "not a directory"} — ` +
+          `pass the folder holding one <videoID>/tree.json per video`
+      })
+    }
+    const byVideo = new Map<string, Array<string>>()
+    for (const question of questions) {
+      const list = byVideo.get(question.videoId)
+      if (list === undefined) byVideo.set(question.videoId, [question.questionId])
+      else list.push(question.questionId)
+    }
+    const videos = [...byVideo.keys()]
+    const present = yield* Effect.forEach(
+      videos,
+      (video) => Effect.map(findTreeFolder(treesDir, video), Option.isSome),
+      { concurrency: 32 }
+    )
+    const missing = videos.filter((_, i) => !present[i])
+    if (missing.length > 0) {
+      const first = missing[0]!
+      const ids = byVideo.get(first)!
+      const questionsText = ids.length === 1 ? `question ${ids[0]}` : `questions ${ids[0]} and ${ids.length - 1} more`
+      const others = missing.length > 1
+        ? ` (and ${missing.length - 1} more videos: ${missing.slice(1, 4).join(", ")}${
+          missing.length > 4 ? ", …" : ""
+        })`
+        : ""
+      return yield* new InferError({
+        reason: "TreeMissing",
+        message: `${path.join(treesDir, first, "tree.json")}: not found, needed by ${questionsText}${others} — ` +
+          `build the tree, fix --trees, or leave the video out with --video-ids / --question-ids`
+      })
+    }
   }
-  const byVideo = new Map<string, Array<string>>()
-  for (const question of questions) {
-    const list = byVideo.get(question.videoId)
-    if (list === undefined) byVideo.set(question.videoId, [question.questionId])
-    else list.push(question.questionId)
-  }
-  const videos = [...byVideo.keys()]
-  const present = yield* Effect.forEach(
-    videos,
-    (video) => Effect.map(findTreeFolder(treesDir, video), Option.isSome),
-    { concurrency: 32 }
-  )
-  const missing = videos.filter((_, i) => !present[i])
-  if (missing.length > 0) {
-    const first = missing[0]!
-    const ids = byVideo.get(first)!
-    const questionsText = ids.length === 1 ? `question ${ids[0]}` : `questions ${ids[0]} and ${ids.length - 1} more`
-    const others = missing.length > 1 ? ` (and ${missing.length - 1} more videos: ${missing.slice(1, 4).join(", ")}${missing.length > 4 ? ", …" : ""})` : ""
-    return yield* new InferError({
-      reason: "TreeMissing",
-      message: `${path.join(treesDir, first, "tree.json")}: not found, needed by ${questionsText}${others} — ` +
-        `build the tree, fix --trees, or leave the video out with --video-ids / --question-ids`
-    })
-  }
-})
+)
 
 const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
   options: BenchmarkOptions<any>,
@@ -68,7 +74,9 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
   leaseMs: number
 ) {
   const store = yield* RunStore
-  const selection = options.selection === undefined ? undefined : completeSelection(options.selection, options.questions)
+  const selection = options.selection === undefined
+    ? undefined
+    : completeSelection(options.selection, options.questions)
   // Continuing a run, or joining one other workers share: the same protocol and question set, or refused.
   const join = (runId: string, flag: string) =>
     Effect.gen(function*() {
@@ -84,7 +92,9 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
         })
       }
       // One run, one benchmark: its report and export follow the benchmark's rule.
-      if (stored !== undefined && options.benchmark !== undefined && benchmarkOfRun(stored.config) !== options.benchmark) {
+      if (
+        stored !== undefined && options.benchmark !== undefined && benchmarkOfRun(stored.config) !== options.benchmark
+      ) {
         return yield* new InferError({
           reason: "BadOption",
           message: `--benchmark ${options.benchmark}: run ${stored.runId} is a ${benchmarkOfRun(stored.config)} run — ${
@@ -138,7 +148,9 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
 
 /** The `--answers` file a run was started with; null without one (and for runs stored before it was recorded). */
 const answersOfRun = (config: unknown): string | null =>
-  typeof config === "object" && config !== null && "answers" in config && typeof config.answers === "string" ? config.answers : null
+  typeof config === "object" && config !== null && "answers" in config && typeof config.answers === "string"
+    ? config.answers
+    : null
 
 /** What is wrong with the options before anything is read, if anything. */
 const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): InferError | undefined => {
@@ -155,13 +167,15 @@ const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): Inf
   if (options.maxCostUsd !== undefined && Object.keys(options.prices ?? {}).length === 0) {
     return new InferError({
       reason: "BadOption",
-      message: "--max-cost needs prices: set VTREE_<ROLE>_PRICE=input,cached,output (USD per 1M tokens) or pass --prices FILE"
+      message:
+        "--max-cost needs prices: set VTREE_<ROLE>_PRICE=input,cached,output (USD per 1M tokens) or pass --prices FILE"
     })
   }
   if (options.questions.length === 0) {
     return new InferError({
       reason: "NoQuestions",
-      message: "no questions selected — check --questions and the --video-ids / --question-ids / --task-types / --n-samples filters"
+      message:
+        "no questions selected — check --questions and the --video-ids / --question-ids / --task-types / --n-samples filters"
     })
   }
   return undefined
@@ -184,21 +198,30 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
   yield* checkTrees(options.treesDir, options.questions)
   yield* decodeTrees(options.treesDir, options.questions)
   const path = yield* Path.Path
-  const run = yield* startOrResume(options, {
-    ...options.config,
-    benchmark: options.benchmark ?? "videomme",
-    answers: options.answers ?? null,
-    treesDir: path.resolve(options.treesDir),
-    questions: options.questions.length,
-    concurrency,
-    ...questionSettings(options),
-    prompts: options.prompts.dir
-  }, owner, leaseMs)
+  const run = yield* startOrResume(
+    options,
+    {
+      ...options.config,
+      benchmark: options.benchmark ?? "videomme",
+      answers: options.answers ?? null,
+      treesDir: path.resolve(options.treesDir),
+      questions: options.questions.length,
+      concurrency,
+      ...questionSettings(options),
+      prompts: options.prompts.dir
+    },
+    owner,
+    leaseMs
+  )
   const store = yield* RunStore
   const progress = yield* store.planQuestions(run.runId, options.questions.map((question) => question.questionId), {
     retryErrors: options.retryErrors === true
   })
   // What was open when this worker joined: it sizes the tree cache, not the work (the queue hands that out).
   const finished = yield* store.finishedQuestionIds(run.runId, { exceptErrors: options.retryErrors === true })
-  return { runId: run.runId, progress, open: options.questions.filter((question) => !finished.has(question.questionId)) }
+  return {
+    runId: run.runId,
+    progress,
+    open: options.questions.filter((question) => !finished.has(question.questionId))
+  }
 })

@@ -7,7 +7,9 @@ import type { AgentProtocol } from "../agent/AgentLoop.js"
  * the protocol was recorded could only use `json`.
  */
 export const runProtocol = (config: unknown): AgentProtocol =>
-  typeof config === "object" && config !== null && "protocol" in config && config.protocol === "tools" ? "tools" : "json"
+  typeof config === "object" && config !== null && "protocol" in config && config.protocol === "tools"
+    ? "tools"
+    : "json"
 
 /** The benchmark a run's questions came from, by its stored config; runs stored before it was recorded are Video-MME. */
 export const benchmarkOfRun = (config: unknown): BenchmarkName => {

@@ -33,18 +33,23 @@ export const loadEnvironments = Effect.fn("TreeCache.loadEnvironments")(function
 ) {
   const store = yield* RunStore
   const buffer = yield* CallBuffer
-  const saveTreeCalls = Effect.flatMap(buffer.drain(null), (calls) =>
-    calls.length === 0 ? Effect.void : store.saveRunCalls(runId, calls).pipe(
-      // The questions can still run; only the record of the embedding calls is lost.
-      Effect.catchAll((error) => Effect.logWarning(`run ${runId}: tree-loading calls not saved: ${error.message}`))
-    ))
+  const saveTreeCalls = Effect.flatMap(
+    buffer.drain(null),
+    (calls) =>
+      calls.length === 0 ? Effect.void : store.saveRunCalls(runId, calls).pipe(
+        // The questions can still run; only the record of the embedding calls is lost.
+        Effect.catchAll((error) => Effect.logWarning(`run ${runId}: tree-loading calls not saved: ${error.message}`))
+      )
+  )
   const remaining = new Map<string, number>()
   for (const question of open) remaining.set(question.videoId, (remaining.get(question.videoId) ?? 0) + 1)
   const trees = new Map<string, { active: number; get: ReturnType<Environments["get"]> }>()
   const idle: Array<string> = []
   const load = (videoId: string) =>
     treeFolderOf(treesDir, videoId).pipe(
-      Effect.flatMap((dir) => loadTreeEnvironment(dir).pipe(Effect.mapError((error) => `${dir}: ${firstLine(error.message)}`))),
+      Effect.flatMap((dir) =>
+        loadTreeEnvironment(dir).pipe(Effect.mapError((error) => `${dir}: ${firstLine(error.message)}`))
+      ),
       // Embedding a tree belongs to no question: its calls are saved as run-level calls.
       withCallContext({ questionId: null, parentStep: null, usage: null }),
       Effect.exit,

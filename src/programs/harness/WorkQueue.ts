@@ -43,7 +43,8 @@ export const makeWorkQueue = Effect.fn("WorkQueue.make")(function*(options: Work
       ? Effect.fail(
         new InferError({
           reason: "SelectionChanged",
-          message: `run ${options.runId}: its queue holds question ${questionId}, which this worker's question set lacks — ` +
+          message:
+            `run ${options.runId}: its queue holds question ${questionId}, which this worker's question set lacks — ` +
             `start every worker of a run with the same --questions and filters (or --resume without them)`
         })
       )

@@ -7,9 +7,9 @@ import * as Path from "@effect/platform/Path"
 import { Effect, Either, Schema } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { packageRoot } from "../../PackageRoot.js"
 import { firstDecodeIssue, jsonSyntaxProblem } from "../../domain/DecodeIssue.js"
 import { lineColumn, maxJsonDepth, tooDeepAt } from "../../domain/UserJson.js"
+import { packageRoot } from "../../PackageRoot.js"
 import {
   type LabelKey,
   labelKeys,
@@ -62,12 +62,17 @@ const LabelsSchema = Schema.Struct(
     readonly [K in LabelKey]: typeof Schema.NonEmptyString
   }
 )
-const decodeLabels = Schema.decodeUnknownEither(Schema.parseJson(LabelsSchema), { onExcessProperty: "error", errors: "all" })
+const decodeLabels = Schema.decodeUnknownEither(Schema.parseJson(LabelsSchema), {
+  onExcessProperty: "error",
+  errors: "all"
+})
 
 /** Labels from `labels.json` text; Left is a one-line reason without the file name. */
 export const parseLabels = (text: string): Either.Either<Labels, string> => {
   const deep = tooDeepAt(text)
-  if (deep !== undefined) return Either.left(`nested more than ${maxJsonDepth} levels deep (${lineColumn(text, deep)}) — fix the file`)
+  if (deep !== undefined) {
+    return Either.left(`nested more than ${maxJsonDepth} levels deep (${lineColumn(text, deep)}) — fix the file`)
+  }
   return decodeLabels(text).pipe(
     Either.mapLeft((error) => {
       const syntax = jsonSyntaxProblem(error)
@@ -92,7 +97,9 @@ export const parseLabels = (text: string): Either.Either<Labels, string> => {
       return missing.length === 0
         ? Either.right(labels)
         : Either.left(
-          `label "unknownToolMessage" must contain ${missing.map((m) => `{{${m}}}`).join(" and ")} — the loop fills them in`
+          `label "unknownToolMessage" must contain ${
+            missing.map((m) => `{{${m}}}`).join(" and ")
+          } — the loop fills them in`
         )
     })
   )
@@ -107,7 +114,9 @@ export const checkPlaceholders = (
   const used = placeholdersIn(template)
   const missing = required.filter((name) => !used.includes(name))
   if (missing.length > 0) {
-    return Either.left(`missing placeholder ${missing.map((m) => `{{${m}}}`).join(", ")} — add it where the value belongs`)
+    return Either.left(
+      `missing placeholder ${missing.map((m) => `{{${m}}}`).join(", ")} — add it where the value belongs`
+    )
   }
   const unknown = used.filter((name) => !required.includes(name) && !optional.includes(name))
   if (unknown.length > 0) {
@@ -135,14 +144,22 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
       Effect.orElseSucceed(() => false)
     )
   if (!(yield* isDirectory(dir))) {
-    return yield* fail("NotFound", dir, "prompt pack folder not found — pass --prompts with a pack folder such as prompts/en")
+    return yield* fail(
+      "NotFound",
+      dir,
+      "prompt pack folder not found — pass --prompts with a pack folder such as prompts/en"
+    )
   }
 
   const read = (file: string) =>
     fs.readFileString(file).pipe(
       Effect.catchAll((error) =>
         error._tag === "SystemError" && error.reason === "NotFound"
-          ? fail("NotFound", file, `missing — every pack needs ${path.basename(file)}; copy it from the en pack and adapt it`)
+          ? fail(
+            "NotFound",
+            file,
+            `missing — every pack needs ${path.basename(file)}; copy it from the en pack and adapt it`
+          )
           : fail("Unreadable", file, `cannot be read (${error.message})`)
       )
     )
@@ -150,10 +167,16 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
     Either.isLeft(result) ? fail("Invalid", file, result.left) : Effect.succeed(result.right)
 
   const system = yield* read(path.join(dir, "system.md"))
-  yield* check(path.join(dir, "system.md"), checkPlaceholders(system, packPlaceholders.system.required, packPlaceholders.system.optional))
+  yield* check(
+    path.join(dir, "system.md"),
+    checkPlaceholders(system, packPlaceholders.system.required, packPlaceholders.system.optional)
+  )
 
   const user = yield* read(path.join(dir, "user.md"))
-  yield* check(path.join(dir, "user.md"), checkPlaceholders(user, packPlaceholders.user.required, packPlaceholders.user.optional))
+  yield* check(
+    path.join(dir, "user.md"),
+    checkPlaceholders(user, packPlaceholders.user.required, packPlaceholders.user.optional)
+  )
 
   const toolsFile = path.join(dir, "tools.md")
   const sections = parseToolSections(yield* read(toolsFile))
@@ -173,7 +196,11 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
   }
   const unknownSection = [...sections.keys()].find((name) => !(agentToolNames as ReadonlyArray<string>).includes(name))
   if (unknownSection !== undefined) {
-    return yield* fail("Invalid", toolsFile, `"## ${unknownSection}" is not a tool — the tools are ${agentToolNames.join(", ")}`)
+    return yield* fail(
+      "Invalid",
+      toolsFile,
+      `"## ${unknownSection}" is not a tool — the tools are ${agentToolNames.join(", ")}`
+    )
   }
 
   const labelsFile = path.join(dir, "labels.json")
@@ -185,7 +212,11 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
     const text = yield* read(file)
     yield* check(file, checkPlaceholders(text, toolPromptVariables[name]))
     if (name.endsWith("_verify") && !verifyEnding.test(text)) {
-      return yield* fail("Invalid", file, "a verify prompt must ask for a final line 'details=…; confidence=0..1' — add it")
+      return yield* fail(
+        "Invalid",
+        file,
+        "a verify prompt must ask for a final line 'details=…; confidence=0..1' — add it"
+      )
     }
     toolPrompts[name] = text
   }

@@ -46,18 +46,21 @@ const decodeHeader = Schema.decodeUnknownEither(SkillHeader)
  * Left is a one-line reason without the file name.
  */
 export const parseSkill = (text: string): Either.Either<Skill | undefined, string> =>
-  Either.flatMap(parseFrontmatter(text), ({ body, data }) =>
-    data.name === undefined ? Either.right(undefined) : Either.match(decodeHeader(data), {
-      onLeft: (error) => Either.left(issueLine(firstDecodeIssue(error))),
-      onRight: ({ always, description, name, task_type }) =>
-        Either.right({
-          name: name.trim(),
-          description: description?.trim() ?? "",
-          always: always ?? false,
-          taskType: task_type?.trim() || null,
-          body: body.trim()
-        })
-    }))
+  Either.flatMap(
+    parseFrontmatter(text),
+    ({ body, data }) =>
+      data.name === undefined ? Either.right(undefined) : Either.match(decodeHeader(data), {
+        onLeft: (error) => Either.left(issueLine(firstDecodeIssue(error))),
+        onRight: ({ always, description, name, task_type }) =>
+          Either.right({
+            name: name.trim(),
+            description: description?.trim() ?? "",
+            always: always ?? false,
+            taskType: task_type?.trim() || null,
+            body: body.trim()
+          })
+      })
+  )
 
 const key = (s: string): string => s.trim().toLowerCase()
 
@@ -83,7 +86,8 @@ export const classifySkills = (
       if (sameType !== undefined) {
         return Either.left({
           file,
-          message: `task_type: "${skill.taskType}" is already covered by ${sameType.file} — keep one skill per task type`
+          message:
+            `task_type: "${skill.taskType}" is already covered by ${sameType.file} — keep one skill per task type`
         })
       }
       byType.set(key(skill.taskType), entry)

@@ -2,14 +2,8 @@
  * Prompt assembly from an already-loaded pack: pure string work, so every mode can be tested without
  * touching the file system.
  */
-import type {
-  Labels,
-  PromptManager,
-  SystemPromptOptions,
-  ToolPromptName,
-  UserPromptInput
-} from "./PromptManager.js"
-import { type SkillSet, skillSeparator } from "./Skills.js"
+import type { Labels, PromptManager, SystemPromptOptions, ToolPromptName, UserPromptInput } from "./PromptManager.js"
+import { skillSeparator, type SkillSet } from "./Skills.js"
 
 /** The agent tools a pack describes in `tools.md` (one `## name` section each). */
 export const agentToolNames = [
@@ -53,8 +47,9 @@ const placeholder = /\{\{([A-Za-z0-9_]+)\}\}/g
  * again; an unknown placeholder stays as written.
  */
 export const fillPlaceholders = (template: string, vars: Readonly<Record<string, string>>): string =>
-  template.replace(placeholder, (whole, name: string) =>
-    Object.prototype.hasOwnProperty.call(vars, name) ? vars[name]! : whole
+  template.replace(
+    placeholder,
+    (whole, name: string) => Object.prototype.hasOwnProperty.call(vars, name) ? vars[name]! : whole
   )
 
 /** The distinct placeholder names a template uses, in order of first use. */

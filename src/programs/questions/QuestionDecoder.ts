@@ -9,7 +9,12 @@ import { Either, type ParseResult, Schema } from "effect"
 import * as NodePath from "node:path"
 import { optionLetters } from "../../domain/Answer.js"
 import { firstDecodeIssue } from "../../domain/DecodeIssue.js"
-import { type Question, QuestionDuration, QuestionLoadError, type QuestionLoadErrorReason } from "../../domain/Question.js"
+import {
+  type Question,
+  QuestionDuration,
+  QuestionLoadError,
+  type QuestionLoadErrorReason
+} from "../../domain/Question.js"
 import { lineColumn, tooDeepAt, tooDeepMessage } from "../../domain/UserJson.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -220,7 +225,10 @@ const tooDeep = (file: string, location: string | null, where: string) =>
 const parseJson = (file: string, text: string, fix: string): Either.Either<unknown, QuestionLoadError> => {
   const deep = tooDeepAt(text)
   if (deep !== undefined) return Either.left(tooDeep(file, null, lineColumn(text, deep)))
-  return Either.mapLeft(tryParse(text), (why) => rowError(file, null, null, `not valid JSON (${why})`, fix, "InvalidJson"))
+  return Either.mapLeft(
+    tryParse(text),
+    (why) => rowError(file, null, null, `not valid JSON (${why})`, fix, "InvalidJson")
+  )
 }
 
 const decodeVideoFile = (file: string, text: string): Either.Either<ReadonlyArray<Located>, QuestionLoadError> =>

@@ -5,11 +5,11 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either } from "effect"
 import * as NodePath from "node:path"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
+import { QuestionLoadError } from "../../domain/Question.js"
 import { parseUserJson, tooDeepMessage, type UserJsonError } from "../../domain/UserJson.js"
 import type { InputFile } from "../benchmarks/Benchmark.js"
 import { asQuestion, classifyText, decodeBenchmark, factsOf } from "../benchmarks/BenchmarkQuestions.js"
 import { rowError } from "./QuestionDecoder.js"
-import { QuestionLoadError } from "../../domain/Question.js"
 
 export interface LoadOptions {
   /** `--benchmark NAME`: this layout, not the detected one. */
@@ -60,8 +60,12 @@ export const readContent = (file: string, text: string): Either.Either<InputFile
     const whole = Either.isRight(parseUserJson(file, body))
     if (bad >= 0 && !whole) {
       const why = parseUserJson(file, lines[bad]!)
-      const reason = Either.isLeft(why) ? why.left.message.replace(`${file}: `, "").replace(/ — fix the file$/, "") : "not valid JSON"
-      return Either.left(rowError(file, `line ${bad + 1}`, null, reason, "each line must hold one complete JSON object", "InvalidJson"))
+      const reason = Either.isLeft(why)
+        ? why.left.message.replace(`${file}: `, "").replace(/ — fix the file$/, "")
+        : "not valid JSON"
+      return Either.left(
+        rowError(file, `line ${bad + 1}`, null, reason, "each line must hold one complete JSON object", "InvalidJson")
+      )
     }
   }
   return Either.right({ file, content })
@@ -71,62 +75,68 @@ export const readContent = (file: string, text: string): Either.Either<InputFile
  * Reads `path` (a file, or a folder's `.json` files sorted by name, dotfiles skipped) and decodes it as
  * the benchmark its content has (or `options.benchmark`), with `options.answers` applied.
  */
-export const loadQuestionSet = Effect.fn("QuestionLoader.loadQuestionSet")(function*(path: string, options: LoadOptions = {}) {
-  const fs = yield* FileSystem.FileSystem
-  const readFailed = (file: string) => (e: { readonly message: string }) =>
-    rowError(file, null, null, `cannot be read (${e.message})`, "check the path and its permissions", "ReadFailed")
-  const notFound = (file: string, fix: string) => (e: { readonly message: string; readonly _tag: string; readonly reason?: string }) =>
-    e._tag === "SystemError" && e.reason === "NotFound"
-      ? rowError(file, null, null, "does not exist", fix, "NotFound")
-      : readFailed(file)(e)
-  const info = yield* fs.stat(path).pipe(
-    Effect.mapError(notFound(path, "pass --questions a benchmark's question file or folder (README, Benchmarks)"))
-  )
-  const read = (file: string) =>
-    fs.readFileString(file).pipe(
-      Effect.mapError(readFailed(file)),
-      Effect.flatMap((text) => Either.match(readContent(file, text), { onLeft: Effect.fail, onRight: Effect.succeed }))
+export const loadQuestionSet = Effect.fn("QuestionLoader.loadQuestionSet")(
+  function*(path: string, options: LoadOptions = {}) {
+    const fs = yield* FileSystem.FileSystem
+    const readFailed = (file: string) => (e: { readonly message: string }) =>
+      rowError(file, null, null, `cannot be read (${e.message})`, "check the path and its permissions", "ReadFailed")
+    const notFound =
+      (file: string, fix: string) =>
+      (e: { readonly message: string; readonly _tag: string; readonly reason?: string }) =>
+        e._tag === "SystemError" && e.reason === "NotFound"
+          ? rowError(file, null, null, "does not exist", fix, "NotFound")
+          : readFailed(file)(e)
+    const info = yield* fs.stat(path).pipe(
+      Effect.mapError(notFound(path, "pass --questions a benchmark's question file or folder (README, Benchmarks)"))
     )
-  let input: Parameters<typeof decodeBenchmark>[0]
-  if (info.type === "Directory") {
-    const names = yield* fs.readDirectory(path).pipe(Effect.mapError(readFailed(path)))
-    // Sorted so file order, and with it --n-samples, does not depend on the file system.
-    const jsonNames = names.filter((n) => n.toLowerCase().endsWith(".json") && !n.startsWith(".")).sort()
-    if (jsonNames.length === 0) {
-      return yield* rowError(
-        path,
-        null,
-        null,
-        "holds no <videoID>.json files",
-        "add one question file per video (or MLVU's per-task files), or pass a benchmark's question file",
-        "Empty"
+    const read = (file: string) =>
+      fs.readFileString(file).pipe(
+        Effect.mapError(readFailed(file)),
+        Effect.flatMap((text) =>
+          Either.match(readContent(file, text), { onLeft: Effect.fail, onRight: Effect.succeed })
+        )
       )
+    let input: Parameters<typeof decodeBenchmark>[0]
+    if (info.type === "Directory") {
+      const names = yield* fs.readDirectory(path).pipe(Effect.mapError(readFailed(path)))
+      // Sorted so file order, and with it --n-samples, does not depend on the file system.
+      const jsonNames = names.filter((n) => n.toLowerCase().endsWith(".json") && !n.startsWith(".")).sort()
+      if (jsonNames.length === 0) {
+        return yield* rowError(
+          path,
+          null,
+          null,
+          "holds no <videoID>.json files",
+          "add one question file per video (or MLVU's per-task files), or pass a benchmark's question file",
+          "Empty"
+        )
+      }
+      const files = yield* Effect.forEach(jsonNames, (name) => read(NodePath.join(path, name)))
+      input = { _tag: "Folder", dir: path, files }
+    } else {
+      input = { _tag: "File", file: yield* read(path) }
     }
-    const files = yield* Effect.forEach(jsonNames, (name) => read(NodePath.join(path, name)))
-    input = { _tag: "Folder", dir: path, files }
-  } else {
-    input = { _tag: "File", file: yield* read(path) }
+    let answers: { readonly file: string; readonly value: unknown } | undefined
+    if (options.answers !== undefined) {
+      const file = options.answers
+      const text = yield* fs.readFileString(file).pipe(
+        Effect.mapError(notFound(file, "pass --answers a JSON file of {question id: letter or index}"))
+      )
+      const value = parseUserJson(file, text)
+      if (Either.isLeft(value)) return yield* loadError(file, "InvalidJson", value.left.message)
+      answers = { file, value: value.right }
+    }
+    const decoded = decodeBenchmark(input, { benchmark: options.benchmark, answers })
+    if (Either.isLeft(decoded)) return yield* decoded.left
+    const { benchmark, questions } = decoded.right
+    const loaded: LoadedQuestions = {
+      benchmark: benchmark.name,
+      questions: questions.map(asQuestion),
+      facts: new Map(questions.map((q) => [q.id, factsOf(q)]))
+    }
+    return loaded
   }
-  let answers: { readonly file: string; readonly value: unknown } | undefined
-  if (options.answers !== undefined) {
-    const file = options.answers
-    const text = yield* fs.readFileString(file).pipe(
-      Effect.mapError(notFound(file, "pass --answers a JSON file of {question id: letter or index}"))
-    )
-    const value = parseUserJson(file, text)
-    if (Either.isLeft(value)) return yield* loadError(file, "InvalidJson", value.left.message)
-    answers = { file, value: value.right }
-  }
-  const decoded = decodeBenchmark(input, { benchmark: options.benchmark, answers })
-  if (Either.isLeft(decoded)) return yield* decoded.left
-  const { benchmark, questions } = decoded.right
-  const loaded: LoadedQuestions = {
-    benchmark: benchmark.name,
-    questions: questions.map(asQuestion),
-    facts: new Map(questions.map((q) => [q.id, factsOf(q)]))
-  }
-  return loaded
-})
+)
 
 /** The questions alone (see loadQuestionSet): for callers that need no benchmark facts. */
 export const loadQuestions = (path: string, options: LoadOptions = {}) =>

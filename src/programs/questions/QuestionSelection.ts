@@ -7,12 +7,12 @@ const trim = (value: string): string => value.trim()
 const taskKey = (t: string): string => t.trim().toLowerCase()
 
 /** Questions whose field, normalized, is among the normalized values; an empty list keeps all. */
-const filterBy = (field: (question: Question) => string, normalize: (value: string) => string): Filter =>
-(questions, values) => {
-  if (values.length === 0) return questions
-  const wanted = new Set(values.map(normalize))
-  return questions.filter((q) => wanted.has(normalize(field(q))))
-}
+const filterBy =
+  (field: (question: Question) => string, normalize: (value: string) => string): Filter => (questions, values) => {
+    if (values.length === 0) return questions
+    const wanted = new Set(values.map(normalize))
+    return questions.filter((q) => wanted.has(normalize(field(q))))
+  }
 
 /** Questions of the given videos; an empty list keeps all. */
 export const filterByVideoIds: Filter = filterBy((q) => q.videoId, trim)

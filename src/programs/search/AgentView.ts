@@ -14,6 +14,8 @@ const defaultHeader =
  */
 export const formatForAgent = (outcome: SearchOutcome | ReadOutcome, header: string = defaultHeader): string => {
   const json = JSON.stringify(outcome, null, 1).replaceAll("<<<", "‹‹‹").replaceAll(">>>", "›››")
-  const first = outcome.status === "error" ? `[external ${outcome.error.code}] ${outcome.error.message}\n${header}` : header
+  const first = outcome.status === "error"
+    ? `[external ${outcome.error.code}] ${outcome.error.message}\n${header}`
+    : header
   return [first, open, json, close].join("\n")
 }

@@ -1,5 +1,6 @@
 import { Clock, Duration, Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { anyCapabilityEnabled, capabilityEnabled, SearchSettings } from "../../config/SearchSettings.js"
 import {
   type Capability,
   type Citation,
@@ -15,7 +16,6 @@ import {
   type SearchResultItem
 } from "../../domain/Search.js"
 import { dedupeByCanonicalUrl } from "../../domain/SearchUrl.js"
-import { contentHash } from "./ContentHash.js"
 import {
   type CodeQuery,
   CodeSearch,
@@ -25,7 +25,7 @@ import {
   type WebQuery,
   WebSearch
 } from "../../services/SearchProviders.js"
-import { anyCapabilityEnabled, capabilityEnabled, SearchSettings } from "../../config/SearchSettings.js"
+import { contentHash } from "./ContentHash.js"
 
 const howToEnable: Record<Capability, string> = {
   "search.web": "set VTREE_SEARCH_ENABLED=true, VTREE_SEARCH_SEARXNG_ENABLED=true and VTREE_SEARCH_SEARXNG_URL",
@@ -35,10 +35,16 @@ const howToEnable: Record<Capability, string> = {
 }
 
 const disabled = (capability: Capability) =>
-  new SearchError({ reason: "CAPABILITY_DISABLED", message: `${capability} is switched off — ${howToEnable[capability]}` })
+  new SearchError({
+    reason: "CAPABILITY_DISABLED",
+    message: `${capability} is switched off — ${howToEnable[capability]}`
+  })
 
 const unexpected = () =>
-  new SearchError({ reason: "PROVIDER_ERROR", message: "an unexpected failure inside the Search Hub — please report it" })
+  new SearchError({
+    reason: "PROVIDER_ERROR",
+    message: "an unexpected failure inside the Search Hub — please report it"
+  })
 
 const capabilityOf = (input: unknown): Capability | undefined => {
   const value = typeof input === "object" && input !== null ? (input as Record<string, unknown>).capability : undefined
@@ -102,34 +108,38 @@ const requestBudget = (requestTimeout: Duration.Duration) => <A>(effect: Effect.
   )
 
 /** Each capability to its fixed provider. */
-const routeTo = (web: SearchPort<WebQuery>, code: SearchPort<CodeQuery>) =>
-(request: SearchRequest): Effect.Effect<{ provider: string; page: ProviderPage }, SearchError> => {
-  if (request.capability !== "search.code" && request.scope !== undefined) {
-    return Effect.fail(
-      new SearchError({ reason: "INVALID_REQUEST", message: "external_search: scope: only search.code takes a scope — remove it" })
-    )
+const routeTo =
+  (web: SearchPort<WebQuery>, code: SearchPort<CodeQuery>) =>
+  (request: SearchRequest): Effect.Effect<{ provider: string; page: ProviderPage }, SearchError> => {
+    if (request.capability !== "search.code" && request.scope !== undefined) {
+      return Effect.fail(
+        new SearchError({
+          reason: "INVALID_REQUEST",
+          message: "external_search: scope: only search.code takes a scope — remove it"
+        })
+      )
+    }
+    const freshnessDays = request.freshness?.value
+    switch (request.capability) {
+      case "search.web":
+      case "search.news":
+        return web.search({
+          query: request.query,
+          category: request.capability === "search.news" ? "news" : "general",
+          limit: request.limit,
+          ...(request.language === undefined ? {} : { language: request.language }),
+          ...(request.region === undefined ? {} : { region: request.region }),
+          ...(freshnessDays === undefined ? {} : { freshnessDays })
+        }).pipe(Effect.map((page) => ({ provider: web.provider, page })))
+      case "search.code":
+        return code.search({
+          query: request.query,
+          scope: request.scope ?? "repositories",
+          limit: request.limit,
+          ...(freshnessDays === undefined ? {} : { freshnessDays })
+        }).pipe(Effect.map((page) => ({ provider: code.provider, page })))
+    }
   }
-  const freshnessDays = request.freshness?.value
-  switch (request.capability) {
-    case "search.web":
-    case "search.news":
-      return web.search({
-        query: request.query,
-        category: request.capability === "search.news" ? "news" : "general",
-        limit: request.limit,
-        ...(request.language === undefined ? {} : { language: request.language }),
-        ...(request.region === undefined ? {} : { region: request.region }),
-        ...(freshnessDays === undefined ? {} : { freshnessDays })
-      }).pipe(Effect.map((page) => ({ provider: web.provider, page })))
-    case "search.code":
-      return code.search({
-        query: request.query,
-        scope: request.scope ?? "repositories",
-        limit: request.limit,
-        ...(freshnessDays === undefined ? {} : { freshnessDays })
-      }).pipe(Effect.map((page) => ({ provider: code.provider, page })))
-  }
-}
 
 /**
  * The single entry point of the Search Hub for MCP and agent tools: validates untrusted input, enforces
@@ -147,7 +157,13 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
     const route = routeTo(web, code)
 
     const providerFor = (capability: Capability | undefined): string =>
-      capability === undefined ? "none" : capability === "search.code" ? code.provider : capability === "search.read" ? reader.provider : web.provider
+      capability === undefined
+        ? "none"
+        : capability === "search.code"
+        ? code.provider
+        : capability === "search.read"
+        ? reader.provider
+        : web.provider
 
     const search = Effect.fn("SearchHub.search")(function*(input: unknown) {
       const requestId = randomUUID()
@@ -183,7 +199,9 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
         count: outcome._tag === "Right" ? outcome.right.results.length : 0,
         truncated: false
       })
-      const result: SearchOutcome = outcome._tag === "Right" ? outcome.right : errorResponse(requestId, outcome.left, capability)
+      const result: SearchOutcome = outcome._tag === "Right"
+        ? outcome.right
+        : errorResponse(requestId, outcome.left, capability)
       return result
     })
 
@@ -223,7 +241,9 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
         count: outcome._tag === "Right" ? 1 : 0,
         truncated: outcome._tag === "Right" ? outcome.right.truncated : false
       })
-      const result: ReadOutcome = outcome._tag === "Right" ? outcome.right : errorResponse(requestId, outcome.left, "search.read")
+      const result: ReadOutcome = outcome._tag === "Right"
+        ? outcome.right
+        : errorResponse(requestId, outcome.left, "search.read")
       return result
     })
 

@@ -51,7 +51,11 @@ export interface AgentTool<R = never> {
  * decodes its args with, so what the model is offered and what the tool accepts cannot drift apart.
  * Transformations are described by their encoded side: what the model may send.
  */
-export const toolDefinition = <A, I, R>(name: string, description: string, schema: Schema.Schema<A, I, R>): ToolDefinition => {
+export const toolDefinition = <A, I, R>(
+  name: string,
+  description: string,
+  schema: Schema.Schema<A, I, R>
+): ToolDefinition => {
   // The draft marker is noise in a function definition; some servers refuse unknown top-level keys.
   const { $schema: _, ...parameters } = JSONSchema.make(schema)
   return { name, description, parameters }
@@ -117,7 +121,9 @@ export const makeDispatcher = <R>(tools: ReadonlyArray<AgentTool<R>>): Dispatche
   const anyObject = { type: "object", additionalProperties: true }
   return {
     toolNames,
-    definitions: [...table.values()].map((tool) => tool.definition ?? { name: tool.name, description: "", parameters: anyObject }),
+    definitions: [...table.values()].map((tool) =>
+      tool.definition ?? { name: tool.name, description: "", parameters: anyObject }
+    ),
     dispatch: (action) => {
       const tool = table.get(action.tool)
       return tool === undefined
@@ -189,7 +195,8 @@ const searchSimilar = Effect.fn("Dispatcher.searchSimilar")(function*(context: T
  */
 const coreToolDescriptions = {
   view_node: "Read one node of the video tree: its summary for your question and, for scenes and events, its children.",
-  search_similar: "Search the cards and subtitles of every node; returns the k best-matching nodes, each summarized for your question.",
+  search_similar:
+    "Search the cards and subtitles of every node; returns the k best-matching nodes, each summarized for your question.",
   observe_frame: "Show real frames to a vision model: 1-4 frame (L3) ids, or one event (L2) id.",
   submit_answer: "Submit the answer (an option letter) with its evidence and reasoning; ends the question.",
   read_skill: "Read the full text of a skill from the catalog in the system prompt."

@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
+import type { ChildInfo, Level, NodeNotFound, TreeNode } from "../../domain/TreeIndex.js"
 import { LLMProvider } from "../../services/LLMProvider.js"
 import type { Labels, ToolPromptName } from "../prompts/PromptManager.js"
-import type { ChildInfo, Level, NodeNotFound, TreeNode } from "../../domain/TreeIndex.js"
 import { summaryKey } from "./SummaryCache.js"
 import { type AnchorMode, errorText, formatSeconds, type ToolContext } from "./ToolContext.js"
 
@@ -260,4 +260,3 @@ export const summarizeNodesBatch = Effect.fn("Summarizer.summarizeNodesBatch")(f
     { concurrency: Math.max(1, context.batchConcurrency) }
   )
 })
-

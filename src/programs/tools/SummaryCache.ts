@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto"
 import { Deferred, Effect, Exit, FiberId } from "effect"
+import { createHash } from "node:crypto"
 
 /**
  * Per-run memo of question-conditioned summaries. A revisited node (same node, question and prompt)

@@ -120,10 +120,14 @@ export const decodeCache = (
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const jsonLength = view.getUint32(magic.length, true)
   if (magic.length + 4 + jsonLength > bytes.length) return undefined
-  const decoded = decodeHeader(new TextDecoder().decode(bytes.subarray(magic.length + 4, magic.length + 4 + jsonLength)))
+  const decoded = decodeHeader(
+    new TextDecoder().decode(bytes.subarray(magic.length + 4, magic.length + 4 + jsonLength))
+  )
   if (Option.isNone(decoded)) return undefined
   const header = decoded.value
-  if (header.model !== expected.model || header.textHash !== expected.textHash || header.count !== expected.count) return undefined
+  if (header.model !== expected.model || header.textHash !== expected.textHash || header.count !== expected.count) {
+    return undefined
+  }
   const dataStart = Math.ceil((magic.length + 4 + jsonLength) / 4) * 4
   const floats = header.count * header.dimensions
   if (bytes.length !== dataStart + floats * 4) return undefined

@@ -1,5 +1,10 @@
 import { Either } from "effect"
-import { FrameSelectionError, type FrameSelectionErrorReason, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
+import {
+  FrameSelectionError,
+  type FrameSelectionErrorReason,
+  type TreeIndex,
+  type TreeNode
+} from "../../domain/TreeIndex.js"
 
 export const maxFrameIds = 4
 export const maxEventFrames = 8
@@ -30,7 +35,8 @@ export const agentFinding: IdFinding = {
   children: "view_node lists them"
 }
 
-const fail = (reason: FrameSelectionErrorReason, message: string) => Either.left(new FrameSelectionError({ reason, message }))
+const fail = (reason: FrameSelectionErrorReason, message: string) =>
+  Either.left(new FrameSelectionError({ reason, message }))
 
 /**
  * The frame nodes observe_frame may look at: 1–4 L3 ids, or exactly one L2 id standing for its L3
@@ -54,17 +60,25 @@ export const selectFrameNodes = (
   if (scenes.length > 0) {
     return fail(
       "SceneNode",
-      `${scenes.map((node) => node.id).join(", ")} ${scenes.length > 1 ? "are scene (L1) nodes" : "is a scene (L1) node"}, which has no single frame — ` +
+      `${scenes.map((node) => node.id).join(", ")} ${
+        scenes.length > 1 ? "are scene (L1) nodes" : "is a scene (L1) node"
+      }, which has no single frame — ` +
         `pass one of its event (L2) children or 1 to 4 frame (L3) ids; ${finding.children}`
     )
   }
   const levels = new Set(nodes.map((node) => node.level))
   if (levels.size > 1) {
-    return fail("MixedLevels", "mixed event (L2) and frame (L3) ids — pass either 1 to 4 frame (L3) ids or exactly one event (L2) id")
+    return fail(
+      "MixedLevels",
+      "mixed event (L2) and frame (L3) ids — pass either 1 to 4 frame (L3) ids or exactly one event (L2) id"
+    )
   }
   if (levels.has(2)) {
     if (nodes.length > 1) {
-      return fail("TooManyIds", `${nodes.length} event (L2) ids given — pass exactly one event id, or up to 4 frame (L3) ids`)
+      return fail(
+        "TooManyIds",
+        `${nodes.length} event (L2) ids given — pass exactly one event id, or up to 4 frame (L3) ids`
+      )
     }
     const event = nodes[0]!
     const frames = event.childrenIds.map((id) => index.nodes.get(id)!)
@@ -74,7 +88,10 @@ export const selectFrameNodes = (
     return Either.right(evenlySample(frames, maxEventFrames))
   }
   if (nodes.length > maxFrameIds) {
-    return fail("TooManyIds", `${nodes.length} frame ids given, at most ${maxFrameIds} — keep the ${maxFrameIds} most relevant, or pass their event (L2) id`)
+    return fail(
+      "TooManyIds",
+      `${nodes.length} frame ids given, at most ${maxFrameIds} — keep the ${maxFrameIds} most relevant, or pass their event (L2) id`
+    )
   }
   return Either.right(nodes)
 }

@@ -21,7 +21,9 @@ export const formatCardValue = (value: unknown): string => {
 export const cardLines = (node: TreeNode): ReadonlyArray<string> => {
   const summaryField = summaryFieldByLevel[node.level]
   const fields = Object.keys(node.card)
-  const ordered = fields.includes(summaryField) ? [summaryField, ...fields.filter((field) => field !== summaryField)] : fields
+  const ordered = fields.includes(summaryField)
+    ? [summaryField, ...fields.filter((field) => field !== summaryField)]
+    : fields
   return ordered.flatMap((field) => {
     const value = formatCardValue(node.card[field])
     return value === "" ? [] : [`${field}: ${value}`]

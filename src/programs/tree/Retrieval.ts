@@ -1,8 +1,8 @@
+import type { SearchHit, TreeIndex } from "../../domain/TreeIndex.js"
 import { type Bm25Index, buildBm25, scoreBm25 } from "./Bm25.js"
 import { chunkText } from "./Chunking.js"
 import { dotAll, type EmbeddingMatrix } from "./EmbeddingIndex.js"
 import { retrievalText } from "./NodeText.js"
-import type { SearchHit, TreeIndex } from "../../domain/TreeIndex.js"
 
 export const defaultK = 5
 /** The usual reciprocal-rank-fusion constant: damps the weight of the very first ranks. */
@@ -97,7 +97,11 @@ export const keepUnrelated = (index: RetrievalIndex, candidates: Iterable<number
   return kept
 }
 
-const toHits = (index: RetrievalIndex, nodes: ReadonlyArray<number>, score: (node: number) => number): Array<SearchHit> =>
+const toHits = (
+  index: RetrievalIndex,
+  nodes: ReadonlyArray<number>,
+  score: (node: number) => number
+): Array<SearchHit> =>
   nodes.map((n) => {
     const node = index.tree.nodes.get(index.nodeIds[n]!)!
     return { nodeId: node.id, level: node.level, score: score(n), timeRange: node.timeRange }
@@ -106,7 +110,7 @@ const toHits = (index: RetrievalIndex, nodes: ReadonlyArray<number>, score: (nod
 // De-duplication can discard many candidates (a matching scene and all its events); widen the
 // candidate list until k survive or none are left.
 const rankAndKeep = (index: RetrievalIndex, scores: ArrayLike<number>, k: number, floor: number): Array<number> => {
-  for (let limit = Math.max(4 * k, 32); ; limit *= 4) {
+  for (let limit = Math.max(4 * k, 32);; limit *= 4) {
     const candidates = topIndices(scores, limit, floor)
     const kept = keepUnrelated(index, candidates, k)
     if (kept.length >= k || candidates.length < limit) return kept
@@ -119,7 +123,11 @@ export const searchBm25 = (index: RetrievalIndex, query: string, k = defaultK): 
 }
 
 /** Cosine node scores for a query vector (normalized here, so any length works). */
-export const embeddingNodeScores = (index: RetrievalIndex, matrix: EmbeddingMatrix, query: Float32Array): Float64Array => {
+export const embeddingNodeScores = (
+  index: RetrievalIndex,
+  matrix: EmbeddingMatrix,
+  query: Float32Array
+): Float64Array => {
   const normalized = normalizeQuery(query)
   return nodeScores(index, dotAll(matrix, normalized, new Float32Array(matrix.count)))
 }

@@ -134,7 +134,9 @@ const readNested = (file: string, json: unknown) =>
       const { at, depth, value } = stack.pop()!
       const envelope = yield* decodeNestedNode(value, file, at)
       if (depth > 3) {
-        return yield* Either.left(TreeDecodeError.at(file, formatPath(at), "nodes nest at most three levels deep (scene, event, frame)"))
+        return yield* Either.left(
+          TreeDecodeError.at(file, formatPath(at), "nodes nest at most three levels deep (scene, event, frame)")
+        )
       }
       const level = envelope.level ?? depth
       if (level !== depth) {
@@ -147,7 +149,9 @@ const readNested = (file: string, json: unknown) =>
       const children = envelope.children ?? []
       const childIds: Array<string> = []
       children.forEach((child) => {
-        const id = typeof child === "object" && child !== null && "id" in child ? (child as { id: unknown }).id : undefined
+        const id = typeof child === "object" && child !== null && "id" in child
+          ? (child as { id: unknown }).id
+          : undefined
         if (typeof id === "string") childIds.push(id)
       })
       // Pushed last-first so they pop, and land in the index, in file order.
@@ -166,7 +170,13 @@ const readNested = (file: string, json: unknown) =>
       ? "metadata.video_id"
       : `${formatPath(raw.find((node) => node.level === 1)?.at ?? ["roots"])}.id`
     if (videoId === "") {
-      return yield* Either.left(TreeDecodeError.at(file, "metadata.videoID", "missing, and no root id of the form <videoID>_L1_000 to derive it from"))
+      return yield* Either.left(
+        TreeDecodeError.at(
+          file,
+          "metadata.videoID",
+          "missing, and no root id of the form <videoID>_L1_000 to derive it from"
+        )
+      )
     }
     return {
       videoId,
@@ -225,7 +235,9 @@ export const decodeTree = (
         const child = byId.get(childId)
         if (child === undefined) return yield* fail(`child "${childId}" does not exist`)
         if (child.level !== node.level + 1) {
-          return yield* fail(`child "${childId}" is level ${child.level}, expected ${node.level + 1} (one level below its parent)`)
+          return yield* fail(
+            `child "${childId}" is level ${child.level}, expected ${node.level + 1} (one level below its parent)`
+          )
         }
         const other = parentOf.get(childId)
         if (other !== undefined) return yield* fail(`child "${childId}" is also listed under "${other}"`)
@@ -267,7 +279,9 @@ export const decodeTree = (
       })
     }
     if (rootIds.length === 0) {
-      return yield* Either.left(TreeDecodeError.at(file, isNested ? "roots" : "nodes", "no level 1 node: the tree is empty"))
+      return yield* Either.left(
+        TreeDecodeError.at(file, isNested ? "roots" : "nodes", "no level 1 node: the tree is empty")
+      )
     }
     rootIds.sort()
     return {
@@ -285,11 +299,13 @@ export const decodeTreeText = (
   file: string,
   text: string,
   options: DecodeTreeOptions = {}
-): Either.Either<TreeIndex, TreeDecodeError> => Either.flatMap(parseTreeJson(file, text), (json) => decodeTree(file, json, options))
+): Either.Either<TreeIndex, TreeDecodeError> =>
+  Either.flatMap(parseTreeJson(file, text), (json) => decodeTree(file, json, options))
 
 /** The bytes of tree.json: valid UTF-8 first, then as decodeTreeText. */
 export const decodeTreeBytes = (
   file: string,
   bytes: Uint8Array,
   options: DecodeTreeOptions = {}
-): Either.Either<TreeIndex, TreeDecodeError> => Either.flatMap(decodeUtf8(file, bytes), (text) => decodeTreeText(file, text, options))
+): Either.Either<TreeIndex, TreeDecodeError> =>
+  Either.flatMap(decodeUtf8(file, bytes), (text) => decodeTreeText(file, text, options))

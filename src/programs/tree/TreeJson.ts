@@ -78,7 +78,9 @@ type Frame =
   | { readonly kind: "array"; index: number }
 
 const framePath = (stack: ReadonlyArray<Frame>): Array<PropertyKey> =>
-  stack.flatMap((frame): Array<PropertyKey> => (frame.kind === "array" ? [frame.index] : frame.key === undefined ? [] : [frame.key]))
+  stack.flatMap((
+    frame
+  ): Array<PropertyKey> => (frame.kind === "array" ? [frame.index] : frame.key === undefined ? [] : [frame.key]))
 
 // A path 64 levels deep is mostly `[0][0]…`: its head says where, the line and column the rest.
 const shortPath = (path: ReadonlyArray<PropertyKey>): string =>
@@ -92,7 +94,13 @@ const structureProblem = (file: string, text: string): TreeDecodeError | undefin
   const scanner = createScanner(text, true)
   const stack: Array<Frame> = []
   const duplicateKey = (path: ReadonlyArray<PropertyKey>, problem: string, fix: string) =>
-    TreeDecodeError.at(file, formatPath(path), `${problem} (${lineColumn(text, scanner.getTokenOffset())})`, fix, "DuplicateKey")
+    TreeDecodeError.at(
+      file,
+      formatPath(path),
+      `${problem} (${lineColumn(text, scanner.getTokenOffset())})`,
+      fix,
+      "DuplicateKey"
+    )
   for (let token = scanner.scan(); token !== EOF; token = scanner.scan()) {
     const top = stack[stack.length - 1]
     switch (token) {
@@ -105,10 +113,16 @@ const structureProblem = (file: string, text: string): TreeDecodeError | undefin
             file,
             path: formatPath(path),
             message: `${file}: ${shortPath(path)}: nested more than ${maxTreeDepth} levels deep ` +
-              `(${lineColumn(text, scanner.getTokenOffset())}) — a tree needs about 10; fix the file or re-run the builder`
+              `(${
+                lineColumn(text, scanner.getTokenOffset())
+              }) — a tree needs about 10; fix the file or re-run the builder`
           })
         }
-        stack.push(token === OpenBrace ? { kind: "object", keys: new Set(), key: undefined, expectingKey: true } : { kind: "array", index: 0 })
+        stack.push(
+          token === OpenBrace
+            ? { kind: "object", keys: new Set(), key: undefined, expectingKey: true }
+            : { kind: "array", index: 0 }
+        )
         break
       }
       case CloseBrace:
@@ -125,7 +139,11 @@ const structureProblem = (file: string, text: string): TreeDecodeError | undefin
           top.key = key
           top.expectingKey = false
           if (top.keys.has(key)) {
-            return duplicateKey(framePath(stack), `duplicate key "${key}"`, "keep one of the two; fix the file or re-run the builder")
+            return duplicateKey(
+              framePath(stack),
+              `duplicate key "${key}"`,
+              "keep one of the two; fix the file or re-run the builder"
+            )
           }
           top.keys.add(key)
         }
@@ -148,7 +166,9 @@ export const parseTreeJson = (file: string, text: string): Either.Either<unknown
   try {
     json = JSON.parse(text)
   } catch (error) {
-    return Either.left(TreeDecodeError.at(file, "", `not valid JSON (${syntaxProblem(text, error)})`, undefined, "Syntax"))
+    return Either.left(
+      TreeDecodeError.at(file, "", `not valid JSON (${syntaxProblem(text, error)})`, undefined, "Syntax")
+    )
   }
   const problem = structureProblem(file, text)
   return problem === undefined ? Either.right(json) : Either.left(problem)

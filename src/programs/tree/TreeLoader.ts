@@ -2,15 +2,22 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Either, Option } from "effect"
 import { idFromName } from "../../domain/NameId.js"
-import { TreeDecodeError } from "../../domain/Tree.js"
 import { ProviderError } from "../../domain/ProviderError.js"
+import { TreeDecodeError } from "../../domain/Tree.js"
+import { FrameSelectionError, NodeNotFound, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
-import { cacheFileName, decodeCache, type EmbeddingMatrix, encodeCache, hashTexts, packVectors } from "./EmbeddingIndex.js"
+import {
+  cacheFileName,
+  decodeCache,
+  type EmbeddingMatrix,
+  encodeCache,
+  hashTexts,
+  packVectors
+} from "./EmbeddingIndex.js"
 import { frameRelativePath, selectFrameNodes } from "./FrameSelection.js"
 import * as NodeText from "./NodeText.js"
 import { buildRetrieval, defaultK, type RetrievalIndex, searchBm25, searchHybrid } from "./Retrieval.js"
 import { decodeTreeBytes } from "./TreeDecoder.js"
-import { FrameSelectionError, NodeNotFound, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
 import type { TreeEnvironment } from "./TreeEnvironment.js"
 
 /** A tree directory, or the path of its tree.json (the directory is then the file's folder). */
@@ -57,8 +64,20 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
   const bytes = yield* fs.readFile(file).pipe(
     Effect.mapError((error) =>
       error._tag === "SystemError" && error.reason === "NotFound"
-        ? TreeDecodeError.at(file, "", "not found", "pass a tree directory holding tree.json, or the tree.json file itself", "NotFound")
-        : TreeDecodeError.at(file, "", `cannot be read (${error.message})`, "check the path and its permissions", "Unreadable")
+        ? TreeDecodeError.at(
+          file,
+          "",
+          "not found",
+          "pass a tree directory holding tree.json, or the tree.json file itself",
+          "NotFound"
+        )
+        : TreeDecodeError.at(
+          file,
+          "",
+          `cannot be read (${error.message})`,
+          "check the path and its permissions",
+          "Unreadable"
+        )
     )
   )
   // infer finds a video's tree as <trees>/<videoID>/tree.json: a tree filed under another name would
@@ -114,7 +133,9 @@ const loadEmbeddings = Effect.fn("TreeLoader.loadEmbeddings")(function*(
     Effect.catchAll((error) =>
       fs.remove(temp).pipe(
         Effect.ignore,
-        Effect.zipRight(Effect.logWarning(`embedding cache not written (${error.message}); the tree still works, uncached`))
+        Effect.zipRight(
+          Effect.logWarning(`embedding cache not written (${error.message}); the tree still works, uncached`)
+        )
       )
     )
   )
@@ -133,7 +154,13 @@ const makeEnvironment = (
     const node = index.nodes.get(id)
     return node !== undefined
       ? Effect.succeed(node)
-      : Effect.fail(new NodeNotFound({ reason: "UnknownId", nodeId: id, message: `node "${id}" does not exist in ${index.videoId} — use an id shown by view_node or search_similar` }))
+      : Effect.fail(
+        new NodeNotFound({
+          reason: "UnknownId",
+          nodeId: id,
+          message: `node "${id}" does not exist in ${index.videoId} — use an id shown by view_node or search_similar`
+        })
+      )
   }
   const withNode = <A>(f: (node: TreeNode) => A) => (id: string) => Effect.map(getNode(id), f)
 
@@ -147,7 +174,9 @@ const makeEnvironment = (
     if (missing.length > 0) {
       return yield* new FrameSelectionError({
         reason: "MissingImage",
-        message: `no frame image for ${missing.map((node) => `${node.id} (${frameRelativePath(index, node)})`).join(", ")} — ` +
+        message: `no frame image for ${
+          missing.map((node) => `${node.id} (${frameRelativePath(index, node)})`).join(", ")
+        } — ` +
           "choose other frames, or rely on the text of the node"
       })
     }

@@ -22,20 +22,29 @@ export const checkQuestionIds = (
   for (const question of questions) {
     const idProblem = plainNameProblem(question.questionId)
     if (idProblem !== undefined) {
-      return Effect.fail(new UnsafeIdError({
-        reason: "QuestionId",
-        id: question.questionId,
-        message: `question id ${JSON.stringify(question.questionId)} ${idProblem} — ids are names, not paths: fix the question file`
-      }))
+      return Effect.fail(
+        new UnsafeIdError({
+          reason: "QuestionId",
+          id: question.questionId,
+          message: `question id ${
+            JSON.stringify(question.questionId)
+          } ${idProblem} — ids are names, not paths: fix the question file`
+        })
+      )
     }
     const videoProblem = plainNameProblem(question.videoId)
     if (videoProblem !== undefined) {
-      return Effect.fail(new UnsafeIdError({
-        reason: "VideoId",
-        id: question.videoId,
-        message: `question ${JSON.stringify(question.questionId)}: videoID ${JSON.stringify(question.videoId)} ${videoProblem} — ` +
-          "a videoID names one folder under --trees: fix the question file"
-      }))
+      return Effect.fail(
+        new UnsafeIdError({
+          reason: "VideoId",
+          id: question.videoId,
+          message:
+            `question ${JSON.stringify(question.questionId)}: videoID ${
+              JSON.stringify(question.videoId)
+            } ${videoProblem} — ` +
+            "a videoID names one folder under --trees: fix the question file"
+        })
+      )
     }
   }
   return Effect.void
@@ -46,7 +55,13 @@ export const checkRunId = (runId: string | undefined): Effect.Effect<void, Unsaf
   const problem = runId === undefined ? undefined : plainNameProblem(runId)
   return problem === undefined
     ? Effect.void
-    : Effect.fail(new UnsafeIdError({ reason: "RunId", id: runId!, message: `--run-id ${JSON.stringify(runId)} ${problem} — a run id is a plain name: pick another` }))
+    : Effect.fail(
+      new UnsafeIdError({
+        reason: "RunId",
+        id: runId!,
+        message: `--run-id ${JSON.stringify(runId)} ${problem} — a run id is a plain name: pick another`
+      })
+    )
 }
 
 /**
@@ -58,5 +73,7 @@ export const decodeTrees = Effect.fn("TreePreflight.decodeTrees")(function*(
   questions: ReadonlyArray<{ readonly videoId: string }>
 ) {
   const videos = [...new Set(questions.map((question) => question.videoId))]
-  yield* Effect.forEach(videos, (video) => Effect.flatMap(treeFolderOf(treesDir, video), readTreeIndex), { discard: true })
+  yield* Effect.forEach(videos, (video) => Effect.flatMap(treeFolderOf(treesDir, video), readTreeIndex), {
+    discard: true
+  })
 })

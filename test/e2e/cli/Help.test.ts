@@ -1,6 +1,6 @@
+import { spawnSync } from "node:child_process"
 import { describe, expect, it } from "vitest"
 import { defaultMaxSteps } from "../../../src/index.js"
-import { spawnSync } from "node:child_process"
 import { bin } from "../../support/harness/Cli.js"
 
 // The built CLI with stdout piped: one smoke start per command, and no terminal escapes where no

@@ -13,6 +13,9 @@ describe("npm run demo", () => {
     assert.strictEqual(summaries.length, 2, result.stdout)
     assert.match(result.stdout, /^finished\s+7$/m)
     assert.match(result.stderr, /demo: simulator at http:\/\/127\.0\.0\.1:\d+\/v1/)
-    assert.match(result.stderr, /^demo: ffmpeg not found — skipping vtree build, using the prebuilt tree in samples\/trees/m)
+    assert.match(
+      result.stderr,
+      /^demo: ffmpeg not found — skipping vtree build, using the prebuilt tree in samples\/trees/m
+    )
   }, 120_000)
 })

@@ -1,7 +1,16 @@
 // The built CLI (`node dist/bin.js infer`) against openai-sim, stopped by signals: kill -9 then --resume,
 // Ctrl-C (SIGINT) → exit 130. The e2e globalSetup builds dist/ first.
 import { assert, describe, it } from "@effect/vitest"
-import { countPredictions, predictions, readDb, run, runs, simEnv, start, waitUntil } from "../../support/harness/Cli.js"
+import {
+  countPredictions,
+  predictions,
+  readDb,
+  run,
+  runs,
+  simEnv,
+  start,
+  waitUntil
+} from "../../support/harness/Cli.js"
 import { agentModel, sampleQuestions } from "../../support/harness/Policy.js"
 import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
 
@@ -22,7 +31,10 @@ describe("vtree infer (built CLI against openai-sim, signals)", () => {
     const before = predictions(db)
     assert.isBelow(before.length, questions.length)
     assert.strictEqual(runs(db)[0]!.status, "running")
-    await waitUntil(() => readDb(db, (h) => (h.prepare("SELECT max(expires_at) AS t FROM run_claims").get() as { t: number }).t) < Date.now())
+    await waitUntil(() =>
+      readDb(db, (h) => (h.prepare("SELECT max(expires_at) AS t FROM run_claims").get() as { t: number }).t) <
+        Date.now()
+    )
 
     const agentRequestsBefore = sim.requests.length
     const resumed = await run(inferArgs(db, "--resume"), simEnv(sim.url, lease))
@@ -32,7 +44,9 @@ describe("vtree infer (built CLI against openai-sim, signals)", () => {
     assert.strictEqual(new Set(after.map((r) => r.run_id)).size, 1)
     // Saved questions were skipped, not re-asked: their rows are untouched.
     for (const row of before) assert.deepStrictEqual(after.find((r) => r.question_id === row.question_id), row)
-    const askedAgain = sim.requests.slice(agentRequestsBefore).filter((r) => r.model === "agent-model").map((r) => JSON.stringify(r.body))
+    const askedAgain = sim.requests.slice(agentRequestsBefore).filter((r) => r.model === "agent-model").map((r) =>
+      JSON.stringify(r.body)
+    )
     for (const row of before) {
       const text = questions.find((q) => q.questionId === row.question_id)!.question
       assert.isFalse(askedAgain.some((body) => body.includes(text)), `question ${row.question_id} was asked again`)

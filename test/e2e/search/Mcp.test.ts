@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { EmptyResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { spawn } from "node:child_process"
 import { Effect } from "effect"
+import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { fixtureServer, sendBody, sendJson } from "../../support/search/FixtureServer.js"
 import { fixture } from "../../support/search/hub.js"
@@ -55,7 +55,10 @@ describe("vtree mcp (stdio round trip)", () => {
       assert.deepStrictEqual(searchTool.inputSchema.required, ["capability", "query"])
 
       const found = yield* Effect.promise(() =>
-        client.callTool({ name: "external_search", arguments: { capability: "search.web", query: "tidal turbine", limit: 2 } })
+        client.callTool({
+          name: "external_search",
+          arguments: { capability: "search.web", query: "tidal turbine", limit: 2 }
+        })
       )
       assert.isNotTrue(found.isError)
       assert.strictEqual(structured(found).status, "success")
@@ -77,7 +80,9 @@ describe("vtree mcp (stdio round trip)", () => {
       assert.deepStrictEqual(text(blocked), structured(blocked))
       assert.deepStrictEqual(searxng.requests.map((r) => r.path.split("?")[0]), ["/search"])
 
-      const invalid = yield* Effect.promise(() => client.callTool({ name: "external_read", arguments: { max_chars: 5 } }))
+      const invalid = yield* Effect.promise(() =>
+        client.callTool({ name: "external_read", arguments: { max_chars: 5 } })
+      )
       assert.strictEqual(structured(invalid).error.code, "INVALID_REQUEST")
 
       // Logs went to stderr (stdout carried only protocol, or the client would have failed): one per call.
@@ -92,7 +97,9 @@ describe("vtree mcp (stdio round trip)", () => {
 
   it.scoped("reads a page when an allow-range lets the reader reach it", () =>
     Effect.gen(function*() {
-      const pages = yield* fixtureServer({ "/page": sendBody(200, articlePage(2), { "content-type": "text/html; charset=utf-8" }) })
+      const pages = yield* fixtureServer({
+        "/page": sendBody(200, articlePage(2), { "content-type": "text/html; charset=utf-8" })
+      })
       const { client } = yield* connect({
         VTREE_SEARCH_ENABLED: "true",
         VTREE_SEARCH_READER_ENABLED: "true",
@@ -113,7 +120,10 @@ describe("vtree mcp (stdio round trip)", () => {
     Effect.gen(function*() {
       const { client, stderr } = yield* connect({})
       const unknown = yield* Effect.promise(() =>
-        client.request({ method: "bogus/method", params: {} }, EmptyResultSchema).then(() => undefined, (error: unknown) => error)
+        client.request({ method: "bogus/method", params: {} }, EmptyResultSchema).then(
+          () => undefined,
+          (error: unknown) => error
+        )
       )
       assert.instanceOf(unknown, McpError)
       assert.strictEqual((unknown as McpError).code, -32601)
@@ -125,13 +135,22 @@ describe("vtree mcp (stdio round trip)", () => {
     }))
 
   it("raw bytes: garbage, invalid UTF-8 and unknown methods are answered, valid requests still served, EOF exits 0", async () => {
-    const child = spawn(process.execPath, ["dist/bin.js", "mcp"], { cwd: root, env: { PATH: process.env.PATH ?? "" }, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, ["dist/bin.js", "mcp"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "" },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-    const init = { jsonrpc: "2.0", id: "a1", method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }
+    const init = {
+      jsonrpc: "2.0",
+      id: "a1",
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+    }
     child.stdin.write("this is not json\n")
     child.stdin.write(Buffer.from([0xff, 0xfe, 0x7b, 0x0a]))
     child.stdin.write(`${JSON.stringify(init)}\n`)
@@ -140,7 +159,9 @@ describe("vtree mcp (stdio round trip)", () => {
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" })}\n`)
     child.stdin.end()
     const code = await exited
-    const replies = stdout.trim().split("\n").map((line) => JSON.parse(line) as { id: unknown; error?: { code: number }; result?: any })
+    const replies = stdout.trim().split("\n").map((line) =>
+      JSON.parse(line) as { id: unknown; error?: { code: number }; result?: any }
+    )
     assert.strictEqual(code, 0, stderr)
     assert.deepStrictEqual(replies.filter((r) => r.error?.code === -32700).map((r) => r.id), [null, null])
     assert.strictEqual(replies.find((r) => r.id === 2)?.error?.code, -32601)

@@ -13,7 +13,9 @@ type TreeJson = { nodes: Record<string, Record<string, unknown>> }
 const vtree = (...args: Array<string>) =>
   Effect.async<{ code: number; stdout: string; stderr: string }>((resume) => {
     execFile(process.execPath, [bin, ...args], { encoding: "utf8" }, (error, stdout, stderr) => {
-      resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }))
+      resume(
+        Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+      )
     })
   })
 
@@ -33,11 +35,15 @@ layer(NodeContext.layer)("vtree tree (built CLI)", (it) => {
     Effect.gen(function*() {
       const bad = yield* tempTree((tree) => (tree.nodes["VID_L1_000"]!["level"] = 7))
       const good = yield* tempTree()
-      const [failed, passed] = yield* Effect.all([vtree("tree", "validate", bad), vtree("tree", "validate", good)], { concurrency: 2 })
+      const [failed, passed] = yield* Effect.all([vtree("tree", "validate", bad), vtree("tree", "validate", good)], {
+        concurrency: 2
+      })
       assert.strictEqual(failed!.code, 1)
       assert.strictEqual(
         failed!.stderr.trim(),
-        `vtree: ${join(bad, "tree.json")}: nodes.VID_L1_000.level: expected 1, 2 or 3, found 7 — fix the file or re-run the builder`
+        `vtree: ${
+          join(bad, "tree.json")
+        }: nodes.VID_L1_000.level: expected 1, 2 or 3, found 7 — fix the file or re-run the builder`
       )
       assert.strictEqual(passed!.code, 0, passed!.stderr)
       assert.include(passed!.stdout, ": ok\n")

@@ -5,11 +5,11 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { buildCalls, buildSim, question, synthVideo } from "../../support/build/SynthBuild.js"
 import { runCli } from "../../support/cli/InProcess.js"
 import { simEnv, tempDir } from "../../support/harness/Cli.js"
-import * as OpenAiSim from "../../support/openai-sim/index.js"
-import { buildCalls, buildSim, question, synthVideo } from "../../support/build/SynthBuild.js"
 import { makeAudioOnly, type SyntheticVideo, truncateCopy } from "../../support/media/SyntheticVideo.js"
+import * as OpenAiSim from "../../support/openai-sim/index.js"
 
 let work: ReturnType<typeof tempDir>
 let video: SyntheticVideo
@@ -67,7 +67,9 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     // Events snapped to the detected cuts (21, 40 and 62 s lie within reach of a 20 s target).
     const edges = nodes.filter(([, n]) => n.level === 2).map(([, n]) => n.time_range[0])
     // (ffmpeg scores every other frame, so a detected cut may land one frame, 0.04 s, late.)
-    for (const cut of [0, 21, 40, 62]) assert.isTrue(edges.some((edge) => edge >= cut && edge <= cut + 0.05), `${cut} in ${edges}`)
+    for (const cut of [0, 21, 40, 62]) {
+      assert.isTrue(edges.some((edge) => edge >= cut && edge <= cut + 0.05), `${cut} in ${edges}`)
+    }
     // Subtitles by overlap: the first event (0–21 s) holds two lines, the third (40–62 s) the last one.
     assert.strictEqual(tree.nodes["synth_L1_000_L2_000"]!.subtitle, "The red room is empty. A test pattern appears.")
     assert.strictEqual(tree.nodes["synth_L1_000_L2_002"]!.subtitle, "Colour bars fill the screen.")
@@ -80,13 +82,16 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
 
     const questions = join(work.dir, "questions")
     mkdirSync(questions, { recursive: true })
-    writeFileSync(join(questions, "synth.json"), JSON.stringify([{
-      question_id: question.questionId,
-      task_type: question.taskType,
-      question: question.question,
-      options: ["A. red", "B. blue", "C. green", "D. white"],
-      answer: question.answer
-    }]))
+    writeFileSync(
+      join(questions, "synth.json"),
+      JSON.stringify([{
+        question_id: question.questionId,
+        task_type: question.taskType,
+        question: question.question,
+        options: ["A. red", "B. blue", "C. green", "D. white"],
+        answer: question.answer
+      }])
+    )
     const db = join(work.dir, "runs.db")
     const inferred = await runCli(["infer", "--trees", out, "--questions", questions, "--db", db], simEnv(sim.url))
     assert.strictEqual(inferred.code, 0, inferred.stderr)
@@ -135,7 +140,10 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
       const dir = join(work.dir, "badsubs")
       mkdirSync(dir, { recursive: true })
       copyFileSync(video.video, join(dir, "synth.mp4"))
-      writeFileSync(join(dir, "synth.srt"), "1\n00:00:01,000 --> 00:00:02,000\nfine\n\n2\n00:00:0x,000 --> 00:00:04,000\ntext\n")
+      writeFileSync(
+        join(dir, "synth.srt"),
+        "1\n00:00:01,000 --> 00:00:02,000\nfine\n\n2\n00:00:0x,000 --> 00:00:04,000\ntext\n"
+      )
       await refused([join(dir, "synth.mp4")], /synth\.srt:6: .* — fix the line or remove the file$/)
     }, 60_000)
 
@@ -149,7 +157,10 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
       writeFileSync(file, "")
       const result = await runCli(["build", video.video, "--out", join(file, "trees")], simEnv(sim.url))
       assert.strictEqual(result.code, 1)
-      assert.match(oneLine(result.stderr), /^vtree: --out .*a-file\/trees: cannot write there .* — choose a folder you can write to$/)
+      assert.match(
+        oneLine(result.stderr),
+        /^vtree: --out .*a-file\/trees: cannot write there .* — choose a folder you can write to$/
+      )
       await refused([video.video], /no model configured/, {})
     }, 60_000)
   })

@@ -3,7 +3,16 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Either, Fiber, Layer, Schedule } from "effect"
 import jpeg from "jpeg-js"
 import { execFileSync } from "node:child_process"
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { MediaError } from "../../../src/domain/Media.js"
@@ -67,7 +76,10 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
         const outDir = join(dir, "grid-2")
         const result = yield* frames.extract({ path: video.video, intervalSeconds: 2, width: 160, outDir })
         assert.deepStrictEqual(result.frames.map((frame) => frame.timeSeconds), [0, 2, 4, 6, 8, 10, 12, 14, 16])
-        assert.deepStrictEqual(readdirSync(outDir).sort(), result.frames.map((frame) => frame.path.slice(outDir.length + 1)))
+        assert.deepStrictEqual(
+          readdirSync(outDir).sort(),
+          result.frames.map((frame) => frame.path.slice(outDir.length + 1))
+        )
         const first = meanColour(result.frames[0]!.path)
         assert.strictEqual(first.width, 160)
         assert.strictEqual(first.height, 90)
@@ -77,14 +89,24 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
         const bars = meanColour(result.frames[6]!.path).rgb
         assert.isTrue(Math.abs(bars[0]! - red[0]!) > 40 || bars[1]! > 60, `bars frame at 12 s: ${bars}`)
 
-        const three = yield* frames.extract({ path: video.video, intervalSeconds: 3, width: 160, outDir: join(dir, "grid-3") })
+        const three = yield* frames.extract({
+          path: video.video,
+          intervalSeconds: 3,
+          width: 160,
+          outDir: join(dir, "grid-3")
+        })
         assert.deepStrictEqual(three.frames.map((frame) => frame.timeSeconds), [0, 3, 6, 9, 12, 15])
       }))
 
     it.effect("finds the shot changes at the known cuts and nowhere else", () =>
       Effect.gen(function*() {
         const frames = yield* FrameSource
-        const result = yield* frames.extract({ path: video.video, intervalSeconds: 2, width: 160, outDir: join(dir, "shots") })
+        const result = yield* frames.extract({
+          path: video.video,
+          intervalSeconds: 2,
+          width: 160,
+          outDir: join(dir, "shots")
+        })
         assert.strictEqual(result.shotChanges.length, video.cutTimes.length, `shots: ${result.shotChanges}`)
         // Every other frame is scored: a cut is placed at most one frame (40 ms) late.
         result.shotChanges.forEach((time, i) => assert.approximately(time, video.cutTimes[i]! + 0.02, 0.021))
@@ -117,14 +139,35 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
     it.effect("reads a Matroska copy the same way: duration from its tags, the SRT stream, the same grid", () =>
       Effect.gen(function*() {
         const mkv = join(dir, "copy.mkv")
-        execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-i", video.video, "-map", "0", "-c:v", "copy", "-c:a", "copy", "-c:s", "srt", mkv])
+        execFileSync("ffmpeg", [
+          "-hide_banner",
+          "-loglevel",
+          "error",
+          "-y",
+          "-i",
+          video.video,
+          "-map",
+          "0",
+          "-c:v",
+          "copy",
+          "-c:a",
+          "copy",
+          "-c:s",
+          "srt",
+          mkv
+        ])
         const probe = yield* MediaProbe
         const info = yield* probe.probe(mkv)
         assert.approximately(info.durationSeconds, 18, 0.05)
         assert.strictEqual(info.streams[2]!.codec, "subrip")
         const cues = yield* probe.subtitleStream(mkv, 2)
         assert.deepStrictEqual(cues.map((cue) => cue.text), defaultCues.map((cue) => cue.text))
-        const frames = yield* (yield* FrameSource).extract({ path: mkv, intervalSeconds: 2, width: 160, outDir: join(dir, "mkv") })
+        const frames = yield* (yield* FrameSource).extract({
+          path: mkv,
+          intervalSeconds: 2,
+          width: 160,
+          outDir: join(dir, "mkv")
+        })
         assert.deepStrictEqual(frames.frames.map((frame) => frame.timeSeconds), [0, 2, 4, 6, 8, 10, 12, 14, 16])
       }))
 
@@ -136,7 +179,13 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
         const audio = yield* probe.probe(outFile)
         assert.approximately(audio.durationSeconds, 4, 0.05)
         const facts = execFileSync("ffprobe", [
-          "-v", "error", "-show_entries", "stream=sample_rate,channels,codec_name", "-of", "csv=p=0", outFile
+          "-v",
+          "error",
+          "-show_entries",
+          "stream=sample_rate,channels,codec_name",
+          "-of",
+          "csv=p=0",
+          outFile
         ], { encoding: "utf8" }).trim()
         assert.strictEqual(facts, "pcm_s16le,16000,1")
         // 16-bit mono at 16 kHz: 32 000 bytes a second plus the header.
@@ -147,7 +196,8 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
       Effect.gen(function*() {
         const frames = yield* FrameSource
         const probe = yield* MediaProbe
-        const extract = (path: string) => frames.extract({ path, intervalSeconds: 2, width: 160, outDir: join(dir, "bad") })
+        const extract = (path: string) =>
+          frames.extract({ path, intervalSeconds: 2, width: 160, outDir: join(dir, "bad") })
 
         const text = join(dir, "notes.mp4")
         writeFileSync(text, "these are my notes, not a video\n")
@@ -174,7 +224,13 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
 
         // The index was to be written last and is gone.
         const tailless = yield* Effect.promise(async () => {
-          const whole = await makeSyntheticVideo({ dir, name: "tail", segmentSeconds: [2, 2], faststart: false, subtitleStream: false })
+          const whole = await makeSyntheticVideo({
+            dir,
+            name: "tail",
+            segmentSeconds: [2, 2],
+            faststart: false,
+            subtitleStream: false
+          })
           return truncateCopy(whole.video, join(dir, "tailless.mp4"), 0.6)
         })
         const noIndex = yield* failure(probe.probe(tailless))
@@ -240,7 +296,12 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
       Effect.provide(
         Layer.suspend(() =>
           Ffmpeg.layerWith({
-            ffmpeg: { name: "ffmpeg", command: join(dir, "hung-ffmpeg.sh"), variable: "VTREE_FFMPEG", fromVariable: true },
+            ffmpeg: {
+              name: "ffmpeg",
+              command: join(dir, "hung-ffmpeg.sh"),
+              variable: "VTREE_FFMPEG",
+              fromVariable: true
+            },
             ffprobe: { name: "ffprobe", command: "ffprobe", variable: "VTREE_FFPROBE", fromVariable: false }
           })
         ).pipe(Layer.provide(NodeContext.layer))

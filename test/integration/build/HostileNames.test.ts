@@ -46,7 +46,12 @@ describe("paths handed to ffprobe and ffmpeg are never options", { timeout: 120_
           const info = yield* (yield* MediaProbe).probe("-leading.mp4")
           assert.deepStrictEqual([info.width, info.height], [320, 180])
           const outDir = join(dir, "frames %d")
-          const frames = yield* (yield* FrameSource).extract({ path: "-leading.mp4", intervalSeconds: 2, width: 160, outDir })
+          const frames = yield* (yield* FrameSource).extract({
+            path: "-leading.mp4",
+            intervalSeconds: 2,
+            width: 160,
+            outDir
+          })
           assert.strictEqual(frames.frames.length, 15)
           assert.strictEqual(readdirSync(outDir).filter((name) => name.endsWith(".jpg")).length, 15)
         })))

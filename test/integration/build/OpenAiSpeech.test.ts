@@ -46,12 +46,16 @@ const withSpeech = <A, E>(
   body: (sim: Sim.OpenAiSim, dir: string) => Effect.Effect<A, E, SpeechToText>
 ) =>
   Effect.acquireUseRelease(
-    Effect.promise(async () => ({ sim: await Sim.start(simOptions), dir: mkdtempSync(join(tmpdir(), "vtree-asr-test-")) })),
+    Effect.promise(async () => ({
+      sim: await Sim.start(simOptions),
+      dir: mkdtempSync(join(tmpdir(), "vtree-asr-test-"))
+    })),
     ({ dir, sim }) =>
       body(sim, dir).pipe(
         Effect.provide(OpenAiSpeech.layerConfig(config(sim, overrides)).pipe(Layer.provide(NodeContext.layer)))
       ),
-    ({ dir, sim }) => Effect.promise(() => sim.close()).pipe(Effect.andThen(() => rmSync(dir, { recursive: true, force: true })))
+    ({ dir, sim }) =>
+      Effect.promise(() => sim.close()).pipe(Effect.andThen(() => rmSync(dir, { recursive: true, force: true })))
   )
 
 describe("OpenAiSpeech over openai-sim (real HTTP)", () => {
@@ -106,7 +110,11 @@ describe("OpenAiSpeech over openai-sim (real HTTP)", () => {
 
   it.live("an oversized chunk, a refused key and a reply that is not JSON fail with their reasons, the key never shown", () =>
     withSpeech(
-      { transcriptions: { "whisper-sim": [{ fault: "status", status: 401, message: "bad key sk-asr-secret" }, { fault: "malformed" }] } },
+      {
+        transcriptions: {
+          "whisper-sim": [{ fault: "status", status: 401, message: "bad key sk-asr-secret" }, { fault: "malformed" }]
+        }
+      },
       { maxUploadBytes: 64_000 },
       (sim, dir) =>
         Effect.gen(function*() {
@@ -135,7 +143,11 @@ describe("OpenAiSpeech over openai-sim (real HTTP)", () => {
 describe("OpenAiSpeech on the shared call path", () => {
   it.live("reports each transcription to the call log: role asr, its model, endpoint, duration and status", () =>
     withSpeech(
-      { transcriptions: { "whisper-sim": [{ segments: [{ start: 0, end: 1, text: "hi" }] }, { fault: "status", status: 400 }] } },
+      {
+        transcriptions: {
+          "whisper-sim": [{ segments: [{ start: 0, end: 1, text: "hi" }] }, { fault: "status", status: 400 }]
+        }
+      },
       { reliability: { concurrency: 1, retries: 0 } },
       (sim, dir) =>
         Effect.gen(function*() {

@@ -21,9 +21,10 @@ describe("the committed sample video", { timeout: 120_000 }, () => {
         assert.approximately(info.durationSeconds, 30, 0.1)
         assert.deepStrictEqual([info.width, info.height], [320, 180])
         const outDir = mkdtempSync(join(tmpdir(), "vtree-sample-"))
-        const frames = yield* (yield* FrameSource).extract({ path: video, intervalSeconds: 2, width: 160, outDir }).pipe(
-          Effect.ensuring(Effect.sync(() => rmSync(outDir, { recursive: true, force: true })))
-        )
+        const frames = yield* (yield* FrameSource).extract({ path: video, intervalSeconds: 2, width: 160, outDir })
+          .pipe(
+            Effect.ensuring(Effect.sync(() => rmSync(outDir, { recursive: true, force: true })))
+          )
         assert.strictEqual(frames.frames.length, 15)
         assert.deepStrictEqual(frames.shotChanges.map(Math.round), [6, 14, 22])
         const subtitles = yield* resolveSubtitles({ video, videoId: "vtDemo0001a" })

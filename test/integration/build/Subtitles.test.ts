@@ -8,8 +8,8 @@ import * as Ffmpeg from "../../../src/layers/ffmpeg/Ffmpeg.js"
 import * as OpenAiSpeech from "../../../src/layers/openai/OpenAiSpeech.js"
 import { resolveSubtitles, subtitleFor } from "../../../src/programs/builder/Subtitles.js"
 import { FrameSource } from "../../../src/services/FrameSource.js"
-import * as Sim from "../../support/openai-sim/index.js"
 import { defaultCues, formatSrt, makeSyntheticVideo, type SyntheticVideo } from "../../support/media/SyntheticVideo.js"
+import * as Sim from "../../support/openai-sim/index.js"
 
 const media = Ffmpeg.layerWith({
   ffmpeg: { name: "ffmpeg", command: "ffmpeg", variable: "VTREE_FFMPEG", fromVariable: false },
@@ -27,7 +27,12 @@ beforeAll(async () => {
   mkdirSync(join(dir, "muxed"))
   mkdirSync(join(dir, "plain"))
   video = await makeSyntheticVideo({ dir: join(dir, "muxed"), name: "clip01", segmentSeconds: [5, 7, 6] })
-  silent = await makeSyntheticVideo({ dir: join(dir, "plain"), name: "talk01", segmentSeconds: [6, 6], subtitleStream: false })
+  silent = await makeSyntheticVideo({
+    dir: join(dir, "plain"),
+    name: "talk01",
+    segmentSeconds: [6, 6],
+    subtitleStream: false
+  })
   // A video with a tone and no subtitles anywhere: only speech-to-text applies.
   rmSync(silent.srt)
   sim = await Sim.start()
@@ -63,7 +68,11 @@ describe("subtitles from each source, over real ffmpeg", { timeout: 120_000 }, (
         const videoMme = yield* resolveSubtitles({ video: video.video, videoId: "clip01", subtitlesDir: subtitleDir })
         assert.deepStrictEqual([videoMme.source, texts(videoMme.cues)], ["sidecar", texts(defaultCues)])
 
-        const embedded = yield* resolveSubtitles({ video: video.video, videoId: "clip01", subtitlesDir: join(dir, "nowhere") })
+        const embedded = yield* resolveSubtitles({
+          video: video.video,
+          videoId: "clip01",
+          subtitlesDir: join(dir, "nowhere")
+        })
         assert.strictEqual(embedded.source, "embedded")
         assert.deepStrictEqual(texts(embedded.cues), texts(defaultCues))
 
@@ -74,8 +83,17 @@ describe("subtitles from each source, over real ffmpeg", { timeout: 120_000 }, (
     it.effect("cues attach to frames and ranges by overlap", () =>
       Effect.gen(function*() {
         const frames = yield* FrameSource
-        const extraction = yield* frames.extract({ path: video.video, intervalSeconds: 2, width: 160, outDir: join(dir, "frames") })
-        const { cues } = yield* resolveSubtitles({ video: video.video, videoId: "clip01", subtitlesDir: join(dir, "nowhere") })
+        const extraction = yield* frames.extract({
+          path: video.video,
+          intervalSeconds: 2,
+          width: 160,
+          outDir: join(dir, "frames")
+        })
+        const { cues } = yield* resolveSubtitles({
+          video: video.video,
+          videoId: "clip01",
+          subtitlesDir: join(dir, "nowhere")
+        })
         const byFrame = extraction.frames.map((frame) => subtitleFor(cues, [frame.timeSeconds, frame.timeSeconds]))
         // Cues: 0.5–2.5 red room, 5.5–8 test pattern, 12.5–15 colour bars; frames every 2 s.
         assert.deepStrictEqual(byFrame, [
@@ -114,19 +132,21 @@ describe("subtitles from each source, over real ffmpeg", { timeout: 120_000 }, (
     }).pipe((test) =>
       // The sim starts in beforeAll, after this test is declared: its URL is read when the test runs.
       Effect.suspend(() =>
-        Effect.provide(test, Layer.mergeAll(
-          media,
-          OpenAiSpeech.layerConfig({
-            baseUrl: sim.url,
-            apiKey: Option.none(),
-            model: "whisper-sim",
-            timeout: Duration.seconds(60),
-            maxUploadBytes: 170_000,
-            language: Option.none(),
-            reliability: { concurrency: 2, retries: 0 }
-          })
-        ).pipe(Layer.provideMerge(NodeContext.layer)))
+        Effect.provide(
+          test,
+          Layer.mergeAll(
+            media,
+            OpenAiSpeech.layerConfig({
+              baseUrl: sim.url,
+              apiKey: Option.none(),
+              model: "whisper-sim",
+              timeout: Duration.seconds(60),
+              maxUploadBytes: 170_000,
+              language: Option.none(),
+              reliability: { concurrency: 2, retries: 0 }
+            })
+          ).pipe(Layer.provideMerge(NodeContext.layer))
+        )
       )
     ))
 })
-

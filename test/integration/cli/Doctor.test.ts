@@ -14,7 +14,10 @@ describe("doctor", () => {
       assert.match(table, /^ocr +- +- +- +0 ms +Configuration$/m)
       assert.match(table, /^llm \(agent\) +m +127\.0\.0\.1:/m)
       assert.include(table, "ocr: VTREE_OCR_URLS=\"ocr-host:7861\": expected comma-separated http(s) URLs")
-      assert.match(error.message, /^4 of 4 provider checks failed: ocr \(Configuration\), llm \(agent\) \(\w+\), llm \(tool\) \(\w+\), vlm \(\w+\)$/)
+      assert.match(
+        error.message,
+        /^4 of 4 provider checks failed: ocr \(Configuration\), llm \(agent\) \(\w+\), llm \(tool\) \(\w+\), vlm \(\w+\)$/
+      )
     }))
 
   it.effect("only a broken role configured: the table shows it rather than 'nothing configured'", () =>

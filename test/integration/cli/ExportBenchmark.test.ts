@@ -26,7 +26,12 @@ const lvFacts = (uid: string): BenchmarkFacts => ({
   durationSeconds: 3930,
   durationGroup: null,
   source: { file: "video_info.meta.jsonl", location: "line 1: qa[0]" },
-  row: { uid, question: "Q?\n(A) one\n(B) two\n(C) three\n(D) four", answer: "B", question_type: ["entity recognition"] }
+  row: {
+    uid,
+    question: "Q?\n(A) one\n(B) two\n(C) three\n(D) four",
+    answer: "B",
+    question_type: ["entity recognition"]
+  }
 })
 
 /** One run of two questions: one answered B, one unanswered. */
@@ -37,7 +42,12 @@ const fill = (file: string, runId: string, config: unknown, facts: (uid: string)
     for (const [id, answered] of [["7", "B"], ["8", null]] as const) {
       const f = facts(id)
       yield* store.saveQuestion(runId, {
-        prediction: prediction({ questionId: id, prediction: answered, correct: answered === "B", ...(f === null ? {} : { benchmark: f }) }),
+        prediction: prediction({
+          questionId: id,
+          prediction: answered,
+          correct: answered === "B",
+          ...(f === null ? {} : { benchmark: f })
+        }),
         steps: [],
         calls: []
       })
@@ -60,13 +70,24 @@ describe("vtree export by the run's benchmark", () => {
       const out = path.join(dir, "lv.json")
       assert.isUndefined(yield* exportOf("--db", db, "--run-id", "lv", "--out", out))
       assert.deepStrictEqual(JSON.parse(fs.readFileSync(out, "utf8")), { "7": "B", "8": "E" })
-      const refused = yield* exportOf("--db", db, "--run-id", "lv", "--format", "videomme", "--out", path.join(dir, "mme.json"))
+      const refused = yield* exportOf(
+        "--db",
+        db,
+        "--run-id",
+        "lv",
+        "--format",
+        "videomme",
+        "--out",
+        path.join(dir, "mme.json")
+      )
       assert.strictEqual(
         refused,
         "vtree: --format videomme: run lv is a lvbench run — export it as lvbench (its benchmark's own format), jsonl or csv"
       )
       assert.isFalse(fs.existsSync(path.join(dir, "mme.json")))
-      assert.isUndefined(yield* exportOf("--db", db, "--run-id", "lv", "--format", "jsonl", "--out", path.join(dir, "lv.jsonl")))
+      assert.isUndefined(
+        yield* exportOf("--db", db, "--run-id", "lv", "--format", "jsonl", "--out", path.join(dir, "lv.jsonl"))
+      )
       assert.deepStrictEqual(
         fs.readFileSync(path.join(dir, "lv.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l).outcome),
         ["correct", "unanswered"]
@@ -80,7 +101,9 @@ describe("vtree export by the run's benchmark", () => {
       yield* fill(db, "old", {}, () => null)
       const out = path.join(dir, "old.json")
       assert.isUndefined(yield* exportOf("--db", db, "--out", out))
-      const videos = JSON.parse(fs.readFileSync(out, "utf8")) as ReadonlyArray<{ video_id: string; questions: ReadonlyArray<{ response: string }> }>
+      const videos = JSON.parse(fs.readFileSync(out, "utf8")) as ReadonlyArray<
+        { video_id: string; questions: ReadonlyArray<{ response: string }> }
+      >
       assert.deepStrictEqual(videos.map((v) => [v.video_id, v.questions.map((q) => q.response)]), [["vid1", ["B", ""]]])
       const refused = yield* exportOf("--db", db, "--format", "nextqa")
       assert.include(refused ?? "", "run old is a videomme run — export it as videomme")

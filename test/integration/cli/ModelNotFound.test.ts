@@ -6,11 +6,23 @@ import * as Sim from "../../support/openai-sim/index.js"
 
 describe("provider errors (in-process CLI)", () => {
   it("a 404 for an unknown model is shown as not found, naming the model and the endpoint", async () => {
-    const sim = await Sim.start({ chat: { "*": Array.from({ length: 50 }, () => ({ fault: "status" as const, status: 404 })) } })
+    const sim = await Sim.start({
+      chat: { "*": Array.from({ length: 50 }, () => ({ fault: "status" as const, status: 404 })) }
+    })
     const temp = tempDir()
     try {
       const env = simEnv(sim.url, { VTREE_LLM_MODEL: "gpt-9-nonexistent" })
-      const args = ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", `${temp.dir}/runs.db`, "--n-samples", "1"]
+      const args = [
+        "infer",
+        "--trees",
+        samplesTrees,
+        "--questions",
+        samplesJsonl,
+        "--db",
+        `${temp.dir}/runs.db`,
+        "--n-samples",
+        "1"
+      ]
       const { code, stderr } = await runCli(args, env)
       assert.strictEqual(code, 1, stderr)
       const last = stderr.trimEnd().split("\n").at(-1)!

@@ -50,7 +50,10 @@ describe("--out never hits an input", () => {
       fs.symlinkSync(db, path.join(dir, "link.csv"))
       for (const out of [db, `${db}-wal`, path.join(dir, "link.csv")]) {
         const { line } = yield* run(exportCommand, "--db", db, "--format", "csv", "--out", out)
-        assert.match(line ?? "", /^vtree: --out .*: is .*one of this command's inputs — write the result to another file$/)
+        assert.match(
+          line ?? "",
+          /^vtree: --out .*: is .*one of this command's inputs — write the result to another file$/
+        )
         assert.isTrue(isSqlite(db))
       }
     }))
@@ -88,10 +91,30 @@ describe("--out never hits an input", () => {
       const onFile = yield* run(exportCommand, "--db", db, "--run-id", "r1", "--format", "jsonl", "--out", questions)
       assert.match(onFile.line ?? "", /^vtree: --out .*questions\.jsonl: is one of this command's inputs/)
       assert.strictEqual(fs.readFileSync(questions, "utf8"), "{\"question_id\": \"q1\"}\n")
-      const inTrees = yield* run(reportCommand, "--db", db, "--run-id", "r1", "--format", "html", "--out", path.join(trees, "v1", "tree.json"))
+      const inTrees = yield* run(
+        reportCommand,
+        "--db",
+        db,
+        "--run-id",
+        "r1",
+        "--format",
+        "html",
+        "--out",
+        path.join(trees, "v1", "tree.json")
+      )
       assert.include(inTrees.line ?? "", "lies inside")
       assert.strictEqual(fs.readFileSync(path.join(trees, "v1", "tree.json"), "utf8"), "{}")
-      const inFolder = yield* run(exportCommand, "--db", db, "--run-id", "r2", "--format", "jsonl", "--out", path.join(questionFolder, "new.json"))
+      const inFolder = yield* run(
+        exportCommand,
+        "--db",
+        db,
+        "--run-id",
+        "r2",
+        "--format",
+        "jsonl",
+        "--out",
+        path.join(questionFolder, "new.json")
+      )
       assert.include(inFolder.line ?? "", "lies inside")
       assert.isFalse(fs.existsSync(path.join(questionFolder, "new.json")))
     }))

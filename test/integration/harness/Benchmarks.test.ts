@@ -3,17 +3,15 @@
 // benchmark's own export, with the values checked. Also: --resume keeps the benchmark, an older database
 // reads as Video-MME.
 import { NodeContext } from "@effect/platform-node"
-import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { migrations } from "../../../src/layers/sql/Migrations.js"
-import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import {
   CallBufferLayer,
   type ChatRequest,
@@ -25,10 +23,12 @@ import {
   ScriptedLlm,
   ScriptedVlm
 } from "../../../src/index.js"
+import { migrations } from "../../../src/layers/sql/Migrations.js"
+import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { formatOfBenchmark, renderExport } from "../../../src/programs/harness/Export.js"
 import { renderJson, renderText, summarize } from "../../../src/programs/harness/Report.js"
 import { renderHtml } from "../../../src/programs/harness/ReportHtml.js"
-import { loadQuestionSet, type LoadOptions } from "../../../src/programs/questions/QuestionLoader.js"
+import { type LoadOptions, loadQuestionSet } from "../../../src/programs/questions/QuestionLoader.js"
 import {
   egoSchemaRows,
   egoSchemaSubset,
@@ -43,17 +43,22 @@ import {
 } from "../../unit/benchmarks/fixtures.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
-const sampleTree = JSON.parse(readFileSync(join(samples, "trees", "vtSmpl0001a", "tree.json"), "utf8")) as Record<string, unknown>
+const sampleTree = JSON.parse(readFileSync(join(samples, "trees", "vtSmpl0001a", "tree.json"), "utf8")) as Record<
+  string,
+  unknown
+>
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "vtree-benchmarks-"))),
   (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
 )
 
-const submitting = (answer: string) => JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer } } })
+const submitting = (answer: string) =>
+  JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer } } })
 
 /** The first line of the question the agent is asked. */
-const questionOf = (request: ChatRequest): string => /^Question: (.*)$/m.exec(request.messages[1]?.content ?? "")?.[1] ?? ""
+const questionOf = (request: ChatRequest): string =>
+  /^Question: (.*)$/m.exec(request.messages[1]?.content ?? "")?.[1] ?? ""
 
 const prompts = loadPromptManager(packagedPromptsDir("en")).pipe(Effect.provide(NodeContext.layer))
 
@@ -78,7 +83,9 @@ const runOn = (setup: Setup, runId = "r1") =>
       writeFileSync(join(dir, name), text)
     }
     const loadOptions = setup.load?.(dir) ?? {}
-    const loaded = yield* loadQuestionSet(join(dir, setup.questions), loadOptions).pipe(Effect.provide(NodeContext.layer))
+    const loaded = yield* loadQuestionSet(join(dir, setup.questions), loadOptions).pipe(
+      Effect.provide(NodeContext.layer)
+    )
     const trees = join(dir, "trees")
     for (const videoId of new Set(loaded.questions.map((q) => q.videoId))) {
       mkdirSync(join(trees, videoId), { recursive: true })
@@ -115,7 +122,9 @@ const runOn = (setup: Setup, runId = "r1") =>
   })
 
 const groupsOf = (summary: ReturnType<typeof summarize>, axis: string) =>
-  summary.axes.find((a) => a.axis === axis)?.groups.map((g) => [g.key, g.correct, g.wrong, g.unanswered, g.unscored, g.total]) ?? []
+  summary.axes.find((a) => a.axis === axis)?.groups.map((
+    g
+  ) => [g.key, g.correct, g.wrong, g.unanswered, g.unscored, g.total]) ?? []
 
 const firstLine = (text: string) => text.split("\n")[0]!
 
@@ -125,10 +134,19 @@ describe("every benchmark through infer → report → export", () => {
       const { stored, summary, exported } = yield* runOn({
         files: [["video_info.meta.jsonl", jsonl(...lvBenchLines)]],
         questions: "video_info.meta.jsonl",
-        answers: { "What bird appears at the start of the video?": "A", "Why does the fox": "D", "What happens after the storm?": null }
+        answers: {
+          "What bird appears at the start of the video?": "A",
+          "Why does the fox": "D",
+          "What happens after the storm?": null
+        }
       })
       assert.strictEqual(summary.benchmark, "lvbench")
-      assert.deepStrictEqual([summary.overall.correct, summary.overall.wrong, summary.overall.unanswered, summary.overall.total], [1, 1, 1, 3])
+      assert.deepStrictEqual([
+        summary.overall.correct,
+        summary.overall.wrong,
+        summary.overall.unanswered,
+        summary.overall.total
+      ], [1, 1, 1, 3])
       assert.closeTo(summary.overall.accuracy!, 1 / 3, 1e-9)
       assert.deepStrictEqual(groupsOf(summary, "question type"), [
         ["KIR", 0, 1, 0, 0, 1],
@@ -139,7 +157,11 @@ describe("every benchmark through infer → report → export", () => {
       assert.isTrue(summary.axes.every((a) => a.groups.every((g) => g.interval !== null)))
       assert.deepStrictEqual(exported, { "1": "A", "2": "D", "3": "E" })
       assert.strictEqual(stored.run.config && (stored.run.config as { benchmark?: string }).benchmark, "lvbench")
-      assert.strictEqual(stored.predictions.find((p) => p.questionId === "2")?.benchmark?.row && "uid" in (stored.predictions.find((p) => p.questionId === "2")!.benchmark!.row as object), true)
+      assert.strictEqual(
+        stored.predictions.find((p) => p.questionId === "2")?.benchmark?.row &&
+          "uid" in (stored.predictions.find((p) => p.questionId === "2")!.benchmark!.row as object),
+        true
+      )
       assert.include(renderText(summary), "Benchmark LVBench")
       const html = renderHtml({ ...stored, steps: [] }, summary)
       assert.include(html, "<h2>Accuracy per question type</h2>")
@@ -166,11 +188,14 @@ describe("every benchmark through infer → report → export", () => {
       assert.closeTo(summary.primary!.value!, 0.75, 1e-9)
       assert.include(renderText(summary), "M-Avg 75.0%")
       assert.strictEqual((JSON.parse(renderJson(summary)) as { primary: unknown }).primary !== null, true)
-      assert.deepStrictEqual(exported, [
-        { question_id: "plotQA_0", question_type: "plotQA", option: "A" },
-        { question_id: "plotQA_1", question_type: "plotQA", option: "C" },
-        { question_id: "needle_0", question_type: "needle", option: "A" }
-      ].sort((a, b) => (a.question_id < b.question_id ? -1 : 1)))
+      assert.deepStrictEqual(
+        exported,
+        [
+          { question_id: "plotQA_0", question_type: "plotQA", option: "A" },
+          { question_id: "plotQA_1", question_type: "plotQA", option: "C" },
+          { question_id: "needle_0", question_type: "needle", option: "A" }
+        ].sort((a, b) => (a.question_id < b.question_id ? -1 : 1))
+      )
     }))
 
   it.scoped("EgoSchema with --answers: a question outside the subset is unscored, apart from wrong; every question exported", () =>
@@ -187,7 +212,13 @@ describe("every benchmark through infer → report → export", () => {
       })
       assert.strictEqual(summary.benchmark, "egoschema")
       assert.deepStrictEqual(
-        [summary.overall.correct, summary.overall.wrong, summary.overall.unanswered, summary.overall.unscored, summary.overall.total],
+        [
+          summary.overall.correct,
+          summary.overall.wrong,
+          summary.overall.unanswered,
+          summary.overall.unscored,
+          summary.overall.total
+        ],
         [1, 1, 0, 1, 2]
       )
       assert.strictEqual(summary.overall.accuracy, 0.5)
@@ -213,8 +244,22 @@ describe("every benchmark through infer → report → export", () => {
       })
       assert.strictEqual(summary.benchmark, "nextqa")
       assert.closeTo(summary.overall.accuracy!, 2 / 3, 1e-9)
-      assert.deepStrictEqual(groupsOf(summary, "type"), [["CW", 1, 0, 0, 0, 1], ["TN", 0, 1, 0, 0, 1], ["DC", 1, 0, 0, 0, 1]])
-      assert.deepStrictEqual(groupsOf(summary, "family"), [["Causal", 1, 0, 0, 0, 1], ["Temporal", 0, 1, 0, 0, 1], ["Descriptive", 1, 0, 0, 0, 1]])
+      assert.deepStrictEqual(groupsOf(summary, "type"), [["CW", 1, 0, 0, 0, 1], ["TN", 0, 1, 0, 0, 1], [
+        "DC",
+        1,
+        0,
+        0,
+        0,
+        1
+      ]])
+      assert.deepStrictEqual(groupsOf(summary, "family"), [["Causal", 1, 0, 0, 0, 1], ["Temporal", 0, 1, 0, 0, 1], [
+        "Descriptive",
+        1,
+        0,
+        0,
+        0,
+        1
+      ]])
       assert.deepStrictEqual(exported, {
         "4010069381_6": { prediction: 3, answer: 3 },
         "4010069381_7": { prediction: 0, answer: 1 },
@@ -241,7 +286,11 @@ describe("every benchmark through infer → report → export", () => {
       const { summary, exported } = yield* runOn({
         files: [["videomme.jsonl", jsonl(...videoMmeRows)]],
         questions: "videomme.jsonl",
-        answers: { [videoMmeRows[0]!.question]: "C", [videoMmeRows[1]!.question]: "B", [videoMmeRows[2]!.question]: null }
+        answers: {
+          [videoMmeRows[0]!.question]: "C",
+          [videoMmeRows[1]!.question]: "B",
+          [videoMmeRows[2]!.question]: null
+        }
       })
       assert.strictEqual(summary.benchmark, "videomme")
       assert.deepStrictEqual(summary.axes.map((a) => a.axis), ["task type", "duration", "domain"])
@@ -264,10 +313,16 @@ describe("the run keeps its benchmark", () => {
       const { layer, options, summary } = yield* runOn({
         files: [["video_info.meta.jsonl", jsonl(...lvBenchLines)]],
         questions: "video_info.meta.jsonl",
-        answers: { "What bird appears at the start of the video?": "A", "Why does the fox": "C", "What happens after the storm?": "B" }
+        answers: {
+          "What bird appears at the start of the video?": "A",
+          "Why does the fox": "C",
+          "What happens after the storm?": "B"
+        }
       }, "lv")
       assert.strictEqual(summary.benchmark, "lvbench")
-      const refused = yield* Effect.flip(runBenchmark({ ...options, benchmark: "videomme", resume: true }).pipe(Effect.provide(layer)))
+      const refused = yield* Effect.flip(
+        runBenchmark({ ...options, benchmark: "videomme", resume: true }).pipe(Effect.provide(layer))
+      )
       assert.instanceOf(refused, InferError)
       assert.strictEqual(
         refused.message,
@@ -291,7 +346,9 @@ describe("the run keeps its benchmark", () => {
       const refused = yield* Effect.flip(runBenchmark({ ...without, resume: true }).pipe(Effect.provide(layer)))
       assert.strictEqual(
         refused.message,
-        `--answers (none): run ego was started with --answers ${join(dir, "subset_answers.json")} — resume it with the same keys, or start a new run`
+        `--answers (none): run ego was started with --answers ${
+          join(dir, "subset_answers.json")
+        } — resume it with the same keys, or start a new run`
       )
       yield* runBenchmark({ ...options, resume: true }).pipe(Effect.provide(layer))
     }))
@@ -325,8 +382,22 @@ describe("the run keeps its benchmark", () => {
           domain: null,
           sub_category: null,
           questions: [
-            { question_id: "q1", task_type: "Counting Problem", question: "Q?", options: ["A. x", "B. y"], answer: "B", response: "B" },
-            { question_id: "q2", task_type: "Counting Problem", question: "Q2?", options: ["A. x", "B. y"], answer: null, response: "A" }
+            {
+              question_id: "q1",
+              task_type: "Counting Problem",
+              question: "Q?",
+              options: ["A. x", "B. y"],
+              answer: "B",
+              response: "B"
+            },
+            {
+              question_id: "q2",
+              task_type: "Counting Problem",
+              question: "Q2?",
+              options: ["A. x", "B. y"],
+              answer: null,
+              response: "A"
+            }
           ]
         }])
       }

@@ -5,10 +5,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import * as Sim from "../../support/openai-sim/index.js"
 import { runCli } from "../../support/cli/InProcess.js"
 import { samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
 import { agentModel } from "../../support/harness/Policy.js"
+import * as Sim from "../../support/openai-sim/index.js"
 import {
   egoSchemaRows,
   egoSchemaSubset,
@@ -21,7 +21,10 @@ import {
   nextQaCsv
 } from "../../unit/benchmarks/fixtures.js"
 
-const sampleTree = JSON.parse(readFileSync(join(samplesTrees, "vtSmpl0001a", "tree.json"), "utf8")) as Record<string, unknown>
+const sampleTree = JSON.parse(readFileSync(join(samplesTrees, "vtSmpl0001a", "tree.json"), "utf8")) as Record<
+  string,
+  unknown
+>
 const firstLine = (text: string) => text.split("\n")[0]!
 
 interface Case {
@@ -44,7 +47,11 @@ const cases: ReadonlyArray<Case> = [
     files: [["video_info.meta.jsonl", jsonl(...lvBenchLines)]],
     questions: "video_info.meta.jsonl",
     videos: lvBenchLines.map((line) => line.key),
-    answers: { "What bird appears at the start of the video?": "A", "Why does the fox": "D", "What happens after the storm?": null },
+    answers: {
+      "What bird appears at the start of the video?": "A",
+      "Why does the fox": "D",
+      "What happens after the storm?": null
+    },
     overall: [1, 1, 1, 0, 3],
     exported: { "1": "A", "2": "D", "3": "E" }
   },
@@ -145,7 +152,20 @@ describe("every benchmark through the CLI (infer → report → export) against 
         const db = join(dir, "runs.db")
         const env = simEnv(sim.url, { VTREE_OCR: "off" })
         const infer = await runCli(
-          ["infer", "--trees", join(dir, "trees"), "--questions", join(dir, c.questions), "--db", db, "--run-id", "r1", "--max-steps", "2", ...(c.more?.(dir) ?? [])],
+          [
+            "infer",
+            "--trees",
+            join(dir, "trees"),
+            "--questions",
+            join(dir, c.questions),
+            "--db",
+            db,
+            "--run-id",
+            "r1",
+            "--max-steps",
+            "2",
+            ...(c.more?.(dir) ?? [])
+          ],
           env
         )
         assert.strictEqual(infer.code, 0, infer.stderr)
@@ -171,12 +191,17 @@ describe("every benchmark through the CLI (infer → report → export) against 
         assert.strictEqual(exported.code, 0, exported.stderr)
         const value = JSON.parse(readFileSync(out, "utf8")) as unknown
         assert.deepStrictEqual(
-          Array.isArray(value) ? [...value].sort((a, b) => (String(a.question_id) < String(b.question_id) ? -1 : 1)) : value,
+          Array.isArray(value)
+            ? [...value].sort((a, b) => (String(a.question_id) < String(b.question_id) ? -1 : 1))
+            : value,
           c.exported
         )
 
         // --resume reads the questions as the run did: its benchmark and its --answers file, unless given.
-        const resumed = await runCli(["infer", "--trees", join(dir, "trees"), "--db", db, "--run-id", "r1", "--resume"], env)
+        const resumed = await runCli(
+          ["infer", "--trees", join(dir, "trees"), "--db", db, "--run-id", "r1", "--resume"],
+          env
+        )
         assert.strictEqual(resumed.code, 0, resumed.stderr)
       } finally {
         await sim.close()

@@ -4,8 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { cpSync, existsSync, readdirSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
-import * as OcrSim from "../../support/ocr-sim/index.js"
-import * as Sim from "../../support/openai-sim/index.js"
+import { runCli } from "../../support/cli/InProcess.js"
 import {
   predictions,
   readDb,
@@ -16,9 +15,10 @@ import {
   simEnv,
   tempDir
 } from "../../support/harness/Cli.js"
-import { runCli } from "../../support/cli/InProcess.js"
 import { sampleQuestions } from "../../support/harness/Policy.js"
 import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
+import * as OcrSim from "../../support/ocr-sim/index.js"
+import * as Sim from "../../support/openai-sim/index.js"
 
 const questions = sampleQuestions()
 const secret = "sk-test-SECRET-do-not-print-4711"
@@ -35,7 +35,10 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
   it("answers every question, stores steps and calls by role, prints the summary, keeps the key out", async () => {
     const wrong = new Set(["001-2", "001-5"])
     const { db, sim } = await setup({ wrong })
-    const result = await runCli(inferArgs(db, "--run-id", "e2e-1", "--concurrency", "3"), simEnv(sim.url, { VTREE_LLM_API_KEY: secret }))
+    const result = await runCli(
+      inferArgs(db, "--run-id", "e2e-1", "--concurrency", "3"),
+      simEnv(sim.url, { VTREE_LLM_API_KEY: secret })
+    )
     assert.strictEqual(result.code, 0, result.stderr)
 
     const rows = predictions(db)
@@ -47,7 +50,10 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
       assert.strictEqual(row.correct === 1, !wrong.has(row.question_id))
       assert.isAbove(row.prompt_tokens, 0)
     }
-    const steps = readDb(db, (h) => h.prepare("SELECT question_id, step, tool FROM steps ORDER BY question_id, step").all()) as Array<
+    const steps = readDb(
+      db,
+      (h) => h.prepare("SELECT question_id, step, tool FROM steps ORDER BY question_id, step").all()
+    ) as Array<
       { question_id: string; step: number; tool: string }
     >
     assert.deepStrictEqual(
@@ -55,18 +61,27 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
       [[1, "view_node"], [2, "submit_answer"]]
     )
     assert.strictEqual(steps.length, 2 * questions.length)
-    const calls = readDb(db, (h) =>
-      h.prepare("SELECT role, model, count(*) AS n, min(parent_step) AS first FROM llm_calls GROUP BY role, model").all()) as Array<
-        { role: string; model: string; n: number; first: number }
-      >
+    const calls = readDb(
+      db,
+      (h) =>
+        h.prepare("SELECT role, model, count(*) AS n, min(parent_step) AS first FROM llm_calls GROUP BY role, model")
+          .all()
+    ) as Array<
+      { role: string; model: string; n: number; first: number }
+    >
     assert.deepStrictEqual(calls.map((c) => [c.role, c.model, c.n]), [
       ["agent", "agent-model", 2 * questions.length],
       // view_node: extract + verify of the node, extract + verify of its children.
       ["tool", "tool-model", 4 * questions.length]
     ])
-    const orphans = readDb(db, (h) =>
-      h.prepare("SELECT count(*) AS n FROM llm_calls c LEFT JOIN predictions p USING (run_id, question_id) WHERE p.question_id IS NULL")
-        .get()) as { n: number }
+    const orphans = readDb(
+      db,
+      (h) =>
+        h.prepare(
+          "SELECT count(*) AS n FROM llm_calls c LEFT JOIN predictions p USING (run_id, question_id) WHERE p.question_id IS NULL"
+        )
+          .get()
+    ) as { n: number }
     assert.strictEqual(orphans.n, 0)
 
     assert.match(result.stdout, /Run e2e-1 · completed/)
@@ -83,7 +98,10 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
     assert.notInclude(allDbText(db), "SECRET")
     const [runRow] = runs(db)
     assert.strictEqual(runRow!.status, "completed")
-    const config = JSON.parse(runRow!.config_json) as { providers: { llm: { agent: { model: string } } }; concurrency: number }
+    const config = JSON.parse(runRow!.config_json) as {
+      providers: { llm: { agent: { model: string } } }
+      concurrency: number
+    }
     assert.strictEqual(config.providers.llm.agent.model, "agent-model")
     assert.strictEqual(config.concurrency, 3)
 
@@ -97,7 +115,17 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
   it("takes the duration from the tree for directory-form questions", async () => {
     const { db, sim } = await setup()
     const result = await runCli(
-      ["infer", "--trees", samplesTrees, "--questions", samplesDir, "--db", db, "--task-types", "Counting Problem,OCR Problems"],
+      [
+        "infer",
+        "--trees",
+        samplesTrees,
+        "--questions",
+        samplesDir,
+        "--db",
+        db,
+        "--task-types",
+        "Counting Problem,OCR Problems"
+      ],
       simEnv(sim.url)
     )
     assert.strictEqual(result.code, 0, result.stderr)
@@ -109,7 +137,11 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
     const { db, sim } = await setup({ faults: { failRate: 0.3, stallRate: 0.05, seed: 11 } })
     const result = await runCli(
       inferArgs(db, "--concurrency", "4"),
-      simEnv(sim.url, { VTREE_LLM_TIMEOUT_SECONDS: "1", VTREE_TOOL_LLM_TIMEOUT_SECONDS: "1", VTREE_PROVIDER_RETRIES: "1" })
+      simEnv(sim.url, {
+        VTREE_LLM_TIMEOUT_SECONDS: "1",
+        VTREE_TOOL_LLM_TIMEOUT_SECONDS: "1",
+        VTREE_PROVIDER_RETRIES: "1"
+      })
     )
     assert.strictEqual(result.code, 0, result.stderr)
     const rows = predictions(db)
@@ -119,7 +151,10 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
     }
     // The faults really happened: some replies failed and some stalled.
     assert.isTrue(sim.requests.some((r) => r.aborted))
-    const failed = readDb(db, (h) => (h.prepare("SELECT count(*) AS n FROM llm_calls WHERE status = 'error'").get() as { n: number }).n)
+    const failed = readDb(
+      db,
+      (h) => (h.prepare("SELECT count(*) AS n FROM llm_calls WHERE status = 'error'").get() as { n: number }).n
+    )
     assert.isAbove(failed + sim.requests.filter((r) => r.aborted).length, 0)
     assert.match(result.stdout, /Accuracy/)
   }, 90_000)
@@ -217,14 +252,20 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
     assert.isTrue(after.every((row) => row.stop_reason === "finished"))
     const misuse = await runCli(inferArgs(db, "--retry-errors"), simEnv(sim.url))
     assert.strictEqual(misuse.code, 1)
-    assert.match(misuse.stderr.trim(), /^vtree: --retry-errors re-asks the failed questions of an earlier run: use it with --resume/)
+    assert.match(
+      misuse.stderr.trim(),
+      /^vtree: --retry-errors re-asks the failed questions of an earlier run: use it with --resume/
+    )
   }, 60_000)
 
   it("offers external_search / external_read only with --web-search and an enabled capability", async () => {
     const { db, sim } = await setup()
     const off = await runCli(inferArgs(db, "--web-search", "--question-ids", "001-1"), simEnv(sim.url))
     assert.strictEqual(off.code, 1)
-    assert.match(off.stderr.trim(), /^vtree: --web-search: no search capability is enabled — set VTREE_SEARCH_ENABLED=true/)
+    assert.match(
+      off.stderr.trim(),
+      /^vtree: --web-search: no search capability is enabled — set VTREE_SEARCH_ENABLED=true/
+    )
     assert.strictEqual(sim.requests.length, 0)
 
     const on = await runCli(
@@ -255,10 +296,15 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
       chat: { "*": () => ({ fault: "status", status: 401, message: "Incorrect API key provided" }) }
     })
     cleanups.push(() => refusing.close())
-    const refused = await runCli(inferArgs(db, "--run-id", "keyed", "--concurrency", "2"), simEnv(refusing.url, { VTREE_LLM_API_KEY: secret }))
+    const refused = await runCli(
+      inferArgs(db, "--run-id", "keyed", "--concurrency", "2"),
+      simEnv(refusing.url, { VTREE_LLM_API_KEY: secret })
+    )
     assert.strictEqual(refused.code, 1, refused.stderr)
     // Progress lines aside, one line says what is wrong.
-    const lines = refused.stderr.trim().split("\n").filter((line) => line.startsWith("vtree: ") && !/^vtree: run \S+: \d+\/\d+ /.test(line))
+    const lines = refused.stderr.trim().split("\n").filter((line) =>
+      line.startsWith("vtree: ") && !/^vtree: run \S+: \d+\/\d+ /.test(line)
+    )
     assert.strictEqual(lines.length, 1, refused.stderr)
     assert.match(
       lines[0]!,
@@ -288,7 +334,9 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
     const sim = await Sim.start({
       chat: {
         "agent-model": (request) => {
-          const done = (request.body["messages"] as ReadonlyArray<{ role: string }>).filter((m) => m.role === "assistant").length
+          const done = (request.body["messages"] as ReadonlyArray<{ role: string }>).filter((m) =>
+            m.role === "assistant"
+          ).length
           const action = done === 0
             ? { tool: "observe_frame", args: { node_ids: [frame], question: "How many eggs are in the pan?" } }
             : { tool: "submit_answer", args: { answer: "C" } }
@@ -296,9 +344,15 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
         },
         "vlm-model": (request) => {
           const parts = (request.body["messages"] as ReadonlyArray<{ content: unknown }>).flatMap((m) =>
-            Array.isArray(m.content) ? m.content as ReadonlyArray<{ type: string; text?: string; image_url?: { url: string } }> : []
+            Array.isArray(m.content)
+              ? m.content as ReadonlyArray<{ type: string; text?: string; image_url?: { url: string } }>
+              : []
           )
-          visionPrompts.push(parts.map((part) => part.type === "text" ? part.text ?? "" : part.image_url?.url.slice(0, 23) ?? "").join("\n"))
+          visionPrompts.push(
+            parts.map((part) => part.type === "text" ? part.text ?? "" : part.image_url?.url.slice(0, 23) ?? "").join(
+              "\n"
+            )
+          )
           return { content: "Four eggs sit in the sauce.\ndetails=four eggs; confidence=0.9" }
         }
       }
@@ -316,40 +370,59 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
       assert.include(prompt, "data:image/jpeg;base64")
       assert.include(prompt, "OCR-TEXT L1_001_L2_001_L3_002.jpg")
     }
-    const roles = readDb(db, (h) => h.prepare("SELECT role, status, count(*) AS n FROM llm_calls GROUP BY role, status ORDER BY role").all())
+    const roles = readDb(
+      db,
+      (h) => h.prepare("SELECT role, status, count(*) AS n FROM llm_calls GROUP BY role, status ORDER BY role").all()
+    )
     assert.deepStrictEqual(roles, [
       { role: "agent", status: "ok", n: 2 },
       { role: "ocr", status: "ok", n: 1 },
       { role: "vlm", status: "ok", n: 2 }
     ])
-    const [step] = readDb(db, (h) => h.prepare("SELECT output FROM steps WHERE step = 1").all()) as Array<{ output: string }>
+    const [step] = readDb(db, (h) => h.prepare("SELECT output FROM steps WHERE step = 1").all()) as Array<
+      { output: string }
+    >
     assert.include(step!.output, "[Visual observation] Four eggs sit in the sauce.")
   }, 60_000)
 
-  it("with an embedding endpoint, loads trees with embeddings (cached) and records those calls for the run", async () => {
-    const { sim, dir } = await setup()
-    const trees = join(dir, "trees")
-    cpSync(samplesTrees, trees, { recursive: true })
-    const db = join(dir, "embed.db")
-    const env = simEnv(sim.url, { VTREE_EMBED_BASE_URL: sim.url, VTREE_EMBED_MODEL: "embed-model" })
-    const args = ["infer", "--trees", trees, "--questions", samplesJsonl, "--db", db, "--question-ids", "001-1,001-2"]
-    const first = await runCli(args, env)
-    assert.strictEqual(first.code, 0, first.stderr)
-    const embedCalls = (file: string) =>
-      readDb(file, (h) => h.prepare("SELECT question_id, status FROM llm_calls WHERE role = 'embed'").all()) as Array<
-        { question_id: string | null; status: string }
-      >
-    const loaded = embedCalls(db)
-    assert.isAbove(loaded.length, 0)
-    // Embedding a tree belongs to the run, not to a question.
-    assert.isTrue(loaded.every((call) => call.question_id === null))
-    assert.isTrue(loaded.every((call) => call.status === "ok"))
-    assert.isTrue(readdirSync(join(trees, "vtSmpl0001a", ".vtree")).some((name) => name.startsWith("embeddings-")))
+  it(
+    "with an embedding endpoint, loads trees with embeddings (cached) and records those calls for the run",
+    async () => {
+      const { sim, dir } = await setup()
+      const trees = join(dir, "trees")
+      cpSync(samplesTrees, trees, { recursive: true })
+      const db = join(dir, "embed.db")
+      const env = simEnv(sim.url, { VTREE_EMBED_BASE_URL: sim.url, VTREE_EMBED_MODEL: "embed-model" })
+      const args = ["infer", "--trees", trees, "--questions", samplesJsonl, "--db", db, "--question-ids", "001-1,001-2"]
+      const first = await runCli(args, env)
+      assert.strictEqual(first.code, 0, first.stderr)
+      const embedCalls = (file: string) =>
+        readDb(file, (h) => h.prepare("SELECT question_id, status FROM llm_calls WHERE role = 'embed'").all()) as Array<
+          { question_id: string | null; status: string }
+        >
+      const loaded = embedCalls(db)
+      assert.isAbove(loaded.length, 0)
+      // Embedding a tree belongs to the run, not to a question.
+      assert.isTrue(loaded.every((call) => call.question_id === null))
+      assert.isTrue(loaded.every((call) => call.status === "ok"))
+      assert.isTrue(readdirSync(join(trees, "vtSmpl0001a", ".vtree")).some((name) => name.startsWith("embeddings-")))
 
-    // A second run over the same trees reads the cache: no chunk is embedded again.
-    const again = join(dir, "embed-again.db")
-    const second = await runCli(["infer", "--trees", trees, "--questions", samplesJsonl, "--db", again, "--question-ids", "001-1"], env)
-    assert.strictEqual(second.code, 0, second.stderr)
-    assert.strictEqual(embedCalls(again).length, 0)
-  }, 60_000)
+      // A second run over the same trees reads the cache: no chunk is embedded again.
+      const again = join(dir, "embed-again.db")
+      const second = await runCli([
+        "infer",
+        "--trees",
+        trees,
+        "--questions",
+        samplesJsonl,
+        "--db",
+        again,
+        "--question-ids",
+        "001-1"
+      ], env)
+      assert.strictEqual(second.code, 0, second.stderr)
+      assert.strictEqual(embedCalls(again).length, 0)
+    },
+    60_000
+  )
 })

@@ -34,12 +34,15 @@ describe("the html report in headless Chromium", () => {
   it("draws the accuracy charts with their error bars, and the page script runs (the filter counter)", () => {
     const predictions = run(2)
     const file = join(dir, "report.html")
-    writeFileSync(file, renderHtml({
-      run: { runId: "run-1", startedAt: 0, finishedAt: 60_000, status: "completed" },
-      predictions,
-      steps: [{ questionId: "q00", ...step(1) }],
-      calls: [call({ questionId: "q00", startedAt: 1_200, durationMs: 300 })]
-    }))
+    writeFileSync(
+      file,
+      renderHtml({
+        run: { runId: "run-1", startedAt: 0, finishedAt: 60_000, status: "completed" },
+        predictions,
+        steps: [{ questionId: "q00", ...step(1) }],
+        calls: [call({ questionId: "q00", startedAt: 1_200, durationMs: 300 })]
+      })
+    )
     const shot = screenshot(file, 1200, 1600)
     // Bars are blue; error bars are drawn in ink on top of them. Both must reach the screen.
     assert.isAbove(countColor(shot, blue), 2_000)
@@ -64,10 +67,17 @@ describe("the html report in headless Chromium", () => {
   })
 
   it("shows the first rows at once and builds the rest after the first paint; sorting and links see them all", () => {
-    const many = Array.from({ length: 250 }, (_, i) =>
-      prediction({ questionId: `m${String(i).padStart(3, "0")}`, taskType: types[i % 3]!, promptTokens: i }))
+    const many = Array.from(
+      { length: 250 },
+      (_, i) => prediction({ questionId: `m${String(i).padStart(3, "0")}`, taskType: types[i % 3]!, promptTokens: i })
+    )
     const file = join(dir, "many.html")
-    const page = renderHtml({ run: { runId: "run-m", startedAt: 0, finishedAt: 1, status: "completed" }, predictions: many, steps: [], calls: [] })
+    const page = renderHtml({
+      run: { runId: "run-m", startedAt: 0, finishedAt: 1, status: "completed" },
+      predictions: many,
+      steps: [],
+      calls: []
+    })
     writeFileSync(file, page)
     const rows = (html: string) => (html.match(/<tr data-type=/g) ?? []).length
     const shells = (html: string) => (html.match(/<details class="q" id="q\d+" data-body/g) ?? []).length
@@ -78,7 +88,10 @@ describe("the html report in headless Chromium", () => {
     // In the browser, once the page has settled, every row and shell is in place, in order.
     const settled = dumpDom(file, { settleMs: 5_000 })
     assert.include(settled, `data-complete="1"`)
-    const table = settled.slice(settled.indexOf(`<table id="questions">`), settled.indexOf("</table>", settled.indexOf(`<table id="questions">`)))
+    const table = settled.slice(
+      settled.indexOf(`<table id="questions">`),
+      settled.indexOf("</table>", settled.indexOf(`<table id="questions">`))
+    )
     assert.strictEqual(rows(table), 250)
     assert.isBelow(table.indexOf(">m099<"), table.indexOf(">m100<"))
     const container = settled.slice(settled.indexOf(`<div id="trajectories">`))
@@ -89,10 +102,17 @@ describe("the html report in headless Chromium", () => {
   })
 
   it("draws the comparison page: paired bars for A and B, each with an error bar, and the verdict", () => {
-    const c = compareRuns({ runId: "A", source: "a.db", predictions: run(3) }, { runId: "B", source: "b.db", predictions: run(2) })
+    const c = compareRuns({ runId: "A", source: "a.db", predictions: run(3) }, {
+      runId: "B",
+      source: "b.db",
+      predictions: run(2)
+    })
     if (c instanceof NoSharedQuestions) throw new Error("expected shared questions")
     const file = join(dir, "compare.html")
-    writeFileSync(file, renderCompareHtml(c, { predictions: run(3), steps: [], calls: [] }, { predictions: run(2), steps: [], calls: [] }))
+    writeFileSync(
+      file,
+      renderCompareHtml(c, { predictions: run(3), steps: [], calls: [] }, { predictions: run(2), steps: [], calls: [] })
+    )
     const shot = screenshot(file, 1200, 1600)
     assert.isAbove(countColor(shot, gray), 1_000)
     assert.isAbove(countColor(shot, blue), 1_000)

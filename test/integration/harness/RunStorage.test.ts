@@ -6,8 +6,8 @@ import Database from "better-sqlite3"
 import { execFileSync } from "node:child_process"
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { predictions, readDb, samplesJsonl, samplesTrees, simEnv } from "../../support/harness/Cli.js"
 import { runCli } from "../../support/cli/InProcess.js"
+import { predictions, readDb, samplesJsonl, samplesTrees, simEnv } from "../../support/harness/Cli.js"
 import { sampleQuestions } from "../../support/harness/Policy.js"
 import { firstAsks, inferArgs, resumeArgs, simRuns, vtreeLines } from "../../support/harness/SimRuns.js"
 
@@ -16,48 +16,83 @@ const questions = sampleQuestions()
 const { cleanups, setup } = simRuns(questions)
 
 describe("a run is its question set (in-process CLI)", () => {
-  it("--resume asks the stored set, and refuses other --questions, filters or a changed file with one line", async () => {
-    const { db, dir, sim } = await setup()
-    const file = join(dir, "questions.jsonl")
-    copyFileSync(samplesJsonl, file)
-    const started = await runCli(["infer", "--trees", samplesTrees, "--questions", file, "--db", db, "--n-samples", "3", "--run-id", "s"], simEnv(sim.url))
-    assert.strictEqual(started.code, 0, started.stderr)
-    const stored = JSON.parse(readDb(db, (h) => (h.prepare("SELECT selection_json FROM runs").get() as { selection_json: string }).selection_json))
-    assert.deepStrictEqual([stored.questionsPath, stored.nSamples, stored.count, stored.videoIds], [file, 3, 3, null])
+  it(
+    "--resume asks the stored set, and refuses other --questions, filters or a changed file with one line",
+    async () => {
+      const { db, dir, sim } = await setup()
+      const file = join(dir, "questions.jsonl")
+      copyFileSync(samplesJsonl, file)
+      const started = await runCli([
+        "infer",
+        "--trees",
+        samplesTrees,
+        "--questions",
+        file,
+        "--db",
+        db,
+        "--n-samples",
+        "3",
+        "--run-id",
+        "s"
+      ], simEnv(sim.url))
+      assert.strictEqual(started.code, 0, started.stderr)
+      const stored = JSON.parse(
+        readDb(
+          db,
+          (h) => (h.prepare("SELECT selection_json FROM runs").get() as { selection_json: string }).selection_json
+        )
+      )
+      assert.deepStrictEqual([stored.questionsPath, stored.nSamples, stored.count, stored.videoIds], [file, 3, 3, null])
 
-    for (const more of [["--n-samples", "5"], ["--video-ids", "vtSmpl0001a"], ["--questions", samplesJsonl]]) {
-      const refused = await runCli(resumeArgs(db, "--run-id", "s", ...more), simEnv(sim.url))
-      assert.strictEqual(refused.code, 1, `${more.join(" ")}: ${refused.stderr}`)
-      const lines = vtreeLines(refused.stderr)
-      assert.strictEqual(lines.length, 1, refused.stderr)
-      assert.match(lines[0]!, /^vtree: --resume: .*differs from the run's .* — a run is its question set/)
-    }
-    // The same flags again are fine, and so is none: 3 of 3 done, nothing asked.
-    sim.reset()
-    const same = await runCli(resumeArgs(db, "--run-id", "s", "--n-samples", "3", "--questions", file), simEnv(sim.url))
-    assert.strictEqual(same.code, 0, same.stderr)
-    assert.strictEqual(firstAsks(sim, questions).size, 0)
-    assert.strictEqual(predictions(db).length, 3)
+      for (const more of [["--n-samples", "5"], ["--video-ids", "vtSmpl0001a"], ["--questions", samplesJsonl]]) {
+        const refused = await runCli(resumeArgs(db, "--run-id", "s", ...more), simEnv(sim.url))
+        assert.strictEqual(refused.code, 1, `${more.join(" ")}: ${refused.stderr}`)
+        const lines = vtreeLines(refused.stderr)
+        assert.strictEqual(lines.length, 1, refused.stderr)
+        assert.match(lines[0]!, /^vtree: --resume: .*differs from the run's .* — a run is its question set/)
+      }
+      // The same flags again are fine, and so is none: 3 of 3 done, nothing asked.
+      sim.reset()
+      const same = await runCli(
+        resumeArgs(db, "--run-id", "s", "--n-samples", "3", "--questions", file),
+        simEnv(sim.url)
+      )
+      assert.strictEqual(same.code, 0, same.stderr)
+      assert.strictEqual(firstAsks(sim, questions).size, 0)
+      assert.strictEqual(predictions(db).length, 3)
 
-    writeFileSync(file, readFileSync(file, "utf8").split("\n").reverse().join("\n"))
-    const changed = await runCli(resumeArgs(db, "--run-id", "s"), simEnv(sim.url))
-    assert.strictEqual(changed.code, 1)
-    assert.match(vtreeLines(changed.stderr).join("\n"), /^vtree: --resume: .*changed since the run started/)
-  }, 90_000)
+      writeFileSync(file, readFileSync(file, "utf8").split("\n").reverse().join("\n"))
+      const changed = await runCli(resumeArgs(db, "--run-id", "s"), simEnv(sim.url))
+      assert.strictEqual(changed.code, 1)
+      assert.match(vtreeLines(changed.stderr).join("\n"), /^vtree: --resume: .*changed since the run started/)
+    },
+    90_000
+  )
 
   it("--retry-errors keeps the failed attempt's calls: report tokens are tokens spent", async () => {
     // The agent endpoint fails for question 001-2 on the first run only.
     const { db, sim } = await setup({ agentDelayMs: 0 })
-    const first = await runCli(inferArgs(db, "--question-ids", "001-1,001-2", "--run-id", "t"), { ...simEnv("http://127.0.0.1:9/v1") })
+    const first = await runCli(inferArgs(db, "--question-ids", "001-1,001-2", "--run-id", "t"), {
+      ...simEnv("http://127.0.0.1:9/v1")
+    })
     assert.strictEqual(first.code, 0, first.stderr)
     const errored = readDb(db, (h) => h.prepare("SELECT count(*) AS n FROM llm_calls").get() as { n: number }).n
     assert.isAbove(errored, 0)
     const retried = await runCli(resumeArgs(db, "--run-id", "t", "--retry-errors"), simEnv(sim.url))
     assert.strictEqual(retried.code, 0, retried.stderr)
-    const calls = readDb(db, (h) => h.prepare("SELECT superseded, prompt_tokens FROM llm_calls").all() as Array<{ superseded: number; prompt_tokens: number }>)
+    const calls = readDb(
+      db,
+      (h) =>
+        h.prepare("SELECT superseded, prompt_tokens FROM llm_calls").all() as Array<
+          { superseded: number; prompt_tokens: number }
+        >
+    )
     assert.strictEqual(calls.filter((c) => c.superseded === 1).length, errored)
     const report = await runCli(["report", "--db", db, "--format", "json"], {})
-    const tokens = (JSON.parse(report.stdout) as { tokens: { byRole: Array<{ calls: number }> } }).tokens.byRole.reduce((sum, r) => sum + r.calls, 0)
+    const tokens = (JSON.parse(report.stdout) as { tokens: { byRole: Array<{ calls: number }> } }).tokens.byRole.reduce(
+      (sum, r) => sum + r.calls,
+      0
+    )
     assert.strictEqual(tokens, calls.length)
   }, 90_000)
 })
@@ -67,46 +102,59 @@ const mount = (...args: Array<string>) => execFileSync("mount", args, { stdio: "
 const umount = (dir: string) => execFileSync("umount", ["-l", dir], { stdio: "pipe" })
 
 describe("storage failures are one line, exit 1 (in-process CLI)", () => {
-  it("a foreign database (with its own runs table), a newer one and a truncated one: refused, never changed", async () => {
-    const { db, dir, sim } = await setup()
-    const foreign = join(dir, "foreign.db")
-    const handle = new Database(foreign)
-    handle.exec("CREATE TABLE runs (id INTEGER PRIMARY KEY, note TEXT); INSERT INTO runs (note) VALUES ('theirs')")
-    handle.close()
-    const bytes = readFileSync(foreign)
-    for (const args of [["report", "--db", foreign], inferArgs(foreign)]) {
-      const result = await runCli(args, simEnv(sim.url))
-      assert.strictEqual(result.code, 1)
-      assert.match(vtreeLines(result.stderr).join("\n"), /^vtree: .*foreign\.db: not a vtree database \(it holds tables runs\)/)
-      assert.notInclude(result.stderr, "internal error")
-    }
-    assert.isTrue(readFileSync(foreign).equals(bytes))
+  it(
+    "a foreign database (with its own runs table), a newer one and a truncated one: refused, never changed",
+    async () => {
+      const { db, dir, sim } = await setup()
+      const foreign = join(dir, "foreign.db")
+      const handle = new Database(foreign)
+      handle.exec("CREATE TABLE runs (id INTEGER PRIMARY KEY, note TEXT); INSERT INTO runs (note) VALUES ('theirs')")
+      handle.close()
+      const bytes = readFileSync(foreign)
+      for (const args of [["report", "--db", foreign], inferArgs(foreign)]) {
+        const result = await runCli(args, simEnv(sim.url))
+        assert.strictEqual(result.code, 1)
+        assert.match(
+          vtreeLines(result.stderr).join("\n"),
+          /^vtree: .*foreign\.db: not a vtree database \(it holds tables runs\)/
+        )
+        assert.notInclude(result.stderr, "internal error")
+      }
+      assert.isTrue(readFileSync(foreign).equals(bytes))
 
-    assert.strictEqual((await runCli(inferArgs(db, "--question-ids", "001-1"), simEnv(sim.url))).code, 0)
-    const newer = join(dir, "newer.db")
-    copyFileSync(db, newer)
-    readDb(newer, () => undefined)
-    const writable = new Database(newer)
-    writable.exec("INSERT INTO effect_sql_migrations (migration_id, name) VALUES (42, 'from_the_future')")
-    writable.close()
-    for (const args of [["report", "--db", newer], resumeArgs(newer)]) {
-      const result = await runCli(args, simEnv(sim.url))
-      assert.strictEqual(result.code, 1)
-      assert.match(vtreeLines(result.stderr).join("\n"), /^vtree: .*written by a newer vtree \(schema 42; this vtree knows up to \d+\) — upgrade vtree/)
-    }
+      assert.strictEqual((await runCli(inferArgs(db, "--question-ids", "001-1"), simEnv(sim.url))).code, 0)
+      const newer = join(dir, "newer.db")
+      copyFileSync(db, newer)
+      readDb(newer, () => undefined)
+      const writable = new Database(newer)
+      writable.exec("INSERT INTO effect_sql_migrations (migration_id, name) VALUES (42, 'from_the_future')")
+      writable.close()
+      for (const args of [["report", "--db", newer], resumeArgs(newer)]) {
+        const result = await runCli(args, simEnv(sim.url))
+        assert.strictEqual(result.code, 1)
+        assert.match(
+          vtreeLines(result.stderr).join("\n"),
+          /^vtree: .*written by a newer vtree \(schema 42; this vtree knows up to \d+\) — upgrade vtree/
+        )
+      }
 
-    const truncated = join(dir, "truncated.db")
-    const full = new Database(db)
-    full.pragma("wal_checkpoint(TRUNCATE)")
-    full.close()
-    const content = readFileSync(db)
-    writeFileSync(truncated, content.subarray(0, Math.floor(content.length / 2)))
-    for (const args of [["report", "--db", truncated], resumeArgs(truncated)]) {
-      const result = await runCli(args, simEnv(sim.url))
-      assert.strictEqual(result.code, 1)
-      assert.match(vtreeLines(result.stderr).join("\n"), /^vtree: .*truncated\.db: the database is damaged or truncated .* — restore it from a copy/)
-    }
-  }, 90_000)
+      const truncated = join(dir, "truncated.db")
+      const full = new Database(db)
+      full.pragma("wal_checkpoint(TRUNCATE)")
+      full.close()
+      const content = readFileSync(db)
+      writeFileSync(truncated, content.subarray(0, Math.floor(content.length / 2)))
+      for (const args of [["report", "--db", truncated], resumeArgs(truncated)]) {
+        const result = await runCli(args, simEnv(sim.url))
+        assert.strictEqual(result.code, 1)
+        assert.match(
+          vtreeLines(result.stderr).join("\n"),
+          /^vtree: .*truncated\.db: the database is damaged or truncated .* — restore it from a copy/
+        )
+      }
+    },
+    90_000
+  )
 
   it("a read-only mount: report still reads (and writes nothing), infer says the location is read-only", async () => {
     const { db, dir, sim } = await setup()
@@ -120,12 +168,21 @@ describe("storage failures are one line, exit 1 (in-process CLI)", () => {
     const report = await runCli(["report", "--db", join(ro, "runs.db")], {})
     assert.strictEqual(report.code, 0, report.stderr)
     assert.match(report.stdout, /completed/)
-    for (const args of [inferArgs(join(ro, "runs.db"), "--question-ids", "001-3"), resumeArgs(join(ro, "runs.db")), inferArgs(join(ro, "new.db"))]) {
+    for (
+      const args of [
+        inferArgs(join(ro, "runs.db"), "--question-ids", "001-3"),
+        resumeArgs(join(ro, "runs.db")),
+        inferArgs(join(ro, "new.db"))
+      ]
+    ) {
       const result = await runCli(args, simEnv(sim.url))
       assert.strictEqual(result.code, 1)
       const lines = vtreeLines(result.stderr)
       assert.strictEqual(lines.length, 1, result.stderr)
-      assert.match(lines[0]!, /cannot write there \(read-only location or no permission\) .* pass --db with a writable path/)
+      assert.match(
+        lines[0]!,
+        /cannot write there \(read-only location or no permission\) .* pass --db with a writable path/
+      )
     }
   }, 90_000)
 

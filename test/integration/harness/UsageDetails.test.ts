@@ -3,10 +3,10 @@
 // llm_calls and predictions unchanged and come out of `vtree report` summed per role.
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { join } from "node:path"
-import * as Sim from "../../support/openai-sim/index.js"
-import { readDb, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
 import { runCli } from "../../support/cli/InProcess.js"
+import { readDb, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
 import { agentModel, policyScripts, sampleQuestions, toolModel } from "../../support/harness/Policy.js"
+import * as Sim from "../../support/openai-sim/index.js"
 
 const questions = sampleQuestions()
 const viewSteps = 3
@@ -46,7 +46,19 @@ describe("usage details, vtree infer → DB → vtree report (in-process CLI aga
     const db = join(temp.dir, "runs.db")
     // One question at a time, so each question's prompts reach the cache in the order of its steps.
     const inferred = await runCli(
-      ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", db, "--run-id", "u1", "--concurrency", "1"],
+      [
+        "infer",
+        "--trees",
+        samplesTrees,
+        "--questions",
+        samplesJsonl,
+        "--db",
+        db,
+        "--run-id",
+        "u1",
+        "--concurrency",
+        "1"
+      ],
       simEnv(sim.url)
     )
     assert.strictEqual(inferred.code, 0, inferred.stderr)
@@ -77,8 +89,10 @@ describe("usage details, vtree infer → DB → vtree report (in-process CLI aga
           "HAVING p.cached_prompt_tokens <> sum(c.cached_prompt_tokens) OR p.reasoning_tokens <> sum(c.reasoning_tokens)"
       ).all())
     assert.deepStrictEqual(mismatched, [])
-    const perQuestion = readDb(db, (h) =>
-      h.prepare("SELECT count(*) AS n, min(reasoning_tokens) AS least FROM predictions").get()) as { n: number; least: number }
+    const perQuestion = readDb(
+      db,
+      (h) => h.prepare("SELECT count(*) AS n, min(reasoning_tokens) AS least FROM predictions").get()
+    ) as { n: number; least: number }
     assert.deepStrictEqual(perQuestion, { n: questions.length, least: viewSteps * 8 + 4 })
 
     const report = await runCli(["report", "--db", db, "--format", "json"], {})
@@ -92,6 +106,13 @@ describe("usage details, vtree infer → DB → vtree report (in-process CLI aga
 
     const text = await runCli(["report", "--db", db], {})
     const share = ((100 * byRole[0]!.cached!) / byRole[0]!.prompt).toFixed(1)
-    assert.match(text.stdout, new RegExp(`Token details[\\s\\S]*\\nagent\\s+[\\d,]+\\s+[\\d,]+\\s+${share.replace(".", "\\.")}%\\s+${questions.length * (viewSteps * 8 + 4)}\\n`))
+    assert.match(
+      text.stdout,
+      new RegExp(
+        `Token details[\\s\\S]*\\nagent\\s+[\\d,]+\\s+[\\d,]+\\s+${share.replace(".", "\\.")}%\\s+${
+          questions.length * (viewSteps * 8 + 4)
+        }\\n`
+      )
+    )
   }, 120_000)
 })

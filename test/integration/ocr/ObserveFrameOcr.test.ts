@@ -1,7 +1,7 @@
 // observe_frame with the tesseract OCRProvider: the frame is a JPEG with text drawn into it, the vision
 // model is a scripted fake, and what it is asked must carry what tesseract read.
-import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as Path from "node:path"
@@ -18,7 +18,9 @@ describe("observe_frame with tesseract OCR", () => {
       const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped()
       const frame = "vid_L1_000_L2_001_L3_002"
       yield* (yield* FileSystem.FileSystem).makeDirectory(Path.join(dir, "frames"))
-      yield* Effect.promise(() => renderTextFrame(Path.join(dir, "frames", `${frame}.jpg`), { lines: ["Add 3 tomatoes", "Salt to taste"] }))
+      yield* Effect.promise(() =>
+        renderTextFrame(Path.join(dir, "frames", `${frame}.jpg`), { lines: ["Add 3 tomatoes", "Salt to taste"] })
+      )
 
       const vlm = yield* ScriptedVlm.make((request) =>
         promptName(request.text) === "observe_frame_extract" ? "a recipe card" : "details=recipe card; confidence=0.8"

@@ -1,6 +1,6 @@
 // The tesseract.js OCRProvider on real frames: text drawn by ffmpeg into JPEGs, read by real worker threads.
-import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Ref, Scope } from "effect"
 import { execFile } from "node:child_process"
@@ -18,7 +18,9 @@ const support = fileURLToPath(new URL("../../support/ocr/", import.meta.url))
 const renderFrames = (frames: Record<string, ReadonlyArray<string>>) =>
   Effect.gen(function*() {
     const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped()
-    yield* Effect.promise(() => Promise.all(Object.entries(frames).map(([name, lines]) => renderTextFrame(Path.join(dir, name), { lines }))))
+    yield* Effect.promise(() =>
+      Promise.all(Object.entries(frames).map(([name, lines]) => renderTextFrame(Path.join(dir, name), { lines })))
+    )
     return dir
   })
 
@@ -28,8 +30,14 @@ const transcribe = (langs: ReadonlyArray<string>, paths: ReadonlyArray<string>) 
 describe("TesseractOcr", () => {
   it.scopedLive("reads the text drawn into a JPEG, exactly", () =>
     Effect.gen(function*() {
-      const dir = yield* renderFrames({ "frame_L3_004.jpg": ["Add 3 tomatoes", "Salt to taste"], "frame_L3_005.jpg": ["STEP 2: STIR WELL", "Oven 180 C"] })
-      const transcript = yield* transcribe(["eng"], [Path.join(dir, "frame_L3_004.jpg"), Path.join(dir, "frame_L3_005.jpg")])
+      const dir = yield* renderFrames({
+        "frame_L3_004.jpg": ["Add 3 tomatoes", "Salt to taste"],
+        "frame_L3_005.jpg": ["STEP 2: STIR WELL", "Oven 180 C"]
+      })
+      const transcript = yield* transcribe(["eng"], [
+        Path.join(dir, "frame_L3_004.jpg"),
+        Path.join(dir, "frame_L3_005.jpg")
+      ])
       assert.strictEqual(
         transcript,
         "[Frame 1/2] frame_L3_004.jpg\nAdd 3 tomatoes\nSalt to taste\n\n[Frame 2/2] frame_L3_005.jpg\nSTEP 2: STIR WELL\nOven 180 C"
@@ -103,7 +111,9 @@ describe("TesseractOcr", () => {
         return yield* TesseractOcr.makeWith({ langs: ["eng"], workers: 2 }, counted)
       }).pipe(Scope.extend(scope))
       assert.strictEqual(yield* Ref.get(started), 0)
-      const dir = yield* renderFrames({ "a.jpg": ["Add 3 tomatoes"], "b.jpg": ["Salt to taste"] }).pipe(Scope.extend(scope))
+      const dir = yield* renderFrames({ "a.jpg": ["Add 3 tomatoes"], "b.jpg": ["Salt to taste"] }).pipe(
+        Scope.extend(scope)
+      )
       const transcript = yield* ocr.transcribeFrames([Path.join(dir, "a.jpg"), Path.join(dir, "b.jpg")])
       assert.strictEqual(transcript, "[Frame 1/2] a.jpg\nAdd 3 tomatoes\n\n[Frame 2/2] b.jpg\nSalt to taste")
       assert.strictEqual(yield* Ref.get(started), 2)
@@ -113,24 +123,36 @@ describe("TesseractOcr", () => {
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
   // A child process that loads tsx and tesseract.js cold: seconds when idle, over 30 on a loaded machine.
-  it.scopedLive("reads with every connection, DNS lookup and fetch refused, in the process and its worker threads", () =>
-    Effect.gen(function*() {
-      const dir = yield* renderFrames({ "f.jpg": ["Add 3 tomatoes"] })
-      const log = Path.join(dir, "network.log")
-      const { stdout } = yield* Effect.promise(() =>
-        promisify(execFile)(process.execPath, ["--require", Path.join(support, "noNetwork.cjs"), "--import", "tsx", Path.join(support, "OcrOnce.ts"), "eng", Path.join(dir, "f.jpg")], {
-          env: { ...process.env, VTREE_NET_LOG: log }
-        })
-      )
-      assert.strictEqual(stdout, "[Frame 1/1] f.jpg\nAdd 3 tomatoes\n")
-      const lines = (yield* Effect.promise(() => readFile(log, "utf8"))).trim().split("\n")
-      // The guard ran in the main thread and in tesseract's worker thread…
-      assert.include(lines, "guarded thread=0")
-      assert.isTrue(lines.some((line) => /^guarded thread=[1-9]/.test(line)), lines.join("\n"))
-      // …and saw nothing but the child's own control requests after the transcript.
-      assert.deepStrictEqual(lines.filter((line) => line.startsWith("attempt")), [
-        "attempt thread=0 fetch http://127.0.0.1:9/control",
-        "attempt thread=0 connect 127.0.0.1:9"
-      ])
-    }).pipe(Effect.provide(NodeFileSystem.layer)), 120_000)
+  it.scopedLive(
+    "reads with every connection, DNS lookup and fetch refused, in the process and its worker threads",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* renderFrames({ "f.jpg": ["Add 3 tomatoes"] })
+        const log = Path.join(dir, "network.log")
+        const { stdout } = yield* Effect.promise(() =>
+          promisify(execFile)(process.execPath, [
+            "--require",
+            Path.join(support, "noNetwork.cjs"),
+            "--import",
+            "tsx",
+            Path.join(support, "OcrOnce.ts"),
+            "eng",
+            Path.join(dir, "f.jpg")
+          ], {
+            env: { ...process.env, VTREE_NET_LOG: log }
+          })
+        )
+        assert.strictEqual(stdout, "[Frame 1/1] f.jpg\nAdd 3 tomatoes\n")
+        const lines = (yield* Effect.promise(() => readFile(log, "utf8"))).trim().split("\n")
+        // The guard ran in the main thread and in tesseract's worker thread…
+        assert.include(lines, "guarded thread=0")
+        assert.isTrue(lines.some((line) => /^guarded thread=[1-9]/.test(line)), lines.join("\n"))
+        // …and saw nothing but the child's own control requests after the transcript.
+        assert.deepStrictEqual(lines.filter((line) => line.startsWith("attempt")), [
+          "attempt thread=0 fetch http://127.0.0.1:9/control",
+          "attempt thread=0 connect 127.0.0.1:9"
+        ])
+      }).pipe(Effect.provide(NodeFileSystem.layer)),
+    120_000
+  )
 })

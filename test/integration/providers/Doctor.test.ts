@@ -1,14 +1,14 @@
 import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Fiber, Layer, Logger, LogLevel, Option, TestClock } from "effect"
-import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
 import { formatDoctorTable, runChecks } from "../../../src/cli/Doctor.js"
+import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 import { LLMProvider } from "../../../src/services/LLMProvider.js"
+import { runCli } from "../../support/cli/InProcess.js"
+import * as OcrSim from "../../support/ocr-sim/index.js"
 import * as OpenAiSim from "../../support/openai-sim/index.js"
 import type { SimRequest } from "../../support/openai-sim/index.js"
-import * as OcrSim from "../../support/ocr-sim/index.js"
-import { runCli } from "../../support/cli/InProcess.js"
 import { sleepsAtLeast, waitFor, withSim } from "./support.js"
 
 const secretKey = "sk-leaktest-7f3a9c21e4b5"
@@ -36,7 +36,8 @@ describe("vtree doctor", () => {
   it.scoped("all providers answering: a table with one row per provider, exit 0", () =>
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "*": () => ({ content: "OK" }) } })
-      const ocr = yield* Effect.acquireRelease(Effect.promise(() => OcrSim.start()), (server) => Effect.promise(() => server.close()))
+      const ocr = yield* Effect.acquireRelease(Effect.promise(() => OcrSim.start()), (server) =>
+        Effect.promise(() => server.close()))
       const result = yield* vtree(["doctor"], {
         VTREE_LLM_BASE_URL: sim.url,
         VTREE_LLM_MODEL: "agent-model",
@@ -49,10 +50,20 @@ describe("vtree doctor", () => {
       const lines = result.stdout.trim().split("\n")
       assert.match(lines[0]!, /^provider\s+model\s+endpoint\s+dialect\s+latency\s+result$/)
       // A local server with no thinking dialect named: the plain compatible dialect, caps as max_tokens.
-      assert.match(lines.find((line) => line.startsWith("llm (agent)"))!, /\sopenai-compatible \(max_tokens\)\s/)
+      assert.match(
+        lines.find((line) =>
+          line.startsWith("llm (agent)")
+        )!,
+        /\sopenai-compatible \(max_tokens\)\s/
+      )
       assert.match(lines.find((line) => line.startsWith("embed"))!, /\s-\s+\d+ ms/)
       const host = new URL(sim.url).host
-      for (const [provider, model] of [["llm (agent)", "agent-model"], ["llm (tool)", "tool-model"], ["vlm", "vision-model"], ["embed", "embed-model"]]) {
+      for (
+        const [provider, model] of [["llm (agent)", "agent-model"], ["llm (tool)", "tool-model"], [
+          "vlm",
+          "vision-model"
+        ], ["embed", "embed-model"]]
+      ) {
         const row = lines.find((line) => line.startsWith(provider))
         assert.isDefined(row, provider)
         assert.include(row!, model!)
@@ -87,18 +98,25 @@ describe("vtree doctor", () => {
 describe("secrets", () => {
   it.scoped("a key set in the environment appears in no ProviderError, log line or check row", () =>
     Effect.gen(function*() {
-      const sim = yield* withSim({ chat: { "agent-model": (request, index) => echoAuth(index === 0 ? 503 : 401)(request) } })
-      const env = ConfigProvider.fromMap(new Map([
-        ["VTREE_LLM_BASE_URL", sim.url],
-        ["VTREE_LLM_MODEL", "agent-model"],
-        ["VTREE_LLM_API_KEY", secretKey],
-        ["VTREE_PROVIDER_RETRIES", "1"]
-      ]))
+      const sim = yield* withSim({
+        chat: { "agent-model": (request, index) => echoAuth(index === 0 ? 503 : 401)(request) }
+      })
+      const env = ConfigProvider.fromMap(
+        new Map([
+          ["VTREE_LLM_BASE_URL", sim.url],
+          ["VTREE_LLM_MODEL", "agent-model"],
+          ["VTREE_LLM_API_KEY", secretKey],
+          ["VTREE_PROVIDER_RETRIES", "1"]
+        ])
+      )
       const lines: Array<string> = []
       const capture = Logger.make((options) => {
         lines.push(Logger.logfmtLogger.log(options))
       })
-      const failing = yield* Effect.flatMap(LLMProvider, (llm) => llm.chat({ role: "agent", messages: [{ role: "user", content: "hi" }] })).pipe(
+      const failing = yield* Effect.flatMap(
+        LLMProvider,
+        (llm) => llm.chat({ role: "agent", messages: [{ role: "user", content: "hi" }] })
+      ).pipe(
         Effect.provide(OpenAiLlm.layer),
         Effect.catchTag("ConfigurationError", Effect.die),
         Effect.flip,
@@ -117,7 +135,9 @@ describe("secrets", () => {
       assert.strictEqual(sim.requests.length, 2, "the 503 was retried, so a retry warning was logged")
       assert.isTrue(lines.some((line) => line.includes("provider attempt failed")))
       const config = yield* loadProvidersConfig.pipe(Effect.withConfigProvider(env))
-      const rows = yield* runChecks(config).pipe(Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layer)))
+      const rows = yield* runChecks(config).pipe(
+        Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layer))
+      )
       const everything = [
         error.message,
         String(error),
@@ -138,13 +158,17 @@ describe("vtree doctor with replicas", () => {
       const down = yield* Effect.promise(() => OpenAiSim.start())
       const downUrl = down.url
       yield* Effect.promise(() => down.close())
-      const env = ConfigProvider.fromMap(new Map([
-        ["VTREE_LLM_BASE_URL", `${up.url},${downUrl}`],
-        ["VTREE_LLM_MODEL", "agent-model"],
-        ["VTREE_OCR", "off"]
-      ]))
+      const env = ConfigProvider.fromMap(
+        new Map([
+          ["VTREE_LLM_BASE_URL", `${up.url},${downUrl}`],
+          ["VTREE_LLM_MODEL", "agent-model"],
+          ["VTREE_OCR", "off"]
+        ])
+      )
       const config = yield* loadProvidersConfig.pipe(Effect.withConfigProvider(env))
-      const rows = yield* runChecks(config).pipe(Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layer)))
+      const rows = yield* runChecks(config).pipe(
+        Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layer))
+      )
       const host = (url: string) => new URL(url).host
       assert.deepStrictEqual(
         rows.map((row) => [row.provider, row.endpoint, row.result]),

@@ -24,7 +24,9 @@ const twoReplicas = (a: string, b: string): LlmConfig => {
 const questions = (count: number) =>
   Effect.forEach(
     Array.from({ length: count }, (_, i) => i),
-    (i) => Effect.flatMap(LLMProvider, (llm) => llm.chat({ role: i % 2 === 0 ? "agent" : "tool", messages: [{ role: "user", content: `q${i}` }] })),
+    (i) =>
+      Effect.flatMap(LLMProvider, (llm) =>
+        llm.chat({ role: i % 2 === 0 ? "agent" : "tool", messages: [{ role: "user", content: `q${i}` }] })),
     { concurrency: 4 }
   )
 
@@ -42,7 +44,8 @@ const driven = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     return yield* Fiber.join(fiber)
   })
 
-const chatsTo = (sim: OpenAiSim.OpenAiSim) => sim.requests.filter((request) => request.path === "/v1/chat/completions").length
+const chatsTo = (sim: OpenAiSim.OpenAiSim) =>
+  sim.requests.filter((request) => request.path === "/v1/chat/completions").length
 
 describe("several endpoints behind one role (two openai-sims)", () => {
   it.scoped("both serve; one stopped mid-run: no question fails; back at its URL, it serves again; calls record their endpoint", () =>
@@ -90,9 +93,10 @@ describe("several endpoints behind one role (two openai-sims)", () => {
       const b = yield* withSim({})
       const base = embeddingConfig(a.url)
       const config = { ...base, batchSize: 1, endpoint: { ...base.endpoint, baseUrls: [a.url, b.url] } }
-      const vectors = yield* Effect.flatMap(EmbeddingProvider, (embedder) => embedder.embed(["one", "two", "three", "four"])).pipe(
-        Effect.provide(OpenAiEmbedding.layerConfig(config))
-      )
+      const vectors = yield* Effect.flatMap(EmbeddingProvider, (embedder) =>
+        embedder.embed(["one", "two", "three", "four"])).pipe(
+          Effect.provide(OpenAiEmbedding.layerConfig(config))
+        )
       assert.strictEqual(vectors.length, 4)
       assert.isAbove(a.requests.length, 0)
       assert.isAbove(b.requests.length, 0)

@@ -61,8 +61,16 @@ describe("MonkeyOcr against local OCR servers", () => {
   it.scoped("a failed frame is retried once on the next endpoint, then left out", () =>
     Effect.gen(function*() {
       // a fails frame 0 (succeeds elsewhere); frame 2 fails everywhere.
-      const a = yield* sim({ reply: (file) => (file.name.endsWith("0.jpg") || file.name.endsWith("2.jpg") ? { status: 500 } : { success: true, content: `a:${file.name}` }) })
-      const b = yield* sim({ reply: (file) => (file.name.endsWith("2.jpg") ? { success: false, message: "model crashed" } : { success: true, content: `b:${file.name}` }) })
+      const a = yield* sim({
+        reply: (file) => (file.name.endsWith("0.jpg") || file.name.endsWith("2.jpg")
+          ? { status: 500 }
+          : { success: true, content: `a:${file.name}` })
+      })
+      const b = yield* sim({
+        reply: (file) => (file.name.endsWith("2.jpg")
+          ? { success: false, message: "model crashed" }
+          : { success: true, content: `b:${file.name}` })
+      })
       const paths = yield* frames(3)
       const { transcript, entries } = yield* Effect.gen(function*() {
         const transcript = yield* transcribe(paths)

@@ -19,12 +19,19 @@ describe("OpenAiLlm against openai-sim", () => {
     Effect.gen(function*() {
       const sim = yield* withSim({
         chat: {
-          "agent-model": [{ content: "{\"action\": 1}", reasoning: "let me think", usage: { prompt_tokens: 11, completion_tokens: 7 } }],
+          "agent-model": [{
+            content: "{\"action\": 1}",
+            reasoning: "let me think",
+            usage: { prompt_tokens: 11, completion_tokens: 7 }
+          }],
           "tool-model": [{ content: "summary", reasoning: "vllm style", reasoningField: "reasoning" }]
         }
       })
       const usage = emptyUsage()
-      const [agent, tool] = yield* Effect.all([chat(ask("agent")), chat(ask("tool", { maxTokens: 50, temperature: 0 }))]).pipe(
+      const [agent, tool] = yield* Effect.all([
+        chat(ask("agent")),
+        chat(ask("tool", { maxTokens: 50, temperature: 0 }))
+      ]).pipe(
         withCallContext({ questionId: "q1", parentStep: 3, usage }),
         Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url)))
       )
@@ -57,7 +64,9 @@ describe("OpenAiLlm against openai-sim", () => {
       )
       assert.strictEqual(entries.length, 2)
       assert.deepStrictEqual(
-        entries.map((entry) => [entry.questionId, entry.parentStep, entry.role, entry.model, entry.status, entry.errorReason]),
+        entries.map((
+          entry
+        ) => [entry.questionId, entry.parentStep, entry.role, entry.model, entry.status, entry.errorReason]),
         [["q7", 2, "agent", "agent-model", "ok", null], ["q7", 2, "agent", "agent-model", "error", "BadRequest"]]
       )
       assert.isTrue(entries[0]!.completionTokens > 0)
@@ -113,7 +122,8 @@ describe("OpenAiLlm against openai-sim", () => {
       const sim = yield* withSim({
         chat: {
           "agent-model": [{
-            content: "{\"reflect\": {}, \"plan\": {}, \"action\": {\"tool\": \"submit_answer\", \"args\": {\"answer\": \"B\"}}}",
+            content:
+              "{\"reflect\": {}, \"plan\": {}, \"action\": {\"tool\": \"submit_answer\", \"args\": {\"answer\": \"B\"}}}",
             reasoning: "The second option matches the frame where the eggs are counted.",
             usage: { prompt_tokens: 120, completion_tokens: 48 }
           }],
@@ -125,7 +135,10 @@ describe("OpenAiLlm against openai-sim", () => {
         withCallContext({ questionId: "q", usage }),
         Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking: "dashscope" })))
       )
-      assert.strictEqual(agent.content, "{\"reflect\": {}, \"plan\": {}, \"action\": {\"tool\": \"submit_answer\", \"args\": {\"answer\": \"B\"}}}")
+      assert.strictEqual(
+        agent.content,
+        "{\"reflect\": {}, \"plan\": {}, \"action\": {\"tool\": \"submit_answer\", \"args\": {\"answer\": \"B\"}}}"
+      )
       assert.strictEqual(agent.reasoning, "The second option matches the frame where the eggs are counted.")
       assert.deepStrictEqual(agent.usage, { promptTokens: 120, completionTokens: 48 })
       assert.strictEqual(agent.model, "agent-model")
@@ -143,9 +156,13 @@ describe("OpenAiLlm against openai-sim", () => {
 
   it.scoped("a streamed reply with no content is a BadResponse, like a plain one", () =>
     Effect.gen(function*() {
-      const sim = yield* withSim({ chat: { "agent-model": [{ content: "", reasoning: "thought but never answered", finishReason: "length" }] } })
+      const sim = yield* withSim({
+        chat: { "agent-model": [{ content: "", reasoning: "thought but never answered", finishReason: "length" }] }
+      })
       const exit = yield* Effect.exit(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking: "dashscope", retries: 0 }))))
+        chat(ask("agent")).pipe(
+          Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking: "dashscope", retries: 0 })))
+        )
       )
       assert.isTrue(Exit.isFailure(exit))
       if (Exit.isFailure(exit)) {
@@ -161,7 +178,9 @@ describe("OpenAiLlm against openai-sim", () => {
       const sim = yield* withSim({
         chat: { "agent-model": [{ fault: "status", status: 429, retryAfter: "30" }, { content: "after the wait" }] }
       })
-      const fiber = yield* Effect.fork(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url)))))
+      const fiber = yield* Effect.fork(
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+      )
       yield* waitFor(sim, () => sim.requests[0]?.answered === true)
       // The first attempt's timeout sleep, then the retry's backoff.
       const [backoffUntil] = yield* sleepsAtLeast(2)
@@ -190,7 +209,9 @@ describe("OpenAiLlm against openai-sim", () => {
     Effect.gen(function*() {
       const sim = yield* withSim({
         chat: {
-          "agent-model": [{ fault: "status", status: 500 }, { fault: "status", status: 503 }, { content: "third time" }],
+          "agent-model": [{ fault: "status", status: 500 }, { fault: "status", status: 503 }, {
+            content: "third time"
+          }],
           "tool-model": () => ({ fault: "status", status: 503 })
         }
       })
@@ -215,7 +236,9 @@ describe("OpenAiLlm against openai-sim", () => {
   it.scoped("client errors are not retried: 400/422 → BadRequest, 404 → NotFound naming model and endpoint, 401/403 → Auth", () =>
     Effect.gen(function*() {
       const statuses = [400, 404, 422, 401, 403]
-      const sim = yield* withSim({ chat: { "agent-model": statuses.map((status) => ({ fault: "status" as const, status })) } })
+      const sim = yield* withSim({
+        chat: { "agent-model": statuses.map((status) => ({ fault: "status" as const, status })) }
+      })
       const reasons: Array<string> = []
       const messages: Array<string> = []
       yield* Effect.forEach(statuses, () =>
@@ -227,14 +250,23 @@ describe("OpenAiLlm against openai-sim", () => {
             }))
         )).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
       assert.deepStrictEqual(reasons, ["400:BadRequest", "404:NotFound", "422:BadRequest", "401:Auth", "403:Auth"])
-      assert.match(messages[1]!, new RegExp(`^llm: model "agent-model" not found at ${sim.url.replace(/[.]/g, "\\.")} \\(HTTP 404: .*\\) — check the model name, and that the base URL ends in /v1$`))
+      assert.match(
+        messages[1]!,
+        new RegExp(
+          `^llm: model "agent-model" not found at ${
+            sim.url.replace(/[.]/g, "\\.")
+          } \\(HTTP 404: .*\\) — check the model name, and that the base URL ends in /v1$`
+        )
+      )
       assert.strictEqual(sim.requests.length, statuses.length)
     }))
 
   it.scoped("a malformed body → BadResponse, not retried", () =>
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ fault: "malformed" }] } })
-      const error = yield* Effect.flip(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url)))))
+      const error = yield* Effect.flip(
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+      )
       assert.strictEqual(error.reason, "BadResponse")
       assert.strictEqual(sim.requests.length, 1)
     }))
@@ -242,9 +274,14 @@ describe("OpenAiLlm against openai-sim", () => {
   it.scoped("a JSON reply of the wrong shape → BadResponse naming the first bad field, not retried", () =>
     Effect.gen(function*() {
       // The sim sends the usage as given; a server counting tokens in strings breaks the contract.
-      const usage = { prompt_tokens: "eleven", completion_tokens: 3 } as unknown as { prompt_tokens: number; completion_tokens: number }
+      const usage = { prompt_tokens: "eleven", completion_tokens: 3 } as unknown as {
+        prompt_tokens: number
+        completion_tokens: number
+      }
       const sim = yield* withSim({ chat: { "agent-model": [{ content: "hi", usage }] } })
-      const error = yield* Effect.flip(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url)))))
+      const error = yield* Effect.flip(
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+      )
       assert.strictEqual(error.reason, "BadResponse")
       assert.include(error.message, "usage.prompt_tokens: Expected number, actual \"eleven\"")
       assert.strictEqual(sim.requests.length, 1)
@@ -252,8 +289,12 @@ describe("OpenAiLlm against openai-sim", () => {
 
   it.scoped("an empty reply → BadResponse naming the finish reason", () =>
     Effect.gen(function*() {
-      const sim = yield* withSim({ chat: { "agent-model": [{ content: "", reasoning: "ran out", finishReason: "length" }] } })
-      const error = yield* Effect.flip(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url)))))
+      const sim = yield* withSim({
+        chat: { "agent-model": [{ content: "", reasoning: "ran out", finishReason: "length" }] }
+      })
+      const error = yield* Effect.flip(
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+      )
       assert.strictEqual(error.reason, "BadResponse")
       assert.include(error.message, "length")
     }))
@@ -261,7 +302,9 @@ describe("OpenAiLlm against openai-sim", () => {
   it.scoped("a dropped connection → Transport, retried", () =>
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ fault: "drop" }, { content: "reconnected" }] } })
-      const fiber = yield* Effect.fork(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url)))))
+      const fiber = yield* Effect.fork(
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+      )
       yield* waitFor(sim, () => sim.requests[0]?.aborted === true)
       yield* sleepsAtLeast(2)
       yield* TestClock.adjust("5 seconds")
@@ -301,7 +344,9 @@ describe("OpenAiLlm against openai-sim", () => {
   it.scoped("interrupting the fiber cancels the HTTP request: the sim sees the connection close", () =>
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ fault: "stall" }] } })
-      const fiber = yield* Effect.fork(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url)))))
+      const fiber = yield* Effect.fork(
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+      )
       yield* waitFor(sim, () => sim.requests.length === 1)
       yield* Fiber.interrupt(fiber)
       yield* waitFor(sim, () => sim.requests[0]!.aborted)

@@ -21,7 +21,13 @@ const webpBytes = () => new Uint8Array([...Buffer.from("RIFF"), 4, 0, 0, 0, ...B
 const writeFrames = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const dir = yield* fs.makeTempDirectoryScoped()
-  const files = { jpg: `${dir}/a.jpg`, png: `${dir}/b.jpg`, webp: `${dir}/c.webp`, text: `${dir}/notes.jpg`, big: `${dir}/big.jpg` }
+  const files = {
+    jpg: `${dir}/a.jpg`,
+    png: `${dir}/b.jpg`,
+    webp: `${dir}/c.webp`,
+    text: `${dir}/notes.jpg`,
+    big: `${dir}/big.jpg`
+  }
   yield* fs.writeFile(files.jpg, jpegBytes())
   yield* fs.writeFile(files.png, pngBytes())
   yield* fs.writeFile(files.webp, webpBytes())
@@ -37,12 +43,24 @@ describe("OpenAiVlm against openai-sim", () => {
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "vision-model": [{ content: "a grey square" }] } })
       const { files } = yield* writeFrames
-      const reply = yield* Effect.flatMap(VLMProvider, (vlm) =>
-        vlm.chatWithImages({ system: "describe", text: "what is shown?", images: [files.jpg, files.png, files.webp], maxTokens: 99 })).pipe(
-          Effect.provide(OpenAiVlm.layerConfig(vlmConfig(sim.url)))
-        )
+      const reply = yield* Effect.flatMap(
+        VLMProvider,
+        (vlm) =>
+          vlm.chatWithImages({
+            system: "describe",
+            text: "what is shown?",
+            images: [files.jpg, files.png, files.webp],
+            maxTokens: 99
+          })
+      ).pipe(
+        Effect.provide(OpenAiVlm.layerConfig(vlmConfig(sim.url)))
+      )
       assert.strictEqual(reply.content, "a grey square")
-      const body = sim.requests[0]!.body as { messages: Array<{ role: string; content: unknown }>; max_tokens: number; enable_thinking: boolean }
+      const body = sim.requests[0]!.body as {
+        messages: Array<{ role: string; content: unknown }>
+        max_tokens: number
+        enable_thinking: boolean
+      }
       assert.deepStrictEqual(body.messages[0], { role: "system", content: "describe" })
       const parts = body.messages[1]!.content as Array<{ type: string; text?: string; image_url?: { url: string } }>
       assert.deepStrictEqual(parts[0], { type: "text", text: "what is shown?" })
@@ -65,7 +83,10 @@ describe("OpenAiVlm against openai-sim", () => {
       const { dir, files } = yield* writeFrames
       const attempt = (path: string) =>
         Effect.flip(
-          Effect.flatMap(VLMProvider, (vlm) => vlm.chatWithImages({ system: "s", text: "t", images: [files.jpg, path] })).pipe(
+          Effect.flatMap(
+            VLMProvider,
+            (vlm) => vlm.chatWithImages({ system: "s", text: "t", images: [files.jpg, path] })
+          ).pipe(
             Effect.provide(OpenAiVlm.layerConfig(vlmConfig(sim.url, 1024)))
           )
         )
@@ -97,7 +118,10 @@ describe("OpenAiEmbedding against openai-sim", () => {
       assert.strictEqual(vectors.length, 150)
       assert.isTrue(vectors.every((vector) => vector instanceof Float32Array))
       assert.isTrue(vectors.every((vector) => vector.length === 12))
-      assert.deepStrictEqual(Array.from(vectors[149]!), Array.from(Float32Array.from(deterministicVector("chunk number 149", 12))))
+      assert.deepStrictEqual(
+        Array.from(vectors[149]!),
+        Array.from(Float32Array.from(deterministicVector("chunk number 149", 12)))
+      )
       assert.deepStrictEqual(
         sim.requests.map((request) => (request.body["input"] as Array<string>).length).sort((a, b) => b - a),
         [64, 64, 22]

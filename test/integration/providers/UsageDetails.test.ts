@@ -47,7 +47,11 @@ const runConversation = (dialect: UsageDialect, thinking: "none" | "dashscope" =
         yield* chat({ role: "agent", messages: first }),
         yield* chat({ role: "agent", messages: second }),
         // Thinking off and no reasoning emitted: zero reasoning tokens, still a report.
-        yield* chat({ role: "agent", thinking: false, messages: [system, { role: "user", content: "Something else?" }] })
+        yield* chat({
+          role: "agent",
+          thinking: false,
+          messages: [system, { role: "user", content: "Something else?" }]
+        })
       ]
       return { replies, entries: yield* (yield* MemoryCallLog).entries }
     }).pipe(
@@ -102,7 +106,9 @@ describe("usage details against openai-sim", () => {
   it.scoped("a server that reports no details leaves them absent, not zero", () =>
     Effect.gen(function*() {
       const { replies, usage } = yield* runConversation("none")
-      assert.isTrue(replies.every((reply) => !("cachedPromptTokens" in reply.usage) && !("reasoningTokens" in reply.usage)))
+      assert.isTrue(
+        replies.every((reply) => !("cachedPromptTokens" in reply.usage) && !("reasoningTokens" in reply.usage))
+      )
       assert.isUndefined(usage.agent.cachedPromptTokens)
       assert.isUndefined(usage.agent.reasoningTokens)
     }))
@@ -124,7 +130,8 @@ describe("openai-sim prefix cache", () => {
     // Prompts over a tiny alphabet share long prefixes often; duplicates and evictions included.
     let seed = 7
     const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
-    const prompt = () => Array.from({ length: 4 + Math.floor(random() * 40) }, () => "ab"[Math.floor(random() * 2)]).join("")
+    const prompt = () =>
+      Array.from({ length: 4 + Math.floor(random() * 40) }, () => "ab"[Math.floor(random() * 2)]).join("")
     const capacity = 16
     const cache = makePrefixCache(capacity)
     const kept: Array<string> = []

@@ -1,5 +1,11 @@
 import { Chunk, Duration, Effect, Option, Redacted, TestClock } from "effect"
-import type { EmbeddingConfig, EndpointConfig, LlmConfig, ThinkingDialect, VlmConfig } from "../../../src/config/ProviderConfig.js"
+import type {
+  EmbeddingConfig,
+  EndpointConfig,
+  LlmConfig,
+  ThinkingDialect,
+  VlmConfig
+} from "../../../src/config/ProviderConfig.js"
 import * as OpenAiSim from "../../support/openai-sim/index.js"
 
 export const endpoint = (url: string, provider: string, model: string, apiKey?: string): EndpointConfig => ({
@@ -38,7 +44,8 @@ export const embeddingConfig = (url: string, dimensions?: number): EmbeddingConf
 export const withSim = (options: OpenAiSim.SimOptions) =>
   Effect.acquireRelease(Effect.promise(() => OpenAiSim.start(options)), (sim) => Effect.promise(() => sim.close()))
 
-export const waitFor = (sim: OpenAiSim.OpenAiSim, predicate: () => boolean) => Effect.promise(() => sim.waitFor(predicate))
+export const waitFor = (sim: OpenAiSim.OpenAiSim, predicate: () => boolean) =>
+  Effect.promise(() => sim.waitFor(predicate))
 
 /**
  * Waits (in real time, while HTTP happens) until at least `count` sleeps were registered on the

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Redacted, TestClock } from "effect"
+import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import type { SearchResponse } from "../../../src/domain/Search.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
-import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import { fixtureServer, sendJson } from "../../support/search/FixtureServer.js"
 import { captureLogs, fixture, hubLayer } from "../../support/search/hub.js"
 
@@ -18,12 +18,23 @@ const search = (settings: ReturnType<typeof githubOn>, input: unknown) =>
 describe("GitHub adapter (local server)", () => {
   it.scoped("repositories: nulls kept as absent, no invented dates, activity in metadata", () =>
     Effect.gen(function*() {
-      const server = yield* fixtureServer({ "/search/repositories": sendJson(200, fixture("github-repositories.json")) })
-      const outcome = (yield* search(githubOn(server.origin), { capability: "search.code", query: "effect typescript", limit: 5 })) as SearchResponse
+      const server = yield* fixtureServer({
+        "/search/repositories": sendJson(200, fixture("github-repositories.json"))
+      })
+      const outcome = (yield* search(githubOn(server.origin), {
+        capability: "search.code",
+        query: "effect typescript",
+        limit: 5
+      })) as SearchResponse
       assert.strictEqual(outcome.status, "success")
       assert.strictEqual(outcome.provider, "github")
       const [effect, empty] = outcome.results
-      assert.deepStrictEqual([effect!.type, effect!.title, effect!.language, effect!.published_at], ["repository", "Effect-TS/effect", "TypeScript", null])
+      assert.deepStrictEqual([effect!.type, effect!.title, effect!.language, effect!.published_at], [
+        "repository",
+        "Effect-TS/effect",
+        "TypeScript",
+        null
+      ])
       assert.strictEqual(effect!.metadata.pushed_at, "2024-05-15T07:59:00.000Z")
       assert.strictEqual(empty!.snippet, "")
       assert.isUndefined(empty!.language)
@@ -37,7 +48,11 @@ describe("GitHub adapter (local server)", () => {
   it.scoped("code search sends the token and text-match header, flags incomplete results", () =>
     Effect.gen(function*() {
       const server = yield* fixtureServer({ "/search/code": sendJson(200, fixture("github-code.json")) })
-      const outcome = (yield* search(githubOn(server.origin, "ghp_test_token"), { capability: "search.code", scope: "code", query: "layerStdio" })) as SearchResponse
+      const outcome = (yield* search(githubOn(server.origin, "ghp_test_token"), {
+        capability: "search.code",
+        scope: "code",
+        query: "layerStdio"
+      })) as SearchResponse
       assert.strictEqual(outcome.status, "success")
       assert.strictEqual(outcome.results[0]!.snippet, "export const layerStdio = <EIn, RIn, EOut, ROut>(options: {")
       assert.strictEqual(outcome.results[0]!.title, "Effect-TS/effect: packages/ai/ai/src/McpServer.ts")
@@ -60,7 +75,10 @@ describe("GitHub adapter (local server)", () => {
       yield* TestClock.setTime(Date.parse("2024-05-01T00:00:00Z"))
       const server = yield* fixtureServer({ "/search/issues": sendJson(200, fixture("github-issues.json")) })
       const outcome = (yield* search(githubOn(server.origin), {
-        capability: "search.code", scope: "issues", query: "stdio", freshness: { type: "days", value: 30 }
+        capability: "search.code",
+        scope: "issues",
+        query: "stdio",
+        freshness: { type: "days", value: 30 }
       })) as SearchResponse
       assert.deepStrictEqual(outcome.results.map((r) => [r.type, r.published_at, r.metadata.is_pull_request]), [
         ["issue", "2024-04-01T10:00:00.000Z", false],
@@ -85,7 +103,9 @@ describe("GitHub adapter (local server)", () => {
         })
       })
       const logs = captureLogs()
-      const outcome = yield* search(githubOn(server.origin), { capability: "search.code", query: "effect" }).pipe(Effect.provide(logs.layer))
+      const outcome = yield* search(githubOn(server.origin), { capability: "search.code", query: "effect" }).pipe(
+        Effect.provide(logs.layer)
+      )
       if (outcome.status !== "error") return assert.fail("expected an error")
       assert.strictEqual(outcome.error.code, "PROVIDER_RATE_LIMITED")
       assert.strictEqual(outcome.error.retry_after_ms, 42_000)
@@ -101,14 +121,20 @@ describe("GitHub adapter (local server)", () => {
       const outcome = yield* search(githubOn(server.origin), { capability: "search.code", query: "x" })
       if (outcome.status !== "error") return assert.fail("expected an error")
       assert.strictEqual(outcome.error.code, "PROVIDER_ERROR")
-      assert.include(outcome.error.message, "GitHub sent a reply of another shape (items: Expected ReadonlyArray<unknown>")
+      assert.include(
+        outcome.error.message,
+        "GitHub sent a reply of another shape (items: Expected ReadonlyArray<unknown>"
+      )
     }))
 
   it.scoped("a rejected token is named without being shown", () =>
     Effect.gen(function*() {
       const server = yield* fixtureServer({ "/search/repositories": sendJson(401, { message: "Bad credentials" }) })
       const logs = captureLogs()
-      const outcome = yield* search(githubOn(server.origin, "ghp_wrong_secret"), { capability: "search.code", query: "x" }).pipe(
+      const outcome = yield* search(githubOn(server.origin, "ghp_wrong_secret"), {
+        capability: "search.code",
+        query: "x"
+      }).pipe(
         Effect.provide(logs.layer)
       )
       assert.strictEqual(outcome.status === "error" ? outcome.error.code : "success", "PROVIDER_ERROR")

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option, Redacted } from "effect"
-import type { ReadResponse } from "../../../src/domain/Search.js"
-import { SearchHub } from "../../../src/programs/search/SearchHub.js"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
+import type { ReadResponse } from "../../../src/domain/Search.js"
 import { parseAllowRanges } from "../../../src/domain/UrlSafety.js"
+import { SearchHub } from "../../../src/programs/search/SearchHub.js"
 import { fixtureServer, sendBody, sendJson } from "../../support/search/FixtureServer.js"
 import { captureLogs, fixture, hubLayer } from "../../support/search/hub.js"
 import { articlePage } from "../../support/search/pages.js"
@@ -47,7 +47,10 @@ describe("flags", () => {
 
   it.effect("a disabled GitHub capability never reads the token", () =>
     Effect.gen(function*() {
-      const off = yield* loadSettings({ VTREE_SEARCH_GITHUB_ENABLED: "true", VTREE_SEARCH_GITHUB_TOKEN: "ghp_never_read" })
+      const off = yield* loadSettings({
+        VTREE_SEARCH_GITHUB_ENABLED: "true",
+        VTREE_SEARCH_GITHUB_TOKEN: "ghp_never_read"
+      })
       assert.notInclude(off.asked, "VTREE_SEARCH_GITHUB_TOKEN")
       assert.isTrue(Option.isNone(off.settings.github.token))
       const on = yield* loadSettings({
@@ -62,14 +65,20 @@ describe("flags", () => {
 
   it.effect("bad configuration is reported with the variable and the fix", () =>
     Effect.gen(function*() {
-      const missing = yield* Effect.flip(loadSettings({ VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_SEARXNG_ENABLED: "true" }))
+      const missing = yield* Effect.flip(
+        loadSettings({ VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_SEARXNG_ENABLED: "true" })
+      )
       assert.include(String(missing), "VTREE_SEARCH_SEARXNG_URL")
       const badUrl = yield* Effect.flip(loadSettings({
-        VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_SEARXNG_ENABLED: "true", VTREE_SEARCH_SEARXNG_URL: "ftp://x"
+        VTREE_SEARCH_ENABLED: "true",
+        VTREE_SEARCH_SEARXNG_ENABLED: "true",
+        VTREE_SEARCH_SEARXNG_URL: "ftp://x"
       }))
       assert.include(String(badUrl), "VTREE_SEARCH_SEARXNG_URL=\"ftp://x\": expected an http(s) URL")
       const badRange = yield* Effect.flip(loadSettings({
-        VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_READER_ENABLED: "true", VTREE_SEARCH_ALLOW_RANGES: "127.0.0.0/8,nope"
+        VTREE_SEARCH_ENABLED: "true",
+        VTREE_SEARCH_READER_ENABLED: "true",
+        VTREE_SEARCH_ALLOW_RANGES: "127.0.0.0/8,nope"
       }))
       assert.include(String(badRange), "VTREE_SEARCH_ALLOW_RANGES")
     }))
@@ -101,9 +110,14 @@ describe("flags", () => {
       }
       assert.strictEqual(server.requests.length, 0)
       // Master flag on, reader flag off: the reader stays off.
-      const readerOff = yield* SearchHub.pipe(Effect.provide(hubLayer({ ...settings, enabled: true, reader: { enabled: false } })))
+      const readerOff = yield* SearchHub.pipe(
+        Effect.provide(hubLayer({ ...settings, enabled: true, reader: { enabled: false } }))
+      )
       const read = yield* readerOff.read({ url: `${server.origin}/page` })
-      assert.strictEqual(read.status === "error" ? read.error.message : "", "search.read is switched off — set VTREE_SEARCH_ENABLED=true and VTREE_SEARCH_READER_ENABLED=true")
+      assert.strictEqual(
+        read.status === "error" ? read.error.message : "",
+        "search.read is switched off — set VTREE_SEARCH_ENABLED=true and VTREE_SEARCH_READER_ENABLED=true"
+      )
       assert.strictEqual(server.requests.length, 0)
     }))
 })
@@ -112,7 +126,11 @@ describe("hub requests", () => {
   it.scoped("read: the reader result with hash, trust level and optional metadata", () =>
     Effect.gen(function*() {
       const server = yield* fixtureServer({ "/story": sendBody(200, articlePage(2), { "content-type": "text/html" }) })
-      const settings = SearchSettings.make({ enabled: true, reader: { enabled: true }, policy: { allowRanges: loopback } })
+      const settings = SearchSettings.make({
+        enabled: true,
+        reader: { enabled: true },
+        policy: { allowRanges: loopback }
+      })
       const hub = yield* SearchHub.pipe(Effect.provide(hubLayer(settings)))
       const outcome = (yield* hub.read({ url: `${server.origin}/story`, include_metadata: true })) as ReadResponse
       assert.strictEqual(outcome.status, "success")
@@ -136,8 +154,7 @@ describe("hub requests", () => {
           hub.read({ url: "https://example.com/x", max_chars: 5 }),
           hub.search({ capability: "search.web", query: "" }),
           hub.search({ capability: "search.code", query: "tokens", scope: 3 })
-        ])
-      ).pipe(Effect.provide(hubLayer(settings)), Effect.provide(logs.layer))
+        ])).pipe(Effect.provide(hubLayer(settings)), Effect.provide(logs.layer))
       assert.deepStrictEqual(outcomes.map((o) => (o.status === "error" ? o.error.code : o.status)), [
         "URL_BLOCKED",
         "INVALID_REQUEST",
@@ -146,7 +163,9 @@ describe("hub requests", () => {
       ])
       assert.strictEqual(logs.lines.length, 4)
       const text = logs.lines.join("\n")
-      for (const secretish of ["latest", "meta-data", "security-credentials", "token=abc", "169.254", "example.com", "/x"]) {
+      for (
+        const secretish of ["latest", "meta-data", "security-credentials", "token=abc", "169.254", "example.com", "/x"]
+      ) {
         assert.notInclude(text, secretish)
       }
       assert.include(logs.lines[0]!, "code=URL_BLOCKED")

@@ -2,12 +2,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, TestClock } from "effect"
 import iconv from "iconv-lite"
 import { gzipSync } from "node:zlib"
+import { SearchSettings } from "../../../src/config/SearchSettings.js"
+import { parseAllowRanges } from "../../../src/domain/UrlSafety.js"
 import { PageReaderLive } from "../../../src/layers/reader/ReaderLive.js"
 import { contentHash } from "../../../src/programs/search/ContentHash.js"
 import { DnsResolver, type ResolvedAddress } from "../../../src/services/DnsResolver.js"
 import { PageReader } from "../../../src/services/SearchProviders.js"
-import { SearchSettings } from "../../../src/config/SearchSettings.js"
-import { parseAllowRanges } from "../../../src/domain/UrlSafety.js"
 import { fixtureServer, redirectTo, sendBody } from "../../support/search/FixtureServer.js"
 import { articlePage } from "../../support/search/pages.js"
 
@@ -52,10 +52,14 @@ describe("reader against a local server", () => {
 
   it.scoped("decodes windows-1251 (header) and GBK (meta) pages", () =>
     Effect.gen(function*() {
-      const russian = "<html><head><title>Новости</title></head><body><article><p>" + "Сегодня в Москве идёт снег. ".repeat(20) + "</p></article></body></html>"
-      const chinese = "<html><head><meta charset=\"gbk\"><title>新闻</title></head><body><article><p>" + "今天北京下雪了，交通缓慢。".repeat(30) + "</p></article></body></html>"
+      const russian = "<html><head><title>Новости</title></head><body><article><p>" +
+        "Сегодня в Москве идёт снег. ".repeat(20) + "</p></article></body></html>"
+      const chinese = "<html><head><meta charset=\"gbk\"><title>新闻</title></head><body><article><p>" +
+        "今天北京下雪了，交通缓慢。".repeat(30) + "</p></article></body></html>"
       const server = yield* fixtureServer({
-        "/ru": sendBody(200, iconv.encode(russian, "windows-1251"), { "content-type": "text/html; charset=windows-1251" }),
+        "/ru": sendBody(200, iconv.encode(russian, "windows-1251"), {
+          "content-type": "text/html; charset=windows-1251"
+        }),
         "/zh": sendBody(200, iconv.encode(chinese, "gbk"), { "content-type": "text/html" })
       })
       const ru = yield* read(`${server.origin}/ru`)
@@ -109,7 +113,9 @@ describe("reader against a local server", () => {
 
   it.scoped("refuses content types that are not text, and error statuses", () =>
     Effect.gen(function*() {
-      const server = yield* fixtureServer({ "/logo.png": sendBody(200, Buffer.from([0x89, 0x50, 0x4e, 0x47]), { "content-type": "image/png" }) })
+      const server = yield* fixtureServer({
+        "/logo.png": sendBody(200, Buffer.from([0x89, 0x50, 0x4e, 0x47]), { "content-type": "image/png" })
+      })
       const error = yield* Effect.flip(read(`${server.origin}/logo.png`))
       assert.strictEqual(error.reason, "UNSUPPORTED_CONTENT_TYPE")
       assert.include(error.message, "image/png")
@@ -179,7 +185,11 @@ describe("URL safety while fetching", () => {
   it.scoped("blocks redirect loops and more than 5 redirects", () =>
     Effect.gen(function*() {
       const chain = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`/c${i}`, redirectTo(`/c${i + 1}`)]))
-      const server = yield* fixtureServer({ "/loop-a": redirectTo("/loop-b"), "/loop-b": redirectTo("/loop-a"), ...chain })
+      const server = yield* fixtureServer({
+        "/loop-a": redirectTo("/loop-b"),
+        "/loop-b": redirectTo("/loop-a"),
+        ...chain
+      })
       const loop = yield* Effect.flip(read(`${server.origin}/loop-a`))
       assert.strictEqual(loop.reason, "URL_BLOCKED")
       assert.include(loop.message, "loop")
@@ -194,14 +204,18 @@ describe("URL safety while fetching", () => {
         "innocent.example": [{ address: "10.20.30.40", family: 4 }],
         "mixed.example": [{ address: "93.184.216.34", family: 4 }, { address: "fd00::1", family: 6 }]
       }
-      const blocked = yield* Effect.flip(read("http://innocent.example/").pipe(
-        Effect.provide(readerWith(async (host) => answers[host] ?? []))
-      ))
+      const blocked = yield* Effect.flip(
+        read("http://innocent.example/").pipe(
+          Effect.provide(readerWith(async (host) => answers[host] ?? []))
+        )
+      )
       assert.strictEqual(blocked.reason, "URL_BLOCKED")
       assert.include(blocked.message, "resolves to a private")
-      const mixed = yield* Effect.flip(read("http://mixed.example/").pipe(
-        Effect.provide(readerWith(async (host) => answers[host] ?? []))
-      ))
+      const mixed = yield* Effect.flip(
+        read("http://mixed.example/").pipe(
+          Effect.provide(readerWith(async (host) => answers[host] ?? []))
+        )
+      )
       assert.strictEqual(mixed.reason, "URL_BLOCKED")
     }))
 

@@ -1,25 +1,36 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import type { SearchResponse } from "../../../src/domain/Search.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
-import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import { fixtureServer, sendJson } from "../../support/search/FixtureServer.js"
 import { captureLogs, fixture, hubLayer } from "../../support/search/hub.js"
 
-const searxngOn = (baseUrl: string) =>
-  SearchSettings.make({ enabled: true, searxng: { enabled: true, baseUrl } })
+const searxngOn = (baseUrl: string) => SearchSettings.make({ enabled: true, searxng: { enabled: true, baseUrl } })
 
 describe("SearXNG adapter (local server)", () => {
   it.scoped("maps news results: canonical de-duplication, nulls, dates, unresponsive engines", () =>
     Effect.gen(function*() {
       const server = yield* fixtureServer({ "/search": sendJson(200, fixture("searxng-news.json")) })
-      const outcome = yield* Effect.flatMap(SearchHub, (hub) =>
-        hub.search({ capability: "search.news", query: "bay of fundy tidal turbine", language: "en", region: "ca", freshness: { type: "days", value: 7 } })
+      const outcome = yield* Effect.flatMap(
+        SearchHub,
+        (hub) =>
+          hub.search({
+            capability: "search.news",
+            query: "bay of fundy tidal turbine",
+            language: "en",
+            region: "ca",
+            freshness: { type: "days", value: 7 }
+          })
       ).pipe(Effect.provide(hubLayer(searxngOn(server.origin))))
       assert.strictEqual(outcome.status, "success")
       const response = outcome as SearchResponse
       assert.strictEqual(response.provider, "searxng")
-      assert.deepStrictEqual(response.results.map((r) => [r.id, r.provider_rank, r.type]), [["r1", 1, "news"], ["r2", 3, "news"], ["r3", 4, "news"]])
+      assert.deepStrictEqual(response.results.map((r) => [r.id, r.provider_rank, r.type]), [["r1", 1, "news"], [
+        "r2",
+        3,
+        "news"
+      ], ["r3", 4, "news"]])
       const [first, second, third] = response.results
       assert.strictEqual(first!.published_at, "2024-05-14T09:30:00.000Z")
       assert.strictEqual(first!.metadata.published_at_assumed_utc, true)
@@ -67,7 +78,8 @@ describe("SearXNG adapter (local server)", () => {
       if (throttled.status !== "error") return assert.fail("expected an error")
       assert.deepStrictEqual(throttled.error, {
         code: "PROVIDER_RATE_LIMITED",
-        message: "SearXNG's limiter refused the request (HTTP 429) — wait, or allow this client in its limiter settings",
+        message:
+          "SearXNG's limiter refused the request (HTTP 429) — wait, or allow this client in its limiter settings",
         retryable: true,
         retry_after_ms: 30000
       })
@@ -76,9 +88,10 @@ describe("SearXNG adapter (local server)", () => {
   it.scoped("a body that is no search answer is a provider error", () =>
     Effect.gen(function*() {
       const server = yield* fixtureServer({ "/search": sendJson(200, { message: "maintenance" }) })
-      const outcome = yield* Effect.flatMap(SearchHub, (hub) => hub.search({ capability: "search.web", query: "q" })).pipe(
-        Effect.provide(hubLayer(searxngOn(server.origin)))
-      )
+      const outcome = yield* Effect.flatMap(SearchHub, (hub) => hub.search({ capability: "search.web", query: "q" }))
+        .pipe(
+          Effect.provide(hubLayer(searxngOn(server.origin)))
+        )
       if (outcome.status !== "error") return assert.fail("expected an error")
       assert.strictEqual(outcome.error.code, "PROVIDER_ERROR")
       assert.include(outcome.error.message, "SearXNG sent a reply of another shape (results: is missing)")
@@ -88,13 +101,24 @@ describe("SearXNG adapter (local server)", () => {
     Effect.gen(function*() {
       const server = yield* fixtureServer({ "/search": sendJson(200, fixture("searxng-news.json")) })
       const logs = captureLogs()
-      yield* Effect.flatMap(SearchHub, (hub) => hub.search({ capability: "search.web", query: "secret project zebra" })).pipe(
-        Effect.provide(hubLayer(searxngOn(server.origin))),
-        Effect.provide(logs.layer)
-      )
+      yield* Effect.flatMap(SearchHub, (hub) => hub.search({ capability: "search.web", query: "secret project zebra" }))
+        .pipe(
+          Effect.provide(hubLayer(searxngOn(server.origin))),
+          Effect.provide(logs.layer)
+        )
       assert.strictEqual(logs.lines.length, 1)
       const line = logs.lines[0]!
-      for (const field of ["request_id=", "capability=search.web", "provider=searxng", "status=success", "duration_ms=", "count=3", "truncated=false"]) {
+      for (
+        const field of [
+          "request_id=",
+          "capability=search.web",
+          "provider=searxng",
+          "status=success",
+          "duration_ms=",
+          "count=3",
+          "truncated=false"
+        ]
+      ) {
         assert.include(line, field)
       }
       assert.notInclude(line, "zebra")

@@ -1,15 +1,15 @@
-import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Option, Redacted, type Scope, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as PgRunStore from "../../../src/layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
+import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
 import { useCluster } from "../../support/postgres/vitest.js"
 import { call, prediction, step } from "../../unit/harness/fixtures.js"
 
@@ -49,22 +49,79 @@ describe("SqliteRunStore", () => {
     withStore((file) =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        assert.deepStrictEqual(yield* columns(sql, "runs"), ["run_id", "started_at", "finished_at", "status", "config_json", "selection_json"])
+        assert.deepStrictEqual(yield* columns(sql, "runs"), [
+          "run_id",
+          "started_at",
+          "finished_at",
+          "status",
+          "config_json",
+          "selection_json"
+        ])
         assert.deepStrictEqual(yield* columns(sql, "run_claims"), [
-          "run_id", "owner_id", "host", "pid", "claimed_at", "heartbeat_at", "expires_at"
+          "run_id",
+          "owner_id",
+          "host",
+          "pid",
+          "claimed_at",
+          "heartbeat_at",
+          "expires_at"
         ])
         assert.deepStrictEqual(yield* columns(sql, "predictions"), [
-          "run_id", "question_id", "video_id", "task_type", "duration", "question", "options_json", "answer",
-          "prediction", "correct", "evidence", "reasoning", "steps_used", "stop_reason", "error",
-          "prompt_tokens", "completion_tokens", "started_at", "finished_at", "reply_shapes_json",
-          "cached_prompt_tokens", "reasoning_tokens", "domain", "worker", "benchmark_json"
+          "run_id",
+          "question_id",
+          "video_id",
+          "task_type",
+          "duration",
+          "question",
+          "options_json",
+          "answer",
+          "prediction",
+          "correct",
+          "evidence",
+          "reasoning",
+          "steps_used",
+          "stop_reason",
+          "error",
+          "prompt_tokens",
+          "completion_tokens",
+          "started_at",
+          "finished_at",
+          "reply_shapes_json",
+          "cached_prompt_tokens",
+          "reasoning_tokens",
+          "domain",
+          "worker",
+          "benchmark_json"
         ])
         assert.deepStrictEqual(yield* columns(sql, "steps"), [
-          "run_id", "question_id", "step", "tool", "args_json", "output", "thought", "reflect_json", "plan_json", "reply_shapes"
+          "run_id",
+          "question_id",
+          "step",
+          "tool",
+          "args_json",
+          "output",
+          "thought",
+          "reflect_json",
+          "plan_json",
+          "reply_shapes"
         ])
         assert.deepStrictEqual(yield* columns(sql, "llm_calls"), [
-          "call_id", "run_id", "question_id", "parent_step", "role", "model", "started_at", "duration_ms",
-          "prompt_tokens", "completion_tokens", "status", "error_reason", "cached_prompt_tokens", "reasoning_tokens", "superseded", "endpoint"
+          "call_id",
+          "run_id",
+          "question_id",
+          "parent_step",
+          "role",
+          "model",
+          "started_at",
+          "duration_ms",
+          "prompt_tokens",
+          "completion_tokens",
+          "status",
+          "error_reason",
+          "cached_prompt_tokens",
+          "reasoning_tokens",
+          "superseded",
+          "endpoint"
         ])
         const [mode] = yield* sql.unsafe<{ journal_mode: string }>("PRAGMA journal_mode")
         assert.strictEqual(mode?.journal_mode, "wal")
@@ -85,7 +142,6 @@ describe("SqliteRunStore", () => {
       })
     ))
 
-
   it.scoped("opens a database written before usage details, reading its rows without them", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
@@ -93,7 +149,9 @@ describe("SqliteRunStore", () => {
       // The schema as 0002 left it, with one question saved; opening the store must migrate it.
       const { "0001_initial": initial, "0002_reply_shapes": replyShapes } = migrations
       yield* Effect.gen(function*() {
-        yield* SqliteMigrator.make({})({ loader: SqliteMigrator.fromRecord({ "0001_initial": initial, "0002_reply_shapes": replyShapes }) })
+        yield* SqliteMigrator.make({})({
+          loader: SqliteMigrator.fromRecord({ "0001_initial": initial, "0002_reply_shapes": replyShapes })
+        })
         const sql = yield* SqlClient.SqlClient
         yield* sql`INSERT INTO runs VALUES ('old', 1, 2, 'completed', '{}')`
         yield* sql`INSERT INTO predictions (run_id, question_id, video_id, question, options_json, correct, steps_used,
@@ -106,9 +164,12 @@ describe("SqliteRunStore", () => {
       const loaded = yield* openAgain(file, Effect.flatMap(RunStore, (store) => store.loadRun("old")))
       assert.strictEqual(loaded.predictions[0]?.promptTokens, 100)
       assert.isFalse("cachedPromptTokens" in loaded.predictions[0]! || "reasoningTokens" in loaded.predictions[0]!)
-      assert.deepStrictEqual(loaded.calls.map((c) => [c.promptTokens, c.cachedPromptTokens, c.reasoningTokens]), [[40, undefined, undefined]])
+      assert.deepStrictEqual(loaded.calls.map((c) => [c.promptTokens, c.cachedPromptTokens, c.reasoningTokens]), [[
+        40,
+        undefined,
+        undefined
+      ]])
     }))
-
 
   it.scoped("a reader never creates a missing database, and refuses a file that is not one", () =>
     Effect.gen(function*() {
@@ -136,7 +197,9 @@ describe("SqliteRunStore", () => {
     }))
 })
 
-type WithStore = <A, E>(body: () => Effect.Effect<A, E, RunStore | SqlClient.SqlClient>) => Effect.Effect<A, E | RunStoreError, Scope.Scope>
+type WithStore = <A, E>(
+  body: () => Effect.Effect<A, E, RunStore | SqlClient.SqlClient>
+) => Effect.Effect<A, E | RunStoreError, Scope.Scope>
 
 /** The port's behaviour, whichever engine is behind it. */
 const contract = (name: string, withStore: WithStore) =>
@@ -146,7 +209,12 @@ const contract = (name: string, withStore: WithStore) =>
         Effect.gen(function*() {
           const store = yield* RunStore
           yield* TestClock.setTime(5_000)
-          const first = yield* store.startRun({ runId: "old", config: { concurrency: 4 }, owner: ownerA, leaseMs: 10_000 })
+          const first = yield* store.startRun({
+            runId: "old",
+            config: { concurrency: 4 },
+            owner: ownerA,
+            leaseMs: 10_000
+          })
           assert.deepStrictEqual(first, {
             runId: "old",
             startedAt: 5_000,
@@ -234,13 +302,20 @@ const contract = (name: string, withStore: WithStore) =>
 
           const loaded = yield* store.loadRun("r")
           assert.deepStrictEqual(loaded.predictions.map((p) => p.questionId), ["q1", "q2"])
-          assert.deepStrictEqual(loaded.predictions[1], prediction({ questionId: "q2", replyShapes: { clean: 1, "think-stripped": 1, fenced: 1 } }))
+          assert.deepStrictEqual(
+            loaded.predictions[1],
+            prediction({ questionId: "q2", replyShapes: { clean: 1, "think-stripped": 1, fenced: 1 } })
+          )
           // Rows saved without shapes read back as none, not as a made-up "clean".
           assert.deepStrictEqual(loaded.predictions[0]?.replyShapes, {})
           assert.strictEqual(loaded.predictions[0]?.prediction, null)
           assert.deepStrictEqual(loaded.steps, [
             { questionId: "q2", ...step(1), replyShapes: ["think-stripped", "fenced"] },
-            { questionId: "q2", ...step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } }), replyShapes: [] }
+            {
+              questionId: "q2",
+              ...step(2, { tool: "submit_answer", thought: null, args: { answer: "B" } }),
+              replyShapes: []
+            }
           ])
           assert.deepStrictEqual(
             loaded.calls.map((c) => [c.questionId, c.role, c.status, c.errorReason]),
@@ -267,11 +342,18 @@ const contract = (name: string, withStore: WithStore) =>
           yield* store.saveQuestion("r", {
             prediction: prediction({ questionId: "q1", cachedPromptTokens: 30, reasoningTokens: 4 }),
             // Mixed in one batch: a call that reported details next to one that did not.
-            calls: [call({ cachedPromptTokens: 30, reasoningTokens: 4 }), call({ role: "tool" }), call({ cachedPromptTokens: 0 })],
+            calls: [
+              call({ cachedPromptTokens: 30, reasoningTokens: 4 }),
+              call({ role: "tool" }),
+              call({ cachedPromptTokens: 0 })
+            ],
             steps: []
           })
           const loaded = yield* store.loadRun("r")
-          assert.deepStrictEqual(loaded.predictions[0], prediction({ questionId: "q1", cachedPromptTokens: 30, reasoningTokens: 4, replyShapes: {} }))
+          assert.deepStrictEqual(
+            loaded.predictions[0],
+            prediction({ questionId: "q1", cachedPromptTokens: 30, reasoningTokens: 4, replyShapes: {} })
+          )
           assert.deepStrictEqual(
             loaded.calls.map((c) => [c.cachedPromptTokens, c.reasoningTokens]),
             [[30, 4], [undefined, undefined], [0, undefined]]
@@ -322,7 +404,11 @@ const contract = (name: string, withStore: WithStore) =>
           // --retry-errors: a question that ended in error is not finished for it, and is for a plain resume.
           assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r"))], ["q1"])
           assert.strictEqual((yield* store.finishedQuestionIds("r", { exceptErrors: true })).size, 0)
-          yield* store.saveQuestion("r", { prediction: prediction({ questionId: "q1" }), steps: [step(1)], calls: [call()] })
+          yield* store.saveQuestion("r", {
+            prediction: prediction({ questionId: "q1" }),
+            steps: [step(1)],
+            calls: [call()]
+          })
           assert.deepStrictEqual([...(yield* store.finishedQuestionIds("r", { exceptErrors: true }))], ["q1"])
           const loaded = yield* store.loadRun("r")
           assert.deepStrictEqual(
@@ -385,10 +471,31 @@ describe("PgRunStore", () => {
         }
       })
       const first = yield* inspect.pipe(Effect.provide(PgRunStore.layerUrl(url)))
-      assert.deepStrictEqual(first.runs, ["run_id", "started_at", "finished_at", "status", "config_json", "selection_json"])
+      assert.deepStrictEqual(first.runs, [
+        "run_id",
+        "started_at",
+        "finished_at",
+        "status",
+        "config_json",
+        "selection_json"
+      ])
       assert.deepStrictEqual(first.calls, [
-        "call_id", "run_id", "question_id", "parent_step", "role", "model", "started_at", "duration_ms",
-        "prompt_tokens", "completion_tokens", "status", "error_reason", "cached_prompt_tokens", "reasoning_tokens", "superseded", "endpoint"
+        "call_id",
+        "run_id",
+        "question_id",
+        "parent_step",
+        "role",
+        "model",
+        "started_at",
+        "duration_ms",
+        "prompt_tokens",
+        "completion_tokens",
+        "status",
+        "error_reason",
+        "cached_prompt_tokens",
+        "reasoning_tokens",
+        "superseded",
+        "endpoint"
       ])
       assert.strictEqual(first.startedAt, "bigint")
       // A second process opening the same database applies nothing again.

@@ -46,12 +46,21 @@ const contract = (name: string, open: OpenClients) =>
         assert.deepStrictEqual(joined.claims?.map((claim) => claim.ownerId).sort(), [ownerA.ownerId, ownerB.ownerId])
         assert.deepStrictEqual(yield* b!.planQuestions("r", ids(5)), { total: 5, done: 0, claimed: 0 })
 
-        assert.deepStrictEqual(yield* a!.claimQuestions("r", ownerA.ownerId, 2), { questionIds: ["q001", "q002"], heldByOthers: 0 })
-        assert.deepStrictEqual(yield* b!.claimQuestions("r", ownerB.ownerId, 2), { questionIds: ["q003", "q004"], heldByOthers: 0 })
-        assert.deepStrictEqual(yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 10_000 }).pipe(
-          Effect.zipRight(c!.claimQuestions("r", ownerC.ownerId, 1)),
-          Effect.zipRight(c!.claimQuestions("r", ownerC.ownerId, 1))
-        ), { questionIds: [], heldByOthers: 4 })
+        assert.deepStrictEqual(yield* a!.claimQuestions("r", ownerA.ownerId, 2), {
+          questionIds: ["q001", "q002"],
+          heldByOthers: 0
+        })
+        assert.deepStrictEqual(yield* b!.claimQuestions("r", ownerB.ownerId, 2), {
+          questionIds: ["q003", "q004"],
+          heldByOthers: 0
+        })
+        assert.deepStrictEqual(
+          yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 10_000 }).pipe(
+            Effect.zipRight(c!.claimQuestions("r", ownerC.ownerId, 1)),
+            Effect.zipRight(c!.claimQuestions("r", ownerC.ownerId, 1))
+          ),
+          { questionIds: [], heldByOthers: 4 }
+        )
         // C hands its one question back, leaves, and its claim goes with it.
         yield* c!.releaseRun("r", ownerC.ownerId, "interrupted")
         assert.strictEqual(yield* save(a!, "q001", ownerA.ownerId), "saved")
@@ -61,17 +70,29 @@ const contract = (name: string, open: OpenClients) =>
         yield* TestClock.setTime(9_000)
         yield* b!.renewClaim("r", ownerB.ownerId, 10_000)
         yield* TestClock.setTime(11_000)
-        assert.deepStrictEqual(yield* b!.claimQuestions("r", ownerB.ownerId, 5), { questionIds: ["q002", "q005"], heldByOthers: 0 })
+        assert.deepStrictEqual(yield* b!.claimQuestions("r", ownerB.ownerId, 5), {
+          questionIds: ["q002", "q005"],
+          heldByOthers: 0
+        })
         // A was only paused: its answer to q002 comes too late, and only its calls are kept.
         assert.strictEqual(yield* save(a!, "q002", ownerA.ownerId, 2), "taken")
-        for (const id of ["q002", "q003", "q004", "q005"]) assert.strictEqual(yield* save(b!, id, ownerB.ownerId), "saved")
+        for (const id of ["q002", "q003", "q004", "q005"]) {
+          assert.strictEqual(yield* save(b!, id, ownerB.ownerId), "saved")
+        }
 
         // A third worker joining drops A's expired claim; the run stays running while B is live.
         yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 10_000 })
-        assert.deepStrictEqual((yield* c!.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.claims?.map((x) => x.ownerId).sort() : []), [
-          ownerB.ownerId,
-          ownerC.ownerId
-        ])
+        assert.deepStrictEqual(
+          (yield* c!.getRun("r")).pipe((run) =>
+            run._tag === "Some"
+              ? run.value.claims?.map((x) => x.ownerId).sort()
+              : []
+          ),
+          [
+            ownerB.ownerId,
+            ownerC.ownerId
+          ]
+        )
         assert.deepStrictEqual(yield* c!.claimQuestions("r", ownerC.ownerId, 5), { questionIds: [], heldByOthers: 0 })
         const renewedA = yield* Effect.either(a!.renewClaim("r", ownerA.ownerId, 10_000))
         assert.isTrue(renewedA._tag === "Left" && renewedA.left.reason === "ClaimLost")
@@ -80,14 +101,20 @@ const contract = (name: string, open: OpenClients) =>
         assert.strictEqual(yield* c!.releaseRun("r", ownerC.ownerId, "completed"), "completed")
         yield* TestClock.setTime(12_000)
         assert.strictEqual(yield* b!.releaseRun("r", ownerB.ownerId, "interrupted"), "completed")
-        assert.strictEqual((yield* b!.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.finishedAt : null), 11_000)
+        assert.strictEqual(
+          (yield* b!.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.finishedAt : null),
+          11_000
+        )
         // A worker that joins the finished run finds nothing to do and leaves it as it was.
         yield* TestClock.setTime(13_000)
         const late = yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 10_000 })
         assert.deepStrictEqual([late.status, late.finishedAt], ["completed", 11_000])
         assert.deepStrictEqual(yield* c!.claimQuestions("r", ownerC.ownerId, 5), { questionIds: [], heldByOthers: 0 })
         assert.strictEqual(yield* c!.releaseRun("r", ownerC.ownerId, "completed"), "completed")
-        assert.strictEqual((yield* c!.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.finishedAt : null), 11_000)
+        assert.strictEqual(
+          (yield* c!.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.finishedAt : null),
+          11_000
+        )
 
         const loaded = yield* a!.loadRun("r")
         assert.strictEqual(loaded.run.status, "completed")
@@ -100,7 +127,10 @@ const contract = (name: string, open: OpenClients) =>
           ["q005", ownerB.ownerId]
         ])
         // Every call made is stored once: 5 answers' calls, plus A's late two, superseded and run-level.
-        assert.deepStrictEqual(loaded.calls.map((row) => [row.questionId, row.superseded === true]).filter(([, s]) => s), [[null, true], [null, true]])
+        assert.deepStrictEqual(
+          loaded.calls.map((row) => [row.questionId, row.superseded === true]).filter(([, s]) => s),
+          [[null, true], [null, true]]
+        )
         assert.strictEqual(loaded.calls.length, 7)
       }))
 
@@ -114,11 +144,20 @@ const contract = (name: string, open: OpenClients) =>
         assert.deepStrictEqual((yield* a!.claimQuestions("r", ownerA.ownerId, 3)).questionIds, ["q001", "q002", "q003"])
         assert.strictEqual(yield* a!.releaseRun("r", ownerA.ownerId, "interrupted"), "running")
         // Handed back: claimable now, not at the end of A's lease.
-        assert.deepStrictEqual((yield* b!.claimQuestions("r", ownerB.ownerId, 10)).questionIds, ["q001", "q002", "q003", "q004"])
+        assert.deepStrictEqual((yield* b!.claimQuestions("r", ownerB.ownerId, 10)).questionIds, [
+          "q001",
+          "q002",
+          "q003",
+          "q004"
+        ])
         yield* save(b!, "q001", ownerB.ownerId)
         assert.strictEqual(yield* b!.releaseRun("r", ownerB.ownerId, "interrupted"), "interrupted")
         const run = yield* b!.getRun("r")
-        assert.deepStrictEqual(run._tag === "Some" ? [run.value.status, run.value.progress] : [], ["interrupted", { total: 4, done: 1, claimed: 0 }])
+        assert.deepStrictEqual(run._tag === "Some" ? [run.value.status, run.value.progress] : [], ["interrupted", {
+          total: 4,
+          done: 1,
+          claimed: 0
+        }])
       }))
 
     it.scoped("planning is idempotent, knows what a run saved before it had a queue, and reopens errors on request", () =>
@@ -127,10 +166,18 @@ const contract = (name: string, open: OpenClients) =>
         yield* a!.startRun({ runId: "r", config: {}, owner: ownerA })
         // Saved without a queue (a run from before it, or a tool): planning counts it done.
         yield* a!.saveQuestion("r", { prediction: prediction({ questionId: "q002" }), steps: [], calls: [] })
-        yield* a!.saveQuestion("r", { prediction: prediction({ questionId: "q003", stopReason: "error", error: "boom" }), steps: [], calls: [] })
+        yield* a!.saveQuestion("r", {
+          prediction: prediction({ questionId: "q003", stopReason: "error", error: "boom" }),
+          steps: [],
+          calls: []
+        })
         assert.deepStrictEqual(yield* a!.planQuestions("r", ids(3)), { total: 3, done: 2, claimed: 0 })
         assert.deepStrictEqual(yield* a!.planQuestions("r", ids(3)), { total: 3, done: 2, claimed: 0 })
-        assert.deepStrictEqual(yield* a!.planQuestions("r", ids(3), { retryErrors: true }), { total: 3, done: 1, claimed: 0 })
+        assert.deepStrictEqual(yield* a!.planQuestions("r", ids(3), { retryErrors: true }), {
+          total: 3,
+          done: 1,
+          claimed: 0
+        })
         assert.deepStrictEqual((yield* a!.claimQuestions("r", ownerA.ownerId, 10)).questionIds, ["q001", "q003"])
         const missing = yield* Effect.either(a!.planQuestions("nope", ids(1)))
         assert.isTrue(missing._tag === "Left" && missing.left.reason === "RunNotFound")
@@ -142,7 +189,8 @@ const contract = (name: string, open: OpenClients) =>
         const owners = clients.map((_, i) => ({ ownerId: `host:${i}:w${i}`, host: "host", pid: i }))
         yield* clients[0]!.startRun({ runId: "r", config: {}, owner: owners[0]!, leaseMs: 600_000 })
         yield* clients[0]!.planQuestions("r", ids(120))
-        yield* Effect.forEach(owners.slice(1), (owner, i) => clients[i + 1]!.claimRun({ runId: "r", owner, leaseMs: 600_000 }), {
+        yield* Effect.forEach(owners.slice(1), (owner, i) =>
+          clients[i + 1]!.claimRun({ runId: "r", owner, leaseMs: 600_000 }), {
           concurrency: "unbounded"
         })
         const drain = (store: Store, ownerId: string) =>
@@ -150,11 +198,16 @@ const contract = (name: string, open: OpenClients) =>
             const got: Array<string> = []
             while (true) {
               const claim = yield* store.claimQuestions("r", ownerId, 3)
-              if (claim.questionIds.length === 0) return got
+              if (claim.questionIds.length === 0) {
+                return got
+              }
               got.push(...claim.questionIds)
             }
           })
-        const got = yield* Effect.forEach(clients, (store, i) => drain(store, owners[i]!.ownerId), { concurrency: "unbounded" })
+        const got = yield* Effect.forEach(clients, (store, i) =>
+          drain(store, owners[i]!.ownerId), {
+          concurrency: "unbounded"
+        })
         const all = got.flat()
         assert.strictEqual(all.length, 120)
         assert.strictEqual(new Set(all).size, 120)
@@ -169,7 +222,8 @@ const tempDir = Effect.acquireRelease(
 contract("SQLite, owners: many", (count) =>
   Effect.gen(function*() {
     const file = path.join(yield* tempDir, "vtree.db")
-    return yield* Effect.forEach(Array.from({ length: count }), () => build(SqliteRunStore.layer({ filename: file, owners: "many" })))
+    return yield* Effect.forEach(Array.from({ length: count }), () =>
+      build(SqliteRunStore.layer({ filename: file, owners: "many" })))
   }))
 
 const pg = useCluster()
@@ -177,5 +231,6 @@ const pg = useCluster()
 contract("PostgreSQL", (count) =>
   Effect.gen(function*() {
     const url = yield* Effect.promise(() => pg.database("shared"))
-    return yield* Effect.forEach(Array.from({ length: count }), () => build(PgRunStore.layerUrl(url, { maxConnections: 2 })))
+    return yield* Effect.forEach(Array.from({ length: count }), () =>
+      build(PgRunStore.layerUrl(url, { maxConnections: 2 })))
   }))

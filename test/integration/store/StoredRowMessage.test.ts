@@ -1,7 +1,7 @@
 // #21 point 10b: a hand-edited row read as "the database was not written by this version of vtree", which
 // sends the user after the wrong problem. The message names the table's row and field, and the likely cause.
-import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { cpSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import { samplesTrees, tempDir } from "../../support/harness/Cli.js"
 import { runCli } from "../../support/cli/InProcess.js"
+import { samplesTrees, tempDir } from "../../support/harness/Cli.js"
 import * as Sim from "../../support/openai-sim/index.js"
 
 describe("vtree tree search", () => {

@@ -3,9 +3,9 @@
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import * as Sim from "../../support/openai-sim/index.js"
-import { readDb, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
 import { runCli } from "../../support/cli/InProcess.js"
+import { readDb, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
+import * as Sim from "../../support/openai-sim/index.js"
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -43,10 +43,15 @@ describe("untrusted trees and ids (in-process CLI)", () => {
   it("infer: a tree that does not decode stops the run before the first question, exit 1 with file and JSON path", async () => {
     const sim = await Sim.start({ chat: {} })
     cleanups.push(() => sim.close())
-    for (const [change, expected] of [
-      [(text: string) => text.replace(/"level": ?1/, `"level": 7`), `nodes.vtSmpl0001a_L1_000.level: expected 1, 2 or 3, found 7`],
-      [withDeepSubtitle, `nodes.vtSmpl0001a_L1_000.subtitle[0][0]`]
-    ] as const) {
+    for (
+      const [change, expected] of [
+        [
+          (text: string) => text.replace(/"level": ?1/, `"level": 7`),
+          `nodes.vtSmpl0001a_L1_000.level: expected 1, 2 or 3, found 7`
+        ],
+        [withDeepSubtitle, `nodes.vtSmpl0001a_L1_000.subtitle[0][0]`]
+      ] as const
+    ) {
       const { dir, file, trees } = treesWith(change)
       const db = join(dir, "runs.db")
       const result = await runCli(["infer", "--trees", trees, "--questions", samplesJsonl, "--db", db], simEnv(sim.url))
@@ -56,7 +61,9 @@ describe("untrusted trees and ids (in-process CLI)", () => {
       assert.strictEqual(lines.length, 1, result.stderr)
       assert.include(lines[0], `vtree: ${file}: ${expected}`)
       assert.strictEqual(sim.requests.length, 0)
-      if (existsSync(db)) assert.strictEqual(readDb(db, (h) => h.prepare("SELECT count(*) AS n FROM runs").get() as { n: number }).n, 0)
+      if (existsSync(db)) {
+        assert.strictEqual(readDb(db, (h) => h.prepare("SELECT count(*) AS n FROM runs").get() as { n: number }).n, 0)
+      }
     }
   })
 
@@ -72,7 +79,10 @@ describe("untrusted trees and ids (in-process CLI)", () => {
     const line = JSON.parse(readFileSync(samplesJsonl, "utf8").split("\n")[0]!)
     writeFileSync(questions, JSON.stringify({ ...line, videoID: "../../x/y" }) + "\n")
     const db = join(temp.dir, "runs.db")
-    const result = await runCli(["infer", "--trees", trees, "--questions", questions, "--db", db], simEnv("http://127.0.0.1:9/v1"))
+    const result = await runCli(
+      ["infer", "--trees", trees, "--questions", questions, "--db", db],
+      simEnv("http://127.0.0.1:9/v1")
+    )
     assert.strictEqual(result.code, 1)
     assert.strictEqual(
       result.stderr,

@@ -1,7 +1,7 @@
 // Scripts for the public scripted fakes: the agent's replies in order, and a summarizer that answers
 // every tool round from the rendered test prompt (see Prompts.ts), so tests read like trajectories.
-import type { ChatRequest } from "../../../src/services/LLMProvider.js"
 import type { LlmReply } from "../../../src/layers/testing/ScriptedLlm.js"
+import type { ChatRequest } from "../../../src/services/LLMProvider.js"
 import { promptName, promptVar } from "./Prompts.js"
 
 /** One agent reply in the protocol. */

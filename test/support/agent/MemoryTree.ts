@@ -1,7 +1,14 @@
 // A TreeEnvironment over a few nodes held in memory, for agent/tool unit tests: the real loader is
 // exercised by the tree tests, here only the interface matters.
 import { Effect } from "effect"
-import { FrameSelectionError, type FrameSelectionErrorReason, type Level, NodeNotFound, type SearchHit, type TreeNode } from "../../../src/domain/TreeIndex.js"
+import {
+  FrameSelectionError,
+  type FrameSelectionErrorReason,
+  type Level,
+  NodeNotFound,
+  type SearchHit,
+  type TreeNode
+} from "../../../src/domain/TreeIndex.js"
 import type { TreeEnvironment } from "../../../src/programs/tree/TreeEnvironment.js"
 
 export interface NodeSpec {
@@ -48,7 +55,8 @@ export const makeMemoryTree = (
       ? Effect.fail(new NodeNotFound({ reason: "UnknownId", nodeId: id, message: `no node "${id}" in this tree` }))
       : Effect.succeed(node)
   }
-  const text = (node: TreeNode) => [...cardLines(node.card), ...(node.subtitle === "" ? [] : [`subtitle: ${node.subtitle}`])].join("\n")
+  const text = (node: TreeNode) =>
+    [...cardLines(node.card), ...(node.subtitle === "" ? [] : [`subtitle: ${node.subtitle}`])].join("\n")
   const firstField = (node: TreeNode) => String(Object.values(node.card)[0] ?? "")
   const naiveSearch = (query: string, k: number): ReadonlyArray<SearchHit> => {
     const terms = query.toLowerCase().split(/\s+/).filter((term) => term !== "")
@@ -102,16 +110,21 @@ export const makeMemoryTree = (
     subtitle: (id) => Effect.map(getNode(id), (node) => node.subtitle),
     resolveFrames: (ids) =>
       Effect.suspend(() => {
-        const fail = (reason: FrameSelectionErrorReason, message: string) => Effect.fail(new FrameSelectionError({ reason, message }))
+        const fail = (reason: FrameSelectionErrorReason, message: string) =>
+          Effect.fail(new FrameSelectionError({ reason, message }))
         const found = ids.map((id) => nodes.get(id))
         const missing = ids.find((_, i) => found[i] === undefined)
         if (missing !== undefined) return fail("UnknownId", `no node "${missing}" in this tree`)
         const levels = new Set(found.map((node) => node!.level))
         if (levels.size > 1) return fail("MixedLevels", "observe_frame takes L3 ids or one L2 id, not a mix of levels")
-        if (levels.has(1)) return fail("SceneNode", "observe_frame does not take L1 (scene) ids; pass L3 frame ids or one L2 id")
+        if (levels.has(1)) {
+          return fail("SceneNode", "observe_frame does not take L1 (scene) ids; pass L3 frame ids or one L2 id")
+        }
         let frameIds: ReadonlyArray<string>
         if (levels.has(2)) {
-          if (ids.length !== 1) return fail("TooManyIds", "observe_frame takes exactly one L2 id")
+          if (ids.length !== 1) {
+            return fail("TooManyIds", "observe_frame takes exactly one L2 id")
+          }
           frameIds = found[0]!.childrenIds.slice(0, 8)
         } else {
           if (ids.length < 1 || ids.length > 4) return fail("TooManyIds", "observe_frame takes 1 to 4 L3 ids")
@@ -130,7 +143,11 @@ export const sampleTree = (options: Parameters<typeof makeMemoryTree>[1] = {}): 
       id: "vid_L1_000",
       level: 1,
       timeRange: [0, 300],
-      card: { scene_summary: "A cook prepares pasta in a small kitchen.", key_entities: ["cook", " pot ", "cook"], visible_text: ["PASTA NIGHT"] },
+      card: {
+        scene_summary: "A cook prepares pasta in a small kitchen.",
+        key_entities: ["cook", " pot ", "cook"],
+        visible_text: ["PASTA NIGHT"]
+      },
       subtitle: "Tonight we make pasta. First, boil the water.",
       children: ["vid_L1_000_L2_000", "vid_L1_000_L2_001"]
     },

@@ -46,7 +46,13 @@ export const testPrompts = (labels: Labels = testLabels): PromptManager => ({
   dir: "/prompts/test",
   labels,
   skills: [
-    { name: "counting", description: "Count things", always: false, taskType: "Counting Problem", body: "Count carefully." }
+    {
+      name: "counting",
+      description: "Count things",
+      always: false,
+      taskType: "Counting Problem",
+      body: "Count carefully."
+    }
   ],
   systemPrompt: (options) => `SYSTEM mode=${options.skillMode} task=${options.taskType ?? "-"}`,
   userPrompt: (input) => `QUESTION ${input.question}\n${input.options.join("\n")}\nROOTS ${input.rootIds.join(",")}`,

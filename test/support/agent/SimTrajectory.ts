@@ -3,9 +3,10 @@
 // (views, a search, a frame, an unparseable reply, an unknown tool, then the answer). Used by the
 // prefix-stability test and by the prefix-cache benchmark (bench/prefix.ts).
 import { NodeContext } from "@effect/platform-node"
-import { join } from "node:path"
 import { Duration, Effect, Layer, Option } from "effect"
+import { join } from "node:path"
 import type { EndpointConfig } from "../../../src/config/ProviderConfig.js"
+import type { TreeIndex } from "../../../src/domain/TreeIndex.js"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
 import { runQuestion } from "../../../src/programs/agent/RunQuestion.js"
@@ -13,9 +14,8 @@ import { loadPromptManager, packagedPromptsDir } from "../../../src/programs/pro
 import { loadQuestions } from "../../../src/programs/questions/QuestionLoader.js"
 import { makeSummaryCache } from "../../../src/programs/tools/SummaryCache.js"
 import { loadTreeEnvironment } from "../../../src/programs/tree/TreeLoader.js"
-import type { TreeIndex } from "../../../src/domain/TreeIndex.js"
-import { call, submit } from "./Fakes.js"
 import type { ChatReply, SimOptions, SimRequest } from "../openai-sim/index.js"
+import { call, submit } from "./Fakes.js"
 
 const samples = join(import.meta.dirname, "../../../samples")
 export const trajectoryAgentModel = "agent-model"
@@ -39,7 +39,9 @@ export const trajectory = (index: TreeIndex, question: string): ReadonlyArray<st
 }
 
 const messagesOf = (request: SimRequest): ReadonlyArray<{ role: string; content: unknown }> =>
-  Array.isArray(request.body["messages"]) ? request.body["messages"] as ReadonlyArray<{ role: string; content: unknown }> : []
+  Array.isArray(request.body["messages"])
+    ? request.body["messages"] as ReadonlyArray<{ role: string; content: unknown }>
+    : []
 
 /**
  * Sim scripts: the agent's reply is picked by how many replies its request already holds, so several
@@ -48,9 +50,14 @@ const messagesOf = (request: SimRequest): ReadonlyArray<{ role: string; content:
 export const trajectoryScripts = (replies: ReadonlyArray<string>): NonNullable<SimOptions["chat"]> => ({
   [trajectoryAgentModel]: (request): ChatReply => {
     const step = messagesOf(request).filter((m) => m.role === "assistant").length
-    return { content: replies[Math.min(step, replies.length - 1)]!, reasoning: `step ${step + 1}: weigh what the last observation showed` }
+    return {
+      content: replies[Math.min(step, replies.length - 1)]!,
+      reasoning: `step ${step + 1}: weigh what the last observation showed`
+    }
   },
-  [trajectoryToolModel]: () => ({ content: "The host cracks eggs into the skillet.\ndetails=four eggs in the skillet; confidence=0.8" })
+  [trajectoryToolModel]: () => ({
+    content: "The host cracks eggs into the skillet.\ndetails=four eggs in the skillet; confidence=0.8"
+  })
 })
 
 /** The sample tree, the packaged en pack and the sample questions about that tree (the first `count`). */
@@ -75,9 +82,10 @@ export const runSample = (sample: Sample, url: string) =>
       reliability: { concurrency: 4, retries: 0 }
     })
     return yield* Effect.forEach(sample.questions, (question) =>
-      runQuestion(question, sample.tree, { prompts: sample.prompts, summaryCache: makeSummaryCache(), maxSteps: 15 }).pipe(
-        Effect.provide(Layer.merge(llm, vlm.layer))
-      ))
+      runQuestion(question, sample.tree, { prompts: sample.prompts, summaryCache: makeSummaryCache(), maxSteps: 15 })
+        .pipe(
+          Effect.provide(Layer.merge(llm, vlm.layer))
+        ))
   }).pipe(Effect.provide(NodeContext.layer))
 
 const endpoint = (baseUrl: string, provider: string, model: string): EndpointConfig => ({

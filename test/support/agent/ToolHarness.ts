@@ -1,7 +1,7 @@
 // Builds the per-question tool context the way runQuestion does, so tool tests can call one tool.
+import { emptyToolStats } from "../../../src/domain/Prediction.js"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
-import { emptyToolStats } from "../../../src/domain/Prediction.js"
 import { makeCoreTools, makeDispatcher } from "../../../src/programs/tools/Dispatcher.js"
 import { makeSummaryCache } from "../../../src/programs/tools/SummaryCache.js"
 import type { ToolContext } from "../../../src/programs/tools/ToolContext.js"

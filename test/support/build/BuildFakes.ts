@@ -6,8 +6,8 @@ import * as Path from "@effect/platform/Path"
 import { Effect, Layer, Ref } from "effect"
 import jpeg from "jpeg-js"
 import { MediaError, type MediaInfo } from "../../../src/domain/Media.js"
-import type { ChatRequest } from "../../../src/services/LLMProvider.js"
 import { FrameSource } from "../../../src/services/FrameSource.js"
+import type { ChatRequest } from "../../../src/services/LLMProvider.js"
 import { MediaProbe } from "../../../src/services/MediaProbe.js"
 import type { VisionRequest } from "../../../src/services/VLMProvider.js"
 import { eventReply, sceneReply } from "../openai-sim/builder.js"
@@ -51,7 +51,13 @@ export const makeFakeMedia = (videos: Readonly<Record<string, FakeVideo>>) =>
     const find = (path: string) => {
       const key = Object.keys(videos).find((name) => path.endsWith(name))
       return key === undefined
-        ? Effect.fail(new MediaError({ reason: "NotMedia", path, message: `${path}: not a video file ffprobe can read — pass a video file` }))
+        ? Effect.fail(
+          new MediaError({
+            reason: "NotMedia",
+            path,
+            message: `${path}: not a video file ffprobe can read — pass a video file`
+          })
+        )
         : Effect.succeed(videos[key]!)
     }
     const probe = MediaProbe.of({

@@ -4,8 +4,8 @@
 import { tempDir } from "../harness/Cli.js"
 import { policyScripts, type SampleQuestion } from "../harness/Policy.js"
 import { makeSyntheticVideo, type SyntheticVideo } from "../media/SyntheticVideo.js"
-import * as OpenAiSim from "../openai-sim/index.js"
 import { answerBuildCalls, buildCallKind } from "../openai-sim/builder.js"
+import * as OpenAiSim from "../openai-sim/index.js"
 
 export const question: SampleQuestion = {
   questionId: "synth-1",
@@ -22,10 +22,13 @@ const systemOf = (request: OpenAiSim.SimRequest): string => {
 }
 
 /** How many build calls (event and scene cards) the simulator has answered. */
-export const buildCalls = (sim: OpenAiSim.OpenAiSim) => sim.requests.filter((r) => buildCallKind(systemOf(r)) !== undefined).length
+export const buildCalls = (sim: OpenAiSim.OpenAiSim) =>
+  sim.requests.filter((r) => buildCallKind(systemOf(r)) !== undefined).length
 
 /** A folder with a 90-second synthetic video ("synth", four shots, three cues) in it. */
-export const synthVideo = async (): Promise<{ readonly work: ReturnType<typeof tempDir>; readonly video: SyntheticVideo }> => {
+export const synthVideo = async (): Promise<
+  { readonly work: ReturnType<typeof tempDir>; readonly video: SyntheticVideo }
+> => {
   const work = tempDir()
   const video = await makeSyntheticVideo({
     dir: work.dir,

@@ -22,7 +22,10 @@ export const runDoctor = (env: Record<string, string>) =>
     const error = yield* doctor.pipe(
       (self) =>
         Console.consoleWith((console) =>
-          Console.withConsole(self, { ...console, log: (...args) => Effect.sync(() => void printed.push(args.join(" "))) })
+          Console.withConsole(self, {
+            ...console,
+            log: (...args) => Effect.sync(() => void printed.push(args.join(" ")))
+          })
         ),
       Effect.flip,
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))),

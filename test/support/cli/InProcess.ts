@@ -29,10 +29,13 @@ const sink = (chunks: Array<string>) =>
 
 /** An Effect Console over a Node console whose streams are the two capture buffers. */
 const capturingConsole = (node: InstanceType<typeof NodeConsole>): Console.Console => {
-  const sync = <Args extends ReadonlyArray<unknown>>(f: (...args: Args) => void) => (...args: Args) => Effect.sync(() => f(...args))
+  const sync = <Args extends ReadonlyArray<unknown>>(f: (...args: Args) => void) => (...args: Args) =>
+    Effect.sync(() => f(...args))
   return {
     [Console.TypeId]: Console.TypeId,
-    assert: sync((condition: boolean, ...args: ReadonlyArray<unknown>) => node.assert(condition, ...(args as Array<string>))),
+    assert: sync((condition: boolean, ...args: ReadonlyArray<unknown>) =>
+      node.assert(condition, ...(args as Array<string>))
+    ),
     clear: Effect.sync(() => node.clear()),
     count: sync((label?: string) => node.count(label)),
     countReset: sync((label?: string) => node.countReset(label)),
@@ -40,7 +43,10 @@ const capturingConsole = (node: InstanceType<typeof NodeConsole>): Console.Conso
     dir: sync((item: unknown, options?: unknown) => node.dir(item, options as never)),
     dirxml: sync((...args: ReadonlyArray<unknown>) => node.dirxml(...args)),
     error: sync((...args: ReadonlyArray<unknown>) => node.error(...args)),
-    group: (options) => Effect.sync(() => (options?.collapsed === true ? node.groupCollapsed(options.label) : node.group(options?.label))),
+    group: (options) =>
+      Effect.sync(
+        () => (options?.collapsed === true ? node.groupCollapsed(options.label) : node.group(options?.label))
+      ),
     groupEnd: Effect.sync(() => node.groupEnd()),
     info: sync((...args: ReadonlyArray<unknown>) => node.info(...args)),
     log: sync((...args: ReadonlyArray<unknown>) => node.log(...args)),
@@ -76,13 +82,21 @@ export interface RunOptions {
 let queue: Promise<unknown> = Promise.resolve()
 
 /** Runs `vtree …args` in-process with exactly `env` as its configuration, after any run still going. */
-export const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, options: RunOptions = {}): Promise<CliResult> => {
+export const runCli = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  options: RunOptions = {}
+): Promise<CliResult> => {
   const result = queue.then(() => runNow(args, env, options))
   queue = result.catch(() => undefined)
   return result
 }
 
-const runNow = async (args: ReadonlyArray<string>, env: Record<string, string>, options: RunOptions): Promise<CliResult> => {
+const runNow = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: RunOptions
+): Promise<CliResult> => {
   const out: Array<string> = []
   const err: Array<string> = []
   const console = capturingConsole(new NodeConsole({ stdout: sink(out), stderr: sink(err), colorMode: false }))

@@ -15,5 +15,7 @@ export default function setup() {
   }
   const bundled = spawnSync("npm", ["run", "-s", "bundle"], { cwd: root, encoding: "utf8" })
   if (bundled.status !== 0) throw new Error(`globalSetup: bundling dist/bundle failed:\n${bundled.stderr}`)
-  if (!existsSync(`${root}/dist/bin.js`) || !existsSync(`${root}/dist/bundle/main.mjs`)) throw new Error("globalSetup: dist/bin.js or dist/bundle/main.mjs was not built")
+  if (!existsSync(`${root}/dist/bin.js`) || !existsSync(`${root}/dist/bundle/main.mjs`)) {
+    throw new Error("globalSetup: dist/bin.js or dist/bundle/main.mjs was not built")
+  }
 }

@@ -52,7 +52,11 @@ export const screenshot = (file: string, width: number, height: number): Screens
  * opening) finish first: Chromium runs that much virtual time before it dumps.
  */
 export const dumpDom = (file: string, options: { readonly settleMs?: number } = {}): string =>
-  run([...(options.settleMs === undefined ? [] : [`--virtual-time-budget=${options.settleMs}`]), "--dump-dom", `file://${file}`])
+  run([
+    ...(options.settleMs === undefined ? [] : [`--virtual-time-budget=${options.settleMs}`]),
+    "--dump-dom",
+    `file://${file}`
+  ])
 
 /** Pixels within `tolerance` (per channel) of `#rrggbb`. */
 export const countColor = (shot: Screenshot, hex: string, tolerance = 8): number => {

@@ -48,7 +48,11 @@ export interface Running {
 }
 
 export const start = (args: ReadonlyArray<string>, env: Record<string, string>, cwd = root): Running => {
-  const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: { ...baseEnv(), ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let stdout = ""
   let stderr = ""
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
@@ -60,7 +64,8 @@ export const start = (args: ReadonlyArray<string>, env: Record<string, string>, 
   return { child, done, stdout: () => stdout, stderr: () => stderr }
 }
 
-export const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<CliResult> => start(args, env).done
+export const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<CliResult> =>
+  start(args, env).done
 
 export const tempDir = (): { readonly dir: string; readonly cleanup: () => void } => {
   const dir = mkdtempSync(join(tmpdir(), "vtree-e2e-"))
@@ -94,7 +99,13 @@ export const predictions = (file: string): ReadonlyArray<DbPrediction> =>
   readDb(file, (db) => db.prepare("SELECT * FROM predictions ORDER BY question_id").all() as Array<DbPrediction>)
 
 export const runs = (file: string): ReadonlyArray<{ run_id: string; status: string; config_json: string }> =>
-  readDb(file, (db) => db.prepare("SELECT * FROM runs ORDER BY started_at").all() as Array<{ run_id: string; status: string; config_json: string }>)
+  readDb(
+    file,
+    (db) =>
+      db.prepare("SELECT * FROM runs ORDER BY started_at").all() as Array<
+        { run_id: string; status: string; config_json: string }
+      >
+  )
 
 /** Counts predictions, or 0 while the file or its tables do not exist yet. */
 export const countPredictions = (file: string): number => {

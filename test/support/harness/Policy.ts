@@ -17,7 +17,9 @@ export interface SampleQuestion {
 }
 
 /** The Video-MME rows of samples/questions.jsonl. */
-export const sampleQuestions = (file = new URL("../../../samples/questions.jsonl", import.meta.url)): ReadonlyArray<SampleQuestion> =>
+export const sampleQuestions = (
+  file = new URL("../../../samples/questions.jsonl", import.meta.url)
+): ReadonlyArray<SampleQuestion> =>
   readFileSync(file, "utf8")
     .split("\n")
     .filter((line) => line.trim() !== "")
@@ -67,11 +69,13 @@ export const replyStyles = {
   // Claude-style tags and an unclosed <think> (a template that opens the block for the model).
   thinking: {
     shapes: ["think-stripped"],
-    write: (step: AgentStep) => `<thinking>\nThe next call is ${step.action.tool} {draft}.\n</thinking>\n${JSON.stringify(step)}`
+    write: (step: AgentStep) =>
+      `<thinking>\nThe next call is ${step.action.tool} {draft}.\n</thinking>\n${JSON.stringify(step)}`
   },
   "unclosed-think": {
     shapes: ["think-stripped"],
-    write: (step: AgentStep) => `<think>\nI should call ${step.action.tool}; a draft: {"tool": "nothing"}\n${JSON.stringify(step)}`
+    write: (step: AgentStep) =>
+      `<think>\nI should call ${step.action.tool}; a draft: {"tool": "nothing"}\n${JSON.stringify(step)}`
   },
   // OpenAI-style function call in the text, and Hermes / Qwen <tool_call> tags.
   "function-call": {
@@ -81,21 +85,30 @@ export const replyStyles = {
   "tool-call-tag": {
     shapes: ["function-call"],
     write: (step: AgentStep) =>
-      `I will call ${step.action.tool}.\n<tool_call>\n${JSON.stringify({ name: step.action.tool, arguments: step.action.args })}\n</tool_call>`
+      `I will call ${step.action.tool}.\n<tool_call>\n${
+        JSON.stringify({ name: step.action.tool, arguments: step.action.args })
+      }\n</tool_call>`
   },
   // The model plans two steps; the first is the one taken.
   several: {
     shapes: ["first-of-several"],
     write: (step: AgentStep) =>
-      `${JSON.stringify(step)}\n${JSON.stringify({ ...step, action: { tool: "search_similar", args: { query: "the next thing" } } })}`
+      `${JSON.stringify(step)}\n${
+        JSON.stringify({ ...step, action: { tool: "search_similar", args: { query: "the next thing" } } })
+      }`
   },
   // Cut off by the token limit after the action was complete.
   "cut-off": {
     shapes: ["repaired"],
     write: (step: AgentStep) =>
-      `{"reflect": ${JSON.stringify(step.reflect)}, "action": ${JSON.stringify(step.action)}, "plan": {"next": "after this I will look at the fr`
+      `{"reflect": ${JSON.stringify(step.reflect)}, "action": ${
+        JSON.stringify(step.action)
+      }, "plan": {"next": "after this I will look at the fr`
   }
-} as const satisfies Record<string, { readonly shapes: ReadonlyArray<string>; readonly write: (step: AgentStep) => string }>
+} as const satisfies Record<
+  string,
+  { readonly shapes: ReadonlyArray<string>; readonly write: (step: AgentStep) => string }
+>
 export type ReplyStyle = keyof typeof replyStyles
 
 interface Message {
@@ -164,7 +177,11 @@ export const policyScripts = (options: PolicyOptions): NonNullable<SimOptions["c
     if (steps < viewSteps) {
       const args = { node_id: roots[steps % Math.max(1, roots.length)] ?? "missing", question: questionText }
       return respond(
-        { reflect: { progress: "calling view_node" }, plan: { next: "view_node" }, action: { tool: "view_node", args } },
+        {
+          reflect: { progress: "calling view_node" },
+          plan: { next: "view_node" },
+          action: { tool: "view_node", args }
+        },
         `step ${steps + 1}: look at a scene first`
       )
     }
@@ -180,7 +197,8 @@ export const policyScripts = (options: PolicyOptions): NonNullable<SimOptions["c
     const injected = fault()
     if (injected !== undefined) return injected
     return {
-      content: "The host works at the stove; four eggs sit in a black skillet.\ndetails=seen in the card; confidence=0.9",
+      content:
+        "The host works at the stove; four eggs sit in a black skillet.\ndetails=seen in the card; confidence=0.9",
       ...(options.toolDelayMs === undefined ? {} : { delayMs: options.toolDelayMs })
     }
   }

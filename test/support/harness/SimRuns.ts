@@ -22,11 +22,16 @@ export const simRuns = (questions: ReadonlyArray<SampleQuestion>) => {
 }
 
 /** `vtree infer` over the bundled sample into `db`, with more arguments after. */
-export const inferArgs = (db: string, ...more: Array<string>) =>
-  ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", db, ...more]
+export const inferArgs = (
+  db: string,
+  ...more: Array<string>
+) => ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", db, ...more]
 
 /** `vtree infer --resume` on the bundled sample's trees, with more arguments after. */
-export const resumeArgs = (db: string, ...more: Array<string>) => ["infer", "--trees", samplesTrees, "--db", db, "--resume", ...more]
+export const resumeArgs = (
+  db: string,
+  ...more: Array<string>
+) => ["infer", "--trees", samplesTrees, "--db", db, "--resume", ...more]
 
 /** The lines vtree wrote to stderr as its own (progress lines aside). */
 export const vtreeLines = (stderr: string) =>

@@ -67,7 +67,9 @@ export const defaultCues: ReadonlyArray<SubtitleCue> = [
 const clock = (seconds: number, separator: "," | ".") => {
   const ms = Math.round(seconds * 1000)
   const pad = (value: number, width = 2) => String(value).padStart(width, "0")
-  return `${pad(Math.floor(ms / 3_600_000))}:${pad(Math.floor(ms / 60_000) % 60)}:${pad(Math.floor(ms / 1000) % 60)}${separator}${pad(ms % 1000, 3)}`
+  return `${pad(Math.floor(ms / 3_600_000))}:${pad(Math.floor(ms / 60_000) % 60)}:${
+    pad(Math.floor(ms / 1000) % 60)
+  }${separator}${pad(ms % 1000, 3)}`
 }
 
 export const formatSrt = (cues: ReadonlyArray<SubtitleCue>): string =>
@@ -78,8 +80,9 @@ export const formatVtt = (cues: ReadonlyArray<SubtitleCue>): string =>
 
 let fontFile: Promise<string> | undefined
 /** A TrueType font for drawtext, from fontconfig (fonts-dejavu-core in CI). */
-export const findFont = (): Promise<string> =>
-  (fontFile ??= run("fc-match", ["--format=%{file}", "DejaVu Sans Mono"]).then(({ stdout }) => stdout.trim()))
+export const findFont = (): Promise<
+  string
+> => (fontFile ??= run("fc-match", ["--format=%{file}", "DejaVu Sans Mono"]).then(({ stdout }) => stdout.trim()))
 
 export const makeSyntheticVideo = async (options: SyntheticVideoOptions): Promise<SyntheticVideo> => {
   const name = options.name ?? "synthetic"
@@ -96,7 +99,12 @@ export const makeSyntheticVideo = async (options: SyntheticVideoOptions): Promis
 
   const inputs = segments.flatMap((seconds, i) => {
     const source = segmentSources[i % segmentSources.length]!
-    return ["-f", "lavfi", "-i", `${source}${source.includes("=") ? ":" : "="}s=${width}x${height}:r=${fps}:d=${seconds}`]
+    return [
+      "-f",
+      "lavfi",
+      "-i",
+      `${source}${source.includes("=") ? ":" : "="}s=${width}x${height}:r=${fps}:d=${seconds}`
+    ]
   })
   const timestamps = options.timestamps ?? true
   const font = timestamps || (options.labels ?? []).length > 0 ? await findFont() : ""
@@ -107,9 +115,13 @@ export const makeSyntheticVideo = async (options: SyntheticVideoOptions): Promis
   const labels = (options.labels ?? []).map((label, i) => {
     const from = segments.slice(0, i).reduce((sum, s) => sum + s, 0)
     const to = from + (segments[i] ?? 0)
-    return `,drawtext=fontfile='${font}':text='${label.replace(/[':\\]/g, "")}':fontsize=${fontSize}:fontcolor=white:box=1:boxcolor=black@0.6:x=(w-text_w)/2:y=(h-text_h)/2:enable='gte(t,${from})*lt(t,${to})'`
+    return `,drawtext=fontfile='${font}':text='${
+      label.replace(/[':\\]/g, "")
+    }':fontsize=${fontSize}:fontcolor=white:box=1:boxcolor=black@0.6:x=(w-text_w)/2:y=(h-text_h)/2:enable='gte(t,${from})*lt(t,${to})'`
   })
-  const graph = `${segments.map((_, i) => `[${i}:v]`).join("")}concat=n=${segments.length}:v=1:a=0${draw}${labels.join("")}[v]`
+  const graph = `${segments.map((_, i) => `[${i}:v]`).join("")}concat=n=${segments.length}:v=1:a=0${draw}${
+    labels.join("")
+  }[v]`
   const audio = ["-f", "lavfi", "-i", `sine=frequency=440:sample_rate=44100:duration=${durationSeconds}`]
   const withSubtitles = options.subtitleStream ?? true
   const subtitleInput = withSubtitles ? ["-i", srt] : []
@@ -150,7 +162,19 @@ export const makeSyntheticVideo = async (options: SyntheticVideoOptions): Promis
 /** An audio-only file (a tone). */
 export const makeAudioOnly = async (dir: string, name = "tone.m4a"): Promise<string> => {
   const path = join(dir, name)
-  await run("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "sine=d=3", "-c:a", "aac", path])
+  await run("ffmpeg", [
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-y",
+    "-f",
+    "lavfi",
+    "-i",
+    "sine=d=3",
+    "-c:a",
+    "aac",
+    path
+  ])
   return path
 }
 

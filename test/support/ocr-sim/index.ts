@@ -62,7 +62,12 @@ export const start = async (options: OcrSimOptions = {}): Promise<OcrSim> => {
     const reply = options.reply?.(entry) ?? { success: true, content: `text of ${entry.name}` }
     if ("drop" in reply) return void req.socket.destroy()
     if ("status" in reply) return json(reply.status, { detail: "injected failure" })
-    return json(200, { success: reply.success, task_type: "text", content: reply.content ?? null, message: reply.message ?? null })
+    return json(200, {
+      success: reply.success,
+      task_type: "text",
+      content: reply.content ?? null,
+      message: reply.message ?? null
+    })
   })
   server.on("connection", (socket) => {
     sockets.add(socket)

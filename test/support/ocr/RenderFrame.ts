@@ -22,11 +22,25 @@ export const renderTextFrame = async (path: string, spec: FrameSpec): Promise<vo
   const filters = await Promise.all(spec.lines.map(async (line, index) => {
     const textFile = `${path}.line${index}.txt`
     await writeFile(textFile, line)
-    return `drawtext=font='DejaVu Sans':textfile=${textFile}:fontsize=${fontSize}:fontcolor=black:x=32:y=${40 + index * Math.round(fontSize * 1.8)}`
+    return `drawtext=font='DejaVu Sans':textfile=${textFile}:fontsize=${fontSize}:fontcolor=black:x=32:y=${
+      40 + index * Math.round(fontSize * 1.8)
+    }`
   }))
   await run("ffmpeg", [
-    "-hide_banner", "-loglevel", "error", "-y",
-    "-f", "lavfi", "-i", `color=c=white:s=${width}x${height}`,
-    "-frames:v", "1", "-vf", filters.join(","), "-q:v", "3", path
+    "-hide_banner",
+    "-loglevel",
+    "error",
+    "-y",
+    "-f",
+    "lavfi",
+    "-i",
+    `color=c=white:s=${width}x${height}`,
+    "-frames:v",
+    "1",
+    "-vf",
+    filters.join(","),
+    "-q:v",
+    "3",
+    path
   ])
 }

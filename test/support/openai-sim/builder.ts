@@ -17,7 +17,9 @@ const textOf = (content: unknown): string =>
   typeof content === "string"
     ? content
     : Array.isArray(content)
-    ? (content as ReadonlyArray<{ type?: string; text?: string }>).map((part) => (part.type === "text" ? part.text ?? "" : "")).join("\n")
+    ? (content as ReadonlyArray<{ type?: string; text?: string }>).map((
+      part
+    ) => (part.type === "text" ? part.text ?? "" : "")).join("\n")
     : ""
 
 const messagesOf = (request: SimRequest): ReadonlyArray<Message> =>
@@ -31,7 +33,30 @@ export const buildCallKind = (system: string): "event" | "scene" | undefined =>
     ? "scene"
     : undefined
 
-const stopWords = new Set(["the", "and", "you", "for", "with", "that", "this", "are", "was", "now", "then", "here", "its", "our", "your", "from", "into", "they", "have", "has", "one", "two"])
+const stopWords = new Set([
+  "the",
+  "and",
+  "you",
+  "for",
+  "with",
+  "that",
+  "this",
+  "are",
+  "was",
+  "now",
+  "then",
+  "here",
+  "its",
+  "our",
+  "your",
+  "from",
+  "into",
+  "they",
+  "have",
+  "has",
+  "one",
+  "two"
+])
 
 /** Distinct content words of a text, in order of first use. */
 export const contentWords = (text: string, limit: number): ReadonlyArray<string> => {
@@ -50,7 +75,11 @@ interface Cue {
 }
 
 const parseCues = (block: string): ReadonlyArray<Cue> =>
-  [...block.matchAll(/^\[(\d+(?:\.\d+)?)–(\d+(?:\.\d+)?) s\] (.*)$/gm)].map((m) => ({ start: Number(m[1]), end: Number(m[2]), text: m[3]! }))
+  [...block.matchAll(/^\[(\d+(?:\.\d+)?)–(\d+(?:\.\d+)?) s\] (.*)$/gm)].map((m) => ({
+    start: Number(m[1]),
+    end: Number(m[2]),
+    text: m[3]!
+  }))
 
 /** The reply to an event call: one frame card per `N. t=… s` line, each carrying the speech nearest its time. */
 export const eventReply = (text: string): string => {
@@ -63,8 +92,13 @@ export const eventReply = (text: string): string => {
   const span = header === null ? "" : ` from ${header[2]} s to ${header[3]} s`
   const spoken = speech === "" ? "Nothing is said." : `Someone says: "${speech.slice(0, 300)}".`
   const nearest = (time: number) =>
-    cues.reduce<Cue | undefined>((best, cue) =>
-      best === undefined || Math.abs((cue.start + cue.end) / 2 - time) < Math.abs((best.start + best.end) / 2 - time) ? cue : best, undefined)
+    cues.reduce<Cue | undefined>(
+      (best, cue) =>
+        best === undefined || Math.abs((cue.start + cue.end) / 2 - time) < Math.abs((best.start + best.end) / 2 - time)
+          ? cue
+          : best,
+      undefined
+    )
   return JSON.stringify({
     event: {
       event_description: `Event ${header?.[1] ?? "?"} of the video${span}. ${spoken}`,
@@ -78,7 +112,9 @@ export const eventReply = (text: string): string => {
     frames: times.map((time) => {
       const cue = nearest(time)
       return {
-        frame_summary: `A frame at ${time.toFixed(1)} s${cue === undefined ? "." : ` while someone says "${cue.text}".`}`,
+        frame_summary: `A frame at ${time.toFixed(1)} s${
+          cue === undefined ? "." : ` while someone says "${cue.text}".`
+        }`,
         visible_entities: cue === undefined ? [] : contentWords(cue.text, 3),
         ongoing_actions: cue === undefined ? [] : ["speaking"],
         spatial_layout: "",
@@ -95,7 +131,9 @@ export const sceneReply = (text: string): string => {
   const descriptions = [...text.matchAll(/^Event \d+ \([^)]*\): (.*)$/gm)].map((m) => m[1]!)
   const words = contentWords(descriptions.join(" "), 10)
   return JSON.stringify({
-    scene_summary: `Scene ${header?.[1] ?? "?"} (${header?.[2] ?? "?"}–${header?.[3] ?? "?"} s, ${header?.[4] ?? "?"} events). ${descriptions.join(" ").slice(0, 1200)}`,
+    scene_summary: `Scene ${header?.[1] ?? "?"} (${header?.[2] ?? "?"}–${header?.[3] ?? "?"} s, ${
+      header?.[4] ?? "?"
+    } events). ${descriptions.join(" ").slice(0, 1200)}`,
     main_setting: "",
     key_entities: words.slice(0, 5),
     main_actions: descriptions.length > 0 ? ["speaking"] : [],

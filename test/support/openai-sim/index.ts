@@ -17,7 +17,7 @@
 import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { readUpload, type TranscriptionReply, deterministicSegments, transcriptionBody } from "./transcriptions.js"
+import { deterministicSegments, readUpload, transcriptionBody, type TranscriptionReply } from "./transcriptions.js"
 
 export type { TranscriptionReply } from "./transcriptions.js"
 
@@ -27,7 +27,11 @@ export interface ChatReply {
   /** Where the reasoning goes: DeepSeek/DashScope style (default) or newer vLLM style. */
   readonly reasoningField?: "reasoning_content" | "reasoning"
   /** Sent as given instead of the sim's counts (any dialect's extra fields included). */
-  readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number; readonly [detail: string]: unknown }
+  readonly usage?: {
+    readonly prompt_tokens: number
+    readonly completion_tokens: number
+    readonly [detail: string]: unknown
+  }
   readonly finishReason?: string
   /** Answer after this many milliseconds (real time; for benchmarks and concurrency checks). */
   readonly delayMs?: number
@@ -50,7 +54,10 @@ const wireToolCalls = (calls: ReadonlyArray<SimToolCall>, request: number) =>
   calls.map((call, index) => ({
     id: call.id ?? `call_${request}_${index}`,
     type: "function",
-    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) }
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)
+    }
   }))
 
 export type Fault =
@@ -160,7 +167,11 @@ export interface SimTokens {
 }
 
 export const usageBlock = (tokens: SimTokens, dialect: UsageDialect): Record<string, unknown> => {
-  const base = { prompt_tokens: tokens.prompt, completion_tokens: tokens.completion, total_tokens: tokens.prompt + tokens.completion }
+  const base = {
+    prompt_tokens: tokens.prompt,
+    completion_tokens: tokens.completion,
+    total_tokens: tokens.prompt + tokens.completion
+  }
   switch (dialect) {
     case "none":
       return base
@@ -252,7 +263,9 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
         reply: {
           fault: "status",
           status: 500,
-          message: `openai-sim: the ${kind} script for model ${key} has ${script.length} replies; reply ${index + 1} was requested`
+          message: `openai-sim: the ${kind} script for model ${key} has ${script.length} replies; reply ${
+            index + 1
+          } was requested`
         } satisfies Fault,
         index
       }
@@ -327,16 +340,32 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
    * and `[DONE]`.
    */
   const sendStream = (res: ServerResponse, request: SimRequest, reply: ChatReply, usage: unknown) => {
-    const base = { id: `chatcmpl-sim-${requests.length}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: request.model ?? "unknown" }
+    const base = {
+      id: `chatcmpl-sim-${requests.length}`,
+      object: "chat.completion.chunk",
+      created: Math.floor(Date.now() / 1000),
+      model: request.model ?? "unknown"
+    }
     const pieces = (text: string) => text.match(/[\s\S]{1,16}/g) ?? []
-    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+      ...base,
+      choices: [{ index: 0, delta, finish_reason: finish }]
+    })
     const events: Array<unknown> = [chunk({ role: "assistant", content: "" })]
-    for (const piece of pieces(reply.reasoning ?? "")) events.push(chunk({ [reply.reasoningField ?? "reasoning_content"]: piece }))
+    for (const piece of pieces(reply.reasoning ?? "")) {
+      events.push(chunk({ [reply.reasoningField ?? "reasoning_content"]: piece }))
+    }
     for (const piece of pieces(reply.content)) events.push(chunk({ content: piece }))
     // Each call as servers stream it: id and name first, then the argument text in pieces.
     wireToolCalls(reply.toolCalls ?? [], requests.length).forEach((call, index) => {
-      events.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }))
-      for (const piece of pieces(call.function.arguments)) events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }))
+      events.push(
+        chunk({
+          tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }]
+        })
+      )
+      for (const piece of pieces(call.function.arguments)) {
+        events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }))
+      }
     })
     events.push(chunk({}, reply.finishReason ?? ((reply.toolCalls ?? []).length > 0 ? "tool_calls" : "stop")))
     const options = request.body["stream_options"] as { include_usage?: unknown } | undefined
@@ -410,7 +439,9 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
       if (req.method === "GET" && (path === "/v1/models" || path === "/health")) {
         return sendJson(res, 200, { object: "list", data: [] })
       }
-      if (req.method === "POST" && path === "/v1/audio/transcriptions") return void (await handleTranscription(bytes, path, res, req))
+      if (req.method === "POST" && path === "/v1/audio/transcriptions") {
+        return void (await handleTranscription(bytes, path, res, req))
+      }
       const raw = bytes.toString("utf8")
       let body: Record<string, unknown>
       try {

@@ -66,7 +66,11 @@ export const deterministicSegments = (upload: TranscriptionUpload, segmentSecond
   const duration = wavSeconds(upload.fileBytes)
   const segments: Array<TranscriptionSegment> = []
   for (let start = 0, i = 0; start < duration; start += segmentSeconds, i++) {
-    segments.push({ start: round(start), end: round(Math.min(duration, start + segmentSeconds)), text: ` segment ${i} of ${upload.fileName}` })
+    segments.push({
+      start: round(start),
+      end: round(Math.min(duration, start + segmentSeconds)),
+      text: ` segment ${i} of ${upload.fileName}`
+    })
   }
   return segments
 }

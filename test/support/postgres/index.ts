@@ -57,7 +57,9 @@ export interface ClusterOptions {
 
 export const start = async (clusterOptions: ClusterOptions = {}): Promise<PgCluster> => {
   if (!available()) {
-    throw new Error(`PostgreSQL server binaries not found in ${binDir}: install the Debian postgresql package (.ci/run does) or set VTREE_PG_BIN`)
+    throw new Error(
+      `PostgreSQL server binaries not found in ${binDir}: install the Debian postgresql package (.ci/run does) or set VTREE_PG_BIN`
+    )
   }
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "vtree-pg-"))
   const data = path.join(root, "data")
@@ -73,7 +75,9 @@ export const start = async (clusterOptions: ClusterOptions = {}): Promise<PgClus
       `-p ${port}`,
       "-c listen_addresses=127.0.0.1",
       `-c unix_socket_directories=${root}`,
-      ...(clusterOptions.durable === true ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
+      ...(clusterOptions.durable === true
+        ? []
+        : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
       "-c max_connections=200"
     ].join(" ")
     await pg("pg_ctl", ["-D", data, "-o", options, "-l", path.join(root, "server.log"), "-w", "-t", "60", "start"])

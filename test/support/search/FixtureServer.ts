@@ -63,13 +63,15 @@ export const fixtureServer = (routes: Record<string, Handler>): Effect.Effect<Fi
     (server) => Effect.promise(() => server.close())
   )
 
-export const sendJson = (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_req, res) => {
-  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body))
-}
+export const sendJson =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_req, res) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body))
+  }
 
-export const sendBody = (status: number, body: Buffer | string, headers: Record<string, string>): Handler => (_req, res) => {
-  res.writeHead(status, headers).end(body)
-}
+export const sendBody =
+  (status: number, body: Buffer | string, headers: Record<string, string>): Handler => (_req, res) => {
+    res.writeHead(status, headers).end(body)
+  }
 
 export const redirectTo = (location: string, status = 302): Handler => (_req, res) => {
   res.writeHead(status, { location }).end()

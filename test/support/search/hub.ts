@@ -1,12 +1,12 @@
 import { FetchHttpClient } from "@effect/platform"
 import { HashMap, Layer, Logger } from "effect"
 import { readFileSync } from "node:fs"
+import { SearchSettings, type SearchSettingsShape } from "../../../src/config/SearchSettings.js"
 import { GithubSearchLive } from "../../../src/layers/github/GithubSearch.js"
 import { PageReaderLive } from "../../../src/layers/reader/ReaderLive.js"
 import { SearxngSearchLive } from "../../../src/layers/searxng/SearxngSearch.js"
-import { DnsResolver, type ResolvedAddress } from "../../../src/services/DnsResolver.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
-import { SearchSettings, type SearchSettingsShape } from "../../../src/config/SearchSettings.js"
+import { DnsResolver, type ResolvedAddress } from "../../../src/services/DnsResolver.js"
 
 export const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8"))

@@ -2,10 +2,12 @@
 export const articlePage = (sections: number): string => {
   const body = Array.from({ length: sections }, (_, i) =>
     `<h2>Section ${i + 1}</h2>` +
-    `<p>The tidal range in the Bay of Fundy reaches sixteen metres, and engineers have spent decades measuring how much of that motion a turbine can take without harming fish. Section ${i + 1} looks at the measurements.</p>` +
+    `<p>The tidal range in the Bay of Fundy reaches sixteen metres, and engineers have spent decades measuring how much of that motion a turbine can take without harming fish. Section ${
+      i + 1
+    } looks at the measurements.</p>` +
     `<p>Each turbine is tested over a full lunar cycle; the data are published with the raw logs so that other teams can check the numbers. Read the <a href="/2024/related">related report</a> for the method.</p>` +
-    `<p>Critics point out that sediment moves differently once the flow slows, and that the long-term effect on the mud flats is not known yet. The operators answer that monitoring continues.</p>`
-  ).join("\n")
+    `<p>Critics point out that sediment moves differently once the flow slows, and that the long-term effect on the mud flats is not known yet. The operators answer that monitoring continues.</p>`)
+    .join("\n")
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tidal Power in the Bay of Fundy</title>
 <script>tracker()</script><style>body{}</style></head><body>
 <header><nav><a href="/">Home</a> <a href="/world">World</a> <a href="/science">Science</a></nav></header>

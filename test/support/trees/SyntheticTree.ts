@@ -78,7 +78,8 @@ export const syntheticTree = (options: SyntheticTreeOptions): Json => {
   const sceneSeconds = options.sceneSeconds ?? 300
   const random = seededRandom(options.seed ?? 7)
   const card = options.card ?? defaultCard
-  const subtitle = options.subtitle ?? ((_id, level, rnd) => (level === 3 ? "" : `${fillerWords(rnd, 12)}. ${fillerWords(rnd, 10)}.`))
+  const subtitle = options.subtitle ??
+    ((_id, level, rnd) => (level === 3 ? "" : `${fillerWords(rnd, 12)}. ${fillerWords(rnd, 10)}.`))
   const nodes: Record<string, Json> = {}
   for (let s = 0; s < options.scenes; s++) {
     const sceneId = `${videoId}_L1_${pad(s)}`
@@ -96,7 +97,9 @@ export const syntheticTree = (options: SyntheticTreeOptions): Json => {
       const eventId = `${sceneId}_L2_${pad(e)}`
       events.push(eventId)
       const eventStart = start + e * eventSeconds
-      const frameCount = typeof options.framesPerEvent === "number" ? options.framesPerEvent : options.framesPerEvent(s, e)
+      const frameCount = typeof options.framesPerEvent === "number"
+        ? options.framesPerEvent
+        : options.framesPerEvent(s, e)
       const frames: Array<string> = []
       nodes[eventId] = {
         level: 2,
@@ -109,11 +112,22 @@ export const syntheticTree = (options: SyntheticTreeOptions): Json => {
         const frameId = `${eventId}_L3_${pad(f)}`
         frames.push(frameId)
         const t = Math.round((eventStart + ((f + 0.5) * eventSeconds) / frameCount) * 10) / 10
-        nodes[frameId] = { level: 3, time_range: [t, t], card: card(frameId, 3, random), subtitle: subtitle(frameId, 3, random) }
+        nodes[frameId] = {
+          level: 3,
+          time_range: [t, t],
+          card: card(frameId, 3, random),
+          subtitle: subtitle(frameId, 3, random)
+        }
       }
     }
   }
-  return { videoID: videoId, duration_category: "long", duration_seconds: options.scenes * sceneSeconds, domain: "Synthetic", nodes }
+  return {
+    videoID: videoId,
+    duration_category: "long",
+    duration_seconds: options.scenes * sceneSeconds,
+    domain: "Synthetic",
+    nodes
+  }
 }
 
 /**

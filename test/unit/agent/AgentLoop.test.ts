@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
 import { ProviderError } from "../../../src/domain/ProviderError.js"
-import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
-import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
+import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import type { LlmReply } from "../../../src/layers/testing/ScriptedLlm.js"
+import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
 import { AgentObserver, makeObserver } from "../../../src/programs/agent/Observer.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../../../src/programs/agent/RunQuestion.js"
 import type { ChatRequest } from "../../../src/services/LLMProvider.js"
@@ -71,7 +71,10 @@ describe("AgentLoop", () => {
       assert.isNull(prediction.prediction)
       const requests = yield* agentRequests(llm)
       assert.strictEqual(requests.length, 3)
-      assert.strictEqual(requests[1]!.messages.at(-1)!.content, "PARSE-ERROR (no JSON object found): reply with one JSON object.")
+      assert.strictEqual(
+        requests[1]!.messages.at(-1)!.content,
+        "PARSE-ERROR (no JSON object found): reply with one JSON object."
+      )
     }))
 
   it.effect("garbage, garbage, valid continues, and the failure counter resets on success", () =>
@@ -176,7 +179,9 @@ describe("AgentLoop", () => {
   it.effect("interruption is never caught: not during the retry wait, not turned into a prediction", () =>
     Effect.gen(function*() {
       const finished: Array<string> = []
-      const observer = makeObserver({ onFinish: (prediction) => Effect.sync(() => finished.push(prediction.stopReason)) })
+      const observer = makeObserver({
+        onFinish: (prediction) => Effect.sync(() => finished.push(prediction.stopReason))
+      })
       const { program, llm } = yield* setup([transient("RateLimited"), submit("C")])
       const fiber = yield* Effect.fork(program.pipe(Effect.provideService(AgentObserver, observer)))
       yield* TestClock.adjust("10 seconds")
@@ -291,7 +296,10 @@ describe("AgentLoop", () => {
       const seen: Array<string> = []
       const observer = makeObserver({
         beforeStep: (event) => Effect.sync(() => seen.push(`before ${event.index}`)),
-        afterTool: (event) => Effect.sync(() => (seen.push(`tool ${event.tool}`), event.tool === "view_node" ? "HINT: look at frames" : undefined)),
+        afterTool: (event) =>
+          Effect.sync(
+            () => (seen.push(`tool ${event.tool}`), event.tool === "view_node" ? "HINT: look at frames" : undefined)
+          ),
         afterStep: (_, step) => Effect.sync(() => seen.push(`after ${step.index}`)),
         onFinish: (prediction) => Effect.sync(() => seen.push(`finish ${prediction.stopReason}`))
       })
@@ -312,11 +320,18 @@ describe("AgentLoop", () => {
 
   it.effect("manual skill mode adds read_skill", () =>
     Effect.gen(function*() {
-      const { program } = yield* setup([call("read_skill", { name: "counting" }), call("read_skill", { name: "nope" }), submit("C")], {
+      const { program } = yield* setup([
+        call("read_skill", { name: "counting" }),
+        call("read_skill", { name: "nope" }),
+        submit("C")
+      ], {
         skillMode: "manual"
       })
       const prediction = yield* program
       assert.strictEqual(prediction.steps[0]!.output, "Count carefully.")
-      assert.include(prediction.steps[1]!.output, "[Tool error] read_skill: no skill named \"nope\"; available: counting")
+      assert.include(
+        prediction.steps[1]!.output,
+        "[Tool error] read_skill: no skill named \"nope\"; available: counting"
+      )
     }))
 })

@@ -33,7 +33,12 @@ const runWith = (pack: "en" | "zh") =>
     const llm = yield* ScriptedLlm.make(scriptFor(trajectory, anyPackTool))
     const vlm = yield* ScriptedVlm.make(() => "three tomatoes")
     const prediction = yield* runQuestion(
-      { questionId: "q", question: "How many tomatoes?", options: ["A. 1", "B. 2", "C. 3", "D. 4"], taskType: "Counting Problem" },
+      {
+        questionId: "q",
+        question: "How many tomatoes?",
+        options: ["A. 1", "B. 2", "C. 3", "D. 4"],
+        taskType: "Counting Problem"
+      },
       sampleTree(),
       { prompts }
     ).pipe(Effect.provide(Layer.merge(llm.layer, vlm.layer)))
@@ -47,7 +52,23 @@ describe("prompt packs in a run", () => {
       const { prediction, outputs, firstAgent } = yield* runWith("en")
       assert.strictEqual(prediction.stopReason, "finished")
       assert.strictEqual(prediction.prediction, "C")
-      for (const marker of ["[Node]", "| Event |", "[Summary]", "[Verified]", "[Entities]", "[Children]", "★★", "[Search results]", "[Subtitle context]", "[Visual observation]", "[Check]", "[ok] answer submitted: C", "[Tool error]"]) {
+      for (
+        const marker of [
+          "[Node]",
+          "| Event |",
+          "[Summary]",
+          "[Verified]",
+          "[Entities]",
+          "[Children]",
+          "★★",
+          "[Search results]",
+          "[Subtitle context]",
+          "[Visual observation]",
+          "[Check]",
+          "[ok] answer submitted: C",
+          "[Tool error]"
+        ]
+      ) {
         assert.include(outputs, marker)
       }
       assert.notInclude(outputs, "[节点]")
@@ -58,7 +79,22 @@ describe("prompt packs in a run", () => {
     Effect.gen(function*() {
       const { prediction, outputs } = yield* runWith("zh")
       assert.strictEqual(prediction.stopReason, "finished")
-      for (const marker of ["[节点]", "| 事件 |", "[内容摘要]", "[核实]", "[实体]", "[子节点概览]", "★★", "[搜索结果]", "[字幕上下文]", "[视觉观察]", "[验证]", "[ok] 答案已提交: C"]) {
+      for (
+        const marker of [
+          "[节点]",
+          "| 事件 |",
+          "[内容摘要]",
+          "[核实]",
+          "[实体]",
+          "[子节点概览]",
+          "★★",
+          "[搜索结果]",
+          "[字幕上下文]",
+          "[视觉观察]",
+          "[验证]",
+          "[ok] 答案已提交: C"
+        ]
+      ) {
         assert.include(outputs, marker)
       }
       assert.notInclude(outputs, "[Node]")

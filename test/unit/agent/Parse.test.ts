@@ -11,20 +11,38 @@ const parsed = (raw: string) => {
 
 describe("parseAgentReply", () => {
   it("reads a plain reply", () => {
-    const reply = parsed(JSON.stringify({ reflect: { a: 1 }, plan: { b: 2 }, action: { tool: "view_node", args: { node_id: "x" } } }))
-    assert.deepStrictEqual(reply, { reflect: { a: 1 }, plan: { b: 2 }, action: { tool: "view_node", args: { node_id: "x" } } })
+    const reply = parsed(
+      JSON.stringify({ reflect: { a: 1 }, plan: { b: 2 }, action: { tool: "view_node", args: { node_id: "x" } } })
+    )
+    assert.deepStrictEqual(reply, {
+      reflect: { a: 1 },
+      plan: { b: 2 },
+      action: { tool: "view_node", args: { node_id: "x" } }
+    })
   })
 
   it("strips ```json and bare ``` fences, and prose around them", () => {
     const body = JSON.stringify({ action: { tool: "submit_answer", args: { answer: "C" } } })
-    for (const raw of [`\`\`\`json\n${body}\n\`\`\``, `\`\`\`\n${body}\n\`\`\``, `Here you go:\n\`\`\`json\n${body}\n\`\`\`\nDone.`, `Sure. ${body}`]) {
+    for (
+      const raw of [
+        `\`\`\`json\n${body}\n\`\`\``,
+        `\`\`\`\n${body}\n\`\`\``,
+        `Here you go:\n\`\`\`json\n${body}\n\`\`\`\nDone.`,
+        `Sure. ${body}`
+      ]
+    ) {
       assert.deepStrictEqual(parsed(raw).action, { tool: "submit_answer", args: { answer: "C" } }, raw)
     }
   })
 
   it("is not fooled by a fence inside a string of a fenced reply", () => {
-    const body = JSON.stringify({ action: { tool: "submit_answer", args: { answer: "C", reasoning: "see ```code``` here" } } })
-    assert.deepStrictEqual(parsed(`\`\`\`json\n${body}\n\`\`\``).action.args, { answer: "C", reasoning: "see ```code``` here" })
+    const body = JSON.stringify({
+      action: { tool: "submit_answer", args: { answer: "C", reasoning: "see ```code``` here" } }
+    })
+    assert.deepStrictEqual(parsed(`\`\`\`json\n${body}\n\`\`\``).action.args, {
+      answer: "C",
+      reasoning: "see ```code``` here"
+    })
   })
 
   it("collects flat action keys into args", () => {
@@ -35,7 +53,9 @@ describe("parseAgentReply", () => {
   })
 
   it("repairs the usual model slips: single quotes, trailing commas, unquoted keys, a missing brace", () => {
-    assert.deepStrictEqual(parsed("{'action': {'tool': 'view_node', 'args': {'node_id': 'x',},},}").action.args, { node_id: "x" })
+    assert.deepStrictEqual(parsed("{'action': {'tool': 'view_node', 'args': {'node_id': 'x',},},}").action.args, {
+      node_id: "x"
+    })
     assert.deepStrictEqual(parsed("{action: {tool: \"view_node\", args: {node_id: \"x\"}}").action.tool, "view_node")
   })
 
@@ -46,7 +66,19 @@ describe("parseAgentReply", () => {
   })
 
   it("rejects replies without action.tool, with a reason", () => {
-    for (const raw of ["", "just text", "[1, 2]", "{}", "{\"action\": {}}", "{\"action\": {\"tool\": 3}}", "{\"action\": {\"tool\": \"  \"}}", "{\"action\": \"view_node\"}", "{\"action\": {\"tool\": \"t\", \"args\": [1]}}"]) {
+    for (
+      const raw of [
+        "",
+        "just text",
+        "[1, 2]",
+        "{}",
+        "{\"action\": {}}",
+        "{\"action\": {\"tool\": 3}}",
+        "{\"action\": {\"tool\": \"  \"}}",
+        "{\"action\": \"view_node\"}",
+        "{\"action\": {\"tool\": \"t\", \"args\": [1]}}"
+      ]
+    ) {
       const result = parseAgentReply(raw)
       assert.strictEqual(result._tag, "Unparseable", raw)
       if (result._tag === "Unparseable") assert.isNotEmpty(result.reason)
@@ -90,14 +122,18 @@ describe("parseAgentReply", () => {
 
   it("never throws on mutated valid replies (cuts, insertions, deletions)", () => {
     fc.assert(
-      fc.property(validReply, mutations(["{", "}", "\"", ",", "```", "\\", "[", ":", "\u0000", "} {"], 5), (reply, changes) => {
-        const raw = mutate(JSON.stringify(reply), changes)
-        const result = parseAgentReply(raw)
-        if (result._tag === "Parsed") {
-          assert.isString(result.reply.action.tool)
-          assert.notStrictEqual(result.reply.action.tool.trim(), "")
+      fc.property(
+        validReply,
+        mutations(["{", "}", "\"", ",", "```", "\\", "[", ":", "\u0000", "} {"], 5),
+        (reply, changes) => {
+          const raw = mutate(JSON.stringify(reply), changes)
+          const result = parseAgentReply(raw)
+          if (result._tag === "Parsed") {
+            assert.isString(result.reply.action.tool)
+            assert.notStrictEqual(result.reply.action.tool.trim(), "")
+          }
         }
-      }),
+      ),
       { numRuns: 1000 }
     )
   })

@@ -14,7 +14,9 @@ interface Expectation {
   readonly refused?: string
 }
 
-const cases = Object.entries(JSON.parse(readFileSync(new URL("cases.json", folder), "utf8")) as Record<string, Expectation | string>)
+const cases = Object.entries(
+  JSON.parse(readFileSync(new URL("cases.json", folder), "utf8")) as Record<string, Expectation | string>
+)
   .filter((entry): entry is [string, Expectation] => !entry[0].startsWith("_"))
 const replies = cases.map(([file]) => readFileSync(new URL(file, folder), "utf8"))
 
@@ -47,17 +49,21 @@ describe("reply corpus (test/fixtures/replies)", () => {
 
   it("never throws over mutations of the corpus, and what it accepts has a tool and object args", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...replies), mutations(["{", "}", "\"", "```", "<think>", "</think>", "<tool_call>", "[", "\\", ","], 8), (reply, changes) => {
-        const raw = mutate(reply, changes)
-        const result = parseAgentReply(raw)
-        if (result._tag === "Parsed") {
-          assert.notStrictEqual(result.reply.action.tool.trim(), "")
-          assert.isObject(result.reply.action.args)
-          assert.isAbove(result.shapes.length, 0)
-        } else {
-          assert.isNotEmpty(result.reason)
+      fc.property(
+        fc.constantFrom(...replies),
+        mutations(["{", "}", "\"", "```", "<think>", "</think>", "<tool_call>", "[", "\\", ","], 8),
+        (reply, changes) => {
+          const raw = mutate(reply, changes)
+          const result = parseAgentReply(raw)
+          if (result._tag === "Parsed") {
+            assert.notStrictEqual(result.reply.action.tool.trim(), "")
+            assert.isObject(result.reply.action.args)
+            assert.isAbove(result.shapes.length, 0)
+          } else {
+            assert.isNotEmpty(result.reason)
+          }
         }
-      }),
+      ),
       { numRuns: 1000 }
     )
   })

@@ -2,14 +2,14 @@
 // the sample questions, and the packaged en pack; only the models are scripted.
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Layer } from "effect"
-import { loadQuestions } from "../../../src/programs/questions/QuestionLoader.js"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
 import { runQuestion } from "../../../src/programs/agent/RunQuestion.js"
 import { loadPromptManager, packagedPromptsDir } from "../../../src/programs/prompts/PromptPack.js"
+import { loadQuestions } from "../../../src/programs/questions/QuestionLoader.js"
 import { makeSummaryCache } from "../../../src/programs/tools/SummaryCache.js"
 import { loadTreeEnvironment } from "../../../src/programs/tree/TreeLoader.js"
 import { call, scriptFor, submit } from "../../support/agent/Fakes.js"
@@ -37,7 +37,10 @@ describe("a question over the sample tree", () => {
       assert.strictEqual(prediction.stopReason, "finished")
       assert.strictEqual(prediction.prediction, question.answer)
       assert.match(prediction.steps[0]!.output, new RegExp(`^\\[Node\\] ${tree.index.rootIds[0]} \\| Scene \\| `))
-      assert.match(prediction.steps[1]!.output, /^\[Search results\] query "eggs skillet" → [1-5] nodes\n1\. vtSmpl0001a_L1_/)
+      assert.match(
+        prediction.steps[1]!.output,
+        /^\[Search results\] query "eggs skillet" → [1-5] nodes\n1\. vtSmpl0001a_L1_/
+      )
       assert.include(prediction.steps[2]!.output, "[Visual observation] four eggs in a skillet")
       const [look] = yield* vlm.requests
       assert.isAbove(look!.images.length, 0)

@@ -12,8 +12,8 @@ import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
 import { parseToolCall } from "../../../src/programs/agent/Parse.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../../../src/programs/agent/RunQuestion.js"
 import { call, scriptFor } from "../../support/agent/Fakes.js"
-import { mutate, mutations } from "../../support/agent/Mutations.js"
 import { sampleTree } from "../../support/agent/MemoryTree.js"
+import { mutate, mutations } from "../../support/agent/Mutations.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
 
 const question: QuestionInput = {
@@ -24,7 +24,8 @@ const question: QuestionInput = {
 }
 
 const notes = JSON.stringify({ reflect: { learned: "scene 1 is the kitchen" }, plan: { next: "answer" } })
-const submitCall = (answer: string) => toolCallReply([["submit_answer", { answer, evidence: "frame 2", reasoning: "counted" }]], { content: notes })
+const submitCall = (answer: string) =>
+  toolCallReply([["submit_answer", { answer, evidence: "frame 2", reasoning: "counted" }]], { content: notes })
 
 const setup = (agent: ReadonlyArray<LlmReply>, options: Partial<RunQuestionOptions> = {}) =>
   Effect.gen(function*() {
@@ -46,7 +47,10 @@ describe("AgentLoop, tools protocol", () => {
   it.effect("offers the tools as functions whose schemas are the dispatcher's, and answers each call by its id", () =>
     Effect.gen(function*() {
       const { agentRequests, program } = yield* setup([
-        toolCallReply([["view_node", { node_id: "vid_L1_000" }]], { content: notes, reasoning: "look at the kitchen first" }),
+        toolCallReply([["view_node", { node_id: "vid_L1_000" }]], {
+          content: notes,
+          reasoning: "look at the kitchen first"
+        }),
         submitCall("C")
       ])
       const prediction = yield* program
@@ -64,7 +68,12 @@ describe("AgentLoop, tools protocol", () => {
 
       const requests = yield* agentRequests
       const tools = requests[0]!.tools!
-      assert.deepStrictEqual(tools.map((tool) => tool.name), ["view_node", "search_similar", "observe_frame", "submit_answer"])
+      assert.deepStrictEqual(tools.map((tool) => tool.name), [
+        "view_node",
+        "search_similar",
+        "observe_frame",
+        "submit_answer"
+      ])
       assert.deepStrictEqual(tools[0]!.parameters, withoutDraft(ViewNodeArgs))
       assert.deepStrictEqual(tools[2]!.parameters, withoutDraft(ObserveFrameArgs))
       assert.deepStrictEqual(tools[3]!.parameters, withoutDraft(SubmitAnswerArgs))
@@ -182,10 +191,17 @@ describe("parseToolCall", () => {
     const json = parseToolCall(notes, { name: "view_node", arguments: "{\"node_id\": \"x\"}" }, 1)
     assert.deepStrictEqual(json, {
       _tag: "Parsed",
-      reply: { reflect: { learned: "scene 1 is the kitchen" }, plan: { next: "answer" }, action: { tool: "view_node", args: { node_id: "x" } } },
+      reply: {
+        reflect: { learned: "scene 1 is the kitchen" },
+        plan: { next: "answer" },
+        action: { tool: "view_node", args: { node_id: "x" } }
+      },
       shapes: ["function-call"]
     })
-    const prose = parseToolCall("<think>scene first</think>Scene 1 looks right.", { name: " view_node ", arguments: "" }, 1)
+    const prose = parseToolCall("<think>scene first</think>Scene 1 looks right.", {
+      name: " view_node ",
+      arguments: ""
+    }, 1)
     assert.deepStrictEqual(prose, {
       _tag: "Parsed",
       reply: { reflect: { text: "Scene 1 looks right." }, plan: {}, action: { tool: "view_node", args: {} } },
@@ -194,7 +210,10 @@ describe("parseToolCall", () => {
     })
     const other = parseToolCall("{\"confidence\": 0.4}", { name: "view_node", arguments: "{}" }, 1)
     assert.isTrue(other._tag === "Parsed" && other.reply.reflect["confidence"] === 0.4)
-    assert.deepStrictEqual(parseToolCall("", { name: "", arguments: "{}" }, 1), { _tag: "Unparseable", reason: "the tool call names no function" })
+    assert.deepStrictEqual(parseToolCall("", { name: "", arguments: "{}" }, 1), {
+      _tag: "Unparseable",
+      reason: "the tool call names no function"
+    })
     assert.deepStrictEqual(parseToolCall("", { name: "view_node", arguments: "42" }, 1), {
       _tag: "Unparseable",
       reason: "the arguments of \"view_node\" are not a JSON object"
@@ -205,7 +224,10 @@ describe("parseToolCall", () => {
     const inserts = ["{", "}", "\"", "<think>", "</think>", "[", "\\", ","]
     fc.assert(
       fc.property(mutations(inserts, 6), mutations(inserts, 6), (noteChanges, argChanges) => {
-        const parsed = parseToolCall(mutate(notes, noteChanges), { name: "view_node", arguments: mutate("{\"node_id\": \"vid_L1_000\"}", argChanges) }, 1)
+        const parsed = parseToolCall(mutate(notes, noteChanges), {
+          name: "view_node",
+          arguments: mutate("{\"node_id\": \"vid_L1_000\"}", argChanges)
+        }, 1)
         if (parsed._tag === "Parsed") {
           assert.strictEqual(parsed.reply.action.tool, "view_node")
           assert.isTrue(typeof parsed.reply.action.args === "object" && !Array.isArray(parsed.reply.action.args))

@@ -17,7 +17,12 @@ describe("parseCsv", () => {
   })
 
   it("keeps commas, doubled quotes and line breaks inside quotes", () => {
-    assert.deepStrictEqual(fields(`q,"why, then?","say ""hi""","two\r\nlines"\n`), [["q", "why, then?", "say \"hi\"", "two\r\nlines"]])
+    assert.deepStrictEqual(fields(`q,"why, then?","say ""hi""","two\r\nlines"\n`), [[
+      "q",
+      "why, then?",
+      "say \"hi\"",
+      "two\r\nlines"
+    ]])
   })
 
   it("keeps empty fields, skips blank lines and a BOM", () => {
@@ -31,7 +36,10 @@ describe("parseCsv", () => {
   })
 
   it("refuses a quote left open and text after a closing quote, naming the line", () => {
-    assert.deepStrictEqual(parseCsv(`a\n"open,b\n`), Either.left({ line: 2, problem: "a quoted field is never closed" }))
+    assert.deepStrictEqual(
+      parseCsv(`a\n"open,b\n`),
+      Either.left({ line: 2, problem: "a quoted field is never closed" })
+    )
     assert.deepStrictEqual(Either.getLeft(parseCsv(`a\n"x"y\n`)).pipe((o) => o._tag === "Some" ? o.value.line : 0), 2)
   })
 
@@ -39,10 +47,16 @@ describe("parseCsv", () => {
     const quote = (s: string) => (/[",\r\n]/.test(s) || s === "" ? `"${s.replace(/"/g, "\"\"")}"` : s)
     fc.assert(
       fc.property(
-        fc.array(fc.array(fc.string({ unit: fc.constantFrom("a", "b", ",", "\"", "\n", "\r", " ", "é") }), { minLength: 1, maxLength: 4 }), {
-          minLength: 1,
-          maxLength: 5
-        }),
+        fc.array(
+          fc.array(fc.string({ unit: fc.constantFrom("a", "b", ",", "\"", "\n", "\r", " ", "é") }), {
+            minLength: 1,
+            maxLength: 4
+          }),
+          {
+            minLength: 1,
+            maxLength: 5
+          }
+        ),
         fc.constantFrom("\n", "\r\n"),
         (table, eol) => {
           const text = table.map((row) => row.map(quote).join(",")).join(eol) + eol

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
+import type { QuestionLoadError } from "../../../src/domain/Question.js"
 import type { BenchmarkInput, BenchmarkQuestion } from "../../../src/programs/benchmarks/Benchmark.js"
 import { asQuestion, decodeBenchmark, type DecodeOptions } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
-import type { QuestionLoadError } from "../../../src/domain/Question.js"
 import {
   egoSchemaRows,
   egoSchemaSubset,
@@ -25,13 +25,20 @@ const decoded = (input: BenchmarkInput, options?: DecodeOptions) => {
   if (Either.isLeft(result)) return assert.fail(result.left.message)
   return result.right
 }
-const questions = (input: BenchmarkInput, options?: DecodeOptions): ReadonlyArray<BenchmarkQuestion> => decoded(input, options).questions
+const questions = (input: BenchmarkInput, options?: DecodeOptions): ReadonlyArray<BenchmarkQuestion> =>
+  decoded(input, options).questions
 const failure = (input: BenchmarkInput, options?: DecodeOptions): QuestionLoadError => {
   const result = decodeBenchmark(input, options)
   if (Either.isRight(result)) return assert.fail(`expected an error, got ${result.right.questions.length} questions`)
   return result.left
 }
-const brief = (q: BenchmarkQuestion) => ({ id: q.id, videoId: q.videoId, options: q.options, key: q.key, originalKey: q.originalKey })
+const brief = (q: BenchmarkQuestion) => ({
+  id: q.id,
+  videoId: q.videoId,
+  options: q.options,
+  key: q.key,
+  originalKey: q.originalKey
+})
 
 describe("Video-MME", () => {
   it("reads JSONL and JSON arrays alike, keeping video_id, sub_category and url in the row", () => {
@@ -39,7 +46,13 @@ describe("Video-MME", () => {
     const fromArray = questions(fileInput("test.json", json(videoMmeRows)))
     assert.deepStrictEqual(fromLines.map(brief), fromArray.map(brief))
     const q = fromLines[0]!
-    assert.deepStrictEqual(brief(q), { id: "001-1", videoId: "fFjv93ACGo8", options: videoMmeRows[0]!.options, key: "C", originalKey: "C" })
+    assert.deepStrictEqual(brief(q), {
+      id: "001-1",
+      videoId: "fFjv93ACGo8",
+      options: videoMmeRows[0]!.options,
+      key: "C",
+      originalKey: "C"
+    })
     assert.strictEqual(q.durationGroup, "short")
     assert.deepStrictEqual(q.categories, [
       { axis: "task type", labels: ["Counting Problem"] },
@@ -61,8 +74,19 @@ describe("Video-MME", () => {
   })
 
   it("reads vtree's folder of <videoID>.json files, lettering bare options", () => {
-    const qs = questions(folderInput("qs", [["vid1.json", json([{ question_id: 7, task_type: "OCR Problems", question: "Q?", options: ["x", "y"], answer: null }])]]))
-    assert.deepStrictEqual(qs.map(brief), [{ id: "7", videoId: "vid1", options: ["A. x", "B. y"], key: null, originalKey: null }])
+    const qs = questions(
+      folderInput("qs", [[
+        "vid1.json",
+        json([{ question_id: 7, task_type: "OCR Problems", question: "Q?", options: ["x", "y"], answer: null }])
+      ]])
+    )
+    assert.deepStrictEqual(qs.map(brief), [{
+      id: "7",
+      videoId: "vid1",
+      options: ["A. x", "B. y"],
+      key: null,
+      originalKey: null
+    }])
   })
 
   it("refuses an answer letter the question lacks, and options out of order, naming file, row and fix", () => {
@@ -83,7 +107,13 @@ describe("LVBench", () => {
   it("splits options out of the question, keeps multi-line options and trailing text, maps types to short names", () => {
     const qs = questions(input)
     assert.deepStrictEqual(qs.map(brief), [
-      { id: "1", videoId: "4FLo1Y5jGxU", options: ["A. Hawk", "B. Crow", "C. Owl", "D. Sparrow"], key: "A", originalKey: "A" },
+      {
+        id: "1",
+        videoId: "4FLo1Y5jGxU",
+        options: ["A. Hawk", "B. Crow", "C. Owl", "D. Sparrow"],
+        key: "A",
+        originalKey: "A"
+      },
       {
         id: "2",
         videoId: "4FLo1Y5jGxU",
@@ -91,7 +121,13 @@ describe("LVBench", () => {
         key: "C",
         originalKey: "C"
       },
-      { id: "3", videoId: "Cm73ma6Ibcs", options: ["A. Rain", "B. Sun", "C. Snow", "D. Fog"], key: "B", originalKey: "B" }
+      {
+        id: "3",
+        videoId: "Cm73ma6Ibcs",
+        options: ["A. Rain", "B. Sun", "C. Snow", "D. Fog"],
+        key: "B",
+        originalKey: "B"
+      }
     ])
     assert.strictEqual(qs[1]!.question, "Why does the fox\nrun away?\nAnswer with the letter.")
     assert.deepStrictEqual(qs[1]!.categories, [{ axis: "question type", labels: ["Rea", "KIR"] }])
@@ -106,7 +142,10 @@ describe("LVBench", () => {
       failure(fileInput("m.jsonl", line("What bird?"))).message,
       `m.jsonl: line 1: qa[0].question: holds no "(A) …" option lines — write each option on its own line as "(A) text", in order`
     )
-    assert.match(failure(fileInput("m.jsonl", line("Q?\n(A) x\n(C) y"))).message, /^m\.jsonl: line 1: qa\[0\]\.question: option "\(C\)" where "\(B\)" was expected/)
+    assert.match(
+      failure(fileInput("m.jsonl", line("Q?\n(A) x\n(C) y"))).message,
+      /^m\.jsonl: line 1: qa\[0\]\.question: option "\(C\)" where "\(B\)" was expected/
+    )
   })
 })
 
@@ -114,14 +153,32 @@ describe("LongVideoBench", () => {
   it("takes the video from video_path's stem and the key from correct_choice", () => {
     const qs = questions(fileInput("lvb_val.json", json(longVideoBenchRows)))
     assert.deepStrictEqual(qs.map(brief), [
-      { id: "86CxyhFV9MI_0", videoId: "86CxyhFV9MI", options: ["A. someone asking", "B. an apple", "C. a cat", "D. a glass of water"], key: "D", originalKey: 3 },
-      { id: "-8lu-6Vx8as_1", videoId: "-8lu-6Vx8as", options: ["A. a book", "B. a cup", "C. a phone", "D. a pen", "E. nothing"], key: "A", originalKey: 0 }
+      {
+        id: "86CxyhFV9MI_0",
+        videoId: "86CxyhFV9MI",
+        options: ["A. someone asking", "B. an apple", "C. a cat", "D. a glass of water"],
+        key: "D",
+        originalKey: 3
+      },
+      {
+        id: "-8lu-6Vx8as_1",
+        videoId: "-8lu-6Vx8as",
+        options: ["A. a book", "B. a cup", "C. a phone", "D. a pen", "E. nothing"],
+        key: "A",
+        originalKey: 0
+      }
     ])
-    assert.deepStrictEqual(qs[0]!.categories, [{ axis: "question category", labels: ["TOS"] }, { axis: "duration group", labels: ["600"] }])
+    assert.deepStrictEqual(qs[0]!.categories, [{ axis: "question category", labels: ["TOS"] }, {
+      axis: "duration group",
+      labels: ["600"]
+    }])
   })
 
   it("leaves the test split unscored", () => {
-    assert.deepStrictEqual(questions(fileInput("lvb_test_wo_gt.json", json(longVideoBenchTestRows))).map((q) => q.key), [null, null])
+    assert.deepStrictEqual(
+      questions(fileInput("lvb_test_wo_gt.json", json(longVideoBenchTestRows))).map((q) => q.key),
+      [null, null]
+    )
   })
 
   it("refuses a key out of range and a row without options", () => {
@@ -138,7 +195,9 @@ describe("LongVideoBench", () => {
 
 describe("MLVU", () => {
   it("reads the dev folder, deriving ids and matching the answer text to a candidate", () => {
-    const qs = questions(folderInput("MLVU/json", [["1_plotQA.json", json(mlvuPlotQa)], ["2_needle.json", json(mlvuNeedle)]]))
+    const qs = questions(
+      folderInput("MLVU/json", [["1_plotQA.json", json(mlvuPlotQa)], ["2_needle.json", json(mlvuNeedle)]])
+    )
     assert.deepStrictEqual(qs.map((q) => [q.id, q.videoId, q.key, q.originalKey, q.taskType]), [
       ["plotQA_0", "movie101_66", "A", "Yellow", "plotQA"],
       ["plotQA_1", "movie101_67", "B", " on a ship", "plotQA"],
@@ -166,7 +225,13 @@ describe("EgoSchema", () => {
     assert.deepStrictEqual(questions(input).map((q) => q.key), [null, null, null])
     const keyed = questions(input, { answers: { file: "subset_answers.json", value: egoSchemaSubset } })
     assert.deepStrictEqual(keyed.map((q) => [q.key, q.originalKey]), [["D", 3], ["B", 1], [null, null]])
-    assert.deepStrictEqual(keyed[0]!.options, ["A. C is cooking.", "B. C is doing laundry.", "C. C is cleaning the kitchen.", "D. C is cleaning dishes.", "E. C is cleaning the bathroom."])
+    assert.deepStrictEqual(keyed[0]!.options, [
+      "A. C is cooking.",
+      "B. C is doing laundry.",
+      "C. C is cleaning the kitchen.",
+      "D. C is cleaning dishes.",
+      "E. C is cleaning the bathroom."
+    ])
     assert.strictEqual(keyed[0]!.videoId, egoSchemaRows[0]!.q_uid)
   })
 
@@ -175,10 +240,15 @@ describe("EgoSchema", () => {
     assert.deepStrictEqual(letters.map((q) => q.key), [null, null, "E"])
     assert.strictEqual(
       failure(input, { answers: { file: "a.json", value: { [egoSchemaRows[0]!.q_uid]: 5 } } }).message,
-      `a.json: "${egoSchemaRows[0]!.q_uid}": 5 names no option (the question has 5: A–E, or indices 0–4) — give a letter or an index from 0`
+      `a.json: "${
+        egoSchemaRows[0]!.q_uid
+      }": 5 names no option (the question has 5: A–E, or indices 0–4) — give a letter or an index from 0`
     )
     const other = failure(input, { answers: { file: "a.json", value: { nope: 1 } } })
-    assert.deepStrictEqual([other.reason, other.message], ["InvalidAnswers", "a.json: names none of the questions' ids — pass the answers that belong to this question file"])
+    assert.deepStrictEqual([other.reason, other.message], [
+      "InvalidAnswers",
+      "a.json: names none of the questions' ids — pass the answers that belong to this question file"
+    ])
   })
 })
 
@@ -189,15 +259,36 @@ describe("NExT-QA", () => {
       {
         id: "4010069381_6",
         videoId: "4010069381",
-        options: ["A. share with the girl", "B. approach lady sitting there", "C. unwrap it", "D. playing with toy train", "E. gesture something"],
+        options: [
+          "A. share with the girl",
+          "B. approach lady sitting there",
+          "C. unwrap it",
+          "D. playing with toy train",
+          "E. gesture something"
+        ],
         key: "D",
         originalKey: 3
       },
-      { id: "4010069381_7", videoId: "4010069381", options: ["A. sit, then stand", "B. clap", "C. wave", "D. jump", "E. run"], key: "B", originalKey: 1 },
-      { id: "6233408665_2", videoId: "6233408665", options: ["A. two", "B. three", "C. four", "D. five", "E. six"], key: "A", originalKey: 0 }
+      {
+        id: "4010069381_7",
+        videoId: "4010069381",
+        options: ["A. sit, then stand", "B. clap", "C. wave", "D. jump", "E. run"],
+        key: "B",
+        originalKey: 1
+      },
+      {
+        id: "6233408665_2",
+        videoId: "6233408665",
+        options: ["A. two", "B. three", "C. four", "D. five", "E. six"],
+        key: "A",
+        originalKey: 0
+      }
     ])
     assert.strictEqual(qs[1]!.question, `what did the man do after he said "ok, go"`)
-    assert.deepStrictEqual(qs[1]!.categories, [{ axis: "type", labels: ["TN"] }, { axis: "family", labels: ["Temporal"] }])
+    assert.deepStrictEqual(qs[1]!.categories, [{ axis: "type", labels: ["TN"] }, {
+      axis: "family",
+      labels: ["Temporal"]
+    }])
     assert.deepStrictEqual(qs[1]!.source, { file: "val.csv", location: "line 3" })
   })
 
@@ -216,7 +307,9 @@ describe("NExT-QA", () => {
 
 describe("decodeBenchmark", () => {
   it("refuses ids that repeat across the input and an input of no questions", () => {
-    const twice = failure(folderInput("dev", [["1_plotQA.json", json(mlvuPlotQa)], ["1_plotQA_copy.json", json(mlvuPlotQa)]]))
+    const twice = failure(
+      folderInput("dev", [["1_plotQA.json", json(mlvuPlotQa)], ["1_plotQA_copy.json", json(mlvuPlotQa)]])
+    )
     assert.deepStrictEqual([twice.reason, twice.message], [
       "DuplicateId",
       `dev/1_plotQA_copy.json: index 0: question id "plotQA_0" already appears at dev/1_plotQA.json: index 0 — question ids must be unique across the input; remove or rename one`

@@ -18,7 +18,8 @@ import {
   videoMmeRows
 } from "./fixtures.js"
 
-const detected = (input: BenchmarkInput): string => Either.match(detectBenchmark(input), { onLeft: (e) => e.reason, onRight: (b) => b.name })
+const detected = (input: BenchmarkInput): string =>
+  Either.match(detectBenchmark(input), { onLeft: (e) => e.reason, onRight: (b) => b.name })
 
 describe("detectBenchmark", () => {
   it("recognises each released layout by its content", () => {
@@ -26,7 +27,16 @@ describe("detectBenchmark", () => {
       [
         fileInput("videomme.jsonl", jsonl(...videoMmeRows)),
         fileInput("test.json", json(videoMmeRows)),
-        folderInput("qs", [["fFjv93ACGo8.json", json([{ question_id: "1", task_type: "OCR Problems", question: "Q?", options: ["A. x", "B. y"], answer: "A" }])]]),
+        folderInput("qs", [[
+          "fFjv93ACGo8.json",
+          json([{
+            question_id: "1",
+            task_type: "OCR Problems",
+            question: "Q?",
+            options: ["A. x", "B. y"],
+            answer: "A"
+          }])
+        ]]),
         fileInput("video_info.meta.jsonl", jsonl(...lvBenchLines)),
         fileInput("lvb_val.json", json(longVideoBenchRows)),
         folderInput("MLVU/json", [["1_plotQA.json", json(mlvuPlotQa)], ["2_needle.json", json(mlvuNeedle)]]),
@@ -45,11 +55,19 @@ describe("detectBenchmark", () => {
   })
 
   it("refuses a file of no known layout in one line naming the layouts vtree reads", () => {
-    for (const input of [fileInput("x.json", json([{ foo: 1 }])), fileInput("notes.txt", "hello, world\n"), folderInput("empty", [])]) {
+    for (
+      const input of [
+        fileInput("x.json", json([{ foo: 1 }])),
+        fileInput("notes.txt", "hello, world\n"),
+        folderInput("empty", [])
+      ]
+    ) {
       const error = Either.getOrThrowWith(Either.flip(detectBenchmark(input)), () => "detected")
       assert.strictEqual(error.reason, "UnknownLayout")
       assert.notInclude(error.message, "\n")
-      for (const name of ["Video-MME", "LVBench", "LongVideoBench", "MLVU", "EgoSchema", "NExT-QA"]) assert.include(error.message, name)
+      for (const name of ["Video-MME", "LVBench", "LongVideoBench", "MLVU", "EgoSchema", "NExT-QA"]) {
+        assert.include(error.message, name)
+      }
     }
     assert.match(
       Either.getOrThrowWith(Either.flip(detectBenchmark(fileInput("x.json", "{}"))), () => "").message,
@@ -58,8 +76,17 @@ describe("detectBenchmark", () => {
   })
 
   it("lets the file name settle content that fits two layouts, and refuses when it does not", () => {
-    const both = [{ ...lvBenchLines[0], video: "a.mp4", question: "Q?", candidates: ["x", "y"], question_type: "plotQA" }]
-    const ambiguous = Either.getOrThrowWith(Either.flip(detectBenchmark(fileInput("rows.jsonl", jsonl(...both)))), () => "")
+    const both = [{
+      ...lvBenchLines[0],
+      video: "a.mp4",
+      question: "Q?",
+      candidates: ["x", "y"],
+      question_type: "plotQA"
+    }]
+    const ambiguous = Either.getOrThrowWith(
+      Either.flip(detectBenchmark(fileInput("rows.jsonl", jsonl(...both)))),
+      () => ""
+    )
     assert.deepStrictEqual([ambiguous.reason, ambiguous.message], [
       "Ambiguous",
       "rows.jsonl: fits several layouts (lvbench, mlvu) — pass --benchmark lvbench or --benchmark mlvu"
@@ -73,10 +100,19 @@ describe("detectBenchmark", () => {
 
 describe("--benchmark", () => {
   it("overrides detection, in any spelling of the name", () => {
-    const both = [{ ...lvBenchLines[0], video: "a.mp4", question: "Q?", candidates: ["x", "y"], question_type: "plotQA" }]
+    const both = [{
+      ...lvBenchLines[0],
+      video: "a.mp4",
+      question: "Q?",
+      candidates: ["x", "y"],
+      question_type: "plotQA"
+    }]
     const result = decodeBenchmark(fileInput("rows.jsonl", jsonl(...both)), { benchmark: "MLVU" })
     const named = (name: string): string => Either.getOrThrow(benchmarkNamed(name)).name
-    assert.deepStrictEqual(Either.getOrThrow(Either.map(result, (r) => [r.benchmark.name, r.questions.length])), ["mlvu", 1])
+    assert.deepStrictEqual(Either.getOrThrow(Either.map(result, (r) => [r.benchmark.name, r.questions.length])), [
+      "mlvu",
+      1
+    ])
     assert.deepStrictEqual([named("Video-MME"), named("next_qa")], ["videomme", "nextqa"])
   })
 
@@ -85,7 +121,10 @@ describe("--benchmark", () => {
       Either.getOrThrowWith(Either.flip(benchmarkNamed("activitynet")), () => "").message,
       `--benchmark: "activitynet" is no benchmark vtree reads — use one of videomme, lvbench, longvideobench, mlvu, egoschema, nextqa`
     )
-    const forced = Either.getOrThrowWith(Either.flip(decodeBenchmark(fileInput("questions.json", json(egoSchemaRows)), { benchmark: "lvbench" })), () => "")
+    const forced = Either.getOrThrowWith(
+      Either.flip(decodeBenchmark(fileInput("questions.json", json(egoSchemaRows)), { benchmark: "lvbench" })),
+      () => ""
+    )
     assert.strictEqual(
       forced.message,
       `questions.json: index 0: key: is missing — set "key" to the video's id (its folder under --trees)`

@@ -21,7 +21,11 @@ import {
 } from "./fixtures.js"
 
 const decoded = (input: BenchmarkInput, options?: DecodeOptions) => Either.getOrThrow(decodeBenchmark(input, options))
-const exported = (input: BenchmarkInput, predictions: ReadonlyArray<string | null>, options?: DecodeOptions): unknown => {
+const exported = (
+  input: BenchmarkInput,
+  predictions: ReadonlyArray<string | null>,
+  options?: DecodeOptions
+): unknown => {
   const { benchmark, questions } = decoded(input, options)
   return benchmark.export(questions.map((question, i) => ({ question, prediction: predictions[i] ?? null })))
 }
@@ -36,8 +40,22 @@ describe("exports", () => {
         sub_category: "Humanity & History",
         url: "https://www.youtube.com/watch?v=fFjv93ACGo8",
         questions: [
-          { question_id: "001-1", task_type: "Counting Problem", question: videoMmeRows[0]!.question, options: videoMmeRows[0]!.options, answer: "C", response: "C" },
-          { question_id: "001-2", task_type: "Information Synopsis", question: videoMmeRows[1]!.question, options: videoMmeRows[1]!.options, answer: "A", response: "" }
+          {
+            question_id: "001-1",
+            task_type: "Counting Problem",
+            question: videoMmeRows[0]!.question,
+            options: videoMmeRows[0]!.options,
+            answer: "C",
+            response: "C"
+          },
+          {
+            question_id: "001-2",
+            task_type: "Information Synopsis",
+            question: videoMmeRows[1]!.question,
+            options: videoMmeRows[1]!.options,
+            answer: "A",
+            response: ""
+          }
         ]
       },
       {
@@ -46,15 +64,29 @@ describe("exports", () => {
         domain: "Sports Competition",
         sub_category: "Football",
         questions: [
-          { question_id: "601-1", task_type: "Temporal Reasoning", question: "Which team scored first?", options: videoMmeRows[2]!.options, answer: "B", response: "A" }
+          {
+            question_id: "601-1",
+            task_type: "Temporal Reasoning",
+            question: "Which team scored first?",
+            options: videoMmeRows[2]!.options,
+            answer: "B",
+            response: "A"
+          }
         ]
       }
     ])
   })
 
   it("LVBench and LongVideoBench: {id: letter}; unanswered is the letter after the options", () => {
-    assert.deepStrictEqual(exported(fileInput("video_info.meta.jsonl", jsonl(...lvBenchLines)), ["A", null, "C"]), { "1": "A", "2": "E", "3": "C" })
-    assert.deepStrictEqual(exported(fileInput("lvb_val.json", json(longVideoBenchRows)), ["B", null]), { "86CxyhFV9MI_0": "B", "-8lu-6Vx8as_1": "F" })
+    assert.deepStrictEqual(exported(fileInput("video_info.meta.jsonl", jsonl(...lvBenchLines)), ["A", null, "C"]), {
+      "1": "A",
+      "2": "E",
+      "3": "C"
+    })
+    assert.deepStrictEqual(exported(fileInput("lvb_val.json", json(longVideoBenchRows)), ["B", null]), {
+      "86CxyhFV9MI_0": "B",
+      "-8lu-6Vx8as_1": "F"
+    })
   })
 
   it("MLVU: [{question_id, question_type, option}] for test and dev", () => {
@@ -62,20 +94,32 @@ describe("exports", () => {
       { question_id: "AQA_1", question_type: "sportsQA", option: "B" },
       { question_id: "AQA_2", question_type: "tutorialQA", option: "G" }
     ])
-    assert.deepStrictEqual(exported(folderInput("dev", [["1_plotQA.json", json(mlvuPlotQa)], ["2_needle.json", json(mlvuNeedle)]]), ["A", "D", null]), [
-      { question_id: "plotQA_0", question_type: "plotQA", option: "A" },
-      { question_id: "plotQA_1", question_type: "plotQA", option: "D" },
-      { question_id: "needle_0", question_type: "needle", option: "E" }
-    ])
+    assert.deepStrictEqual(
+      exported(folderInput("dev", [["1_plotQA.json", json(mlvuPlotQa)], ["2_needle.json", json(mlvuNeedle)]]), [
+        "A",
+        "D",
+        null
+      ]),
+      [
+        { question_id: "plotQA_0", question_type: "plotQA", option: "A" },
+        { question_id: "plotQA_1", question_type: "plotQA", option: "D" },
+        { question_id: "needle_0", question_type: "needle", option: "E" }
+      ]
+    )
   })
 
   it("EgoSchema: {q_uid: index} for every question, scored or not; unanswered is -1", () => {
     const [a, b, c] = egoSchemaRows.map((r) => r.q_uid)
-    assert.deepStrictEqual(exported(fileInput("questions.json", json(egoSchemaRows)), ["D", null, "A"], { answers: { file: "s.json", value: egoSchemaSubset } }), {
-      [a!]: 3,
-      [b!]: -1,
-      [c!]: 0
-    })
+    assert.deepStrictEqual(
+      exported(fileInput("questions.json", json(egoSchemaRows)), ["D", null, "A"], {
+        answers: { file: "s.json", value: egoSchemaSubset }
+      }),
+      {
+        [a!]: 3,
+        [b!]: -1,
+        [c!]: 0
+      }
+    )
   })
 
   it("NExT-QA: {<video>_<qid>: {prediction, answer}} as indices; unanswered predicts -1", () => {
@@ -95,7 +139,8 @@ const readBack: Record<string, (value: unknown, q: BenchmarkQuestion) => unknown
       .find((x) => x.question_id === q.id)!.response,
   lvbench: (v, q) => (v as Record<string, string>)[q.id],
   longvideobench: (v, q) => (v as Record<string, string>)[q.id],
-  mlvu: (v, q) => (v as ReadonlyArray<{ question_id: string; option: string }>).find((x) => x.question_id === q.id)!.option,
+  mlvu: (v, q) =>
+    (v as ReadonlyArray<{ question_id: string; option: string }>).find((x) => x.question_id === q.id)!.option,
   egoschema: (v, q) => {
     const index = (v as Record<string, number>)[q.id]!
     return index >= 0 ? letterAt(index) : index

@@ -1,7 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { indexOfLetter, letterAt, letterOptions, normalizeKey, outsideLetter } from "../../../src/programs/benchmarks/Options.js"
+import {
+  indexOfLetter,
+  letterAt,
+  letterOptions,
+  normalizeKey,
+  outsideLetter
+} from "../../../src/programs/benchmarks/Options.js"
 
 describe("normalizeKey", () => {
   it("reads letters however written and 0-based indices, as numbers or digits", () => {
@@ -20,26 +26,35 @@ describe("normalizeKey", () => {
 
   it("round-trips every option's letter and index", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 2, max: 10 }).chain((n) => fc.tuple(fc.constant(n), fc.nat({ max: n - 1 }))), ([n, i]) => {
-        assert.strictEqual(normalizeKey(i, n), letterAt(i))
-        assert.strictEqual(normalizeKey(letterAt(i).toLowerCase(), n), letterAt(i))
-        assert.strictEqual(indexOfLetter(letterAt(i)), i)
-        assert.isNull(normalizeKey(outsideLetter(n), n))
-      })
+      fc.property(
+        fc.integer({ min: 2, max: 10 }).chain((n) => fc.tuple(fc.constant(n), fc.nat({ max: n - 1 }))),
+        ([n, i]) => {
+          assert.strictEqual(normalizeKey(i, n), letterAt(i))
+          assert.strictEqual(normalizeKey(letterAt(i).toLowerCase(), n), letterAt(i))
+          assert.strictEqual(indexOfLetter(letterAt(i)), i)
+          assert.isNull(normalizeKey(outsideLetter(n), n))
+        }
+      )
     )
   })
 })
 
 describe("letterOptions", () => {
   it("letters 2 to 10 options and refuses other counts and blank options", () => {
-    assert.deepStrictEqual(letterOptions([" x ", "y"], "f", "index 0", "candidates", "fix"), Either.right(["A. x", "B. y"]))
+    assert.deepStrictEqual(
+      letterOptions([" x ", "y"], "f", "index 0", "candidates", "fix"),
+      Either.right(["A. x", "B. y"])
+    )
     assert.strictEqual(
       Either.getOrThrowWith(Either.flip(letterOptions(["x"], "f", "index 0", "candidates", "fix")), () => "").message,
       "f: index 0: candidates: expected 2 to 10 options, got 1 — fix"
     )
-    assert.isTrue(Either.isLeft(letterOptions(Array.from({ length: 11 }, (_, i) => `o${i}`), "f", "index 0", "candidates", "fix")))
+    assert.isTrue(
+      Either.isLeft(letterOptions(Array.from({ length: 11 }, (_, i) => `o${i}`), "f", "index 0", "candidates", "fix"))
+    )
     assert.strictEqual(
-      Either.getOrThrowWith(Either.flip(letterOptions(["x", " "], "f", "index 0", "candidates", "fix")), () => "").message,
+      Either.getOrThrowWith(Either.flip(letterOptions(["x", " "], "f", "index 0", "candidates", "fix")), () => "")
+        .message,
       "f: index 0: candidates[1]: is empty — give every option its text"
     )
   })

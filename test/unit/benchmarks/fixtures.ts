@@ -26,7 +26,8 @@ export const videoMmeRows = [
     videoID: "fFjv93ACGo8",
     question_id: "001-1",
     task_type: "Counting Problem",
-    question: "When demonstrating the Germany modern Christmas tree is initially decorated with apples, candles and berries, which kind of the decoration has the largest number?",
+    question:
+      "When demonstrating the Germany modern Christmas tree is initially decorated with apples, candles and berries, which kind of the decoration has the largest number?",
     options: ["A. Apples.", "B. Candles.", "C. Berries.", "D. The three kinds are of the same number."],
     answer: "C"
   },
@@ -40,7 +41,12 @@ export const videoMmeRows = [
     question_id: "001-2",
     task_type: "Information Synopsis",
     question: "What is the genre of this video?",
-    options: ["A. It is a news report that introduces the history behind Christmas decorations.", "B. It is a documentary on the evolution of Christmas holiday recipes.", "C. It is a travel vlog exploring Christmas markets around the world.", "D. It is a tutorial on DIY Christmas ornament crafting."],
+    options: [
+      "A. It is a news report that introduces the history behind Christmas decorations.",
+      "B. It is a documentary on the evolution of Christmas holiday recipes.",
+      "C. It is a travel vlog exploring Christmas markets around the world.",
+      "D. It is a tutorial on DIY Christmas ornament crafting."
+    ],
     answer: "A"
   },
   {
@@ -73,7 +79,8 @@ export const lvBenchLines = [
       },
       {
         uid: "2",
-        question: "Why does the fox\nrun away?\n(A) It is\nscared by a dog\n(B) It is hungry\n(C) It hears (a) shot\n(D) It is chasing a rabbit\n\nAnswer with the letter.",
+        question:
+          "Why does the fox\nrun away?\n(A) It is\nscared by a dog\n(B) It is hungry\n(C) It hears (a) shot\n(D) It is chasing a rabbit\n\nAnswer with the letter.",
         answer: "C",
         question_type: ["reasoning", "key information retrieval"],
         time_reference: "10:02-10:40"
@@ -159,7 +166,12 @@ export const mlvuNeedle = [
     video: "needle_32.mp4",
     duration: 467.1,
     question: "What does the hand coming out of the computer do?",
-    candidates: ["Delivers a product", "Shakes the woman's hand", "Takes the woman's credit card", "Points at the screen"],
+    candidates: [
+      "Delivers a product",
+      "Shakes the woman's hand",
+      "Takes the woman's credit card",
+      "Points at the screen"
+    ],
     answer: "Delivers a product",
     question_type: "needle"
   }
@@ -188,7 +200,8 @@ export const egoSchemaRows = [
   {
     q_uid: "0074f737-11cb-497d-8d07-77c3a8127391",
     google_drive_id: "1ce1mDeLl7Zk6ABGpXaAd8bGXU2Y5ZOHc",
-    question: "Taking into account all the actions performed by c, what can you deduce about the primary objective and focus within the video content?",
+    question:
+      "Taking into account all the actions performed by c, what can you deduce about the primary objective and focus within the video content?",
     "option 0": "C is cooking.",
     "option 1": "C is doing laundry.",
     "option 2": "C is cleaning the kitchen.",

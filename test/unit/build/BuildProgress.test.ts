@@ -1,6 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { textWidth } from "../../../src/domain/TextTable.js"
-import { applyBuildEvent, initialBuildProgress, renderBuildProgress, renderBuildSummary, renderDryRun } from "../../../src/programs/builder/BuildProgress.js"
+import {
+  applyBuildEvent,
+  initialBuildProgress,
+  renderBuildProgress,
+  renderBuildSummary,
+  renderDryRun
+} from "../../../src/programs/builder/BuildProgress.js"
 import type { VideoSummary } from "../../../src/programs/builder/BuildTree.js"
 import { estimateBuild } from "../../../src/programs/builder/Estimate.js"
 import { defaultParameters } from "../../../src/programs/builder/Plan.js"
@@ -18,13 +24,23 @@ const call = (kind: "event" | "scene", reused: boolean) => ({
 describe("build progress", () => {
   it("counts events, calls, reuse and tokens, with an ETA from the calls a model answered", () => {
     let state = initialBuildProgress(2)
-    state = applyBuildEvent(state, { _tag: "VideoStarted", videoId: "clip", index: 0, total: 2, events: 10, frames: 100 }, 0)
+    state = applyBuildEvent(state, {
+      _tag: "VideoStarted",
+      videoId: "clip",
+      index: 0,
+      total: 2,
+      events: 10,
+      frames: 100
+    }, 0)
     state = applyBuildEvent(state, call("event", true), 0)
     state = applyBuildEvent(state, call("event", false), 1_000)
     state = applyBuildEvent(state, call("event", false), 3_000)
     state = applyBuildEvent(state, call("event", false), 5_000)
     // Two calls in the 4 s since the first one: 2 s a call, 6 events left.
-    assert.strictEqual(renderBuildProgress(state, 5_000), "video 1/2 clip · events 4/10 · calls 3 (1 reused) · 3000 tokens · ETA 0m12s")
+    assert.strictEqual(
+      renderBuildProgress(state, 5_000),
+      "video 1/2 clip · events 4/10 · calls 3 (1 reused) · 3000 tokens · ETA 0m12s"
+    )
     state = applyBuildEvent(state, call("scene", false), 6_000)
     assert.include(renderBuildProgress(state, 6_000), "scenes 1")
   })
@@ -44,8 +60,15 @@ describe("build progress", () => {
       embedded: true,
       wallSeconds: 42.25
     }
-    const text = renderBuildSummary([summary, { ...summary, videoId: "other", degraded: { events: 0, frames: 0, scenes: 0 } }])
-    assert.match(text, /^video\s+duration\s+frames\s+events\s+scenes\s+vlm calls\s+llm calls\s+reused\s+tokens\s+degraded\s+time$/m)
+    const text = renderBuildSummary([summary, {
+      ...summary,
+      videoId: "other",
+      degraded: { events: 0, frames: 0, scenes: 0 }
+    }])
+    assert.match(
+      text,
+      /^video\s+duration\s+frames\s+events\s+scenes\s+vlm calls\s+llm calls\s+reused\s+tokens\s+degraded\s+time$/m
+    )
     assert.match(text, /^clip\s+10\.0 min\s+300\s+30\s+2\s+31\s+2\s+0\s+140k\s+1\s+42\.3 s$/m)
     assert.match(text, /^total\s+20\.0 min\s+600\s+60\s+4\s+62\s+4\s+0\s+280k\s+1\s+84\.5 s$/m)
     assert.include(text, "clip: trees/clip/tree.json (retrieval embeddings cached)")
@@ -55,12 +78,26 @@ describe("build progress", () => {
     const columnsTo = (line: string, end: string) => textWidth(line.slice(0, line.indexOf(end) + end.length))
     assert.strictEqual(columnsTo(wide!, "10.0 min"), columnsTo(header!, "duration"))
     assert.strictEqual(columnsTo(wide!, "42.3 s"), columnsTo(header!, "time"))
-    const estimate = estimateBuild({ durationSeconds: 3600, width: 1280, height: 720, subtitleChars: 0, promptChars: { event: 2000, scene: 1000 }, parameters: defaultParameters })
+    const estimate = estimateBuild({
+      durationSeconds: 3600,
+      width: 1280,
+      height: 720,
+      subtitleChars: 0,
+      promptChars: { event: 2000, scene: 1000 },
+      parameters: defaultParameters
+    })
     const dry = renderDryRun([{ videoId: "hour", estimate }])
     assert.match(dry, /^hour\s+60\.0 min\s+1800\s+180\s+12\s+180\s+12\s+1800\s+\S+\s+\S+\s+192$/m)
     assert.include(dry, "dry run: nothing was called or written")
     assert.notInclude(dry, "would not be sent")
-    const long = estimateBuild({ durationSeconds: 600, width: 1280, height: 720, subtitleChars: 0, promptChars: { event: 1, scene: 1 }, parameters: { ...defaultParameters, eventSeconds: 60 } })
+    const long = estimateBuild({
+      durationSeconds: 600,
+      width: 1280,
+      height: 720,
+      subtitleChars: 0,
+      promptChars: { event: 1, scene: 1 },
+      parameters: { ...defaultParameters, eventSeconds: 60 }
+    })
     assert.include(renderDryRun([{ videoId: "long", estimate: long }]), "sampled frames would not be sent")
   })
 })

@@ -13,8 +13,8 @@ import { loadTreeEnvironment } from "../../../src/programs/tree/TreeLoader.js"
 import { FrameSource } from "../../../src/services/FrameSource.js"
 import { MediaProbe } from "../../../src/services/MediaProbe.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
-import { eventReply } from "../../support/openai-sim/builder.js"
 import { type FakeVideo, llmCards, makeFakeMedia, vlmCards } from "../../support/build/BuildFakes.js"
+import { eventReply } from "../../support/openai-sim/builder.js"
 
 const prompts = { event: "EVENT PROMPT \"frames\": [ \"event_description\"", scene: "SCENE PROMPT" }
 const models = { vlm: "scripted-vlm", llm: "scripted-llm" }
@@ -44,7 +44,12 @@ const inputsOf = (files: ReadonlyArray<string>, withCues = true) =>
     return probed.map((video) => (withCues ? { ...video, subtitles: Effect.succeed({ source: "test", cues }) } : video))
   })
 
-const options = (out: string, extra: Partial<BuildOptions> = {}): BuildOptions => ({ outDir: out, prompts, models, ...extra })
+const options = (out: string, extra: Partial<BuildOptions> = {}): BuildOptions => ({
+  outDir: out,
+  prompts,
+  models,
+  ...extra
+})
 
 /** Runs a build with counting scripted providers; returns summaries and the requests each saw. */
 const runBuild = (
@@ -66,7 +71,11 @@ layer(NodeContext.layer)("buildTree", (it) => {
   it.scoped("builds a tree that decodes, with every frame seen once and snapped events", () =>
     Effect.gen(function*() {
       const { dir, fs, media, out, path } = yield* setup()
-      const { llm, summaries, vlm } = yield* runBuild(media, [path.join(dir, "clip.mp4")], options(out, { domain: "Cooking" }))
+      const { llm, summaries, vlm } = yield* runBuild(
+        media,
+        [path.join(dir, "clip.mp4")],
+        options(out, { domain: "Cooking" })
+      )
       const summary = summaries[0]!
       // The fake samples 0, 2.04, 4.04 … 128.04: 65 frames, all sent, each in exactly one call.
       const sent = vlm.flatMap((request) => request.images)
@@ -74,13 +83,22 @@ layer(NodeContext.layer)("buildTree", (it) => {
       assert.strictEqual(sent.length, 65)
       assert.strictEqual(new Set(sent).size, 65)
       assert.isTrue(vlm.every((request) => request.images.length <= 12 && request.system === prompts.event))
-      assert.deepStrictEqual([summary.calls.vlm, summary.calls.llm, summary.calls.reused], [summary.events, summary.scenes, 0])
+      assert.deepStrictEqual([summary.calls.vlm, summary.calls.llm, summary.calls.reused], [
+        summary.events,
+        summary.scenes,
+        0
+      ])
       assert.strictEqual(llm.length, summary.scenes)
       assert.isTrue(llm.every((request) => request.role === "tool" && request.thinking === false))
 
       const { index } = yield* readTreeIndex(summary.treeDir)
       const tree = JSON.parse(yield* fs.readFileString(path.join(out, "clip", "tree.json"))) as Json
-      assert.deepStrictEqual([tree["videoID"], tree["duration_category"], tree["duration_seconds"], tree["domain"]], ["clip", "short", 130, "Cooking"])
+      assert.deepStrictEqual([tree["videoID"], tree["duration_category"], tree["duration_seconds"], tree["domain"]], [
+        "clip",
+        "short",
+        130,
+        "Cooking"
+      ])
       const nodes = [...index.nodes.values()]
       const events = nodes.filter((n) => n.level === 2).sort((a, b) => a.timeRange[0] - b.timeRange[0])
       const frames = nodes.filter((n) => n.level === 3)
@@ -96,7 +114,16 @@ layer(NodeContext.layer)("buildTree", (it) => {
         assert.strictEqual(f.timeRange[0], f.timeRange[1])
         assert.isTrue(f.timeRange[0] >= parent.timeRange[0] && f.timeRange[0] <= parent.timeRange[1])
         assert.isTrue(yield* fs.exists(path.join(summary.treeDir, "frames", `${f.id.slice("clip_".length)}.jpg`)))
-        for (const field of ["frame_summary", "visible_entities", "ongoing_actions", "spatial_layout", "visual_attributes", "visible_text"]) {
+        for (
+          const field of [
+            "frame_summary",
+            "visible_entities",
+            "ongoing_actions",
+            "spatial_layout",
+            "visual_attributes",
+            "visible_text"
+          ]
+        ) {
           assert.property(f.card, field)
         }
       }
@@ -107,7 +134,13 @@ layer(NodeContext.layer)("buildTree", (it) => {
       assert.include(index.nodes.get("clip_L1_000")!.subtitle, "Welcome to the kitchen")
       const build = tree["build"] as Json
       assert.deepStrictEqual(build["models"], models)
-      assert.deepStrictEqual(build["parameters"], { frame_interval: 2, frame_width: 640, event_seconds: 20, scene_seconds: 300, frames_per_call: 12 })
+      assert.deepStrictEqual(build["parameters"], {
+        frame_interval: 2,
+        frame_width: 640,
+        event_seconds: 20,
+        scene_seconds: 300,
+        frames_per_call: 12
+      })
       assert.deepStrictEqual(build["source"]["size_bytes"], 1234)
       assert.match(build["source"]["sha256"], /^[0-9a-f]{64}$/)
       assert.deepStrictEqual(build["frames"], { sampled: 65, sent: 65 })
@@ -118,7 +151,10 @@ layer(NodeContext.layer)("buildTree", (it) => {
 
   it.scoped("short clips (NExT-QA 45 s, EgoSchema 180 s): one scene, events, no empty level; a question file's domain and band per video", () =>
     Effect.gen(function*() {
-      const { dir, fs, media, out, path } = yield* setup({ "next.mp4": { durationSeconds: 45, cuts: [7] }, "ego.mp4": { durationSeconds: 180 } })
+      const { dir, fs, media, out, path } = yield* setup({
+        "next.mp4": { durationSeconds: 45, cuts: [7] },
+        "ego.mp4": { durationSeconds: 180 }
+      })
       const vlm = yield* ScriptedVlm.make(vlmCards)
       const llm = yield* ScriptedLlm.make(llmCards)
       const metadata: Record<string, { domain: string; durationCategory: "short" | "medium" | "long" }> = {
@@ -126,10 +162,12 @@ layer(NodeContext.layer)("buildTree", (it) => {
         ego: { domain: "Kitchen", durationCategory: "short" }
       }
       const run = (opts: BuildOptions) =>
-        Effect.flatMap(inputsOf([path.join(dir, "next.mp4"), path.join(dir, "ego.mp4")]), (inputs) =>
-          buildTree(inputs.map((input) => ({ ...input, ...metadata[input.videoId] })), opts)).pipe(
-            Effect.provide(Layer.mergeAll(media.layer, vlm.layer, llm.layer))
-          )
+        Effect.flatMap(
+          inputsOf([path.join(dir, "next.mp4"), path.join(dir, "ego.mp4")]),
+          (inputs) => buildTree(inputs.map((input) => ({ ...input, ...metadata[input.videoId] })), opts)
+        ).pipe(
+          Effect.provide(Layer.mergeAll(media.layer, vlm.layer, llm.layer))
+        )
       const summaries = yield* run(options(out))
       for (const summary of summaries) {
         const tree = JSON.parse(yield* fs.readFileString(path.join(summary.treeDir, "tree.json"))) as Json
@@ -138,7 +176,10 @@ layer(NodeContext.layer)("buildTree", (it) => {
         assert.strictEqual(level(1).length, 1, summary.videoId)
         assert.isAtLeast(level(2).length, 1)
         for (const node of [...level(1), ...level(2)]) assert.isAtLeast(node["children_ids"].length, 1)
-        assert.deepStrictEqual([tree["domain"], tree["duration_category"]], [metadata[summary.videoId]!.domain, "short"])
+        assert.deepStrictEqual([tree["domain"], tree["duration_category"]], [
+          metadata[summary.videoId]!.domain,
+          "short"
+        ])
       }
       // --domain wins over the question file's.
       const [again] = yield* run(options(out, { domain: "Given" }))
@@ -150,9 +191,15 @@ layer(NodeContext.layer)("buildTree", (it) => {
     Effect.gen(function*() {
       const { dir, fs, media, out, path } = yield* setup({ "short.mp4": { durationSeconds: 30 } })
       // Two events (20 s and 10 s): the first answers badly then well, the second badly twice.
-      const vlm = yield* ScriptedVlm.make((request, i) => (i === 0 || i >= 2 ? "I am not sure what to say." : eventReply(request.text)))
+      const vlm = yield* ScriptedVlm.make((
+        request,
+        i
+      ) => (i === 0 || i >= 2 ? "I am not sure what to say." : eventReply(request.text)))
       const llm = yield* ScriptedLlm.make(["{\"main_setting\": \"no summary\"}", "still {broken"])
-      const [summary] = yield* Effect.flatMap(inputsOf([path.join(dir, "short.mp4")]), (inputs) => buildTree(inputs, options(out, { concurrency: 1 }))).pipe(
+      const [summary] = yield* Effect.flatMap(
+        inputsOf([path.join(dir, "short.mp4")]),
+        (inputs) => buildTree(inputs, options(out, { concurrency: 1 }))
+      ).pipe(
         Effect.provide(Layer.mergeAll(media.layer, vlm.layer, llm.layer))
       )
       const requests = yield* vlm.requests
@@ -180,18 +227,24 @@ layer(NodeContext.layer)("buildTree", (it) => {
       // The first 3 event calls answer; the 4th never does, and the build is interrupted there.
       const answered = yield* Ref.make(0)
       const stuck = yield* Deferred.make<void>()
-      const hanging = Layer.succeed(VLMProvider, VLMProvider.of({
-        chatWithImages: (request) =>
-          Effect.flatMap(Ref.getAndUpdate(answered, (n) => n + 1), (n) =>
-            n < 3
-              ? Effect.succeed({
-                content: eventReply(request.text),
-                // The usage ScriptedVlm reports, so the token totals in tree.json match the reference.
-                usage: { promptTokens: approximateTokens(`${request.system} ${request.text}`), completionTokens: approximateTokens(eventReply(request.text)) },
-                model: "scripted-vlm"
-              })
-              : Effect.zipRight(Deferred.succeed(stuck, undefined), Effect.never))
-      }))
+      const hanging = Layer.succeed(
+        VLMProvider,
+        VLMProvider.of({
+          chatWithImages: (request) =>
+            Effect.flatMap(Ref.getAndUpdate(answered, (n) => n + 1), (n) =>
+              n < 3
+                ? Effect.succeed({
+                  content: eventReply(request.text),
+                  // The usage ScriptedVlm reports, so the token totals in tree.json match the reference.
+                  usage: {
+                    promptTokens: approximateTokens(`${request.system} ${request.text}`),
+                    completionTokens: approximateTokens(eventReply(request.text))
+                  },
+                  model: "scripted-vlm"
+                })
+                : Effect.zipRight(Deferred.succeed(stuck, undefined), Effect.never))
+        })
+      )
       const llm = yield* ScriptedLlm.make(llmCards)
       const fiber = yield* Effect.fork(
         Effect.flatMap(inputsOf([file]), (inputs) => buildTree(inputs, options(out, { concurrency: 1 }))).pipe(
@@ -241,18 +294,25 @@ layer(NodeContext.layer)("buildTree", (it) => {
 
   it.scoped("several videos in one go; embeddings cached at build time when a provider is present", () =>
     Effect.gen(function*() {
-      const { dir, fs, media, out, path } = yield* setup({ "a.mp4": { durationSeconds: 45 }, "b.mkv": { durationSeconds: 25 } })
+      const { dir, fs, media, out, path } = yield* setup({
+        "a.mp4": { durationSeconds: 45 },
+        "b.mkv": { durationSeconds: 25 }
+      })
       const events: Array<string> = []
       const { summaries } = yield* runBuild(
         media,
         [dir],
-        options(out, { onEvent: (event) => Effect.sync(() => events.push(event._tag === "CallFinished" ? event.kind : event._tag)) }),
+        options(out, {
+          onEvent: (event) => Effect.sync(() => events.push(event._tag === "CallFinished" ? event.kind : event._tag))
+        }),
         HashingEmbedder.layer()
       )
       assert.deepStrictEqual(summaries.map((s) => s.videoId), ["a", "b"])
       assert.isTrue(summaries.every((s) => s.embedded))
       for (const id of ["a", "b"]) {
-        const cache = (yield* fs.readDirectory(path.join(out, id, ".vtree"))).filter((name) => name.startsWith("embeddings-"))
+        const cache = (yield* fs.readDirectory(path.join(out, id, ".vtree"))).filter((name) =>
+          name.startsWith("embeddings-")
+        )
         assert.strictEqual(cache.length, 1)
         const tree = JSON.parse(yield* fs.readFileString(path.join(out, id, "tree.json"))) as Json
         assert.strictEqual(tree["build"]["models"]["embedding"], "hashing-256")
@@ -276,10 +336,15 @@ layer(NodeContext.layer)("tree folders (issue #21)", (it) => {
         assert.strictEqual(error._tag, "BuildError")
         assert.strictEqual(
           error.message,
-          `${yield* fs.realPath(theirs)}: a folder vtree build did not make (no .vtree/tree-folder.json, no tree.json with vtree's build record) — move it away or choose another --out; --force does not override this`
+          `${yield* fs.realPath(
+            theirs
+          )}: a folder vtree build did not make (no .vtree/tree-folder.json, no tree.json with vtree's build record) — move it away or choose another --out; --force does not override this`
         )
       }
-      assert.strictEqual(yield* fs.readFileString(path.join(theirs, "tree.json")), "{\"videoID\": \"clip\", \"nodes\": {}}")
+      assert.strictEqual(
+        yield* fs.readFileString(path.join(theirs, "tree.json")),
+        "{\"videoID\": \"clip\", \"nodes\": {}}"
+      )
       assert.strictEqual(yield* fs.readFileString(path.join(theirs, "frames", "holiday.jpg")), "my photo")
       assert.deepStrictEqual((yield* fs.readDirectory(theirs)).sort(), ["frames", "tree.json"])
     }))
@@ -293,7 +358,10 @@ layer(NodeContext.layer)("tree folders (issue #21)", (it) => {
       yield* fs.symlink(elsewhere, path.join(out, "clip"))
       const error = yield* Effect.flip(runBuild(media, [path.join(dir, "clip.mp4")], options(out)))
       assert.strictEqual(error._tag, "BuildError")
-      assert.match(error.message, /clip: a symbolic link inside --out \(to .*elsewhere\) — vtree writes no tree through a link; remove it or choose another --out$/)
+      assert.match(
+        error.message,
+        /clip: a symbolic link inside --out \(to .*elsewhere\) — vtree writes no tree through a link; remove it or choose another --out$/
+      )
       assert.deepStrictEqual(yield* fs.readDirectory(elsewhere), [])
     }))
 
@@ -318,50 +386,90 @@ describe("buildTree pipelining", () => {
   // Live clock: the timeout below turns a missing overlap into a failure instead of a hang.
   it.scopedLive("extracts the next video's frames while the current one is captioned", () =>
     Effect.gen(function*() {
-      const { dir, media, out, path } = yield* setup({ "a.mp4": { durationSeconds: 45 }, "b.mp4": { durationSeconds: 45 } })
+      const { dir, media, out, path } = yield* setup({
+        "a.mp4": { durationSeconds: 45 },
+        "b.mp4": { durationSeconds: 45 }
+      })
       const secondExtraction = yield* Deferred.make<void>()
       const [frames, probe] = yield* Effect.all([FrameSource, MediaProbe]).pipe(Effect.provide(media.layer))
-      const watched = Layer.succeed(FrameSource, FrameSource.of({
-        extract: (request) =>
-          Effect.zipRight(request.path.endsWith("b.mp4") ? Deferred.succeed(secondExtraction, undefined) : Effect.void, frames.extract(request))
-      }))
-      // Video a's vision calls answer only once b's extraction has begun: without the overlap, this never finishes.
-      const vlm = Layer.succeed(VLMProvider, VLMProvider.of({
-        chatWithImages: (request) =>
-          Effect.as(Deferred.await(secondExtraction), { content: eventReply(request.text), usage: { promptTokens: 1, completionTokens: 1 }, model: "v" })
-      }))
-      const llm = yield* ScriptedLlm.make(llmCards)
-      const summaries = yield* Effect.flatMap(inputsOf([path.join(dir, "a.mp4"), path.join(dir, "b.mp4")]), (inputs) => buildTree(inputs, options(out))).pipe(
-        Effect.provide(Layer.mergeAll(Layer.succeed(MediaProbe, probe), watched, vlm, llm.layer)),
-        Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "the second video was not extracted while the first was captioned" })
+      const watched = Layer.succeed(
+        FrameSource,
+        FrameSource.of({
+          extract: (request) =>
+            Effect.zipRight(
+              request.path.endsWith("b.mp4") ? Deferred.succeed(secondExtraction, undefined) : Effect.void,
+              frames.extract(request)
+            )
+        })
       )
-      assert.deepStrictEqual(summaries.map((s) => s.videoId), ["a", "b"])
+      // Video a's vision calls answer only once b's extraction has begun: without the overlap, this never finishes.
+      const vlm = Layer.succeed(
+        VLMProvider,
+        VLMProvider.of({
+          chatWithImages: (request) =>
+            Effect.as(Deferred.await(secondExtraction), {
+              content: eventReply(request.text),
+              usage: { promptTokens: 1, completionTokens: 1 },
+              model: "v"
+            })
+        })
+      )
+      const llm = yield* ScriptedLlm.make(llmCards)
+      const summaries = yield* Effect.flatMap(inputsOf([path.join(dir, "a.mp4"), path.join(dir, "b.mp4")]), (inputs) =>
+        buildTree(inputs, options(out))).pipe(
+          Effect.provide(Layer.mergeAll(Layer.succeed(MediaProbe, probe), watched, vlm, llm.layer)),
+          Effect.timeoutFail({
+            duration: "20 seconds",
+            onTimeout: () =>
+              "the second video was not extracted while the first was captioned"
+          })
+        )
+      assert.deepStrictEqual(
+        summaries.map((s) => s.videoId),
+        ["a", "b"]
+      )
     }).pipe(Effect.provide(NodeContext.layer)), { timeout: 30_000 })
 
-  it.scopedLive("starts a scene's call once its events are done, while later events are still captioned", () =>
-    Effect.gen(function*() {
-      const { dir, media, out, path } = yield* setup({ "long.mp4": { durationSeconds: 700 } })
-      const sceneAsked = yield* Deferred.make<void>()
-      // The last event answers only after a scene call was made: without the overlap, this never finishes.
-      const vlm = Layer.succeed(VLMProvider, VLMProvider.of({
-        chatWithImages: (request) =>
-          Effect.as(
-            request.text.startsWith("Event 35 of 35") ? Deferred.await(sceneAsked) : Effect.void,
-            { content: eventReply(request.text), usage: { promptTokens: 1, completionTokens: 1 }, model: "v" }
-          )
-      }))
-      const llm = yield* ScriptedLlm.make((request) => llmCards(request))
-      const [summary] = yield* Effect.flatMap(inputsOf([path.join(dir, "long.mp4")]), (inputs) =>
-        buildTree(inputs, options(out, {
-          onEvent: (event) => event._tag === "CallFinished" && event.kind === "scene" ? Deferred.succeed(sceneAsked, undefined) : Effect.void
-        }))).pipe(
-          Effect.provide(Layer.mergeAll(media.layer, vlm, llm.layer)),
-          Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => "no scene call started before the last event finished" })
+  it.scopedLive(
+    "starts a scene's call once its events are done, while later events are still captioned",
+    () =>
+      Effect.gen(function*() {
+        const { dir, media, out, path } = yield* setup({ "long.mp4": { durationSeconds: 700 } })
+        const sceneAsked = yield* Deferred.make<void>()
+        // The last event answers only after a scene call was made: without the overlap, this never finishes.
+        const vlm = Layer.succeed(
+          VLMProvider,
+          VLMProvider.of({
+            chatWithImages: (request) =>
+              Effect.as(
+                request.text.startsWith("Event 35 of 35") ? Deferred.await(sceneAsked) : Effect.void,
+                { content: eventReply(request.text), usage: { promptTokens: 1, completionTokens: 1 }, model: "v" }
+              )
+          })
         )
-      assert.strictEqual(summary!.events, 35)
-      assert.isAbove(summary!.scenes, 1)
-      assert.strictEqual((yield* llm.requests).length, summary!.scenes)
-    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 30_000 })
+        const llm = yield* ScriptedLlm.make((request) => llmCards(request))
+        const [summary] = yield* Effect.flatMap(inputsOf([path.join(dir, "long.mp4")]), (inputs) =>
+          buildTree(
+            inputs,
+            options(out, {
+              onEvent: (event) =>
+                event._tag === "CallFinished" && event.kind === "scene"
+                  ? Deferred.succeed(sceneAsked, undefined)
+                  : Effect.void
+            })
+          )).pipe(
+            Effect.provide(Layer.mergeAll(media.layer, vlm, llm.layer)),
+            Effect.timeoutFail({
+              duration: "20 seconds",
+              onTimeout: () => "no scene call started before the last event finished"
+            })
+          )
+        assert.strictEqual(summary!.events, 35)
+        assert.isAbove(summary!.scenes, 1)
+        assert.strictEqual((yield* llm.requests).length, summary!.scenes)
+      }).pipe(Effect.provide(NodeContext.layer)),
+    { timeout: 30_000 }
+  )
 })
 
 layer(NodeContext.layer)("build inputs", (it) => {
@@ -370,23 +478,41 @@ layer(NodeContext.layer)("build inputs", (it) => {
       Effect.gen(function*() {
         const { dir, fs, path } = yield* setup({ "x.mp4": clip, "x.mkv": clip })
         const clash = yield* Effect.flip(listVideos([dir]))
-        assert.strictEqual(clash.message, `${path.join(dir, "x.mkv")} and ${path.join(dir, "x.mp4")} both map to video id "x" (the file name without its extension) — rename one, or build them into different --out folders`)
+        assert.strictEqual(
+          clash.message,
+          `${path.join(dir, "x.mkv")} and ${
+            path.join(dir, "x.mp4")
+          } both map to video id "x" (the file name without its extension) — rename one, or build them into different --out folders`
+        )
         const empty = path.join(dir, "empty")
         yield* fs.makeDirectory(empty)
         assert.include((yield* Effect.flip(listVideos([empty]))).message, `${empty}: no video files in this folder`)
-        assert.strictEqual((yield* Effect.flip(listVideos([path.join(dir, "nope.mp4")]))).message, `${path.join(dir, "nope.mp4")}: not found — check the path`)
+        assert.strictEqual(
+          (yield* Effect.flip(listVideos([path.join(dir, "nope.mp4")]))).message,
+          `${path.join(dir, "nope.mp4")}: not found — check the path`
+        )
         // The same file named twice is built once.
         assert.strictEqual((yield* listVideos([path.join(dir, "x.mp4"), path.join(dir, "x.mp4")])).length, 1)
       }))
 
     it.scoped("ids keep the letters of every script; names without one, and ids equal but for case, are refused (issue #21)", () =>
       Effect.gen(function*() {
-        const { dir, path } = yield* setup({ "視頻.mp4": clip, "ünïcødé.mp4": clip, "...mp4": clip, "..mp4": clip, "Clip.mp4": clip, "clip.mkv": clip })
+        const { dir, path } = yield* setup({
+          "視頻.mp4": clip,
+          "ünïcødé.mp4": clip,
+          "...mp4": clip,
+          "..mp4": clip,
+          "Clip.mp4": clip,
+          "clip.mkv": clip
+        })
         const ids = yield* listVideos([path.join(dir, "視頻.mp4"), path.join(dir, "ünïcødé.mp4")])
         assert.deepStrictEqual(ids.map((video) => video.videoId), ["視頻", "ünïcødé"])
         for (const name of ["...mp4", "..mp4"]) {
           const refused = yield* Effect.flip(listVideos([path.join(dir, name)]))
-          assert.strictEqual(refused.message, `${path.join(dir, name)}: the file name has no letter or digit to make an id from — rename the file`)
+          assert.strictEqual(
+            refused.message,
+            `${path.join(dir, name)}: the file name has no letter or digit to make an id from — rename the file`
+          )
         }
         const clash = yield* Effect.flip(listVideos([path.join(dir, "Clip.mp4"), path.join(dir, "clip.mkv")]))
         assert.include(clash.message, `map to video ids "Clip" and "clip", one folder where case does not count`)
@@ -394,10 +520,20 @@ layer(NodeContext.layer)("build inputs", (it) => {
 
     it.scoped("not a video, audio only, zero length", () =>
       Effect.gen(function*() {
-        const { dir, media, path } = yield* setup({ "song.m4a": { durationSeconds: 60, audioOnly: true }, "empty.mp4": { durationSeconds: 0 } })
-        const probe = (name: string) => Effect.flip(probeVideos([{ path: path.join(dir, name), videoId: "v" }])).pipe(Effect.provide(media.layer))
-        assert.strictEqual((yield* probe("notes.txt")).message, `${path.join(dir, "notes.txt")}: not a video file ffprobe can read — pass a video file`)
-        assert.strictEqual((yield* probe("song.m4a")).message, `${path.join(dir, "song.m4a")}: it has no video stream (audio only?) — pass a video file`)
+        const { dir, media, path } = yield* setup({
+          "song.m4a": { durationSeconds: 60, audioOnly: true },
+          "empty.mp4": { durationSeconds: 0 }
+        })
+        const probe = (name: string) =>
+          Effect.flip(probeVideos([{ path: path.join(dir, name), videoId: "v" }])).pipe(Effect.provide(media.layer))
+        assert.strictEqual(
+          (yield* probe("notes.txt")).message,
+          `${path.join(dir, "notes.txt")}: not a video file ffprobe can read — pass a video file`
+        )
+        assert.strictEqual(
+          (yield* probe("song.m4a")).message,
+          `${path.join(dir, "song.m4a")}: it has no video stream (audio only?) — pass a video file`
+        )
         assert.include((yield* probe("empty.mp4")).message, "empty.mp4: zero length")
       }))
 
@@ -408,7 +544,10 @@ layer(NodeContext.layer)("build inputs", (it) => {
         yield* fs.writeFileString(file, "")
         const error = yield* Effect.flip(checkWritable(path.join(file, "trees")))
         assert.strictEqual(error.reason, "Unwritable")
-        assert.match(error.message, /^--out .*a-file\/trees: cannot write there \(.*\) — choose a folder you can write to$/)
+        assert.match(
+          error.message,
+          /^--out .*a-file\/trees: cannot write there \(.*\) — choose a folder you can write to$/
+        )
         yield* checkWritable(path.join(dir, "fine"))
       }))
   })

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
+import { listFieldsByLevel, textFieldsByLevel } from "../../../src/domain/Tree.js"
 import {
   completeCard,
   cueLines,
@@ -11,9 +12,12 @@ import {
   retryText,
   sceneText
 } from "../../../src/programs/builder/Cards.js"
-import { listFieldsByLevel, textFieldsByLevel } from "../../../src/domain/Tree.js"
 
-const frame = (summary: string) => ({ frame_summary: summary, visible_entities: ["pan"], visual_attributes: { colors: "red" } })
+const frame = (summary: string) => ({
+  frame_summary: summary,
+  visible_entities: ["pan"],
+  visual_attributes: { colors: "red" }
+})
 
 describe("event call", () => {
   it("labels every frame by its time and lists the subtitles with theirs", () => {
@@ -34,7 +38,10 @@ describe("event call", () => {
 
   it("decodes a fenced reply with a trailing comma (repaired like agent replies)", () => {
     const raw = "Here it is:\n```json\n" +
-      JSON.stringify({ event: { event_description: "Eggs go in.", entities: "pan" }, frames: [frame("one"), frame("two")] }).replace(/}$/, ",}") +
+      JSON.stringify({
+        event: { event_description: "Eggs go in.", entities: "pan" },
+        frames: [frame("one"), frame("two")]
+      }).replace(/}$/, ",}") +
       "\n```"
     const cards = Either.getOrThrow(decodeEventReply(raw, 2))
     assert.strictEqual(cards.event["event_description"], "Eggs go in.")
@@ -53,18 +60,32 @@ describe("event call", () => {
   })
 
   it("says what is wrong, for the second ask", () => {
-    const problem = (raw: string, n = 2) => Either.getLeft(decodeEventReply(raw, n)).pipe((o) => (o._tag === "Some" ? o.value : "ok"))
-    assert.strictEqual(problem(JSON.stringify({ event: { event_description: "x" }, frames: [frame("a")] })), "\"frames\" has 1 cards, expected 2 (one per image, in order)")
-    assert.include(problem(JSON.stringify({ event: { event_description: "" }, frames: [] }), 0), "event.event_description: missing or empty")
-    assert.include(problem(JSON.stringify({ event: { event_description: "x", entities: 3 }, frames: [] }), 0), "event.entities")
-    assert.include(problem(JSON.stringify({ event: { event_description: "x" }, frames: [{ frame_summary: 5 }] }), 1), "frames[0].frame_summary")
+    const problem = (raw: string, n = 2) =>
+      Either.getLeft(decodeEventReply(raw, n)).pipe((o) => (o._tag === "Some" ? o.value : "ok"))
+    assert.strictEqual(
+      problem(JSON.stringify({ event: { event_description: "x" }, frames: [frame("a")] })),
+      "\"frames\" has 1 cards, expected 2 (one per image, in order)"
+    )
+    assert.include(
+      problem(JSON.stringify({ event: { event_description: "" }, frames: [] }), 0),
+      "event.event_description: missing or empty"
+    )
+    assert.include(
+      problem(JSON.stringify({ event: { event_description: "x", entities: 3 }, frames: [] }), 0),
+      "event.entities"
+    )
+    assert.include(
+      problem(JSON.stringify({ event: { event_description: "x" }, frames: [{ frame_summary: 5 }] }), 1),
+      "frames[0].frame_summary"
+    )
     assert.strictEqual(problem("I cannot see the images."), "expected one JSON object: no JSON object found")
     assert.strictEqual(problem(JSON.stringify({ frames: [] }), 0), "missing \"event\" object")
     assert.include(retryText("T", "bad"), "T\n\nYour previous reply could not be used: bad.")
   })
 
   it("degrades to the raw text, keeping frame cards that decode", () => {
-    const raw = "{\"event\": {\"summary\": \"The cook adds eggs\"}, \"frames\": [{\"frame_summary\": \"eggs\"}, {\"oops\": 1}]}"
+    const raw =
+      "{\"event\": {\"summary\": \"The cook adds eggs\"}, \"frames\": [{\"frame_summary\": \"eggs\"}, {\"oops\": 1}]}"
     const cards = degradedEventCards(raw, 2)
     assert.strictEqual(cards.event["degraded"], true)
     assert.include(String(cards.event["event_description"]), "The cook adds eggs")
@@ -82,16 +103,29 @@ describe("scene call", () => {
       start: 0,
       end: 40,
       events: [
-        { start: 0, end: 20, card: completeCard(2, { event_description: "Intro.", entities: ["host"] }), subtitle: "Hello" },
+        {
+          start: 0,
+          end: 20,
+          card: completeCard(2, { event_description: "Intro.", entities: ["host"] }),
+          subtitle: "Hello"
+        },
         { start: 20, end: 40, card: completeCard(2, { event_description: "Cooking." }), subtitle: "" }
       ]
     })
-    assert.strictEqual(text, "Scene 1: 0.0 s – 40.0 s, 2 events\n\nEvent 1 (0.0 s – 20.0 s): Intro.\n  entities: host\n  subtitles: Hello\n\nEvent 2 (20.0 s – 40.0 s): Cooking.")
+    assert.strictEqual(
+      text,
+      "Scene 1: 0.0 s – 40.0 s, 2 events\n\nEvent 1 (0.0 s – 20.0 s): Intro.\n  entities: host\n  subtitles: Hello\n\nEvent 2 (20.0 s – 40.0 s): Cooking."
+    )
   })
 
   it("decodes the card, bare or wrapped, and degrades when unusable", () => {
-    assert.strictEqual(Either.getOrThrow(decodeSceneReply("{\"scene_summary\": \"A kitchen.\"}"))["scene_summary"], "A kitchen.")
-    const wrapped = Either.getOrThrow(decodeSceneReply("{\"scene\": {\"scene_summary\": \"B\", \"key_entities\": [\" a \", \"a\", \"\"]}}"))
+    assert.strictEqual(
+      Either.getOrThrow(decodeSceneReply("{\"scene_summary\": \"A kitchen.\"}"))["scene_summary"],
+      "A kitchen."
+    )
+    const wrapped = Either.getOrThrow(
+      decodeSceneReply("{\"scene\": {\"scene_summary\": \"B\", \"key_entities\": [\" a \", \"a\", \"\"]}}")
+    )
     assert.deepStrictEqual(wrapped["key_entities"], ["a"])
     assert.deepStrictEqual(wrapped["visible_text"], [])
     assert.strictEqual(wrapped["temporal_flow"], "")

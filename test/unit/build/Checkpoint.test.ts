@@ -3,8 +3,8 @@ import { NodeContext } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import {
-  checkpointKey,
   type CheckpointInputs,
+  checkpointKey,
   type EventCheckpoint,
   readEventCheckpoint,
   readSceneCheckpoint,
@@ -39,7 +39,10 @@ describe("checkpoint keys", () => {
       assert.strictEqual(keys.size, variants.length)
       assert.isFalse(keys.has(key))
       // Length prefixes: moving a character from one input to the next is another key.
-      assert.notStrictEqual(checkpointKey({ ...base, prompt: "ab", text: "c" }), checkpointKey({ ...base, prompt: "a", text: "bc" }))
+      assert.notStrictEqual(
+        checkpointKey({ ...base, prompt: "ab", text: "c" }),
+        checkpointKey({ ...base, prompt: "a", text: "bc" })
+      )
     })
 
     it.scoped("round-trip on disk; a corrupt, foreign or missing file reads as not done", () =>

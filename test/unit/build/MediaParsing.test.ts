@@ -32,7 +32,9 @@ describe("the frame pass's report", () => {
   it("tells a decoder's damage reports from ordinary output", () => {
     assert.isTrue(reportsDamage("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55] stream 0, offset 0x49d6c: partial file"))
     assert.isTrue(reportsDamage("Error while decoding stream #0:0: Invalid data found when processing input"))
-    assert.isFalse(reportsDamage("[showinfo@grid @ 0x1] n:   0 pts:   5 pts_time:2.5 checksum:corrupt00\nframe=  9 fps=0.0 q=3.0"))
+    assert.isFalse(
+      reportsDamage("[showinfo@grid @ 0x1] n:   0 pts:   5 pts_time:2.5 checksum:corrupt00\nframe=  9 fps=0.0 q=3.0")
+    )
   })
 
   it("decodes once: one input, one filtergraph with both branches, one output", () => {
@@ -59,7 +61,15 @@ describe("ffprobe's JSON", () => {
   const json = JSON.stringify({
     streams: [
       { index: 0, codec_type: "video", codec_name: "mjpeg", width: 600, height: 600, disposition: { attached_pic: 1 } },
-      { index: 1, codec_type: "video", codec_name: "h264", width: 1280, height: 720, duration: "61.500000", tags: { language: "und" } },
+      {
+        index: 1,
+        codec_type: "video",
+        codec_name: "h264",
+        width: 1280,
+        height: 720,
+        duration: "61.500000",
+        tags: { language: "und" }
+      },
       { index: 2, codec_type: "audio", codec_name: "aac", duration: "63.000000", tags: { language: "eng" } },
       { index: 3, codec_type: "subtitle", codec_name: "subrip", tags: { language: "fre" } },
       { index: 4, codec_type: "data", codec_name: "bin_data" }
@@ -84,10 +94,17 @@ describe("ffprobe's JSON", () => {
   })
 
   it("falls back to the container's duration, and reports a reply it cannot read", () => {
-    const noStreamDuration = parseProbe(JSON.stringify({ streams: [{ index: 0, codec_type: "video" }], format: { duration: "9.5" } }), "b", 1)
+    const noStreamDuration = parseProbe(
+      JSON.stringify({ streams: [{ index: 0, codec_type: "video" }], format: { duration: "9.5" } }),
+      "b",
+      1
+    )
     assert.isTrue(Either.isRight(noStreamDuration) && noStreamDuration.right.durationSeconds === 9.5)
     const matroska = parseProbe(
-      JSON.stringify({ streams: [{ index: 0, codec_type: "video", tags: { DURATION: "00:01:01.500000000" } }], format: { duration: "63" } }),
+      JSON.stringify({
+        streams: [{ index: 0, codec_type: "video", tags: { DURATION: "00:01:01.500000000" } }],
+        format: { duration: "63" }
+      }),
       "e.mkv",
       1
     )
@@ -100,16 +117,20 @@ describe("ffprobe's JSON", () => {
 describe("audio chunks for speech-to-text", () => {
   it("every chunk's WAV fits the upload limit, and the chunks cover the audio without gaps", () => {
     fc.assert(
-      fc.property(fc.double({ min: 0.5, max: 20_000, noNaN: true }), fc.integer({ min: 64_000, max: 50_000_000 }), (duration, limit) => {
-        const spans = audioChunks(duration, limit)
-        let at = 0
-        for (const span of spans) {
-          if (span.startSeconds !== at) return false
-          if (span.durationSeconds * pcmBytesPerSecond + 44 > limit) return false
-          at += span.durationSeconds
+      fc.property(
+        fc.double({ min: 0.5, max: 20_000, noNaN: true }),
+        fc.integer({ min: 64_000, max: 50_000_000 }),
+        (duration, limit) => {
+          const spans = audioChunks(duration, limit)
+          let at = 0
+          for (const span of spans) {
+            if (span.startSeconds !== at) return false
+            if (span.durationSeconds * pcmBytesPerSecond + 44 > limit) return false
+            at += span.durationSeconds
+          }
+          return Math.abs(at - duration) < 1e-6
         }
-        return Math.abs(at - duration) < 1e-6
-      })
+      )
     )
   })
 

@@ -6,12 +6,17 @@ import {
   assignFrames,
   checkParameters,
   defaultParameters,
-  eventLimits,
   evenPicks,
+  eventLimits,
   frameGrid,
   planEventWindows
 } from "../../../src/programs/builder/Plan.js"
-import { cardWords, groupScenes, jaccardDistance, makeSceneScheduler } from "../../../src/programs/builder/SceneGrouping.js"
+import {
+  cardWords,
+  groupScenes,
+  jaccardDistance,
+  makeSceneScheduler
+} from "../../../src/programs/builder/SceneGrouping.js"
 
 const p = defaultParameters
 
@@ -27,7 +32,10 @@ describe("frame grid", () => {
 
 describe("event windows", () => {
   it("cut at the target when no shot change lies in range", () => {
-    assert.deepStrictEqual(planEventWindows(60, [], p), [{ start: 0, end: 20 }, { start: 20, end: 40 }, { start: 40, end: 60 }])
+    assert.deepStrictEqual(planEventWindows(60, [], p), [{ start: 0, end: 20 }, { start: 20, end: 40 }, {
+      start: 40,
+      end: 60
+    }])
   })
 
   it("snap to the shot change in range nearest the target", () => {
@@ -64,7 +72,10 @@ describe("event windows", () => {
             if (windows.length > 1) assert.isAtLeast(w.end - w.start, p.eventSeconds / 2 - 1e-6)
             assert.isAtMost(w.end - w.start, 2 * p.eventSeconds)
           }
-          const grid = frameGrid(duration, p.frameInterval).map((t, k) => (k === 0 ? t : Math.min(t + jitter, duration - 0.001)))
+          const grid = frameGrid(duration, p.frameInterval).map((
+            t,
+            k
+          ) => (k === 0 ? t : Math.min(t + jitter, duration - 0.001)))
           const events = assignFrames(windows, grid, p.framesPerCall)
           const sent = events.flatMap((e) => e.frames.map((f) => f.source))
           assert.deepStrictEqual(sent, grid.map((_, i) => i))
@@ -89,7 +100,13 @@ describe("event windows", () => {
   })
 
   it("merge a window that holds no frame into the one before", () => {
-    const events = assignFrames([{ start: 0, end: 10 }, { start: 10, end: 11 }, { start: 11, end: 20 }], [0, 4, 8, 12, 16], 12)
+    const events = assignFrames([{ start: 0, end: 10 }, { start: 10, end: 11 }, { start: 11, end: 20 }], [
+      0,
+      4,
+      8,
+      12,
+      16
+    ], 12)
     assert.deepStrictEqual(events.map((e) => [e.start, e.end, e.frames.length]), [[0, 11, 3], [11, 20, 2]])
   })
 })
@@ -100,7 +117,13 @@ describe("scenes", () => {
       start: i * 20,
       end: (i + 1) * 20,
       // Topic changes after event 12 (260 s) and, more sharply, after event 16 (340 s).
-      words: cardWords({ event_description: i < 13 ? "kitchen onion knife board" : i < 17 ? "kitchen pan onion stove" : "garden dog ball grass" })
+      words: cardWords({
+        event_description: i < 13
+          ? "kitchen onion knife board"
+          : i < 17
+          ? "kitchen pan onion stove"
+          : "garden dog ball grass"
+      })
     }))
     assert.deepStrictEqual(groupScenes(events, p), [0, 17])
     // With cards all alike, the cut lands nearest the target.
@@ -112,7 +135,10 @@ describe("scenes", () => {
     const topics = ["kitchen onion knife", "pan stove eggs", "garden dog ball", "car road rain", "kitchen pan lid"]
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.double({ min: 10, max: 40, noNaN: true }), fc.integer({ min: 0, max: topics.length - 1 })), { minLength: 1, maxLength: 120 }),
+        fc.array(
+          fc.tuple(fc.double({ min: 10, max: 40, noNaN: true }), fc.integer({ min: 0, max: topics.length - 1 })),
+          { minLength: 1, maxLength: 120 }
+        ),
         fc.integer(),
         (pieces, seed) => {
           let t = 0
@@ -140,20 +166,32 @@ describe("scenes", () => {
   })
 
   it("one scene for a short video", () => {
-    assert.deepStrictEqual(groupScenes([{ start: 0, end: 20, words: new Set() }, { start: 20, end: 35, words: new Set(["x"]) }], p), [0])
+    assert.deepStrictEqual(
+      groupScenes([{ start: 0, end: 20, words: new Set() }, { start: 20, end: 35, words: new Set(["x"]) }], p),
+      [0]
+    )
   })
 
   it("Jaccard distance of card words", () => {
     assert.strictEqual(jaccardDistance(new Set(["a", "b"]), new Set(["b", "c"])), 1 - 1 / 3)
     assert.strictEqual(jaccardDistance(new Set(), new Set()), 0)
-    assert.deepStrictEqual([...cardWords({ a: "The Red car", b: ["red", "a car"], c: { d: "猫" } })], ["the", "red", "car", "猫"])
+    assert.deepStrictEqual([...cardWords({ a: "The Red car", b: ["red", "a car"], c: { d: "猫" } })], [
+      "the",
+      "red",
+      "car",
+      "猫"
+    ])
   })
 })
 
 describe("short clips (EgoSchema 180 s, NExT-QA ~45 s, the 30 s sample)", () => {
   /** The whole plan at defaults: events with their frames, then scenes over them. */
   const planOf = (duration: number, shots: ReadonlyArray<number>) => {
-    const events = assignFrames(planEventWindows(duration, shots, p), frameGrid(duration, p.frameInterval), p.framesPerCall)
+    const events = assignFrames(
+      planEventWindows(duration, shots, p),
+      frameGrid(duration, p.frameInterval),
+      p.framesPerCall
+    )
     const starts = groupScenes(events.map((e) => ({ ...e, words: new Set<string>() })), p)
     return { events, starts }
   }
@@ -177,7 +215,10 @@ describe("short clips (EgoSchema 180 s, NExT-QA ~45 s, the 30 s sample)", () => 
         fc.double({ min: 0.1, max: 180, noNaN: true }),
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 20 }),
         (duration, fractions) => {
-          const { events, starts } = planOf(duration, fractions.map((f) => Math.round(f * duration * 1000) / 1000).sort((a, b) => a - b))
+          const { events, starts } = planOf(
+            duration,
+            fractions.map((f) => Math.round(f * duration * 1000) / 1000).sort((a, b) => a - b)
+          )
           return starts.length === 1 && events.length >= 1 && events.every((e) => e.frames.length >= 1) &&
             events.every((e, i) => i === 0 || e.start === events[i - 1]!.end)
         }
@@ -196,7 +237,14 @@ describe("ids, names, bands, cost", () => {
 
   it("Video-MME duration bands, lengths between bands to the nearer", () => {
     assert.deepStrictEqual([60, 179, 180, 900, 1349, 1350, 3600, 7200].map(durationCategory), [
-      "short", "short", "medium", "medium", "medium", "long", "long", "long"
+      "short",
+      "short",
+      "medium",
+      "medium",
+      "medium",
+      "long",
+      "long",
+      "long"
     ])
   })
 
@@ -216,7 +264,12 @@ describe("ids, names, bands, cost", () => {
       promptChars: { event: 2000, scene: 1500 },
       parameters: p
     })
-    assert.deepStrictEqual([estimate.frames, estimate.framesSent, estimate.vlmCalls, estimate.llmCalls], [1800, 1800, 180, 12])
+    assert.deepStrictEqual([estimate.frames, estimate.framesSent, estimate.vlmCalls, estimate.llmCalls], [
+      1800,
+      1800,
+      180,
+      12
+    ])
     assert.isAtMost(estimate.vlmCalls + estimate.llmCalls, 200)
     assert.isAbove(estimate.promptTokens, estimate.completionTokens)
   })

@@ -16,7 +16,10 @@ import {
   videoMetadata
 } from "../../../src/programs/builder/QuestionVideos.js"
 
-const jsonFile = (file: string, value: unknown): BenchmarkInput => ({ _tag: "File", file: { file, content: { _tag: "Json", value } } })
+const jsonFile = (file: string, value: unknown): BenchmarkInput => ({
+  _tag: "File",
+  file: { file, content: { _tag: "Json", value } }
+})
 
 const questionsOf = (input: BenchmarkInput) => Either.getOrThrow(decodeBenchmark(input)).questions
 
@@ -74,14 +77,28 @@ describe("what a question file says about each video", () => {
       videoMmeRow("001-1", "fFjv93ACGo8", "medium", "Knowledge"),
       videoMmeRow("001-2", "fFjv93ACGo8", "medium", "Knowledge")
     ]))
-    assert.deepStrictEqual(videoMetadata(questions), [{ videoId: "fFjv93ACGo8", domain: "Knowledge", durationCategory: "medium" }])
+    assert.deepStrictEqual(videoMetadata(questions), [{
+      videoId: "fFjv93ACGo8",
+      domain: "Knowledge",
+      durationCategory: "medium"
+    }])
   })
 
   it("duration band: the benchmark's own, else seconds, else LongVideoBench's group, else none", () => {
     const [q] = questionsOf(jsonFile("lvb_val.json", [lvbRow("q1", "v", {})]))
-    const band = (durationSeconds: number | null, durationGroup: string | null) => durationBandOf({ ...q!, durationSeconds, durationGroup })
+    const band = (durationSeconds: number | null, durationGroup: string | null) =>
+      durationBandOf({ ...q!, durationSeconds, durationGroup })
     assert.deepStrictEqual(
-      [band(null, "long"), band(180, "15"), band(45, null), band(null, "3600"), band(null, "600"), band(null, "15"), band(null, null), band(null, "x")],
+      [
+        band(null, "long"),
+        band(180, "15"),
+        band(45, null),
+        band(null, "3600"),
+        band(null, "600"),
+        band(null, "15"),
+        band(null, null),
+        band(null, "x")
+      ],
       ["long", "medium", "short", "long", "medium", "short", undefined, undefined]
     )
   })
@@ -89,11 +106,17 @@ describe("what a question file says about each video", () => {
 
 describe("matching the given videos to the file's", () => {
   const metadata = [{ videoId: "b" }, { videoId: "a" }, { videoId: "gone" }, { videoId: "also gone" }]
-  const videos = [{ videoId: "a", path: "v/a.mp4" }, { videoId: "b", path: "v/b.mkv" }, { videoId: "c", path: "v/c.mp4" }]
+  const videos = [{ videoId: "a", path: "v/a.mp4" }, { videoId: "b", path: "v/b.mkv" }, {
+    videoId: "c",
+    path: "v/c.mp4"
+  }]
 
   it("builds the named ones in the order given, skips the others, lists the missing in the file's order", () => {
     const selection = selectVideos(videos, metadata)
-    assert.deepStrictEqual(selection.selected.map((s) => [s.video.path, s.metadata.videoId]), [["v/a.mp4", "a"], ["v/b.mkv", "b"]])
+    assert.deepStrictEqual(selection.selected.map((s) => [s.video.path, s.metadata.videoId]), [["v/a.mp4", "a"], [
+      "v/b.mkv",
+      "b"
+    ]])
     assert.deepStrictEqual(selection.skipped.map((v) => v.path), ["v/c.mp4"])
     assert.deepStrictEqual(selection.missing, ["gone", "also gone"])
   })
@@ -111,8 +134,14 @@ describe("matching the given videos to the file's", () => {
   it("the refusal is one line: how many are missing, the first few, the fix", () => {
     const line = missingVideosMessage("lvb_val.json", ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
     assert.notInclude(line, "\n")
-    assert.match(line, /^--questions lvb_val\.json: 7 videos it names have no video file among those given: "v1", "v2", "v3", "v4", "v5", and 2 more — add their files/)
-    assert.match(missingVideosMessage("f.json", ["x"]), /: 1 video it names has no video file among those given: "x" — /)
+    assert.match(
+      line,
+      /^--questions lvb_val\.json: 7 videos it names have no video file among those given: "v1", "v2", "v3", "v4", "v5", and 2 more — add their files/
+    )
+    assert.match(
+      missingVideosMessage("f.json", ["x"]),
+      /: 1 video it names has no video file among those given: "x" — /
+    )
   })
 })
 
@@ -122,8 +151,14 @@ describe("where a subtitle_path is looked for", () => {
 
   it.effect("under --subtitles-dir, then beside the question file and in its subtitles/ folder", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* candidates("v_en.json", "/subs"), Either.right(["/subs/v_en.json", "/data/lvb/v_en.json", "/data/lvb/subtitles/v_en.json"]))
-      assert.deepStrictEqual(yield* candidates("v_en.json", undefined), Either.right(["/data/lvb/v_en.json", "/data/lvb/subtitles/v_en.json"]))
+      assert.deepStrictEqual(
+        yield* candidates("v_en.json", "/subs"),
+        Either.right(["/subs/v_en.json", "/data/lvb/v_en.json", "/data/lvb/subtitles/v_en.json"])
+      )
+      assert.deepStrictEqual(
+        yield* candidates("v_en.json", undefined),
+        Either.right(["/data/lvb/v_en.json", "/data/lvb/subtitles/v_en.json"])
+      )
     }).pipe(Effect.provide(NodePath.layer)))
 
   it.effect("a path that leaves the folder is refused", () =>
@@ -136,7 +171,14 @@ describe("where a subtitle_path is looked for", () => {
 })
 
 describe("reading the question file", () => {
-  const mlvuRow = (video: string, type: string) => ({ video: `${video}.mp4`, duration: 200.5, question: "Q?", candidates: ["a", "b"], answer: "a", question_type: type })
+  const mlvuRow = (video: string, type: string) => ({
+    video: `${video}.mp4`,
+    duration: 200.5,
+    question: "Q?",
+    candidates: ["a", "b"],
+    answer: "a",
+    question_type: type
+  })
 
   it.scoped("a folder of .json files (MLVU dev), a file, --benchmark; a bad one in one line", () =>
     Effect.gen(function*() {

@@ -5,8 +5,14 @@ import { Effect, Either, Layer, Ref } from "effect"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type MediaInfo, MediaError, type SubtitleCue } from "../../../src/domain/Media.js"
-import { parseSubtitles, plainText, resolveSubtitles, sidecarCandidates, subtitleFor } from "../../../src/programs/builder/Subtitles.js"
+import { MediaError, type MediaInfo, type SubtitleCue } from "../../../src/domain/Media.js"
+import {
+  parseSubtitles,
+  plainText,
+  resolveSubtitles,
+  sidecarCandidates,
+  subtitleFor
+} from "../../../src/programs/builder/Subtitles.js"
 import { MediaProbe } from "../../../src/services/MediaProbe.js"
 import { SpeechToText } from "../../../src/services/SpeechToText.js"
 
@@ -42,7 +48,8 @@ describe("subtitle parsing", () => {
 
   it.effect("reads WebVTT, voice and class spans removed", () =>
     Effect.gen(function*() {
-      const vtt = "WEBVTT\n\n00:01.000 --> 00:02.500\n<v Ana>Hello</v> <c.loud>there</c>\n\n01:00:00.000 --> 01:00:01.000 align:start\nlate\n"
+      const vtt =
+        "WEBVTT\n\n00:01.000 --> 00:02.500\n<v Ana>Hello</v> <c.loud>there</c>\n\n01:00:00.000 --> 01:00:01.000 align:start\nlate\n"
       const cues = yield* parseSubtitles(vtt, { path: "talk.vtt" })
       assert.deepStrictEqual(cues, [
         { start: 1, end: 2.5, text: "Hello there" },
@@ -57,7 +64,10 @@ describe("subtitle parsing", () => {
       assert.isTrue(Either.isLeft(result))
       const error = Either.flip(result).pipe(Either.getOrThrow)
       assert.strictEqual(error.line, 6)
-      assert.match(error.message, /^subs\/bad\.srt:6: cue start timestamp `00:00:0x\.000` is invalid — fix the line or remove the file$/)
+      assert.match(
+        error.message,
+        /^subs\/bad\.srt:6: cue start timestamp `00:00:0x\.000` is invalid — fix the line or remove the file$/
+      )
 
       const prose = yield* parse("Dear diary,\ntoday I filmed a cat.\n", "notes.srt")
       assert.isTrue(Either.isLeft(prose))
@@ -128,7 +138,9 @@ describe("resolveSubtitles", () => {
         subtitleStream: (path, index) =>
           index === 3
             ? Effect.succeed(embeddedCues)
-            : Effect.fail(new MediaError({ reason: "Failed", path, message: `${path}: subtitle stream ${index} is pictures` })),
+            : Effect.fail(
+              new MediaError({ reason: "Failed", path, message: `${path}: subtitle stream ${index} is pictures` })
+            ),
         extractAudio: ({ durationSeconds, outFile, startSeconds }) =>
           Effect.andThen(
             Ref.update(spans, (all) => [...all, [startSeconds, durationSeconds] as const]),
@@ -201,7 +213,9 @@ describe("resolveSubtitles", () => {
         assert.deepStrictEqual(yield* Ref.get(spans), [[0, 40], [40, 40], [80, 20]])
         assert.deepStrictEqual(asr.cues.map((cue) => [cue.start, cue.end]), [[1, 3], [41, 43], [81, 83]])
 
-        const none = yield* resolveSubtitles({ video, videoId: "vid01", info: noText }).pipe(Effect.provide(probeFake(spans)))
+        const none = yield* resolveSubtitles({ video, videoId: "vid01", info: noText }).pipe(
+          Effect.provide(probeFake(spans))
+        )
         assert.deepStrictEqual(none, { source: "none", cues: [] })
       } finally {
         cleanup()
@@ -213,8 +227,13 @@ describe("resolveSubtitles", () => {
       const spans = yield* Ref.make<ReadonlyArray<readonly [number, number]>>([])
       const { cleanup, dir, video } = setup()
       try {
-        writeFileSync(join(dir, "clip.srt"), "1\n00:00:01,000 --> 00:00:02,000\nok\n\n2\nnot a time --> 00:00:05,000\nx\n")
-        const result = yield* Effect.either(resolveSubtitles({ video, videoId: "clip" }).pipe(Effect.provide(probeFake(spans))))
+        writeFileSync(
+          join(dir, "clip.srt"),
+          "1\n00:00:01,000 --> 00:00:02,000\nok\n\n2\nnot a time --> 00:00:05,000\nx\n"
+        )
+        const result = yield* Effect.either(
+          resolveSubtitles({ video, videoId: "clip" }).pipe(Effect.provide(probeFake(spans)))
+        )
         assert.isTrue(Either.isLeft(result))
         if (Either.isLeft(result)) {
           assert.strictEqual(result.left._tag, "SubtitleError")
@@ -257,29 +276,66 @@ describe("resolveSubtitles", () => {
       const { cleanup, dir, video } = setup()
       try {
         mkdirSync(join(dir, "subs"))
-        writeFileSync(join(dir, "subs", "vid01_en.json"), JSON.stringify([
-          { timestamp: [10, 12.5], text: "before the clip" },
-          { timestamp: [21, 24], text: "first" },
-          { timestamp: [118, null], text: "to the end" }
-        ]))
-        const timestamps = yield* resolveSubtitles({ video, videoId: "vid01", subtitlesDir: join(dir, "subs"), subtitleOffset: 20 }).pipe(
+        writeFileSync(
+          join(dir, "subs", "vid01_en.json"),
+          JSON.stringify([
+            { timestamp: [10, 12.5], text: "before the clip" },
+            { timestamp: [21, 24], text: "first" },
+            { timestamp: [118, null], text: "to the end" }
+          ])
+        )
+        const timestamps = yield* resolveSubtitles({
+          video,
+          videoId: "vid01",
+          subtitlesDir: join(dir, "subs"),
+          subtitleOffset: 20
+        }).pipe(
           Effect.provide(probeFake(spans))
         )
         assert.deepStrictEqual([timestamps.source, timestamps.from], ["sidecar", join(dir, "subs", "vid01_en.json")])
-        assert.deepStrictEqual(timestamps.cues, [{ start: 1, end: 4, text: "first" }, { start: 98, end: 100, text: "to the end" }])
+        assert.deepStrictEqual(timestamps.cues, [{ start: 1, end: 4, text: "first" }, {
+          start: 98,
+          end: 100,
+          text: "to the end"
+        }])
 
-        writeFileSync(join(dir, "named.json"), JSON.stringify([{ start: "00:01:05.500", end: "00:01:07.000", line: "a line" }]))
-        const lines = yield* resolveSubtitles({ video, videoId: "vid01", named: [join(dir, "absent.json"), join(dir, "named.json")], subtitleOffset: 60 }).pipe(
+        writeFileSync(
+          join(dir, "named.json"),
+          JSON.stringify([{ start: "00:01:05.500", end: "00:01:07.000", line: "a line" }])
+        )
+        const lines = yield* resolveSubtitles({
+          video,
+          videoId: "vid01",
+          named: [join(dir, "absent.json"), join(dir, "named.json")],
+          subtitleOffset: 60
+        }).pipe(
           Effect.provide(probeFake(spans))
         )
         assert.deepStrictEqual(lines.cues, [{ start: 5.5, end: 7, text: "a line" }])
 
-        writeFileSync(join(dir, "bad.json"), JSON.stringify([{ start: "00:00:01.000", line: "ok" }, { start: "soon", line: "x" }]))
-        const bad = yield* Effect.either(resolveSubtitles({ video, videoId: "vid01", named: [join(dir, "bad.json")] }).pipe(Effect.provide(probeFake(spans))))
-        assert.isTrue(Either.isLeft(bad) && bad.left._tag === "SubtitleError" && bad.left.message.startsWith(`${join(dir, "bad.json")}: index 1: start: `))
+        writeFileSync(
+          join(dir, "bad.json"),
+          JSON.stringify([{ start: "00:00:01.000", line: "ok" }, { start: "soon", line: "x" }])
+        )
+        const bad = yield* Effect.either(
+          resolveSubtitles({ video, videoId: "vid01", named: [join(dir, "bad.json")] }).pipe(
+            Effect.provide(probeFake(spans))
+          )
+        )
+        assert.isTrue(
+          Either.isLeft(bad) && bad.left._tag === "SubtitleError" &&
+            bad.left.message.startsWith(`${join(dir, "bad.json")}: index 1: start: `)
+        )
         writeFileSync(join(dir, "broken.json"), "[{")
-        const broken = yield* Effect.either(resolveSubtitles({ video, videoId: "vid01", named: [join(dir, "broken.json")] }).pipe(Effect.provide(probeFake(spans))))
-        assert.isTrue(Either.isLeft(broken) && broken.left._tag === "SubtitleError" && broken.left.message.startsWith(`${join(dir, "broken.json")}: not valid JSON`))
+        const broken = yield* Effect.either(
+          resolveSubtitles({ video, videoId: "vid01", named: [join(dir, "broken.json")] }).pipe(
+            Effect.provide(probeFake(spans))
+          )
+        )
+        assert.isTrue(
+          Either.isLeft(broken) && broken.left._tag === "SubtitleError" &&
+            broken.left.message.startsWith(`${join(dir, "broken.json")}: not valid JSON`)
+        )
       } finally {
         cleanup()
       }

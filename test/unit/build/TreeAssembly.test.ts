@@ -28,9 +28,25 @@ describe("tree.json through the Schema it is read with (issue #22)", () => {
     const text = treeJsonText(tree)
     assert.strictEqual(text, `${JSON.stringify(tree, null, 1)}\n`)
     const json = JSON.parse(text)
-    assert.deepStrictEqual(Object.keys(json), ["videoID", "duration_category", "duration_seconds", "domain", "build", "nodes"])
-    assert.deepStrictEqual(Object.keys(json.nodes["v_L1_000_L2_000"]), ["level", "time_range", "card", "subtitle", "children_ids"])
-    assert.deepStrictEqual(frameFiles, [{ target: "frames/L1_000_L2_000_L3_000.jpg", source: "/cache/frame_000001.jpg" }])
+    assert.deepStrictEqual(Object.keys(json), [
+      "videoID",
+      "duration_category",
+      "duration_seconds",
+      "domain",
+      "build",
+      "nodes"
+    ])
+    assert.deepStrictEqual(Object.keys(json.nodes["v_L1_000_L2_000"]), [
+      "level",
+      "time_range",
+      "card",
+      "subtitle",
+      "children_ids"
+    ])
+    assert.deepStrictEqual(frameFiles, [{
+      target: "frames/L1_000_L2_000_L3_000.jpg",
+      source: "/cache/frame_000001.jpg"
+    }])
     assert.strictEqual(json.duration_seconds, 12.346)
   })
 

@@ -27,12 +27,23 @@ describe("help and flags (in-process CLI)", () => {
   })
 
   it("a bad number is one vtree: line naming the option, exit 1", async () => {
-    for (const [args, expected] of [
-      [["infer", "--trees", samplesTrees, "--questions", "q", "--concurrency", "abc"], "vtree: --concurrency abc: expected a whole number ≥ 1"],
-      [["infer", "--trees", samplesTrees, "--questions", "q", "--max-steps", "0"], "vtree: --max-steps 0: expected a whole number ≥ 1"],
-      [["infer", "--trees", samplesTrees, "--questions", "q", "--n-samples", "2.5"], "vtree: --n-samples 2.5: expected a whole number ≥ 1"],
-      [["tree", "search", "-k", "-1", samplesTrees, "eggs"], "vtree: -k -1: expected a whole number ≥ 1"]
-    ] as const) {
+    for (
+      const [args, expected] of [
+        [
+          ["infer", "--trees", samplesTrees, "--questions", "q", "--concurrency", "abc"],
+          "vtree: --concurrency abc: expected a whole number ≥ 1"
+        ],
+        [
+          ["infer", "--trees", samplesTrees, "--questions", "q", "--max-steps", "0"],
+          "vtree: --max-steps 0: expected a whole number ≥ 1"
+        ],
+        [
+          ["infer", "--trees", samplesTrees, "--questions", "q", "--n-samples", "2.5"],
+          "vtree: --n-samples 2.5: expected a whole number ≥ 1"
+        ],
+        [["tree", "search", "-k", "-1", samplesTrees, "eggs"], "vtree: -k -1: expected a whole number ≥ 1"]
+      ] as const
+    ) {
       const { code, stderr, stdout } = await runCli(args, {})
       assert.strictEqual(code, 1, stderr)
       assert.strictEqual(stderr.trim(), expected)
@@ -44,7 +55,10 @@ describe("help and flags (in-process CLI)", () => {
     const { code, stderr, stdout } = await runCli(["prompt", "--task-type", "Bogus"], {})
     assert.strictEqual(code, 1)
     assert.strictEqual(stdout, "")
-    assert.match(stderr, /^vtree: --task-type "Bogus": not a task type of Video-MME or of \S+ — use one of: Temporal Perception, .*Counting Problem, .*Information Synopsis\n$/)
+    assert.match(
+      stderr,
+      /^vtree: --task-type "Bogus": not a task type of Video-MME or of \S+ — use one of: Temporal Perception, .*Counting Problem, .*Information Synopsis\n$/
+    )
     const known = await runCli(["prompt", "--task-type", "counting problem"], {})
     assert.strictEqual(known.code, 0, known.stderr)
   })

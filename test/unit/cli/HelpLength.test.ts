@@ -51,7 +51,9 @@ describe("--help", () => {
 
   it("no description line is over 200 characters", () => {
     const long = helps.flatMap(({ lines, name }) =>
-      lines.filter((line) => line.length > 200).map((line) => `${[...name].join("/")}: ${line.length}: ${line.slice(0, 60)}…`)
+      lines.filter((line) => line.length > 200).map((line) =>
+        `${[...name].join("/")}: ${line.length}: ${line.slice(0, 60)}…`
+      )
     )
     assert.deepStrictEqual(long, [])
   })

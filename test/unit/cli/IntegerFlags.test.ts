@@ -11,9 +11,11 @@ const cli = Command.run(rootCommand, { name: "vtree", version: "test" })
 const refusal = (args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const printed: Array<string> = []
-    const capture = (...lines: ReadonlyArray<unknown>) => Effect.sync(() => void printed.push(lines.map(String).join(" ")))
+    const capture = (...lines: ReadonlyArray<unknown>) =>
+      Effect.sync(() => void printed.push(lines.map(String).join(" ")))
     const error = yield* cli(["node", "vtree", ...args]).pipe(
-      (self) => Console.consoleWith((console) => Console.withConsole(self, { ...console, log: capture, error: capture })),
+      (self) =>
+        Console.consoleWith((console) => Console.withConsole(self, { ...console, log: capture, error: capture })),
       Effect.flip
     )
     return { error, printed: stripVTControlCharacters(printed.join("\n")).trim() }
@@ -23,7 +25,10 @@ describe("integer flags", () => {
   for (
     const [args, line] of [
       [["build", "v.mp4", "--out", "o", "--concurrency", "0"], "vtree: --concurrency 0: expected a whole number ≥ 1"],
-      [["build", "v.mp4", "--out", "o", "--frames-per-call", "two"], "vtree: --frames-per-call two: expected a whole number ≥ 1"],
+      [
+        ["build", "v.mp4", "--out", "o", "--frames-per-call", "two"],
+        "vtree: --frames-per-call two: expected a whole number ≥ 1"
+      ],
       [["build", "v.mp4", "--out", "o", "--frame-width", "8"], "vtree: --frame-width 8: expected a whole number ≥ 32"],
       [["infer", "--trees", "t", "--concurrency", "0"], "vtree: --concurrency 0: expected a whole number ≥ 1"],
       [["tree", "search", "-k", "1.5", "t", "q"], "vtree: -k 1.5: expected a whole number ≥ 1"]
@@ -33,7 +38,12 @@ describe("integer flags", () => {
       Effect.gen(function*() {
         const { error, printed } = yield* refusal(args)
         assert.isTrue(ValidationError.isValidationError(error))
-        assert.strictEqual(ValidationError.isValidationError(error) ? stripVTControlCharacters(HelpDoc.toAnsiText(error.error)).trim() : "", line)
+        assert.strictEqual(
+          ValidationError.isValidationError(error)
+            ? stripVTControlCharacters(HelpDoc.toAnsiText(error.error)).trim()
+            : "",
+          line
+        )
         assert.strictEqual(printed, line)
       }))
   }

@@ -56,7 +56,9 @@ layer(NodeContext.layer)("terminal output", (it) => {
 describe("terminal output", () => {
   it.effect("the console wrapper renders every Console.log and Console.error argument", () =>
     Effect.gen(function*() {
-      const out = yield* captured(Effect.zipRight(Console.log(`report: task ${title}`), Console.error(`domain ${clear}\nnext`)))
+      const out = yield* captured(
+        Effect.zipRight(Console.log(`report: task ${title}`), Console.error(`domain ${clear}\nnext`))
+      )
       assert.strictEqual(out, "report: task \\x1b]0;pwned\\x07\ndomain \\x1b[2J\nnext")
     }))
 

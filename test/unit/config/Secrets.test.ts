@@ -5,12 +5,13 @@ import { ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
 import OpenAI from "openai"
 import { loadAsrConfig } from "../../../src/config/AsrConfig.js"
 import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
+import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import { redactSecret } from "../../../src/domain/Secret.js"
 import { toProviderError } from "../../../src/layers/openai/OpenAiErrors.js"
-import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import { closedPort, runDoctor } from "../../support/cli/Doctor.js"
 
-const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+const withEnv = (env: Record<string, string>) =>
+  Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
 
 describe("redaction (point 3)", () => {
   it("a one-letter key changes no text: doctor's 'connection failed' stays readable", () => {
@@ -22,7 +23,10 @@ describe("redaction (point 3)", () => {
 
   it("a real key is masked where it stands as a token, nowhere else", () => {
     const key = "sk-live-0123456789"
-    assert.strictEqual(redactSecret(`Bearer ${key} rejected; "key": "${key}"`, key), `Bearer [redacted] rejected; "key": "[redacted]"`)
+    assert.strictEqual(
+      redactSecret(`Bearer ${key} rejected; "key": "${key}"`, key),
+      `Bearer [redacted] rejected; "key": "[redacted]"`
+    )
     assert.strictEqual(redactSecret(`x${key}y and ${key}.`, key), `x${key}y and [redacted].`)
     assert.strictEqual(redactSecret("a.b*c(d)+e?f", "b*c(d)+e"), "a.[redacted]?f")
   })
@@ -30,7 +34,12 @@ describe("redaction (point 3)", () => {
   it.live("doctor flags a key shorter than 8 characters and keeps its own text whole", () =>
     Effect.gen(function*() {
       const port = yield* closedPort
-      const { table } = yield* runDoctor({ VTREE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, VTREE_LLM_MODEL: "m", VTREE_LLM_API_KEY: "e", VTREE_OCR: "off" })
+      const { table } = yield* runDoctor({
+        VTREE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`,
+        VTREE_LLM_MODEL: "m",
+        VTREE_LLM_API_KEY: "e",
+        VTREE_OCR: "off"
+      })
       assert.notInclude(table, "[redacted]")
       assert.include(table, "connection failed")
       assert.include(table, "warning: the llm API key is shorter than 8 characters")
@@ -61,10 +70,16 @@ describe("credentials in URLs (point 8)", () => {
       const asr = yield* Effect.flip(loadAsrConfig.pipe(withEnv({ VTREE_ASR_BASE_URL: url, VTREE_ASR_MODEL: "w" })))
       assert.include(asr.message, "VTREE_ASR_API_KEY")
       assert.notInclude(asr.message, password)
-      const search = yield* Effect.flip(Layer.build(SearchSettings.fromEnv).pipe(
-        Effect.scoped,
-        withEnv({ VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_SEARXNG_ENABLED: "true", VTREE_SEARCH_SEARXNG_URL: `http://u:${password}@searx` })
-      ))
+      const search = yield* Effect.flip(
+        Layer.build(SearchSettings.fromEnv).pipe(
+          Effect.scoped,
+          withEnv({
+            VTREE_SEARCH_ENABLED: "true",
+            VTREE_SEARCH_SEARXNG_ENABLED: "true",
+            VTREE_SEARCH_SEARXNG_URL: `http://u:${password}@searx`
+          })
+        )
+      )
       const text = search.message
       assert.include(text, "VTREE_SEARCH_SEARXNG_URL holds a user name or password")
       assert.notInclude(text, password)
@@ -72,7 +87,11 @@ describe("credentials in URLs (point 8)", () => {
 
   it.live("doctor shows the refusal as a Configuration row and never the password", () =>
     Effect.gen(function*() {
-      const { table } = yield* runDoctor({ VTREE_LLM_BASE_URL: `http://user:${password}@127.0.0.1:9/v1`, VTREE_LLM_MODEL: "m", VTREE_OCR: "off" })
+      const { table } = yield* runDoctor({
+        VTREE_LLM_BASE_URL: `http://user:${password}@127.0.0.1:9/v1`,
+        VTREE_LLM_MODEL: "m",
+        VTREE_OCR: "off"
+      })
       assert.match(table, /^llm +- +- +- +0 ms +Configuration$/m)
       assert.notInclude(table, password)
     }))

@@ -1,6 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
-import { decodeIssues, firstDecodeIssue, formatPath, issueLine, jsonSyntaxProblem, storedRowProblem } from "../../../src/domain/DecodeIssue.js"
+import {
+  decodeIssues,
+  firstDecodeIssue,
+  formatPath,
+  issueLine,
+  jsonSyntaxProblem,
+  storedRowProblem
+} from "../../../src/domain/DecodeIssue.js"
 
 const Row = Schema.Struct({
   id: Schema.String,
@@ -51,21 +58,31 @@ describe("DecodeIssue", () => {
 
 describe("storedRowProblem", () => {
   it("names the table by the row's key columns, the row by its key, and the field", () => {
-    const Rows = Schema.Array(Schema.Struct({ run_id: Schema.String, question_id: Schema.String, options_json: Schema.parseJson(Schema.Array(Schema.String)) }))
+    const Rows = Schema.Array(
+      Schema.Struct({
+        run_id: Schema.String,
+        question_id: Schema.String,
+        options_json: Schema.parseJson(Schema.Array(Schema.String))
+      })
+    )
     const decoded = Schema.decodeUnknownEither(Rows, { errors: "first" })([
       { run_id: "r1", question_id: "q1", options_json: "[]" },
       { run_id: "r1", question_id: "q2", options_json: "[1]" }
     ])
     assert.isTrue(Either.isLeft(decoded))
     if (Either.isLeft(decoded)) {
-      assert.strictEqual(storedRowProblem(decoded.left).split(": ").slice(0, 2).join(": "), "predictions row run_id=r1 question_id=q2: options_json[0]")
+      assert.strictEqual(
+        storedRowProblem(decoded.left).split(": ").slice(0, 2).join(": "),
+        "predictions row run_id=r1 question_id=q2: options_json[0]"
+      )
     }
   })
 })
 
 describe("jsonSyntaxProblem", () => {
   const decodeText = Schema.decodeUnknownEither(Schema.parseJson(Row), { errors: "first" })
-  const errorOf = (text: string) => Either.match(decodeText(text), { onLeft: (error) => error, onRight: () => assert.fail("expected a failure") })
+  const errorOf = (text: string) =>
+    Either.match(decodeText(text), { onLeft: (error) => error, onRight: () => assert.fail("expected a failure") })
 
   it("is the parser's complaint when the text is not JSON, and undefined when a field is wrong", () => {
     let parserSays = ""

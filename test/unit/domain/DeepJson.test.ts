@@ -61,7 +61,10 @@ layer(NodeContext.layer)("deep user files", (it) => {
       yield* fs.writeFileString(array, `[${row(deepObject(3000))}]`)
       const folder = join(dir, "folder")
       yield* fs.makeDirectory(folder)
-      yield* fs.writeFileString(join(folder, "v1.json"), `[{"question_id":"q","task_type":"t","question":${deep(3000)},"options":[],"answer":"A"}]`)
+      yield* fs.writeFileString(
+        join(folder, "v1.json"),
+        `[{"question_id":"q","task_type":"t","question":${deep(3000)},"options":[],"answer":"A"}]`
+      )
       const prices = join(dir, "prices.json")
       yield* fs.writeFileString(prices, `{"agent": ${deepObject(3000)}}`)
 
@@ -82,4 +85,3 @@ layer(NodeContext.layer)("deep user files", (it) => {
       assert.include(lines[3], prices)
     }))
 })
-

@@ -13,7 +13,9 @@ const hashed = /~[0-9a-f]{8}$/
 
 describe("idFromName", () => {
   it("keeps a clean name as it is, YouTube ids with a leading - included", () => {
-    for (const name of ["J5Npf2xJpag", "-leading", "_x-Y_", "clip.v2", "holiday-20240101"]) assert.strictEqual(idOf(name), name)
+    for (const name of ["J5Npf2xJpag", "-leading", "_x-Y_", "clip.v2", "holiday-20240101"]) {
+      assert.strictEqual(idOf(name), name)
+    }
   })
 
   it("keeps the letters of every script, in NFC", () => {
@@ -80,11 +82,56 @@ describe("plainNameProblem", () => {
 // Names as hostile as file systems allow: dot names, option-like names, controls, RTL and format
 // marks, separators, scripts mixed, names near and over 255 bytes.
 const hostileChar = fc.constantFrom(
-  ".", "-", "_", " ", "/", "\\", ":", "~", "%", "\u001b", "\u0007", "\u0085", "\u009b", "\u200f", "\u202e", "\u200d", "\u2028",
-  "\u00a0", "a", "Z", "7", "é", "e\u0301", "視", "頻", "ß", "İ", "ا", "ש", "ह", "्", "😀", "٣"
+  ".",
+  "-",
+  "_",
+  " ",
+  "/",
+  "\\",
+  ":",
+  "~",
+  "%",
+  "\u001b",
+  "\u0007",
+  "\u0085",
+  "\u009b",
+  "\u200f",
+  "\u202e",
+  "\u200d",
+  "\u2028",
+  "\u00a0",
+  "a",
+  "Z",
+  "7",
+  "é",
+  "e\u0301",
+  "視",
+  "頻",
+  "ß",
+  "İ",
+  "ا",
+  "ש",
+  "ह",
+  "्",
+  "😀",
+  "٣"
 )
 const name = fc.oneof(
-  fc.constantFrom(".", "..", "...", "-x", "--", "-report", "~", ".a", "a.", " a ", "\u200fx", "ю".repeat(140), "a".repeat(255)),
+  fc.constantFrom(
+    ".",
+    "..",
+    "...",
+    "-x",
+    "--",
+    "-report",
+    "~",
+    ".a",
+    "a.",
+    " a ",
+    "\u200fx",
+    "ю".repeat(140),
+    "a".repeat(255)
+  ),
   fc.string({ unit: hostileChar, maxLength: 40 }),
   fc.string({ unit: hostileChar, minLength: 100, maxLength: 200 }),
   fc.string({ unit: "binary", maxLength: 60 }).map((text) => text.replaceAll("\0", ""))
@@ -93,25 +140,31 @@ const name = fc.oneof(
 describe("idFromName properties", () => {
   it("every id is one plain path segment inside --out, at most maxIdBytes long", () => {
     const out = "/srv/trees"
-    fc.assert(fc.property(name, (raw) => {
-      const result = idFromName(raw)
-      if ("problem" in result) return
-      const id = result.id
-      assert.isUndefined(plainNameProblem(id), JSON.stringify(id))
-      assert.strictEqual(NodePath.dirname(NodePath.resolve(out, id)), out)
-      assert.isAtMost(Buffer.byteLength(id), maxIdBytes)
-      assert.isFalse(id.startsWith(".") || id.endsWith("."), id)
-      assert.strictEqual(id, id.normalize("NFC"))
-    }), { numRuns: 2000 })
+    fc.assert(
+      fc.property(name, (raw) => {
+        const result = idFromName(raw)
+        if ("problem" in result) return
+        const id = result.id
+        assert.isUndefined(plainNameProblem(id), JSON.stringify(id))
+        assert.strictEqual(NodePath.dirname(NodePath.resolve(out, id)), out)
+        assert.isAtMost(Buffer.byteLength(id), maxIdBytes)
+        assert.isFalse(id.startsWith(".") || id.endsWith("."), id)
+        assert.strictEqual(id, id.normalize("NFC"))
+      }),
+      { numRuns: 2000 }
+    )
   })
 
   it("distinct NFC names never share an id", () => {
-    fc.assert(fc.property(fc.uniqueArray(name, { selector: (raw) => raw.normalize("NFC"), maxLength: 30 }), (names) => {
-      const ids = names.flatMap((raw) => {
-        const result = idFromName(raw)
-        return "id" in result ? [result.id] : []
-      })
-      assert.strictEqual(new Set(ids).size, ids.length)
-    }), { numRuns: 500 })
+    fc.assert(
+      fc.property(fc.uniqueArray(name, { selector: (raw) => raw.normalize("NFC"), maxLength: 30 }), (names) => {
+        const ids = names.flatMap((raw) => {
+          const result = idFromName(raw)
+          return "id" in result ? [result.id] : []
+        })
+        assert.strictEqual(new Set(ids).size, ids.length)
+      }),
+      { numRuns: 500 }
+    )
   })
 })

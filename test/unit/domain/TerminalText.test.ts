@@ -4,7 +4,8 @@ import { cutTerminalText, terminalText, terminalUnits, withoutStyles } from "../
 
 // Any C0 or C1 control character, DEL, or a bidirectional override: what a terminal obeys.
 const controlPattern = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
-const controlsBut = (kept: string) => (text: string) => [...text].some((char) => !kept.includes(char) && controlPattern.test(char))
+const controlsBut = (kept: string) => (text: string) =>
+  [...text].some((char) => !kept.includes(char) && controlPattern.test(char))
 
 // Strings rich in what matters here: escape sequences, control bytes, astral characters.
 const hostile = fc.array(

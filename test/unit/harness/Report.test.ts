@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { ReportInput } from "../../../src/programs/harness/Report.js"
 import { summarize } from "../../../src/programs/harness/Report.js"
-import { formatDuration, formatTable, renderJson, renderText } from "../../../src/programs/harness/ReportText.js"
 import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/harness/ReportHtml.js"
 import { escapeHtml } from "../../../src/programs/harness/ReportMarkup.js"
+import { formatDuration, formatTable, renderJson, renderText } from "../../../src/programs/harness/ReportText.js"
 import { call, prediction, step } from "./fixtures.js"
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" as const }
@@ -23,21 +23,41 @@ const input: ReportInput = {
       stopReason: "parse_error",
       stepsUsed: 0
     }),
-    prediction({ questionId: "q4", taskType: "OCR Problems", duration: "short", stepsUsed: 6, stopReason: "budget_exceeded" }),
+    prediction({
+      questionId: "q4",
+      taskType: "OCR Problems",
+      duration: "short",
+      stepsUsed: 6,
+      stopReason: "budget_exceeded"
+    }),
     prediction({ questionId: "q5", taskType: null, duration: null, stepsUsed: 3 })
   ],
   steps: [],
   calls: [
     call({ questionId: "q1", role: "agent", promptTokens: 100, completionTokens: 10 }),
     call({ questionId: "q1", role: "tool", promptTokens: 50, completionTokens: 5 }),
-    call({ questionId: "q2", role: "tool", promptTokens: 30, completionTokens: 0, status: "error", errorReason: "Timeout" }),
+    call({
+      questionId: "q2",
+      role: "tool",
+      promptTokens: 30,
+      completionTokens: 0,
+      status: "error",
+      errorReason: "Timeout"
+    }),
     call({ questionId: null, role: "embed", promptTokens: 7, completionTokens: 0 })
   ]
 }
 
 describe("summarize", () => {
   it("a shared run while it works: the queue's progress and one row per worker, live or not, in text, JSON and html", () => {
-    const claim = (ownerId: string, heartbeatAt: number) => ({ ownerId, host: "h", pid: 1, claimedAt: 0, heartbeatAt, expiresAt: heartbeatAt + 60_000 })
+    const claim = (ownerId: string, heartbeatAt: number) => ({
+      ownerId,
+      host: "h",
+      pid: 1,
+      claimedAt: 0,
+      heartbeatAt,
+      expiresAt: heartbeatAt + 60_000
+    })
     const shared: ReportInput = {
       ...input,
       run: {
@@ -47,7 +67,10 @@ describe("summarize", () => {
         claims: [claim("h:1:aaaa", 100_000), claim("h:2:bbbb", 10_000)],
         progress: { total: 12, done: 5, claimed: 4 }
       },
-      predictions: input.predictions.map((p, i) => ({ ...p, worker: i < 3 ? "h:1:aaaa" : i < 4 ? "h:2:bbbb" : "h:3:cccc" }))
+      predictions: input.predictions.map((p, i) => ({
+        ...p,
+        worker: i < 3 ? "h:1:aaaa" : i < 4 ? "h:2:bbbb" : "h:3:cccc"
+      }))
     }
     const summary = summarize(shared, { now: 120_000 })
     assert.deepStrictEqual(summary.progress, { total: 12, done: 5, claimed: 4, open: 3 })
@@ -58,14 +81,19 @@ describe("summarize", () => {
     ])
     const text = renderText(summary)
     assert.include(text, "Progress 5/12 saved (41.7%) · 4 in hand · 3 open · 1 live worker\n")
-    assert.match(text, /Workers\nWorker +Questions +State +Last heartbeat\n[- ]+\nh:1:aaaa +3 +live +1970-01-01T00:01:40\.000Z\nh:2:bbbb +1 +lease expired/)
+    assert.match(
+      text,
+      /Workers\nWorker +Questions +State +Last heartbeat\n[- ]+\nh:1:aaaa +3 +live +1970-01-01T00:01:40\.000Z\nh:2:bbbb +1 +lease expired/
+    )
     assert.match(text, /h:3:cccc +1 +done +—/)
     assert.deepStrictEqual(JSON.parse(renderJson(summary)).progress.open, 3)
     const page = renderHtml(shared, summary)
     assert.include(page, "<h2>Workers</h2>")
     assert.include(page, "<tr><td>Progress</td><td>5/12 saved (41.7%)")
     // A finished run of one owner: neither.
-    const plain = renderText(summarize({ ...input, predictions: input.predictions.map((p) => ({ ...p, worker: "h:1:aaaa" })) }))
+    const plain = renderText(
+      summarize({ ...input, predictions: input.predictions.map((p) => ({ ...p, worker: "h:1:aaaa" })) })
+    )
     assert.notInclude(plain, "Workers")
     assert.notInclude(plain, "Progress")
   })
@@ -119,7 +147,11 @@ describe("summarize", () => {
       ...input,
       predictions: input.predictions.map((p, i) => ({ ...p, domain: i < 2 ? "Sports" : null }))
     })
-    assert.deepStrictEqual(withDomains.byDomain.map((g) => [g.key, g.correct, g.total]), [["Sports", 1, 2], ["(none)", 2, 3]])
+    assert.deepStrictEqual(withDomains.byDomain.map((g) => [g.key, g.correct, g.total]), [["Sports", 1, 2], [
+      "(none)",
+      2,
+      3
+    ]])
     // 3/5 and 1/2: the published-value checks are in Stats.test.ts; here the wiring.
     assert.deepStrictEqual(
       [withDomains.overall.interval!.low.toFixed(4), withDomains.byDomain[0]!.interval!.high.toFixed(4)],
@@ -203,7 +235,10 @@ describe("token details", () => {
     })
     const page = renderHtml(detailed)
     assert.include(page, "<h2>Cached and reasoning tokens per role</h2>")
-    assert.include(page, "<tr><td>agent</td><td class=\"n\">2,500</td><td class=\"n\">900</td><td class=\"n\">36.0%</td><td class=\"n\">50</td></tr>")
+    assert.include(
+      page,
+      "<tr><td>agent</td><td class=\"n\">2,500</td><td class=\"n\">900</td><td class=\"n\">36.0%</td><td class=\"n\">50</td></tr>"
+    )
     assert.notInclude(renderHtml(input), "Cached and reasoning tokens")
   })
 })
@@ -211,16 +246,26 @@ describe("token details", () => {
 describe("cost and time", () => {
   const priced: ReportInput = {
     run,
-    predictions: [prediction({ questionId: "q1", startedAt: 0, finishedAt: 10_000 }), prediction({ questionId: "q2", startedAt: 0, finishedAt: 30_000 })],
+    predictions: [
+      prediction({ questionId: "q1", startedAt: 0, finishedAt: 10_000 }),
+      prediction({ questionId: "q2", startedAt: 0, finishedAt: 30_000 })
+    ],
     steps: [],
     calls: [
       call({ questionId: "q1", role: "agent", promptTokens: 1_000_000, completionTokens: 100_000, durationMs: 400 }),
-      { ...call({ questionId: "q1", role: "agent", promptTokens: 1_000_000, completionTokens: 0, durationMs: 100 }), cachedPromptTokens: 500_000 },
+      {
+        ...call({ questionId: "q1", role: "agent", promptTokens: 1_000_000, completionTokens: 0, durationMs: 100 }),
+        cachedPromptTokens: 500_000
+      },
       call({ questionId: "q2", role: "tool", promptTokens: 2_000_000, completionTokens: 0, durationMs: 1_500 }),
       call({ questionId: null, role: "embed", promptTokens: 4_000_000, completionTokens: 0, durationMs: 50 })
     ]
   }
-  const prices = { agent: { input: 1, cachedInput: 0.25, output: 4 }, tool: { input: 0.5, output: 1 }, embed: { input: 0.02, output: 0 } }
+  const prices = {
+    agent: { input: 1, cachedInput: 0.25, output: 4 },
+    tool: { input: 0.5, output: 1 },
+    embed: { input: 0.02, output: 0 }
+  }
 
   it("sums cost per question, per role and per run at the given prices, cached prompt tokens at the cached price", () => {
     const { cost } = summarize(priced, { prices })
@@ -248,7 +293,13 @@ describe("cost and time", () => {
     const summary = summarize(priced)
     assert.deepStrictEqual(summary.latency[0], { role: "agent", count: 2, p50Ms: 100, p90Ms: 400, maxMs: 400 })
     assert.deepStrictEqual(summary.latency[2], { role: "vlm", count: 0, p50Ms: null, p90Ms: null, maxMs: null })
-    assert.deepStrictEqual(summary.questionTime, { count: 2, p50Ms: 10_000, p90Ms: 30_000, maxMs: 30_000, meanMs: 20_000 })
+    assert.deepStrictEqual(summary.questionTime, {
+      count: 2,
+      p50Ms: 10_000,
+      p90Ms: 30_000,
+      maxMs: 30_000,
+      meanMs: 20_000
+    })
     assert.match(renderText(summary), /agent\s+2\s+0\s+2,000,000\s+100,000\s+unknown\s+0\.1s\s+0\.4s\s+0\.4s/)
   })
 })
@@ -273,7 +324,10 @@ describe("renderText / renderJson", () => {
   })
 
   it("aligns columns by terminal width: a CJK cell takes two columns a character, a combining mark none", () => {
-    const table = formatTable(["Domain", "Total"], [["生活记录", "12"], ["Cafe\u0301", "3"], ["Sports", "100"]], [false, true])
+    const table = formatTable(["Domain", "Total"], [["生活记录", "12"], ["Cafe\u0301", "3"], ["Sports", "100"]], [
+      false,
+      true
+    ])
     assert.deepStrictEqual(table.split("\n"), [
       "Domain    Total",
       "--------  -----",
@@ -346,7 +400,16 @@ describe("renderHtml", () => {
 
   it("draws one bar per task type, as long as its accuracy", () => {
     const svg = accuracyChart([
-      { key: "A", correct: 1, wrong: 3, unanswered: 0, total: 4, unscored: 0, accuracy: 0.25, interval: { low: 0.1, high: 0.5 } },
+      {
+        key: "A",
+        correct: 1,
+        wrong: 3,
+        unanswered: 0,
+        total: 4,
+        unscored: 0,
+        accuracy: 0.25,
+        interval: { low: 0.1, high: 0.5 }
+      },
       { key: "B", correct: 0, wrong: 0, unanswered: 0, total: 0, unscored: 0, accuracy: null, interval: null }
     ])
     assert.deepStrictEqual(

@@ -1,6 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { ReportPrediction } from "../../../src/programs/harness/Report.js"
-import { compareRuns, NoSharedQuestions, renderCompareJson, renderCompareText } from "../../../src/programs/harness/ReportCompare.js"
+import {
+  compareRuns,
+  NoSharedQuestions,
+  renderCompareJson,
+  renderCompareText
+} from "../../../src/programs/harness/ReportCompare.js"
 import { renderCompareHtml } from "../../../src/programs/harness/ReportCompareHtml.js"
 import { call, prediction, step } from "./fixtures.js"
 
@@ -58,7 +63,10 @@ describe("compareRuns", () => {
     })
     assert.deepStrictEqual([c.mcnemar.onlyA, c.mcnemar.onlyB], [1, 6])
     assert.closeTo(c.mcnemar.p, 0.125, 1e-12)
-    assert.strictEqual(c.mcnemar.verdict, "difference not significant at 5 % (exact McNemar p = 0.125 on 7 discordant pairs)")
+    assert.strictEqual(
+      c.mcnemar.verdict,
+      "difference not significant at 5 % (exact McNemar p = 0.125 on 7 discordant pairs)"
+    )
   })
 
   it("gives usage deltas, and cost as unknown when one side has no prices", () => {
@@ -74,12 +82,19 @@ describe("compareRuns", () => {
 
   it("renders text, json and an html page linking each flip to both trajectories", () => {
     const text = renderCompareText(c)
-    assert.include(text, "Paired over 12 shared questions: A 41.7% [19.3–68.0], B 83.3% [55.2–95.3] (95% CI), B − A +41.7 pts")
+    assert.include(
+      text,
+      "Paired over 12 shared questions: A 41.7% [19.3–68.0], B 83.3% [55.2–95.3] (95% CI), B − A +41.7 pts"
+    )
     assert.include(text, "Difference not significant at 5 %")
     assert.include(text, "  q11 (OCR Problems): A unanswered → B B, answer B")
     assert.match(text, /cost \(USD\)\s+\$0\.1200\s+unknown\s+unknown/)
     assert.deepStrictEqual(JSON.parse(renderCompareJson(c)).mcnemar.onlyB, 6)
-    const page = renderCompareHtml(c, { predictions: a, steps: [{ questionId: "q05", ...step(1) }], calls: [call({ questionId: "q05" })] }, {
+    const page = renderCompareHtml(c, {
+      predictions: a,
+      steps: [{ questionId: "q05", ...step(1) }],
+      calls: [call({ questionId: "q05" })]
+    }, {
       predictions: b,
       steps: [],
       calls: []
@@ -96,15 +111,26 @@ describe("compareRuns", () => {
   })
 
   it("refuses runs that share no question", () => {
-    const none = compareRuns({ runId: "A", source: "x", predictions: a }, { runId: "C", source: "y", predictions: [prediction({ questionId: "z" })] })
+    const none = compareRuns({ runId: "A", source: "x", predictions: a }, {
+      runId: "C",
+      source: "y",
+      predictions: [prediction({ questionId: "z" })]
+    })
     assert.instanceOf(none, NoSharedQuestions)
   })
 
   it("calls a small p significant, and names the better run", () => {
     const right = outcomes([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
     const wrong = outcomes([])
-    const c2 = compareRuns({ runId: "A", source: "x", predictions: wrong }, { runId: "B", source: "x", predictions: right })
+    const c2 = compareRuns({ runId: "A", source: "x", predictions: wrong }, {
+      runId: "B",
+      source: "x",
+      predictions: right
+    })
     if (c2 instanceof NoSharedQuestions) throw new Error("expected shared questions")
-    assert.strictEqual(c2.mcnemar.verdict, "difference significant at 5 % (exact McNemar p = 4.9e-4 on 12 discordant pairs): B is better")
+    assert.strictEqual(
+      c2.mcnemar.verdict,
+      "difference significant at 5 % (exact McNemar p = 4.9e-4 on 12 discordant pairs): B is better"
+    )
   })
 })

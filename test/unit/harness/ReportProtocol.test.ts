@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { summarize } from "../../../src/programs/harness/Report.js"
-import { renderText } from "../../../src/programs/harness/ReportText.js"
 import { renderHtml } from "../../../src/programs/harness/ReportHtml.js"
+import { renderText } from "../../../src/programs/harness/ReportText.js"
 import { runProtocol } from "../../../src/programs/harness/RunProtocol.js"
 import { prediction } from "./fixtures.js"
 
@@ -16,10 +16,17 @@ describe("the protocol a run used", () => {
   })
 
   it("is stated by the report", () => {
-    const summary = summarize({ run: { ...run, config: { protocol: "tools" } }, predictions: [prediction({ questionId: "q1" })], calls: [] })
+    const summary = summarize({
+      run: { ...run, config: { protocol: "tools" } },
+      predictions: [prediction({ questionId: "q1" })],
+      calls: []
+    })
     assert.strictEqual(summary.protocol, "tools")
     assert.include(renderText(summary).split("\n").slice(0, 3), "Protocol tools")
-    assert.include(renderHtml({ run: { ...run, config: { protocol: "tools" } }, predictions: [], steps: [], calls: [] }), "<tr><td>Protocol</td><td>tools</td></tr>")
+    assert.include(
+      renderHtml({ run: { ...run, config: { protocol: "tools" } }, predictions: [], steps: [], calls: [] }),
+      "<tr><td>Protocol</td><td>tools</td></tr>"
+    )
     assert.strictEqual(summarize({ run, predictions: [], calls: [] }).protocol, "json")
   })
 })

@@ -1,7 +1,7 @@
 // runBenchmark in-process: the public fakes for models, the real SQLite store in a temporary folder.
 import { NodeContext } from "@effect/platform-node"
-import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, TestClock } from "effect"
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -9,7 +9,6 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as BenchmarkExample from "../../../examples/benchmark-with-fakes.js"
 import * as EmbedExample from "../../../examples/embed-agent.js"
-import { prediction } from "../../unit/harness/fixtures.js"
 import {
   type BenchmarkEvent,
   CallBufferLayer,
@@ -28,6 +27,7 @@ import {
   type TreeDecodeError,
   type UnsafeIdError
 } from "../../../src/index.js"
+import { prediction } from "../../unit/harness/fixtures.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
 const samplesTrees = join(samples, "trees")
@@ -56,7 +56,8 @@ const gatedLlm = (started: Queue.Queue<Deferred.Deferred<void>>) =>
       }))
   )
 
-const questionOf = (request: ChatRequest): string => /^Question: (.*)$/m.exec(request.messages[1]?.content ?? "")?.[1] ?? ""
+const questionOf = (request: ChatRequest): string =>
+  /^Question: (.*)$/m.exec(request.messages[1]?.content ?? "")?.[1] ?? ""
 
 /** The store and call buffer over a fresh database, plus the given model fakes and the platform. */
 const storeLayer = (db: string, models: Layer.Layer<any>) =>
@@ -79,7 +80,9 @@ describe("examples", () => {
   it.scoped("benchmark-with-fakes runs the samples into SQLite and summarizes them", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const summary = yield* BenchmarkExample.program.pipe(Effect.provide(BenchmarkExample.layers(join(dir, "runs.db"))))
+      const summary = yield* BenchmarkExample.program.pipe(
+        Effect.provide(BenchmarkExample.layers(join(dir, "runs.db")))
+      )
       assert.strictEqual(summary.status, "completed")
       assert.strictEqual(summary.questions, 7)
       // The fake always answers C; C is right for 001-1, 001-3 and 001-6.
@@ -96,7 +99,12 @@ describe("runBenchmark", () => {
       const pack = yield* prompts
       const llm = yield* ScriptedLlm.make(() => submitting("A"))
       const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
-      const first = yield* runBenchmark({ treesDir: samplesTrees, questions: all.slice(0, 3), prompts: pack, runId: "r1" }).pipe(
+      const first = yield* runBenchmark({
+        treesDir: samplesTrees,
+        questions: all.slice(0, 3),
+        prompts: pack,
+        runId: "r1"
+      }).pipe(
         Effect.provide(layer)
       )
       assert.deepStrictEqual(first, { runId: "r1", answered: 3, skipped: 0, status: "completed" })
@@ -123,26 +131,52 @@ describe("runBenchmark", () => {
       const pack = yield* prompts
       const llm = yield* ScriptedLlm.make((request) =>
         request.role === "agent"
-          ? ScriptedLlm.toolCallReply([["submit_answer", { answer: "B" }]], { content: "{\"reflect\": {}, \"plan\": {}}" })
+          ? ScriptedLlm.toolCallReply([["submit_answer", { answer: "B" }]], {
+            content: "{\"reflect\": {}, \"plan\": {}}"
+          })
           : "-"
       )
       const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
-      yield* runBenchmark({ treesDir: samplesTrees, questions: all.slice(0, 1), prompts: pack, runId: "t1", protocol: "tools" }).pipe(
+      yield* runBenchmark({
+        treesDir: samplesTrees,
+        questions: all.slice(0, 1),
+        prompts: pack,
+        runId: "t1",
+        protocol: "tools"
+      }).pipe(
         Effect.provide(layer)
       )
       const [request] = yield* llm.requests
-      assert.deepStrictEqual(request!.tools?.map((tool) => tool.name), ["view_node", "search_similar", "observe_frame", "submit_answer"])
+      assert.deepStrictEqual(request!.tools?.map((tool) => tool.name), [
+        "view_node",
+        "search_similar",
+        "observe_frame",
+        "submit_answer"
+      ])
       const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("t1")).pipe(Effect.provide(layer))
       assert.strictEqual((loaded.run.config as { protocol: string }).protocol, "tools")
-      assert.deepStrictEqual(loaded.predictions.map((p) => [p.prediction, p.stopReason, p.stepsUsed]), [["B", "finished", 1]])
+      assert.deepStrictEqual(loaded.predictions.map((p) => [p.prediction, p.stopReason, p.stepsUsed]), [[
+        "B",
+        "finished",
+        1
+      ]])
       assert.deepStrictEqual(loaded.predictions[0]!.replyShapes, { "function-call": 1 })
 
       const mixed = yield* Effect.exit(
-        runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "t1", resume: true }).pipe(Effect.provide(layer))
+        runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "t1", resume: true }).pipe(
+          Effect.provide(layer)
+        )
       )
       assert.isTrue(Exit.isFailure(mixed))
       assert.match(String(Exit.isFailure(mixed) ? mixed.cause : ""), /run t1 was started with --protocol tools/)
-      const resumed = yield* runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "t1", resume: true, protocol: "tools" })
+      const resumed = yield* runBenchmark({
+        treesDir: samplesTrees,
+        questions: all,
+        prompts: pack,
+        runId: "t1",
+        resume: true,
+        protocol: "tools"
+      })
         .pipe(Effect.provide(layer))
       assert.deepStrictEqual(resumed, { runId: "t1", answered: 1, skipped: 1, status: "completed" })
     }))
@@ -155,7 +189,10 @@ describe("runBenchmark", () => {
         if (questionOf(request) === crashing.question) throw new Error("boom in the model fake")
         return submitting(good.answer ?? "A")
       }
-      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(ScriptedLlm.layer(model), ScriptedVlm.layer(() => "-")))
+      const layer = storeLayer(
+        join(dir, "runs.db"),
+        Layer.mergeAll(ScriptedLlm.layer(model), ScriptedVlm.layer(() => "-"))
+      )
       const result = yield* runBenchmark({
         treesDir: samplesTrees,
         questions: [good, crashing],
@@ -163,7 +200,8 @@ describe("runBenchmark", () => {
         runId: "r2"
       }).pipe(Effect.provide(layer))
       assert.strictEqual(result.answered, 2)
-      const rows = (yield* Effect.flatMap(RunStore, (store) => store.loadRun("r2")).pipe(Effect.provide(layer))).predictions
+      const rows = (yield* Effect.flatMap(RunStore, (store) =>
+        store.loadRun("r2")).pipe(Effect.provide(layer))).predictions
       const byId = new Map(rows.map((row) => [row.questionId, row]))
       assert.strictEqual(byId.get(good.questionId)?.stopReason, "finished")
       assert.isTrue(byId.get(good.questionId)?.correct)
@@ -180,7 +218,9 @@ describe("runBenchmark", () => {
       const brokenTree = JSON.parse(readFileSync(join(samplesTrees, "vtSmpl0001a", "tree.json"), "utf8"))
       brokenTree.videoID = "broken"
       brokenTree.nodes = Object.fromEntries(
-        Object.entries(brokenTree.nodes as Record<string, Record<string, unknown>>).map(([id, node]) => [id, id === "vtSmpl0001a_L1_001" ? { ...node, level: 7 } : node])
+        Object.entries(brokenTree.nodes as Record<string, Record<string, unknown>>).map((
+          [id, node]
+        ) => [id, id === "vtSmpl0001a_L1_001" ? { ...node, level: 7 } : node])
       )
       writeFileSync(join(trees, "broken", "tree.json"), JSON.stringify(brokenTree))
       const [good] = (yield* sampleQuestions).slice(0, 1) as [Question]
@@ -191,34 +231,54 @@ describe("runBenchmark", () => {
         Layer.mergeAll(ScriptedLlm.layer(() => (asked++, submitting("A"))), ScriptedVlm.layer(() => "-"))
       )
       const error = (yield* Effect.flip(
-        runBenchmark({ treesDir: trees, questions: [good, broken], prompts: yield* prompts, runId: "r2" }).pipe(Effect.provide(layer))
+        runBenchmark({ treesDir: trees, questions: [good, broken], prompts: yield* prompts, runId: "r2" }).pipe(
+          Effect.provide(layer)
+        )
       )) as TreeDecodeError
       assert.strictEqual(error._tag, "TreeDecodeError")
       assert.strictEqual(
         error.message,
-        `${join(trees, "broken", "tree.json")}: nodes.vtSmpl0001a_L1_001.level: expected 1, 2 or 3, found 7 — fix the file or re-run the builder`
+        `${
+          join(trees, "broken", "tree.json")
+        }: nodes.vtSmpl0001a_L1_001.level: expected 1, 2 or 3, found 7 — fix the file or re-run the builder`
       )
       assert.strictEqual(asked, 0)
-      assert.strictEqual((yield* Effect.flatMap(RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))).length, 0)
+      assert.strictEqual(
+        (yield* Effect.flatMap(RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))).length,
+        0
+      )
     }))
 
   it.scoped("a videoID or question id that would leave --trees is refused before any file is read", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(ScriptedLlm.layer(() => submitting("A")), ScriptedVlm.layer(() => "-")))
+      const layer = storeLayer(
+        join(dir, "runs.db"),
+        Layer.mergeAll(ScriptedLlm.layer(() => submitting("A")), ScriptedVlm.layer(() => "-"))
+      )
       const [good] = (yield* sampleQuestions).slice(0, 1) as [Question]
       const pack = yield* prompts
       const refused = (question: Question) =>
-        Effect.flip(runBenchmark({ treesDir: samplesTrees, questions: [good, question], prompts: pack }).pipe(Effect.provide(layer))).pipe(
+        Effect.flip(
+          runBenchmark({ treesDir: samplesTrees, questions: [good, question], prompts: pack }).pipe(
+            Effect.provide(layer)
+          )
+        ).pipe(
           Effect.map((error) => error as UnsafeIdError)
         )
       for (const videoId of ["../../x/y", "/etc", "a\\b", "..", "v\u0000"]) {
         const error = yield* refused({ ...good, questionId: "t-1", videoId })
         assert.strictEqual(error._tag, "UnsafeIdError")
-        assert.match(error.message, /^question "t-1": videoID ".*" (contains a path separator|names a directory, not a video|contains a NUL byte) — a videoID names one folder under --trees: fix the question file$/)
+        assert.match(
+          error.message,
+          /^question "t-1": videoID ".*" (contains a path separator|names a directory, not a video|contains a NUL byte) — a videoID names one folder under --trees: fix the question file$/
+        )
       }
       const byId = yield* refused({ ...good, questionId: "../q" })
-      assert.strictEqual(byId.message, `question id "../q" contains a path separator — ids are names, not paths: fix the question file`)
+      assert.strictEqual(
+        byId.message,
+        `question id "../q" contains a path separator — ids are names, not paths: fix the question file`
+      )
     }))
 
   it.scoped("interrupting stops new work, keeps finished questions and marks the run interrupted", () =>
@@ -228,12 +288,16 @@ describe("runBenchmark", () => {
       const started = yield* Queue.unbounded<Deferred.Deferred<void>>()
       const gated = gatedLlm(started)
       // Built once: the run and the checks below share one connection and one call buffer.
-      const context = yield* Layer.build(storeLayer(join(dir, "runs.db"), Layer.mergeAll(gated, ScriptedVlm.layer(() => "-"))))
+      const context = yield* Layer.build(
+        storeLayer(join(dir, "runs.db"), Layer.mergeAll(gated, ScriptedVlm.layer(() => "-")))
+      )
       const questions = yield* sampleQuestions
       const pack = yield* prompts
       const store = yield* RunStore.pipe(Effect.provide(context))
       const fiber = yield* Effect.fork(
-        runBenchmark({ treesDir: samplesTrees, questions, prompts: pack, runId: "r3", concurrency: 2 }).pipe(Effect.provide(context))
+        runBenchmark({ treesDir: samplesTrees, questions, prompts: pack, runId: "r3", concurrency: 2 }).pipe(
+          Effect.provide(context)
+        )
       )
       // The first two questions (one call each) are answered. A worker saves its question before it
       // starts the next, so once the next two calls have started, exactly two are finished; those two
@@ -250,7 +314,10 @@ describe("runBenchmark", () => {
   it.scoped("bad input fails before the run starts", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(ScriptedLlm.layer(() => submitting("A")), ScriptedVlm.layer(() => "-")))
+      const layer = storeLayer(
+        join(dir, "runs.db"),
+        Layer.mergeAll(ScriptedLlm.layer(() => submitting("A")), ScriptedVlm.layer(() => "-"))
+      )
       const questions = yield* sampleQuestions
       const pack = yield* prompts
       const missing = yield* Effect.flip(
@@ -392,7 +459,11 @@ describe("runBenchmark", () => {
         const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
         assert.strictEqual((error as { reason?: string } | undefined)?.reason, "ClaimLost")
         const loaded = yield* (yield* store).loadRun("slow")
-        assert.deepStrictEqual([loaded.run.status, loaded.run.claim?.ownerId, loaded.predictions.length], ["running", "other:2:zzzz", 0])
+        assert.deepStrictEqual([loaded.run.status, loaded.run.claim?.ownerId, loaded.predictions.length], [
+          "running",
+          "other:2:zzzz",
+          0
+        ])
       }))
   })
 })

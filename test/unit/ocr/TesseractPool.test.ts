@@ -1,12 +1,18 @@
 // The pool, timeout and degrade rules of the tesseract OCRProvider, over a fake engine whose "recognition"
 // reads the frame file's bytes (after a JPEG signature) as text. The real engine is exercised in test/integration/ocr.
-import * as FileSystem from "@effect/platform/FileSystem"
 import { NodeFileSystem } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Exit, Fiber, Layer, Ref, Scope, TestClock } from "effect"
 import * as Path from "node:path"
 import { ProviderError } from "../../../src/domain/ProviderError.js"
-import { joinCjk, looksLikeImage, makeWith, modelName, type OcrEngine } from "../../../src/layers/tesseract/TesseractOcr.js"
+import {
+  joinCjk,
+  looksLikeImage,
+  makeWith,
+  modelName,
+  type OcrEngine
+} from "../../../src/layers/tesseract/TesseractOcr.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 
 interface FakeEngine {
@@ -18,7 +24,12 @@ interface FakeEngine {
 }
 
 /** Text "HANG" never finishes, "CRASH" fails like a dead thread, "BAD" like an unreadable image. */
-const fakeEngine = (options: { readonly gate?: Deferred.Deferred<void>; readonly allBusy?: { readonly count: number; readonly reached: Deferred.Deferred<void> } } = {}) =>
+const fakeEngine = (
+  options: {
+    readonly gate?: Deferred.Deferred<void>
+    readonly allBusy?: { readonly count: number; readonly reached: Deferred.Deferred<void> }
+  } = {}
+) =>
   Effect.gen(function*() {
     const started = yield* Ref.make(0)
     const terminated = yield* Ref.make(0)
@@ -28,19 +39,34 @@ const fakeEngine = (options: { readonly gate?: Deferred.Deferred<void>; readonly
       Effect.gen(function*() {
         const now = yield* Ref.updateAndGet(busy, (n) => n + 1)
         yield* Ref.update(mostBusy, (most) => Math.max(most, now))
-        if (options.allBusy !== undefined && now === options.allBusy.count) yield* Deferred.succeed(options.allBusy.reached, undefined)
-        if (options.gate !== undefined) yield* Deferred.await(options.gate)
+        if (options.allBusy !== undefined && now === options.allBusy.count) {
+          yield* Deferred.succeed(options.allBusy.reached, undefined)
+        }
+        if (options.gate !== undefined) {
+          yield* Deferred.await(options.gate)
+        }
         const text = new TextDecoder().decode(image.subarray(jpegMagic.length))
         if (text === "HANG") return yield* Effect.never
-        if (text === "CRASH") return yield* new ProviderError({ provider: "ocr", reason: "Server", message: "ocr: worker stopped" })
-        if (text === "BAD") return yield* new ProviderError({ provider: "ocr", reason: "BadRequest", message: "ocr: cannot read the image" })
+        if (text === "CRASH") {
+          return yield* new ProviderError({ provider: "ocr", reason: "Server", message: "ocr: worker stopped" })
+        }
+        if (text === "BAD") {
+          return yield* new ProviderError({
+            provider: "ocr",
+            reason: "BadRequest",
+            message: "ocr: cannot read the image"
+          })
+        }
         return text
       }).pipe(Effect.ensuring(Ref.update(busy, (n) => n - 1)))
     const engine: OcrEngine = {
-      start: Effect.as(Ref.update(started, (n) => n + 1), {
-        recognize,
-        terminate: Ref.update(terminated, (n) => n + 1)
-      })
+      start: Effect.as(
+        Ref.update(started, (n) => n + 1),
+        {
+          recognize,
+          terminate: Ref.update(terminated, (n) => n + 1)
+        }
+      )
     }
     return { engine, started, terminated, busy, mostBusy } satisfies FakeEngine
   })
@@ -218,8 +244,20 @@ describe("joinCjk", () => {
 describe("looksLikeImage", () => {
   it("knows the formats leptonica reads by their first bytes", () => {
     const bytes = (...values: ReadonlyArray<number | string>) =>
-      Uint8Array.from(values.flatMap((value) => (typeof value === "number" ? [value] : [...value].map((char) => char.charCodeAt(0)))))
-    for (const image of [bytes(0xff, 0xd8, 0xff, 0xe0), bytes(0x89, "PNG"), bytes("GIF89a"), bytes("BM"), bytes("II*", 0), bytes("RIFF", 0, 0, 0, 0, "WEBP"), bytes("P6")]) {
+      Uint8Array.from(
+        values.flatMap((value) => (typeof value === "number" ? [value] : [...value].map((char) => char.charCodeAt(0))))
+      )
+    for (
+      const image of [
+        bytes(0xff, 0xd8, 0xff, 0xe0),
+        bytes(0x89, "PNG"),
+        bytes("GIF89a"),
+        bytes("BM"),
+        bytes("II*", 0),
+        bytes("RIFF", 0, 0, 0, 0, "WEBP"),
+        bytes("P6")
+      ]
+    ) {
       assert.isTrue(looksLikeImage(image), String(image))
     }
     for (const other of [bytes("this is not an image"), bytes(), bytes("RIFF", 0, 0, 0, 0, "WAVE"), bytes("P9")]) {

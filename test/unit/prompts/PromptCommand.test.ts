@@ -47,7 +47,10 @@ describe("vtree prompt", () => {
       const { exit, stdout } = yield* runPrompt("--task-type", "Juggling")
       assert.isTrue(exit._tag === "Failure")
       if (exit._tag === "Failure") {
-        assert.match(String(exit.cause), /--task-type "Juggling": not a task type of Video-MME or of \S+ — use one of: Temporal Perception, .*Counting Problem/)
+        assert.match(
+          String(exit.cause),
+          /--task-type "Juggling": not a task type of Video-MME or of \S+ — use one of: Temporal Perception, .*Counting Problem/
+        )
       }
       assert.strictEqual(stdout, "")
     }))

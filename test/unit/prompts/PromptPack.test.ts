@@ -33,8 +33,7 @@ describe("packaged packs", () => {
       const chinese = yield* loadPromptManager(zh)
       assert.deepStrictEqual(Object.keys(english.labels).sort(), [...labelKeys].sort())
       assert.deepStrictEqual(Object.keys(chinese.labels).sort(), [...labelKeys].sort())
-      const shape = (skills: typeof english.skills) =>
-        skills.map((s) => `${s.name}|${s.always}|${s.taskType}`).sort()
+      const shape = (skills: typeof english.skills) => skills.map((s) => `${s.name}|${s.always}|${s.taskType}`).sort()
       assert.deepStrictEqual(shape(chinese.skills), shape(english.skills))
     }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -259,7 +258,9 @@ describe("loadPromptManager errors", () => {
       )
       const pm = yield* loadPromptManager(skipped)
       assert.strictEqual(pm.skills.length, 14)
-      const bad = yield* brokenPack((fs, d) => fs.writeFileString(`${d}/skills/bad.md`, "---\nname: bad\nalways: maybe\n---\n"))
+      const bad = yield* brokenPack((fs, d) =>
+        fs.writeFileString(`${d}/skills/bad.md`, "---\nname: bad\nalways: maybe\n---\n")
+      )
       assert.include(yield* loadError(bad), `${bad}/skills/bad.md: always: expected true or false`)
       const unclosed = yield* brokenPack((fs, d) => fs.writeFileString(`${d}/skills/open.md`, "---\nname: open\n"))
       assert.include(yield* loadError(unclosed), "skills/open.md: frontmatter opened")

@@ -21,7 +21,13 @@ describe("parseSkill", () => {
   it("reads the fields and strips the frontmatter from the body", () => {
     assert.deepStrictEqual(
       skill("---\nname: counting\ndescription: how many\ntask_type: Counting Problem\n---\n## Counting\nSteps"),
-      { name: "counting", description: "how many", always: false, taskType: "Counting Problem", body: "## Counting\nSteps" }
+      {
+        name: "counting",
+        description: "how many",
+        always: false,
+        taskType: "Counting Problem",
+        body: "## Counting\nSteps"
+      }
     )
   })
 
@@ -75,7 +81,9 @@ describe("classifySkills", () => {
 
   it("rejects two skills with one name or one task type, naming the file", () => {
     const sameName = classifySkills([...entries, { file: "copy.md", skill: make({ name: "Extra" }) }])
-    assert.isTrue(Either.isLeft(sameName) && sameName.left.file === "copy.md" && sameName.left.message.includes("extra.md"))
+    assert.isTrue(
+      Either.isLeft(sameName) && sameName.left.file === "copy.md" && sameName.left.message.includes("extra.md")
+    )
     const sameType = classifySkills([
       ...entries,
       { file: "count2.md", skill: make({ name: "count2", taskType: "Counting Problem" }) }

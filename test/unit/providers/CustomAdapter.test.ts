@@ -8,14 +8,19 @@ const makeAdapter = (api: (prompt: string, signal: AbortSignal) => Promise<strin
   Effect.map(Effect.makeSemaphore(2), (semaphore) => {
     const policy = { provider: "acme", semaphore, timeout: "30 seconds", retries: 2, baseDelay: "1 second" } as const
     const toError = (cause: unknown) =>
-      new ProviderError({ provider: "acme", reason: "Server", message: `acme: ${cause instanceof Error ? cause.message : String(cause)}` })
+      new ProviderError({
+        provider: "acme",
+        reason: "Server",
+        message: `acme: ${cause instanceof Error ? cause.message : String(cause)}`
+      })
     return LLMProvider.of({
       chat: (request) =>
-        Effect.tryPromise({ try: (signal) => api(request.messages.at(-1)?.content ?? "", signal), catch: toError }).pipe(
-          Effect.map((content) => ({ content, usage: { promptTokens: 3, completionTokens: 1 }, model: "acme-1" })),
-          Reliability.withPolicy(policy),
-          Reliability.reported({ role: request.role, model: "acme-1" }, (reply) => reply.usage)
-        )
+        Effect.tryPromise({ try: (signal) => api(request.messages.at(-1)?.content ?? "", signal), catch: toError })
+          .pipe(
+            Effect.map((content) => ({ content, usage: { promptTokens: 3, completionTokens: 1 }, model: "acme-1" })),
+            Reliability.withPolicy(policy),
+            Reliability.reported({ role: request.role, model: "acme-1" }, (reply) => reply.usage)
+          )
     })
   })
 
@@ -27,10 +32,14 @@ describe("a provider adapter built from the exported policy", () => {
       const adapter = yield* makeAdapter((prompt, signal) => {
         calls += 1
         if (prompt === "flaky" && calls === 1) return Promise.reject(new Error("busy"))
-        if (prompt === "stall") return new Promise((_, reject) => signal.addEventListener("abort", () => {
-          aborted += 1
-          reject(new Error("aborted"))
-        }))
+        if (prompt === "stall") {
+          return new Promise((_, reject) =>
+            signal.addEventListener("abort", () => {
+              aborted += 1
+              reject(new Error("aborted"))
+            })
+          )
+        }
         return Promise.resolve(`echo ${prompt}`)
       })
       const flaky = yield* Effect.fork(adapter.chat({ role: "tool", messages: [{ role: "user", content: "flaky" }] }))
@@ -38,7 +47,9 @@ describe("a provider adapter built from the exported policy", () => {
       assert.strictEqual((yield* Fiber.join(flaky)).content, "echo flaky")
       assert.strictEqual(calls, 2)
 
-      const stall = yield* Effect.fork(Effect.either(adapter.chat({ role: "agent", messages: [{ role: "user", content: "stall" }] })))
+      const stall = yield* Effect.fork(
+        Effect.either(adapter.chat({ role: "agent", messages: [{ role: "user", content: "stall" }] }))
+      )
       // Three attempts of 30 s each with backoffs of at most 1.2 s and 2.4 s between them.
       for (let i = 0; i < 10; i++) yield* TestClock.adjust("10 seconds")
       const outcome = yield* Fiber.join(stall)

@@ -28,7 +28,13 @@ describe("endpoint dialect", () => {
     )
   })
 
-  const endpoint = (baseUrl: string, model: string) => ({ provider: "llm", baseUrl, apiKey: Option.none(), model, timeout: Duration.seconds(5) })
+  const endpoint = (baseUrl: string, model: string) => ({
+    provider: "llm",
+    baseUrl,
+    apiKey: Option.none(),
+    model,
+    timeout: Duration.seconds(5)
+  })
   const reliability = { concurrency: 1, retries: 0 }
 
   it("puts the cap in the field the endpoint wants, in chat and vision bodies, and none without a cap", () => {
@@ -48,7 +54,12 @@ describe("endpoint dialect", () => {
     const uncapped = chatBody(config, { role: "tool", messages })
     assert.isFalse("max_tokens" in uncapped || "max_completion_tokens" in uncapped)
 
-    const vlm = (baseUrl: string): VlmConfig => ({ endpoint: endpoint(baseUrl, "gpt-4.1"), thinking: "none", maxImageBytes: 1, reliability })
+    const vlm = (baseUrl: string): VlmConfig => ({
+      endpoint: endpoint(baseUrl, "gpt-4.1"),
+      thinking: "none",
+      maxImageBytes: 1,
+      reliability
+    })
     const request = { system: "s", text: "t", images: [], maxTokens: 64 }
     const body = (baseUrl: string): Record<string, unknown> => visionBody(vlm(baseUrl), request, [])
     assert.strictEqual(body("https://api.openai.com/v1")["max_completion_tokens"], 64)

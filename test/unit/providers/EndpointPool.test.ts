@@ -38,14 +38,23 @@ describe("choose", () => {
   })
 
   it("with every replica out, the one due back soonest takes the request", () => {
-    assert.deepStrictEqual(choose([health({ ejectedUntil: 300 }), health({ ejectedUntil: 200 })], 0, new Set()), { use: 1 })
+    assert.deepStrictEqual(choose([health({ ejectedUntil: 300 }), health({ ejectedUntil: 200 })], 0, new Set()), {
+      use: 1
+    })
   })
 })
 
 describe("ejectionDelay", () => {
   it("doubles per ejection in a row, at most a minute", () => {
     const base = Duration.seconds(5)
-    assert.deepStrictEqual([1, 2, 3, 4, 5, 40].map((n) => Duration.toSeconds(ejectionDelay(n, base))), [5, 10, 20, 40, 60, 60])
+    assert.deepStrictEqual([1, 2, 3, 4, 5, 40].map((n) => Duration.toSeconds(ejectionDelay(n, base))), [
+      5,
+      10,
+      20,
+      40,
+      60,
+      60
+    ])
   })
 })
 
@@ -65,7 +74,8 @@ const fakePool = (names: ReadonlyArray<string>, options: { concurrency?: number 
     const pool: EndpointPool<string> = {
       members: names.map((name) => ({ replica: set.replica(`http://${name}/v1`), client: name })),
       set,
-      probe: (client) => Effect.suspend(() => (probes.push(client), down.has(client) ? Effect.fail(transport(client)) : Effect.void)),
+      probe: (client) =>
+        Effect.suspend(() => (probes.push(client), down.has(client) ? Effect.fail(transport(client)) : Effect.void)),
       ejectFor: Duration.seconds(5)
     }
     const policy = { provider: "llm", timeout: Duration.seconds(30), retries: 4 }

@@ -10,7 +10,10 @@ import { type ChatRequest, LLMProvider } from "../../../src/services/LLMProvider
 import { OCRProvider } from "../../../src/services/OCRProvider.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 
-const ask = (content: string, role: ChatRequest["role"] = "agent"): ChatRequest => ({ role, messages: [{ role: "user", content }] })
+const ask = (content: string, role: ChatRequest["role"] = "agent"): ChatRequest => ({
+  role,
+  messages: [{ role: "user", content }]
+})
 const limited = new ProviderError({ provider: "llm", reason: "RateLimited", message: "slow down" })
 
 describe("ScriptedLlm", () => {
@@ -33,10 +36,18 @@ describe("ScriptedLlm", () => {
         Effect.provide(llm.layer),
         Effect.provide(MemoryCallLog.layer)
       )
-      assert.deepStrictEqual(first, { content: "two words", usage: { promptTokens: 3, completionTokens: 2 }, model: "scripted-llm" })
+      assert.deepStrictEqual(first, {
+        content: "two words",
+        usage: { promptTokens: 3, completionTokens: 2 },
+        model: "scripted-llm"
+      })
       assert.strictEqual(second.reasoning, "why")
       assert.strictEqual(third, limited)
-      assert.deepStrictEqual((yield* llm.requests).map((request) => request.messages[0]!.content), ["hello there friend", "again", "once more"])
+      assert.deepStrictEqual((yield* llm.requests).map((request) => request.messages[0]!.content), [
+        "hello there friend",
+        "again",
+        "once more"
+      ])
       assert.deepStrictEqual(usage.agent, { calls: 2, promptTokens: 3, completionTokens: 2 })
       assert.deepStrictEqual(usage.tool, { calls: 1, promptTokens: 5, completionTokens: 6 })
       assert.deepStrictEqual(entries.map((entry) => [entry.role, entry.status, entry.errorReason, entry.questionId]), [
@@ -49,7 +60,9 @@ describe("ScriptedLlm", () => {
   it.effect("a function script sees the request and its index", () =>
     Effect.gen(function*() {
       const reply = yield* Effect.flatMap(LLMProvider, (provider) => provider.chat(ask("ping", "tool"))).pipe(
-        Effect.provide(ScriptedLlm.layer((request, index) => `${request.role}:${index}:${request.messages[0]!.content}`))
+        Effect.provide(
+          ScriptedLlm.layer((request, index) => `${request.role}:${index}:${request.messages[0]!.content}`)
+        )
       )
       assert.strictEqual(reply.content, "tool:0:ping")
     }))
@@ -70,13 +83,17 @@ describe("ScriptedLlm", () => {
   it.effect("running past the script is a defect that says so", () =>
     Effect.gen(function*() {
       const exit = yield* Effect.exit(
-        Effect.flatMap(LLMProvider, (provider) => Effect.zipRight(provider.chat(ask("1")), provider.chat(ask("2")))).pipe(
-          Effect.provide(ScriptedLlm.layer(["only one"]))
-        )
+        Effect.flatMap(LLMProvider, (provider) => Effect.zipRight(provider.chat(ask("1")), provider.chat(ask("2"))))
+          .pipe(
+            Effect.provide(ScriptedLlm.layer(["only one"]))
+          )
       )
       assert.strictEqual(exit._tag, "Failure")
       assert.strictEqual(exit._tag === "Failure" ? exit.cause._tag : undefined, "Die")
-      assert.include(String(exit._tag === "Failure" && exit.cause._tag === "Die" ? exit.cause.defect : ""), "call 2 was made")
+      assert.include(
+        String(exit._tag === "Failure" && exit.cause._tag === "Die" ? exit.cause.defect : ""),
+        "call 2 was made"
+      )
     }))
 })
 
@@ -84,7 +101,10 @@ describe("ScriptedVlm and ScriptedOcr", () => {
   it.effect("return their scripted replies, record requests and report vlm / ocr calls", () =>
     Effect.gen(function*() {
       const vlm = yield* ScriptedVlm.make(["a cat on a mat"])
-      const ocr = yield* ScriptedOcr.make([(new ProviderError({ provider: "ocr", reason: "Transport", message: "down" })), "EXIT"])
+      const ocr = yield* ScriptedOcr.make([
+        new ProviderError({ provider: "ocr", reason: "Transport", message: "down" }),
+        "EXIT"
+      ])
       const usage = emptyUsage()
       const { seen, ocrError, text } = yield* Effect.gen(function*() {
         const seen = yield* (yield* VLMProvider).chatWithImages({ system: "s", text: "what?", images: ["/f/1.jpg"] })

@@ -2,7 +2,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Either, Option, Redacted, Schema } from "effect"
 import OpenAI from "openai"
 import { sniffImageMime } from "../../../src/layers/openai/ImageData.js"
-import { ChatChunk, ChatReply, collectStream, decodeReply, readChatReply } from "../../../src/layers/openai/OpenAiClient.js"
+import {
+  ChatChunk,
+  ChatReply,
+  collectStream,
+  decodeReply,
+  readChatReply
+} from "../../../src/layers/openai/OpenAiClient.js"
 import { reasonForStatus, retryAfterMs, scrubSecret, toProviderError } from "../../../src/layers/openai/OpenAiErrors.js"
 import { splitReply, thinkingFields } from "../../../src/layers/openai/Thinking.js"
 
@@ -33,7 +39,9 @@ describe("OpenAiErrors", () => {
     const map = toProviderError("llm", Option.some(Redacted.make("sk-x")))
     assert.strictEqual(map(new OpenAI.APIConnectionTimeoutError()).reason, "Timeout")
     assert.strictEqual(map(new OpenAI.APIConnectionError({ message: "refused" })).reason, "Transport")
-    const limited = map(OpenAI.APIError.generate(429, { message: "slow down, sk-x" }, undefined, new Headers({ "retry-after": "3" })))
+    const limited = map(
+      OpenAI.APIError.generate(429, { message: "slow down, sk-x" }, undefined, new Headers({ "retry-after": "3" }))
+    )
     assert.strictEqual(limited.reason, "RateLimited")
     assert.strictEqual(limited.retryAfterMs, 3000)
     assert.notInclude(limited.message, "sk-x")
@@ -47,13 +55,18 @@ describe("Thinking", () => {
     assert.deepStrictEqual(thinkingFields("none", true), {})
     assert.deepStrictEqual(thinkingFields("deepseek", false), { thinking: { type: "disabled" } })
     assert.deepStrictEqual(thinkingFields("dashscope", true), { enable_thinking: true })
-    assert.deepStrictEqual(thinkingFields("vllm", false), { chat_template_kwargs: { enable_thinking: false, thinking: false } })
+    assert.deepStrictEqual(thinkingFields("vllm", false), {
+      chat_template_kwargs: { enable_thinking: false, thinking: false }
+    })
   })
 
   it("finds reasoning in reasoning_content, reasoning, or a leading <think> block", () => {
     assert.deepStrictEqual(splitReply({ content: "a", reasoning_content: "r1" }), { content: "a", reasoning: "r1" })
     assert.deepStrictEqual(splitReply({ content: "a", reasoning: "r2" }), { content: "a", reasoning: "r2" })
-    assert.deepStrictEqual(splitReply({ content: "<think>\nr3\n</think>\n\nanswer" }), { content: "answer", reasoning: "r3" })
+    assert.deepStrictEqual(splitReply({ content: "<think>\nr3\n</think>\n\nanswer" }), {
+      content: "answer",
+      reasoning: "r3"
+    })
     assert.deepStrictEqual(splitReply({ content: "plain" }), { content: "plain", reasoning: undefined })
     assert.deepStrictEqual(splitReply({ content: null }), { content: "", reasoning: undefined })
   })
@@ -63,14 +76,23 @@ describe("sniffImageMime", () => {
   it("recognizes JPEG, PNG and WebP by their first bytes, and nothing else", () => {
     assert.strictEqual(sniffImageMime(new Uint8Array([0xff, 0xd8, 0xff, 0xdb])), "image/jpeg")
     assert.strictEqual(sniffImageMime(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), "image/png")
-    assert.strictEqual(sniffImageMime(new Uint8Array([...Buffer.from("RIFF"), 0, 0, 0, 0, ...Buffer.from("WEBP")])), "image/webp")
+    assert.strictEqual(
+      sniffImageMime(new Uint8Array([...Buffer.from("RIFF"), 0, 0, 0, 0, ...Buffer.from("WEBP")])),
+      "image/webp"
+    )
     assert.strictEqual(sniffImageMime(new Uint8Array([...Buffer.from("GIF89a")])), undefined)
     assert.strictEqual(sniffImageMime(new Uint8Array([])), undefined)
   })
 })
 
 describe("chat replies", () => {
-  const endpoint = { provider: "llm", baseUrl: "http://127.0.0.1:1", apiKey: Option.none(), model: "configured", timeout: Duration.seconds(5) }
+  const endpoint = {
+    provider: "llm",
+    baseUrl: "http://127.0.0.1:1",
+    apiKey: Option.none(),
+    model: "configured",
+    timeout: Duration.seconds(5)
+  }
   const decode = decodeReply(ChatReply)(endpoint)
   const read = (reply: unknown) => Either.flatMap(decode(reply), (decoded) => readChatReply(endpoint, decoded))
 
@@ -80,7 +102,15 @@ describe("chat replies", () => {
       choices: [{ message: { content: "<think>r</think>answer" }, finish_reason: "stop" }],
       usage: { prompt_tokens: 4, completion_tokens: 2 }
     })
-    assert.deepStrictEqual(reply, Either.right({ content: "answer", reasoning: "r", usage: { promptTokens: 4, completionTokens: 2 }, model: "served" }))
+    assert.deepStrictEqual(
+      reply,
+      Either.right({
+        content: "answer",
+        reasoning: "r",
+        usage: { promptTokens: 4, completionTokens: 2 },
+        model: "served"
+      })
+    )
     // Missing usage and model fall back to zeros and the configured model.
     assert.deepStrictEqual(
       read({ model: "", choices: [{ message: { content: "x" } }], usage: null }),
@@ -116,11 +146,22 @@ describe("chat replies", () => {
     )
     // A zero is a report ("nothing cached"); null or missing details are not.
     assert.deepStrictEqual(
-      usageOf({ prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: null }),
+      usageOf({
+        prompt_tokens: 5,
+        completion_tokens: 1,
+        prompt_tokens_details: { cached_tokens: 0 },
+        completion_tokens_details: null
+      }),
       { promptTokens: 5, completionTokens: 1, cachedPromptTokens: 0 }
     )
-    assert.deepStrictEqual(usageOf({ prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: null }), { promptTokens: 5, completionTokens: 1 })
-    assert.include(usageOf({ prompt_tokens: 5, prompt_tokens_details: { cached_tokens: "5" } }), "usage.prompt_tokens_details.cached_tokens:")
+    assert.deepStrictEqual(usageOf({ prompt_tokens: 5, completion_tokens: 1, prompt_tokens_details: null }), {
+      promptTokens: 5,
+      completionTokens: 1
+    })
+    assert.include(
+      usageOf({ prompt_tokens: 5, prompt_tokens_details: { cached_tokens: "5" } }),
+      "usage.prompt_tokens_details.cached_tokens:"
+    )
   })
 
   it("a reply of the wrong shape is a BadResponse naming the first issue's path", () => {
@@ -133,22 +174,33 @@ describe("chat replies", () => {
     assert.include(message(null), "unexpected reply (Expected ChatCompletion, actual null)")
     assert.include(message({ choices: [] }), "choices.0: is missing")
     assert.include(message({ choices: [{ message: { content: 5 } }] }), "choices.0.message.content:")
-    assert.include(message({ choices: [{ message: { content: "x" } }], usage: { prompt_tokens: "11" } }), "usage.prompt_tokens:")
-    assert.include(message({ choices: [{ message: { content: " " }, finish_reason: "length" }] }), "no content (finish_reason: length)")
+    assert.include(
+      message({ choices: [{ message: { content: "x" } }], usage: { prompt_tokens: "11" } }),
+      "usage.prompt_tokens:"
+    )
+    assert.include(
+      message({ choices: [{ message: { content: " " }, finish_reason: "length" }] }),
+      "no content (finish_reason: length)"
+    )
   })
 
   it("folds streamed chunks into one reply: deltas in order, the last finish reason, the usage chunk", () => {
-    const chunks = Either.getOrThrow(decodeReply(Schema.Array(ChatChunk))(endpoint)([
-      { model: "m", choices: [{ delta: { role: "assistant", reasoning_content: "th" }, finish_reason: null }] },
-      { model: "m", choices: [{ delta: { reasoning_content: "ink", content: "an" } }] },
-      { model: "m", choices: [{ delta: { content: "swer" }, finish_reason: "stop" }] },
-      { model: "m", choices: [], usage: { prompt_tokens: 9, completion_tokens: 3 } }
-    ]))
-    assert.deepStrictEqual(readChatReply(endpoint, collectStream(chunks)), Either.right({
-      content: "answer",
-      reasoning: "think",
-      usage: { promptTokens: 9, completionTokens: 3 },
-      model: "m"
-    }))
+    const chunks = Either.getOrThrow(
+      decodeReply(Schema.Array(ChatChunk))(endpoint)([
+        { model: "m", choices: [{ delta: { role: "assistant", reasoning_content: "th" }, finish_reason: null }] },
+        { model: "m", choices: [{ delta: { reasoning_content: "ink", content: "an" } }] },
+        { model: "m", choices: [{ delta: { content: "swer" }, finish_reason: "stop" }] },
+        { model: "m", choices: [], usage: { prompt_tokens: 9, completion_tokens: 3 } }
+      ])
+    )
+    assert.deepStrictEqual(
+      readChatReply(endpoint, collectStream(chunks)),
+      Either.right({
+        content: "answer",
+        reasoning: "think",
+        usage: { promptTokens: 9, completionTokens: 3 },
+        model: "m"
+      })
+    )
   })
 })

@@ -10,9 +10,11 @@ import {
 } from "../../../src/config/ProviderConfig.js"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 
-const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+const withEnv = (env: Record<string, string>) =>
+  Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
 
-const key = (option: Option.Option<Redacted.Redacted<string>>) => Option.getOrUndefined(Option.map(option, Redacted.value))
+const key = (option: Option.Option<Redacted.Redacted<string>>) =>
+  Option.getOrUndefined(Option.map(option, Redacted.value))
 
 describe("ProviderConfig", () => {
   it.effect("nothing set: no model configured; OCR is the embedded engine reading English", () =>
@@ -21,20 +23,27 @@ describe("ProviderConfig", () => {
       assert.isTrue(Option.isNone(config.llm))
       assert.isTrue(Option.isNone(config.vlm))
       assert.isTrue(Option.isNone(config.embedding))
-      assert.deepStrictEqual(config.ocr, Option.some({
-        engine: "tesseract" as const,
-        tesseract: { langs: ["eng"], workers: 1, timeout: Duration.seconds(60) }
-      }))
+      assert.deepStrictEqual(
+        config.ocr,
+        Option.some({
+          engine: "tesseract" as const,
+          tesseract: { langs: ["eng"], workers: 1, timeout: Duration.seconds(60) }
+        })
+      )
     }))
 
   it.effect("VTREE_OCR picks the engine: off, tesseract with its languages and workers, monkeyocr with its URLs", () =>
     Effect.gen(function*() {
       const off = yield* loadProvidersConfig.pipe(withEnv({ VTREE_OCR: "off", VTREE_OCR_URLS: "http://ocr:7861" }))
       assert.isTrue(Option.isNone(off.ocr))
-      const chinese = Option.getOrThrow((yield* loadProvidersConfig.pipe(withEnv({ VTREE_OCR_LANGS: "eng+chi_sim", VTREE_OCR_WORKERS: "2" }))).ocr)
+      const chinese = Option.getOrThrow(
+        (yield* loadProvidersConfig.pipe(withEnv({ VTREE_OCR_LANGS: "eng+chi_sim", VTREE_OCR_WORKERS: "2" }))).ocr
+      )
       assert.deepStrictEqual(chinese.engine === "tesseract" ? chinese.tesseract.langs : [], ["eng", "chi_sim"])
       assert.strictEqual(chinese.engine === "tesseract" ? chinese.tesseract.workers : 0, 2)
-      const monkey = Option.getOrThrow((yield* loadProvidersConfig.pipe(withEnv({ VTREE_OCR_URLS: "http://ocr:7861" }))).ocr)
+      const monkey = Option.getOrThrow(
+        (yield* loadProvidersConfig.pipe(withEnv({ VTREE_OCR_URLS: "http://ocr:7861" }))).ocr
+      )
       assert.strictEqual(monkey.engine, "monkeyocr")
       const noUrls = yield* Effect.flip(loadRoleConfigs.ocr.pipe(withEnv({ VTREE_OCR: "monkeyocr" })))
       assert.strictEqual(noUrls.reason, "Missing")
@@ -49,7 +58,13 @@ describe("ProviderConfig", () => {
   it.effect("the tool role and the VLM default to the LLM values; OPENAI_* are the fallbacks", () =>
     Effect.gen(function*() {
       const config = yield* loadProvidersConfig.pipe(
-        withEnv({ VTREE_LLM_MODEL: "deepseek-reasoner", OPENAI_BASE_URL: "https://api.deepseek.com/v1/", OPENAI_API_KEY: "sk-1", VTREE_TOOL_LLM_MODEL: "deepseek-chat", VTREE_LLM_THINKING: "DeepSeek" })
+        withEnv({
+          VTREE_LLM_MODEL: "deepseek-reasoner",
+          OPENAI_BASE_URL: "https://api.deepseek.com/v1/",
+          OPENAI_API_KEY: "sk-1",
+          VTREE_TOOL_LLM_MODEL: "deepseek-chat",
+          VTREE_LLM_THINKING: "DeepSeek"
+        })
       )
       const llm = Option.getOrThrow(config.llm)
       assert.strictEqual(llm.agent.baseUrl, "https://api.deepseek.com/v1")
@@ -89,9 +104,13 @@ describe("ProviderConfig", () => {
       // Another host list: the agent's key stays with the agent's hosts.
       assert.isTrue(Option.isNone(embed.apiKey))
       assert.deepStrictEqual(llm.reliability.ejectFor, Duration.seconds(2))
-      const single = Option.getOrThrow((yield* loadProvidersConfig.pipe(withEnv({ VTREE_LLM_BASE_URL: "http://a/v1", VTREE_LLM_MODEL: "m" }))).llm)
+      const single = Option.getOrThrow(
+        (yield* loadProvidersConfig.pipe(withEnv({ VTREE_LLM_BASE_URL: "http://a/v1", VTREE_LLM_MODEL: "m" }))).llm
+      )
       assert.isUndefined(single.agent.baseUrls)
-      const bad = yield* Effect.flip(loadLlmConfig.pipe(withEnv({ VTREE_LLM_BASE_URL: "http://a/v1,ftp://b", VTREE_LLM_MODEL: "m" })))
+      const bad = yield* Effect.flip(
+        loadLlmConfig.pipe(withEnv({ VTREE_LLM_BASE_URL: "http://a/v1,ftp://b", VTREE_LLM_MODEL: "m" }))
+      )
       assert.strictEqual(bad.variable, "VTREE_LLM_BASE_URL")
       assert.include(bad.message, "several separated by commas")
     }))
@@ -123,7 +142,10 @@ describe("ProviderConfig", () => {
       assert.strictEqual(Duration.toMillis(embedding.endpoint.timeout), 2500)
       assert.strictEqual(embedding.reliability.concurrency, 8)
       const ocr = Option.getOrThrow(config.ocr)
-      assert.deepStrictEqual(ocr.engine === "monkeyocr" ? ocr.monkeyocr.urls : [], ["http://ocr1:7861", "http://ocr2:7861"])
+      assert.deepStrictEqual(ocr.engine === "monkeyocr" ? ocr.monkeyocr.urls : [], [
+        "http://ocr1:7861",
+        "http://ocr2:7861"
+      ])
     }))
 
   it.effect("errors name the variable to set or fix", () =>
@@ -157,7 +179,9 @@ describe("ProviderConfig", () => {
 
   it.effect("blank values count as unset", () =>
     Effect.gen(function*() {
-      const config = yield* loadProvidersConfig.pipe(withEnv({ VTREE_LLM_MODEL: "m", VTREE_LLM_API_KEY: "  ", OPENAI_API_KEY: "sk-o", VTREE_OCR_URLS: "" }))
+      const config = yield* loadProvidersConfig.pipe(
+        withEnv({ VTREE_LLM_MODEL: "m", VTREE_LLM_API_KEY: "  ", OPENAI_API_KEY: "sk-o", VTREE_OCR_URLS: "" })
+      )
       assert.strictEqual(key(Option.getOrThrow(config.llm).agent.apiKey), "sk-o")
       assert.strictEqual(Option.getOrThrow(config.ocr).engine, "tesseract")
     }))
@@ -186,7 +210,9 @@ describe("ProviderConfig", () => {
 
   it.effect("OPENAI_BASE_URL is not read when VTREE_LLM_BASE_URL is set", () =>
     Effect.gen(function*() {
-      const llm = yield* loadLlmConfig.pipe(withEnv({ VTREE_LLM_MODEL: "m", VTREE_LLM_BASE_URL: "http://a/v1", OPENAI_BASE_URL: "nonsense" }))
+      const llm = yield* loadLlmConfig.pipe(
+        withEnv({ VTREE_LLM_MODEL: "m", VTREE_LLM_BASE_URL: "http://a/v1", OPENAI_BASE_URL: "nonsense" })
+      )
       assert.strictEqual(llm.agent.baseUrl, "http://a/v1")
     }))
 })

@@ -4,7 +4,12 @@ import { ProviderError, type ProviderErrorReason } from "../../../src/domain/Pro
 import { withPolicy } from "../../../src/layers/shared/Reliability.js"
 
 const error = (reason: ProviderErrorReason, retryAfterMs?: number) =>
-  new ProviderError({ provider: "test", reason, message: reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
+  new ProviderError({
+    provider: "test",
+    reason,
+    message: reason,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs })
+  })
 
 /** An attempt that fails with the given errors in turn, then succeeds; counts its runs. */
 const flaky = (failures: ReadonlyArray<ProviderError>) =>
@@ -104,7 +109,9 @@ describe("withPolicy", () => {
         () => Ref.update(active, (n) => n - 1)
       )
       const guarded = withPolicy(yield* policy(3))
-      const fiber = yield* Effect.fork(Effect.all(Array.from({ length: 10 }, () => guarded(attempt)), { concurrency: "unbounded" }))
+      const fiber = yield* Effect.fork(
+        Effect.all(Array.from({ length: 10 }, () => guarded(attempt)), { concurrency: "unbounded" })
+      )
       for (let i = 0; i < 4; i++) yield* TestClock.adjust("1 second")
       yield* Fiber.join(fiber)
       assert.strictEqual(yield* Ref.get(peak), 3)

@@ -63,10 +63,14 @@ describe("normalizeAnswer", () => {
 
   it("is null or one of the option letters for any reply, and never throws", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "grapheme-composite", maxLength: 200 }), fc.integer({ min: -2, max: 30 }), (reply, n) => {
-        const result = normalizeAnswer(reply, n)
-        return result === null || optionLetters(n).includes(result)
-      }),
+      fc.property(
+        fc.string({ unit: "grapheme-composite", maxLength: 200 }),
+        fc.integer({ min: -2, max: 30 }),
+        (reply, n) => {
+          const result = normalizeAnswer(reply, n)
+          return result === null || optionLetters(n).includes(result)
+        }
+      ),
       { numRuns: 2000 }
     )
   })

@@ -111,7 +111,12 @@ describe("loadQuestions errors", () => {
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const dir = yield* fs.makeTempDirectoryScoped()
-      const q = (id: string) => ({ question_id: id, task_type: "OCR Problems", question: "Q?", options: ["A. x", "B. y"] })
+      const q = (id: string) => ({
+        question_id: id,
+        task_type: "OCR Problems",
+        question: "Q?",
+        options: ["A. x", "B. y"]
+      })
       // Written out of order: files are read sorted by name.
       yield* fs.writeFileString(NodePath.join(dir, "vidB.json"), JSON.stringify([q("2"), q("1")]))
       yield* fs.writeFileString(NodePath.join(dir, "vidA.json"), JSON.stringify([q("1")]))
@@ -130,7 +135,10 @@ describe("loadQuestions errors", () => {
       yield* fs.writeFileString(NodePath.join(dir, "zzz.json"), JSON.stringify([q("3")]))
       yield* fs.writeFileString(NodePath.join(dir, "aaa.json"), JSON.stringify([q("1"), q("2")]))
       const questions = yield* loadQuestions(dir)
-      assert.deepStrictEqual(questions.map((x) => [x.videoId, x.questionId]), [["aaa", "1"], ["aaa", "2"], ["zzz", "3"]])
+      assert.deepStrictEqual(questions.map((x) => [x.videoId, x.questionId]), [["aaa", "1"], ["aaa", "2"], [
+        "zzz",
+        "3"
+      ]])
       // Unlabelled options get their letters; a missing answer is null.
       assert.deepStrictEqual(questions[0]!.options, ["A. x", "B. y"])
       assert.strictEqual(questions[0]!.answer, null)
@@ -139,7 +147,16 @@ describe("loadQuestions errors", () => {
 
 describe("decodeQuestions", () => {
   it("names file, line and field for a wrong type, with a fix", () => {
-    const error = failure(decodeFile(jsonl(row({ question_id: "1" }), row({ question_id: "2" }), row({ question_id: "3" }), row({ question_id: "4", options: "A, B" }))))
+    const error = failure(
+      decodeFile(
+        jsonl(
+          row({ question_id: "1" }),
+          row({ question_id: "2" }),
+          row({ question_id: "3" }),
+          row({ question_id: "4", options: "A, B" })
+        )
+      )
+    )
     assert.strictEqual(error.reason, "InvalidRow")
     assert.strictEqual(error.location, "line 4")
     assert.strictEqual(error.field, "options")
@@ -180,7 +197,10 @@ describe("decodeQuestions", () => {
   })
 
   it("rejects a single option and an empty option", () => {
-    assert.include(failure(decodeFile(jsonl(row({ options: ["A. only"], answer: "A" })))).message, "expected 2 to 26 options, got 1")
+    assert.include(
+      failure(decodeFile(jsonl(row({ options: ["A. only"], answer: "A" })))).message,
+      "expected 2 to 26 options, got 1"
+    )
     assert.include(failure(decodeFile(jsonl(row({ options: ["A. x", "  "] })))).message, "options[1]: is empty")
   })
 
@@ -203,7 +223,9 @@ describe("decodeQuestions", () => {
   })
 
   it("rejects a per-video file that is not an array", () => {
-    const error = failure(decodeQuestions({ _tag: "Directory", dir: "qs", files: [{ file: "qs/v1.json", text: "{\"a\": 1}" }] }))
+    const error = failure(
+      decodeQuestions({ _tag: "Directory", dir: "qs", files: [{ file: "qs/v1.json", text: "{\"a\": 1}" }] })
+    )
     assert.include(error.message, "qs/v1.json: expected a JSON array, got {\"a\":1} — write a JSON array of")
   })
 
@@ -216,9 +238,14 @@ describe("decodeQuestions", () => {
   })
 
   it("reports duplicate ids with both lines", () => {
-    const error = failure(decodeFile(jsonl(row({ question_id: "x" }), row({ question_id: "y" }), row({ question_id: "x" }))))
+    const error = failure(
+      decodeFile(jsonl(row({ question_id: "x" }), row({ question_id: "y" }), row({ question_id: "x" })))
+    )
     assert.strictEqual(error.reason, "DuplicateId")
-    assert.include(error.message, `questions.jsonl: line 3: question_id: "x" already appears at questions.jsonl: line 1`)
+    assert.include(
+      error.message,
+      `questions.jsonl: line 3: question_id: "x" already appears at questions.jsonl: line 1`
+    )
   })
 
   it("accepts integer ids, null and lower-case answers, a BOM, blank lines, extra fields", () => {
@@ -276,7 +303,11 @@ describe("question selection", () => {
       nSamples: 1
     })
     assert.deepStrictEqual(ids(selected.questions), ["2"])
-    assert.deepStrictEqual(selected.unmatched, { videoIds: ["nope"], questionIds: [], taskTypes: ["Spatial Reasoning"] })
+    assert.deepStrictEqual(selected.unmatched, {
+      videoIds: ["nope"],
+      questionIds: [],
+      taskTypes: ["Spatial Reasoning"]
+    })
     assert.deepStrictEqual(ids(selectQuestions(all, {}).questions), ids(all))
   })
 

@@ -42,7 +42,10 @@ describe("loadQuestionSet", () => {
       const facts = loaded.facts.get("2")!
       assert.strictEqual(facts.name, "lvbench")
       assert.deepStrictEqual(facts.categories, [{ axis: "question type", labels: ["Rea", "KIR"] }])
-      assert.deepStrictEqual(facts.source, { file: NodePath.join(dir, "video_info.meta.jsonl"), location: "line 1: qa[1]" })
+      assert.deepStrictEqual(facts.source, {
+        file: NodePath.join(dir, "video_info.meta.jsonl"),
+        location: "line 1: qa[1]"
+      })
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
   it.scoped("an MLVU dev folder: its sorted .json files, dotfiles skipped", () =>
@@ -54,7 +57,10 @@ describe("loadQuestionSet", () => {
       ])
       const loaded = yield* loadQuestionSet(NodePath.join(dir, "json"))
       assert.strictEqual(loaded.benchmark, "mlvu")
-      assert.deepStrictEqual(loaded.questions.map((q) => [q.questionId, q.answer]), [["plotQA_0", "A"], ["plotQA_1", "B"], ["needle_0", "A"]])
+      assert.deepStrictEqual(loaded.questions.map((q) => [q.questionId, q.answer]), [["plotQA_0", "A"], [
+        "plotQA_1",
+        "B"
+      ], ["needle_0", "A"]])
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 
   it.scoped("NExT-QA's csv, and EgoSchema with its keys shipped apart (--answers)", () =>
@@ -67,7 +73,9 @@ describe("loadQuestionSet", () => {
       const next = yield* loadQuestionSet(NodePath.join(dir, "val.csv"))
       assert.strictEqual(next.benchmark, "nextqa")
       assert.deepStrictEqual(next.questions.map((q) => q.questionId), ["4010069381_6", "4010069381_7", "6233408665_2"])
-      const ego = yield* loadQuestionSet(NodePath.join(dir, "questions.json"), { answers: NodePath.join(dir, "subset_answers.json") })
+      const ego = yield* loadQuestionSet(NodePath.join(dir, "questions.json"), {
+        answers: NodePath.join(dir, "subset_answers.json")
+      })
       assert.strictEqual(ego.benchmark, "egoschema")
       assert.deepStrictEqual(ego.questions.map((q) => q.answer), ["D", "B", null])
       assert.strictEqual(ego.facts.get(egoSchemaRows[0]!.q_uid)!.originalKey, 3)
@@ -85,12 +93,16 @@ describe("loadQuestionSet", () => {
       const unknown = yield* Effect.flip(loadQuestionSet(NodePath.join(dir, "notes.csv")))
       assert.strictEqual(unknown.reason, "UnknownLayout")
       assert.include(unknown.message, "has no question layout vtree reads — vtree reads Video-MME")
-      const forced = yield* Effect.flip(loadQuestionSet(NodePath.join(dir, "video_info.meta.jsonl"), { benchmark: "Video-MME" }))
+      const forced = yield* Effect.flip(
+        loadQuestionSet(NodePath.join(dir, "video_info.meta.jsonl"), { benchmark: "Video-MME" })
+      )
       assert.include(forced.message, `${NodePath.join(dir, "video_info.meta.jsonl")}: line 1`)
       const broken = yield* Effect.flip(loadQuestionSet(NodePath.join(dir, "broken.jsonl")))
       assert.strictEqual(broken.reason, "InvalidJson")
       assert.include(broken.message, `${NodePath.join(dir, "broken.jsonl")}: line 2: not valid JSON`)
-      const answers = yield* Effect.flip(loadQuestionSet(NodePath.join(dir, "video_info.meta.jsonl"), { answers: NodePath.join(dir, "none.json") }))
+      const answers = yield* Effect.flip(
+        loadQuestionSet(NodePath.join(dir, "video_info.meta.jsonl"), { answers: NodePath.join(dir, "none.json") })
+      )
       assert.strictEqual(answers.reason, "NotFound")
       assert.include(answers.message, "none.json: does not exist — pass --answers")
       for (const e of [unknown, forced, broken, answers]) assert.notInclude(e.message, "\n")

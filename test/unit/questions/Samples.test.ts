@@ -25,8 +25,24 @@ const tree = JSON.parse(readFileSync(NodePath.join(treeDir, "tree.json"), "utf8"
 const nodes = Object.entries(tree.nodes)
 
 const cardFields: Record<number, ReadonlyArray<string>> = {
-  1: ["scene_summary", "main_setting", "key_entities", "main_actions", "topic_keywords", "temporal_flow", "visible_text"],
-  2: ["event_description", "entities", "actions", "action_subjects", "spatial_relations", "state_changes", "visible_text"],
+  1: [
+    "scene_summary",
+    "main_setting",
+    "key_entities",
+    "main_actions",
+    "topic_keywords",
+    "temporal_flow",
+    "visible_text"
+  ],
+  2: [
+    "event_description",
+    "entities",
+    "actions",
+    "action_subjects",
+    "spatial_relations",
+    "state_changes",
+    "visible_text"
+  ],
   3: ["frame_summary", "visible_entities", "ongoing_actions", "spatial_layout", "visual_attributes", "visible_text"]
 }
 
@@ -36,7 +52,11 @@ describe("samples/trees/vtSmpl0001a", () => {
     const perLevel = [1, 2, 3].map((l) => nodes.filter(([, n]) => n.level === l).length)
     assert.deepStrictEqual(perLevel, [2, 6, 20])
     for (const [id, node] of nodes) {
-      const pattern = [/^vtSmpl0001a_L1_\d{3}$/, /^vtSmpl0001a_L1_\d{3}_L2_\d{3}$/, /^vtSmpl0001a_L1_\d{3}_L2_\d{3}_L3_\d{3}$/][node.level - 1]
+      const pattern = [
+        /^vtSmpl0001a_L1_\d{3}$/,
+        /^vtSmpl0001a_L1_\d{3}_L2_\d{3}$/,
+        /^vtSmpl0001a_L1_\d{3}_L2_\d{3}_L3_\d{3}$/
+      ][node.level - 1]
       assert.match(id, pattern!, `${id} does not follow the nested id scheme for level ${node.level}`)
     }
   })

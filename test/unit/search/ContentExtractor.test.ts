@@ -1,6 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import iconv from "iconv-lite"
-import { decodeBody, extractHtml, readabilityElementBudget, toReadable, truncate } from "../../../src/layers/reader/ContentExtractor.js"
+import {
+  decodeBody,
+  extractHtml,
+  readabilityElementBudget,
+  toReadable,
+  truncate
+} from "../../../src/layers/reader/ContentExtractor.js"
 import { contentHash } from "../../../src/programs/search/ContentHash.js"
 import { articlePage } from "../../support/search/pages.js"
 
@@ -14,7 +20,10 @@ describe("charset decoding", () => {
   })
 
   it("a <meta> charset is used when the header has none", () => {
-    const page = iconv.encode(`<html><head><meta charset="windows-1251"></head><body>${russian}</body></html>`, "windows-1251")
+    const page = iconv.encode(
+      `<html><head><meta charset="windows-1251"></head><body>${russian}</body></html>`,
+      "windows-1251"
+    )
     assert.include(decodeBody(page, undefined).text, russian)
   })
 
@@ -43,7 +52,10 @@ describe("extraction", () => {
   })
 
   it("falls back to body text when Readability finds no article", () => {
-    const extracted = extractHtml("<html><head><title>Gallery</title></head><body><img src='a.png'><pre>  </pre></body></html>", "https://e.com/")
+    const extracted = extractHtml(
+      "<html><head><title>Gallery</title></head><body><img src='a.png'><pre>  </pre></body></html>",
+      "https://e.com/"
+    )
     assert.deepStrictEqual(extracted, { title: "Gallery", markdown: "", extractor: "body_text" })
   })
 
@@ -55,7 +67,13 @@ describe("extraction", () => {
   })
 
   it("plain text passes through untouched apart from line endings", () => {
-    const readable = toReadable({ body: Buffer.from("a\r\nb\r\n"), mimeType: "text/plain", charset: "utf-8", url: "https://e.com/x.txt", maxChars: 1000 })
+    const readable = toReadable({
+      body: Buffer.from("a\r\nb\r\n"),
+      mimeType: "text/plain",
+      charset: "utf-8",
+      url: "https://e.com/x.txt",
+      maxChars: 1000
+    })
     assert.strictEqual(readable.content, "a\nb")
     assert.strictEqual(readable.extractor, "plain_text")
   })

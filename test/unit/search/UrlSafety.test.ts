@@ -129,7 +129,10 @@ describe("URL safety", () => {
     assert.isNull(blockedAddressTextReason("93.184.216.34"))
     assert.isNull(blockedAddressTextReason("2606:4700::1"))
     assert.strictEqual(blockedAddressTextReason("10.0.0.7"), "a private (RFC 1918) address")
-    assert.strictEqual(blockedAddressTextReason("::ffff:192.168.1.1"), "an IPv6 ipv4Mapped form of 192.168.1.1, a private (RFC 1918) address")
+    assert.strictEqual(
+      blockedAddressTextReason("::ffff:192.168.1.1"),
+      "an IPv6 ipv4Mapped form of 192.168.1.1, a private (RFC 1918) address"
+    )
     assert.strictEqual(blockedAddressTextReason("example.com"), "\"example.com\" is not an IP address")
   })
 

@@ -3,10 +3,10 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { RunStore } from "../../../src/services/RunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
-import { call, prediction, step } from "../../unit/harness/fixtures.js"
+import { RunStore } from "../../../src/services/RunStore.js"
 import { runCli } from "../../support/cli/InProcess.js"
+import { call, prediction, step } from "../../unit/harness/fixtures.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-report-"))),
@@ -14,7 +14,8 @@ const tempDir = Effect.acquireRelease(
 )
 
 /** Runs the CLI in-process in `cwd`, where the default vtree.db is. */
-const vtree = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) => Effect.promise(() => runCli(args, env, { cwd }))
+const vtree = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) =>
+  Effect.promise(() => runCli(args, env, { cwd }))
 
 /** Two runs: "old" with one right and one unparseable answer, then "new" with one right answer. */
 const fill = (file: string) =>
@@ -39,7 +40,11 @@ const fill = (file: string) =>
     })
     yield* store.finishRun("old", "completed", 61_000)
     yield* store.startRun({ runId: "new", config: {}, startedAt: 100_000 })
-    yield* store.saveQuestion("new", { prediction: prediction({ questionId: "q1" }), steps: [step(1)], calls: [call()] })
+    yield* store.saveQuestion("new", {
+      prediction: prediction({ questionId: "q1" }),
+      steps: [step(1)],
+      calls: [call()]
+    })
     yield* store.finishRun("new", "interrupted", 110_000)
   }).pipe(Effect.provide(SqliteRunStore.layer({ filename: file })))
 
@@ -75,7 +80,10 @@ describe("vtree report", () => {
       const dir = yield* tempDir
       yield* fill(path.join(dir, "runs.db"))
       const out = path.join(dir, "report.html")
-      const result = yield* vtree(["report", "--db", "runs.db", "--run-id", "old", "--format", "html", "--out", out], dir)
+      const result = yield* vtree(
+        ["report", "--db", "runs.db", "--run-id", "old", "--format", "html", "--out", out],
+        dir
+      )
       assert.strictEqual(result.code, 0, result.stderr)
       assert.strictEqual(result.stdout, "")
       assert.include(result.stderr, out)
@@ -92,7 +100,10 @@ describe("vtree report", () => {
       const text = yield* vtree(["report", "--compare", "old", "new"], dir)
       assert.strictEqual(text.code, 0, text.stderr)
       // Shared: q1 only, right in both.
-      assert.include(text.stdout, "Paired over 1 shared questions: A 100.0% [20.7–100.0], B 100.0% [20.7–100.0] (95% CI), B − A ±0.0 pts")
+      assert.include(
+        text.stdout,
+        "Paired over 1 shared questions: A 100.0% [20.7–100.0], B 100.0% [20.7–100.0] (95% CI), B − A ±0.0 pts"
+      )
       assert.include(text.stdout, "No question flipped")
 
       fs.copyFileSync(path.join(dir, "vtree.db"), path.join(dir, "other.db"))
@@ -129,13 +140,20 @@ describe("vtree report", () => {
       const mme = yield* vtree(["export", "--run-id", "old", "--format", "videomme", "--out", out], dir)
       assert.strictEqual(mme.code, 0, mme.stderr)
       const videos = JSON.parse(fs.readFileSync(out, "utf8"))
-      assert.deepStrictEqual(videos.map((v: { video_id: string; questions: Array<{ question_id: string; response: string }> }) =>
-        [v.video_id, v.questions.map((q) => [q.question_id, q.response])]), [["vid1", [["q1", "B"], ["q2", ""]]]])
+      assert.deepStrictEqual(
+        videos.map((
+          v: { video_id: string; questions: Array<{ question_id: string; response: string }> }
+        ) => [v.video_id, v.questions.map((q) => [q.question_id, q.response])]),
+        [["vid1", [["q1", "B"], ["q2", ""]]]]
+      )
       const csv = yield* vtree(["export", "--run-id", "old", "--format", "csv"], dir)
       assert.strictEqual(csv.code, 0, csv.stderr)
       assert.strictEqual(csv.stdout.trim().split("\n").length, 3)
 
-      const priced = yield* vtree(["report", "--run-id", "old"], dir, { VTREE_AGENT_PRICE: "1000000,0,0", VTREE_TOOL_PRICE: "0,0,0" })
+      const priced = yield* vtree(["report", "--run-id", "old"], dir, {
+        VTREE_AGENT_PRICE: "1000000,0,0",
+        VTREE_TOOL_PRICE: "0,0,0"
+      })
       // Three agent calls of 40 prompt tokens at $1 per token.
       assert.include(priced.stdout, "Cost $120.0000")
       const bad = yield* vtree(["report", "--prices", "nope.json"], dir)

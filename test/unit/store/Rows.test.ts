@@ -46,11 +46,23 @@ describe("row models", () => {
       const row = yield* Schema.decodeUnknown(PredictionStored)(older)
       assert.deepStrictEqual([row.replyShapes, row.worker], [{}, null])
       const step = yield* Schema.decodeUnknown(StepStored)({
-        questionId: "q1", step: 1, tool: "view_node", argsJson: "{\"node_id\":\"n\"}", output: "o", thought: null,
-        reflectJson: "{}", planJson: "{}"
+        questionId: "q1",
+        step: 1,
+        tool: "view_node",
+        argsJson: "{\"node_id\":\"n\"}",
+        output: "o",
+        thought: null,
+        reflectJson: "{}",
+        planJson: "{}"
       })
       assert.deepStrictEqual([step.args, step.replyShapes], [{ node_id: "n" }, []])
-      const run = yield* Schema.decodeUnknown(RunStored)({ runId: "r", startedAt: 1, finishedAt: null, status: "running", configJson: "{}" })
+      const run = yield* Schema.decodeUnknown(RunStored)({
+        runId: "r",
+        startedAt: 1,
+        finishedAt: null,
+        status: "running",
+        configJson: "{}"
+      })
       assert.strictEqual(run.selection, null)
     }))
 
@@ -63,14 +75,28 @@ describe("row models", () => {
       assert.deepStrictEqual(Object.keys(silent!).sort(), Object.keys(reported!).sort())
       assert.deepStrictEqual([silent!.cachedPromptTokens, silent!.endpoint, silent!.superseded], [null, null, 1])
       const read = yield* Schema.decodeUnknown(CallStored)({ ...silent, callId: 7 })
-      assert.deepStrictEqual([read.callId, "cachedPromptTokens" in read, "endpoint" in read, read.superseded], [7, false, false, true])
+      assert.deepStrictEqual([read.callId, "cachedPromptTokens" in read, "endpoint" in read, read.superseded], [
+        7,
+        false,
+        false,
+        true
+      ])
     }))
 
   it.effect("a stored row that does not match fails to decode, naming the field", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(Schema.decodeUnknown(StepStored)({
-        questionId: "q1", step: 1, tool: "t", argsJson: "not json", output: "o", thought: null, reflectJson: "{}", planJson: "{}"
-      }))
+      const error = yield* Effect.flip(
+        Schema.decodeUnknown(StepStored)({
+          questionId: "q1",
+          step: 1,
+          tool: "t",
+          argsJson: "not json",
+          output: "o",
+          thought: null,
+          reflectJson: "{}",
+          planJson: "{}"
+        })
+      )
       assert.include(error.message, "argsJson")
     }))
 })

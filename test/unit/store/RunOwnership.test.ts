@@ -1,10 +1,10 @@
 // One owner per run (issue 11), at the store: claims, leases on the TestClock, fenced writes, stale
 // runs, two store clients racing on one file, and what a database that is not (or no longer) ours gets.
-import { assert, describe, it } from "@effect/vitest"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
-import { Effect, Exit, Layer, TestClock } from "effect"
+import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
+import { Effect, Exit, Layer, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -27,7 +27,10 @@ const failureOf = <A>(exit: Exit.Exit<A, RunStoreError>): RunStoreError => {
 
 /** The store of one client over `file`, built in the caller's scope. */
 const client = (file: string, options: Partial<SqliteRunStore.SqliteRunStoreOptions> = {}) =>
-  Effect.map(Layer.build(SqliteRunStore.layer({ filename: file, ...options })), (context) => context.unsafeMap.get(RunStore.key) as RunStore["Type"])
+  Effect.map(
+    Layer.build(SqliteRunStore.layer({ filename: file, ...options })),
+    (context) => context.unsafeMap.get(RunStore.key) as RunStore["Type"]
+  )
 
 const ownerA = { ownerId: "host-a:101:aaaa", host: "host-a", pid: 101 }
 const ownerB = { ownerId: "host-b:202:bbbb", host: "host-b", pid: 202 }
@@ -55,7 +58,10 @@ describe("run ownership", () => {
       yield* TestClock.setTime(9_000)
       assert.strictEqual((yield* a.renewClaim("r", ownerA.ownerId, 10_000)).expiresAt, 19_000)
       yield* TestClock.setTime(18_999)
-      assert.strictEqual(failureOf(yield* Effect.exit(b.claimRun({ runId: "r", owner: ownerB, leaseMs: 10_000 }))).reason, "RunLeased")
+      assert.strictEqual(
+        failureOf(yield* Effect.exit(b.claimRun({ runId: "r", owner: ownerB, leaseMs: 10_000 }))).reason,
+        "RunLeased"
+      )
 
       // The owner died: at expiry the run reads stale, and a resume takes it over.
       yield* TestClock.setTime(19_000)
@@ -71,13 +77,20 @@ describe("run ownership", () => {
       assert.strictEqual((yield* b.loadRun("r")).predictions.length, 0)
       assert.strictEqual(failureOf(yield* Effect.exit(a.renewClaim("r", ownerA.ownerId, 10_000))).reason, "ClaimLost")
       assert.strictEqual(failureOf(yield* Effect.exit(a.releaseRun("r", ownerA.ownerId, "failed"))).reason, "ClaimLost")
-      assert.strictEqual((yield* b.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.status : "none"), "running")
+      assert.strictEqual(
+        (yield* b.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.status : "none"),
+        "running"
+      )
 
       // The new owner writes and closes; a closed run holds no claim and is no longer stale.
       yield* b.saveQuestion("r", record, { ownerId: ownerB.ownerId })
       yield* b.releaseRun("r", ownerB.ownerId, "completed")
       const closed = yield* a.loadRun("r")
-      assert.deepStrictEqual([closed.run.status, closed.run.claim ?? null, closed.predictions.length], ["completed", null, 1])
+      assert.deepStrictEqual([closed.run.status, closed.run.claim ?? null, closed.predictions.length], [
+        "completed",
+        null,
+        1
+      ])
     }))
 
   it.scoped("of two clients claiming one run at once, exactly one gets it", () =>
@@ -96,7 +109,9 @@ describe("run ownership", () => {
       const winners = results.filter((r) => r._tag === "Right")
       assert.strictEqual(winners.length, 1)
       for (const r of results) if (r._tag === "Left") assert.strictEqual(r.left.reason, "RunLeased")
-      const holder = (yield* first.getRun("r")).pipe((run) => run._tag === "Some" ? run.value.claim?.ownerId : undefined)
+      const holder = (yield* first.getRun("r")).pipe((run) =>
+        run._tag === "Some" ? run.value.claim?.ownerId : undefined
+      )
       assert.strictEqual(holder, winners[0]!._tag === "Right" ? winners[0]!.right.claim?.ownerId : "none")
     }))
 
@@ -105,9 +120,17 @@ describe("run ownership", () => {
       const dir = yield* tempDir
       const store = yield* client(path.join(dir, "vtree.db"))
       yield* store.startRun({ runId: "r", config: {}, owner: ownerA })
-      const failed = { prediction: prediction({ questionId: "q1", stopReason: "error", prediction: null, correct: false }), steps: [step(1)], calls: [call({ promptTokens: 500 })] }
+      const failed = {
+        prediction: prediction({ questionId: "q1", stopReason: "error", prediction: null, correct: false }),
+        steps: [step(1)],
+        calls: [call({ promptTokens: 500 })]
+      }
       yield* store.saveQuestion("r", failed, { ownerId: ownerA.ownerId })
-      yield* store.saveQuestion("r", { prediction: prediction({ questionId: "q1" }), steps: [step(1)], calls: [call({ promptTokens: 70 })] }, { ownerId: ownerA.ownerId })
+      yield* store.saveQuestion("r", {
+        prediction: prediction({ questionId: "q1" }),
+        steps: [step(1)],
+        calls: [call({ promptTokens: 70 })]
+      }, { ownerId: ownerA.ownerId })
       const loaded = yield* store.loadRun("r")
       assert.deepStrictEqual(loaded.calls.map((c) => [c.promptTokens, c.superseded]), [[500, true], [70, false]])
       assert.deepStrictEqual(loaded.predictions.map((p) => p.stopReason), ["finished"])
@@ -139,14 +162,19 @@ describe("databases that are not vtree's, or not this vtree's", () => {
       // An older vtree's database: migrations 0001 and 0002 only, one run left running.
       const old = path.join(dir, "old.db")
       yield* SqliteMigrator.make({})({
-        loader: SqliteMigrator.fromRecord({ "0001_initial": migrations["0001_initial"], "0002_reply_shapes": migrations["0002_reply_shapes"] })
+        loader: SqliteMigrator.fromRecord({
+          "0001_initial": migrations["0001_initial"],
+          "0002_reply_shapes": migrations["0002_reply_shapes"]
+        })
       }).pipe(Effect.provide(SqliteClient.layer({ filename: old })), Effect.scoped)
       const raw = new Database(old)
       raw.exec(`INSERT INTO runs VALUES ('legacy', 1, NULL, 'running', '{}')`)
       raw.pragma("wal_checkpoint(TRUNCATE)")
       raw.close()
       const before = sha(old)
-      const reader = yield* Effect.scoped(Effect.flatMap(client(old, { readOnly: true }), (store) => store.loadRun("legacy")))
+      const reader = yield* Effect.scoped(
+        Effect.flatMap(client(old, { readOnly: true }), (store) => store.loadRun("legacy"))
+      )
       // Left running by a process that never said who it was: stale.
       assert.deepStrictEqual([reader.run.status, reader.run.selection ?? null, reader.calls.length], ["stale", null, 0])
       assert.strictEqual(sha(old), before)
@@ -171,13 +199,15 @@ describe("databases that are not vtree's, or not this vtree's", () => {
       const dir = yield* tempDir
       const file = path.join(dir, "vtree.db")
       yield* Effect.scoped(Effect.flatMap(client(file), (store) =>
-        Effect.forEach([1, 2, 3, 4, 5, 6, 7, 8], (i) => store.startRun({ runId: `r${i}`, config: { pad: "x".repeat(4000) } }))))
+        Effect.forEach([1, 2, 3, 4, 5, 6, 7, 8], (i) =>
+          store.startRun({ runId: `r${i}`, config: { pad: "x".repeat(4000) } }))))
       const handle = new Database(file)
       handle.pragma("wal_checkpoint(TRUNCATE)")
       handle.close()
       fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2))
       for (const options of [{}, { readOnly: true }]) {
-        const exit = yield* Effect.exit(Effect.scoped(Effect.flatMap(client(file, options), (store) => store.listRuns)))
+        const exit = yield* Effect.exit(Effect.scoped(Effect.flatMap(client(file, options), (store) =>
+          store.listRuns)))
         const error = failureOf(exit)
         assert.strictEqual(error.reason, "DbCorrupt")
         assert.notInclude(error.message, "\n")

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
-import type { ChatRequest } from "../../../src/services/LLMProvider.js"
 import { parseChildAnnotations, resolveAnchors } from "../../../src/programs/tools/Summarizer.js"
+import type { ChatRequest } from "../../../src/services/LLMProvider.js"
 import { promptName, promptVar, testLabels } from "../../support/agent/Prompts.js"
 import { makeToolContext, noVlm, toolsOf } from "../../support/agent/ToolHarness.js"
 
@@ -36,12 +36,19 @@ describe("anchors", () => {
       }
       const llm = yield* ScriptedLlm.make(tool)
       const context = makeToolContext({ anchor: "quote" })
-      const { output } = yield* toolsOf(context).dispatch({ tool: "view_node", args: { node_id: "vid_L1_000_L2_000" } }).pipe(
-        Effect.provide(Layer.merge(llm.layer, noVlm))
-      )
+      const { output } = yield* toolsOf(context).dispatch({ tool: "view_node", args: { node_id: "vid_L1_000_L2_000" } })
+        .pipe(
+          Effect.provide(Layer.merge(llm.layer, noVlm))
+        )
       const [extract] = yield* llm.requests
-      assert.include(promptVar(extract!.messages[1]!.content, "node_text")!, "[c1] event_description: The cook fills a pot with water.")
-      assert.include(output, "[Summary] The cook adds three tomatoes [c1: event_description: The cook fills a pot with water.].")
+      assert.include(
+        promptVar(extract!.messages[1]!.content, "node_text")!,
+        "[c1] event_description: The cook fills a pot with water."
+      )
+      assert.include(
+        output,
+        "[Summary] The cook adds three tomatoes [c1: event_description: The cook fills a pot with water.]."
+      )
       assert.include(output, "[Verified] details=confirmed, heard [s1: Fill it up.] and; confidence=0.9")
       assert.strictEqual(context.stats.invalidAnchors, 2)
       // Both rounds tell the model how to cite, or it would paraphrase without anchors.

@@ -46,7 +46,10 @@ describe("observe_frame", () => {
         ].join("\n")
       )
       assert.strictEqual(requests.length, 2)
-      assert.deepStrictEqual(requests[0]!.images, [`${dir}/vid_L1_000_L2_001_L3_000.jpg`, `${dir}/vid_L1_000_L2_001_L3_002.jpg`])
+      assert.deepStrictEqual(requests[0]!.images, [
+        `${dir}/vid_L1_000_L2_001_L3_000.jpg`,
+        `${dir}/vid_L1_000_L2_001_L3_002.jpg`
+      ])
       assert.strictEqual(requests[0]!.system, "TOOL-SYSTEM")
       assert.strictEqual(promptVar(requests[1]!.text, "draft"), "three tomatoes in 2 frames")
     }))
@@ -74,7 +77,13 @@ describe("observe_frame", () => {
         const ids of [
           ["vid_L1_000"],
           ["vid_L1_000_L2_001", "vid_L1_000_L2_001_L3_000"],
-          ["vid_L1_000_L2_001_L3_000", "vid_L1_000_L2_001_L3_001", "vid_L1_000_L2_001_L3_002", "vid_L1_000_L2_001_L3_000", "vid_L1_000_L2_001_L3_001"],
+          [
+            "vid_L1_000_L2_001_L3_000",
+            "vid_L1_000_L2_001_L3_001",
+            "vid_L1_000_L2_001_L3_002",
+            "vid_L1_000_L2_001_L3_000",
+            "vid_L1_000_L2_001_L3_001"
+          ],
           ["vid_L1_000_L2_001_L3_099"]
         ]
       ) {

@@ -1,14 +1,20 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { ProviderError } from "../../../src/domain/ProviderError.js"
-import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import type { SearchHit } from "../../../src/domain/TreeIndex.js"
+import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import { toolModel } from "../../support/agent/Fakes.js"
 import { sampleTree } from "../../support/agent/MemoryTree.js"
 import { promptVar } from "../../support/agent/Prompts.js"
 import { makeToolContext, noLlm, noVlm, toolsOf } from "../../support/agent/ToolHarness.js"
 
-const order = ["vid_L1_000_L2_001_L3_002", "vid_L1_001", "vid_L1_000_L2_000", "vid_L1_000_L2_001_L3_000", "vid_L1_001_L2_000"]
+const order = [
+  "vid_L1_000_L2_001_L3_002",
+  "vid_L1_001",
+  "vid_L1_000_L2_000",
+  "vid_L1_000_L2_001_L3_000",
+  "vid_L1_001_L2_000"
+]
 
 const hits = (k: number): ReadonlyArray<SearchHit> => {
   const tree = sampleTree()
@@ -93,7 +99,8 @@ describe("search_similar", () => {
       const tree = sampleTree()
       const broken = {
         ...tree,
-        search: () => Effect.fail(new ProviderError({ provider: "embed", reason: "Timeout", message: "embedding timed out" }))
+        search: () =>
+          Effect.fail(new ProviderError({ provider: "embed", reason: "Timeout", message: "embedding timed out" }))
       }
       const { output } = yield* toolsOf(makeToolContext({ tree: broken })).dispatch({
         tool: "search_similar",
@@ -104,7 +111,10 @@ describe("search_similar", () => {
 
   it.effect("bad args name the field", () =>
     Effect.gen(function*() {
-      const { output } = yield* toolsOf(makeToolContext()).dispatch({ tool: "search_similar", args: { query: "x", k: 0 } }).pipe(
+      const { output } = yield* toolsOf(makeToolContext()).dispatch({
+        tool: "search_similar",
+        args: { query: "x", k: 0 }
+      }).pipe(
         Effect.provide(Layer.merge(noLlm, noVlm))
       )
       assert.match(output, /^\[Tool error\] search_similar: .*k/s)

@@ -19,16 +19,24 @@ describe("summary cache", () => {
       const cache = makeSummaryCache()
       const first = makeToolContext({ cache })
       const second = makeToolContext({ cache })
-      const a = yield* toolsOf(first).dispatch(view("vid_L1_000_L2_000")).pipe(Effect.provide(Layer.merge(llm.layer, noVlm)))
-      const b = yield* toolsOf(first).dispatch(view("vid_L1_000_L2_000")).pipe(Effect.provide(Layer.merge(llm.layer, noVlm)))
-      const c = yield* toolsOf(second).dispatch(view("vid_L1_000_L2_000")).pipe(Effect.provide(Layer.merge(llm.layer, noVlm)))
+      const a = yield* toolsOf(first).dispatch(view("vid_L1_000_L2_000")).pipe(
+        Effect.provide(Layer.merge(llm.layer, noVlm))
+      )
+      const b = yield* toolsOf(first).dispatch(view("vid_L1_000_L2_000")).pipe(
+        Effect.provide(Layer.merge(llm.layer, noVlm))
+      )
+      const c = yield* toolsOf(second).dispatch(view("vid_L1_000_L2_000")).pipe(
+        Effect.provide(Layer.merge(llm.layer, noVlm))
+      )
       assert.strictEqual(a.output, b.output)
       assert.strictEqual(a.output, c.output)
       assert.strictEqual((yield* llm.requests).length, 2)
       assert.strictEqual(first.stats.summaryCacheHits, 1)
       assert.strictEqual(second.stats.summaryCacheHits, 1)
       // Another question is another prompt: computed again.
-      yield* toolsOf(first).dispatch(view("vid_L1_000_L2_000", "What is in the pot?")).pipe(Effect.provide(Layer.merge(llm.layer, noVlm)))
+      yield* toolsOf(first).dispatch(view("vid_L1_000_L2_000", "What is in the pot?")).pipe(
+        Effect.provide(Layer.merge(llm.layer, noVlm))
+      )
       assert.strictEqual((yield* llm.requests).length, 4)
     }))
 
@@ -37,7 +45,10 @@ describe("summary cache", () => {
       const llm = yield* ScriptedLlm.make(toolModel, { latency: "1 second" })
       const context = makeToolContext()
       const tools = toolsOf(context)
-      const fiber = yield* Effect.all([tools.dispatch(view("vid_L1_000_L2_000")), tools.dispatch(view("vid_L1_000_L2_000"))], {
+      const fiber = yield* Effect.all([
+        tools.dispatch(view("vid_L1_000_L2_000")),
+        tools.dispatch(view("vid_L1_000_L2_000"))
+      ], {
         concurrency: 2
       }).pipe(Effect.provide(Layer.merge(llm.layer, noVlm)), Effect.fork)
       yield* TestClock.adjust("2 seconds")
@@ -56,8 +67,12 @@ describe("summary cache", () => {
           : toolModel(request)
       )
       const context = makeToolContext()
-      const first = yield* toolsOf(context).dispatch(view("vid_L1_000_L2_000")).pipe(Effect.provide(Layer.merge(llm.layer, noVlm)))
-      const second = yield* toolsOf(context).dispatch(view("vid_L1_000_L2_000")).pipe(Effect.provide(Layer.merge(llm.layer, noVlm)))
+      const first = yield* toolsOf(context).dispatch(view("vid_L1_000_L2_000")).pipe(
+        Effect.provide(Layer.merge(llm.layer, noVlm))
+      )
+      const second = yield* toolsOf(context).dispatch(view("vid_L1_000_L2_000")).pipe(
+        Effect.provide(Layer.merge(llm.layer, noVlm))
+      )
       assert.include(first.output, "[Verified] skipped (call failed)")
       assert.include(second.output, "[Verified] details=checked vid_L1_000_L2_000")
       assert.strictEqual((yield* llm.requests).length, 4)

@@ -27,7 +27,11 @@ describe("web-search agent tools", () => {
         read: (input: unknown) =>
           Effect.sync((): ReadOutcome => {
             received.push(input)
-            return { request_id: "r2", status: "error", error: { code: "URL_BLOCKED", message: "blocked", retryable: false } }
+            return {
+              request_id: "r2",
+              status: "error",
+              error: { code: "URL_BLOCKED", message: "blocked", retryable: false }
+            }
           })
       }
       const llm = yield* ScriptedLlm.make(scriptFor([
@@ -41,8 +45,14 @@ describe("web-search agent tools", () => {
         sampleTree(),
         { prompts: testPrompts(), webSearch: true, extraTools: (context) => makeWebTools(context.prompts.labels, hub) }
       ).pipe(Effect.provide(Layer.merge(llm.layer, noVlm)))
-      assert.deepStrictEqual(received, [{ capability: "search.web", query: "pasta recipe" }, { url: "http://127.0.0.1/" }])
-      assert.isTrue(prediction.steps[0]!.output.startsWith("[external CAPABILITY_DISABLED] search.web is switched off\n[External]\n<<<external_content"))
+      assert.deepStrictEqual(received, [{ capability: "search.web", query: "pasta recipe" }, {
+        url: "http://127.0.0.1/"
+      }])
+      assert.isTrue(
+        prediction.steps[0]!.output.startsWith(
+          "[external CAPABILITY_DISABLED] search.web is switched off\n[External]\n<<<external_content"
+        )
+      )
       assert.include(prediction.steps[0]!.output, "\"CAPABILITY_DISABLED\"")
       assert.include(prediction.steps[1]!.output, "\"URL_BLOCKED\"")
       const agentCalls = (yield* llm.requests).filter((request) => request.role === "agent")

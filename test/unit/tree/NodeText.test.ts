@@ -1,6 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { anchoredText, cardLines, childInfo, entityAppendix, nodeText, splitSentences } from "../../../src/programs/tree/NodeText.js"
 import type { TreeNode } from "../../../src/domain/TreeIndex.js"
+import {
+  anchoredText,
+  cardLines,
+  childInfo,
+  entityAppendix,
+  nodeText,
+  splitSentences
+} from "../../../src/programs/tree/NodeText.js"
 
 const node = (level: 1 | 2 | 3, card: Record<string, unknown>, subtitle = ""): TreeNode => ({
   id: `V_L1_000${level > 1 ? "_L2_000" : ""}${level > 2 ? "_L3_000" : ""}`,
@@ -15,13 +22,25 @@ const node = (level: 1 | 2 | 3, card: Record<string, unknown>, subtitle = ""): T
 
 describe("node text", () => {
   it("puts the summary field first, one `field: value` line per non-empty field, then the subtitle", () => {
-    const event = node(2, { entities: ["chef", "pan"], event_description: "The chef flips a pancake.", actions: [], state_changes: "" }, "Watch this. Ready?")
+    const event = node(2, {
+      entities: ["chef", "pan"],
+      event_description: "The chef flips a pancake.",
+      actions: [],
+      state_changes: ""
+    }, "Watch this. Ready?")
     assert.deepStrictEqual(cardLines(event), ["event_description: The chef flips a pancake.", "entities: chef, pan"])
-    assert.strictEqual(nodeText(event), "event_description: The chef flips a pancake.\nentities: chef, pan\nsubtitle: Watch this. Ready?")
+    assert.strictEqual(
+      nodeText(event),
+      "event_description: The chef flips a pancake.\nentities: chef, pan\nsubtitle: Watch this. Ready?"
+    )
   })
 
   it("anchors card lines as [cN] and subtitle sentences as [sN], with the map of what each stands for", () => {
-    const frame = node(3, { frame_summary: "A red sign.", visual_attributes: { color: "red", size: "" } }, "First line. Second one!\n第三句。第四句？")
+    const frame = node(
+      3,
+      { frame_summary: "A red sign.", visual_attributes: { color: "red", size: "" } },
+      "First line. Second one!\n第三句。第四句？"
+    )
     const anchored = anchoredText(frame)
     assert.strictEqual(
       anchored.text,
@@ -49,11 +68,17 @@ describe("node text", () => {
 
 describe("entity appendix", () => {
   it("takes each level's entity field plus visible_text, trimmed and de-duplicated in order", () => {
-    assert.deepStrictEqual(entityAppendix(node(1, { key_entities: [" chef ", "pan", "chef", ""], visible_text: ["OPEN", " OPEN"] })), {
-      entities: ["chef", "pan"],
-      visibleText: ["OPEN"]
-    })
-    assert.deepStrictEqual(entityAppendix(node(2, { entities: ["dog"], key_entities: ["not this level's field"] })).entities, ["dog"])
+    assert.deepStrictEqual(
+      entityAppendix(node(1, { key_entities: [" chef ", "pan", "chef", ""], visible_text: ["OPEN", " OPEN"] })),
+      {
+        entities: ["chef", "pan"],
+        visibleText: ["OPEN"]
+      }
+    )
+    assert.deepStrictEqual(
+      entityAppendix(node(2, { entities: ["dog"], key_entities: ["not this level's field"] })).entities,
+      ["dog"]
+    )
     assert.deepStrictEqual(entityAppendix(node(3, { visible_entities: ["sign", "sign"], visible_text: ["EXIT"] })), {
       entities: ["sign"],
       visibleText: ["EXIT"]
@@ -61,7 +86,10 @@ describe("entity appendix", () => {
   })
 
   it("leaves empty fields empty so callers omit their line", () => {
-    assert.deepStrictEqual(entityAppendix(node(1, { key_entities: [], visible_text: ["  ", ""] })), { entities: [], visibleText: [] })
+    assert.deepStrictEqual(entityAppendix(node(1, { key_entities: [], visible_text: ["  ", ""] })), {
+      entities: [],
+      visibleText: []
+    })
     assert.deepStrictEqual(entityAppendix(node(3, {})), { entities: [], visibleText: [] })
   })
 })

@@ -1,11 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import fc from "fast-check"
-import { makeHashingEmbedder, hashingEmbedding } from "../../../src/layers/testing/HashingEmbedder.js"
+import { hashingEmbedding, makeHashingEmbedder } from "../../../src/layers/testing/HashingEmbedder.js"
 import { buildBm25, scoreBm25, tokenize } from "../../../src/programs/tree/Bm25.js"
 import { chunkText } from "../../../src/programs/tree/Chunking.js"
 import { packVectors } from "../../../src/programs/tree/EmbeddingIndex.js"
-import { buildRetrieval, nodeScores, searchBm25, searchEmbedding, searchHybrid, topIndices } from "../../../src/programs/tree/Retrieval.js"
+import {
+  buildRetrieval,
+  nodeScores,
+  searchBm25,
+  searchEmbedding,
+  searchHybrid,
+  topIndices
+} from "../../../src/programs/tree/Retrieval.js"
 import { decodeTree } from "../../../src/programs/tree/TreeDecoder.js"
 import { syntheticTree } from "../../support/trees/SyntheticTree.js"
 
@@ -90,7 +97,9 @@ describe("BM25", () => {
 
   it("keeps descendants of a skipped ancestor when the ancestor ranks below them", () => {
     const index = treeWith({
-      V_L1_001: { scene_summary: "a long scene about many things, among them one zeppelin, and a lot of other words here" },
+      V_L1_001: {
+        scene_summary: "a long scene about many things, among them one zeppelin, and a lot of other words here"
+      },
       V_L1_001_L2_000_L3_000: { frame_summary: "zeppelin" },
       V_L1_001_L2_001_L3_000: { frame_summary: "zeppelin zeppelin" }
     })
@@ -108,10 +117,16 @@ describe("topIndices", () => {
 
   it("returns the same order as a full stable sort", () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: -5, max: 5 }), { maxLength: 60 }), fc.integer({ min: 0, max: 70 }), (values, limit) => {
-        const expected = values.map((_, i) => i).filter((i) => values[i]! > -3).sort((a, b) => values[b]! - values[a]! || a - b).slice(0, limit)
-        assert.deepStrictEqual(topIndices(values, limit, -3), expected)
-      })
+      fc.property(
+        fc.array(fc.integer({ min: -5, max: 5 }), { maxLength: 60 }),
+        fc.integer({ min: 0, max: 70 }),
+        (values, limit) => {
+          const expected = values.map((_, i) => i).filter((i) => values[i]! > -3).sort((a, b) =>
+            values[b]! - values[a]! || a - b
+          ).slice(0, limit)
+          assert.deepStrictEqual(topIndices(values, limit, -3), expected)
+        }
+      )
     )
   })
 })

@@ -67,7 +67,10 @@ layer(NodeContext.layer)("vtree tree", (it) => {
           (tree) => (tree.nodes["VID_L1_000"]!["children_ids"] as Array<string>).push("VID_L1_000_L2_042"),
           `nodes.VID_L1_000.children_ids[3]: child "VID_L1_000_L2_042" does not exist`
         ],
-        [(tree) => (tree.nodes["VID_L1_001_L2_000"]!["time_range"] = ["a", 3]), "nodes.VID_L1_001_L2_000.time_range[0]: expected a finite number of seconds ≥ 0, found \"a\""]
+        [
+          (tree) => (tree.nodes["VID_L1_001_L2_000"]!["time_range"] = ["a", 3]),
+          "nodes.VID_L1_001_L2_000.time_range[0]: expected a finite number of seconds ≥ 0, found \"a\""
+        ]
       ]
       for (const [change, expected] of cases) {
         const dir = yield* tempTree(change)

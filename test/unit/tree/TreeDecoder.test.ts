@@ -50,7 +50,10 @@ describe("decodeTree", () => {
 
   it("accepts a list in a text field and a lone string in a list field, normalized", () => {
     const tree = mutate((nodes) => {
-      nodes.VID_L1_000_L2_000.card = { event_description: "pouring", spatial_relations: ["cup left of pot", "pot on stove"] }
+      nodes.VID_L1_000_L2_000.card = {
+        event_description: "pouring",
+        spatial_relations: ["cup left of pot", "pot on stove"]
+      }
       nodes.VID_L1_000_L2_000_L3_000.card = { frame_summary: "a cup", visible_entities: "cup", visible_text: "" }
     })
     const index = Either.getOrThrow(decodeTree(file, tree))
@@ -70,7 +73,10 @@ describe("decodeTree", () => {
 
   it("names the node and field of a wrong level", () => {
     const message = errorOf(mutate((nodes) => (nodes.VID_L1_001.level = 4)))
-    assert.strictEqual(message, `${file}: nodes.VID_L1_001.level: expected 1, 2 or 3, found 4 — fix the file or re-run the builder`)
+    assert.strictEqual(
+      message,
+      `${file}: nodes.VID_L1_001.level: expected 1, 2 or 3, found 4 — fix the file or re-run the builder`
+    )
   })
 
   it("names the node and field of a child id that does not exist", () => {
@@ -81,11 +87,17 @@ describe("decodeTree", () => {
 
   it("names the node and field of a non-numeric time_range", () => {
     const message = errorOf(mutate((nodes) => (nodes.VID_L1_000_L2_001.time_range = [0, "end"])))
-    assert.include(message, "nodes.VID_L1_000_L2_001.time_range[1]: expected a finite number of seconds ≥ 0, found \"end\"")
+    assert.include(
+      message,
+      "nodes.VID_L1_000_L2_001.time_range[1]: expected a finite number of seconds ≥ 0, found \"end\""
+    )
   })
 
   it("rejects a time_range whose start is after its end", () => {
-    assert.include(errorOf(mutate((nodes) => (nodes.VID_L1_000.time_range = [300, 10]))), "nodes.VID_L1_000.time_range: start 300 is after end 10")
+    assert.include(
+      errorOf(mutate((nodes) => (nodes.VID_L1_000.time_range = [300, 10]))),
+      "nodes.VID_L1_000.time_range: start 300 is after end 10"
+    )
   })
 
   it("rejects a child that is not exactly one level down", () => {
@@ -111,7 +123,10 @@ describe("decodeTree", () => {
     assert.include(errorOf(nested), "roots[1].children[0].children[2].card.visible_entities")
     const duplicated = toNestedForm(small()) as any
     duplicated.roots[1].children[1].id = duplicated.roots[1].children[0].id
-    assert.include(errorOf(duplicated), `roots[1].children[1].id: "VID_L1_001_L2_000" is already used by roots[1].children[0]`)
+    assert.include(
+      errorOf(duplicated),
+      `roots[1].children[1].id: "VID_L1_001_L2_000" is already used by roots[1].children[0]`
+    )
   })
 
   it("rejects a nested node at the wrong depth or below frames", () => {
@@ -120,14 +135,23 @@ describe("decodeTree", () => {
     assert.include(errorOf(misplaced), "roots[0].children[1].level: expected 2 at this depth, found 3")
     const tooDeep = toNestedForm(small()) as any
     tooDeep.roots[0].children[0].children[0].children = [{ id: "VID_X", timestamp: 1, card: {} }]
-    assert.include(errorOf(tooDeep), "roots[0].children[0].children[0].children[0]: nodes nest at most three levels deep")
+    assert.include(
+      errorOf(tooDeep),
+      "roots[0].children[0].children[0].children[0]: nodes nest at most three levels deep"
+    )
   })
 
   it("requires a time for every node: an L3 node may give a timestamp instead", () => {
     const nested = toNestedForm(small()) as any
     delete nested.roots[0].children[0].children[0].timestamp
-    assert.include(errorOf(nested), "roots[0].children[0].children[0].time_range: missing (an L3 node needs time_range or timestamp)")
-    assert.include(errorOf(mutate((nodes) => delete nodes.VID_L1_000.time_range)), "nodes.VID_L1_000.time_range: missing")
+    assert.include(
+      errorOf(nested),
+      "roots[0].children[0].children[0].time_range: missing (an L3 node needs time_range or timestamp)"
+    )
+    assert.include(
+      errorOf(mutate((nodes) => delete nodes.VID_L1_000.time_range)),
+      "nodes.VID_L1_000.time_range: missing"
+    )
   })
 
   it("reports text that is not JSON", () => {
@@ -152,10 +176,16 @@ describe("strict trees", () => {
     )
     // JSON.parse reads 1e999 as Infinity.
     const infinite = JSON.stringify(small()).replace(`"time_range":[0,300]`, `"time_range":[0,1e999]`)
-    assert.include(textErrorOf(infinite).message, "nodes.VID_L1_000.time_range[1]: expected a finite number of seconds ≥ 0, found null")
+    assert.include(
+      textErrorOf(infinite).message,
+      "nodes.VID_L1_000.time_range[1]: expected a finite number of seconds ≥ 0, found null"
+    )
     const nested = toNestedForm(small()) as any
     nested.roots[0].children[0].children[0].timestamp = -1
-    assert.include(errorOf(nested), "roots[0].children[0].children[0].timestamp: expected a finite number of seconds ≥ 0")
+    assert.include(
+      errorOf(nested),
+      "roots[0].children[0].children[0].timestamp: expected a finite number of seconds ≥ 0"
+    )
   })
 
   it("rejects a child outside its parent's time, beyond the stated 0.5 s tolerance", () => {
@@ -176,7 +206,10 @@ describe("strict trees", () => {
       error.message,
       `${file}: nodes.VID_L1_000.level: duplicate key "level" (line 2, column 2) — keep one of the two; fix the file or re-run the builder`
     )
-    assert.include(textErrorOf(`{"videoID":"A","videoID":"VID","nodes":{}}`).message, `${file}: videoID: duplicate key "videoID"`)
+    assert.include(
+      textErrorOf(`{"videoID":"A","videoID":"VID","nodes":{}}`).message,
+      `${file}: videoID: duplicate key "videoID"`
+    )
     // The same key in two sibling objects is not a duplicate.
     assert.isTrue(Either.isRight(decodeTreeText(file, JSON.stringify(small()))))
   })
@@ -188,7 +221,12 @@ describe("strict trees", () => {
     const offset = new TextEncoder().encode(text.slice(0, text.indexOf("\u00e9"))).length
     bad[offset] = 0xff
     const error = textErrorOf(bad)
-    assert.strictEqual(error.message, `${file}: not valid UTF-8 at byte ${offset} (line 1, column ${text.indexOf("\u00e9") + 1}) — save the file as UTF-8 or re-run the builder`)
+    assert.strictEqual(
+      error.message,
+      `${file}: not valid UTF-8 at byte ${offset} (line 1, column ${
+        text.indexOf("\u00e9") + 1
+      }) — save the file as UTF-8 or re-run the builder`
+    )
     assert.isTrue(Either.isRight(decodeTreeBytes(file, good)))
     assert.isTrue(Either.isRight(decodeTreeBytes(file, Uint8Array.from([0xef, 0xbb, 0xbf, ...good]))))
   })
@@ -196,13 +234,22 @@ describe("strict trees", () => {
   it("bounds the nesting depth with a located error, never a stack overflow (10,000 nested arrays)", () => {
     const deep = "[".repeat(10_000) + "]".repeat(10_000)
     for (const field of ["time_range", "key_entities", "subtitle", "children_ids"]) {
-      const text = JSON.stringify(small()).replace(new RegExp(`"${field}":(\\[[^\\]]*\\]|"[^"]*")`), `"${field}":${deep}`)
+      const text = JSON.stringify(small()).replace(
+        new RegExp(`"${field}":(\\[[^\\]]*\\]|"[^"]*")`),
+        `"${field}":${deep}`
+      )
       const error = textErrorOf(text)
-      assert.match(error.message, /^trees\/VID\/tree\.json: nodes\.VID_L1_000\.(card\.)?\w+(\[0\])+…: nested more than 64 levels deep \(line 1, column \d+\) — /)
+      assert.match(
+        error.message,
+        /^trees\/VID\/tree\.json: nodes\.VID_L1_000\.(card\.)?\w+(\[0\])+…: nested more than 64 levels deep \(line 1, column \d+\) — /
+      )
       assert.include(error.path, `${field}[0][0]`)
     }
     const nested = JSON.stringify(toNestedForm(small())).replace(`"subtitle":`, `"subtitle":${deep},"x":`)
-    assert.match(textErrorOf(nested).message, /^trees\/VID\/tree\.json: roots\[0\]\.subtitle(\[0\])+…: nested more than 64 levels deep/)
+    assert.match(
+      textErrorOf(nested).message,
+      /^trees\/VID\/tree\.json: roots\[0\]\.subtitle(\[0\])+…: nested more than 64 levels deep/
+    )
   })
 
   it("requires the videoID to match the tree's folder, in either form", () => {
@@ -214,13 +261,23 @@ describe("strict trees", () => {
     assert.isTrue(Either.isRight(decodeTreeText(file, text, { folder: "VID" })))
     const nested = toNestedForm(small()) as any
     delete nested.metadata
-    assert.include(textErrorOf(JSON.stringify(nested), "OTHER").message, `${file}: roots[0].id: "VID" differs from the tree's folder "OTHER"`)
+    assert.include(
+      textErrorOf(JSON.stringify(nested), "OTHER").message,
+      `${file}: roots[0].id: "VID" differs from the tree's folder "OTHER"`
+    )
   })
 
   it("refuses a frame_path that leaves the tree's folder", () => {
-    for (const framePath of ["../../etc/passwd", "/etc/passwd", "frames/../../x.jpg", "C:\\x.jpg", "frames/a\u0000.jpg"]) {
+    for (
+      const framePath of ["../../etc/passwd", "/etc/passwd", "frames/../../x.jpg", "C:\\x.jpg", "frames/a\u0000.jpg"]
+    ) {
       const message = errorOf(mutate((nodes) => (nodes.VID_L1_000_L2_000_L3_000.frame_path = framePath)))
-      assert.include(message, `nodes.VID_L1_000_L2_000_L3_000.frame_path: ${JSON.stringify(framePath)} leaves the tree's folder — write a path relative`)
+      assert.include(
+        message,
+        `nodes.VID_L1_000_L2_000_L3_000.frame_path: ${
+          JSON.stringify(framePath)
+        } leaves the tree's folder — write a path relative`
+      )
     }
     const inside = mutate((nodes) => (nodes.VID_L1_000_L2_000_L3_000.frame_path = "custom/odd..name.jpg"))
     assert.isTrue(Either.isRight(decodeTree(file, inside)))

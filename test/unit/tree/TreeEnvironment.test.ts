@@ -5,14 +5,19 @@ import { Effect, Layer } from "effect"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { HashingEmbedder } from "../../../src/layers/testing/HashingEmbedder.js"
-import { emptyUsage, withCallContext } from "../../../src/services/CallLog.js"
 import { loadTreeEnvironment } from "../../../src/programs/tree/TreeLoader.js"
+import { emptyUsage, withCallContext } from "../../../src/services/CallLog.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 type TreeJson = { nodes: Record<string, Record<string, unknown>> }
 
 const makeTree = (dir: string, options: { framesPerEvent?: number; frames?: (id: string) => boolean } = {}) => {
-  const tree = syntheticTree({ videoId: "VID", scenes: 2, eventsPerScene: 2, framesPerEvent: options.framesPerEvent ?? 10 }) as TreeJson
+  const tree = syntheticTree({
+    videoId: "VID",
+    scenes: 2,
+    eventsPerScene: 2,
+    framesPerEvent: options.framesPerEvent ?? 10
+  }) as TreeJson
   tree.nodes["VID_L1_001_L2_001_L3_002"]!["card"] = { frame_summary: "a zeppelin above the harbour" }
   const custom = tree.nodes["VID_L1_001_L2_001_L3_003"]
   if (custom !== undefined) custom["frame_path"] = "custom/odd name.jpg"
@@ -79,7 +84,10 @@ layer(NodeContext.layer)("TreeEnvironment", (it) => {
       const missing = yield* Effect.flip(loadTreeEnvironment(dir))
       assert.strictEqual(missing._tag, "TreeDecodeError")
       assert.include(missing.message, "tree.json: not found")
-      writeFileSync(path.join(dir, "tree.json"), JSON.stringify({ videoID: "V", nodes: { V_L1_000: { level: "one", time_range: [0, 1] } } }))
+      writeFileSync(
+        path.join(dir, "tree.json"),
+        JSON.stringify({ videoID: "V", nodes: { V_L1_000: { level: "one", time_range: [0, 1] } } })
+      )
       const bad = yield* Effect.flip(loadTreeEnvironment(dir))
       assert.include(bad.message, "nodes.V_L1_000.level: expected 1, 2 or 3")
     }))
@@ -92,7 +100,10 @@ layer(NodeContext.layer)("resolveFrames", (it) => {
       const env = yield* loadTreeEnvironment(dir)
       const selection = yield* env.resolveFrames(["VID_L1_001_L2_001_L3_003", "VID_L1_000_L2_000_L3_001"])
       assert.deepStrictEqual(selection.nodeIds, ["VID_L1_001_L2_001_L3_003", "VID_L1_000_L2_000_L3_001"])
-      assert.deepStrictEqual(selection.paths, [join(dir, "custom/odd name.jpg"), join(dir, "frames/L1_000_L2_000_L3_001.jpg")])
+      assert.deepStrictEqual(selection.paths, [
+        join(dir, "custom/odd name.jpg"),
+        join(dir, "frames/L1_000_L2_000_L3_001.jpg")
+      ])
     }))
 
   it.scoped("turns one L2 id into at most 8 of its L3 children, evenly sampled", () =>
@@ -122,9 +133,15 @@ layer(NodeContext.layer)("resolveFrames", (it) => {
           Effect.map((error) => `${error.reason}: ${error.message}`)
         )
       assert.include(yield* reject(["VID_L1_000"]), "SceneNode: VID_L1_000 is a scene (L1) node")
-      assert.include(yield* reject(["VID_L1_000_L2_000", "VID_L1_000_L2_000_L3_000"]), "MixedLevels: mixed event (L2) and frame (L3) ids")
+      assert.include(
+        yield* reject(["VID_L1_000_L2_000", "VID_L1_000_L2_000_L3_000"]),
+        "MixedLevels: mixed event (L2) and frame (L3) ids"
+      )
       assert.include(yield* reject(["VID_L1_000_L2_000", "VID_L1_000_L2_001"]), "TooManyIds: 2 event (L2) ids given")
-      assert.include(yield* reject(["VID_L1_000_L2_000_L3_077", "VID_X"]), "UnknownId: unknown node ids: VID_L1_000_L2_000_L3_077, VID_X")
+      assert.include(
+        yield* reject(["VID_L1_000_L2_000_L3_077", "VID_X"]),
+        "UnknownId: unknown node ids: VID_L1_000_L2_000_L3_077, VID_X"
+      )
       const five = [0, 1, 2, 3, 5].map((i) => `VID_L1_000_L2_001_L3_00${i}`)
       assert.include(yield* reject(five), "TooManyIds: 5 frame ids given, at most 4")
       assert.include(yield* reject([]), "NoIds: no node ids given")
@@ -192,7 +209,9 @@ layer(Layer.merge(NodeContext.layer, embedder))("embedding cache", (it) => {
     Effect.gen(function*() {
       const { dir } = yield* tempTree()
       yield* loadTreeEnvironment(dir)
-      const other = yield* countingEmbeds(loadTreeEnvironment(dir).pipe(Effect.provide(HashingEmbedder.layer({ dimensions: 64 }))))
+      const other = yield* countingEmbeds(
+        loadTreeEnvironment(dir).pipe(Effect.provide(HashingEmbedder.layer({ dimensions: 64 })))
+      )
       assert.strictEqual(other.embedCalls, 1)
       assert.strictEqual(cacheFiles(dir).length, 2)
     }))

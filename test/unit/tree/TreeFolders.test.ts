@@ -63,7 +63,10 @@ describe("a question's videoID finds the tree vtree build filed it under (issue 
 
       assert.strictEqual(yield* treeFolderOf(trees, "other clip"), path.join(trees, "other clip"))
       const missing = yield* Effect.flip(checkTrees(trees, [question("other clip")]))
-      assert.include(missing.message, `${path.join(trees, "other clip", "tree.json")}: not found, needed by question q1`)
+      assert.include(
+        missing.message,
+        `${path.join(trees, "other clip", "tree.json")}: not found, needed by question q1`
+      )
       // A videoID that is an id already has one folder only.
       assert.strictEqual(yield* treeFolderOf(trees, sampleId), path.join(trees, sampleId))
     }).pipe(Effect.provide(NodeContext.layer)))

@@ -6,7 +6,10 @@ describe("plain-name checks of ids read from data (issue #21)", () => {
   it.effect("a question id or videoID holding ESC or BEL is refused, escaped in the message", () =>
     Effect.gen(function*() {
       const byQuestion = yield* Effect.flip(checkQuestionIds([{ questionId: "q\u001b[2J", videoId: "v" }]))
-      assert.strictEqual(byQuestion.message, `question id "q\\u001b[2J" contains the control character U+001B — ids are names, not paths: fix the question file`)
+      assert.strictEqual(
+        byQuestion.message,
+        `question id "q\\u001b[2J" contains the control character U+001B — ids are names, not paths: fix the question file`
+      )
       const byVideo = yield* Effect.flip(checkQuestionIds([{ questionId: "q", videoId: "v\u0007" }]))
       assert.strictEqual(
         byVideo.message,
@@ -18,7 +21,10 @@ describe("plain-name checks of ids read from data (issue #21)", () => {
   it.effect("a run id holding a control character is refused; a plain one passes", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(checkRunId("run\u001b]0;owned\u0007"))
-      assert.strictEqual(error.message, `--run-id "run\\u001b]0;owned\\u0007" contains the control character U+001B — a run id is a plain name: pick another`)
+      assert.strictEqual(
+        error.message,
+        `--run-id "run\\u001b]0;owned\\u0007" contains the control character U+001B — a run id is a plain name: pick another`
+      )
       yield* checkRunId("run-20260101-120000-abcd")
       yield* checkRunId(undefined)
     }))

@@ -1,7 +1,7 @@
 // The PostgreSQL dialect of the run store: a connection pool on a server many workers share, its
 // schema checked (and migrated, once, under the migrator's lock) before the store is built on it.
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import * as Pg from "pg"
@@ -29,8 +29,11 @@ export const displayUrl = (url: string): string => {
 // node-postgres returns BIGINT (epoch milliseconds, call ids, counts) as text so as not to lose
 // precision past 2^53; ours stay far below, and the row schemas read numbers.
 const bigintAsNumber: Pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === Pg.types.builtins.INT8 ? Number : Pg.types.getTypeParser(oid, format)) as Pg.CustomTypesConfig["getTypeParser"]
+  getTypeParser:
+    ((oid: number, format?: "text" | "binary") =>
+      oid === Pg.types.builtins.INT8 ? Number : Pg.types.getTypeParser(oid, format)) as Pg.CustomTypesConfig[
+        "getTypeParser"
+      ]
 }
 
 const describeCause = (cause: unknown): string => {
@@ -92,7 +95,9 @@ const prepare = (shown: string, options: PgRunStoreOptions) =>
           "in the URL, or run `vtree infer` with it first"
       })
     }
-    if (readOnly) return { ownership: tables.includes("run_claims"), queue: tables.includes("run_questions"), empty: false }
+    if (readOnly) {
+      return { ownership: tables.includes("run_claims"), queue: tables.includes("run_questions"), empty: false }
+    }
     // Migrated to this vtree's schema on open, so every table and column the store reads exists.
     yield* migrateOnce
     return { ownership: true, queue: true, empty: false }
@@ -114,7 +119,9 @@ export const layer = (options: PgRunStoreOptions): Layer.Layer<RunStore | SqlCli
   }))
   const ready = Layer.effect(SchemaFacts, prepare(shown, options)).pipe(Layer.provideMerge(client))
   const failure = (what: string, cause: unknown) => storageError(shown, what, cause)
-  const store = Layer.effect(RunStore, make(shown, { owners: options.owners ?? "many", failure })).pipe(Layer.provideMerge(ready))
+  const store = Layer.effect(RunStore, make(shown, { owners: options.owners ?? "many", failure })).pipe(
+    Layer.provideMerge(ready)
+  )
   return Layer.mapError(store, (cause) =>
     cause instanceof RunStoreError ? cause : new RunStoreError({
       reason: "DbUnreadable",
@@ -126,4 +133,3 @@ export const layer = (options: PgRunStoreOptions): Layer.Layer<RunStore | SqlCli
 /** Sugar for tests and embedding apps holding a plain string. */
 export const layerUrl = (url: string, options: Omit<PgRunStoreOptions, "url"> = {}) =>
   layer({ ...options, url: Redacted.make(url) })
-

@@ -24,11 +24,17 @@ export const checkFile = (options: CheckFileOptions) =>
       Effect.fail(new RunStoreError({ reason, message }))
     if (!fs.existsSync(filename)) {
       if (options.mustExist === true) {
-        return fail("DbMissing", `${filename}: no such database — run \`vtree infer\` first, or pass --db with the right path`)
+        return fail(
+          "DbMissing",
+          `${filename}: no such database — run \`vtree infer\` first, or pass --db with the right path`
+        )
       }
       const dir = nodePath.dirname(nodePath.resolve(filename))
       if (!fs.existsSync(dir)) {
-        return fail("DbUnreadable", `${filename}: the directory ${dir} does not exist — create it or pass another --db path`)
+        return fail(
+          "DbUnreadable",
+          `${filename}: the directory ${dir} does not exist — create it or pass another --db path`
+        )
       }
       return Effect.void
     }
@@ -67,13 +73,19 @@ const inspect = (filename: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const decode = <A, I>(schema: Schema.Schema<A, I>) => (rows: unknown) => Schema.decodeUnknown(schema)(rows)
-    const tables = (yield* Effect.flatMap(sql`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`, decode(TableNames)))
+    const tables = (yield* Effect.flatMap(
+      sql`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`,
+      decode(TableNames)
+    ))
       .map((row) => row.name)
     const appId = (yield* Effect.flatMap(sql`PRAGMA application_id`, decode(AppId)))[0]?.application_id ?? 0
     if (tables.length === 0 && appId === 0) return { tables, newest: 0 }
     const has = (name: string) => tables.includes(name)
     const applied = has("effect_sql_migrations")
-      ? yield* Effect.flatMap(sql`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`, decode(MigrationIds))
+      ? yield* Effect.flatMap(
+        sql`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`,
+        decode(MigrationIds)
+      )
       : []
     // Databases from before migration 0004 carry no application id: they are ours when they hold
     // vtree's first migration and its tables.
@@ -83,7 +95,8 @@ const inspect = (filename: string) =>
       const shown = tables.slice(0, 5).join(", ") + (tables.length > 5 ? ", …" : "")
       return yield* new RunStoreError({
         reason: "DbForeign",
-        message: `${filename}: not a vtree database (it holds ${tables.length === 0 ? "no tables" : `tables ${shown}`}) — ` +
+        message:
+          `${filename}: not a vtree database (it holds ${tables.length === 0 ? "no tables" : `tables ${shown}`}) — ` +
           `vtree never changes a database it did not create; pass --db with a vtree database or a new file`
       })
     }
@@ -118,9 +131,12 @@ export const prepare = (filename: string, readOnly: boolean) =>
     return { ownership: true, queue: true, empty: false }
   }).pipe(
     Effect.catchTags({
-      SqlError: (error) => Effect.fail(storageError(filename, "opening the database", error, "cannot open the run database")),
-      ParseError: (error) => Effect.fail(storageError(filename, "opening the database", error, "cannot open the run database")),
-      MigrationError: (error) => Effect.fail(storageError(filename, "updating the database schema", error, "cannot update the database schema"))
+      SqlError: (error) =>
+        Effect.fail(storageError(filename, "opening the database", error, "cannot open the run database")),
+      ParseError: (error) =>
+        Effect.fail(storageError(filename, "opening the database", error, "cannot open the run database")),
+      MigrationError: (error) =>
+        Effect.fail(storageError(filename, "updating the database schema", error, "cannot update the database schema"))
     })
   )
 

@@ -1,7 +1,7 @@
 // The SQLite dialect of the run store: one file (WAL, an application id that marks it as vtree's,
 // migrations on open), opened read-only through a private copy where SQLite cannot open it in place.
-import type * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { Cause, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -44,13 +44,17 @@ export const layer = (options: SqliteRunStoreOptions): Layer.Layer<RunStore | Sq
   const opened = readOnly
     ? Layer.catchAll(direct, (error) => error.reason === "DbReadOnly" ? readCopy(filename, owners) : Layer.fail(error))
     : direct
-  return Layer.unwrapEffect(Effect.as(checkFile({ ...options, mustExist: options.mustExist === true || readOnly }), opened))
+  return Layer.unwrapEffect(
+    Effect.as(checkFile({ ...options, mustExist: options.mustExist === true || readOnly }), opened)
+  )
 }
 
 /** The store over `file`; messages name `shown`, the path the user gave. */
 const open = (file: string, shown: string, readOnly: boolean, owners: "one" | "many") => {
   // WAL is switched on by prepare, after the file has been found to be vtree's: setting it is a write.
-  const client = layerClients(SqliteClient.make({ filename: file, readonly: readOnly, disableWAL: true, ...nameTransforms }))
+  const client = layerClients(
+    SqliteClient.make({ filename: file, readonly: readOnly, disableWAL: true, ...nameTransforms })
+  )
   const ready = Layer.effect(SchemaFacts, prepare(shown, readOnly)).pipe(Layer.provideMerge(client))
   const failure = (what: string, cause: unknown) => storageError(shown, what, cause)
   const store = Layer.effect(RunStore, make(shown, { owners, failure })).pipe(Layer.provideMerge(ready))
@@ -81,4 +85,3 @@ const readCopy = (filename: string, owners: "one" | "many") =>
     })
     return open(copy, filename, true, owners)
   }))
-

@@ -15,7 +15,7 @@ import {
   simEnv,
   tempDir
 } from "../../support/harness/Cli.js"
-import { sampleQuestions } from "../../support/harness/Policy.js"
+import { agentModel, policyScripts, sampleQuestions } from "../../support/harness/Policy.js"
 import { inferArgs, simRuns, vtreeLines } from "../../support/harness/SimRuns.js"
 import * as OcrSim from "../../support/ocr-sim/index.js"
 import * as Sim from "../../support/openai-sim/index.js"
@@ -227,7 +227,7 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
   }, 60_000)
 
   it(
-    "with an unreachable endpoint and the breaker off, ends each question as error, not a crash, and prints no key",
+    "breaker off, an unreachable endpoint: each question ends as error, not a crash; the report says why",
     async () => {
       const { db } = await setup()
       const port = await closedPort()
@@ -248,6 +248,18 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
       }
       assert.match(result.stdout, /error\s+7/)
       assert.notInclude(result.stdout + result.stderr + allDbText(db), "SECRET")
+      // The report says what went wrong, how to ask again, and that every call was retried (once each).
+      const failedRun = runs(db)[0]!.run_id
+      assert.match(result.stdout, /^Errors: 7 questions ended in error; the most common messages$/m)
+      assert.match(
+        result.stdout,
+        /^\s+7  llm: Transport: llm: connection failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/m
+      )
+      assert.include(
+        result.stdout,
+        `vtree infer --resume --retry-errors --run-id ${failedRun} (with the run's --trees and --db)`
+      )
+      assert.match(result.stdout, /^agent\s+21\s+21\s+21\s/m)
 
       // Once the endpoint is back, --resume --retry-errors asks exactly the failed questions again.
       const { sim } = await setup()
@@ -303,6 +315,46 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
       assert.strictEqual(predictions(db).length, questions.length)
       assert.isTrue(predictions(db).every((row) => row.stop_reason === "finished"))
       assert.strictEqual(runs(db)[0]!.status, "completed")
+    },
+    60_000
+  )
+
+  it(
+    "records each call's attempts: a call retried after a 500 counts as retried, not as an error, in text and JSON",
+    async () => {
+      const { db } = await setup()
+      const policy = policyScripts({ questions })
+      const agent = policy[agentModel] as (request: Sim.SimRequest, index: number) => Sim.ChatReply | Sim.Fault
+      const sim = await Sim.start({
+        chat: {
+          ...policy,
+          [agentModel]: (request, index) => index === 0 ? { fault: "status", status: 500 } : agent(request, index - 1)
+        }
+      })
+      cleanups.push(() => sim.close())
+      const result = await runCli(inferArgs(db, "--run-id", "retried", "--question-ids", "001-1"), simEnv(sim.url))
+      assert.strictEqual(result.code, 0, result.stderr)
+      const attempts = readDb(
+        db,
+        (h) => h.prepare("SELECT role, attempts FROM llm_calls ORDER BY call_id").all()
+      ) as Array<
+        { role: string; attempts: number }
+      >
+      assert.deepStrictEqual(
+        attempts.filter((c) => c.role === "agent").map((c) => c.attempts),
+        [2, 1]
+      )
+      assert.isTrue(attempts.filter((c) => c.role === "tool").every((c) => c.attempts === 1))
+      assert.match(result.stdout, /^agent\s+2\s+0\s+1\s/m)
+      const report = await runCli(["report", "--db", db, "--format", "json"])
+      assert.strictEqual(report.code, 0, report.stderr)
+      const summary = JSON.parse(report.stdout) as {
+        tokens: { byRole: Array<{ role: string; errors: number; retried: number | null }> }
+        errors: { questions: number; messages: Array<unknown>; retryCommand: string | null }
+      }
+      const agentRow = summary.tokens.byRole.find((r) => r.role === "agent")!
+      assert.deepStrictEqual([agentRow.errors, agentRow.retried], [0, 1])
+      assert.deepStrictEqual(summary.errors, { questions: 0, messages: [], retryCommand: null })
     },
     60_000
   )

@@ -140,7 +140,18 @@ export {
   type UsageByRole,
   withCallContext
 } from "./services/CallLog.js"
+// A custom adapter reports each attempt with reportAttempt, so runBenchmark's breaker sees its endpoint too.
 export { EmbeddingProvider } from "./services/EmbeddingProvider.js"
+export {
+  type AttemptOutcome,
+  type Breaker,
+  defaultBreakerCalls,
+  type EndpointOutage,
+  isUnreachable,
+  makeBreaker,
+  reportAttempt,
+  withBreaker
+} from "./services/EndpointBreaker.js"
 export {
   type ChatMessage,
   type ChatRequest,

@@ -140,8 +140,8 @@ export {
   type UsageByRole,
   withCallContext
 } from "./services/CallLog.js"
-// A custom adapter reports each attempt with reportAttempt, so runBenchmark's breaker sees its endpoint too.
 export { EmbeddingProvider } from "./services/EmbeddingProvider.js"
+// A custom adapter reports each attempt with reportAttempt, so runBenchmark's breaker sees its endpoint too.
 export {
   type AttemptOutcome,
   type Breaker,

@@ -72,6 +72,8 @@ export const inferCommand = Command.make("infer", options, (args) =>
       anchor: args.anchor ? args.anchorMode : "off",
       webSearch: args.webSearch,
       protocol: args.protocol,
+      // Unsaid: on for a new run, the run's own mode on --resume.
+      ...(args.noFinalAnswer ? { finalAnswer: false } : {}),
       // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
       ...(Option.isSome(webHub)
         ? {

@@ -79,6 +79,12 @@ const protocol = Options.choice("protocol", ["json", "tools"]).pipe(
   ),
   withShownDefault("json")
 )
+const noFinalAnswer = Options.boolean("no-final-answer").pipe(
+  Options.withDescription(
+    "Leave a question unanswered when its steps run out (the reference behaviour). By default one more call asks the " +
+      "model to answer now with submit_answer; that answer counts, marked forced. --resume keeps the run's own mode"
+  )
+)
 const maxCost = Options.float("max-cost").pipe(
   Options.withDescription(
     "Stop starting questions once spent + in-flight estimate would pass this many USD (run ends budget_stopped; --resume with a higher cap continues). Needs prices"
@@ -110,6 +116,7 @@ export const options = {
   anchorMode,
   webSearch,
   protocol,
+  noFinalAnswer,
   maxCost,
   prices
 }

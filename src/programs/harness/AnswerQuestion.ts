@@ -82,6 +82,7 @@ const predictionRow = (
     reasoning: prediction.reasoning,
     stepsUsed: prediction.stepsUsed,
     stopReason: prediction.stopReason,
+    ...(prediction.forced === true ? { forced: true } : {}),
     error: prediction.error,
     promptTokens: tokens.promptTokens,
     completionTokens: tokens.completionTokens,

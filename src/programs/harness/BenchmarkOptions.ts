@@ -92,6 +92,12 @@ export interface BenchmarkOptions<R = never> {
   readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
   /** How the agent calls tools: `json` (default) or `tools` (native function calling); stored with the run. */
   readonly protocol?: AgentProtocol
+  /**
+   * Ask for a final answer when a question's step budget is spent (see RunQuestionOptions), stored with
+   * the run. Unset: on for a new run, the run's own mode with `resume`; set, a resumed run of the other
+   * mode is refused.
+   */
+  readonly finalAnswer?: boolean
   /** Written to config_json next to the run options; must hold no secrets (the store drops keys anyway). */
   readonly config?: Readonly<Record<string, unknown>>
   readonly onEvent?: (event: BenchmarkEvent) => Effect.Effect<void>

@@ -60,7 +60,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   const concurrency = options.concurrency ?? defaultConcurrency
   const owner = options.owner ?? (yield* thisProcess)
   const leaseMs = options.leaseMs ?? defaultLeaseMs
-  const { open, progress, runId } = yield* prepareRun(options, concurrency, owner, leaseMs)
+  const { finalAnswer, open, progress, runId } = yield* prepareRun(options, concurrency, owner, leaseMs)
   const onEvent = options.onEvent ?? (() => Effect.void)
   const budget = yield* makeBudget(runId, options)
   let answered = 0
@@ -77,6 +77,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       prompts: options.prompts,
       summaryCache: makeSummaryCache(),
       ...questionSettings(options),
+      finalAnswer,
       ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
       ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
     }

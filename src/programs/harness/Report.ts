@@ -7,7 +7,7 @@ import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/Run
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { workersOf, type WorkerSummary } from "./ReportWorkers.js"
-import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
+import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 // Also here, where the CLI imports them from.
@@ -121,6 +121,17 @@ export interface Summary {
   /** Empty when no question carries a domain (rows stored before domains were kept). */
   readonly byDomain: ReadonlyArray<GroupAccuracy>
   readonly stopReasons: ReadonlyArray<{ readonly reason: string; readonly count: number }>
+  /**
+   * Answers the final-answer call gave after a question's step budget was spent, counted apart:
+   * `finalAnswer` is the run's mode (runs stored before it was recorded: off), `answers` how the forced
+   * answers scored on their own, and `withoutForced` the run's accuracy had they been left unanswered,
+   * as `--no-final-answer` (the reference behaviour) would have scored it.
+   */
+  readonly forced: {
+    readonly finalAnswer: boolean
+    readonly answers: Accuracy
+    readonly withoutForced: Accuracy
+  }
   readonly meanSteps: number | null
   readonly tokens: {
     readonly byRole: ReadonlyArray<RoleTokens>
@@ -235,6 +246,17 @@ export const groupAccuracy = (
   return [...groups.keys()].sort(rankBy(order)).map((key) => ({ key, ...accuracyOf(groups.get(key)!) }))
 }
 
+/** Whether a stored prediction is a forced answer (rows written before the flag: never). */
+export const isForced = (p: Pick<ReportPrediction, "forced">): boolean => p.forced === true
+
+const forcedSummary = (run: ReportRun, predictions: ReadonlyArray<ReportPrediction>): Summary["forced"] => ({
+  finalAnswer: runFinalAnswer(run.config),
+  answers: accuracyOfPredictions(predictions.filter(isForced)),
+  withoutForced: accuracyOfPredictions(
+    predictions.map((p) => (isForced(p) ? { ...p, prediction: null, correct: false } : p))
+  )
+})
+
 export interface SummaryOptions {
   /** Per role; without them every cost is unknown. */
   readonly prices?: Prices
@@ -314,6 +336,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     ...benchmarkView(benchmark, predictions, videoMme),
     ...videoMme,
     stopReasons: [...stopCounts.entries()].map(([reason, count]) => ({ reason, count })),
+    forced: forcedSummary(run, predictions),
     meanSteps: predictions.length === 0
       ? null
       : predictions.reduce((sum, p) => sum + p.stepsUsed, 0) / predictions.length,

@@ -3,6 +3,7 @@
 import type { Effect, Schedule } from "effect"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
+import type { RunSampling } from "../../domain/Sampling.js"
 import type { PredictionRow, RunOwner, RunStatus } from "../../services/RunStore.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
@@ -98,6 +99,11 @@ export interface BenchmarkOptions<R = never> {
    * mode is refused.
    */
   readonly finalAnswer?: boolean
+  /**
+   * What each role's requests carry, as the provider layers were configured (they apply it; this records
+   * it): stored with the run as `sampling`; with `resume`, a run stored with other values is refused.
+   */
+  readonly sampling?: RunSampling
   /** Written to config_json next to the run options; must hold no secrets (the store drops keys anyway). */
   readonly config?: Readonly<Record<string, unknown>>
   readonly onEvent?: (event: BenchmarkEvent) => Effect.Effect<void>

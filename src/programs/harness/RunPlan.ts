@@ -4,6 +4,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Either, Option, Random } from "effect"
 import type { Question } from "../../domain/Question.js"
+import { samplingDifference, samplingOfRun } from "../../domain/Sampling.js"
 import { type RunOwner, RunStore } from "../../services/RunStore.js"
 import { findTreeFolder } from "../tree/TreeLoader.js"
 import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
@@ -102,6 +103,20 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
             flag === "--resume" ? "resume" : "join"
           } it without --no-final-answer, or start a new run`
         })
+      }
+      // One run, one sampling: a run mixing settings could not be repeated. Runs stored before it was
+      // recorded are not checked (what they sent is not known).
+      const storedSampling = Option.flatMap(Option.fromNullable(stored), (run) => samplingOfRun(run.config))
+      if (Option.isSome(storedSampling) && options.sampling !== undefined) {
+        const difference = samplingDifference(storedSampling.value, options.sampling)
+        if (difference !== undefined) {
+          return yield* new InferError({
+            reason: "BadOption",
+            message: `${flag}: run ${runId} was started with other sampling: ${difference} — ${
+              flag === "--resume" ? "resume" : "join"
+            } it with the run's values, or start a new run`
+          })
+        }
       }
       // One run, one benchmark: its report and export follow the benchmark's rule.
       if (
@@ -221,6 +236,7 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
       concurrency,
       ...questionSettings(options),
       finalAnswer: options.finalAnswer ?? true,
+      ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
       prompts: options.prompts.dir
     },
     owner,

@@ -30,6 +30,8 @@ export type BenchmarkEvent =
     readonly _tag: "QuestionFinished"
     readonly row: PredictionRow
     readonly calls: number
+    /** USD of the question's calls at the run's prices; null or absent when a role it used has no price. */
+    readonly costUsd?: number | null
   }
   | {
     /**

@@ -99,7 +99,9 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
         trees,
         questionOptions,
         onEvent,
-        options.benchmarkFacts?.get(question.questionId)
+        options.benchmarkFacts?.get(question.questionId),
+        // No prices at all: no cost to say (an empty table would price nothing and read as unknown anyway).
+        options.prices === undefined || Object.keys(options.prices).length === 0 ? undefined : options.prices
       ).pipe(
         Effect.tap(({ saved }) => Effect.sync(() => saved && answered++))
       )

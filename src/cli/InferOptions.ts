@@ -116,8 +116,8 @@ const maxTokens = samplingOption(
 
 const noFinalAnswer = Options.boolean("no-final-answer").pipe(
   Options.withDescription(
-    "Leave a question unanswered when its steps run out (the reference behaviour). By default one more call asks the " +
-      "model to answer now with submit_answer; that answer counts, marked forced. --resume keeps the run's own mode"
+    "Leave a question unanswered when its steps run out (the reference). Default: one more call asks for submit_answer " +
+      "now, and that answer counts, marked forced"
   )
 )
 const maxCost = Options.float("max-cost").pipe(

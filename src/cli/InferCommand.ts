@@ -11,7 +11,7 @@ import { makeWebTools } from "../programs/tools/WebTools.js"
 import { RunStore } from "../services/RunStore.js"
 import { displayDb, inferProviders, ProvidersSummary, quiet, runStore } from "./Composition.js"
 import { InferInputs, inputsLayer, storedSelection } from "./InferInputs.js"
-import { type InferArgs, options, resuming } from "./InferOptions.js"
+import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
 import { loadPrices, PricesError } from "./Prices.js"
 
 /**
@@ -23,7 +23,9 @@ const inferLayer = (args: InferArgs) => {
   const inputsAndStore = resuming(args)
     ? inputsLayer(args, storedSelection(args)).pipe(Layer.provideMerge(runStore(args.db, { mustExist: true })))
     : runStore(args.db).pipe(Layer.provideMerge(inputsLayer(args, Effect.succeed(null))))
-  return Layer.mergeAll(quiet, inputsAndStore).pipe(Layer.provideMerge(inferProviders(args.webSearch)))
+  return Layer.mergeAll(quiet, inputsAndStore).pipe(
+    Layer.provideMerge(inferProviders(args.webSearch, agentSampling(args)))
+  )
 }
 
 /** `vtree infer`: runs a benchmark and prints its summary. */
@@ -36,6 +38,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const retrySchedule = Option.map(stepRetryBaseMs, (base): Schedule.Schedule<unknown, ProviderError> =>
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
     const webHub = yield* Effect.serviceOption(SearchHub)
+    const { sampling, ...providers } = yield* ProvidersSummary
     const stderr = process.stderr
     const progress = yield* makeProgress({
       write: (text) =>
@@ -73,6 +76,8 @@ export const inferCommand = Command.make("infer", options, (args) =>
       anchor: args.anchor ? args.anchorMode : "off",
       webSearch: args.webSearch,
       protocol: args.protocol,
+      // Unsaid: on for a new run, the run's own mode on --resume.
+      ...(args.noFinalAnswer ? { finalAnswer: false } : {}),
       // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
       ...(Option.isSome(webHub)
         ? {
@@ -82,11 +87,8 @@ export const inferCommand = Command.make("infer", options, (args) =>
         : {}),
       ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
       breakerCalls,
-      config: {
-        questionsPath,
-        selected: questions.length,
-        providers: yield* ProvidersSummary
-      },
+      sampling,
+      config: { questionsPath, selected: questions.length, providers },
       onEvent: (event) => {
         if (event._tag === "RunStarted") started = event.runId
         return progress.onEvent(event)

@@ -108,6 +108,11 @@ export const PredictionRow = Schema.Struct({
   reasoning: Schema.NullOr(Schema.String),
   stepsUsed: Schema.Number,
   stopReason: StopReason,
+  /**
+   * The prediction came from the final-answer call after the step budget was spent (`infer` without
+   * `--no-final-answer`): reports count such answers apart. Absent for rows written before it was kept.
+   */
+  forced: Schema.optionalWith(Schema.Boolean, { exact: true }),
   error: Schema.NullOr(Schema.String),
   promptTokens: Schema.Number,
   completionTokens: Schema.Number,

@@ -65,7 +65,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   const concurrency = options.concurrency ?? defaultConcurrency
   const owner = options.owner ?? (yield* thisProcess)
   const leaseMs = options.leaseMs ?? defaultLeaseMs
-  const { open, progress, runId } = yield* prepareRun(options, concurrency, owner, leaseMs)
+  const { finalAnswer, open, progress, runId } = yield* prepareRun(options, concurrency, owner, leaseMs)
   const onEvent = options.onEvent ?? (() => Effect.void)
   const budget = yield* makeBudget(runId, options)
   const breaker = yield* makeBreaker(options.breakerCalls ?? defaultBreakerCalls)
@@ -83,6 +83,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       prompts: options.prompts,
       summaryCache: makeSummaryCache(),
       ...questionSettings(options),
+      finalAnswer,
       ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
       ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
     }
@@ -104,7 +105,9 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
         trees,
         questionOptions,
         onEvent,
-        options.benchmarkFacts?.get(question.questionId)
+        options.benchmarkFacts?.get(question.questionId),
+        // No prices at all: no cost to say (an empty table would price nothing and read as unknown anyway).
+        options.prices === undefined || Object.keys(options.prices).length === 0 ? undefined : options.prices
       ).pipe(
         Effect.tap(({ saved }) => Effect.sync(() => saved && answered++))
       )

@@ -8,7 +8,7 @@ import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf, type ErrorSummary } from "./ReportErrors.js"
 import { workersOf, type WorkerSummary } from "./ReportWorkers.js"
-import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
+import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 // Also here, where the CLI imports them from.
@@ -130,6 +130,17 @@ export interface Summary {
   readonly stopReasons: ReadonlyArray<{ readonly reason: string; readonly count: number }>
   /** The commonest error messages and, when questions ended in `error`, the command that asks them again. */
   readonly errors: ErrorSummary
+  /**
+   * Answers the final-answer call gave after a question's step budget was spent, counted apart:
+   * `finalAnswer` is the run's mode (runs stored before it was recorded: off), `answers` how the forced
+   * answers scored on their own, and `withoutForced` the run's accuracy had they been left unanswered,
+   * as `--no-final-answer` (the reference behaviour) would have scored it.
+   */
+  readonly forced: {
+    readonly finalAnswer: boolean
+    readonly answers: Accuracy
+    readonly withoutForced: Accuracy
+  }
   readonly meanSteps: number | null
   readonly tokens: {
     readonly byRole: ReadonlyArray<RoleTokens>
@@ -244,6 +255,17 @@ export const groupAccuracy = (
   return [...groups.keys()].sort(rankBy(order)).map((key) => ({ key, ...accuracyOf(groups.get(key)!) }))
 }
 
+/** Whether a stored prediction is a forced answer (rows written before the flag: never). */
+export const isForced = (p: Pick<ReportPrediction, "forced">): boolean => p.forced === true
+
+const forcedSummary = (run: ReportRun, predictions: ReadonlyArray<ReportPrediction>): Summary["forced"] => ({
+  finalAnswer: runFinalAnswer(run.config),
+  answers: accuracyOfPredictions(predictions.filter(isForced)),
+  withoutForced: accuracyOfPredictions(
+    predictions.map((p) => (isForced(p) ? { ...p, prediction: null, correct: false } : p))
+  )
+})
+
 export interface SummaryOptions {
   /** Per role; without them every cost is unknown. */
   readonly prices?: Prices
@@ -334,6 +356,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     ...videoMme,
     stopReasons: [...stopCounts.entries()].map(([reason, count]) => ({ reason, count })),
     errors: errorsOf(run.runId, predictions),
+    forced: forcedSummary(run, predictions),
     meanSteps: predictions.length === 0
       ? null
       : predictions.reduce((sum, p) => sum + p.stepsUsed, 0) / predictions.length,

@@ -95,6 +95,7 @@ export const renderText = (summary: Summary): string => {
     (summary.overall.unscored === 0 ? "" : ` · unscored ${formatCount(summary.overall.unscored)}`) +
     ` · mean steps ${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}`,
     `Protocol ${summary.protocol}`,
+    forcedLine(summary),
     benchmarkLine(summary),
     ...progressLine(summary)
   ].join("\n")
@@ -169,6 +170,26 @@ const retriedTotal = (summary: Summary): string => {
   return known.length === 0 && summary.tokens.byRole.some((r) => r.calls > 0)
     ? "—"
     : formatCount(known.reduce((sum, r) => sum + (r.retried ?? 0), 0))
+}
+
+/**
+ * The final-answer mode, and the forced answers counted apart: how many, how they scored, and the
+ * accuracy the run would have had with them left unanswered (as `--no-final-answer` scores).
+ */
+export const forcedLine = (summary: Summary): string => {
+  const { answers, finalAnswer, withoutForced } = summary.forced
+  const count = answers.total + answers.unscored
+  const mode = `Final answer at the budget ${finalAnswer ? "on" : "off (--no-final-answer)"}`
+  if (count === 0) return `${mode} · no forced answers`
+  return `${mode} · forced answers ${formatCount(count)}` +
+    (answers.total === 0
+      ? " (none keyed)"
+      : `, accuracy ${formatPercent(answers.accuracy)} ${formatInterval(answers.interval)} (${
+        formatCount(answers.correct)
+      }/${formatCount(answers.total)})`) +
+    ` · accuracy without them ${formatPercent(withoutForced.accuracy)} (${formatCount(withoutForced.correct)}/${
+      formatCount(withoutForced.total)
+    })`
 }
 
 /** The queue while the run is unfinished (what is saved, held by live workers, still open); else null. */

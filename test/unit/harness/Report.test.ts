@@ -479,6 +479,45 @@ describe("renderHtml", () => {
     assert.match(page, /<tr><td>Unanswered<\/td><td>1<\/td><\/tr>/)
   })
 
+  it("forced answers are counted apart with their accuracy, and the accuracy without them, in text, JSON and html", () => {
+    const forcedRun: ReportInput = {
+      ...input,
+      run: { ...run, config: { finalAnswer: true } },
+      predictions: [
+        prediction({ questionId: "f1", stopReason: "budget_exceeded", forced: true }),
+        prediction({ questionId: "f2", stopReason: "budget_exceeded", forced: true, prediction: "C", correct: false }),
+        prediction({ questionId: "f3", stopReason: "budget_exceeded", prediction: null, correct: false }),
+        prediction({ questionId: "f4" })
+      ]
+    }
+    const summary = summarize(forcedRun)
+    assert.strictEqual(summary.forced.finalAnswer, true)
+    assert.deepInclude(summary.forced.answers, { correct: 1, wrong: 1, unanswered: 0, total: 2, accuracy: 0.5 })
+    // Left unanswered, the forced answers would have earned nothing: 1 of 4.
+    assert.deepInclude(summary.forced.withoutForced, { correct: 1, unanswered: 3, total: 4, accuracy: 0.25 })
+    assert.strictEqual(summary.overall.accuracy, 0.5)
+    const text = renderText(summary)
+    assert.include(
+      text,
+      "Final answer at the budget on · forced answers 2, accuracy 50.0% [9.5–90.5] (1/2) · accuracy without them 25.0% (1/4)"
+    )
+    assert.deepStrictEqual(JSON.parse(renderJson(summary)).forced.answers.total, 2)
+    const page = renderHtml({ ...forcedRun, steps: [] }, summary)
+    assert.include(page, `<td id="forced">on · forced answers 2`)
+    assert.strictEqual([...page.matchAll(/<td>budget_exceeded · forced answer<\/td>/g)].length, 2)
+    assert.include(page, "<td>budget_exceeded</td>")
+  })
+
+  it("a run without the final answer, or stored before the mode was recorded, says so and has no forced answers", () => {
+    for (const config of [{ finalAnswer: false }, {}]) {
+      const summary = summarize({ ...input, run: { ...run, config } })
+      assert.isFalse(summary.forced.finalAnswer)
+      assert.strictEqual(summary.forced.answers.total, 0)
+      assert.deepStrictEqual(summary.forced.withoutForced, summary.overall)
+      assert.include(renderText(summary), "Final answer at the budget off (--no-final-answer) · no forced answers")
+    }
+  })
+
   it("draws one bar per task type, as long as its accuracy", () => {
     const svg = accuracyChart([
       {

@@ -30,6 +30,7 @@ import { SearchHub } from "../programs/search/SearchHub.js"
 import { SearchHubLive } from "../SearchHubLive.js"
 import { LLMProvider } from "../services/LLMProvider.js"
 import type { OCRProvider } from "../services/OCRProvider.js"
+import { SpeechToText } from "../services/SpeechToText.js"
 import { VLMProvider } from "../services/VLMProvider.js"
 
 /**
@@ -253,10 +254,26 @@ const noCall = Effect.dieMessage("a dry run makes no model call")
 
 /**
  * `build --dry-run` plans and calls nothing, so it needs no model configured: model ports that are
- * never called (reaching one is a bug), and no model names.
+ * never called (reaching one is a bug). The model names, when set, key the checkpoints it counts as
+ * reused; speech to text, when set, is named as a video's subtitle source without being asked.
  */
-export const dryRunProviders = Layer.mergeAll(
-  Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => noCall })),
-  Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => noCall })),
-  Layer.succeed(BuildModels, { vlm: "-", llm: "-" })
-)
+export const dryRunProviders = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm, asr: loadAsrConfig }).pipe(
+    Effect.mapError(badBuildOption)
+  )
+  const model = <A>(role: Option.Option<A>, name: (a: A) => string) =>
+    Option.getOrElse(Option.map(role, name), () => "-")
+  return Layer.mergeAll(
+    Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => noCall })),
+    Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => noCall })),
+    Layer.succeed(BuildModels, {
+      vlm: model(config.vlm, (vlm) => vlm.endpoint.model),
+      llm: model(config.llm, (llm) => llm.tool.model)
+    }),
+    ...Option.toArray(Option.map(config.asr, (asr) =>
+      Layer.succeed(
+        SpeechToText,
+        SpeechToText.of({ model: asr.model, maxUploadBytes: asr.maxUploadBytes, transcribe: () => noCall })
+      )))
+  )
+}))

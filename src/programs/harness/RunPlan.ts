@@ -6,7 +6,7 @@ import { Clock, Effect, Either, Option, Random } from "effect"
 import type { Question } from "../../domain/Question.js"
 import { samplingDifference, samplingOfRun } from "../../domain/Sampling.js"
 import { type RunOwner, RunStore } from "../../services/RunStore.js"
-import { findTreeFolder } from "../tree/TreeLoader.js"
+import { findTreeFolder, treesFolderHint } from "../tree/TreeLoader.js"
 import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
 import { type BenchmarkOptions, questionSettings } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
@@ -59,10 +59,14 @@ export const checkTrees = Effect.fn("RunPlan.checkTrees")(
           missing.length > 4 ? ", …" : ""
         })`
         : ""
+      const hint = yield* treesFolderHint(treesDir)
       return yield* new InferError({
         reason: "TreeMissing",
         message: `${path.join(treesDir, first, "tree.json")}: not found, needed by ${questionsText}${others} — ` +
-          `build the tree, fix --trees, or leave the video out with --video-ids / --question-ids`
+          Option.getOrElse(
+            hint,
+            () => "build the tree, fix --trees, or leave the video out with --video-ids / --question-ids"
+          )
       })
     }
   }

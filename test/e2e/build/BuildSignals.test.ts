@@ -58,7 +58,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     )
       .filter((node) => node.level < 3).length
     assert.strictEqual(buildCalls(sim) - before, total - saved)
-    assert.match(rerun.stdout, new RegExp(`^synth\\s.*\\s${saved}\\s+\\S+\\s+0\\s+\\S+ s$`, "m"))
+    assert.match(rerun.stdout, new RegExp(`^synth\\s.*\\s${saved}\\s+\\S+\\s+0\\s+\\S+ s\\s+sidecar$`, "m"))
   }, 120_000)
 
   it("Ctrl-C stops with exit 130, says how to resume, and keeps the finished calls", async () => {

@@ -127,14 +127,14 @@ describe("vtree mcp (stdio round trip)", () => {
       )
       assert.instanceOf(unknown, McpError)
       assert.strictEqual((unknown as McpError).code, -32601)
-      assert.include((unknown as McpError).message, "Method not found: bogus/method")
+      assert.include((unknown as McpError).message, "Method not found")
       const { tools } = yield* Effect.promise(() => client.listTools())
       assert.strictEqual(tools.length, 2)
       yield* Effect.promise(() => client.close())
       assert.notInclude(stderr.join(""), "Defect")
     }))
 
-  it("raw bytes: garbage, invalid UTF-8 and unknown methods are answered, valid requests still served, EOF exits 0", async () => {
+  it("raw bytes: garbage, odd ids, batches and unknown methods are answered, valid requests still served, EOF exits 0", async () => {
     const child = spawn(process.execPath, ["dist/bin.js", "mcp"], {
       cwd: root,
       env: { PATH: process.env.PATH ?? "" },
@@ -155,6 +155,9 @@ describe("vtree mcp (stdio round trip)", () => {
     child.stdin.write(Buffer.from([0xff, 0xfe, 0x7b, 0x0a]))
     child.stdin.write(`${JSON.stringify(init)}\n`)
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "no/such/method" })}\n`)
+    // These once stopped the server for good: an id that is neither string nor integer, and a batch.
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: true, method: "ping" })}\n`)
+    child.stdin.write(`${JSON.stringify([{ jsonrpc: "2.0", id: "b", method: "ping" }, null])}\n`)
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`)
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" })}\n`)
     child.stdin.end()
@@ -164,10 +167,11 @@ describe("vtree mcp (stdio round trip)", () => {
     )
     assert.strictEqual(code, 0, stderr)
     assert.deepStrictEqual(replies.filter((r) => r.error?.code === -32700).map((r) => r.id), [null, null])
+    assert.deepStrictEqual(replies.filter((r) => r.error?.code === -32600).map((r) => r.id), [null, null])
     assert.strictEqual(replies.find((r) => r.id === 2)?.error?.code, -32601)
     assert.strictEqual(replies.find((r) => r.id === "a1")?.result.serverInfo.name, "vtree-search")
     assert.strictEqual(replies.find((r) => r.id === 3)?.result.tools.length, 2)
-    assert.strictEqual(replies.length, 5)
+    assert.strictEqual(replies.length, 7)
     assert.notInclude(stderr, "SyntaxError")
     assert.notInclude(stderr, "    at ")
   })

@@ -244,8 +244,8 @@ export const dryRunProviders = Layer.mergeAll(
 
 // ---- `mcp` -------------------------------------------------------------------------------------------
 
-/** Whether `mcp --trees` has a tool model: video_view_node then summarizes for a question. */
-export class McpModels extends Context.Tag("vtree/cli/McpModels")<McpModels, { readonly summarize: boolean }>() {}
+/** Whether `mcp --trees` has a model: video_view_node then summarizes for a question, and video_ask runs. */
+export class McpModels extends Context.Tag("vtree/cli/McpModels")<McpModels, { readonly llm: boolean }>() {}
 
 const unconfigured = (what: string) =>
   Effect.fail(
@@ -275,6 +275,6 @@ export const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
     llm,
     vlm,
     treeEmbeddings,
-    Layer.succeed(McpModels, { summarize: Option.isSome(config.llm) })
+    Layer.succeed(McpModels, { llm: Option.isSome(config.llm) })
   )
 }))

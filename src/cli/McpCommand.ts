@@ -1,6 +1,7 @@
 import { Command } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
 import { loadMcpToken } from "../config/McpConfig.js"
+import { makeAskTools } from "../programs/mcp/AskTools.js"
 import { makeSearchTools } from "../programs/mcp/SearchTools.js"
 import { makeVideoLibrary } from "../programs/mcp/VideoLibrary.js"
 import { makeVideoResources } from "../programs/mcp/VideoResources.js"
@@ -72,17 +73,19 @@ export const mcpCommand = Command.make("mcp", options, (args) =>
     const library = yield* makeVideoLibrary(args.trees.value)
     const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
     const models = yield* McpModels
-    const videoTools = makeVideoTools({ library, prompts, summarize: models.summarize })
+    const videoTools = makeVideoTools({ library, prompts, summarize: models.llm })
+    const askTools = yield* makeAskTools({ library, prompts, enabled: models.llm })
     yield* serve({
       name: "vtree",
       version,
       instructions:
         "Video trees: start with video_list, then video_overview for a video's scenes and events; read nodes with " +
-        "video_view_node, find them with video_search, see them with video_frames. external_* tools search the web.",
-      tools: [...videoTools, ...searchTools],
+        "video_view_node, find them with video_search, see them with video_frames; video_ask has vtree's agent " +
+        "answer a question. external_* tools search the web.",
+      tools: [...videoTools, ...askTools, ...searchTools],
       resources: makeVideoResources(library)
     })
-  })).pipe(
+  }).pipe(Effect.scoped)).pipe(
     Command.withDescription(
       "Serve the Search Hub (external_search, external_read; VTREE_SEARCH_*, all off by default) and, with --trees, " +
         "the video trees (video_* tools) over stdio MCP"

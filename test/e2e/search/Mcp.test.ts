@@ -12,12 +12,12 @@ import { articlePage } from "../../support/search/pages.js"
 // Runs the built CLI (test/support/e2e/globalSetup.ts builds dist/ before any test) under a real MCP client.
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 
-const connect = (env: Record<string, string>) =>
+const connect = (env: Record<string, string>, extraArgs: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["dist/bin.js", "mcp"],
+        args: ["dist/bin.js", "mcp", ...extraArgs],
         cwd: root,
         env: { PATH: process.env.PATH ?? "", ...env },
         stderr: "pipe"
@@ -93,6 +93,31 @@ describe("vtree mcp (stdio round trip)", () => {
       assert.strictEqual(logLines.length, 4)
       assert.notInclude(logLines.join("\n"), "tidal")
       assert.notInclude(logLines.join("\n"), "/page")
+    }))
+
+  it.scoped("--trees serves the video tools beside the search tools; video_ask refuses without a model", () =>
+    Effect.gen(function*() {
+      const { client } = yield* connect({}, ["--trees", "samples/trees"])
+      assert.strictEqual(client.getServerVersion()?.name, "vtree")
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      assert.deepStrictEqual(tools.map((t) => t.name), [
+        "video_list",
+        "video_overview",
+        "video_view_node",
+        "video_search",
+        "video_frames",
+        "video_subtitles",
+        "video_ask",
+        "video_ask_result",
+        "external_search",
+        "external_read"
+      ])
+      const listed = yield* Effect.promise(() => client.callTool({ name: "video_list", arguments: {} }))
+      assert.strictEqual(structured(listed).videos[0].video_id, "vtSmpl0001a")
+      const ask = yield* Effect.promise(() =>
+        client.callTool({ name: "video_ask", arguments: { video_id: "vtSmpl0001a", question: "what?" } })
+      )
+      assert.isTrue(ask.isError)
     }))
 
   it.scoped("reads a page when an allow-range lets the reader reach it", () =>

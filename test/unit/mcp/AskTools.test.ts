@@ -45,7 +45,7 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
     Effect.gen(function*() {
       const llm = yield* agentScript()
       const client = yield* serve(llm.layer)
-      const progress: Array<{ progress: number; total?: number; message?: string }> = []
+      const progress: Array<{ progress: number; total?: number | undefined; message?: string | undefined }> = []
       const result = (yield* Effect.promise(() =>
         client.callTool({ name: "video_ask", arguments: question }, undefined, {
           onprogress: (event) =>

@@ -1,5 +1,5 @@
 import { Command } from "@effect/cli"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { loadMcpToken } from "../config/McpConfig.js"
 import { makeAskTools } from "../programs/mcp/AskTools.js"
 import { makeSearchTools } from "../programs/mcp/SearchTools.js"
@@ -9,6 +9,7 @@ import { makeVideoTools } from "../programs/mcp/VideoTools.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
 import { optionalText } from "./CliOptions.js"
 import { McpModels, mcpModels, searchHub } from "./Composition.js"
+import { McpError } from "./mcp/McpError.js"
 import type { ServerSpec } from "./mcp/McpServer.js"
 import { version } from "./version.js"
 
@@ -52,12 +53,6 @@ const transportOf = (http: Option.Option<string>) =>
     }
     return { _tag: "Http", ...listen, token } as const
   })
-
-/** A bad `vtree mcp` option, said as the fix. */
-export class McpError extends Schema.TaggedError<McpError>()("McpError", {
-  reason: Schema.Literal("BadOption"),
-  message: Schema.String
-}) {}
 
 /** `vtree mcp`: the Search Hub, and with --trees the video trees, as an MCP server over stdio. */
 export const mcpCommand = Command.make("mcp", options, (args) =>

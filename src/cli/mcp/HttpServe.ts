@@ -4,6 +4,7 @@ import { Effect, Option, Redacted } from "effect"
 import { randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { McpError } from "./McpError.js"
 import { CheckedTransport, makeServer, type ServerSpec } from "./McpServer.js"
 
 /**
@@ -154,8 +155,18 @@ export const serveHttp = Effect.fn("Mcp.serveHttp")(function*<R>(spec: ServerSpe
     })
   })
   yield* Effect.acquireRelease(
-    Effect.async<void, Error>((resume) => {
-      server.once("error", (error) => resume(Effect.fail(error)))
+    Effect.async<void, McpError>((resume) => {
+      server.once("error", (error: NodeJS.ErrnoException) =>
+        resume(
+          Effect.fail(
+            new McpError({
+              reason: "Listen",
+              message: `--http ${options.host}:${options.port}: cannot listen (${
+                error.code ?? error.message
+              }) — pick another port or address`
+            })
+          )
+        ))
       server.listen(options.port, options.host, () => resume(Effect.void))
     }),
     () =>

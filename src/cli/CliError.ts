@@ -12,11 +12,13 @@ import { FrameSelectionError, NodeNotFound } from "../domain/TreeIndex.js"
 import { UserJsonError } from "../domain/UserJson.js"
 import { BuildError } from "../programs/builder/BuildError.js"
 import { InferError } from "../programs/harness/InferError.js"
+import { LibraryError } from "../programs/mcp/VideoLibrary.js"
 import { PromptPackError } from "../programs/prompts/PromptManager.js"
 import { UnsafeIdError } from "../programs/tree/TreePreflight.js"
 import { RunStoreError } from "../services/RunStore.js"
 import { DoctorFailed } from "./Doctor.js"
 import { ExportError } from "./ExportCommand.js"
+import { McpError } from "./mcp/McpError.js"
 import { OutputFileError } from "./OutputFile.js"
 import { PricesError } from "./Prices.js"
 import { ReportError } from "./ReportCommand.js"
@@ -35,6 +37,8 @@ const userErrors = [
   ExportError,
   FrameSelectionError,
   InferError,
+  LibraryError,
+  McpError,
   MediaError,
   NodeNotFound,
   OutputFileError,

@@ -12,7 +12,7 @@ import {
   type ProvidersConfig,
   type ReliabilityConfig
 } from "../config/ProviderConfig.js"
-import type { ProviderError } from "../domain/ProviderError.js"
+import { ProviderError } from "../domain/ProviderError.js"
 import { overSampling, type RunSampling, type Sampling } from "../domain/Sampling.js"
 import * as Ffmpeg from "../layers/ffmpeg/Ffmpeg.js"
 import * as MemoryCallBuffer from "../layers/memory/MemoryCallBuffer.js"
@@ -275,5 +275,42 @@ export const dryRunProviders = Layer.unwrapEffect(Effect.gen(function*() {
         SpeechToText,
         SpeechToText.of({ model: asr.model, maxUploadBytes: asr.maxUploadBytes, transcribe: () => noCall })
       )))
+  )
+}))
+
+// ---- `mcp` -------------------------------------------------------------------------------------------
+
+/** Whether `mcp --trees` has a model: video_view_node then summarizes for a question, and video_ask runs. */
+export class McpModels extends Context.Tag("vtree/cli/McpModels")<McpModels, { readonly llm: boolean }>() {}
+
+const unconfigured = (what: string) =>
+  Effect.fail(
+    new ProviderError({
+      provider: what,
+      reason: "BadRequest",
+      message: `no ${what} configured — ${configurationHelp}`
+    })
+  )
+
+/**
+ * The models `mcp --trees` may call: the configured LLM and VLM when there are, else ports that refuse
+ * every call naming what to set (the tree tools still serve cards, frames and subtitles), and
+ * embeddings when configured (video_search is then hybrid). Only these roles are read.
+ */
+export const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm })
+  const llm = Option.match(config.llm, {
+    onNone: () => Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => unconfigured("LLM") })),
+    onSome: OpenAiLlm.layerConfig
+  })
+  const vlm = Option.match(config.vlm, {
+    onNone: () => Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => unconfigured("vision model") })),
+    onSome: OpenAiVlm.layerConfig
+  })
+  return Layer.mergeAll(
+    llm,
+    vlm,
+    treeEmbeddings,
+    Layer.succeed(McpModels, { llm: Option.isSome(config.llm) })
   )
 }))

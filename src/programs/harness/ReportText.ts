@@ -149,6 +149,7 @@ export const renderText = (summary: Summary): string => {
   ]
   return [
     header,
+    ...settingsText(summary),
     ...summary.axes.map(({ axis, groups }) => accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)),
     stops,
     `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,
@@ -158,6 +159,12 @@ export const renderText = (summary: Summary): string => {
     ...workersText(summary)
   ].join("\n\n") + "\n"
 }
+
+/** What the run was run with (RunSettings.ts), a name and a value per line. */
+const settingsText = (summary: Summary): ReadonlyArray<string> =>
+  summary.settings.length === 0 ? [] : [
+    "Settings\n" + formatTable(["Setting", "Value"], summary.settings.map((s) => [s.name, s.value]), [false, false])
+  ]
 
 /** The queue while the run is unfinished (what is saved, held by live workers, still open); else null. */
 export const progressText = (summary: Summary): string | null => {

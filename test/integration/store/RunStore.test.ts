@@ -420,6 +420,25 @@ const contract = (name: string, withStore: WithStore) =>
         })
       ))
 
+    it.scoped("counts each run's saved, keyed and right questions in the database, for `vtree runs`", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.startRun({ runId: "mixed", config: {}, startedAt: 1 })
+          yield* store.startRun({ runId: "empty", config: {}, startedAt: 2 })
+          const save = (questionId: string, overrides: Parameters<typeof prediction>[0]) =>
+            store.saveQuestion("mixed", { prediction: prediction(overrides), steps: [], calls: [] })
+          yield* save("q1", { questionId: "q1", finishedAt: 5_000_000_000_000 })
+          yield* save("q2", { questionId: "q2", prediction: "C", correct: false, finishedAt: 3_000 })
+          yield* save("q3", { questionId: "q3", prediction: null, correct: false })
+          // No key: neither keyed nor right, whatever the stored flag says.
+          yield* save("q4", { questionId: "q4", answer: null, correct: true })
+          assert.deepStrictEqual(yield* store.runTallies, [
+            { runId: "mixed", saved: 4, keyed: 3, correct: 1, lastSavedAt: 5_000_000_000_000 }
+          ])
+        })
+      ))
+
     it.scoped("an unknown run id names the available ones", () =>
       withStore(() =>
         Effect.gen(function*() {

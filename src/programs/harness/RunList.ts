@@ -3,7 +3,7 @@
 import type { BenchmarkName } from "../../domain/Question.js"
 import type { RunRow, RunTally } from "../../domain/RunRecord.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
-import { formatDuration, formatPercent, formatTable } from "./ReportText.js"
+import { formatCount, formatDuration, formatPercent, formatTable } from "./ReportText.js"
 import { benchmarkOfRun } from "./RunProtocol.js"
 import { agentModelOf } from "./RunSettings.js"
 
@@ -64,7 +64,7 @@ export const renderRunsText = (runs: ReadonlyArray<RunListing>): string =>
       r.status,
       benchmarkLabels[r.benchmark],
       r.agentModel ?? "—",
-      r.total === null ? String(r.saved) : `${r.saved}/${r.total}`,
+      r.total === null ? formatCount(r.saved) : `${formatCount(r.saved)}/${formatCount(r.total)}`,
       formatPercent(r.accuracy),
       r.startedAt,
       formatDuration(r.wallTimeMs)

@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import { Clock, Console, Duration, Effect, Layer, Option, Schedule } from "effect"
-import { loadTestingKnobs } from "../config/RunConfig.js"
+import { loadBreakerCalls, loadTestingKnobs } from "../config/RunConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import { runBenchmark } from "../programs/harness/Infer.js"
 import { makeProgress } from "../programs/harness/Progress.js"
@@ -32,6 +32,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
     const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = yield* InferInputs
     const { leaseMs, stepRetryBaseMs } = yield* loadTestingKnobs
+    const breakerCalls = yield* loadBreakerCalls
     // VTREE_STEP_RETRY_BASE_MS=N: the step-level retry waits N then 2N ms instead of 20 s then 40 s.
     const retrySchedule = Option.map(stepRetryBaseMs, (base): Schedule.Schedule<unknown, ProviderError> =>
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
@@ -81,6 +82,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
         }
         : {}),
       ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
+      breakerCalls,
       config: {
         questionsPath,
         selected: questions.length,

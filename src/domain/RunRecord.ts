@@ -184,6 +184,8 @@ export const CallRow = Schema.Struct({
   errorReason: Schema.NullOr(ProviderErrorReason),
   /** Which replica served the call; absent for calls stored before it was recorded, and for local fakes. */
   endpoint: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Attempts the call made, retries included; absent for calls stored before it was recorded, and for fakes. */
+  attempts: Schema.optionalWith(Schema.Number, { exact: true }),
   superseded: Schema.optionalWith(Schema.Boolean, { exact: true })
 })
 export type CallRow = typeof CallRow.Type

@@ -234,6 +234,13 @@ const benchmarkFacts = Effect.gen(function*() {
   yield* sql`ALTER TABLE predictions ADD COLUMN benchmark_json TEXT`
 })
 
+// How many attempts each provider call made (issue 28): a call retried to success shows as ok, and only
+// this tells the report that it was retried. NULL for rows written before, and for fakes.
+const callAttempts = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE llm_calls ADD COLUMN attempts INTEGER`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
@@ -243,7 +250,8 @@ export const migrations = {
   "0005_budget_stopped": budgetStopped,
   "0006_call_endpoint": callEndpoint,
   "0007_work_queue": workQueue,
-  "0008_benchmark_facts": benchmarkFacts
+  "0008_benchmark_facts": benchmarkFacts,
+  "0010_call_attempts": callAttempts
 }
 
 /** The newest schema this vtree knows: a database with a later migration was written by a newer vtree. */

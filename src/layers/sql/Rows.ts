@@ -97,6 +97,7 @@ export const CallStored = Schema.Struct({
   cachedPromptTokens: NullWhenAbsent(Schema.Number),
   reasoningTokens: NullWhenAbsent(Schema.Number),
   endpoint: NullWhenAbsent(Schema.String),
+  attempts: NullWhenAbsent(Schema.Number),
   superseded: Schema.optionalWith(Model.BooleanFromNumber, { default: () => false })
 })
 

@@ -102,6 +102,12 @@ export interface BenchmarkOptions<R = never> {
    */
   readonly maxCostUsd?: number
   readonly prices?: Prices
+  /**
+   * Stop the run (status `failed`, InferError `EndpointUnreachable`) once one role's endpoints failed this
+   * many attempts in a row without being reached — refused, reset, DNS, TLS, timeouts; retries count —
+   * while every replica of the role is down. Default 8 (`defaultBreakerCalls`); 0 never stops.
+   */
+  readonly breakerCalls?: number
 }
 
 export interface BenchmarkResult {

@@ -4,6 +4,7 @@ import { alignColumns, textWidth } from "../../domain/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatUsd } from "./Cost.js"
 import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Report.js"
+import { errorsText } from "./ReportErrors.js"
 import type { Interval } from "./Stats.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
@@ -105,7 +106,7 @@ export const renderText = (summary: Summary): string => {
   const costOfRole = new Map(summary.cost.byRole.map((r) => [r.role, r.usd]))
   const latencyOfRole = new Map(summary.latency.map((r) => [r.role, r]))
   const tokens = formatTable(
-    ["Role", "Calls", "Errors", "Prompt tokens", "Completion tokens", "Cost (USD)", "p50", "p90", "max"],
+    ["Role", "Calls", "Errors", "Retried", "Prompt tokens", "Completion tokens", "Cost (USD)", "p50", "p90", "max"],
     [
       ...summary.tokens.byRole.map((r) => {
         const latency = latencyOfRole.get(r.role)
@@ -113,6 +114,7 @@ export const renderText = (summary: Summary): string => {
           r.role,
           formatCount(r.calls),
           formatCount(r.errors),
+          r.retried === null ? "—" : formatCount(r.retried),
           formatCount(r.promptTokens),
           formatCount(r.completionTokens),
           r.calls === 0 ? "—" : formatUsd(costOfRole.get(r.role) ?? null),
@@ -125,6 +127,7 @@ export const renderText = (summary: Summary): string => {
         "total",
         formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.calls, 0)),
         formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0)),
+        retriedTotal(summary),
         formatCount(summary.tokens.promptTokens),
         formatCount(summary.tokens.completionTokens),
         formatUsd(summary.cost.total),
@@ -133,7 +136,7 @@ export const renderText = (summary: Summary): string => {
         ""
       ]
     ],
-    [false, true, true, true, true, true, true, true, true]
+    [false, true, true, true, true, true, true, true, true, true]
   )
   const costLine = costNote(summary)
   const shapes = summary.replyShapes.shapes.length === 0 ? [] : [
@@ -152,6 +155,7 @@ export const renderText = (summary: Summary): string => {
     ...settingsText(summary),
     ...summary.axes.map(({ axis, groups }) => accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)),
     stops,
+    ...errorsText(summary.errors, formatTable),
     `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,
     ...tokenDetailsText(summary.tokenDetails),
     costLine,
@@ -165,6 +169,14 @@ const settingsText = (summary: Summary): ReadonlyArray<string> =>
   summary.settings.length === 0 ? [] : [
     "Settings\n" + formatTable(["Setting", "Value"], summary.settings.map((s) => [s.name, s.value]), [false, false])
   ]
+
+/** Retried calls over the roles that recorded attempts; `—` when none did. */
+const retriedTotal = (summary: Summary): string => {
+  const known = summary.tokens.byRole.filter((r) => r.retried !== null && r.calls > 0)
+  return known.length === 0 && summary.tokens.byRole.some((r) => r.calls > 0)
+    ? "—"
+    : formatCount(known.reduce((sum, r) => sum + (r.retried ?? 0), 0))
+}
 
 /** The queue while the run is unfinished (what is saved, held by live workers, still open); else null. */
 export const progressText = (summary: Summary): string | null => {

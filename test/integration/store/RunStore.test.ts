@@ -122,7 +122,8 @@ describe("SqliteRunStore", () => {
           "cached_prompt_tokens",
           "reasoning_tokens",
           "superseded",
-          "endpoint"
+          "endpoint",
+          "attempts"
         ])
         const [mode] = yield* sql.unsafe<{ journal_mode: string }>("PRAGMA journal_mode")
         assert.strictEqual(mode?.journal_mode, "wal")
@@ -515,7 +516,8 @@ describe("PgRunStore", () => {
         "cached_prompt_tokens",
         "reasoning_tokens",
         "superseded",
-        "endpoint"
+        "endpoint",
+        "attempts"
       ])
       assert.strictEqual(first.startedAt, "bigint")
       // A second process opening the same database applies nothing again.

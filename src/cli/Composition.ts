@@ -1,6 +1,7 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import * as path from "node:path"
 import { loadAsrConfig } from "../config/AsrConfig.js"
 import {
   ConfigurationError,
@@ -30,6 +31,7 @@ import { SearchHub } from "../programs/search/SearchHub.js"
 import { SearchHubLive } from "../SearchHubLive.js"
 import { LLMProvider } from "../services/LLMProvider.js"
 import type { OCRProvider } from "../services/OCRProvider.js"
+import { RunStore, type RunStoreError, type RunStoreShape } from "../services/RunStore.js"
 import { SpeechToText } from "../services/SpeechToText.js"
 import { VLMProvider } from "../services/VLMProvider.js"
 
@@ -57,6 +59,39 @@ export const runStore = (db: string, options: { readonly mustExist?: boolean; re
   PgRunStore.isPostgresUrl(db)
     ? PgRunStore.layer({ url: Redacted.make(db), ...options })
     : SqliteRunStore.layer({ filename: db, ...options })
+
+/** Run stores a reading command opens by name, each the first time it is named, read-only, for the command's scope. */
+export class RunStores extends Context.Tag("vtree/cli/RunStores")<RunStores, {
+  readonly open: (db: string) => Effect.Effect<RunStoreShape, RunStoreError>
+}>() {}
+
+/**
+ * `report` (one run or two, from one database or two) and `runs`: a database is opened only when a run is
+ * read from it, so `report --compare A.db#R B.db#S` never touches the default vtree.db. A name opened twice
+ * (`vtree.db`, `./vtree.db`) is one store.
+ */
+export const readOnlyStores: Layer.Layer<RunStores> = Layer.scoped(
+  RunStores,
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const opened = new Map<string, RunStoreShape>()
+    return RunStores.of({
+      open: (db) => {
+        const key = databaseKey(db)
+        const known = opened.get(key)
+        return known !== undefined ?
+          Effect.succeed(known) :
+          Layer.buildWithScope(runStore(db, { readOnly: true }), scope).pipe(
+            Effect.map(Context.get(RunStore)),
+            Effect.tap((store) => Effect.sync(() => opened.set(key, store)))
+          )
+      }
+    })
+  })
+)
+
+/** One name per database: an SQLite file by its absolute path, a PostgreSQL URL as given. */
+export const databaseKey = (db: string): string => (PgRunStore.isPostgresUrl(db) ? db : path.resolve(db))
 
 /** The database as messages name it: a URL without its password. */
 export const displayDb = (db: string): string => (PgRunStore.isPostgresUrl(db) ? PgRunStore.displayUrl(db) : db)

@@ -5,6 +5,7 @@ import type { ProviderError } from "../domain/ProviderError.js"
 import { runBenchmark } from "../programs/harness/Infer.js"
 import { makeProgress } from "../programs/harness/Progress.js"
 import { renderText, summarize } from "../programs/harness/Report.js"
+import { storedPrices } from "../programs/harness/RunSettings.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools } from "../programs/tools/WebTools.js"
@@ -107,7 +108,11 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const store = yield* RunStore
     // The summary needs predictions and calls; steps (with every tool output) stay on disk.
     const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
-    yield* Console.log(renderText(summarize(loaded, { prices: priced, now: yield* Clock.currentTimeMillis })).trimEnd())
+    // A resumed run keeps the prices it was started with unless this invocation gave others.
+    const reportPrices = yield* loadPrices(args.prices, storedPrices(loaded.run.config))
+    yield* Console.log(
+      renderText(summarize(loaded, { prices: reportPrices, now: yield* Clock.currentTimeMillis })).trimEnd()
+    )
     if (result.status === "running") {
       // A worker of a shared run: others still answer; the run is complete when the last one is.
       yield* Console.error(

@@ -84,6 +84,20 @@ export const RunRow = Schema.Struct({
 })
 export type RunRow = typeof RunRow.Type
 
+/**
+ * What a run's saved predictions amount to, counted in the store (for `vtree runs`, without loading the
+ * rows): saved questions, the keyed ones among them, the keyed ones answered right, and when the last
+ * was saved (null when none was).
+ */
+export const RunTally = Schema.Struct({
+  runId: Schema.String,
+  saved: Schema.Number,
+  keyed: Schema.Number,
+  correct: Schema.Number,
+  lastSavedAt: Schema.NullOr(Schema.Number)
+})
+export type RunTally = typeof RunTally.Type
+
 /** Steps per reply shape: how the parser read the agent's replies. */
 export const ReplyShapeCounts = Schema.partialWith(Schema.Record({ key: ReplyShape, value: Schema.Number }), {
   exact: true

@@ -9,6 +9,7 @@ import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf, type ErrorSummary } from "./ReportErrors.js"
 import { workersOf, type WorkerSummary } from "./ReportWorkers.js"
 import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
+import { type RunSetting, runSettings } from "./RunSettings.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 // Also here, where the CLI imports them from.
@@ -19,6 +20,7 @@ export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "sta
   readonly config?: unknown
   readonly claims?: RunRow["claims"]
   readonly progress?: RunRow["progress"]
+  readonly selection?: RunRow["selection"]
 }
 export type ReportPrediction = PredictionRow
 export type ReportStep = StepRow
@@ -98,9 +100,34 @@ export interface Spread {
   readonly maxMs: number | null
 }
 
+/** One question's result, as `report --format json` lists it. */
+export interface QuestionResult {
+  readonly questionId: string
+  readonly videoId: string
+  readonly taskType: string | null
+  readonly prediction: string | null
+  readonly answer: string | null
+  readonly outcome: Outcome
+  readonly stopReason: string
+  readonly steps: number
+  readonly promptTokens: number
+  readonly completionTokens: number
+  /** USD at the prices given; null when unknown. */
+  readonly costUsd: number | null
+  readonly timeMs: number
+  readonly evidence: string | null
+  readonly reasoning: string | null
+  readonly error: string | null
+}
+
 export interface Summary {
   readonly runId: string
   readonly status: string
+  /**
+   * What the run was run with, from its stored config (models and endpoint hosts, sampling, step budget,
+   * prompt pack, skill mode, protocol, trees, question file and hash, version, prices); see RunSettings.ts.
+   */
+  readonly settings: ReadonlyArray<RunSetting>
   /** How the agent called tools (`vtree infer --protocol`): json or tools. */
   readonly protocol: "json" | "tools"
   /** ISO 8601. */
@@ -191,6 +218,8 @@ export interface Summary {
    * most questions first. `live` says whether its lease runs (null when the summary had no clock).
    */
   readonly workers: ReadonlyArray<WorkerSummary>
+  /** One row per saved question, in question-id order. */
+  readonly perQuestion: ReadonlyArray<QuestionResult>
 }
 
 /** Shown for a question with no task type or duration. */
@@ -341,10 +370,12 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     null
   )
   const end = run.finishedAt ?? lastSaved
+  const cost = costSummary(input, options.prices ?? {}, byRole.map((r) => r.role))
 
   return {
     runId: run.runId,
     status: run.status,
+    settings: runSettings({ config: run.config, selection: run.selection }),
     protocol: runProtocol(run.config),
     startedAt: new Date(run.startedAt).toISOString(),
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
@@ -365,7 +396,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       promptTokens: byRole.reduce((sum, r) => sum + r.promptTokens, 0),
       completionTokens: byRole.reduce((sum, r) => sum + r.completionTokens, 0)
     },
-    cost: costSummary(input, options.prices ?? {}, byRole.map((r) => r.role)),
+    cost,
     latency: byRole.map((r) => ({
       role: r.role,
       ...spreadOf(calls.filter((c) => c.role === r.role).map((c) => c.durationMs))
@@ -383,7 +414,24 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       ...run.progress,
       open: Math.max(0, run.progress.total - run.progress.done - run.progress.claimed)
     },
-    workers: workersOf(input, options.now)
+    workers: workersOf(input, options.now),
+    perQuestion: predictions.map((p) => ({
+      questionId: p.questionId,
+      videoId: p.videoId,
+      taskType: p.taskType,
+      prediction: p.prediction,
+      answer: p.answer,
+      outcome: outcomeOf(p),
+      stopReason: p.stopReason,
+      steps: p.stepsUsed,
+      promptTokens: p.promptTokens,
+      completionTokens: p.completionTokens,
+      costUsd: cost.byQuestion[p.questionId] ?? null,
+      timeMs: p.finishedAt - p.startedAt,
+      evidence: p.evidence,
+      reasoning: p.reasoning,
+      error: p.error
+    }))
   }
 }
 

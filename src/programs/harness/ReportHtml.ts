@@ -7,7 +7,7 @@ import { formatUsd } from "./Cost.js"
 import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
 import { isForced, outcomeOf, summarize } from "./Report.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
-import { esc, escapeHtml, groupBy, num } from "./ReportMarkup.js"
+import { esc, escapeHtml, groupBy, num, textTable } from "./ReportMarkup.js"
 import {
   axisTitle,
   benchmarkLine,
@@ -122,6 +122,10 @@ const summarySection = (summary: Summary): string => {
 <tr><td>Mean steps</td><td>${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}</td></tr>
 </table>
 ${
+    summary.settings.length === 0
+      ? ""
+      : `<h2>Settings</h2>\n${textTable(["Setting", "Value"], summary.settings.map((x) => [x.name, x.value]))}\n`
+  }${
     summary.axes.map(({ axis, groups }) =>
       `<h2>Accuracy per ${esc(axis)}</h2>
 ${accuracyChart(groups, `Accuracy per ${axis}`)}

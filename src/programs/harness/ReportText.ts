@@ -153,6 +153,7 @@ export const renderText = (summary: Summary): string => {
   ]
   return [
     header,
+    ...settingsText(summary),
     ...summary.axes.map(({ axis, groups }) => accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)),
     stops,
     ...errorsText(summary.errors, formatTable),
@@ -163,6 +164,12 @@ export const renderText = (summary: Summary): string => {
     ...workersText(summary)
   ].join("\n\n") + "\n"
 }
+
+/** What the run was run with (RunSettings.ts), a name and a value per line. */
+const settingsText = (summary: Summary): ReadonlyArray<string> =>
+  summary.settings.length === 0 ? [] : [
+    "Settings\n" + formatTable(["Setting", "Value"], summary.settings.map((s) => [s.name, s.value]), [false, false])
+  ]
 
 /** Retried calls over the roles that recorded attempts; `—` when none did. */
 const retriedTotal = (summary: Summary): string => {

@@ -5,6 +5,7 @@ import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Either, Option, Random } from "effect"
 import type { Question } from "../../domain/Question.js"
 import { samplingDifference, samplingOfRun } from "../../domain/Sampling.js"
+import { packageVersion } from "../../PackageRoot.js"
 import { type RunOwner, RunStore } from "../../services/RunStore.js"
 import { findTreeFolder, treesFolderHint } from "../tree/TreeLoader.js"
 import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
@@ -241,7 +242,10 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
       ...questionSettings(options),
       finalAnswer: options.finalAnswer ?? true,
       ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
-      prompts: options.prompts.dir
+      prompts: options.prompts.dir,
+      // A later report prices the run with these unless told otherwise, and names the version that ran it.
+      ...(options.prices === undefined || Object.keys(options.prices).length === 0 ? {} : { prices: options.prices }),
+      vtreeVersion: packageVersion()
     },
     owner,
     leaseMs

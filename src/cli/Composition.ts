@@ -28,7 +28,7 @@ import { InferError } from "../programs/harness/Infer.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
 import { SearchHubLive } from "../SearchHubLive.js"
 import { LLMProvider } from "../services/LLMProvider.js"
-import { OCRProvider } from "../services/OCRProvider.js"
+import type { OCRProvider } from "../services/OCRProvider.js"
 import { VLMProvider } from "../services/VLMProvider.js"
 
 /**

@@ -119,10 +119,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
       )
     }
   }).pipe(
-    Effect.scoped,
-    // The union of every subcommand's errors is too wide for tsc to name in Root's declaration; the
-    // errors reach ErrorReport unchanged, which reads them by tag.
-    Effect.mapError((error): unknown => error)
+    Effect.scoped
   )).pipe(
     Command.withDescription(
       "Run a benchmark: every question through the agent, saved as it finishes (SQLite, or PostgreSQL shared by many workers); Ctrl-C keeps finished work"

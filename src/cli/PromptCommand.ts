@@ -6,6 +6,7 @@ import { benchmarkNamed, benchmarks } from "../programs/benchmarks/Registry.js"
 import { benchmarkLabels } from "../programs/benchmarks/StoredResults.js"
 import type { PromptManager } from "../programs/prompts/PromptManager.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
+import { UsageError } from "./CliError.js"
 import { optionalText, promptOptions } from "./CliOptions.js"
 
 const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
@@ -60,7 +61,7 @@ export const promptCommand = Command.make(
       const manager = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
       const named = Option.getOrUndefined(args.benchmark)
       const forced = named === undefined ? undefined : benchmarkNamed(named)
-      if (forced !== undefined && Either.isLeft(forced)) return yield* Effect.fail(forced.left.message)
+      if (forced !== undefined && Either.isLeft(forced)) return yield* forced.left
       const chosen = forced === undefined ? undefined : forced.right
       const type = Option.getOrUndefined(args.taskType)
       let kind: { readonly benchmark?: Benchmark; readonly code?: string } = chosen === undefined ? {} : {
@@ -74,10 +75,12 @@ export const promptCommand = Command.make(
           const code = findIn(chosen, manager, type)
           if (code === undefined) {
             const known = categoriesOf(chosen, manager).map((c) => c.code)
-            return yield* Effect.fail(
-              `--task-type "${type}": not a category of ${benchmarkLabels[chosen.name]} — ` +
+            return yield* new UsageError({
+              reason: "InvalidValue",
+              option: "--task-type",
+              message: `--task-type "${type}": not a category of ${benchmarkLabels[chosen.name]} — ` +
                 (known.length === 0 ? "it has none: leave --task-type out" : `use one of: ${known.join(", ")}`)
-            )
+            })
           }
           kind = { benchmark: chosen, code }
         } else {
@@ -87,11 +90,13 @@ export const promptCommand = Command.make(
               .map((b) => ({ b, codes: categoriesOf(b, manager).map((c) => c.code) }))
               .filter(({ codes }) => codes.length > 0)
               .map(({ b, codes }) => `${benchmarkLabels[b.name]}: ${codes.join(", ")}`)
-            return yield* Effect.fail(
-              `--task-type "${type}": not a category of any benchmark or of ${manager.dir} — use one of: ${
+            return yield* new UsageError({
+              reason: "InvalidValue",
+              option: "--task-type",
+              message: `--task-type "${type}": not a category of any benchmark or of ${manager.dir} — use one of: ${
                 lists.join("; ")
               }`
-            )
+            })
           }
           kind = { benchmark: found.b, code: found.code! }
         }

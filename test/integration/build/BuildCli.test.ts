@@ -7,9 +7,10 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from "node:path"
 import { buildCalls, buildSim, question, synthVideo } from "../../support/build/SynthBuild.js"
 import { runCli } from "../../support/cli/InProcess.js"
-import { simEnv, tempDir } from "../../support/harness/Cli.js"
+import type { tempDir } from "../../support/harness/Cli.js"
+import { simEnv } from "../../support/harness/Cli.js"
 import { makeAudioOnly, type SyntheticVideo, truncateCopy } from "../../support/media/SyntheticVideo.js"
-import * as OpenAiSim from "../../support/openai-sim/index.js"
+import type * as OpenAiSim from "../../support/openai-sim/index.js"
 
 let work: ReturnType<typeof tempDir>
 let video: SyntheticVideo

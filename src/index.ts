@@ -79,11 +79,13 @@ export { checkTrees, newRunId } from "./programs/harness/RunPlan.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { SearchSettings, type SearchSettingsShape } from "./config/SearchSettings.js"
+export { type CategoryMap, parseCategories, type QuestionKind } from "./programs/prompts/Categories.js"
 export {
   type Labels,
   type PromptManager,
   PromptPackError,
   PromptPackErrorReason,
+  type QuestionHint,
   type Skill,
   type SkillMode,
   type SystemPromptOptions,

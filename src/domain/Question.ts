@@ -67,8 +67,16 @@ export class QuestionLoadError extends Schema.TaggedError<QuestionLoadError>()("
   message: Schema.String
 }) {}
 
-/** The benchmarks vtree reads (programs/benchmarks has one module each). */
-export const BenchmarkName = Schema.Literal("videomme", "lvbench", "longvideobench", "mlvu", "egoschema", "nextqa")
+/** The benchmarks vtree reads (programs/benchmarks has one module each); `custom` is a hand-written file. */
+export const BenchmarkName = Schema.Literal(
+  "videomme",
+  "lvbench",
+  "longvideobench",
+  "mlvu",
+  "egoschema",
+  "nextqa",
+  "custom"
+)
 export type BenchmarkName = typeof BenchmarkName.Type
 
 /**
@@ -88,6 +96,14 @@ export const BenchmarkFacts = Schema.Struct({
   /** Where the row sat: `<file>`, `line 4` / `index 2`. */
   source: Schema.Struct({ file: Schema.String, location: Schema.String }),
   /** The row as released. */
-  row: Schema.Unknown
+  row: Schema.Unknown,
+  /**
+   * How the agent was told the question's kind: the task type line as shown (`causal "why" (CW)`) and the
+   * skill auto mode gave it (null in manual and none mode). Absent for questions saved before vtree kept it.
+   */
+  hint: Schema.optionalWith(
+    Schema.Struct({ taskType: Schema.String, skill: Schema.NullOr(Schema.String) }),
+    { exact: true }
+  )
 })
 export type BenchmarkFacts = typeof BenchmarkFacts.Type

@@ -17,6 +17,10 @@ export interface QuestionInput {
   /** `"A. …"`, `"B. …"`, in order. */
   readonly options: ReadonlyArray<string>
   readonly taskType?: string
+  /** The question's benchmark (`nextqa`, …): how the pack's categories.json reads its labels. */
+  readonly benchmark?: string
+  /** Every label on the benchmark's category axis when there are several (LVBench); else `taskType`. */
+  readonly taskTypes?: ReadonlyArray<string>
 }
 
 export interface RunQuestionOptions<R = never> {
@@ -70,7 +74,11 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
     batchConcurrency: options.batchConcurrency ?? 8,
     verifyVision: options.verifyVision ?? true
   }
-  const taskType = question.taskType === undefined ? {} : { taskType: question.taskType }
+  const kind = {
+    ...(question.taskType === undefined ? {} : { taskType: question.taskType }),
+    ...(question.benchmark === undefined ? {} : { benchmark: question.benchmark }),
+    ...(question.taskTypes === undefined ? {} : { taskTypes: question.taskTypes })
+  }
   const dispatcher = makeDispatcher<R | LLMProvider | VLMProvider>([
     ...makeCoreTools(context, { skillMode }),
     ...(options.extraTools?.(context) ?? [])
@@ -82,13 +90,13 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
       skillMode,
       webSearch: options.webSearch ?? false,
       maxSteps: options.maxSteps ?? defaultMaxSteps,
-      ...taskType
+      ...kind
     }),
     userPrompt: options.prompts.userPrompt({
       question: question.question,
       options: question.options,
       rootIds: tree.index.rootIds,
-      ...taskType
+      ...kind
     }),
     dispatcher,
     labels: options.prompts.labels,

@@ -8,7 +8,8 @@ import type { Either } from "effect"
 import type { QuestionLoadError } from "../../domain/Question.js"
 import type { Interval } from "../harness/Stats.js"
 
-export type BenchmarkName = "videomme" | "lvbench" | "longvideobench" | "mlvu" | "egoschema" | "nextqa"
+/** The released benchmarks, and `custom`: a hand-written question file (see Custom.ts). */
+export type BenchmarkName = "videomme" | "lvbench" | "longvideobench" | "mlvu" | "egoschema" | "nextqa" | "custom"
 
 /** One file's content, as the loader could read it. */
 export type FileContent =
@@ -110,6 +111,17 @@ export interface Benchmark {
   readonly name: BenchmarkName
   /** How the refusal and `--help` name it: `LVBench (video_info.meta.jsonl)`. */
   readonly title: string
+  /**
+   * The labels its questions' `taskType` takes, in the benchmark's order (Video-MME's 12 task types, NExT-QA's
+   * CW…DO, …): what `vtree prompt --task-type` accepts for it. Empty where there are none (EgoSchema) or any
+   * label goes (custom).
+   */
+  readonly taskTypes: ReadonlyArray<string>
+  /**
+   * The fields (csv columns for NExT-QA) a row of this layout must hold, in the order a refusal names the
+   * first one missing: only to name the closest layout of a file that fits none, never to detect.
+   */
+  readonly fields: ReadonlyArray<string>
   /** Released file names, used only to break a tie between layouts that both fit the content. */
   readonly fileHints: ReadonlyArray<RegExp>
   /** Whether the content has this benchmark's layout; looks at a few rows only. */

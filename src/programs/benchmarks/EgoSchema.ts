@@ -100,6 +100,8 @@ const exportEgoSchema = (results: ReadonlyArray<QuestionResult>): Record<string,
 export const egoSchema: Benchmark = {
   name: "egoschema",
   title: "EgoSchema (questions.json, keys from --answers subset_answers.json)",
+  taskTypes: [],
+  fields: ["q_uid", "question", "option 0"],
   fileHints: [/egoschema/i, /questions\.json$/i],
   detect: (input) => rowsHave(sampleRows(input), ["q_uid", "question", "option 0"]),
   decode,

@@ -37,6 +37,27 @@ const decodeRow = rowDecoder(Row, fixes, defaultFix)
 
 export const durationGroups = ["15", "60", "600", "3600"]
 
+/** The 17 question categories, in the paper's order: 8 of (L1) Perception, then 9 of (L2) Relation. */
+export const longVideoBenchCategories = [
+  "S2E",
+  "S2O",
+  "S2A",
+  "E2O",
+  "O2E",
+  "T2E",
+  "T2O",
+  "T2A",
+  "E3E",
+  "O3O",
+  "SSS",
+  "SOS",
+  "SAA",
+  "T3E",
+  "T3O",
+  "TOS",
+  "TAA"
+]
+
 const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQuestion>, QuestionLoadError> =>
   Either.gen(function*() {
     if (input._tag === "Folder") {
@@ -91,13 +112,15 @@ const exportLongVideoBench = (results: ReadonlyArray<QuestionResult>): Record<st
 export const longVideoBench: Benchmark = {
   name: "longvideobench",
   title: "LongVideoBench (lvb_val.json, lvb_test_wo_gt.json)",
+  taskTypes: longVideoBenchCategories,
+  fields: ["video_path", "question", "candidates"],
   fileHints: [/lvb_(val|test)/i, /longvideobench/i],
   detect: (input) => rowsHave(sampleRows(input), ["video_path", "question", "candidates"]),
   decode,
   categories,
   headline: (results) =>
     headlineOf("longvideobench", results, categories, [
-      { axis: "question category" },
+      { axis: "question category", order: longVideoBenchCategories },
       { axis: "duration group", order: durationGroups }
     ]),
   export: exportLongVideoBench

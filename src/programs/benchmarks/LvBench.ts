@@ -154,6 +154,8 @@ const exportLvBench = (results: ReadonlyArray<QuestionResult>): Record<string, s
 export const lvBench: Benchmark = {
   name: "lvbench",
   title: "LVBench (video_info.meta.jsonl)",
+  taskTypes: lvBenchTypes.map(([, short]) => short),
+  fields: ["key", "qa"],
   fileHints: [/video_info\.meta\.jsonl$/i, /lvbench/i],
   detect: (input) => rowsHave(sampleRows(input), ["key", "qa"]),
   decode,

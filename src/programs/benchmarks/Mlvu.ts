@@ -150,6 +150,8 @@ const exportMlvu = (results: ReadonlyArray<QuestionResult>): ReadonlyArray<MlvuE
 export const mlvu: Benchmark = {
   name: "mlvu",
   title: "MLVU (the dev folder of per-task json files, or the test json)",
+  taskTypes: mlvuTasks,
+  fields: required,
   fileHints: [/mlvu/i, /^\d+_[A-Za-z_]+\.json$/],
   detect,
   decode,

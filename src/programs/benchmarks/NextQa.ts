@@ -1,7 +1,7 @@
 /**
  * NExT-QA (multiple choice): a csv `video,frame_count,width,height,question,answer,qid,type,a0,…,a4`. The id
  * is `<video>_<qid>`, the answer an index, the video (tree folder) the `video` column. Categories: the type
- * (CW CH TN TC DC DL DO) and its family: Causal (CW, CH), Temporal (TN, TC), Descriptive (DC, DL, DO).
+ * (CW CH TN TC TP DC DL DO) and its family: Causal (CW, CH), Temporal (TN, TC, TP), Descriptive (DC, DL, DO).
  * Export: `{"<video>_<qid>": {prediction, answer}}` (indices), what its eval_mc.py reads; an unanswered
  * question's prediction is -1, which matches no answer and so scores wrong.
  */
@@ -15,12 +15,13 @@ import { headlineOf } from "./Scoring.js"
 
 const required = ["video", "question", "answer", "qid", "type", "a0", "a1"]
 
-export const nextQaTypes = ["CW", "CH", "TN", "TC", "DC", "DL", "DO"]
+export const nextQaTypes = ["CW", "CH", "TN", "TC", "TP", "DC", "DL", "DO"]
 export const nextQaFamilies: Readonly<Record<string, string>> = {
   CW: "Causal",
   CH: "Causal",
   TN: "Temporal",
   TC: "Temporal",
+  TP: "Temporal",
   DC: "Descriptive",
   DL: "Descriptive",
   DO: "Descriptive"
@@ -136,6 +137,8 @@ const exportNextQa = (results: ReadonlyArray<QuestionResult>): Record<string, Ne
 export const nextQa: Benchmark = {
   name: "nextqa",
   title: "NExT-QA (the multiple-choice csv)",
+  taskTypes: nextQaTypes,
+  fields: required,
   fileHints: [/next-?qa/i, /\.csv$/i],
   detect,
   decode,

@@ -40,6 +40,43 @@ export const letterOptions = (
   return Either.right(texts.map((t, i) => `${letterAt(i)}. ${t.trim()}`))
 }
 
+const optionLabel = /^\(?([A-Z])[.):]/
+
+/**
+ * Options as a hand-written file gives them: labelled `A.`, `B.`, … in order (kept), or all unlabelled
+ * (lettered here); a mix, or labels out of order, is refused. 2 to 10 of them, none blank.
+ */
+export const labelledOptions = (
+  options: ReadonlyArray<string>,
+  file: string,
+  location: string,
+  field: string,
+  fix: string
+): Either.Either<ReadonlyArray<string>, QuestionLoadError> => {
+  if (options.length < minOptions || options.length > maxOptions) {
+    return Either.left(
+      rowError(file, location, field, `expected ${minOptions} to ${maxOptions} options, got ${options.length}`, fix)
+    )
+  }
+  const blank = options.findIndex((o) => o.trim() === "")
+  if (blank >= 0) {
+    return Either.left(rowError(file, location, `${field}[${blank}]`, "is empty", "give every option its text"))
+  }
+  const labels = options.map((o) => optionLabel.exec(o.trim())?.[1])
+  if (labels.every((l) => l === undefined)) return Either.right(options.map((o, i) => `${letterAt(i)}. ${o.trim()}`))
+  const wrong = labels.findIndex((l, i) => l !== letterAt(i))
+  if (wrong >= 0) {
+    return Either.left(rowError(
+      file,
+      location,
+      `${field}[${wrong}]`,
+      `expected to start with "${letterAt(wrong)}.", got ${describeValue(options[wrong])}`,
+      "label the options A., B., C., … in order, or leave all labels out"
+    ))
+  }
+  return Either.right(options.map((o) => o.trim()))
+}
+
 /**
  * A key as benchmarks write it, normalised to a letter within `optionCount` options, or null when it names
  * none: a letter (`"b"`, `"(B)"`, `"B."`), or a 0-based index (`2`, `"2"`).

@@ -3,15 +3,17 @@ import { Either } from "effect"
 import * as NodePath from "node:path"
 import type { QuestionLoadError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput } from "./Benchmark.js"
+import { parseCsv } from "./Csv.js"
+import { custom } from "./Custom.js"
 import { egoSchema } from "./EgoSchema.js"
 import { longVideoBench } from "./LongVideoBench.js"
 import { lvBench } from "./LvBench.js"
 import { mlvu } from "./Mlvu.js"
 import { nextQa } from "./NextQa.js"
-import { rowError } from "./Rows.js"
+import { isRecord, rowError, sampleRows } from "./Rows.js"
 import { videoMme } from "./VideoMme.js"
 
-export const benchmarks: ReadonlyArray<Benchmark> = [videoMme, lvBench, longVideoBench, mlvu, egoSchema, nextQa]
+export const benchmarks: ReadonlyArray<Benchmark> = [videoMme, lvBench, longVideoBench, mlvu, egoSchema, nextQa, custom]
 
 export const benchmarkNames: ReadonlyArray<string> = benchmarks.map((b) => b.name)
 
@@ -26,6 +28,51 @@ const namesOf = (input: BenchmarkInput): ReadonlyArray<string> =>
 const hinted = (b: Benchmark, names: ReadonlyArray<string>): boolean =>
   names.some((n) => b.fileHints.some((h) => h.test(n)))
 
+/** The first rows of a file as `{location, fields}`: JSON rows' keys, or a csv header's columns. */
+const sampledFields = (
+  input: BenchmarkInput
+): ReadonlyArray<{ readonly location: string; readonly fields: ReadonlySet<string> }> => {
+  if (input._tag !== "File") return []
+  const content = input.file.content
+  if (content._tag === "Text") {
+    const header = parseCsv(content.text.split(/\r?\n/, 1)[0] ?? "")
+    if (Either.isLeft(header) || header.right.length !== 1 || header.right[0]!.fields.length < 2) return []
+    return [{ location: "line 1", fields: new Set(header.right[0]!.fields.map((f) => f.trim())) }]
+  }
+  const rows = sampleRows(input)
+  const location = (i: number) =>
+    content._tag === "JsonLines"
+      ? `line ${content.rows[i]!.line}`
+      : Array.isArray(content.value)
+      ? `index ${i}`
+      : "line 1"
+  return rows.map((row, i) => ({ location: location(i), fields: new Set(isRecord(row) ? Object.keys(row) : []) }))
+}
+
+/**
+ * For a file that fits no layout: the layout it is nearest to (the most of its fields present on every
+ * sampled row, then the fewest missing, then the registry's order) and the first row and field it lacks.
+ * Undefined when no layout's field is present at all: then nothing is close, and naming one would mislead.
+ */
+export const closestLayout = (
+  input: BenchmarkInput
+): { readonly benchmark: Benchmark; readonly location: string; readonly field: string } | undefined => {
+  const rows = sampledFields(input)
+  if (rows.length === 0) return undefined
+  let best: { benchmark: Benchmark; present: number; missing: number; location: string; field: string } | undefined
+  for (const benchmark of benchmarks) {
+    const present = benchmark.fields.filter((f) => rows.every((r) => r.fields.has(f))).length
+    const gap = rows.map((r) => ({ location: r.location, field: benchmark.fields.find((f) => !r.fields.has(f)) }))
+      .find((g) => g.field !== undefined)
+    if (present === 0 || gap === undefined) continue
+    const missing = benchmark.fields.length - present
+    if (best === undefined || present > best.present || (present === best.present && missing < best.missing)) {
+      best = { benchmark, present, missing, location: gap.location, field: gap.field! }
+    }
+  }
+  return best
+}
+
 /**
  * The one benchmark whose layout the content has. When several fit, the one the file name hints at wins;
  * with no such single one, and with none fitting, the input is refused naming what to do.
@@ -35,14 +82,26 @@ export const detectBenchmark = (input: BenchmarkInput): Either.Either<Benchmark,
   if (fits.length === 1) return Either.right(fits[0]!)
   const path = pathOf(input)
   if (fits.length === 0) {
-    return Either.left(rowError(
-      path,
-      null,
-      null,
-      "has no question layout vtree reads",
-      `vtree reads ${benchmarks.map((b) => b.title).join("; ")}`,
-      "UnknownLayout"
-    ))
+    const near = closestLayout(input)
+    return Either.left(
+      near === undefined
+        ? rowError(
+          path,
+          null,
+          null,
+          "has no question layout vtree reads",
+          `vtree reads ${benchmarks.map((b) => b.title).join("; ")}`,
+          "UnknownLayout"
+        )
+        : rowError(
+          path,
+          near.location,
+          near.field,
+          `is missing, so the file fits no layout vtree reads (closest layout: ${near.benchmark.name}, ${near.benchmark.title})`,
+          `add "${near.field}", or pass --benchmark with the layout the file has (README, Benchmarks)`,
+          "UnknownLayout"
+        )
+    )
   }
   const names = namesOf(input)
   const byHint = fits.filter((b) => hinted(b, names))

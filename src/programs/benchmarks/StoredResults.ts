@@ -53,5 +53,6 @@ export const benchmarkLabels: Readonly<Record<BenchmarkName, string>> = {
   longvideobench: "LongVideoBench",
   mlvu: "MLVU",
   egoschema: "EgoSchema",
-  nextqa: "NExT-QA"
+  nextqa: "NExT-QA",
+  custom: "custom"
 }

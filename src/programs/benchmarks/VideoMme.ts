@@ -17,18 +17,8 @@ import type {
   InputFile,
   QuestionResult
 } from "./Benchmark.js"
-import { keyError, letterAt, maxOptions, minOptions, normalizeKey } from "./Options.js"
-import {
-  describeValue,
-  IdField,
-  isRecord,
-  NonBlank,
-  rowDecoder,
-  rowError,
-  rowsHave,
-  rowsOf,
-  sampleRows
-} from "./Rows.js"
+import { keyError, labelledOptions, normalizeKey } from "./Options.js"
+import { IdField, isRecord, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String))
@@ -65,40 +55,6 @@ const defaultFix = "fix the row (samples/questions.jsonl shows the expected shap
 const decodeFileRow = rowDecoder(FileRow, fixes, defaultFix)
 const decodeFolderRow = rowDecoder(FolderRow, fixes, defaultFix)
 
-const optionLabel = /^\(?([A-Z])[.):]/
-
-/** Options labelled A., B., … in order are kept; unlabelled ones are lettered; a mix is refused. */
-const checkOptions = (file: string, location: string, options: ReadonlyArray<string>) => {
-  if (options.length < minOptions || options.length > maxOptions) {
-    return Either.left(
-      rowError(
-        file,
-        location,
-        "options",
-        `expected ${minOptions} to ${maxOptions} options, got ${options.length}`,
-        fixes.options!
-      )
-    )
-  }
-  const blank = options.findIndex((o) => o.trim() === "")
-  if (blank >= 0) {
-    return Either.left(rowError(file, location, `options[${blank}]`, "is empty", "give every option its text"))
-  }
-  const labels = options.map((o) => optionLabel.exec(o.trim())?.[1])
-  if (labels.every((l) => l === undefined)) return Either.right(options.map((o, i) => `${letterAt(i)}. ${o.trim()}`))
-  const wrong = labels.findIndex((l, i) => l !== letterAt(i))
-  if (wrong >= 0) {
-    return Either.left(rowError(
-      file,
-      location,
-      `options[${wrong}]`,
-      `expected to start with "${letterAt(wrong)}.", got ${describeValue(options[wrong])}`,
-      "label the options A., B., C., … in order, or leave all labels out"
-    ))
-  }
-  return Either.right(options.map((o) => o.trim()))
-}
-
 const toQuestion = (
   file: string,
   location: string,
@@ -107,7 +63,7 @@ const toQuestion = (
   extra: { readonly videoId: string; readonly durationGroup: string | null; readonly domain: string | null }
 ): Either.Either<BenchmarkQuestion, QuestionLoadError> =>
   Either.gen(function*() {
-    const options = yield* checkOptions(file, location, row.options)
+    const options = yield* labelledOptions(row.options, file, location, "options", fixes.options!)
     const raw = row.answer?.trim() ?? ""
     const key = raw === "" ? null : normalizeKey(raw, options.length)
     if (raw !== "" && key === null) {
@@ -246,6 +202,8 @@ const exportVideoMme = (results: ReadonlyArray<QuestionResult>): ReadonlyArray<V
 export const videoMme: Benchmark = {
   name: "videomme",
   title: "Video-MME (.json/.jsonl rows, or a folder of <videoID>.json)",
+  taskTypes: VideoMmeTaskTypes,
+  fields: ["videoID", "question_id", "task_type", "question", "options"],
   fileHints: [/video-?mme/i],
   detect,
   decode,

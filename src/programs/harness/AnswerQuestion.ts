@@ -15,7 +15,7 @@ import {
   withCallContext
 } from "../../services/CallLog.js"
 import { type PredictionRow, RunStore } from "../../services/RunStore.js"
-import { runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
+import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
 import { costOfCalls, type Prices } from "./Cost.js"
 import { InferError } from "./InferError.js"
@@ -34,8 +34,24 @@ const usageOfCalls = (calls: ReadonlyArray<CallRecord>): UsageByRole => {
   return usage
 }
 
+/**
+ * The question as the agent takes it: with its benchmark and its labels on the benchmark's category axis (the
+ * first axis: Video-MME's task type, LVBench's question types, …), which the prompt pack reads.
+ */
+const agentInput = (
+  question: Question,
+  benchmark: BenchmarkFacts | undefined
+): QuestionInput & Pick<Question, "videoId"> => ({
+  ...question,
+  ...(benchmark === undefined ? {} : { benchmark: benchmark.name, taskTypes: benchmark.categories[0]?.labels ?? [] })
+})
+
 /** One question through the agent; never fails but by interruption: a failure is an `error` prediction. */
-const answerQuestion = <R>(question: Question, trees: Environments, options: RunQuestionOptions<R>) =>
+const answerQuestion = <R>(
+  question: QuestionInput & Pick<Question, "videoId">,
+  trees: Environments,
+  options: RunQuestionOptions<R>
+) =>
   Effect.gen(function*() {
     const tree = yield* Effect.either(trees.get(question.videoId))
     if (Either.isLeft(tree)) return { prediction: failedPrediction(question.questionId, tree.left), tree: null }
@@ -113,8 +129,9 @@ export const answerAndSave = <R>(
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const startedAt = yield* Clock.currentTimeMillis
+      const input = agentInput(question, benchmark)
       const [answered, calls] = yield* restore(
-        captureCalls(question.questionId)(answerQuestion(question, trees, options))
+        captureCalls(question.questionId)(answerQuestion(input, trees, options))
       )
       const finishedAt = yield* Clock.currentTimeMillis
       // Not saved: once the setting is fixed, --resume must ask this question again.
@@ -126,7 +143,13 @@ export const answerAndSave = <R>(
             `${rejection}; run ${runId} stopped (finished questions are saved: fix the setting and continue with --resume --run-id ${runId})`
         })
       }
-      const row = predictionRow(question, answered, calls, startedAt, finishedAt, benchmark)
+      // Kept with the question, so a report shows what the agent was told and which skill it had.
+      const hint = options.prompts.hint(input)
+      const told = benchmark === undefined ? undefined : {
+        ...benchmark,
+        hint: { taskType: hint.taskType, skill: (options.skillMode ?? "auto") === "auto" ? hint.skill : null }
+      }
+      const row = predictionRow(question, answered, calls, startedAt, finishedAt, told)
       const outcome = yield* (yield* RunStore).saveQuestion(runId, {
         prediction: row,
         steps: answered.prediction.steps.map((step) => ({

@@ -143,6 +143,11 @@ export const trajectoryParts = (
       "Stop reason",
       esc(isForced(p) ? `${p.stopReason} · forced answer (given after the step budget was spent)` : p.stopReason)
     ],
+    // What the agent was told of the question's kind; runs saved before vtree kept it have none.
+    ...(p.benchmark?.hint === undefined ? [] : [
+      ["Task type shown", p.benchmark.hint.taskType === "" ? "—" : esc(p.benchmark.hint.taskType)],
+      ["Skill", p.benchmark.hint.skill === null ? "— (skill mode manual or none)" : esc(p.benchmark.hint.skill)]
+    ]),
     ["Steps", String(p.stepsUsed)],
     ["Tokens", `${formatCount(p.promptTokens)} prompt / ${formatCount(p.completionTokens)} completion`],
     ["Time", esc(formatDuration(p.finishedAt - p.startedAt))],

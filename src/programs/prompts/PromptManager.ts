@@ -1,6 +1,7 @@
 // The prompt pack as the agent sees it: tool prompt names, label keys, skills, and the PromptManager
 // value that PromptPack.ts loads from a pack directory.
 import { Schema } from "effect"
+import type { CategoryMap, QuestionKind } from "./Categories.js"
 
 export type SkillMode = "auto" | "manual" | "none"
 
@@ -61,20 +62,30 @@ export interface Skill {
   readonly body: string
 }
 
-export interface SystemPromptOptions {
+/** What the agent is told about a question's kind (PromptManager.hint). */
+export interface QuestionHint {
+  /** The task type line's value, each label by its readable name with the code beside it; "" when none. */
+  readonly taskType: string
+  /** The skill auto mode adds (by name): the category's, else the benchmark's, else `_default`'s; null: none. */
+  readonly skill: string | null
+  /** The benchmark's note for every question (EgoSchema: who "C" is); "" when none. */
+  readonly note: string
+}
+
+/** `benchmark` and `taskType` / `taskTypes` pick the skill in auto mode (see QuestionKind). */
+export interface SystemPromptOptions extends QuestionKind {
   readonly skillMode: SkillMode
-  readonly taskType?: string
   /** Adds external_search / external_read to the tool descriptions. */
   readonly webSearch?: boolean
   /** Fills `{{max_steps}}` in system.md (the agent's step budget); 15 when not given. */
   readonly maxSteps?: number
 }
 
-export interface UserPromptInput {
+/** `benchmark` and `taskType` / `taskTypes` fill the task type line and the benchmark's note. */
+export interface UserPromptInput extends QuestionKind {
   readonly question: string
   readonly options: ReadonlyArray<string>
   readonly rootIds: ReadonlyArray<string>
-  readonly taskType?: string
 }
 
 /** Why a prompt pack was refused: a folder or file is missing or unreadable, or a file breaks the pack's rules. */
@@ -91,6 +102,10 @@ export interface PromptManager {
   readonly dir: string
   readonly labels: Labels
   readonly skills: ReadonlyArray<Skill>
+  /** The pack's categories.json; empty when the pack has none. */
+  readonly categories: CategoryMap
+  /** How a question's kind reaches the agent: the task type as shown, the auto-mode skill, the note. */
+  readonly hint: (kind: QuestionKind) => QuestionHint
   readonly systemPrompt: (options: SystemPromptOptions) => string
   readonly userPrompt: (input: UserPromptInput) => string
   /** Fills `{{name}}` placeholders; an unknown placeholder is left as written. */

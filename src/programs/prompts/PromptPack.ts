@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { firstDecodeIssue, jsonSyntaxProblem } from "../../domain/DecodeIssue.js"
 import { lineColumn, maxJsonDepth, tooDeepAt } from "../../domain/UserJson.js"
 import { packageRoot } from "../../PackageRoot.js"
+import { categoriesFile, type CategoryMap, emptyCategoryMap, parseCategories } from "./Categories.js"
 import {
   type LabelKey,
   labelKeys,
@@ -237,6 +238,12 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
   const skills = classifySkills(entries)
   if (Either.isLeft(skills)) return yield* fail("Invalid", skills.left.file, skills.left.message)
 
+  // Optional: a pack written before the file shows labels as written and picks skills by their task_type.
+  const categoriesPath = path.join(dir, categoriesFile)
+  const categories: CategoryMap = (yield* fs.exists(categoriesPath).pipe(Effect.orElseSucceed(() => false)))
+    ? yield* check(categoriesPath, parseCategories(yield* read(categoriesPath), skills.right.skills))
+    : emptyCategoryMap
+
   const manager: PromptManager = makePromptManager({
     dir: path.resolve(dir),
     system,
@@ -244,7 +251,8 @@ export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: 
     tools: tools as Record<AgentToolName, string>,
     toolPrompts: toolPrompts as Record<ToolPromptName, string>,
     labels,
-    skills: skills.right
+    skills: skills.right,
+    categories
   })
   return manager
 })

@@ -2,7 +2,16 @@
  * Prompt assembly from an already-loaded pack: pure string work, so every mode can be tested without
  * touching the file system.
  */
-import type { Labels, PromptManager, SystemPromptOptions, ToolPromptName, UserPromptInput } from "./PromptManager.js"
+import { type CategoryMap, findCategory, labelsOf, type QuestionKind, sectionOf, shownName } from "./Categories.js"
+import type {
+  Labels,
+  PromptManager,
+  QuestionHint,
+  Skill,
+  SystemPromptOptions,
+  ToolPromptName,
+  UserPromptInput
+} from "./PromptManager.js"
 import { skillSeparator, type SkillSet } from "./Skills.js"
 
 /** The agent tools a pack describes in `tools.md` (one `## name` section each). */
@@ -20,7 +29,7 @@ export type AgentToolName = (typeof agentToolNames)[number]
 /** Placeholders each pack file must contain (`required`) or may contain (`optional`). */
 export const packPlaceholders = {
   system: { required: ["tools", "skills"], optional: ["max_steps"] },
-  user: { required: ["question", "options", "root_ids"], optional: ["task_type"] },
+  user: { required: ["question", "options", "root_ids"], optional: ["task_type", "benchmark_note"] },
   read_skill: { required: ["catalog"], optional: [] }
 } as const
 
@@ -31,13 +40,38 @@ export interface PromptPackContents {
   readonly dir: string
   /** `system.md`, with `{{tools}}`, `{{skills}}` and optionally `{{max_steps}}`. */
   readonly system: string
-  /** `user.md`; a line holding `{{task_type}}` is dropped when the question has no task type. */
+  /** `user.md`; a line holding `{{task_type}}` or `{{benchmark_note}}` is dropped when that value is empty. */
   readonly user: string
   /** `tools.md` split into its sections; the read_skill section holds `{{catalog}}`. */
   readonly tools: Readonly<Record<AgentToolName, string>>
   readonly toolPrompts: Readonly<Record<ToolPromptName, string>>
   readonly labels: Labels
   readonly skills: SkillSet
+  /** `categories.json`; empty when the pack has none. */
+  readonly categories: CategoryMap
+}
+
+/**
+ * What the agent is told about a question's kind. The skill, first found: a label's category skill, a skill
+ * whose `task_type` header names a label (packs written before categories.json), the benchmark's skill,
+ * `_default`.
+ */
+export const questionHint = (skills: SkillSet, categories: CategoryMap, kind: QuestionKind): QuestionHint => {
+  const labels = labelsOf(kind)
+  const entries = labels.map((label) => ({ label, entry: findCategory(categories, kind.benchmark, label) }))
+  const section = sectionOf(categories, kind.benchmark)
+  const named = (name: string | null | undefined): Skill | undefined =>
+    name === null || name === undefined ? undefined : skills.skills.find((s) => s.name === name)
+  const byHeader = labels.find((label) => skills.hasTaskType(label))
+  const skill = named(entries.find(({ entry }) => entry !== undefined && entry.skill !== null)?.entry?.skill) ??
+    (byHeader === undefined ? undefined : skills.forTaskType(byHeader)) ??
+    named(section?.skill) ??
+    skills.forTaskType(undefined)
+  return {
+    taskType: entries.map(({ entry, label }) => (entry === undefined ? label : shownName(entry))).join(", "),
+    skill: skill?.name ?? null,
+    note: section?.note ?? ""
+  }
 }
 
 const placeholder = /\{\{([A-Za-z0-9_]+)\}\}/g
@@ -90,6 +124,8 @@ export const toolsFor = (options: SystemPromptOptions): ReadonlyArray<AgentToolN
   })
 
 export const makePromptManager = (pack: PromptPackContents): PromptManager => {
+  const hint = (kind: QuestionKind): QuestionHint => questionHint(pack.skills, pack.categories, kind)
+
   const describeTools = (options: SystemPromptOptions): string =>
     toolsFor(options)
       .map((name) => {
@@ -106,10 +142,11 @@ export const makePromptManager = (pack: PromptPackContents): PromptManager => {
         return ""
       case "manual":
         return pack.skills.alwaysText
-      case "auto":
-        return [pack.skills.alwaysText, pack.skills.forTaskType(options.taskType)?.body ?? ""]
-          .filter((text) => text !== "")
-          .join(skillSeparator)
+      case "auto": {
+        const name = hint(options).skill
+        const skill = pack.skills.skills.find((s) => s.name === name)
+        return [pack.skills.alwaysText, skill?.body ?? ""].filter((text) => text !== "").join(skillSeparator)
+      }
     }
   }
 
@@ -117,6 +154,8 @@ export const makePromptManager = (pack: PromptPackContents): PromptManager => {
     dir: pack.dir,
     labels: pack.labels,
     skills: pack.skills.skills,
+    categories: pack.categories,
+    hint,
     systemPrompt: (options) =>
       tidy(fillPlaceholders(pack.system, {
         tools: describeTools(options),
@@ -124,15 +163,15 @@ export const makePromptManager = (pack: PromptPackContents): PromptManager => {
         max_steps: String(options.maxSteps ?? defaultMaxSteps)
       })),
     userPrompt: (input: UserPromptInput) => {
-      const taskType = input.taskType?.trim() ?? ""
-      const template = taskType === ""
-        ? pack.user.split(/\r?\n/).filter((line) => !line.includes("{{task_type}}")).join("\n")
-        : pack.user
+      const { note, taskType } = hint(input)
+      const optional: Record<string, string> = { task_type: taskType, benchmark_note: note }
+      const empty = Object.keys(optional).filter((name) => optional[name] === "").map((name) => `{{${name}}}`)
+      const template = pack.user.split(/\r?\n/).filter((line) => !empty.some((p) => line.includes(p))).join("\n")
       return tidy(fillPlaceholders(template, {
         question: input.question.trim(),
         options: input.options.map((option) => option.trim()).join("\n"),
         root_ids: [...input.rootIds].sort().join(", "),
-        task_type: taskType
+        ...optional
       }))
     },
     toolPrompt: (name, vars) => fillPlaceholders(pack.toolPrompts[name], vars),

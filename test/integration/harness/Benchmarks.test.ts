@@ -28,6 +28,7 @@ import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.j
 import { formatOfBenchmark, renderExport } from "../../../src/programs/harness/Export.js"
 import { renderJson, renderText, summarize } from "../../../src/programs/harness/Report.js"
 import { renderHtml } from "../../../src/programs/harness/ReportHtml.js"
+import { trajectoryParts } from "../../../src/programs/harness/ReportTrajectory.js"
 import { type LoadOptions, loadQuestionSet } from "../../../src/programs/questions/QuestionLoader.js"
 import {
   egoSchemaRows,
@@ -69,6 +70,8 @@ interface Setup {
   readonly load?: (dir: string) => LoadOptions
   /** The letter the model submits, by the question's first line; null: replies nothing readable (unanswered). */
   readonly answers: Readonly<Record<string, string | null>>
+  /** Collects the agent's requests, to read what it was told. */
+  readonly requests?: Array<ChatRequest>
 }
 
 /**
@@ -92,6 +95,7 @@ const runOn = (setup: Setup, runId = "r1") =>
       writeFileSync(join(trees, videoId, "tree.json"), JSON.stringify({ ...sampleTree, videoID: videoId }))
     }
     const model = (request: ChatRequest) => {
+      if (request.role === "agent") setup.requests?.push(request)
       const first = questionOf(request)
       const letter = setup.answers[first]
       if (letter === undefined) throw new Error(`no scripted answer for ${JSON.stringify(first)}`)
@@ -308,6 +312,99 @@ describe("every benchmark through infer → report → export", () => {
 })
 
 describe("the run keeps its benchmark", () => {
+  it.scoped("hints: NExT-QA's codes reach the agent by name with the code, with the category's skill; the run keeps both", () =>
+    Effect.gen(function*() {
+      const requests: Array<ChatRequest> = []
+      const { stored } = yield* runOn({
+        files: [["val.csv", nextQaCsv]],
+        questions: "val.csv",
+        requests,
+        answers: {
+          "why did the boy pick up one present from the group of them and move to the sofa": "D",
+          "what did the man do after he said \"ok, go\"": "A",
+          "how many people are there": "A"
+        }
+      })
+      const told = (first: string) => requests.find((r) => questionOf(r) === first)!
+      const whyAsked = told("why did the boy pick up one present from the group of them and move to the sofa")
+      assert.include(whyAsked.messages[1]!.content, `Task type: causal "why" (CW)`)
+      assert.include(whyAsked.messages[0]!.content, "## Skill: action reasoning")
+      const count = told("how many people are there")
+      assert.include(count.messages[1]!.content, "Task type: descriptive count (DC)")
+      assert.include(count.messages[0]!.content, "## Skill: counting")
+      const hints = Object.fromEntries(stored.predictions.map((p) => [p.questionId, p.benchmark?.hint]))
+      assert.deepStrictEqual(hints["4010069381_6"], { taskType: `causal "why" (CW)`, skill: "action-reasoning" })
+      assert.deepStrictEqual(hints["6233408665_2"], { taskType: "descriptive count (DC)", skill: "counting" })
+      const why = stored.predictions.find((p) => p.questionId === "4010069381_6")!
+      const { body } = trajectoryParts(why, [], [])
+      assert.include(body, `<td>Task type shown</td><td>causal &quot;why&quot; (CW)</td>`)
+      assert.include(body, "<td>Skill</td><td>action-reasoning</td>")
+    }))
+
+  it.scoped("hints: EgoSchema questions say who C is and get the first-person skill; LVBench shows every type", () =>
+    Effect.gen(function*() {
+      const requests: Array<ChatRequest> = []
+      yield* runOn({
+        files: [["questions.json", json(egoSchemaRows.slice(0, 1))]],
+        questions: "questions.json",
+        requests,
+        answers: { [firstLine(egoSchemaRows[0]!.question)]: "A" }
+      })
+      assert.match(requests[0]!.messages[1]!.content, /"C" \(or "c"\) is the person wearing the camera/)
+      assert.include(requests[0]!.messages[0]!.content, "## Skill: first-person video")
+      const lv: Array<ChatRequest> = []
+      const { loaded } = yield* runOn({
+        files: [["video_info.meta.jsonl", jsonl(...lvBenchLines)]],
+        questions: "video_info.meta.jsonl",
+        requests: lv,
+        answers: Object.fromEntries(
+          lvBenchLines.flatMap((line) => line.qa.map((qa) => [firstLine(qa.question), "A"]))
+        )
+      }, "r2")
+      const several = loaded.questions.find((q) =>
+        (loaded.facts.get(q.questionId)?.categories[0]?.labels.length ?? 0) > 1
+      )
+      assert.isDefined(several)
+      const labels = loaded.facts.get(several!.questionId)!.categories[0]!.labels
+      const request = lv.find((r) => questionOf(r) === firstLine(several!.question))!
+      for (const label of labels) assert.match(request.messages[1]!.content, new RegExp(`Task type: .*\\(${label}\\)`))
+    }))
+
+  it.scoped("a hand-written file without task_type runs as custom; a task_type of any benchmark picks its skill", () =>
+    Effect.gen(function*() {
+      const requests: Array<ChatRequest> = []
+      const rows = [
+        { videoID: "v1", question_id: "q1", question: "How many cups?", options: ["1", "2"], answer: "B" },
+        { videoID: "v1", question_id: "q2", question: "What is on the table?", options: ["a cup", "a pen"] },
+        {
+          videoID: "v1",
+          question_id: "q3",
+          question: "How many plates?",
+          options: ["A. 1", "B. 2"],
+          task_type: "Counting Problem"
+        }
+      ]
+      const { exported, loaded, summary } = yield* runOn({
+        files: [["mine.jsonl", jsonl(...rows)]],
+        questions: "mine.jsonl",
+        requests,
+        answers: { "How many cups?": "B", "What is on the table?": "A", "How many plates?": null }
+      })
+      assert.strictEqual(loaded.benchmark, "custom")
+      assert.strictEqual(summary.benchmark, "custom")
+      assert.deepStrictEqual([summary.overall.correct, summary.overall.unscored], [1, 2])
+      const plates = requests.find((r) => questionOf(r) === "How many plates?")!
+      assert.include(plates.messages[0]!.content, "## Skill: counting")
+      const cups = requests.find((r) => questionOf(r) === "How many cups?")!
+      assert.notInclude(cups.messages[1]!.content, "Task type")
+      assert.include(cups.messages[0]!.content, "## Skill: general questions")
+      assert.deepStrictEqual(exported, [
+        { question_id: "q1", videoID: "v1", answer: "B", prediction: "B" },
+        { question_id: "q2", videoID: "v1", answer: null, prediction: "A" },
+        { question_id: "q3", videoID: "v1", answer: null, prediction: null }
+      ])
+    }))
+
   it.scoped("--resume continues an LVBench run as LVBench, and refuses another --benchmark in one line", () =>
     Effect.gen(function*() {
       const { layer, options, summary } = yield* runOn({

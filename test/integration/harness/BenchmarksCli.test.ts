@@ -40,6 +40,8 @@ interface Case {
   readonly overall: readonly [number, number, number, number, number]
   readonly primary?: readonly [string, number]
   readonly exported: unknown
+  /** Text the agent's user message must hold, by the first line of the question: what it is told. */
+  readonly told?: Readonly<Record<string, string>>
 }
 
 const cases: ReadonlyArray<Case> = [
@@ -86,7 +88,8 @@ const cases: ReadonlyArray<Case> = [
       [firstLine(egoSchemaRows[2]!.question)]: "C"
     },
     overall: [1, 1, 0, 1, 2],
-    exported: { [egoSchemaRows[0]!.q_uid]: 3, [egoSchemaRows[1]!.q_uid]: 0, [egoSchemaRows[2]!.q_uid]: 2 }
+    exported: { [egoSchemaRows[0]!.q_uid]: 3, [egoSchemaRows[1]!.q_uid]: 0, [egoSchemaRows[2]!.q_uid]: 2 },
+    told: { [firstLine(egoSchemaRows[1]!.question)]: `"C" (or "c") is the person wearing the camera` }
   },
   {
     name: "nextqa",
@@ -103,7 +106,36 @@ const cases: ReadonlyArray<Case> = [
       "4010069381_6": { prediction: 3, answer: 3 },
       "4010069381_7": { prediction: 0, answer: 1 },
       "6233408665_2": { prediction: 0, answer: 0 }
+    },
+    told: {
+      "why did the boy pick up one present from the group of them and move to the sofa": `Task type: causal "why" (CW)`,
+      "how many people are there": "Task type: descriptive count (DC)"
     }
+  },
+  {
+    name: "custom",
+    files: [[
+      "mine.jsonl",
+      jsonl(
+        { videoID: "kitchen", question_id: "k1", question: "How many eggs?", options: ["1", "2"], answer: "B" },
+        {
+          videoID: "kitchen",
+          question_id: "k2",
+          question: "Why stir?",
+          options: ["A. mix", "B. cool"],
+          task_type: "CW"
+        }
+      )
+    ]],
+    questions: "mine.jsonl",
+    videos: ["kitchen"],
+    answers: { "How many eggs?": "B", "Why stir?": "A" },
+    overall: [1, 0, 0, 1, 1],
+    exported: [
+      { question_id: "k1", videoID: "kitchen", answer: "B", prediction: "B" },
+      { question_id: "k2", videoID: "kitchen", answer: null, prediction: "A" }
+    ],
+    told: { "Why stir?": `Task type: causal "why" (CW)` }
   },
   {
     name: "longvideobench",
@@ -127,9 +159,15 @@ describe("every benchmark through the CLI (infer → report → export) against 
   for (const c of cases) {
     it(`${c.name}: the file as released is read, scored by its own rule and exported for its scorer`, async () => {
       const temp = tempDir()
+      const userMessages = new Map<string, string>()
       const sim = await Sim.start({
         chat: {
           [agentModel]: (request) => {
+            const messages = request.body["messages"] as ReadonlyArray<
+              { readonly role: string; readonly content: unknown }
+            >
+            const user = messages.find((m) => m.role === "user")?.content
+            if (typeof user === "string") userMessages.set(questionIn(request), user)
             const letter = c.answers[questionIn(request)]
             if (letter === undefined) return { content: `unscripted question ${JSON.stringify(questionIn(request))}` }
             return {
@@ -171,6 +209,9 @@ describe("every benchmark through the CLI (infer → report → export) against 
           env
         )
         assert.strictEqual(infer.code, 0, infer.stderr)
+        for (const [question, text] of Object.entries(c.told ?? {})) {
+          assert.include(userMessages.get(question), text, question)
+        }
 
         const report = await runCli(["report", "--db", db, "--format", "json"], env)
         assert.strictEqual(report.code, 0, report.stderr)

@@ -56,6 +56,12 @@ export const testPrompts = (labels: Labels = testLabels): PromptManager => ({
       body: "Count carefully."
     }
   ],
+  categories: new Map(),
+  hint: (kind) => ({
+    taskType: kind.taskType ?? "",
+    skill: kind.taskType === "Counting Problem" ? "counting" : null,
+    note: ""
+  }),
   systemPrompt: (options) => `SYSTEM mode=${options.skillMode} task=${options.taskType ?? "-"}`,
   userPrompt: (input) => `QUESTION ${input.question}\n${input.options.join("\n")}\nROOTS ${input.rootIds.join(",")}`,
   toolPrompt: renderToolPrompt,

@@ -78,7 +78,7 @@ describe("help and flags (in-process CLI)", () => {
     assert.strictEqual(stdout, "")
     assert.match(
       stderr,
-      /^vtree: --task-type "Bogus": not a task type of Video-MME or of \S+ — use one of: Temporal Perception, .*Counting Problem, .*Information Synopsis\n$/
+      /^vtree: --task-type "Bogus": not a category of any benchmark or of \S+ — use one of: Video-MME: Temporal Perception, .*Counting Problem, .*Information Synopsis; LVBench: KIR, .*; NExT-QA: CW, .*DO\n$/
     )
     const known = await runCli(["prompt", "--task-type", "counting problem"], {})
     assert.strictEqual(known.code, 0, known.stderr)

@@ -28,7 +28,45 @@ describe("vtree prompt", () => {
       assert.include(stdout, "## Skill: counting")
       assert.notInclude(stdout, "## Skill: general questions")
       assert.notInclude(stdout, "read_skill")
-      assert.strictEqual(stderr, "")
+      assert.strictEqual(stderr, "vtree: Video-MME Counting Problem: shown as Counting Problem; skill counting")
+    }))
+
+  it.effect("takes any benchmark's categories: MLVU's needle without --benchmark, NExT-QA's CW with it", () =>
+    Effect.gen(function*() {
+      const needle = yield* runPrompt("--task-type", "needle")
+      assert.isTrue(needle.exit._tag === "Success")
+      assert.include(needle.stdout, "## Skill: finding one detail")
+      assert.strictEqual(needle.stderr, "vtree: MLVU needle: shown as needle QA (needle); skill detail-retrieval")
+      const cw = yield* runPrompt("--task-type", "cw", "--benchmark", "NExT-QA")
+      assert.isTrue(cw.exit._tag === "Success")
+      assert.include(cw.stdout, "## Skill: action reasoning")
+      assert.strictEqual(cw.stderr, `vtree: NExT-QA CW: shown as causal "why" (CW); skill action-reasoning`)
+    }))
+
+  it.effect("--benchmark egoschema alone prints the egocentric skill and says what the user prompt adds", () =>
+    Effect.gen(function*() {
+      const { exit, stderr, stdout } = yield* runPrompt("--benchmark", "egoschema")
+      assert.isTrue(exit._tag === "Success")
+      assert.include(stdout, "## Skill: first-person video")
+      assert.match(stderr, /^vtree: EgoSchema: skill egocentric; the question adds: .*wearing the camera/)
+    }))
+
+  it.effect("a category the benchmark does not have is refused naming its own", () =>
+    Effect.gen(function*() {
+      const { exit, stdout } = yield* runPrompt("--task-type", "Counting Problem", "--benchmark", "nextqa")
+      assert.isTrue(exit._tag === "Failure")
+      if (exit._tag === "Failure") {
+        assert.include(
+          String(exit.cause),
+          `--task-type "Counting Problem": not a category of NExT-QA — use one of: CW, CH, TN, TC, TP, DC, DL, DO`
+        )
+      }
+      assert.strictEqual(stdout, "")
+      const unknown = yield* runPrompt("--benchmark", "activitynet")
+      assert.isTrue(unknown.exit._tag === "Failure")
+      if (unknown.exit._tag === "Failure") {
+        assert.include(String(unknown.exit.cause), `"activitynet" is no benchmark vtree reads`)
+      }
     }))
 
   it.effect("manual prints the catalog and read_skill; none prints neither", () =>
@@ -42,14 +80,14 @@ describe("vtree prompt", () => {
       assert.notInclude(none.stdout, "## Strategy")
     }))
 
-  it.effect("an unknown task type is refused with the valid list, nothing printed", () =>
+  it.effect("an unknown task type is refused with every benchmark's list, nothing printed", () =>
     Effect.gen(function*() {
       const { exit, stdout } = yield* runPrompt("--task-type", "Juggling")
       assert.isTrue(exit._tag === "Failure")
       if (exit._tag === "Failure") {
         assert.match(
           String(exit.cause),
-          /--task-type "Juggling": not a task type of Video-MME or of \S+ — use one of: Temporal Perception, .*Counting Problem/
+          /--task-type "Juggling": not a category of any benchmark or of \S+ — use one of: Video-MME: Temporal Perception, .*Counting Problem.*; NExT-QA: CW, CH/
         )
       }
       assert.strictEqual(stdout, "")

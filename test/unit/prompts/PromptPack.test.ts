@@ -37,13 +37,16 @@ describe("packaged packs", () => {
       assert.deepStrictEqual(shape(chinese.skills), shape(english.skills))
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.effect("ship one always skill, one skill per Video-MME task type, and _default", () =>
+  it.effect("ship one always skill, _default, and a skill of its own for each Video-MME task type (categories.json)", () =>
     Effect.gen(function*() {
       for (const dir of [en, zh]) {
-        const { skills } = yield* loadPromptManager(dir)
+        const pm = yield* loadPromptManager(dir)
+        const { skills } = pm
         assert.strictEqual(skills.filter((s) => s.always).length, 1, dir)
-        const types = skills.filter((s) => !s.always).map((s) => s.taskType)
-        assert.deepStrictEqual([...types].sort(), [...videoMmeTaskTypes, "_default"].sort(), dir)
+        assert.deepStrictEqual(skills.flatMap((s) => (s.taskType === null ? [] : [s.taskType])), ["_default"], dir)
+        const mapped = videoMmeTaskTypes.map((taskType) => pm.hint({ benchmark: "videomme", taskType }).skill)
+        assert.strictEqual(new Set(mapped).size, videoMmeTaskTypes.length, dir)
+        assert.notInclude(mapped, "general", dir)
         for (const s of skills) assert.isAbove(s.body.length, 400, `${dir}: ${s.name} is too thin`)
       }
     }).pipe(Effect.provide(NodeContext.layer)))
@@ -257,7 +260,7 @@ describe("loadPromptManager errors", () => {
         fs.writeFileString(`${d}/skills/notes.md`, "---\ndescription: a draft, not a skill\n---\nbody")
       )
       const pm = yield* loadPromptManager(skipped)
-      assert.strictEqual(pm.skills.length, 14)
+      assert.strictEqual(pm.skills.length, 16)
       const bad = yield* brokenPack((fs, d) =>
         fs.writeFileString(`${d}/skills/bad.md`, "---\nname: bad\nalways: maybe\n---\n")
       )
@@ -265,8 +268,8 @@ describe("loadPromptManager errors", () => {
       const unclosed = yield* brokenPack((fs, d) => fs.writeFileString(`${d}/skills/open.md`, "---\nname: open\n"))
       assert.include(yield* loadError(unclosed), "skills/open.md: frontmatter opened")
       const twin = yield* brokenPack((fs, d) =>
-        fs.writeFileString(`${d}/skills/zz.md`, "---\nname: counting2\ntask_type: Counting Problem\n---\nbody")
+        fs.writeFileString(`${d}/skills/zz.md`, "---\nname: general2\ntask_type: _default\n---\nbody")
       )
-      assert.include(yield* loadError(twin), "skills/zz.md: task_type: \"Counting Problem\" is already covered")
+      assert.include(yield* loadError(twin), "skills/zz.md: task_type: \"_default\" is already covered")
     }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -3,6 +3,7 @@
 // question file or a tree passes through `escapeHtml`.
 import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
+import { formatDuration } from "../../domain/TimeFormat.js"
 import { formatUsd } from "./Cost.js"
 import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
 import { outcomeOf, summarize } from "./Report.js"
@@ -13,7 +14,6 @@ import {
   benchmarkLine,
   costNote,
   formatCount,
-  formatDuration,
   formatInterval,
   formatPercent,
   progressText,

@@ -8,8 +8,10 @@ import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js
 import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { anchoredText, childInfo, entityAppendix, nodeSummary, nodeText } from "../programs/tree/NodeText.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
+import { treePage } from "../programs/tree/TreePage.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
-import { treeEmbeddings } from "./Composition.js"
+import { thumbnails, treeEmbeddings } from "./Composition.js"
+import { writeResult } from "./OutputFile.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
 // A person reads these: times as h:mm:ss (domain/TimeFormat.ts). The agent's own view_node header keeps
@@ -228,7 +230,60 @@ const frames = Command.make(
   ({ ids, tree }) => printing(listFrames(tree, ids))
 ).pipe(Command.withDescription("Resolve frame files as observe_frame would: 1–4 L3 ids, or one L2 id."))
 
+/**
+ * `vtree tree html`: the page of a tree or a trees folder, to `--out` (never over or inside the trees it
+ * reads: cli/OutputFile.ts) or to stdout.
+ */
+export const writeTreePage = Effect.fn("TreeCommand.html")(function*(
+  input: string,
+  options: { readonly out: Option.Option<string>; readonly frames: "embed" | "link" }
+) {
+  const path = yield* Path.Path
+  const pageDir = Option.match(options.out, {
+    onNone: () => path.resolve("."),
+    onSome: (out) => path.dirname(path.resolve(out))
+  })
+  const { page, trees } = yield* treePage(input, { mode: options.frames, pageDir })
+  yield* writeResult({
+    body: page,
+    out: options.out,
+    // A tree's folder, whichever way it was named: the page never lands in it or over its tree.json.
+    inputs: [input, ...trees.map((tree) => (tree.toLowerCase().endsWith(".json") ? path.dirname(tree) : tree))],
+    data: true,
+    what: `the page of ${trees.length === 1 ? "tree" : `${trees.length} trees in`} ${input}`
+  })
+})
+
+const html = Command.make(
+  "html",
+  {
+    tree: Args.text({ name: "tree" }).pipe(
+      Args.withDescription("a tree directory (or its tree.json), or a trees folder holding one per video")
+    ),
+    out: Options.file("out").pipe(
+      Options.withDescription("Write the page to this file instead of stdout (never inside the trees it shows)"),
+      Options.optional
+    ),
+    frames: Options.choice("frames", ["embed", "link"]).pipe(
+      Options.withDescription(
+        "embed: JPEG thumbnails at most 320 px wide inside the page (one file to mail); link: relative links to " +
+          "the frame files (small pages for big trees; keep the page where the links resolve)"
+      ),
+      withShownDefault("embed")
+    )
+  },
+  ({ frames, out, tree }) => writeTreePage(tree, { out, frames })
+).pipe(
+  Command.withDescription(
+    "Write one self-contained html page of a tree (an index when given a trees folder): a timeline, every node's " +
+      "card, subtitle, on-screen text and time with frame thumbnails, an anchor per node id and a search box."
+  ),
+  Command.provide(thumbnails)
+)
+
 export const treeCommand = Command.make("tree").pipe(
-  Command.withDescription("Inspect a video tree: validate, show a node, search, resolve frames."),
-  Command.withSubcommands([validate, show, search, frames])
+  Command.withDescription(
+    "Inspect a video tree: validate, show its outline or a node, search, resolve frames, write an html page."
+  ),
+  Command.withSubcommands([validate, show, search, frames, html])
 )

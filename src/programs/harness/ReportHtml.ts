@@ -7,6 +7,7 @@ import { formatDuration } from "../../domain/TimeFormat.js"
 import { formatUsd } from "./Cost.js"
 import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
 import { outcomeOf, summarize } from "./Report.js"
+import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { esc, escapeHtml, groupBy, num } from "./ReportMarkup.js"
 import {
@@ -211,7 +212,11 @@ export const unpackBodies = (page: string): ReadonlyArray<string> => {
   return packed === "" ? [] : decodeBodies(gunzipSync(Buffer.from(packed, "base64")).toString("utf8"))
 }
 
-export const renderHtml = (input: ReportInput, summary: Summary = summarize(input)): string => {
+export const renderHtml = (
+  input: ReportInput,
+  summary: Summary = summarize(input),
+  extras: { readonly frames?: ReturnType<typeof frameMarkup> } = {}
+): string => {
   const stepsByQuestion = groupBy(input.steps, (s) => s.questionId)
   const callsByQuestion = groupBy(input.calls, (c) => c.questionId)
   const bodies: Array<string> = []
@@ -219,7 +224,8 @@ export const renderHtml = (input: ReportInput, summary: Summary = summarize(inpu
     const parts = trajectoryParts(
       p,
       [...(stepsByQuestion.get(p.questionId) ?? [])].sort((a, b) => a.step - b.step),
-      callsByQuestion.get(p.questionId) ?? []
+      callsByQuestion.get(p.questionId) ?? [],
+      extras.frames?.decorFor(p.videoId)
     )
     bodies.push(parts.body)
     return `<details class="q" id="q${i}" data-body="${i}"><summary>${parts.summary}</summary></details>`
@@ -243,6 +249,7 @@ ${trajectories.slice(0, firstRows).join("\n")}
 </div>
 ${deferred("rest-shells", trajectories.slice(firstRows))}
 <script type="application/gzip" id="bodies">${packBodies(bodies)}</script>
+${extras.frames?.store ?? ""}
 <script>${script}</script>
 </body>
 </html>

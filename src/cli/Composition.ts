@@ -13,6 +13,7 @@ import {
   type ReliabilityConfig
 } from "../config/ProviderConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
+import { overSampling, type RunSampling, type Sampling } from "../domain/Sampling.js"
 import * as Ffmpeg from "../layers/ffmpeg/Ffmpeg.js"
 import * as MemoryCallBuffer from "../layers/memory/MemoryCallBuffer.js"
 import * as MonkeyOcr from "../layers/monkeyocr/MonkeyOcr.js"
@@ -29,7 +30,8 @@ import { InferError } from "../programs/harness/Infer.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
 import { SearchHubLive } from "../SearchHubLive.js"
 import { LLMProvider } from "../services/LLMProvider.js"
-import { OCRProvider } from "../services/OCRProvider.js"
+import type { OCRProvider } from "../services/OCRProvider.js"
+import { SpeechToText } from "../services/SpeechToText.js"
 import { VLMProvider } from "../services/VLMProvider.js"
 
 /**
@@ -132,7 +134,14 @@ const endpointSummary = (endpoint: EndpointConfig) => ({
   model: endpoint.model
 })
 
-/** What config_json records about the providers: endpoints and models, never keys. */
+/** What each role's requests carry, as the run stores it (config_json `sampling`): only what is sent. */
+export const runSampling = (config: ProvidersConfig): RunSampling => ({
+  agent: Option.match(config.llm, { onNone: () => ({}), onSome: (llm) => llm.sampling?.agent ?? {} }),
+  tool: Option.match(config.llm, { onNone: () => ({}), onSome: (llm) => llm.sampling?.tool ?? {} }),
+  vlm: Option.match(config.vlm, { onNone: () => ({}), onSome: (vlm) => vlm.sampling ?? {} })
+})
+
+/** What config_json records about the providers: endpoints and models, never keys; sampling per role. */
 export const providersSummary = (config: ProvidersConfig) => ({
   llm: Option.match(config.llm, {
     onNone: () => null,
@@ -140,7 +149,8 @@ export const providersSummary = (config: ProvidersConfig) => ({
   }),
   vlm: Option.match(config.vlm, { onNone: () => null, onSome: (vlm) => endpointSummary(vlm.endpoint) }),
   embedding: Option.match(config.embedding, { onNone: () => null, onSome: (e) => endpointSummary(e.endpoint) }),
-  ocr: Option.match(config.ocr, { onNone: () => null, onSome: ocrSummary })
+  ocr: Option.match(config.ocr, { onNone: () => null, onSome: ocrSummary }),
+  sampling: runSampling(config)
 })
 
 /** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
@@ -160,13 +170,23 @@ const requireEnabledHub = Effect.flatMap(SearchHub, (hub) =>
       })
     ))
 
+/** The agent's sampling flags over its VTREE_LLM_* settings, field by field. */
+const withAgentSampling = (config: ProvidersConfig, agent: Sampling): ProvidersConfig => ({
+  ...config,
+  llm: Option.map(config.llm, (llm) => ({
+    ...llm,
+    sampling: { agent: overSampling(llm.sampling?.agent ?? {}, agent), tool: llm.sampling?.tool ?? {} }
+  }))
+})
+
 /**
  * The providers `infer` runs with: an LLM is required (the VLM falls back to it); embeddings and OCR
- * when configured; the Search Hub with --web-search; a call buffer for the run's call log.
+ * when configured; the Search Hub with --web-search; a call buffer for the run's call log. `agentSampling`
+ * (the infer flags) wins over the agent's sampling variables.
  */
-export const inferProviders = (webSearch: boolean) =>
+export const inferProviders = (webSearch: boolean, agentSampling: Sampling = {}) =>
   Layer.unwrapEffect(Effect.gen(function*() {
-    const config = yield* loadProvidersConfig
+    const config = withAgentSampling(yield* loadProvidersConfig, agentSampling)
     if (Option.isNone(config.llm) || Option.isNone(config.vlm)) {
       return yield* new InferError({ reason: "BadOption", message: `no LLM configured — ${configurationHelp}` })
     }
@@ -238,10 +258,26 @@ const noCall = Effect.dieMessage("a dry run makes no model call")
 
 /**
  * `build --dry-run` plans and calls nothing, so it needs no model configured: model ports that are
- * never called (reaching one is a bug), and no model names.
+ * never called (reaching one is a bug). The model names, when set, key the checkpoints it counts as
+ * reused; speech to text, when set, is named as a video's subtitle source without being asked.
  */
-export const dryRunProviders = Layer.mergeAll(
-  Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => noCall })),
-  Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => noCall })),
-  Layer.succeed(BuildModels, { vlm: "-", llm: "-" })
-)
+export const dryRunProviders = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm, asr: loadAsrConfig }).pipe(
+    Effect.mapError(badBuildOption)
+  )
+  const model = <A>(role: Option.Option<A>, name: (a: A) => string) =>
+    Option.getOrElse(Option.map(role, name), () => "-")
+  return Layer.mergeAll(
+    Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => noCall })),
+    Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => noCall })),
+    Layer.succeed(BuildModels, {
+      vlm: model(config.vlm, (vlm) => vlm.endpoint.model),
+      llm: model(config.llm, (llm) => llm.tool.model)
+    }),
+    ...Option.toArray(Option.map(config.asr, (asr) =>
+      Layer.succeed(
+        SpeechToText,
+        SpeechToText.of({ model: asr.model, maxUploadBytes: asr.maxUploadBytes, transcribe: () => noCall })
+      )))
+  )
+}))

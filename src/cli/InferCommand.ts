@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import { Clock, Console, Duration, Effect, Layer, Option, Schedule } from "effect"
-import { loadTestingKnobs } from "../config/RunConfig.js"
+import { loadBreakerCalls, loadTestingKnobs } from "../config/RunConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import { runBenchmark } from "../programs/harness/Infer.js"
 import { makeProgress } from "../programs/harness/Progress.js"
@@ -11,7 +11,7 @@ import { makeWebTools } from "../programs/tools/WebTools.js"
 import { RunStore } from "../services/RunStore.js"
 import { displayDb, inferProviders, ProvidersSummary, quiet, runStore } from "./Composition.js"
 import { InferInputs, inputsLayer, storedSelection } from "./InferInputs.js"
-import { type InferArgs, options, resuming } from "./InferOptions.js"
+import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
 import { loadPrices, PricesError } from "./Prices.js"
 
 /**
@@ -23,7 +23,9 @@ const inferLayer = (args: InferArgs) => {
   const inputsAndStore = resuming(args)
     ? inputsLayer(args, storedSelection(args)).pipe(Layer.provideMerge(runStore(args.db, { mustExist: true })))
     : runStore(args.db).pipe(Layer.provideMerge(inputsLayer(args, Effect.succeed(null))))
-  return Layer.mergeAll(quiet, inputsAndStore).pipe(Layer.provideMerge(inferProviders(args.webSearch)))
+  return Layer.mergeAll(quiet, inputsAndStore).pipe(
+    Layer.provideMerge(inferProviders(args.webSearch, agentSampling(args)))
+  )
 }
 
 /** `vtree infer`: runs a benchmark and prints its summary. */
@@ -31,10 +33,12 @@ export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
     const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = yield* InferInputs
     const { leaseMs, stepRetryBaseMs } = yield* loadTestingKnobs
+    const breakerCalls = yield* loadBreakerCalls
     // VTREE_STEP_RETRY_BASE_MS=N: the step-level retry waits N then 2N ms instead of 20 s then 40 s.
     const retrySchedule = Option.map(stepRetryBaseMs, (base): Schedule.Schedule<unknown, ProviderError> =>
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
     const webHub = yield* Effect.serviceOption(SearchHub)
+    const { sampling, ...providers } = yield* ProvidersSummary
     const stderr = process.stderr
     const progress = yield* makeProgress({
       write: (text) =>
@@ -72,6 +76,8 @@ export const inferCommand = Command.make("infer", options, (args) =>
       anchor: args.anchor ? args.anchorMode : "off",
       webSearch: args.webSearch,
       protocol: args.protocol,
+      // Unsaid: on for a new run, the run's own mode on --resume.
+      ...(args.noFinalAnswer ? { finalAnswer: false } : {}),
       // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
       ...(Option.isSome(webHub)
         ? {
@@ -80,11 +86,9 @@ export const inferCommand = Command.make("infer", options, (args) =>
         }
         : {}),
       ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
-      config: {
-        questionsPath,
-        selected: questions.length,
-        providers: yield* ProvidersSummary
-      },
+      breakerCalls,
+      sampling,
+      config: { questionsPath, selected: questions.length, providers },
       onEvent: (event) => {
         if (event._tag === "RunStarted") started = event.runId
         return progress.onEvent(event)
@@ -119,10 +123,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
       )
     }
   }).pipe(
-    Effect.scoped,
-    // The union of every subcommand's errors is too wide for tsc to name in Root's declaration; the
-    // errors reach ErrorReport unchanged, which reads them by tag.
-    Effect.mapError((error): unknown => error)
+    Effect.scoped
   )).pipe(
     Command.withDescription(
       "Run a benchmark: every question through the agent, saved as it finishes (SQLite, or PostgreSQL shared by many workers); Ctrl-C keeps finished work"

@@ -108,6 +108,11 @@ export const PredictionRow = Schema.Struct({
   reasoning: Schema.NullOr(Schema.String),
   stepsUsed: Schema.Number,
   stopReason: StopReason,
+  /**
+   * The prediction came from the final-answer call after the step budget was spent (`infer` without
+   * `--no-final-answer`): reports count such answers apart. Absent for rows written before it was kept.
+   */
+  forced: Schema.optionalWith(Schema.Boolean, { exact: true }),
   error: Schema.NullOr(Schema.String),
   promptTokens: Schema.Number,
   completionTokens: Schema.Number,
@@ -170,6 +175,8 @@ export const CallRow = Schema.Struct({
   errorReason: Schema.NullOr(ProviderErrorReason),
   /** Which replica served the call; absent for calls stored before it was recorded, and for local fakes. */
   endpoint: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Attempts the call made, retries included; absent for calls stored before it was recorded, and for fakes. */
+  attempts: Schema.optionalWith(Schema.Number, { exact: true }),
   superseded: Schema.optionalWith(Schema.Boolean, { exact: true })
 })
 export type CallRow = typeof CallRow.Type

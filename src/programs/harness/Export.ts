@@ -7,7 +7,7 @@
 import type { BenchmarkName } from "../../domain/Question.js"
 import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
 import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
-import { outcomeOf, type ReportPrediction } from "./Report.js"
+import { isForced, outcomeOf, type ReportPrediction } from "./Report.js"
 
 export const benchmarkFormats = ["videomme", "lvbench", "longvideobench", "mlvu-test", "egoschema", "nextqa"] as const
 export type BenchmarkFormat = typeof benchmarkFormats[number]
@@ -47,6 +47,8 @@ export const flatRecord = (p: ReportPrediction, costUsd: number | null) => ({
   prediction: p.prediction,
   outcome: outcomeOf(p),
   stop_reason: p.stopReason,
+  // The answer came from the final-answer call after the step budget was spent.
+  forced: isForced(p),
   steps: p.stepsUsed,
   prompt_tokens: p.promptTokens,
   completion_tokens: p.completionTokens,

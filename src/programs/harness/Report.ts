@@ -6,8 +6,9 @@ import { callRoles } from "../../services/CallLog.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { benchmarkView } from "./ReportAxes.js"
+import { errorsOf, type ErrorSummary } from "./ReportErrors.js"
 import { workersOf, type WorkerSummary } from "./ReportWorkers.js"
-import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
+import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 // Also here, where the CLI imports them from.
@@ -35,6 +36,7 @@ export type ReportCall =
     | "errorReason"
     | "cachedPromptTokens"
     | "reasoningTokens"
+    | "attempts"
   >
   & {
     /** When the call started (epoch ms); the html timeline places calls by it. */
@@ -80,6 +82,11 @@ export interface RoleTokens {
   readonly role: string
   readonly calls: number
   readonly errors: number
+  /**
+   * Calls that took more than one attempt (retried, whether they then succeeded or not), over the calls
+   * that recorded their attempts; null when the role made calls and none recorded them (older runs, fakes).
+   */
+  readonly retried: number | null
   readonly promptTokens: number
   readonly completionTokens: number
 }
@@ -121,6 +128,19 @@ export interface Summary {
   /** Empty when no question carries a domain (rows stored before domains were kept). */
   readonly byDomain: ReadonlyArray<GroupAccuracy>
   readonly stopReasons: ReadonlyArray<{ readonly reason: string; readonly count: number }>
+  /** The commonest error messages and, when questions ended in `error`, the command that asks them again. */
+  readonly errors: ErrorSummary
+  /**
+   * Answers the final-answer call gave after a question's step budget was spent, counted apart:
+   * `finalAnswer` is the run's mode (runs stored before it was recorded: off), `answers` how the forced
+   * answers scored on their own, and `withoutForced` the run's accuracy had they been left unanswered,
+   * as `--no-final-answer` (the reference behaviour) would have scored it.
+   */
+  readonly forced: {
+    readonly finalAnswer: boolean
+    readonly answers: Accuracy
+    readonly withoutForced: Accuracy
+  }
   readonly meanSteps: number | null
   readonly tokens: {
     readonly byRole: ReadonlyArray<RoleTokens>
@@ -235,6 +255,17 @@ export const groupAccuracy = (
   return [...groups.keys()].sort(rankBy(order)).map((key) => ({ key, ...accuracyOf(groups.get(key)!) }))
 }
 
+/** Whether a stored prediction is a forced answer (rows written before the flag: never). */
+export const isForced = (p: Pick<ReportPrediction, "forced">): boolean => p.forced === true
+
+const forcedSummary = (run: ReportRun, predictions: ReadonlyArray<ReportPrediction>): Summary["forced"] => ({
+  finalAnswer: runFinalAnswer(run.config),
+  answers: accuracyOfPredictions(predictions.filter(isForced)),
+  withoutForced: accuracyOfPredictions(
+    predictions.map((p) => (isForced(p) ? { ...p, prediction: null, correct: false } : p))
+  )
+})
+
 export interface SummaryOptions {
   /** Per role; without them every cost is unknown. */
   readonly prices?: Prices
@@ -282,18 +313,28 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
   const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
   for (const p of predictions) stopCounts.set(p.stopReason, (stopCounts.get(p.stopReason) ?? 0) + 1)
 
-  const roles = new Map<string, { calls: number; errors: number; promptTokens: number; completionTokens: number }>(
-    knownRoles.map((role) => [role, { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0 }])
-  )
+  const emptySlot = () => ({ calls: 0, errors: 0, counted: 0, retried: 0, promptTokens: 0, completionTokens: 0 })
+  const roles = new Map<string, ReturnType<typeof emptySlot>>(knownRoles.map((role) => [role, emptySlot()]))
   for (const c of calls) {
-    const slot = roles.get(c.role) ?? { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0 }
+    const slot = roles.get(c.role) ?? emptySlot()
     slot.calls += 1
     if (c.status !== "ok") slot.errors += 1
+    if (c.attempts !== undefined && c.attempts !== null) {
+      slot.counted += 1
+      if (c.attempts > 1) slot.retried += 1
+    }
     slot.promptTokens += c.promptTokens
     slot.completionTokens += c.completionTokens
     roles.set(c.role, slot)
   }
-  const byRole = [...roles.entries()].map(([role, slot]) => ({ role, ...slot }))
+  const byRole: ReadonlyArray<RoleTokens> = [...roles.entries()].map(([role, { counted, retried, ...slot }]) => ({
+    role,
+    calls: slot.calls,
+    errors: slot.errors,
+    retried: slot.calls > 0 && counted === 0 ? null : retried,
+    promptTokens: slot.promptTokens,
+    completionTokens: slot.completionTokens
+  }))
 
   const lastSaved = predictions.reduce<number | null>(
     (latest, p) => latest === null || p.finishedAt > latest ? p.finishedAt : latest,
@@ -314,6 +355,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     ...benchmarkView(benchmark, predictions, videoMme),
     ...videoMme,
     stopReasons: [...stopCounts.entries()].map(([reason, count]) => ({ reason, count })),
+    errors: errorsOf(run.runId, predictions),
+    forced: forcedSummary(run, predictions),
     meanSteps: predictions.length === 0
       ? null
       : predictions.reduce((sum, p) => sum + p.stepsUsed, 0) / predictions.length,

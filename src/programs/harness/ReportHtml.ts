@@ -6,7 +6,7 @@ import { gunzipSync, gzipSync } from "node:zlib"
 import { formatDuration } from "../../domain/TimeFormat.js"
 import { formatUsd } from "./Cost.js"
 import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
-import { outcomeOf, summarize } from "./Report.js"
+import { isForced, outcomeOf, summarize } from "./Report.js"
 import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { esc, escapeHtml, groupBy, num } from "./ReportMarkup.js"
@@ -14,6 +14,7 @@ import {
   axisTitle,
   benchmarkLine,
   costNote,
+  forcedLine,
   formatCount,
   formatInterval,
   formatPercent,
@@ -107,6 +108,9 @@ const summarySection = (summary: Summary): string => {
   }
 <tr><td>Benchmark</td><td>${esc(benchmarkLine(summary).replace(/^Benchmark /, ""))}</td></tr>
 <tr><td>Protocol</td><td>${esc(summary.protocol)}</td></tr>
+<tr><td>Final answer</td><td id="forced">${
+    esc(forcedLine(summary).replace(/^Final answer at the budget /, ""))
+  }</td></tr>
 <tr><td>Started</td><td>${esc(summary.startedAt)}</td></tr>
 <tr><td>Finished</td><td>${esc(summary.finishedAt ?? "—")}</td></tr>
 <tr><td>Wall time</td><td>${esc(formatDuration(summary.wallTimeMs))}</td></tr>
@@ -155,6 +159,11 @@ const tokenDetailsTable = (summary: Summary): string => {
     `<th>Cached share</th><th>Reasoning tokens</th></tr>${rows}</table>`
 }
 
+/** A question's stop reason, and whether its answer was forced (given after the step budget was spent). */
+export const stopText = (
+  p: ReportPrediction
+): string => (isForced(p) ? `${p.stopReason} · forced answer` : p.stopReason)
+
 // Sort keys ride on the cells (data-v) so sorting never parses the displayed, formatted text.
 const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Summary): string => {
   const rows = predictions.map((p, i) => {
@@ -166,7 +175,7 @@ const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Su
       `<td><a href="#q${i}">${esc(p.questionId)}</a></td><td>${esc(p.videoId)}</td><td>${esc(p.taskType)}</td>` +
       `<td>${esc(p.duration)}</td><td>${esc(p.prediction ?? "—")}</td><td>${esc(p.answer)}</td>` +
       `<td data-v="${outcome}">${verdict(p)}</td>` +
-      `<td class="n" data-v="${p.stepsUsed}">${formatCount(p.stepsUsed)}</td><td>${esc(p.stopReason)}</td>` +
+      `<td class="n" data-v="${p.stepsUsed}">${formatCount(p.stepsUsed)}</td><td>${esc(stopText(p))}</td>` +
       `<td class="n" data-v="${tokens}">${formatCount(tokens)}</td>` +
       `<td class="n" data-v="${cost ?? -1}">${esc(formatUsd(cost))}</td>` +
       `<td class="n" data-v="${time}">${esc(formatDuration(time))}</td></tr>`

@@ -2,7 +2,7 @@
 // timeline of where its time went.
 import { formatDuration } from "../../domain/TimeFormat.js"
 import type { ReportCall, ReportPrediction, ReportStep } from "./Report.js"
-import { outcomeOf } from "./Report.js"
+import { isForced, outcomeOf } from "./Report.js"
 import { esc, isEmpty, jsonBlock } from "./ReportMarkup.js"
 import { formatCount } from "./ReportText.js"
 
@@ -157,7 +157,10 @@ export const trajectoryParts = (
   const options = p.options.map((o) => `<li>${esc(o)}</li>`).join("")
   const facts = [
     ["Prediction", `${esc(p.prediction ?? "— (unparseable)")} ${verdict(p)} · answer ${esc(p.answer ?? "—")}`],
-    ["Stop reason", esc(p.stopReason)],
+    [
+      "Stop reason",
+      esc(isForced(p) ? `${p.stopReason} · forced answer (given after the step budget was spent)` : p.stopReason)
+    ],
     ["Steps", String(p.stepsUsed)],
     ["Tokens", `${formatCount(p.promptTokens)} prompt / ${formatCount(p.completionTokens)} completion`],
     ["Time", esc(formatDuration(p.finishedAt - p.startedAt))],

@@ -91,7 +91,8 @@ describe("SqliteRunStore", () => {
           "reasoning_tokens",
           "domain",
           "worker",
-          "benchmark_json"
+          "benchmark_json",
+          "forced"
         ])
         assert.deepStrictEqual(yield* columns(sql, "steps"), [
           "run_id",
@@ -121,7 +122,8 @@ describe("SqliteRunStore", () => {
           "cached_prompt_tokens",
           "reasoning_tokens",
           "superseded",
-          "endpoint"
+          "endpoint",
+          "attempts"
         ])
         const [mode] = yield* sql.unsafe<{ journal_mode: string }>("PRAGMA journal_mode")
         assert.strictEqual(mode?.journal_mode, "wal")
@@ -169,6 +171,38 @@ describe("SqliteRunStore", () => {
         undefined,
         undefined
       ]])
+    }))
+
+  it.scoped("opens a database written before forced answers were kept: none read forced, and writing migrates it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = path.join(dir, "old.db")
+      const { "0009_forced_answers": _, ...before } = migrations
+      yield* Effect.gen(function*() {
+        yield* SqliteMigrator.make({})({ loader: SqliteMigrator.fromRecord(before) })
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO runs (run_id, started_at, finished_at, status, config_json) VALUES ('old', 1, 2, 'completed', '{}')`
+        yield* sql`INSERT INTO predictions (run_id, question_id, video_id, question, options_json, correct, steps_used,
+          stop_reason, prompt_tokens, completion_tokens, started_at, finished_at)
+          VALUES ('old', 'q1', 'v', 'Q?', '[]', 0, 15, 'budget_exceeded', 100, 20, 1, 2)`
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: file })))
+      const read = yield* Effect.flatMap(RunStore, (store) => store.loadRun("old")).pipe(
+        Effect.provide(SqliteRunStore.layer({ filename: file, mustExist: true, readOnly: true }))
+      )
+      assert.isFalse("forced" in read.predictions[0]!)
+      const written = yield* openAgain(
+        file,
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.saveQuestion("old", {
+            prediction: prediction({ questionId: "q2", stopReason: "budget_exceeded", forced: true }),
+            steps: [],
+            calls: []
+          })
+          return (yield* store.loadRun("old")).predictions.map((p) => [p.questionId, p.forced])
+        })
+      )
+      assert.deepStrictEqual(written, [["q1", undefined], ["q2", true]])
     }))
 
   it.scoped("a reader never creates a missing database, and refuses a file that is not one", () =>
@@ -276,6 +310,26 @@ const contract = (name: string, withStore: WithStore) =>
             search: { tokens: [null, "x"] },
             maxTokens: 512
           })
+        })
+      ))
+
+    it.scoped("keeps which answers were forced at the budget; the others read as not forced", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.startRun({ runId: "r", config: { finalAnswer: true } })
+          const forced = prediction({ questionId: "q1", stopReason: "budget_exceeded", forced: true })
+          const plain = prediction({ questionId: "q2" })
+          for (const p of [forced, plain]) yield* store.saveQuestion("r", { prediction: p, steps: [], calls: [] })
+          const loaded = yield* store.loadRun("r")
+          assert.deepStrictEqual(loaded.predictions.map((p) => [p.questionId, p.forced]), [["q1", true], [
+            "q2",
+            undefined
+          ]])
+          assert.isFalse("forced" in loaded.predictions[1]!)
+          // Asked again (--retry-errors), a question's flag follows its new answer.
+          yield* store.saveQuestion("r", { prediction: { ...forced, forced: false }, steps: [], calls: [] })
+          assert.isUndefined((yield* store.loadRun("r")).predictions[0]!.forced)
         })
       ))
 
@@ -495,7 +549,8 @@ describe("PgRunStore", () => {
         "cached_prompt_tokens",
         "reasoning_tokens",
         "superseded",
-        "endpoint"
+        "endpoint",
+        "attempts"
       ])
       assert.strictEqual(first.startedAt, "bigint")
       // A second process opening the same database applies nothing again.

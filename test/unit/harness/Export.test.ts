@@ -69,11 +69,28 @@ describe("export", () => {
     assert.deepInclude(lines[0], { outcome: "correct", cost_usd: 0.5, time_ms: 1_000 })
   })
 
+  it("jsonl and csv say which answers were forced (given after the step budget was spent)", () => {
+    const forced = [
+      prediction({ questionId: "f1", stopReason: "budget_exceeded", forced: true }),
+      prediction({ questionId: "f2", stopReason: "budget_exceeded", prediction: null, correct: false }),
+      prediction({ questionId: "f3" })
+    ]
+    const lines = renderExport("jsonl", forced).trimEnd().split("\n").map((l) => JSON.parse(l))
+    assert.deepStrictEqual(lines.map((l) => [l.question_id, l.forced, l.outcome]), [
+      ["f1", true, "correct"],
+      ["f2", false, "unanswered"],
+      ["f3", false, "correct"]
+    ])
+    const csv = renderExport("csv", forced).split("\r\n")
+    const column = csv[0]!.split(",").indexOf("forced")
+    assert.deepStrictEqual(csv.slice(1, 4).map((row) => row.split(",")[column]), ["true", "false", "false"])
+  })
+
   it("csv: a header, one row per prediction, quotes and commas escaped", () => {
     const csv = renderExport("csv", rows).split("\r\n")
     assert.strictEqual(
       csv[0],
-      "question_id,video_id,task_type,duration,domain,question,options,answer,prediction,outcome,stop_reason,steps,prompt_tokens,completion_tokens,cost_usd,time_ms,error"
+      "question_id,video_id,task_type,duration,domain,question,options,answer,prediction,outcome,stop_reason,forced,steps,prompt_tokens,completion_tokens,cost_usd,time_ms,error"
     )
     assert.include(csv[3], `"Says ""hi, there""?"`)
     assert.strictEqual(csv.length, 5)

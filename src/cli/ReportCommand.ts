@@ -63,14 +63,13 @@ const format = Options.choice("format", ["text", "json", "html"]).pipe(
 )
 const frames = Options.choice("frames", ["embed", "link"]).pipe(
   Options.withDescription(
-    "html: the frames each observe_frame step sent, as thumbnails at most 320 px wide inside the page (embed), or " +
-      "as links relative to the page into the run's trees folder (link: a small page for very large runs)"
+    "html: observe_frame's frames as thumbnails at most 320 px wide in the page (embed), or as links into the trees folder (link)"
   ),
   withShownDefault("embed")
 )
 const treePage = optionalText(
   "tree-page",
-  "html: a page written by `vtree tree html` (of the run's trees folder, or of one tree); node ids in steps link to it"
+  "html: a page written by `vtree tree html`; node ids in the steps link to their cards there"
 )
 const out = Options.file("out").pipe(
   Options.withDescription("Write the report to this file instead of stdout"),

@@ -240,7 +240,7 @@ const show = Command.make(
     printing(Option.match(nodeId, { onNone: () => showOutline(tree), onSome: (id) => showNode(tree, id, anchor) }))
 ).pipe(
   Command.withDescription(
-    "Print the tree's outline (scenes and events with times and summaries), or a node's text, its children and its entity appendix."
+    "Print the outline (scenes and events with times and summaries), or a node's text, children and entity appendix."
   )
 )
 
@@ -301,8 +301,7 @@ const html = Command.make(
     ),
     frames: Options.choice("frames", ["embed", "link"]).pipe(
       Options.withDescription(
-        "embed: JPEG thumbnails at most 320 px wide inside the page (one file to mail); link: relative links to " +
-          "the frame files (small pages for big trees; keep the page where the links resolve)"
+        "embed: thumbnails at most 320 px wide in the page; link: relative links to the frame files (small pages for big trees)"
       ),
       withShownDefault("embed")
     )
@@ -310,8 +309,8 @@ const html = Command.make(
   ({ frames, out, tree }) => writeTreePage(tree, { out, frames })
 ).pipe(
   Command.withDescription(
-    "Write one self-contained html page of a tree (an index when given a trees folder): a timeline, every node's " +
-      "card, subtitle, on-screen text and time with frame thumbnails, an anchor per node id and a search box."
+    "One self-contained html page of a tree (an index for a trees folder): timeline, cards, subtitles, thumbnails, " +
+      "an anchor per node id, search."
   ),
   Command.provide(thumbnails)
 )

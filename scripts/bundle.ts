@@ -21,7 +21,7 @@ await build({
   outdir,
   outExtension: { ".js": ".mjs" },
   // Native or worker-spawning packages stay in node_modules, as in any install.
-  external: ["better-sqlite3", "tesseract.js"],
+  external: ["better-sqlite3", "tesseract.js", "sharp"],
   // jsonc-parser's main entry is a UMD wrapper whose require calls esbuild cannot follow; its ES build
   // bundles like any other module.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },

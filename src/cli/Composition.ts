@@ -22,6 +22,7 @@ import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiSpeech from "../layers/openai/OpenAiSpeech.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
+import * as SharpThumbnailer from "../layers/sharp/SharpThumbnailer.js"
 import * as PgRunStore from "../layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../layers/sql/sqlite/SqliteRunStore.js"
 import * as TesseractOcr from "../layers/tesseract/TesseractOcr.js"
@@ -100,6 +101,9 @@ export const displayDb = (db: string): string => (PgRunStore.isPostgresUrl(db) ?
 
 /** ffmpeg and ffprobe (VTREE_FFMPEG / VTREE_FFPROBE, else PATH). */
 export const media = Ffmpeg.layer
+
+/** Frame thumbnails for the pages `tree html` and `report --format html` write (sharp, loaded on first use). */
+export const thumbnails = SharpThumbnailer.layer
 
 /** The Search Hub with its live providers (VTREE_SEARCH_*), for `mcp` and `infer --web-search`. */
 export const searchHub = SearchHubLive

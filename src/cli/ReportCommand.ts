@@ -1,5 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Clock, Effect, Option, Schema } from "effect"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
 import type { ReportCall } from "../programs/harness/Report.js"
@@ -10,10 +12,12 @@ import {
   renderCompareText
 } from "../programs/harness/ReportCompare.js"
 import { renderCompareHtml } from "../programs/harness/ReportCompareHtml.js"
+import { frameMarkup, reportFrames } from "../programs/harness/ReportFrames.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
 import { runSettings, storedPrices } from "../programs/harness/RunSettings.js"
+import { relativeHref } from "../programs/tree/FrameImages.js"
 import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
-import { databaseKey, displayDb, readOnlyStores, RunStores } from "./Composition.js"
+import { databaseKey, displayDb, readOnlyStores, RunStores, thumbnails } from "./Composition.js"
 import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
 import { loadPrices } from "./Prices.js"
 
@@ -56,6 +60,16 @@ const format = Options.choice("format", ["text", "json", "html"]).pipe(
     "text: tables; json: the summary, machine-readable; html: one self-contained page with trajectories"
   ),
   withShownDefault("text")
+)
+const frames = Options.choice("frames", ["embed", "link"]).pipe(
+  Options.withDescription(
+    "html: observe_frame's frames as thumbnails at most 320 px wide in the page (embed), or as links into the trees folder (link)"
+  ),
+  withShownDefault("embed")
+)
+const treePage = optionalText(
+  "tree-page",
+  "html: a page written by `vtree tree html`; node ids in the steps link to their cards there"
 )
 const out = Options.file("out").pipe(
   Options.withDescription("Write the report to this file instead of stdout"),
@@ -163,10 +177,43 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   )
 })
 
+/**
+ * The frames of the run's observe_frame steps, as the page at `--out` (or in the working folder) shows
+ * them, and node ids linked to `--tree-page`, which must exist.
+ */
+const htmlFrames = Effect.fn("ReportCommand.frames")(function*(
+  loaded: Parameters<typeof reportFrames>[0],
+  args: {
+    readonly out: Option.Option<string>
+    readonly frames: "embed" | "link"
+    readonly treePage: Option.Option<string>
+  }
+) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const pageDir = Option.match(args.out, {
+    onNone: () => path.resolve("."),
+    onSome: (out) => path.dirname(path.resolve(out))
+  })
+  let treePageHref: string | null = null
+  if (Option.isSome(args.treePage)) {
+    const page = args.treePage.value
+    if (!(yield* fs.exists(page).pipe(Effect.orElseSucceed(() => false)))) {
+      return yield* new ReportError({
+        reason: "BadArguments",
+        message:
+          `--tree-page ${page}: not found — write it first with \`vtree tree html TREES --out ${page}\`, or leave the option out`
+      })
+    }
+    treePageHref = relativeHref(path, pageDir, path.resolve(page))
+  }
+  return frameMarkup(yield* reportFrames(loaded, { mode: args.frames, pageDir }), treePageHref)
+})
+
 /** `vtree report`: the summary of one stored run, or the comparison of two, as text, JSON or a self-contained HTML page. */
 export const reportCommand = Command.make(
   "report",
-  { db, dbB, runId, compare, runs, prices, format, out },
+  { db, dbB, runId, compare, runs, prices, format, out, frames, treePage },
   (args) =>
     Effect.gen(function*() {
       if (args.compare) return yield* compareCommand(args)
@@ -194,7 +241,7 @@ export const reportCommand = Command.make(
       const body = args.format === "json"
         ? renderJson(summary)
         : args.format === "html"
-        ? renderHtml(loaded, summary)
+        ? renderHtml(loaded, summary, { frames: yield* htmlFrames(loaded, args) })
         : renderText(summary)
       yield* writeOut(body, args, [args.db], [loaded.run], `the ${args.format} report of run ${chosen}`)
     }).pipe(Effect.scoped)
@@ -204,5 +251,5 @@ export const reportCommand = Command.make(
       "trajectories), or compare two with --compare"
   ),
   // Read-only: a report never writes, not even a migration (an older database reads as it is).
-  Command.provide(readOnlyStores)
+  Command.provide(Layer.merge(readOnlyStores, thumbnails))
 )

@@ -1,19 +1,23 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Console, Effect, Either } from "effect"
+import { Console, Effect, Either, Option } from "effect"
 import { cutTerminalText, terminalText } from "../domain/TerminalText.js"
+import { videoSpan, videoTime } from "../domain/TimeFormat.js"
 import { TreeDecodeError } from "../domain/Tree.js"
 import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
 import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
-import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
+import { anchoredText, childInfo, entityAppendix, nodeSummary, nodeText } from "../programs/tree/NodeText.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
+import { treePage } from "../programs/tree/TreePage.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
-import { treeEmbeddings } from "./Composition.js"
+import { thumbnails, treeEmbeddings } from "./Composition.js"
+import { writeResult } from "./OutputFile.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
-const seconds = (t: number) => `${Math.round(t * 100) / 100}s`
-const span = ([start, end]: readonly [number, number]) => `${seconds(start)}-${seconds(end)}`
+// A person reads these: times as h:mm:ss (domain/TimeFormat.ts). The agent's own view_node header keeps
+// DESIGN §7's `<t0>-<t1>s`.
+const span = videoSpan
 
 /** Frame file of every L3 node, whether it is on disk. */
 const frameReport = Effect.fn("TreeCommand.frameReport")(function*(dir: string, index: TreeIndex) {
@@ -46,7 +50,7 @@ export const checkTree = Effect.fn("TreeCommand.check")(function*(input: string)
   const frames = yield* frameReport(dir, index)
   const about = [
     index.durationCategory,
-    index.durationSeconds === null ? null : seconds(index.durationSeconds),
+    index.durationSeconds === null ? null : videoTime(index.durationSeconds),
     index.domain
   ]
     .filter((part) => part !== null)
@@ -55,7 +59,7 @@ export const checkTree = Effect.fn("TreeCommand.check")(function*(input: string)
     `${file}: ok`,
     `video: ${index.videoId}${about === "" ? "" : ` · ${about}`}`,
     `nodes: ${counts[1]} L1 scenes, ${counts[2]} L2 events, ${counts[3]} L3 frames (${index.nodes.size} in all)`,
-    `time: ${seconds(start)}-${seconds(end)} (${seconds(end - start)})`,
+    `time: ${videoSpan([start, end])} (${videoTime(end - start)})`,
     `frames: ${frames.found} found, ${frames.missing.length} missing` +
     (frames.missing.length === 0
       ? ""
@@ -90,7 +94,7 @@ export const validateCommand = Effect.fn("TreeCommand.validateCommand")(
 
 // Tree messages written for the agent name its tools; a person at the shell gets the commands.
 const cliFinding = (input: string): IdFinding => ({
-  ids: `list ids with \`vtree tree show ${input} <scene id>\` or \`vtree tree search ${input} <words>\``,
+  ids: `list ids with \`vtree tree show ${input}\` (the outline) or \`vtree tree search ${input} <words>\``,
   children: `\`vtree tree show ${input} <scene id>\` lists them`
 })
 
@@ -129,6 +133,45 @@ export const showNode = Effect.fn("TreeCommand.show")(function*(input: string, n
   return lines.filter((line) => line !== "").join("\n")
 })
 
+/** A card's summary on one terminal line: whitespace (line breaks too) folded, control characters shown, cut. */
+const oneLine = (text: string, width: number) => cutTerminalText(text.replace(/\s+/g, " ").trim(), width, "…")
+
+/**
+ * The report of `vtree tree show DIR`: a header (video, duration, domain, counts), then each scene and
+ * each of its events with its time span, frame count and summary, one line apiece.
+ */
+export const showOutline = Effect.fn("TreeCommand.outline")(function*(input: string) {
+  const { index } = yield* readTreeIndex(input)
+  const counts = { 1: 0, 2: 0, 3: 0 }
+  for (const node of index.nodes.values()) counts[node.level] += 1
+  const about = [
+    index.durationCategory,
+    index.durationSeconds === null ? null : videoTime(index.durationSeconds),
+    index.domain
+  ].filter((part) => part !== null)
+  const lines = [
+    [
+      oneLine(index.videoId, 80),
+      ...about.map((part) => oneLine(part, 40)),
+      `${counts[1]} scenes, ${counts[2]} events, ${counts[3]} frames`
+    ].join(" · ")
+  ]
+  for (const sceneId of index.rootIds) {
+    const scene = index.nodes.get(sceneId)!
+    lines.push(`Scene ${oneLine(scene.id, 60)} | ${span(scene.timeRange)} | ${oneLine(nodeSummary(scene), 100)}`)
+    for (const eventId of scene.childrenIds) {
+      const event = index.nodes.get(eventId)!
+      const frames = event.childrenIds.length
+      lines.push(
+        `  Event ${oneLine(event.id, 60)} | ${span(event.timeRange)} | ${frames} frame${frames === 1 ? "" : "s"} | ${
+          oneLine(nodeSummary(event), 90)
+        }`
+      )
+    }
+  }
+  return lines.join("\n")
+})
+
 /** The report of `vtree tree search` (BM25: embedding endpoints are configured by the provider layers). */
 export const searchTree = Effect.fn("TreeCommand.search")(function*(input: string, query: string, k: number) {
   const env = yield* loadTreeEnvironment(input)
@@ -137,9 +180,7 @@ export const searchTree = Effect.fn("TreeCommand.search")(function*(input: strin
   hits.forEach((hit, i) => {
     const summary = childInfo(env.index.nodes.get(hit.nodeId)!).summary
     lines.push(
-      `${i + 1}. ${hit.nodeId} | L${hit.level} score=${hit.score.toFixed(3)} [${seconds(hit.timeRange[0])}, ${
-        seconds(hit.timeRange[1])
-      }]`
+      `${i + 1}. ${hit.nodeId} | L${hit.level} score=${hit.score.toFixed(3)} | ${span(hit.timeRange)}`
     )
     lines.push(`   ${cutTerminalText(summary, 120)}`)
   })
@@ -187,13 +228,21 @@ const show = Command.make(
   "show",
   {
     tree: treeArg,
-    nodeId: Args.text({ name: "node-id" }),
+    nodeId: Args.text({ name: "node-id" }).pipe(
+      Args.withDescription("the node to print; without it, the outline of scenes and events"),
+      Args.optional
+    ),
     anchor: Options.boolean("anchor").pipe(
       Options.withDescription("number card lines [c1]… and subtitle sentences [s1]…")
     )
   },
-  ({ anchor, nodeId, tree }) => printing(showNode(tree, nodeId, anchor))
-).pipe(Command.withDescription("Print a node's text, its children and its entity appendix."))
+  ({ anchor, nodeId, tree }) =>
+    printing(Option.match(nodeId, { onNone: () => showOutline(tree), onSome: (id) => showNode(tree, id, anchor) }))
+).pipe(
+  Command.withDescription(
+    "Print the outline (scenes and events with times and summaries), or a node's text, children and entity appendix."
+  )
+)
 
 const search = Command.make(
   "search",
@@ -216,7 +265,59 @@ const frames = Command.make(
   ({ ids, tree }) => printing(listFrames(tree, ids))
 ).pipe(Command.withDescription("Resolve frame files as observe_frame would: 1–4 L3 ids, or one L2 id."))
 
+/**
+ * `vtree tree html`: the page of a tree or a trees folder, to `--out` (never over or inside the trees it
+ * reads: cli/OutputFile.ts) or to stdout.
+ */
+export const writeTreePage = Effect.fn("TreeCommand.html")(function*(
+  input: string,
+  options: { readonly out: Option.Option<string>; readonly frames: "embed" | "link" }
+) {
+  const path = yield* Path.Path
+  const pageDir = Option.match(options.out, {
+    onNone: () => path.resolve("."),
+    onSome: (out) => path.dirname(path.resolve(out))
+  })
+  const { page, trees } = yield* treePage(input, { mode: options.frames, pageDir })
+  yield* writeResult({
+    body: page,
+    out: options.out,
+    // A tree's folder, whichever way it was named: the page never lands in it or over its tree.json.
+    inputs: [input, ...trees.map((tree) => (tree.toLowerCase().endsWith(".json") ? path.dirname(tree) : tree))],
+    data: true,
+    what: `the page of ${trees.length === 1 ? "tree" : `${trees.length} trees in`} ${input}`
+  })
+})
+
+const html = Command.make(
+  "html",
+  {
+    tree: Args.text({ name: "tree" }).pipe(
+      Args.withDescription("a tree directory (or its tree.json), or a trees folder holding one per video")
+    ),
+    out: Options.file("out").pipe(
+      Options.withDescription("Write the page to this file instead of stdout (never inside the trees it shows)"),
+      Options.optional
+    ),
+    frames: Options.choice("frames", ["embed", "link"]).pipe(
+      Options.withDescription(
+        "embed: thumbnails at most 320 px wide in the page; link: relative links to the frame files (small pages for big trees)"
+      ),
+      withShownDefault("embed")
+    )
+  },
+  ({ frames, out, tree }) => writeTreePage(tree, { out, frames })
+).pipe(
+  Command.withDescription(
+    "One self-contained html page of a tree (an index for a trees folder): timeline, cards, subtitles, thumbnails, " +
+      "an anchor per node id, search."
+  ),
+  Command.provide(thumbnails)
+)
+
 export const treeCommand = Command.make("tree").pipe(
-  Command.withDescription("Inspect a video tree: validate, show a node, search, resolve frames."),
-  Command.withSubcommands([validate, show, search, frames])
+  Command.withDescription(
+    "Inspect a video tree: validate, show its outline or a node, search, resolve frames, write an html page."
+  ),
+  Command.withSubcommands([validate, show, search, frames, html])
 )

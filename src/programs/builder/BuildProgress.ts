@@ -3,6 +3,7 @@
  * dry-run table (stdout). The state is folded from BuildEvents, so an embedding app can render its own.
  */
 import { alignColumns } from "../../domain/TextTable.js"
+import { compactDuration } from "../../domain/TimeFormat.js"
 import { costOfCalls, type Prices } from "../harness/Cost.js"
 import type { BuildEvent, VideoSummary } from "./BuildOptions.js"
 import type { BuildEstimate, RoleTokens } from "./Estimate.js"
@@ -68,19 +69,12 @@ export const applyBuildEvent = (state: BuildProgressState, event: BuildEvent, no
   }
 }
 
-const clock = (seconds: number) => {
-  const s = Math.max(0, Math.round(seconds))
-  return s >= 3600
-    ? `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, "0")}m`
-    : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
-}
-
 /** `video 1/3 clip · events 42/180 · calls 57 (12 reused) · 1.2M tokens · ETA 4m10s` */
 export const renderBuildProgress = (state: BuildProgressState, now: number): string => {
   const left = state.events - state.eventsDone
   // Rate measured from the first call answered by a model: checkpointed events come back at once.
   const eta = state.callsSince !== undefined && state.callsDoneSince > 0 && left > 0
-    ? ` · ETA ${clock(((now - state.callsSince) / 1000 / state.callsDoneSince) * left)}`
+    ? ` · ETA ${compactDuration(((now - state.callsSince) / state.callsDoneSince) * left)}`
     : ""
   return `video ${state.videoIndex + 1}/${state.videos} ${state.videoId} · events ${state.eventsDone}/${state.events}` +
     (state.scenesDone > 0 ? ` · scenes ${state.scenesDone}` : "") +

@@ -2,6 +2,7 @@
 // Rendering is pure (tested directly); `makeProgress` only adds the clock and the writes.
 import { Clock, Effect, Schedule, type Scope } from "effect"
 import { cutTerminalText, terminalText } from "../../domain/TerminalText.js"
+import { compactDuration } from "../../domain/TimeFormat.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
 import { formatUsd } from "./Cost.js"
 import { outcomeOf } from "./Report.js"
@@ -80,15 +81,6 @@ const doneOf = (state: ProgressState): number => state.alreadyDone + state.finis
 /** 1234 → 1.2k, 3456789 → 3.5M. */
 export const compactCount = (n: number): string =>
   n < 1_000 ? String(n) : n < 1_000_000 ? `${(n / 1_000).toFixed(1)}k` : `${(n / 1_000_000).toFixed(1)}M`
-
-/** 75_000 → "1m15s"; hours shown past 60 minutes. */
-export const compactDuration = (ms: number): string => {
-  const seconds = Math.max(0, Math.round(ms / 1000))
-  const h = Math.floor(seconds / 3600)
-  const m = Math.floor((seconds % 3600) / 60)
-  const s = seconds % 60
-  return h > 0 ? `${h}h${String(m).padStart(2, "0")}m` : m > 0 ? `${m}m${String(s).padStart(2, "0")}s` : `${s}s`
-}
 
 /** Remaining time from the run's pace since this invocation started; unknown until a question is saved. */
 export const eta = (state: ProgressState, now: number): number | null => {

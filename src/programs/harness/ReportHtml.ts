@@ -3,9 +3,11 @@
 // question file or a tree passes through `escapeHtml`.
 import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
+import { formatDuration } from "../../domain/TimeFormat.js"
 import { formatUsd } from "./Cost.js"
 import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
 import { isForced, outcomeOf, summarize } from "./Report.js"
+import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { esc, escapeHtml, groupBy, num, textTable } from "./ReportMarkup.js"
 import {
@@ -14,7 +16,6 @@ import {
   costNote,
   forcedLine,
   formatCount,
-  formatDuration,
   formatInterval,
   formatPercent,
   progressText,
@@ -224,7 +225,11 @@ export const unpackBodies = (page: string): ReadonlyArray<string> => {
   return packed === "" ? [] : decodeBodies(gunzipSync(Buffer.from(packed, "base64")).toString("utf8"))
 }
 
-export const renderHtml = (input: ReportInput, summary: Summary = summarize(input)): string => {
+export const renderHtml = (
+  input: ReportInput,
+  summary: Summary = summarize(input),
+  extras: { readonly frames?: ReturnType<typeof frameMarkup> } = {}
+): string => {
   const stepsByQuestion = groupBy(input.steps, (s) => s.questionId)
   const callsByQuestion = groupBy(input.calls, (c) => c.questionId)
   const bodies: Array<string> = []
@@ -232,7 +237,8 @@ export const renderHtml = (input: ReportInput, summary: Summary = summarize(inpu
     const parts = trajectoryParts(
       p,
       [...(stepsByQuestion.get(p.questionId) ?? [])].sort((a, b) => a.step - b.step),
-      callsByQuestion.get(p.questionId) ?? []
+      callsByQuestion.get(p.questionId) ?? [],
+      extras.frames?.decorFor(p.videoId)
     )
     bodies.push(parts.body)
     return `<details class="q" id="q${i}" data-body="${i}"><summary>${parts.summary}</summary></details>`
@@ -256,6 +262,7 @@ ${trajectories.slice(0, firstRows).join("\n")}
 </div>
 ${deferred("rest-shells", trajectories.slice(firstRows))}
 <script type="application/gzip" id="bodies">${packBodies(bodies)}</script>
+${extras.frames?.store ?? ""}
 <script>${script}</script>
 </body>
 </html>

@@ -13,6 +13,10 @@ details{margin:.3rem 0}details.q{border:1px solid #d0d7de;border-radius:6px;padd
 details.step{margin-left:1rem;border-left:3px solid #d0d7de;padding-left:.6rem}
 summary{cursor:pointer}th[data-sort]{cursor:pointer;user-select:none}th[data-dir=asc]::after{content:" ▲"}th[data-dir=desc]::after{content:" ▼"}
 .filters label{margin-right:1rem}svg.timeline{display:block;margin:.4rem 0}.muted{color:#57606a}.kv td:first-child{font-weight:600;white-space:nowrap}
+.legend{font-size:12px;margin:.4rem 0 0}.legend i{display:inline-block;width:10px;height:10px;margin:0 .25rem 0 .8rem;vertical-align:-1px}.legend i:first-child{margin-left:0}
+.frames{display:flex;flex-wrap:wrap;gap:.5rem;margin:.3rem 0}figure.frame{margin:0;max-width:320px;border:1px solid #d0d7de;border-radius:4px;padding:.25rem}
+figure.frame img{display:block;max-width:100%;height:auto;background:#eaeef2}figure.frame figcaption{font-size:12px;word-break:break-all}
+.nofile{width:200px;padding:.5rem;background:#eaeef2;color:#57606a;font-size:12px;word-break:break-all}
 `
 
 /**
@@ -87,14 +91,21 @@ export const script = `
   let bodies;
   const packed = () => bodies ??= fetch("data:application/gzip;base64," + document.getElementById("bodies").textContent.trim())
     .then((response) => new Response(response.body.pipeThrough(new DecompressionStream("gzip"))).json());
+  // Frame thumbnails travel once each, as the text of #frame-N; an opened trajectory's images take theirs.
+  const frames = (root) => {
+    for (const img of root.querySelectorAll("img[data-frame]:not([src])")) {
+      const stored = document.getElementById("frame-" + img.dataset.frame);
+      if (stored) img.src = "data:image/jpeg;base64," + stored.textContent;
+    }
+  };
   const fill = (details) => {
     const template = details.querySelector(":scope > template");
     if (template) details.replaceChild(template.content, template);
     if (details.dataset.filled) return;
     details.dataset.filled = "1";
     if (details.dataset.body && document.getElementById("bodies")) {
-      packed().then((all) => details.insertAdjacentHTML("beforeend", all[Number(details.dataset.body)]));
-    }
+      packed().then((all) => { details.insertAdjacentHTML("beforeend", all[Number(details.dataset.body)]); frames(details); });
+    } else frames(details);
   };
   document.addEventListener("toggle", (event) => { if (event.target.open) fill(event.target); }, true);
   const open = () => {

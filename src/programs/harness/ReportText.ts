@@ -1,6 +1,7 @@
 // A run's summary as text (the tables `vtree infer` and `vtree report` print) or JSON, and the
 // formatting of numbers, times and tables the other renderers share.
 import { alignColumns, textWidth } from "../../domain/TextTable.js"
+import { formatDuration } from "../../domain/TimeFormat.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatUsd } from "./Cost.js"
 import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Report.js"
@@ -27,18 +28,6 @@ export const formatPercent = (value: number | null): string => value === null ? 
 /** `[41.2–58.8]`, the 95 % interval in percent; `—` without one. */
 export const formatInterval = (interval: Interval | null): string =>
   interval === null ? "—" : `[${(interval.low * 100).toFixed(1)}–${(interval.high * 100).toFixed(1)}]`
-
-export const formatDuration = (ms: number | null): string => {
-  if (ms === null) return "—"
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
-  const total = Math.round(ms / 1000)
-  const h = Math.floor(total / 3600)
-  const m = Math.floor((total % 3600) / 60)
-  const s = total % 60
-  const mm = String(m).padStart(2, "0")
-  const ss = String(s).padStart(2, "0")
-  return h > 0 ? `${h}h ${mm}m ${ss}s` : `${m}m ${ss}s`
-}
 
 export const formatCount = (n: number): string => n.toLocaleString("en-US")
 

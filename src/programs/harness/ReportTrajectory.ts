@@ -1,9 +1,10 @@
 // One question's trajectory on a report page: its facts, its steps with their model calls, and a
 // timeline of where its time went.
+import { formatDuration } from "../../domain/TimeFormat.js"
 import type { ReportCall, ReportPrediction, ReportStep } from "./Report.js"
 import { isForced, outcomeOf } from "./Report.js"
 import { esc, isEmpty, jsonBlock } from "./ReportMarkup.js"
-import { formatCount, formatDuration } from "./ReportText.js"
+import { formatCount } from "./ReportText.js"
 
 export const verdict = (p: ReportPrediction): string => {
   const outcome = outcomeOf(p)
@@ -32,14 +33,25 @@ const callLine = (calls: ReadonlyArray<ReportCall>): string => {
   return `<p class="muted">Model calls: ${esc(parts.join(" · "))}</p>`
 }
 
-const stepBlock = (step: ReportStep, calls: ReadonlyArray<ReportCall>): string => {
-  const parts = [`<p><b>Args</b></p>${jsonBlock(step.args)}`]
+/**
+ * What a page adds to a trajectory beyond the stored rows: the frames an observe_frame step sent, and
+ * node ids made links to the tree page. Both get escaped text or step rows and return markup.
+ */
+export interface TrajectoryDecor {
+  readonly stepFrames: (step: ReportStep) => string
+  readonly linkIds: (escaped: string) => string
+}
+
+const plain: TrajectoryDecor = { stepFrames: () => "", linkIds: (escaped) => escaped }
+
+const stepBlock = (step: ReportStep, calls: ReadonlyArray<ReportCall>, decor: TrajectoryDecor = plain): string => {
+  const parts = [`<p><b>Args</b></p>${decor.linkIds(jsonBlock(step.args))}`, decor.stepFrames(step)]
   if (step.thought !== null && step.thought.length > 0) {
     parts.push(`<details><summary>Thought</summary><pre>${esc(step.thought)}</pre></details>`)
   }
   if (!isEmpty(step.reflect)) parts.push(`<details><summary>Reflect</summary>${jsonBlock(step.reflect)}</details>`)
   if (!isEmpty(step.plan)) parts.push(`<details><summary>Plan</summary>${jsonBlock(step.plan)}</details>`)
-  parts.push(`<p><b>Output</b></p><pre>${esc(step.output)}</pre>`)
+  parts.push(`<p><b>Output</b></p><pre>${decor.linkIds(esc(step.output))}</pre>`)
   parts.push(callLine(calls))
   return `<details class="step"><summary>Step ${step.step} · ${esc(step.tool)}</summary>${parts.join("")}</details>`
 }
@@ -105,7 +117,12 @@ export const timeline = (
     y += 4
   }
   const height = y + 16
-  return `<svg class="timeline" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Timeline" width="${width}" height="${height}" ` +
+  const roles = [...new Set(timed.map((c) => c.role))]
+  const legend = `<p class="legend muted"><i style="background:#d0d7de"></i>step (from its first call to its last)${
+    roles.map((role) => `<i style="background:${roleColors[role] ?? "#57606a"}"></i>${esc(role)} call`).join("")
+  }</p>`
+  return legend +
+    `<svg class="timeline" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Timeline" width="${width}" height="${height}" ` +
     `viewBox="0 0 ${width} ${height}" font-size="11" font-family="system-ui,sans-serif">${rows.join("")}` +
     `<text x="${labelWidth}" y="${height - 3}" fill="#57606a">0s</text>` +
     `<text x="${width - 10}" y="${height - 3}" text-anchor="end" fill="#57606a">${
@@ -133,7 +150,8 @@ export const trajectory = (
 export const trajectoryParts = (
   p: ReportPrediction,
   steps: ReadonlyArray<ReportStep>,
-  calls: ReadonlyArray<ReportCall>
+  calls: ReadonlyArray<ReportCall>,
+  decor: TrajectoryDecor = plain
 ): { readonly summary: string; readonly body: string } => {
   const title = p.question.length > 100 ? `${p.question.slice(0, 99)}…` : p.question
   const options = p.options.map((o) => `<li>${esc(o)}</li>`).join("")
@@ -163,7 +181,7 @@ export const trajectoryParts = (
 <p>${esc(p.question)}</p><ul>${options}</ul>
 <table class="kv">${facts}</table>
 ${timeline(p, steps, calls)}
-${steps.map((s) => stepBlock(s, stepCalls(s.step))).join("\n")}
+${steps.map((s) => stepBlock(s, stepCalls(s.step), decor)).join("\n")}
 ${unplaced.length > 0 ? callLine(unplaced).replace("Model calls:", "Model calls outside a recorded step:") : ""}
 `
   }

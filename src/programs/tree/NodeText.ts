@@ -17,8 +17,8 @@ export const formatCardValue = (value: unknown): string => {
   return ""
 }
 
-/** `field: value` per non-empty card field, the level's summary field first. */
-export const cardLines = (node: TreeNode): ReadonlyArray<string> => {
+/** `[field, value]` per non-empty card field, the level's summary field first. */
+export const cardFields = (node: TreeNode): ReadonlyArray<readonly [string, string]> => {
   const summaryField = summaryFieldByLevel[node.level]
   const fields = Object.keys(node.card)
   const ordered = fields.includes(summaryField)
@@ -26,9 +26,13 @@ export const cardLines = (node: TreeNode): ReadonlyArray<string> => {
     : fields
   return ordered.flatMap((field) => {
     const value = formatCardValue(node.card[field])
-    return value === "" ? [] : [`${field}: ${value}`]
+    return value === "" ? [] : [[field, value] as const]
   })
 }
+
+/** `field: value` per non-empty card field, the level's summary field first. */
+export const cardLines = (node: TreeNode): ReadonlyArray<string> =>
+  cardFields(node).map(([field, value]) => `${field}: ${value}`)
 
 /** The text summarizers read: card lines, then the subtitle. */
 export const nodeText = (node: TreeNode): string => {

@@ -38,9 +38,20 @@ export interface Screenshot {
   readonly data: Buffer
 }
 
-export const screenshot = (file: string, width: number, height: number): Screenshot => {
+/** `settleMs`: virtual time Chromium runs before it captures (images loaded lazily, a script's work). */
+export const screenshot = (
+  file: string,
+  width: number,
+  height: number,
+  options: { readonly settleMs?: number } = {}
+): Screenshot => {
   const out = join(mkdtempSync(join(tmpdir(), "vtree-shot-")), "page.png")
-  run([`--window-size=${width},${height}`, `--screenshot=${out}`, `file://${file}`])
+  run([
+    `--window-size=${width},${height}`,
+    ...(options.settleMs === undefined ? [] : [`--virtual-time-budget=${options.settleMs}`]),
+    `--screenshot=${out}`,
+    `file://${file}`
+  ])
   const png = PNG.sync.read(readFileSync(out))
   rmSync(out, { force: true })
   return { width: png.width, height: png.height, data: png.data }

@@ -39,7 +39,7 @@ describe("build progress", () => {
     // Two calls in the 4 s since the first one: 2 s a call, 6 events left.
     assert.strictEqual(
       renderBuildProgress(state, 5_000),
-      "video 1/2 clip · events 4/10 · calls 3 (1 reused) · 3000 tokens · ETA 0m12s"
+      "video 1/2 clip · events 4/10 · calls 3 (1 reused) · 3000 tokens · ETA 12s"
     )
     state = applyBuildEvent(state, call("scene", false), 6_000)
     assert.include(renderBuildProgress(state, 6_000), "scenes 1")

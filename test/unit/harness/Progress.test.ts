@@ -4,7 +4,6 @@ import type { BenchmarkEvent, PredictionRow } from "../../../src/index.js"
 import {
   applyEvent,
   compactCount,
-  compactDuration,
   describeProgress,
   initialState,
   makeProgress,
@@ -116,13 +115,8 @@ describe("progress", () => {
     )
   })
 
-  it("formats counts and durations compactly", () => {
+  it("formats counts compactly", () => {
     assert.deepStrictEqual([compactCount(999), compactCount(1_250), compactCount(3_456_789)], ["999", "1.3k", "3.5M"])
-    assert.deepStrictEqual([compactDuration(4_400), compactDuration(75_000), compactDuration(3_725_000)], [
-      "4s",
-      "1m15s",
-      "1h02m"
-    ])
   })
 
   it("draws a bar that never wraps the terminal", () => {

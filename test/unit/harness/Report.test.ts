@@ -3,7 +3,7 @@ import type { ReportInput } from "../../../src/programs/harness/Report.js"
 import { summarize } from "../../../src/programs/harness/Report.js"
 import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/harness/ReportHtml.js"
 import { escapeHtml } from "../../../src/programs/harness/ReportMarkup.js"
-import { formatDuration, formatTable, renderJson, renderText } from "../../../src/programs/harness/ReportText.js"
+import { formatTable, renderJson, renderText } from "../../../src/programs/harness/ReportText.js"
 import { call, prediction, step } from "./fixtures.js"
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" as const }
@@ -341,14 +341,6 @@ describe("renderText / renderJson", () => {
   it("emits the summary as JSON that reads back equal", () => {
     const summary = summarize(input)
     assert.deepStrictEqual(JSON.parse(renderJson(summary)), JSON.parse(JSON.stringify(summary)))
-  })
-
-  it("formats durations for people", () => {
-    assert.deepStrictEqual([formatDuration(1_234), formatDuration(125_000), formatDuration(3_723_000)], [
-      "1.2s",
-      "2m 05s",
-      "1h 02m 03s"
-    ])
   })
 })
 

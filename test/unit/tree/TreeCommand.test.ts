@@ -3,7 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { listFrames, searchTree, showNode, validateTree } from "../../../src/cli/TreeCommand.js"
+import { listFrames, searchTree, showNode, showOutline, validateTree } from "../../../src/cli/TreeCommand.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 type TreeJson = { nodes: Record<string, Record<string, unknown>> }
@@ -31,16 +31,16 @@ layer(NodeContext.layer)("vtree tree", (it) => {
       const dir = yield* tempTree(undefined, (id) => !id.endsWith("_L3_003"))
       const report = yield* validateTree(dir)
       assert.include(report, "nodes: 2 L1 scenes, 6 L2 events, 24 L3 frames (32 in all)")
-      assert.include(report, "time: 0s-600s (600s)")
+      assert.include(report, "time: 0:00–10:00 (10:00)")
       assert.include(report, "frames: 18 found, 6 missing (frames/L1_000_L2_000_L3_003.jpg")
-      assert.include(yield* validateTree(join(dir, "tree.json")), "video: VID · long · 600s · Synthetic")
+      assert.include(yield* validateTree(join(dir, "tree.json")), "video: VID · long · 10:00 · Synthetic")
     }))
 
   it.scoped("show prints node text, children and the entity appendix; --anchor numbers lines", () =>
     Effect.gen(function*() {
       const dir = yield* tempTree()
       const plain = yield* showNode(dir, "VID_L1_001_L2_002", false)
-      assert.include(plain, "[Node] VID_L1_001_L2_002 | Event | 500s-600s\nevent_description: A zeppelin lands.")
+      assert.include(plain, "[Node] VID_L1_001_L2_002 | Event | 8:20–10:00\nevent_description: A zeppelin lands.")
       assert.include(plain, "[Children] 4\n  VID_L1_001_L2_002_L3_000 | ")
       assert.include(plain, "[Entities] zeppelin; crew\n[On-screen text] GATE 4")
       const anchored = yield* showNode(dir, "VID_L1_001_L2_002", true)
@@ -53,7 +53,7 @@ layer(NodeContext.layer)("vtree tree", (it) => {
       const dir = yield* tempTree()
       const results = (yield* searchTree(dir, "zeppelin", 2)).split("\n")
       assert.strictEqual(results[0], `[Search results] query "zeppelin" → 1 nodes`)
-      assert.match(results[1]!, /^1\. VID_L1_001_L2_002 \| L2 score=\d+\.\d{3} \[500s, 600s\]$/)
+      assert.match(results[1]!, /^1\. VID_L1_001_L2_002 \| L2 score=\d+\.\d{3} \| 8:20–10:00$/)
       const frames = (yield* listFrames(dir, ["VID_L1_001_L2_002"])).split("\n")
       assert.strictEqual(frames.length, 4)
       assert.strictEqual(frames[0], `VID_L1_001_L2_002_L3_000 ${join(dir, "frames/L1_001_L2_002_L3_000.jpg")} exists`)
@@ -87,7 +87,7 @@ layer(NodeContext.layer)("vtree tree", (it) => {
       assert.strictEqual(
         unknown.message,
         `node "nope" does not exist in VID — its scenes are VID_L1_000, VID_L1_001; ` +
-          `list ids with \`vtree tree show ${dir} <scene id>\` or \`vtree tree search ${dir} <words>\``
+          `list ids with \`vtree tree show ${dir}\` (the outline) or \`vtree tree search ${dir} <words>\``
       )
       const frames = yield* Effect.flip(listFrames(dir, ["nope"]))
       const scene = yield* Effect.flip(listFrames(dir, ["VID_L1_000"]))
@@ -96,5 +96,41 @@ layer(NodeContext.layer)("vtree tree", (it) => {
         assert.notInclude(message, "search_similar")
         assert.include(message, "`vtree tree ")
       }
+    }))
+
+  it.scoped("show without a node id prints the outline: scenes and events with times, frames and a one-line summary", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempTree((tree) => {
+        // The second scene moved past the hour, with everything under it.
+        for (const [id, node] of Object.entries(tree.nodes)) {
+          const range = node["time_range"] as [number, number]
+          if (id.startsWith("VID_L1_001")) node["time_range"] = [range[0] + 3422, range[1] + 3422]
+        }
+      })
+      const lines = (yield* showOutline(dir)).split("\n")
+      assert.strictEqual(lines[0], "VID · long · 10:00 · Synthetic · 2 scenes, 6 events, 24 frames")
+      // 40 words of summary, cut to fit the line.
+      assert.match(lines[1]!, /^Scene VID_L1_000 \| 0:00–5:00 \| \w+( \w+)* ?\w*…$/)
+      assert.match(lines[2]!, /^ {2}Event VID_L1_000_L2_000 \| 0:00–1:40 \| 4 frames \| \w+/)
+      assert.strictEqual(lines.filter((line) => line.startsWith("Scene ")).length, 2)
+      assert.strictEqual(lines.filter((line) => line.startsWith("  Event ")).length, 6)
+      assert.include(lines, "  Event VID_L1_001_L2_002 | 1:05:22–1:07:02 | 4 frames | A zeppelin lands.")
+      assert.isTrue(lines.some((line) => line.startsWith("Scene VID_L1_001 | 1:02:02–1:07:02 | ")))
+      // One line per node, whatever the summary's length.
+      assert.strictEqual(lines.length, 1 + 2 + 6)
+      for (const line of lines) assert.isAtMost(line.length, 160)
+    }))
+
+  it.scoped("the outline keeps hostile card text to one inert line", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempTree((tree) => {
+        tree.nodes["VID_L1_000"]!["card"] = { scene_summary: "evil\u001b]0;owned\u0007 scene\nSecond line\r\u001b[2J" }
+      })
+      const outline = yield* showOutline(dir)
+      assert.notInclude(outline, "\u001b")
+      assert.notInclude(outline, "\u0007")
+      assert.notInclude(outline, "\r")
+      assert.include(outline, "Scene VID_L1_000 | 0:00–5:00 | evil\\x1b]0;owned\\x07 scene Second line")
+      assert.strictEqual(outline.split("\n").length, 9)
     }))
 })

@@ -170,7 +170,9 @@ describe("OpenAiSpeech on the shared call path", () => {
                 status: "ok",
                 errorReason: null,
                 questionId: null,
-                parentStep: null
+                parentStep: null,
+                // One attempt each: a 400 is not retried.
+                attempts: 1
               },
               {
                 role: "asr",
@@ -181,7 +183,8 @@ describe("OpenAiSpeech on the shared call path", () => {
                 status: "error",
                 errorReason: "BadRequest",
                 questionId: null,
-                parentStep: null
+                parentStep: null,
+                attempts: 1
               }
             ]
           )

@@ -3,8 +3,7 @@ import * as Path from "@effect/platform/Path"
 import { Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import { toFile } from "openai"
 import type { AsrConfig } from "../../config/AsrConfig.js"
-import { loadAsrConfig } from "../../config/AsrConfig.js"
-import { ConfigurationError, type EndpointConfig } from "../../config/ProviderConfig.js"
+import type { EndpointConfig } from "../../config/ProviderConfig.js"
 import type { SubtitleCue } from "../../domain/Media.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { SpeechToText } from "../../services/SpeechToText.js"
@@ -105,21 +104,3 @@ export const make = Effect.fn("OpenAiSpeech.make")(function*(config: AsrConfig) 
 
 export const layerConfig = (config: AsrConfig): Layer.Layer<SpeechToText, never, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(SpeechToText, make(config))
-
-/** Reads VTREE_ASR_*; fails naming the variable to set when speech-to-text is not configured. */
-export const layer: Layer.Layer<SpeechToText, ConfigurationError, FileSystem.FileSystem | Path.Path> = Layer.effect(
-  SpeechToText,
-  Effect.flatMap(loadAsrConfig, (config) =>
-    Option.match(config, {
-      onNone: () =>
-        Effect.fail(
-          new ConfigurationError({
-            reason: "Missing",
-            variable: "VTREE_ASR_MODEL",
-            message:
-              "speech-to-text is not configured: set VTREE_ASR_MODEL (and VTREE_ASR_BASE_URL / VTREE_ASR_API_KEY)"
-          })
-        ),
-      onSome: make
-    }))
-)

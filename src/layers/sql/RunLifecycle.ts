@@ -105,5 +105,3 @@ export const runLifecycle = (
 
   return { startRun, claimRun, renewClaim, releaseRun, finishRun }
 }
-
-export type RunLifecycle = ReturnType<typeof runLifecycle>

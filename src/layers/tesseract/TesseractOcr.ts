@@ -19,8 +19,6 @@ export interface TesseractOptions {
   readonly timeout?: Duration.DurationInput
 }
 
-/** What `VTREE_OCR_LANGS` falls back to. */
-export const defaultLangs: ReadonlyArray<string> = ["eng"]
 export const defaultWorkers = 1
 export const defaultTimeout = Duration.seconds(60)
 

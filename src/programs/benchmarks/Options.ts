@@ -10,9 +10,6 @@ export const letterAt = (index: number): string => String.fromCharCode(65 + inde
 /** The 0-based index a letter names, or -1. */
 export const indexOfLetter = (letter: string): number => (/^[A-Z]$/.test(letter) ? letter.charCodeAt(0) - 65 : -1)
 
-/** `"A. text"` → `"text"`: the option as the benchmark wrote it. */
-export const optionText = (option: string): string => option.replace(/^[A-Z]\.\s?/, "")
-
 /**
  * The letter an unanswered question is exported with where a scorer reads letters: the first letter after
  * the question's options (E for A–D). It scores wrong, as no key can name it, yet is a letter, so a scorer

@@ -1,4 +1,5 @@
-import { Effect, JSONSchema, Schema } from "effect"
+import type { Effect } from "effect"
+import { JSONSchema, Schema } from "effect"
 
 /**
  * What an MCP tool is to vtree, independent of any MCP library: a name, JSON Schemas derived from the
@@ -30,8 +31,6 @@ export interface CallContext {
   /** A progress notification when the client sent a progress token; nothing otherwise. */
   readonly progress: (progress: number, total: number | undefined, message: string) => Effect.Effect<void>
 }
-
-export const noProgress: CallContext = { progress: () => Effect.void }
 
 export type JsonObject = Readonly<Record<string, unknown>>
 

@@ -5,6 +5,7 @@ import { idFromName } from "../../domain/NameId.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { TreeDecodeError } from "../../domain/Tree.js"
 import { FrameSelectionError, NodeNotFound, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
+import { readUserFile, userFileCaps } from "../../domain/UserFile.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import {
   cacheFileName,
@@ -58,12 +59,11 @@ export const treeFolderOf = Effect.fn("TreeLoader.treeFolderOf")(function*(trees
 
 /** Reads and decodes tree.json; nothing is indexed. */
 export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(input: string) {
-  const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const { dir, file } = resolveTreePaths(path, input)
-  const bytes = yield* fs.readFile(file).pipe(
+  const bytes = yield* readUserFile(file, userFileCaps.tree).pipe(
     Effect.mapError((error) =>
-      error._tag === "SystemError" && error.reason === "NotFound"
+      error.reason === "NotFound"
         ? TreeDecodeError.at(
           file,
           "",
@@ -74,8 +74,8 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
         : TreeDecodeError.at(
           file,
           "",
-          `cannot be read (${error.message})`,
-          "check the path and its permissions",
+          error.detail.split(" — ")[0]!,
+          error.detail.split(" — ")[1] ?? "check the path and its permissions",
           "Unreadable"
         )
     )

@@ -141,6 +141,17 @@ export {
   withCallContext
 } from "./services/CallLog.js"
 export { EmbeddingProvider } from "./services/EmbeddingProvider.js"
+// A custom adapter reports each attempt with reportAttempt, so runBenchmark's breaker sees its endpoint too.
+export {
+  type AttemptOutcome,
+  type Breaker,
+  defaultBreakerCalls,
+  type EndpointOutage,
+  isUnreachable,
+  makeBreaker,
+  reportAttempt,
+  withBreaker
+} from "./services/EndpointBreaker.js"
 export {
   type ChatMessage,
   type ChatRequest,

@@ -9,7 +9,7 @@ import { BuildError } from "../programs/builder/BuildError.js"
 import * as Progress from "../programs/builder/BuildProgress.js"
 import * as BuildPrompts from "../programs/builder/BuildPrompts.js"
 import * as Build from "../programs/builder/BuildTree.js"
-import * as Estimate from "../programs/builder/Estimate.js"
+import * as DryRun from "../programs/builder/DryRun.js"
 import * as Inputs from "../programs/builder/Inputs.js"
 import * as Plan from "../programs/builder/Plan.js"
 import { defaultParameters } from "../programs/builder/Plan.js"
@@ -18,6 +18,7 @@ import * as Subtitles from "../programs/builder/Subtitles.js"
 import * as PromptPack from "../programs/prompts/PromptPack.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
 import { BuildModels, buildProviders, dryRunProviders, media, quiet } from "./Composition.js"
+import { loadPrices } from "./Prices.js"
 
 const videos = Args.text({ name: "VIDEO_OR_DIR" }).pipe(
   Args.withDescription("Video files, or folders whose videos (mp4, mkv, webm, mov, …) are all built"),
@@ -80,6 +81,17 @@ const concurrency = wholeNumber("concurrency", 1).pipe(
   Options.withDescription("Model calls in flight at once (sets the provider layers' cap for this command)"),
   withShownDefault(16)
 )
+const recursive = Options.boolean("recursive").pipe(
+  Options.withDescription(
+    "Take the videos of a folder's subfolders too, at any depth (links to folders and hidden folders are not entered)"
+  )
+)
+const prices = Options.text("prices").pipe(
+  Options.withDescription(
+    "Prices file ({\"vlm\": {\"input\", \"output\"}, \"tool\": …}, USD per 1M tokens) for --dry-run's USD; VTREE_VLM_PRICE / VTREE_TOOL_PRICE override a role"
+  ),
+  Options.optional
+)
 const force = Options.boolean("force").pipe(
   Options.withDescription("Drop checkpoints and cached frames; every call is made again")
 )
@@ -104,6 +116,8 @@ const options = {
   benchmark,
   prompts,
   concurrency,
+  recursive,
+  prices,
   force,
   dryRun
 }
@@ -122,6 +136,44 @@ const subtitleFailure = (error: SubtitleError | MediaError | ProviderError | Bui
       } — check VTREE_ASR_BASE_URL / _MODEL, or give subtitles with --subtitles`
     })
     : badInput(error.message)
+
+/**
+ * `--subtitles FILE` and `--subtitles-dir DIR` must name what exists: a mistyped folder would otherwise
+ * leave every video without subtitles, and nobody would know.
+ */
+const checkSubtitlePaths = (args: {
+  readonly subtitles: Option.Option<string>
+  readonly subtitlesDir: Option.Option<string>
+}) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const given = [
+      ...Option.toArray(Option.map(args.subtitles, (file) => ({ flag: "--subtitles", file, type: "File" as const }))),
+      ...Option.toArray(
+        Option.map(args.subtitlesDir, (file) => ({ flag: "--subtitles-dir", file, type: "Directory" as const }))
+      )
+    ]
+    for (const { file, flag, type } of given) {
+      const info = yield* Effect.either(fs.stat(file))
+      const what = type === "File" ? "file" : "folder"
+      if (Either.isLeft(info)) {
+        return yield* new BuildError({
+          reason: "BadOption",
+          message: `${flag} ${file}: no such ${what} — check the path`
+        })
+      }
+      if (info.right.type !== type) {
+        return yield* new BuildError({
+          reason: "BadOption",
+          message: `${flag} ${file}: not a ${what} — ${
+            type === "File"
+              ? "give one .srt / .vtt file"
+              : "give the folder holding <videoID>.srt files, or --subtitles FILE for one file"
+          }`
+        })
+      }
+    }
+  })
 
 /**
  * File subtitles (--subtitles, sidecars, --subtitles-dir) are read now, so a malformed one stops the
@@ -166,22 +218,29 @@ const withSubtitles = (
           ...(Option.isSome(args.subtitles) ? { subtitlesFile: args.subtitles.value } : {}),
           ...(Option.isSome(args.subtitlesDir) ? { subtitlesDir: args.subtitlesDir.value } : {})
         }
-        const resolve = Subtitles.resolveSubtitles(request).pipe(
-          Effect.map((resolved) => ({
-            source: resolved.from === undefined
-              ? resolved.source
-              : `${resolved.source}:${path.basename(resolved.from)}`,
-            cues: resolved.cues
-          })),
-          Effect.mapError(subtitleFailure)
-        )
+        const resolveWith = (plan: boolean) =>
+          Subtitles.resolveSubtitles({ ...request, plan }).pipe(
+            Effect.map((resolved) => ({
+              source: resolved.from === undefined
+                ? resolved.source
+                : `${resolved.source}:${path.basename(resolved.from)}`,
+              cues: resolved.cues
+            })),
+            Effect.mapError(subtitleFailure)
+          )
+        const resolve = resolveWith(false)
         const sidecars = yield* Effect.forEach(
           Subtitles.sidecarCandidates(path, request),
           (file) => fs.exists(file).pipe(Effect.orElseSucceed(() => false))
         )
         const fromFile = Option.isSome(args.subtitles) || sidecars.some(Boolean)
         const early = fromFile ? Option.some(yield* resolve) : Option.none()
-        return { video, subtitles: Option.match(early, { onNone: () => resolve, onSome: Effect.succeed }), early }
+        return {
+          video,
+          subtitles: Option.match(early, { onNone: () => resolve, onSome: Effect.succeed }),
+          // What a dry run shows: the same sources, speech to text named but not run.
+          planned: Option.match(early, { onNone: () => resolveWith(true), onSome: Effect.succeed })
+        }
       }))
   })
 
@@ -224,7 +283,8 @@ export const buildCommand = Command.make("build", options, (args) =>
     const buildPrompts = yield* BuildPrompts.loadBuildPrompts(
       PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts))
     )
-    const given = yield* Inputs.listVideos(args.videos)
+    yield* checkSubtitlePaths(args)
+    const given = yield* Inputs.listVideos(args.videos, { recursive: args.recursive, outDir: args.out })
     const listed: ReadonlyArray<Inputs.VideoInput & { readonly metadata?: QuestionVideos.VideoMetadata }> =
       Option.isNone(args.questions) ? given : yield* selectForQuestions(given, args.questions.value, args.benchmark)
     if (Option.isSome(args.subtitles) && listed.length > 1) {
@@ -239,21 +299,21 @@ export const buildCommand = Command.make("build", options, (args) =>
     const inputs = yield* withSubtitles(probed, args)
 
     if (args.dryRun) {
-      const rows = inputs.map(({ early, video }) => ({
-        videoId: video.videoId,
-        estimate: Estimate.estimateBuild({
-          durationSeconds: video.info.durationSeconds,
-          width: video.info.width,
-          height: video.info.height,
-          subtitleChars: Option.match(early, {
-            onNone: () => 0,
-            onSome: (s) => s.cues.reduce((sum, cue) => sum + cue.text.length, 0)
-          }),
-          promptChars: { event: buildPrompts.event.length, scene: buildPrompts.scene.length },
-          parameters
-        })
-      }))
-      yield* Console.log(Progress.renderDryRun(rows))
+      const models = yield* BuildModels
+      const buildPrices = yield* loadPrices(args.prices)
+      const rows = yield* Effect.forEach(inputs, ({ planned, video }) =>
+        Effect.gen(function*() {
+          const subtitles = yield* planned
+          const estimate = yield* DryRun.dryRunVideo(video, subtitles.cues, {
+            outDir: args.out,
+            parameters,
+            prompts: buildPrompts,
+            models,
+            force: args.force
+          })
+          return { videoId: video.videoId, estimate, subtitles: Subtitles.subtitleKind(subtitles.source) }
+        }))
+      yield* Console.log(Progress.renderDryRun(rows, buildPrices))
       return
     }
 

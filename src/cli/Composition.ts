@@ -1,6 +1,7 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import * as path from "node:path"
 import { loadAsrConfig } from "../config/AsrConfig.js"
 import {
   ConfigurationError,
@@ -12,7 +13,8 @@ import {
   type ProvidersConfig,
   type ReliabilityConfig
 } from "../config/ProviderConfig.js"
-import type { ProviderError } from "../domain/ProviderError.js"
+import { ProviderError } from "../domain/ProviderError.js"
+import { overSampling, type RunSampling, type Sampling } from "../domain/Sampling.js"
 import * as Ffmpeg from "../layers/ffmpeg/Ffmpeg.js"
 import * as MemoryCallBuffer from "../layers/memory/MemoryCallBuffer.js"
 import * as MonkeyOcr from "../layers/monkeyocr/MonkeyOcr.js"
@@ -28,7 +30,9 @@ import { InferError } from "../programs/harness/Infer.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
 import { SearchHubLive } from "../SearchHubLive.js"
 import { LLMProvider } from "../services/LLMProvider.js"
-import { OCRProvider } from "../services/OCRProvider.js"
+import type { OCRProvider } from "../services/OCRProvider.js"
+import { RunStore, type RunStoreError, type RunStoreShape } from "../services/RunStore.js"
+import { SpeechToText } from "../services/SpeechToText.js"
 import { VLMProvider } from "../services/VLMProvider.js"
 
 /**
@@ -55,6 +59,39 @@ export const runStore = (db: string, options: { readonly mustExist?: boolean; re
   PgRunStore.isPostgresUrl(db)
     ? PgRunStore.layer({ url: Redacted.make(db), ...options })
     : SqliteRunStore.layer({ filename: db, ...options })
+
+/** Run stores a reading command opens by name, each the first time it is named, read-only, for the command's scope. */
+export class RunStores extends Context.Tag("vtree/cli/RunStores")<RunStores, {
+  readonly open: (db: string) => Effect.Effect<RunStoreShape, RunStoreError>
+}>() {}
+
+/**
+ * `report` (one run or two, from one database or two) and `runs`: a database is opened only when a run is
+ * read from it, so `report --compare A.db#R B.db#S` never touches the default vtree.db. A name opened twice
+ * (`vtree.db`, `./vtree.db`) is one store.
+ */
+export const readOnlyStores: Layer.Layer<RunStores> = Layer.scoped(
+  RunStores,
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const opened = new Map<string, RunStoreShape>()
+    return RunStores.of({
+      open: (db) => {
+        const key = databaseKey(db)
+        const known = opened.get(key)
+        return known !== undefined ?
+          Effect.succeed(known) :
+          Layer.buildWithScope(runStore(db, { readOnly: true }), scope).pipe(
+            Effect.map(Context.get(RunStore)),
+            Effect.tap((store) => Effect.sync(() => opened.set(key, store)))
+          )
+      }
+    })
+  })
+)
+
+/** One name per database: an SQLite file by its absolute path, a PostgreSQL URL as given. */
+export const databaseKey = (db: string): string => (PgRunStore.isPostgresUrl(db) ? db : path.resolve(db))
 
 /** The database as messages name it: a URL without its password. */
 export const displayDb = (db: string): string => (PgRunStore.isPostgresUrl(db) ? PgRunStore.displayUrl(db) : db)
@@ -128,7 +165,14 @@ const endpointSummary = (endpoint: EndpointConfig) => ({
   model: endpoint.model
 })
 
-/** What config_json records about the providers: endpoints and models, never keys. */
+/** What each role's requests carry, as the run stores it (config_json `sampling`): only what is sent. */
+export const runSampling = (config: ProvidersConfig): RunSampling => ({
+  agent: Option.match(config.llm, { onNone: () => ({}), onSome: (llm) => llm.sampling?.agent ?? {} }),
+  tool: Option.match(config.llm, { onNone: () => ({}), onSome: (llm) => llm.sampling?.tool ?? {} }),
+  vlm: Option.match(config.vlm, { onNone: () => ({}), onSome: (vlm) => vlm.sampling ?? {} })
+})
+
+/** What config_json records about the providers: endpoints and models, never keys; sampling per role. */
 export const providersSummary = (config: ProvidersConfig) => ({
   llm: Option.match(config.llm, {
     onNone: () => null,
@@ -136,7 +180,8 @@ export const providersSummary = (config: ProvidersConfig) => ({
   }),
   vlm: Option.match(config.vlm, { onNone: () => null, onSome: (vlm) => endpointSummary(vlm.endpoint) }),
   embedding: Option.match(config.embedding, { onNone: () => null, onSome: (e) => endpointSummary(e.endpoint) }),
-  ocr: Option.match(config.ocr, { onNone: () => null, onSome: ocrSummary })
+  ocr: Option.match(config.ocr, { onNone: () => null, onSome: ocrSummary }),
+  sampling: runSampling(config)
 })
 
 /** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
@@ -156,13 +201,23 @@ const requireEnabledHub = Effect.flatMap(SearchHub, (hub) =>
       })
     ))
 
+/** The agent's sampling flags over its VTREE_LLM_* settings, field by field. */
+const withAgentSampling = (config: ProvidersConfig, agent: Sampling): ProvidersConfig => ({
+  ...config,
+  llm: Option.map(config.llm, (llm) => ({
+    ...llm,
+    sampling: { agent: overSampling(llm.sampling?.agent ?? {}, agent), tool: llm.sampling?.tool ?? {} }
+  }))
+})
+
 /**
  * The providers `infer` runs with: an LLM is required (the VLM falls back to it); embeddings and OCR
- * when configured; the Search Hub with --web-search; a call buffer for the run's call log.
+ * when configured; the Search Hub with --web-search; a call buffer for the run's call log. `agentSampling`
+ * (the infer flags) wins over the agent's sampling variables.
  */
-export const inferProviders = (webSearch: boolean) =>
+export const inferProviders = (webSearch: boolean, agentSampling: Sampling = {}) =>
   Layer.unwrapEffect(Effect.gen(function*() {
-    const config = yield* loadProvidersConfig
+    const config = withAgentSampling(yield* loadProvidersConfig, agentSampling)
     if (Option.isNone(config.llm) || Option.isNone(config.vlm)) {
       return yield* new InferError({ reason: "BadOption", message: `no LLM configured — ${configurationHelp}` })
     }
@@ -234,10 +289,63 @@ const noCall = Effect.dieMessage("a dry run makes no model call")
 
 /**
  * `build --dry-run` plans and calls nothing, so it needs no model configured: model ports that are
- * never called (reaching one is a bug), and no model names.
+ * never called (reaching one is a bug). The model names, when set, key the checkpoints it counts as
+ * reused; speech to text, when set, is named as a video's subtitle source without being asked.
  */
-export const dryRunProviders = Layer.mergeAll(
-  Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => noCall })),
-  Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => noCall })),
-  Layer.succeed(BuildModels, { vlm: "-", llm: "-" })
-)
+export const dryRunProviders = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm, asr: loadAsrConfig }).pipe(
+    Effect.mapError(badBuildOption)
+  )
+  const model = <A>(role: Option.Option<A>, name: (a: A) => string) =>
+    Option.getOrElse(Option.map(role, name), () => "-")
+  return Layer.mergeAll(
+    Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => noCall })),
+    Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => noCall })),
+    Layer.succeed(BuildModels, {
+      vlm: model(config.vlm, (vlm) => vlm.endpoint.model),
+      llm: model(config.llm, (llm) => llm.tool.model)
+    }),
+    ...Option.toArray(Option.map(config.asr, (asr) =>
+      Layer.succeed(
+        SpeechToText,
+        SpeechToText.of({ model: asr.model, maxUploadBytes: asr.maxUploadBytes, transcribe: () => noCall })
+      )))
+  )
+}))
+
+// ---- `mcp` -------------------------------------------------------------------------------------------
+
+/** Whether `mcp --trees` has a model: video_view_node then summarizes for a question, and video_ask runs. */
+export class McpModels extends Context.Tag("vtree/cli/McpModels")<McpModels, { readonly llm: boolean }>() {}
+
+const unconfigured = (what: string) =>
+  Effect.fail(
+    new ProviderError({
+      provider: what,
+      reason: "BadRequest",
+      message: `no ${what} configured — ${configurationHelp}`
+    })
+  )
+
+/**
+ * The models `mcp --trees` may call: the configured LLM and VLM when there are, else ports that refuse
+ * every call naming what to set (the tree tools still serve cards, frames and subtitles), and
+ * embeddings when configured (video_search is then hybrid). Only these roles are read.
+ */
+export const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm })
+  const llm = Option.match(config.llm, {
+    onNone: () => Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => unconfigured("LLM") })),
+    onSome: OpenAiLlm.layerConfig
+  })
+  const vlm = Option.match(config.vlm, {
+    onNone: () => Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => unconfigured("vision model") })),
+    onSome: OpenAiVlm.layerConfig
+  })
+  return Layer.mergeAll(
+    llm,
+    vlm,
+    treeEmbeddings,
+    Layer.succeed(McpModels, { llm: Option.isSome(config.llm) })
+  )
+}))

@@ -11,6 +11,7 @@ import {
 } from "../programs/harness/Export.js"
 import type { ReportCall } from "../programs/harness/Report.js"
 import { benchmarkOfRun } from "../programs/harness/RunProtocol.js"
+import { agentModelOf, storedPrices } from "../programs/harness/RunSettings.js"
 import { RunStore } from "../services/RunStore.js"
 import { dbOption, optionalText } from "./CliOptions.js"
 import { runStore } from "./Composition.js"
@@ -37,7 +38,10 @@ const format = Options.choice("format", exportFormats).pipe(
   Options.optional
 )
 const out = Options.file("out").pipe(Options.withDescription("Write to this file instead of stdout"), Options.optional)
-const prices = optionalText("prices", "Prices file for the cost column of jsonl/csv (see `vtree report --help`)")
+const prices = optionalText(
+  "prices",
+  "Prices file for the cost column of jsonl/csv, instead of the prices the run was started with (see `vtree report --help`)"
+)
 
 /** `vtree export`: a stored run as Video-MME results, JSONL or CSV. */
 export const exportCommand = Command.make(
@@ -64,7 +68,7 @@ export const exportCommand = Command.make(
           } (its benchmark's own format), jsonl or csv`
         })
       }
-      const priced = yield* loadPrices(args.prices)
+      const priced = yield* loadPrices(args.prices, storedPrices(loaded.run.config))
       const calls = new Map<string, Array<ReportCall>>()
       for (const c of loaded.calls) {
         if (c.questionId === null) continue
@@ -72,7 +76,12 @@ export const exportCommand = Command.make(
         if (list === undefined) calls.set(c.questionId, [c])
         else list.push(c)
       }
-      const body = renderExport(chosenFormat, loaded.predictions, (id) => costOfCalls(calls.get(id) ?? [], priced))
+      const body = renderExport(
+        chosenFormat,
+        loaded.predictions,
+        (id) => costOfCalls(calls.get(id) ?? [], priced),
+        { runId: chosen, agentModel: agentModelOf(loaded.run.config, loaded.calls) }
+      )
       yield* writeResult({
         body,
         out: args.out,

@@ -1,7 +1,7 @@
 // @effect/cli's help, made specific: it adds a generic line per option type ("A user-defined piece of
-// text.", "This setting is optional."), shows USAGE without the program name, and pads every command of
-// the root list to the longest usage (some 500 columns). The library has no switch for any of these,
-// so its text is tidied on the way out.
+// text.", "This setting is optional."), shows USAGE without the program name, and lists every command
+// of the root with its whole usage, padded to the longest (some 500 columns). The library has no switch for
+// any of these, so its text is tidied on the way out.
 
 // The library's own sentences: what the option's usage line and our descriptions already say.
 const genericLines = [
@@ -24,6 +24,7 @@ const genericLines = [
  */
 export const tidyHelp = (text: string, program = "vtree"): string => {
   const out: Array<string> = []
+  const commands: Array<{ name: string; description: string }> = []
   let option = ""
   for (const line of text.split("\n")) {
     const trimmed = line.trim()
@@ -43,15 +44,61 @@ export const tidyHelp = (text: string, program = "vtree"): string => {
       out.push(`$ ${program} ${line.slice(2)}`)
       continue
     }
-    // `  - <usage><padding><description>`: the usage on its line, the description indented below it.
-    const command = /^(\s+- )(\S.*?)\s{2,}(\S.*)$/.exec(line.trimEnd())
+    // `  - <usage><padding><description>`: a command of the list, kept as its name and description.
+    const command = /^\s+- (\S.*?)\s{2,}(\S.*)$/.exec(line.trimEnd())
     if (command !== null) {
-      out.push(`${command[1]}${command[2]}`, `${" ".repeat(command[1]!.length + 2)}${command[3]}`)
+      commands.push({ name: commandName(command[1]!), description: command[2]! })
+      continue
+    }
+    const bare = /^\s+- (\S.*)$/.exec(line.trimEnd())
+    if (bare !== null) {
+      commands.push({ name: commandName(bare[1]!), description: "" })
       continue
     }
     out.push(line.trimEnd())
   }
-  return out.join("\n")
+  return commandList(out, commands).join("\n")
+}
+
+/** A command's name from its usage line: the words before the first option or argument. */
+const commandName = (usage: string): string => {
+  const words = usage.split(" ")
+  const end = words.findIndex((word) => /^[-[<(]/.test(word))
+  return words.slice(0, end === -1 ? words.length : end).join(" ")
+}
+
+const listWidth = 120
+
+/** The text before its first `: ` or `; ` outside parentheses. */
+const firstClause = (text: string): string => {
+  let depth = 0
+  for (let i = 0; i < text.length - 1; i++) {
+    const char = text[i]!
+    if (char === "(") depth++
+    else if (char === ")") depth = Math.max(0, depth - 1)
+    else if (depth === 0 && (char === ":" || char === ";") && text[i + 1] === " ") return text.slice(0, i)
+  }
+  return text
+}
+
+/**
+ * The COMMANDS section as one line per command, `  name  description`, names aligned and each line cut at
+ * `listWidth` columns on a word: the full usage and description are the command's own --help.
+ */
+const commandList = (lines: Array<string>, commands: ReadonlyArray<{ name: string; description: string }>) => {
+  if (commands.length === 0) return lines
+  while (lines.length > 1 && lines[lines.length - 1] === "" && lines[lines.length - 2] === "") lines.pop()
+  const nameWidth = Math.max(...commands.map((command) => command.name.length))
+  const listed = commands.map(({ description, name }) => {
+    const line = (text: string) => `  ${name.padEnd(nameWidth)}  ${text}`.trimEnd()
+    if (line(description).length <= listWidth) return line(description)
+    // Too long: the description's first clause (before its first colon or semicolon), else cut on a word.
+    const clause = line(firstClause(description))
+    if (clause.length <= listWidth) return clause
+    const cut = clause.slice(0, listWidth - 1)
+    return `${cut.slice(0, cut.lastIndexOf(" "))}…`
+  })
+  return [...lines, ...listed, ""]
 }
 
 const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)

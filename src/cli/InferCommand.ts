@@ -1,17 +1,18 @@
 import { Command } from "@effect/cli"
 import { Clock, Console, Duration, Effect, Layer, Option, Schedule } from "effect"
-import { loadTestingKnobs } from "../config/RunConfig.js"
+import { loadBreakerCalls, loadTestingKnobs } from "../config/RunConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import { runBenchmark } from "../programs/harness/Infer.js"
 import { makeProgress } from "../programs/harness/Progress.js"
 import { renderText, summarize } from "../programs/harness/Report.js"
+import { storedPrices } from "../programs/harness/RunSettings.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools } from "../programs/tools/WebTools.js"
 import { RunStore } from "../services/RunStore.js"
 import { displayDb, inferProviders, ProvidersSummary, quiet, runStore } from "./Composition.js"
 import { InferInputs, inputsLayer, storedSelection } from "./InferInputs.js"
-import { type InferArgs, options, resuming } from "./InferOptions.js"
+import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
 import { loadPrices, PricesError } from "./Prices.js"
 
 /**
@@ -23,7 +24,9 @@ const inferLayer = (args: InferArgs) => {
   const inputsAndStore = resuming(args)
     ? inputsLayer(args, storedSelection(args)).pipe(Layer.provideMerge(runStore(args.db, { mustExist: true })))
     : runStore(args.db).pipe(Layer.provideMerge(inputsLayer(args, Effect.succeed(null))))
-  return Layer.mergeAll(quiet, inputsAndStore).pipe(Layer.provideMerge(inferProviders(args.webSearch)))
+  return Layer.mergeAll(quiet, inputsAndStore).pipe(
+    Layer.provideMerge(inferProviders(args.webSearch, agentSampling(args)))
+  )
 }
 
 /** `vtree infer`: runs a benchmark and prints its summary. */
@@ -31,10 +34,12 @@ export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
     const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = yield* InferInputs
     const { leaseMs, stepRetryBaseMs } = yield* loadTestingKnobs
+    const breakerCalls = yield* loadBreakerCalls
     // VTREE_STEP_RETRY_BASE_MS=N: the step-level retry waits N then 2N ms instead of 20 s then 40 s.
     const retrySchedule = Option.map(stepRetryBaseMs, (base): Schedule.Schedule<unknown, ProviderError> =>
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
     const webHub = yield* Effect.serviceOption(SearchHub)
+    const { sampling, ...providers } = yield* ProvidersSummary
     const stderr = process.stderr
     const progress = yield* makeProgress({
       write: (text) =>
@@ -72,6 +77,8 @@ export const inferCommand = Command.make("infer", options, (args) =>
       anchor: args.anchor ? args.anchorMode : "off",
       webSearch: args.webSearch,
       protocol: args.protocol,
+      // Unsaid: on for a new run, the run's own mode on --resume.
+      ...(args.noFinalAnswer ? { finalAnswer: false } : {}),
       // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
       ...(Option.isSome(webHub)
         ? {
@@ -80,11 +87,9 @@ export const inferCommand = Command.make("infer", options, (args) =>
         }
         : {}),
       ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
-      config: {
-        questionsPath,
-        selected: questions.length,
-        providers: yield* ProvidersSummary
-      },
+      breakerCalls,
+      sampling,
+      config: { questionsPath, selected: questions.length, providers },
       onEvent: (event) => {
         if (event._tag === "RunStarted") started = event.runId
         return progress.onEvent(event)
@@ -103,7 +108,11 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const store = yield* RunStore
     // The summary needs predictions and calls; steps (with every tool output) stay on disk.
     const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
-    yield* Console.log(renderText(summarize(loaded, { prices: priced, now: yield* Clock.currentTimeMillis })).trimEnd())
+    // A resumed run keeps the prices it was started with unless this invocation gave others.
+    const reportPrices = yield* loadPrices(args.prices, storedPrices(loaded.run.config))
+    yield* Console.log(
+      renderText(summarize(loaded, { prices: reportPrices, now: yield* Clock.currentTimeMillis })).trimEnd()
+    )
     if (result.status === "running") {
       // A worker of a shared run: others still answer; the run is complete when the last one is.
       yield* Console.error(
@@ -119,10 +128,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
       )
     }
   }).pipe(
-    Effect.scoped,
-    // The union of every subcommand's errors is too wide for tsc to name in Root's declaration; the
-    // errors reach ErrorReport unchanged, which reads them by tag.
-    Effect.mapError((error): unknown => error)
+    Effect.scoped
   )).pipe(
     Command.withDescription(
       "Run a benchmark: every question through the agent, saved as it finishes (SQLite, or PostgreSQL shared by many workers); Ctrl-C keeps finished work"

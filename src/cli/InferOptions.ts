@@ -1,4 +1,6 @@
-import { type Command, Options } from "@effect/cli"
+import { type Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { type Sampling, type SamplingField, samplingFields } from "../domain/Sampling.js"
 import { defaultConcurrency } from "../programs/harness/Infer.js"
 import { dbOption, optionalText, promptOptions, wholeNumber, withShownDefault } from "./CliOptions.js"
 
@@ -79,6 +81,45 @@ const protocol = Options.choice("protocol", ["json", "tools"]).pipe(
   ),
   withShownDefault("json")
 )
+/** `--<name> <value>` read by the sampling field's own reader: one line naming the flag when it is not such a value. */
+const samplingOption = (field: SamplingField, pseudo: string, description: string) => {
+  const { expected, flag, parse } = samplingFields[field]
+  return Options.text(flag.slice(2)).pipe(
+    Options.withPseudoName(pseudo),
+    Options.mapEffect((raw) => {
+      const value = parse(raw.trim())
+      return value === undefined
+        ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`vtree: ${flag} ${raw}: expected ${expected}`)))
+        : Effect.succeed(value)
+    }),
+    Options.withDescription(description),
+    Options.optional
+  )
+}
+const temperature = samplingOption(
+  "temperature",
+  "number",
+  "The agent model's temperature, 0–2 (overrides VTREE_LLM_TEMPERATURE; unset: not sent)"
+)
+const topP = samplingOption(
+  "topP",
+  "number",
+  "The agent model's top_p, above 0 to 1 (overrides VTREE_LLM_TOP_P; unset: not sent)"
+)
+const seed = samplingOption("seed", "integer", "The agent model's seed (overrides VTREE_LLM_SEED; unset: not sent)")
+const maxTokens = samplingOption(
+  "maxTokens",
+  "integer",
+  "Cap on each agent reply's tokens, thinking included, sent as max_tokens or max_completion_tokens as the endpoint " +
+    "wants (overrides VTREE_LLM_MAX_TOKENS; unset: not sent)"
+)
+
+const noFinalAnswer = Options.boolean("no-final-answer").pipe(
+  Options.withDescription(
+    "Leave a question unanswered when its steps run out (the reference). Default: one more call asks for submit_answer " +
+      "now, and that answer counts, marked forced"
+  )
+)
 const maxCost = Options.float("max-cost").pipe(
   Options.withDescription(
     "Stop starting questions once spent + in-flight estimate would pass this many USD (run ends budget_stopped; --resume with a higher cap continues). Needs prices"
@@ -110,6 +151,11 @@ export const options = {
   anchorMode,
   webSearch,
   protocol,
+  temperature,
+  topP,
+  seed,
+  maxTokens,
+  noFinalAnswer,
   maxCost,
   prices
 }
@@ -118,3 +164,11 @@ export type InferArgs = Command.Command.ParseConfig<typeof options>
 
 /** --takeover implies --resume. */
 export const resuming = (args: InferArgs): boolean => args.resume || args.takeover
+
+/** The agent's sampling as the flags set it: only the flags given. */
+export const agentSampling = (args: InferArgs): Sampling => ({
+  ...Option.match(args.temperature, { onNone: () => ({}), onSome: (temperature) => ({ temperature }) }),
+  ...Option.match(args.topP, { onNone: () => ({}), onSome: (topP) => ({ topP }) }),
+  ...Option.match(args.seed, { onNone: () => ({}), onSome: (seed) => ({ seed }) }),
+  ...Option.match(args.maxTokens, { onNone: () => ({}), onSome: (maxTokens) => ({ maxTokens }) })
+})

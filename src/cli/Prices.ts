@@ -14,11 +14,12 @@ export class PricesError extends Schema.TaggedError<PricesError>()("PricesError"
 }) {}
 
 /**
- * Prices per role: the `--prices` file first, then `VTREE_<ROLE>_PRICE` (input,cached,output USD per 1M
- * tokens) for each role, which wins over the file so one role can be tried at another price.
+ * Prices per role: the `--prices` file, else the prices the run was started with (`stored`), then
+ * `VTREE_<ROLE>_PRICE` (input,cached,output USD per 1M tokens) for each role, which wins over both so one
+ * role can be tried at another price. A file replaces the stored prices whole: it is the price list asked for.
  */
-export const loadPrices = Effect.fn("Prices.load")(function*(file: Option.Option<string>) {
-  const prices: { -readonly [K in keyof Prices]: Prices[K] } = {}
+export const loadPrices = Effect.fn("Prices.load")(function*(file: Option.Option<string>, stored: Prices = {}) {
+  const prices: { -readonly [K in keyof Prices]: Prices[K] } = Option.isSome(file) ? {} : { ...stored }
   if (Option.isSome(file)) {
     const text = yield* readUserText(file.value, userFileCaps.small, { strict: true }).pipe(
       Effect.mapError((error) => new PricesError({ reason: "Unreadable", message: `--prices ${error.message}` }))

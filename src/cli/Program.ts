@@ -3,6 +3,7 @@
 import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Exit, Logger } from "effect"
+import type { CliError } from "./CliError.js"
 import { describeFailure } from "./ErrorReport.js"
 import { rootCommand } from "./Root.js"
 import { withTerminalText } from "./TerminalConsole.js"
@@ -11,7 +12,7 @@ import { version } from "./version.js"
 const cli = Command.run(rootCommand, { name: "vtree", version })
 
 /** The CLI for `argv` (as in `process.argv`: node and script first); fails when the command does. */
-export const cliProgram = (argv: ReadonlyArray<string>): Effect.Effect<void, unknown> => {
+export const cliProgram = (argv: ReadonlyArray<string>): Effect.Effect<void, CliError> => {
   // Console output is rendered for a terminal (cli/TerminalConsole.ts): data is shown, never obeyed.
   const asksForHelp = argv.slice(2).some((arg) => arg === "--help" || arg === "-h")
   return withTerminalText(cli(argv), { help: asksForHelp }).pipe(

@@ -2,6 +2,7 @@ import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { VideoMmeTaskTypes } from "../domain/Question.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
+import { UsageError } from "./CliError.js"
 import { optionalText, promptOptions } from "./CliOptions.js"
 
 const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
@@ -30,9 +31,13 @@ export const promptCommand = Command.make(
         const known = [...new Set([...VideoMmeTaskTypes, ...skillTypes])]
         const wanted = type.trim().toLowerCase()
         if (!known.some((name) => name.toLowerCase() === wanted)) {
-          return yield* Effect.fail(
-            `--task-type "${type}": not a task type of Video-MME or of ${manager.dir} — use one of: ${known.join(", ")}`
-          )
+          return yield* new UsageError({
+            reason: "InvalidValue",
+            option: "--task-type",
+            message: `--task-type "${type}": not a task type of Video-MME or of ${manager.dir} — use one of: ${
+              known.join(", ")
+            }`
+          })
         }
         const own = skillTypes.some((name) => name.toLowerCase() === wanted)
         if (args.skillMode === "auto" && !own) {

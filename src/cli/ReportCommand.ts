@@ -1,5 +1,5 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
 import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
 import type { ReportCall } from "../programs/harness/Report.js"
@@ -11,9 +11,9 @@ import {
 } from "../programs/harness/ReportCompare.js"
 import { renderCompareHtml } from "../programs/harness/ReportCompareHtml.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
-import { RunStore, type RunStoreShape } from "../services/RunStore.js"
+import { runSettings, storedPrices } from "../programs/harness/RunSettings.js"
 import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
-import { displayDb, runStore } from "./Composition.js"
+import { databaseKey, displayDb, readOnlyStores, RunStores } from "./Composition.js"
 import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
 import { loadPrices } from "./Prices.js"
 
@@ -48,8 +48,8 @@ const runs = Args.text({ name: "RUN" }).pipe(
 )
 const prices = optionalText(
   "prices",
-  "JSON file of USD per 1M tokens per role, e.g. {\"agent\": {\"input\": 0.6, \"cachedInput\": 0.15, \"output\": 2.4}}; " +
-    "VTREE_<ROLE>_PRICE=input,cached,output overrides a role. Without prices, cost is unknown"
+  "JSON file of USD per 1M tokens per role, e.g. {\"agent\": {\"input\": 0.6, \"cachedInput\": 0.15, \"output\": 2.4}}. " +
+    "Default: the run's own prices. VTREE_<ROLE>_PRICE=input,cached,output overrides a role"
 )
 const format = Options.choice("format", ["text", "json", "html"]).pipe(
   Options.withDescription(
@@ -67,11 +67,6 @@ export const parseRunRef = (ref: string, fallbackDb: string): { readonly db: str
   const hash = ref.lastIndexOf("#")
   return hash <= 0 ? { db: fallbackDb, runId: ref } : { db: ref.slice(0, hash), runId: ref.slice(hash + 1) }
 }
-
-// Comparing across databases needs a second store next to the one the command provides: opened here, at
-// the CLI edge, for the scope of the command.
-const openStore = (filename: string) =>
-  Layer.build(runStore(filename, { readOnly: true })).pipe(Effect.map(Context.get(RunStore)))
 
 // A text report is read on the terminal (Console renders it); json and html are data, kept as they are.
 const writeOut = (
@@ -106,7 +101,7 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   readonly runs: ReadonlyArray<string>
   readonly format: "text" | "json" | "html"
   readonly out: Option.Option<string>
-  readonly prices: Prices
+  readonly prices: Option.Option<string>
 }) {
   if (args.runs.length !== 2) {
     return yield* new ReportError({
@@ -116,27 +111,36 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   }
   const refA = parseRunRef(args.runs[0]!, args.db)
   const refB = parseRunRef(args.runs[1]!, Option.getOrElse(args.dbB, () => args.db))
-  const provided = yield* RunStore
-  const stores = new Map<string, RunStoreShape>([[args.db, provided]])
-  const storeFor = (file: string) =>
-    stores.has(file)
-      ? Effect.succeed(stores.get(file)!)
-      : Effect.tap(openStore(file), (store) => Effect.sync(() => stores.set(file, store)))
+  if (refA.runId === refB.runId && databaseKey(refA.db) === databaseKey(refB.db)) {
+    return yield* new ReportError({
+      reason: "BadArguments",
+      message: `--compare ${args.runs[0]} ${args.runs[1]}: both name the same run, ${refA.runId} of ${
+        displayDb(refA.db)
+      } — compare two different runs`
+    })
+  }
+  const stores = yield* RunStores
   const options = { includeSteps: args.format === "html" }
-  const loadedA = yield* (yield* storeFor(refA.db)).loadRun(refA.runId, options)
-  const loadedB = yield* (yield* storeFor(refB.db)).loadRun(refB.runId, options)
+  // A database is opened only when a run is read from it: FILE#RUN on both sides never opens --db.
+  const loadedA = yield* (yield* stores.open(refA.db)).loadRun(refA.runId, options)
+  const loadedB = yield* (yield* stores.open(refB.db)).loadRun(refB.runId, options)
+  // Each run at its own stored prices, unless --prices or a variable says otherwise.
+  const pricesA = yield* loadPrices(args.prices, storedPrices(loadedA.run.config))
+  const pricesB = yield* loadPrices(args.prices, storedPrices(loadedB.run.config))
   const comparison = compareRuns(
     {
       runId: refA.runId,
-      source: refA.db,
+      source: displayDb(refA.db),
       predictions: loadedA.predictions,
-      costOf: costPerQuestion(loadedA.calls, args.prices)
+      costOf: costPerQuestion(loadedA.calls, pricesA),
+      settings: runSettings(loadedA.run)
     },
     {
       runId: refB.runId,
-      source: refB.db,
+      source: displayDb(refB.db),
       predictions: loadedB.predictions,
-      costOf: costPerQuestion(loadedB.calls, args.prices)
+      costOf: costPerQuestion(loadedB.calls, pricesB),
+      settings: runSettings(loadedB.run)
     }
   )
   if (comparison instanceof NoSharedQuestions) {
@@ -153,7 +157,7 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   yield* writeOut(
     body,
     args,
-    [args.db, refA.db, refB.db],
+    [refA.db, refB.db],
     [loadedA.run, loadedB.run],
     `the ${args.format} comparison of ${refA.runId} and ${refB.runId}`
   )
@@ -165,8 +169,7 @@ export const reportCommand = Command.make(
   { db, dbB, runId, compare, runs, prices, format, out },
   (args) =>
     Effect.gen(function*() {
-      const priced = yield* loadPrices(args.prices)
-      if (args.compare) return yield* compareCommand({ ...args, prices: priced })
+      if (args.compare) return yield* compareCommand(args)
       if (args.runs.length > 0) {
         return yield* new ReportError({
           reason: "BadArguments",
@@ -175,7 +178,7 @@ export const reportCommand = Command.make(
           } — pick a run with --run-id, or compare two with --compare RUN_A RUN_B`
         })
       }
-      const store = yield* RunStore
+      const store = yield* (yield* RunStores).open(args.db)
       // listRuns is newest first, so its head is the latest run.
       const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
       if (chosen === undefined) {
@@ -186,6 +189,7 @@ export const reportCommand = Command.make(
       }
       // Only the HTML page shows trajectories; the tables need no step rows.
       const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
+      const priced = yield* loadPrices(args.prices, storedPrices(loaded.run.config))
       const summary = summarize(loaded, { prices: priced, now: yield* Clock.currentTimeMillis })
       const body = args.format === "json"
         ? renderJson(summary)
@@ -200,5 +204,5 @@ export const reportCommand = Command.make(
       "trajectories), or compare two with --compare"
   ),
   // Read-only: a report never writes, not even a migration (an older database reads as it is).
-  Command.provide((args) => runStore(args.db, { readOnly: true }))
+  Command.provide(readOnlyStores)
 )

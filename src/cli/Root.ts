@@ -7,6 +7,7 @@ import { mcpCommand } from "./McpCommand.js"
 import { ocrCommand } from "./OcrCommand.js"
 import { promptCommand } from "./PromptCommand.js"
 import { reportCommand } from "./ReportCommand.js"
+import { runsCommand } from "./RunsCommand.js"
 import { treeCommand } from "./TreeCommand.js"
 
 /**
@@ -26,6 +27,7 @@ export const rootCommand = Command.make("vtree").pipe(
     ocrCommand,
     promptCommand,
     reportCommand,
+    runsCommand,
     treeCommand
   ])
 )

@@ -2,7 +2,8 @@
 // --run-id): its control characters are shown as `\x1b`, never obeyed (domain/TerminalText.ts). This
 // is the one place that happens for Console output; machine formats written to stdout (report --format
 // json|html, export) go through cli/OutputFile.ts instead, which keeps their bytes when stdout is a file.
-import { Console, Effect } from "effect"
+import type { Effect } from "effect"
+import { Console } from "effect"
 import { terminalText, withoutStyles } from "../domain/TerminalText.js"
 import { tidyHelp } from "./HelpText.js"
 

@@ -3,6 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either } from "effect"
 import { cutTerminalText, terminalText } from "../domain/TerminalText.js"
+import { TreeDecodeError } from "../domain/Tree.js"
 import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
 import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { anchoredText, childInfo, entityAppendix, nodeText } from "../programs/tree/NodeText.js"
@@ -31,8 +32,8 @@ const frameReport = Effect.fn("TreeCommand.frameReport")(function*(dir: string, 
   return { found: present.filter(Boolean).length, missing: frames.filter((_, i) => !present[i]) }
 })
 
-/** The report of `vtree tree validate`; fails with TreeDecodeError on a bad tree. */
-export const validateTree = Effect.fn("TreeCommand.validate")(function*(input: string) {
+/** The report of `vtree tree validate` and the frames it misses; fails with TreeDecodeError on a bad tree. */
+export const checkTree = Effect.fn("TreeCommand.check")(function*(input: string) {
   const { dir, file, index } = yield* readTreeIndex(input)
   const counts = { 1: 0, 2: 0, 3: 0 }
   let start = Infinity
@@ -50,7 +51,7 @@ export const validateTree = Effect.fn("TreeCommand.validate")(function*(input: s
   ]
     .filter((part) => part !== null)
     .join(" · ")
-  return [
+  const report = [
     `${file}: ok`,
     `video: ${index.videoId}${about === "" ? "" : ` · ${about}`}`,
     `nodes: ${counts[1]} L1 scenes, ${counts[2]} L2 events, ${counts[3]} L3 frames (${index.nodes.size} in all)`,
@@ -60,7 +61,32 @@ export const validateTree = Effect.fn("TreeCommand.validate")(function*(input: s
       ? ""
       : ` (${frames.missing.slice(0, 5).join(", ")}${frames.missing.length > 5 ? ", …" : ""})`)
   ].join("\n")
+  return { file, report, missing: frames.missing }
 })
+
+/** The report of `vtree tree validate`; fails with TreeDecodeError on a bad tree (missing frames count as valid). */
+export const validateTree = (input: string) => Effect.map(checkTree(input), (checked) => checked.report)
+
+/**
+ * `vtree tree validate`: the report, then a failure when frames are missing (observe_frame would fail
+ * on those nodes), unless `allowMissingFrames`.
+ */
+export const validateCommand = Effect.fn("TreeCommand.validateCommand")(
+  function*(input: string, allowMissingFrames: boolean) {
+    const { file, missing, report } = yield* checkTree(input)
+    yield* Console.log(report)
+    if (missing.length > 0 && !allowMissingFrames) {
+      const count = missing.length === 1 ? "1 frame missing" : `${missing.length} frames missing`
+      return yield* TreeDecodeError.at(
+        file,
+        "",
+        `${count} (${missing[0]}${missing.length > 1 ? ", …" : ""}); observe_frame cannot show them`,
+        "run the build again to restore them, or accept the tree with --allow-missing-frames",
+        "MissingFrames"
+      )
+    }
+  }
+)
 
 // Tree messages written for the agent name its tools; a person at the shell gets the commands.
 const cliFinding = (input: string): IdFinding => ({
@@ -142,9 +168,18 @@ const treeArg = Args.text({ name: "tree" }).pipe(Args.withDescription("a tree di
 // Failures stay in the error channel: bin prints their message as one line and exits 1.
 const printing = <E, R>(report: Effect.Effect<string, E, R>) => Effect.flatMap(report, Console.log)
 
-const validate = Command.make("validate", { tree: treeArg }, ({ tree }) => printing(validateTree(tree))).pipe(
+const validate = Command.make(
+  "validate",
+  {
+    tree: treeArg,
+    allowMissingFrames: Options.boolean("allow-missing-frames").pipe(
+      Options.withDescription("exit 0 even when frame images of L3 nodes are missing")
+    )
+  },
+  ({ allowMissingFrames, tree }) => validateCommand(tree, allowMissingFrames)
+).pipe(
   Command.withDescription(
-    "Decode tree.json and check its structure; counts per level, time span, frames found and missing."
+    "Decode tree.json and check its structure; counts per level, time span, frames found and missing (exit 1 when any is missing)."
   )
 )
 

@@ -1,4 +1,11 @@
 import { Config, ConfigError, type Duration, Effect, Option, type Redacted } from "effect"
+import {
+  type Sampling,
+  samplingFieldNames,
+  samplingFields,
+  type SamplingRole,
+  samplingVariable
+} from "../domain/Sampling.js"
 import { ConfigurationError } from "./ConfigurationError.js"
 import { httpUrl, load, parsed, positiveWhole, seconds, secret, text, urls, wholeNumber } from "./ConfigVariables.js"
 
@@ -40,11 +47,15 @@ export interface LlmConfig {
   readonly tool: EndpointConfig
   readonly thinking: ThinkingDialect
   readonly reliability: ReliabilityConfig
+  /** What each role's requests carry (VTREE_LLM_* / VTREE_TOOL_LLM_* sampling variables); absent: nothing. */
+  readonly sampling?: { readonly agent: Sampling; readonly tool: Sampling }
 }
 
 export interface VlmConfig {
   readonly endpoint: EndpointConfig
   readonly thinking: ThinkingDialect
+  /** What vision requests carry (VTREE_VLM_* sampling variables); absent: nothing. */
+  readonly sampling?: Sampling
   /** Images above this size are refused before upload: servers reject them anyway, slowly. */
   readonly maxImageBytes: number
   readonly reliability: ReliabilityConfig
@@ -101,6 +112,43 @@ const thinking = parsed(
   (raw) => thinkingDialects.find((dialect) => dialect === raw.toLowerCase()),
   "none"
 )
+
+/**
+ * OpenAI's reasoning models ("o3-mini", "openai/o4-mini" on routers, the gpt-5 family; not "gpt-4o"):
+ * they want max_completion_tokens (layers/openai/Dialect.ts) and refuse any temperature but their own.
+ */
+const openAiReasoningModel = /^(?:[\w-]+\/)?(?:o\d+(?:$|-)|gpt-5)/i
+export const isOpenAiReasoningModel = (model: string): boolean => openAiReasoningModel.test(model)
+
+/**
+ * One role's sampling variables (`<prefix>_TEMPERATURE`, `_TOP_P`, `_SEED`, `_MAX_TOKENS`), each its own:
+ * no role inherits another's. Unset takes `defaults`; `none` sends nothing, even where there is a default.
+ */
+const samplingOf = (role: SamplingRole, defaults: Sampling = {}) =>
+  Effect.gen(function*() {
+    const sampling: { -readonly [K in keyof Sampling]: Sampling[K] } = {}
+    for (const field of samplingFieldNames) {
+      const { expected, parse } = samplingFields[field]
+      const value = yield* parsed(
+        samplingVariable(role, field),
+        `${expected}, or none to send none`,
+        (raw) => {
+          if (raw.toLowerCase() === "none") return Option.none<number>()
+          const read = parse(raw)
+          return read === undefined ? undefined : Option.some(read)
+        },
+        Option.fromNullable(defaults[field])
+      )
+      if (Option.isSome(value)) sampling[field] = value.value
+    }
+    return sampling as Sampling
+  })
+
+/**
+ * The tool role summarizes and checks: temperature 0 by default, so a run repeats. Not for OpenAI's
+ * reasoning models, which refuse a temperature other than their own.
+ */
+const toolSamplingDefaults = (model: string): Sampling => (isOpenAiReasoningModel(model) ? {} : { temperature: 0 })
 
 export const reliability: Config.Config<ReliabilityConfig> = Config.all({
   concurrency: wholeNumber("VTREE_PROVIDER_CONCURRENCY", 16),
@@ -181,16 +229,18 @@ const llm = Effect.gen(function*() {
   const agent = yield* agentEndpoint
   if (Option.isNone(agent)) return Option.none<LlmConfig>()
   const tool = yield* endpointVariables("VTREE_TOOL_LLM")
+  const toolModel = Option.getOrElse(tool.model, () => agent.value.model)
   return Option.some<LlmConfig>({
     agent: { provider: "llm", ...agent.value, timeout: yield* seconds("VTREE_LLM_TIMEOUT_SECONDS", 180) },
     tool: {
       provider: "tool-llm",
       ...inheritEndpoint(agent, tool),
-      model: Option.getOrElse(tool.model, () => agent.value.model),
+      model: toolModel,
       timeout: yield* seconds("VTREE_TOOL_LLM_TIMEOUT_SECONDS", 120)
     },
     thinking: yield* thinking,
-    reliability: yield* reliability
+    reliability: yield* reliability,
+    sampling: { agent: yield* samplingOf("agent"), tool: yield* samplingOf("tool", toolSamplingDefaults(toolModel)) }
   })
 })
 
@@ -211,7 +261,8 @@ const vlm = Effect.gen(function*() {
     },
     thinking: yield* thinking,
     maxImageBytes: yield* wholeNumber("VTREE_VLM_MAX_IMAGE_BYTES", 10 * 1024 * 1024),
-    reliability: yield* reliability
+    reliability: yield* reliability,
+    sampling: yield* samplingOf("vlm")
   })
 })
 

@@ -1,4 +1,5 @@
 import { Config, type Effect, Option } from "effect"
+import { defaultBreakerCalls } from "../services/EndpointBreaker.js"
 import type { ConfigurationError } from "./ConfigurationError.js"
 import { load, parsed, positiveWhole, text } from "./ConfigVariables.js"
 
@@ -30,3 +31,16 @@ export const loadTestingKnobs: Effect.Effect<TestingKnobs, ConfigurationError> =
 /** `VTREE_<ROLE>_PRICE` as written (input,cached,output USD per 1M tokens), when set. */
 export const loadPriceText = (role: string): Effect.Effect<Option.Option<string>, ConfigurationError> =>
   load(text(`VTREE_${role.toUpperCase()}_PRICE`))
+
+/**
+ * VTREE_BREAKER_CALLS: how many calls in a row may fail to reach one role's endpoints (refused, reset,
+ * DNS, TLS, timeouts; retries count) before `infer` stops the run; 0 never stops it.
+ */
+export const loadBreakerCalls: Effect.Effect<number, ConfigurationError> = load(
+  parsed(
+    "VTREE_BREAKER_CALLS",
+    "a whole number ≥ 0 (0 switches the breaker off)",
+    (raw) => (/^\d+$/.test(raw) ? Number(raw) : undefined),
+    defaultBreakerCalls
+  )
+)

@@ -83,6 +83,11 @@ export const Prediction = Schema.Struct({
   usage: UsageSchema,
   stats: ToolStats,
   stopReason: StopReason,
+  /**
+   * True when the answer came from the final-answer call, made after the step budget was spent
+   * (stopReason `budget_exceeded`); absent otherwise.
+   */
+  forced: Schema.optionalWith(Schema.Boolean, { exact: true }),
   /** What went wrong, for stopReason `error` and `parse_error`. */
   error: Schema.NullOr(Schema.String),
   /** For stopReason `error` from the agent's model: the provider failure, so a harness can tell a

@@ -84,6 +84,20 @@ export const RunRow = Schema.Struct({
 })
 export type RunRow = typeof RunRow.Type
 
+/**
+ * What a run's saved predictions amount to, counted in the store (for `vtree runs`, without loading the
+ * rows): saved questions, the keyed ones among them, the keyed ones answered right, and when the last
+ * was saved (null when none was).
+ */
+export const RunTally = Schema.Struct({
+  runId: Schema.String,
+  saved: Schema.Number,
+  keyed: Schema.Number,
+  correct: Schema.Number,
+  lastSavedAt: Schema.NullOr(Schema.Number)
+})
+export type RunTally = typeof RunTally.Type
+
 /** Steps per reply shape: how the parser read the agent's replies. */
 export const ReplyShapeCounts = Schema.partialWith(Schema.Record({ key: ReplyShape, value: Schema.Number }), {
   exact: true
@@ -108,6 +122,11 @@ export const PredictionRow = Schema.Struct({
   reasoning: Schema.NullOr(Schema.String),
   stepsUsed: Schema.Number,
   stopReason: StopReason,
+  /**
+   * The prediction came from the final-answer call after the step budget was spent (`infer` without
+   * `--no-final-answer`): reports count such answers apart. Absent for rows written before it was kept.
+   */
+  forced: Schema.optionalWith(Schema.Boolean, { exact: true }),
   error: Schema.NullOr(Schema.String),
   promptTokens: Schema.Number,
   completionTokens: Schema.Number,
@@ -170,6 +189,8 @@ export const CallRow = Schema.Struct({
   errorReason: Schema.NullOr(ProviderErrorReason),
   /** Which replica served the call; absent for calls stored before it was recorded, and for local fakes. */
   endpoint: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Attempts the call made, retries included; absent for calls stored before it was recorded, and for fakes. */
+  attempts: Schema.optionalWith(Schema.Number, { exact: true }),
   superseded: Schema.optionalWith(Schema.Boolean, { exact: true })
 })
 export type CallRow = typeof CallRow.Type

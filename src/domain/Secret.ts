@@ -106,3 +106,15 @@ export const urlCredentialsMessage = (name: string): string => {
   return `${name} holds a user name or password (user:pw@host): remove it from the URL` +
     (keyVariable === undefined ? " — vtree sends no credentials to this server" : ` and put the key in ${keyVariable}`)
 }
+
+/**
+ * Text from a stored record (an error message) with credentials masked whatever key they belong to: a
+ * report does not know the keys a run used, and a proxy may echo one. Masks a URL's user name and
+ * password, a bearer token, `sk-…` style keys and key-like query parameters; the rest is unchanged.
+ */
+export const maskCredentials = (text: string): string =>
+  text
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi, "$1[redacted]@")
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, "$1 [redacted]")
+    .replace(/(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{8,}/g, "[redacted]")
+    .replace(/([?&](?:api[_-]?key|key|token|access_token|password)=)[^&\s]+/gi, "$1[redacted]")

@@ -51,6 +51,29 @@ export const listFieldsByLevel = {
   3: ["visible_entities", "ongoing_actions", "visible_text"]
 } as const
 
+/** Every field of each level's card, in card order (DESIGN §5.1): what the builder writes. */
+export const cardFieldsByLevel = {
+  1: [
+    "scene_summary",
+    "main_setting",
+    "key_entities",
+    "main_actions",
+    "topic_keywords",
+    "temporal_flow",
+    "visible_text"
+  ],
+  2: [
+    "event_description",
+    "entities",
+    "actions",
+    "action_subjects",
+    "spatial_relations",
+    "state_changes",
+    "visible_text"
+  ],
+  3: ["frame_summary", "visible_entities", "ongoing_actions", "spatial_layout", "visual_attributes", "visible_text"]
+} as const
+
 /** The text fields of each level's card. */
 export const textFieldsByLevel = {
   1: ["scene_summary", "main_setting", "temporal_flow"],
@@ -190,7 +213,9 @@ export const TreeDecodeErrorReason = Schema.Literal(
   "DuplicateKey",
   "TooDeep",
   // JSON, but not a tree: a field, a level, an id or the nesting is wrong
-  "Invalid"
+  "Invalid",
+  // a valid tree.json whose L3 frame images are not all in the folder (observe_frame would fail on them)
+  "MissingFrames"
 )
 export type TreeDecodeErrorReason = typeof TreeDecodeErrorReason.Type
 

@@ -25,6 +25,8 @@ export interface CallOutcome {
   readonly errorReason: ProviderErrorReason | null
   /** The base URL that served the call (its last attempt), credentials removed; absent for local fakes. */
   readonly endpoint?: string
+  /** Attempts the call made (more than 1: it was retried); absent where the adapter does not count them. */
+  readonly attempts?: number
 }
 
 /** One provider call as the CallLog receives it: its outcome and the question and step it served. */

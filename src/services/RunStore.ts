@@ -11,6 +11,7 @@ import type {
   RunRow,
   RunSelection,
   RunStatus,
+  RunTally,
   StepInput,
   StepRow
 } from "../domain/RunRecord.js"
@@ -26,6 +27,7 @@ export {
   RunSelection,
   RunState,
   RunStatus,
+  RunTally,
   StepInput,
   StepRow
 } from "../domain/RunRecord.js"
@@ -198,6 +200,11 @@ export interface RunStoreShape {
   readonly getRun: (runId: string) => Effect.Effect<Option.Option<RunRow>, RunStoreError>
   /** Newest first (by started_at). */
   readonly listRuns: Effect.Effect<ReadonlyArray<RunRow>, RunStoreError>
+  /**
+   * Per run with at least one saved question: how many are saved, keyed and right, counted by the
+   * database (a run's rows are not loaded). A run with none saved has no tally.
+   */
+  readonly runTallies: Effect.Effect<ReadonlyArray<RunTally>, RunStoreError>
   /**
    * `RunNotFound` names the available run ids. `includeSteps: false` leaves `steps` empty: enough for
    * `summarize`, and far lighter on a large run (steps hold every tool output).

@@ -1,4 +1,5 @@
-import type { EndpointConfig, ThinkingDialect } from "../../config/ProviderConfig.js"
+import { type EndpointConfig, isOpenAiReasoningModel, type ThinkingDialect } from "../../config/ProviderConfig.js"
+import type { Sampling } from "../../domain/Sampling.js"
 
 /**
  * What an endpoint's chat-completions requests must look like beyond the common core, as far as vtree
@@ -18,8 +19,6 @@ export interface EndpointDialect {
 }
 
 const openAiHosts = /(^|\.)api\.openai\.com$|\.openai\.azure\.com$/i
-// "openai/o3-mini" on routers; o-series and gpt-5 families, not "gpt-4o" or "o" in other names.
-const reasoningModel = /^(?:[\w-]+\/)?(?:o\d+(?:$|-)|gpt-5)/i
 
 const hostOf = (baseUrl: string): string => {
   try {
@@ -35,13 +34,32 @@ export const detectDialect = (
   thinking: ThinkingDialect
 ): EndpointDialect => {
   if (openAiHosts.test(hostOf(endpoint.baseUrl))) return { name: "openai", tokenCap: "max_completion_tokens" }
-  if (reasoningModel.test(endpoint.model)) return { name: "openai-reasoning", tokenCap: "max_completion_tokens" }
+  if (isOpenAiReasoningModel(endpoint.model)) return { name: "openai-reasoning", tokenCap: "max_completion_tokens" }
   return { name: thinking === "none" ? "openai-compatible" : thinking, tokenCap: "max_tokens" }
 }
 
 /** The body field that caps a reply's tokens, or nothing when there is no cap. */
 export const tokenCapFields = (dialect: EndpointDialect, maxTokens: number | undefined): Record<string, number> =>
   maxTokens === undefined ? {} : { [dialect.tokenCap]: maxTokens }
+
+/**
+ * The sampling fields of a request body: the request's own temperature and token cap (a program's cap
+ * for one kind of call, such as the builder's caption caps) over the role's settings; only what is set,
+ * the cap in the endpoint's dialect.
+ */
+export const samplingBodyFields = (
+  dialect: EndpointDialect,
+  role: Sampling,
+  request: { readonly temperature?: number | undefined; readonly maxTokens?: number | undefined }
+): Record<string, number> => {
+  const temperature = request.temperature ?? role.temperature
+  return {
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(role.topP === undefined ? {} : { top_p: role.topP }),
+    ...(role.seed === undefined ? {} : { seed: role.seed }),
+    ...tokenCapFields(dialect, request.maxTokens ?? role.maxTokens)
+  }
+}
 
 /** One cell for `vtree doctor`: the dialect and how a token cap would be sent. */
 export const describeDialect = (dialect: EndpointDialect): string => `${dialect.name} (${dialect.tokenCap})`

@@ -1,5 +1,7 @@
 import { Clock, Duration, Effect, Option, Ref } from "effect"
 import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
+import type { CallRole } from "../../services/CallLog.js"
+import { isUnreachable, reportAttempt } from "../../services/EndpointBreaker.js"
 import { type ProviderPolicy, retrySchedule, timeoutError } from "../shared/Reliability.js"
 
 /**
@@ -21,6 +23,8 @@ export interface ReplicaHealth {
   probing: boolean
   /** When it was last chosen (a counter), so that idle replicas take turns. */
   lastPicked: number
+  /** Its last attempt or probe could not reach it (refused, reset, DNS, TLS, timeout): the run's breaker reads it. */
+  unreachable: boolean
 }
 
 export type Choice = { readonly use: number } | { readonly probe: number }
@@ -73,6 +77,15 @@ export const endpointLabel = (url: string): string => {
   }
 }
 
+/** A base URL's `host:port` alone, as the breaker's message names it; never a path, a query or credentials. */
+export const endpointHost = (url: string): string => {
+  try {
+    return new URL(url).host
+  } catch {
+    return "(unparseable URL)"
+  }
+}
+
 export interface Replica {
   readonly url: string
   readonly semaphore: Effect.Semaphore
@@ -100,7 +113,7 @@ export const makeReplicaSet = (concurrency: number): Effect.Effect<ReplicaSet> =
         const created: Replica = {
           url,
           semaphore: Effect.unsafeMakeSemaphore(concurrency),
-          health: { inFlight: 0, failures: 0, ejectedUntil: null, probing: false, lastPicked: 0 }
+          health: { inFlight: 0, failures: 0, ejectedUntil: null, probing: false, lastPicked: 0, unreachable: false }
         }
         byUrl.set(url, created)
         return created
@@ -121,18 +134,49 @@ export interface EndpointPool<C> {
 
 export type PoolPolicy = Omit<ProviderPolicy, "semaphore">
 
+/** What a call tells beyond its result: its role (for the run's breaker) and how many attempts it made. */
+export interface CallTracking {
+  readonly role: CallRole
+  readonly attempts?: Ref.Ref<number>
+}
+
 const probeTimeout = Duration.seconds(10)
 
 /**
  * Runs one provider call across the pool under the policy: each attempt picks a replica, holds a
  * permit of that replica's cap, and has its own timeout; transient failures are retried by
  * `retrySchedule`. `servedBy` ends holding the last replica tried (its `endpointLabel`). With one replica, this
- * is `withPolicy`: nothing is ever ejected, since there is nowhere else to go.
+ * is `withPolicy`: nothing is ever ejected, since there is nowhere else to go. With `tracking`, every
+ * attempt is counted in `attempts` and reported to the run's breaker (services/EndpointBreaker.ts),
+ * with whether every replica of the pool is unreachable by now.
  */
-export const withPool = <C>(pool: EndpointPool<C>, policy: PoolPolicy, servedBy: Ref.Ref<Option.Option<string>>) => {
+export const withPool = <C>(
+  pool: EndpointPool<C>,
+  policy: PoolPolicy,
+  servedBy: Ref.Ref<Option.Option<string>>,
+  tracking?: CallTracking
+) => {
   const schedule = retrySchedule(policy.retries, policy.baseDelay)
   const pooled = pool.members.length > 1
   const healths = pool.members.map((member) => member.replica.health)
+  const hosts = pool.members.map((member) => endpointHost(member.replica.url))
+
+  // A failure that is a reply (5xx, 4xx) shows the server is there as much as a success does.
+  const reached = (health: ReplicaHealth, error: ProviderError | null) => {
+    health.unreachable = error !== null && isUnreachable(error)
+  }
+  const attempted = (health: ReplicaHealth, error: ProviderError | null) =>
+    Effect.suspend(() => {
+      reached(health, error)
+      return tracking === undefined
+        ? Effect.void
+        : reportAttempt({
+          role: tracking.role,
+          hosts,
+          failure: error,
+          allDown: healths.every((h) => h.unreachable)
+        })
+    })
 
   const eject = (replica: Replica, now: number) => {
     const { health } = replica
@@ -174,6 +218,9 @@ export const withPool = <C>(pool: EndpointPool<C>, policy: PoolPolicy, servedBy:
         onTimeout: () => timeoutError({ ...policy, timeout: probeTimeout })
       }),
       Effect.either,
+      Effect.tap((outcome) =>
+        Effect.sync(() => reached(replica.health, outcome._tag === "Right" ? null : outcome.left))
+      ),
       Effect.flatMap((outcome) =>
         // Any answer but a 5xx means the server is up: a 404 for /models is still a server.
         outcome._tag === "Right" || (!ejects(outcome.left) && outcome.left.reason !== "Timeout")
@@ -190,6 +237,7 @@ export const withPool = <C>(pool: EndpointPool<C>, policy: PoolPolicy, servedBy:
         const { client, replica } = pool.members[index]!
         tried.add(index)
         return Ref.set(servedBy, Option.some(endpointLabel(replica.url))).pipe(
+          Effect.zipRight(tracking?.attempts === undefined ? Effect.void : Ref.update(tracking.attempts, (n) => n + 1)),
           Effect.zipRight(attempt(client)),
           Effect.timeoutFail({ duration: policy.timeout, onTimeout: () => timeoutError(policy) }),
           replica.semaphore.withPermits(1),
@@ -198,7 +246,11 @@ export const withPool = <C>(pool: EndpointPool<C>, policy: PoolPolicy, servedBy:
             pooled && ejects(error) && replica.health.ejectedUntil === null
               ? Effect.flatMap(Clock.currentTimeMillis, (now) => eject(replica, now))
               : Effect.void
-          )
+          ),
+          Effect.tapBoth({
+            onSuccess: () => attempted(replica.health, null),
+            onFailure: (error) => attempted(replica.health, error)
+          })
         )
       }
       const once: Effect.Effect<A, ProviderError> = Effect.uninterruptibleMask((restoreInterrupt) =>

@@ -55,7 +55,7 @@ export const makeRoute = (endpoint: EndpointConfig, reliability: ReliabilityConf
 
 /**
  * Runs one logical call (retries included) across the route's replicas and reports it, with the
- * endpoint that served it.
+ * endpoint that served it and the attempts it took; each attempt also reaches the run's breaker.
  */
 export const sendReported = <A>(
   route: Route,
@@ -64,10 +64,10 @@ export const sendReported = <A>(
   tokens: (result: A) => { readonly promptTokens: number; readonly completionTokens: number }
 ): Effect.Effect<A, ProviderError> =>
   Effect.flatMap(
-    Ref.make(Option.none<string>()),
-    (servedBy) =>
-      withPool(route.pool, route.policy, servedBy)(attempt).pipe(
-        reported({ role, model: route.endpoint.model, servedBy }, tokens)
+    Effect.all([Ref.make(Option.none<string>()), Ref.make(0)]),
+    ([servedBy, attempts]) =>
+      withPool(route.pool, route.policy, servedBy, { role, attempts })(attempt).pipe(
+        reported({ role, model: route.endpoint.model, servedBy, attempts }, tokens)
       )
   )
 

@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import { type ConfigurationError, type LlmConfig, loadLlmConfig } from "../../config/ProviderConfig.js"
 import { type ChatRequest, LLMProvider } from "../../services/LLMProvider.js"
-import { detectDialect, tokenCapFields } from "./Dialect.js"
+import { detectDialect, samplingBodyFields } from "./Dialect.js"
 import { makeReplicaSet } from "./EndpointPool.js"
 import { completeChat, makeRoute } from "./OpenAiClient.js"
 import { thinkingFields } from "./Thinking.js"
@@ -18,9 +18,12 @@ export const chatBody = (config: LlmConfig, request: ChatRequest): Record<string
     model: endpoint.model,
     messages: request.messages.map(wireMessage),
     ...toolsField(request.tools),
-    // max_completion_tokens where OpenAI wants it, max_tokens for every other server (Dialect.ts).
-    ...tokenCapFields(detectDialect(endpoint, config.thinking), request.maxTokens),
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    // Sent only when set; the cap as max_completion_tokens where OpenAI wants it, else max_tokens (Dialect.ts).
+    ...samplingBodyFields(
+      detectDialect(endpoint, config.thinking),
+      config.sampling?.[request.role] ?? {},
+      request
+    ),
     ...thinkingFields(config.thinking, thinking)
   }
 }

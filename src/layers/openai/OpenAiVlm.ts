@@ -2,7 +2,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Layer } from "effect"
 import { type ConfigurationError, loadVlmConfig, type VlmConfig } from "../../config/ProviderConfig.js"
 import { type VisionRequest, VLMProvider } from "../../services/VLMProvider.js"
-import { detectDialect, tokenCapFields } from "./Dialect.js"
+import { detectDialect, samplingBodyFields } from "./Dialect.js"
 import { makeReplicaSet } from "./EndpointPool.js"
 import { readImageAsDataUrl } from "./ImageData.js"
 import { completeChat, makeRoute } from "./OpenAiClient.js"
@@ -21,7 +21,7 @@ export const visionBody = (config: VlmConfig, request: VisionRequest, imageUrls:
       ]
     }
   ],
-  ...tokenCapFields(detectDialect(config.endpoint, config.thinking), request.maxTokens),
+  ...samplingBodyFields(detectDialect(config.endpoint, config.thinking), config.sampling ?? {}, request),
   // Vision calls describe what is on screen, a summarizer's job: thinking off, like the tool role.
   ...thinkingFields(config.thinking, false)
 })

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { LookupAddress, LookupOptions } from "node:dns"
-import { Readable, Transform, Writable } from "node:stream"
+import type { Readable } from "node:stream"
+import { Transform, Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import zlib from "node:zlib"
 import { Agent } from "undici"

@@ -76,6 +76,8 @@ export interface CallReport {
   readonly model: string
   /** Set by the attempts to the endpoint they went to, when the adapter routes among several. */
   readonly servedBy?: Ref.Ref<Option.Option<string>>
+  /** Counted up by the attempts, when the adapter counts them: a call that took more than one was retried. */
+  readonly attempts?: Ref.Ref<number>
 }
 
 /**
@@ -89,11 +91,19 @@ export const reported = <A>(
 <R>(call: Effect.Effect<A, ProviderError, R>): Effect.Effect<A, ProviderError, R> =>
   Effect.clockWith((clock) => {
     const startedAt = clock.unsafeCurrentTimeMillis()
-    const { servedBy, ...fields } = report
+    const { attempts, servedBy, ...fields } = report
+    const tracked = Effect.all([
+      servedBy === undefined ? Effect.succeedNone : Ref.get(servedBy),
+      attempts === undefined ? Effect.succeedNone : Effect.map(Ref.get(attempts), Option.some)
+    ])
     return Effect.onExit(call, (exit) =>
-      Effect.flatMap(servedBy === undefined ? Effect.succeedNone : Ref.get(servedBy), (endpoint) => {
+      Effect.flatMap(tracked, ([endpoint, tries]) => {
         const durationMs = clock.unsafeCurrentTimeMillis() - startedAt
-        const base = { ...fields, ...(Option.isSome(endpoint) ? { endpoint: endpoint.value } : {}) }
+        const base = {
+          ...fields,
+          ...(Option.isSome(endpoint) ? { endpoint: endpoint.value } : {}),
+          ...(Option.isSome(tries) ? { attempts: tries.value } : {})
+        }
         if (exit._tag === "Success") {
           const usage = tokens(exit.value)
           return recordCall({

@@ -1,6 +1,7 @@
 // The statements over what questions leave behind: `predictions`, `steps` and `llm_calls`.
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Array as Arr, Effect, Schema } from "effect"
+import { RunTally } from "../../domain/RunRecord.js"
 import { insertBatch } from "./QueueRepository.js"
 import {
   CallInsert,
@@ -13,7 +14,7 @@ import {
 } from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
 
-export const answerRepository = ({ sql }: StoreContext) => {
+export const answerRepository = ({ facts, sql }: StoreContext) => {
   const QuestionOfRun = Schema.Struct({ runId: Schema.String, questionId: Schema.String })
 
   return {
@@ -56,6 +57,18 @@ export const answerRepository = ({ sql }: StoreContext) => {
         Effect.forEach(Arr.chunksOf(rows, insertBatch), (batch) => sql`INSERT INTO llm_calls ${sql.insert(batch)}`, {
           discard: true
         })
+    }),
+    // Right means keyed, answered and marked correct: the report's outcome rule (Report.outcomeOf).
+    tallies: SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: RunTally,
+      execute: () =>
+        facts.empty ? sql`SELECT 1 WHERE 1 = 0` : sql`
+          SELECT run_id, COUNT(*) AS saved,
+            SUM(CASE WHEN answer IS NOT NULL THEN 1 ELSE 0 END) AS keyed,
+            SUM(CASE WHEN answer IS NOT NULL AND prediction IS NOT NULL AND correct = 1 THEN 1 ELSE 0 END) AS correct,
+            MAX(finished_at) AS last_saved_at
+          FROM predictions GROUP BY run_id`
     }),
     predictionsOf: SqlSchema.findAll({
       Request: Schema.String,

@@ -234,6 +234,20 @@ const benchmarkFacts = Effect.gen(function*() {
   yield* sql`ALTER TABLE predictions ADD COLUMN benchmark_json TEXT`
 })
 
+// A final answer at the budget (issue 28): 1 when the prediction came from the call made after the step
+// budget was spent, so reports count such answers apart. Rows written before read 0: no such call existed.
+const forcedAnswers = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE predictions ADD COLUMN forced INTEGER NOT NULL DEFAULT 0 CHECK (forced IN (0, 1))`
+})
+
+// How many attempts each provider call made (issue 28): a call retried to success shows as ok, and only
+// this tells the report that it was retried. NULL for rows written before, and for fakes.
+const callAttempts = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE llm_calls ADD COLUMN attempts INTEGER`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
@@ -243,7 +257,9 @@ export const migrations = {
   "0005_budget_stopped": budgetStopped,
   "0006_call_endpoint": callEndpoint,
   "0007_work_queue": workQueue,
-  "0008_benchmark_facts": benchmarkFacts
+  "0008_benchmark_facts": benchmarkFacts,
+  "0009_forced_answers": forcedAnswers,
+  "0010_call_attempts": callAttempts
 }
 
 /** The newest schema this vtree knows: a database with a later migration was written by a newer vtree. */

@@ -59,6 +59,12 @@ export const PredictionStored = Schema.Struct({
     Schema.fromKey("replyShapesJson")
   ),
   worker: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  // 1 reads as `forced: true`; 0, and a database read as it is before 0009 added the column, as absent,
+  // the domain row's "not forced". Always written, 0 or 1: a batch INSERT names the same columns per row.
+  forced: Schema.optionalToOptional(Schema.Literal(0, 1), Schema.Boolean, {
+    decode: (stored) => Option.as(Option.filter(stored, (flag) => flag === 1), true),
+    encode: (value) => Option.some(Option.getOrElse(value, () => false) ? 1 as const : 0 as const)
+  }),
   // NULL (rows written before 0008, or without facts) reads as absent, like the counts nobody reported.
   benchmark: Schema.optionalToOptional(
     Schema.NullOr(Schema.parseJson(BenchmarkFacts)),
@@ -97,6 +103,7 @@ export const CallStored = Schema.Struct({
   cachedPromptTokens: NullWhenAbsent(Schema.Number),
   reasoningTokens: NullWhenAbsent(Schema.Number),
   endpoint: NullWhenAbsent(Schema.String),
+  attempts: NullWhenAbsent(Schema.Number),
   superseded: Schema.optionalWith(Model.BooleanFromNumber, { default: () => false })
 })
 

@@ -66,6 +66,11 @@ export const runReads = (
     )
   }).pipe(guarded("listing runs"), Effect.withSpan("RunStore.listRuns"))
 
+  const runTallies: RunStoreShape["runTallies"] = answers.tallies().pipe(
+    guarded("counting the runs' answers"),
+    Effect.withSpan("RunStore.runTallies")
+  )
+
   const finishedQuestionIds: RunStoreShape["finishedQuestionIds"] = Effect.fn("RunStore.finishedQuestionIds")(
     function*(runId, options) {
       const rows = yield* answers.questionIds({ runId, exceptErrors: options?.exceptErrors === true })
@@ -89,7 +94,7 @@ export const runReads = (
     }))
   }, guarded("loading the run"))
 
-  return { readRun, getRun, listRuns, finishedQuestionIds, loadRun }
+  return { readRun, getRun, listRuns, runTallies, finishedQuestionIds, loadRun }
 }
 
 export type RunReads = ReturnType<typeof runReads>

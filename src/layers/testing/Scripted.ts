@@ -2,6 +2,7 @@ import { Clock, type Duration, Effect, Ref } from "effect"
 import { ProviderError } from "../../domain/ProviderError.js"
 import type { CallRole } from "../../services/CallLog.js"
 import { recordCall } from "../../services/CallLog.js"
+import { isUnreachable, reportAttempt } from "../../services/EndpointBreaker.js"
 
 /** A script: replies consumed in order, or a function of the request (and its 0-based index). */
 export type Script<Req, Reply> = ReadonlyArray<Reply> | ((request: Req, index: number) => Reply)
@@ -16,7 +17,9 @@ export const approximateTokens = (text: string): number => text.split(/\s+/).fil
 
 /**
  * The engine shared by the scripted fakes: records each request, takes the next reply, sleeps the
- * latency, and reports the call through `recordCall` exactly like a real adapter.
+ * latency, and reports the call through `recordCall` exactly like a real adapter. Each call is one
+ * attempt at one endpoint named `name`, reported to the run's breaker: a scripted Transport or Timeout
+ * failure counts as an unreachable endpoint, as a dead server's would.
  */
 export const makeScripted = <Req, Reply, Out>(options: {
   readonly name: string
@@ -44,6 +47,12 @@ export const makeScripted = <Req, Reply, Out>(options: {
         if (options.latency !== undefined) yield* Effect.sleep(options.latency)
         const durationMs = (yield* Clock.currentTimeMillis) - startedAt
         const role = options.role(request)
+        yield* reportAttempt({
+          role,
+          hosts: [options.name],
+          failure: reply instanceof ProviderError ? reply : null,
+          allDown: reply instanceof ProviderError && isUnreachable(reply)
+        })
         if (reply instanceof ProviderError) {
           yield* recordCall({
             role,

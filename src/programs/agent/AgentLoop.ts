@@ -49,11 +49,20 @@ export interface AgentLoopInput<R> {
   readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
   /** Default `json`. */
   readonly protocol?: AgentProtocol
+  /**
+   * Default true: when the budget is spent without submit_answer, one more agent call says so and asks
+   * for the answer now (submit_answer the only tool offered); a submission then is the prediction,
+   * marked `forced`, and the stop reason stays `budget_exceeded`. False: the reference behaviour, the
+   * question ends unanswered.
+   */
+  readonly finalAnswer?: boolean
 }
 
 interface Ending {
   readonly stopReason: StopReason
   readonly submission?: Submission
+  /** The submission came from the final-answer call, after the budget was spent. */
+  readonly forced?: boolean
   readonly error?: string
   readonly providerError?: NonNullable<Prediction["providerError"]>
 }
@@ -93,6 +102,9 @@ const readToolReply = (response: ChatResponse): Read => {
   }
 }
 
+/** The one tool the final-answer call offers, and the only one it runs. */
+export const submitAnswerTool = "submit_answer"
+
 const readJsonReply = (response: ChatResponse): Read => ({
   parsed: parseAgentReply(response.content),
   raw: response.content,
@@ -121,36 +133,86 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
     { role: "user", content: input.userPrompt }
   ]
 
+  const finalAnswer = input.finalAnswer ?? true
+  const finalNote = tools === undefined ? input.labels.finalAnswerMessage : input.labels.finalAnswerCallMessage
+
+  /** One agent call of step `index`, retried on transient failures; a failure that stays is the `error` ending. */
+  const ask = (index: number, offered: typeof tools) =>
+    llm.chat({
+      role: "agent",
+      thinking: true,
+      messages: [...messages],
+      ...(offered === undefined ? {} : { tools: offered })
+    }).pipe(
+      Effect.retry({ schedule, while: isRetryable }),
+      withCallContext({ parentStep: index }),
+      Effect.mapError((failure) =>
+        ending("error", {
+          error: `${failure.provider}: ${failure.reason}: ${failure.message}`,
+          providerError: { provider: failure.provider, reason: failure.reason, status: failure.status ?? null }
+        })
+      ),
+      Effect.map((response) => ({ response, ...(tools === undefined ? readJsonReply : readToolReply)(response) }))
+    )
+
+  /**
+   * The budget is spent (the note asking for the answer is already in the history): one more call, in
+   * which submit_answer is the only tool offered and the only one run. A submission is the answer,
+   * forced; anything else leaves the question as `spent` ended it, unanswered, with the reason said.
+   */
+  const askForAnswer = (spent: Ending) =>
+    Effect.gen(function*() {
+      const index = steps.length + 1
+      yield* observer.beforeStep({ questionId: input.questionId, index, messages: [...messages] })
+      const read = yield* ask(index, tools?.filter((tool) => tool.name === submitAnswerTool))
+      const refused = (why: string) =>
+        ending(spent.stopReason, {
+          error: [spent.error, `the final-answer reply was not a submission: ${why}`].filter(Boolean).join("; ")
+        })
+      if (read.parsed._tag === "Unparseable") return refused(read.parsed.reason)
+      const { action } = read.parsed.reply
+      if (action.tool !== submitAnswerTool) return refused(`it called ${action.tool}`)
+      const result = yield* input.dispatcher.dispatch(action).pipe(
+        withCallContext({ parentStep: index }),
+        Effect.either
+      )
+      if (Either.isLeft(result)) return refused(result.left.message)
+      const { output, submission } = result.right
+      if (submission === undefined) return refused(output)
+      const step: StepRecord = {
+        index,
+        thought: read.response.reasoning ?? read.parsed.thought ?? null,
+        reflect: read.parsed.reply.reflect,
+        plan: read.parsed.reply.plan,
+        tool: action.tool,
+        args: action.args,
+        output,
+        raw: read.raw,
+        replyShapes: read.parsed.shapes
+      }
+      steps.push(step)
+      yield* observer.afterStep(input.questionId, step)
+      return ending(spent.stopReason, { ...spent, submission, forced: true })
+    })
+
   const loop = Effect.gen(function*() {
     let parseFailures = 0
     let unknownCalls = 0
     while (steps.length < input.maxSteps) {
       const index = steps.length + 1
       yield* observer.beforeStep({ questionId: input.questionId, index, messages: [...messages] })
-      const reply = yield* llm.chat({
-        role: "agent",
-        thinking: true,
-        messages: [...messages],
-        ...(tools === undefined ? {} : { tools })
-      }).pipe(
-        Effect.retry({ schedule, while: isRetryable }),
-        withCallContext({ parentStep: index }),
-        Effect.either
-      )
-      if (Either.isLeft(reply)) {
-        const failure = reply.left
-        return ending("error", {
-          error: `${failure.provider}: ${failure.reason}: ${failure.message}`,
-          providerError: { provider: failure.provider, reason: failure.reason, status: failure.status ?? null }
-        })
-      }
-      const { call, message, parsed, raw } = tools === undefined
-        ? readJsonReply(reply.right)
-        : readToolReply(reply.right)
+      const { call, message, parsed, raw, response } = yield* ask(index, tools)
       messages.push(message)
-      // A call must be answered by a tool message naming it; anything else goes back as the user.
-      const answer = (content: string) => {
-        messages.push(call === undefined ? { role: "user", content } : { role: "tool", toolCallId: call.id, content })
+      // A call must be answered by a tool message naming it; anything else goes back as the user. With
+      // `last`, the note asking for the final answer follows: in the same user turn (json, so turns keep
+      // alternating for chat templates that insist), or as a user turn after the tool message.
+      const answer = (content: string, last = false) => {
+        if (call === undefined) {
+          messages.push({ role: "user", content: last ? `${content}\n\n${finalNote}` : content })
+          return
+        }
+        messages.push({ role: "tool", toolCallId: call.id, content })
+        if (last) messages.push({ role: "user", content: finalNote })
       }
       if (parsed._tag === "Unparseable") {
         parseFailures += 1
@@ -180,9 +242,7 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
         // Not a step, but bounded: a model stuck on a tool that does not exist must still stop.
         unknownCalls += 1
         input.stats.unknownTools += 1
-        if (unknownCalls > input.maxSteps) {
-          return ending("budget_exceeded", { error: `more than ${input.maxSteps} calls of unknown tools` })
-        }
+        const spent = unknownCalls > input.maxSteps
         answer(
           // The pack's message asks for a corrected JSON reply; a native call is told in the tool-error form.
           call === undefined
@@ -190,8 +250,15 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
               tool: action.tool,
               tools: input.dispatcher.toolNames.join(", ")
             })
-            : `${input.labels.toolError} ${result.left.message}`
+            : `${input.labels.toolError} ${result.left.message}`,
+          spent && finalAnswer
         )
+        if (spent) {
+          // A model calling tools that do not exist often means to answer (`final_answer`, `answer`):
+          // told that submit_answer is the way, and offered nothing else, it usually can.
+          const end = ending("budget_exceeded", { error: `more than ${input.maxSteps} calls of unknown tools` })
+          return finalAnswer ? yield* askForAnswer(end) : end
+        }
         continue
       }
       const { output, submission } = result.right
@@ -205,7 +272,7 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
       const step: StepRecord = {
         index,
         // Reasoning the endpoint sent apart wins; otherwise what the parser lifted out of think tags.
-        thought: reply.right.reasoning ?? parsed.thought ?? null,
+        thought: response.reasoning ?? parsed.thought ?? null,
         reflect: parsed.reply.reflect,
         plan: parsed.reply.plan,
         tool: action.tool,
@@ -215,14 +282,18 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
         replyShapes: parsed.shapes
       }
       steps.push(step)
-      answer(hint === undefined || hint === "" ? output : `${output}\n\n${hint}`)
+      const spent = submission === undefined && steps.length >= input.maxSteps
+      answer(hint === undefined || hint === "" ? output : `${output}\n\n${hint}`, spent && finalAnswer)
       yield* observer.afterStep(input.questionId, step)
       if (submission !== undefined) return ending("finished", { submission })
     }
-    return ending("budget_exceeded")
+    return finalAnswer ? yield* askForAnswer(ending("budget_exceeded")) : ending("budget_exceeded")
   })
 
-  const end = yield* loop.pipe(withCallContext({ questionId: input.questionId, parentStep: null, usage }))
+  const end = yield* loop.pipe(
+    Effect.merge,
+    withCallContext({ questionId: input.questionId, parentStep: null, usage })
+  )
   const prediction = predictionOf(input, end, steps, usage)
   yield* observer.onFinish(prediction)
   return prediction
@@ -248,6 +319,7 @@ const predictionOf = <R>(
     usage: structuredClone(usage),
     stats: { ...input.stats },
     stopReason: end.stopReason,
+    ...(end.forced === true ? { forced: true } : {}),
     error: end.error ?? null,
     ...(end.providerError === undefined ? {} : { providerError: end.providerError })
   }

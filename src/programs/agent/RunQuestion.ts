@@ -41,6 +41,11 @@ export interface RunQuestionOptions<R = never> {
   readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
   /** How the agent calls tools: `json` (default, any model) or `tools` (the endpoint's native function calling). */
   readonly protocol?: AgentProtocol
+  /**
+   * Default true: a question still open when the step budget is spent gets one more call asking for its
+   * answer, marked `forced` (see AgentLoop); false keeps the reference behaviour (unanswered).
+   */
+  readonly finalAnswer?: boolean
 }
 
 /**
@@ -90,6 +95,7 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
     maxSteps: options.maxSteps ?? defaultMaxSteps,
     stats,
     ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule }),
-    ...(options.protocol === undefined ? {} : { protocol: options.protocol })
+    ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
+    ...(options.finalAnswer === undefined ? {} : { finalAnswer: options.finalAnswer })
   })
 })

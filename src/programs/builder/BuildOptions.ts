@@ -82,4 +82,6 @@ export interface VideoSummary {
   readonly degraded: { readonly events: number; readonly frames: number; readonly scenes: number }
   readonly embedded: boolean
   readonly wallSeconds: number
+  /** Where its subtitles came from: file, questions, sidecar, dir, embedded, asr or none. */
+  readonly subtitles: string
 }

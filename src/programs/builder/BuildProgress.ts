@@ -3,8 +3,9 @@
  * dry-run table (stdout). The state is folded from BuildEvents, so an embedding app can render its own.
  */
 import { alignColumns } from "../../domain/TextTable.js"
+import { costOfCalls, type Prices } from "../harness/Cost.js"
 import type { BuildEvent, VideoSummary } from "./BuildOptions.js"
-import type { BuildEstimate } from "./Estimate.js"
+import type { BuildEstimate, RoleTokens } from "./Estimate.js"
 
 export interface BuildProgressState {
   readonly videos: number
@@ -112,7 +113,8 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
       | "degraded"
       | "wallSeconds"
     >,
-    name: string
+    name: string,
+    subtitles: string
   ) => [
     name,
     minutes(s.durationSeconds),
@@ -124,7 +126,8 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
     String(s.calls.reused),
     formatCount(s.tokens.prompt + s.tokens.completion),
     String(s.degraded.events + s.degraded.frames + s.degraded.scenes),
-    `${s.wallSeconds.toFixed(1)} s`
+    `${s.wallSeconds.toFixed(1)} s`,
+    subtitles
   ]
   const total = summaries.reduce(
     (sum, s) => ({
@@ -158,8 +161,8 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
       wallSeconds: 0
     }
   )
-  const rows = summaries.map((s) => row(s, s.videoId))
-  if (summaries.length > 1) rows.push(row(total, "total"))
+  const rows = summaries.map((s) => row(s, s.videoId, s.subtitles))
+  if (summaries.length > 1) rows.push(row(total, "total", ""))
   const lines = [
     table([
       "video",
@@ -172,7 +175,8 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
       "reused",
       "tokens",
       "degraded",
-      "time"
+      "time",
+      "subtitles"
     ], rows),
     "",
     ...summaries.map((s) => `${s.videoId}: ${s.treeDir}/tree.json${s.embedded ? " (retrieval embeddings cached)" : ""}`)
@@ -186,10 +190,30 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
   return lines.join("\n")
 }
 
-/** The `--dry-run` table: what each video would cost, and the total. */
+/** Prices of the two roles a build pays for: event calls (vlm) and scene calls (tool). */
+export type BuildPrices = Pick<Prices, "vlm" | "tool">
+
+const sumTokens = (a: RoleTokens, b: RoleTokens): RoleTokens => ({
+  prompt: a.prompt + b.prompt,
+  completion: a.completion + b.completion
+})
+
+/** USD of an estimate at `prices`; null when a role with tokens has no price (a part would read as the whole). */
+export const estimateCost = (e: BuildEstimate, prices: BuildPrices): number | null =>
+  costOfCalls([
+    { role: "vlm", promptTokens: e.tokens.vlm.prompt, completionTokens: e.tokens.vlm.completion },
+    { role: "tool", promptTokens: e.tokens.llm.prompt, completionTokens: e.tokens.llm.completion }
+  ], prices)
+
+/**
+ * The `--dry-run` table: what each video would still cost (calls its checkpoints answer are counted as
+ * reused), its subtitle source, USD when a price of the vision or the text model is known, and the total.
+ */
 export const renderDryRun = (
-  rows: ReadonlyArray<{ readonly videoId: string; readonly estimate: BuildEstimate }>
+  rows: ReadonlyArray<{ readonly videoId: string; readonly estimate: BuildEstimate; readonly subtitles: string }>,
+  prices: BuildPrices = {}
 ): string => {
+  const zero: RoleTokens = { prompt: 0, completion: 0 }
   const total = rows.reduce<BuildEstimate>((sum, { estimate: e }) => ({
     durationSeconds: sum.durationSeconds + e.durationSeconds,
     frames: sum.frames + e.frames,
@@ -198,9 +222,11 @@ export const renderDryRun = (
     scenes: sum.scenes + e.scenes,
     vlmCalls: sum.vlmCalls + e.vlmCalls,
     llmCalls: sum.llmCalls + e.llmCalls,
+    reused: sum.reused + e.reused,
     images: sum.images + e.images,
     promptTokens: sum.promptTokens + e.promptTokens,
-    completionTokens: sum.completionTokens + e.completionTokens
+    completionTokens: sum.completionTokens + e.completionTokens,
+    tokens: { vlm: sumTokens(sum.tokens.vlm, e.tokens.vlm), llm: sumTokens(sum.tokens.llm, e.tokens.llm) }
   }), {
     durationSeconds: 0,
     frames: 0,
@@ -209,11 +235,18 @@ export const renderDryRun = (
     scenes: 0,
     vlmCalls: 0,
     llmCalls: 0,
+    reused: 0,
     images: 0,
     promptTokens: 0,
-    completionTokens: 0
+    completionTokens: 0,
+    tokens: { vlm: zero, llm: zero }
   })
-  const row = (name: string, e: BuildEstimate) => [
+  const priced = prices.vlm !== undefined || prices.tool !== undefined
+  const usd = (e: BuildEstimate) => {
+    const cost = estimateCost(e, prices)
+    return cost === null ? "unknown" : `$${cost.toFixed(cost > 0 && cost < 0.01 ? 4 : 2)}`
+  }
+  const row = (name: string, e: BuildEstimate, subtitles: string) => [
     name,
     minutes(e.durationSeconds),
     String(e.frames),
@@ -221,14 +254,19 @@ export const renderDryRun = (
     String(e.scenes),
     String(e.vlmCalls),
     String(e.llmCalls),
+    String(e.reused),
     String(e.images),
     formatCount(e.promptTokens),
     formatCount(e.completionTokens),
-    e.durationSeconds > 0 ? String(Math.round(((e.vlmCalls + e.llmCalls) * 3600) / e.durationSeconds)) : "-"
+    ...(priced ? [usd(e)] : []),
+    // Per hour of video at these settings, whether or not a checkpoint answers the call.
+    e.durationSeconds > 0 ? String(Math.round(((e.events + e.scenes) * 3600) / e.durationSeconds)) : "-",
+    subtitles
   ]
-  const body = rows.map(({ estimate, videoId }) => row(videoId, estimate))
-  body.push(row("total", total))
+  const body = rows.map(({ estimate, subtitles, videoId }) => row(videoId, estimate, subtitles))
+  body.push(row("total", total, ""))
   const unsent = total.frames - total.framesSent
+  const unpriced = priced && estimateCost(total, prices) === null
   return [
     table([
       "video",
@@ -238,14 +276,25 @@ export const renderDryRun = (
       "scenes",
       "vlm calls",
       "llm calls",
+      "reused",
       "images",
       "prompt tok",
       "reply tok",
-      "calls/h"
+      ...(priced ? ["USD"] : []),
+      "calls/h",
+      "subtitles"
     ], body),
     "",
-    "dry run: nothing was called or written. Tokens are estimates (text at 4 characters a token, images as 28-px patches);",
-    "event windows are planned without shot changes, which move cuts but hardly the count.",
+    "dry run: nothing was called or written. Calls answered by checkpoints in --out are counted as reused, not as calls;",
+    "tokens are estimates (text at 4 characters a token, images as 28-px patches). Without a frame cache, event",
+    "windows are planned without shot changes, which move cuts but hardly the count.",
+    ...(unpriced
+      ? [
+        `USD unknown: no price for ${
+          prices.vlm === undefined ? "the vision model (VTREE_VLM_PRICE)" : "the text model (VTREE_TOOL_PRICE)"
+        } — set it or give --prices FILE`
+      ]
+      : []),
     ...(unsent > 0
       ? [
         `${unsent} sampled frames would not be sent (events longer than --frames-per-call × --frame-interval): lower --event-seconds or raise --frames-per-call`

@@ -11,9 +11,10 @@ import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import { BuildError } from "./BuildError.js"
 import type { BuildInput, BuildOptions, VideoSummary } from "./BuildOptions.js"
 import { type CallScope, captionEvents } from "./Captioning.js"
-import type { Card } from "./Cards.js"
+import { completeCard } from "./Cards.js"
 import { assignFrames, checkParameters, defaultParameters, planEventWindows } from "./Plan.js"
 import { type PreparedVideo, prepareVideo } from "./Preparation.js"
+import { subtitleKind } from "./Subtitles.js"
 import { assembleTree } from "./TreeAssembly.js"
 import { checkTreeFolder, resolveOutDir } from "./TreeFolder.js"
 import { buildRecord, writeTree } from "./TreeWriter.js"
@@ -83,14 +84,15 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     scenes: groups.map((group, s) => ({
       start: group[0]!.plan.start,
       end: group[group.length - 1]!.plan.end,
-      card: scenes[s]!.scene as Card,
+      // Through completeCard again: checkpoints of earlier versions kept the model's bookkeeping keys.
+      card: completeCard(1, scenes[s]!.scene),
       events: group.map((event) => ({
         start: event.plan.start,
         end: event.plan.end,
-        card: event.checkpoint.event,
+        card: completeCard(2, event.checkpoint.event),
         frames: event.plan.frames.map((frame, f) => ({
           time: frame.time,
-          card: event.checkpoint.frames[f]!,
+          card: completeCard(3, event.checkpoint.frames[f]!),
           source: video.frames[frame.source]!.path
         }))
       }))
@@ -110,6 +112,7 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     tokens: { prompt: scope.made.prompt, completion: scope.made.completion },
     degraded: build.degraded,
     embedded,
+    subtitles: subtitleKind(video.subtitleSource),
     wallSeconds: ((yield* Clock.currentTimeMillis) - started) / 1000
   }
   yield* scope.emit({ _tag: "VideoFinished", summary })

@@ -133,10 +133,17 @@ const save = (scope: CallScope, checkpoint: EventCheckpoint | SceneCheckpoint) =
     yield* writeCheckpoint(folder.dir, checkpoint).pipe(Effect.mapError(unwritable(folder.dir)))
   })
 
-/** One event: from its checkpoint, or one vision call (asked twice at most) checkpointed at once. */
-const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: PlannedEvent, total: number) {
-  const { options, video } = scope
-  const vlm = yield* VLMProvider
+/**
+ * What one event call sends and the checkpoint it is saved under: the user text (times, frame labels,
+ * subtitles), its images and the key over all of it. A dry run computes the same keys to count what is
+ * left to ask.
+ */
+export const eventRequest = (
+  video: Pick<PreparedVideo, "cues" | "frames">,
+  plan: PlannedEvent,
+  total: number,
+  options: Pick<BuildOptions, "models" | "prompts">
+) => {
   const cues = cuesIn(video.cues, plan.start, plan.end)
   const text = eventText({
     index: plan.index,
@@ -155,6 +162,44 @@ const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: Planned
     images: images.map((image) => image.sha256),
     parameters: { maxTokens: eventMaxTokens }
   })
+  return { cues, text, images, key }
+}
+
+/** What one scene call sends over its events' cards, and the checkpoint it is saved under. */
+export const sceneRequest = (
+  group: ReadonlyArray<Pick<EventResult, "plan" | "cues"> & { readonly checkpoint: Pick<EventCheckpoint, "event"> }>,
+  index: number,
+  options: Pick<BuildOptions, "models" | "prompts">
+) => {
+  const start = group[0]!.plan.start
+  const end = group[group.length - 1]!.plan.end
+  const text = sceneText({
+    index,
+    start,
+    end,
+    events: group.map((event) => ({
+      start: event.plan.start,
+      end: event.plan.end,
+      card: event.checkpoint.event,
+      subtitle: subtitleFor(event.cues, [event.plan.start, event.plan.end])
+    }))
+  })
+  const key = checkpointKey({
+    kind: "scene",
+    model: options.models.llm,
+    prompt: options.prompts.scene,
+    text,
+    images: [],
+    parameters: { maxTokens: sceneMaxTokens }
+  })
+  return { start, end, text, key }
+}
+
+/** One event: from its checkpoint, or one vision call (asked twice at most) checkpointed at once. */
+const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: PlannedEvent, total: number) {
+  const { options, video } = scope
+  const vlm = yield* VLMProvider
+  const { cues, images, key, text } = eventRequest(video, plan, total, options)
   const saved = yield* readEventCheckpoint(video.treeDir, key)
   if (Option.isSome(saved)) {
     yield* finished(scope, "event", true, saved.value.usage)
@@ -195,27 +240,7 @@ const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: Planned
 const captionScene = Effect.fnUntraced(function*(scope: CallScope, group: ReadonlyArray<EventResult>, index: number) {
   const { options, video } = scope
   const llm = yield* LLMProvider
-  const start = group[0]!.plan.start
-  const end = group[group.length - 1]!.plan.end
-  const text = sceneText({
-    index,
-    start,
-    end,
-    events: group.map((event) => ({
-      start: event.plan.start,
-      end: event.plan.end,
-      card: event.checkpoint.event,
-      subtitle: subtitleFor(event.cues, [event.plan.start, event.plan.end])
-    }))
-  })
-  const key = checkpointKey({
-    kind: "scene",
-    model: options.models.llm,
-    prompt: options.prompts.scene,
-    text,
-    images: [],
-    parameters: { maxTokens: sceneMaxTokens }
-  })
+  const { end, key, start, text } = sceneRequest(group, index, options)
   const saved = yield* readSceneCheckpoint(video.treeDir, key)
   if (Option.isSome(saved)) {
     yield* finished(scope, "scene", true, saved.value.usage)

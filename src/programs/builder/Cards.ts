@@ -7,6 +7,7 @@ import { Either, Schema } from "effect"
 import { firstDecodeIssue, formatPath } from "../../domain/DecodeIssue.js"
 import type { SubtitleCue } from "../../domain/Media.js"
 import {
+  cardFieldsByLevel,
   cardSchemaByLevel,
   listFieldsByLevel,
   summaryFieldByLevel,
@@ -79,9 +80,16 @@ export const sceneText = (input: {
 export const retryText = (text: string, problem: string): string =>
   `${text}\n\nYour previous reply could not be used: ${problem}. Reply again with only the JSON object described in the instructions.`
 
-/** The card with every field of its level present: lists [], text "", visual_attributes {}. */
+/**
+ * The card with every field of its level present (lists [], text "", visual_attributes {}) and nothing
+ * else, in card order: keys a model adds for its own bookkeeping (`index`, `frame_number`, `time`, …)
+ * would otherwise reach `tree show` and the agent. The builder's own `degraded` mark stays.
+ */
 export const completeCard = (level: 1 | 2 | 3, card: Card): Record<string, unknown> => {
-  const out = withCardDefaults(level, card)
+  const given = withCardDefaults(level, card)
+  const out: Record<string, unknown> = {}
+  for (const field of cardFieldsByLevel[level]) out[field] = given[field]
+  if (given["degraded"] === true) out["degraded"] = true
   for (const field of textFieldsByLevel[level]) if (typeof out[field] !== "string") out[field] = ""
   for (const field of listFieldsByLevel[level]) {
     const value = out[field] as ReadonlyArray<unknown>
@@ -115,7 +123,8 @@ const decodeCard = (
     const issue = firstDecodeIssue(decoded.left, at)
     return Either.left(`${issue.field === "" ? "the reply" : issue.field}: ${issue.message}`)
   }
-  const card = completeCard(level, decoded.right)
+  // `degraded` is the builder's word about a reply, never the model's own.
+  const card = completeCard(level, { ...decoded.right, degraded: undefined })
   const summary = summaryFieldByLevel[level]
   if (String(card[summary]).trim() === "") {
     return Either.left(`${formatPath([...at, summary])}: missing or empty — every card needs its ${summary}`)
@@ -153,7 +162,6 @@ export const decodeEventReply = (raw: string, frameCount: number): Either.Either
       : undefined
     if (eventValue === undefined) return yield* Either.left("missing \"event\" object")
     const event = yield* decodeCard(2, eventValue, isRecord(reply["event"]) ? ["event"] : [])
-    delete event["frames"]
     const frames = reply["frames"]
     if (!Array.isArray(frames)) return yield* Either.left("missing \"frames\" list (one card per image, in order)")
     if (frames.length !== frameCount) {
@@ -161,11 +169,7 @@ export const decodeEventReply = (raw: string, frameCount: number): Either.Either
     }
     const cards: Array<Record<string, unknown>> = []
     for (const [i, frame] of frames.entries()) {
-      const card = yield* decodeCard(3, frame, ["frames", i])
-      // The frame's time comes from the decoder, not the model's echo of it.
-      delete card["time"]
-      delete card["t"]
-      cards.push(card)
+      cards.push(yield* decodeCard(3, frame, ["frames", i]))
     }
     return { event, frames: cards }
   })

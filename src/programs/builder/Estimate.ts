@@ -1,17 +1,27 @@
 /** What a build of one video will cost, before any decode, as plain functions. */
 import { assignFrames, type BuildParameters, frameGrid, planEventWindows, sceneLimits, segment } from "./Plan.js"
 
+export interface RoleTokens {
+  readonly prompt: number
+  readonly completion: number
+}
+
 export interface BuildEstimate {
   readonly durationSeconds: number
   readonly frames: number
   readonly framesSent: number
   readonly events: number
   readonly scenes: number
+  /** Calls still to make: checkpoints a rerun reuses are counted in `reused` instead. */
   readonly vlmCalls: number
   readonly llmCalls: number
+  readonly reused: number
+  /** Images the calls still to make send. */
   readonly images: number
   readonly promptTokens: number
   readonly completionTokens: number
+  /** The same tokens by the role that pays for them: event calls are the vision model's, scene calls the text model's. */
+  readonly tokens: { readonly vlm: RoleTokens; readonly llm: RoleTokens }
 }
 
 /**
@@ -21,6 +31,26 @@ export interface BuildEstimate {
 export const imageTokens = (width: number, height: number) => Math.ceil(width / 28) * Math.ceil(height / 28)
 
 const textTokens = (chars: number) => Math.ceil(chars / 4)
+
+/** Tokens of one frame as sent: its patches and its label. */
+export const frameTokens = (width: number | undefined, height: number | undefined, p: BuildParameters): number => {
+  const frameHeight = width !== undefined && height !== undefined && width > 0
+    ? Math.round((height * p.frameWidth) / width)
+    : Math.round((p.frameWidth * 9) / 16)
+  return imageTokens(p.frameWidth, frameHeight) + 8
+}
+
+/** A typical reply: an event card and a card per frame; a scene card. */
+const eventReplyTokens = (frames: number) => 200 + 90 * frames
+const sceneReplyTokens = 300
+
+const withTotals = (
+  estimate: Omit<BuildEstimate, "promptTokens" | "completionTokens">
+): BuildEstimate => ({
+  ...estimate,
+  promptTokens: estimate.tokens.vlm.prompt + estimate.tokens.llm.prompt,
+  completionTokens: estimate.tokens.vlm.completion + estimate.tokens.llm.completion
+})
 
 /**
  * What a build of one video will send, before any decode: the grid from the duration, windows cut at
@@ -40,16 +70,10 @@ export const estimateBuild = (input: {
   const events = assignFrames(planEventWindows(input.durationSeconds, [], p), grid, p.framesPerCall)
   const sceneCount = Math.max(1, segment(0, input.durationSeconds, sceneLimits(p), []).length + 1)
   const framesSent = events.reduce((sum, event) => sum + event.frames.length, 0)
-  const height = input.width !== undefined && input.height !== undefined && input.width > 0
-    ? Math.round((input.height * p.frameWidth) / input.width)
-    : Math.round((p.frameWidth * 9) / 16)
-  const perImage = imageTokens(p.frameWidth, height)
-  const eventPrompt = events.length * (textTokens(input.promptChars.event) + 60) + framesSent * (perImage + 8)
-  const eventReply = events.length * 200 + framesSent * 90
-  // A scene call reads its events' cards (about the size of their replies) and their subtitles.
-  const scenePrompt = sceneCount * textTokens(input.promptChars.scene) + eventReply
-  const promptTokens = eventPrompt + scenePrompt + 2 * textTokens(input.subtitleChars)
-  return {
+  const perImage = frameTokens(input.width, input.height, p)
+  const eventReply = events.reduce((sum, event) => sum + eventReplyTokens(event.frames.length), 0)
+  const subtitles = textTokens(input.subtitleChars)
+  return withTotals({
     durationSeconds: input.durationSeconds,
     frames: grid.length,
     framesSent,
@@ -57,8 +81,68 @@ export const estimateBuild = (input: {
     scenes: sceneCount,
     vlmCalls: events.length,
     llmCalls: sceneCount,
+    reused: 0,
     images: framesSent,
-    promptTokens,
-    completionTokens: eventReply + sceneCount * 300
-  }
+    tokens: {
+      vlm: {
+        prompt: events.length * (textTokens(input.promptChars.event) + 60) + framesSent * perImage + subtitles,
+        completion: eventReply
+      },
+      // A scene call reads its events' cards (about the size of their replies) and their subtitles.
+      llm: {
+        prompt: sceneCount * textTokens(input.promptChars.scene) + eventReply + subtitles,
+        completion: sceneCount * sceneReplyTokens
+      }
+    }
+  })
+}
+
+/**
+ * What is left of a build whose calls are known: the real event plan (cached frames and shot changes),
+ * each call answered by its checkpoint (`done`) or still to make. A scene whose text is not known yet
+ * (one of its events is still to be asked) is estimated from its events' reply sizes.
+ */
+export const estimateRemaining = (input: {
+  readonly durationSeconds: number
+  readonly frames: number
+  readonly perImage: number
+  readonly promptChars: { readonly event: number; readonly scene: number }
+  readonly events: ReadonlyArray<{ readonly images: number; readonly textChars: number; readonly done: boolean }>
+  readonly scenes: ReadonlyArray<
+    { readonly events: ReadonlyArray<number>; readonly textChars: number | undefined; readonly done: boolean }
+  >
+}): BuildEstimate => {
+  const asked = input.events.filter((event) => !event.done)
+  const scenes = input.scenes.filter((scene) => !scene.done)
+  const images = asked.reduce((sum, event) => sum + event.images, 0)
+  return withTotals({
+    durationSeconds: input.durationSeconds,
+    frames: input.frames,
+    framesSent: input.events.reduce((sum, event) => sum + event.images, 0),
+    events: input.events.length,
+    scenes: input.scenes.length,
+    vlmCalls: asked.length,
+    llmCalls: scenes.length,
+    reused: input.events.length - asked.length + input.scenes.length - scenes.length,
+    images,
+    tokens: {
+      vlm: {
+        prompt: asked.reduce(
+          (sum, event) => sum + textTokens(input.promptChars.event) + textTokens(event.textChars),
+          0
+        ) + images * input.perImage,
+        completion: asked.reduce((sum, event) => sum + eventReplyTokens(event.images), 0)
+      },
+      llm: {
+        prompt: scenes.reduce(
+          (sum, scene) =>
+            sum + textTokens(input.promptChars.scene) + (scene.textChars === undefined
+              ? scene.events.reduce((s, i) => s + eventReplyTokens(input.events[i]?.images ?? 0), 0)
+              : textTokens(scene.textChars)),
+          0
+        ),
+        completion: scenes.length * sceneReplyTokens
+      }
+    }
+  })
 }

@@ -13,7 +13,7 @@ import { BuildError } from "./BuildError.js"
 import type { BuildInput, BuildOptions } from "./BuildOptions.js"
 import { sha256, writeAtomically } from "./Checkpoint.js"
 import { fromMediaError, type ProbedVideo } from "./Inputs.js"
-import { defaultParameters } from "./Plan.js"
+import { type BuildParameters, defaultParameters } from "./Plan.js"
 import {
   checkTreeFolder,
   claimTreeFolder,
@@ -47,7 +47,7 @@ export interface PreparedVideo extends ProbedVideo, Pick<BuildInput<never>, "dom
   readonly subtitleSource: string
 }
 
-const hashFile = Effect.fn("BuildTree.hashFile")(function*(file: string) {
+export const hashFile = Effect.fn("BuildTree.hashFile")(function*(file: string) {
   const fs = yield* FileSystem.FileSystem
   const hash = createHash("sha256")
   // 1 MiB reads: the default small chunks cost more in per-chunk overhead than the hashing itself.
@@ -57,6 +57,25 @@ const hashFile = Effect.fn("BuildTree.hashFile")(function*(file: string) {
   return hash.digest("hex")
 })
 
+/** The name of a video's frame cache: its bytes, the interval and the width decide the frames. */
+export const framesKey = (sourceSha256: string, p: Pick<BuildParameters, "frameInterval" | "frameWidth">) =>
+  sha256(JSON.stringify({ sourceSha256, interval: p.frameInterval, width: p.frameWidth })).slice(0, 16)
+
+/** The frames and shot changes cached in `framesDir`, when its manifest is intact and for `key`. */
+export const cachedFrames = Effect.fn("BuildTree.cachedFrames")(function*(framesDir: string, key: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const cached = yield* fs.readFileString(path.join(framesDir, "manifest.json")).pipe(
+    Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(Manifest))),
+    Effect.filterOrFail((manifest) => manifest.key === key),
+    Effect.option
+  )
+  return Option.map(cached, (manifest) => ({
+    frames: manifest.frames.map((frame) => ({ timeSeconds: frame.time, path: path.join(framesDir, frame.file) })),
+    shotChanges: manifest.shotChanges
+  }))
+})
+
 /** Frames from the cache when its manifest matches `key`, else extracted afresh into `framesDir`. */
 const framesOf = Effect.fnUntraced(
   function*(input: BuildInput<any>, folder: TreeFolder, framesDir: string, key: string, p: typeof defaultParameters) {
@@ -64,20 +83,8 @@ const framesOf = Effect.fnUntraced(
     const path = yield* Path.Path
     const frameSource = yield* FrameSource
     const manifestFile = path.join(framesDir, "manifest.json")
-    const cached = yield* fs.readFileString(manifestFile).pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(Manifest))),
-      Effect.filterOrFail((manifest) => manifest.key === key),
-      Effect.option
-    )
-    if (Option.isSome(cached)) {
-      return {
-        frames: cached.value.frames.map((frame) => ({
-          timeSeconds: frame.time,
-          path: path.join(framesDir, frame.file)
-        })),
-        shotChanges: cached.value.shotChanges
-      }
-    }
+    const cached = yield* cachedFrames(framesDir, key)
+    if (Option.isSome(cached)) return cached.value
     yield* removeInside(folder.root, framesDir)
     yield* fs.makeDirectory(framesDir, { recursive: true }).pipe(Effect.mapError(unwritable(folder.dir)))
     const extracted = yield* frameSource.extract({
@@ -134,7 +141,7 @@ export const prepareVideo = Effect.fn("BuildTree.prepareVideo")(
         })
       )
     )
-    const key = sha256(JSON.stringify({ sourceSha256, interval: p.frameInterval, width: p.frameWidth })).slice(0, 16)
+    const key = framesKey(sourceSha256, p)
     const framesDir = yield* confine(folder.root, path.join(cacheDir, `frames-${key}`))
     const extraction = yield* framesOf(input, folder, framesDir, key, p)
     const frames = yield* Effect.forEach(extraction.frames, (frame) =>

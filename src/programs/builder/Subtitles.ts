@@ -12,8 +12,12 @@ import { transcribeVideo } from "./Transcription.js"
 
 export { formatOf, parseSubtitles, plainText } from "../../domain/SubtitleFormat.js"
 
-/** Where a video's cues came from, in the order they are looked for. */
-export type SubtitleSource = "file" | "sidecar" | "embedded" | "asr" | "none"
+/**
+ * Where a video's cues came from, in the order they are looked for: `--subtitles FILE`, a file the
+ * question file names found beside it (`questions`; under --subtitles-dir it is `dir`), a `sidecar`
+ * beside the video, a file in --subtitles-dir (`dir`), a stream inside the video, speech to text, none.
+ */
+export type SubtitleSource = "file" | "questions" | "sidecar" | "dir" | "embedded" | "asr" | "none"
 
 export interface ResolvedSubtitles {
   readonly source: SubtitleSource
@@ -21,6 +25,9 @@ export interface ResolvedSubtitles {
   readonly from?: string
   readonly cues: ReadonlyArray<SubtitleCue>
 }
+
+/** The kind of a build record's subtitle source (`"dir:x.srt"` → `dir`), as the build summary shows it. */
+export const subtitleKind = (source: string): string => source.split(":")[0] ?? source
 
 export interface SubtitleRequest {
   readonly video: string
@@ -41,13 +48,15 @@ export interface SubtitleRequest {
   readonly subtitleOffset?: number
   /** The probe of `video`, when the caller has it already. */
   readonly info?: MediaInfo
+  /** A dry run: say `asr` where speech to text would run, without running it (no cues). */
+  readonly plan?: boolean
 }
 
-/** The files that count as a video's sidecar, most specific first. */
-export const sidecarCandidates = (
+/** The subtitle files a video may have, most specific first, each with the source it counts as. */
+export const subtitleFiles = (
   path: Path.Path,
   request: Pick<SubtitleRequest, "video" | "videoId" | "subtitlesDir" | "named">
-): ReadonlyArray<string> => {
+): ReadonlyArray<{ readonly file: string; readonly source: "questions" | "sidecar" | "dir" }> => {
   const parsed = path.parse(request.video)
   const stem = path.join(parsed.dir, parsed.name)
   const beside = [`${stem}.srt`, `${stem}.vtt`]
@@ -60,8 +69,23 @@ export const sidecarCandidates = (
     : names.flatMap((name) =>
       [".srt", ".vtt", ".json", "_en.json"].map((ending) => path.join(subtitlesDir, `${name}${ending}`))
     )
-  return [...(request.named ?? []), ...beside, ...inDir]
+  const underDir = (file: string) => {
+    if (subtitlesDir === undefined) return false
+    const relative = path.relative(subtitlesDir, file)
+    return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)
+  }
+  return [
+    ...(request.named ?? []).map((file) => ({ file, source: underDir(file) ? "dir" as const : "questions" as const })),
+    ...beside.map((file) => ({ file, source: "sidecar" as const })),
+    ...inDir.map((file) => ({ file, source: "dir" as const }))
+  ]
 }
+
+/** The files that count as a video's subtitle file, most specific first. */
+export const sidecarCandidates = (
+  path: Path.Path,
+  request: Pick<SubtitleRequest, "video" | "videoId" | "subtitlesDir" | "named">
+): ReadonlyArray<string> => subtitleFiles(path, request).map((candidate) => candidate.file)
 
 /** A `.json` file is LongVideoBench's subtitle list (its times shifted back by `offset`); anything else SRT or WebVTT. */
 const readSubtitleFile = Effect.fn("Subtitles.readFile")(function*(
@@ -106,10 +130,10 @@ export const resolveSubtitles = Effect.fn("Subtitles.resolve")(function*(request
     const cues = yield* readSubtitleFile(request.subtitlesFile, json)
     return { source: "file", from: request.subtitlesFile, cues } satisfies ResolvedSubtitles
   }
-  for (const candidate of sidecarCandidates(path, request)) {
-    if (yield* fs.exists(candidate).pipe(Effect.orElseSucceed(() => false))) {
-      const cues = yield* readSubtitleFile(candidate, json)
-      return { source: "sidecar", from: candidate, cues } satisfies ResolvedSubtitles
+  for (const candidate of subtitleFiles(path, request)) {
+    if (yield* fs.exists(candidate.file).pipe(Effect.orElseSucceed(() => false))) {
+      const cues = yield* readSubtitleFile(candidate.file, json)
+      return { source: candidate.source, from: candidate.file, cues } satisfies ResolvedSubtitles
     }
   }
   const info = request.info ?? (yield* media.probe(request.video))
@@ -126,6 +150,7 @@ export const resolveSubtitles = Effect.fn("Subtitles.resolve")(function*(request
   }
   const speech = yield* Effect.serviceOption(SpeechToText)
   if (Option.isSome(speech) && info.streams.some((stream) => stream.kind === "audio")) {
+    if (request.plan === true) return { source: "asr", cues: [] } satisfies ResolvedSubtitles
     const cues = yield* transcribeVideo(request.video, info.durationSeconds).pipe(
       Effect.provideService(SpeechToText, speech.value)
     )

@@ -17,6 +17,7 @@ import {
 import { type PredictionRow, RunStore } from "../../services/RunStore.js"
 import { runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
+import { costOfCalls, type Prices } from "./Cost.js"
 import { InferError } from "./InferError.js"
 import { configurationRejection, describeCause, failedPrediction } from "./QuestionFailure.js"
 import type { Environments } from "./TreeCache.js"
@@ -82,6 +83,7 @@ const predictionRow = (
     reasoning: prediction.reasoning,
     stepsUsed: prediction.stepsUsed,
     stopReason: prediction.stopReason,
+    ...(prediction.forced === true ? { forced: true } : {}),
     error: prediction.error,
     promptTokens: tokens.promptTokens,
     completionTokens: tokens.completionTokens,
@@ -104,7 +106,9 @@ export const answerAndSave = <R>(
   trees: Environments,
   options: RunQuestionOptions<R>,
   onEvent: (event: BenchmarkEvent) => Effect.Effect<void>,
-  benchmark?: BenchmarkFacts
+  benchmark?: BenchmarkFacts,
+  /** The run's prices: the QuestionFinished event says what the question cost at them. */
+  prices?: Prices
 ) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
@@ -144,7 +148,12 @@ export const answerAndSave = <R>(
           `run ${runId}: question ${question.questionId} was taken over by another worker; its answer is kept, not this one`
         )
       } else {
-        yield* onEvent({ _tag: "QuestionFinished", row, calls: calls.length })
+        yield* onEvent({
+          _tag: "QuestionFinished",
+          row,
+          calls: calls.length,
+          costUsd: prices === undefined ? null : costOfCalls(calls, prices)
+        })
       }
       return { calls, saved: outcome === "saved" }
     })

@@ -3,6 +3,7 @@
 import type { Effect, Schedule } from "effect"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
+import type { RunSampling } from "../../domain/Sampling.js"
 import type { PredictionRow, RunOwner, RunStatus } from "../../services/RunStore.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
@@ -29,6 +30,8 @@ export type BenchmarkEvent =
     readonly _tag: "QuestionFinished"
     readonly row: PredictionRow
     readonly calls: number
+    /** USD of the question's calls at the run's prices; null or absent when a role it used has no price. */
+    readonly costUsd?: number | null
   }
   | {
     /**
@@ -92,6 +95,17 @@ export interface BenchmarkOptions<R = never> {
   readonly retrySchedule?: Schedule.Schedule<unknown, ProviderError>
   /** How the agent calls tools: `json` (default) or `tools` (native function calling); stored with the run. */
   readonly protocol?: AgentProtocol
+  /**
+   * Ask for a final answer when a question's step budget is spent (see RunQuestionOptions), stored with
+   * the run. Unset: on for a new run, the run's own mode with `resume`; set, a resumed run of the other
+   * mode is refused.
+   */
+  readonly finalAnswer?: boolean
+  /**
+   * What each role's requests carry, as the provider layers were configured (they apply it; this records
+   * it): stored with the run as `sampling`; with `resume`, a run stored with other values is refused.
+   */
+  readonly sampling?: RunSampling
   /** Written to config_json next to the run options; must hold no secrets (the store drops keys anyway). */
   readonly config?: Readonly<Record<string, unknown>>
   readonly onEvent?: (event: BenchmarkEvent) => Effect.Effect<void>
@@ -102,6 +116,12 @@ export interface BenchmarkOptions<R = never> {
    */
   readonly maxCostUsd?: number
   readonly prices?: Prices
+  /**
+   * Stop the run (status `failed`, InferError `EndpointUnreachable`) once one role's endpoints failed this
+   * many attempts in a row without being reached — refused, reset, DNS, TLS, timeouts; retries count —
+   * while every replica of the role is down. Default 8 (`defaultBreakerCalls`); 0 never stops.
+   */
+  readonly breakerCalls?: number
 }
 
 export interface BenchmarkResult {

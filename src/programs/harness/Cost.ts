@@ -1,6 +1,7 @@
 // Money: prices per role, and what a run's calls cost at them. Pure; the CLI reads the prices from
 // VTREE_<ROLE>_PRICE or a --prices file (parsePriceText / decodePricesFile below) and hands them in.
-import { Either, ParseResult, Schema } from "effect"
+import type { ParseResult } from "effect"
+import { Either, Schema } from "effect"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { parseUserJson } from "../../domain/UserJson.js"
 import { type CallRole, callRoles } from "../../services/CallLog.js"

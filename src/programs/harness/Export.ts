@@ -2,12 +2,13 @@
 // - a benchmark's own format (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa): what its
 //   scorer or leaderboard reads, written by the benchmark's module (programs/benchmarks) from the stored
 //   predictions and the rows they kept; only the run's own benchmark's format.
-// - jsonl: one prediction per line, with usage and stop reason, for scripts.
+// - jsonl: one prediction per line, with usage, stop reason, evidence and reasoning, the run id and the agent
+//   model, for scripts.
 // - csv: the same fields flat, for spreadsheets (RFC 4180 quoting; a cell that would start a formula gets a leading ').
 import type { BenchmarkName } from "../../domain/Question.js"
 import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
 import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
-import { outcomeOf, type ReportPrediction } from "./Report.js"
+import { isForced, outcomeOf, type ReportPrediction } from "./Report.js"
 
 export const benchmarkFormats = ["videomme", "lvbench", "longvideobench", "mlvu-test", "egoschema", "nextqa"] as const
 export type BenchmarkFormat = typeof benchmarkFormats[number]
@@ -34,8 +35,17 @@ export const toVideoMme = (predictions: ReadonlyArray<ReportPrediction>): Readon
     VideoMmeExportVideo
   >
 
+/** Which run a row came from, and the agent model that answered it: rows of several runs stay apart when joined. */
+export interface ExportRun {
+  /** null only for rows exported without their run (a library caller that gave none). */
+  readonly runId: string | null
+  readonly agentModel: string | null
+}
+
 /** One flat record per prediction: the jsonl line and the csv row. */
-export const flatRecord = (p: ReportPrediction, costUsd: number | null) => ({
+export const flatRecord = (p: ReportPrediction, costUsd: number | null, run: ExportRun) => ({
+  run_id: run.runId,
+  agent_model: run.agentModel,
   question_id: p.questionId,
   video_id: p.videoId,
   task_type: p.taskType,
@@ -47,12 +57,16 @@ export const flatRecord = (p: ReportPrediction, costUsd: number | null) => ({
   prediction: p.prediction,
   outcome: outcomeOf(p),
   stop_reason: p.stopReason,
+  // The answer came from the final-answer call after the step budget was spent.
+  forced: isForced(p),
   steps: p.stepsUsed,
   prompt_tokens: p.promptTokens,
   completion_tokens: p.completionTokens,
   cost_usd: costUsd,
   time_ms: p.finishedAt - p.startedAt,
-  error: p.error
+  error: p.error,
+  evidence: p.evidence,
+  reasoning: p.reasoning
 })
 
 /**
@@ -71,7 +85,8 @@ const csvCell = (value: unknown): string => {
 export const renderExport = (
   format: ExportFormat,
   predictions: ReadonlyArray<ReportPrediction>,
-  costOf: (questionId: string) => number | null = () => null
+  costOf: (questionId: string) => number | null = () => null,
+  run: ExportRun = { runId: null, agentModel: null }
 ): string => {
   if (isBenchmarkFormat(format)) {
     const benchmark = benchmarkOfFormat(format)
@@ -80,11 +95,11 @@ export const renderExport = (
   }
   switch (format) {
     case "jsonl":
-      return predictions.map((p) => JSON.stringify(flatRecord(p, costOf(p.questionId)))).join("\n") +
+      return predictions.map((p) => JSON.stringify(flatRecord(p, costOf(p.questionId), run))).join("\n") +
         (predictions.length > 0 ? "\n" : "")
     case "csv": {
-      const records = predictions.map((p) => flatRecord(p, costOf(p.questionId)))
-      const header = Object.keys(flatRecord(predictions[0] ?? emptyPrediction, null))
+      const records = predictions.map((p) => flatRecord(p, costOf(p.questionId), run))
+      const header = Object.keys(flatRecord(predictions[0] ?? emptyPrediction, null, run))
       return [header.join(","), ...records.map((r) => Object.values(r).map(csvCell).join(","))].join("\r\n") + "\r\n"
     }
   }

@@ -4,6 +4,7 @@
 // start or resume), TreeCache, AnswerQuestion (one question saved), RunLease (heartbeat, release).
 import { Effect, Exit, Option } from "effect"
 import type { Question } from "../../domain/Question.js"
+import { defaultBreakerCalls, makeBreaker, withBreaker } from "../../services/EndpointBreaker.js"
 import { defaultLeaseMs, type RunStatus, RunStore } from "../../services/RunStore.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
@@ -16,6 +17,8 @@ import {
 } from "./BenchmarkOptions.js"
 import { Budget } from "./Budget.js"
 import { costOfCalls } from "./Cost.js"
+import { InferError } from "./InferError.js"
+import { outageMessage } from "./QuestionFailure.js"
 import { heartbeat, releaseRun, thisProcess, watchRun } from "./RunLease.js"
 import { prepareRun } from "./RunPlan.js"
 import { loadEnvironments } from "./TreeCache.js"
@@ -53,16 +56,19 @@ const makeBudget = Effect.fn("Infer.makeBudget")(function*(runId: string, option
  * questions in flight and hands them back; finished questions stay saved, and the last worker out
  * marks the run (`completed`, `interrupted`, …). A question that fails unexpectedly is saved with
  * stop reason `error`. Fails on bad input (InferError, before the run starts), on a run another
- * process holds (RunStoreError `RunLeased`), or when the store cannot be written (the run is marked
- * `failed` when it still can be).
+ * process holds (RunStoreError `RunLeased`), when the store cannot be written (the run is marked
+ * `failed` when it still can be), or when a role's endpoints stay unreachable for `breakerCalls`
+ * attempts in a row (InferError `EndpointUnreachable`; the run is marked `failed`, the questions in
+ * flight are handed back unsaved, and `--resume` continues once the endpoint is fixed).
  */
 export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>(options: BenchmarkOptions<R>) {
   const concurrency = options.concurrency ?? defaultConcurrency
   const owner = options.owner ?? (yield* thisProcess)
   const leaseMs = options.leaseMs ?? defaultLeaseMs
-  const { open, progress, runId } = yield* prepareRun(options, concurrency, owner, leaseMs)
+  const { finalAnswer, open, progress, runId } = yield* prepareRun(options, concurrency, owner, leaseMs)
   const onEvent = options.onEvent ?? (() => Effect.void)
   const budget = yield* makeBudget(runId, options)
+  const breaker = yield* makeBreaker(options.breakerCalls ?? defaultBreakerCalls)
   let answered = 0
   const work = Effect.gen(function*() {
     yield* onEvent({
@@ -77,6 +83,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       prompts: options.prompts,
       summaryCache: makeSummaryCache(),
       ...questionSettings(options),
+      finalAnswer,
       ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
       ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
     }
@@ -98,7 +105,9 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
         trees,
         questionOptions,
         onEvent,
-        options.benchmarkFacts?.get(question.questionId)
+        options.benchmarkFacts?.get(question.questionId),
+        // No prices at all: no cost to say (an empty table would price nothing and read as unknown anyway).
+        options.prices === undefined || Object.keys(options.prices).length === 0 ? undefined : options.prices
       ).pipe(
         Effect.tap(({ saved }) => Effect.sync(() => saved && answered++))
       )
@@ -126,14 +135,19 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       }
     })
     yield* Effect.all(Array.from({ length: concurrency }, () => fiber), { concurrency: "unbounded", discard: true })
-  })
+  }).pipe(withBreaker(breaker))
+  // A tripped breaker fails the run, which interrupts the questions in flight (they stay unsaved).
+  const outage = Effect.flatMap(
+    breaker.tripped,
+    (tripped) => new InferError({ reason: "EndpointUnreachable", message: outageMessage(tripped, runId) })
+  )
   // The heartbeat lives exactly as long as the work: whichever ends first ends the other.
   let status = Option.none<RunStatus>()
   const alongside = Effect.all([
     heartbeat(runId, owner.ownerId, leaseMs),
     watchRun(runId, onEvent, Math.min(5_000, Math.max(1, Math.floor(leaseMs / 3))))
   ], { concurrency: "unbounded", discard: true })
-  yield* Effect.raceFirst(work, alongside).pipe(
+  yield* Effect.raceFirst(Effect.raceFirst(work, outage), alongside).pipe(
     // Runs on interruption too (Ctrl-C): the run is handed back, marked, either way.
     Effect.onExit((exit) =>
       Effect.map(releaseRun(runId, owner.ownerId, budget, exit), (released) => (status = released))

@@ -10,7 +10,10 @@ export const InferErrorReason = Schema.Literal(
   "SelectionChanged",
   // A model endpoint refused the configuration itself (credentials, model name): every further
   // question would fail the same way, so the run stops instead of burning through them.
-  "ProviderRejected"
+  "ProviderRejected",
+  // A role's endpoints could not be reached for many calls in a row (a closed port, a wrong host): the
+  // run's breaker stopped it before every question burned its retries.
+  "EndpointUnreachable"
 )
 export type InferErrorReason = typeof InferErrorReason.Type
 

@@ -3,6 +3,8 @@
 import { Clock, Effect, Schedule, type Scope } from "effect"
 import { cutTerminalText, terminalText } from "../../domain/TerminalText.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
+import { formatUsd } from "./Cost.js"
+import { outcomeOf } from "./Report.js"
 
 export interface ProgressState {
   readonly runId: string
@@ -15,9 +17,14 @@ export interface ProgressState {
   readonly othersDone: number
   /** Live workers on the run, as the store last said (0: not known, a run of one). */
   readonly workers: number
+  /** Finished questions that have a key: accuracy's denominator, as in the report. */
+  readonly keyed: number
   readonly correct: number
   readonly errors: number
   readonly tokens: number
+  /** USD of this invocation's questions at the run's prices, and how many of them had no known cost. */
+  readonly spentUsd: number
+  readonly unpriced: number
   /** When this invocation started its first question (epoch ms). */
   readonly startedAt: number
 }
@@ -29,9 +36,12 @@ export const initialState = (runId = "", startedAt = 0): ProgressState => ({
   finished: 0,
   othersDone: 0,
   workers: 0,
+  keyed: 0,
   correct: 0,
   errors: 0,
   tokens: 0,
+  spentUsd: 0,
+  unpriced: 0,
   startedAt
 })
 
@@ -39,14 +49,20 @@ export const applyEvent = (state: ProgressState, event: BenchmarkEvent, now: num
   switch (event._tag) {
     case "RunStarted":
       return { ...initialState(event.runId, now), total: event.total, alreadyDone: event.alreadyDone }
-    case "QuestionFinished":
+    case "QuestionFinished": {
+      const outcome = outcomeOf(event.row)
+      const cost = event.costUsd ?? null
       return {
         ...state,
         finished: state.finished + 1,
-        correct: state.correct + (event.row.correct ? 1 : 0),
+        keyed: state.keyed + (outcome === "unscored" ? 0 : 1),
+        correct: state.correct + (outcome === "correct" ? 1 : 0),
+        spentUsd: state.spentUsd + (cost ?? 0),
+        unpriced: state.unpriced + (cost === null ? 1 : 0),
         errors: state.errors + (event.row.stopReason === "error" ? 1 : 0),
         tokens: state.tokens + event.row.promptTokens + event.row.completionTokens
       }
+    }
     case "RunProgress":
       // Reports may arrive after this worker's own later saves: others' count only ever grows.
       return {
@@ -84,15 +100,18 @@ export const eta = (state: ProgressState, now: number): number | null => {
 /** The facts shared by the bar and the plain line. */
 export const describeProgress = (state: ProgressState, now: number): string => {
   const done = doneOf(state)
-  const accuracy = state.finished === 0 ? "—" : `${((state.correct / state.finished) * 100).toFixed(1)}%`
+  // Over the keyed questions, as the report counts: a question without a key is neither right nor wrong.
+  const accuracy = state.keyed === 0 ? "—" : `${((state.correct / state.keyed) * 100).toFixed(1)}%`
   const left = eta(state, now)
   return [
     `${done}/${state.total}`,
-    // Accuracy, errors and tokens are this worker's own: the store's count is all it reports of others.
+    // Accuracy, errors, tokens and USD are this worker's own: the store's count is all it reports of others.
     ...(state.workers > 1 ? [`${state.workers} workers (${state.finished} here)`] : []),
     `acc ${accuracy}`,
     ...(state.errors > 0 ? [`errors ${state.errors}`] : []),
     `tokens ${compactCount(state.tokens)}`,
+    // Only a whole bill: one question whose calls had no price would make the sum an understatement.
+    ...(state.finished > 0 && state.unpriced === 0 ? [formatUsd(state.spentUsd)] : []),
     `elapsed ${compactDuration(now - state.startedAt)}`,
     `ETA ${left === null ? "—" : compactDuration(left)}`
   ].join(" · ")

@@ -3,6 +3,7 @@
 import { Cause, Option } from "effect"
 import { emptyToolStats, type Prediction } from "../../domain/Prediction.js"
 import { type CallRecord, emptyUsage } from "../../services/CallLog.js"
+import type { EndpointOutage } from "../../services/EndpointBreaker.js"
 
 /** A question that never reached the agent, or whose run died: kept as an `error` row, never dropped. */
 const settingsByRole: Readonly<Record<string, string>> = {
@@ -35,6 +36,27 @@ export const configurationRejection = (
     }) — check VTREE_LLM_MODEL and VTREE_LLM_BASE_URL (it usually ends in /v1)`
   }
   return undefined
+}
+
+/** The variable that points each role at its endpoint. */
+const baseUrlByRole: Readonly<Record<string, string>> = {
+  agent: "VTREE_LLM_BASE_URL",
+  tool: "VTREE_TOOL_LLM_BASE_URL (it defaults to VTREE_LLM_BASE_URL)",
+  vlm: "VTREE_VLM_BASE_URL (it defaults to VTREE_LLM_BASE_URL)",
+  embed: "VTREE_EMBED_BASE_URL",
+  ocr: "VTREE_OCR_URLS",
+  asr: "VTREE_ASR_BASE_URL"
+}
+
+/** What stopping a run for an unreachable endpoint tells the user: the role, its host(s), the variable to fix. */
+export const outageMessage = (outage: EndpointOutage, runId: string): string => {
+  const where = outage.hosts.length === 1
+    ? `endpoint ${outage.hosts[0]}`
+    : `endpoints (${outage.hosts.join(", ")})`
+  return `the ${outage.role} model ${where} cannot be reached: ${outage.failures} calls in a row failed (${
+    firstLine(outage.lastError)
+  }) — start the server or fix ${baseUrlByRole[outage.role] ?? "its base URL"}; run ${runId} stopped ` +
+    `(finished questions are saved: continue with --resume --run-id ${runId})`
 }
 
 /** A question that ended outside the agent loop (its tree failed to load, a defect): no steps, no usage. */

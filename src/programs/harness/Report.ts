@@ -6,8 +6,10 @@ import { callRoles } from "../../services/CallLog.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { benchmarkView } from "./ReportAxes.js"
+import { errorsOf, type ErrorSummary } from "./ReportErrors.js"
 import { workersOf, type WorkerSummary } from "./ReportWorkers.js"
-import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
+import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
+import { type RunSetting, runSettings } from "./RunSettings.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 // Also here, where the CLI imports them from.
@@ -18,6 +20,7 @@ export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "sta
   readonly config?: unknown
   readonly claims?: RunRow["claims"]
   readonly progress?: RunRow["progress"]
+  readonly selection?: RunRow["selection"]
 }
 export type ReportPrediction = PredictionRow
 export type ReportStep = StepRow
@@ -35,6 +38,7 @@ export type ReportCall =
     | "errorReason"
     | "cachedPromptTokens"
     | "reasoningTokens"
+    | "attempts"
   >
   & {
     /** When the call started (epoch ms); the html timeline places calls by it. */
@@ -80,6 +84,11 @@ export interface RoleTokens {
   readonly role: string
   readonly calls: number
   readonly errors: number
+  /**
+   * Calls that took more than one attempt (retried, whether they then succeeded or not), over the calls
+   * that recorded their attempts; null when the role made calls and none recorded them (older runs, fakes).
+   */
+  readonly retried: number | null
   readonly promptTokens: number
   readonly completionTokens: number
 }
@@ -91,9 +100,34 @@ export interface Spread {
   readonly maxMs: number | null
 }
 
+/** One question's result, as `report --format json` lists it. */
+export interface QuestionResult {
+  readonly questionId: string
+  readonly videoId: string
+  readonly taskType: string | null
+  readonly prediction: string | null
+  readonly answer: string | null
+  readonly outcome: Outcome
+  readonly stopReason: string
+  readonly steps: number
+  readonly promptTokens: number
+  readonly completionTokens: number
+  /** USD at the prices given; null when unknown. */
+  readonly costUsd: number | null
+  readonly timeMs: number
+  readonly evidence: string | null
+  readonly reasoning: string | null
+  readonly error: string | null
+}
+
 export interface Summary {
   readonly runId: string
   readonly status: string
+  /**
+   * What the run was run with, from its stored config (models and endpoint hosts, sampling, step budget,
+   * prompt pack, skill mode, protocol, trees, question file and hash, version, prices); see RunSettings.ts.
+   */
+  readonly settings: ReadonlyArray<RunSetting>
   /** How the agent called tools (`vtree infer --protocol`): json or tools. */
   readonly protocol: "json" | "tools"
   /** ISO 8601. */
@@ -121,6 +155,19 @@ export interface Summary {
   /** Empty when no question carries a domain (rows stored before domains were kept). */
   readonly byDomain: ReadonlyArray<GroupAccuracy>
   readonly stopReasons: ReadonlyArray<{ readonly reason: string; readonly count: number }>
+  /** The commonest error messages and, when questions ended in `error`, the command that asks them again. */
+  readonly errors: ErrorSummary
+  /**
+   * Answers the final-answer call gave after a question's step budget was spent, counted apart:
+   * `finalAnswer` is the run's mode (runs stored before it was recorded: off), `answers` how the forced
+   * answers scored on their own, and `withoutForced` the run's accuracy had they been left unanswered,
+   * as `--no-final-answer` (the reference behaviour) would have scored it.
+   */
+  readonly forced: {
+    readonly finalAnswer: boolean
+    readonly answers: Accuracy
+    readonly withoutForced: Accuracy
+  }
   readonly meanSteps: number | null
   readonly tokens: {
     readonly byRole: ReadonlyArray<RoleTokens>
@@ -171,6 +218,8 @@ export interface Summary {
    * most questions first. `live` says whether its lease runs (null when the summary had no clock).
    */
   readonly workers: ReadonlyArray<WorkerSummary>
+  /** One row per saved question, in question-id order. */
+  readonly perQuestion: ReadonlyArray<QuestionResult>
 }
 
 /** Shown for a question with no task type or duration. */
@@ -235,6 +284,17 @@ export const groupAccuracy = (
   return [...groups.keys()].sort(rankBy(order)).map((key) => ({ key, ...accuracyOf(groups.get(key)!) }))
 }
 
+/** Whether a stored prediction is a forced answer (rows written before the flag: never). */
+export const isForced = (p: Pick<ReportPrediction, "forced">): boolean => p.forced === true
+
+const forcedSummary = (run: ReportRun, predictions: ReadonlyArray<ReportPrediction>): Summary["forced"] => ({
+  finalAnswer: runFinalAnswer(run.config),
+  answers: accuracyOfPredictions(predictions.filter(isForced)),
+  withoutForced: accuracyOfPredictions(
+    predictions.map((p) => (isForced(p) ? { ...p, prediction: null, correct: false } : p))
+  )
+})
+
 export interface SummaryOptions {
   /** Per role; without them every cost is unknown. */
   readonly prices?: Prices
@@ -282,28 +342,40 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
   const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
   for (const p of predictions) stopCounts.set(p.stopReason, (stopCounts.get(p.stopReason) ?? 0) + 1)
 
-  const roles = new Map<string, { calls: number; errors: number; promptTokens: number; completionTokens: number }>(
-    knownRoles.map((role) => [role, { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0 }])
-  )
+  const emptySlot = () => ({ calls: 0, errors: 0, counted: 0, retried: 0, promptTokens: 0, completionTokens: 0 })
+  const roles = new Map<string, ReturnType<typeof emptySlot>>(knownRoles.map((role) => [role, emptySlot()]))
   for (const c of calls) {
-    const slot = roles.get(c.role) ?? { calls: 0, errors: 0, promptTokens: 0, completionTokens: 0 }
+    const slot = roles.get(c.role) ?? emptySlot()
     slot.calls += 1
     if (c.status !== "ok") slot.errors += 1
+    if (c.attempts !== undefined && c.attempts !== null) {
+      slot.counted += 1
+      if (c.attempts > 1) slot.retried += 1
+    }
     slot.promptTokens += c.promptTokens
     slot.completionTokens += c.completionTokens
     roles.set(c.role, slot)
   }
-  const byRole = [...roles.entries()].map(([role, slot]) => ({ role, ...slot }))
+  const byRole: ReadonlyArray<RoleTokens> = [...roles.entries()].map(([role, { counted, retried, ...slot }]) => ({
+    role,
+    calls: slot.calls,
+    errors: slot.errors,
+    retried: slot.calls > 0 && counted === 0 ? null : retried,
+    promptTokens: slot.promptTokens,
+    completionTokens: slot.completionTokens
+  }))
 
   const lastSaved = predictions.reduce<number | null>(
     (latest, p) => latest === null || p.finishedAt > latest ? p.finishedAt : latest,
     null
   )
   const end = run.finishedAt ?? lastSaved
+  const cost = costSummary(input, options.prices ?? {}, byRole.map((r) => r.role))
 
   return {
     runId: run.runId,
     status: run.status,
+    settings: runSettings({ config: run.config, selection: run.selection }),
     protocol: runProtocol(run.config),
     startedAt: new Date(run.startedAt).toISOString(),
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
@@ -314,6 +386,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     ...benchmarkView(benchmark, predictions, videoMme),
     ...videoMme,
     stopReasons: [...stopCounts.entries()].map(([reason, count]) => ({ reason, count })),
+    errors: errorsOf(run.runId, predictions),
+    forced: forcedSummary(run, predictions),
     meanSteps: predictions.length === 0
       ? null
       : predictions.reduce((sum, p) => sum + p.stepsUsed, 0) / predictions.length,
@@ -322,7 +396,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       promptTokens: byRole.reduce((sum, r) => sum + r.promptTokens, 0),
       completionTokens: byRole.reduce((sum, r) => sum + r.completionTokens, 0)
     },
-    cost: costSummary(input, options.prices ?? {}, byRole.map((r) => r.role)),
+    cost,
     latency: byRole.map((r) => ({
       role: r.role,
       ...spreadOf(calls.filter((c) => c.role === r.role).map((c) => c.durationMs))
@@ -340,7 +414,24 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       ...run.progress,
       open: Math.max(0, run.progress.total - run.progress.done - run.progress.claimed)
     },
-    workers: workersOf(input, options.now)
+    workers: workersOf(input, options.now),
+    perQuestion: predictions.map((p) => ({
+      questionId: p.questionId,
+      videoId: p.videoId,
+      taskType: p.taskType,
+      prediction: p.prediction,
+      answer: p.answer,
+      outcome: outcomeOf(p),
+      stopReason: p.stopReason,
+      steps: p.stepsUsed,
+      promptTokens: p.promptTokens,
+      completionTokens: p.completionTokens,
+      costUsd: cost.byQuestion[p.questionId] ?? null,
+      timeMs: p.finishedAt - p.startedAt,
+      evidence: p.evidence,
+      reasoning: p.reasoning,
+      error: p.error
+    }))
   }
 }
 

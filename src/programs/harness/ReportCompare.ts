@@ -3,6 +3,7 @@
 import type { Accuracy, ReportPrediction } from "./Report.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup, outcomeOf } from "./Report.js"
 import { formatCount, formatDuration, formatInterval, formatPercent, formatTable } from "./ReportText.js"
+import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
 import { mcnemarExact } from "./Stats.js"
 
 /** One side of a comparison: where the run came from (for people) and its rows. */
@@ -13,6 +14,8 @@ export interface CompareSide {
   readonly predictions: ReadonlyArray<ReportPrediction>
   /** Cost per question id in USD, when prices are known for every role the run used; see Cost.ts. */
   readonly costOf?: (questionId: string) => number | null
+  /** What the run was run with (RunSettings.runSettings); the comparison lists the ones that differ. */
+  readonly settings?: ReadonlyArray<RunSetting>
 }
 
 export interface BucketDelta {
@@ -46,6 +49,8 @@ export interface Comparison {
   readonly b: { readonly runId: string; readonly source: string; readonly questions: number }
   /** Questions both runs saved: everything below is over these only. */
   readonly shared: number
+  /** The settings the two runs differ in (models, sampling, budget, pack, …): what may explain the difference. */
+  readonly settings: ReadonlyArray<SettingDifference>
   readonly overall: BucketDelta
   readonly byTaskType: ReadonlyArray<BucketDelta>
   readonly byDuration: ReadonlyArray<BucketDelta>
@@ -189,6 +194,7 @@ export const compareRuns = (sideA: CompareSide, sideB: CompareSide): Comparison 
     a: { runId: sideA.runId, source: sideA.source, questions: sideA.predictions.length },
     b: { runId: sideB.runId, source: sideB.source, questions: sideB.predictions.length },
     shared: a.length,
+    settings: settingsDifference(sideA.settings ?? [], sideB.settings ?? []),
     overall: { key: "all shared questions", a: accA, b: accB, delta: delta(accA.accuracy, accB.accuracy) },
     byTaskType: bucketDeltas(a, b, (q) => q.taskType, []),
     byDuration: bucketDeltas(a, b, (q) => q.duration, durationOrder),
@@ -271,8 +277,16 @@ export const renderCompareText = (c: Comparison): string => {
     ) => [u.metric, formatUsage(u.a, u.unit), formatUsage(u.b, u.unit), formatUsage(u.delta, u.unit, true)]),
     [false, true, true, true]
   )
+  const settings = c.settings.length === 0
+    ? "Settings: the same in both runs"
+    : "Settings that differ\n" + formatTable(
+      ["Setting", "A", "B"],
+      c.settings.map((s) => [s.name, s.a, s.b]),
+      [false, false, false]
+    )
   return [
     header,
+    settings,
     bucketTable("Overall", [c.overall]),
     bucketTable("Task type", c.byTaskType),
     bucketTable("Duration", c.byDuration),

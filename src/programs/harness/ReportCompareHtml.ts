@@ -5,7 +5,7 @@ import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
 import { chartAxis } from "./ReportHtml.js"
 import { script, style } from "./ReportHtmlAssets.js"
-import { esc, groupBy, num } from "./ReportMarkup.js"
+import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
 import { formatCount, formatInterval, formatPercent } from "./ReportText.js"
 import { trajectory } from "./ReportTrajectory.js"
 
@@ -149,6 +149,12 @@ export const renderCompareHtml = (c: Comparison, a: CompareTrajectories, b: Comp
 ${section("Accuracy overall", [c.overall])}${section("Accuracy per task type", c.byTaskType)}${
     section("Accuracy per duration", c.byDuration)
   }${section("Accuracy per domain", c.byDomain)}
+<h2>Settings that differ</h2>
+${
+    c.settings.length === 0
+      ? "<p>None: the two runs were run with the same settings.</p>"
+      : textTable(["Setting", "A", "B"], c.settings.map((x) => [x.name, x.a, x.b]))
+  }
 <h2>Usage over the shared questions</h2>
 <table><tr><th>Metric</th><th>A</th><th>B</th><th>B − A</th></tr>${usageRows}</table>
 <h2>Fixed in B (${formatCount(c.fixed.length)})</h2>

@@ -5,13 +5,14 @@ import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
 import { formatUsd } from "./Cost.js"
 import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
-import { outcomeOf, summarize } from "./Report.js"
+import { isForced, outcomeOf, summarize } from "./Report.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
-import { esc, escapeHtml, groupBy, num } from "./ReportMarkup.js"
+import { esc, escapeHtml, groupBy, num, textTable } from "./ReportMarkup.js"
 import {
   axisTitle,
   benchmarkLine,
   costNote,
+  forcedLine,
   formatCount,
   formatDuration,
   formatInterval,
@@ -106,6 +107,9 @@ const summarySection = (summary: Summary): string => {
   }
 <tr><td>Benchmark</td><td>${esc(benchmarkLine(summary).replace(/^Benchmark /, ""))}</td></tr>
 <tr><td>Protocol</td><td>${esc(summary.protocol)}</td></tr>
+<tr><td>Final answer</td><td id="forced">${
+    esc(forcedLine(summary).replace(/^Final answer at the budget /, ""))
+  }</td></tr>
 <tr><td>Started</td><td>${esc(summary.startedAt)}</td></tr>
 <tr><td>Finished</td><td>${esc(summary.finishedAt ?? "—")}</td></tr>
 <tr><td>Wall time</td><td>${esc(formatDuration(summary.wallTimeMs))}</td></tr>
@@ -118,6 +122,10 @@ const summarySection = (summary: Summary): string => {
 <tr><td>Mean steps</td><td>${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}</td></tr>
 </table>
 ${
+    summary.settings.length === 0
+      ? ""
+      : `<h2>Settings</h2>\n${textTable(["Setting", "Value"], summary.settings.map((x) => [x.name, x.value]))}\n`
+  }${
     summary.axes.map(({ axis, groups }) =>
       `<h2>Accuracy per ${esc(axis)}</h2>
 ${accuracyChart(groups, `Accuracy per ${axis}`)}
@@ -154,6 +162,11 @@ const tokenDetailsTable = (summary: Summary): string => {
     `<th>Cached share</th><th>Reasoning tokens</th></tr>${rows}</table>`
 }
 
+/** A question's stop reason, and whether its answer was forced (given after the step budget was spent). */
+export const stopText = (
+  p: ReportPrediction
+): string => (isForced(p) ? `${p.stopReason} · forced answer` : p.stopReason)
+
 // Sort keys ride on the cells (data-v) so sorting never parses the displayed, formatted text.
 const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Summary): string => {
   const rows = predictions.map((p, i) => {
@@ -165,7 +178,7 @@ const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Su
       `<td><a href="#q${i}">${esc(p.questionId)}</a></td><td>${esc(p.videoId)}</td><td>${esc(p.taskType)}</td>` +
       `<td>${esc(p.duration)}</td><td>${esc(p.prediction ?? "—")}</td><td>${esc(p.answer)}</td>` +
       `<td data-v="${outcome}">${verdict(p)}</td>` +
-      `<td class="n" data-v="${p.stepsUsed}">${formatCount(p.stepsUsed)}</td><td>${esc(p.stopReason)}</td>` +
+      `<td class="n" data-v="${p.stepsUsed}">${formatCount(p.stepsUsed)}</td><td>${esc(stopText(p))}</td>` +
       `<td class="n" data-v="${tokens}">${formatCount(tokens)}</td>` +
       `<td class="n" data-v="${cost ?? -1}">${esc(formatUsd(cost))}</td>` +
       `<td class="n" data-v="${time}">${esc(formatDuration(time))}</td></tr>`

@@ -36,3 +36,9 @@ export const groupBy = <A>(items: ReadonlyArray<A>, key: (a: A) => string | null
   }
   return map
 }
+
+/** A table of plain-text rows, every cell escaped: the run's settings, the settings two runs differ in. */
+export const textTable = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string =>
+  `<table><tr>${headers.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${
+    rows.map((row) => `<tr>${row.map((cell) => `<td>${esc(cell)}</td>`).join("")}</tr>`).join("")
+  }</table>`

@@ -4,6 +4,7 @@ import { alignColumns, textWidth } from "../../domain/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatUsd } from "./Cost.js"
 import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Report.js"
+import { errorsText } from "./ReportErrors.js"
 import type { Interval } from "./Stats.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
@@ -94,6 +95,7 @@ export const renderText = (summary: Summary): string => {
     (summary.overall.unscored === 0 ? "" : ` · unscored ${formatCount(summary.overall.unscored)}`) +
     ` · mean steps ${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}`,
     `Protocol ${summary.protocol}`,
+    forcedLine(summary),
     benchmarkLine(summary),
     ...progressLine(summary)
   ].join("\n")
@@ -105,7 +107,7 @@ export const renderText = (summary: Summary): string => {
   const costOfRole = new Map(summary.cost.byRole.map((r) => [r.role, r.usd]))
   const latencyOfRole = new Map(summary.latency.map((r) => [r.role, r]))
   const tokens = formatTable(
-    ["Role", "Calls", "Errors", "Prompt tokens", "Completion tokens", "Cost (USD)", "p50", "p90", "max"],
+    ["Role", "Calls", "Errors", "Retried", "Prompt tokens", "Completion tokens", "Cost (USD)", "p50", "p90", "max"],
     [
       ...summary.tokens.byRole.map((r) => {
         const latency = latencyOfRole.get(r.role)
@@ -113,6 +115,7 @@ export const renderText = (summary: Summary): string => {
           r.role,
           formatCount(r.calls),
           formatCount(r.errors),
+          r.retried === null ? "—" : formatCount(r.retried),
           formatCount(r.promptTokens),
           formatCount(r.completionTokens),
           r.calls === 0 ? "—" : formatUsd(costOfRole.get(r.role) ?? null),
@@ -125,6 +128,7 @@ export const renderText = (summary: Summary): string => {
         "total",
         formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.calls, 0)),
         formatCount(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0)),
+        retriedTotal(summary),
         formatCount(summary.tokens.promptTokens),
         formatCount(summary.tokens.completionTokens),
         formatUsd(summary.cost.total),
@@ -133,7 +137,7 @@ export const renderText = (summary: Summary): string => {
         ""
       ]
     ],
-    [false, true, true, true, true, true, true, true, true]
+    [false, true, true, true, true, true, true, true, true, true]
   )
   const costLine = costNote(summary)
   const shapes = summary.replyShapes.shapes.length === 0 ? [] : [
@@ -149,14 +153,50 @@ export const renderText = (summary: Summary): string => {
   ]
   return [
     header,
+    ...settingsText(summary),
     ...summary.axes.map(({ axis, groups }) => accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)),
     stops,
+    ...errorsText(summary.errors, formatTable),
     `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,
     ...tokenDetailsText(summary.tokenDetails),
     costLine,
     ...shapes,
     ...workersText(summary)
   ].join("\n\n") + "\n"
+}
+
+/** What the run was run with (RunSettings.ts), a name and a value per line. */
+const settingsText = (summary: Summary): ReadonlyArray<string> =>
+  summary.settings.length === 0 ? [] : [
+    "Settings\n" + formatTable(["Setting", "Value"], summary.settings.map((s) => [s.name, s.value]), [false, false])
+  ]
+
+/** Retried calls over the roles that recorded attempts; `—` when none did. */
+const retriedTotal = (summary: Summary): string => {
+  const known = summary.tokens.byRole.filter((r) => r.retried !== null && r.calls > 0)
+  return known.length === 0 && summary.tokens.byRole.some((r) => r.calls > 0)
+    ? "—"
+    : formatCount(known.reduce((sum, r) => sum + (r.retried ?? 0), 0))
+}
+
+/**
+ * The final-answer mode, and the forced answers counted apart: how many, how they scored, and the
+ * accuracy the run would have had with them left unanswered (as `--no-final-answer` scores).
+ */
+export const forcedLine = (summary: Summary): string => {
+  const { answers, finalAnswer, withoutForced } = summary.forced
+  const count = answers.total + answers.unscored
+  const mode = `Final answer at the budget ${finalAnswer ? "on" : "off (--no-final-answer)"}`
+  if (count === 0) return `${mode} · no forced answers`
+  return `${mode} · forced answers ${formatCount(count)}` +
+    (answers.total === 0
+      ? " (none keyed)"
+      : `, accuracy ${formatPercent(answers.accuracy)} ${formatInterval(answers.interval)} (${
+        formatCount(answers.correct)
+      }/${formatCount(answers.total)})`) +
+    ` · accuracy without them ${formatPercent(withoutForced.accuracy)} (${formatCount(withoutForced.correct)}/${
+      formatCount(withoutForced.total)
+    })`
 }
 
 /** The queue while the run is unfinished (what is saved, held by live workers, still open); else null. */

@@ -1,7 +1,7 @@
 // One question's trajectory on a report page: its facts, its steps with their model calls, and a
 // timeline of where its time went.
 import type { ReportCall, ReportPrediction, ReportStep } from "./Report.js"
-import { outcomeOf } from "./Report.js"
+import { isForced, outcomeOf } from "./Report.js"
 import { esc, isEmpty, jsonBlock } from "./ReportMarkup.js"
 import { formatCount, formatDuration } from "./ReportText.js"
 
@@ -139,7 +139,10 @@ export const trajectoryParts = (
   const options = p.options.map((o) => `<li>${esc(o)}</li>`).join("")
   const facts = [
     ["Prediction", `${esc(p.prediction ?? "— (unparseable)")} ${verdict(p)} · answer ${esc(p.answer ?? "—")}`],
-    ["Stop reason", esc(p.stopReason)],
+    [
+      "Stop reason",
+      esc(isForced(p) ? `${p.stopReason} · forced answer (given after the step budget was spent)` : p.stopReason)
+    ],
     ["Steps", String(p.stepsUsed)],
     ["Tokens", `${formatCount(p.promptTokens)} prompt / ${formatCount(p.completionTokens)} completion`],
     ["Time", esc(formatDuration(p.finishedAt - p.startedAt))],

@@ -4,12 +4,14 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Either, Option, Random } from "effect"
 import type { Question } from "../../domain/Question.js"
+import { samplingDifference, samplingOfRun } from "../../domain/Sampling.js"
+import { packageVersion } from "../../PackageRoot.js"
 import { type RunOwner, RunStore } from "../../services/RunStore.js"
-import { findTreeFolder } from "../tree/TreeLoader.js"
+import { findTreeFolder, treesFolderHint } from "../tree/TreeLoader.js"
 import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
 import { type BenchmarkOptions, questionSettings } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
-import { benchmarkOfRun, runProtocol } from "./RunProtocol.js"
+import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
 import { completeSelection, selectionDifference } from "./RunSelection.js"
 
 /** `run-20250102-130405-k3f9`: sortable, readable, and unique enough for one database. */
@@ -58,10 +60,14 @@ export const checkTrees = Effect.fn("RunPlan.checkTrees")(
           missing.length > 4 ? ", …" : ""
         })`
         : ""
+      const hint = yield* treesFolderHint(treesDir)
       return yield* new InferError({
         reason: "TreeMissing",
         message: `${path.join(treesDir, first, "tree.json")}: not found, needed by ${questionsText}${others} — ` +
-          `build the tree, fix --trees, or leave the video out with --video-ids / --question-ids`
+          Option.getOrElse(
+            hint,
+            () => "build the tree, fix --trees, or leave the video out with --video-ids / --question-ids"
+          )
       })
     }
   }
@@ -90,6 +96,32 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
             runProtocol(stored.config)
           } — ${flag === "--resume" ? "resume" : "join"} it with the same protocol`
         })
+      }
+      // One run, one final-answer mode: its forced answers are counted under one rule. Unsaid, the run's own.
+      if (
+        stored !== undefined && options.finalAnswer !== undefined &&
+        runFinalAnswer(stored.config) !== options.finalAnswer
+      ) {
+        return yield* new InferError({
+          reason: "BadOption",
+          message: `--no-final-answer: run ${stored.runId} was started with the final answer at the budget on — ${
+            flag === "--resume" ? "resume" : "join"
+          } it without --no-final-answer, or start a new run`
+        })
+      }
+      // One run, one sampling: a run mixing settings could not be repeated. Runs stored before it was
+      // recorded are not checked (what they sent is not known).
+      const storedSampling = Option.flatMap(Option.fromNullable(stored), (run) => samplingOfRun(run.config))
+      if (Option.isSome(storedSampling) && options.sampling !== undefined) {
+        const difference = samplingDifference(storedSampling.value, options.sampling)
+        if (difference !== undefined) {
+          return yield* new InferError({
+            reason: "BadOption",
+            message: `${flag}: run ${runId} was started with other sampling: ${difference} — ${
+              flag === "--resume" ? "resume" : "join"
+            } it with the run's values, or start a new run`
+          })
+        }
       }
       // One run, one benchmark: its report and export follow the benchmark's rule.
       if (
@@ -208,7 +240,12 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
       questions: options.questions.length,
       concurrency,
       ...questionSettings(options),
-      prompts: options.prompts.dir
+      finalAnswer: options.finalAnswer ?? true,
+      ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
+      prompts: options.prompts.dir,
+      // A later report prices the run with these unless told otherwise, and names the version that ran it.
+      ...(options.prices === undefined || Object.keys(options.prices).length === 0 ? {} : { prices: options.prices }),
+      vtreeVersion: packageVersion()
     },
     owner,
     leaseMs
@@ -219,8 +256,14 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
   })
   // What was open when this worker joined: it sizes the tree cache, not the work (the queue hands that out).
   const finished = yield* store.finishedQuestionIds(run.runId, { exceptErrors: options.retryErrors === true })
+  // The mode the run was started with, whoever started it: a resumed or joined run keeps its own.
+  const stored = yield* store.getRun(run.runId)
   return {
     runId: run.runId,
+    finalAnswer: Option.match(stored, {
+      onNone: () => options.finalAnswer ?? true,
+      onSome: (r) => runFinalAnswer(r.config)
+    }),
     progress,
     open: options.questions.filter((question) => !finished.has(question.questionId))
   }

@@ -16,3 +16,10 @@ export const benchmarkOfRun = (config: unknown): BenchmarkName => {
   const name = typeof config === "object" && config !== null && "benchmark" in config ? config.benchmark : undefined
   return Schema.is(BenchmarkName)(name) ? name : "videomme"
 }
+
+/**
+ * Whether a run asks for a final answer when a question's step budget is spent, from its stored config:
+ * runs stored before the mode was recorded never did.
+ */
+export const runFinalAnswer = (config: unknown): boolean =>
+  typeof config === "object" && config !== null && "finalAnswer" in config && config.finalAnswer === true

@@ -1,6 +1,6 @@
 // The run's trees, each loaded by the first question that needs it and dropped when no longer needed.
 import type * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import type * as Path from "@effect/platform/Path"
 import { Effect } from "effect"
 import type { Question } from "../../domain/Question.js"
 import { CallBuffer } from "../../services/CallBuffer.js"

@@ -1,7 +1,8 @@
 // One worker's side of a run's question queue: claims a few questions at a time from the store and
 // hands them to the worker's fibers one by one. The store decides who gets what (see RunStore's
 // claimQuestions), so several workers on one shared run never ask a question twice.
-import { Duration, Effect, Option } from "effect"
+import type { Duration } from "effect"
+import { Effect, Option } from "effect"
 import type { Question } from "../../domain/Question.js"
 import { RunStore, type RunStoreError } from "../../services/RunStore.js"
 import { InferError } from "./InferError.js"

@@ -45,7 +45,9 @@ export const labelKeys = [
   "toolSystem", // system message for summarizer/vision calls
   "anchorNote", // appended to summarizer prompts in anchor mode: how to cite [c1]/[s1] lines
   "toolsProtocolNote", // appended to the system prompt with --protocol tools: call functions, notes as text
-  "noToolCallMessage" // corrective message after a tools-protocol reply with no usable call; {{reason}}
+  "noToolCallMessage", // corrective message after a tools-protocol reply with no usable call; {{reason}}
+  "finalAnswerMessage", // after the last step (json protocol): no steps left, answer now with submit_answer
+  "finalAnswerCallMessage" // the same with --protocol tools, where submit_answer is the only function offered
 ] as const
 export type LabelKey = (typeof labelKeys)[number]
 export type Labels = Readonly<Record<LabelKey, string>>

@@ -57,10 +57,43 @@ export const treeFolderOf = Effect.fn("TreeLoader.treeFolderOf")(function*(trees
   return Option.getOrElse(yield* findTreeFolder(treesDir, videoId), () => plain)
 })
 
+/**
+ * When `treesDir` is one video's tree folder (it holds tree.json) rather than the folder of trees, the
+ * hint naming its parent; none otherwise.
+ */
+export const treesFolderHint = Effect.fn("TreeLoader.treesFolderHint")(function*(treesDir: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const isTree = yield* fs.exists(path.join(treesDir, "tree.json")).pipe(Effect.orElseSucceed(() => false))
+  if (!isTree) return Option.none<string>()
+  // The parent as the user would type it: relative when they gave a relative path (`.` has `..`).
+  const parent = path.dirname(path.resolve(treesDir))
+  const shown = path.isAbsolute(treesDir) ? parent : path.relative(path.resolve("."), parent) || "."
+  return Option.some(
+    `${treesDir} is one video's tree (it holds tree.json), not the folder of trees: did you mean --trees ${shown}?`
+  )
+})
+
+/** The trees inside `dir` (subfolders holding tree.json), in name order, for "pass one of them" hints. */
+const treesInside = (fs: FileSystem.FileSystem, path: Path.Path, dir: string) =>
+  fs.readDirectory(dir).pipe(
+    Effect.flatMap((names) =>
+      Effect.filter(
+        [...names].sort(),
+        (name) => fs.exists(path.join(dir, name, "tree.json")),
+        { concurrency: 16 }
+      )
+    ),
+    Effect.orElseSucceed((): ReadonlyArray<string> => [])
+  )
+
 /** Reads and decodes tree.json; nothing is indexed. */
 export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(input: string) {
+  const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const { dir, file } = resolveTreePaths(path, input)
+  // A folder of trees given where one tree was meant: name the trees it holds.
+  const inside = input.toLowerCase().endsWith(".json") ? [] : yield* treesInside(fs, path, input)
   const bytes = yield* readUserFile(file, userFileCaps.tree).pipe(
     Effect.mapError((error) =>
       error.reason === "NotFound"
@@ -68,7 +101,11 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
           file,
           "",
           "not found",
-          "pass a tree directory holding tree.json, or the tree.json file itself",
+          inside.length > 0
+            ? `${input} is a folder of ${inside.length === 1 ? "1 tree" : `${inside.length} trees`}: did you mean ${
+              path.join(input, inside[0]!)
+            }?`
+            : "pass a tree directory holding tree.json, or the tree.json file itself",
           "NotFound"
         )
         : TreeDecodeError.at(

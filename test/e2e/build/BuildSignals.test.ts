@@ -4,9 +4,10 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { buildCalls, buildSim, synthVideo } from "../../support/build/SynthBuild.js"
-import { run, simEnv, start, tempDir } from "../../support/harness/Cli.js"
+import type { tempDir } from "../../support/harness/Cli.js"
+import { run, simEnv, start } from "../../support/harness/Cli.js"
 import type { SyntheticVideo } from "../../support/media/SyntheticVideo.js"
-import * as OpenAiSim from "../../support/openai-sim/index.js"
+import type * as OpenAiSim from "../../support/openai-sim/index.js"
 
 let work: ReturnType<typeof tempDir>
 let video: SyntheticVideo
@@ -57,7 +58,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     )
       .filter((node) => node.level < 3).length
     assert.strictEqual(buildCalls(sim) - before, total - saved)
-    assert.match(rerun.stdout, new RegExp(`^synth\\s.*\\s${saved}\\s+\\S+\\s+0\\s+\\S+ s$`, "m"))
+    assert.match(rerun.stdout, new RegExp(`^synth\\s.*\\s${saved}\\s+\\S+\\s+0\\s+\\S+ s\\s+sidecar$`, "m"))
   }, 120_000)
 
   it("Ctrl-C stops with exit 130, says how to resume, and keeps the finished calls", async () => {

@@ -12,12 +12,12 @@ import { articlePage } from "../../support/search/pages.js"
 // Runs the built CLI (test/support/e2e/globalSetup.ts builds dist/ before any test) under a real MCP client.
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 
-const connect = (env: Record<string, string>) =>
+const connect = (env: Record<string, string>, extraArgs: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["dist/bin.js", "mcp"],
+        args: ["dist/bin.js", "mcp", ...extraArgs],
         cwd: root,
         env: { PATH: process.env.PATH ?? "", ...env },
         stderr: "pipe"
@@ -95,6 +95,31 @@ describe("vtree mcp (stdio round trip)", () => {
       assert.notInclude(logLines.join("\n"), "/page")
     }))
 
+  it.scoped("--trees serves the video tools beside the search tools; video_ask refuses without a model", () =>
+    Effect.gen(function*() {
+      const { client } = yield* connect({}, ["--trees", "samples/trees"])
+      assert.strictEqual(client.getServerVersion()?.name, "vtree")
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      assert.deepStrictEqual(tools.map((t) => t.name), [
+        "video_list",
+        "video_overview",
+        "video_view_node",
+        "video_search",
+        "video_frames",
+        "video_subtitles",
+        "video_ask",
+        "video_ask_result",
+        "external_search",
+        "external_read"
+      ])
+      const listed = yield* Effect.promise(() => client.callTool({ name: "video_list", arguments: {} }))
+      assert.strictEqual(structured(listed).videos[0].video_id, "vtSmpl0001a")
+      const ask = yield* Effect.promise(() =>
+        client.callTool({ name: "video_ask", arguments: { video_id: "vtSmpl0001a", question: "what?" } })
+      )
+      assert.isTrue(ask.isError)
+    }))
+
   it.scoped("reads a page when an allow-range lets the reader reach it", () =>
     Effect.gen(function*() {
       const pages = yield* fixtureServer({
@@ -127,14 +152,14 @@ describe("vtree mcp (stdio round trip)", () => {
       )
       assert.instanceOf(unknown, McpError)
       assert.strictEqual((unknown as McpError).code, -32601)
-      assert.include((unknown as McpError).message, "Method not found: bogus/method")
+      assert.include((unknown as McpError).message, "Method not found")
       const { tools } = yield* Effect.promise(() => client.listTools())
       assert.strictEqual(tools.length, 2)
       yield* Effect.promise(() => client.close())
       assert.notInclude(stderr.join(""), "Defect")
     }))
 
-  it("raw bytes: garbage, invalid UTF-8 and unknown methods are answered, valid requests still served, EOF exits 0", async () => {
+  it("raw bytes: garbage, odd ids, batches and unknown methods are answered, valid requests still served, EOF exits 0", async () => {
     const child = spawn(process.execPath, ["dist/bin.js", "mcp"], {
       cwd: root,
       env: { PATH: process.env.PATH ?? "" },
@@ -155,6 +180,9 @@ describe("vtree mcp (stdio round trip)", () => {
     child.stdin.write(Buffer.from([0xff, 0xfe, 0x7b, 0x0a]))
     child.stdin.write(`${JSON.stringify(init)}\n`)
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "no/such/method" })}\n`)
+    // These once stopped the server for good: an id that is neither string nor integer, and a batch.
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: true, method: "ping" })}\n`)
+    child.stdin.write(`${JSON.stringify([{ jsonrpc: "2.0", id: "b", method: "ping" }, null])}\n`)
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`)
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" })}\n`)
     child.stdin.end()
@@ -164,10 +192,11 @@ describe("vtree mcp (stdio round trip)", () => {
     )
     assert.strictEqual(code, 0, stderr)
     assert.deepStrictEqual(replies.filter((r) => r.error?.code === -32700).map((r) => r.id), [null, null])
+    assert.deepStrictEqual(replies.filter((r) => r.error?.code === -32600).map((r) => r.id), [null, null])
     assert.strictEqual(replies.find((r) => r.id === 2)?.error?.code, -32601)
     assert.strictEqual(replies.find((r) => r.id === "a1")?.result.serverInfo.name, "vtree-search")
     assert.strictEqual(replies.find((r) => r.id === 3)?.result.tools.length, 2)
-    assert.strictEqual(replies.length, 5)
+    assert.strictEqual(replies.length, 7)
     assert.notInclude(stderr, "SyntaxError")
     assert.notInclude(stderr, "    at ")
   })

@@ -7,9 +7,10 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from "node:path"
 import { buildCalls, buildSim, question, synthVideo } from "../../support/build/SynthBuild.js"
 import { runCli } from "../../support/cli/InProcess.js"
-import { simEnv, tempDir } from "../../support/harness/Cli.js"
+import type { tempDir } from "../../support/harness/Cli.js"
+import { simEnv } from "../../support/harness/Cli.js"
 import { makeAudioOnly, type SyntheticVideo, truncateCopy } from "../../support/media/SyntheticVideo.js"
-import * as OpenAiSim from "../../support/openai-sim/index.js"
+import type * as OpenAiSim from "../../support/openai-sim/index.js"
 
 let work: ReturnType<typeof tempDir>
 let video: SyntheticVideo
@@ -41,7 +42,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     const before = sim.requests.length
     const result = await runCli(["build", video.video, "--out", out, "--dry-run"], simEnv(sim.url))
     assert.strictEqual(result.code, 0, result.stderr)
-    assert.match(result.stdout, /^synth\s+1\.5 min\s+45\s+5\s+1\s+5\s+1\s+45\s/m)
+    assert.match(result.stdout, /^synth\s+1\.5 min\s+45\s+5\s+1\s+5\s+1\s+0\s+45\s.*\ssidecar$/m)
     assert.include(result.stdout, "dry run: nothing was called or written")
     assert.isFalse(existsSync(out))
     assert.strictEqual(sim.requests.length, before)
@@ -51,7 +52,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     const out = join(work.dir, "trees")
     const built = await runCli(["build", video.video, "--out", out, "--domain", "Synthetic"], simEnv(sim.url))
     assert.strictEqual(built.code, 0, built.stderr)
-    assert.match(built.stdout, /^synth\s+1\.5 min\s+45\s+\d+\s+1\s+\d+\s+1\s+0\s/m)
+    assert.match(built.stdout, /^synth\s+1\.5 min\s+45\s+\d+\s+1\s+\d+\s+1\s+0\s.*\ssidecar$/m)
     const tree = JSON.parse(readFileSync(join(out, "synth", "tree.json"), "utf8")) as {
       domain: string
       build: { subtitles: { source: string; cues: number }; frames: { sampled: number; sent: number } }

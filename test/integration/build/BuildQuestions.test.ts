@@ -133,7 +133,7 @@ describe("vtree build --questions (live ffmpeg, openai-sim)", () => {
 
     const alpha = readTree(out, "alpha")
     assert.deepStrictEqual([alpha.domain, alpha.duration_category], ["NP-News-Programs", "short"])
-    assert.deepStrictEqual(alpha.build.subtitles, { source: "sidecar:alpha_en.json", cues: 2 })
+    assert.deepStrictEqual(alpha.build.subtitles, { source: "dir:alpha_en.json", cues: 2 })
     const frameAt = (tree: Tree, time: number) =>
       Object.values(tree.nodes).find((n) => n.level === 3 && n.time_range[0] === time)!
     // 101–104 s on the source's clock is 1–4 s in the clip; the open end (108 s → 8 s) runs to the clip's end.
@@ -144,7 +144,7 @@ describe("vtree build --questions (live ffmpeg, openai-sim)", () => {
 
     const beta = readTree(out, "beta")
     assert.deepStrictEqual([beta.domain, beta.duration_category], ["KE-Knowledge", "medium"])
-    assert.deepStrictEqual(beta.build.subtitles, { source: "sidecar:beta.json", cues: 1 })
+    assert.deepStrictEqual(beta.build.subtitles, { source: "dir:beta.json", cues: 1 })
     // 32–35.5 s is 2–5.5 s in the clip.
     assert.strictEqual(frameAt(beta, 0).subtitle, "")
     assert.strictEqual(frameAt(beta, 4).subtitle, "beta speaks")

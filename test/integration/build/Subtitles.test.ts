@@ -66,7 +66,7 @@ describe("subtitles from each source, over real ffmpeg", { timeout: 120_000 }, (
           formatSrt(defaultCues.map((cue) => ({ ...cue, text: `<font face="Serif" size="18">${cue.text}</font>` })))
         )
         const videoMme = yield* resolveSubtitles({ video: video.video, videoId: "clip01", subtitlesDir: subtitleDir })
-        assert.deepStrictEqual([videoMme.source, texts(videoMme.cues)], ["sidecar", texts(defaultCues)])
+        assert.deepStrictEqual([videoMme.source, texts(videoMme.cues)], ["dir", texts(defaultCues)])
 
         const embedded = yield* resolveSubtitles({
           video: video.video,

@@ -129,7 +129,7 @@ describe("--out never hits an input", () => {
       const { exit, stderr } = yield* run(exportCommand, "--db", db, "--format", "csv", "--out", out)
       assert.isTrue(Exit.isSuccess(exit))
       assert.include(stderr, `vtree: wrote run r1 as csv to ${out}`)
-      assert.isTrue(fs.readFileSync(out, "utf8").startsWith("question_id,"))
+      assert.isTrue(fs.readFileSync(out, "utf8").startsWith("run_id,agent_model,question_id,"))
       assert.deepStrictEqual(fs.readdirSync(dir).filter((name) => name.endsWith(".tmp")), [])
     }))
 })

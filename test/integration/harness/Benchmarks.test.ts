@@ -357,7 +357,8 @@ describe("the run keeps its benchmark", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const file = join(dir, "old.db")
-      const { "0008_benchmark_facts": _, ...before } = migrations
+      // The schema as it stood before 0008: later migrations left out too.
+      const before = Object.fromEntries(Object.entries(migrations).filter(([id]) => Number.parseInt(id, 10) < 8))
       yield* Effect.gen(function*() {
         yield* SqliteMigrator.make({})({ loader: SqliteMigrator.fromRecord(before) })
         const sql = yield* SqlClient.SqlClient

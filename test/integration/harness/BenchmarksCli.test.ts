@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
+import { formatUsd } from "../../../src/programs/harness/Cost.js"
 import { runCli } from "../../support/cli/InProcess.js"
 import { samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
 import { agentModel } from "../../support/harness/Policy.js"
@@ -150,7 +151,8 @@ describe("every benchmark through the CLI (infer → report → export) against 
           writeFileSync(join(dir, "trees", video, "tree.json"), JSON.stringify({ ...sampleTree, videoID: video }))
         }
         const db = join(dir, "runs.db")
-        const env = simEnv(sim.url, { VTREE_OCR: "off" })
+        // Priced, so the progress line can say what the run spent.
+        const env = simEnv(sim.url, { VTREE_OCR: "off", VTREE_AGENT_PRICE: "0.6,0.15,2.4" })
         const infer = await runCli(
           [
             "infer",
@@ -174,10 +176,24 @@ describe("every benchmark through the CLI (infer → report → export) against 
         assert.strictEqual(report.code, 0, report.stderr)
         const summary = JSON.parse(report.stdout) as {
           benchmark: string
-          overall: { correct: number; wrong: number; unanswered: number; unscored: number; total: number }
+          overall: {
+            correct: number
+            wrong: number
+            unanswered: number
+            unscored: number
+            total: number
+            accuracy: number | null
+          }
           primary: { name: string; value: number } | null
+          cost: { total: number | null }
         }
         assert.strictEqual(summary.benchmark, c.name)
+        // The last progress line agrees with the report: accuracy over the keyed questions, and the USD spent.
+        const progress = infer.stderr.split("\n").filter((line) => line.startsWith("vtree: run r1: ")).at(-1) ?? ""
+        const accuracy = summary.overall.accuracy === null ? "—" : `${(summary.overall.accuracy * 100).toFixed(1)}%`
+        assert.include(progress, ` · acc ${accuracy} · `)
+        assert.isNotNull(summary.cost.total)
+        assert.include(progress, ` · ${formatUsd(summary.cost.total)} · `)
         const { correct, total, unanswered, unscored, wrong } = summary.overall
         assert.deepStrictEqual([correct, wrong, unanswered, unscored, total], [...c.overall])
         if (c.primary === undefined) assert.isNull(summary.primary)

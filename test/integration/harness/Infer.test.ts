@@ -15,8 +15,8 @@ import {
   simEnv,
   tempDir
 } from "../../support/harness/Cli.js"
-import { sampleQuestions } from "../../support/harness/Policy.js"
-import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
+import { agentModel, policyScripts, sampleQuestions } from "../../support/harness/Policy.js"
+import { inferArgs, simRuns, vtreeLines } from "../../support/harness/SimRuns.js"
 import * as OcrSim from "../../support/ocr-sim/index.js"
 import * as Sim from "../../support/openai-sim/index.js"
 
@@ -24,6 +24,16 @@ const questions = sampleQuestions()
 const secret = "sk-test-SECRET-do-not-print-4711"
 
 const { cleanups, setup } = simRuns(questions)
+
+/** A port nothing listens on: taken, then let go. */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
 
 const allDbText = (db: string): string =>
   readDb(db, (handle) => {
@@ -216,47 +226,138 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
     assert.isFalse(existsSync(db), "a database file was created for a run that never started")
   }, 60_000)
 
-  it("with an unreachable endpoint ends each question as error, not a crash, and prints no key", async () => {
-    const { db } = await setup()
-    const port = await new Promise<number>((resolve) => {
-      const server = createServer()
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as { port: number }
-        server.close(() => resolve(port))
-      })
-    })
-    const result = await runCli(
-      inferArgs(db, "--concurrency", "7"),
-      simEnv(`http://127.0.0.1:${port}/v1`, { VTREE_PROVIDER_RETRIES: "1", VTREE_LLM_API_KEY: secret })
-    )
-    assert.strictEqual(result.code, 0, result.stderr)
-    const rows = predictions(db)
-    assert.strictEqual(rows.length, questions.length)
-    for (const row of rows) {
-      assert.strictEqual(row.stop_reason, "error")
-      assert.match(row.error ?? "", /Transport/)
-    }
-    assert.match(result.stdout, /error\s+7/)
-    assert.notInclude(result.stdout + result.stderr + allDbText(db), "SECRET")
+  it(
+    "breaker off, an unreachable endpoint: each question ends as error, not a crash; the report says why",
+    async () => {
+      const { db } = await setup()
+      const port = await closedPort()
+      const result = await runCli(
+        inferArgs(db, "--concurrency", "7"),
+        simEnv(`http://127.0.0.1:${port}/v1`, {
+          VTREE_PROVIDER_RETRIES: "1",
+          VTREE_LLM_API_KEY: secret,
+          VTREE_BREAKER_CALLS: "0"
+        })
+      )
+      assert.strictEqual(result.code, 0, result.stderr)
+      const rows = predictions(db)
+      assert.strictEqual(rows.length, questions.length)
+      for (const row of rows) {
+        assert.strictEqual(row.stop_reason, "error")
+        assert.match(row.error ?? "", /Transport/)
+      }
+      assert.match(result.stdout, /error\s+7/)
+      assert.notInclude(result.stdout + result.stderr + allDbText(db), "SECRET")
+      // The report says what went wrong, how to ask again, and that every call was retried (once each).
+      const failedRun = runs(db)[0]!.run_id
+      assert.match(result.stdout, /^Errors: 7 questions ended in error; the most common messages$/m)
+      assert.match(
+        result.stdout,
+        /^\s+7  llm: Transport: llm: connection failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/m
+      )
+      assert.include(
+        result.stdout,
+        `vtree infer --resume --retry-errors --run-id ${failedRun} (with the run's --trees and --db)`
+      )
+      assert.match(result.stdout, /^agent\s+21\s+21\s+21\s/m)
 
-    // Once the endpoint is back, --resume --retry-errors asks exactly the failed questions again.
-    const { sim } = await setup()
-    const runId = runs(db)[0]!.run_id
-    const plain = await runCli(inferArgs(db, "--run-id", runId, "--resume"), simEnv(sim.url))
-    assert.strictEqual(plain.code, 0, plain.stderr)
-    assert.strictEqual(sim.requests.length, 0)
-    const retried = await runCli(inferArgs(db, "--run-id", runId, "--resume", "--retry-errors"), simEnv(sim.url))
-    assert.strictEqual(retried.code, 0, retried.stderr)
-    const after = predictions(db)
-    assert.strictEqual(after.length, questions.length)
-    assert.isTrue(after.every((row) => row.stop_reason === "finished"))
-    const misuse = await runCli(inferArgs(db, "--retry-errors"), simEnv(sim.url))
-    assert.strictEqual(misuse.code, 1)
-    assert.match(
-      misuse.stderr.trim(),
-      /^vtree: --retry-errors re-asks the failed questions of an earlier run: use it with --resume/
-    )
-  }, 60_000)
+      // Once the endpoint is back, --resume --retry-errors asks exactly the failed questions again.
+      const { sim } = await setup()
+      const runId = runs(db)[0]!.run_id
+      const plain = await runCli(inferArgs(db, "--run-id", runId, "--resume"), simEnv(sim.url))
+      assert.strictEqual(plain.code, 0, plain.stderr)
+      assert.strictEqual(sim.requests.length, 0)
+      const retried = await runCli(inferArgs(db, "--run-id", runId, "--resume", "--retry-errors"), simEnv(sim.url))
+      assert.strictEqual(retried.code, 0, retried.stderr)
+      const after = predictions(db)
+      assert.strictEqual(after.length, questions.length)
+      assert.isTrue(after.every((row) => row.stop_reason === "finished"))
+      const misuse = await runCli(inferArgs(db, "--retry-errors"), simEnv(sim.url))
+      assert.strictEqual(misuse.code, 1)
+      assert.match(
+        misuse.stderr.trim(),
+        /^vtree: --retry-errors re-asks the failed questions of an earlier run: use it with --resume/
+      )
+    },
+    60_000
+  )
+
+  it(
+    "stops the run when the agent endpoint's port is closed: failed, exit 1, one line; --resume answers everything",
+    async () => {
+      const { db, sim } = await setup()
+      const port = await closedPort()
+      // Default provider retries (4, from 1 s): the breaker must stop the run during the first calls' retries.
+      const dead = await runCli(
+        inferArgs(db, "--run-id", "dead", "--concurrency", "8"),
+        simEnv(`http://127.0.0.1:${port}/v1`, { VTREE_LLM_API_KEY: secret, VTREE_PROVIDER_RETRIES: "4" })
+      )
+      assert.strictEqual(dead.code, 1, dead.stderr)
+      const lines = vtreeLines(dead.stderr)
+      assert.strictEqual(lines.length, 1, dead.stderr)
+      assert.match(
+        lines[0]!,
+        new RegExp(
+          `^vtree: the agent model endpoint 127\\.0\\.0\\.1:${port} cannot be reached: 8 calls in a row failed ` +
+            `\\(llm: connection failed \\(.*ECONNREFUSED.*\\)\\) — start the server or fix VTREE_LLM_BASE_URL; ` +
+            `run dead stopped \\(finished questions are saved: continue with --resume --run-id dead\\)$`
+        )
+      )
+      assert.notInclude(dead.stdout + dead.stderr + allDbText(db), "SECRET")
+      assert.strictEqual(runs(db)[0]!.status, "failed")
+      // No question had spent its retries (about 15 s each) when the breaker tripped: none was saved.
+      assert.deepStrictEqual(predictions(db), [])
+      const calls = readDb(db, (h) => h.prepare("SELECT count(*) AS n FROM llm_calls").get()) as { n: number }
+      assert.strictEqual(calls.n, 0)
+
+      const resumed = await runCli(inferArgs(db, "--run-id", "dead", "--resume"), simEnv(sim.url))
+      assert.strictEqual(resumed.code, 0, resumed.stderr)
+      assert.strictEqual(predictions(db).length, questions.length)
+      assert.isTrue(predictions(db).every((row) => row.stop_reason === "finished"))
+      assert.strictEqual(runs(db)[0]!.status, "completed")
+    },
+    60_000
+  )
+
+  it(
+    "records each call's attempts: a call retried after a 500 counts as retried, not as an error, in text and JSON",
+    async () => {
+      const { db } = await setup()
+      const policy = policyScripts({ questions })
+      const agent = policy[agentModel] as (request: Sim.SimRequest, index: number) => Sim.ChatReply | Sim.Fault
+      const sim = await Sim.start({
+        chat: {
+          ...policy,
+          [agentModel]: (request, index) => index === 0 ? { fault: "status", status: 500 } : agent(request, index - 1)
+        }
+      })
+      cleanups.push(() => sim.close())
+      const result = await runCli(inferArgs(db, "--run-id", "retried", "--question-ids", "001-1"), simEnv(sim.url))
+      assert.strictEqual(result.code, 0, result.stderr)
+      const attempts = readDb(
+        db,
+        (h) => h.prepare("SELECT role, attempts FROM llm_calls ORDER BY call_id").all()
+      ) as Array<
+        { role: string; attempts: number }
+      >
+      assert.deepStrictEqual(
+        attempts.filter((c) => c.role === "agent").map((c) => c.attempts),
+        [2, 1]
+      )
+      assert.isTrue(attempts.filter((c) => c.role === "tool").every((c) => c.attempts === 1))
+      assert.match(result.stdout, /^agent\s+2\s+0\s+1\s/m)
+      const report = await runCli(["report", "--db", db, "--format", "json"])
+      assert.strictEqual(report.code, 0, report.stderr)
+      const summary = JSON.parse(report.stdout) as {
+        tokens: { byRole: Array<{ role: string; errors: number; retried: number | null }> }
+        errors: { questions: number; messages: Array<unknown>; retryCommand: string | null }
+      }
+      const agentRow = summary.tokens.byRole.find((r) => r.role === "agent")!
+      assert.deepStrictEqual([agentRow.errors, agentRow.retried], [0, 1])
+      assert.deepStrictEqual(summary.errors, { questions: 0, messages: [], retryCommand: null })
+    },
+    60_000
+  )
 
   it("offers external_search / external_read only with --web-search and an enabled capability", async () => {
     const { db, sim } = await setup()

@@ -73,7 +73,9 @@ describe("a run is its question set (in-process CLI)", () => {
     // The agent endpoint fails for question 001-2 on the first run only.
     const { db, sim } = await setup({ agentDelayMs: 0 })
     const first = await runCli(inferArgs(db, "--question-ids", "001-1,001-2", "--run-id", "t"), {
-      ...simEnv("http://127.0.0.1:9/v1")
+      ...simEnv("http://127.0.0.1:9/v1"),
+      // The questions must end in error and be saved, not stop the run.
+      VTREE_BREAKER_CALLS: "0"
     })
     assert.strictEqual(first.code, 0, first.stderr)
     const errored = readDb(db, (h) => h.prepare("SELECT count(*) AS n FROM llm_calls").get() as { n: number }).n

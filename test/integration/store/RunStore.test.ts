@@ -10,6 +10,7 @@ import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as PgRunStore from "../../../src/layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
+import { runCli } from "../../support/cli/InProcess.js"
 import { useCluster } from "../../support/postgres/vitest.js"
 import { call, prediction, step } from "../../unit/harness/fixtures.js"
 
@@ -91,7 +92,8 @@ describe("SqliteRunStore", () => {
           "reasoning_tokens",
           "domain",
           "worker",
-          "benchmark_json"
+          "benchmark_json",
+          "forced"
         ])
         assert.deepStrictEqual(yield* columns(sql, "steps"), [
           "run_id",
@@ -121,7 +123,8 @@ describe("SqliteRunStore", () => {
           "cached_prompt_tokens",
           "reasoning_tokens",
           "superseded",
-          "endpoint"
+          "endpoint",
+          "attempts"
         ])
         const [mode] = yield* sql.unsafe<{ journal_mode: string }>("PRAGMA journal_mode")
         assert.strictEqual(mode?.journal_mode, "wal")
@@ -169,6 +172,38 @@ describe("SqliteRunStore", () => {
         undefined,
         undefined
       ]])
+    }))
+
+  it.scoped("opens a database written before forced answers were kept: none read forced, and writing migrates it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = path.join(dir, "old.db")
+      const { "0009_forced_answers": _, ...before } = migrations
+      yield* Effect.gen(function*() {
+        yield* SqliteMigrator.make({})({ loader: SqliteMigrator.fromRecord(before) })
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO runs (run_id, started_at, finished_at, status, config_json) VALUES ('old', 1, 2, 'completed', '{}')`
+        yield* sql`INSERT INTO predictions (run_id, question_id, video_id, question, options_json, correct, steps_used,
+          stop_reason, prompt_tokens, completion_tokens, started_at, finished_at)
+          VALUES ('old', 'q1', 'v', 'Q?', '[]', 0, 15, 'budget_exceeded', 100, 20, 1, 2)`
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: file })))
+      const read = yield* Effect.flatMap(RunStore, (store) => store.loadRun("old")).pipe(
+        Effect.provide(SqliteRunStore.layer({ filename: file, mustExist: true, readOnly: true }))
+      )
+      assert.isFalse("forced" in read.predictions[0]!)
+      const written = yield* openAgain(
+        file,
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.saveQuestion("old", {
+            prediction: prediction({ questionId: "q2", stopReason: "budget_exceeded", forced: true }),
+            steps: [],
+            calls: []
+          })
+          return (yield* store.loadRun("old")).predictions.map((p) => [p.questionId, p.forced])
+        })
+      )
+      assert.deepStrictEqual(written, [["q1", undefined], ["q2", true]])
     }))
 
   it.scoped("a reader never creates a missing database, and refuses a file that is not one", () =>
@@ -276,6 +311,26 @@ const contract = (name: string, withStore: WithStore) =>
             search: { tokens: [null, "x"] },
             maxTokens: 512
           })
+        })
+      ))
+
+    it.scoped("keeps which answers were forced at the budget; the others read as not forced", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.startRun({ runId: "r", config: { finalAnswer: true } })
+          const forced = prediction({ questionId: "q1", stopReason: "budget_exceeded", forced: true })
+          const plain = prediction({ questionId: "q2" })
+          for (const p of [forced, plain]) yield* store.saveQuestion("r", { prediction: p, steps: [], calls: [] })
+          const loaded = yield* store.loadRun("r")
+          assert.deepStrictEqual(loaded.predictions.map((p) => [p.questionId, p.forced]), [["q1", true], [
+            "q2",
+            undefined
+          ]])
+          assert.isFalse("forced" in loaded.predictions[1]!)
+          // Asked again (--retry-errors), a question's flag follows its new answer.
+          yield* store.saveQuestion("r", { prediction: { ...forced, forced: false }, steps: [], calls: [] })
+          assert.isUndefined((yield* store.loadRun("r")).predictions[0]!.forced)
         })
       ))
 
@@ -420,6 +475,25 @@ const contract = (name: string, withStore: WithStore) =>
         })
       ))
 
+    it.scoped("counts each run's saved, keyed and right questions in the database, for `vtree runs`", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.startRun({ runId: "mixed", config: {}, startedAt: 1 })
+          yield* store.startRun({ runId: "empty", config: {}, startedAt: 2 })
+          const save = (questionId: string, overrides: Parameters<typeof prediction>[0]) =>
+            store.saveQuestion("mixed", { prediction: prediction(overrides), steps: [], calls: [] })
+          yield* save("q1", { questionId: "q1", finishedAt: 5_000_000_000_000 })
+          yield* save("q2", { questionId: "q2", prediction: "C", correct: false, finishedAt: 3_000 })
+          yield* save("q3", { questionId: "q3", prediction: null, correct: false })
+          // No key: neither keyed nor right, whatever the stored flag says.
+          yield* save("q4", { questionId: "q4", answer: null, correct: true })
+          assert.deepStrictEqual(yield* store.runTallies, [
+            { runId: "mixed", saved: 4, keyed: 3, correct: 1, lastSavedAt: 5_000_000_000_000 }
+          ])
+        })
+      ))
+
     it.scoped("an unknown run id names the available ones", () =>
       withStore(() =>
         Effect.gen(function*() {
@@ -495,7 +569,8 @@ describe("PgRunStore", () => {
         "cached_prompt_tokens",
         "reasoning_tokens",
         "superseded",
-        "endpoint"
+        "endpoint",
+        "attempts"
       ])
       assert.strictEqual(first.startedAt, "bigint")
       // A second process opening the same database applies nothing again.
@@ -515,6 +590,38 @@ describe("PgRunStore", () => {
       const applied = yield* Effect.all([open, open, open, open], { concurrency: "unbounded" })
       const count = Object.keys(migrations).length
       assert.deepStrictEqual(applied, [count, count, count, count])
+    }))
+
+  it.scoped("vtree runs lists a PostgreSQL database's runs as it lists an SQLite file's", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabase
+      yield* Effect.gen(function*() {
+        const store = yield* RunStore
+        yield* store.startRun({
+          runId: "pg-run",
+          config: { questions: 2, providers: { llm: { agent: { model: "reasoner" } } } },
+          startedAt: 1_000
+        })
+        yield* store.saveQuestion("pg-run", { prediction: prediction({ questionId: "q1" }), steps: [], calls: [] })
+        yield* store.saveQuestion("pg-run", {
+          prediction: prediction({ questionId: "q2", prediction: "A", correct: false }),
+          steps: [],
+          calls: []
+        })
+        yield* store.finishRun("pg-run", "completed", 5_000)
+      }).pipe(Effect.provide(PgRunStore.layerUrl(url)))
+      const listed = yield* Effect.promise(() => runCli(["runs", "--db", url, "--format", "json"]))
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      const [run] = JSON.parse(listed.stdout)
+      assert.deepInclude(run, {
+        runId: "pg-run",
+        status: "completed",
+        agentModel: "reasoner",
+        saved: 2,
+        total: 2,
+        accuracy: 0.5,
+        wallTimeMs: 4_000
+      })
     }))
 
   it.scoped("a server that does not answer is one line naming the URL (without its password) and the fix", () =>

@@ -30,7 +30,9 @@ export const testLabels: Labels = {
   toolSystem: "TOOL-SYSTEM",
   anchorNote: "ANCHOR-NOTE",
   toolsProtocolNote: "TOOLS-PROTOCOL",
-  noToolCallMessage: "NO-TOOL-CALL ({{reason}})"
+  noToolCallMessage: "NO-TOOL-CALL ({{reason}})",
+  finalAnswerMessage: "FINAL-ANSWER: reply with submit_answer now.",
+  finalAnswerCallMessage: "FINAL-ANSWER-CALL: call submit_answer now."
 }
 
 export const renderToolPrompt = (name: ToolPromptName, vars: Readonly<Record<string, string>>): string =>

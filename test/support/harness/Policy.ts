@@ -116,6 +116,20 @@ interface Message {
   readonly content: unknown
 }
 
+// The note the loop sends when a question's steps are spent (json protocol): such a request is answered.
+const finalAnswerNote = (JSON.parse(
+  readFileSync(new URL("../../../prompts/en/labels.json", import.meta.url), "utf8")
+) as Record<string, string>)["finalAnswerMessage"]!
+
+/** A final-answer call: submit_answer the only function offered, or the pack's note in the last message. */
+const isFinalAnswerCall = (request: SimRequest, messages: ReadonlyArray<Message>): boolean => {
+  const tools = request.body["tools"]
+  if (Array.isArray(tools)) {
+    return tools.length === 1 && (tools[0] as { function?: { name?: string } }).function?.name === "submit_answer"
+  }
+  return text(messages.at(-1)).endsWith(finalAnswerNote)
+}
+
 const messagesOf = (request: SimRequest): ReadonlyArray<Message> =>
   Array.isArray(request.body["messages"]) ? (request.body["messages"] as ReadonlyArray<Message>) : []
 
@@ -174,7 +188,8 @@ export const policyScripts = (options: PolicyOptions): NonNullable<SimOptions["c
       const style = options.replyStyle?.(question.questionId, steps) ?? "clean"
       return { content: replyStyles[style].write(step), reasoning, ...delay }
     }
-    if (steps < viewSteps) {
+    // Told that its steps are spent, it answers with what it has, as a model following the prompt would.
+    if (steps < viewSteps && !isFinalAnswerCall(request, messages)) {
       const args = { node_id: roots[steps % Math.max(1, roots.length)] ?? "missing", question: questionText }
       return respond(
         {

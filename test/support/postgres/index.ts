@@ -18,8 +18,18 @@ import Pg from "pg"
 
 const run = promisify(execFile)
 
-/** Where Debian's postgresql package puts the server binaries; VTREE_PG_BIN overrides. */
-export const binDir = process.env["VTREE_PG_BIN"] ?? "/usr/lib/postgresql/15/bin"
+/**
+ * Where Debian's and Ubuntu's postgresql package puts the server binaries: /usr/lib/postgresql/<major>/bin, the
+ * newest major installed (Debian 12 ships 15, Ubuntu 24.04 16); VTREE_PG_BIN overrides.
+ */
+const debianBinDir = (): string => {
+  const root = "/usr/lib/postgresql"
+  const majors = fs.existsSync(root) ? fs.readdirSync(root).filter((name) => /^\d+$/.test(name)) : []
+  const newest = majors.map(Number).sort((a, b) => b - a)[0]
+  return path.join(root, String(newest ?? 15), "bin")
+}
+
+export const binDir = process.env["VTREE_PG_BIN"] ?? debianBinDir()
 
 export const available = (): boolean => fs.existsSync(path.join(binDir, "initdb"))
 

@@ -123,7 +123,10 @@ describe("AgentLoop", () => {
   it.effect("unknown tools are not steps, get a corrective message, and are bounded", () =>
     Effect.gen(function*() {
       const unknown = call("watch_video", { minute: 3 })
-      const { program, llm } = yield* setup([unknown, unknown, unknown, unknown, unknown], { maxSteps: 3 })
+      const { program, llm } = yield* setup([unknown, unknown, unknown, unknown, unknown], {
+        maxSteps: 3,
+        finalAnswer: false
+      })
       const prediction = yield* program
       assert.strictEqual(prediction.stopReason, "budget_exceeded")
       assert.strictEqual(prediction.stepsUsed, 0)
@@ -209,14 +212,98 @@ describe("AgentLoop", () => {
       assert.strictEqual((yield* agentRequests(llm)).length, 2)
     }))
 
-  it.effect("running out of steps ends with budget_exceeded and no answer", () =>
+  it.effect("without the final answer, running out of steps ends with budget_exceeded and no answer", () =>
     Effect.gen(function*() {
       const look = call("view_node", { node_id: "vid_L1_000" })
-      const { program } = yield* setup([look, look, look], { maxSteps: 3 })
+      const { llm, program } = yield* setup([look, look, look], { maxSteps: 3, finalAnswer: false })
       const prediction = yield* program
       assert.strictEqual(prediction.stopReason, "budget_exceeded")
       assert.strictEqual(prediction.stepsUsed, 3)
       assert.isNull(prediction.answer)
+      assert.isNull(prediction.prediction)
+      assert.isUndefined(prediction.forced)
+      assert.strictEqual((yield* agentRequests(llm)).length, 3)
+    }))
+
+  it.effect("when the steps run out, one more call asks for the answer: its letter is the prediction, forced", () =>
+    Effect.gen(function*() {
+      const look = call("view_node", { node_id: "vid_L1_000" })
+      const { llm, program } = yield* setup([look, look, submit("The best answer is D.")], { maxSteps: 2 })
+      const prediction = yield* program
+      assert.strictEqual(prediction.stopReason, "budget_exceeded")
+      assert.strictEqual(prediction.forced, true)
+      assert.strictEqual(prediction.prediction, "D")
+      assert.strictEqual(prediction.answer, "The best answer is D.")
+      assert.strictEqual(prediction.evidence, "[\"the tomato frame\"]")
+      assert.isNull(prediction.error)
+      // The submission is recorded as the step it was, after the budget's.
+      assert.deepStrictEqual(prediction.steps.map((step) => step.tool), ["view_node", "view_node", "submit_answer"])
+      assert.strictEqual(prediction.stepsUsed, 3)
+      const requests = yield* agentRequests(llm)
+      assert.strictEqual(requests.length, 3)
+      // The note rides in the same user turn as the last tool output: turns keep alternating.
+      const last = requests[2]!.messages
+      assert.strictEqual(last.at(-1)!.role, "user")
+      assert.strictEqual(last.at(-2)!.role, "assistant")
+      assert.strictEqual(
+        last.at(-1)!.content,
+        `${prediction.steps[1]!.output}\n\nFINAL-ANSWER: reply with submit_answer now.`
+      )
+      assert.notInclude(requests[1]!.messages.at(-1)!.content, "FINAL-ANSWER")
+      assert.isUndefined(requests[2]!.tools)
+      // The extra call is a model call like any other.
+      assert.strictEqual(prediction.usage.agent.calls, 3)
+    }))
+
+  it.effect("a final reply that is not a submission runs nothing and leaves the question unanswered", () =>
+    Effect.gen(function*() {
+      const look = call("view_node", { node_id: "vid_L1_000" })
+      const { llm, program } = yield* setup([look, look], { maxSteps: 1 })
+      const prediction = yield* program
+      assert.strictEqual(prediction.stopReason, "budget_exceeded")
+      assert.isNull(prediction.prediction)
+      assert.isUndefined(prediction.forced)
+      assert.strictEqual(prediction.stepsUsed, 1)
+      assert.include(prediction.error!, "not a submission: it called view_node")
+      // One view_node ran (extract + verify rounds of the tool model); the final reply's did not.
+      const toolRounds = (yield* llm.requests).filter((request) => request.role === "tool").length
+      const { llm: once, program: oneStep } = yield* setup([look, submit("A")], { maxSteps: 2 })
+      yield* oneStep
+      assert.strictEqual(toolRounds, (yield* once.requests).filter((request) => request.role === "tool").length)
+    }))
+
+  it.effect("an unreadable final reply leaves the question unanswered, saying why", () =>
+    Effect.gen(function*() {
+      const { program } = yield* setup([call("view_node", { node_id: "vid_L1_000" }), "C, I think"], { maxSteps: 1 })
+      const prediction = yield* program
+      assert.strictEqual(prediction.stopReason, "budget_exceeded")
+      assert.isNull(prediction.prediction)
+      assert.include(prediction.error!, "the final-answer reply was not a submission: no JSON object found")
+    }))
+
+  it.effect("a model stuck on unknown tools gets the final call too, and its submission counts, forced", () =>
+    Effect.gen(function*() {
+      const unknown = call("final_answer", { answer: "B" })
+      const { llm, program } = yield* setup([unknown, unknown, unknown, submit("B")], { maxSteps: 2 })
+      const prediction = yield* program
+      assert.strictEqual(prediction.stopReason, "budget_exceeded")
+      assert.strictEqual(prediction.forced, true)
+      assert.strictEqual(prediction.prediction, "B")
+      assert.strictEqual(prediction.error, "more than 2 calls of unknown tools")
+      const last = (yield* agentRequests(llm))[3]!.messages.at(-1)!
+      assert.include(last.content, "UNKNOWN-TOOL final_answer")
+      assert.include(last.content, "FINAL-ANSWER: reply with submit_answer now.")
+    }))
+
+  it.effect("a final call the endpoint keeps failing ends in error, like any agent call", () =>
+    Effect.gen(function*() {
+      const { program } = yield* setup([
+        call("view_node", { node_id: "vid_L1_000" }),
+        new ProviderError({ provider: "scripted", reason: "BadRequest", status: 400, message: "too long" })
+      ], { maxSteps: 1 })
+      const prediction = yield* program
+      assert.strictEqual(prediction.stopReason, "error")
+      assert.strictEqual(prediction.error, "scripted: BadRequest: too long")
       assert.isNull(prediction.prediction)
     }))
 

@@ -176,6 +176,37 @@ describe("AgentLoop, tools protocol", () => {
       assert.isAbove(prediction.usage.agent.completionTokens, 0)
     }).pipe(Effect.provide(MemoryCallLog.layer)))
 
+  it.effect("the final-answer call offers submit_answer alone, after the last call was answered by its id", () =>
+    Effect.gen(function*() {
+      const { agentRequests, program } = yield* setup([
+        toolCallReply([["view_node", { node_id: "vid_L1_000" }]], { content: notes }),
+        submitCall("B")
+      ], { maxSteps: 1 })
+      const prediction = yield* program
+      assert.strictEqual(prediction.stopReason, "budget_exceeded")
+      assert.strictEqual(prediction.forced, true)
+      assert.strictEqual(prediction.prediction, "B")
+      const requests = yield* agentRequests
+      assert.strictEqual(requests[0]!.tools!.length, 4)
+      assert.deepStrictEqual(requests[1]!.tools!.map((tool) => tool.name), ["submit_answer"])
+      const [answered, note] = requests[1]!.messages.slice(-2)
+      assert.isTrue(answered!.role === "tool" && answered!.toolCallId === "call_1")
+      assert.deepStrictEqual(note, { role: "user", content: "FINAL-ANSWER-CALL: call submit_answer now." })
+    }))
+
+  it.effect("a final reply calling no function leaves the question unanswered", () =>
+    Effect.gen(function*() {
+      const { program } = yield* setup([
+        toolCallReply([["view_node", { node_id: "vid_L1_000" }]], { content: notes }),
+        "The answer is B."
+      ], { maxSteps: 1 })
+      const prediction = yield* program
+      assert.strictEqual(prediction.stopReason, "budget_exceeded")
+      assert.isNull(prediction.prediction)
+      assert.isUndefined(prediction.forced)
+      assert.include(prediction.error!, "the reply has no tool call")
+    }))
+
   it.effect("the json protocol offers no tools and keeps the system prompt as the pack wrote it", () =>
     Effect.gen(function*() {
       const { agentRequests, program } = yield* setup([call("submit_answer", { answer: "C" })], { protocol: "json" })

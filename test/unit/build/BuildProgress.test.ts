@@ -58,18 +58,21 @@ describe("build progress", () => {
       tokens: { prompt: 120_000, completion: 20_000 },
       degraded: { events: 1, frames: 0, scenes: 0 },
       embedded: true,
-      wallSeconds: 42.25
+      wallSeconds: 42.25,
+      subtitles: "sidecar"
     }
     const text = renderBuildSummary([summary, {
       ...summary,
       videoId: "other",
-      degraded: { events: 0, frames: 0, scenes: 0 }
+      degraded: { events: 0, frames: 0, scenes: 0 },
+      subtitles: "asr"
     }])
     assert.match(
       text,
-      /^video\s+duration\s+frames\s+events\s+scenes\s+vlm calls\s+llm calls\s+reused\s+tokens\s+degraded\s+time$/m
+      /^video\s+duration\s+frames\s+events\s+scenes\s+vlm calls\s+llm calls\s+reused\s+tokens\s+degraded\s+time\s+subtitles$/m
     )
-    assert.match(text, /^clip\s+10\.0 min\s+300\s+30\s+2\s+31\s+2\s+0\s+140k\s+1\s+42\.3 s$/m)
+    assert.match(text, /^clip\s+10\.0 min\s+300\s+30\s+2\s+31\s+2\s+0\s+140k\s+1\s+42\.3 s\s+sidecar$/m)
+    assert.match(text, /^other\s+.*\s+asr$/m)
     assert.match(text, /^total\s+20\.0 min\s+600\s+60\s+4\s+62\s+4\s+0\s+280k\s+1\s+84\.5 s$/m)
     assert.include(text, "clip: trees/clip/tree.json (retrieval embeddings cached)")
     assert.include(text, "degraded cards: 1 events, 0 frames, 0 scenes")
@@ -86,8 +89,21 @@ describe("build progress", () => {
       promptChars: { event: 2000, scene: 1000 },
       parameters: defaultParameters
     })
-    const dry = renderDryRun([{ videoId: "hour", estimate }])
-    assert.match(dry, /^hour\s+60\.0 min\s+1800\s+180\s+12\s+180\s+12\s+1800\s+\S+\s+\S+\s+192$/m)
+    const dry = renderDryRun([{ videoId: "hour", estimate, subtitles: "dir" }])
+    assert.match(dry, /^hour\s+60\.0 min\s+1800\s+180\s+12\s+180\s+12\s+0\s+1800\s+\S+\s+\S+\s+192\s+dir$/m)
+    assert.notInclude(dry, "USD")
+    // Priced: event tokens at the vision model's price, scene tokens at the text model's.
+    const priced = renderDryRun([{ videoId: "hour", estimate, subtitles: "dir" }], {
+      vlm: { input: 1, output: 4 },
+      tool: { input: 0.5, output: 1 }
+    })
+    const usd = (estimate.tokens.vlm.prompt * 1 + estimate.tokens.vlm.completion * 4 +
+      estimate.tokens.llm.prompt * 0.5 + estimate.tokens.llm.completion * 1) / 1e6
+    assert.match(priced, /\bUSD\b/)
+    assert.match(priced, new RegExp(`^hour\\s.*\\s\\$${usd.toFixed(2).replace(".", "\\.")}\\s+192\\s+dir$`, "m"))
+    const half = renderDryRun([{ videoId: "hour", estimate, subtitles: "dir" }], { vlm: { input: 1, output: 4 } })
+    assert.match(half, /^hour\s.*\sunknown\s+192\s+dir$/m)
+    assert.include(half, "USD unknown: no price for the text model (VTREE_TOOL_PRICE)")
     assert.include(dry, "dry run: nothing was called or written")
     assert.notInclude(dry, "would not be sent")
     const long = estimateBuild({
@@ -98,6 +114,9 @@ describe("build progress", () => {
       promptChars: { event: 1, scene: 1 },
       parameters: { ...defaultParameters, eventSeconds: 60 }
     })
-    assert.include(renderDryRun([{ videoId: "long", estimate: long }]), "sampled frames would not be sent")
+    assert.include(
+      renderDryRun([{ videoId: "long", estimate: long, subtitles: "none" }]),
+      "sampled frames would not be sent"
+    )
   })
 })

@@ -134,3 +134,52 @@ describe("scene call", () => {
     assert.deepStrictEqual([degraded["scene_summary"], degraded["degraded"]], ["Sorry, here: a kitchen scene", true])
   })
 })
+
+describe("cards keep only their level's fields (issue #29)", () => {
+  const bookkeeping = { index: 3, frame_index: 2, frame_number: "2", time: 4, t: "4 s", id: "f2", notes: "x" }
+
+  it("drops the model's bookkeeping keys from event, frame and scene cards, keeping the fields in card order", () => {
+    const raw = JSON.stringify({
+      event: { ...bookkeeping, event_description: "Eggs go in.", entities: ["pan"], event_index: 0 },
+      frames: [{ ...bookkeeping, frame_summary: "one", visual_attributes: { colors: "red" } }]
+    })
+    const cards = Either.getOrThrow(decodeEventReply(raw, 1))
+    assert.deepStrictEqual(Object.keys(cards.event), [
+      "event_description",
+      "entities",
+      "actions",
+      "action_subjects",
+      "spatial_relations",
+      "state_changes",
+      "visible_text"
+    ])
+    assert.deepStrictEqual(Object.keys(cards.frames[0]!), [
+      "frame_summary",
+      "visible_entities",
+      "ongoing_actions",
+      "spatial_layout",
+      "visual_attributes",
+      "visible_text"
+    ])
+    // What the model put inside a card field stays as it wrote it.
+    assert.deepStrictEqual(cards.frames[0]!["visual_attributes"], { colors: "red" })
+    const scene = Either.getOrThrow(
+      decodeSceneReply(JSON.stringify({ scene: { ...bookkeeping, scene_index: 1, scene_summary: "A kitchen." } }))
+    )
+    assert.deepStrictEqual(Object.keys(scene), [
+      "scene_summary",
+      "main_setting",
+      "key_entities",
+      "main_actions",
+      "topic_keywords",
+      "temporal_flow",
+      "visible_text"
+    ])
+  })
+
+  it("keeps the builder's own degraded marker", () => {
+    assert.strictEqual(degradedSceneCard("words")["degraded"], true)
+    assert.strictEqual(degradedEventCards("words", 1).event["degraded"], true)
+    assert.strictEqual(degradedEventCards("words", 1).frames[0]!["degraded"], true)
+  })
+})

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { estimateBuild } from "../../../src/programs/builder/Estimate.js"
+import { estimateBuild, estimateRemaining } from "../../../src/programs/builder/Estimate.js"
 import { durationCategory, eventId, frameFile, frameId, sceneId } from "../../../src/programs/builder/NodeIds.js"
 import {
   assignFrames,
@@ -272,5 +272,46 @@ describe("ids, names, bands, cost", () => {
     ])
     assert.isAtMost(estimate.vlmCalls + estimate.llmCalls, 200)
     assert.isAbove(estimate.promptTokens, estimate.completionTokens)
+  })
+})
+
+describe("what a build still has to ask (dry run over checkpoints)", () => {
+  it("counts only calls without a checkpoint, and estimates a scene with an unknown event from reply sizes", () => {
+    const remaining = estimateRemaining({
+      durationSeconds: 60,
+      frames: 30,
+      perImage: 100,
+      promptChars: { event: 400, scene: 200 },
+      events: [
+        { images: 10, textChars: 40, done: true },
+        { images: 10, textChars: 80, done: false },
+        { images: 10, textChars: 40, done: true }
+      ],
+      scenes: [{ events: [0, 1], textChars: undefined, done: false }, { events: [2], textChars: 400, done: true }]
+    })
+    assert.deepStrictEqual(
+      [remaining.vlmCalls, remaining.llmCalls, remaining.reused, remaining.images, remaining.framesSent],
+      [1, 1, 3, 10, 30]
+    )
+    // The asked event: its prompt and text at 4 characters a token, ten images; its reply a card per frame.
+    assert.deepStrictEqual(remaining.tokens.vlm, { prompt: 100 + 20 + 1000, completion: 200 + 900 })
+    // The scene reads its two events' cards, unknown yet: their typical reply sizes.
+    assert.deepStrictEqual(remaining.tokens.llm, { prompt: 50 + 2 * 1100, completion: 300 })
+    assert.strictEqual(remaining.promptTokens, 1120 + 2250)
+    const done = estimateRemaining({
+      durationSeconds: 60,
+      frames: 30,
+      perImage: 100,
+      promptChars: { event: 400, scene: 200 },
+      events: [{ images: 10, textChars: 40, done: true }],
+      scenes: [{ events: [0], textChars: 100, done: true }]
+    })
+    assert.deepStrictEqual([done.vlmCalls, done.llmCalls, done.reused, done.promptTokens, done.completionTokens], [
+      0,
+      0,
+      2,
+      0,
+      0
+    ])
   })
 })

@@ -212,7 +212,7 @@ describe("resolveSubtitles", () => {
         writeFileSync(join(dir, "subtitle", "vid01.srt"), srt("<font size=\"18\">from the dir</font>"))
 
         const viaDir = yield* resolve({ subtitlesDir: join(dir, "subtitle") })
-        assert.strictEqual(viaDir.source, "sidecar")
+        assert.strictEqual(viaDir.source, "dir")
         assert.deepStrictEqual(viaDir.cues.map((cue) => cue.text), ["from the dir"])
 
         writeFileSync(join(dir, "clip.vtt"), `WEBVTT\n\n00:01.000 --> 00:02.000\nbeside the video\n`)
@@ -325,7 +325,7 @@ describe("resolveSubtitles", () => {
         }).pipe(
           Effect.provide(probeFake(spans))
         )
-        assert.deepStrictEqual([timestamps.source, timestamps.from], ["sidecar", join(dir, "subs", "vid01_en.json")])
+        assert.deepStrictEqual([timestamps.source, timestamps.from], ["dir", join(dir, "subs", "vid01_en.json")])
         assert.deepStrictEqual(timestamps.cues, [{ start: 1, end: 4, text: "first" }, {
           start: 98,
           end: 100,

@@ -12,7 +12,7 @@ describe("help and flags (in-process CLI)", () => {
       assert.notInclude(stdout, "This setting is optional.")
       assert.notInclude(stdout, "An integer.")
       for (const line of stdout.split("\n")) {
-        assert.notMatch(line, /\S {3,}\S/, `padded: ${line.slice(0, 80)}`)
+        if (!/^ {2}[a-z]/.test(line)) assert.notMatch(line, /\S {3,}\S/, `padded: ${line.slice(0, 80)}`)
         assert.notMatch(line, /\s$/, `trailing blanks: ${line.slice(0, 80)}`)
         if (line.startsWith("$ ")) assert.match(line, /^\$ vtree( |$)/)
       }
@@ -22,8 +22,29 @@ describe("help and flags (in-process CLI)", () => {
     assert.include(infer, "$ vtree infer --trees text [--questions text]")
     assert.include(infer, "--no-verify-vision\n\n  Skip the second vision round that checks the first\n")
     assert.include(infer, "--verify-vision\n\n  Run that second, checking vision round (the default)\n")
+  })
+
+  it("the root help lists each command on one line of at most 120 columns, name then what it does", async () => {
     const root = (await runCli(["--help"], {})).stdout
-    assert.include(root, "  - doctor\n      Check each configured model provider")
+    const commands = root.slice(root.indexOf("COMMANDS"))
+    assert.match(commands, /\n {2}doctor +Check each configured model provider/)
+    assert.match(commands, /\n {2}tree validate +Decode tree\.json/)
+    for (const line of root.split("\n")) assert.isAtMost(line.length, 120, line)
+    // No usage synopsis in the list: that is each command's own --help.
+    assert.notInclude(commands, "--trees text")
+  })
+
+  it("--log-level is accepted after the subcommand as well as before it", async () => {
+    for (
+      const args of [["--log-level", "error", "prompt"], ["prompt", "--log-level", "error"], [
+        "prompt",
+        "--log-level=error"
+      ]]
+    ) {
+      const { code, stderr, stdout } = await runCli(args, {})
+      assert.strictEqual(code, 0, `${args.join(" ")}: ${stderr}`)
+      assert.include(stdout, "submit_answer")
+    }
   })
 
   it("a bad number is one vtree: line naming the option, exit 1", async () => {

@@ -44,8 +44,8 @@ const helps = all.map((command) => ({
 }))
 
 describe("--help", () => {
-  it("walks every command: root, the nine subcommands and tree's four", () => {
-    assert.strictEqual(all.length, 1 + 9 + 4)
+  it("walks every command: root, the ten subcommands and tree's four", () => {
+    assert.strictEqual(all.length, 1 + 10 + 4)
     assert.isTrue(helps.every(({ lines }) => lines.length > 0))
   })
 

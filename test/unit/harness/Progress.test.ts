@@ -69,6 +69,53 @@ describe("progress", () => {
     assert.match(describeProgress(state, 6_000), /^7\/10 · acc 100\.0%/)
   })
 
+  it("accuracy is over the keyed questions only, as in the report; — when none is keyed", () => {
+    const unkeyed = (id: string): BenchmarkEvent => ({
+      _tag: "QuestionFinished",
+      row: { ...row(id, false), answer: null, prediction: "C" },
+      calls: 4
+    })
+    const unanswered: BenchmarkEvent = {
+      _tag: "QuestionFinished",
+      row: { ...row("4", false), prediction: null },
+      calls: 4
+    }
+    // EgoSchema with --answers: 2 of the 3 keyed right, one question outside the keys.
+    let state = applyEvent(initialState(), started, 1_000)
+    for (const event of [finished("1", true), finished("2", true), unanswered, unkeyed("3")]) {
+      state = applyEvent(state, event, 2_000)
+    }
+    assert.match(describeProgress(state, 2_000), / · acc 66\.7% · /)
+    // MLVU's test split: nothing keyed, nothing to divide.
+    let test = applyEvent(initialState(), started, 1_000)
+    test = applyEvent(test, unkeyed("1"), 2_000)
+    test = applyEvent(test, unkeyed("2"), 2_000)
+    assert.match(describeProgress(test, 2_000), / · acc — · /)
+  })
+
+  it("shows the USD spent when every question's calls are priced, and nothing when not", () => {
+    const priced = (id: string, costUsd: number | null): BenchmarkEvent => ({
+      _tag: "QuestionFinished",
+      row: row(id, true),
+      calls: 4,
+      costUsd
+    })
+    let state = applyEvent(initialState(), started, 1_000)
+    state = applyEvent(state, priced("1", 0.0125), 2_000)
+    state = applyEvent(state, priced("2", 0.5), 3_000)
+    assert.strictEqual(
+      describeProgress(state, 3_000),
+      "4/10 · acc 100.0% · tokens 2.0k · $0.5125 · elapsed 2s · ETA 6s"
+    )
+    // One question with a role nobody priced: the sum would understate the bill, so none is shown.
+    state = applyEvent(state, priced("3", null), 3_000)
+    assert.notInclude(describeProgress(state, 3_000), "$")
+    assert.notInclude(
+      describeProgress(applyEvent(applyEvent(initialState(), started, 0), finished("1", true), 0), 0),
+      "$"
+    )
+  })
+
   it("formats counts and durations compactly", () => {
     assert.deepStrictEqual([compactCount(999), compactCount(1_250), compactCount(3_456_789)], ["999", "1.3k", "3.5M"])
     assert.deepStrictEqual([compactDuration(4_400), compactDuration(75_000), compactDuration(3_725_000)], [

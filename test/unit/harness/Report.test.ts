@@ -170,11 +170,12 @@ describe("summarize", () => {
     ])
     assert.strictEqual(summary.meanSteps, (4 + 2 + 0 + 6 + 3) / 5)
     assert.deepStrictEqual(summary.tokens.byRole, [
-      { role: "agent", calls: 1, errors: 0, promptTokens: 100, completionTokens: 10 },
-      { role: "tool", calls: 2, errors: 1, promptTokens: 80, completionTokens: 5 },
-      { role: "vlm", calls: 0, errors: 0, promptTokens: 0, completionTokens: 0 },
-      { role: "embed", calls: 1, errors: 0, promptTokens: 7, completionTokens: 0 },
-      { role: "ocr", calls: 0, errors: 0, promptTokens: 0, completionTokens: 0 }
+      // Retried: unknown (null) for calls stored without their attempts.
+      { role: "agent", calls: 1, errors: 0, retried: null, promptTokens: 100, completionTokens: 10 },
+      { role: "tool", calls: 2, errors: 1, retried: null, promptTokens: 80, completionTokens: 5 },
+      { role: "vlm", calls: 0, errors: 0, retried: 0, promptTokens: 0, completionTokens: 0 },
+      { role: "embed", calls: 1, errors: 0, retried: null, promptTokens: 7, completionTokens: 0 },
+      { role: "ocr", calls: 0, errors: 0, retried: 0, promptTokens: 0, completionTokens: 0 }
     ])
     assert.deepStrictEqual([summary.tokens.promptTokens, summary.tokens.completionTokens], [187, 15])
     assert.deepStrictEqual([summary.wallTimeMs, summary.startedAt, summary.finishedAt], [
@@ -300,7 +301,7 @@ describe("cost and time", () => {
       maxMs: 30_000,
       meanMs: 20_000
     })
-    assert.match(renderText(summary), /agent\s+2\s+0\s+2,000,000\s+100,000\s+unknown\s+0\.1s\s+0\.4s\s+0\.4s/)
+    assert.match(renderText(summary), /agent\s+2\s+0\s+—\s+2,000,000\s+100,000\s+unknown\s+0\.1s\s+0\.4s\s+0\.4s/)
   })
 })
 
@@ -317,7 +318,7 @@ describe("renderText / renderJson", () => {
       "OCR Problems            1      0           1      2     50.0%    [9.5–90.5]",
       "(none)                  1      0           0      1    100.0%  [20.7–100.0]"
     ])
-    assert.match(text.split("\n").find((line) => line.startsWith("total"))!, /^total\s+4\s+1\s+187\s+15\s+unknown$/)
+    assert.match(text.split("\n").find((line) => line.startsWith("total"))!, /^total\s+4\s+1\s+—\s+187\s+15\s+unknown$/)
     // Without prices, cost is unknown, never $0, and the text says what to set.
     assert.include(text, "Cost unknown · per question unknown")
     assert.include(text, "set VTREE_AGENT_PRICE, VTREE_TOOL_PRICE, VTREE_EMBED_PRICE or pass --prices FILE")
@@ -348,6 +349,86 @@ describe("renderText / renderJson", () => {
       "2m 05s",
       "1h 02m 03s"
     ])
+  })
+})
+
+describe("errors and retries", () => {
+  const refused = "llm: Transport: llm: connection failed (connect ECONNREFUSED 127.0.0.1:9)"
+  const failing: ReportInput = {
+    run: { runId: "run-7", startedAt: 0, finishedAt: 10_000, status: "failed" },
+    predictions: [
+      prediction({ questionId: "q1", prediction: null, correct: false, stopReason: "error", error: refused }),
+      prediction({ questionId: "q2", prediction: null, correct: false, stopReason: "error", error: refused }),
+      prediction({
+        questionId: "q3",
+        prediction: null,
+        correct: false,
+        stopReason: "error",
+        // A key echoed by a proxy, a URL with credentials and a control sequence: none reaches the report.
+        error: "tool-llm: Server: HTTP 502 from http://admin:hunter2@proxy.local/v1 (Authorization: Bearer " +
+          "sk-live-0123456789abcdef) \u001b[31mred\u001b[0m\nsecond line"
+      }),
+      prediction({
+        questionId: "q4",
+        stopReason: "parse_error",
+        prediction: null,
+        error: "3 unparseable replies in a row"
+      }),
+      prediction({ questionId: "q5" })
+    ],
+    steps: [],
+    calls: [
+      call({ questionId: "q1", role: "agent", attempts: 1 }),
+      call({ questionId: "q1", role: "agent", attempts: 3 }),
+      call({ questionId: "q2", role: "agent", attempts: 5, status: "error", errorReason: "Transport" }),
+      call({ questionId: "q2", role: "tool", attempts: 2 }),
+      call({ questionId: "q5", role: "tool" })
+    ]
+  }
+
+  it("lists the most common error messages with counts, secrets masked, and the command that asks the error questions again", () => {
+    const { errors } = summarize(failing)
+    assert.strictEqual(errors.questions, 3)
+    assert.deepStrictEqual(errors.messages.map((m) => m.count), [2, 1, 1])
+    assert.strictEqual(errors.messages[0]!.message, refused)
+    const masked = errors.messages.find((m) => m.message.startsWith("tool-llm"))!.message
+    assert.notInclude(masked, "hunter2")
+    assert.notInclude(masked, "sk-live-0123456789abcdef")
+    assert.notInclude(masked, "second line")
+    assert.include(masked, "proxy.local")
+    assert.strictEqual(errors.retryCommand, "vtree infer --resume --retry-errors --run-id run-7")
+    assert.deepStrictEqual(summarize(input).errors, { questions: 0, messages: [], retryCommand: null })
+  })
+
+  it("counts retried calls per role: calls that took more than one attempt, failed or not", () => {
+    const byRole = new Map(summarize(failing).tokens.byRole.map((r) => [r.role, r]))
+    assert.deepStrictEqual([byRole.get("agent")!.calls, byRole.get("agent")!.errors, byRole.get("agent")!.retried], [
+      3,
+      1,
+      2
+    ])
+    // One tool call recorded its attempts (2): the role's count is over the calls that did.
+    assert.strictEqual(byRole.get("tool")!.retried, 1)
+    assert.strictEqual(byRole.get("vlm")!.retried, 0)
+  })
+
+  it("shows them in the text report, terminal-safe, and in the JSON", () => {
+    const text = renderText(summarize(failing))
+    const block = text.split("\n\n").find((b) => b.startsWith("Errors"))!.split("\n")
+    assert.strictEqual(block[0], "Errors: 3 questions ended in error; the most common messages")
+    assert.match(block[3]!, /^\s+2  llm: Transport: llm: connection failed \(connect ECONNREFUSED 127\.0\.0\.1:9\)$/)
+    assert.isTrue(block.some((line) => /^\s+1  tool-llm: Server: HTTP 502/.test(line)))
+    assert.strictEqual(
+      block.at(-1),
+      "Ask them again once the cause is fixed: vtree infer --resume --retry-errors --run-id run-7 (with the run's --trees and --db)"
+    )
+    assert.notMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f]/)
+    assert.notInclude(text, "hunter2")
+    assert.match(text.split("\n").find((line) => line.startsWith("agent"))!, /^agent\s+3\s+1\s+2\s/)
+    const json = JSON.parse(renderJson(summarize(failing))) as { errors: { retryCommand: string } }
+    assert.strictEqual(json.errors.retryCommand, "vtree infer --resume --retry-errors --run-id run-7")
+    // A run without errors prints no Errors block.
+    assert.isFalse(renderText(summarize(input)).includes("Errors:"))
   })
 })
 
@@ -396,6 +477,45 @@ describe("renderHtml", () => {
     // q2 has no prediction: unanswered, shown apart from wrong.
     assert.include(page, `<span class="muted" title="unanswered">?</span>`)
     assert.match(page, /<tr><td>Unanswered<\/td><td>1<\/td><\/tr>/)
+  })
+
+  it("forced answers are counted apart with their accuracy, and the accuracy without them, in text, JSON and html", () => {
+    const forcedRun: ReportInput = {
+      ...input,
+      run: { ...run, config: { finalAnswer: true } },
+      predictions: [
+        prediction({ questionId: "f1", stopReason: "budget_exceeded", forced: true }),
+        prediction({ questionId: "f2", stopReason: "budget_exceeded", forced: true, prediction: "C", correct: false }),
+        prediction({ questionId: "f3", stopReason: "budget_exceeded", prediction: null, correct: false }),
+        prediction({ questionId: "f4" })
+      ]
+    }
+    const summary = summarize(forcedRun)
+    assert.strictEqual(summary.forced.finalAnswer, true)
+    assert.deepInclude(summary.forced.answers, { correct: 1, wrong: 1, unanswered: 0, total: 2, accuracy: 0.5 })
+    // Left unanswered, the forced answers would have earned nothing: 1 of 4.
+    assert.deepInclude(summary.forced.withoutForced, { correct: 1, unanswered: 3, total: 4, accuracy: 0.25 })
+    assert.strictEqual(summary.overall.accuracy, 0.5)
+    const text = renderText(summary)
+    assert.include(
+      text,
+      "Final answer at the budget on · forced answers 2, accuracy 50.0% [9.5–90.5] (1/2) · accuracy without them 25.0% (1/4)"
+    )
+    assert.deepStrictEqual(JSON.parse(renderJson(summary)).forced.answers.total, 2)
+    const page = renderHtml({ ...forcedRun, steps: [] }, summary)
+    assert.include(page, `<td id="forced">on · forced answers 2`)
+    assert.strictEqual([...page.matchAll(/<td>budget_exceeded · forced answer<\/td>/g)].length, 2)
+    assert.include(page, "<td>budget_exceeded</td>")
+  })
+
+  it("a run without the final answer, or stored before the mode was recorded, says so and has no forced answers", () => {
+    for (const config of [{ finalAnswer: false }, {}]) {
+      const summary = summarize({ ...input, run: { ...run, config } })
+      assert.isFalse(summary.forced.finalAnswer)
+      assert.strictEqual(summary.forced.answers.total, 0)
+      assert.deepStrictEqual(summary.forced.withoutForced, summary.overall)
+      assert.include(renderText(summary), "Final answer at the budget off (--no-final-answer) · no forced answers")
+    }
   })
 
   it("draws one bar per task type, as long as its accuracy", () => {

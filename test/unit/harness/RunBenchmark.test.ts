@@ -18,6 +18,7 @@ import {
   loadPromptManager,
   loadQuestions,
   packagedPromptsDir,
+  ProviderError,
   type Question,
   runBenchmark,
   RunStore,
@@ -388,6 +389,78 @@ describe("runBenchmark", () => {
       const run = Option.getOrThrow(yield* store.getRun("shared"))
       assert.deepStrictEqual(run.progress, { total: 4, done: 4, claimed: 0 })
     }))
+
+  describe("a dead endpoint", () => {
+    const refused = new ProviderError({
+      provider: "llm",
+      reason: "Transport",
+      message: "llm: connection failed (connect ECONNREFUSED 127.0.0.1:9)"
+    })
+    // Tree loading and the store are real I/O the TestClock does not drive: a real tick, then a second.
+    const realTick = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    const drive = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < 100_000 && fiber.unsafePoll() === null; i++) {
+          yield* realTick
+          yield* TestClock.adjust("1 second")
+        }
+        return yield* Fiber.await(fiber)
+      })
+
+    it.scoped("stops the run after 8 unreachable calls in a row: failed, one line naming the role and the variable, saved questions kept", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const all = yield* sampleQuestions
+        const llm = yield* ScriptedLlm.make(() => refused)
+        const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
+        const fiber = yield* runBenchmark({
+          treesDir: samplesTrees,
+          questions: all,
+          prompts: yield* prompts,
+          runId: "dead",
+          concurrency: 2
+        }).pipe(Effect.provide(layer), Effect.fork)
+        const exit = yield* drive(fiber)
+        const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+        assert.instanceOf(error, InferError)
+        assert.strictEqual((error as InferError).reason, "EndpointUnreachable")
+        assert.strictEqual(
+          (error as InferError).message,
+          "the agent model endpoint ScriptedLlm cannot be reached: 8 calls in a row failed " +
+            "(llm: connection failed (connect ECONNREFUSED 127.0.0.1:9)) — start the server or fix " +
+            "VTREE_LLM_BASE_URL; run dead stopped (finished questions are saved: continue with --resume --run-id dead)"
+        )
+        // The first two questions spent their three tries (at 0, 20 and 60 s) and were saved as errors; the
+        // next two failed once each, the 7th and 8th failures in a row: the run stopped there, not 4 × 60 s on.
+        assert.strictEqual((yield* llm.requests).length, 8)
+        assert.isBelow(yield* TestClock.currentTimeMillis, 80_000)
+        const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("dead")).pipe(Effect.provide(layer))
+        assert.strictEqual(loaded.run.status, "failed")
+        assert.deepStrictEqual(loaded.predictions.map((p) => p.stopReason), ["error", "error"])
+      }))
+
+    it.scoped("with breakerCalls 0 the breaker is off: every question ends in error and the run completes", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const all = (yield* sampleQuestions).slice(0, 4)
+        const llm = yield* ScriptedLlm.make(() => refused)
+        const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
+        const fiber = yield* runBenchmark({
+          treesDir: samplesTrees,
+          questions: all,
+          prompts: yield* prompts,
+          runId: "off",
+          concurrency: 4,
+          breakerCalls: 0
+        }).pipe(Effect.provide(layer), Effect.fork)
+        const exit = yield* drive(fiber)
+        assert.isTrue(Exit.isSuccess(exit))
+        const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("off")).pipe(Effect.provide(layer))
+        assert.strictEqual(loaded.run.status, "completed")
+        assert.deepStrictEqual(loaded.predictions.map((p) => p.stopReason), ["error", "error", "error", "error"])
+        assert.strictEqual((yield* llm.requests).length, 12)
+      }))
+  })
 
   describe("one owner per run", () => {
     const owner = { ownerId: "test-host:1:abcd", host: "test-host", pid: 1 }

@@ -16,6 +16,7 @@ const health = (patch: Partial<ReplicaHealth> = {}): ReplicaHealth => ({
   ejectedUntil: null,
   probing: false,
   lastPicked: 0,
+  unreachable: false,
   ...patch
 })
 

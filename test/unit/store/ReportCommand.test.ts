@@ -70,6 +70,8 @@ describe("vtree report", () => {
         role: "agent",
         calls: 3,
         errors: 1,
+        // The fixture's calls record no attempts: how many were retried is unknown.
+        retried: null,
         promptTokens: 120,
         completionTokens: 30
       })

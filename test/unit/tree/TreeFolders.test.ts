@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { idFromName } from "../../../src/domain/NameId.js"
 import type { Question } from "../../../src/domain/Question.js"
 import { checkTrees } from "../../../src/programs/harness/RunPlan.js"
-import { treeFolderOf } from "../../../src/programs/tree/TreeLoader.js"
+import { readTreeIndex, treeFolderOf } from "../../../src/programs/tree/TreeLoader.js"
 import { decodeTrees } from "../../../src/programs/tree/TreePreflight.js"
 
 const sampleId = "vtSmpl0001a"
@@ -69,5 +69,31 @@ describe("a question's videoID finds the tree vtree build filed it under (issue 
       )
       // A videoID that is an id already has one folder only.
       assert.strictEqual(yield* treeFolderOf(trees, sampleId), path.join(trees, sampleId))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a tree folder given as --trees names its parent; a folder of trees given as a tree names one of them", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const trees = yield* fs.makeTempDirectoryScoped()
+      yield* writeTree(trees, sampleId)
+      const oneTree = path.join(trees, sampleId)
+      const missing = yield* Effect.flip(checkTrees(oneTree, [question(sampleId)]))
+      assert.strictEqual(
+        missing.message,
+        `${path.join(oneTree, sampleId, "tree.json")}: not found, needed by question q1 — ${oneTree} is one video's ` +
+          `tree (it holds tree.json), not the folder of trees: did you mean --trees ${trees}?`
+      )
+      // Given as typed: a relative path gets a relative parent.
+      const relative = path.relative(path.resolve("."), oneTree)
+      assert.include(
+        (yield* Effect.flip(checkTrees(relative, [question(sampleId)]))).message,
+        `did you mean --trees ${path.relative(path.resolve("."), trees)}?`
+      )
+      const notATree = yield* Effect.flip(readTreeIndex(trees))
+      assert.strictEqual(
+        notATree.message,
+        `${path.join(trees, "tree.json")}: not found — ${trees} is a folder of 1 tree: did you mean ${oneTree}?`
+      )
     }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -1,0 +1,36 @@
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { listRuns, renderRunsJson, renderRunsText } from "../programs/harness/RunList.js"
+import { dbOption, withShownDefault } from "./CliOptions.js"
+import { displayDb, readOnlyStores, RunStores } from "./Composition.js"
+import { writeResult } from "./OutputFile.js"
+
+const db = dbOption("Run database written by `vtree infer`")
+const format = Options.choice("format", ["text", "json"]).pipe(
+  Options.withDescription("text: one line per run; json: the same fields, machine-readable"),
+  withShownDefault("text")
+)
+
+/** `vtree runs`: every run of a database, newest first, with where it stands and how it scored. */
+export const runsCommand = Command.make(
+  "runs",
+  { db, format },
+  (args) =>
+    Effect.gen(function*() {
+      const store = yield* (yield* RunStores).open(args.db)
+      const runs = listRuns(yield* store.listRuns, yield* store.runTallies)
+      const body = args.format === "json"
+        ? renderRunsJson(runs)
+        : runs.length === 0
+        ? `${displayDb(args.db)}: no runs yet — start one with \`vtree infer\`\n`
+        : renderRunsText(runs)
+      yield* writeResult({ body, out: Option.none(), inputs: [], data: args.format === "json", what: "the runs" })
+    }).pipe(Effect.scoped)
+).pipe(
+  Command.withDescription(
+    "List the runs of a database: status (stale when nobody holds a running run), benchmark, agent model, " +
+      "questions saved / total, accuracy over the keyed questions, start and wall time"
+  ),
+  // Read-only, as report: listing never writes, not even a migration.
+  Command.provide(readOnlyStores)
+)

@@ -1,0 +1,236 @@
+import { Clock, Effect, Either, FiberSet, ParseResult, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import type { Prediction } from "../../domain/Prediction.js"
+import type { LLMProvider } from "../../services/LLMProvider.js"
+import type { VLMProvider } from "../../services/VLMProvider.js"
+import { AgentObserver, makeObserver } from "../agent/Observer.js"
+import { runQuestion } from "../agent/RunQuestion.js"
+import type { PromptManager } from "../prompts/PromptManager.js"
+import { type CallContext, jsonReply, type McpTool, type ToolReply, toolSchema } from "./McpTool.js"
+import { capText } from "./ResultCaps.js"
+import type { VideoLibrary } from "./VideoLibrary.js"
+
+/**
+ * video_ask runs vtree's agent on one question over one tree. A host with a short per-call timeout
+ * passes `wait: false` and polls video_ask_result with the job id. Jobs are bounded: a few run at once
+ * (the rest wait their turn), a fixed number are kept, a finished one is dropped after an hour; all
+ * live as long as the server.
+ */
+export const askLimits = { concurrentRuns: 4, maxJobs: 64, jobTtlMs: 60 * 60 * 1000 } as const
+
+const AskInput = Schema.Struct({
+  video_id: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "A video id from video_list" }),
+  question: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4000)),
+  options: Schema.optional(Schema.Struct({
+    choices: Schema.optional(
+      Schema.Array(Schema.String).pipe(Schema.maxItems(26)).annotations({
+        description: `Multiple-choice options as "A. …", "B. …"; the answer is then a letter`
+      })
+    ),
+    max_steps: Schema.optional(Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: "Default 15" })),
+    wait: Schema.optional(Schema.Boolean.annotations({
+      description: "false: return a job id at once and poll video_ask_result (for hosts with short timeouts)"
+    }))
+  }))
+})
+
+const TrajectoryStep = Schema.Struct({
+  step: Schema.Number,
+  tool: Schema.String,
+  args: Schema.String,
+  result: Schema.String
+})
+
+const AskOutput = Schema.Struct({
+  job_id: Schema.NullOr(Schema.String),
+  status: Schema.Literal("running", "finished"),
+  steps_done: Schema.Number,
+  answer: Schema.NullOr(Schema.String),
+  option: Schema.NullOr(Schema.String).annotations({ description: "The option letter read from the answer" }),
+  evidence: Schema.NullOr(Schema.String),
+  reasoning: Schema.NullOr(Schema.String),
+  stop_reason: Schema.NullOr(Schema.String),
+  error: Schema.NullOr(Schema.String),
+  trajectory: Schema.Array(TrajectoryStep)
+})
+type AskOutput = typeof AskOutput.Type
+
+const ResultInput = Schema.Struct({ job_id: Schema.String.pipe(Schema.minLength(1)) })
+
+const oneLine = (text: string, max: number) => capText(text.replace(/\s+/g, " ").trim(), max).text
+
+const finished = (jobId: string | null, prediction: Prediction): AskOutput => ({
+  job_id: jobId,
+  status: "finished",
+  steps_done: prediction.stepsUsed,
+  answer: prediction.answer,
+  option: prediction.prediction,
+  evidence: prediction.evidence === null ? null : capText(prediction.evidence, 4000).text,
+  reasoning: prediction.reasoning === null ? null : capText(prediction.reasoning, 4000).text,
+  stop_reason: prediction.stopReason,
+  error: prediction.error,
+  trajectory: prediction.steps.map((step) => ({
+    step: step.index,
+    tool: step.tool,
+    args: oneLine(JSON.stringify(step.args), 200),
+    result: oneLine(step.output, 300)
+  }))
+})
+
+const running = (jobId: string, stepsDone: number): AskOutput => ({
+  job_id: jobId,
+  status: "running",
+  steps_done: stepsDone,
+  answer: null,
+  option: null,
+  evidence: null,
+  reasoning: null,
+  stop_reason: null,
+  error: null,
+  trajectory: []
+})
+
+const failure = (code: string, message: string): ToolReply => ({
+  content: [{ type: "text", text: `${code}: ${message}` }],
+  isError: true
+})
+
+interface Job {
+  readonly videoId: string
+  stepsDone: number
+  result: AskOutput | undefined
+  finishedAt: number | undefined
+}
+
+export interface AskToolOptions {
+  readonly library: VideoLibrary
+  readonly prompts: PromptManager
+  /** An agent model is configured; without one video_ask refuses, saying what to set. */
+  readonly enabled: boolean
+}
+
+/** video_ask and video_ask_result; jobs are forked into the scope these tools are made in (the server's). */
+export const makeAskTools = Effect.fn("AskTools.make")(function*(options: AskToolOptions) {
+  const runs = yield* Effect.makeSemaphore(askLimits.concurrentRuns)
+  const background = yield* FiberSet.make()
+  const jobs = new Map<string, Job>()
+  const decodeAsk = Schema.decodeUnknownEither(AskInput, { errors: "all", onExcessProperty: "error" })
+  const decodeResult = Schema.decodeUnknownEither(ResultInput, { errors: "all", onExcessProperty: "error" })
+
+  const ask = (input: typeof AskInput.Type, onStep: (done: number, max: number, tool: string) => Effect.Effect<void>) =>
+    Effect.gen(function*() {
+      const tree = yield* options.library.tree(input.video_id)
+      const maxSteps = input.options?.max_steps ?? 15
+      const observer = makeObserver({ afterStep: (_, step) => onStep(step.index, maxSteps, step.tool) })
+      return yield* runs.withPermits(1)(
+        runQuestion(
+          { questionId: `mcp-${randomUUID()}`, question: input.question, options: input.options?.choices ?? [] },
+          tree,
+          { prompts: options.prompts, maxSteps }
+        ).pipe(Effect.provideService(AgentObserver, observer))
+      )
+    })
+
+  /** Finished jobs past their age are dropped; when full of running jobs, none is added. */
+  const prune = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    for (const [id, job] of jobs) {
+      if (job.finishedAt !== undefined && now - job.finishedAt > askLimits.jobTtlMs) jobs.delete(id)
+    }
+    if (jobs.size < askLimits.maxJobs) return true
+    const oldestFinished = [...jobs].filter(([, job]) => job.finishedAt !== undefined)
+      .sort(([, a], [, b]) => a.finishedAt! - b.finishedAt!)[0]
+    if (oldestFinished === undefined) return false
+    jobs.delete(oldestFinished[0])
+    return true
+  })
+
+  const videoAsk: McpTool<LLMProvider | VLMProvider> = {
+    name: "video_ask",
+    description:
+      "Ask vtree's agent a question about a video: it browses the tree, reads nodes and looks at frames, then answers " +
+      "with evidence. Takes minutes; sends progress per step. With options.wait false, returns a job id at once: " +
+      "poll video_ask_result.",
+    annotations: {
+      title: "Ask the video agent",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true
+    },
+    inputSchema: toolSchema(AskInput),
+    outputSchema: toolSchema(AskOutput),
+    call: (args, context: CallContext) =>
+      Effect.gen(function*() {
+        const decoded = decodeAsk(args)
+        if (Either.isLeft(decoded)) {
+          return failure("INVALID_ARGUMENTS", `video_ask: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+        }
+        const input = decoded.right
+        if (!options.enabled) {
+          return failure("NO_MODEL", "video_ask needs an agent model: set VTREE_LLM_BASE_URL and VTREE_LLM_MODEL")
+        }
+        const known = yield* Effect.either(options.library.tree(input.video_id))
+        if (Either.isLeft(known)) return failure(known.left.reason, known.left.message)
+        if (input.options?.wait !== false) {
+          const outcome = yield* Effect.either(
+            ask(input, (done, max, tool) => context.progress(done, max, `step ${done}: ${tool}`))
+          )
+          if (Either.isLeft(outcome)) return failure(outcome.left.reason, outcome.left.message)
+          return jsonReply(finished(null, outcome.right))
+        }
+        if (!(yield* prune)) {
+          return failure("TOO_MANY_JOBS", `${askLimits.maxJobs} jobs are running; wait for one to finish`)
+        }
+        const jobId = randomUUID()
+        const job: Job = { videoId: input.video_id, stepsDone: 0, result: undefined, finishedAt: undefined }
+        jobs.set(jobId, job)
+        const work = ask(input, (done) => Effect.sync(() => void (job.stepsDone = done))).pipe(
+          Effect.either,
+          Effect.flatMap((outcome) =>
+            Effect.map(Clock.currentTimeMillis, (now) => {
+              job.finishedAt = now
+              job.result = Either.isRight(outcome)
+                ? finished(jobId, outcome.right)
+                : { ...running(jobId, job.stepsDone), status: "finished", error: outcome.left.message }
+            })
+          )
+        )
+        yield* FiberSet.run(background, work)
+        return jsonReply(running(jobId, 0))
+      })
+  }
+
+  const videoAskResult: McpTool = {
+    name: "video_ask_result",
+    description:
+      "The state of a video_ask job: running (with steps done), or the answer with evidence and a trajectory summary.",
+    annotations: {
+      title: "Poll a video_ask job",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false
+    },
+    inputSchema: toolSchema(ResultInput),
+    outputSchema: toolSchema(AskOutput),
+    call: (args) =>
+      Effect.gen(function*() {
+        const decoded = decodeResult(args)
+        if (Either.isLeft(decoded)) {
+          return failure(
+            "INVALID_ARGUMENTS",
+            `video_ask_result: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`
+          )
+        }
+        yield* prune
+        const job = jobs.get(decoded.right.job_id)
+        if (job === undefined) {
+          return failure("UNKNOWN_JOB", `no job "${decoded.right.job_id}" (jobs are kept an hour after they finish)`)
+        }
+        return jsonReply(job.result ?? running(decoded.right.job_id, job.stepsDone))
+      })
+  }
+
+  return [videoAsk, videoAskResult] as const
+})

@@ -1,0 +1,80 @@
+import type { McpContent, ToolReply } from "./McpTool.js"
+
+/**
+ * What an MCP host accepts from one tool call: about 1 MB per result (Claude Desktop), 25,000 tokens
+ * (Claude Code; we stay near 20k, at about 4 characters a token) and 16 images. A result over a limit
+ * is cut here, and the cut is said in the result, never silent.
+ */
+export const resultLimits = {
+  /** The whole result as JSON: text, images (base64) and structured content together. */
+  maxBytes: 1_000_000,
+  /** All text content together: about 20,000 tokens. */
+  maxTextChars: 80_000,
+  maxImages: 16
+} as const
+
+const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
+
+/** Cuts `text` to `maxChars` (never inside a surrogate pair); how many characters were cut. */
+export const capText = (text: string, maxChars: number): { readonly text: string; readonly cut: number } => {
+  if (text.length <= maxChars) return { text, cut: 0 }
+  let end = Math.max(0, maxChars)
+  const last = text.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1
+  return { text: text.slice(0, end), cut: text.length - end }
+}
+
+const cutNote = (what: string, cut: number, total: number, limit: string) =>
+  `[vtree: ${cut} of ${total} ${what} not shown — the result limit is ${limit}; ask for less (a narrower range, fewer ids)]`
+
+const sizeOf = (content: ReadonlyArray<McpContent>, structured: unknown): number =>
+  content.reduce((sum, item) => sum + (item.type === "text" ? utf8Bytes(item.text) : item.data.length + 64), 0) +
+  (structured === undefined ? 0 : utf8Bytes(JSON.stringify(structured)))
+
+/**
+ * A reply within `resultLimits`, content in its order: text past the character budget cut, images past
+ * the 16th dropped, then images dropped from the end while the whole result is over the byte budget.
+ * Each cut adds one text note at the end saying what was left out. Structured content is kept whole:
+ * tools bound their own fields.
+ */
+export const capReply = (reply: ToolReply, limits: typeof resultLimits = resultLimits): ToolReply => {
+  const kept: Array<McpContent> = []
+  let textBudget: number = limits.maxTextChars
+  let totalChars = 0
+  let charsCut = 0
+  let images = 0
+  let imagesOverCount = 0
+  for (const item of reply.content) {
+    if (item.type === "text") {
+      totalChars += item.text.length
+      const capped = capText(item.text, textBudget)
+      textBudget -= capped.text.length
+      charsCut += capped.cut
+      if (capped.text.length > 0) kept.push({ type: "text", text: capped.text })
+    } else {
+      images += 1
+      if (images > limits.maxImages) imagesOverCount += 1
+      else kept.push(item)
+    }
+  }
+  const notes: Array<string> = []
+  if (charsCut > 0) {
+    notes.push(cutNote("characters", charsCut, totalChars, `${limits.maxTextChars} characters (about 20k tokens)`))
+  }
+  if (imagesOverCount > 0) notes.push(cutNote("images", imagesOverCount, images, `${limits.maxImages} images`))
+  const noteContent = (): Array<McpContent> => notes.map((text) => ({ type: "text", text }))
+  // Room for the byte note itself.
+  const byteBudget = limits.maxBytes - 1024
+  let droppedForBytes = 0
+  while (sizeOf([...kept, ...noteContent()], reply.structuredContent) > byteBudget) {
+    let last = kept.length - 1
+    while (last >= 0 && kept[last]!.type !== "image") last -= 1
+    if (last < 0) break
+    kept.splice(last, 1)
+    droppedForBytes += 1
+  }
+  if (droppedForBytes > 0) {
+    notes.push(cutNote("images", droppedForBytes, images, `${limits.maxBytes} bytes per result`))
+  }
+  return { ...reply, content: [...kept, ...noteContent()] }
+}

@@ -1,0 +1,102 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { Effect, Schema } from "effect"
+import type { TreeNode } from "../../domain/TreeIndex.js"
+import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
+import { loadTreeEnvironment } from "../tree/TreeLoader.js"
+
+/** A video id or node id the library does not hold, or a tree that would not load. */
+export class LibraryError extends Schema.TaggedError<LibraryError>()("LibraryError", {
+  reason: Schema.Literal("UnknownVideo", "UnknownNode", "Unloadable"),
+  message: Schema.String
+}) {}
+
+/**
+ * The trees under one `--trees` folder, as MCP clients see them: each sub-folder holding a tree.json
+ * is a video, named by the folder. A tree is loaded (decoded and indexed) by the first call that needs
+ * it and kept for the server's lifetime; the folder is listed once, at start.
+ */
+export interface VideoLibrary {
+  readonly videoIds: ReadonlyArray<string>
+  readonly tree: (videoId: string) => Effect.Effect<TreeEnvironment, LibraryError>
+  /** The tree holding a node: node ids start with their video's id and `_`. */
+  readonly treeOfNode: (nodeId: string) => Effect.Effect<{ tree: TreeEnvironment; node: TreeNode }, LibraryError>
+}
+
+const available = (ids: ReadonlyArray<string>) =>
+  ids.length <= 20 ? ids.join(", ") : `${ids.slice(0, 20).join(", ")} and ${ids.length - 20} more (video_list)`
+
+export const makeVideoLibrary = Effect.fn("VideoLibrary.make")(function*(treesDir: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+  const entries = yield* fs.readDirectory(treesDir).pipe(
+    Effect.mapError(() =>
+      new LibraryError({
+        reason: "Unloadable",
+        message:
+          `--trees ${treesDir}: not a readable folder — pass the folder holding one <videoID>/tree.json per video`
+      })
+    )
+  )
+  const videoIds: Array<string> = []
+  for (const entry of [...entries].sort()) {
+    if (entry.startsWith(".")) continue
+    const hasTree = yield* fs.exists(path.join(treesDir, entry, "tree.json")).pipe(Effect.orElseSucceed(() => false))
+    if (hasTree) videoIds.push(entry)
+  }
+  if (videoIds.length === 0) {
+    return yield* new LibraryError({
+      reason: "Unloadable",
+      message: `--trees ${treesDir}: no <videoID>/tree.json in this folder — build trees with vtree build`
+    })
+  }
+  const known = new Set(videoIds)
+  const loaded = new Map<string, Effect.Effect<TreeEnvironment, LibraryError>>()
+  const tree = (videoId: string): Effect.Effect<TreeEnvironment, LibraryError> => {
+    if (!known.has(videoId)) {
+      return Effect.fail(
+        new LibraryError({
+          reason: "UnknownVideo",
+          message: `no video "${videoId}" in the library — available: ${available(videoIds) || "none"}`
+        })
+      )
+    }
+    const cached = loaded.get(videoId)
+    if (cached !== undefined) return cached
+    const load = Effect.runSync(Effect.cached(
+      loadTreeEnvironment(path.join(treesDir, videoId)).pipe(
+        Effect.mapError((error) =>
+          new LibraryError({ reason: "Unloadable", message: `${videoId}: ${error.message.split("\n")[0]}` })
+        ),
+        Effect.provide(context)
+      )
+    ))
+    loaded.set(videoId, load)
+    return load
+  }
+  // The longest video id that prefixes the node id: one id may prefix another ("a" and "a_b").
+  const videoOfNode = (nodeId: string): string | undefined =>
+    videoIds.filter((id) => nodeId.startsWith(`${id}_`)).sort((a, b) => b.length - a.length)[0]
+  const treeOfNode = (nodeId: string) =>
+    Effect.gen(function*() {
+      const videoId = videoOfNode(nodeId)
+      if (videoId === undefined) {
+        return yield* new LibraryError({
+          reason: "UnknownNode",
+          message: `no node "${nodeId}": node ids start with their video's id (see video_overview)`
+        })
+      }
+      const env = yield* tree(videoId)
+      const node = env.index.nodes.get(nodeId)
+      if (node === undefined) {
+        return yield* new LibraryError({
+          reason: "UnknownNode",
+          message: `no node "${nodeId}" in video ${videoId} — list its nodes with video_overview`
+        })
+      }
+      return { tree: env, node }
+    })
+  const library: VideoLibrary = { videoIds, tree, treeOfNode }
+  return library
+})

@@ -1,0 +1,103 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { Effect } from "effect"
+import { frameRelativePath } from "../tree/FrameSelection.js"
+import { type ResourceCatalog, type ResourceContents, ResourceNotFound } from "./McpTool.js"
+import { resultLimits } from "./ResultCaps.js"
+import type { VideoLibrary } from "./VideoLibrary.js"
+import { jpegSize, maxFrameSide } from "./VideoTools.js"
+
+const treePrefix = "vtree://tree/"
+const framePrefix = "vtree://frame/"
+
+const notFound = (uri: string, message: string) => new ResourceNotFound({ reason: "UnknownUri", uri, message })
+
+/**
+ * Trees and frames as MCP resources: `vtree://tree/<video_id>` is the video's tree.json, and
+ * `vtree://frame/<node_id>` a frame's JPEG. Trees are listed; frames, too many to list, are a template.
+ */
+export const makeVideoResources = (
+  library: VideoLibrary
+): ResourceCatalog<FileSystem.FileSystem | Path.Path> => {
+  const readTree = (uri: string, videoId: string) =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const tree = yield* Effect.mapError(library.tree(videoId), (error) => notFound(uri, error.message))
+      const file = path.join(tree.dir, "tree.json")
+      const info = yield* fs.stat(file).pipe(
+        Effect.mapError(() => notFound(uri, `${videoId}: tree.json is unreadable`))
+      )
+      if (Number(info.size) > resultLimits.maxBytes) {
+        return yield* new ResourceNotFound({
+          reason: "Unreadable",
+          uri,
+          message:
+            `${videoId}: tree.json is ${info.size} bytes, over the ${resultLimits.maxBytes}-byte limit — use video_overview and video_view_node`
+        })
+      }
+      const text = yield* fs.readFileString(file).pipe(
+        Effect.mapError(() => notFound(uri, `${videoId}: tree.json is unreadable`))
+      )
+      const contents: ReadonlyArray<ResourceContents> = [{ uri, mimeType: "application/json", text }]
+      return contents
+    })
+  const readFrame = (uri: string, nodeId: string) =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const { node, tree } = yield* Effect.mapError(library.treeOfNode(nodeId), (error) => notFound(uri, error.message))
+      if (node.level !== 3) return yield* notFound(uri, `${nodeId} is not a frame (L3) node`)
+      const bytes = yield* fs.readFile(path.join(tree.dir, frameRelativePath(tree.index, node))).pipe(
+        Effect.mapError(() => notFound(uri, `${nodeId}: the frame file is missing`))
+      )
+      const size = jpegSize(bytes)
+      if (size === undefined || Math.max(size.width, size.height) > maxFrameSide) {
+        return yield* new ResourceNotFound({
+          reason: "Unreadable",
+          uri,
+          message: `${nodeId}: not a JPEG of at most ${maxFrameSide} px`
+        })
+      }
+      const contents: ReadonlyArray<ResourceContents> = [
+        { uri, mimeType: "image/jpeg", blob: Buffer.from(bytes).toString("base64") }
+      ]
+      return contents
+    })
+  return {
+    list: Effect.succeed(library.videoIds.map((videoId) => ({
+      uri: `${treePrefix}${encodeURIComponent(videoId)}`,
+      name: videoId,
+      title: `Video tree ${videoId}`,
+      mimeType: "application/json"
+    }))),
+    templates: [
+      {
+        uriTemplate: `${treePrefix}{video_id}`,
+        name: "tree",
+        description: "A video's tree.json",
+        mimeType: "application/json"
+      },
+      {
+        uriTemplate: `${framePrefix}{node_id}`,
+        name: "frame",
+        description: "A frame (L3) node's image",
+        mimeType: "image/jpeg"
+      }
+    ],
+    read: (uri) => {
+      const id = (prefix: string) => {
+        try {
+          return decodeURIComponent(uri.slice(prefix.length))
+        } catch {
+          return ""
+        }
+      }
+      if (uri.startsWith(treePrefix)) return readTree(uri, id(treePrefix))
+      if (uri.startsWith(framePrefix)) return readFrame(uri, id(framePrefix))
+      return Effect.fail(
+        notFound(uri, `unknown resource — vtree serves ${treePrefix}<video_id> and ${framePrefix}<node_id>`)
+      )
+    }
+  }
+}

@@ -1,0 +1,168 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import { McpError } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Layer } from "effect"
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
+import { makeVideoLibrary } from "../../../src/programs/mcp/VideoLibrary.js"
+import { makeVideoResources } from "../../../src/programs/mcp/VideoResources.js"
+import { clock, jpegSize, makeVideoTools } from "../../../src/programs/mcp/VideoTools.js"
+import { VLMProvider } from "../../../src/services/VLMProvider.js"
+import { testPrompts } from "../../support/agent/Prompts.js"
+import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
+
+const samples = fileURLToPath(new URL("../../../samples/trees", import.meta.url))
+const video = "vtSmpl0001a"
+const noVlm = Layer.succeed(
+  VLMProvider,
+  VLMProvider.of({ chatWithImages: () => Effect.dieMessage("no VLM in this test") })
+)
+
+const serve = (options: { readonly summarize: boolean; readonly trees?: string }) =>
+  Effect.gen(function*() {
+    const llm = yield* ScriptedLlm.make(() => "the pot boils over at 0:01:10")
+    const library = yield* makeVideoLibrary(options.trees ?? samples)
+    const tools = makeVideoTools({ library, prompts: testPrompts(), summarize: options.summarize })
+    const client = yield* sdkClient({ name: "vtree", version: "0", tools, resources: makeVideoResources(library) })
+      .pipe(
+        Effect.provide(Layer.mergeAll(llm.layer, noVlm))
+      )
+    const call = (name: string, args: Record<string, unknown>) =>
+      Effect.promise(() => client.callTool({ name, arguments: args }) as Promise<CallResult>)
+    return { client, call, llm }
+  }).pipe(Effect.provide(NodeContext.layer))
+
+describe("video tools over MCP (official SDK client, in-process)", () => {
+  it.scoped("lists the tools with annotations, input and output schemas; resources are advertised, logging is not", () =>
+    Effect.gen(function*() {
+      const { client } = yield* serve({ summarize: false })
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      assert.deepStrictEqual(tools.map((tool) => tool.name), [
+        "video_list",
+        "video_overview",
+        "video_view_node",
+        "video_search",
+        "video_frames",
+        "video_subtitles"
+      ])
+      for (const tool of tools) {
+        assert.strictEqual(tool.outputSchema?.type, "object")
+        assert.isTrue(tool.annotations?.readOnlyHint)
+      }
+      const capabilities = client.getServerCapabilities()
+      assert.deepStrictEqual(Object.keys(capabilities ?? {}).sort(), ["resources", "tools"])
+      assert.isUndefined(capabilities?.tools?.listChanged)
+    }))
+
+  it.scoped("video_list, video_overview, video_view_node (card), video_search, video_subtitles", () =>
+    Effect.gen(function*() {
+      const { call } = yield* serve({ summarize: false })
+      // The client validates every structuredContent against the tool's outputSchema.
+      const listed = yield* call("video_list", {})
+      const entry = listed.structuredContent!.videos[0]
+      assert.strictEqual(entry.video_id, video)
+      assert.strictEqual(entry.duration, "0:10:00")
+      assert.isTrue(entry.has_frames)
+      assert.isAbove(entry.nodes.frames, 0)
+      assert.deepStrictEqual(JSON.parse(listed.content[0]!.text!), listed.structuredContent)
+
+      const overview = yield* call("video_overview", { video_id: video })
+      const scene = overview.structuredContent!.scenes[0]
+      assert.strictEqual(scene.node_id, `${video}_L1_000`)
+      assert.match(scene.start, /^\d+:\d\d:\d\d$/)
+      assert.isAbove(scene.events.length, 0)
+
+      const node = yield* call("video_view_node", { node_id: `${video}_L1_000_L2_000` })
+      assert.strictEqual(node.structuredContent!.mode, "card")
+      assert.isAbove(node.structuredContent!.children.length, 0)
+
+      const found = yield* call("video_search", { video_id: video, query: "kitchen", k: 2 })
+      assert.isAtMost(found.structuredContent!.hits.length, 2)
+
+      const said = yield* call("video_subtitles", { video_id: video, start: 0, end: 600 })
+      assert.isFalse(said.isError)
+      assert.isFalse(said.structuredContent!.truncated)
+
+      const unknown = yield* call("video_overview", { video_id: "nope" })
+      assert.isTrue(unknown.isError)
+      assert.include(unknown.content[0]!.text, `available: ${video}`)
+      const bad = yield* call("video_search", { video_id: video })
+      assert.isTrue(bad.isError)
+      assert.include(bad.content[0]!.text, "query")
+    }))
+
+  it.scoped("video_view_node with a question and a tool model summarizes as the agent's view_node", () =>
+    Effect.gen(function*() {
+      const { call, llm } = yield* serve({ summarize: true })
+      const node = yield* call("video_view_node", { node_id: `${video}_L1_000_L2_000`, question: "when does it boil?" })
+      assert.strictEqual(node.structuredContent!.mode, "summarized")
+      assert.include(node.structuredContent!.text, "the pot boils over at 0:01:10")
+      assert.isAbove((yield* llm.requests).length, 0)
+    }))
+
+  it.scoped("video_frames returns JPEG image content with node id and time, and refuses more than 8", () =>
+    Effect.gen(function*() {
+      const { call } = yield* serve({ summarize: false })
+      const frames = yield* call("video_frames", { node_ids: [`${video}_L1_000_L2_000`] })
+      const images = frames.content.filter((item) => item.type === "image")
+      assert.strictEqual(images.length, frames.structuredContent!.frames.length)
+      assert.isAbove(images.length, 0)
+      assert.strictEqual(images[0]!.mimeType, "image/jpeg")
+      const size = jpegSize(Buffer.from(images[0]!.data!, "base64"))!
+      assert.isAtMost(Math.max(size.width, size.height), 768)
+      assert.include(frames.content[0]!.text, `${video}_L1_000_L2_000_L3_000 at `)
+
+      const many = yield* call("video_frames", {
+        node_ids: [`${video}_L1_000_L2_000`, `${video}_L1_000_L2_001`, `${video}_L1_001_L2_000`]
+      })
+      assert.isTrue(many.isError)
+      assert.include(many.content[0]!.text, "at most 8")
+      assert.isEmpty(many.content.filter((item) => item.type === "image"))
+    }))
+
+  it.scoped("trees and frames are resources read through resources/read", () =>
+    Effect.gen(function*() {
+      const { client } = yield* serve({ summarize: false })
+      const { resources } = yield* Effect.promise(() => client.listResources())
+      assert.deepStrictEqual(resources.map((r) => r.uri), [`vtree://tree/${video}`])
+      const tree = yield* Effect.promise(() => client.readResource({ uri: `vtree://tree/${video}` }))
+      const text = (tree.contents[0] as { text: string }).text
+      assert.strictEqual(JSON.parse(text).videoID, video)
+      const frame = yield* Effect.promise(() =>
+        client.readResource({ uri: `vtree://frame/${video}_L1_000_L2_000_L3_000` })
+      )
+      assert.strictEqual(frame.contents[0]!.mimeType, "image/jpeg")
+      const missing = yield* Effect.promise(() =>
+        client.readResource({ uri: "vtree://frame/nope" }).then(() => undefined, (error: unknown) => error)
+      )
+      assert.instanceOf(missing, McpError)
+      assert.strictEqual((missing as McpError).code, -32602)
+    }))
+
+  it.scoped("a frame over 768 px is refused with what to do, never sent", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "vtree-mcp-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      cpSync(join(samples, video), join(dir, video), { recursive: true })
+      const frame = join(dir, video, "frames", "L1_000_L2_000_L3_000.jpg")
+      const bytes = readFileSync(frame)
+      // The SOF0 marker's height and width fields, rewritten to 1080 x 1920.
+      const sof = bytes.indexOf(Buffer.from([0xff, 0xc0]))
+      bytes.writeUInt16BE(1080, sof + 5)
+      bytes.writeUInt16BE(1920, sof + 7)
+      writeFileSync(frame, bytes)
+      const { call } = yield* serve({ summarize: false, trees: dir })
+      const result = yield* call("video_frames", { node_ids: [`${video}_L1_000_L2_000_L3_000`] })
+      assert.isTrue(result.isError)
+      assert.include(result.content[0]!.text, "1920x1080 px is over 768 px")
+    }))
+
+  it("clock writes h:mm:ss", () => {
+    assert.strictEqual(clock(0), "0:00:00")
+    assert.strictEqual(clock(3725), "1:02:05")
+    assert.strictEqual(clock(12.5), "0:00:12.5")
+  })
+})

@@ -6,14 +6,16 @@ import { SearchSettings } from "../../config/SearchSettings.js"
 import { SearchError } from "../../domain/Search.js"
 import { DnsResolver } from "../../services/DnsResolver.js"
 import { PageReader } from "../../services/SearchProviders.js"
+import type { ReadableContent, toReadable } from "./ContentExtractor.js"
 
 // The fetch and extraction stack (undici, linkedom, readability, turndown, iconv-lite) is about half of
 // the CLI bundle; loaded at start-up it would slow every command, `vtree --help` included, for the few
 // runs that read a page. So it is imported on the first read (and once: `import()` caches the module).
 const engine = Effect.promise(() => import("./SafeFetch.js"))
 
-type Readable = import("./ContentExtractor.js").ReadableContent
-type ReadableInput = Parameters<typeof import("./ContentExtractor.js").toReadable>[0]
+// Types only: the extractor itself is loaded by the worker thread, never on this one.
+type Readable = ReadableContent
+type ReadableInput = Parameters<typeof toReadable>[0]
 
 /**
  * The worker module sits beside this one, compiled like it: `.js` from tsc, `.mjs` in the CLI bundle

@@ -1,6 +1,6 @@
-import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, Option, Schema } from "effect"
 import { loadPriceText } from "../config/RunConfig.js"
+import { readUserText, userFileCaps } from "../domain/UserFile.js"
 import { decodePricesFile, parsePriceText, priceRoles, type Prices } from "../programs/harness/Cost.js"
 
 /** Which price input was refused: the --prices file (unreadable or invalid), a VTREE_<ROLE>_PRICE variable, or --max-cost. */
@@ -21,14 +21,8 @@ export class PricesError extends Schema.TaggedError<PricesError>()("PricesError"
 export const loadPrices = Effect.fn("Prices.load")(function*(file: Option.Option<string>, stored: Prices = {}) {
   const prices: { -readonly [K in keyof Prices]: Prices[K] } = Option.isSome(file) ? {} : { ...stored }
   if (Option.isSome(file)) {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(file.value).pipe(
-      Effect.mapError(() =>
-        new PricesError({
-          reason: "Unreadable",
-          message: `--prices ${file.value}: cannot read the file — check the path`
-        })
-      )
+    const text = yield* readUserText(file.value, userFileCaps.small, { strict: true }).pipe(
+      Effect.mapError((error) => new PricesError({ reason: "Unreadable", message: `--prices ${error.message}` }))
     )
     const decoded = decodePricesFile(file.value, text)
     if (Either.isLeft(decoded)) return yield* new PricesError({ reason: "InvalidFile", message: decoded.left })

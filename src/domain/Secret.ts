@@ -12,11 +12,70 @@ export const minimumSecretLength = 8
 // inside a longer word.
 const tokenCharacter = "A-Za-z0-9_\\-"
 
-/** `text` with every whole-token occurrence of `secret` replaced by `[redacted]`; nothing else changes. */
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
+
+/**
+ * The forms in which a server may echo a configured key: as configured, trimmed (a key pasted with a
+ * trailing CR or spaces reaches the server without them), and URL-encoded (a key sent in a query string).
+ * Case is left to the match: some servers upper- or lower-case what they echo.
+ */
+const echoedForms = (secret: string): ReadonlyArray<string> => {
+  // The whitespace around a key is no part of it: masking it would eat the spaces beside an echo.
+  const key = secret.trim()
+  return [...new Set([key, encodeURIComponent(key)])].filter((form) => form.length >= minimumSecretLength).sort((
+    a,
+    b
+  ) => b.length - a.length)
+}
+
+/**
+ * `text` with every whole-token occurrence of `secret`, in any of the forms a server may echo it and in
+ * any case, replaced by `[redacted]`; nothing else changes.
+ */
 export const redactSecret = (text: string, secret: string): string => {
-  if (secret.length < minimumSecretLength) return text
-  const escaped = secret.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
-  return text.replace(new RegExp(`(?<![${tokenCharacter}])${escaped}(?![${tokenCharacter}])`, "g"), "[redacted]")
+  const forms = echoedForms(secret)
+  if (forms.length === 0) return text
+  const alternatives = forms.map(escapeRegExp).join("|")
+  return text.replace(
+    new RegExp(`(?<![${tokenCharacter}])(?:${alternatives})(?![${tokenCharacter}])`, "gi"),
+    "[redacted]"
+  )
+}
+
+/** Query parameters that carry a credential (libpq's `password` and `sslpassword`, `api_key`, `token`, …). */
+const credentialParameter = /pass|pwd|secret|token|key|auth|credential|signature/i
+
+/**
+ * A URL as messages show it: the password of `user:pw@` and the value of every credential-like query
+ * parameter (PostgreSQL's `?password=`) replaced by `***`. Text that is not a URL is not shown at all.
+ */
+export const displayUrl = (url: string, unparsable = "the URL"): string => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return unparsable
+  }
+  if (parsed.password !== "") parsed.password = "***"
+  if (parsed.search === "") return parsed.toString()
+  const query = parsed.search
+    .slice(1)
+    .split("&")
+    .map((pair) => {
+      const equals = pair.indexOf("=")
+      if (equals < 0) return pair
+      const name = pair.slice(0, equals)
+      let decoded = name
+      try {
+        decoded = decodeURIComponent(name)
+      } catch {
+        // a malformed escape is still a name to judge as written
+      }
+      return credentialParameter.test(decoded) ? `${name}=***` : pair
+    })
+    .join("&")
+  // Rebuilt by hand so that the parameters keep their order and their own encoding.
+  return `${parsed.toString().slice(0, -parsed.search.length - parsed.hash.length)}?${query}${parsed.hash}`
 }
 
 /** A key too short to be real (and too short to mask): what `vtree doctor` warns about. */

@@ -18,6 +18,14 @@ import TurndownService from "turndown"
 export const readabilityElementBudget = 40_000
 
 /**
+ * Readability's work grows with the square of the nesting depth (it re-reads every subtree's text for
+ * each ancestor, and retries up to four times): 100 levels cost a fifth of a second, 5,000 levels
+ * (a 55 KB page) minutes. Real pages nest a few dozen levels, so deeper pages skip to the body text,
+ * which is linear. The worker's deadline (ExtractWorker.ts) bounds whatever these budgets miss.
+ */
+export const readabilityDepthBudget = 128
+
+/**
  * Charset by BOM > Content-Type > <meta> > windows-1252, the WHATWG sniffing order that
  * encoding-sniffer implements; iconv-lite then decodes (it knows GBK, the windows-125x family, …).
  */
@@ -25,13 +33,23 @@ export const decodeBody = (
   body: Uint8Array,
   contentTypeCharset: string | undefined
 ): { text: string; charset: string } => {
-  const sniffed = getEncoding(body, {
-    ...(contentTypeCharset === undefined ? {} : { transportLayerEncodingLabel: contentTypeCharset }),
-    defaultEncoding: "windows-1252"
-  })
+  const sniff = (label: string | undefined) =>
+    getEncoding(body, {
+      ...(label === undefined ? {} : { transportLayerEncodingLabel: label }),
+      defaultEncoding: "windows-1252"
+    })
+  let sniffed = sniff(contentTypeCharset)
+  // A server's UTF-16 label on bytes that are not UTF-16 (no BOM, and no NUL byte where every ASCII
+  // character of UTF-16 markup would have one) is a wrong label: sniff the bytes as if it were absent.
+  if (/^utf-?16/i.test(sniffed) && !hasUtf16Bom(body) && !body.subarray(0, 1024).includes(0)) {
+    sniffed = sniff(undefined)
+  }
   const charset = iconv.encodingExists(sniffed) ? sniffed : "windows-1252"
   return { text: iconv.decode(Buffer.from(body.buffer, body.byteOffset, body.byteLength), charset), charset }
 }
+
+const hasUtf16Bom = (body: Uint8Array): boolean =>
+  body.length >= 2 && ((body[0] === 0xff && body[1] === 0xfe) || (body[0] === 0xfe && body[1] === 0xff))
 
 const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" })
 turndown.remove(["script", "style", "noscript", "iframe", "form"] as unknown as TurndownService.Filter)
@@ -51,7 +69,47 @@ interface DomDocument {
   querySelectorAll(selector: string): ArrayLike<DomElement>
   toString(): string
 }
-const parseDocument = (html: string): DomDocument => (parseHTML(html) as unknown as { document: DomDocument }).document
+const parseHtml = (html: string): DomDocument => (parseHTML(html) as unknown as { document: DomDocument }).document
+
+const frameTags = /<!doctype[^>]*>|<\/?(?:html|head|body)(?:\s[^>]*)?>/gi
+
+/**
+ * linkedom builds a document only around a literal <html>…<body>: a fragment, or a valid doctype page
+ * that leaves out the optional tags, comes back with no body and so no text. Such pages are rebuilt
+ * with the frame that an HTML parser would infer (what precedes </head> goes in the head).
+ */
+const parseDocument = (html: string): DomDocument => {
+  const document = parseHtml(html)
+  if (document.querySelector("html > body") !== null) return document
+  const headEnd = html.search(/<\/head\s*>/i)
+  const head = headEnd < 0 ? "" : html.slice(0, headEnd).replace(frameTags, "")
+  const body = (headEnd < 0 ? html : html.slice(headEnd)).replace(frameTags, "")
+  return parseHtml(`<!DOCTYPE html><html><head>${head}</head><body>${body}</body></html>`)
+}
+
+interface TreeNode {
+  readonly firstElementChild: TreeNode | null
+  readonly nextElementSibling: TreeNode | null
+}
+
+/** Element count and deepest nesting in one pass, without recursion (the page may be thousands deep). */
+const shapeOf = (document: DomDocument): { elements: number; depth: number } => {
+  const root = document.documentElement as unknown as TreeNode | null
+  if (root === null) return { elements: 0, depth: 0 }
+  const stack: Array<readonly [TreeNode, number]> = [[root, 1]]
+  let elements = 0
+  let depth = 0
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [node, level] = entry
+    elements += 1
+    if (level > depth) depth = level
+    // linkedom computes `children` by walking the list on every access: siblings are followed instead.
+    for (let child = node.firstElementChild; child !== null; child = child.nextElementSibling) {
+      stack.push([child, level + 1])
+    }
+  }
+  return { elements, depth }
+}
 
 const collapse = (text: string): string =>
   text
@@ -95,7 +153,8 @@ export const extractHtml = (html: string, baseUrl: string): Extracted => {
   const pageTitle = collapse(document.querySelector("title")?.textContent ?? "")
   absolutize(document, baseUrl)
   let article: ReturnType<Readability["parse"]> = null
-  if (document.querySelectorAll("*").length <= readabilityElementBudget) {
+  const shape = shapeOf(document)
+  if (shape.elements <= readabilityElementBudget && shape.depth <= readabilityDepthBudget) {
     try {
       // Handing turndown the element itself (not its HTML) saves re-parsing the article with domino.
       article = new Readability(document as never, {

@@ -1,6 +1,6 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { Clock, Duration, Effect, Either, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Schema, Stream } from "effect"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { SearchError } from "../../domain/Search.js"
 
@@ -36,15 +36,46 @@ export const providerGet = (
     })
   )
 
-/** Reads a JSON body under the same timeout; a body that is no JSON is the provider's fault. */
+/**
+ * The most a search provider's reply may hold once decompressed. SearXNG's and GitHub's pages of
+ * results are tens of KB; without a cap a 400 KB gzip reply inflated to 1.3 GB per search.
+ */
+export const maxProviderReplyBytes = 8 * 1024 * 1024
+
+/**
+ * Reads a JSON body under the same timeout, counting the bytes as they are inflated and stopping past
+ * `maxProviderReplyBytes` (CONTENT_TOO_LARGE) before anything is decoded; a body that is no JSON is the
+ * provider's fault.
+ */
 export const providerJson = (
   provider: string,
   response: HttpClientResponse.HttpClientResponse,
   timeout: Duration.Duration
 ): Effect.Effect<unknown, SearchError> =>
-  response.json.pipe(
-    Effect.mapError(() =>
-      new SearchError({ reason: "PROVIDER_ERROR", message: `${provider} sent a body that is not JSON` })
+  response.stream.pipe(
+    Stream.mapError(() =>
+      new SearchError({ reason: "PROVIDER_ERROR", message: `${provider}'s answer broke off — try again` })
+    ),
+    Stream.runFoldEffect({ chunks: [] as Array<Uint8Array>, bytes: 0 }, (body, chunk) => {
+      const bytes = body.bytes + chunk.length
+      if (bytes > maxProviderReplyBytes) {
+        return Effect.fail(
+          new SearchError({
+            reason: "CONTENT_TOO_LARGE",
+            message: `${provider} sent more than ${
+              maxProviderReplyBytes / 1024 / 1024
+            } MiB (decompressed) — check the server, or ask for fewer results`
+          })
+        )
+      }
+      body.chunks.push(chunk)
+      return Effect.succeed({ chunks: body.chunks, bytes })
+    }),
+    Effect.flatMap((body) =>
+      Effect.try({
+        try: () => JSON.parse(Buffer.concat(body.chunks, body.bytes).toString("utf8")) as unknown,
+        catch: () => new SearchError({ reason: "PROVIDER_ERROR", message: `${provider} sent a body that is not JSON` })
+      })
     ),
     Effect.timeoutFail({
       duration: timeout,

@@ -3,6 +3,7 @@ import * as Path from "@effect/platform/Path"
 import { Effect, Either, Option } from "effect"
 import { type MediaError, type MediaInfo, type SubtitleCue, SubtitleError } from "../../domain/Media.js"
 import { parseSubtitles } from "../../domain/SubtitleFormat.js"
+import { readUserText, userFileCaps } from "../../domain/UserFile.js"
 import { parseUserJson } from "../../domain/UserJson.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
 import { SpeechToText } from "../../services/SpeechToText.js"
@@ -91,15 +92,9 @@ const readSubtitleFile = Effect.fn("Subtitles.readFile")(function*(
   file: string,
   json: { readonly offset: number; readonly videoDuration: Effect.Effect<number, MediaError> }
 ) {
-  const fs = yield* FileSystem.FileSystem
-  const text = yield* fs.readFileString(file).pipe(
-    Effect.mapError(() =>
-      new SubtitleError({
-        reason: "Unreadable",
-        path: file,
-        message: `${file}: cannot read the subtitle file — check the path`
-      })
-    )
+  // Subtitle files come in older encodings too: bytes that are not UTF-8 become U+FFFD, not an error.
+  const text = yield* readUserText(file, userFileCaps.subtitles).pipe(
+    Effect.mapError((error) => new SubtitleError({ reason: "Unreadable", path: file, message: error.message }))
   )
   if (!file.toLowerCase().endsWith(".json")) return yield* parseSubtitles(text.replace(/^\uFEFF/, ""), { path: file })
   const value = yield* Either.match(parseUserJson(file, text), {
@@ -165,15 +160,29 @@ export const resolveSubtitles = Effect.fn("Subtitles.resolve")(function*(request
 })
 
 /**
+ * The most subtitle text a node of `seconds` keeps: 40 characters a second is twice a fast speaker's
+ * rate (room for two languages on screen), plus a floor for a frame's instant. A file of thousands of
+ * cues all on screen at once would otherwise copy them into every node (a 1-minute video, 20,000
+ * overlapping cues: a 33 MB tree.json).
+ */
+export const subtitleCharBudget = (seconds: number): number => 400 + Math.ceil(40 * Math.max(0, seconds))
+
+/**
  * The text of every cue overlapping `[start, end]`, in time order, a repeated line (roll-up captions)
- * kept once. A zero-length range (a frame's instant) takes the cue on screen at that instant.
+ * kept once, cut with "…" at the range's `subtitleCharBudget`. A zero-length range (a frame's instant)
+ * takes the cues on screen at that instant.
  */
 export const subtitleFor = (cues: ReadonlyArray<SubtitleCue>, range: readonly [number, number]): string => {
   const [start, end] = range
-  const texts: Array<string> = []
+  const budget = subtitleCharBudget(end - start)
+  const seen = new Set<string>()
+  let text = ""
   for (const cue of cues) {
     const overlaps = start === end ? cue.start <= start && start < cue.end : cue.start < end && cue.end > start
-    if (overlaps && texts.at(-1) !== cue.text) texts.push(cue.text)
+    if (!overlaps || seen.has(cue.text)) continue
+    seen.add(cue.text)
+    text = text === "" ? cue.text : `${text} ${cue.text}`
+    if (text.length > budget) return `${text.slice(0, budget).trimEnd()}…`
   }
-  return texts.join(" ")
+  return text
 }

@@ -6,6 +6,7 @@ import { Effect, Either } from "effect"
 import * as NodePath from "node:path"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
 import { QuestionLoadError } from "../../domain/Question.js"
+import { readUserText, userFileCaps, type UserFileError } from "../../domain/UserFile.js"
 import { parseUserJson, tooDeepMessage, type UserJsonError } from "../../domain/UserJson.js"
 import type { InputFile } from "../benchmarks/Benchmark.js"
 import { asQuestion, classifyText, decodeBenchmark, factsOf } from "../benchmarks/BenchmarkQuestions.js"
@@ -89,9 +90,22 @@ export const loadQuestionSet = Effect.fn("QuestionLoader.loadQuestionSet")(
     const info = yield* fs.stat(path).pipe(
       Effect.mapError(notFound(path, "pass --questions a benchmark's question file or folder (README, Benchmarks)"))
     )
+    // Only regular files under the cap, and only UTF-8: a question read with replacement characters
+    // would match no option and count as wrong without a word.
+    const fileError = (fix: string) => (error: UserFileError) =>
+      error.reason === "NotFound"
+        ? rowError(error.file, null, null, "does not exist", fix, "NotFound")
+        : new QuestionLoadError({
+          reason: error.reason === "InvalidUtf8" ? "InvalidJson" : "ReadFailed",
+          file: error.file,
+          location: null,
+          field: null,
+          message: error.message
+        })
+    const readText = (file: string, fix: string) =>
+      readUserText(file, userFileCaps.questions, { strict: true }).pipe(Effect.mapError(fileError(fix)))
     const read = (file: string) =>
-      fs.readFileString(file).pipe(
-        Effect.mapError(readFailed(file)),
+      readText(file, "pass --questions a benchmark's question file or folder (README, Benchmarks)").pipe(
         Effect.flatMap((text) =>
           Either.match(readContent(file, text), { onLeft: Effect.fail, onRight: Effect.succeed })
         )
@@ -119,9 +133,7 @@ export const loadQuestionSet = Effect.fn("QuestionLoader.loadQuestionSet")(
     let answers: { readonly file: string; readonly value: unknown } | undefined
     if (options.answers !== undefined) {
       const file = options.answers
-      const text = yield* fs.readFileString(file).pipe(
-        Effect.mapError(notFound(file, "pass --answers a JSON file of {question id: letter or index}"))
-      )
+      const text = yield* readText(file, "pass --answers a JSON file of {question id: letter or index}")
       const value = parseUserJson(file, text)
       if (Either.isLeft(value)) return yield* loadError(file, "InvalidJson", value.left.message)
       answers = { file, value: value.right }

@@ -5,6 +5,7 @@ import { idFromName } from "../../domain/NameId.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { TreeDecodeError } from "../../domain/Tree.js"
 import { FrameSelectionError, NodeNotFound, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
+import { readUserFile, userFileCaps } from "../../domain/UserFile.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import {
   cacheFileName,
@@ -93,9 +94,9 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
   const { dir, file } = resolveTreePaths(path, input)
   // A folder of trees given where one tree was meant: name the trees it holds.
   const inside = input.toLowerCase().endsWith(".json") ? [] : yield* treesInside(fs, path, input)
-  const bytes = yield* fs.readFile(file).pipe(
+  const bytes = yield* readUserFile(file, userFileCaps.tree).pipe(
     Effect.mapError((error) =>
-      error._tag === "SystemError" && error.reason === "NotFound"
+      error.reason === "NotFound"
         ? TreeDecodeError.at(
           file,
           "",
@@ -110,8 +111,8 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
         : TreeDecodeError.at(
           file,
           "",
-          `cannot be read (${error.message})`,
-          "check the path and its permissions",
+          error.detail.split(" — ")[0]!,
+          error.detail.split(" — ")[1] ?? "check the path and its permissions",
           "Unreadable"
         )
     )

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, TestClock } from "effect"
+import { Duration, Effect, Fiber, Layer, TestClock } from "effect"
 import iconv from "iconv-lite"
 import { gzipSync } from "node:zlib"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
@@ -22,11 +22,19 @@ const noDns = async (): Promise<ReadonlyArray<ResolvedAddress>> => {
 }
 
 /** The real reader, allowed to reach loopback fixtures (the test allow-range), with a scripted resolver. */
-const readerWith = (resolve: (hostname: string) => Promise<ReadonlyArray<ResolvedAddress>> = noDns) =>
+const readerWith = (
+  resolve: (hostname: string) => Promise<ReadonlyArray<ResolvedAddress>> = noDns,
+  providerTimeout?: Duration.DurationInput
+) =>
   PageReaderLive.pipe(
     Layer.provide(Layer.succeed(
       SearchSettings,
-      SearchSettings.make({ enabled: true, reader: { enabled: true }, policy: { allowRanges: loopbackOnly } })
+      SearchSettings.make({
+        enabled: true,
+        reader: { enabled: true },
+        policy: { allowRanges: loopbackOnly },
+        ...(providerTimeout === undefined ? {} : { providerTimeout: Duration.decode(providerTimeout) })
+      })
     )),
     Layer.provide(Layer.succeed(DnsResolver, DnsResolver.of({ resolve })))
   )
@@ -36,7 +44,9 @@ const read = (url: string, maxChars = 30000) => Effect.flatMap(PageReader, (read
 const html = (body: string | Buffer, extra: Record<string, string> = {}) =>
   sendBody(200, body, { "content-type": "text/html; charset=utf-8", ...extra })
 
-describe("reader against a local server", () => {
+// Reading a page starts the extraction thread, which the tests load from the TypeScript sources through
+// tsx: seconds on a quiet machine, more on a busy one. Timing itself is asserted nowhere.
+describe("reader against a local server", { timeout: 90_000 }, () => {
   it.scoped("extracts an article as Markdown", () =>
     Effect.gen(function*() {
       const server = yield* fixtureServer({ "/story": html(articlePage(4)) })
@@ -122,6 +132,45 @@ describe("reader against a local server", () => {
       const missing = yield* Effect.flip(read(`${server.origin}/missing`))
       assert.deepStrictEqual([missing.reason, missing.retryable], ["FETCH_FAILED", false])
     }).pipe(Effect.provide(readerWith())))
+
+  it.scoped("reads fragments, doctype pages without <html>, and pages with a wrong UTF-16 label", () =>
+    Effect.gen(function*() {
+      const server = yield* fixtureServer({
+        "/fragment": html("<p>just a fragment</p>"),
+        "/doctype": html("<!doctype html><title>Short</title><p>a valid page without optional tags</p>"),
+        "/mislabelled": sendBody(200, "<html><body><p>not UTF-16 at all</p></body></html>", {
+          "content-type": "text/html; charset=utf-16"
+        })
+      })
+      assert.strictEqual((yield* read(`${server.origin}/fragment`)).content, "just a fragment")
+      const doctype = yield* read(`${server.origin}/doctype`)
+      assert.strictEqual(doctype.title, "Short")
+      assert.include(doctype.content, "a valid page without optional tags")
+      assert.include((yield* read(`${server.origin}/mislabelled`)).content, "not UTF-16 at all")
+    }).pipe(Effect.provide(readerWith())))
+
+  // Real time: the deadline must stop extraction that is busy in its own thread, which TestClock
+  // cannot show. Nothing asserts how long it took, only that the budget ended it.
+  it.live("a page that arrives at once but takes longer to extract than the budget ends in PROVIDER_TIMEOUT", () =>
+    Effect.gen(function*() {
+      const paragraph = "<p>" + "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(5) +
+        "<a href='/x'>link</a></p>"
+      const heavy = "<html><body>" +
+        `<div><article><h2>T</h2>${paragraph.repeat(5)}</article></div>`.repeat(1500) + "</body></html>"
+      const server = yield* fixtureServer({ "/heavy": html(heavy) })
+      const error = yield* Effect.flip(read(`${server.origin}/heavy`))
+      assert.strictEqual(error.reason, "PROVIDER_TIMEOUT")
+      assert.include(error.message, "extracted")
+    }).pipe(Effect.scoped, Effect.provide(readerWith(noDns, "1 second"))))
+
+  it.live("a page nested 5,000 levels deep (55 KB) comes back as its text", () =>
+    Effect.gen(function*() {
+      const deep = `<html><body>${"<div>".repeat(5000)}deep text${"</div>".repeat(5000)}</body></html>`
+      const server = yield* fixtureServer({ "/deep": html(deep) })
+      const page = yield* read(`${server.origin}/deep`)
+      assert.strictEqual(page.content, "deep text")
+      assert.strictEqual(page.metadata.extractor, "body_text")
+    }).pipe(Effect.scoped, Effect.provide(readerWith(noDns, "60 seconds"))), { timeout: 90_000 })
 
   it.scoped("a stalled server ends in PROVIDER_TIMEOUT at the 10 s page budget", () =>
     Effect.gen(function*() {

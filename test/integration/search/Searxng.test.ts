@@ -1,14 +1,33 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { gzipSync } from "node:zlib"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import type { SearchResponse } from "../../../src/domain/Search.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
-import { fixtureServer, sendJson } from "../../support/search/FixtureServer.js"
+import { fixtureServer, sendBody, sendJson } from "../../support/search/FixtureServer.js"
 import { captureLogs, fixture, hubLayer } from "../../support/search/hub.js"
 
 const searxngOn = (baseUrl: string) => SearchSettings.make({ enabled: true, searxng: { enabled: true, baseUrl } })
 
 describe("SearXNG adapter (local server)", () => {
+  it.scoped("a gzip reply that inflates past the cap is refused before it is decoded", () =>
+    Effect.gen(function*() {
+      // 64 MiB of JSON (valid: a results list padded with spaces) in about 64 KB of gzip.
+      const inflated = Buffer.alloc(64 * 1024 * 1024, 0x20)
+      Buffer.from("{\"results\": []").copy(inflated, 0)
+      inflated[inflated.length - 1] = 0x7d
+      const server = yield* fixtureServer({
+        "/search": sendBody(200, gzipSync(inflated), { "content-type": "application/json", "content-encoding": "gzip" })
+      })
+      const outcome = yield* Effect.flatMap(SearchHub, (hub) => hub.search({ capability: "search.web", query: "x" }))
+        .pipe(Effect.provide(hubLayer(searxngOn(server.origin))))
+      assert.strictEqual(outcome.status, "error")
+      if (outcome.status === "error") {
+        assert.strictEqual(outcome.error.code, "CONTENT_TOO_LARGE")
+        assert.include(outcome.error.message, "SearXNG sent more than 8 MiB")
+      }
+    }))
+
   it.scoped("maps news results: canonical de-duplication, nulls, dates, unresponsive engines", () =>
     Effect.gen(function*() {
       const server = yield* fixtureServer({ "/search": sendJson(200, fixture("searxng-news.json")) })

@@ -11,6 +11,7 @@ import {
   plainText,
   resolveSubtitles,
   sidecarCandidates,
+  subtitleCharBudget,
   subtitleFor
 } from "../../../src/programs/builder/Subtitles.js"
 import { MediaProbe } from "../../../src/services/MediaProbe.js"
@@ -88,6 +89,22 @@ describe("subtitle parsing", () => {
   })
 })
 
+describe("subtitle parsing at scale", () => {
+  const clock = (seconds: number) => new Date(seconds * 1000).toISOString().slice(11, 23).replace(".", ",")
+
+  // Linear, not quadratic: at 100,000 cues the old parser took 80 s (BENCHMARKS.md has the timing).
+  it.effect("reads a 100,000-cue SRT file, every cue in order", () =>
+    Effect.gen(function*() {
+      const srt = Array.from(
+        { length: 100_000 },
+        (_, i) => `${i + 1}\n${clock(i / 2)} --> ${clock(i / 2 + 0.25)}\nline ${i}\n`
+      ).join("\n")
+      const cues = yield* parseSubtitles(srt, { path: "long.srt" })
+      assert.strictEqual(cues.length, 100_000)
+      assert.deepStrictEqual(cues.at(-1), { start: 49_999.5, end: 49_999.75, text: "line 99999" })
+    }), { timeout: 60_000 })
+})
+
 describe("subtitleFor", () => {
   const cues: ReadonlyArray<SubtitleCue> = [
     { start: 0, end: 2, text: "one" },
@@ -108,6 +125,22 @@ describe("subtitleFor", () => {
     assert.strictEqual(subtitleFor(cues, [2, 2]), "two")
     assert.strictEqual(subtitleFor(cues, [10, 10]), "three")
     assert.strictEqual(subtitleFor(cues, [6, 6]), "")
+  })
+
+  it("20,000 overlapping cues give a node a reading's worth of text, not all of them", () => {
+    const piled: Array<SubtitleCue> = Array.from({ length: 20_000 }, (_, i) => ({
+      start: (i % 600) / 10,
+      end: 60,
+      text: `overlapping caption number ${i}`
+    }))
+    const minute = subtitleFor(piled, [0, 60])
+    assert.isTrue(minute.startsWith("overlapping caption number 0 overlapping caption number 1 "))
+    assert.isAtMost(minute.length, subtitleCharBudget(60) + 1)
+    assert.isTrue(minute.endsWith("…"))
+    assert.isAtMost(subtitleFor(piled, [30, 30]).length, subtitleCharBudget(0) + 1)
+    // A line repeated anywhere in the range is kept once, not only when it follows itself.
+    const alternating = Array.from({ length: 1000 }, (_, i) => ({ start: i, end: i + 1, text: i % 2 ? "a" : "b" }))
+    assert.strictEqual(subtitleFor(alternating, [0, 1000]), "b a")
   })
 })
 

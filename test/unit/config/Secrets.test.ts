@@ -6,7 +6,7 @@ import OpenAI from "openai"
 import { loadAsrConfig } from "../../../src/config/AsrConfig.js"
 import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
-import { redactSecret } from "../../../src/domain/Secret.js"
+import { displayUrl, redactSecret } from "../../../src/domain/Secret.js"
 import { toProviderError } from "../../../src/layers/openai/OpenAiErrors.js"
 import { closedPort, runDoctor } from "../../support/cli/Doctor.js"
 
@@ -29,6 +29,57 @@ describe("redaction (point 3)", () => {
     )
     assert.strictEqual(redactSecret(`x${key}y and ${key}.`, key), `x${key}y and [redacted].`)
     assert.strictEqual(redactSecret("a.b*c(d)+e?f", "b*c(d)+e"), "a.[redacted]?f")
+  })
+
+  it("a key is masked in every form a server may echo it: trimmed, in another case, URL-encoded", () => {
+    const key = "sk-Live/0123+456789"
+    const echoed = [
+      key,
+      key.toLowerCase(),
+      key.toUpperCase(),
+      encodeURIComponent(key),
+      encodeURIComponent(key).toLowerCase()
+    ]
+    for (const configured of [key, `${key}\r`, ` ${key} `, `\t${key}\r\n`]) {
+      for (const form of echoed) {
+        const masked = redactSecret(`invalid api key: ${form} (check it)`, configured)
+        assert.strictEqual(masked, "invalid api key: [redacted] (check it)", JSON.stringify([configured, form]))
+      }
+    }
+  })
+
+  it("a provider error keeps no form of a key configured with a trailing CR", () => {
+    const key = "sk-proj-abcdefghij"
+    const error = toProviderError("llm", Option.some(Redacted.make(`${key}\r`)))(
+      new OpenAI.AuthenticationError(
+        401,
+        { message: `Incorrect API key provided: ${key}; or ${key.toUpperCase()}; or ${encodeURIComponent(key)}` },
+        undefined,
+        new Headers()
+      )
+    )
+    assert.notInclude(error.message.toLowerCase(), "abcdefghij")
+  })
+
+  it("a URL as messages show it has no password: user:pw@, ?password= and other credential parameters", () => {
+    const secret = "hunter2pw"
+    const urls = [
+      `postgres://app:${secret}@db.example:5432/runs`,
+      `postgres://app@db.example/runs?password=${secret}&sslmode=require`,
+      `postgresql://db.example/runs?sslmode=require&PassWord=${secret}`,
+      `postgres://db.example/runs?sslpassword=${secret}`,
+      `https://api.example/v1?api_key=${secret}&x=1`,
+      `https://api.example/v1?token=${secret}`,
+      `https://api.example/v1?access_token=${encodeURIComponent(secret)}`
+    ]
+    for (const url of urls) {
+      const shown = displayUrl(url)
+      assert.notInclude(shown, secret, url)
+      assert.include(shown, "db.example".includes(new URL(url).hostname) ? "db.example" : "api.example")
+    }
+    assert.strictEqual(displayUrl(urls[1]!), "postgres://app@db.example/runs?password=***&sslmode=require")
+    assert.strictEqual(displayUrl(`postgres://a:${secret}@h/d`), "postgres://a:***@h/d")
+    assert.notInclude(displayUrl(`not a url ${secret}`), secret)
   })
 
   it.live("doctor flags a key shorter than 8 characters and keeps its own text whole", () =>

@@ -34,6 +34,23 @@ describe("charset decoding", () => {
     assert.include(decodeBody(page, "windows-1251").text, russian)
   })
 
+  it("a UTF-16 label on bytes that are not UTF-16 is ignored and the page sniffed instead", () => {
+    const page = Buffer.from(
+      "<html><head><meta charset=\"windows-1251\"></head><body>caf\u00e9 ok</body></html>",
+      "latin1"
+    )
+    for (const label of ["utf-16", "UTF-16LE", "utf-16be"]) {
+      const decoded = decodeBody(page, label)
+      assert.include(decoded.text, "<body>caf")
+      assert.notInclude(decoded.charset.toLowerCase(), "utf-16")
+    }
+    // Real UTF-16 with its label still decodes as UTF-16.
+    assert.strictEqual(
+      decodeBody(iconv.encode("<p>\u4f60\u597d</p>", "utf-16le"), "utf-16le").text,
+      "<p>\u4f60\u597d</p>"
+    )
+  })
+
   it("falls back to windows-1252 when nothing declares a charset", () => {
     const decoded = decodeBody(Buffer.from([0x63, 0x61, 0x66, 0xe9]), undefined)
     assert.deepStrictEqual(decoded, { text: "café", charset: "windows-1252" })
@@ -64,6 +81,37 @@ describe("extraction", () => {
     const extracted = extractHtml(`<html><body><div>${cells}</div></body></html>`, "https://e.com/")
     assert.strictEqual(extracted.extractor, "body_text")
     assert.isTrue(extracted.markdown.startsWith("cellcell"))
+  })
+
+  it("extracts fragments and doctype pages that have no literal <html> or <body> tag", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["<p>hello fragment</p>", "hello fragment"],
+      ["<!doctype html><title>T</title><p>doctype page text</p>", "doctype page text"],
+      ["<!DOCTYPE html>\n<head><title>T</title></head><body><p>doctype body</p></body>", "doctype body"],
+      ["<html><p>html without body</p></html>", "html without body"],
+      ["plain words, no tags at all", "plain words, no tags at all"]
+    ]
+    for (const [html, text] of cases) assert.include(extractHtml(html, "https://e.com/").markdown, text, html)
+    assert.strictEqual(extractHtml("<!doctype html><title>T</title><p>x</p>", "https://e.com/").title, "T")
+  })
+
+  it("a page labelled UTF-16 whose bytes are not UTF-16 is still read", () => {
+    const readable = toReadable({
+      body: Buffer.from("<html><body><p>labelled wrongly</p></body></html>"),
+      mimeType: "text/html",
+      charset: "utf-16",
+      url: "https://e.com/",
+      maxChars: 1000
+    })
+    assert.include(readable.content, "labelled wrongly")
+  })
+
+  it("a page nested 5,000 levels deep skips Readability and returns its text", { timeout: 30_000 }, () => {
+    const deep = `<html><body>${"<div>".repeat(5000)}deep text${"</div>".repeat(5000)}</body></html>`
+    assert.isAbove(deep.length, 55_000)
+    const extracted = extractHtml(deep, "https://e.com/")
+    assert.strictEqual(extracted.extractor, "body_text")
+    assert.strictEqual(extracted.markdown, "deep text")
   })
 
   it("plain text passes through untouched apart from line endings", () => {

@@ -160,7 +160,7 @@ describe("vtree report", () => {
       assert.include(priced.stdout, "Cost $120.0000")
       const bad = yield* vtree(["report", "--prices", "nope.json"], dir)
       assert.strictEqual(bad.code, 1)
-      assert.include(bad.stderr, "--prices nope.json: cannot read the file")
+      assert.include(bad.stderr, "--prices nope.json: does not exist — check the path")
     }))
 
   it.scoped("fails with one line naming the fix: missing database, unknown run, empty database", () =>

@@ -5,6 +5,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import * as Pg from "pg"
+import { displayUrl as maskUrl } from "../../../domain/Secret.js"
 import { RunStore, RunStoreError } from "../../../services/RunStore.js"
 import { latestMigrationId, migrate } from "../Migrations.js"
 import { SchemaFacts, tooNew } from "../SchemaFacts.js"
@@ -15,16 +16,8 @@ import { layerClients, nameTransforms } from "../StoreContext.js"
 /** `--db` values that name a PostgreSQL server rather than an SQLite file. */
 export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
 
-/** The URL as messages show it: the password never. */
-export const displayUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== "") parsed.password = "***"
-    return parsed.toString()
-  } catch {
-    return "the PostgreSQL URL"
-  }
-}
+/** The URL as messages show it: no password, whether in `user:pw@` or in `?password=` (domain/Secret.ts). */
+export const displayUrl = (url: string): string => maskUrl(url, "the PostgreSQL URL")
 
 // node-postgres returns BIGINT (epoch milliseconds, call ids, counts) as text so as not to lose
 // precision past 2^53; ours stay far below, and the row schemas read numbers.

@@ -1,0 +1,144 @@
+// Every file a user hands vtree (questions, answers, prices, subtitles, prompt labels, trees) is read
+// through here: only a regular file, only up to a size cap. Reading `/dev/zero` grew to 13.5 GB in a
+// minute, and a FIFO blocked for good (the first Ctrl-C did nothing), because a plain read trusts
+// the path to end.
+import * as FileSystem from "@effect/platform/FileSystem"
+import { Effect, Schema } from "effect"
+
+const mib = 1024 * 1024
+
+/** The largest file of each kind vtree reads; the error names the cap. */
+export const userFileCaps = {
+  /** Video-MME's whole question file is 3 MB, LongVideoBench's 30 MB. */
+  questions: 256 * mib,
+  subtitles: 64 * mib,
+  /** prices, prompt-pack labels, build prompts: a few KB each. */
+  small: 4 * mib,
+  /** tree.json of a 10-hour video is tens of MB. */
+  tree: 512 * mib
+} as const
+
+export const UserFileErrorReason = Schema.Literal("NotFound", "NotAFile", "TooLarge", "Unreadable", "InvalidUtf8")
+export type UserFileErrorReason = typeof UserFileErrorReason.Type
+
+/** A file that cannot be read; `detail` says why in words that fit after the file's name. */
+export class UserFileError extends Schema.TaggedError<UserFileError>()("UserFileError", {
+  reason: UserFileErrorReason,
+  file: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `${this.file}: ${this.detail}`
+  }
+}
+
+const sizeText = (bytes: number): string =>
+  bytes >= mib ? `${Math.round(bytes / mib)} MiB` : `${Math.round(bytes / 1024)} KiB`
+
+const kindOf = (type: FileSystem.File.Type): string => {
+  switch (type) {
+    case "Directory":
+      return "a folder"
+    case "FIFO":
+      return "a FIFO (named pipe)"
+    case "CharacterDevice":
+    case "BlockDevice":
+      return "a device"
+    case "Socket":
+      return "a socket"
+    default:
+      return "not a regular file"
+  }
+}
+
+/**
+ * The bytes of `file`, which must be a regular file of at most `maxBytes`. The type is checked before
+ * opening (opening a FIFO blocks), and the read stops one byte past the cap in case the file grows.
+ */
+export const readUserFile = Effect.fn("UserFile.read")(function*(file: string, maxBytes: number) {
+  const fs = yield* FileSystem.FileSystem
+  const unreadable = (error: { readonly message: string }) =>
+    new UserFileError({
+      reason: "Unreadable",
+      file,
+      detail: `cannot be read (${error.message.split("\n")[0]}) — check the path and its permissions`
+    })
+  const info = yield* fs.stat(file).pipe(
+    Effect.mapError((error) =>
+      error._tag === "SystemError" && error.reason === "NotFound"
+        ? new UserFileError({ reason: "NotFound", file, detail: "does not exist — check the path" })
+        : unreadable(error)
+    )
+  )
+  if (info.type !== "File") {
+    return yield* new UserFileError({
+      reason: "NotAFile",
+      file,
+      detail: `is ${kindOf(info.type)}, not a regular file — vtree reads only regular files; pass a file`
+    })
+  }
+  const tooLarge = new UserFileError({
+    reason: "TooLarge",
+    file,
+    detail: `is larger than ${sizeText(maxBytes)}, the most vtree reads from such a file — pass a smaller file`
+  })
+  if (Number(info.size) > maxBytes) return yield* tooLarge
+  return yield* Effect.scoped(Effect.gen(function*() {
+    const handle = yield* fs.open(file, { flag: "r" })
+    const chunks: Array<Uint8Array> = []
+    let total = 0
+    while (total <= maxBytes) {
+      const chunk = yield* handle.readAlloc(Math.min(maxBytes + 1 - total, 4 * mib))
+      if (chunk._tag === "None" || chunk.value.length === 0) break
+      chunks.push(chunk.value)
+      total += chunk.value.length
+    }
+    if (total > maxBytes) return yield* tooLarge
+    return Buffer.concat(chunks, total) as Uint8Array
+  })).pipe(Effect.mapError((error) => error instanceof UserFileError ? error : unreadable(error)))
+})
+
+/**
+ * The text of `file` (see readUserFile). `strict` refuses bytes that are not UTF-8, naming the file (a
+ * question file read with replacement characters would match no option); otherwise they become U+FFFD.
+ */
+export const readUserText = Effect.fn("UserFile.readText")(function*(
+  file: string,
+  maxBytes: number,
+  options: { readonly strict?: boolean } = {}
+) {
+  const bytes = yield* readUserFile(file, maxBytes)
+  try {
+    return new TextDecoder("utf-8", { fatal: options.strict === true }).decode(bytes)
+  } catch {
+    return yield* new UserFileError({
+      reason: "InvalidUtf8",
+      file,
+      detail: `is not valid UTF-8 (byte ${firstInvalidUtf8(bytes)}) — save the file as UTF-8`
+    })
+  }
+})
+
+/** The offset of the first byte that does not decode as UTF-8 (for the error message). */
+const firstInvalidUtf8 = (bytes: Uint8Array): number => {
+  let low = 0
+  let high = bytes.length
+  // The longest prefix that decodes, by bisection; in stream mode a character cut at the end of the
+  // prefix is not an error, so "decodes" only turns false past the bad byte.
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2)
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, middle), { stream: true })
+      low = middle
+    } catch {
+      high = middle - 1
+    }
+  }
+  // The prefix may end in the first bytes of the bad character (stream mode waits for the rest).
+  for (let i = low - 1; i >= Math.max(0, low - 3); i--) {
+    const byte = bytes[i]!
+    if (byte < 0x80) break
+    if (byte >= 0xc0) return i + (byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2) > low ? i : low
+  }
+  return low
+}

@@ -2,9 +2,8 @@
 // limit. JSON.parse accepts any depth; a value nested thousands deep then overflows the stack of whatever
 // walks it — the Schema decoder's error formatting did, and `vtree infer` ended in "internal error:
 // Maximum call stack size exceeded". The depth is counted first, without recursion, and refused in one line.
-import { Effect, Either, type ParseResult, Schema } from "effect"
+import { Either, type ParseResult, Schema } from "effect"
 import { firstDecodeIssue, issueLine } from "./DecodeIssue.js"
-import { readUserText, userFileCaps } from "./UserFile.js"
 
 /**
  * The deepest nesting vtree reads in any JSON file. A tree's nested form reaches about 10 levels, a
@@ -103,15 +102,3 @@ export const decodeUserJson = <A, I>(
           message: `${file}: ${issueLine(firstDecodeIssue(error))} — ${fix}`
         })
     ))
-
-/** A user's JSON file read and decoded with `schema`: one reader for every JSON file vtree is given. */
-export const readUserJson = <A, I>(schema: Schema.Schema<A, I, never>, file: string, fix?: string) =>
-  Effect.gen(function*() {
-    const text = yield* readUserText(file, userFileCaps.questions, { strict: true }).pipe(
-      Effect.mapError((error) => new UserJsonError({ reason: "Unreadable", file, message: error.message }))
-    )
-    return yield* Either.match(decodeUserJson(schema, file, text, fix), {
-      onLeft: Effect.fail,
-      onRight: Effect.succeed
-    })
-  })

@@ -17,7 +17,6 @@ import type {
 } from "../domain/RunRecord.js"
 import type { CallRecord } from "./CallLog.js"
 
-export type { StopReason } from "../domain/Prediction.js"
 export {
   CallRow,
   PredictionRow,
@@ -25,7 +24,6 @@ export {
   RunProgress,
   RunRow,
   RunSelection,
-  RunState,
   RunStatus,
   RunTally,
   StepInput,

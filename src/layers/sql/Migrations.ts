@@ -1,7 +1,7 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 
 /**
  * The schema is written once, for SQLite and PostgreSQL alike; these are the only column types that
@@ -274,5 +274,3 @@ const runMigrations = Migrator.make({})
  * them; on Postgres the migrator locks it, so workers starting together apply each migration once).
  */
 export const migrate = runMigrations({ loader: Migrator.fromRecord(migrations) })
-
-export const MigrationsLive = Layer.effectDiscard(migrate)

@@ -24,14 +24,10 @@ export {
   type BuildEvent,
   type BuildInput,
   type BuildOptions,
-  defaultBuildConcurrency,
-  eventMaxTokens,
   type LoadedSubtitles,
-  sceneMaxTokens,
   type VideoSummary
 } from "./BuildOptions.js"
-export { type PreparedFrame, type PreparedVideo, prepareVideo } from "./Preparation.js"
-export { buildRecord } from "./TreeWriter.js"
+export { type PreparedVideo, prepareVideo } from "./Preparation.js"
 
 /** Captions a prepared video (events, then scenes grouped from their cards) and writes its tree. */
 export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(

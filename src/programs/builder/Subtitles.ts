@@ -10,7 +10,7 @@ import { SpeechToText } from "../../services/SpeechToText.js"
 import { parseLongVideoBenchSubtitles } from "../benchmarks/LongVideoBenchSubtitles.js"
 import { transcribeVideo } from "./Transcription.js"
 
-export { formatOf, parseSubtitles, plainText } from "../../domain/SubtitleFormat.js"
+export { parseSubtitles, plainText } from "../../domain/SubtitleFormat.js"
 
 /**
  * Where a video's cues came from, in the order they are looked for: `--subtitles FILE`, a file the

@@ -24,15 +24,10 @@ import { prepareRun } from "./RunPlan.js"
 import { loadEnvironments } from "./TreeCache.js"
 import { claimBatch, makeWorkQueue } from "./WorkQueue.js"
 
-export { InferError, InferErrorReason } from "./InferError.js"
+export { InferError } from "./InferError.js"
 // Also here, where the CLI imports them from.
-export {
-  type BenchmarkEvent,
-  type BenchmarkOptions,
-  type BenchmarkResult,
-  defaultConcurrency
-} from "./BenchmarkOptions.js"
-export { checkTrees, newRunId } from "./RunPlan.js"
+export { type BenchmarkOptions, defaultConcurrency } from "./BenchmarkOptions.js"
+export { checkTrees } from "./RunPlan.js"
 
 /** The run's budget under `maxCostUsd`, counting what a resumed run already spent. */
 const makeBudget = Effect.fn("Infer.makeBudget")(function*(runId: string, options: BenchmarkOptions<any>) {

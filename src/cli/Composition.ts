@@ -351,6 +351,8 @@ const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
     llm,
     vlm,
     treeEmbeddings,
+    // video_frames scales frames over 768 px down with it.
+    thumbnails,
     Layer.succeed(McpModels, { llm: Option.isSome(config.llm) })
   )
 }))
@@ -359,7 +361,8 @@ const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
 const noMcpModels = Layer.mergeAll(
   Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => unconfigured("LLM") })),
   Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => unconfigured("vision model") })),
-  Layer.succeed(McpModels, { llm: false })
+  Layer.succeed(McpModels, { llm: false }),
+  thumbnails
 )
 
 /**

@@ -9,7 +9,7 @@
 import { Either } from "effect"
 import { createHash } from "node:crypto"
 import { createReadStream } from "node:fs"
-import { lstat } from "node:fs/promises"
+import { stat as statOf } from "node:fs/promises"
 import { Transform } from "node:stream"
 import { createGunzip } from "node:zlib"
 import { extract, type Header } from "tar-stream"
@@ -78,7 +78,8 @@ export const readPack = async (
 ): Promise<Manifest> => {
   const fail = (reason: PackError["reason"], text: string, fix: string) =>
     new PackError({ reason, message: `${file}: ${text} — ${fix}` })
-  const stat = await lstat(file).catch((error: NodeJS.ErrnoException) => {
+  // The path given is followed (a link to a download is fine); what it names must be a regular file.
+  const stat = await statOf(file).catch((error: NodeJS.ErrnoException) => {
     throw fail(
       "Io",
       error.code === "ENOENT" ? "not found" : `cannot be read (${error.code ?? error.message})`,
@@ -171,15 +172,22 @@ export const readPack = async (
         )
       }
       const hash = createHash("sha256")
-      const sink = await handlers.openFile(want)
+      const written = (error: unknown) => {
+        throw fail(
+          "Io",
+          `${at} cannot be written (${error instanceof Error ? error.message : String(error)})`,
+          "check the output folder's permissions and free space"
+        )
+      }
+      const sink = await handlers.openFile(want).catch(written)
       try {
         for await (const chunk of entry) {
           const bytes = chunk as Uint8Array
           hash.update(bytes)
-          await sink.write(bytes)
+          await sink.write(bytes).catch(written)
         }
       } finally {
-        await sink.close()
+        await sink.close().catch(written)
       }
       const sha256 = hash.digest("hex")
       if (sha256 !== want.sha256) {

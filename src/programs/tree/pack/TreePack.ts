@@ -123,7 +123,10 @@ const chooseFolders = Effect.fn("TreePack.chooseFolders")(function*(trees: strin
   if (videoIds.length === 0) {
     const names = yield* Effect.tryPromise({ try: () => readdir(trees), catch: ioFailure(`${trees}: cannot be read`) })
     const chosen: Array<string> = []
-    for (const name of names.sort()) if (yield* isTree(path.join(trees, name))) chosen.push(name)
+    // Hidden folders (an unpack or a build under way) are not trees to send, as `vtree mcp` skips them too.
+    for (const name of names.sort()) {
+      if (!name.startsWith(".") && (yield* isTree(path.join(trees, name)))) chosen.push(name)
+    }
     if (chosen.length === 0) {
       return yield* fail(
         "BadInput",
@@ -161,8 +164,16 @@ const treeRecord = Effect.fn("TreePack.treeRecord")(function*(dir: string) {
 })
 
 /** Streams `files` after the manifest into a gzipped tar at `target`, checking each file is what was hashed. */
-const writeArchive = async (target: string, manifestBytes: Buffer, files: ReadonlyArray<PackedFile>) => {
+const writeArchive = async (
+  target: string,
+  manifestBytes: Buffer,
+  files: ReadonlyArray<PackedFile>,
+  signal: AbortSignal
+) => {
   const archive = pack()
+  // Interrupted (Ctrl-C): the streams stop, so nothing writes the partial file after it is removed.
+  const abort = () => archive.destroy(new Error("interrupted"))
+  signal.addEventListener("abort", abort, { once: true })
   const written = pipeline(archive, createGzip({ level: 9 }), createWriteStream(target, { flags: "wx", mode: 0o644 }))
   const header = (name: string, size: number) => ({
     name,
@@ -212,6 +223,8 @@ const writeArchive = async (target: string, manifestBytes: Buffer, files: Readon
     archive.destroy()
     await written.catch(() => undefined)
     throw error
+  } finally {
+    signal.removeEventListener("abort", abort)
   }
 }
 
@@ -260,7 +273,7 @@ export const packTrees = Effect.fn("TreePack.packTrees")(function*(options: Pack
   }
   const target = path.join(path.dirname(out), `.${path.basename(out)}.${randomBytes(4).toString("hex")}.partial`)
   yield* Effect.tryPromise({
-    try: () => writeArchive(target, encodeManifest(manifest), files).then(() => rename(target, out)),
+    try: (signal) => writeArchive(target, encodeManifest(manifest), files, signal).then(() => rename(target, out)),
     catch: ioFailure(`${options.out}: cannot be written`)
   }).pipe(Effect.onError(() => Effect.promise(() => rm(target, { force: true }))))
   const packedBytes = yield* Effect.promise(() => lstat(out).then((stat) => stat.size))

@@ -9,7 +9,7 @@
  */
 import { Effect, Either } from "effect"
 import { randomBytes } from "node:crypto"
-import { lstat, mkdir, mkdtemp, open, readdir, readFile, rename, rm, rmdir } from "node:fs/promises"
+import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir } from "node:fs/promises"
 import { basename, dirname, join, resolve } from "node:path"
 import { PackError } from "./PackError.js"
 import { decodeManifest, type Manifest, manifestName, maxManifestBytes } from "./PackManifest.js"
@@ -123,7 +123,13 @@ export const unpackTrees = Effect.fn("TreeUnpack.unpackTrees")(function*(options
 
   return yield* Effect.acquireUseRelease(
     Effect.tryPromise({
-      try: () => mkdtemp(join(parent, `.${basename(out)}.unpack-`)),
+      // A new folder (mkdir fails on an existing one), made with the umask's mode rather than mkdtemp's 0700:
+      // it becomes the trees folder.
+      try: async () => {
+        const staging = join(parent, `.${basename(out)}.unpack-${randomBytes(6).toString("hex")}`)
+        await mkdir(staging)
+        return staging
+      },
       catch: ioFailure(`${parent}: cannot make a folder to unpack into`)
     }),
     (staging) =>

@@ -7,7 +7,7 @@
 import { Effect, Either } from "effect"
 import { createHash } from "node:crypto"
 import { createReadStream } from "node:fs"
-import { lstat, readdir, readFile } from "node:fs/promises"
+import { lstat, readdir, readFile, stat as statOf } from "node:fs/promises"
 import { join } from "node:path"
 import { PackError } from "./PackError.js"
 import {
@@ -107,8 +107,9 @@ export const verifyPack = Effect.fn("TreeVerify.verifyPack")(function*(
   options: { readonly maxBytes?: number } = {}
 ) {
   const maxBytes = options.maxBytes ?? defaultMaxBytes
+  // The path given is followed; inside a folder, links are not (walk).
   const stat = yield* Effect.tryPromise({
-    try: () => lstat(input),
+    try: () => statOf(input),
     catch: (error) =>
       new PackError({
         reason: "Io",

@@ -406,6 +406,17 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
         assert.include(error.message, "manifest.json")
       })))
 
+    it.scoped("a device given as the pack (it would never end)", () =>
+      run(Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const root = yield* fs.makeTempDirectoryScoped()
+        const error = yield* failure(unpackTrees({ file: "/dev/zero", out: path.join(root, "out"), replace: false }))
+        assert.strictEqual(error.reason, "Malformed")
+        assert.include(error.message, "not a regular file")
+        assert.deepStrictEqual(yield* fs.readDirectory(root), [])
+      })))
+
     it.scoped("a file that is not gzip at all", () =>
       run(Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem

@@ -147,6 +147,22 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
       assert.include(error.message, trees)
     })))
 
+  it.scoped("pack refuses to write the pack inside a tree it packs, and leaves hidden folders out", () =>
+    run(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const { root, trees } = yield* treesFolder
+      const inside = path.join(trees, sampleId, "frames", "self.tar.gz")
+      const error = yield* failure(packTrees({ trees, videoIds: [], out: inside, note: null }))
+      assert.strictEqual(error.reason, "BadInput")
+      assert.include(error.message, `inside the tree ${sampleId}`)
+      assert.isFalse(yield* fs.exists(inside))
+      // A hidden folder (an unpack under way) holding a tree is not one of the trees.
+      yield* Effect.promise(() => cp(path.join(trees, "synth01"), path.join(trees, ".staging"), { recursive: true }))
+      const packed = yield* packTrees({ trees, videoIds: [], out: path.join(root, "x.tar.gz"), note: null })
+      assert.deepStrictEqual(packed.trees, ["synth01", sampleId])
+    })))
+
   it.scoped("pack refuses a symbolic link inside a tree, naming it", () =>
     run(Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem

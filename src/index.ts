@@ -65,6 +65,7 @@ export {
   renderBar,
   renderLine
 } from "./programs/harness/Progress.js"
+export { checkTrees, newRunId } from "./programs/harness/RunPlan.js"
 export {
   type Accuracy,
   type GroupAccuracy,
@@ -72,10 +73,9 @@ export {
   summarize,
   type Summary,
   type SummaryInput
-} from "./programs/harness/Report.js"
-export { renderHtml } from "./programs/harness/ReportHtml.js"
-export { renderJson, renderText } from "./programs/harness/ReportText.js"
-export { checkTrees, newRunId } from "./programs/harness/RunPlan.js"
+} from "./programs/report/Report.js"
+export { renderHtml } from "./programs/report/ReportHtml.js"
+export { renderJson, renderText } from "./programs/report/ReportText.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { SearchSettings, type SearchSettingsShape } from "./config/SearchSettings.js"

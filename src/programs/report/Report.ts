@@ -2,6 +2,7 @@
 // or JSON, ReportHtml.ts as a page). The inputs are the store's row shapes (only the fields a summary
 // reads), so any LoadedRun fits. `vtree infer` prints `renderText(summarize(…))`.
 import type { BenchmarkName } from "../../domain/Question.js"
+import { type Interval, quantile, wilsonInterval } from "../../domain/Stats.js"
 import { callRoles } from "../../services/CallLog.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
@@ -10,7 +11,6 @@ import { errorsOf, type ErrorSummary } from "./ReportErrors.js"
 import { workersOf, type WorkerSummary } from "./ReportWorkers.js"
 import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
 import { type RunSetting, runSettings } from "./RunSettings.js"
-import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 // Also here, where the CLI imports them from.
 export { renderJson, renderText } from "./ReportText.js"

@@ -3,7 +3,7 @@
 // question file or a tree passes through `escapeHtml`.
 import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
-import { formatDuration } from "../../domain/TimeFormat.js"
+import { formatDuration } from "../../text/TimeFormat.js"
 import { formatUsd } from "./Cost.js"
 import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
 import { isForced, outcomeOf, summarize } from "./Report.js"

@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import type { ReportInput } from "../../../src/programs/report/Report.js"
 import { summarize } from "../../../src/programs/report/Report.js"
 import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/report/ReportHtml.js"
-import { escapeHtml } from "../../../src/programs/report/ReportMarkup.js"
 import { formatTable, renderJson, renderText } from "../../../src/programs/report/ReportText.js"
+import { escapeHtml } from "../../../src/text/Html.js"
 import { call, prediction, step } from "../harness/fixtures.js"
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" as const }

@@ -9,9 +9,9 @@ import {
   isBenchmarkFormat,
   renderExport
 } from "../programs/report/Export.js"
-import type { ReportCall } from "../programs/report/Report.js"
 import { benchmarkOfRun } from "../programs/report/RunProtocol.js"
 import { agentModelOf, storedPrices } from "../programs/report/RunSettings.js"
+import type { ReportCall } from "../programs/report/Summary.js"
 import { RunStore } from "../services/RunStore.js"
 import { dbOption, optionalText } from "./CliOptions.js"
 import { runStore } from "./Composition.js"

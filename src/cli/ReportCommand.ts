@@ -3,8 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { costOfCalls, type Prices } from "../programs/report/Cost.js"
-import { renderJson, renderText, summarize } from "../programs/report/Report.js"
-import type { ReportCall } from "../programs/report/Report.js"
+import { summarize } from "../programs/report/Report.js"
 import {
   compareRuns,
   NoSharedQuestions,
@@ -14,7 +13,9 @@ import {
 import { renderCompareHtml } from "../programs/report/ReportCompareHtml.js"
 import { frameMarkup, reportFrames } from "../programs/report/ReportFrames.js"
 import { renderHtml } from "../programs/report/ReportHtml.js"
+import { renderJson, renderText } from "../programs/report/ReportText.js"
 import { runSettings, storedPrices } from "../programs/report/RunSettings.js"
+import type { ReportCall } from "../programs/report/Summary.js"
 import { relativeHref } from "../programs/tree/FrameImages.js"
 import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
 import { databaseKey, displayDb, readOnlyStores, RunStores, thumbnails } from "./Composition.js"

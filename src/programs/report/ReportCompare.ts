@@ -2,10 +2,10 @@
 // difference more than noise. Pure: the CLI loads both runs (from one database or two) and renders this.
 import { mcnemarExact } from "../../domain/Stats.js"
 import { formatDuration } from "../../text/TimeFormat.js"
-import type { Accuracy, ReportPrediction } from "./Report.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup, outcomeOf } from "./Report.js"
 import { formatCount, formatInterval, formatPercent, formatTable } from "./ReportText.js"
 import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
+import type { Accuracy, ReportPrediction } from "./Summary.js"
 
 /** One side of a comparison: where the run came from (for people) and its rows. */
 export interface CompareSide {

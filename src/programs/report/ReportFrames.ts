@@ -10,9 +10,9 @@ import { videoTime } from "../../text/TimeFormat.js"
 import { type FrameImage, frameImages, type FramesMode } from "../tree/FrameImages.js"
 import { frameRelativePath, selectFrameNodes } from "../tree/FrameSelection.js"
 import { readTreeIndex, treeFolderOf } from "../tree/TreeLoader.js"
-import type { ReportInput } from "./Report.js"
 import { esc } from "./ReportMarkup.js"
 import type { TrajectoryDecor } from "./ReportTrajectory.js"
+import type { ReportInput } from "./Summary.js"
 
 export interface StepFrame {
   readonly nodeId: string

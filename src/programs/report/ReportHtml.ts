@@ -6,7 +6,6 @@ import { gunzipSync, gzipSync } from "node:zlib"
 import { escapeHtml } from "../../text/Html.js"
 import { formatDuration } from "../../text/TimeFormat.js"
 import { formatUsd } from "./Cost.js"
-import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
 import { isForced, outcomeOf, summarize } from "./Report.js"
 import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
@@ -24,6 +23,7 @@ import {
   workerRows
 } from "./ReportText.js"
 import { trajectoryParts, verdict } from "./ReportTrajectory.js"
+import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Summary.js"
 
 const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>, unscored = false): string =>
   `<table><tr><th>${esc(title)}</th><th>Correct</th><th>Wrong</th><th>Unanswered</th>${

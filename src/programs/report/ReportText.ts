@@ -5,8 +5,8 @@ import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { formatDuration } from "../../text/TimeFormat.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatUsd } from "./Cost.js"
-import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Report.js"
 import { errorsText } from "./ReportErrors.js"
+import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Summary.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
   details.length === 0 ? [] : [

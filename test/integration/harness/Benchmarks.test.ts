@@ -27,8 +27,9 @@ import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { type LoadOptions, loadQuestionSet } from "../../../src/programs/questions/QuestionLoader.js"
 import { formatOfBenchmark, renderExport } from "../../../src/programs/report/Export.js"
-import { renderJson, renderText, summarize } from "../../../src/programs/report/Report.js"
+import { summarize } from "../../../src/programs/report/Report.js"
 import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
+import { renderJson, renderText } from "../../../src/programs/report/ReportText.js"
 import { trajectoryParts } from "../../../src/programs/report/ReportTrajectory.js"
 import {
   egoSchemaRows,

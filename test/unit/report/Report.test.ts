@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { ReportInput } from "../../../src/programs/report/Report.js"
 import { summarize } from "../../../src/programs/report/Report.js"
 import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/report/ReportHtml.js"
 import { formatTable, renderJson, renderText } from "../../../src/programs/report/ReportText.js"
+import type { ReportInput } from "../../../src/programs/report/Summary.js"
 import { escapeHtml } from "../../../src/text/Html.js"
 import { call, prediction, step } from "../harness/fixtures.js"
 

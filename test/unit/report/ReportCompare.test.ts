@@ -1,5 +1,4 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { ReportPrediction } from "../../../src/programs/report/Report.js"
 import {
   compareRuns,
   NoSharedQuestions,
@@ -7,6 +6,7 @@ import {
   renderCompareText
 } from "../../../src/programs/report/ReportCompare.js"
 import { renderCompareHtml } from "../../../src/programs/report/ReportCompareHtml.js"
+import type { ReportPrediction } from "../../../src/programs/report/Summary.js"
 import { call, prediction, step } from "../harness/fixtures.js"
 
 // 12 shared questions: both right on 4, both wrong on 1, A only right on 1 (q5), B only right on 6

@@ -1,10 +1,10 @@
 // `vtree tree pack|unpack|verify` (issue #31): trees handed to someone else with proof that they are whole.
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { terminalText } from "../domain/TerminalText.js"
 import { packTrees } from "../programs/tree/pack/TreePack.js"
 import { defaultMaxBytes, unpackTrees } from "../programs/tree/pack/TreeUnpack.js"
 import { verifyPack } from "../programs/tree/pack/TreeVerify.js"
+import { terminalText } from "../text/TerminalText.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
 
 const gib = 1024 * 1024 * 1024

@@ -6,7 +6,7 @@
  */
 import { Either, Schema } from "effect"
 import { firstDecodeIssue } from "../../../domain/DecodeIssue.js"
-import { terminalText } from "../../../domain/TerminalText.js"
+import { terminalText } from "../../../text/TerminalText.js"
 import { type PackErrorReason } from "./PackError.js"
 
 export const manifestName = "manifest.json"

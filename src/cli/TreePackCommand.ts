@@ -52,8 +52,8 @@ const pack = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Write trees to one .tar.gz with manifest.json first: vtree version, each tree's build record, the note, every " +
-      "file's size and sha256. The same trees give the same bytes; tree caches (.vtree/) stay behind."
+    "Write trees to one .tar.gz, manifest.json first (vtree version, build records, the note, each file's size and " +
+      "sha256); the same trees give the same bytes."
   )
 )
 
@@ -82,8 +82,8 @@ const unpack = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Unpack a pack into a new folder, checking every entry against its manifest (size, sha256); refuses paths " +
-      "outside the folder, links, devices and files the manifest does not list, and leaves nothing on failure."
+    "Unpack into a new folder, checking each entry's size and sha256; refuses paths outside it, links, devices " +
+      "and unlisted files, and leaves nothing on failure."
   )
 )
 
@@ -106,8 +106,8 @@ const verify = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Check a pack or an unpacked folder against its manifest: names the first file missing, extra, or of " +
-      "another size or sha256 and exits 1; prints ok otherwise."
+    "Check a pack or an unpacked folder against its manifest: the first file missing, extra, or of another size " +
+      "or sha256 (exit 1); ok otherwise."
   )
 )
 

@@ -21,6 +21,7 @@ const all = [
   "store",
   "workers",
   "benchmarks",
+  "import",
   "testsuite"
 ] as const
 

@@ -120,8 +120,8 @@ export const treeImportCommand = Command.make("import", options, (args) =>
     yield* Console.log(renderImportSummary(summaries))
   })).pipe(
     Command.withDescription(
-      "Make trees from released captions (llovi, videoagent, videoagent-memory, dvd, videorag, jsonl): captions → L3 nodes, " +
-        "grouped by time into events and scenes; offline unless a tool model writes the cards."
+      "Trees from released captions (llovi, videoagent, videoagent-memory, dvd, videorag, jsonl): each caption an L3 node, " +
+        "grouped by time; offline unless a tool model writes the cards."
     ),
     Command.provide((args) => importProviders(args.cards !== "captions"))
   )

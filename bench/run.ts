@@ -22,6 +22,7 @@ const all = [
   "store",
   "workers",
   "benchmarks",
+  "import",
   "testsuite"
 ] as const
 

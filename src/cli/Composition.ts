@@ -318,6 +318,35 @@ export const dryRunProviders = Layer.unwrapEffect(Effect.gen(function*() {
   )
 }))
 
+// ---- `tree import` -----------------------------------------------------------------------------------
+
+/** The tool model `tree import` may ask for event and scene cards (none → deterministic cards). */
+export class ImportModel
+  extends Context.Tag("vtree/cli/ImportModel")<ImportModel, { readonly llm: Option.Option<string> }>()
+{}
+
+/**
+ * `tree import`: ffmpeg (frames and frame rates with --videos) and, when `useModel` and an LLM is
+ * configured, its tool role for the cards. Only the LLM settings are read; nothing is required, so an
+ * import runs offline.
+ */
+export const importProviders = (useModel: boolean) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const llm = useModel ? yield* loadRoleConfigs.llm : Option.none()
+    return Layer.mergeAll(
+      media,
+      quiet,
+      Option.match(llm, {
+        onNone: () => Layer.succeed(ImportModel, { llm: Option.none() }),
+        onSome: (config) =>
+          Layer.merge(
+            OpenAiLlm.layerConfig(config),
+            Layer.succeed(ImportModel, { llm: Option.some(config.tool.model) })
+          )
+      })
+    )
+  }))
+
 // ---- `mcp` -------------------------------------------------------------------------------------------
 
 /** Whether `mcp --trees` has a model: video_view_node then summarizes for a question, and video_ask runs. */

@@ -1,6 +1,6 @@
 /**
  * Embedding the vtree agent in your own Effect program, with the public fakes standing in for models.
- * Swap `FakeModels` for `Layer.mergeAll(OpenAiLlm.layer, OpenAiVlm.layer)` to use real endpoints.
+ * Swap `FakeModels` for `Layer.mergeAll(OpenAiLlm.layerConfig, OpenAiVlm.layerConfig)` to use real endpoints.
  *
  *   npx tsx examples/embed-agent.ts
  */

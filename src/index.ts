@@ -5,7 +5,7 @@
  *   import { runQuestion, loadTreeEnvironment, loadPromptManager, packagedPromptsDir, ScriptedLlm } from "vtree"
  *
  * Programs need only ports (Context tags); pick adapters with Layers at your edge. Adapters are
- * exported as namespaces (`OpenAiLlm.layer`, `SqliteRunStore.layer({ filename })`), fakes likewise
+ * exported as namespaces (`OpenAiLlm.layerConfig`, `SqliteRunStore.layer({ filename })`), fakes likewise
  * (`ScriptedLlm.layer(script)`). See examples/ for a complete program.
  */
 
@@ -13,7 +13,6 @@
 export {
   type AgentLoopInput,
   type AgentProtocol,
-  defaultMaxSteps,
   defaultProtocol,
   maxParseFailures,
   runAgentLoop,
@@ -29,23 +28,20 @@ export {
 } from "./programs/agent/Observer.js"
 export { parseAgentReply } from "./programs/agent/Parse.js"
 export { type QuestionInput, runQuestion, type RunQuestionOptions } from "./programs/agent/RunQuestion.js"
-export { type BuildPrompts, loadBuildPrompts } from "./programs/builder/BuildPrompts.js"
+export { BuildError, BuildErrorReason } from "./programs/builder/BuildError.js"
 export {
-  BuildError,
-  BuildErrorReason,
   type BuildEvent,
   type BuildInput,
   type BuildOptions,
-  buildTree,
-  captionVideo,
   type LoadedSubtitles,
-  type PreparedVideo,
-  prepareVideo,
   type VideoSummary
-} from "./programs/builder/BuildTree.js"
+} from "./programs/builder/BuildOptions.js"
+export { type BuildPrompts, loadBuildPrompts } from "./programs/builder/BuildPrompts.js"
+export { buildTree, captionVideo } from "./programs/builder/BuildTree.js"
 export { type BuildEstimate, estimateBuild } from "./programs/builder/Estimate.js"
 export { checkWritable, listVideos, type ProbedVideo, probeVideos, type VideoInput } from "./programs/builder/Inputs.js"
 export { type BuildParameters, defaultParameters as defaultBuildParameters } from "./programs/builder/Plan.js"
+export { type PreparedVideo, prepareVideo } from "./programs/builder/Preparation.js"
 export {
   type BenchmarkEvent,
   type BenchmarkOptions,
@@ -76,6 +72,7 @@ export {
 export { renderHtml } from "./programs/harness/ReportHtml.js"
 export { renderJson, renderText } from "./programs/harness/ReportText.js"
 export { checkTrees, newRunId } from "./programs/harness/RunPlan.js"
+export { defaultMaxSteps } from "./programs/prompts/SystemPrompt.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { SearchSettings, type SearchSettingsShape } from "./config/SearchSettings.js"
@@ -145,6 +142,14 @@ export {
 export { EmbeddingProvider } from "./services/EmbeddingProvider.js"
 // A custom adapter reports each attempt with reportAttempt, so runBenchmark's breaker sees its endpoint too.
 export {
+  type CallRow,
+  type PredictionRow,
+  type RunRow,
+  type RunStatus,
+  type StepInput,
+  type StepRow
+} from "./domain/RunRecord.js"
+export {
   type AttemptOutcome,
   type Breaker,
   defaultBreakerCalls,
@@ -166,18 +171,12 @@ export {
 } from "./services/LLMProvider.js"
 export { OCRProvider } from "./services/OCRProvider.js"
 export {
-  type CallRow,
   type LoadedRun,
-  type PredictionRow,
   type QuestionRecord,
-  type RunRow,
-  type RunStatus,
   RunStore,
   RunStoreError,
   RunStoreErrorReason,
-  type RunStoreShape,
-  type StepInput,
-  type StepRow
+  type RunStoreShape
 } from "./services/RunStore.js"
 export { type VisionRequest, VLMProvider } from "./services/VLMProvider.js"
 
@@ -220,9 +219,8 @@ export {
 export { type QuestionSelection, selectQuestions, splitList } from "./programs/questions/QuestionSelection.js"
 
 // ---- Configuration and real adapters ------------------------------------------------------------
+export { ConfigurationError, ConfigurationErrorReason } from "./config/ConfigurationError.js"
 export {
-  ConfigurationError,
-  ConfigurationErrorReason,
   type EmbeddingConfig,
   type EndpointConfig,
   type LlmConfig,

@@ -3,7 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
-import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
+import { summarize } from "../programs/harness/Report.js"
 import type { ReportCall } from "../programs/harness/Report.js"
 import {
   compareRuns,
@@ -14,6 +14,7 @@ import {
 import { renderCompareHtml } from "../programs/harness/ReportCompareHtml.js"
 import { frameMarkup, reportFrames } from "../programs/harness/ReportFrames.js"
 import { renderHtml } from "../programs/harness/ReportHtml.js"
+import { renderJson, renderText } from "../programs/harness/ReportText.js"
 import { runSettings, storedPrices } from "../programs/harness/RunSettings.js"
 import { relativeHref } from "../programs/tree/FrameImages.js"
 import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"

@@ -5,10 +5,11 @@
  */
 import { Either } from "effect"
 import type { BenchmarkFacts, Question, QuestionDuration, QuestionLoadError } from "../../domain/Question.js"
+import { rowError } from "../questions/QuestionDecoder.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, FileContent } from "./Benchmark.js"
 import { normalizeKey } from "./Options.js"
 import { benchmarkNamed, detectBenchmark } from "./Registry.js"
-import { describeValue, isRecord, rowError } from "./Rows.js"
+import { describeValue, isRecord } from "./Rows.js"
 
 /**
  * What a file's text holds, with `parseJson` the caller's JSON reader (the depth-limited one): one JSON

@@ -8,9 +8,10 @@
  */
 import { Either, Schema } from "effect"
 import type { QuestionLoadError } from "../../domain/Question.js"
+import { rowError } from "../questions/QuestionDecoder.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { keyError, labelledOptions, normalizeKey } from "./Options.js"
-import { IdField, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { IdField, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String))

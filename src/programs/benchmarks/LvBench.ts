@@ -7,9 +7,10 @@
  */
 import { Either, Schema } from "effect"
 import type { QuestionLoadError } from "../../domain/Question.js"
+import { rowError } from "../questions/QuestionDecoder.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { keyError, letterAt, letterOptions, normalizeKey, outsideLetter } from "./Options.js"
-import { IdField, isRecord, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { IdField, isRecord, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const Qa = Schema.Struct({

@@ -7,10 +7,10 @@
  */
 import { Either } from "effect"
 import type { QuestionLoadError } from "../../domain/Question.js"
+import { rowError } from "../questions/QuestionDecoder.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { type CsvRecord, parseCsv } from "./Csv.js"
 import { indexOfLetter, keyError, letterOptions, normalizeKey } from "./Options.js"
-import { rowError } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const required = ["video", "question", "answer", "qid", "type", "a0", "a1"]

@@ -2,6 +2,7 @@
 import { Either } from "effect"
 import * as NodePath from "node:path"
 import type { QuestionLoadError } from "../../domain/Question.js"
+import { rowError } from "../questions/QuestionDecoder.js"
 import type { Benchmark, BenchmarkInput } from "./Benchmark.js"
 import { parseCsv } from "./Csv.js"
 import { custom } from "./Custom.js"
@@ -10,7 +11,7 @@ import { longVideoBench } from "./LongVideoBench.js"
 import { lvBench } from "./LvBench.js"
 import { mlvu } from "./Mlvu.js"
 import { nextQa } from "./NextQa.js"
-import { isRecord, rowError, sampleRows } from "./Rows.js"
+import { isRecord, sampleRows } from "./Rows.js"
 import { videoMme } from "./VideoMme.js"
 
 export const benchmarks: ReadonlyArray<Benchmark> = [videoMme, lvBench, longVideoBench, mlvu, egoSchema, nextQa, custom]

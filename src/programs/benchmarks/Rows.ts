@@ -5,8 +5,6 @@ import type { QuestionLoadError } from "../../domain/Question.js"
 import { rowError } from "../questions/QuestionDecoder.js"
 import type { BenchmarkInput, FileContent, InputFile } from "./Benchmark.js"
 
-export { rowError }
-
 export interface Located {
   readonly row: unknown
   /** `index 2` (JSON array) or `line 4` (JSONL, CSV). */

@@ -2,8 +2,8 @@
 // or JSON, ReportHtml.ts as a page). The inputs are the store's row shapes (only the fields a summary
 // reads), so any LoadedRun fits. `vtree infer` prints `renderText(summarize(…))`.
 import type { BenchmarkName } from "../../domain/Question.js"
-import { callRoles } from "../../services/CallLog.js"
-import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
+import { type CallRow, type PredictionRow, type RunRow, type StepRow } from "../../domain/RunRecord.js"
+import { callRoles } from "../../domain/RunRecord.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf, type ErrorSummary } from "./ReportErrors.js"
@@ -13,8 +13,6 @@ import { type RunSetting, runSettings } from "./RunSettings.js"
 import { type Interval, quantile, wilsonInterval } from "./Stats.js"
 
 // Also here, where the CLI imports them from.
-export { renderJson, renderText } from "./ReportText.js"
-export type { WorkerSummary } from "./ReportWorkers.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & {
   readonly config?: unknown

@@ -2,9 +2,9 @@
 // command that asks the failed ones again. A message is data (a server's text, echoed by a proxy):
 // its first line only, credentials masked, cut to a readable length; the text renderer makes it
 // terminal-safe.
+import { type PredictionRow } from "../../domain/RunRecord.js"
 import { maskCredentials } from "../../domain/Secret.js"
 import { terminalText } from "../../domain/TerminalText.js"
-import type { PredictionRow } from "../../services/RunStore.js"
 
 export interface ErrorSummary {
   /** Questions that ended with stop reason `error` (an outage, a defect): `--retry-errors` asks them again. */

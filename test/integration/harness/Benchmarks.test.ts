@@ -26,8 +26,9 @@ import {
 import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { formatOfBenchmark, renderExport } from "../../../src/programs/harness/Export.js"
-import { renderJson, renderText, summarize } from "../../../src/programs/harness/Report.js"
+import { summarize } from "../../../src/programs/harness/Report.js"
 import { renderHtml } from "../../../src/programs/harness/ReportHtml.js"
+import { renderJson, renderText } from "../../../src/programs/harness/ReportText.js"
 import { trajectoryParts } from "../../../src/programs/harness/ReportTrajectory.js"
 import { type LoadOptions, loadQuestionSet } from "../../../src/programs/questions/QuestionLoader.js"
 import {

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { textWidth } from "../../../src/domain/TextTable.js"
+import { type VideoSummary } from "../../../src/programs/builder/BuildOptions.js"
 import {
   applyBuildEvent,
   initialBuildProgress,
@@ -7,7 +8,6 @@ import {
   renderBuildSummary,
   renderDryRun
 } from "../../../src/programs/builder/BuildProgress.js"
-import type { VideoSummary } from "../../../src/programs/builder/BuildTree.js"
 import { estimateBuild } from "../../../src/programs/builder/Estimate.js"
 import { defaultParameters } from "../../../src/programs/builder/Plan.js"
 

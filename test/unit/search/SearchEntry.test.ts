@@ -5,8 +5,8 @@ import * as SearchEntry from "../../../src/search.js"
 
 describe("the vtree/search entry point", () => {
   it("carries the hub with its live providers and the URL check; the main entry stays free of them", () => {
-    assert.isTrue(Layer.isLayer(SearchEntry.SearchHubLive))
+    assert.isTrue(Layer.isLayer(SearchEntry.LiveSearchHub.layerConfig))
     assert.isFalse(SearchEntry.checkUrl("http://127.0.0.1/admin").ok)
-    assert.notProperty(Library, "SearchHubLive")
+    assert.notProperty(Library, "LiveSearchHub")
   })
 })

@@ -7,8 +7,7 @@
  */
 import { Either, Schema } from "effect"
 import * as NodePath from "node:path"
-import type { QuestionLoadError } from "../../domain/Question.js"
-import { rowError } from "../questions/QuestionDecoder.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { keyError, letterOptions, normalizeKey, outsideLetter } from "./Options.js"
 import { IdField, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"

@@ -9,8 +9,7 @@
  */
 import { Either, Schema } from "effect"
 import * as NodePath from "node:path"
-import type { QuestionLoadError } from "../../domain/Question.js"
-import { rowError } from "../questions/QuestionDecoder.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type {
   Benchmark,
   BenchmarkInput,

@@ -6,8 +6,7 @@
  * question's prediction is -1, which matches no answer and so scores wrong.
  */
 import { Either } from "effect"
-import type { QuestionLoadError } from "../../domain/Question.js"
-import { rowError } from "../questions/QuestionDecoder.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { type CsvRecord, parseCsv } from "./Csv.js"
 import { indexOfLetter, keyError, letterOptions, normalizeKey } from "./Options.js"

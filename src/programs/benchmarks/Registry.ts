@@ -1,8 +1,7 @@
 // The benchmarks vtree reads, and the choice among them: by content, a file name breaking a tie, or forced.
 import { Either } from "effect"
 import * as NodePath from "node:path"
-import type { QuestionLoadError } from "../../domain/Question.js"
-import { rowError } from "../questions/QuestionDecoder.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput } from "./Benchmark.js"
 import { parseCsv } from "./Csv.js"
 import { custom } from "./Custom.js"

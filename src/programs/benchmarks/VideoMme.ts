@@ -8,8 +8,7 @@
  */
 import { Either, Schema } from "effect"
 import * as NodePath from "node:path"
-import { type QuestionLoadError, VideoMmeTaskTypes } from "../../domain/Question.js"
-import { rowError } from "../questions/QuestionDecoder.js"
+import { type QuestionLoadError, rowError, VideoMmeTaskTypes } from "../../domain/Question.js"
 import type {
   Benchmark,
   BenchmarkInput,

@@ -8,6 +8,7 @@ import { type RunStatus } from "../../domain/RunRecord.js"
 import { defaultBreakerCalls, makeBreaker, withBreaker } from "../../services/EndpointBreaker.js"
 import { defaultLeaseMs, RunStore } from "../../services/RunStore.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
+import { costOfCalls } from "../report/Cost.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
 import { answerAndSave } from "./AnswerQuestion.js"
 import {
@@ -17,7 +18,6 @@ import {
   questionSettings
 } from "./BenchmarkOptions.js"
 import { Budget } from "./Budget.js"
-import { costOfCalls } from "./Cost.js"
 import { InferError } from "./InferError.js"
 import { outageMessage } from "./QuestionFailure.js"
 import { heartbeat, releaseRun, thisProcess, watchRun } from "./RunLease.js"

@@ -1,5 +1,4 @@
 import { assert, describe, it } from "@effect/vitest"
-import { textWidth } from "../../../src/domain/TextTable.js"
 import { type VideoSummary } from "../../../src/programs/builder/BuildOptions.js"
 import {
   applyBuildEvent,
@@ -10,6 +9,7 @@ import {
 } from "../../../src/programs/builder/BuildProgress.js"
 import { estimateBuild } from "../../../src/programs/builder/Estimate.js"
 import { defaultParameters } from "../../../src/programs/builder/Plan.js"
+import { textWidth } from "../../../src/text/TextTable.js"
 
 const call = (kind: "event" | "scene", reused: boolean) => ({
   _tag: "CallFinished" as const,

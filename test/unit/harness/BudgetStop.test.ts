@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Benchmark, MemoryCallBuffer, Prompts, Questions, SqliteRunStore, Store, Testing } from "../../../src/index.js"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
-import { summarize } from "../../../src/programs/harness/Report.js"
+import { summarize } from "../../../src/programs/report/Report.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
 

@@ -4,7 +4,7 @@
 // terminal-safe.
 import { type PredictionRow } from "../../domain/RunRecord.js"
 import { maskCredentials } from "../../domain/Secret.js"
-import { terminalText } from "../../domain/TerminalText.js"
+import { terminalText } from "../../text/TerminalText.js"
 
 export interface ErrorSummary {
   /** Questions that ended with stop reason `error` (an outage, a defect): `--retry-errors` asks them again. */

@@ -141,7 +141,7 @@ export const wallTime = async () => {
       subtitleStream: false,
       videoCodecArgs: ["-c:v", "libx264", "-preset", "superfast", "-crf", "32"]
     })
-    const live = Ffmpeg.layer.pipe(Layer.provide(NodeContext.layer))
+    const live = Ffmpeg.layerConfig.pipe(Layer.provide(NodeContext.layer))
     const extract = async () => {
       const outDir = join(dir, "frames")
       rmSync(outDir, { recursive: true, force: true })

@@ -111,7 +111,7 @@ export const measureFrameExtraction = async (rounds = 3): Promise<FrameBenchResu
   const wrapper = timedFfmpeg(work)
   const timesFile = join(work, "times.txt")
   process.env["VTREE_BENCH_TIMES"] = timesFile
-  const live = Ffmpeg.layerWith({
+  const live = Ffmpeg.layer({
     ffmpeg: { name: "ffmpeg", command: wrapper, variable: "VTREE_FFMPEG", fromVariable: true },
     ffprobe: { name: "ffprobe", command: "ffprobe", variable: "VTREE_FFPROBE", fromVariable: false }
   }).pipe(Layer.provide(NodeContext.layer))

@@ -207,24 +207,24 @@ const chat = (request) => Effect.gen(function* () {
   if (latency > 0 && request.role === "agent") yield* Effect.sleep(latency)
   const content = policy(request)
   const usage = { promptTokens: 1000, completionTokens: 50 }
-  yield* V.recordCall({ role: request.role, model: "fake", startedAt, durationMs: Date.now() - startedAt, ...usage, status: "ok", errorReason: null })
+  yield* V.Providers.recordCall({ role: request.role, model: "fake", startedAt, durationMs: Date.now() - startedAt, ...usage, status: "ok", errorReason: null })
   return { content, usage, model: "fake" }
 })
 const layers = Layer.mergeAll(
-  Layer.succeed(V.LLMProvider, V.LLMProvider.of({ chat })),
-  Layer.succeed(V.VLMProvider, V.VLMProvider.of({ chatWithImages: () => Effect.die("no vision in this benchmark") })),
-  V.SqliteRunStore.layer({ filename: db }), V.CallBufferLayer.layer, NodeContext.layer
+  Layer.succeed(V.Providers.LLMProvider, V.Providers.LLMProvider.of({ chat })),
+  Layer.succeed(V.Providers.VLMProvider, V.Providers.VLMProvider.of({ chatWithImages: () => Effect.die("no vision in this benchmark") })),
+  V.SqliteRunStore.layer({ filename: db }), V.MemoryCallBuffer.layer, NodeContext.layer
 )
 const program = Effect.gen(function* () {
-  const questions = yield* V.loadQuestions(questionsFile)
-  const prompts = yield* V.loadPromptManager(V.packagedPromptsDir("en"))
-  const result = yield* V.runBenchmark({ treesDir: trees, questions, prompts, concurrency: Number(concurrency), skillMode: mode === "latency" ? "manual" : "auto" })
+  const questions = yield* V.Questions.loadQuestions(questionsFile)
+  const prompts = yield* V.Prompts.loadPromptManager(V.Prompts.packagedPromptsDir("en"))
+  const result = yield* V.Benchmark.runBenchmark({ treesDir: trees, questions, prompts, concurrency: Number(concurrency), skillMode: mode === "latency" ? "manual" : "auto" })
   // What the run still holds once its garbage is collected: retention, as opposed to V8's lazy heap growth.
   globalThis.gc()
   const heapAfterRunMb = process.memoryUsage().heapUsed / 1048576
-  const store = yield* V.RunStore
+  const store = yield* V.Store.RunStore
   const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
-  const text = V.renderText(V.summarize(loaded))
+  const text = V.Report.renderText(V.Report.summarize(loaded))
   const run = loaded.run
   return { questions: loaded.predictions.length, steps: loaded.predictions.reduce((sum, p) => sum + p.stepsUsed, 0), calls: loaded.calls.length, summaryChars: text.length, runWallMs: run.finishedAt - run.startedAt, heapAfterRunMb }
 })

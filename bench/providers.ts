@@ -91,7 +91,7 @@ const throughLayer = (url: string, cap: number) =>
       )
     }).pipe(
       withCallContext({ questionId: "bench", usage: emptyUsage() }),
-      Effect.provide(OpenAiLlm.layerConfig(config(url, cap)))
+      Effect.provide(OpenAiLlm.layer(config(url, cap)))
     )
   )
 

@@ -8,7 +8,7 @@ import { request } from "undici"
 import { SearchSettings } from "../src/config/SearchSettings.js"
 import { checkUrl, parseAllowRanges } from "../src/domain/UrlSafety.js"
 import { toReadable } from "../src/layers/reader/ContentExtractor.js"
-import { PageReaderLive } from "../src/layers/reader/ReaderLive.js"
+import * as Reader from "../src/layers/reader/Reader.js"
 import { DnsResolver } from "../src/services/DnsResolver.js"
 import { PageReader } from "../src/services/SearchProviders.js"
 import { articlePageOfSize } from "../test/support/search/pages.js"
@@ -70,14 +70,14 @@ const readerThroughput = async (pages: number) => {
   const server = await serve(page)
   const parsed = parseAllowRanges(["127.0.0.0/8"])
   if (!("ranges" in parsed)) throw new Error(parsed.error)
-  const layer = PageReaderLive.pipe(
+  const layer = Reader.layer.pipe(
     Layer.provide(
       Layer.succeed(
         SearchSettings,
         SearchSettings.make({ enabled: true, reader: { enabled: true }, policy: { allowRanges: parsed.ranges } })
       )
     ),
-    Layer.provide(DnsResolver.system)
+    Layer.provide(DnsResolver.layer)
   )
   const url = `${server.origin}/article`
   try {

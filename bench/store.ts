@@ -2,7 +2,7 @@
 // its calls), SQLite vs PostgreSQL, one writer and 16 concurrent writers. The baseline for claim
 // overhead and for the write rates in docs/scaling.md.
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, type Layer } from "effect"
+import { Effect, type Layer, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -100,15 +100,15 @@ const bench: BenchModule = {
     const cluster = await Postgres.start({ durable: true })
     try {
       const sqlite = await measure(SqliteRunStore.layer({ filename: path.join(dir, "bench.db") }))
-      const durable = await measure(PgRunStore.layerUrl(await cluster.createDatabase("durable")))
+      const durable = await measure(PgRunStore.layer({ url: Redacted.make(await cluster.createDatabase("durable")) }))
       const relaxedUrl = await cluster.createDatabase("relaxed")
       await Effect.runPromise(
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
           yield* sql`ALTER DATABASE relaxed SET synchronous_commit = off`
-        }).pipe(Effect.provide(PgRunStore.layerUrl(relaxedUrl)))
+        }).pipe(Effect.provide(PgRunStore.layer({ url: Redacted.make(relaxedUrl) })))
       )
-      const relaxed = await measure(PgRunStore.layerUrl(relaxedUrl))
+      const relaxed = await measure(PgRunStore.layer({ url: Redacted.make(relaxedUrl) }))
       const rows = 1 + stepsPerQuestion + callsPerQuestion
       const line = (name: string, figures: { one: number; sixteen: number }) => {
         const perSecond = (seconds: number) => questions / seconds

@@ -2,7 +2,7 @@
 // processes sharing a run, against an openai-sim that answers every agent call after a fixed latency,
 // and what claiming questions from the queue costs per question, PostgreSQL against SQLite. Needs the
 // built dist/.
-import { Effect, type Layer } from "effect"
+import { Effect, type Layer, Redacted } from "effect"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import * as os from "node:os"
 import { join } from "node:path"
@@ -188,7 +188,7 @@ const bench: BenchModule = {
         }
       }
       const sqlite = await claimCost(SqliteRunStore.layer({ filename: join(dir, "claims.db") }))
-      const pg = await claimCost(PgRunStore.layerUrl(await cluster.createDatabase("claims")))
+      const pg = await claimCost(PgRunStore.layer({ url: Redacted.make(await cluster.createDatabase("claims")) }))
       return [
         "| agent latency | workers | questions | run wall | throughput | vs 1 worker | of ideal | process wall | CPU cores busy | answered per worker |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -10,50 +10,52 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import type { Providers } from "../src/index.js"
 import {
-  CallBufferLayer,
-  type ChatRequest,
-  loadPromptManager,
-  loadQuestions,
-  packagedPromptsDir,
-  renderText,
-  runBenchmark,
-  RunStore,
-  ScriptedLlm,
-  ScriptedVlm,
+  Benchmark,
+  MemoryCallBuffer,
+  Prompts,
+  Questions,
+  Report,
   SqliteRunStore,
-  summarize
+  Store,
+  Testing
 } from "../src/index.js"
 
 export const samples = fileURLToPath(new URL("../samples/", import.meta.url))
 
 /** An agent that submits "C" to everything at once: about a third right on the samples. */
-const fakeModel = (request: ChatRequest): string =>
+const fakeModel = (request: Providers.ChatRequest): string =>
   request.role === "tool"
     ? "details=nothing to add; confidence=0.5"
     : JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer: "C" } } })
 
 export const layers = (dbFile: string) =>
   Layer.mergeAll(
-    ScriptedLlm.layer(fakeModel),
-    ScriptedVlm.layer(() => "nothing seen"),
+    Testing.ScriptedLlm.layer(fakeModel),
+    Testing.ScriptedVlm.layer(() => "nothing seen"),
     SqliteRunStore.layer({ filename: dbFile }),
     // The CallLog the fakes report to, buffered per question so each question is saved whole.
-    CallBufferLayer.layer
+    MemoryCallBuffer.layer
   )
 
 export const program = Effect.gen(function*() {
-  const questions = yield* loadQuestions(join(samples, "questions.jsonl"))
-  const prompts = yield* loadPromptManager(packagedPromptsDir("en"))
-  const { runId } = yield* runBenchmark({ treesDir: join(samples, "trees"), questions, prompts, concurrency: 4 })
-  const run = yield* (yield* RunStore).loadRun(runId)
-  return summarize(run)
+  const questions = yield* Questions.loadQuestions(join(samples, "questions.jsonl"))
+  const prompts = yield* Prompts.loadPromptManager(Prompts.packagedPromptsDir("en"))
+  const { runId } = yield* Benchmark.runBenchmark({
+    treesDir: join(samples, "trees"),
+    questions,
+    prompts,
+    concurrency: 4
+  })
+  const run = yield* (yield* Store.RunStore).loadRun(runId)
+  return Report.summarize(run)
 })
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const dbFile = process.argv[2] ?? join(mkdtempSync(join(tmpdir(), "vtree-example-")), "runs.db")
   program.pipe(
-    Effect.flatMap((summary) => Console.log(renderText(summary))),
+    Effect.flatMap((summary) => Console.log(Report.renderText(summary))),
     Effect.provide(layers(dbFile)),
     Effect.provide(NodeContext.layer),
     NodeRuntime.runMain

@@ -1,22 +1,14 @@
 /**
  * Embedding the vtree agent in your own Effect program, with the public fakes standing in for models.
- * Swap `FakeModels` for `Layer.mergeAll(OpenAiLlm.layer, OpenAiVlm.layer)` to use real endpoints.
+ * Swap `FakeModels` for `Layer.mergeAll(OpenAiLlm.layerConfig, OpenAiVlm.layerConfig)` to use real endpoints.
  *
  *   npx tsx examples/embed-agent.ts
  */
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"
 import { fileURLToPath } from "node:url"
-import {
-  type ChatRequest,
-  loadPromptManager,
-  loadTreeEnvironment,
-  MemoryCallLog,
-  packagedPromptsDir,
-  runQuestion,
-  ScriptedLlm,
-  ScriptedVlm
-} from "../src/index.js"
+import type { Providers } from "../src/index.js"
+import { Agent, Prompts, Testing, Tree } from "../src/index.js"
 
 export const sampleTree = fileURLToPath(new URL("../samples/trees/vtSmpl0001a", import.meta.url))
 
@@ -27,7 +19,7 @@ const reply = (tool: string, args: Record<string, unknown>) =>
  * The fake agent decides from the conversation so far, as a model would: look at the cooking scene,
  * then answer. The tool role (the summarizer) answers every extract / verify round the same way.
  */
-const fakeModel = (request: ChatRequest): string => {
+const fakeModel = (request: Providers.ChatRequest): string => {
   if (request.role === "tool") {
     return "Four eggs are cracked into wells in the sauce.\ndetails=card and subtitle agree; confidence=0.9"
   }
@@ -38,16 +30,16 @@ const fakeModel = (request: ChatRequest): string => {
 }
 
 export const FakeModels = Layer.mergeAll(
-  ScriptedLlm.layer(fakeModel, { model: "fake-reasoner" }),
-  ScriptedVlm.layer(() => "A black skillet with four eggs.", { model: "fake-vision" }),
-  MemoryCallLog.layer
+  Testing.ScriptedLlm.layer(fakeModel, { model: "fake-reasoner" }),
+  Testing.ScriptedVlm.layer(() => "A black skillet with four eggs.", { model: "fake-vision" }),
+  Testing.MemoryCallLog.layer
 )
 
 /** Your program: load a tree and a prompt pack once, answer a question, look at what it cost. */
 export const program = Effect.gen(function*() {
-  const prompts = yield* loadPromptManager(packagedPromptsDir("en"))
-  const tree = yield* loadTreeEnvironment(sampleTree)
-  const prediction = yield* runQuestion(
+  const prompts = yield* Prompts.loadPromptManager(Prompts.packagedPromptsDir("en"))
+  const tree = yield* Tree.loadTreeEnvironment(sampleTree)
+  const prediction = yield* Agent.runQuestion(
     {
       questionId: "001-1",
       question: "How many eggs does the host cook in the skillet?",
@@ -57,7 +49,7 @@ export const program = Effect.gen(function*() {
     tree,
     { prompts, maxSteps: 5 }
   )
-  const calls = yield* (yield* MemoryCallLog).entries
+  const calls = yield* (yield* Testing.MemoryCallLog).entries
   return { prediction, calls }
 })
 

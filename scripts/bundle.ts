@@ -12,7 +12,7 @@ const outdir = `${root}dist/bundle`
 // Chunk names carry content hashes: clear the previous build's so none are left behind.
 rmSync(outdir, { recursive: true, force: true })
 await build({
-  // The page reader's extraction worker is loaded by URL (ReaderLive.ts), so it is an entry of its own,
+  // The page reader's extraction worker is loaded by URL (Reader.ts), so it is an entry of its own,
   // named as that URL expects.
   entryPoints: [
     { in: `${root}src/main.ts`, out: "main" },

@@ -3,8 +3,8 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import * as path from "node:path"
 import { loadAsrConfig } from "../config/AsrConfig.js"
+import { ConfigurationError } from "../config/ConfigurationError.js"
 import {
-  ConfigurationError,
   configurationHelp,
   type EndpointConfig,
   loadProvidersConfig,
@@ -26,10 +26,10 @@ import * as SharpThumbnailer from "../layers/sharp/SharpThumbnailer.js"
 import * as PgRunStore from "../layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../layers/sql/sqlite/SqliteRunStore.js"
 import * as TesseractOcr from "../layers/tesseract/TesseractOcr.js"
+import * as LiveSearchHub from "../LiveSearchHub.js"
 import { BuildError } from "../programs/builder/BuildError.js"
-import { InferError } from "../programs/harness/Infer.js"
+import { InferError } from "../programs/harness/InferError.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
-import { SearchHubLive } from "../SearchHubLive.js"
 import { LLMProvider } from "../services/LLMProvider.js"
 import type { OCRProvider } from "../services/OCRProvider.js"
 import { RunStore, type RunStoreError, type RunStoreShape } from "../services/RunStore.js"
@@ -101,13 +101,13 @@ export const displayDb = (db: string): string => (PgRunStore.isPostgresUrl(db) ?
 // ---- Media, search --------------------------------------------------------------------------------
 
 /** ffmpeg and ffprobe (VTREE_FFMPEG / VTREE_FFPROBE, else PATH). */
-export const media = Ffmpeg.layer
+export const media = Ffmpeg.layerConfig
 
 /** Frame thumbnails for the pages `tree html` and `report --format html` write (sharp, loaded on first use). */
 export const thumbnails = SharpThumbnailer.layer
 
 /** The Search Hub with its live providers (VTREE_SEARCH_*), for `mcp` and `infer --web-search`. */
-export const searchHub = SearchHubLive
+export const searchHub = LiveSearchHub.layerConfig
 
 // ---- OCR -------------------------------------------------------------------------------------------
 
@@ -117,7 +117,7 @@ export const ocrLayer = (config: OcrEngineConfig): Layer.Layer<OCRProvider, Prov
     ? TesseractOcr.layer(config.tesseract)
     // The platform's fetch sends the global FormData MonkeyOCR's upload is built from (the undici package's
     // client cannot on Node 20), and brings no HTTP stack of its own into the CLI's start-up.
-    : MonkeyOcr.layerConfig(config.monkeyocr).pipe(Layer.provide(FetchHttpClient.layer))
+    : MonkeyOcr.layer(config.monkeyocr).pipe(Layer.provide(FetchHttpClient.layer))
 
 /** What config_json and doctor say about the engine: never a URL's path or a secret. */
 export const ocrSummary = (config: OcrEngineConfig) =>
@@ -148,7 +148,7 @@ export const configuredOcr = Layer.unwrapEffect(Effect.gen(function*() {
 export const treeEmbeddings: Layer.Layer<never, ConfigurationError> = Layer.unwrapEffect(
   Effect.map(
     loadRoleConfigs.embedding,
-    Option.match({ onNone: () => Layer.empty, onSome: OpenAiEmbedding.layerConfig })
+    Option.match({ onNone: () => Layer.empty, onSome: OpenAiEmbedding.layer })
   )
 )
 
@@ -230,14 +230,14 @@ export const inferProviders = (webSearch: boolean, agentSampling: Sampling = {})
     const optional: ReadonlyArray<
       Layer.Layer<never, ProviderError | ConfigurationError | InferError, FileSystem.FileSystem>
     > = [
-      ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layerConfig)),
+      ...Option.toArray(Option.map(config.embedding, OpenAiEmbedding.layer)),
       ...Option.toArray(Option.map(config.ocr, ocrLayer)),
       // The agent's web tools: the Search Hub, present only with --web-search.
       ...(webSearch ? [Layer.effectDiscard(requireEnabledHub).pipe(Layer.provideMerge(searchHub))] : [])
     ]
     return Layer.mergeAll(
-      OpenAiLlm.layerConfig(config.llm.value),
-      OpenAiVlm.layerConfig(config.vlm.value),
+      OpenAiLlm.layer(config.llm.value),
+      OpenAiVlm.layer(config.vlm.value),
       MemoryCallBuffer.layer,
       ...optional,
       Layer.succeed(ProvidersSummary, providersSummary(config))
@@ -279,14 +279,14 @@ export const buildProviders = (concurrency: number) =>
     const llm = { ...config.llm.value, reliability: capped(config.llm.value.reliability) }
     const vlm = { ...config.vlm.value, reliability: capped(config.vlm.value.reliability) }
     const embedding = Option.map(config.embedding, (e) =>
-      OpenAiEmbedding.layerConfig({ ...e, reliability: capped(e.reliability) }))
+      OpenAiEmbedding.layer({ ...e, reliability: capped(e.reliability) }))
     const asr = yield* Effect.mapError(loadAsrConfig, badBuildOption)
     return Layer.mergeAll(
-      OpenAiLlm.layerConfig(llm),
-      OpenAiVlm.layerConfig(vlm),
+      OpenAiLlm.layer(llm),
+      OpenAiVlm.layer(vlm),
       Layer.succeed(BuildModels, { vlm: vlm.endpoint.model, llm: llm.tool.model }),
       ...Option.toArray(embedding),
-      ...Option.toArray(Option.map(asr, OpenAiSpeech.layerConfig))
+      ...Option.toArray(Option.map(asr, OpenAiSpeech.layer))
     )
   }))
 
@@ -370,11 +370,11 @@ const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm })
   const llm = Option.match(config.llm, {
     onNone: () => Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => unconfigured("LLM") })),
-    onSome: OpenAiLlm.layerConfig
+    onSome: OpenAiLlm.layer
   })
   const vlm = Option.match(config.vlm, {
     onNone: () => Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => unconfigured("vision model") })),
-    onSome: OpenAiVlm.layerConfig
+    onSome: OpenAiVlm.layer
   })
   return Layer.mergeAll(
     llm,

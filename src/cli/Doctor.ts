@@ -1,8 +1,8 @@
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Clock, Console, Duration, Effect, Option, Schema } from "effect"
+import { type ConfigurationError } from "../config/ConfigurationError.js"
 import {
-  type ConfigurationError,
   configurationHelp,
   type EndpointConfig,
   loadRoleConfigs,

@@ -1,14 +1,16 @@
 import * as Path from "@effect/platform/Path"
 import { Console, Context, Effect, Layer, Option } from "effect"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../domain/Question.js"
-import { checkTrees, InferError } from "../programs/harness/Infer.js"
+import { type RunSelection } from "../domain/RunRecord.js"
+import { InferError } from "../programs/harness/InferError.js"
+import { checkTrees } from "../programs/harness/RunPlan.js"
 import { questionsSha256, type SelectionInput } from "../programs/harness/RunSelection.js"
 import type { PromptManager } from "../programs/prompts/PromptManager.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
 import { loadQuestionSet } from "../programs/questions/QuestionLoader.js"
 import { selectQuestions, splitList } from "../programs/questions/QuestionSelection.js"
 import { checkQuestionIds } from "../programs/tree/TreePreflight.js"
-import { type RunSelection, RunStore } from "../services/RunStore.js"
+import { RunStore } from "../services/RunStore.js"
 import { type InferArgs, resuming } from "./InferOptions.js"
 
 /** What `infer` reads and checks before the run store opens: the selected questions and the prompt pack. */

@@ -1,7 +1,7 @@
 import { type Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { type Sampling, type SamplingField, samplingFields } from "../domain/Sampling.js"
-import { defaultConcurrency } from "../programs/harness/Infer.js"
+import { defaultConcurrency } from "../programs/harness/BenchmarkOptions.js"
 import { dbOption, optionalText, promptOptions, wholeNumber, withShownDefault } from "./CliOptions.js"
 
 // The flags of `vtree infer`; what they do in full is in the README ("Usage").

@@ -9,8 +9,6 @@ import {
 import { ConfigurationError } from "./ConfigurationError.js"
 import { httpUrl, load, parsed, positiveWhole, seconds, secret, text, urls, wholeNumber } from "./ConfigVariables.js"
 
-export { ConfigurationError, ConfigurationErrorReason } from "./ConfigurationError.js"
-
 /**
  * How thinking is switched on for the agent role and off for the tool role. Servers disagree on the
  * request field, so the user names the dialect their endpoint speaks (see `layers/openai/Thinking.ts`).

@@ -141,7 +141,7 @@ export const loadSearchSettings: Effect.Effect<SearchSettingsShape, Configuratio
 
 export class SearchSettings extends Context.Tag("vtree/SearchSettings")<SearchSettings, SearchSettingsShape>() {
   /** From the VTREE_SEARCH_* environment; everything off unless switched on. */
-  static readonly fromEnv: Layer.Layer<SearchSettings, ConfigurationError> = Layer.effect(
+  static readonly layerConfig: Layer.Layer<SearchSettings, ConfigurationError> = Layer.effect(
     SearchSettings,
     loadSearchSettings
   )

@@ -68,7 +68,7 @@ export const plainText = (text: string): string =>
  * order). A malformed file fails naming `path` and the first bad line: a build must not quietly lose
  * half of a file's captions.
  */
-export const parseSubtitles = Effect.fn("Subtitles.parse")(function*(
+export const parseSubtitles = Effect.fn("SubtitleFormat.parseSubtitles")(function*(
   text: string,
   options: { readonly path: string; readonly format?: SubtitleFormat }
 ) {

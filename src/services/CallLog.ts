@@ -1,9 +1,8 @@
 import { Context, Effect, FiberRef, Option } from "effect"
 import type { ProviderErrorReason } from "../domain/ProviderError.js"
-import { callRoles } from "../domain/RunRecord.js"
+import type { callRoles } from "../domain/RunRecord.js"
 import type { Usage } from "./LLMProvider.js"
 
-export { callRoles }
 /** The roles that answer a question (callRoles): each question's usage counts them, `llm_calls` stores them. */
 export type QuestionRole = (typeof callRoles)[number]
 /** Every provider role that reports its calls; speech-to-text ("asr") serves the tree builder, never a question. */

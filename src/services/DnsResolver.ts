@@ -18,7 +18,7 @@ export class DnsResolver extends Context.Tag("vtree/DnsResolver")<
   }
 >() {
   /** The operating system's resolver (what every other program on the machine would see). */
-  static readonly system: Layer.Layer<DnsResolver> = Layer.succeed(
+  static readonly layer: Layer.Layer<DnsResolver> = Layer.succeed(
     DnsResolver,
     DnsResolver.of({
       resolve: async (hostname) => {

@@ -17,19 +17,6 @@ import type {
 } from "../domain/RunRecord.js"
 import type { CallRecord } from "./CallLog.js"
 
-export {
-  CallRow,
-  PredictionRow,
-  RunClaim,
-  RunProgress,
-  RunRow,
-  RunSelection,
-  RunStatus,
-  RunTally,
-  StepInput,
-  StepRow
-} from "../domain/RunRecord.js"
-
 /**
  * Who may write a run. A process claims a run before it asks questions, renews the claim (heartbeat)
  * while it works and releases it when it is done; every write is fenced by the claim, so a process

@@ -103,7 +103,7 @@ const readJson = (req: IncomingMessage, limit: number): Promise<unknown> =>
 /** The largest POST body read (the SDK's own default is 4 MB). */
 const maxBodyBytes = 4 * 1024 * 1024
 
-export const serveHttp = Effect.fn("Mcp.serveHttp")(function*<R>(spec: ServerSpec<R>, options: HttpOptions) {
+export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: ServerSpec<R>, options: HttpOptions) {
   const runtime = yield* Effect.runtime<R>()
   const sessions = new Map<string, StreamableHTTPServerTransport>()
 

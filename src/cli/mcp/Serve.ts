@@ -9,7 +9,7 @@ export const drainTimeoutMs = 120_000
  * Serves `spec` over stdio until the client closes stdin (once every request read before has its
  * answer) or the process is interrupted. stdout carries protocol bytes only; logs go to stderr.
  */
-export const serveStdio = Effect.fn("Mcp.serveStdio")(function*<R>(spec: ServerSpec<R>) {
+export const serveStdio = Effect.fn("Serve.serveStdio")(function*<R>(spec: ServerSpec<R>) {
   const runtime = yield* Effect.runtime<R>()
   const server = makeServer(spec, runtime)
   const transport = new LineTransport(process.stdin, process.stdout, { drainTimeoutMs })

@@ -3,12 +3,13 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Context, Effect, Layer } from "effect"
 import { loadFfmpegTools } from "../../config/FfmpegConfig.js"
+import { type FfmpegTools } from "../../config/FfmpegConfig.js"
 import { FrameSource } from "../../services/FrameSource.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
 import { extract } from "./Frames.js"
 import { probe } from "./Probe.js"
 import { extractAudio, subtitleStream } from "./SideStreams.js"
-import { type FfmpegTools, runTool, type ToolContext } from "./Tools.js"
+import { runTool, type ToolContext } from "./Tools.js"
 
 export interface FfmpegOptions {
   /** ffmpeg's scene score above which a frame starts a new shot; 0.3 finds hard cuts, not pans. */
@@ -43,7 +44,7 @@ export const make = Effect.fn("Ffmpeg.make")(function*(tools: FfmpegTools, optio
 })
 
 /** Both ports from one set of tools; needs a FileSystem, a Path and a CommandExecutor (NodeContext). */
-export const layerWith = (
+export const layer = (
   tools: FfmpegTools,
   options: FfmpegOptions = {}
 ): Layer.Layer<MediaProbe | FrameSource, never, FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor> =>
@@ -55,10 +56,10 @@ export const layerWith = (
   )
 
 /** Reads VTREE_FFMPEG / VTREE_FFPROBE (each defaults to the name on PATH). */
-export const layer: Layer.Layer<
+export const layerConfig: Layer.Layer<
   MediaProbe | FrameSource,
   never,
   FileSystem.FileSystem | Path.Path | CommandExecutor.CommandExecutor
 > = Layer.unwrapEffect(
-  Effect.map(loadFfmpegTools, (tools) => layerWith(tools))
+  Effect.map(loadFfmpegTools, (tools) => layer(tools))
 )

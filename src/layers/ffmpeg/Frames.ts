@@ -27,7 +27,7 @@ const removeFrames = ({ fs, path }: ToolContext, outDir: string) =>
   )
 
 /** `FrameSource.extract`: grid frames and shot changes in one ffmpeg pass; no half result is kept. */
-export const extract = Effect.fn("FrameSource.extract")(function*(
+export const extract = Effect.fn("Frames.extract")(function*(
   context: ToolContext,
   settings: FrameSettings,
   request: FrameRequest

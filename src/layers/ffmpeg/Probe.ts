@@ -36,7 +36,7 @@ const probeFailure = Effect.fnUntraced(function*(fs: FileSystem, path: string, s
 })
 
 /** `MediaProbe.probe`: the file's duration and streams from ffprobe, or why it cannot be read. */
-export const probe = Effect.fn("MediaProbe.probe")(function*(context: ToolContext, path: string) {
+export const probe = Effect.fn("Probe.probe")(function*(context: ToolContext, path: string) {
   const { arg, fs, run, tools } = context
   const stat = yield* fs.stat(path).pipe(
     Effect.mapError(() => mediaError("Unreadable", path, "no such file or it cannot be read — check the path"))

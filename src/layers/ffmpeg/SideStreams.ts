@@ -3,7 +3,7 @@ import { parseSubtitles } from "../../domain/SubtitleFormat.js"
 import { lastErrorLine, mediaError, type ToolContext } from "./Tools.js"
 
 /** `MediaProbe.subtitleStream`: one embedded text subtitle stream, converted to SRT and parsed. */
-export const subtitleStream = Effect.fn("MediaProbe.subtitleStream")(function*(
+export const subtitleStream = Effect.fn("SideStreams.subtitleStream")(function*(
   { arg, run, tools }: ToolContext,
   path: string,
   streamIndex: number
@@ -36,7 +36,7 @@ export const subtitleStream = Effect.fn("MediaProbe.subtitleStream")(function*(
 })
 
 /** `MediaProbe.extractAudio`: a span of the first audio stream as mono 16 kHz (PCM when the file is .wav). */
-export const extractAudio = Effect.fn("MediaProbe.extractAudio")(function*(
+export const extractAudio = Effect.fn("SideStreams.extractAudio")(function*(
   { arg, run, tools }: ToolContext,
   request: {
     readonly path: string

@@ -7,8 +7,6 @@ import { Chunk, Effect, Stream } from "effect"
 import type { FfmpegTools, Tool } from "../../config/FfmpegConfig.js"
 import { MediaError } from "../../domain/Media.js"
 
-export type { FfmpegTools, Tool } from "../../config/FfmpegConfig.js"
-
 export const missingMessage = (tool: Tool): string =>
   tool.fromVariable
     ? `${tool.variable}=${tool.command}: no such program — fix the path or unset ${tool.variable} to use ${tool.name} from PATH`

@@ -126,12 +126,12 @@ export const parseGithub = (payload: unknown, scope: CodeScope): Either.Either<P
 const isoDay = (millis: number): string => new Date(millis).toISOString().slice(0, 10)
 
 /** GitHub REST search: repositories, code (with text-match fragments) and issues. */
-export const GithubSearchLive: Layer.Layer<CodeSearch, never, SearchSettings | HttpClient.HttpClient> = Layer.effect(
+export const layer: Layer.Layer<CodeSearch, never, SearchSettings | HttpClient.HttpClient> = Layer.effect(
   CodeSearch,
   Effect.gen(function*() {
     const settings = yield* SearchSettings
     const client = yield* HttpClient.HttpClient
-    const search = Effect.fn("CodeSearch.search")(function*(query: CodeQuery) {
+    const search = Effect.fn("GithubSearch.search")(function*(query: CodeQuery) {
       const token = settings.github.token
       if (query.scope === "code" && Option.isNone(token)) {
         return yield* Effect.fail(

@@ -3,7 +3,8 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Duration, Effect, Either, Layer, Option, Ref, Schema } from "effect"
 import * as Path from "node:path"
-import { type ConfigurationError, loadOcrConfig, type OcrConfig } from "../../config/ProviderConfig.js"
+import { type ConfigurationError } from "../../config/ConfigurationError.js"
+import { loadOcrConfig, type OcrConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
 import { reasonForStatus } from "../openai/OpenAiErrors.js"
@@ -29,9 +30,6 @@ const fail = (reason: ProviderError["reason"], message: string, status?: number)
 
 /** Health checks get a short leash: a server that cannot answer /health in time is not one to queue frames on. */
 const healthTimeout = Duration.seconds(10)
-
-// Kept here too: the format was first exported from this module.
-export { formatTranscript } from "../shared/OcrTranscript.js"
 
 /**
  * An OCRProvider over one or more MonkeyOCR servers. Endpoints are health-checked once at start
@@ -128,13 +126,14 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
   return OCRProvider.of({ transcribeFrames })
 })
 
-export const layerConfig = (
+/** The OCR port over the MonkeyOCR servers `config` names. */
+export const layer = (
   config: OcrConfig
 ): Layer.Layer<OCRProvider, ProviderError, HttpClient.HttpClient | FileSystem.FileSystem> =>
   Layer.effect(OCRProvider, make(config))
 
 /** Reads VTREE_OCR_URLS; only provide it when OCR is configured. */
-export const layer: Layer.Layer<
+export const layerConfig: Layer.Layer<
   OCRProvider,
   ConfigurationError | ProviderError,
   HttpClient.HttpClient | FileSystem.FileSystem

@@ -1,5 +1,6 @@
 import { Chunk, Effect, Either, Layer, Schema } from "effect"
-import { type ConfigurationError, type EmbeddingConfig, loadEmbeddingConfig } from "../../config/ProviderConfig.js"
+import { type ConfigurationError } from "../../config/ConfigurationError.js"
+import { type EmbeddingConfig, loadEmbeddingConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import { makeReplicaSet } from "./EndpointPool.js"
@@ -97,11 +98,12 @@ export const make = Effect.fn("OpenAiEmbedding.make")(function*(config: Embeddin
   })
 })
 
-export const layerConfig = (config: EmbeddingConfig): Layer.Layer<EmbeddingProvider> =>
+/** The embedding port over the endpoint `config` names. */
+export const layer = (config: EmbeddingConfig): Layer.Layer<EmbeddingProvider> =>
   Layer.effect(EmbeddingProvider, make(config))
 
 /** Reads VTREE_EMBED_*; fails naming the variable to set. Only provide it when embeddings are configured. */
-export const layer: Layer.Layer<EmbeddingProvider, ConfigurationError> = Layer.effect(
+export const layerConfig: Layer.Layer<EmbeddingProvider, ConfigurationError> = Layer.effect(
   EmbeddingProvider,
   Effect.flatMap(loadEmbeddingConfig, make)
 )

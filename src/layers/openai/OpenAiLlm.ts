@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
-import { type ConfigurationError, type LlmConfig, loadLlmConfig } from "../../config/ProviderConfig.js"
+import { type ConfigurationError } from "../../config/ConfigurationError.js"
+import { type LlmConfig, loadLlmConfig } from "../../config/ProviderConfig.js"
 import { type ChatRequest, LLMProvider } from "../../services/LLMProvider.js"
 import { detectDialect, samplingBodyFields } from "./Dialect.js"
 import { makeReplicaSet } from "./EndpointPool.js"
@@ -55,10 +56,11 @@ export const make = Effect.fn("OpenAiLlm.make")(function*(config: LlmConfig) {
   return LLMProvider.of({ chat })
 })
 
-export const layerConfig = (config: LlmConfig): Layer.Layer<LLMProvider> => Layer.effect(LLMProvider, make(config))
+/** The LLM port over the endpoints `config` names. */
+export const layer = (config: LlmConfig): Layer.Layer<LLMProvider> => Layer.effect(LLMProvider, make(config))
 
-/** Reads VTREE_LLM_* / VTREE_TOOL_LLM_* (DESIGN §4); fails naming the variable to set. */
-export const layer: Layer.Layer<LLMProvider, ConfigurationError> = Layer.effect(
+/** Reads VTREE_LLM_* / VTREE_TOOL_LLM_*; fails naming the variable to set. */
+export const layerConfig: Layer.Layer<LLMProvider, ConfigurationError> = Layer.effect(
   LLMProvider,
   Effect.flatMap(loadLlmConfig, make)
 )

@@ -102,5 +102,6 @@ export const make = Effect.fn("OpenAiSpeech.make")(function*(config: AsrConfig) 
   return SpeechToText.of({ model: config.model, maxUploadBytes: config.maxUploadBytes, transcribe })
 })
 
-export const layerConfig = (config: AsrConfig): Layer.Layer<SpeechToText, never, FileSystem.FileSystem | Path.Path> =>
+/** Speech to text over the endpoint `config` names (VTREE_ASR_* when the CLI builds it). */
+export const layer = (config: AsrConfig): Layer.Layer<SpeechToText, never, FileSystem.FileSystem | Path.Path> =>
   Layer.effect(SpeechToText, make(config))

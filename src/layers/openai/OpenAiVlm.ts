@@ -1,6 +1,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Layer } from "effect"
-import { type ConfigurationError, loadVlmConfig, type VlmConfig } from "../../config/ProviderConfig.js"
+import { type ConfigurationError } from "../../config/ConfigurationError.js"
+import { loadVlmConfig, type VlmConfig } from "../../config/ProviderConfig.js"
 import { type VisionRequest, VLMProvider } from "../../services/VLMProvider.js"
 import { detectDialect, samplingBodyFields } from "./Dialect.js"
 import { makeReplicaSet } from "./EndpointPool.js"
@@ -45,11 +46,12 @@ export const make = Effect.fn("OpenAiVlm.make")(function*(config: VlmConfig) {
   return VLMProvider.of({ chatWithImages })
 })
 
-export const layerConfig = (config: VlmConfig): Layer.Layer<VLMProvider, never, FileSystem.FileSystem> =>
+/** The vision port over the endpoint `config` names; frames are read from the FileSystem. */
+export const layer = (config: VlmConfig): Layer.Layer<VLMProvider, never, FileSystem.FileSystem> =>
   Layer.effect(VLMProvider, make(config))
 
 /** Reads VTREE_VLM_* (falling back to VTREE_LLM_*); fails naming the variable to set. */
-export const layer: Layer.Layer<VLMProvider, ConfigurationError, FileSystem.FileSystem> = Layer.effect(
+export const layerConfig: Layer.Layer<VLMProvider, ConfigurationError, FileSystem.FileSystem> = Layer.effect(
   VLMProvider,
   Effect.flatMap(loadVlmConfig, make)
 )

@@ -93,12 +93,12 @@ export const parseSearxng = (
   })
 
 /** Web and news search through a SearXNG instance's JSON API (the configured base URL is trusted). */
-export const SearxngSearchLive: Layer.Layer<WebSearch, never, SearchSettings | HttpClient.HttpClient> = Layer.effect(
+export const layer: Layer.Layer<WebSearch, never, SearchSettings | HttpClient.HttpClient> = Layer.effect(
   WebSearch,
   Effect.gen(function*() {
     const settings = yield* SearchSettings
     const client = yield* HttpClient.HttpClient
-    const search = Effect.fn("WebSearch.search")(function*(query: WebQuery) {
+    const search = Effect.fn("SearxngSearch.search")(function*(query: WebQuery) {
       const base = settings.searxng.baseUrl
       if (base === null) {
         return yield* Effect.fail(

@@ -36,7 +36,7 @@ export const questionWork = (
       durationMs: Math.round(call.durationMs)
     })))
 
-  const planQuestions: RunStoreShape["planQuestions"] = Effect.fn("RunStore.planQuestions")(
+  const planQuestions: RunStoreShape["planQuestions"] = Effect.fn("QuestionWork.planQuestions")(
     function*(runId, ids, options) {
       const now = yield* Clock.currentTimeMillis
       yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
@@ -53,7 +53,7 @@ export const questionWork = (
     guarded("planning the run's questions")
   )
 
-  const claimQuestions: RunStoreShape["claimQuestions"] = Effect.fn("RunStore.claimQuestions")(
+  const claimQuestions: RunStoreShape["claimQuestions"] = Effect.fn("QuestionWork.claimQuestions")(
     function*(runId, ownerId, limit) {
       const now = yield* Clock.currentTimeMillis
       const claimed = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
@@ -71,7 +71,7 @@ export const questionWork = (
     guarded("claiming questions")
   )
 
-  const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("RunStore.saveQuestion")(
+  const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("QuestionWork.saveQuestion")(
     function*(runId, record, options) {
       const p = record.prediction
       const questionId = p.questionId
@@ -119,7 +119,7 @@ export const questionWork = (
     (effect, runId, record) => guarded(`saving question "${record.prediction.questionId}" of run "${runId}"`)(effect)
   )
 
-  const saveRunCalls: RunStoreShape["saveRunCalls"] = Effect.fn("RunStore.saveRunCalls")(function*(runId, calls) {
+  const saveRunCalls: RunStoreShape["saveRunCalls"] = Effect.fn("QuestionWork.saveRunCalls")(function*(runId, calls) {
     yield* Effect.uninterruptible(sql.withTransaction(insertCalls(runId, null, calls)))
   }, guarded("saving run-level calls"))
 

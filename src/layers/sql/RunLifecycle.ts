@@ -21,7 +21,7 @@ export const runLifecycle = (
   const { guarded, owners, sql } = ctx
   const { claimLost, notFound } = failures
 
-  const startRun: RunStoreShape["startRun"] = Effect.fn("RunStore.startRun")(function*(input) {
+  const startRun: RunStoreShape["startRun"] = Effect.fn("RunLifecycle.startRun")(function*(input) {
     const startedAt = input.startedAt ?? (yield* Clock.currentTimeMillis)
     const existing = yield* readRun(input.runId)
     if (Option.isSome(existing)) {
@@ -51,7 +51,7 @@ export const runLifecycle = (
     return run
   }, guarded("starting the run"))
 
-  const claimRun: RunStoreShape["claimRun"] = Effect.fn("RunStore.claimRun")(function*({ leaseMs, owner, runId }) {
+  const claimRun: RunStoreShape["claimRun"] = Effect.fn("RunLifecycle.claimRun")(function*({ leaseMs, owner, runId }) {
     const now = yield* Clock.currentTimeMillis
     const outcome = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
       if (Option.isNone(yield* runs.lockRun(runId))) return { _tag: "Missing" as const }
@@ -69,13 +69,16 @@ export const runLifecycle = (
     return Option.isSome(run) ? run.value : yield* notFound(runId)
   }, guarded("claiming the run"))
 
-  const renewClaim: RunStoreShape["renewClaim"] = Effect.fn("RunStore.renewClaim")(function*(runId, ownerId, leaseMs) {
-    const now = yield* Clock.currentTimeMillis
-    const renewed = yield* runs.extendClaim({ runId, ownerId, at: now, until: now + leaseMs })
-    return Option.isSome(renewed) ? renewed.value : yield* claimLost(runId, ownerId)
-  }, guarded("renewing the run's lease"))
+  const renewClaim: RunStoreShape["renewClaim"] = Effect.fn("RunLifecycle.renewClaim")(
+    function*(runId, ownerId, leaseMs) {
+      const now = yield* Clock.currentTimeMillis
+      const renewed = yield* runs.extendClaim({ runId, ownerId, at: now, until: now + leaseMs })
+      return Option.isSome(renewed) ? renewed.value : yield* claimLost(runId, ownerId)
+    },
+    guarded("renewing the run's lease")
+  )
 
-  const releaseRun: RunStoreShape["releaseRun"] = Effect.fn("RunStore.releaseRun")(
+  const releaseRun: RunStoreShape["releaseRun"] = Effect.fn("RunLifecycle.releaseRun")(
     function*(runId, ownerId, status, finishedAt) {
       const at = finishedAt ?? (yield* Clock.currentTimeMillis)
       const now = yield* Clock.currentTimeMillis
@@ -98,10 +101,13 @@ export const runLifecycle = (
     guarded("closing the run")
   )
 
-  const finishRun: RunStoreShape["finishRun"] = Effect.fn("RunStore.finishRun")(function*(runId, status, finishedAt) {
-    const at = finishedAt ?? (yield* Clock.currentTimeMillis)
-    if (Option.isNone(yield* runs.closeRun({ runId, status, at }))) return yield* notFound(runId)
-  }, guarded("finishing the run"))
+  const finishRun: RunStoreShape["finishRun"] = Effect.fn("RunLifecycle.finishRun")(
+    function*(runId, status, finishedAt) {
+      const at = finishedAt ?? (yield* Clock.currentTimeMillis)
+      if (Option.isNone(yield* runs.closeRun({ runId, status, at }))) return yield* notFound(runId)
+    },
+    guarded("finishing the run")
+  )
 
   return { startRun, claimRun, renewClaim, releaseRun, finishRun }
 }

@@ -50,7 +50,7 @@ export const runReads = (
       return Option.some(toRunRow(stored.value, claims, progress === undefined ? null : withoutRunId(progress), now))
     })
 
-  const getRun: RunStoreShape["getRun"] = Effect.fn("RunStore.getRun")(function*(runId) {
+  const getRun: RunStoreShape["getRun"] = Effect.fn("RunReads.getRun")(function*(runId) {
     return yield* readRun(runId)
   }, guarded("reading the run"))
 
@@ -64,14 +64,14 @@ export const runReads = (
     return rows.map((row) =>
       toRunRow(row, (claims[row.runId] ?? []).map(withoutRunId), progress.get(row.runId) ?? null, now)
     )
-  }).pipe(guarded("listing runs"), Effect.withSpan("RunStore.listRuns"))
+  }).pipe(guarded("listing runs"), Effect.withSpan("RunReads.listRuns"))
 
   const runTallies: RunStoreShape["runTallies"] = answers.tallies().pipe(
     guarded("counting the runs' answers"),
-    Effect.withSpan("RunStore.runTallies")
+    Effect.withSpan("RunReads.runTallies")
   )
 
-  const finishedQuestionIds: RunStoreShape["finishedQuestionIds"] = Effect.fn("RunStore.finishedQuestionIds")(
+  const finishedQuestionIds: RunStoreShape["finishedQuestionIds"] = Effect.fn("RunReads.finishedQuestionIds")(
     function*(runId, options) {
       const rows = yield* answers.questionIds({ runId, exceptErrors: options?.exceptErrors === true })
       return new Set(rows.map((row) => row.questionId))
@@ -79,7 +79,7 @@ export const runReads = (
     guarded("reading finished questions")
   )
 
-  const loadRun: RunStoreShape["loadRun"] = Effect.fn("RunStore.loadRun")(function*(runId, options) {
+  const loadRun: RunStoreShape["loadRun"] = Effect.fn("RunReads.loadRun")(function*(runId, options) {
     const run = yield* readRun(runId)
     if (Option.isNone(run)) return yield* notFound(runId)
     // One read transaction, so a run being written meanwhile is seen at a single point in time.

@@ -6,7 +6,7 @@ import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
 import { emptyUsage, type UsageByRole, withCallContext } from "../../services/CallLog.js"
 import { type ChatMessage, type ChatResponse, LLMProvider, type ToolCall } from "../../services/LLMProvider.js"
 import type { Labels } from "../prompts/PromptManager.js"
-import { defaultMaxSteps, fillPlaceholders } from "../prompts/SystemPrompt.js"
+import { fillPlaceholders } from "../prompts/SystemPrompt.js"
 import type { Dispatcher, Submission } from "../tools/Dispatcher.js"
 import type { MutableToolStats } from "../tools/ToolContext.js"
 import { AgentObserver, noopObserver } from "./Observer.js"
@@ -24,8 +24,6 @@ export const stepRetrySchedule: Schedule.Schedule<unknown, ProviderError> = Sche
 
 /** Consecutive unparseable replies that end the question. */
 export const maxParseFailures = 3
-
-export { defaultMaxSteps }
 
 /**
  * How the agent says its step: `json`, one JSON object in the reply text (any model); `tools`, the

@@ -4,11 +4,12 @@ import type { ProviderError } from "../../domain/ProviderError.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
 import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
+import { defaultMaxSteps } from "../prompts/SystemPrompt.js"
 import { type AgentTool, makeCoreTools, makeDispatcher } from "../tools/Dispatcher.js"
 import { makeSummaryCache, type SummaryCache } from "../tools/SummaryCache.js"
 import type { AnchorMode, ToolContext } from "../tools/ToolContext.js"
 import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
-import { type AgentProtocol, defaultMaxSteps, runAgentLoop } from "./AgentLoop.js"
+import { type AgentProtocol, runAgentLoop } from "./AgentLoop.js"
 
 /** What the agent needs of a question; `Question` from domain/Question.ts fits as is. */
 export interface QuestionInput {

@@ -19,16 +19,6 @@ import { assembleTree } from "./TreeAssembly.js"
 import { checkTreeFolder, resolveOutDir } from "./TreeFolder.js"
 import { buildRecord, writeTree } from "./TreeWriter.js"
 
-export { BuildError, BuildErrorReason } from "./BuildError.js"
-export {
-  type BuildEvent,
-  type BuildInput,
-  type BuildOptions,
-  type LoadedSubtitles,
-  type VideoSummary
-} from "./BuildOptions.js"
-export { type PreparedVideo, prepareVideo } from "./Preparation.js"
-
 /** Captions a prepared video (events, then scenes grouped from their cards) and writes its tree. */
 export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
   video: PreparedVideo,

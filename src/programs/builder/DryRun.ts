@@ -18,7 +18,7 @@ import { cachedFrames, framesKey, hashFile } from "./Preparation.js"
 import { cardWords, groupScenes } from "./SceneGrouping.js"
 
 /** The plan of one video, counting the calls its checkpoints already answer. */
-export const dryRunVideo = Effect.fn("BuildDryRun.video")(function*(
+export const dryRunVideo = Effect.fn("DryRun.dryRunVideo")(function*(
   video: ProbedVideo,
   cues: ReadonlyArray<SubtitleCue>,
   options: Pick<BuildOptions, "outDir" | "parameters" | "prompts" | "models" | "force">

@@ -86,7 +86,7 @@ const videosIn = Effect.fnUntraced(function*(
  * The video files named, folders expanded (their videos, in name order; with `recursive`, their
  * subfolders' too); ids checked for clashes across all of them.
  */
-export const listVideos = Effect.fn("BuildInputs.listVideos")(function*(
+export const listVideos = Effect.fn("Inputs.listVideos")(function*(
   inputs: ReadonlyArray<string>,
   options: { readonly recursive?: boolean; readonly outDir?: string } = {}
 ) {
@@ -213,7 +213,7 @@ const tooShort = (info: MediaInfo): string => {
 }
 
 /** Probes every video up front, so a bad one stops the command before any tree is written; each keeps its fields. */
-export const probeVideos = Effect.fn("BuildInputs.probeVideos")(
+export const probeVideos = Effect.fn("Inputs.probeVideos")(
   function*<V extends VideoInput>(videos: ReadonlyArray<V>) {
     const probe = yield* MediaProbe
     return yield* Effect.forEach(videos, (video) =>
@@ -237,7 +237,7 @@ export const probeVideos = Effect.fn("BuildInputs.probeVideos")(
 )
 
 /** The output folder exists (created when missing) and takes a file. */
-export const checkWritable = Effect.fn("BuildInputs.checkWritable")(function*(outDir: string) {
+export const checkWritable = Effect.fn("Inputs.checkWritable")(function*(outDir: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const probe = path.join(outDir, `.vtree-write-check-${process.pid}`)

@@ -47,7 +47,7 @@ export interface PreparedVideo extends ProbedVideo, Pick<BuildInput<never>, "dom
   readonly subtitleSource: string
 }
 
-export const hashFile = Effect.fn("BuildTree.hashFile")(function*(file: string) {
+export const hashFile = Effect.fn("Preparation.hashFile")(function*(file: string) {
   const fs = yield* FileSystem.FileSystem
   const hash = createHash("sha256")
   // 1 MiB reads: the default small chunks cost more in per-chunk overhead than the hashing itself.
@@ -62,7 +62,7 @@ export const framesKey = (sourceSha256: string, p: Pick<BuildParameters, "frameI
   sha256(JSON.stringify({ sourceSha256, interval: p.frameInterval, width: p.frameWidth })).slice(0, 16)
 
 /** The frames and shot changes cached in `framesDir`, when its manifest is intact and for `key`. */
-export const cachedFrames = Effect.fn("BuildTree.cachedFrames")(function*(framesDir: string, key: string) {
+export const cachedFrames = Effect.fn("Preparation.cachedFrames")(function*(framesDir: string, key: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const cached = yield* fs.readFileString(path.join(framesDir, "manifest.json")).pipe(
@@ -119,7 +119,7 @@ const framesOf = Effect.fnUntraced(
 )
 
 /** Source hash, frames (from the cache when it matches), shot changes and subtitles of one video. */
-export const prepareVideo = Effect.fn("BuildTree.prepareVideo")(
+export const prepareVideo = Effect.fn("Preparation.prepareVideo")(
   function*<R = never>(input: BuildInput<R>, options: BuildOptions) {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path

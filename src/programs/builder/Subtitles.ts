@@ -10,8 +10,6 @@ import { SpeechToText } from "../../services/SpeechToText.js"
 import { parseLongVideoBenchSubtitles } from "../benchmarks/LongVideoBenchSubtitles.js"
 import { transcribeVideo } from "./Transcription.js"
 
-export { parseSubtitles, plainText } from "../../domain/SubtitleFormat.js"
-
 /**
  * Where a video's cues came from, in the order they are looked for: `--subtitles FILE`, a file the
  * question file names found beside it (`questions`; under --subtitles-dir it is `dir`), a `sidecar`

@@ -81,7 +81,7 @@ export const buildRecord = (input: {
 }
 
 /** Frames, then tree.json (atomically), then the retrieval embeddings when a provider is present. */
-export const writeTree = Effect.fn("BuildTree.writeTree")(function*(
+export const writeTree = Effect.fn("TreeWriter.writeTree")(function*(
   video: PreparedVideo,
   tree: ReturnType<typeof assembleTree>,
   embedding: Option.Option<EmbeddingProvider["Type"]>

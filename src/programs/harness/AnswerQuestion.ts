@@ -3,6 +3,7 @@ import { Cause, Clock, Effect, Either } from "effect"
 import type { Prediction } from "../../domain/Prediction.js"
 import { countShapes } from "../../domain/Protocol.js"
 import type { BenchmarkFacts, Question } from "../../domain/Question.js"
+import { type PredictionRow } from "../../domain/RunRecord.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
 import { captureCalls } from "../../services/CallBuffer.js"
 import {
@@ -14,7 +15,7 @@ import {
   type UsageByRole,
   withCallContext
 } from "../../services/CallLog.js"
-import { type PredictionRow, RunStore } from "../../services/RunStore.js"
+import { RunStore } from "../../services/RunStore.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
 import { costOfCalls, type Prices } from "../report/Cost.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"

@@ -4,8 +4,9 @@
 // start or resume), TreeCache, AnswerQuestion (one question saved), RunLease (heartbeat, release).
 import { Effect, Exit, Option } from "effect"
 import type { Question } from "../../domain/Question.js"
+import { type RunStatus } from "../../domain/RunRecord.js"
 import { defaultBreakerCalls, makeBreaker, withBreaker } from "../../services/EndpointBreaker.js"
-import { defaultLeaseMs, type RunStatus, RunStore } from "../../services/RunStore.js"
+import { defaultLeaseMs, RunStore } from "../../services/RunStore.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import { costOfCalls } from "../report/Cost.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
@@ -23,11 +24,6 @@ import { heartbeat, releaseRun, thisProcess, watchRun } from "./RunLease.js"
 import { prepareRun } from "./RunPlan.js"
 import { loadEnvironments } from "./TreeCache.js"
 import { claimBatch, makeWorkQueue } from "./WorkQueue.js"
-
-export { InferError } from "./InferError.js"
-// Also here, where the CLI imports them from.
-export { type BenchmarkOptions, defaultConcurrency } from "./BenchmarkOptions.js"
-export { checkTrees } from "./RunPlan.js"
 
 /** The run's budget under `maxCostUsd`, counting what a resumed run already spent. */
 const makeBudget = Effect.fn("Infer.makeBudget")(function*(runId: string, options: BenchmarkOptions<any>) {

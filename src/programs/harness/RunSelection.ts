@@ -5,7 +5,7 @@ import * as Path from "@effect/platform/Path"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import type { Question } from "../../domain/Question.js"
-import type { RunSelection } from "../../services/RunStore.js"
+import { type RunSelection } from "../../domain/RunRecord.js"
 
 /** What the caller knows about a selection; the question count and the ids' hash come from the questions. */
 export type SelectionInput = Omit<RunSelection, "count" | "idsSha256">

@@ -133,7 +133,7 @@ export const checkPlaceholders = (
 // The summarizer reads the last line of every verify reply, so a pack cannot drop that format.
 const verifyEnding = /details=[\s\S]*confidence=/
 
-export const loadPromptManager = Effect.fn("PromptManager.load")(function*(dir: string) {
+export const loadPromptManager = Effect.fn("PromptPack.loadPromptManager")(function*(dir: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const fail = (reason: PromptPackErrorReason, file: string, message: string) =>

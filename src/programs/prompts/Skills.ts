@@ -10,9 +10,6 @@ import type { Skill } from "./PromptManager.js"
 export const skillSeparator = "\n\n---\n\n"
 export const defaultTaskType = "_default"
 
-/** Each pack ships one skill per Video-MME task type plus `_default`. */
-export { VideoMmeTaskTypes as videoMmeTaskTypes } from "../../domain/Question.js"
-
 export interface SkillSet {
   /** Every skill with a name, in file-name order. */
   readonly skills: ReadonlyArray<Skill>

@@ -3,8 +3,9 @@
 import type { ParseResult } from "effect"
 import { Either, Schema } from "effect"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
+import { callRoles } from "../../domain/RunRecord.js"
 import { parseUserJson } from "../../domain/UserJson.js"
-import { type CallRole, callRoles } from "../../services/CallLog.js"
+import { type CallRole } from "../../services/CallLog.js"
 
 /** USD per 1,000,000 tokens. */
 export const Price = Schema.Struct({

@@ -1,8 +1,8 @@
 // What a run amounts to: pure functions from stored rows to a summary (ReportText.ts renders it as text
 // or JSON, ReportHtml.ts as a page). The inputs are the store's row shapes (only the fields a summary
 // reads), so any LoadedRun fits. `vtree infer` prints `renderText(summarize(…))`.
+import { callRoles } from "../../domain/RunRecord.js"
 import { quantile, wilsonInterval } from "../../domain/Stats.js"
-import { callRoles } from "../../services/CallLog.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf } from "./ReportErrors.js"

@@ -2,8 +2,8 @@
 // command that asks the failed ones again. A message is data (a server's text, echoed by a proxy):
 // its first line only, credentials masked, cut to a readable length; the text renderer makes it
 // terminal-safe.
+import { type PredictionRow } from "../../domain/RunRecord.js"
 import { maskCredentials } from "../../domain/Secret.js"
-import type { PredictionRow } from "../../services/RunStore.js"
 import { terminalText } from "../../text/TerminalText.js"
 
 export interface ErrorSummary {

@@ -2,8 +2,8 @@
 // Report.ts computes and ReportText.ts, ReportHtml.ts and the json output render. Types only, so every
 // module of the report can name them without importing the code that fills them.
 import type { BenchmarkName } from "../../domain/Question.js"
+import { type CallRow, type PredictionRow, type RunRow, type StepRow } from "../../domain/RunRecord.js"
 import type { Interval } from "../../domain/Stats.js"
-import type { CallRow, PredictionRow, RunRow, StepRow } from "../../services/RunStore.js"
 import type { ErrorSummary } from "./ReportErrors.js"
 import type { RunSetting } from "./RunSettings.js"
 

@@ -201,7 +201,7 @@ const makeEnvironment = (
   }
   const withNode = <A>(f: (node: TreeNode) => A) => (id: string) => Effect.map(getNode(id), f)
 
-  const resolveFrames = Effect.fn("TreeEnvironment.resolveFrames")(function*(ids: ReadonlyArray<string>) {
+  const resolveFrames = Effect.fn("TreeLoader.resolveFrames")(function*(ids: ReadonlyArray<string>) {
     const nodes = yield* Either.match(selectFrameNodes(index, ids), { onLeft: Effect.fail, onRight: Effect.succeed })
     if (index.hasFrames === false) {
       return yield* new FrameSelectionError({
@@ -227,7 +227,7 @@ const makeEnvironment = (
     return { nodeIds: nodes.map((node) => node.id), paths }
   })
 
-  const search = Effect.fn("TreeEnvironment.search")(function*(query: string, k: number = defaultK) {
+  const search = Effect.fn("TreeLoader.search")(function*(query: string, k: number = defaultK) {
     const limit = Math.max(1, Math.floor(k))
     if (query.trim() === "") return []
     if (embeddings === undefined) return searchBm25(retrieval, query, limit)

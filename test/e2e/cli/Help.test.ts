@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process"
 import { describe, expect, it } from "vitest"
-import { defaultMaxSteps } from "../../../src/index.js"
+import { Agent } from "../../../src/index.js"
 import { bin } from "../../support/harness/Cli.js"
 
 // The built CLI with stdout piped: one smoke start per command, and no terminal escapes where no
@@ -22,7 +22,7 @@ describe("help text", () => {
     const infer = help("infer").stdout
     expect(infer).toContain("--questions")
     // Defaults are stated, not left as "This setting is optional.".
-    expect(infer).toMatch(new RegExp(`--max-steps integer[\\s\\S]*?Default: ${defaultMaxSteps}\\.`))
+    expect(infer).toMatch(new RegExp(`--max-steps integer[\\s\\S]*?Default: ${Agent.defaultMaxSteps}\\.`))
     expect(infer).toMatch(/--db text[\s\S]*?Default: vtree\.db\./)
   }, 120_000)
 })

@@ -27,7 +27,7 @@ import {
   truncateCopy
 } from "../../support/media/SyntheticVideo.js"
 
-const live = Ffmpeg.layerWith({
+const live = Ffmpeg.layer({
   ffmpeg: { name: "ffmpeg", command: "ffmpeg", variable: "VTREE_FFMPEG", fromVariable: false },
   ffprobe: { name: "ffprobe", command: "ffprobe", variable: "VTREE_FFPROBE", fromVariable: false }
 }).pipe(Layer.provide(NodeContext.layer))
@@ -260,7 +260,7 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
       assert.isTrue(existsSync(copy))
     }).pipe(
       Effect.provide(
-        Ffmpeg.layerWith({
+        Ffmpeg.layer({
           ffmpeg: { name: "ffmpeg", command: "ffmpeg", variable: "VTREE_FFMPEG", fromVariable: false },
           ffprobe: { name: "ffprobe", command: "/nonexistent/ffprobe", variable: "VTREE_FFPROBE", fromVariable: true }
         }).pipe(Layer.provide(NodeContext.layer))
@@ -295,7 +295,7 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
     }).pipe(
       Effect.provide(
         Layer.suspend(() =>
-          Ffmpeg.layerWith({
+          Ffmpeg.layer({
             ffmpeg: {
               name: "ffmpeg",
               command: join(dir, "hung-ffmpeg.sh"),

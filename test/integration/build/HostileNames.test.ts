@@ -31,7 +31,7 @@ const inFolderWith = <A, E, R>(names: ReadonlyArray<string>, effect: (dir: strin
   )
 
 describe("paths handed to ffprobe and ffmpeg are never options", { timeout: 120_000 }, () => {
-  it.layer(Layer.provideMerge(Ffmpeg.layer, NodeContext.layer))((it) => {
+  it.layer(Layer.provideMerge(Ffmpeg.layerConfig, NodeContext.layer))((it) => {
     it.effect("a video named -report is probed, and ffprobe writes no report into the working folder", () =>
       inFolderWith(["-report"], (dir) =>
         Effect.gen(function*() {

@@ -52,7 +52,7 @@ const withSpeech = <A, E>(
     })),
     ({ dir, sim }) =>
       body(sim, dir).pipe(
-        Effect.provide(OpenAiSpeech.layerConfig(config(sim, overrides)).pipe(Layer.provide(NodeContext.layer)))
+        Effect.provide(OpenAiSpeech.layer(config(sim, overrides)).pipe(Layer.provide(NodeContext.layer)))
       ),
     ({ dir, sim }) =>
       Effect.promise(() => sim.close()).pipe(Effect.andThen(() => rmSync(dir, { recursive: true, force: true })))

@@ -13,7 +13,7 @@ import { MediaProbe } from "../../../src/services/MediaProbe.js"
 const video = fileURLToPath(new URL("../../../samples/video/vtDemo0001a.mp4", import.meta.url))
 
 describe("the committed sample video", { timeout: 120_000 }, () => {
-  it.layer(Layer.provideMerge(Ffmpeg.layer, NodeContext.layer))((it) => {
+  it.layer(Layer.provideMerge(Ffmpeg.layerConfig, NodeContext.layer))((it) => {
     it.effect("is small, 30 s long, cut into four shots, with its .srt as a sidecar", () =>
       Effect.gen(function*() {
         assert.isBelow(statSync(video).size, 300_000)

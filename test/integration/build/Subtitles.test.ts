@@ -11,7 +11,7 @@ import { FrameSource } from "../../../src/services/FrameSource.js"
 import { defaultCues, formatSrt, makeSyntheticVideo, type SyntheticVideo } from "../../support/media/SyntheticVideo.js"
 import * as Sim from "../../support/openai-sim/index.js"
 
-const media = Ffmpeg.layerWith({
+const media = Ffmpeg.layer({
   ffmpeg: { name: "ffmpeg", command: "ffmpeg", variable: "VTREE_FFMPEG", fromVariable: false },
   ffprobe: { name: "ffprobe", command: "ffprobe", variable: "VTREE_FFPROBE", fromVariable: false }
 })
@@ -136,7 +136,7 @@ describe("subtitles from each source, over real ffmpeg", { timeout: 120_000 }, (
           test,
           Layer.mergeAll(
             media,
-            OpenAiSpeech.layerConfig({
+            OpenAiSpeech.layer({
               baseUrl: sim.url,
               apiKey: Option.none(),
               model: "whisper-sim",

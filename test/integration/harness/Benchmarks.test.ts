@@ -12,17 +12,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import {
-  CallBufferLayer,
-  type ChatRequest,
-  InferError,
-  loadPromptManager,
-  packagedPromptsDir,
-  runBenchmark,
-  RunStore,
-  ScriptedLlm,
-  ScriptedVlm
-} from "../../../src/index.js"
+import type { Providers } from "../../../src/index.js"
+import { Benchmark, MemoryCallBuffer, Prompts, Store, Testing } from "../../../src/index.js"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { type LoadOptions, loadQuestionSet } from "../../../src/programs/questions/QuestionLoader.js"
@@ -59,10 +50,10 @@ const submitting = (answer: string) =>
   JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer } } })
 
 /** The first line of the question the agent is asked. */
-const questionOf = (request: ChatRequest): string =>
+const questionOf = (request: Providers.ChatRequest): string =>
   /^Question: (.*)$/m.exec(request.messages[1]?.content ?? "")?.[1] ?? ""
 
-const prompts = loadPromptManager(packagedPromptsDir("en")).pipe(Effect.provide(NodeContext.layer))
+const prompts = Prompts.loadPromptManager(Prompts.packagedPromptsDir("en")).pipe(Effect.provide(NodeContext.layer))
 
 interface Setup {
   readonly files: ReadonlyArray<readonly [string, string]>
@@ -72,7 +63,7 @@ interface Setup {
   /** The letter the model submits, by the question's first line; null: replies nothing readable (unanswered). */
   readonly answers: Readonly<Record<string, string | null>>
   /** Collects the agent's requests, to read what it was told. */
-  readonly requests?: Array<ChatRequest>
+  readonly requests?: Array<Providers.ChatRequest>
 }
 
 /**
@@ -95,7 +86,7 @@ const runOn = (setup: Setup, runId = "r1") =>
       mkdirSync(join(trees, videoId), { recursive: true })
       writeFileSync(join(trees, videoId, "tree.json"), JSON.stringify({ ...sampleTree, videoID: videoId }))
     }
-    const model = (request: ChatRequest) => {
+    const model = (request: Providers.ChatRequest) => {
       if (request.role === "agent") setup.requests?.push(request)
       const first = questionOf(request)
       const letter = setup.answers[first]
@@ -103,10 +94,10 @@ const runOn = (setup: Setup, runId = "r1") =>
       return letter === null ? "I cannot tell." : submitting(letter)
     }
     const layer = Layer.mergeAll(
-      ScriptedLlm.layer(model),
-      ScriptedVlm.layer(() => "-"),
+      Testing.ScriptedLlm.layer(model),
+      Testing.ScriptedVlm.layer(() => "-"),
       SqliteRunStore.layer({ filename: join(dir, "runs.db") }),
-      CallBufferLayer.layer,
+      MemoryCallBuffer.layer,
       NodeContext.layer
     )
     const options = {
@@ -119,8 +110,8 @@ const runOn = (setup: Setup, runId = "r1") =>
       runId,
       concurrency: 2
     }
-    yield* runBenchmark(options).pipe(Effect.provide(layer))
-    const stored = yield* Effect.flatMap(RunStore, (store) => store.loadRun(runId)).pipe(Effect.provide(layer))
+    yield* Benchmark.runBenchmark(options).pipe(Effect.provide(layer))
+    const stored = yield* Effect.flatMap(Store.RunStore, (store) => store.loadRun(runId)).pipe(Effect.provide(layer))
     const summary = summarize(stored)
     const exported = JSON.parse(renderExport(formatOfBenchmark(summary.benchmark), stored.predictions)) as unknown
     return { dir, layer, loaded, options, stored, summary, exported }
@@ -315,7 +306,7 @@ describe("every benchmark through infer → report → export", () => {
 describe("the run keeps its benchmark", () => {
   it.scoped("hints: NExT-QA's codes reach the agent by name with the code, with the category's skill; the run keeps both", () =>
     Effect.gen(function*() {
-      const requests: Array<ChatRequest> = []
+      const requests: Array<Providers.ChatRequest> = []
       const { stored } = yield* runOn({
         files: [["val.csv", nextQaCsv]],
         questions: "val.csv",
@@ -344,7 +335,7 @@ describe("the run keeps its benchmark", () => {
 
   it.scoped("hints: EgoSchema questions say who C is and get the first-person skill; LVBench shows every type", () =>
     Effect.gen(function*() {
-      const requests: Array<ChatRequest> = []
+      const requests: Array<Providers.ChatRequest> = []
       yield* runOn({
         files: [["questions.json", json(egoSchemaRows.slice(0, 1))]],
         questions: "questions.json",
@@ -353,7 +344,7 @@ describe("the run keeps its benchmark", () => {
       })
       assert.match(requests[0]!.messages[1]!.content, /"C" \(or "c"\) is the person wearing the camera/)
       assert.include(requests[0]!.messages[0]!.content, "## Skill: first-person video")
-      const lv: Array<ChatRequest> = []
+      const lv: Array<Providers.ChatRequest> = []
       const { loaded } = yield* runOn({
         files: [["video_info.meta.jsonl", jsonl(...lvBenchLines)]],
         questions: "video_info.meta.jsonl",
@@ -373,7 +364,7 @@ describe("the run keeps its benchmark", () => {
 
   it.scoped("a hand-written file without task_type runs as custom; a task_type of any benchmark picks its skill", () =>
     Effect.gen(function*() {
-      const requests: Array<ChatRequest> = []
+      const requests: Array<Providers.ChatRequest> = []
       const rows = [
         { videoID: "v1", question_id: "q1", question: "How many cups?", options: ["1", "2"], answer: "B" },
         { videoID: "v1", question_id: "q2", question: "What is on the table?", options: ["a cup", "a pen"] },
@@ -419,15 +410,15 @@ describe("the run keeps its benchmark", () => {
       }, "lv")
       assert.strictEqual(summary.benchmark, "lvbench")
       const refused = yield* Effect.flip(
-        runBenchmark({ ...options, benchmark: "videomme", resume: true }).pipe(Effect.provide(layer))
+        Benchmark.runBenchmark({ ...options, benchmark: "videomme", resume: true }).pipe(Effect.provide(layer))
       )
-      assert.instanceOf(refused, InferError)
+      assert.instanceOf(refused, Benchmark.InferError)
       assert.strictEqual(
         refused.message,
         "--benchmark videomme: run lv is a lvbench run — resume it with --benchmark lvbench, or start a new run"
       )
-      yield* runBenchmark({ ...options, resume: true, retryErrors: true }).pipe(Effect.provide(layer))
-      const again = yield* Effect.flatMap(RunStore, (store) => store.loadRun("lv")).pipe(Effect.provide(layer))
+      yield* Benchmark.runBenchmark({ ...options, resume: true, retryErrors: true }).pipe(Effect.provide(layer))
+      const again = yield* Effect.flatMap(Store.RunStore, (store) => store.loadRun("lv")).pipe(Effect.provide(layer))
       assert.strictEqual((again.run.config as { benchmark?: string }).benchmark, "lvbench")
       assert.strictEqual(summarize(again).overall.accuracy, 1)
     }))
@@ -441,14 +432,16 @@ describe("the run keeps its benchmark", () => {
         answers: Object.fromEntries(egoSchemaRows.map((r) => [firstLine(r.question), "A"]))
       }, "ego")
       const { answers: _, ...without } = options
-      const refused = yield* Effect.flip(runBenchmark({ ...without, resume: true }).pipe(Effect.provide(layer)))
+      const refused = yield* Effect.flip(
+        Benchmark.runBenchmark({ ...without, resume: true }).pipe(Effect.provide(layer))
+      )
       assert.strictEqual(
         refused.message,
         `--answers (none): run ego was started with --answers ${
           join(dir, "subset_answers.json")
         } — resume it with the same keys, or start a new run`
       )
-      yield* runBenchmark({ ...options, resume: true }).pipe(Effect.provide(layer))
+      yield* Benchmark.runBenchmark({ ...options, resume: true }).pipe(Effect.provide(layer))
     }))
 
   it.scoped("a database from before benchmarks were kept opens, and its run reads and exports as Video-MME", () =>
@@ -468,7 +461,7 @@ describe("the run keeps its benchmark", () => {
       }).pipe(Effect.provide(SqliteClient.layer({ filename: file })))
       // Read-only first (a report never migrates), then opened for writing (migrated).
       for (const readOnly of [true, false]) {
-        const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("old")).pipe(
+        const loaded = yield* Effect.flatMap(Store.RunStore, (store) => store.loadRun("old")).pipe(
           Effect.provide(SqliteRunStore.layer({ filename: file, mustExist: true, readOnly }))
         )
         assert.deepStrictEqual(loaded.predictions.map((p) => p.benchmark ?? null), [null, null])

@@ -163,7 +163,7 @@ describe("OpenAiVlm: the vision role's sampling over HTTP", () => {
               text: "what is shown?",
               images: [frame],
               ...(maxTokens === undefined ? {} : { maxTokens })
-            })).pipe(Effect.provide(OpenAiVlm.layerConfig(config)), Effect.provide(NodeFileSystem.layer))
+            })).pipe(Effect.provide(OpenAiVlm.layer(config)), Effect.provide(NodeFileSystem.layer))
           const body = sim.requests.at(-1)!.body
           return Object.fromEntries(samplingKeys.filter((key) => key in body).map((key) => [key, body[key]]))
         })

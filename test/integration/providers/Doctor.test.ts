@@ -117,7 +117,7 @@ describe("secrets", () => {
         LLMProvider,
         (llm) => llm.chat({ role: "agent", messages: [{ role: "user", content: "hi" }] })
       ).pipe(
-        Effect.provide(OpenAiLlm.layer),
+        Effect.provide(OpenAiLlm.layerConfig),
         Effect.catchTag("ConfigurationError", Effect.die),
         Effect.flip,
         Effect.tap((failure) => Effect.logError("chat failed", failure)),

@@ -54,7 +54,7 @@ describe("several endpoints behind one role (two openai-sims)", () => {
       const b = yield* Effect.promise(() => OpenAiSim.start(answering))
       const bUrl = new URL(b.url)
       const log = yield* MemoryCallLog
-      const layer = OpenAiLlm.layerConfig(twoReplicas(a.url, b.url))
+      const layer = OpenAiLlm.layer(twoReplicas(a.url, b.url))
 
       yield* Effect.gen(function*() {
         yield* questions(12)
@@ -95,7 +95,7 @@ describe("several endpoints behind one role (two openai-sims)", () => {
       const config = { ...base, batchSize: 1, endpoint: { ...base.endpoint, baseUrls: [a.url, b.url] } }
       const vectors = yield* Effect.flatMap(EmbeddingProvider, (embedder) =>
         embedder.embed(["one", "two", "three", "four"])).pipe(
-          Effect.provide(OpenAiEmbedding.layerConfig(config))
+          Effect.provide(OpenAiEmbedding.layer(config))
         )
       assert.strictEqual(vectors.length, 4)
       assert.isAbove(a.requests.length, 0)

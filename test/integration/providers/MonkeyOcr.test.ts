@@ -37,7 +37,7 @@ describe("MonkeyOcr against local OCR servers", () => {
       const a = yield* sim()
       const b = yield* sim()
       const paths = yield* frames(4)
-      const transcript = yield* transcribe(paths).pipe(Effect.provide(MonkeyOcr.layerConfig(config([a.url, b.url]))))
+      const transcript = yield* transcribe(paths).pipe(Effect.provide(MonkeyOcr.layer(config([a.url, b.url]))))
       assert.strictEqual(a.requests.length, 2)
       assert.strictEqual(b.requests.length, 2)
       assert.strictEqual(
@@ -52,7 +52,7 @@ describe("MonkeyOcr against local OCR servers", () => {
       const well = yield* sim()
       const dead = yield* Effect.promise(OcrSim.deadUrl)
       const paths = yield* frames(3)
-      yield* transcribe(paths).pipe(Effect.provide(MonkeyOcr.layerConfig(config([sick.url, dead, well.url]))))
+      yield* transcribe(paths).pipe(Effect.provide(MonkeyOcr.layer(config([sick.url, dead, well.url]))))
       assert.strictEqual(sick.healthChecks, 1)
       assert.strictEqual(sick.requests.length, 0)
       assert.strictEqual(well.requests.length, 3)
@@ -75,7 +75,7 @@ describe("MonkeyOcr against local OCR servers", () => {
       const { transcript, entries } = yield* Effect.gen(function*() {
         const transcript = yield* transcribe(paths)
         return { transcript, entries: yield* (yield* MemoryCallLog).entries }
-      }).pipe(Effect.provide(MonkeyOcr.layerConfig(config([a.url, b.url]))), Effect.provide(MemoryCallLog.layer))
+      }).pipe(Effect.provide(MonkeyOcr.layer(config([a.url, b.url]))), Effect.provide(MemoryCallLog.layer))
       assert.include(transcript, "[Frame 1/3] L3_000.jpg\nb:L3_000.jpg")
       assert.include(transcript, "[Frame 2/3] L3_001.jpg\n")
       assert.notInclude(transcript, "L3_002")
@@ -88,7 +88,7 @@ describe("MonkeyOcr against local OCR servers", () => {
     Effect.gen(function*() {
       const a = yield* sim({ reply: () => ({ drop: true }) })
       const paths = yield* frames(2)
-      const error = yield* Effect.flip(transcribe(paths).pipe(Effect.provide(MonkeyOcr.layerConfig(config([a.url])))))
+      const error = yield* Effect.flip(transcribe(paths).pipe(Effect.provide(MonkeyOcr.layer(config([a.url])))))
       assert.strictEqual(error.reason, "Transport")
       assert.include(error.message, "none of 2 frames")
     }).pipe(Effect.provide(platform)))
@@ -97,7 +97,7 @@ describe("MonkeyOcr against local OCR servers", () => {
     Effect.gen(function*() {
       const sick = yield* sim({ healthy: false })
       const dead = yield* Effect.promise(OcrSim.deadUrl)
-      const error = yield* Effect.flip(Layer.build(MonkeyOcr.layerConfig(config([sick.url, dead]))))
+      const error = yield* Effect.flip(Layer.build(MonkeyOcr.layer(config([sick.url, dead]))))
       assert.strictEqual(error.reason, "Transport")
       assert.include(error.message, sick.url)
       assert.include(error.message, "HTTP 503")

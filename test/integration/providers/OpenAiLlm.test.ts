@@ -33,7 +33,7 @@ describe("OpenAiLlm against openai-sim", () => {
         chat(ask("tool", { maxTokens: 50, temperature: 0 }))
       ]).pipe(
         withCallContext({ questionId: "q1", parentStep: 3, usage }),
-        Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url)))
+        Effect.provide(OpenAiLlm.layer(llmConfig(sim.url)))
       )
       assert.strictEqual(agent.content, "{\"action\": 1}")
       assert.strictEqual(agent.reasoning, "let me think")
@@ -59,7 +59,7 @@ describe("OpenAiLlm against openai-sim", () => {
         return yield* (yield* MemoryCallLog).entries
       }).pipe(
         withCallContext({ questionId: "q7", parentStep: 2 }),
-        Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))),
+        Effect.provide(OpenAiLlm.layer(llmConfig(sim.url))),
         Effect.provide(MemoryCallLog.layer)
       )
       assert.strictEqual(entries.length, 2)
@@ -75,7 +75,7 @@ describe("OpenAiLlm against openai-sim", () => {
   it.scoped("takes reasoning from a leading <think> block when the server has no reasoning parser", () =>
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ content: "<think>step one</think>\nfinal" }] } })
-      const reply = yield* chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+      const reply = yield* chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url))))
       assert.strictEqual(reply.content, "final")
       assert.strictEqual(reply.reasoning, "step one")
     }))
@@ -90,7 +90,7 @@ describe("OpenAiLlm against openai-sim", () => {
           yield* chat(ask("agent"))
           yield* chat(ask("tool"))
           yield* chat(ask("tool", { thinking: true }))
-        }).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking: dialect }))))
+        }).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { thinking: dialect }))))
         const [agent, tool, toolThinking] = sim.requests.map((request) => request.body)
         bodies[dialect] = [agent!, tool!, toolThinking!]
       }
@@ -133,7 +133,7 @@ describe("OpenAiLlm against openai-sim", () => {
       const usage = emptyUsage()
       const [agent, tool] = yield* Effect.all([chat(ask("agent")), chat(ask("tool"))]).pipe(
         withCallContext({ questionId: "q", usage }),
-        Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking: "dashscope" })))
+        Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { thinking: "dashscope" })))
       )
       assert.strictEqual(
         agent.content,
@@ -161,7 +161,7 @@ describe("OpenAiLlm against openai-sim", () => {
       })
       const exit = yield* Effect.exit(
         chat(ask("agent")).pipe(
-          Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking: "dashscope", retries: 0 })))
+          Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { thinking: "dashscope", retries: 0 })))
         )
       )
       assert.isTrue(Exit.isFailure(exit))
@@ -179,7 +179,7 @@ describe("OpenAiLlm against openai-sim", () => {
         chat: { "agent-model": [{ fault: "status", status: 429, retryAfter: "30" }, { content: "after the wait" }] }
       })
       const fiber = yield* Effect.fork(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url))))
       )
       yield* waitFor(sim, () => sim.requests[0]?.answered === true)
       // The first attempt's timeout sleep, then the retry's backoff.
@@ -196,7 +196,7 @@ describe("OpenAiLlm against openai-sim", () => {
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ fault: "status", status: 429, retryAfterMs: 7_500 }] } })
       const exit = yield* Effect.exit(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { retries: 0 }))))
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { retries: 0 }))))
       )
       assert.isTrue(Exit.isFailure(exit))
       const error = Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : undefined
@@ -215,7 +215,7 @@ describe("OpenAiLlm against openai-sim", () => {
           "tool-model": () => ({ fault: "status", status: 503 })
         }
       })
-      const layer = OpenAiLlm.layerConfig(llmConfig(sim.url))
+      const layer = OpenAiLlm.layer(llmConfig(sim.url))
       const recovered = yield* Effect.fork(chat(ask("agent")).pipe(Effect.provide(layer)))
       const failing = yield* Effect.fork(Effect.exit(chat(ask("tool")).pipe(Effect.provide(layer))))
       // Backoff is 1 s doubling, jittered by at most 20 %: two minutes covers all four retries.
@@ -248,7 +248,7 @@ describe("OpenAiLlm against openai-sim", () => {
               reasons.push(`${error.status}:${error.reason}`)
               messages.push(error.message)
             }))
-        )).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+        )).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url))))
       assert.deepStrictEqual(reasons, ["400:BadRequest", "404:NotFound", "422:BadRequest", "401:Auth", "403:Auth"])
       assert.match(
         messages[1]!,
@@ -265,7 +265,7 @@ describe("OpenAiLlm against openai-sim", () => {
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ fault: "malformed" }] } })
       const error = yield* Effect.flip(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url))))
       )
       assert.strictEqual(error.reason, "BadResponse")
       assert.strictEqual(sim.requests.length, 1)
@@ -280,7 +280,7 @@ describe("OpenAiLlm against openai-sim", () => {
       }
       const sim = yield* withSim({ chat: { "agent-model": [{ content: "hi", usage }] } })
       const error = yield* Effect.flip(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url))))
       )
       assert.strictEqual(error.reason, "BadResponse")
       assert.include(error.message, "usage.prompt_tokens: Expected number, actual \"eleven\"")
@@ -293,7 +293,7 @@ describe("OpenAiLlm against openai-sim", () => {
         chat: { "agent-model": [{ content: "", reasoning: "ran out", finishReason: "length" }] }
       })
       const error = yield* Effect.flip(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url))))
       )
       assert.strictEqual(error.reason, "BadResponse")
       assert.include(error.message, "length")
@@ -303,7 +303,7 @@ describe("OpenAiLlm against openai-sim", () => {
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ fault: "drop" }, { content: "reconnected" }] } })
       const fiber = yield* Effect.fork(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url))))
       )
       yield* waitFor(sim, () => sim.requests[0]?.aborted === true)
       yield* sleepsAtLeast(2)
@@ -316,7 +316,7 @@ describe("OpenAiLlm against openai-sim", () => {
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ fault: "drop" }] } })
       const error = yield* Effect.flip(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { retries: 0 }))))
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { retries: 0 }))))
       )
       assert.strictEqual(error.reason, "Transport")
     }))
@@ -325,7 +325,7 @@ describe("OpenAiLlm against openai-sim", () => {
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ fault: "stall" }, { fault: "stall" }] } })
       const fiber = yield* Effect.fork(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { retries: 1 }))))
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { retries: 1 }))))
       )
       yield* waitFor(sim, () => sim.requests.length === 1)
       yield* TestClock.adjust("20 seconds")
@@ -345,7 +345,7 @@ describe("OpenAiLlm against openai-sim", () => {
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ fault: "stall" }] } })
       const fiber = yield* Effect.fork(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url))))
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url))))
       )
       yield* waitFor(sim, () => sim.requests.length === 1)
       yield* Fiber.interrupt(fiber)
@@ -358,7 +358,7 @@ describe("OpenAiLlm against openai-sim", () => {
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": [{ fault: "stall" }] } })
       const fiber = yield* Effect.fork(
-        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking: "dashscope" }))))
+        chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { thinking: "dashscope" }))))
       )
       yield* waitFor(sim, () => sim.requests.length === 1)
       assert.strictEqual(sim.requests[0]!.body["stream"], true)
@@ -372,7 +372,7 @@ describe("OpenAiLlm against openai-sim", () => {
       const sim = yield* withSim({ chat: { "*": () => ({ content: "ok", delayMs: 20 }) } })
       const replies = yield* Effect.forEach(Array.from({ length: 24 }, (_, i) => i), () => chat(ask("tool")), {
         concurrency: "unbounded"
-      }).pipe(Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { concurrency: 3 }))))
+      }).pipe(Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { concurrency: 3 }))))
       assert.strictEqual(replies.length, 24)
       assert.isAtMost(sim.maxInFlight, 3)
       assert.isAtLeast(sim.maxInFlight, 2)

@@ -51,7 +51,7 @@ describe("OpenAiLlm tool calls against openai-sim", () => {
       Effect.gen(function*() {
         const sim = yield* withSim({ chat: { "agent-model": [reply] } })
         const response = yield* Effect.flatMap(LLMProvider, (llm) => llm.chat(request)).pipe(
-          Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking })))
+          Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { thinking })))
         )
         assert.deepStrictEqual({
           content: response.content,

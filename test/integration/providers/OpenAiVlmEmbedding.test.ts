@@ -53,7 +53,7 @@ describe("OpenAiVlm against openai-sim", () => {
             maxTokens: 99
           })
       ).pipe(
-        Effect.provide(OpenAiVlm.layerConfig(vlmConfig(sim.url)))
+        Effect.provide(OpenAiVlm.layer(vlmConfig(sim.url)))
       )
       assert.strictEqual(reply.content, "a grey square")
       const body = sim.requests[0]!.body as {
@@ -87,7 +87,7 @@ describe("OpenAiVlm against openai-sim", () => {
             VLMProvider,
             (vlm) => vlm.chatWithImages({ system: "s", text: "t", images: [files.jpg, path] })
           ).pipe(
-            Effect.provide(OpenAiVlm.layerConfig(vlmConfig(sim.url, 1024)))
+            Effect.provide(OpenAiVlm.layer(vlmConfig(sim.url, 1024)))
           )
         )
       const missing = yield* attempt(`${dir}/nope.jpg`)
@@ -112,7 +112,7 @@ describe("OpenAiEmbedding against openai-sim", () => {
         assert.strictEqual(embedder.dimensions, undefined)
         const vectors = yield* embedder.embed(texts)
         return { vectors, dimensions: embedder.dimensions, model: embedder.model }
-      }).pipe(Effect.provide(OpenAiEmbedding.layerConfig(embeddingConfig(sim.url))))
+      }).pipe(Effect.provide(OpenAiEmbedding.layer(embeddingConfig(sim.url))))
       assert.strictEqual(model, "embed-model")
       assert.strictEqual(dimensions, 12)
       assert.strictEqual(vectors.length, 150)
@@ -135,7 +135,7 @@ describe("OpenAiEmbedding against openai-sim", () => {
         embeddings: { "embed-model": [{ vectors: [[1, 1], [2, 2]], reversed: true }] }
       })
       const vectors = yield* Effect.flatMap(EmbeddingProvider, (embedder) => embedder.embed(["a", "b"])).pipe(
-        Effect.provide(OpenAiEmbedding.layerConfig(embeddingConfig(sim.url)))
+        Effect.provide(OpenAiEmbedding.layer(embeddingConfig(sim.url)))
       )
       assert.deepStrictEqual(vectors.map((vector) => Array.from(vector)), [[1, 1], [2, 2]])
     }))
@@ -145,7 +145,7 @@ describe("OpenAiEmbedding against openai-sim", () => {
       const sim = yield* withSim({ dimensions: 8 })
       const configured = yield* Effect.flip(
         Effect.flatMap(EmbeddingProvider, (embedder) => embedder.embed(["x"])).pipe(
-          Effect.provide(OpenAiEmbedding.layerConfig(embeddingConfig(sim.url, 16)))
+          Effect.provide(OpenAiEmbedding.layer(embeddingConfig(sim.url, 16)))
         )
       )
       assert.strictEqual(configured.reason, "BadResponse")
@@ -153,7 +153,7 @@ describe("OpenAiEmbedding against openai-sim", () => {
       const ragged = yield* withSim({ embeddings: { "embed-model": [{ vectors: [[1, 2, 3], [1, 2]] }] } })
       const inconsistent = yield* Effect.flip(
         Effect.flatMap(EmbeddingProvider, (embedder) => embedder.embed(["x", "y"])).pipe(
-          Effect.provide(OpenAiEmbedding.layerConfig(embeddingConfig(ragged.url)))
+          Effect.provide(OpenAiEmbedding.layer(embeddingConfig(ragged.url)))
         )
       )
       assert.strictEqual(inconsistent.reason, "BadResponse")
@@ -165,7 +165,7 @@ describe("OpenAiEmbedding against openai-sim", () => {
       const sim = yield* withSim({ embeddings: { "embed-model": [{ vectors: [[1, 2]] }] } })
       const error = yield* Effect.flip(
         Effect.flatMap(EmbeddingProvider, (embedder) => embedder.embed(["x", "y"])).pipe(
-          Effect.provide(OpenAiEmbedding.layerConfig(embeddingConfig(sim.url)))
+          Effect.provide(OpenAiEmbedding.layer(embeddingConfig(sim.url)))
         )
       )
       assert.strictEqual(error.reason, "BadResponse")

@@ -56,7 +56,7 @@ const runConversation = (dialect: UsageDialect, thinking: "none" | "dashscope" =
       return { replies, entries: yield* (yield* MemoryCallLog).entries }
     }).pipe(
       withCallContext({ questionId: "q", usage }),
-      Effect.provide(OpenAiLlm.layerConfig(llmConfig(sim.url, { thinking }))),
+      Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { thinking }))),
       Effect.provide(MemoryCallLog.layer)
     )
     return { sim, usage, entries, replies }

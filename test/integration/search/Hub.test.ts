@@ -23,7 +23,7 @@ const recordingEnv = (env: Record<string, string>) => {
 const loadSettings = (env: Record<string, string>) => {
   const recorded = recordingEnv(env)
   return SearchSettings.pipe(
-    Effect.provide(SearchSettings.fromEnv),
+    Effect.provide(SearchSettings.layerConfig),
     Effect.withConfigProvider(recorded.provider),
     Effect.map((settings) => ({ settings, asked: recorded.asked }))
   )

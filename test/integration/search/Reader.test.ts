@@ -4,7 +4,7 @@ import iconv from "iconv-lite"
 import { gzipSync } from "node:zlib"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import { parseAllowRanges } from "../../../src/domain/UrlSafety.js"
-import { PageReaderLive } from "../../../src/layers/reader/ReaderLive.js"
+import * as Reader from "../../../src/layers/reader/Reader.js"
 import { contentHash } from "../../../src/programs/search/ContentHash.js"
 import { DnsResolver, type ResolvedAddress } from "../../../src/services/DnsResolver.js"
 import { PageReader } from "../../../src/services/SearchProviders.js"
@@ -26,7 +26,7 @@ const readerWith = (
   resolve: (hostname: string) => Promise<ReadonlyArray<ResolvedAddress>> = noDns,
   providerTimeout?: Duration.DurationInput
 ) =>
-  PageReaderLive.pipe(
+  Reader.layer.pipe(
     Layer.provide(Layer.succeed(
       SearchSettings,
       SearchSettings.make({

@@ -519,7 +519,7 @@ const pg = useCluster()
 const freshDatabase = Effect.promise(() => pg.database("store"))
 
 const withPgStore: WithStore = (body) =>
-  Effect.flatMap(freshDatabase, (url) => body().pipe(Effect.provide(PgRunStore.layerUrl(url))))
+  Effect.flatMap(freshDatabase, (url) => body().pipe(Effect.provide(PgRunStore.layer({ url: Redacted.make(url) }))))
 
 contract("PgRunStore", withPgStore)
 
@@ -545,7 +545,7 @@ describe("PgRunStore", () => {
           startedAt: types[0]?.dataType
         }
       })
-      const first = yield* inspect.pipe(Effect.provide(PgRunStore.layerUrl(url)))
+      const first = yield* inspect.pipe(Effect.provide(PgRunStore.layer({ url: Redacted.make(url) })))
       assert.deepStrictEqual(first.runs, [
         "run_id",
         "started_at",
@@ -575,7 +575,7 @@ describe("PgRunStore", () => {
       ])
       assert.strictEqual(first.startedAt, "bigint")
       // A second process opening the same database applies nothing again.
-      const second = yield* inspect.pipe(Effect.provide(PgRunStore.layerUrl(url)))
+      const second = yield* inspect.pipe(Effect.provide(PgRunStore.layer({ url: Redacted.make(url) })))
       assert.strictEqual(second.applied, first.applied)
       assert.strictEqual(first.applied, Object.keys(migrations).length)
     }))
@@ -587,7 +587,7 @@ describe("PgRunStore", () => {
         const sql = yield* SqlClient.SqlClient
         const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM effect_sql_migrations`
         return row?.n
-      }).pipe(Effect.provide(PgRunStore.layerUrl(url)))
+      }).pipe(Effect.provide(PgRunStore.layer({ url: Redacted.make(url) })))
       const applied = yield* Effect.all([open, open, open, open], { concurrency: "unbounded" })
       const count = Object.keys(migrations).length
       assert.deepStrictEqual(applied, [count, count, count, count])
@@ -610,7 +610,7 @@ describe("PgRunStore", () => {
           calls: []
         })
         yield* store.finishRun("pg-run", "completed", 5_000)
-      }).pipe(Effect.provide(PgRunStore.layerUrl(url)))
+      }).pipe(Effect.provide(PgRunStore.layer({ url: Redacted.make(url) })))
       const listed = yield* Effect.promise(() => runCli(["runs", "--db", url, "--format", "json"]))
       assert.strictEqual(listed.code, 0, listed.stderr)
       const [run] = JSON.parse(listed.stdout)
@@ -628,7 +628,9 @@ describe("PgRunStore", () => {
   it.scoped("a server that does not answer is one line naming the URL (without its password) and the fix", () =>
     Effect.gen(function*() {
       const url = `postgres://vtree:hunter2@127.0.0.1:${pg.port() + 1}/nowhere`
-      const error = failureOf(yield* Effect.exit(Effect.provide(Effect.void, PgRunStore.layerUrl(url))))
+      const error = failureOf(
+        yield* Effect.exit(Effect.provide(Effect.void, PgRunStore.layer({ url: Redacted.make(url) })))
+      )
       assert.strictEqual(error.reason, "DbUnreadable")
       assert.include(error.message, "127.0.0.1")
       assert.include(error.message, "VTREE_DB_URL")

@@ -3,7 +3,7 @@
 // worker out closing the run, and claims racing over real connections. Run against PostgreSQL (the
 // shared store of the CLI) and against SQLite opened with `owners: "many"`: one contract.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, type Scope, TestClock } from "effect"
+import { Effect, Layer, Redacted, type Scope, TestClock } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -232,5 +232,5 @@ contract("PostgreSQL", (count) =>
   Effect.gen(function*() {
     const url = yield* Effect.promise(() => pg.database("shared"))
     return yield* Effect.forEach(Array.from({ length: count }), () =>
-      build(PgRunStore.layerUrl(url, { maxConnections: 2 })))
+      build(PgRunStore.layer({ url: Redacted.make(url), maxConnections: 2 })))
   }))

@@ -75,7 +75,7 @@ export type Sample = Effect.Effect.Success<ReturnType<typeof loadSample>>
 export const runSample = (sample: Sample, url: string) =>
   Effect.gen(function*() {
     const vlm = yield* ScriptedVlm.make(() => "four eggs in a black skillet")
-    const llm = OpenAiLlm.layerConfig({
+    const llm = OpenAiLlm.layer({
       agent: endpoint(url, "llm", trajectoryAgentModel),
       tool: endpoint(url, "tool-llm", trajectoryToolModel),
       thinking: "deepseek",

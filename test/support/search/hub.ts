@@ -2,9 +2,9 @@ import { FetchHttpClient } from "@effect/platform"
 import { Effect, HashMap, Layer, Logger } from "effect"
 import { readFileSync } from "node:fs"
 import { SearchSettings, type SearchSettingsShape } from "../../../src/config/SearchSettings.js"
-import { GithubSearchLive } from "../../../src/layers/github/GithubSearch.js"
-import { PageReaderLive } from "../../../src/layers/reader/ReaderLive.js"
-import { SearxngSearchLive } from "../../../src/layers/searxng/SearxngSearch.js"
+import * as GithubSearch from "../../../src/layers/github/GithubSearch.js"
+import * as Reader from "../../../src/layers/reader/Reader.js"
+import * as SearxngSearch from "../../../src/layers/searxng/SearxngSearch.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
 import { DnsResolver, type ResolvedAddress } from "../../../src/services/DnsResolver.js"
 import { SearchMetrics, type SearchRequestMetrics } from "../../../src/services/SearchMetrics.js"
@@ -18,7 +18,7 @@ export const hubLayer = (
   resolve: (hostname: string) => Promise<ReadonlyArray<ResolvedAddress>> = async () => []
 ) =>
   SearchHub.Default.pipe(
-    Layer.provide(Layer.mergeAll(SearxngSearchLive, GithubSearchLive, PageReaderLive)),
+    Layer.provide(Layer.mergeAll(SearxngSearch.layer, GithubSearch.layer, Reader.layer)),
     Layer.provide(Layer.mergeAll(FetchHttpClient.layer, Layer.succeed(DnsResolver, DnsResolver.of({ resolve })))),
     Layer.provide(Layer.succeed(SearchSettings, settings))
   )

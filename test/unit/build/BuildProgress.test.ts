@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { type VideoSummary } from "../../../src/programs/builder/BuildOptions.js"
 import {
   applyBuildEvent,
   initialBuildProgress,
@@ -6,7 +7,6 @@ import {
   renderBuildSummary,
   renderDryRun
 } from "../../../src/programs/builder/BuildProgress.js"
-import type { VideoSummary } from "../../../src/programs/builder/BuildTree.js"
 import { estimateBuild } from "../../../src/programs/builder/Estimate.js"
 import { defaultParameters } from "../../../src/programs/builder/Plan.js"
 import { textWidth } from "../../../src/text/TextTable.js"

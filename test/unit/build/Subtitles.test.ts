@@ -6,9 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { MediaError, type MediaInfo, type SubtitleCue } from "../../../src/domain/Media.js"
+import { parseSubtitles, plainText } from "../../../src/domain/SubtitleFormat.js"
 import {
-  parseSubtitles,
-  plainText,
   resolveSubtitles,
   sidecarCandidates,
   subtitleCharBudget,

@@ -122,7 +122,7 @@ describe("credentials in URLs (point 8)", () => {
       assert.include(asr.message, "VTREE_ASR_API_KEY")
       assert.notInclude(asr.message, password)
       const search = yield* Effect.flip(
-        Layer.build(SearchSettings.fromEnv).pipe(
+        Layer.build(SearchSettings.layerConfig).pipe(
           Effect.scoped,
           withEnv({
             VTREE_SEARCH_ENABLED: "true",

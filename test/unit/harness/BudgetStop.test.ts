@@ -9,17 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import {
-  CallBufferLayer,
-  loadPromptManager,
-  loadQuestions,
-  packagedPromptsDir,
-  runBenchmark,
-  RunStore,
-  ScriptedLlm,
-  ScriptedVlm,
-  SqliteRunStore
-} from "../../../src/index.js"
+import { Benchmark, MemoryCallBuffer, Prompts, Questions, SqliteRunStore, Store, Testing } from "../../../src/index.js"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
 import { summarize } from "../../../src/programs/report/Report.js"
 
@@ -34,10 +24,10 @@ const submitting = JSON.stringify({ reflect: {}, plan: {}, action: { tool: "subm
 /** An agent that submits at once, the other models as fakes, the run store in `dir`. */
 const agentLayer = (dir: string) =>
   Layer.mergeAll(
-    ScriptedLlm.layer(() => submitting),
-    ScriptedVlm.layer(() => "-"),
+    Testing.ScriptedLlm.layer(() => submitting),
+    Testing.ScriptedVlm.layer(() => "-"),
     SqliteRunStore.layer({ filename: join(dir, "runs.db") }),
-    CallBufferLayer.layer,
+    MemoryCallBuffer.layer,
     NodeContext.layer
   )
 
@@ -52,30 +42,32 @@ describe("runBenchmark with maxCostUsd", () => {
   it.scoped("lets the questions in flight finish, starts no more, marks the run budget_stopped; --resume with a higher cap completes it", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const questions = yield* loadQuestions(join(samples, "questions.jsonl"))
-      const pack = yield* loadPromptManager(packagedPromptsDir("en"))
+      const questions = yield* Questions.loadQuestions(join(samples, "questions.jsonl"))
+      const pack = yield* Prompts.loadPromptManager(Prompts.packagedPromptsDir("en"))
       const layer = agentLayer(dir)
       const base = { treesDir: join(samples, "trees"), questions, prompts: pack, runId: "r1", prices }
       // Two start before any cost is known; once they finish, the estimate says a third would pass the cap.
-      const first = yield* runBenchmark({ ...base, concurrency: 2, maxCostUsd: 0.000001 }).pipe(Effect.provide(layer))
+      const first = yield* Benchmark.runBenchmark({ ...base, concurrency: 2, maxCostUsd: 0.000001 }).pipe(
+        Effect.provide(layer)
+      )
       // Answered means saved: the questions the budget never started are left for --resume.
       assert.deepStrictEqual([first.answered, first.status], [2, "budget_stopped"])
-      const stopped = yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
+      const stopped = yield* Effect.flatMap(Store.RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
       assert.strictEqual(stopped.run.status, "budget_stopped")
       assert.strictEqual(stopped.predictions.length, 2)
       const spent = summarize(stopped, { prices }).cost.total!
       assert.isAbove(spent, 0)
 
       // The same cap again: already spent, nothing starts.
-      yield* runBenchmark({ ...base, resume: true, maxCostUsd: 0.000001 }).pipe(Effect.provide(layer))
+      yield* Benchmark.runBenchmark({ ...base, resume: true, maxCostUsd: 0.000001 }).pipe(Effect.provide(layer))
       assert.strictEqual(
-        (yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))).predictions
+        (yield* Effect.flatMap(Store.RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))).predictions
           .length,
         2
       )
 
-      yield* runBenchmark({ ...base, resume: true, maxCostUsd: spent * 100 }).pipe(Effect.provide(layer))
-      const done = yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
+      yield* Benchmark.runBenchmark({ ...base, resume: true, maxCostUsd: spent * 100 }).pipe(Effect.provide(layer))
+      const done = yield* Effect.flatMap(Store.RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
       assert.strictEqual(done.run.status, "completed")
       assert.strictEqual(done.predictions.length, questions.length)
     }).pipe(Effect.provide(NodeContext.layer)))
@@ -83,20 +75,20 @@ describe("runBenchmark with maxCostUsd", () => {
   it.scoped("refuses --max-cost without prices, before anything starts", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const questions = yield* loadQuestions(join(samples, "questions.jsonl"))
+      const questions = yield* Questions.loadQuestions(join(samples, "questions.jsonl"))
       const layer = agentLayer(dir)
       const exit = yield* Effect.exit(
-        runBenchmark({
+        Benchmark.runBenchmark({
           treesDir: join(samples, "trees"),
           questions,
-          prompts: yield* loadPromptManager(packagedPromptsDir("en")),
+          prompts: yield* Prompts.loadPromptManager(Prompts.packagedPromptsDir("en")),
           maxCostUsd: 1
         }).pipe(Effect.provide(layer))
       )
       assert.isTrue(Exit.isFailure(exit))
       assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), "--max-cost needs prices")
       // Nothing started: no run was created (one would read as running, then stale).
-      const runs = yield* Effect.flatMap(RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))
+      const runs = yield* Effect.flatMap(Store.RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))
       assert.deepStrictEqual(runs, [])
     }).pipe(Effect.provide(NodeContext.layer)))
 })
@@ -122,7 +114,7 @@ describe("migration 0005", () => {
           VALUES ('r0', 'q1', 'agent', 'm', 1, 1, 5, 1, 'ok');`)
       db.close()
       const loaded = yield* Effect.provide(
-        Effect.flatMap(RunStore, (store) =>
+        Effect.flatMap(Store.RunStore, (store) =>
           Effect.zipRight(
             store.finishRun("r0", "budget_stopped", 3),
             store.loadRun("r0")

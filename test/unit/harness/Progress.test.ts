@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import type { BenchmarkEvent, PredictionRow } from "../../../src/index.js"
+import type { Benchmark, Store } from "../../../src/index.js"
 import {
   applyEvent,
   compactCount,
@@ -13,8 +13,8 @@ import {
 const row = (
   questionId: string,
   correct: boolean,
-  stopReason: PredictionRow["stopReason"] = "finished"
-): PredictionRow => ({
+  stopReason: Store.PredictionRow["stopReason"] = "finished"
+): Store.PredictionRow => ({
   questionId,
   videoId: "v",
   taskType: "Counting Problem",
@@ -35,8 +35,12 @@ const row = (
   finishedAt: 0
 })
 
-const started: BenchmarkEvent = { _tag: "RunStarted", runId: "r", resumed: true, total: 10, alreadyDone: 2 }
-const finished = (id: string, correct: boolean, stop?: PredictionRow["stopReason"]): BenchmarkEvent => ({
+const started: Benchmark.BenchmarkEvent = { _tag: "RunStarted", runId: "r", resumed: true, total: 10, alreadyDone: 2 }
+const finished = (
+  id: string,
+  correct: boolean,
+  stop?: Store.PredictionRow["stopReason"]
+): Benchmark.BenchmarkEvent => ({
   _tag: "QuestionFinished",
   row: row(id, correct, stop),
   calls: 4
@@ -69,12 +73,12 @@ describe("progress", () => {
   })
 
   it("accuracy is over the keyed questions only, as in the report; — when none is keyed", () => {
-    const unkeyed = (id: string): BenchmarkEvent => ({
+    const unkeyed = (id: string): Benchmark.BenchmarkEvent => ({
       _tag: "QuestionFinished",
       row: { ...row(id, false), answer: null, prediction: "C" },
       calls: 4
     })
-    const unanswered: BenchmarkEvent = {
+    const unanswered: Benchmark.BenchmarkEvent = {
       _tag: "QuestionFinished",
       row: { ...row("4", false), prediction: null },
       calls: 4
@@ -93,7 +97,7 @@ describe("progress", () => {
   })
 
   it("shows the USD spent when every question's calls are priced, and nothing when not", () => {
-    const priced = (id: string, costUsd: number | null): BenchmarkEvent => ({
+    const priced = (id: string, costUsd: number | null): Benchmark.BenchmarkEvent => ({
       _tag: "QuestionFinished",
       row: row(id, true),
       calls: 4,

@@ -9,25 +9,18 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as BenchmarkExample from "../../../examples/benchmark-with-fakes.js"
 import * as EmbedExample from "../../../examples/embed-agent.js"
+import type { Tree } from "../../../src/index.js"
 import {
-  type BenchmarkEvent,
-  CallBufferLayer,
-  type ChatRequest,
-  InferError,
-  LLMProvider,
-  loadPromptManager,
-  loadQuestions,
-  packagedPromptsDir,
-  ProviderError,
-  type Question,
-  runBenchmark,
-  RunStore,
-  ScriptedLlm,
-  ScriptedVlm,
+  Benchmark,
+  MemoryCallBuffer,
+  Prompts,
+  Providers,
+  Questions,
   SqliteRunStore,
-  type TreeDecodeError,
-  type UnsafeIdError
+  Store,
+  Testing
 } from "../../../src/index.js"
+import type { UnsafeIdError } from "../../../src/programs/tree/TreePreflight.js"
 import { prediction } from "../../unit/harness/fixtures.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
@@ -44,9 +37,9 @@ const submitting = (answer: string) =>
 /** A model answering C, whose every call waits at a gate offered to `started` for the test to open. */
 const gatedLlm = (started: Queue.Queue<Deferred.Deferred<void>>) =>
   Layer.effect(
-    LLMProvider,
-    Effect.map(ScriptedLlm.make(() => submitting("C")), (scripted) =>
-      LLMProvider.of({
+    Providers.LLMProvider,
+    Effect.map(Testing.ScriptedLlm.make(() => submitting("C")), (scripted) =>
+      Providers.LLMProvider.of({
         chat: (request) =>
           Effect.gen(function*() {
             const gate = yield* Deferred.make<void>()
@@ -57,15 +50,17 @@ const gatedLlm = (started: Queue.Queue<Deferred.Deferred<void>>) =>
       }))
   )
 
-const questionOf = (request: ChatRequest): string =>
+const questionOf = (request: Providers.ChatRequest): string =>
   /^Question: (.*)$/m.exec(request.messages[1]?.content ?? "")?.[1] ?? ""
 
 /** The store and call buffer over a fresh database, plus the given model fakes and the platform. */
 const storeLayer = (db: string, models: Layer.Layer<any>) =>
-  Layer.mergeAll(models, SqliteRunStore.layer({ filename: db }), CallBufferLayer.layer, NodeContext.layer)
+  Layer.mergeAll(models, SqliteRunStore.layer({ filename: db }), MemoryCallBuffer.layer, NodeContext.layer)
 
-const sampleQuestions = loadQuestions(join(samples, "questions.jsonl")).pipe(Effect.provide(NodeContext.layer))
-const prompts = loadPromptManager(packagedPromptsDir("en")).pipe(Effect.provide(NodeContext.layer))
+const sampleQuestions = Questions.loadQuestions(join(samples, "questions.jsonl")).pipe(
+  Effect.provide(NodeContext.layer)
+)
+const prompts = Prompts.loadPromptManager(Prompts.packagedPromptsDir("en")).pipe(Effect.provide(NodeContext.layer))
 
 describe("examples", () => {
   it.effect("embed-agent answers with the fake models and reports every call with its step", () =>
@@ -98,9 +93,9 @@ describe("runBenchmark", () => {
       const dir = yield* tempDir
       const all = yield* sampleQuestions
       const pack = yield* prompts
-      const llm = yield* ScriptedLlm.make(() => submitting("A"))
-      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
-      const first = yield* runBenchmark({
+      const llm = yield* Testing.ScriptedLlm.make(() => submitting("A"))
+      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, Testing.ScriptedVlm.layer(() => "-")))
+      const first = yield* Benchmark.runBenchmark({
         treesDir: samplesTrees,
         questions: all.slice(0, 3),
         prompts: pack,
@@ -109,18 +104,25 @@ describe("runBenchmark", () => {
         Effect.provide(layer)
       )
       assert.deepStrictEqual(first, { runId: "r1", answered: 3, skipped: 0, status: "completed" })
-      const second = yield* runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, resume: true }).pipe(
+      const second = yield* Benchmark.runBenchmark({
+        treesDir: samplesTrees,
+        questions: all,
+        prompts: pack,
+        resume: true
+      }).pipe(
         Effect.provide(layer)
       )
       assert.deepStrictEqual(second, { runId: "r1", answered: 4, skipped: 3, status: "completed" })
       const asked = (yield* llm.requests).map(questionOf)
       assert.deepStrictEqual(asked, all.map((q) => q.question))
-      const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
+      const loaded = yield* Effect.flatMap(Store.RunStore, (store) => store.loadRun("r1")).pipe(Effect.provide(layer))
       assert.strictEqual(loaded.predictions.length, 7)
       assert.strictEqual(loaded.run.status, "completed")
 
       const again = yield* Effect.exit(
-        runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "r1" }).pipe(Effect.provide(layer))
+        Benchmark.runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "r1" }).pipe(
+          Effect.provide(layer)
+        )
       )
       assert.isTrue(Exit.isFailure(again))
     }))
@@ -130,15 +132,15 @@ describe("runBenchmark", () => {
       const dir = yield* tempDir
       const all = (yield* sampleQuestions).slice(0, 2)
       const pack = yield* prompts
-      const llm = yield* ScriptedLlm.make((request) =>
+      const llm = yield* Testing.ScriptedLlm.make((request) =>
         request.role === "agent"
-          ? ScriptedLlm.toolCallReply([["submit_answer", { answer: "B" }]], {
+          ? Testing.ScriptedLlm.toolCallReply([["submit_answer", { answer: "B" }]], {
             content: "{\"reflect\": {}, \"plan\": {}}"
           })
           : "-"
       )
-      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
-      yield* runBenchmark({
+      const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, Testing.ScriptedVlm.layer(() => "-")))
+      yield* Benchmark.runBenchmark({
         treesDir: samplesTrees,
         questions: all.slice(0, 1),
         prompts: pack,
@@ -154,7 +156,7 @@ describe("runBenchmark", () => {
         "observe_frame",
         "submit_answer"
       ])
-      const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("t1")).pipe(Effect.provide(layer))
+      const loaded = yield* Effect.flatMap(Store.RunStore, (store) => store.loadRun("t1")).pipe(Effect.provide(layer))
       assert.strictEqual((loaded.run.config as { protocol: string }).protocol, "tools")
       assert.deepStrictEqual(loaded.predictions.map((p) => [p.prediction, p.stopReason, p.stepsUsed]), [[
         "B",
@@ -164,13 +166,14 @@ describe("runBenchmark", () => {
       assert.deepStrictEqual(loaded.predictions[0]!.replyShapes, { "function-call": 1 })
 
       const mixed = yield* Effect.exit(
-        runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "t1", resume: true }).pipe(
-          Effect.provide(layer)
-        )
+        Benchmark.runBenchmark({ treesDir: samplesTrees, questions: all, prompts: pack, runId: "t1", resume: true })
+          .pipe(
+            Effect.provide(layer)
+          )
       )
       assert.isTrue(Exit.isFailure(mixed))
       assert.match(String(Exit.isFailure(mixed) ? mixed.cause : ""), /run t1 was started with --protocol tools/)
-      const resumed = yield* runBenchmark({
+      const resumed = yield* Benchmark.runBenchmark({
         treesDir: samplesTrees,
         questions: all,
         prompts: pack,
@@ -185,23 +188,23 @@ describe("runBenchmark", () => {
   it.scoped("a defect in the agent becomes an error row; the rest run", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const [good, crashing] = (yield* sampleQuestions).slice(0, 2) as [Question, Question]
-      const model = (request: ChatRequest) => {
+      const [good, crashing] = (yield* sampleQuestions).slice(0, 2) as [Questions.Question, Questions.Question]
+      const model = (request: Providers.ChatRequest) => {
         if (questionOf(request) === crashing.question) throw new Error("boom in the model fake")
         return submitting(good.answer ?? "A")
       }
       const layer = storeLayer(
         join(dir, "runs.db"),
-        Layer.mergeAll(ScriptedLlm.layer(model), ScriptedVlm.layer(() => "-"))
+        Layer.mergeAll(Testing.ScriptedLlm.layer(model), Testing.ScriptedVlm.layer(() => "-"))
       )
-      const result = yield* runBenchmark({
+      const result = yield* Benchmark.runBenchmark({
         treesDir: samplesTrees,
         questions: [good, crashing],
         prompts: yield* prompts,
         runId: "r2"
       }).pipe(Effect.provide(layer))
       assert.strictEqual(result.answered, 2)
-      const rows = (yield* Effect.flatMap(RunStore, (store) =>
+      const rows = (yield* Effect.flatMap(Store.RunStore, (store) =>
         store.loadRun("r2")).pipe(Effect.provide(layer))).predictions
       const byId = new Map(rows.map((row) => [row.questionId, row]))
       assert.strictEqual(byId.get(good.questionId)?.stopReason, "finished")
@@ -224,18 +227,22 @@ describe("runBenchmark", () => {
         ) => [id, id === "vtSmpl0001a_L1_001" ? { ...node, level: 7 } : node])
       )
       writeFileSync(join(trees, "broken", "tree.json"), JSON.stringify(brokenTree))
-      const [good] = (yield* sampleQuestions).slice(0, 1) as [Question]
-      const broken: Question = { ...good, questionId: "b-1", videoId: "broken", duration: null }
+      const [good] = (yield* sampleQuestions).slice(0, 1) as [Questions.Question]
+      const broken: Questions.Question = { ...good, questionId: "b-1", videoId: "broken", duration: null }
       let asked = 0
       const layer = storeLayer(
         join(dir, "runs.db"),
-        Layer.mergeAll(ScriptedLlm.layer(() => (asked++, submitting("A"))), ScriptedVlm.layer(() => "-"))
+        Layer.mergeAll(
+          Testing.ScriptedLlm.layer(() => (asked++, submitting("A"))),
+          Testing.ScriptedVlm.layer(() => "-")
+        )
       )
       const error = (yield* Effect.flip(
-        runBenchmark({ treesDir: trees, questions: [good, broken], prompts: yield* prompts, runId: "r2" }).pipe(
-          Effect.provide(layer)
-        )
-      )) as TreeDecodeError
+        Benchmark.runBenchmark({ treesDir: trees, questions: [good, broken], prompts: yield* prompts, runId: "r2" })
+          .pipe(
+            Effect.provide(layer)
+          )
+      )) as Tree.TreeDecodeError
       assert.strictEqual(error._tag, "TreeDecodeError")
       assert.strictEqual(
         error.message,
@@ -245,7 +252,7 @@ describe("runBenchmark", () => {
       )
       assert.strictEqual(asked, 0)
       assert.strictEqual(
-        (yield* Effect.flatMap(RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))).length,
+        (yield* Effect.flatMap(Store.RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))).length,
         0
       )
     }))
@@ -255,13 +262,13 @@ describe("runBenchmark", () => {
       const dir = yield* tempDir
       const layer = storeLayer(
         join(dir, "runs.db"),
-        Layer.mergeAll(ScriptedLlm.layer(() => submitting("A")), ScriptedVlm.layer(() => "-"))
+        Layer.mergeAll(Testing.ScriptedLlm.layer(() => submitting("A")), Testing.ScriptedVlm.layer(() => "-"))
       )
-      const [good] = (yield* sampleQuestions).slice(0, 1) as [Question]
+      const [good] = (yield* sampleQuestions).slice(0, 1) as [Questions.Question]
       const pack = yield* prompts
-      const refused = (question: Question) =>
+      const refused = (question: Questions.Question) =>
         Effect.flip(
-          runBenchmark({ treesDir: samplesTrees, questions: [good, question], prompts: pack }).pipe(
+          Benchmark.runBenchmark({ treesDir: samplesTrees, questions: [good, question], prompts: pack }).pipe(
             Effect.provide(layer)
           )
         ).pipe(
@@ -290,13 +297,13 @@ describe("runBenchmark", () => {
       const gated = gatedLlm(started)
       // Built once: the run and the checks below share one connection and one call buffer.
       const context = yield* Layer.build(
-        storeLayer(join(dir, "runs.db"), Layer.mergeAll(gated, ScriptedVlm.layer(() => "-")))
+        storeLayer(join(dir, "runs.db"), Layer.mergeAll(gated, Testing.ScriptedVlm.layer(() => "-")))
       )
       const questions = yield* sampleQuestions
       const pack = yield* prompts
-      const store = yield* RunStore.pipe(Effect.provide(context))
+      const store = yield* Store.RunStore.pipe(Effect.provide(context))
       const fiber = yield* Effect.fork(
-        runBenchmark({ treesDir: samplesTrees, questions, prompts: pack, runId: "r3", concurrency: 2 }).pipe(
+        Benchmark.runBenchmark({ treesDir: samplesTrees, questions, prompts: pack, runId: "r3", concurrency: 2 }).pipe(
           Effect.provide(context)
         )
       )
@@ -317,24 +324,26 @@ describe("runBenchmark", () => {
       const dir = yield* tempDir
       const layer = storeLayer(
         join(dir, "runs.db"),
-        Layer.mergeAll(ScriptedLlm.layer(() => submitting("A")), ScriptedVlm.layer(() => "-"))
+        Layer.mergeAll(Testing.ScriptedLlm.layer(() => submitting("A")), Testing.ScriptedVlm.layer(() => "-"))
       )
       const questions = yield* sampleQuestions
       const pack = yield* prompts
       const missing = yield* Effect.flip(
-        runBenchmark({ treesDir: join(dir, "none"), questions, prompts: pack }).pipe(Effect.provide(layer))
+        Benchmark.runBenchmark({ treesDir: join(dir, "none"), questions, prompts: pack }).pipe(Effect.provide(layer))
       )
-      assert.instanceOf(missing, InferError)
-      assert.strictEqual((missing as InferError).reason, "TreesMissing")
+      assert.instanceOf(missing, Benchmark.InferError)
+      assert.strictEqual((missing as Benchmark.InferError).reason, "TreesMissing")
       const nothing = yield* Effect.flip(
-        runBenchmark({ treesDir: samplesTrees, questions: [], prompts: pack }).pipe(Effect.provide(layer))
+        Benchmark.runBenchmark({ treesDir: samplesTrees, questions: [], prompts: pack }).pipe(Effect.provide(layer))
       )
-      assert.strictEqual((nothing as InferError).reason, "NoQuestions")
+      assert.strictEqual((nothing as Benchmark.InferError).reason, "NoQuestions")
       const resumeNothing = yield* Effect.flip(
-        runBenchmark({ treesDir: samplesTrees, questions, prompts: pack, resume: true }).pipe(Effect.provide(layer))
+        Benchmark.runBenchmark({ treesDir: samplesTrees, questions, prompts: pack, resume: true }).pipe(
+          Effect.provide(layer)
+        )
       )
-      assert.strictEqual((resumeNothing as InferError).reason, "NothingToResume")
-      const runsAfter = yield* Effect.flatMap(RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))
+      assert.strictEqual((resumeNothing as Benchmark.InferError).reason, "NothingToResume")
+      const runsAfter = yield* Effect.flatMap(Store.RunStore, (store) => store.listRuns).pipe(Effect.provide(layer))
       assert.strictEqual(runsAfter.length, 0)
     }))
 
@@ -347,17 +356,17 @@ describe("runBenchmark", () => {
       const context = yield* Layer.build(
         Layer.mergeAll(
           gated,
-          ScriptedVlm.layer(() => "-"),
+          Testing.ScriptedVlm.layer(() => "-"),
           SqliteRunStore.layer({ filename: join(dir, "runs.db"), owners: "many" }),
-          CallBufferLayer.layer,
+          MemoryCallBuffer.layer,
           NodeContext.layer
         )
       )
-      const store = yield* RunStore.pipe(Effect.provide(context))
+      const store = yield* Store.RunStore.pipe(Effect.provide(context))
       const questions = (yield* sampleQuestions).slice(0, 4)
-      const events = yield* Queue.unbounded<BenchmarkEvent>()
+      const events = yield* Queue.unbounded<Benchmark.BenchmarkEvent>()
       const fiber = yield* Effect.fork(
-        runBenchmark({
+        Benchmark.runBenchmark({
           treesDir: samplesTrees,
           questions,
           prompts: yield* prompts,
@@ -391,7 +400,7 @@ describe("runBenchmark", () => {
     }))
 
   describe("a dead endpoint", () => {
-    const refused = new ProviderError({
+    const refused = new Providers.ProviderError({
       provider: "llm",
       reason: "Transport",
       message: "llm: connection failed (connect ECONNREFUSED 127.0.0.1:9)"
@@ -411,9 +420,9 @@ describe("runBenchmark", () => {
       Effect.gen(function*() {
         const dir = yield* tempDir
         const all = yield* sampleQuestions
-        const llm = yield* ScriptedLlm.make(() => refused)
-        const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
-        const fiber = yield* runBenchmark({
+        const llm = yield* Testing.ScriptedLlm.make(() => refused)
+        const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, Testing.ScriptedVlm.layer(() => "-")))
+        const fiber = yield* Benchmark.runBenchmark({
           treesDir: samplesTrees,
           questions: all,
           prompts: yield* prompts,
@@ -422,10 +431,10 @@ describe("runBenchmark", () => {
         }).pipe(Effect.provide(layer), Effect.fork)
         const exit = yield* drive(fiber)
         const error = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
-        assert.instanceOf(error, InferError)
-        assert.strictEqual((error as InferError).reason, "EndpointUnreachable")
+        assert.instanceOf(error, Benchmark.InferError)
+        assert.strictEqual((error as Benchmark.InferError).reason, "EndpointUnreachable")
         assert.strictEqual(
-          (error as InferError).message,
+          (error as Benchmark.InferError).message,
           "the agent model endpoint ScriptedLlm cannot be reached: 8 calls in a row failed " +
             "(llm: connection failed (connect ECONNREFUSED 127.0.0.1:9)) — start the server or fix " +
             "VTREE_LLM_BASE_URL; run dead stopped (finished questions are saved: continue with --resume --run-id dead)"
@@ -434,7 +443,9 @@ describe("runBenchmark", () => {
         // next two failed once each, the 7th and 8th failures in a row: the run stopped there, not 4 × 60 s on.
         assert.strictEqual((yield* llm.requests).length, 8)
         assert.isBelow(yield* TestClock.currentTimeMillis, 80_000)
-        const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("dead")).pipe(Effect.provide(layer))
+        const loaded = yield* Effect.flatMap(Store.RunStore, (store) => store.loadRun("dead")).pipe(
+          Effect.provide(layer)
+        )
         assert.strictEqual(loaded.run.status, "failed")
         assert.deepStrictEqual(loaded.predictions.map((p) => p.stopReason), ["error", "error"])
       }))
@@ -443,9 +454,9 @@ describe("runBenchmark", () => {
       Effect.gen(function*() {
         const dir = yield* tempDir
         const all = (yield* sampleQuestions).slice(0, 4)
-        const llm = yield* ScriptedLlm.make(() => refused)
-        const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
-        const fiber = yield* runBenchmark({
+        const llm = yield* Testing.ScriptedLlm.make(() => refused)
+        const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, Testing.ScriptedVlm.layer(() => "-")))
+        const fiber = yield* Benchmark.runBenchmark({
           treesDir: samplesTrees,
           questions: all,
           prompts: yield* prompts,
@@ -455,7 +466,9 @@ describe("runBenchmark", () => {
         }).pipe(Effect.provide(layer), Effect.fork)
         const exit = yield* drive(fiber)
         assert.isTrue(Exit.isSuccess(exit))
-        const loaded = yield* Effect.flatMap(RunStore, (store) => store.loadRun("off")).pipe(Effect.provide(layer))
+        const loaded = yield* Effect.flatMap(Store.RunStore, (store) => store.loadRun("off")).pipe(
+          Effect.provide(layer)
+        )
         assert.strictEqual(loaded.run.status, "completed")
         assert.deepStrictEqual(loaded.predictions.map((p) => p.stopReason), ["error", "error", "error", "error"])
         assert.strictEqual((yield* llm.requests).length, 12)
@@ -468,11 +481,11 @@ describe("runBenchmark", () => {
     /** One question that takes ten minutes of TestClock time to answer, run in the background. */
     const slowRun = (dir: string) =>
       Effect.gen(function*() {
-        const [question] = (yield* sampleQuestions) as [Question]
-        const llm = yield* ScriptedLlm.make(() => submitting("A"), { latency: "10 minutes" })
-        const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, ScriptedVlm.layer(() => "-")))
+        const [question] = (yield* sampleQuestions) as [Questions.Question]
+        const llm = yield* Testing.ScriptedLlm.make(() => submitting("A"), { latency: "10 minutes" })
+        const layer = storeLayer(join(dir, "runs.db"), Layer.mergeAll(llm.layer, Testing.ScriptedVlm.layer(() => "-")))
         const context = yield* Layer.build(layer)
-        const fiber = yield* runBenchmark({
+        const fiber = yield* Benchmark.runBenchmark({
           treesDir: samplesTrees,
           questions: [question],
           prompts: yield* prompts,
@@ -480,7 +493,7 @@ describe("runBenchmark", () => {
           owner,
           leaseMs: 60_000
         }).pipe(Effect.provide(context), Effect.fork)
-        const store = Effect.provide(RunStore, context)
+        const store = Effect.provide(Store.RunStore, context)
         const sql = Effect.provide(SqlClient.SqlClient, context)
         // The run reads its trees from disk (real I/O the TestClock does not drive) before the question
         // starts and the heartbeat runs: wait, in real time, for the first model request.

@@ -1,5 +1,5 @@
+import { type PredictionRow, type StepInput } from "../../../src/domain/RunRecord.js"
 import type { CallRecord } from "../../../src/services/CallLog.js"
-import type { PredictionRow, StepInput } from "../../../src/services/RunStore.js"
 
 export const prediction = (overrides: Partial<PredictionRow> & { readonly questionId: string }): PredictionRow => ({
   videoId: "vid1",

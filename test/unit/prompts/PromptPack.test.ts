@@ -2,9 +2,9 @@ import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { VideoMmeTaskTypes } from "../../../src/domain/Question.js"
 import { labelKeys, toolPromptNames, toolPromptVariables } from "../../../src/programs/prompts/PromptManager.js"
 import { loadPromptManager, packagedPromptsDir, packFiles } from "../../../src/programs/prompts/PromptPack.js"
-import { videoMmeTaskTypes } from "../../../src/programs/prompts/Skills.js"
 
 const en = packagedPromptsDir("en")
 const zh = packagedPromptsDir("zh")
@@ -44,8 +44,8 @@ describe("packaged packs", () => {
         const { skills } = pm
         assert.strictEqual(skills.filter((s) => s.always).length, 1, dir)
         assert.deepStrictEqual(skills.flatMap((s) => (s.taskType === null ? [] : [s.taskType])), ["_default"], dir)
-        const mapped = videoMmeTaskTypes.map((taskType) => pm.hint({ benchmark: "videomme", taskType }).skill)
-        assert.strictEqual(new Set(mapped).size, videoMmeTaskTypes.length, dir)
+        const mapped = VideoMmeTaskTypes.map((taskType) => pm.hint({ benchmark: "videomme", taskType }).skill)
+        assert.strictEqual(new Set(mapped).size, VideoMmeTaskTypes.length, dir)
         assert.notInclude(mapped, "general", dir)
         for (const s of skills) assert.isAbove(s.body.length, 400, `${dir}: ${s.name} is too thin`)
       }

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"
-import { LLMProvider, MemoryCallLog, ProviderError, Reliability } from "../../../src/index.js"
+import { Providers, Reliability, Testing } from "../../../src/index.js"
 
 // An adapter written outside vtree (a made-up promise API) reuses the policy the built-in ones use:
 // a timeout per attempt, the semaphore and retries, and the call report.
@@ -8,12 +8,12 @@ const makeAdapter = (api: (prompt: string, signal: AbortSignal) => Promise<strin
   Effect.map(Effect.makeSemaphore(2), (semaphore) => {
     const policy = { provider: "acme", semaphore, timeout: "30 seconds", retries: 2, baseDelay: "1 second" } as const
     const toError = (cause: unknown) =>
-      new ProviderError({
+      new Providers.ProviderError({
         provider: "acme",
         reason: "Server",
         message: `acme: ${cause instanceof Error ? cause.message : String(cause)}`
       })
-    return LLMProvider.of({
+    return Providers.LLMProvider.of({
       chat: (request) =>
         Effect.tryPromise({ try: (signal) => api(request.messages.at(-1)?.content ?? "", signal), catch: toError })
           .pipe(
@@ -60,11 +60,11 @@ describe("a provider adapter built from the exported policy", () => {
       // Each timed-out attempt aborted its request rather than leaving it running.
       assert.strictEqual(aborted, 3)
 
-      const log = yield* MemoryCallLog
+      const log = yield* Testing.MemoryCallLog
       const entries = yield* log.entries
       assert.deepStrictEqual(entries.map((entry) => [entry.role, entry.status, entry.errorReason]), [
         ["tool", "ok", null],
         ["agent", "error", "Timeout"]
       ])
-    }).pipe(Effect.provide(MemoryCallLog.layer)))
+    }).pipe(Effect.provide(Testing.MemoryCallLog.layer)))
 })

@@ -193,7 +193,7 @@ describe("ProviderConfig", () => {
       assert.strictEqual(llm.agent.model, "m")
       assert.strictEqual((yield* loadVlmConfig.pipe(env)).endpoint.model, "m")
       assert.strictEqual((yield* loadEmbeddingConfig.pipe(env)).endpoint.model, "e")
-      yield* Effect.scoped(Layer.build(OpenAiLlm.layer)).pipe(env)
+      yield* Effect.scoped(Layer.build(OpenAiLlm.layerConfig)).pipe(env)
       const ocr = yield* Effect.flip(loadOcrConfig.pipe(env))
       assert.strictEqual(ocr.reason, "Invalid")
       assert.strictEqual(ocr.variable, "VTREE_OCR_URLS")

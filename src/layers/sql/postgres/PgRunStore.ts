@@ -122,7 +122,3 @@ export const layer = (options: PgRunStoreOptions): Layer.Layer<RunStore | SqlCli
         "check that the server is up and the URL (--db / VTREE_DB_URL) is right"
     }))
 }
-
-/** Sugar for tests and embedding apps holding a plain string. */
-export const layerUrl = (url: string, options: Omit<PgRunStoreOptions, "url"> = {}) =>
-  layer({ ...options, url: Redacted.make(url) })

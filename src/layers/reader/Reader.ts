@@ -110,7 +110,7 @@ const extractInWorker = (input: ReadableInput) =>
 export const readableTypes = ["text/html", "application/xhtml+xml", "text/plain"] as const
 
 /** The URL reader: safe fetch (URL rules, pinned DNS, capped body) then the Markdown pipeline. */
-export const PageReaderLive: Layer.Layer<PageReader, never, SearchSettings | DnsResolver> = Layer.effect(
+export const layer: Layer.Layer<PageReader, never, SearchSettings | DnsResolver> = Layer.effect(
   PageReader,
   Effect.gen(function*() {
     const settings = yield* SearchSettings
@@ -123,7 +123,7 @@ export const PageReaderLive: Layer.Layer<PageReader, never, SearchSettings | Dns
       acceptTypes: readableTypes,
       userAgent: "vtree-search/0.1 (+https://github.com/vtree; reader)"
     }
-    const read = Effect.fn("PageReader.read")(function*(request: { readonly url: string; readonly maxChars: number }) {
+    const read = Effect.fn("Reader.read")(function*(request: { readonly url: string; readonly maxChars: number }) {
       const { safeFetch } = yield* engine
       // One budget for download and extraction: a page that arrives fast but takes minutes to extract
       // is as late as one that never arrives.

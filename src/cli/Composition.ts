@@ -340,7 +340,7 @@ export const importProviders = (useModel: boolean) =>
         onNone: () => Layer.succeed(ImportModel, { llm: Option.none() }),
         onSome: (config) =>
           Layer.merge(
-            OpenAiLlm.layerConfig(config),
+            OpenAiLlm.layer(config),
             Layer.succeed(ImportModel, { llm: Option.some(config.tool.model) })
           )
       })

@@ -35,6 +35,7 @@ import type { OCRProvider } from "../services/OCRProvider.js"
 import { RunStore, type RunStoreError, type RunStoreShape } from "../services/RunStore.js"
 import { SpeechToText } from "../services/SpeechToText.js"
 import { VLMProvider } from "../services/VLMProvider.js"
+import * as TerminalConsole from "./TerminalConsole.js"
 
 /**
  * The composition root: every Layer a command runs with, built here from configuration (src/config).
@@ -44,6 +45,9 @@ import { VLMProvider } from "../services/VLMProvider.js"
  */
 
 // ---- Output ------------------------------------------------------------------------------------------
+
+/** The process's stdout and stderr, which every line a command writes goes through. */
+export const stdio = TerminalConsole.layer({ stdout: process.stdout, stderr: process.stderr })
 
 /** Warnings and errors only, and no tracing: no span exporter is configured, and a run makes thousands of calls. */
 export const quiet = Layer.mergeAll(Logger.minimumLogLevel(LogLevel.Warning), Layer.setTracerEnabled(false))

@@ -14,6 +14,7 @@ import { displayDb, inferProviders, ProvidersSummary, quiet, runStore } from "./
 import { InferInputs, inputsLayer, storedSelection } from "./InferInputs.js"
 import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
 import { loadPrices, PricesError } from "./Prices.js"
+import { TerminalConsole } from "./TerminalConsole.js"
 
 /**
  * Everything `infer` runs with. The store is built last, after the providers and the inputs, so a
@@ -40,11 +41,10 @@ export const inferCommand = Command.make("infer", options, (args) =>
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
     const webHub = yield* Effect.serviceOption(SearchHub)
     const { sampling, ...providers } = yield* ProvidersSummary
-    const stderr = process.stderr
+    const { stderr } = yield* TerminalConsole
     const progress = yield* makeProgress({
-      write: (text) =>
-        stderr.write(text),
-      isTTY: stderr.isTTY === true,
+      write: stderr.unsafeWrite,
+      isTTY: stderr.isTTY,
       columns: stderr.columns ?? 80
     })
     let started: string | undefined
@@ -91,7 +91,9 @@ export const inferCommand = Command.make("infer", options, (args) =>
       sampling,
       config: { questionsPath, selected: questions.length, providers },
       onEvent: (event) => {
-        if (event._tag === "RunStarted") started = event.runId
+        if (event._tag === "RunStarted") {
+          started = event.runId
+        }
         return progress.onEvent(event)
       }
     }).pipe(

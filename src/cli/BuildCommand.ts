@@ -17,7 +17,7 @@ import * as QuestionVideos from "../programs/builder/QuestionVideos.js"
 import * as Subtitles from "../programs/builder/Subtitles.js"
 import * as PromptPack from "../programs/prompts/PromptPack.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
-import { BuildModels, buildProviders, dryRunProviders, media, quiet } from "./Composition.js"
+import { buildModels, buildProviders, dryRunProviders, media, quiet } from "./Composition.js"
 import { loadPrices } from "./Prices.js"
 import { TerminalConsole } from "./TerminalConsole.js"
 
@@ -300,7 +300,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     const inputs = yield* withSubtitles(probed, args)
 
     if (args.dryRun) {
-      const models = yield* BuildModels
+      const models = yield* buildModels
       const buildPrices = yield* loadPrices(args.prices)
       const rows = yield* Effect.forEach(inputs, ({ planned, video }) =>
         Effect.gen(function*() {
@@ -319,7 +319,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     }
 
     yield* Inputs.checkWritable(args.out)
-    const models = yield* BuildModels
+    const models = yield* buildModels
     const { stderr } = yield* TerminalConsole
     const isTTY = stderr.isTTY
     let state = Progress.initialBuildProgress(inputs.length)

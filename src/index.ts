@@ -245,7 +245,7 @@ export * as Reliability from "./layers/shared/Reliability.js"
 export * as PgRunStore from "./layers/sql/postgres/PgRunStore.js"
 export * as SqliteRunStore from "./layers/sql/sqlite/SqliteRunStore.js"
 
-// ---- Public fakes (DESIGN §2: fakes in layers/testing are public API) -----------------------------
+// ---- Public fakes (layers/testing): an app tests its own code against them, as vtree does -----------
 export { HashingEmbedder, hashingEmbedding, makeHashingEmbedder } from "./layers/testing/HashingEmbedder.js"
 export { MemoryCallLog } from "./layers/testing/MemoryCallLog.js"
 export * as ScriptedLlm from "./layers/testing/ScriptedLlm.js"

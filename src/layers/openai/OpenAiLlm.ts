@@ -57,7 +57,7 @@ export const make = Effect.fn("OpenAiLlm.make")(function*(config: LlmConfig) {
 
 export const layerConfig = (config: LlmConfig): Layer.Layer<LLMProvider> => Layer.effect(LLMProvider, make(config))
 
-/** Reads VTREE_LLM_* / VTREE_TOOL_LLM_* (DESIGN §4); fails naming the variable to set. */
+/** Reads VTREE_LLM_* / VTREE_TOOL_LLM_* (README, Configuration); fails naming the variable to set. */
 export const layer: Layer.Layer<LLMProvider, ConfigurationError> = Layer.effect(
   LLMProvider,
   Effect.flatMap(loadLlmConfig, make)

@@ -144,7 +144,8 @@ const routeTo =
 /**
  * The single entry point of the Search Hub for MCP and agent tools: validates untrusted input, enforces
  * the flags, routes each capability to its fixed provider, bounds the time, and always answers with
- * the result-or-error JSON of DESIGN §9 (expected failures never escape as errors).
+ * one JSON shape, a result or an error with its code, so a client branches on the code and expected
+ * failures never escape as errors.
  */
 export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
   effect: Effect.gen(function*() {

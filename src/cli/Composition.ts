@@ -1,6 +1,6 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as FileSystem from "@effect/platform/FileSystem"
-import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { Context, Effect, FiberRef, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import * as path from "node:path"
 import { loadAsrConfig } from "../config/AsrConfig.js"
 import {
@@ -49,8 +49,20 @@ import * as TerminalConsole from "./TerminalConsole.js"
 /** The process's stdout and stderr, which every line a command writes goes through. */
 export const stdio = TerminalConsole.layer({ stdout: process.stdout, stderr: process.stderr })
 
-/** Warnings and errors only, and no tracing: no span exporter is configured, and a run makes thousands of calls. */
-export const quiet = Layer.mergeAll(Logger.minimumLogLevel(LogLevel.Warning), Layer.setTracerEnabled(false))
+/**
+ * Warnings and errors only unless `--log-level` chose a level (before the subcommand or after it: @effect/cli
+ * sets the minimum either way, and Info is what it is otherwise), and no tracing: no span exporter is
+ * configured, and a run makes thousands of calls.
+ */
+export const quiet = Layer.mergeAll(
+  Layer.unwrapEffect(
+    Effect.map(
+      FiberRef.get(FiberRef.currentMinimumLogLevel),
+      (level) => level === LogLevel.Info ? Logger.minimumLogLevel(LogLevel.Warning) : Layer.empty
+    )
+  ),
+  Layer.setTracerEnabled(false)
+)
 
 // ---- Run store -------------------------------------------------------------------------------------
 

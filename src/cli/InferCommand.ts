@@ -35,6 +35,8 @@ const inputsAndStore = (args: InferArgs) =>
 /** `vtree infer`: runs a benchmark and prints its summary. */
 export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
+    const { sampling, ...providers } = yield* inferProvidersSummary(agentSampling(args))
+    yield* Effect.logDebug("infer providers").pipe(Effect.annotateLogs({ providers: JSON.stringify(providers) }))
     const { inputs, store } = yield* inputsAndStore(args)
     const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = inputs
     const { leaseMs, stepRetryBaseMs } = yield* loadTestingKnobs
@@ -43,7 +45,6 @@ export const inferCommand = Command.make("infer", options, (args) =>
     const retrySchedule = Option.map(stepRetryBaseMs, (base): Schedule.Schedule<unknown, ProviderError> =>
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
     const webHub = yield* Effect.serviceOption(SearchHub)
-    const { sampling, ...providers } = yield* inferProvidersSummary(agentSampling(args))
     const { stderr } = yield* TerminalConsole
     const progress = yield* makeProgress({
       write: stderr.unsafeWrite,

@@ -3,13 +3,13 @@
 // gets the real streams (cli/Composition.ts `stdio`); a test gets buffers, so nothing global is patched.
 //
 // Every line can carry data (a card, a model reply, a file name, a --run-id): its control characters are
-// shown as `\x1b`, never obeyed (domain/TerminalText.ts). This is the one place that happens for Console
+// shown as `\x1b`, never obeyed (text/TerminalText.ts). This is the one place that happens for Console
 // output; machine formats written to stdout (report --format json|html, export) go through
 // cli/OutputFile.ts instead, which keeps their bytes when stdout is a file.
 import { Console, Context, Effect, Layer } from "effect"
 import { Console as NodeConsole } from "node:console"
 import { Writable } from "node:stream"
-import { terminalText, withoutStyles } from "../domain/TerminalText.js"
+import { terminalText, withoutStyles } from "../text/TerminalText.js"
 import { tidyHelp } from "./HelpText.js"
 
 /** One of the two output streams. */

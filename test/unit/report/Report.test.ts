@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { ReportInput } from "../../../src/programs/harness/Report.js"
-import { summarize } from "../../../src/programs/harness/Report.js"
-import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/harness/ReportHtml.js"
-import { escapeHtml } from "../../../src/programs/harness/ReportMarkup.js"
-import { formatTable, renderJson, renderText } from "../../../src/programs/harness/ReportText.js"
-import { call, prediction, step } from "./fixtures.js"
+import { summarize } from "../../../src/programs/report/Report.js"
+import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/report/ReportHtml.js"
+import { formatTable, renderJson, renderText } from "../../../src/programs/report/ReportText.js"
+import type { ReportInput } from "../../../src/programs/report/Summary.js"
+import { escapeHtml } from "../../../src/text/Html.js"
+import { call, prediction, step } from "../harness/fixtures.js"
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" as const }
 

@@ -3,13 +3,13 @@
 // question file or a tree passes through `escapeHtml`.
 import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
-import { formatDuration } from "../../domain/TimeFormat.js"
+import { escapeHtml } from "../../text/Html.js"
+import { formatDuration } from "../../text/TimeFormat.js"
 import { formatUsd } from "./Cost.js"
-import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Report.js"
 import { isForced, outcomeOf, summarize } from "./Report.js"
 import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
-import { esc, escapeHtml, groupBy, num, textTable } from "./ReportMarkup.js"
+import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
 import {
   axisTitle,
   benchmarkLine,
@@ -23,6 +23,7 @@ import {
   workerRows
 } from "./ReportText.js"
 import { trajectoryParts, verdict } from "./ReportTrajectory.js"
+import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Summary.js"
 
 const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>, unscored = false): string =>
   `<table><tr><th>${esc(title)}</th><th>Correct</th><th>Wrong</th><th>Unanswered</th>${

@@ -1,13 +1,5 @@
 // Who answered a shared run: the questions each worker saved, and whether its lease is live.
-import type { SummaryInput } from "./Report.js"
-
-export interface WorkerSummary {
-  readonly worker: string
-  readonly questions: number
-  readonly live: boolean | null
-  /** ISO 8601: its last heartbeat, for a worker that still holds a claim; else null. */
-  readonly heartbeatAt: string | null
-}
+import type { SummaryInput, WorkerSummary } from "./Summary.js"
 
 /** One row per worker that saved a question or holds a claim, the busiest first. */
 export const workersOf = (input: SummaryInput, now: number | undefined): ReadonlyArray<WorkerSummary> => {

@@ -1,12 +1,7 @@
 // The small pieces of markup the run page, its trajectories and the comparison page share. Everything
 // that came from a model, a question file or a tree passes through `escapeHtml`.
+import { escapeHtml } from "../../text/Html.js"
 import { formatCount } from "./ReportText.js"
-
-export const escapeHtml = (text: string): string =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "\"" ? "&quot;" : "&#39;"
-  )
 
 export const esc = (value: string | number | null): string => value === null ? "" : escapeHtml(String(value))
 

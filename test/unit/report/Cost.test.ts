@@ -6,7 +6,7 @@ import {
   decodePricesFile,
   formatUsd,
   parsePriceText
-} from "../../../src/programs/harness/Cost.js"
+} from "../../../src/programs/report/Cost.js"
 
 describe("prices", () => {
   it("reads input,cached,output or input,output from a variable", () => {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { cutTerminalText, terminalText, terminalUnits, withoutStyles } from "../../../src/domain/TerminalText.js"
+import { cutTerminalText, terminalText, terminalUnits, withoutStyles } from "../../../src/text/TerminalText.js"
 
 // Any C0 or C1 control character, DEL, or a bidirectional override: what a terminal obeys.
 const controlPattern = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/

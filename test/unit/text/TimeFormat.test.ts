@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { compactDuration, formatDuration, videoSpan, videoTime } from "../../../src/domain/TimeFormat.js"
+import { compactDuration, formatDuration, videoSpan, videoTime } from "../../../src/text/TimeFormat.js"
 
 describe("TimeFormat", () => {
   it("reads a moment of a video as m:ss under an hour and h:mm:ss from an hour on", () => {

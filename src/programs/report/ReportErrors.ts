@@ -3,8 +3,8 @@
 // its first line only, credentials masked, cut to a readable length; the text renderer makes it
 // terminal-safe.
 import { maskCredentials } from "../../domain/Secret.js"
-import { terminalText } from "../../domain/TerminalText.js"
 import type { PredictionRow } from "../../services/RunStore.js"
+import { terminalText } from "../../text/TerminalText.js"
 
 export interface ErrorSummary {
   /** Questions that ended with stop reason `error` (an outage, a defect): `--retry-errors` asks them again. */

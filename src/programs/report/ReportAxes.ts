@@ -4,7 +4,7 @@
 import type { BenchmarkName } from "../../domain/Question.js"
 import type { GroupScore } from "../benchmarks/Benchmark.js"
 import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
-import type { GroupAccuracy, ReportPrediction, Summary } from "./Report.js"
+import type { GroupAccuracy, ReportPrediction, Summary } from "./Summary.js"
 
 /** A benchmark module's group score in the report's terms. */
 const asGroupAccuracy = (g: GroupScore): GroupAccuracy => ({

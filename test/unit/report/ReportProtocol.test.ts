@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { summarize } from "../../../src/programs/harness/Report.js"
-import { renderHtml } from "../../../src/programs/harness/ReportHtml.js"
-import { renderText } from "../../../src/programs/harness/ReportText.js"
-import { runProtocol } from "../../../src/programs/harness/RunProtocol.js"
-import { prediction } from "./fixtures.js"
+import { summarize } from "../../../src/programs/report/Report.js"
+import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
+import { renderText } from "../../../src/programs/report/ReportText.js"
+import { runProtocol } from "../../../src/programs/report/RunProtocol.js"
+import { prediction } from "../harness/fixtures.js"
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 1_000, status: "completed" as const }
 

@@ -1,6 +1,5 @@
 // The comparison of two runs as one self-contained page: paired chart with error bars, bucket deltas, the
 // McNemar verdict, usage deltas, and each flipped question linked to its trajectory in both runs.
-import type { ReportCall, ReportPrediction, ReportStep } from "./Report.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
 import { chartAxis } from "./ReportHtml.js"
@@ -8,6 +7,7 @@ import { script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
 import { formatCount, formatInterval, formatPercent } from "./ReportText.js"
 import { trajectory } from "./ReportTrajectory.js"
+import type { ReportCall, ReportPrediction, ReportStep } from "./Summary.js"
 
 /** The rows a side contributes to the page: only its flipped questions' steps and calls are needed. */
 export interface CompareTrajectories {

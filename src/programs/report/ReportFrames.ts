@@ -5,14 +5,14 @@
 import * as Path from "@effect/platform/Path"
 import { Effect, Either, Schema } from "effect"
 import { ObserveFrameArgs } from "../../domain/Protocol.js"
-import { videoTime } from "../../domain/TimeFormat.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
+import { videoTime } from "../../text/TimeFormat.js"
 import { type FrameImage, frameImages, type FramesMode } from "../tree/FrameImages.js"
 import { frameRelativePath, selectFrameNodes } from "../tree/FrameSelection.js"
 import { readTreeIndex, treeFolderOf } from "../tree/TreeLoader.js"
-import type { ReportInput } from "./Report.js"
 import { esc } from "./ReportMarkup.js"
 import type { TrajectoryDecor } from "./ReportTrajectory.js"
+import type { ReportInput } from "./Summary.js"
 
 export interface StepFrame {
   readonly nodeId: string

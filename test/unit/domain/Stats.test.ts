@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mcnemarExact, quantile, wilsonInterval } from "../../../src/programs/harness/Stats.js"
+import { mcnemarExact, quantile, wilsonInterval } from "../../../src/domain/Stats.js"
 
 const rounded = (interval: { low: number; high: number } | null) =>
   interval === null ? null : [Number(interval.low.toFixed(4)), Number(interval.high.toFixed(4))]

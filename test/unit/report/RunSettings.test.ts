@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { runSettings, settingsDifference, storedPrices } from "../../../src/programs/harness/RunSettings.js"
+import { runSettings, settingsDifference, storedPrices } from "../../../src/programs/report/RunSettings.js"
 
 const config = {
   benchmark: "videomme",

@@ -8,7 +8,8 @@
 import type { BenchmarkName } from "../../domain/Question.js"
 import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
 import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
-import { isForced, outcomeOf, type ReportPrediction } from "./Report.js"
+import { isForced, outcomeOf } from "./Report.js"
+import type { ReportPrediction } from "./Summary.js"
 
 export const benchmarkFormats = [
   "videomme",

@@ -2,7 +2,7 @@
 // their predictions (no run is loaded). Pure.
 import type { BenchmarkName } from "../../domain/Question.js"
 import type { RunRow, RunTally } from "../../domain/RunRecord.js"
-import { formatDuration } from "../../domain/TimeFormat.js"
+import { formatDuration } from "../../text/TimeFormat.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatCount, formatPercent, formatTable } from "./ReportText.js"
 import { benchmarkOfRun } from "./RunProtocol.js"

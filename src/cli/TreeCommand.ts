@@ -13,6 +13,7 @@ import { videoSpan, videoTime } from "../text/TimeFormat.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
 import { thumbnails, treeEmbeddings } from "./Composition.js"
 import { writeResult } from "./OutputFile.js"
+import { treePackCommands } from "./TreePackCommand.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
 // A person reads these: times as h:mm:ss (text/TimeFormat.ts). The agent's own view_node header keeps
@@ -319,5 +320,5 @@ export const treeCommand = Command.make("tree").pipe(
   Command.withDescription(
     "Inspect a video tree: validate, show its outline or a node, search, resolve frames, write an html page."
   ),
-  Command.withSubcommands([validate, show, search, frames, html])
+  Command.withSubcommands([validate, show, search, frames, html, ...treePackCommands])
 )

@@ -17,8 +17,9 @@ import * as Subtitles from "../programs/builder/Subtitles.js"
 import * as PromptPack from "../programs/prompts/PromptPack.js"
 import { cutTerminalText, terminalText } from "../text/TerminalText.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
-import { BuildModels, buildProviders, dryRunProviders, media, quiet } from "./Composition.js"
+import { buildModels, buildProviders, dryRunProviders, media, quiet } from "./Composition.js"
 import { loadPrices } from "./Prices.js"
+import { TerminalConsole } from "./TerminalConsole.js"
 
 const videos = Args.text({ name: "VIDEO_OR_DIR" }).pipe(
   Args.withDescription("Video files, or folders whose videos (mp4, mkv, webm, mov, …) are all built"),
@@ -299,7 +300,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     const inputs = yield* withSubtitles(probed, args)
 
     if (args.dryRun) {
-      const models = yield* BuildModels
+      const models = yield* buildModels
       const buildPrices = yield* loadPrices(args.prices)
       const rows = yield* Effect.forEach(inputs, ({ planned, video }) =>
         Effect.gen(function*() {
@@ -318,9 +319,9 @@ export const buildCommand = Command.make("build", options, (args) =>
     }
 
     yield* Inputs.checkWritable(args.out)
-    const models = yield* BuildModels
-    const stderr = process.stderr
-    const isTTY = stderr.isTTY === true
+    const models = yield* buildModels
+    const { stderr } = yield* TerminalConsole
+    const isTTY = stderr.isTTY
     let state = Progress.initialBuildProgress(inputs.length)
     let lastDraw = 0
     const draw = (now: number, force: boolean) => {
@@ -329,7 +330,9 @@ export const buildCommand = Command.make("build", options, (args) =>
       lastDraw = now
       // Rendered for the terminal like every other line (a model name or id is data); cut on whole units.
       const line = Progress.renderBuildProgress(state, now)
-      stderr.write(isTTY ? `\r\x1b[2K${cutTerminalText(line, (stderr.columns ?? 100) - 1)}` : `${terminalText(line)}\n`)
+      stderr.unsafeWrite(
+        isTTY ? `\r\x1b[2K${cutTerminalText(line, (stderr.columns ?? 100) - 1)}` : `${terminalText(line)}\n`
+      )
     }
     const summaries = yield* Build.buildTree(
       inputs.map(({ subtitles, video: { metadata, ...video } }) => ({
@@ -352,7 +355,7 @@ export const buildCommand = Command.make("build", options, (args) =>
             state = Progress.applyBuildEvent(state, event, now)
             if (event._tag === "VideoFinished") {
               draw(now, true)
-              if (isTTY) stderr.write("\n")
+              if (isTTY) stderr.unsafeWrite("\n")
             } else {
               draw(now, event._tag === "VideoStarted" && !isTTY)
             }

@@ -1,6 +1,6 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import type * as FileSystem from "@effect/platform/FileSystem"
-import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { Context, Effect, FiberRef, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import * as path from "node:path"
 import { loadAsrConfig } from "../config/AsrConfig.js"
 import { ConfigurationError } from "../config/ConfigurationError.js"
@@ -36,6 +36,7 @@ import { RunStore, type RunStoreError, type RunStoreShape } from "../services/Ru
 import { SearchMetrics } from "../services/SearchMetrics.js"
 import { SpeechToText } from "../services/SpeechToText.js"
 import { VLMProvider } from "../services/VLMProvider.js"
+import * as TerminalConsole from "./TerminalConsole.js"
 
 /**
  * The composition root: every Layer a command runs with, built here from configuration (src/config).
@@ -46,8 +47,23 @@ import { VLMProvider } from "../services/VLMProvider.js"
 
 // ---- Output ------------------------------------------------------------------------------------------
 
-/** Warnings and errors only, and no tracing: no span exporter is configured, and a run makes thousands of calls. */
-export const quiet = Layer.mergeAll(Logger.minimumLogLevel(LogLevel.Warning), Layer.setTracerEnabled(false))
+/** The process's stdout and stderr, which every line a command writes goes through. */
+export const stdio = TerminalConsole.layer({ stdout: process.stdout, stderr: process.stderr })
+
+/**
+ * Warnings and errors only unless `--log-level` chose a level (before the subcommand or after it: @effect/cli
+ * sets the minimum either way, and Info is what it is otherwise), and no tracing: no span exporter is
+ * configured, and a run makes thousands of calls.
+ */
+export const quiet = Layer.mergeAll(
+  Layer.unwrapEffect(
+    Effect.map(
+      FiberRef.get(FiberRef.currentMinimumLogLevel),
+      (level) => level === LogLevel.Info ? Logger.minimumLogLevel(LogLevel.Warning) : Layer.empty
+    )
+  ),
+  Layer.setTracerEnabled(false)
+)
 
 // ---- Run store -------------------------------------------------------------------------------------
 
@@ -62,35 +78,48 @@ export const runStore = (db: string, options: { readonly mustExist?: boolean; re
     ? PgRunStore.layer({ url: Redacted.make(db), ...options })
     : SqliteRunStore.layer({ filename: db, ...options })
 
-/** Run stores a reading command opens by name, each the first time it is named, read-only, for the command's scope. */
+/** Run stores a command opens by name when it needs one, each the first time it is named, for the command's scope. */
 export class RunStores extends Context.Tag("vtree/cli/RunStores")<RunStores, {
-  readonly open: (db: string) => Effect.Effect<RunStoreShape, RunStoreError>
+  /** `mustExist`: refuse a database that is not there rather than create it. */
+  readonly open: (
+    db: string,
+    options?: { readonly mustExist?: boolean }
+  ) => Effect.Effect<RunStoreShape, RunStoreError>
 }>() {}
+
+const stores = (readOnly: boolean): Layer.Layer<RunStores> =>
+  Layer.scoped(
+    RunStores,
+    Effect.gen(function*() {
+      const scope = yield* Effect.scope
+      const opened = new Map<string, RunStoreShape>()
+      return RunStores.of({
+        open: (db, options = {}) => {
+          const key = databaseKey(db)
+          const known = opened.get(key)
+          return known !== undefined ?
+            Effect.succeed(known) :
+            Layer.buildWithScope(runStore(db, { ...options, readOnly }), scope).pipe(
+              Effect.map(Context.get(RunStore)),
+              Effect.tap((store) => Effect.sync(() => opened.set(key, store)))
+            )
+        }
+      })
+    })
+  )
 
 /**
  * `report` (one run or two, from one database or two) and `runs`: a database is opened only when a run is
  * read from it, so `report --compare A.db#R B.db#S` never touches the default vtree.db. A name opened twice
  * (`vtree.db`, `./vtree.db`) is one store.
  */
-export const readOnlyStores: Layer.Layer<RunStores> = Layer.scoped(
-  RunStores,
-  Effect.gen(function*() {
-    const scope = yield* Effect.scope
-    const opened = new Map<string, RunStoreShape>()
-    return RunStores.of({
-      open: (db) => {
-        const key = databaseKey(db)
-        const known = opened.get(key)
-        return known !== undefined ?
-          Effect.succeed(known) :
-          Layer.buildWithScope(runStore(db, { readOnly: true }), scope).pipe(
-            Effect.map(Context.get(RunStore)),
-            Effect.tap((store) => Effect.sync(() => opened.set(key, store)))
-          )
-      }
-    })
-  })
-)
+export const readOnlyStores: Layer.Layer<RunStores> = stores(true)
+
+/**
+ * `infer`: the store is opened once the run's inputs are checked, so a mistyped flag never leaves an
+ * empty database behind (a resumed run's store first, as its inputs are stored there).
+ */
+export const writableStores: Layer.Layer<RunStores> = stores(false)
 
 /** One name per database: an SQLite file by its absolute path, a PostgreSQL URL as given. */
 export const databaseKey = (db: string): string => (PgRunStore.isPostgresUrl(db) ? db : path.resolve(db))
@@ -189,11 +218,6 @@ export const providersSummary = (config: ProvidersConfig) => ({
   sampling: runSampling(config)
 })
 
-/** config_json's view of the providers, handed from the layer (which read the environment) to the handler. */
-export class ProvidersSummary
-  extends Context.Tag("vtree/cli/ProvidersSummary")<ProvidersSummary, ReturnType<typeof providersSummary>>()
-{}
-
 /** --web-search with every search capability off is a mistake to report, not an agent without tools. */
 const requireEnabledHub = Effect.flatMap(SearchHub, (hub) =>
   hub.enabled
@@ -214,6 +238,10 @@ const withAgentSampling = (config: ProvidersConfig, agent: Sampling): ProvidersC
     sampling: { agent: overSampling(llm.sampling?.agent ?? {}, agent), tool: llm.sampling?.tool ?? {} }
   }))
 })
+
+/** config_json's view of the providers `inferProviders` builds with the same sampling flags. */
+export const inferProvidersSummary = (agentSampling: Sampling = {}) =>
+  Effect.map(loadProvidersConfig, (config) => providersSummary(withAgentSampling(config, agentSampling)))
 
 /**
  * The providers `infer` runs with: an LLM is required (the VLM falls back to it); embeddings and OCR
@@ -239,20 +267,29 @@ export const inferProviders = (webSearch: boolean, agentSampling: Sampling = {})
       OpenAiLlm.layer(config.llm.value),
       OpenAiVlm.layer(config.vlm.value),
       MemoryCallBuffer.layer,
-      ...optional,
-      Layer.succeed(ProvidersSummary, providersSummary(config))
+      ...optional
     )
   }))
 
 // ---- `build` -----------------------------------------------------------------------------------------
 
-/** The models a build's checkpoints are keyed by: the vision model and the text (tool) model. */
-export class BuildModels
-  extends Context.Tag("vtree/cli/BuildModels")<BuildModels, { readonly vlm: string; readonly llm: string }>()
-{}
-
 const badBuildOption = (error: { readonly message: string }) =>
   new BuildError({ reason: "BadOption", message: error.message })
+
+/**
+ * The models a build's checkpoints are keyed by: the vision model and the text (tool) model, `-` for one
+ * not configured (only a dry run gets that far without both).
+ */
+export const buildModels: Effect.Effect<{ readonly vlm: string; readonly llm: string }, BuildError> = Effect.all({
+  llm: loadRoleConfigs.llm,
+  vlm: loadRoleConfigs.vlm
+}).pipe(
+  Effect.mapError(badBuildOption),
+  Effect.map((config) => ({
+    vlm: Option.getOrElse(Option.map(config.vlm, (vlm) => vlm.endpoint.model), () => "-"),
+    llm: Option.getOrElse(Option.map(config.llm, (llm) => llm.tool.model), () => "-")
+  }))
+)
 
 /**
  * The models `build` calls, their per-provider cap set to --concurrency: the LLM and VLM (required),
@@ -284,7 +321,6 @@ export const buildProviders = (concurrency: number) =>
     return Layer.mergeAll(
       OpenAiLlm.layer(llm),
       OpenAiVlm.layer(vlm),
-      Layer.succeed(BuildModels, { vlm: vlm.endpoint.model, llm: llm.tool.model }),
       ...Option.toArray(embedding),
       ...Option.toArray(Option.map(asr, OpenAiSpeech.layer))
     )
@@ -295,22 +331,14 @@ const noCall = Effect.dieMessage("a dry run makes no model call")
 /**
  * `build --dry-run` plans and calls nothing, so it needs no model configured: model ports that are
  * never called (reaching one is a bug). The model names, when set, key the checkpoints it counts as
- * reused; speech to text, when set, is named as a video's subtitle source without being asked.
+ * reused (`buildModels`); speech to text, when set, is named as a video's subtitle source without being asked.
  */
 export const dryRunProviders = Layer.unwrapEffect(Effect.gen(function*() {
-  const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm, asr: loadAsrConfig }).pipe(
-    Effect.mapError(badBuildOption)
-  )
-  const model = <A>(role: Option.Option<A>, name: (a: A) => string) =>
-    Option.getOrElse(Option.map(role, name), () => "-")
+  const asr = yield* Effect.mapError(loadAsrConfig, badBuildOption)
   return Layer.mergeAll(
     Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => noCall })),
     Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => noCall })),
-    Layer.succeed(BuildModels, {
-      vlm: model(config.vlm, (vlm) => vlm.endpoint.model),
-      llm: model(config.llm, (llm) => llm.tool.model)
-    }),
-    ...Option.toArray(Option.map(config.asr, (asr) =>
+    ...Option.toArray(Option.map(asr, (asr) =>
       Layer.succeed(
         SpeechToText,
         SpeechToText.of({ model: asr.model, maxUploadBytes: asr.maxUploadBytes, transcribe: () => noCall })
@@ -350,7 +378,7 @@ export const importProviders = (useModel: boolean) =>
 // ---- `mcp` -------------------------------------------------------------------------------------------
 
 /** Whether `mcp --trees` has a model: video_view_node then summarizes for a question, and video_ask runs. */
-export class McpModels extends Context.Tag("vtree/cli/McpModels")<McpModels, { readonly llm: boolean }>() {}
+export const mcpHasLlm: Effect.Effect<boolean, ConfigurationError> = Effect.map(loadRoleConfigs.llm, Option.isSome)
 
 const unconfigured = (what: string) =>
   Effect.fail(
@@ -381,8 +409,7 @@ const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
     vlm,
     treeEmbeddings,
     // video_frames scales frames over 768 px down with it.
-    thumbnails,
-    Layer.succeed(McpModels, { llm: Option.isSome(config.llm) })
+    thumbnails
   )
 }))
 
@@ -390,7 +417,6 @@ const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
 const noMcpModels = Layer.mergeAll(
   Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => unconfigured("LLM") })),
   Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => unconfigured("vision model") })),
-  Layer.succeed(McpModels, { llm: false }),
   thumbnails
 )
 

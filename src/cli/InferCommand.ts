@@ -11,41 +11,45 @@ import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools } from "../programs/tools/WebTools.js"
 import { RunStore } from "../services/RunStore.js"
-import { displayDb, inferProviders, ProvidersSummary, quiet, runStore } from "./Composition.js"
-import { InferInputs, inputsLayer, storedSelection } from "./InferInputs.js"
+import { displayDb, inferProviders, inferProvidersSummary, quiet, RunStores, writableStores } from "./Composition.js"
+import { loadInferInputs, storedSelection } from "./InferInputs.js"
 import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
 import { loadPrices, PricesError } from "./Prices.js"
+import { TerminalConsole } from "./TerminalConsole.js"
 
 /**
- * Everything `infer` runs with. The store is built last, after the providers and the inputs, so a
- * mistyped flag or a missing setting never leaves an empty database behind.
+ * The run's store, opened once its inputs are checked, so a mistyped flag or a missing setting never leaves
+ * an empty database behind; a resumed run's question set is in its store, which opens first (and must exist).
  */
-const inferLayer = (args: InferArgs) => {
-  // A resumed run's question set is in the store, so the store opens first (it must exist then).
-  const inputsAndStore = resuming(args)
-    ? inputsLayer(args, storedSelection(args)).pipe(Layer.provideMerge(runStore(args.db, { mustExist: true })))
-    : runStore(args.db).pipe(Layer.provideMerge(inputsLayer(args, Effect.succeed(null))))
-  return Layer.mergeAll(quiet, inputsAndStore).pipe(
-    Layer.provideMerge(inferProviders(args.webSearch, agentSampling(args)))
-  )
-}
+const inputsAndStore = (args: InferArgs) =>
+  Effect.gen(function*() {
+    const stores = yield* RunStores
+    if (resuming(args)) {
+      const store = yield* stores.open(args.db, { mustExist: true })
+      const inputs = yield* loadInferInputs(args, yield* storedSelection(store, args))
+      return { inputs, store }
+    }
+    const inputs = yield* loadInferInputs(args, null)
+    return { inputs, store: yield* stores.open(args.db) }
+  })
 
 /** `vtree infer`: runs a benchmark and prints its summary. */
 export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
-    const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = yield* InferInputs
+    const { sampling, ...providers } = yield* inferProvidersSummary(agentSampling(args))
+    yield* Effect.logDebug("infer providers").pipe(Effect.annotateLogs({ providers: JSON.stringify(providers) }))
+    const { inputs, store } = yield* inputsAndStore(args)
+    const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = inputs
     const { leaseMs, stepRetryBaseMs } = yield* loadTestingKnobs
     const breakerCalls = yield* loadBreakerCalls
     // VTREE_STEP_RETRY_BASE_MS=N: the step-level retry waits N then 2N ms instead of 20 s then 40 s.
     const retrySchedule = Option.map(stepRetryBaseMs, (base): Schedule.Schedule<unknown, ProviderError> =>
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
     const webHub = yield* Effect.serviceOption(SearchHub)
-    const { sampling, ...providers } = yield* ProvidersSummary
-    const stderr = process.stderr
+    const { stderr } = yield* TerminalConsole
     const progress = yield* makeProgress({
-      write: (text) =>
-        stderr.write(text),
-      isTTY: stderr.isTTY === true,
+      write: stderr.unsafeWrite,
+      isTTY: stderr.isTTY,
       columns: stderr.columns ?? 80
     })
     let started: string | undefined
@@ -92,10 +96,13 @@ export const inferCommand = Command.make("infer", options, (args) =>
       sampling,
       config: { questionsPath, selected: questions.length, providers },
       onEvent: (event) => {
-        if (event._tag === "RunStarted") started = event.runId
+        if (event._tag === "RunStarted") {
+          started = event.runId
+        }
         return progress.onEvent(event)
       }
     }).pipe(
+      Effect.provideService(RunStore, store),
       Effect.ensuring(progress.finish),
       Effect.onInterrupt(() =>
         started === undefined
@@ -106,7 +113,6 @@ export const inferCommand = Command.make("infer", options, (args) =>
           )
       )
     )
-    const store = yield* RunStore
     // The summary needs predictions and calls; steps (with every tool output) stay on disk.
     const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
     // A resumed run keeps the prices it was started with unless this invocation gave others.
@@ -134,5 +140,8 @@ export const inferCommand = Command.make("infer", options, (args) =>
     Command.withDescription(
       "Run a benchmark: every question through the agent, saved as it finishes (SQLite, or PostgreSQL shared by many workers); Ctrl-C keeps finished work"
     ),
-    Command.provide(inferLayer)
+    // The providers come first: a missing setting is refused before any file is read.
+    Command.provide((args) =>
+      Layer.mergeAll(quiet, writableStores, inferProviders(args.webSearch, agentSampling(args)))
+    )
   )

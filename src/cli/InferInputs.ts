@@ -1,5 +1,5 @@
 import * as Path from "@effect/platform/Path"
-import { Console, Context, Effect, Layer, Option } from "effect"
+import { Console, Effect, Option } from "effect"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../domain/Question.js"
 import { type RunSelection } from "../domain/RunRecord.js"
 import { InferError } from "../programs/harness/InferError.js"
@@ -10,11 +10,11 @@ import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/Prompt
 import { loadQuestionSet } from "../programs/questions/QuestionLoader.js"
 import { selectQuestions, splitList } from "../programs/questions/QuestionSelection.js"
 import { checkQuestionIds } from "../programs/tree/TreePreflight.js"
-import { RunStore } from "../services/RunStore.js"
+import type { RunStoreShape } from "../services/RunStore.js"
 import { type InferArgs, resuming } from "./InferOptions.js"
 
 /** What `infer` reads and checks before the run store opens: the selected questions and the prompt pack. */
-export class InferInputs extends Context.Tag("vtree/cli/InferInputs")<InferInputs, {
+export interface InferInputs {
   readonly questions: ReadonlyArray<Question>
   /** The questions' benchmark, and each question's facts beside it (loadQuestionSet's). */
   readonly benchmark: BenchmarkName
@@ -26,7 +26,7 @@ export class InferInputs extends Context.Tag("vtree/cli/InferInputs")<InferInput
   readonly selection: SelectionInput
   /** --questions as given (or as the resumed run stored it). */
   readonly questionsPath: string
-}>() {}
+}
 
 /** The question file and filters a run asks; on --resume, each defaults to the run's stored one. */
 interface SelectionArgs {
@@ -101,10 +101,9 @@ const storedText = (config: unknown, key: string): string | undefined => {
   return typeof value === "string" && value !== "" ? value : undefined
 }
 
-/** The run --resume continues (--run-id's, or the latest) and the inputs stored with it. */
-export const storedSelection = (args: InferArgs) =>
+/** The run --resume continues (--run-id's, or the latest) in `store`, and the inputs stored with it. */
+export const storedSelection = (store: RunStoreShape, args: InferArgs) =>
   Effect.gen(function*() {
-    const store = yield* RunStore
     const run = Option.isSome(args.runId)
       ? yield* store.getRun(args.runId.value)
       : Option.fromNullable((yield* store.listRuns)[0])
@@ -124,49 +123,50 @@ export const storedSelection = (args: InferArgs) =>
     return inputs
   })
 
-export const inputsLayer = <E, R>(args: InferArgs, stored: Effect.Effect<StoredInputs | null, E, R>) =>
-  Layer.effect(
-    InferInputs,
-    Effect.gen(function*() {
-      const resumed = yield* stored
-      const given = yield* selectionArgs(args, resumed?.selection ?? null)
-      // A resumed run reads its questions as it did: its benchmark and keys unless the flags say otherwise
-      // (runBenchmark refuses a benchmark or keys that differ from the run's).
-      const benchmark = Option.getOrUndefined(args.benchmark) ?? resumed?.benchmark
-      const answersFile = Option.getOrUndefined(args.answers) ?? resumed?.answers
-      const loaded = yield* loadQuestionSet(given.questions, { benchmark, answers: answersFile })
-      const questions = yield* selectOrFail(loaded.questions, given)
-      const path = yield* Path.Path
-      const questionsPath = path.resolve(given.questions)
-      const sha256 = yield* questionsSha256(questionsPath).pipe(
-        Effect.mapError((error) =>
-          new InferError({
-            reason: "BadOption",
-            message: `--questions ${given.questions}: cannot read it (${error.message}) — check the path`
-          })
-        )
+/**
+ * The questions the flags select (on --resume, those `resumed` stored, unless a flag says otherwise), the
+ * prompt pack, and the trees checked for them: everything `infer` refuses before it opens a database.
+ */
+export const loadInferInputs = (args: InferArgs, resumed: StoredInputs | null) =>
+  Effect.gen(function*() {
+    const given = yield* selectionArgs(args, resumed?.selection ?? null)
+    // A resumed run reads its questions as it did: its benchmark and keys unless the flags say otherwise
+    // (runBenchmark refuses a benchmark or keys that differ from the run's).
+    const benchmark = Option.getOrUndefined(args.benchmark) ?? resumed?.benchmark
+    const answersFile = Option.getOrUndefined(args.answers) ?? resumed?.answers
+    const loaded = yield* loadQuestionSet(given.questions, { benchmark, answers: answersFile })
+    const questions = yield* selectOrFail(loaded.questions, given)
+    const path = yield* Path.Path
+    const questionsPath = path.resolve(given.questions)
+    const sha256 = yield* questionsSha256(questionsPath).pipe(
+      Effect.mapError((error) =>
+        new InferError({
+          reason: "BadOption",
+          message: `--questions ${given.questions}: cannot read it (${error.message}) — check the path`
+        })
       )
-      const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
-      // runBenchmark checks again (it is library API too); checking here first means a bad --trees never
-      // opens, or creates, the database. One exists() per video: cheap to do twice.
-      yield* checkQuestionIds(questions)
-      yield* checkTrees(args.trees, questions)
-      const selection: SelectionInput = {
-        questionsPath,
-        questionsSha256: sha256,
-        videoIds: given.videoIds,
-        questionIds: given.questionIds,
-        taskTypes: given.taskTypes,
-        nSamples: given.nSamples
-      }
-      return {
-        questions,
-        benchmark: loaded.benchmark,
-        benchmarkFacts: loaded.facts,
-        answers: answersFile === undefined ? undefined : path.resolve(answersFile),
-        prompts,
-        selection,
-        questionsPath: given.questions
-      }
-    })
-  )
+    )
+    const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
+    // runBenchmark checks again (it is library API too); checking here first means a bad --trees never
+    // opens, or creates, the database. One exists() per video: cheap to do twice.
+    yield* checkQuestionIds(questions)
+    yield* checkTrees(args.trees, questions)
+    const selection: SelectionInput = {
+      questionsPath,
+      questionsSha256: sha256,
+      videoIds: given.videoIds,
+      questionIds: given.questionIds,
+      taskTypes: given.taskTypes,
+      nSamples: given.nSamples
+    }
+    const inputs: InferInputs = {
+      questions,
+      benchmark: loaded.benchmark,
+      benchmarkFacts: loaded.facts,
+      answers: answersFile === undefined ? undefined : path.resolve(answersFile),
+      prompts,
+      selection,
+      questionsPath: given.questions
+    }
+    return inputs
+  })

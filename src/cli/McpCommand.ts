@@ -8,7 +8,7 @@ import { makeVideoResources } from "../programs/mcp/VideoResources.js"
 import { makeVideoTools } from "../programs/mcp/VideoTools.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
 import { optionalText } from "./CliOptions.js"
-import { McpModels, mcpProviders } from "./Composition.js"
+import { mcpHasLlm, mcpProviders } from "./Composition.js"
 import { McpError } from "./mcp/McpError.js"
 import type { ServerSpec } from "./mcp/McpServer.js"
 import { version } from "./version.js"
@@ -67,9 +67,9 @@ export const mcpCommand = Command.make("mcp", options, (args) =>
     }
     const library = yield* makeVideoLibrary(args.trees.value)
     const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
-    const models = yield* McpModels
-    const videoTools = makeVideoTools({ library, prompts, summarize: models.llm })
-    const askTools = yield* makeAskTools({ library, prompts, enabled: models.llm })
+    const hasLlm = yield* mcpHasLlm
+    const videoTools = makeVideoTools({ library, prompts, summarize: hasLlm })
+    const askTools = yield* makeAskTools({ library, prompts, enabled: hasLlm })
     yield* serve({
       name: "vtree",
       version,

@@ -4,7 +4,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Option, Schema } from "effect"
-import { forTerminal } from "./TerminalConsole.js"
+import { forTerminal, TerminalConsole } from "./TerminalConsole.js"
 
 /** Why `--out` was refused or could not be written; the message is one line naming the file and the fix. */
 export class OutputFileError extends Schema.TaggedError<OutputFileError>()("OutputFileError", {
@@ -116,12 +116,12 @@ export const writeFileAtomically = Effect.fn("OutputFile.write")(function*(file:
  * A machine-readable result (json, html, csv, jsonl) on stdout: as it is when stdout is a file or a
  * pipe, rendered for the terminal when a person reads it there (it may carry data's escape sequences).
  */
-export const writeStdoutData = (body: string): Effect.Effect<void> =>
-  process.stdout.isTTY === true
-    ? Console.log(forTerminal(body.trimEnd()))
-    : Effect.async<void>((resume) => {
-      process.stdout.write(body.endsWith("\n") ? body : `${body}\n`, () => resume(Effect.void))
-    })
+export const writeStdoutData = (body: string): Effect.Effect<void, never, TerminalConsole> =>
+  Effect.flatMap(
+    TerminalConsole,
+    ({ stdout }) =>
+      stdout.write(stdout.isTTY ? `${forTerminal(body.trimEnd())}\n` : body.endsWith("\n") ? body : `${body}\n`)
+  )
 
 /**
  * Writes a command's result: to `out` (checked against `inputs`, written atomically, then one line on

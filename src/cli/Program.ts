@@ -1,18 +1,21 @@
-// The whole CLI as one Effect: argv in, exit code out. src/main.ts runs it as the process; tests run
-// it in-process (test/support/cli/InProcess.ts) with their own Console, config and stderr.
+// The whole CLI as one Effect: argv in, exit code out. src/main.ts runs it as the process over its stdio;
+// tests run it in-process (test/support/cli/InProcess.ts) with their own TerminalConsole and config.
 import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Exit, Logger } from "effect"
 import type { CliError } from "./CliError.js"
 import { describeFailure } from "./ErrorReport.js"
 import { rootCommand } from "./Root.js"
-import { withTerminalText } from "./TerminalConsole.js"
+import { type TerminalConsole, withTerminalConsole, withTerminalText } from "./TerminalConsole.js"
 import { version } from "./version.js"
 
 const cli = Command.run(rootCommand, { name: "vtree", version })
 
-/** The CLI for `argv` (as in `process.argv`: node and script first); fails when the command does. */
-export const cliProgram = (argv: ReadonlyArray<string>): Effect.Effect<void, CliError> => {
+/**
+ * The CLI for `argv` (as in `process.argv`: node and script first), writing every line through
+ * TerminalConsole; fails when the command does.
+ */
+export const cliProgram = (argv: ReadonlyArray<string>): Effect.Effect<void, CliError, TerminalConsole> => {
   // Console output is rendered for a terminal (cli/TerminalConsole.ts): data is shown, never obeyed.
   const asksForHelp = argv.slice(2).some((arg) => arg === "--help" || arg === "-h")
   return withTerminalText(cli(argv), { help: asksForHelp }).pipe(
@@ -23,7 +26,8 @@ export const cliProgram = (argv: ReadonlyArray<string>): Effect.Effect<void, Cli
     Effect.provide(NodeContext.layer),
     // Every log line goes to stderr, one logfmt line each: stdout belongs to results (and, for
     // `vtree mcp`, to the protocol alone).
-    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger)))
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+    withTerminalConsole
   )
 }
 

@@ -18,7 +18,7 @@ import { treePackCommands } from "./TreePackCommand.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
 // A person reads these: times as h:mm:ss (text/TimeFormat.ts). The agent's own view_node header keeps
-// DESIGN §7's `<t0>-<t1>s`.
+// `<t0>-<t1>s`, the plain seconds its prompts are written for.
 const span = videoSpan
 
 /** Frame file of every L3 node, whether it is on disk. */

@@ -1,4 +1,4 @@
-// `vtree tree pack|unpack|verify` (issue #31): trees handed to someone else with proof that they are whole.
+// `vtree tree pack|unpack|verify`: trees handed to someone else with proof that they are whole.
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { packTrees } from "../programs/tree/pack/TreePack.js"

@@ -365,7 +365,7 @@ export const loadRoleConfigs: {
   ocr: load(ocr)
 }
 
-/** Reads DESIGN §4 from the current ConfigProvider (the environment by default): every role. */
+/** Every role's VTREE_* settings, from the current ConfigProvider (the environment by default). */
 export const loadProvidersConfig: Effect.Effect<ProvidersConfig, ConfigurationError> = Effect.all(loadRoleConfigs)
 
 /** The LLM settings, or an error naming the variable to set; reads no other role's variables. */

@@ -1,5 +1,6 @@
 /**
- * A benchmark question as every program sees it (DESIGN §5.2), and the error loading questions ends in.
+ * A benchmark question as every program sees it, whichever benchmark it came from, and the error
+ * loading questions ends in.
  * The two input forms are read by programs/questions/QuestionDecoder.ts and QuestionLoader.ts.
  */
 import { Schema } from "effect"

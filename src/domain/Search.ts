@@ -159,7 +159,7 @@ export const isRetryableCode = (code: SearchErrorCode): boolean => retryableCode
 
 /**
  * The expected failure of every Search Hub step; `reason` is what callers branch on, and what clients
- * read as the `error.code` of the reply (DESIGN §9).
+ * read as the `error.code` of the reply.
  */
 export class SearchError extends Schema.TaggedError<SearchError>()("SearchError", {
   reason: SearchErrorCode,

@@ -1,8 +1,9 @@
 import { Schema } from "effect"
 
 /**
- * The two on-disk forms of `tree.json` (DESIGN §5.1). Nodes are decoded in two steps — the envelope
- * first, then the card with the schema of the node's level — so an error points at the exact field.
+ * The two on-disk forms of `tree.json`: flat (every node keyed by id) and nested. Nodes are decoded in
+ * two steps — the envelope first, then the card with the schema of the node's level — so an error points
+ * at the exact field.
  */
 
 // Builders emit `null` for fields the vision model left blank. The schemas only validate (no
@@ -51,7 +52,7 @@ export const listFieldsByLevel = {
   3: ["visible_entities", "ongoing_actions", "visible_text"]
 } as const
 
-/** Every field of each level's card, in card order (DESIGN §5.1): what the builder writes. */
+/** Every field of each level's card, in card order: what the builder writes. */
 export const cardFieldsByLevel = {
   1: [
     "scene_summary",

@@ -1,7 +1,8 @@
 import ipaddr from "ipaddr.js"
 
 /**
- * The URL-safety rules of the Search Hub reader (DESIGN §9), as plain functions: the fetcher calls
+ * The URL-safety rules of the Search Hub reader (public http(s) addresses only, never this machine or
+ * its network), as plain functions: the fetcher calls
  * them once per hop and again inside the socket's DNS lookup, so they must be cheap and total.
  */
 

@@ -1,7 +1,7 @@
 import { Console, Context, Effect, Layer } from "effect"
 
 /**
- * One Search Hub request as an operator sees it (DESIGN §9): what happened, never what was asked — no
+ * One Search Hub request as an operator sees it: what happened, never what was asked — no
  * query, no URL, no secret. `cache` says whether the reply came from the shared cache; `reader` is the
  * reader's extraction path (readability or plain text) for search.read.
  */

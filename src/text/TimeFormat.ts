@@ -1,6 +1,6 @@
 // Times as a person reads them, in one place: a moment or a span of a video (`1:02:02`, `12:34–12:56`),
 // and elapsed wall time (`2m 05s` in reports, `1m15s` in progress lines). Machine formats (json, the
-// agent's tool text, specified in DESIGN §7 as `<t0>-<t1>s`) keep plain seconds and do not use these.
+// agent's tool text, `<t0>-<t1>s`, which its prompts are written for) keep plain seconds and do not use these.
 
 /** `m:ss` under an hour, `h:mm:ss` from an hour on; the second a moment falls in, as a player shows it. */
 export const videoTime = (seconds: number): string => {

@@ -3,7 +3,10 @@ import OpenAI from "openai"
 import { ProviderError, type ProviderErrorReason } from "../../domain/ProviderError.js"
 import { redactSecret } from "../../domain/Secret.js"
 
-/** HTTP status → reason, per DESIGN §3. Statuses not listed are treated by class (4xx / 5xx). */
+/**
+ * HTTP status → reason, which decides whether a call is retried (domain/ProviderError.ts `isRetryable`).
+ * Statuses not listed are treated by class (4xx / 5xx).
+ */
 export const reasonForStatus = (status: number): ProviderErrorReason => {
   if (status === 429) return "RateLimited"
   if (status === 408) return "Timeout"

@@ -95,7 +95,8 @@ const initial = Effect.gen(function*() {
   yield* sql`CREATE INDEX llm_calls_role ON llm_calls (run_id, role)`
 })
 
-// How the parser read each reply (DESIGN issue #16): rows written before read as no shapes.
+// How the parser read each reply, so a report can tell a loose reply from a clean one: rows written
+// before read as no shapes.
 const replyShapes = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE steps ADD COLUMN reply_shapes TEXT NOT NULL DEFAULT ''`
@@ -115,7 +116,8 @@ const usageDetails = Effect.gen(function*() {
 /** Written into the SQLite file header (PRAGMA application_id) so vtree knows its own databases: "vtre". */
 export const vtreeApplicationId = 0x76747265
 
-// Issue 11: one owner per run, a run is its question set, tokens reported are tokens spent.
+// One owner per run, a run is its question set, tokens reported are tokens spent: so two processes
+// never write one run and a resumed run's figures mean what a fresh one's do.
 // A claim row names the process that may write the run and until when; a `running` run without a
 // live claim is stale. Superseded calls are earlier attempts at a re-asked question, kept for the
 // token totals.
@@ -179,17 +181,19 @@ const budgetStopped = Effect.gen(function*() {
   yield* sql`ALTER TABLE predictions ADD COLUMN domain TEXT`
 })
 
-// Which replica of a role's endpoints served each call (several base URLs per role, issue 15).
+// Which replica of a role's endpoints served each call (several base URLs per role), so a slow or
+// failing replica shows in the report.
 const callEndpoint = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE llm_calls ADD COLUMN endpoint TEXT`
 })
 
-// Many workers on one run (issue 15). A run holds one claim row per worker (the key becomes run and
-// owner; the single-owner store still grants one live row at a time), and its question set is a work
-// queue: each question claimed by a worker, done once saved. A claim on a question lasts as long as
-// its worker's claim row is live: one heartbeat renews them all, and a dead worker's questions are
-// claimable again the moment its lease expires. predictions.worker says who answered.
+// Many workers on one run, so a benchmark can be spread over machines. A run holds one claim row per
+// worker (the key becomes run and owner; the single-owner store still grants one live row at a time), and
+// its question set is a work queue: each question claimed by a worker, done once saved. A claim on a
+// question lasts as long as its worker's claim row is live: one heartbeat renews them all, and a dead
+// worker's questions are claimable again the moment its lease expires. predictions.worker says who
+// answered.
 const workQueue = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { epochMs } = types(sql)
@@ -226,22 +230,22 @@ const workQueue = Effect.gen(function*() {
   yield* sql`ALTER TABLE predictions ADD COLUMN worker TEXT`
 })
 
-// Every long-video benchmark (issue 23): a prediction keeps its question's benchmark facts and original
-// row (domain BenchmarkFacts, as JSON), which its benchmark's report and export read. NULL for rows
-// written before: they read as Video-MME.
+// Every long-video benchmark, not only Video-MME: a prediction keeps its question's benchmark facts and
+// original row (domain BenchmarkFacts, as JSON), which its benchmark's report and export read. NULL for
+// rows written before: they read as Video-MME.
 const benchmarkFacts = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE predictions ADD COLUMN benchmark_json TEXT`
 })
 
-// A final answer at the budget (issue 28): 1 when the prediction came from the call made after the step
+// A final answer at the budget: 1 when the prediction came from the call made after the step
 // budget was spent, so reports count such answers apart. Rows written before read 0: no such call existed.
 const forcedAnswers = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE predictions ADD COLUMN forced INTEGER NOT NULL DEFAULT 0 CHECK (forced IN (0, 1))`
 })
 
-// How many attempts each provider call made (issue 28): a call retried to success shows as ok, and only
+// How many attempts each provider call made: a call retried to success shows as ok, and only
 // this tells the report that it was retried. NULL for rows written before, and for fakes.
 const callAttempts = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

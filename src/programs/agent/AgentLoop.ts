@@ -110,9 +110,10 @@ const readJsonReply = (response: ChatResponse): Read => ({
 })
 
 /**
- * The reflect/plan/action loop of one question (DESIGN §6). Never fails: every ending, including a
- * provider giving up, is a Prediction with its stop reason. Every model call made inside, by the agent
- * or by any tool fiber, is added to the prediction's usage through the call context.
+ * The reflect/plan/action loop of one question: each step a reply, a tool call and its result. Never
+ * fails: every ending, including a provider giving up, is a Prediction with its stop reason. Every model
+ * call made inside, by the agent or by any tool fiber, is added to the prediction's usage through the
+ * call context.
  */
 export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: AgentLoopInput<R>) {
   const llm = yield* LLMProvider

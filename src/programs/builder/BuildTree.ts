@@ -1,5 +1,5 @@
 /**
- * `buildTree`: video files → trees that `vtree infer` reads (DESIGN §5.1, issue #10). Per video:
+ * `buildTree`: video files → trees that `vtree infer` reads (the form domain/Tree.ts decodes). Per video:
  * its tree folder checked and claimed, frames and shot changes, subtitles (Preparation.ts); one vision
  * call per event and one text call per scene, each checkpointed (Captioning.ts); then tree.json
  * assembled (TreeAssembly.ts) and written with its frames (TreeWriter.ts). A rerun asks nothing twice.

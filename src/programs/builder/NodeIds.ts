@@ -1,4 +1,4 @@
-/** Node ids and frame file names of a built tree (DESIGN §5.1), and the Video-MME duration band. */
+/** Node ids and frame file names of a built tree (as domain/Tree.ts reads them), and the Video-MME duration band. */
 
 const pad = (n: number) => String(n).padStart(3, "0")
 

@@ -1,5 +1,5 @@
 /**
- * tree.json from the finished cards, as a plain function: the flat form of DESIGN §5.1 with nested ids,
+ * tree.json from the finished cards, as a plain function: the flat form (domain/Tree.ts) with nested ids,
  * subtitles attached by time overlap, and the `build` record, typed by the Schema the reader decodes
  * it with (`BuiltTree`, written through `Schema.encode`). Nodes are listed depth first (a scene, then
  * each of its events followed by its frames), so the file reads in video order.

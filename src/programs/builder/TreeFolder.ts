@@ -1,10 +1,10 @@
 /**
- * Where a build may write, and what it may delete (issue #21). Trees go to `<out>/<videoID>/`, with
- * --out's own symlinks resolved once; every path written or deleted below it is checked to stay there
- * with no symlink on the way. A tree folder is written only when it is new or vtree made it (its
- * marker in `.vtree/`, or a tree.json carrying vtree's `build` record): a folder of someone else's is
- * refused before anything is written, whatever --force says. Frames are deleted only when vtree's
- * own list of the frames it wrote names them.
+ * Where a build may write, and what it may delete: a video's name is data, never a path to follow. Trees
+ * go to `<out>/<videoID>/`, with --out's own symlinks resolved once; every path written or deleted below
+ * it is checked to stay there with no symlink on the way. A tree folder is written only when it is new or
+ * vtree made it (its marker in `.vtree/`, or a tree.json carrying vtree's `build` record): a folder of
+ * someone else's is refused before anything is written, whatever --force says. Frames are deleted only
+ * when vtree's own list of the frames it wrote names them.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"

@@ -6,7 +6,7 @@ export const InferErrorReason = Schema.Literal(
   "NoQuestions",
   "NothingToResume",
   "BadOption",
-  // `--resume` with another question set than the run's (issue 11: a run is its question set).
+  // `--resume` with another question set than the run's: a run is its question set, or its figures mix two.
   "SelectionChanged",
   // A model endpoint refused the configuration itself (credentials, model name): every further
   // question would fail the same way, so the run stops instead of burning through them.

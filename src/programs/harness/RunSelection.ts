@@ -1,5 +1,6 @@
-// A run is its question set (issue 11): which file the questions came from (by content, not only by
-// path) and which filters picked them. `--resume` asks the stored set or refuses.
+// A run is its question set, so its accuracy means one thing whoever resumes it: which file the questions
+// came from (by content, not only by path) and which filters picked them. `--resume` asks the stored set
+// or refuses.
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect } from "effect"

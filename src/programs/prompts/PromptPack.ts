@@ -1,6 +1,7 @@
 /**
- * Loading a prompt pack folder (DESIGN §5.3) into a PromptManager. Everything a pack must hold is checked
- * here, once, so a broken pack fails at start-up with the file and the fix instead of mid-run.
+ * Loading a prompt pack folder (prompts, skills and labels of one language) into a PromptManager.
+ * Everything a pack must hold is checked here, once, so a broken pack fails at start-up with the file and
+ * the fix instead of mid-run.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"

@@ -1,6 +1,6 @@
 /**
- * Skill discovery and classification (DESIGN §5.3). Pure: the loader hands in file texts, this decides
- * what each file is and how the skills are offered to the agent in each skill mode.
+ * Skill discovery and classification for a prompt pack's skills folder. Pure: the loader hands in file
+ * texts, this decides what each file is and how the skills are offered to the agent in each skill mode.
  */
 import { Either, Schema } from "effect"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"

@@ -33,7 +33,7 @@ export const packPlaceholders = {
   read_skill: { required: ["catalog"], optional: [] }
 } as const
 
-/** The agent's step budget written into `{{max_steps}}` when the caller does not say (DESIGN §6). */
+/** The agent's step budget written into `{{max_steps}}` when the caller does not say (`--max-steps`). */
 export const defaultMaxSteps = 15
 
 export interface PromptPackContents {

@@ -143,9 +143,9 @@ const routeTo =
 /**
  * The single entry point of the Search Hub for MCP and agent tools: validates untrusted input, enforces
  * the flags, answers from the shared cache when it can, routes each capability to its fixed provider
- * through that provider's rate limit and circuit breaker, bounds the time, and always answers with the
- * result-or-error JSON of DESIGN §9 (expected failures never escape as errors). One metrics line per
- * request goes to SearchMetrics.
+ * through that provider's rate limit and circuit breaker, bounds the time, and always answers with one
+ * JSON shape, a result or an error with its code, so a client branches on the code and expected failures
+ * never escape as errors. One metrics line per request goes to SearchMetrics.
  */
 export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
   effect: Effect.gen(function*() {

@@ -12,6 +12,7 @@ import { exportCommand } from "../../../src/cli/ExportCommand.js"
 import type { BenchmarkFacts } from "../../../src/domain/Question.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore } from "../../../src/services/RunStore.js"
+import { capturedTerminal } from "../../support/cli/CapturedTerminal.js"
 import { prediction } from "../../unit/harness/fixtures.js"
 
 const tempDir = Effect.acquireRelease(
@@ -59,7 +60,7 @@ const exportOf = (...args: ReadonlyArray<string>) =>
     const cli = Command.run(exportCommand, { name: "vtree", version: "test" })
     const exit = yield* Effect.exit(cli(["node", "vtree", ...args]))
     return Exit.isFailure(exit) ? describeFailure(exit.cause) : undefined
-  }).pipe(Effect.provide(NodeContext.layer))
+  }).pipe(Effect.provide([NodeContext.layer, capturedTerminal().layer]))
 
 describe("vtree export by the run's benchmark", () => {
   it.scoped("an LVBench run exports {uid: letter} by default; --format videomme is refused in one line", () =>

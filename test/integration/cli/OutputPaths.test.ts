@@ -13,6 +13,7 @@ import { exportCommand } from "../../../src/cli/ExportCommand.js"
 import { reportCommand } from "../../../src/cli/ReportCommand.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore } from "../../../src/services/RunStore.js"
+import { capturedTerminal } from "../../support/cli/CapturedTerminal.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-out-"))),
@@ -37,7 +38,7 @@ const run = (command: typeof exportCommand | typeof reportCommand, ...args: Read
       })
     ).pipe(Effect.exit)
     return { exit, line: Exit.isFailure(exit) ? describeFailure(exit.cause) : undefined, stderr: err.join("\n") }
-  }).pipe(Effect.provide(NodeContext.layer))
+  }).pipe(Effect.provide([NodeContext.layer, capturedTerminal().layer]))
 
 const isSqlite = (file: string) => fs.readFileSync(file).subarray(0, 15).toString("latin1") === "SQLite format 3"
 

@@ -122,6 +122,22 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
     assert.strictEqual(again.stderr.trim().split("\n").length, 1)
   }, 60_000)
 
+  it(
+    "on a terminal, the progress bar redraws one line cut to its width, through the console it was given",
+    async () => {
+      const { db, sim } = await setup()
+      const result = await runCli(inferArgs(db, "--run-id", "tty"), simEnv(sim.url), { isTTY: true, columns: 50 })
+      assert.strictEqual(result.code, 0, result.stderr)
+      const redraws = result.stderr.split("\r\x1b[2K").slice(1).map((frame) => frame.replace(/\n$/, ""))
+      assert.isAbove(redraws.length, 0, result.stderr)
+      assert.match(redraws.at(-1)!, /^\[#+\] 7\/7 · acc /)
+      for (const frame of redraws) assert.isAtMost(frame.length, 49, frame)
+      // Not the plain mode's log lines: a terminal gets the bar alone.
+      assert.notMatch(result.stderr, /vtree: run tty:/)
+    },
+    60_000
+  )
+
   it("takes the duration from the tree for directory-form questions", async () => {
     const { db, sim } = await setup()
     const result = await runCli(

@@ -47,6 +47,20 @@ describe("help and flags (in-process CLI)", () => {
     }
   })
 
+  it("--log-level debug shows infer's debug lines, before the subcommand or after it", async () => {
+    // An LLM on a port nothing listens on: the run stops at the missing question file, before any call.
+    const env = { VTREE_LLM_BASE_URL: "http://127.0.0.1:9/v1", VTREE_LLM_MODEL: "m", VTREE_OCR: "off" }
+    const infer = ["--trees", samplesTrees, "--questions", "no-such-questions.jsonl"]
+    for (const args of [["--log-level", "debug", "infer", ...infer], ["infer", "--log-level", "debug", ...infer]]) {
+      const { code, stderr } = await runCli(args, env)
+      assert.strictEqual(code, 1, stderr)
+      assert.match(stderr, /level=DEBUG .*message="infer providers"/, `${args.join(" ")}: ${stderr}`)
+    }
+    // Without it, infer logs warnings and errors only.
+    const { stderr } = await runCli(["infer", ...infer], env)
+    assert.notInclude(stderr, "level=DEBUG")
+  })
+
   it("a bad number is one vtree: line naming the option, exit 1", async () => {
     for (
       const [args, expected] of [

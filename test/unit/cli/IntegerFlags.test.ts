@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Console, Effect } from "effect"
 import { stripVTControlCharacters } from "node:util"
 import { rootCommand } from "../../../src/cli/Root.js"
+import { capturedTerminal } from "../../support/cli/CapturedTerminal.js"
 
 // Parses the real command line in process: a refused flag never reaches a handler, so nothing runs.
 const cli = Command.run(rootCommand, { name: "vtree", version: "test" })
@@ -19,7 +20,7 @@ const refusal = (args: ReadonlyArray<string>) =>
       Effect.flip
     )
     return { error, printed: stripVTControlCharacters(printed.join("\n")).trim() }
-  }).pipe(Effect.provide(NodeContext.layer))
+  }).pipe(Effect.provide([NodeContext.layer, capturedTerminal().layer]))
 
 describe("integer flags", () => {
   for (

@@ -1,5 +1,5 @@
 /**
- * `manifest.json`, the first entry of a tree pack (issue #31): what vtree wrote it, the note its sender
+ * `manifest.json`, the first entry of a tree pack: what vtree wrote it, the note its sender
  * added (e.g. the licence of the source captions), each tree's build record, and every file with its size
  * and sha256. Pure: the rules that decide whether an entry name may be written, and whether a manifest
  * is one unpack can trust to bound and check what follows.

@@ -1,5 +1,5 @@
 /**
- * Reads a tree pack as a stream, checking as it goes (issue #31): gunzip, then tar entries one at a time,
+ * Reads a tree pack as a stream, checking as it goes: gunzip, then tar entries one at a time,
  * so a pack of many frames never sits in memory. The first entry must be manifest.json; it bounds
  * everything after it. Every later entry must be a regular file the manifest lists, under a safe name, of
  * the size listed, and is handed to a sink while its sha256 is taken; the hash is compared when the entry

@@ -1,5 +1,5 @@
 /**
- * `vtree tree pack TREES [VIDEO_ID…] --out FILE.tar.gz` (issue #31): the chosen trees (all of them when no
+ * `vtree tree pack TREES [VIDEO_ID…] --out FILE.tar.gz`: the chosen trees (all of them when no
  * id is given) as one gzipped tar, manifest.json first. Each tree is decoded first, so only trees vtree
  * can read are sent. Files are read twice, as streams: once to hash them for the manifest, which must
  * lead so unpack can bound and check everything after it, and once into the archive, hashed again so a

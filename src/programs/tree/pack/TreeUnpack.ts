@@ -1,5 +1,5 @@
 /**
- * `vtree tree unpack FILE --out DIR` (issue #31). The pack is read and checked as it streams
+ * `vtree tree unpack FILE --out DIR`. The pack is read and checked as it streams
  * (PackReader.ts) into a new hidden folder beside DIR; only when every entry is in the manifest with its
  * size and hash, and no listed file is missing, does that folder become DIR, by one rename. Any failure
  * removes it, so DIR is either the whole pack or untouched.

@@ -1,5 +1,5 @@
 /**
- * `vtree tree verify DIR|FILE` (issue #31): a pack file, or a folder `vtree tree unpack` wrote, checked
+ * `vtree tree verify DIR|FILE`: a pack file, or a folder `vtree tree unpack` wrote, checked
  * against its manifest. The first file that differs, in path order, is named — missing, not in the
  * manifest, not a regular file, another size, another sha256 — and nothing else is read past it.
  * Each tree's cache folder (`.vtree/`, written when the trees are used) is not part of the pack.

@@ -10,6 +10,7 @@ import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools } from "../programs/tools/WebTools.js"
 import { RunStore } from "../services/RunStore.js"
+import { captureGenAiContent } from "../services/Telemetry.js"
 import { displayDb, inferProviders, ProvidersSummary, quiet, runStore } from "./Composition.js"
 import { InferInputs, inputsLayer, storedSelection } from "./InferInputs.js"
 import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
@@ -95,6 +96,9 @@ export const inferCommand = Command.make("infer", options, (args) =>
         return progress.onEvent(event)
       }
     }).pipe(
+      // With the Search Hub the agent's history holds its web queries, which never reach a span: no message
+      // content is captured then, whatever OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says.
+      (run) => Option.isSome(webHub) ? Effect.locally(run, captureGenAiContent, false) : run,
       Effect.ensuring(progress.finish),
       Effect.onInterrupt(() =>
         started === undefined

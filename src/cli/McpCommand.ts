@@ -8,7 +8,7 @@ import { makeVideoResources } from "../programs/mcp/VideoResources.js"
 import { makeVideoTools } from "../programs/mcp/VideoTools.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
 import { optionalText } from "./CliOptions.js"
-import { McpModels, mcpModels, searchHub } from "./Composition.js"
+import { McpModels, mcpModels, searchHub, tracing } from "./Composition.js"
 import { McpError } from "./mcp/McpError.js"
 import type { ServerSpec } from "./mcp/McpServer.js"
 import { version } from "./version.js"
@@ -86,5 +86,7 @@ export const mcpCommand = Command.make("mcp", options, (args) =>
         "the video trees (video_* tools) over stdio MCP"
     ),
     Command.provide(mcpModels),
-    Command.provide(searchHub)
+    Command.provide(searchHub),
+    // Spans of every tool call, exported when an OTLP endpoint is set.
+    Command.provide(tracing)
   )

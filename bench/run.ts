@@ -14,6 +14,7 @@ const all = [
   "agent",
   "harness",
   "search",
+  "mcp",
   "build",
   "ocr",
   "prefix",

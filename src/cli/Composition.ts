@@ -35,6 +35,7 @@ import { SearchHubLive } from "../SearchHubLive.js"
 import { LLMProvider } from "../services/LLMProvider.js"
 import type { OCRProvider } from "../services/OCRProvider.js"
 import { RunStore, type RunStoreError, type RunStoreShape } from "../services/RunStore.js"
+import { SearchMetrics } from "../services/SearchMetrics.js"
 import { SpeechToText } from "../services/SpeechToText.js"
 import { VLMProvider } from "../services/VLMProvider.js"
 
@@ -353,7 +354,7 @@ const unconfigured = (what: string) =>
  * every call naming what to set (the tree tools still serve cards, frames and subtitles), and
  * embeddings when configured (video_search is then hybrid). Only these roles are read.
  */
-export const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
+const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm })
   const llm = Option.match(config.llm, {
     onNone: () => Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => unconfigured("LLM") })),
@@ -367,6 +368,23 @@ export const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
     llm,
     vlm,
     treeEmbeddings,
+    // video_frames scales frames over 768 px down with it.
+    thumbnails,
     Layer.succeed(McpModels, { llm: Option.isSome(config.llm) })
   )
 }))
+
+/** The Search Hub alone calls no model: the ports are never reached, and no model setting is read. */
+const noMcpModels = Layer.mergeAll(
+  Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => unconfigured("LLM") })),
+  Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => unconfigured("vision model") })),
+  Layer.succeed(McpModels, { llm: false }),
+  thumbnails
+)
+
+/**
+ * What `vtree mcp` runs with: the models only when it serves trees (a broken VTREE_LLM_* must not stop
+ * a search-only server), the Search Hub, and its metrics as one JSON line per request on stderr.
+ */
+export const mcpProviders = (serveTrees: boolean) =>
+  Layer.mergeAll(serveTrees ? mcpModels : noMcpModels, searchHub, SearchMetrics.jsonLines)

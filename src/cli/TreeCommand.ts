@@ -2,20 +2,21 @@ import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either, Option } from "effect"
-import { cutTerminalText, terminalText } from "../domain/TerminalText.js"
-import { videoSpan, videoTime } from "../domain/TimeFormat.js"
 import { TreeDecodeError } from "../domain/Tree.js"
 import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
 import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { anchoredText, childInfo, entityAppendix, nodeSummary, nodeText } from "../programs/tree/NodeText.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
 import { treePage } from "../programs/tree/TreePage.js"
+import { cutTerminalText, terminalText } from "../text/TerminalText.js"
+import { videoSpan, videoTime } from "../text/TimeFormat.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
 import { thumbnails, treeEmbeddings } from "./Composition.js"
 import { writeResult } from "./OutputFile.js"
+import { treePackCommands } from "./TreePackCommand.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
-// A person reads these: times as h:mm:ss (domain/TimeFormat.ts). The agent's own view_node header keeps
+// A person reads these: times as h:mm:ss (text/TimeFormat.ts). The agent's own view_node header keeps
 // DESIGN §7's `<t0>-<t1>s`.
 const span = videoSpan
 
@@ -319,5 +320,5 @@ export const treeCommand = Command.make("tree").pipe(
   Command.withDescription(
     "Inspect a video tree: validate, show its outline or a node, search, resolve frames, write an html page."
   ),
-  Command.withSubcommands([validate, show, search, frames, html])
+  Command.withSubcommands([validate, show, search, frames, html, ...treePackCommands])
 )

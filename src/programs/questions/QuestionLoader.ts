@@ -5,12 +5,11 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either } from "effect"
 import * as NodePath from "node:path"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
-import { QuestionLoadError } from "../../domain/Question.js"
+import { QuestionLoadError, rowError } from "../../domain/Question.js"
 import { readUserText, userFileCaps, type UserFileError } from "../../domain/UserFile.js"
 import { parseUserJson, tooDeepMessage, type UserJsonError } from "../../domain/UserJson.js"
 import type { InputFile } from "../benchmarks/Benchmark.js"
 import { asQuestion, classifyText, decodeBenchmark, factsOf } from "../benchmarks/BenchmarkQuestions.js"
-import { rowError } from "./QuestionDecoder.js"
 
 export interface LoadOptions {
   /** `--benchmark NAME`: this layout, not the detected one. */

@@ -13,6 +13,7 @@ import {
   type ProvidersConfig,
   type ReliabilityConfig
 } from "../config/ProviderConfig.js"
+import { loadTracingConfig } from "../config/TracingConfig.js"
 import { ProviderError } from "../domain/ProviderError.js"
 import { overSampling, type RunSampling, type Sampling } from "../domain/Sampling.js"
 import * as Ffmpeg from "../layers/ffmpeg/Ffmpeg.js"
@@ -22,6 +23,7 @@ import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiSpeech from "../layers/openai/OpenAiSpeech.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
+import * as OtlpTracing from "../layers/otel/OtlpTracing.js"
 import * as SharpThumbnailer from "../layers/sharp/SharpThumbnailer.js"
 import * as PgRunStore from "../layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../layers/sql/sqlite/SqliteRunStore.js"
@@ -51,9 +53,23 @@ import * as TerminalConsole from "./TerminalConsole.js"
 export const stdio = TerminalConsole.layer({ stdout: process.stdout, stderr: process.stderr })
 
 /**
+ * Spans exported over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set (README "Tracing"); otherwise
+ * tracing stays off and nothing of OpenTelemetry is loaded: a run makes thousands of calls.
+ */
+export const tracing: Layer.Layer<never, ConfigurationError> = Layer.unwrapEffect(
+  Effect.map(
+    loadTracingConfig,
+    Option.match({
+      onNone: () => Layer.setTracerEnabled(false),
+      // OtlpTracing imports the SDK and the exporter when its layer is built: only with an endpoint.
+      onSome: OtlpTracing.layer
+    })
+  )
+)
+
+/**
  * Warnings and errors only unless `--log-level` chose a level (before the subcommand or after it: @effect/cli
- * sets the minimum either way, and Info is what it is otherwise), and no tracing: no span exporter is
- * configured, and a run makes thousands of calls.
+ * sets the minimum either way, and Info is what it is otherwise); spans only where `tracing` exports them.
  */
 export const quiet = Layer.mergeAll(
   Layer.unwrapEffect(
@@ -62,7 +78,7 @@ export const quiet = Layer.mergeAll(
       (level) => level === LogLevel.Info ? Logger.minimumLogLevel(LogLevel.Warning) : Layer.empty
     )
   ),
-  Layer.setTracerEnabled(false)
+  tracing
 )
 
 // ---- Run store -------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools } from "../programs/tools/WebTools.js"
 import { RunStore } from "../services/RunStore.js"
+import { captureGenAiContent } from "../services/Telemetry.js"
 import { displayDb, inferProviders, inferProvidersSummary, quiet, RunStores, writableStores } from "./Composition.js"
 import { loadInferInputs, storedSelection } from "./InferInputs.js"
 import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
@@ -103,6 +104,9 @@ export const inferCommand = Command.make("infer", options, (args) =>
       }
     }).pipe(
       Effect.provideService(RunStore, store),
+      // With the Search Hub the agent's history holds its web queries, which never reach a span: no message
+      // content is captured then, whatever OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says.
+      (run) => Option.isSome(webHub) ? Effect.locally(run, captureGenAiContent, false) : run,
       Effect.ensuring(progress.finish),
       Effect.onInterrupt(() =>
         started === undefined

@@ -92,7 +92,19 @@ export const makeServer = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>):
             }).catch(() => undefined)
           )
     }
-    const call = Effect.map(tool.call(request.params.arguments ?? {}, context), capReply)
+    const call = Effect.map(tool.call(request.params.arguments ?? {}, context), capReply).pipe(
+      Effect.tap((reply) => reply.isError ? Effect.annotateCurrentSpan("error.type", "tool_error") : Effect.void),
+      // One span per tool call (MCP and GenAI conventions). Arguments and results are never on it: the
+      // Search Hub's carry queries and URLs, which vtree keeps out of every log.
+      Effect.withSpan(`tools/call ${tool.name}`, {
+        kind: "server",
+        attributes: {
+          "mcp.method.name": "tools/call",
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": tool.name
+        }
+      })
+    )
     return runHandler(runtime, tool.name, call, extra.signal).then((reply) => ({
       content: reply.content.map((item) => ({ ...item })),
       ...(reply.structuredContent === undefined ? {} : { structuredContent: { ...reply.structuredContent } }),

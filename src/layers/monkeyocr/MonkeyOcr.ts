@@ -117,7 +117,9 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
       return yield* recognize(healthy[first]!, path, bytes).pipe(
         Effect.catchAll(() => recognize(healthy[(first + 1) % healthy.length]!, path, bytes))
       )
-    }).pipe(reported({ role: "ocr", model: "monkeyocr" }, () => ({ promptTokens: 0, completionTokens: 0 })))
+    }).pipe(reported({ role: "ocr", model: "monkeyocr" }, () => ({ promptTokens: 0, completionTokens: 0 }), {
+      provider: "monkeyocr"
+    }))
 
   const transcribeFrames = Effect.fn("MonkeyOcr.transcribeFrames")((paths: ReadonlyArray<string>) =>
     transcribeEach(provider, paths, frame)

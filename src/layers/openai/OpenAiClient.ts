@@ -4,7 +4,7 @@ import type { EndpointConfig, ReliabilityConfig } from "../../config/ProviderCon
 import { ProviderError } from "../../domain/ProviderError.js"
 import type { CallRole } from "../../services/CallLog.js"
 import type { ChatResponse, Usage as TokenUsage } from "../../services/LLMProvider.js"
-import { reported } from "../shared/Reliability.js"
+import { type CallSpan, reported } from "../shared/Reliability.js"
 import { type EndpointPool, type PoolPolicy, type ReplicaSet, withPool } from "./EndpointPool.js"
 import { toProviderError } from "./OpenAiErrors.js"
 import { splitReply } from "./Thinking.js"
@@ -61,13 +61,15 @@ export const sendReported = <A>(
   route: Route,
   role: CallRole,
   attempt: (client: OpenAI) => Effect.Effect<A, ProviderError>,
-  tokens: (result: A) => { readonly promptTokens: number; readonly completionTokens: number }
+  tokens: (result: A) => { readonly promptTokens: number; readonly completionTokens: number },
+  span: Omit<CallSpan<A>, "provider"> = {}
 ): Effect.Effect<A, ProviderError> =>
   Effect.flatMap(
     Effect.all([Ref.make(Option.none<string>()), Ref.make(0)]),
     ([servedBy, attempts]) =>
       withPool(route.pool, route.policy, servedBy, { role, attempts })(attempt).pipe(
-        reported({ role, model: route.endpoint.model, servedBy, attempts }, tokens)
+        // Every endpoint here speaks the OpenAI API through its SDK, as the GenAI conventions name it.
+        reported({ role, model: route.endpoint.model, servedBy, attempts }, tokens, { provider: "openai", ...span })
       )
   )
 
@@ -259,5 +261,49 @@ export const completeChat = (
           { signal }
         )).pipe(Effect.flatMap(decodeChatReply(endpoint)))
   const attempt = (client: OpenAI) => Effect.flatMap(reply(client), (decoded) => readChatReply(endpoint, decoded))
-  return sendReported(options, options.role, attempt, (response) => response.usage)
+  return sendReported(options, options.role, attempt, (response) => response.usage, {
+    responseModel: (response) => response.model,
+    input: () => spanMessages(options.body.messages),
+    output: (response) => [{
+      role: "assistant",
+      parts: [
+        ...(response.content === "" ? [] : [{ type: "text", content: response.content }]),
+        ...(response.toolCalls ?? []).map((call) => ({
+          type: "tool_call",
+          id: call.id,
+          name: call.name,
+          arguments: call.arguments
+        }))
+      ]
+    }]
+  })
 }
+
+/**
+ * A request's messages as the GenAI conventions' `gen_ai.input.messages` has them (role + parts). Images
+ * are named, not copied: a data URL of a frame is megabytes no trace backend should store.
+ */
+export const spanMessages = (messages: unknown): ReadonlyArray<unknown> =>
+  (Array.isArray(messages) ? messages : []).map((message: Record<string, unknown>) => {
+    const content = message["content"]
+    const parts = typeof content === "string"
+      ? [{ type: "text", content }]
+      : Array.isArray(content)
+      ? content.map((part: Record<string, unknown>) =>
+        part["type"] === "text" ? { type: "text", content: part["text"] } : { type: "uri", modality: "image" }
+      )
+      : []
+    const calls = Array.isArray(message["tool_calls"]) ? message["tool_calls"] as Array<Record<string, any>> : []
+    return {
+      role: message["role"],
+      parts: [
+        ...parts,
+        ...calls.map((call) => ({
+          type: "tool_call",
+          id: call["id"],
+          name: call["function"]?.name,
+          arguments: call["function"]?.arguments
+        }))
+      ]
+    }
+  })

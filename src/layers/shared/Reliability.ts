@@ -1,7 +1,14 @@
-import { Cause, Duration, Effect, Option, Ref, Schedule } from "effect"
+import { Cause, Duration, Effect, FiberRef, Option, Ref, Schedule } from "effect"
 import { isRetryable, ProviderError } from "../../domain/ProviderError.js"
-import { type CallRole, recordCall, tokenDetails } from "../../services/CallLog.js"
+import {
+  type CallOutcome,
+  type CallRole,
+  currentCallContext,
+  recordCall,
+  tokenDetails
+} from "../../services/CallLog.js"
 import type { Usage } from "../../services/LLMProvider.js"
+import { annotateContent, contentText, currentCallCost } from "../../services/Telemetry.js"
 
 /**
  * The one reliability policy every provider adapter uses: a per-provider concurrency cap, a timeout per
@@ -80,15 +87,106 @@ export interface CallReport {
   readonly attempts?: Ref.Ref<number>
 }
 
+/** What a call's GenAI span says beyond its report: who serves it and, when capture is on, what was said. */
+export interface CallSpan<A> {
+  /** `gen_ai.provider.name`: the API spoken ("openai" for every OpenAI-compatible endpoint), or the engine. */
+  readonly provider: string
+  /** `gen_ai.response.model`, when the reply names one. */
+  readonly responseModel?: (result: A) => string | undefined
+  /** The request's messages; built only when content capture is on. */
+  readonly input?: () => unknown
+  /** The reply's messages; built only when content capture is on. */
+  readonly output?: (result: A) => unknown
+}
+
+/** The GenAI operation of a role's calls: chat for the text and vision roles, embeddings, else generate_content. */
+export const genAiOperation = (role: CallRole): string =>
+  role === "embed" ? "embeddings" : role === "ocr" || role === "asr" ? "generate_content" : "chat"
+
+const serverOf = (url: string): Record<string, unknown> => {
+  try {
+    const parsed = new URL(url)
+    return {
+      "server.address": parsed.hostname,
+      ...(parsed.port === "" ? {} : { "server.port": Number(parsed.port) })
+    }
+  } catch {
+    return {}
+  }
+}
+
+/** The attributes of a finished call that every GenAI span carries: what the store records of it, under GenAI names. */
+export const outcomeAttributes = (outcome: CallOutcome): Record<string, unknown> => ({
+  "gen_ai.usage.input_tokens": outcome.promptTokens,
+  "gen_ai.usage.output_tokens": outcome.completionTokens,
+  ...(outcome.cachedPromptTokens === undefined
+    ? {}
+    : { "gen_ai.usage.cache_read.input_tokens": outcome.cachedPromptTokens }),
+  ...(outcome.reasoningTokens === undefined
+    ? {}
+    : { "gen_ai.usage.reasoning.output_tokens": outcome.reasoningTokens }),
+  ...(outcome.endpoint === undefined ? {} : serverOf(outcome.endpoint)),
+  ...(outcome.attempts === undefined ? {} : { "vtree.attempts": outcome.attempts }),
+  ...(outcome.errorReason === null ? {} : { "error.type": outcome.errorReason })
+})
+
+/** Reports the call and annotates its span with the same figures (and its cost, when the run has prices). */
+const recordAndAnnotate = (outcome: CallOutcome) =>
+  Effect.zipRight(
+    Effect.flatMap(FiberRef.get(currentCallCost), (cost) => {
+      const usd = cost === null ? null : cost(outcome)
+      return Effect.annotateCurrentSpan({
+        ...outcomeAttributes(outcome),
+        ...(usd === null ? {} : { "vtree.cost_usd": usd })
+      })
+    }),
+    recordCall(outcome)
+  )
+
 /**
  * Times one logical call (retries included) and reports it through `recordCall`, ok or failed.
- * `tokens` reads the usage off a successful result.
+ * `tokens` reads the usage off a successful result. The call runs in a GenAI client span,
+ * `{operation} {model}` (chat, embeddings, generate_content), carrying what the store records of it.
  */
 export const reported = <A>(
   report: CallReport,
-  tokens: (result: A) => Usage
+  tokens: (result: A) => Usage,
+  span: CallSpan<A> = { provider: report.role }
 ) =>
 <R>(call: Effect.Effect<A, ProviderError, R>): Effect.Effect<A, ProviderError, R> =>
+  withCallSpan(report, span, reportedCall(report, tokens, span, call))
+
+const withCallSpan = <A, R>(
+  report: CallReport,
+  span: CallSpan<A>,
+  call: Effect.Effect<A, ProviderError, R>
+): Effect.Effect<A, ProviderError, R> => {
+  const operation = genAiOperation(report.role)
+  return Effect.flatMap(FiberRef.get(currentCallContext), (context) =>
+    Effect.zipRight(
+      annotateContent(() => span.input === undefined ? {} : { "gen_ai.input.messages": contentText(span.input()) }),
+      call
+    ).pipe(
+      Effect.withSpan(`${operation} ${report.model}`, {
+        kind: "client",
+        attributes: {
+          "gen_ai.operation.name": operation,
+          "gen_ai.provider.name": span.provider,
+          "gen_ai.request.model": report.model,
+          "vtree.role": report.role,
+          ...(context.questionId === null ? {} : { "vtree.question_id": context.questionId }),
+          ...(context.parentStep === null ? {} : { "vtree.step": context.parentStep })
+        }
+      })
+    ))
+}
+
+const reportedCall = <A, R>(
+  report: CallReport,
+  tokens: (result: A) => Usage,
+  span: CallSpan<A>,
+  call: Effect.Effect<A, ProviderError, R>
+): Effect.Effect<A, ProviderError, R> =>
   Effect.clockWith((clock) => {
     const startedAt = clock.unsafeCurrentTimeMillis()
     const { attempts, servedBy, ...fields } = report
@@ -106,23 +204,36 @@ export const reported = <A>(
         }
         if (exit._tag === "Success") {
           const usage = tokens(exit.value)
-          return recordCall({
-            ...base,
-            startedAt,
-            durationMs,
-            promptTokens: usage.promptTokens,
-            completionTokens: usage.completionTokens,
-            ...tokenDetails(usage),
-            status: "ok",
-            errorReason: null
-          })
+          const result = exit.value
+          const responseModel = span.responseModel?.(result)
+          const described = Effect.zipRight(
+            responseModel === undefined
+              ? Effect.void
+              : Effect.annotateCurrentSpan("gen_ai.response.model", responseModel),
+            annotateContent(() =>
+              span.output === undefined ? {} : { "gen_ai.output.messages": contentText(span.output(result)) }
+            )
+          )
+          return Effect.zipRight(
+            described,
+            recordAndAnnotate({
+              ...base,
+              startedAt,
+              durationMs,
+              promptTokens: usage.promptTokens,
+              completionTokens: usage.completionTokens,
+              ...tokenDetails(usage),
+              status: "ok",
+              errorReason: null
+            })
+          )
         }
         // An interrupted call is not a provider outcome: nothing to record.
         if (Cause.isInterruptedOnly(exit.cause)) {
           return Effect.void
         }
         const failure = Cause.failureOption(exit.cause)
-        return recordCall({
+        return recordAndAnnotate({
           ...base,
           startedAt,
           durationMs,

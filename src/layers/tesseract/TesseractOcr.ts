@@ -247,7 +247,9 @@ export const makeWith = Effect.fn("TesseractOcr.makeWith")(function*(
         )
       }))
       return joinCjk(text)
-    }).pipe(reported({ role: "ocr", model }, () => ({ promptTokens: 0, completionTokens: 0 })))
+    }).pipe(
+      reported({ role: "ocr", model }, () => ({ promptTokens: 0, completionTokens: 0 }), { provider: "tesseract" })
+    )
 
   const transcribeFrames = Effect.fn("TesseractOcr.transcribeFrames")((paths: ReadonlyArray<string>) =>
     transcribeEach(provider, paths, frame)

@@ -110,6 +110,12 @@ const readJsonReply = (response: ChatResponse): Read => ({
 })
 
 /**
+ * A step's span, the child of the question's `invoke_agent` span that holds the agent's call and the tool
+ * it ran. A reply that is no step (unparseable, an unknown tool) has a span of the same index, marked.
+ */
+const inStepSpan = (index: number) => Effect.withSpan(`step ${index}`, { attributes: { "vtree.step": index } })
+
+/**
  * The reflect/plan/action loop of one question: each step a reply, a tool call and its result. Never
  * fails: every ending, including a provider giving up, is a Prediction with its stop reason. Every model
  * call made inside, by the agent or by any tool fiber, is added to the prediction's usage through the
@@ -192,13 +198,13 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
       steps.push(step)
       yield* observer.afterStep(input.questionId, step)
       return ending(spent.stopReason, { ...spent, submission, forced: true })
-    })
+    }).pipe(inStepSpan(steps.length + 1))
 
-  const loop = Effect.gen(function*() {
-    let parseFailures = 0
-    let unknownCalls = 0
-    while (steps.length < input.maxSteps) {
-      const index = steps.length + 1
+  let parseFailures = 0
+  let unknownCalls = 0
+  /** Step `index`: the agent's call and the tool it names; an Ending when the question ends here. */
+  const runStep = (index: number) =>
+    Effect.gen(function*() {
       yield* observer.beforeStep({ questionId: input.questionId, index, messages: [...messages] })
       const { call, message, parsed, raw, response } = yield* ask(index, tools)
       messages.push(message)
@@ -216,6 +222,7 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
       if (parsed._tag === "Unparseable") {
         parseFailures += 1
         input.stats.parseFailures += 1
+        yield* Effect.annotateCurrentSpan("vtree.step.rejected", "unparseable")
         if (parseFailures >= maxParseFailures) {
           return ending("parse_error", {
             error: `${maxParseFailures} unparseable replies in a row; last: ${parsed.reason}`
@@ -229,7 +236,7 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
             ? fillPlaceholders(input.labels.noToolCallMessage, { reason: parsed.reason })
             : `${input.labels.toolError} ${parsed.reason}`
         )
-        continue
+        return undefined
       }
       parseFailures = 0
       const { action } = parsed.reply
@@ -241,6 +248,7 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
         // Not a step, but bounded: a model stuck on a tool that does not exist must still stop.
         unknownCalls += 1
         input.stats.unknownTools += 1
+        yield* Effect.annotateCurrentSpan("vtree.step.rejected", "unknown_tool")
         const spent = unknownCalls > input.maxSteps
         answer(
           // The pack's message asks for a corrected JSON reply; a native call is told in the tool-error form.
@@ -258,7 +266,7 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
           const end = ending("budget_exceeded", { error: `more than ${input.maxSteps} calls of unknown tools` })
           return finalAnswer ? yield* askForAnswer(end) : end
         }
-        continue
+        return undefined
       }
       const { output, submission } = result.right
       const hint = yield* observer.afterTool({
@@ -281,10 +289,18 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
         replyShapes: parsed.shapes
       }
       steps.push(step)
+      yield* Effect.annotateCurrentSpan("vtree.step.tool", action.tool)
       const spent = submission === undefined && steps.length >= input.maxSteps
       answer(hint === undefined || hint === "" ? output : `${output}\n\n${hint}`, spent && finalAnswer)
       yield* observer.afterStep(input.questionId, step)
       if (submission !== undefined) return ending("finished", { submission })
+      return undefined
+    }).pipe(inStepSpan(index))
+
+  const loop = Effect.gen(function*() {
+    while (steps.length < input.maxSteps) {
+      const end = yield* runStep(steps.length + 1)
+      if (end !== undefined) return end
     }
     return finalAnswer ? yield* askForAnswer(ending("budget_exceeded")) : ending("budget_exceeded")
   })

@@ -26,6 +26,7 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
   position: { readonly index: number; readonly total: number } = { index: 0, total: 1 }
 ) {
   const path = yield* Path.Path
+  yield* Effect.annotateCurrentSpan("vtree.video_id", video.videoId)
   const started = yield* Clock.currentTimeMillis
   const p = { ...defaultParameters, ...options.parameters }
   const scope: CallScope = {

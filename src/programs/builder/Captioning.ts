@@ -203,6 +203,7 @@ const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: Planned
   const saved = yield* readEventCheckpoint(video.treeDir, key)
   if (Option.isSome(saved)) {
     yield* finished(scope, "event", true, saved.value.usage)
+    yield* Effect.annotateCurrentSpan("vtree.checkpoint", "reused")
     return { plan, checkpoint: saved.value, cues } satisfies EventResult
   }
   const outcome = yield* askTwice<EventCards>(
@@ -234,7 +235,10 @@ const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: Planned
   yield* save(scope, checkpoint)
   yield* finished(scope, "event", false, outcome.usage)
   return { plan, checkpoint, cues } satisfies EventResult
-})
+}, (effect, scope, plan) =>
+  Effect.withSpan(effect, "caption_event", {
+    attributes: { "vtree.video_id": scope.video.videoId, "vtree.event": plan.index + 1 }
+  }))
 
 /** One scene: from its checkpoint, or one text call (thinking off) over its events' cards. */
 const captionScene = Effect.fnUntraced(function*(scope: CallScope, group: ReadonlyArray<EventResult>, index: number) {
@@ -244,6 +248,7 @@ const captionScene = Effect.fnUntraced(function*(scope: CallScope, group: Readon
   const saved = yield* readSceneCheckpoint(video.treeDir, key)
   if (Option.isSome(saved)) {
     yield* finished(scope, "scene", true, saved.value.usage)
+    yield* Effect.annotateCurrentSpan("vtree.checkpoint", "reused")
     return saved.value
   }
   const outcome = yield* askTwice<Record<string, unknown>>(
@@ -270,7 +275,10 @@ const captionScene = Effect.fnUntraced(function*(scope: CallScope, group: Readon
   yield* save(scope, checkpoint)
   yield* finished(scope, "scene", false, outcome.usage)
   return checkpoint
-})
+}, (effect, scope, _group, index) =>
+  Effect.withSpan(effect, "caption_scene", {
+    attributes: { "vtree.video_id": scope.video.videoId, "vtree.scene": index + 1 }
+  }))
 
 /**
  * Every event, then the scenes grouped from their cards; a scene's call starts as soon as its grouping

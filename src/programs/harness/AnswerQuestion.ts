@@ -16,6 +16,7 @@ import {
   withCallContext
 } from "../../services/CallLog.js"
 import { RunStore } from "../../services/RunStore.js"
+import { currentCallCost } from "../../services/Telemetry.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
 import { costOfCalls, type Prices } from "../report/Cost.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
@@ -70,6 +71,38 @@ const answerQuestion = <R>(
         })
     )
   )
+
+/**
+ * How a question ended, for its `invoke_agent` span: correct / wrong / unscored (no answer key) /
+ * unanswered, the stop reason, steps, tokens and cost, the same figures its stored row has.
+ */
+const agentOutcome = (
+  question: Question,
+  prediction: Prediction,
+  calls: ReadonlyArray<CallRecord>,
+  prices: Prices | undefined
+): Record<string, unknown> => {
+  const tokens = usageOfCalls(calls)
+  const total = sumUsage(tokens)
+  const cost = prices === undefined ? null : costOfCalls(calls, prices)
+  return {
+    "vtree.outcome": prediction.prediction === null
+      ? "unanswered"
+      : question.answer === null
+      ? "unscored"
+      : prediction.prediction === question.answer
+      ? "correct"
+      : "wrong",
+    "vtree.stop_reason": prediction.stopReason,
+    "vtree.steps_used": prediction.stepsUsed,
+    "gen_ai.usage.input_tokens": total.promptTokens,
+    "gen_ai.usage.output_tokens": total.completionTokens,
+    ...(cost === null ? {} : { "vtree.cost_usd": cost }),
+    ...(prediction.stopReason === "error" || prediction.stopReason === "parse_error"
+      ? { "error.type": prediction.stopReason }
+      : {})
+  }
+}
 
 /** The stored row of one answered question. */
 const predictionRow = (
@@ -132,7 +165,23 @@ export const answerAndSave = <R>(
       const startedAt = yield* Clock.currentTimeMillis
       const input = agentInput(question, benchmark)
       const [answered, calls] = yield* restore(
-        captureCalls(question.questionId)(answerQuestion(input, trees, options))
+        captureCalls(question.questionId)(answerQuestion(input, trees, options)).pipe(
+          Effect.tap(([answered, calls]) =>
+            Effect.annotateCurrentSpan(agentOutcome(question, answered.prediction, calls, prices))
+          ),
+          Effect.locally(currentCallCost, prices === undefined ? null : (call) => costOfCalls([call], prices)),
+          Effect.withSpan("invoke_agent vtree", {
+            attributes: {
+              "gen_ai.operation.name": "invoke_agent",
+              "gen_ai.agent.name": "vtree",
+              "vtree.run_id": runId,
+              "vtree.question_id": question.questionId,
+              "vtree.video_id": question.videoId,
+              ...(benchmark === undefined ? {} : { "vtree.benchmark": benchmark.name }),
+              ...(question.taskType === undefined ? {} : { "vtree.task_type": question.taskType })
+            }
+          })
+        )
       )
       const finishedAt = yield* Clock.currentTimeMillis
       // Not saved: once the setting is fixed, --resume must ask this question again.

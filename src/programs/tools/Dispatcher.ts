@@ -8,6 +8,7 @@ import {
   ViewNodeArgs
 } from "../../domain/Protocol.js"
 import type { LLMProvider, ToolDefinition } from "../../services/LLMProvider.js"
+import { annotateContent, contentText } from "../../services/Telemetry.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
 import type { Labels, SkillMode } from "../prompts/PromptManager.js"
 import {
@@ -44,6 +45,11 @@ export interface AgentTool<R = never> {
   readonly run: (args: Readonly<Record<string, unknown>>) => Effect.Effect<ToolResult, never, R>
   /** What the tools protocol offers the model; without one, a function taking any object. */
   readonly definition?: ToolDefinition
+  /**
+   * Its arguments and results never reach a span, even with content capture on: the Search Hub's tools
+   * carry queries and URLs, which vtree keeps out of every log.
+   */
+  readonly confidential?: boolean
 }
 
 /**
@@ -135,10 +141,25 @@ export const makeDispatcher = <R>(tools: ReadonlyArray<AgentTool<R>>): Dispatche
             message: `unknown tool "${action.tool}"; available: ${toolNames.join(", ")}`
           })
         )
-        : tool.run(action.args)
+        : runTraced(tool, action.args)
     }
   }
 }
+
+/** One tool call in its GenAI `execute_tool` span; content only when capture is on and the tool allows it. */
+const runTraced = <R>(tool: AgentTool<R>, args: Readonly<Record<string, unknown>>) =>
+  (tool.confidential === true ? tool.run(args) : Effect.zipRight(
+    annotateContent(() => ({ "gen_ai.tool.call.arguments": contentText(args) })),
+    Effect.tap(tool.run(args), (result) => annotateContent(() => ({ "gen_ai.tool.call.result": result.output })))
+  )).pipe(
+    Effect.withSpan(`execute_tool ${tool.name}`, {
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool.name,
+        "gen_ai.tool.type": "function"
+      }
+    })
+  )
 
 // Free-form fields the agent may send as text, a list or an object; stored as text either way.
 const asText = (value: unknown): string | null =>

@@ -23,6 +23,7 @@ export const makeWebTools = (labels: Labels, hub: WebToolsHub): ReadonlyArray<Ag
     {
       name: "external_search",
       run: (args) => wrap(hub.search(args)),
+      confidential: true,
       // The hub decodes with these same Schemas.
       definition: toolDefinition(
         "external_search",
@@ -33,6 +34,7 @@ export const makeWebTools = (labels: Labels, hub: WebToolsHub): ReadonlyArray<Ag
     {
       name: "external_read",
       run: (args) => wrap(hub.read(args)),
+      confidential: true,
       definition: toolDefinition(
         "external_read",
         "Fetch a web page from a search result as readable text; untrusted data.",

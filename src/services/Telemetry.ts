@@ -1,0 +1,32 @@
+import { Effect, FiberRef } from "effect"
+import type { CallOutcome } from "./CallLog.js"
+
+/**
+ * What vtree's spans carry beyond their names, following the OpenTelemetry GenAI semantic conventions
+ * (development status; see README "Tracing"). The Layers chosen in cli/Composition.ts decide whether
+ * spans are exported at all; with tracing off, these annotations land on no-op spans.
+ */
+
+/**
+ * Whether spans may carry message text, tool arguments and tool results
+ * (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true). Off unless the tracing Layer turns it on:
+ * prompts hold benchmark questions and model replies, which a trace backend need not see.
+ */
+export const captureGenAiContent: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
+
+/**
+ * What one call costs in USD at the run's prices, or null when its role has no price. Set by the
+ * harness when it has prices, so a `chat` span can say what its call cost.
+ */
+export const currentCallCost: FiberRef.FiberRef<((call: CallOutcome) => number | null) | null> = FiberRef
+  .unsafeMake<((call: CallOutcome) => number | null) | null>(null)
+
+/** Attributes set on the current span only when content capture is on; `attributes` is not even built otherwise. */
+export const annotateContent = (attributes: () => Record<string, unknown>): Effect.Effect<void> =>
+  Effect.flatMap(
+    FiberRef.get(captureGenAiContent),
+    (capture) => capture ? Effect.annotateCurrentSpan(attributes()) : Effect.void
+  )
+
+/** Content as a span attribute value: strings as they are, anything else as JSON. */
+export const contentText = (value: unknown): string => typeof value === "string" ? value : JSON.stringify(value)

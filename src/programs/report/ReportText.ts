@@ -161,7 +161,7 @@ const settingsText = (summary: Summary): ReadonlyArray<string> =>
   ]
 
 /** Retried calls over the roles that recorded attempts; `—` when none did. */
-const retriedTotal = (summary: Summary): string => {
+export const retriedTotal = (summary: Summary): string => {
   const known = summary.tokens.byRole.filter((r) => r.retried !== null && r.calls > 0)
   return known.length === 0 && summary.tokens.byRole.some((r) => r.calls > 0)
     ? "—"

@@ -10,6 +10,7 @@
  */
 
 // ---- Programs -----------------------------------------------------------------------------------
+export type { Accuracy, GroupAccuracy, Outcome } from "./domain/Outcome.js"
 export {
   type AgentLoopInput,
   type AgentProtocol,
@@ -69,7 +70,7 @@ export { checkTrees, newRunId } from "./programs/harness/RunPlan.js"
 export { summarize } from "./programs/report/Report.js"
 export { renderHtml } from "./programs/report/ReportHtml.js"
 export { renderJson, renderText } from "./programs/report/ReportText.js"
-export type { Accuracy, GroupAccuracy, ReportInput, Summary, SummaryInput } from "./programs/report/Summary.js"
+export type { ReportInput, Summary, SummaryInput } from "./programs/report/Summary.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { SearchSettings, type SearchSettingsShape } from "./config/SearchSettings.js"

@@ -3,6 +3,7 @@
 // question file or a tree passes through `escapeHtml`.
 import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
+import type { GroupAccuracy } from "../../domain/Outcome.js"
 import { escapeHtml } from "../../text/Html.js"
 import { terminalText } from "../../text/TerminalText.js"
 import { formatDuration } from "../../text/TimeFormat.js"
@@ -26,7 +27,7 @@ import {
   workerRows
 } from "./ReportText.js"
 import { trajectoryParts, verdict } from "./ReportTrajectory.js"
-import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Summary.js"
+import type { ReportInput, ReportPrediction, Summary } from "./Summary.js"
 
 const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>, unscored = false): string =>
   `<table><tr><th>${esc(title)}</th><th>Correct</th><th>Wrong</th><th>Unanswered</th>${

@@ -1,12 +1,13 @@
 // A run's summary as text (the tables `vtree infer` and `vtree report` print) or JSON, and the
 // formatting of numbers, times and tables the other renderers share.
+import type { GroupAccuracy } from "../../domain/Outcome.js"
 import type { Interval } from "../../domain/Stats.js"
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { formatDuration } from "../../text/TimeFormat.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatUsd } from "./Cost.js"
 import { errorsText } from "./ReportErrors.js"
-import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Summary.js"
+import type { RoleTokenDetails, Summary } from "./Summary.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
   details.length === 0 ? [] : [

@@ -4,9 +4,9 @@
 import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
 import type { GroupAccuracy } from "../../domain/Outcome.js"
+import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { escapeHtml } from "../../text/Html.js"
 import { terminalText } from "../../text/TerminalText.js"
-import { formatDuration } from "../../text/TimeFormat.js"
 import { formatUsd } from "./Cost.js"
 import { isForced, outcomeOf, summarize } from "./Report.js"
 import { errorsHeading, retryAdvice } from "./ReportErrors.js"
@@ -18,9 +18,6 @@ import {
   benchmarkLine,
   costNote,
   forcedLine,
-  formatCount,
-  formatInterval,
-  formatPercent,
   progressText,
   retriedTotal,
   workerHeaders,

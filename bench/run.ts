@@ -18,6 +18,7 @@ const all = [
   "ocr",
   "prefix",
   "report",
+  "largeReport",
   "store",
   "workers",
   "benchmarks",

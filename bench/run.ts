@@ -14,6 +14,7 @@ const all = [
   "agent",
   "harness",
   "search",
+  "mcp",
   "build",
   "ocr",
   "prefix",
@@ -22,6 +23,7 @@ const all = [
   "store",
   "workers",
   "benchmarks",
+  "import",
   "testsuite"
 ] as const
 

@@ -19,6 +19,7 @@ const all = [
   "ocr",
   "prefix",
   "report",
+  "largeReport",
   "store",
   "workers",
   "benchmarks",

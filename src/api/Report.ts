@@ -2,4 +2,5 @@
 export { summarize } from "../programs/report/Report.js"
 export { renderHtml } from "../programs/report/ReportHtml.js"
 export { renderJson, renderText } from "../programs/report/ReportText.js"
-export type { Accuracy, GroupAccuracy, Summary } from "../programs/report/Summary.js"
+export type { Accuracy, GroupAccuracy, Outcome } from "../domain/Outcome.js"
+export type { Summary } from "../programs/report/Summary.js"

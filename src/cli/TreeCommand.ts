@@ -8,8 +8,8 @@ import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs
 import { anchoredText, childInfo, entityAppendix, nodeSummary, nodeText } from "../programs/tree/NodeText.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
 import { treePage } from "../programs/tree/TreePage.js"
+import { videoSpan, videoTime } from "../text/Format.js"
 import { cutTerminalText, terminalText } from "../text/TerminalText.js"
-import { videoSpan, videoTime } from "../text/TimeFormat.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
 import { thumbnails, treeEmbeddings } from "./Composition.js"
 import { writeResult } from "./OutputFile.js"
@@ -17,7 +17,7 @@ import { treeImportCommand } from "./TreeImportCommand.js"
 import { treePackCommands } from "./TreePackCommand.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
-// A person reads these: times as h:mm:ss (text/TimeFormat.ts). The agent's own view_node header keeps
+// A person reads these: times as h:mm:ss (text/Format.ts). The agent's own view_node header keeps
 // `<t0>-<t1>s`, the plain seconds its prompts are written for.
 const span = videoSpan
 

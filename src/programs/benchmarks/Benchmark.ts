@@ -5,8 +5,8 @@
  * `BenchmarkInput`.
  */
 import type { Either } from "effect"
+import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { QuestionLoadError } from "../../domain/Question.js"
-import type { Interval } from "../../domain/Stats.js"
 
 /** The released benchmarks, and `custom`: a hand-written question file (see Custom.ts). */
 export type BenchmarkName = "videomme" | "lvbench" | "longvideobench" | "mlvu" | "egoschema" | "nextqa" | "custom"
@@ -60,9 +60,6 @@ export interface BenchmarkQuestion {
   readonly row: unknown
 }
 
-/** right / wrong / unanswered (no letter read) are scored; a question without a key is unscored. */
-export type Outcome = "right" | "wrong" | "unanswered" | "unscored"
-
 export interface QuestionResult {
   readonly question: BenchmarkQuestion
   /** The predicted option letter; null when none could be read. */
@@ -75,36 +72,19 @@ export const outcomeOf = ({ prediction, question }: QuestionResult): Outcome =>
     : prediction === null
     ? "unanswered"
     : prediction === question.key
-    ? "right"
+    ? "correct"
     : "wrong"
-
-export interface Score {
-  readonly right: number
-  readonly wrong: number
-  readonly unanswered: number
-  /** right + wrong + unanswered: the accuracy's denominator. */
-  readonly scored: number
-  readonly unscored: number
-  /** right / scored; null when nothing is scored. */
-  readonly accuracy: number | null
-  /** The 95 % Wilson interval of `accuracy`. */
-  readonly interval: Interval | null
-}
-
-export interface GroupScore extends Score {
-  readonly label: string
-}
 
 export interface Headline {
   readonly benchmark: BenchmarkName
-  readonly overall: Score
+  readonly overall: Accuracy
   /**
    * The figure the benchmark's leaderboard ranks by when it is not the overall accuracy: MLVU's M-Avg, the
    * mean of the per-task accuracies (no interval: it is not one proportion). Null elsewhere.
    */
   readonly primary: { readonly name: string; readonly value: number | null } | null
   /** Per axis (`task type`, `duration`, …), groups in the benchmark's order, then by name. */
-  readonly axes: ReadonlyArray<{ readonly axis: string; readonly groups: ReadonlyArray<GroupScore> }>
+  readonly axes: ReadonlyArray<{ readonly axis: string; readonly groups: ReadonlyArray<GroupAccuracy> }>
 }
 
 export interface Benchmark {

@@ -1,27 +1,9 @@
 // Scores and headlines from per-question outcomes, with Wilson intervals: shared by every benchmark module.
-import { wilsonInterval } from "../../domain/Stats.js"
-import type {
-  BenchmarkName,
-  BenchmarkQuestion,
-  Categories,
-  GroupScore,
-  Headline,
-  QuestionResult,
-  Score
-} from "./Benchmark.js"
+import { type Accuracy, accuracyOfOutcomes, type GroupAccuracy } from "../../domain/Outcome.js"
+import type { BenchmarkName, BenchmarkQuestion, Categories, Headline, QuestionResult } from "./Benchmark.js"
 import { outcomeOf } from "./Benchmark.js"
 
-export const scoreOf = (results: ReadonlyArray<QuestionResult>): Score => {
-  const tally = { right: 0, wrong: 0, unanswered: 0, unscored: 0 }
-  for (const r of results) tally[outcomeOf(r)] += 1
-  const scored = tally.right + tally.wrong + tally.unanswered
-  return {
-    ...tally,
-    scored,
-    accuracy: scored === 0 ? null : tally.right / scored,
-    interval: wilsonInterval(tally.right, scored)
-  }
-}
+export const scoreOf = (results: ReadonlyArray<QuestionResult>): Accuracy => accuracyOfOutcomes(results.map(outcomeOf))
 
 /** Known labels in `order` first, the rest by name. */
 const byOrder = (order: ReadonlyArray<string>) => (a: string, b: string): number => {
@@ -37,7 +19,7 @@ export const groupScores = (
   axis: string,
   categories: (question: BenchmarkQuestion) => Categories,
   order: ReadonlyArray<string> = []
-): ReadonlyArray<GroupScore> => {
+): ReadonlyArray<GroupAccuracy> => {
   const groups = new Map<string, Array<QuestionResult>>()
   for (const r of results) {
     const labels = categories(r.question).find((c) => c.axis === axis)?.labels ?? []
@@ -47,11 +29,11 @@ export const groupScores = (
       groups.set(label, group)
     }
   }
-  return [...groups.keys()].sort(byOrder(order)).map((label) => ({ label, ...scoreOf(groups.get(label)!) }))
+  return [...groups.keys()].sort(byOrder(order)).map((key) => ({ key, ...scoreOf(groups.get(key)!) }))
 }
 
 /** The mean of the groups' accuracies, over the groups that have one: MLVU's M-Avg. */
-export const meanAccuracy = (groups: ReadonlyArray<GroupScore>): number | null => {
+export const meanAccuracy = (groups: ReadonlyArray<GroupAccuracy>): number | null => {
   const values = groups.flatMap((g) => (g.accuracy === null ? [] : [g.accuracy]))
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length
 }

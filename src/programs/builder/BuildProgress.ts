@@ -2,8 +2,8 @@
  * What `vtree build` prints, as plain functions: the progress line (stderr), the summary table and the
  * dry-run table (stdout). The state is folded from BuildEvents, so an embedding app can render its own.
  */
+import { formatCompactCount, formatCompactDuration } from "../../text/Format.js"
 import { alignColumns } from "../../text/TextTable.js"
-import { compactDuration } from "../../text/TimeFormat.js"
 import { costOfCalls, type Prices } from "../report/Cost.js"
 import type { BuildEvent, VideoSummary } from "./BuildOptions.js"
 import type { BuildEstimate, RoleTokens } from "./Estimate.js"
@@ -74,17 +74,14 @@ export const renderBuildProgress = (state: BuildProgressState, now: number): str
   const left = state.events - state.eventsDone
   // Rate measured from the first call answered by a model: checkpointed events come back at once.
   const eta = state.callsSince !== undefined && state.callsDoneSince > 0 && left > 0
-    ? ` · ETA ${compactDuration(((now - state.callsSince) / state.callsDoneSince) * left)}`
+    ? ` · ETA ${formatCompactDuration(((now - state.callsSince) / state.callsDoneSince) * left)}`
     : ""
   return `video ${state.videoIndex + 1}/${state.videos} ${state.videoId} · events ${state.eventsDone}/${state.events}` +
     (state.scenesDone > 0 ? ` · scenes ${state.scenesDone}` : "") +
     ` · calls ${state.calls}${state.reused > 0 ? ` (${state.reused} reused)` : ""} · ${
-      formatCount(state.tokens)
+      formatCompactCount(state.tokens)
     } tokens${eta}`
 }
-
-export const formatCount = (n: number): string =>
-  n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 10_000 ? `${Math.round(n / 1000)}k` : String(n)
 
 // The first column (the video) reads left to right, the figures line up on the right.
 const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string =>
@@ -118,7 +115,7 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
     String(s.calls.vlm),
     String(s.calls.llm),
     String(s.calls.reused),
-    formatCount(s.tokens.prompt + s.tokens.completion),
+    formatCompactCount(s.tokens.prompt + s.tokens.completion),
     String(s.degraded.events + s.degraded.frames + s.degraded.scenes),
     `${s.wallSeconds.toFixed(1)} s`,
     subtitles
@@ -250,8 +247,8 @@ export const renderDryRun = (
     String(e.llmCalls),
     String(e.reused),
     String(e.images),
-    formatCount(e.promptTokens),
-    formatCount(e.completionTokens),
+    formatCompactCount(e.promptTokens),
+    formatCompactCount(e.completionTokens),
     ...(priced ? [usd(e)] : []),
     // Per hour of video at these settings, whether or not a checkpoint answers the call.
     e.durationSeconds > 0 ? String(Math.round(((e.events + e.scenes) * 3600) / e.durationSeconds)) : "-",

@@ -1,8 +1,8 @@
 // Where a run stands, on stderr: a bar redrawn in place on a terminal, plain lines in logs and CI.
 // Rendering is pure (tested directly); `makeProgress` only adds the clock and the writes.
 import { Clock, Effect, Schedule, type Scope } from "effect"
+import { formatCompactDuration } from "../../text/Format.js"
 import { cutTerminalText, terminalText } from "../../text/TerminalText.js"
-import { compactDuration } from "../../text/TimeFormat.js"
 import { formatUsd } from "../report/Cost.js"
 import { outcomeOf } from "../report/Report.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
@@ -104,8 +104,8 @@ export const describeProgress = (state: ProgressState, now: number): string => {
     `tokens ${compactCount(state.tokens)}`,
     // Only a whole bill: one question whose calls had no price would make the sum an understatement.
     ...(state.finished > 0 && state.unpriced === 0 ? [formatUsd(state.spentUsd)] : []),
-    `elapsed ${compactDuration(now - state.startedAt)}`,
-    `ETA ${left === null ? "—" : compactDuration(left)}`
+    `elapsed ${formatCompactDuration(now - state.startedAt)}`,
+    `ETA ${left === null ? "—" : formatCompactDuration(left)}`
   ].join(" · ")
 }
 

@@ -1,8 +1,17 @@
 // What a run amounts to: pure functions from stored rows to a summary (ReportText.ts renders it as text
 // or JSON, ReportHtml.ts as a page). The inputs are the store's row shapes (only the fields a summary
 // reads), so any LoadedRun fits. `vtree infer` prints `renderText(summarize(…))`.
+import {
+  type Accuracy,
+  accuracyOf,
+  accuracyOfOutcomes,
+  emptyTally,
+  type GroupAccuracy,
+  type Outcome,
+  type Tally
+} from "../../domain/Outcome.js"
+import { quantile } from "../../domain/Stats.js"
 import { callRoles } from "../../domain/RunRecord.js"
-import { quantile, wilsonInterval } from "../../domain/Stats.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf } from "./ReportErrors.js"
@@ -10,9 +19,6 @@ import { workersOf } from "./ReportWorkers.js"
 import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
 import { runSettings } from "./RunSettings.js"
 import type {
-  Accuracy,
-  GroupAccuracy,
-  Outcome,
   ReportCall,
   ReportPrediction,
   ReportRun,
@@ -34,30 +40,9 @@ export const durationOrder = ["short", "medium", "long"]
 export const outcomeOf = (p: Pick<ReportPrediction, "answer" | "prediction" | "correct">): Outcome =>
   p.answer === null ? "unscored" : p.prediction === null ? "unanswered" : p.correct ? "correct" : "wrong"
 
-interface Tally {
-  correct: number
-  wrong: number
-  unanswered: number
-  unscored: number
-}
-
-const emptyTally = (): Tally => ({ correct: 0, wrong: 0, unanswered: 0, unscored: 0 })
-
-const accuracyOf = (tally: Tally): Accuracy => {
-  const total = tally.correct + tally.wrong + tally.unanswered
-  return {
-    ...tally,
-    total,
-    accuracy: total === 0 ? null : tally.correct / total,
-    interval: wilsonInterval(tally.correct, total)
-  }
-}
-
 /** Accuracy of any subset of predictions, with its interval. */
 export const accuracyOfPredictions = (predictions: ReadonlyArray<ReportPrediction>): Accuracy => {
-  const tally = emptyTally()
-  for (const p of predictions) tally[outcomeOf(p)] += 1
-  return accuracyOf(tally)
+  return accuracyOfOutcomes(predictions.map(outcomeOf))
 }
 
 export const rankBy = (order: ReadonlyArray<string>) => (a: string, b: string): number => {

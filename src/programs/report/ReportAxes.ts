@@ -2,21 +2,8 @@
 // were, every other benchmark's from its module's headline (LVBench per question type, MLVU per task with
 // M-Avg, …), in the report's terms.
 import type { BenchmarkName } from "../../domain/Question.js"
-import type { GroupScore } from "../benchmarks/Benchmark.js"
 import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
-import type { GroupAccuracy, ReportPrediction, Summary } from "./Summary.js"
-
-/** A benchmark module's group score in the report's terms. */
-const asGroupAccuracy = (g: GroupScore): GroupAccuracy => ({
-  key: g.label,
-  correct: g.right,
-  wrong: g.wrong,
-  unanswered: g.unanswered,
-  total: g.scored,
-  unscored: g.unscored,
-  accuracy: g.accuracy,
-  interval: g.interval
-})
+import type { ReportPrediction, Summary } from "./Summary.js"
 
 /** The axes and headline figure of the run's benchmark (Video-MME: the three tables it always had). */
 export const benchmarkView = (
@@ -37,6 +24,6 @@ export const benchmarkView = (
   const headline = benchmarkByName(benchmark).headline(resultsOfPredictions(predictions, benchmark))
   return {
     primary: headline.primary,
-    axes: headline.axes.map(({ axis, groups }) => ({ axis, groups: groups.map(asGroupAccuracy) }))
+    axes: headline.axes.map(({ axis, groups }) => ({ axis, groups }))
   }
 }

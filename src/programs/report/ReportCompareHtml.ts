@@ -1,11 +1,11 @@
 // The comparison of two runs as one self-contained page: paired chart with error bars, bucket deltas, the
 // McNemar verdict, usage deltas, and each flipped question linked to its trajectory in both runs.
+import { formatCount, formatInterval, formatPercent } from "../../text/Format.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
 import { chartAxis } from "./ReportHtml.js"
 import { script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
-import { formatCount, formatInterval, formatPercent } from "./ReportText.js"
 import { trajectory } from "./ReportTrajectory.js"
 import type { ReportCall, ReportPrediction, ReportStep } from "./Summary.js"
 

@@ -47,6 +47,17 @@ export const errorsOf = (
   }
 }
 
+/** The Errors block's heading, the same in every format. */
+export const errorsHeading = (errors: ErrorSummary): string =>
+  errors.questions === 0
+    ? "Errors: the most common messages"
+    : `Errors: ${errors.questions} question${
+      errors.questions === 1 ? "" : "s"
+    } ended in error; the most common messages`
+
+/** What to do about the `error` questions, before the command; null when none ended so. */
+export const retryAdvice = "Ask them again once the cause is fixed:"
+
 /** The text report's Errors block; none when no question kept an error. */
 export const errorsText = (
   errors: ErrorSummary,
@@ -57,14 +68,10 @@ export const errorsText = (
   ) => string
 ): ReadonlyArray<string> => {
   if (errors.messages.length === 0) return []
-  const head = errors.questions === 0
-    ? "Errors: the most common messages"
-    : `Errors: ${errors.questions} question${
-      errors.questions === 1 ? "" : "s"
-    } ended in error; the most common messages`
+  const head = errorsHeading(errors)
   const rows = errors.messages.map((m) => [m.count.toLocaleString("en-US"), terminalText(m.message)])
   const hint = errors.retryCommand === null
     ? []
-    : [`Ask them again once the cause is fixed: ${errors.retryCommand} (with the run's --trees and --db)`]
+    : [`${retryAdvice} ${errors.retryCommand} (with the run's --trees and --db)`]
   return [[head, table(["Count", "Message"], rows, [true, false]), ...hint].join("\n")]
 }

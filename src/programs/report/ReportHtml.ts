@@ -3,10 +3,13 @@
 // question file or a tree passes through `escapeHtml`.
 import { Schema } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
+import type { GroupAccuracy } from "../../domain/Outcome.js"
+import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { escapeHtml } from "../../text/Html.js"
-import { formatDuration } from "../../text/TimeFormat.js"
+import { terminalText } from "../../text/TerminalText.js"
 import { formatUsd } from "./Cost.js"
 import { isForced, outcomeOf, summarize } from "./Report.js"
+import { errorsHeading, retryAdvice } from "./ReportErrors.js"
 import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
@@ -15,15 +18,13 @@ import {
   benchmarkLine,
   costNote,
   forcedLine,
-  formatCount,
-  formatInterval,
-  formatPercent,
   progressText,
+  retriedTotal,
   workerHeaders,
   workerRows
 } from "./ReportText.js"
 import { trajectoryParts, verdict } from "./ReportTrajectory.js"
-import type { GroupAccuracy, ReportInput, ReportPrediction, Summary } from "./Summary.js"
+import type { ReportInput, ReportPrediction, Summary } from "./Summary.js"
 
 const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>, unscored = false): string =>
   `<table><tr><th>${esc(title)}</th><th>Correct</th><th>Wrong</th><th>Unanswered</th>${
@@ -90,14 +91,18 @@ const summarySection = (summary: Summary): string => {
   const ms = (value: number | null | undefined) => `<td class="n">${esc(formatDuration(value ?? null))}</td>`
   const tokenRows =
     summary.tokens.byRole.map((r) =>
-      `<tr><td>${esc(r.role)}</td>${num(r.calls)}${num(r.errors)}${num(r.promptTokens)}${num(r.completionTokens)}` +
+      `<tr><td>${esc(r.role)}</td>${num(r.calls)}${num(r.errors)}${
+        r.retried === null ? `<td class="n">—</td>` : num(r.retried)
+      }${num(r.promptTokens)}${num(r.completionTokens)}` +
       `<td class="n">${r.calls === 0 ? "—" : esc(formatUsd(costOfRole.get(r.role) ?? null))}</td>${
         ms(latencyOfRole.get(r.role)?.p50Ms)
       }` +
       `${ms(latencyOfRole.get(r.role)?.p90Ms)}${ms(latencyOfRole.get(r.role)?.maxMs)}</tr>`
     ).join("") +
     `<tr><td><b>total</b></td>${num(summary.tokens.byRole.reduce((sum, r) => sum + r.calls, 0))}` +
-    `${num(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0))}${num(summary.tokens.promptTokens)}` +
+    `${num(summary.tokens.byRole.reduce((sum, r) => sum + r.errors, 0))}<td class="n">${
+      esc(retriedTotal(summary))
+    }</td>${num(summary.tokens.promptTokens)}` +
     `${num(summary.tokens.completionTokens)}<td class="n">${
       esc(formatUsd(summary.cost.total))
     }</td><td></td><td></td><td></td></tr>`
@@ -135,11 +140,24 @@ ${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`
     ).join("\n")
   }
 <h2>Stop reasons</h2>
-<table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>
+<table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>${errorsSection(summary.errors)}
 <h2>Model calls per role</h2>
-<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Prompt tokens</th><th>Completion tokens</th><th>Cost (USD)</th>` +
+<table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Retried</th><th>Prompt tokens</th><th>Completion tokens</th><th>Cost (USD)</th>` +
     `<th>Latency p50</th><th>Latency p90</th><th>Latency max</th></tr>${tokenRows}</table>
 <p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}${workersTable(summary)}`
+}
+
+/** The commonest error messages and the command that asks the `error` questions again, as the text report has them. */
+const errorsSection = (errors: Summary["errors"]): string => {
+  if (errors.messages.length === 0) return ""
+  // A message is data: shown, never obeyed (control characters made visible), then escaped for the page.
+  const rows = errors.messages.map((m) => `<tr>${num(m.count)}<td>${esc(terminalText(m.message))}</td></tr>`).join("")
+  const hint = errors.retryCommand === null
+    ? ""
+    : `\n<p>${esc(retryAdvice)} <code>${esc(errors.retryCommand)}</code> (with the run's --trees and --db)</p>`
+  return `\n<h2 id="errors">${
+    esc(errorsHeading(errors))
+  }</h2>\n<table><tr><th>Count</th><th>Message</th></tr>${rows}</table>${hint}`
 }
 
 const workersTable = (summary: Summary): string => {

@@ -1,7 +1,7 @@
 // The small pieces of markup the run page, its trajectories and the comparison page share. Everything
 // that came from a model, a question file or a tree passes through `escapeHtml`.
+import { formatCount } from "../../text/Format.js"
 import { escapeHtml } from "../../text/Html.js"
-import { formatCount } from "./ReportText.js"
 
 export const esc = (value: string | number | null): string => value === null ? "" : escapeHtml(String(value))
 

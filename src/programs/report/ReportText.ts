@@ -1,12 +1,12 @@
 // A run's summary as text (the tables `vtree infer` and `vtree report` print) or JSON, and the
 // formatting of numbers, times and tables the other renderers share.
-import type { Interval } from "../../domain/Stats.js"
+import type { GroupAccuracy } from "../../domain/Outcome.js"
+import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { alignColumns, textWidth } from "../../text/TextTable.js"
-import { formatDuration } from "../../text/TimeFormat.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatUsd } from "./Cost.js"
 import { errorsText } from "./ReportErrors.js"
-import type { GroupAccuracy, RoleTokenDetails, Summary } from "./Summary.js"
+import type { RoleTokenDetails, Summary } from "./Summary.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
   details.length === 0 ? [] : [
@@ -22,14 +22,6 @@ const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArr
       [false, true, true, true, true]
     )
   ]
-
-export const formatPercent = (value: number | null): string => value === null ? "—" : `${(value * 100).toFixed(1)}%`
-
-/** `[41.2–58.8]`, the 95 % interval in percent; `—` without one. */
-export const formatInterval = (interval: Interval | null): string =>
-  interval === null ? "—" : `[${(interval.low * 100).toFixed(1)}–${(interval.high * 100).toFixed(1)}]`
-
-export const formatCount = (n: number): string => n.toLocaleString("en-US")
 
 /** Columns padded to their widest cell (in terminal columns), a rule under the headers; `right` marks the numeric columns. */
 export const formatTable = (
@@ -161,7 +153,7 @@ const settingsText = (summary: Summary): ReadonlyArray<string> =>
   ]
 
 /** Retried calls over the roles that recorded attempts; `—` when none did. */
-const retriedTotal = (summary: Summary): string => {
+export const retriedTotal = (summary: Summary): string => {
   const known = summary.tokens.byRole.filter((r) => r.retried !== null && r.calls > 0)
   return known.length === 0 && summary.tokens.byRole.some((r) => r.calls > 0)
     ? "—"

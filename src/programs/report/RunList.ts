@@ -2,9 +2,9 @@
 // their predictions (no run is loaded). Pure.
 import type { BenchmarkName } from "../../domain/Question.js"
 import type { RunRow, RunTally } from "../../domain/RunRecord.js"
-import { formatDuration } from "../../text/TimeFormat.js"
+import { formatCount, formatDuration, formatPercent } from "../../text/Format.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
-import { formatCount, formatPercent, formatTable } from "./ReportText.js"
+import { formatTable } from "./ReportText.js"
 import { benchmarkOfRun } from "./RunProtocol.js"
 import { agentModelOf } from "./RunSettings.js"
 

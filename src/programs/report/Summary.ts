@@ -1,9 +1,9 @@
 // What a summary of a run holds: the stored rows a summary reads and the summary itself, the model that
 // Report.ts computes and ReportText.ts, ReportHtml.ts and the json output render. Types only, so every
 // module of the report can name them without importing the code that fills them.
+import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { BenchmarkName } from "../../domain/Question.js"
-import { type CallRow, type PredictionRow, type RunRow, type StepRow } from "../../domain/RunRecord.js"
-import type { Interval } from "../../domain/Stats.js"
+import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
 import type { ErrorSummary } from "./ReportErrors.js"
 import type { RunSetting } from "./RunSettings.js"
 
@@ -36,8 +36,6 @@ export type ReportCall =
     readonly startedAt?: number
   }
 
-export type Outcome = "correct" | "wrong" | "unanswered" | "unscored"
-
 export interface SummaryInput {
   readonly run: ReportRun
   readonly predictions: ReadonlyArray<ReportPrediction>
@@ -46,31 +44,6 @@ export interface SummaryInput {
 
 export interface ReportInput extends SummaryInput {
   readonly steps: ReadonlyArray<ReportStep>
-}
-
-/**
- * Every question ends in exactly one outcome: correct, wrong (an option letter that is not the key),
- * unanswered (no option letter could be read), or unscored (the question has no key: a test split,
- * EgoSchema outside its subset). Accuracy is correct / total over the keyed questions: an unanswered
- * question earns nothing and stays in the denominator (Video-MME's own script drops it), counted apart
- * from wrong; an unscored one is counted apart from both.
- */
-export interface Accuracy {
-  readonly correct: number
-  readonly wrong: number
-  readonly unanswered: number
-  /** correct + wrong + unanswered: the keyed questions, the accuracy's denominator. */
-  readonly total: number
-  /** Questions without a key: run and exported, never scored. */
-  readonly unscored: number
-  /** correct / total, or null when there is nothing to divide. */
-  readonly accuracy: number | null
-  /** The 95 % Wilson score interval of the accuracy; null when there is nothing to divide. */
-  readonly interval: Interval | null
-}
-
-export interface GroupAccuracy extends Accuracy {
-  readonly key: string
 }
 
 export interface RoleTokens {

@@ -30,7 +30,9 @@ const blue = "#2f81f7"
 const gray = "#8c959f"
 const ink = "#1f2328"
 
-describe("the html report in headless Chromium", () => {
+// Each test launches headless Chromium once or twice; on a loaded 2-core machine a launch alone can take tens of
+// seconds, so the bound is generous. It bounds a hang, not the speed: nothing here measures time.
+describe("the html report in headless Chromium", { timeout: 120_000 }, () => {
   it("draws the accuracy charts with their error bars, and the page script runs (the filter counter)", () => {
     const predictions = run(2)
     const file = join(dir, "report.html")

@@ -1,12 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
+import type { GroupAccuracy } from "../../../src/domain/Outcome.js"
 import { wilsonInterval } from "../../../src/domain/Stats.js"
-import type {
-  BenchmarkInput,
-  GroupScore,
-  Headline,
-  QuestionResult
-} from "../../../src/programs/benchmarks/Benchmark.js"
+import type { BenchmarkInput, Headline, QuestionResult } from "../../../src/programs/benchmarks/Benchmark.js"
 import { decodeBenchmark, type DecodeOptions } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
 import {
   egoSchemaRows,
@@ -36,12 +32,12 @@ const headline = (
   return benchmark.headline(results)
 }
 
-const counts = (groups: ReadonlyArray<GroupScore>) =>
-  groups.map((g) => [g.label, g.right, g.wrong, g.unanswered, g.accuracy])
+const counts = (groups: ReadonlyArray<GroupAccuracy>) =>
+  groups.map((g) => [g.key, g.correct, g.wrong, g.unanswered, g.accuracy])
 
 describe("headlines", () => {
   it("MLVU: M-Avg is the mean of the per-task accuracies, beside the overall", () => {
-    // plotQA: right, wrong (1/2); needle: right (1/1).
+    // plotQA: correct, wrong (1/2); needle: correct (1/1).
     const h = headline(folderInput("dev", [["1_plotQA.json", json(mlvuPlotQa)], ["2_needle.json", json(mlvuNeedle)]]), [
       "A",
       "A",
@@ -54,9 +50,9 @@ describe("headlines", () => {
   })
 
   it("LVBench: a question counts in each of its types, in the leaderboard's order", () => {
-    // 1 ER right; 2 Rea+KIR wrong; 3 EU unanswered.
+    // 1 ER correct; 2 Rea+KIR wrong; 3 EU unanswered.
     const h = headline(fileInput("video_info.meta.jsonl", jsonl(...lvBenchLines)), ["A", "D", null])
-    assert.deepStrictEqual([h.overall.right, h.overall.wrong, h.overall.unanswered, h.overall.scored], [1, 1, 1, 3])
+    assert.deepStrictEqual([h.overall.correct, h.overall.wrong, h.overall.unanswered, h.overall.total], [1, 1, 1, 3])
     assert.strictEqual(h.primary, null)
     assert.deepStrictEqual(h.axes.map((a) => a.axis), ["question type"])
     assert.deepStrictEqual(counts(h.axes[0]!.groups), [["KIR", 0, 1, 0, 0], ["EU", 0, 0, 1, 0], ["ER", 1, 0, 0, 1], [
@@ -69,7 +65,7 @@ describe("headlines", () => {
   })
 
   it("NExT-QA: per type and per family", () => {
-    // CW right, TN wrong, DC right.
+    // CW correct, TN wrong, DC correct.
     const h = headline(fileInput("val.csv", nextQaCsv), ["D", "A", "A"])
     assert.deepStrictEqual(counts(h.axes[0]!.groups), [["CW", 1, 0, 0, 1], ["TN", 0, 1, 0, 0], ["DC", 1, 0, 0, 1]])
     assert.deepStrictEqual(counts(h.axes[1]!.groups), [["Causal", 1, 0, 0, 1], ["Temporal", 0, 1, 0, 0], [
@@ -87,16 +83,16 @@ describe("headlines", () => {
     })
     assert.deepStrictEqual(
       {
-        right: h.overall.right,
+        correct: h.overall.correct,
         wrong: h.overall.wrong,
-        scored: h.overall.scored,
+        total: h.overall.total,
         unscored: h.overall.unscored,
         accuracy: h.overall.accuracy
       },
-      { right: 1, wrong: 1, scored: 2, unscored: 1, accuracy: 0.5 }
+      { correct: 1, wrong: 1, total: 2, unscored: 1, accuracy: 0.5 }
     )
     const none = headline(fileInput("questions.json", json(egoSchemaRows)), ["D", "A", "B"])
-    assert.deepStrictEqual([none.overall.scored, none.overall.unscored, none.overall.accuracy, none.overall.interval], [
+    assert.deepStrictEqual([none.overall.total, none.overall.unscored, none.overall.accuracy, none.overall.interval], [
       0,
       3,
       null,

@@ -422,6 +422,33 @@ describe("errors and retries", () => {
     // A run without errors prints no Errors block.
     assert.isFalse(renderText(summarize(input)).includes("Errors:"))
   })
+
+  it("shows them in the html report: the Errors block with the retry command, and a Retried column per role", () => {
+    const page = renderHtml(failing)
+    const section = page.slice(
+      page.indexOf(`<h2 id="errors">`),
+      page.indexOf("</table>", page.indexOf(`<h2 id="errors">`))
+    )
+    assert.include(section, "Errors: 3 questions ended in error; the most common messages")
+    assert.include(
+      section,
+      `<tr><td class="n">2</td><td>llm: Transport: llm: connection failed (connect ECONNREFUSED 127.0.0.1:9)</td></tr>`
+    )
+    assert.include(page, "<code>vtree infer --resume --retry-errors --run-id run-7</code>")
+    assert.notInclude(page, "hunter2")
+    assert.notInclude(page, "sk-live-0123456789abcdef")
+    // The message's control sequence is shown, not obeyed, and html in a message stays text.
+    assert.notMatch(page, /\u001b/)
+    const calls = page.slice(page.indexOf("<h2>Model calls per role</h2>"))
+    assert.include(calls, "<th>Errors</th><th>Retried</th>")
+    assert.include(calls, `<tr><td>agent</td><td class="n">3</td><td class="n">1</td><td class="n">2</td>`)
+    assert.include(calls, `<tr><td>tool</td><td class="n">2</td><td class="n">0</td><td class="n">1</td>`)
+    assert.include(calls, `<tr><td><b>total</b></td><td class="n">5</td><td class="n">1</td><td class="n">3</td>`)
+    // Unknown attempts read as —, as in the text report; a run without errors has no Errors block.
+    const plain = renderHtml(input)
+    assert.notInclude(plain, `id="errors"`)
+    assert.include(plain, `<tr><td>agent</td><td class="n">1</td><td class="n">0</td><td class="n">—</td>`)
+  })
 })
 
 describe("renderHtml", () => {

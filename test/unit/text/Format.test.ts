@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { compactDuration, formatDuration, videoSpan, videoTime } from "../../../src/text/TimeFormat.js"
+import { formatCompactDuration, formatDuration, videoSpan, videoTime } from "../../../src/text/Format.js"
 
 describe("TimeFormat", () => {
   it("reads a moment of a video as m:ss under an hour and h:mm:ss from an hour on", () => {
@@ -22,7 +22,11 @@ describe("TimeFormat", () => {
       "1h 02m 03s"
     ])
     assert.strictEqual(formatDuration(null), "—")
-    assert.deepStrictEqual([compactDuration(4_400), compactDuration(75_000), compactDuration(3_725_000)], [
+    assert.deepStrictEqual([
+      formatCompactDuration(4_400),
+      formatCompactDuration(75_000),
+      formatCompactDuration(3_725_000)
+    ], [
       "4s",
       "1m15s",
       "1h02m"

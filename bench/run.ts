@@ -14,6 +14,7 @@ const all = [
   "agent",
   "harness",
   "search",
+  "mcp",
   "build",
   "ocr",
   "prefix",
@@ -21,6 +22,7 @@ const all = [
   "store",
   "workers",
   "benchmarks",
+  "import",
   "testsuite"
 ] as const
 

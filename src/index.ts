@@ -65,17 +65,11 @@ export {
   renderBar,
   renderLine
 } from "./programs/harness/Progress.js"
-export {
-  type Accuracy,
-  type GroupAccuracy,
-  type ReportInput,
-  summarize,
-  type Summary,
-  type SummaryInput
-} from "./programs/harness/Report.js"
-export { renderHtml } from "./programs/harness/ReportHtml.js"
-export { renderJson, renderText } from "./programs/harness/ReportText.js"
 export { checkTrees, newRunId } from "./programs/harness/RunPlan.js"
+export { summarize } from "./programs/report/Report.js"
+export { renderHtml } from "./programs/report/ReportHtml.js"
+export { renderJson, renderText } from "./programs/report/ReportText.js"
+export type { Accuracy, GroupAccuracy, ReportInput, Summary, SummaryInput } from "./programs/report/Summary.js"
 
 // ---- Trees, prompts, tools ----------------------------------------------------------------------
 export { SearchSettings, type SearchSettingsShape } from "./config/SearchSettings.js"

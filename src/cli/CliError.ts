@@ -14,6 +14,8 @@ import { BuildError } from "../programs/builder/BuildError.js"
 import { InferError } from "../programs/harness/InferError.js"
 import { LibraryError } from "../programs/mcp/VideoLibrary.js"
 import { PromptPackError } from "../programs/prompts/PromptManager.js"
+import { TreeImportError } from "../programs/tree/import/ImportedVideo.js"
+import { PackError } from "../programs/tree/pack/PackError.js"
 import { UnsafeIdError } from "../programs/tree/TreePreflight.js"
 import { RunStoreError } from "../services/RunStore.js"
 import { DoctorFailed } from "./Doctor.js"
@@ -42,6 +44,7 @@ const userErrors = [
   MediaError,
   NodeNotFound,
   OutputFileError,
+  PackError,
   PricesError,
   PromptPackError,
   ProviderError,
@@ -51,6 +54,7 @@ const userErrors = [
   SearchError,
   SubtitleError,
   TreeDecodeError,
+  TreeImportError,
   UnsafeIdError,
   UsageError,
   UserJsonError

@@ -33,6 +33,7 @@ import { SearchHubLive } from "../SearchHubLive.js"
 import { LLMProvider } from "../services/LLMProvider.js"
 import type { OCRProvider } from "../services/OCRProvider.js"
 import { RunStore, type RunStoreError, type RunStoreShape } from "../services/RunStore.js"
+import { SearchMetrics } from "../services/SearchMetrics.js"
 import { SpeechToText } from "../services/SpeechToText.js"
 import { VLMProvider } from "../services/VLMProvider.js"
 
@@ -317,6 +318,35 @@ export const dryRunProviders = Layer.unwrapEffect(Effect.gen(function*() {
   )
 }))
 
+// ---- `tree import` -----------------------------------------------------------------------------------
+
+/** The tool model `tree import` may ask for event and scene cards (none → deterministic cards). */
+export class ImportModel
+  extends Context.Tag("vtree/cli/ImportModel")<ImportModel, { readonly llm: Option.Option<string> }>()
+{}
+
+/**
+ * `tree import`: ffmpeg (frames and frame rates with --videos) and, when `useModel` and an LLM is
+ * configured, its tool role for the cards. Only the LLM settings are read; nothing is required, so an
+ * import runs offline.
+ */
+export const importProviders = (useModel: boolean) =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const llm = useModel ? yield* loadRoleConfigs.llm : Option.none()
+    return Layer.mergeAll(
+      media,
+      quiet,
+      Option.match(llm, {
+        onNone: () => Layer.succeed(ImportModel, { llm: Option.none() }),
+        onSome: (config) =>
+          Layer.merge(
+            OpenAiLlm.layerConfig(config),
+            Layer.succeed(ImportModel, { llm: Option.some(config.tool.model) })
+          )
+      })
+    )
+  }))
+
 // ---- `mcp` -------------------------------------------------------------------------------------------
 
 /** Whether `mcp --trees` has a model: video_view_node then summarizes for a question, and video_ask runs. */
@@ -336,7 +366,7 @@ const unconfigured = (what: string) =>
  * every call naming what to set (the tree tools still serve cards, frames and subtitles), and
  * embeddings when configured (video_search is then hybrid). Only these roles are read.
  */
-export const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
+const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* Effect.all({ llm: loadRoleConfigs.llm, vlm: loadRoleConfigs.vlm })
   const llm = Option.match(config.llm, {
     onNone: () => Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => unconfigured("LLM") })),
@@ -350,6 +380,23 @@ export const mcpModels = Layer.unwrapEffect(Effect.gen(function*() {
     llm,
     vlm,
     treeEmbeddings,
+    // video_frames scales frames over 768 px down with it.
+    thumbnails,
     Layer.succeed(McpModels, { llm: Option.isSome(config.llm) })
   )
 }))
+
+/** The Search Hub alone calls no model: the ports are never reached, and no model setting is read. */
+const noMcpModels = Layer.mergeAll(
+  Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => unconfigured("LLM") })),
+  Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => unconfigured("vision model") })),
+  Layer.succeed(McpModels, { llm: false }),
+  thumbnails
+)
+
+/**
+ * What `vtree mcp` runs with: the models only when it serves trees (a broken VTREE_LLM_* must not stop
+ * a search-only server), the Search Hub, and its metrics as one JSON line per request on stderr.
+ */
+export const mcpProviders = (serveTrees: boolean) =>
+  Layer.mergeAll(serveTrees ? mcpModels : noMcpModels, searchHub, SearchMetrics.jsonLines)

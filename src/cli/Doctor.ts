@@ -11,13 +11,13 @@ import {
 } from "../config/ProviderConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import { isSuspiciousSecret, minimumSecretLength } from "../domain/Secret.js"
-import { alignColumns } from "../domain/TextTable.js"
 import { describeDialect, detectDialect } from "../layers/openai/Dialect.js"
 import { endpointUrls } from "../layers/openai/OpenAiClient.js"
 import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
 import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
 import * as TesseractOcr from "../layers/tesseract/TesseractOcr.js"
+import { alignColumns } from "../text/TextTable.js"
 
 export interface DoctorRow {
   readonly provider: string

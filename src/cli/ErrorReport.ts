@@ -1,6 +1,6 @@
 import { ValidationError } from "@effect/cli"
 import { Cause, Option } from "effect"
-import { terminalText } from "../domain/TerminalText.js"
+import { terminalText } from "../text/TerminalText.js"
 import { isUserError } from "./CliError.js"
 
 /**

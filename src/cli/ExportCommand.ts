@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
-import { costOfCalls } from "../programs/harness/Cost.js"
+import { costOfCalls } from "../programs/report/Cost.js"
 import {
   benchmarkOfFormat,
   type ExportFormat,
@@ -8,10 +8,10 @@ import {
   formatOfBenchmark,
   isBenchmarkFormat,
   renderExport
-} from "../programs/harness/Export.js"
-import type { ReportCall } from "../programs/harness/Report.js"
-import { benchmarkOfRun } from "../programs/harness/RunProtocol.js"
-import { agentModelOf, storedPrices } from "../programs/harness/RunSettings.js"
+} from "../programs/report/Export.js"
+import { benchmarkOfRun } from "../programs/report/RunProtocol.js"
+import { agentModelOf, storedPrices } from "../programs/report/RunSettings.js"
+import type { ReportCall } from "../programs/report/Summary.js"
 import { RunStore } from "../services/RunStore.js"
 import { dbOption, optionalText } from "./CliOptions.js"
 import { runStore } from "./Composition.js"

@@ -8,7 +8,7 @@ import { makeVideoResources } from "../programs/mcp/VideoResources.js"
 import { makeVideoTools } from "../programs/mcp/VideoTools.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
 import { optionalText } from "./CliOptions.js"
-import { McpModels, mcpModels, searchHub } from "./Composition.js"
+import { McpModels, mcpProviders } from "./Composition.js"
 import { McpError } from "./mcp/McpError.js"
 import type { ServerSpec } from "./mcp/McpServer.js"
 import { version } from "./version.js"
@@ -85,6 +85,5 @@ export const mcpCommand = Command.make("mcp", options, (args) =>
       "Serve the Search Hub (external_search, external_read; VTREE_SEARCH_*, all off by default) and, with --trees, " +
         "the video trees (video_* tools) over stdio MCP"
     ),
-    Command.provide(mcpModels),
-    Command.provide(searchHub)
+    Command.provide((args) => mcpProviders(Option.isSome(args.trees)))
   )

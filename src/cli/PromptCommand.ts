@@ -1,11 +1,11 @@
 import { Command } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
-import { terminalText } from "../domain/TerminalText.js"
 import type { Benchmark } from "../programs/benchmarks/Benchmark.js"
 import { benchmarkNamed, benchmarks } from "../programs/benchmarks/Registry.js"
 import { benchmarkLabels } from "../programs/benchmarks/StoredResults.js"
 import type { PromptManager } from "../programs/prompts/PromptManager.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
+import { terminalText } from "../text/TerminalText.js"
 import { UsageError } from "./CliError.js"
 import { optionalText, promptOptions } from "./CliOptions.js"
 

@@ -2,19 +2,20 @@ import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
-import { costOfCalls, type Prices } from "../programs/harness/Cost.js"
-import { renderJson, renderText, summarize } from "../programs/harness/Report.js"
-import type { ReportCall } from "../programs/harness/Report.js"
+import { costOfCalls, type Prices } from "../programs/report/Cost.js"
+import { summarize } from "../programs/report/Report.js"
 import {
   compareRuns,
   NoSharedQuestions,
   renderCompareJson,
   renderCompareText
-} from "../programs/harness/ReportCompare.js"
-import { renderCompareHtml } from "../programs/harness/ReportCompareHtml.js"
-import { frameMarkup, reportFrames } from "../programs/harness/ReportFrames.js"
-import { renderHtml } from "../programs/harness/ReportHtml.js"
-import { runSettings, storedPrices } from "../programs/harness/RunSettings.js"
+} from "../programs/report/ReportCompare.js"
+import { renderCompareHtml } from "../programs/report/ReportCompareHtml.js"
+import { frameMarkup, reportFrames } from "../programs/report/ReportFrames.js"
+import { renderHtml } from "../programs/report/ReportHtml.js"
+import { renderJson, renderText } from "../programs/report/ReportText.js"
+import { runSettings, storedPrices } from "../programs/report/RunSettings.js"
+import type { ReportCall } from "../programs/report/Summary.js"
 import { relativeHref } from "../programs/tree/FrameImages.js"
 import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
 import { databaseKey, displayDb, readOnlyStores, RunStores, thumbnails } from "./Composition.js"

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { listRuns, renderRunsJson, renderRunsText } from "../programs/harness/RunList.js"
+import { listRuns, renderRunsJson, renderRunsText } from "../programs/report/RunList.js"
 import { dbOption, withShownDefault } from "./CliOptions.js"
 import { displayDb, readOnlyStores, RunStores } from "./Composition.js"
 import { writeResult } from "./OutputFile.js"

@@ -1,10 +1,10 @@
 // Every line a command writes to stdout or stderr can carry data (a card, a model reply, a file name, a
-// --run-id): its control characters are shown as `\x1b`, never obeyed (domain/TerminalText.ts). This
+// --run-id): its control characters are shown as `\x1b`, never obeyed (text/TerminalText.ts). This
 // is the one place that happens for Console output; machine formats written to stdout (report --format
 // json|html, export) go through cli/OutputFile.ts instead, which keeps their bytes when stdout is a file.
 import type { Effect } from "effect"
 import { Console } from "effect"
-import { terminalText, withoutStyles } from "../domain/TerminalText.js"
+import { terminalText, withoutStyles } from "../text/TerminalText.js"
 import { tidyHelp } from "./HelpText.js"
 
 /** @effect/cli's ANSI colour carries no data and is dropped first; the rest is rendered for a terminal. */

@@ -2,20 +2,22 @@ import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either, Option } from "effect"
-import { cutTerminalText, terminalText } from "../domain/TerminalText.js"
-import { videoSpan, videoTime } from "../domain/TimeFormat.js"
 import { TreeDecodeError } from "../domain/Tree.js"
 import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
 import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { anchoredText, childInfo, entityAppendix, nodeSummary, nodeText } from "../programs/tree/NodeText.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
 import { treePage } from "../programs/tree/TreePage.js"
+import { cutTerminalText, terminalText } from "../text/TerminalText.js"
+import { videoSpan, videoTime } from "../text/TimeFormat.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
 import { thumbnails, treeEmbeddings } from "./Composition.js"
 import { writeResult } from "./OutputFile.js"
+import { treeImportCommand } from "./TreeImportCommand.js"
+import { treePackCommands } from "./TreePackCommand.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
-// A person reads these: times as h:mm:ss (domain/TimeFormat.ts). The agent's own view_node header keeps
+// A person reads these: times as h:mm:ss (text/TimeFormat.ts). The agent's own view_node header keeps
 // DESIGN §7's `<t0>-<t1>s`.
 const span = videoSpan
 
@@ -47,7 +49,8 @@ export const checkTree = Effect.fn("TreeCommand.check")(function*(input: string)
     start = Math.min(start, node.timeRange[0])
     end = Math.max(end, node.timeRange[1])
   }
-  const frames = yield* frameReport(dir, index)
+  // A tree made without frames on purpose has none to miss.
+  const frames = index.hasFrames === false ? undefined : yield* frameReport(dir, index)
   const about = [
     index.durationCategory,
     index.durationSeconds === null ? null : videoTime(index.durationSeconds),
@@ -60,12 +63,17 @@ export const checkTree = Effect.fn("TreeCommand.check")(function*(input: string)
     `video: ${index.videoId}${about === "" ? "" : ` · ${about}`}`,
     `nodes: ${counts[1]} L1 scenes, ${counts[2]} L2 events, ${counts[3]} L3 frames (${index.nodes.size} in all)`,
     `time: ${videoSpan([start, end])} (${videoTime(end - start)})`,
-    `frames: ${frames.found} found, ${frames.missing.length} missing` +
-    (frames.missing.length === 0
-      ? ""
-      : ` (${frames.missing.slice(0, 5).join(", ")}${frames.missing.length > 5 ? ", …" : ""})`)
+    frames === undefined
+      ? "frames: none (made from text captions without the video; observe_frame is unavailable)"
+      : `frames: ${frames.found} found, ${frames.missing.length} missing` +
+        (frames.missing.length === 0
+          ? ""
+          : ` (${frames.missing.slice(0, 5).join(", ")}${frames.missing.length > 5 ? ", …" : ""})`),
+    ...(index.entities === undefined || index.entities.length === 0
+      ? []
+      : [`entities: ${index.entities.length} in the registry`])
   ].join("\n")
-  return { file, report, missing: frames.missing }
+  return { file, report, missing: frames?.missing ?? [] }
 })
 
 /** The report of `vtree tree validate`; fails with TreeDecodeError on a bad tree (missing frames count as valid). */
@@ -127,7 +135,7 @@ export const showNode = Effect.fn("TreeCommand.show")(function*(input: string, n
       lines.push(`  ${child.id} | ${span(child.timeRange)} | ${cutTerminalText(child.summary, 120)}`)
     }
   }
-  const appendix = entityAppendix(node)
+  const appendix = entityAppendix(node, env.index.entities)
   if (appendix.entities.length > 0) lines.push(`[Entities] ${appendix.entities.join("; ")}`)
   if (appendix.visibleText.length > 0) lines.push(`[On-screen text] ${appendix.visibleText.join("; ")}`)
   return lines.filter((line) => line !== "").join("\n")
@@ -319,5 +327,5 @@ export const treeCommand = Command.make("tree").pipe(
   Command.withDescription(
     "Inspect a video tree: validate, show its outline or a node, search, resolve frames, write an html page."
   ),
-  Command.withSubcommands([validate, show, search, frames, html])
+  Command.withSubcommands([validate, show, search, frames, html, treeImportCommand, ...treePackCommands])
 )

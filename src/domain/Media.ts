@@ -23,6 +23,8 @@ export interface MediaInfo {
   readonly durationSeconds: number
   readonly width: number | undefined
   readonly height: number | undefined
+  /** Frames per second of the video stream, when the container states it (frame-indexed captions need it). */
+  readonly frameRate?: number
   readonly streams: ReadonlyArray<MediaStream>
 }
 

@@ -67,6 +67,23 @@ export class QuestionLoadError extends Schema.TaggedError<QuestionLoadError>()("
   message: Schema.String
 }) {}
 
+/** A QuestionLoadError whose message reads `<file>: <location>: <field>: <problem> — <fix>`. */
+export const rowError = (
+  file: string,
+  location: string | null,
+  field: string | null,
+  problem: string,
+  fix: string,
+  reason: QuestionLoadErrorReason = "InvalidRow"
+): QuestionLoadError =>
+  new QuestionLoadError({
+    reason,
+    file,
+    location,
+    field,
+    message: [file, location, field].filter((p): p is string => p !== null).join(": ") + `: ${problem} — ${fix}`
+  })
+
 /** The benchmarks vtree reads (programs/benchmarks has one module each); `custom` is a hand-written file. */
 export const BenchmarkName = Schema.Literal(
   "videomme",

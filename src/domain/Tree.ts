@@ -154,11 +154,32 @@ export const FlatNode = Schema.Struct({
 })
 export type FlatNode = typeof FlatNode.Type
 
+/**
+ * One entry of a tree's entity registry: a person or thing tracked across the video (DVD's subject
+ * registry), shown by view_node beside the nodes that mention it or where it is first seen.
+ */
+export const TreeEntity = Schema.Struct({
+  id: Schema.String,
+  name: Schema.optionalWith(Schema.String, { exact: true }),
+  appearance: Schema.optionalWith(Schema.String, { exact: true }),
+  identity: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Seconds from the start of the video. */
+  first_seen: Schema.optionalWith(Seconds, { exact: true })
+})
+export type TreeEntity = typeof TreeEntity.Type
+
 export const FlatTree = Schema.Struct({
   videoID: Schema.String,
   duration_category: Schema.optionalWith(Schema.String, { exact: true, nullable: true }),
   duration_seconds: Schema.optionalWith(Seconds, { exact: true, nullable: true }),
   domain: Schema.optionalWith(Schema.String, { exact: true, nullable: true }),
+  /** The tree's entity registry, when its source kept one. */
+  entities: Schema.optionalWith(Schema.Array(TreeEntity), { exact: true }),
+  /**
+   * `false` for a tree made without frame images on purpose (imported from captions without the
+   * videos): observe_frame says so, and `tree validate` does not count the frames as missing.
+   */
+  has_frames: Schema.optionalWith(Schema.Boolean, { exact: true }),
   nodes: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
     message: () => "expected an object mapping node ids to nodes"
   })

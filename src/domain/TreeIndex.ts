@@ -1,6 +1,7 @@
 // A tree once loaded: the in-memory index every tree program reads, what its queries return, and the
 // errors a lookup can end in. tree.json's on-disk forms are in Tree.ts.
 import { Schema } from "effect"
+import type { TreeEntity } from "./Tree.js"
 
 export type Level = 1 | 2 | 3
 
@@ -26,6 +27,10 @@ export interface TreeIndex {
   readonly nodes: ReadonlyMap<string, TreeNode>
   /** L1 ids, sorted. */
   readonly rootIds: ReadonlyArray<string>
+  /** The entity registry (tree.json `entities`); absent when the tree has none. */
+  readonly entities?: ReadonlyArray<TreeEntity>
+  /** `false` when the tree has no frame images by design (`has_frames: false`); absent means it should. */
+  readonly hasFrames?: boolean
 }
 
 /** `[c1]…` card lines and `[s1]…` subtitle sentences, and what each anchor stands for. */
@@ -83,7 +88,9 @@ export const FrameSelectionErrorReason = Schema.Literal(
   // an event (L2) node without frame (L3) children
   "NoFrames",
   // the tree names a frame image that is not on disk
-  "MissingImage"
+  "MissingImage",
+  // the tree was made without frame images (imported from captions without the videos)
+  "TreeWithoutFrames"
 )
 export type FrameSelectionErrorReason = typeof FrameSelectionErrorReason.Type
 

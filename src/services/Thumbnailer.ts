@@ -15,7 +15,10 @@ export interface Thumbnail {
 export class Thumbnailer extends Context.Tag("vtree/Thumbnailer")<
   Thumbnailer,
   {
-    /** The image at `path` as a JPEG at most `maxWidth` pixels wide (never enlarged), its aspect kept. */
-    readonly thumbnail: (path: string, maxWidth: number) => Effect.Effect<Thumbnail, MediaError>
+    /**
+     * The image at `path` as a JPEG at most `maxWidth` pixels wide and, when given, `maxHeight` high
+     * (never enlarged), its aspect kept.
+     */
+    readonly thumbnail: (path: string, maxWidth: number, maxHeight?: number) => Effect.Effect<Thumbnail, MediaError>
   }
 >() {}

@@ -13,6 +13,8 @@ const ProbeStream = Schema.Struct({
   height: Schema.optional(Schema.Number),
   start_time: Schema.optional(NumericString),
   duration: Schema.optional(NumericString),
+  avg_frame_rate: Schema.optional(Schema.String),
+  r_frame_rate: Schema.optional(Schema.String),
   tags: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   disposition: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number }))
 })
@@ -37,6 +39,14 @@ const decodeProbe = Schema.decodeUnknownEither(Schema.parseJson(ProbeJson))
 const tagSeconds = (value: string | undefined): number | undefined => {
   const match = value === undefined ? null : /^(\d+):(\d{2}):(\d{2}(?:\.\d+)?)$/.exec(value.trim())
   return match === null ? undefined : Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3])
+}
+
+/** `"30000/1001"` → 29.97; `"0/0"` (unknown) and anything else → undefined. */
+export const frameRateOf = (value: string | undefined): number | undefined => {
+  const match = value === undefined ? null : /^(\d+(?:\.\d+)?)(?:\/(\d+(?:\.\d+)?))?$/.exec(value.trim())
+  if (match === null) return undefined
+  const rate = Number(match[1]) / (match[2] === undefined ? 1 : Number(match[2]))
+  return Number.isFinite(rate) && rate > 0 ? rate : undefined
 }
 
 const kindOf = (codecType: string | undefined): MediaStream["kind"] =>
@@ -93,12 +103,14 @@ export const parseProbe = (
     (probe) => {
       const streams = probe.streams.map(toStream)
       const video = probe.streams.find((stream, i) => streams[i]?.kind === "video")
+      const frameRate = frameRateOf(video?.avg_frame_rate) ?? frameRateOf(video?.r_frame_rate)
       return {
         path,
         sizeBytes,
         durationSeconds: lengthOf(probe, video),
         width: video?.width,
         height: video?.height,
+        ...(frameRate === undefined ? {} : { frameRate }),
         streams
       }
     }

@@ -15,13 +15,17 @@ const loadSharp = () => (loaded ??= import("sharp").then((module) => module.defa
 const maxInputPixels = 50_000_000
 
 export const make = Thumbnailer.of({
-  thumbnail: (path, maxWidth) =>
+  thumbnail: (path, maxWidth, maxHeight) =>
     Effect.tryPromise({
       try: async () => {
         const sharp = await loadSharp()
         const { data, info } = await sharp(path, { limitInputPixels: maxInputPixels, failOn: "error" })
           .rotate()
-          .resize({ width: Math.max(1, Math.floor(maxWidth)), withoutEnlargement: true })
+          .resize({
+            width: Math.max(1, Math.floor(maxWidth)),
+            ...(maxHeight === undefined ? {} : { height: Math.max(1, Math.floor(maxHeight)), fit: "inside" as const }),
+            withoutEnlargement: true
+          })
           .jpeg({ quality: 72 })
           .toBuffer({ resolveWithObject: true })
         return {

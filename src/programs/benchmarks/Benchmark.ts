@@ -6,7 +6,7 @@
  */
 import type { Either } from "effect"
 import type { QuestionLoadError } from "../../domain/Question.js"
-import type { Interval } from "../harness/Stats.js"
+import type { Interval } from "../../domain/Stats.js"
 
 /** The released benchmarks, and `custom`: a hand-written question file (see Custom.ts). */
 export type BenchmarkName = "videomme" | "lvbench" | "longvideobench" | "mlvu" | "egoschema" | "nextqa" | "custom"

@@ -4,11 +4,17 @@
  * the agent need: file text to `FileContent`, and a `BenchmarkQuestion` as today's `Question`.
  */
 import { Either } from "effect"
-import type { BenchmarkFacts, Question, QuestionDuration, QuestionLoadError } from "../../domain/Question.js"
+import {
+  type BenchmarkFacts,
+  type Question,
+  type QuestionDuration,
+  type QuestionLoadError,
+  rowError
+} from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, FileContent } from "./Benchmark.js"
 import { normalizeKey } from "./Options.js"
 import { benchmarkNamed, detectBenchmark } from "./Registry.js"
-import { describeValue, isRecord, rowError } from "./Rows.js"
+import { describeValue, isRecord } from "./Rows.js"
 
 /**
  * What a file's text holds, with `parseJson` the caller's JSON reader (the depth-limited one): one JSON

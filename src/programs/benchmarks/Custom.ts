@@ -7,10 +7,10 @@
  * Export: `[{question_id, videoID, answer, prediction}]`, the prediction null when unanswered.
  */
 import { Either, Schema } from "effect"
-import type { QuestionLoadError } from "../../domain/Question.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { keyError, labelledOptions, normalizeKey } from "./Options.js"
-import { IdField, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { IdField, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String))

@@ -6,10 +6,10 @@
  * gets -1, which matches no answer and so scores wrong.
  */
 import { Either, Schema } from "effect"
-import type { QuestionLoadError } from "../../domain/Question.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { indexOfLetter, keyError, letterOptions, normalizeKey } from "./Options.js"
-import { IdField, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { IdField, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const Row = Schema.Struct({

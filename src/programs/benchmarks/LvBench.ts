@@ -6,10 +6,10 @@
  * letter after its options (E for A–D), which matches no key and so scores wrong.
  */
 import { Either, Schema } from "effect"
-import type { QuestionLoadError } from "../../domain/Question.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { keyError, letterAt, letterOptions, normalizeKey, outsideLetter } from "./Options.js"
-import { IdField, isRecord, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { IdField, isRecord, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const Qa = Schema.Struct({

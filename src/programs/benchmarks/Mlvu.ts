@@ -9,7 +9,7 @@
  */
 import { Either, Schema } from "effect"
 import * as NodePath from "node:path"
-import type { QuestionLoadError } from "../../domain/Question.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type {
   Benchmark,
   BenchmarkInput,
@@ -19,7 +19,7 @@ import type {
   QuestionResult
 } from "./Benchmark.js"
 import { letterAt, letterOptions, outsideLetter } from "./Options.js"
-import { describeValue, IdField, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { describeValue, IdField, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { groupScores, headlineOf, meanAccuracy } from "./Scoring.js"
 
 const Row = Schema.Struct({

@@ -6,11 +6,10 @@
  * question's prediction is -1, which matches no answer and so scores wrong.
  */
 import { Either } from "effect"
-import type { QuestionLoadError } from "../../domain/Question.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { type CsvRecord, parseCsv } from "./Csv.js"
 import { indexOfLetter, keyError, letterOptions, normalizeKey } from "./Options.js"
-import { rowError } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const required = ["video", "question", "answer", "qid", "type", "a0", "a1"]

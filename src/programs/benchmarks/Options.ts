@@ -1,7 +1,7 @@
 // Options lettered A…, and keys (letters, indices, option texts) normalised to a letter.
 import { Either } from "effect"
-import type { QuestionLoadError } from "../../domain/Question.js"
-import { describeValue, rowError } from "./Rows.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
+import { describeValue } from "./Rows.js"
 
 export const minOptions = 2
 export const maxOptions = 10

@@ -1,7 +1,7 @@
 // The benchmarks vtree reads, and the choice among them: by content, a file name breaking a tie, or forced.
 import { Either } from "effect"
 import * as NodePath from "node:path"
-import type { QuestionLoadError } from "../../domain/Question.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput } from "./Benchmark.js"
 import { parseCsv } from "./Csv.js"
 import { custom } from "./Custom.js"
@@ -10,7 +10,7 @@ import { longVideoBench } from "./LongVideoBench.js"
 import { lvBench } from "./LvBench.js"
 import { mlvu } from "./Mlvu.js"
 import { nextQa } from "./NextQa.js"
-import { isRecord, rowError, sampleRows } from "./Rows.js"
+import { isRecord, sampleRows } from "./Rows.js"
 import { videoMme } from "./VideoMme.js"
 
 export const benchmarks: ReadonlyArray<Benchmark> = [videoMme, lvBench, longVideoBench, mlvu, egoSchema, nextQa, custom]

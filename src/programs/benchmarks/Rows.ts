@@ -1,11 +1,8 @@
 // Rows of a released file, and the one-line errors about them: `<file>: <location>: <field>: <problem> — <fix>`.
 import { Either, type ParseResult, Schema } from "effect"
 import { firstDecodeIssue } from "../../domain/DecodeIssue.js"
-import type { QuestionLoadError } from "../../domain/Question.js"
-import { rowError } from "../questions/QuestionDecoder.js"
+import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type { BenchmarkInput, FileContent, InputFile } from "./Benchmark.js"
-
-export { rowError }
 
 export interface Located {
   readonly row: unknown

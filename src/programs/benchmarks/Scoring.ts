@@ -1,5 +1,5 @@
 // Scores and headlines from per-question outcomes, with Wilson intervals: shared by every benchmark module.
-import { wilsonInterval } from "../harness/Stats.js"
+import { wilsonInterval } from "../../domain/Stats.js"
 import type {
   BenchmarkName,
   BenchmarkQuestion,

@@ -8,7 +8,7 @@
  */
 import { Either, Schema } from "effect"
 import * as NodePath from "node:path"
-import { type QuestionLoadError, VideoMmeTaskTypes } from "../../domain/Question.js"
+import { type QuestionLoadError, rowError, VideoMmeTaskTypes } from "../../domain/Question.js"
 import type {
   Benchmark,
   BenchmarkInput,
@@ -18,7 +18,7 @@ import type {
   QuestionResult
 } from "./Benchmark.js"
 import { keyError, labelledOptions, normalizeKey } from "./Options.js"
-import { IdField, isRecord, NonBlank, rowDecoder, rowError, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { IdField, isRecord, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String))

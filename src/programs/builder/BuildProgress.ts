@@ -2,9 +2,9 @@
  * What `vtree build` prints, as plain functions: the progress line (stderr), the summary table and the
  * dry-run table (stdout). The state is folded from BuildEvents, so an embedding app can render its own.
  */
-import { alignColumns } from "../../domain/TextTable.js"
-import { compactDuration } from "../../domain/TimeFormat.js"
-import { costOfCalls, type Prices } from "../harness/Cost.js"
+import { alignColumns } from "../../text/TextTable.js"
+import { compactDuration } from "../../text/TimeFormat.js"
+import { costOfCalls, type Prices } from "../report/Cost.js"
 import type { BuildEvent, VideoSummary } from "./BuildOptions.js"
 import type { BuildEstimate, RoleTokens } from "./Estimate.js"
 

@@ -53,7 +53,7 @@ interface CallOutcome<A> {
 }
 
 /** Asks once, and once more with the decode error; a second unusable reply gives degraded cards. */
-const askTwice = <A>(
+export const askTwice = <A>(
   ask: (
     text: string
   ) => Effect.Effect<

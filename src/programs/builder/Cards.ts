@@ -174,6 +174,16 @@ export const decodeEventReply = (raw: string, frameCount: number): Either.Either
     return { event, frames: cards }
   })
 
+/** An event card written from text alone (an import's captions): the object itself, or `{"event": {…}}`. */
+export const decodeEventCardReply = (raw: string): Either.Either<Record<string, unknown>, string> =>
+  Either.flatMap(
+    parseObject(raw),
+    (reply) => isRecord(reply["event"]) ? decodeCard(2, reply["event"], ["event"]) : decodeCard(2, reply, [])
+  )
+
+export const degradedEventCard = (raw: string): Record<string, unknown> =>
+  completeCard(2, { event_description: degradedText(raw), degraded: true })
+
 /** A scene card: the object itself, or `{"scene": {…}}`. */
 export const decodeSceneReply = (raw: string): Either.Either<Record<string, unknown>, string> =>
   Either.flatMap(

@@ -8,8 +8,8 @@ import type { PredictionRow, RunOwner, RunStatus } from "../../services/RunStore
 import type { AgentProtocol } from "../agent/AgentLoop.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
+import type { Prices } from "../report/Cost.js"
 import type { AnchorMode } from "../tools/ToolContext.js"
-import type { Prices } from "./Cost.js"
 import type { SelectionInput } from "./RunSelection.js"
 
 /** Questions answered at once unless told otherwise. */

@@ -7,6 +7,7 @@ import type { Question } from "../../domain/Question.js"
 import { defaultBreakerCalls, makeBreaker, withBreaker } from "../../services/EndpointBreaker.js"
 import { defaultLeaseMs, type RunStatus, RunStore } from "../../services/RunStore.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
+import { costOfCalls } from "../report/Cost.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
 import { answerAndSave } from "./AnswerQuestion.js"
 import {
@@ -16,7 +17,6 @@ import {
   questionSettings
 } from "./BenchmarkOptions.js"
 import { Budget } from "./Budget.js"
-import { costOfCalls } from "./Cost.js"
 import { InferError } from "./InferError.js"
 import { outageMessage } from "./QuestionFailure.js"
 import { heartbeat, releaseRun, thisProcess, watchRun } from "./RunLease.js"

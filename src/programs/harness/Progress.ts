@@ -1,11 +1,11 @@
 // Where a run stands, on stderr: a bar redrawn in place on a terminal, plain lines in logs and CI.
 // Rendering is pure (tested directly); `makeProgress` only adds the clock and the writes.
 import { Clock, Effect, Schedule, type Scope } from "effect"
-import { cutTerminalText, terminalText } from "../../domain/TerminalText.js"
-import { compactDuration } from "../../domain/TimeFormat.js"
+import { cutTerminalText, terminalText } from "../../text/TerminalText.js"
+import { compactDuration } from "../../text/TimeFormat.js"
+import { formatUsd } from "../report/Cost.js"
+import { outcomeOf } from "../report/Report.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
-import { formatUsd } from "./Cost.js"
-import { outcomeOf } from "./Report.js"
 
 export interface ProgressState {
   readonly runId: string

@@ -7,11 +7,11 @@ import type { Question } from "../../domain/Question.js"
 import { samplingDifference, samplingOfRun } from "../../domain/Sampling.js"
 import { packageVersion } from "../../PackageRoot.js"
 import { type RunOwner, RunStore } from "../../services/RunStore.js"
+import { benchmarkOfRun, runFinalAnswer, runProtocol } from "../report/RunProtocol.js"
 import { findTreeFolder, treesFolderHint } from "../tree/TreeLoader.js"
 import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
 import { type BenchmarkOptions, questionSettings } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
-import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
 import { completeSelection, selectionDifference } from "./RunSelection.js"
 
 /** `run-20250102-130405-k3f9`: sortable, readable, and unique enough for one database. */

@@ -1,11 +1,12 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
+import type { Thumbnailer } from "../../services/Thumbnailer.js"
 import { frameRelativePath } from "../tree/FrameSelection.js"
+import { frameJpeg, maxFrameSide } from "./FrameTool.js"
 import { type ResourceCatalog, type ResourceContents, ResourceNotFound } from "./McpTool.js"
 import { resultLimits } from "./ResultCaps.js"
 import type { VideoLibrary } from "./VideoLibrary.js"
-import { jpegSize, maxFrameSide } from "./VideoTools.js"
 
 const treePrefix = "vtree://tree/"
 const framePrefix = "vtree://frame/"
@@ -18,7 +19,7 @@ const notFound = (uri: string, message: string) => new ResourceNotFound({ reason
  */
 export const makeVideoResources = (
   library: VideoLibrary
-): ResourceCatalog<FileSystem.FileSystem | Path.Path> => {
+): ResourceCatalog<FileSystem.FileSystem | Path.Path | Thumbnailer> => {
   const readTree = (uri: string, videoId: string) =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
@@ -44,23 +45,24 @@ export const makeVideoResources = (
     })
   const readFrame = (uri: string, nodeId: string) =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
       const { node, tree } = yield* Effect.mapError(library.treeOfNode(nodeId), (error) => notFound(uri, error.message))
       if (node.level !== 3) return yield* notFound(uri, `${nodeId} is not a frame (L3) node`)
-      const bytes = yield* fs.readFile(path.join(tree.dir, frameRelativePath(tree.index, node))).pipe(
-        Effect.mapError(() => notFound(uri, `${nodeId}: the frame file is missing`))
-      )
-      const size = jpegSize(bytes)
-      if (size === undefined || Math.max(size.width, size.height) > maxFrameSide) {
-        return yield* new ResourceNotFound({
-          reason: "Unreadable",
-          uri,
-          message: `${nodeId}: not a JPEG of at most ${maxFrameSide} px`
-        })
+      const jpeg = yield* frameJpeg(path.join(tree.dir, frameRelativePath(tree.index, node)))
+      if (Either.isLeft(jpeg)) {
+        const problem = jpeg.left
+        return yield* problem._tag === "Missing"
+          ? notFound(uri, `${nodeId}: the frame file is missing`)
+          : new ResourceNotFound({
+            reason: "Unreadable",
+            uri,
+            message: problem._tag === "NotJpeg"
+              ? `${nodeId}: not a JPEG frame (scaled to at most ${maxFrameSide} px when served)`
+              : problem.message
+          })
       }
       const contents: ReadonlyArray<ResourceContents> = [
-        { uri, mimeType: "image/jpeg", blob: Buffer.from(bytes).toString("base64") }
+        { uri, mimeType: "image/jpeg", blob: Buffer.from(jpeg.right).toString("base64") }
       ]
       return contents
     })

@@ -1,53 +1,35 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { emptyToolStats } from "../../domain/Prediction.js"
 import type { TreeNode } from "../../domain/TreeIndex.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
+import type { Thumbnailer } from "../../services/Thumbnailer.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
 import type { PromptManager } from "../prompts/PromptManager.js"
 import { makeCoreTools } from "../tools/Dispatcher.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
 import { frameRelativePath } from "../tree/FrameSelection.js"
-import { cardLines, entityAppendix, nodeSummary } from "../tree/NodeText.js"
-import { jsonReply, type McpContent, type McpTool, type ToolReply, toolSchema } from "./McpTool.js"
-import { capText, resultLimits } from "./ResultCaps.js"
-import type { LibraryError, VideoLibrary } from "./VideoLibrary.js"
-
-/** Seconds as `h:mm:ss` (or `h:mm:ss.s` when a tenth matters), as people read video times. */
-export const clock = (seconds: number): string => {
-  const tenths = Math.max(0, Math.round(seconds * 10))
-  const whole = Math.floor(tenths / 10)
-  const h = Math.floor(whole / 3600)
-  const m = Math.floor((whole % 3600) / 60)
-  const s = whole % 60
-  const base = `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}`
-  return tenths % 10 === 0 ? base : `${base}.${tenths % 10}`
-}
-
-/** At most this many frames a call: 8 JPEGs of ≤ 768 px stay well inside a host's 1 MB. */
-export const maxFramesPerCall = 8
-/** The long side a frame may have; a larger one is refused rather than sent over a host's budget. */
-export const maxFrameSide = 768
-/** The text fields a tool fills are cut to this many characters (the result's own cap is larger). */
-const fieldBudget = resultLimits.maxTextChars / 2
+import { cardLines, entityAppendix } from "../tree/NodeText.js"
+import { makeFrameTool } from "./FrameTool.js"
+import { jsonReply, type McpTool } from "./McpTool.js"
+import { capText } from "./ResultCaps.js"
+import type { VideoLibrary } from "./VideoLibrary.js"
+import {
+  brief,
+  Clock,
+  clock,
+  defineVideoTool,
+  failure,
+  fieldBudget,
+  has,
+  Level,
+  NodeBrief,
+  NodeId,
+  VideoId
+} from "./VideoToolKit.js"
 
 // ---- Schemas: what clients send and what they get back -----------------------------------------
-
-const VideoId = Schema.String.pipe(Schema.minLength(1)).annotations({ description: "A video id from video_list" })
-const NodeId = Schema.String.pipe(Schema.minLength(1)).annotations({
-  description: "A node id from video_overview, video_search or video_view_node"
-})
-const Clock = Schema.String.annotations({ description: "h:mm:ss" })
-const Level = Schema.Literal(1, 2, 3).annotations({ description: "1 scene, 2 event, 3 frame" })
-
-const NodeBrief = Schema.Struct({
-  node_id: Schema.String,
-  level: Level,
-  start: Clock,
-  end: Clock,
-  summary: Schema.String
-})
 
 const VideoListInput = Schema.Struct({})
 const VideoEntry = Schema.Struct({
@@ -106,15 +88,6 @@ const SearchOutput = Schema.Struct({
   hits: Schema.Array(Schema.Struct({ ...NodeBrief.fields, score: Schema.Number }))
 })
 
-const FramesInput = Schema.Struct({
-  node_ids: Schema.Array(NodeId).annotations({
-    description: `Frame (L3) node ids, at most ${maxFramesPerCall}; an event (L2) id stands for its frames`
-  })
-})
-const FramesOutput = Schema.Struct({
-  frames: Schema.Array(Schema.Struct({ node_id: Schema.String, time: Clock, mime_type: Schema.String }))
-})
-
 const SubtitlesInput = Schema.Struct({
   video_id: VideoId,
   start: Schema.Number.pipe(Schema.nonNegative()).annotations({ description: "Seconds" }),
@@ -128,59 +101,6 @@ const SubtitlesOutput = Schema.Struct({
   truncated: Schema.Boolean
 })
 
-// ---- Shared pieces ----------------------------------------------------------------------------------
-
-const readOnly = (title: string) => ({
-  title,
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false
-})
-
-const failure = (code: string, message: string): ToolReply => ({
-  content: [{ type: "text", text: `${code}: ${message}` }],
-  isError: true
-})
-
-const fromLibraryError = (error: LibraryError) => failure(error.reason, error.message)
-
-/** A tool whose arguments are decoded with `input`; bad arguments are an error reply naming the field. */
-const defineVideoTool = <A, I, R>(spec: {
-  readonly name: string
-  readonly description: string
-  readonly title: string
-  readonly input: Schema.Schema<A, I, never>
-  readonly output: Schema.Schema<any, any, never>
-  readonly run: (args: A) => Effect.Effect<ToolReply, LibraryError, R>
-}): McpTool<R> => {
-  const decode = Schema.decodeUnknownEither(spec.input, { errors: "all", onExcessProperty: "error" })
-  return {
-    name: spec.name,
-    description: spec.description,
-    annotations: readOnly(spec.title),
-    inputSchema: toolSchema(spec.input),
-    outputSchema: toolSchema(spec.output),
-    call: (args) =>
-      Either.match(decode(args), {
-        onLeft: (error) =>
-          Effect.succeed(
-            failure("INVALID_ARGUMENTS", `${spec.name}: ${ParseResult.TreeFormatter.formatErrorSync(error)}`)
-          ),
-        onRight: (decoded) =>
-          spec.run(decoded).pipe(Effect.catchAll((error) => Effect.succeed(fromLibraryError(error))))
-      })
-  }
-}
-
-const brief = (node: TreeNode) => ({
-  node_id: node.id,
-  level: node.level,
-  start: clock(node.timeRange[0]),
-  end: clock(node.timeRange[1]),
-  summary: capText(nodeSummary(node, 160).replace(/\s+/g, " ").trim(), 300).text
-})
-
 /** The node's own text: card lines, subtitle, entity appendix. */
 const cardText = (node: TreeNode): string => {
   const appendix = entityAppendix(node)
@@ -192,8 +112,6 @@ const cardText = (node: TreeNode): string => {
   ].join("\n")
 }
 
-const has = (value: string) => value.trim() !== ""
-
 export interface VideoToolOptions {
   readonly library: VideoLibrary
   readonly prompts: PromptManager
@@ -204,7 +122,7 @@ export interface VideoToolOptions {
 /** The video tree as MCP tools: every tool reads, none writes. */
 export const makeVideoTools = (
   options: VideoToolOptions
-): ReadonlyArray<McpTool<LLMProvider | VLMProvider | FileSystem.FileSystem | Path.Path>> => {
+): ReadonlyArray<McpTool<LLMProvider | VLMProvider | FileSystem.FileSystem | Path.Path | Thumbnailer>> => {
   const { library } = options
   const videoList = defineVideoTool({
     name: "video_list",
@@ -368,75 +286,6 @@ export const makeVideoTools = (
       })
   })
 
-  const videoFrames = defineVideoTool({
-    name: "video_frames",
-    title: "See frames",
-    description:
-      `Frames as images (JPEG), each with its node id and time: frame (L3) ids, or an event (L2) id for its frames; at most ${maxFramesPerCall} a call.`,
-    input: FramesInput,
-    output: FramesOutput,
-    run: ({ node_ids }) =>
-      Effect.gen(function*() {
-        const fs = yield* FileSystem.FileSystem
-        const path = yield* Path.Path
-        const frames: Array<{ node: TreeNode; dir: string; relative: string }> = []
-        for (const id of new Set(node_ids)) {
-          const { node, tree } = yield* library.treeOfNode(id)
-          const nodes = node.level === 3
-            ? [node]
-            : node.level === 2
-            ? node.childrenIds.flatMap((child) => {
-              const found = tree.index.nodes.get(child)
-              return found?.level === 3 ? [found] : []
-            })
-            : []
-          if (node.level === 1) {
-            return failure(
-              "SCENE_NODE",
-              `${id} is a scene: pass its events' or frames' ids (video_view_node lists them)`
-            )
-          }
-          for (const frame of nodes) {
-            frames.push({ node: frame, dir: tree.dir, relative: frameRelativePath(tree.index, frame) })
-          }
-        }
-        if (frames.length === 0) return failure("NO_FRAMES", "no frames for these ids")
-        if (frames.length > maxFramesPerCall) {
-          return failure(
-            "TOO_MANY_FRAMES",
-            `${frames.length} frames asked for; at most ${maxFramesPerCall} a call — pass fewer ids`
-          )
-        }
-        const content: Array<McpContent> = []
-        const listed: Array<{ node_id: string; time: string; mime_type: string }> = []
-        for (const frame of frames) {
-          const bytes = yield* fs.readFile(path.join(frame.dir, frame.relative)).pipe(Effect.either)
-          const time = clock(frame.node.timeRange[0])
-          if (Either.isLeft(bytes)) {
-            content.push({ type: "text", text: `${frame.node.id} at ${time}: frame file missing (${frame.relative})` })
-            continue
-          }
-          const size = jpegSize(bytes.right)
-          if (size === undefined) {
-            content.push({ type: "text", text: `${frame.node.id} at ${time}: not a JPEG frame (${frame.relative})` })
-            continue
-          }
-          if (Math.max(size.width, size.height) > maxFrameSide) {
-            content.push({
-              type: "text",
-              text:
-                `${frame.node.id} at ${time}: ${size.width}x${size.height} px is over ${maxFrameSide} px — rebuild the tree with --frame-width ${maxFrameSide} or less`
-            })
-            continue
-          }
-          content.push({ type: "text", text: `${frame.node.id} at ${time}` })
-          content.push({ type: "image", data: Buffer.from(bytes.right).toString("base64"), mimeType: "image/jpeg" })
-          listed.push({ node_id: frame.node.id, time, mime_type: "image/jpeg" })
-        }
-        return { content, structuredContent: { frames: listed }, isError: listed.length === 0 }
-      })
-  })
-
   const videoSubtitles = defineVideoTool({
     name: "video_subtitles",
     title: "Subtitles",
@@ -475,22 +324,5 @@ export const makeVideoTools = (
       })
   })
 
-  return [videoList, videoOverview, videoViewNode, videoSearch, videoFrames, videoSubtitles]
-}
-
-/** Width and height from a JPEG's start-of-frame marker; none when the bytes are not a JPEG. */
-export const jpegSize = (bytes: Uint8Array): { readonly width: number; readonly height: number } | undefined => {
-  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined
-  let at = 2
-  while (at + 9 < bytes.length) {
-    if (bytes[at] !== 0xff) return undefined
-    const marker = bytes[at + 1]!
-    const length = (bytes[at + 2]! << 8) | bytes[at + 3]!
-    // SOF0–SOF15 carry the size, except DHT (C4), JPG (C8) and DAC (CC).
-    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      return { height: (bytes[at + 5]! << 8) | bytes[at + 6]!, width: (bytes[at + 7]! << 8) | bytes[at + 8]! }
-    }
-    at += 2 + length
-  }
-  return undefined
+  return [videoList, videoOverview, videoViewNode, videoSearch, makeFrameTool(library), videoSubtitles]
 }

@@ -9,12 +9,7 @@ import { Either, type ParseResult, Schema } from "effect"
 import * as NodePath from "node:path"
 import { optionLetters } from "../../domain/Answer.js"
 import { firstDecodeIssue } from "../../domain/DecodeIssue.js"
-import {
-  type Question,
-  QuestionDuration,
-  QuestionLoadError,
-  type QuestionLoadErrorReason
-} from "../../domain/Question.js"
+import { type Question, QuestionDuration, QuestionLoadError, rowError } from "../../domain/Question.js"
 import { lineColumn, tooDeepAt, tooDeepMessage } from "../../domain/UserJson.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -80,23 +75,6 @@ const valueAt = (root: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
     (v, key) => (typeof v === "object" && v !== null ? (v as Record<PropertyKey, unknown>)[key] : undefined),
     root
   )
-
-/** A QuestionLoadError whose message reads `<file>: <location>: <field>: <problem> — <fix>`. */
-export const rowError = (
-  file: string,
-  location: string | null,
-  field: string | null,
-  problem: string,
-  fix: string,
-  reason: QuestionLoadErrorReason = "InvalidRow"
-): QuestionLoadError =>
-  new QuestionLoadError({
-    reason,
-    file,
-    location,
-    field,
-    message: [file, location, field].filter((p): p is string => p !== null).join(": ") + `: ${problem} — ${fix}`
-  })
 
 const fromParseError = (file: string, location: string, row: unknown, error: ParseResult.ParseError) => {
   const issue = firstDecodeIssue(error)

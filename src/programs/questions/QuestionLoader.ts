@@ -6,13 +6,12 @@ import { Effect, Either } from "effect"
 import type { JSONPath } from "jsonc-parser"
 import * as NodePath from "node:path"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
-import { QuestionLoadError } from "../../domain/Question.js"
+import { QuestionLoadError, rowError } from "../../domain/Question.js"
 import { readUserText, userFileCaps, type UserFileError } from "../../domain/UserFile.js"
 import { parseUserJson, tooDeepMessage, type UserJsonError } from "../../domain/UserJson.js"
 import type { InputFile } from "../benchmarks/Benchmark.js"
 import { asQuestion, classifyText, decodeBenchmark, factsOf } from "../benchmarks/BenchmarkQuestions.js"
 import { exactJson, fieldPath, type RepeatedKey } from "./ExactJson.js"
-import { rowError } from "./QuestionDecoder.js"
 
 export interface LoadOptions {
   /** `--benchmark NAME`: this layout, not the detected one. */

@@ -16,6 +16,7 @@ import {
   type SearchResultItem
 } from "../../domain/Search.js"
 import { dedupeByCanonicalUrl } from "../../domain/SearchUrl.js"
+import { SearchMetrics, type SearchRequestMetrics } from "../../services/SearchMetrics.js"
 import {
   type CodeQuery,
   CodeSearch,
@@ -26,6 +27,8 @@ import {
   WebSearch
 } from "../../services/SearchProviders.js"
 import { contentHash } from "./ContentHash.js"
+import { ProviderGuards } from "./ProviderGuards.js"
+import { readKey, SearchCache, searchKey } from "./SearchCache.js"
 
 const howToEnable: Record<Capability, string> = {
   "search.web": "set VTREE_SEARCH_ENABLED=true, VTREE_SEARCH_SEARXNG_ENABLED=true and VTREE_SEARCH_SEARXNG_URL",
@@ -50,18 +53,6 @@ const capabilityOf = (input: unknown): Capability | undefined => {
   const value = typeof input === "object" && input !== null ? (input as Record<string, unknown>).capability : undefined
   return value === "search.web" || value === "search.news" || value === "search.code" ? value : undefined
 }
-
-/** The Search Hub's one log line: what happened, never what was asked (no query, no URL, no secret). */
-const logRequest = (fields: {
-  readonly request_id: string
-  readonly capability: string
-  readonly provider: string
-  readonly status: "success" | "error"
-  readonly code?: string
-  readonly duration_ms: number
-  readonly count: number
-  readonly truncated: boolean
-}) => Effect.logInfo("search hub request").pipe(Effect.annotateLogs(fields))
 
 /** Results in provider order, one per canonical URL, with ids, ranks and citations added. */
 export const assembleResults = (
@@ -107,9 +98,11 @@ const requestBudget = (requestTimeout: Duration.Duration) => <A>(effect: Effect.
     Effect.catchAllDefect(() => Effect.fail(unexpected()))
   )
 
-/** Each capability to its fixed provider. */
+type Guard = <A>(provider: string, call: Effect.Effect<A, SearchError>) => Effect.Effect<A, SearchError>
+
+/** Each capability to its fixed provider, through that provider's rate limit and breaker. */
 const routeTo =
-  (web: SearchPort<WebQuery>, code: SearchPort<CodeQuery>) =>
+  (web: SearchPort<WebQuery>, code: SearchPort<CodeQuery>, guard: Guard) =>
   (request: SearchRequest): Effect.Effect<{ provider: string; page: ProviderPage }, SearchError> => {
     if (request.capability !== "search.code" && request.scope !== undefined) {
       return Effect.fail(
@@ -123,28 +116,36 @@ const routeTo =
     switch (request.capability) {
       case "search.web":
       case "search.news":
-        return web.search({
-          query: request.query,
-          category: request.capability === "search.news" ? "news" : "general",
-          limit: request.limit,
-          ...(request.language === undefined ? {} : { language: request.language }),
-          ...(request.region === undefined ? {} : { region: request.region }),
-          ...(freshnessDays === undefined ? {} : { freshnessDays })
-        }).pipe(Effect.map((page) => ({ provider: web.provider, page })))
+        return guard(
+          web.provider,
+          web.search({
+            query: request.query,
+            category: request.capability === "search.news" ? "news" : "general",
+            limit: request.limit,
+            ...(request.language === undefined ? {} : { language: request.language }),
+            ...(request.region === undefined ? {} : { region: request.region }),
+            ...(freshnessDays === undefined ? {} : { freshnessDays })
+          })
+        ).pipe(Effect.map((page) => ({ provider: web.provider, page })))
       case "search.code":
-        return code.search({
-          query: request.query,
-          scope: request.scope ?? "repositories",
-          limit: request.limit,
-          ...(freshnessDays === undefined ? {} : { freshnessDays })
-        }).pipe(Effect.map((page) => ({ provider: code.provider, page })))
+        return guard(
+          code.provider,
+          code.search({
+            query: request.query,
+            scope: request.scope ?? "repositories",
+            limit: request.limit,
+            ...(freshnessDays === undefined ? {} : { freshnessDays })
+          })
+        ).pipe(Effect.map((page) => ({ provider: code.provider, page })))
     }
   }
 
 /**
  * The single entry point of the Search Hub for MCP and agent tools: validates untrusted input, enforces
- * the flags, routes each capability to its fixed provider, bounds the time, and always answers with
- * the result-or-error JSON of DESIGN §9 (expected failures never escape as errors).
+ * the flags, answers from the shared cache when it can, routes each capability to its fixed provider
+ * through that provider's rate limit and circuit breaker, bounds the time, and always answers with the
+ * result-or-error JSON of DESIGN §9 (expected failures never escape as errors). One metrics line per
+ * request goes to SearchMetrics.
  */
 export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
   effect: Effect.gen(function*() {
@@ -152,9 +153,11 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
     const web = yield* WebSearch
     const code = yield* CodeSearch
     const reader = yield* PageReader
+    const cache = yield* SearchCache
+    const guards = yield* ProviderGuards
 
     const withinRequestBudget = requestBudget(settings.requestTimeout)
-    const route = routeTo(web, code)
+    const route = routeTo(web, code, guards.guard)
 
     const providerFor = (capability: Capability | undefined): string =>
       capability === undefined
@@ -165,13 +168,35 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
         ? reader.provider
         : web.provider
 
+    const record = (metrics: Omit<SearchRequestMetrics, "event" | "cache"> & { readonly hit: boolean | undefined }) =>
+      Effect.flatMap(SearchMetrics, (sink) => {
+        const { hit, ...fields } = metrics
+        return sink.record({
+          event: "search.request",
+          ...fields,
+          cache: !cache.enabled || hit === undefined ? "off" : hit ? "hit" : "miss"
+        })
+      })
+
     const search = Effect.fn("SearchHub.search")(function*(input: unknown) {
       const requestId = randomUUID()
       const started = yield* Clock.currentTimeMillis
       const claimed = capabilityOf(input)
+      let hit: boolean | undefined
       const outcome = yield* Effect.either(Effect.gen(function*() {
         const request = yield* decodeSearchRequest(input)
         if (!capabilityEnabled(settings, request.capability)) return yield* Effect.fail(disabled(request.capability))
+        const key = searchKey(request)
+        const cached = yield* cache.get(key)
+        hit = cached !== undefined && "results" in cached
+        if (cached !== undefined && "results" in cached) {
+          const response: SearchResponse = {
+            ...cached,
+            request_id: requestId,
+            timing: { duration_ms: (yield* Clock.currentTimeMillis) - started }
+          }
+          return response
+        }
         const { page, provider } = yield* withinRequestBudget(route(request))
         const now = yield* Clock.currentTimeMillis
         const assembled = assembleResults(page, request.limit, new Date(now).toISOString())
@@ -185,11 +210,12 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
           metadata: page.metadata,
           timing: { duration_ms: now - started }
         }
+        yield* cache.set(key, response)
         return response
       }))
       const durationMs = (yield* Clock.currentTimeMillis) - started
       const capability = outcome._tag === "Right" ? outcome.right.capability : claimed
-      yield* logRequest({
+      yield* record({
         request_id: requestId,
         capability: capability ?? "unknown",
         provider: providerFor(capability),
@@ -197,7 +223,8 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
         ...(outcome._tag === "Left" ? { code: outcome.left.reason } : {}),
         duration_ms: durationMs,
         count: outcome._tag === "Right" ? outcome.right.results.length : 0,
-        truncated: false
+        truncated: false,
+        hit
       })
       const result: SearchOutcome = outcome._tag === "Right"
         ? outcome.right
@@ -208,10 +235,26 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
     const read = Effect.fn("SearchHub.read")(function*(input: unknown) {
       const requestId = randomUUID()
       const started = yield* Clock.currentTimeMillis
+      let hit: boolean | undefined
+      let extractor: string | undefined
       const outcome = yield* Effect.either(Effect.gen(function*() {
         const request = yield* decodeReadRequest(input)
         if (!capabilityEnabled(settings, "search.read")) return yield* Effect.fail(disabled("search.read"))
-        const page = yield* withinRequestBudget(reader.read({ url: request.url, maxChars: request.max_chars }))
+        const key = readKey(request)
+        const cached = yield* cache.get(key)
+        hit = cached !== undefined && "content" in cached
+        if (cached !== undefined && "content" in cached) {
+          const response: ReadResponse = {
+            ...cached,
+            request_id: requestId,
+            timing: { duration_ms: (yield* Clock.currentTimeMillis) - started }
+          }
+          return response
+        }
+        const page = yield* withinRequestBudget(
+          guards.guard(reader.provider, reader.read({ url: request.url, maxChars: request.max_chars }))
+        )
+        extractor = typeof page.metadata.extractor === "string" ? page.metadata.extractor : undefined
         const now = yield* Clock.currentTimeMillis
         const response: ReadResponse = {
           request_id: requestId,
@@ -229,9 +272,10 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
           ...(request.include_metadata ? { metadata: page.metadata } : {}),
           timing: { duration_ms: now - started }
         }
+        yield* cache.set(key, response)
         return response
       }))
-      yield* logRequest({
+      yield* record({
         request_id: requestId,
         capability: "search.read",
         provider: reader.provider,
@@ -239,7 +283,9 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
         ...(outcome._tag === "Left" ? { code: outcome.left.reason } : {}),
         duration_ms: (yield* Clock.currentTimeMillis) - started,
         count: outcome._tag === "Right" ? 1 : 0,
-        truncated: outcome._tag === "Right" ? outcome.right.truncated : false
+        truncated: outcome._tag === "Right" ? outcome.right.truncated : false,
+        ...(extractor === undefined ? {} : { reader: extractor }),
+        hit
       })
       const result: ReadOutcome = outcome._tag === "Right"
         ? outcome.right
@@ -258,7 +304,10 @@ export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
       read,
       /** Whether any capability is on: agent tools are offered only then. */
       enabled: anyCapabilityEnabled(settings),
-      capabilities
+      capabilities,
+      /** Each provider's circuit breaker, as the process sees it now. */
+      breakers: guards.breakerStates
     } as const
-  })
+  }),
+  dependencies: [SearchCache.Default, ProviderGuards.Default]
 }) {}

@@ -1,4 +1,4 @@
-import { entityFieldByLevel, summaryFieldByLevel } from "../../domain/Tree.js"
+import { entityFieldByLevel, summaryFieldByLevel, type TreeEntity } from "../../domain/Tree.js"
 import type { AnchoredText, ChildInfo, EntityAppendix, TreeNode } from "../../domain/TreeIndex.js"
 
 /** How a card value reads on one line; empty values read as "" and are left out by callers. */
@@ -87,10 +87,45 @@ const cleanList = (value: unknown): ReadonlyArray<string> => {
   return [...seen]
 }
 
-export const entityAppendix = (node: TreeNode): EntityAppendix => ({
-  entities: cleanList(node.card[entityFieldByLevel[node.level]]),
-  visibleText: cleanList(node.card["visible_text"])
-})
+/** A registry entry on one line: `name (id): appearance; identity`. */
+export const entityLine = (entity: TreeEntity): string => {
+  const name = entity.name?.trim() ?? ""
+  const label = name === "" || name === entity.id ? entity.id : `${name} (${entity.id})`
+  const about = [entity.appearance, entity.identity].map((part) => part?.trim() ?? "").filter((part) => part !== "")
+  return about.length === 0 ? label : `${label}: ${about.join("; ")}`
+}
+
+const mentions = (haystack: string, word: string | undefined): boolean => {
+  const needle = word?.trim().toLowerCase() ?? ""
+  return needle !== "" && haystack.includes(needle)
+}
+
+/**
+ * The registry entries that concern a node: those its card or subtitle names (by id or name) and those
+ * first seen within its time range, in registry order.
+ */
+export const registryEntriesFor = (
+  node: TreeNode,
+  registry: ReadonlyArray<TreeEntity>
+): ReadonlyArray<TreeEntity> => {
+  if (registry.length === 0) return []
+  const text = nodeText(node).toLowerCase()
+  const [start, end] = node.timeRange
+  return registry.filter((entity) =>
+    mentions(text, entity.id) || mentions(text, entity.name) ||
+    (entity.first_seen !== undefined && entity.first_seen >= start && entity.first_seen <= end)
+  )
+}
+
+/** The card's entities, then the tree registry's entries that concern the node, then its on-screen text. */
+export const entityAppendix = (node: TreeNode, registry: ReadonlyArray<TreeEntity> = []): EntityAppendix => {
+  const card = cleanList(node.card[entityFieldByLevel[node.level]])
+  const known = registryEntriesFor(node, registry).map(entityLine)
+  return {
+    entities: [...new Set([...card, ...known])],
+    visibleText: cleanList(node.card["visible_text"])
+  }
+}
 
 /** What retrieval indexes for a node: every card value (no field names), then the subtitle. */
 export const retrievalText = (node: TreeNode): string => {

@@ -117,6 +117,10 @@ const readFlat = (file: string, json: unknown) =>
       durationCategory: tree.duration_category ?? null,
       durationSeconds: tree.duration_seconds ?? null,
       domain: tree.domain ?? null,
+      extras: {
+        ...(tree.entities === undefined ? {} : { entities: tree.entities }),
+        ...(tree.has_frames === undefined ? {} : { hasFrames: tree.has_frames })
+      } as Pick<TreeIndex, "entities" | "hasFrames">,
       raw,
       childrenField: "children_ids"
     }
@@ -184,6 +188,7 @@ const readNested = (file: string, json: unknown) =>
       durationCategory: metadata.duration_category ?? null,
       durationSeconds: metadata.duration_seconds ?? null,
       domain: metadata.domain ?? null,
+      extras: {} as Pick<TreeIndex, "entities" | "hasFrames">,
       raw,
       childrenField: "children"
     }
@@ -289,6 +294,7 @@ export const decodeTree = (
       durationCategory: tree.durationCategory,
       durationSeconds: tree.durationSeconds,
       domain: tree.domain,
+      ...tree.extras,
       nodes,
       rootIds
     }

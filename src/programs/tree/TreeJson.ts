@@ -90,7 +90,7 @@ const shortPath = (path: ReadonlyArray<PropertyKey>): string =>
  * Walks the tokens of text JSON.parse has accepted, with an explicit stack (never recursion): the
  * first duplicate key or container nested deeper than `maxTreeDepth`, located, if any.
  */
-const structureProblem = (file: string, text: string): TreeDecodeError | undefined => {
+const structureProblem = (file: string, text: string, fixes: JsonFixes): TreeDecodeError | undefined => {
   const scanner = createScanner(text, true)
   const stack: Array<Frame> = []
   const duplicateKey = (path: ReadonlyArray<PropertyKey>, problem: string, fix: string) =>
@@ -113,9 +113,7 @@ const structureProblem = (file: string, text: string): TreeDecodeError | undefin
             file,
             path: formatPath(path),
             message: `${file}: ${shortPath(path)}: nested more than ${maxTreeDepth} levels deep ` +
-              `(${
-                lineColumn(text, scanner.getTokenOffset())
-              }) — a tree needs about 10; fix the file or re-run the builder`
+              `(${lineColumn(text, scanner.getTokenOffset())}) — ${fixes.depth}`
           })
         }
         stack.push(
@@ -142,7 +140,7 @@ const structureProblem = (file: string, text: string): TreeDecodeError | undefin
             return duplicateKey(
               framePath(stack),
               `duplicate key "${key}"`,
-              "keep one of the two; fix the file or re-run the builder"
+              `keep one of the two; ${fixes.fix}`
             )
           }
           top.keys.add(key)
@@ -160,16 +158,34 @@ const syntaxProblem = (text: string, error: unknown): string => {
   return position === null ? message : `${message}, ${lineColumn(text, Number(position[1]))}`
 }
 
-/** The text of tree.json as a JSON value: valid JSON, no duplicate keys, at most `maxTreeDepth` deep. */
-export const parseTreeJson = (file: string, text: string): Either.Either<unknown, TreeDecodeError> => {
+/** What a refusal tells the user to do: tree.json's fixes by default; other strict readers say their own. */
+export interface JsonFixes {
+  readonly fix: string
+  readonly depth: string
+}
+
+const treeFixes: JsonFixes = {
+  fix: "fix the file or re-run the builder",
+  depth: "a tree needs about 10; fix the file or re-run the builder"
+}
+
+/**
+ * The text of tree.json as a JSON value: valid JSON, no duplicate keys, at most `maxTreeDepth` deep.
+ * Other files read as strictly (caption files to import) pass their own `fixes`.
+ */
+export const parseTreeJson = (
+  file: string,
+  text: string,
+  fixes: JsonFixes = treeFixes
+): Either.Either<unknown, TreeDecodeError> => {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch (error) {
     return Either.left(
-      TreeDecodeError.at(file, "", `not valid JSON (${syntaxProblem(text, error)})`, undefined, "Syntax")
+      TreeDecodeError.at(file, "", `not valid JSON (${syntaxProblem(text, error)})`, fixes.fix, "Syntax")
     )
   }
-  const problem = structureProblem(file, text)
+  const problem = structureProblem(file, text, fixes)
   return problem === undefined ? Either.right(json) : Either.left(problem)
 }

@@ -203,6 +203,13 @@ const makeEnvironment = (
 
   const resolveFrames = Effect.fn("TreeEnvironment.resolveFrames")(function*(ids: ReadonlyArray<string>) {
     const nodes = yield* Either.match(selectFrameNodes(index, ids), { onLeft: Effect.fail, onRight: Effect.succeed })
+    if (index.hasFrames === false) {
+      return yield* new FrameSelectionError({
+        reason: "TreeWithoutFrames",
+        message: "this tree has no frames (it was made from text captions, without the video) — " +
+          "rely on view_node and search_similar"
+      })
+    }
     const paths = nodes.map((node) => path.resolve(dir, frameRelativePath(index, node)))
     const present = yield* Effect.forEach(paths, (file) => fs.exists(file).pipe(Effect.orElseSucceed(() => false)), {
       concurrency: 8
@@ -241,7 +248,7 @@ const makeEnvironment = (
     nodeText: withNode(NodeText.nodeText),
     anchoredText: withNode(NodeText.anchoredText),
     children: withNode((node) => node.childrenIds.map((id) => NodeText.childInfo(index.nodes.get(id)!))),
-    entityAppendix: withNode(NodeText.entityAppendix),
+    entityAppendix: withNode((node) => NodeText.entityAppendix(node, index.entities)),
     subtitle: withNode((node) => node.subtitle),
     resolveFrames,
     search

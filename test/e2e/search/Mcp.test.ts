@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { EmptyResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { fixtureServer, sendBody, sendJson } from "../../support/search/FixtureServer.js"
 import { fixture } from "../../support/search/hub.js"
@@ -89,8 +89,15 @@ describe("vtree mcp (stdio round trip)", () => {
       // A log line may trail its reply on the other pipe, so count after the server has exited and its
       // stderr closed (the transport's close waits for the child's 'close').
       yield* Effect.promise(() => client.close())
-      const logLines = stderr.join("").split("\n").filter((line) => line.includes("search hub request"))
+      const logLines = stderr.join("").split("\n").filter((line) => line.startsWith("{\"event\":\"search.request\""))
       assert.strictEqual(logLines.length, 4)
+      // One JSON object per line, the design's metrics.
+      assert.deepStrictEqual(logLines.map((line) => JSON.parse(line).code ?? JSON.parse(line).status), [
+        "success",
+        "CAPABILITY_DISABLED",
+        "URL_BLOCKED",
+        "INVALID_REQUEST"
+      ])
       assert.notInclude(logLines.join("\n"), "tidal")
       assert.notInclude(logLines.join("\n"), "/page")
     }))
@@ -118,6 +125,24 @@ describe("vtree mcp (stdio round trip)", () => {
         client.callTool({ name: "video_ask", arguments: { video_id: "vtSmpl0001a", question: "what?" } })
       )
       assert.isTrue(ask.isError)
+    }))
+
+  it.scoped("without --trees no model setting is read: a broken VTREE_LLM_* does not stop the search server", () =>
+    Effect.gen(function*() {
+      const broken = { VTREE_LLM_BASE_URL: "ftp://not-an-endpoint", VTREE_LLM_MODEL: "m", VTREE_VLM_BASE_URL: "nope" }
+      const { client } = yield* connect(broken)
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      assert.deepStrictEqual(tools.map((t) => t.name).sort(), ["external_read", "external_search"])
+      // With --trees the same settings are read, and refused naming the variable.
+      const withTrees = spawnSync(process.execPath, ["dist/bin.js", "mcp", "--trees", "samples/trees"], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? "", ...broken },
+        input: "",
+        encoding: "utf8"
+      })
+      assert.strictEqual(withTrees.status, 1)
+      assert.include(withTrees.stderr, "VTREE_LLM_BASE_URL")
+      assert.strictEqual(withTrees.stdout, "")
     }))
 
   it.scoped("reads a page when an allow-range lets the reader reach it", () =>

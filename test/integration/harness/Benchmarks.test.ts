@@ -25,11 +25,12 @@ import {
 } from "../../../src/index.js"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
-import { formatOfBenchmark, renderExport } from "../../../src/programs/harness/Export.js"
-import { renderJson, renderText, summarize } from "../../../src/programs/harness/Report.js"
-import { renderHtml } from "../../../src/programs/harness/ReportHtml.js"
-import { trajectoryParts } from "../../../src/programs/harness/ReportTrajectory.js"
 import { type LoadOptions, loadQuestionSet } from "../../../src/programs/questions/QuestionLoader.js"
+import { formatOfBenchmark, renderExport } from "../../../src/programs/report/Export.js"
+import { summarize } from "../../../src/programs/report/Report.js"
+import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
+import { renderJson, renderText } from "../../../src/programs/report/ReportText.js"
+import { trajectoryParts } from "../../../src/programs/report/ReportTrajectory.js"
 import {
   egoSchemaRows,
   egoSchemaSubset,

@@ -3,6 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { request } from "node:http"
 import { fileURLToPath } from "node:url"
+import * as SharpThumbnailer from "../../../src/layers/sharp/SharpThumbnailer.js"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import { makeVideoLibrary } from "../../../src/programs/mcp/VideoLibrary.js"
 import { makeVideoResources } from "../../../src/programs/mcp/VideoResources.js"
@@ -33,6 +34,7 @@ const spec = Effect.gen(function*() {
 
 const models = Layer.mergeAll(
   NodeContext.layer,
+  SharpThumbnailer.layer,
   Layer.effect(
     VLMProvider,
     Effect.succeed(VLMProvider.of({ chatWithImages: () => Effect.dieMessage("no VLM in this test") }))

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Option, Redacted } from "effect"
+import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import type { ReadResponse } from "../../../src/domain/Search.js"
 import { parseAllowRanges } from "../../../src/domain/UrlSafety.js"
@@ -81,6 +81,36 @@ describe("flags", () => {
         VTREE_SEARCH_ALLOW_RANGES: "127.0.0.0/8,nope"
       }))
       assert.include(String(badRange), "VTREE_SEARCH_ALLOW_RANGES")
+      const badTtl = yield* Effect.flip(loadSettings({ VTREE_SEARCH_CACHE_TTL: "ten minutes" }))
+      assert.include(
+        String(badTtl),
+        "VTREE_SEARCH_CACHE_TTL=\"ten minutes\": expected seconds (0 switches the cache off)"
+      )
+      const badRate = yield* Effect.flip(loadSettings({ VTREE_SEARCH_GITHUB_RATE: "1.5" }))
+      assert.include(String(badRate), "VTREE_SEARCH_GITHUB_RATE")
+    }))
+
+  it.effect("the sidecar's guards read their variables; GitHub's limit follows whether a token is set", () =>
+    Effect.gen(function*() {
+      const { settings } = yield* loadSettings({
+        VTREE_SEARCH_CACHE_TTL: "0",
+        VTREE_SEARCH_CACHE_ENTRIES: "50",
+        VTREE_SEARCH_SEARXNG_RATE: "120",
+        VTREE_SEARCH_BREAKER_FAILURES: "3",
+        VTREE_SEARCH_BREAKER_COOLDOWN: "5"
+      })
+      assert.strictEqual(Duration.toMillis(settings.cache.ttl), 0)
+      assert.strictEqual(settings.cache.maxEntries, 50)
+      assert.deepStrictEqual(settings.rateLimits, { searxng: 120, github: 10, reader: 120 })
+      assert.strictEqual(settings.breaker.failures, 3)
+      assert.strictEqual(Duration.toMillis(settings.breaker.cooldown), 5000)
+      const withToken = yield* loadSettings({
+        VTREE_SEARCH_ENABLED: "true",
+        VTREE_SEARCH_GITHUB_ENABLED: "true",
+        VTREE_SEARCH_GITHUB_TOKEN: "ghp_x"
+      })
+      assert.strictEqual(withToken.settings.rateLimits.github, 30)
+      assert.strictEqual(Duration.toMillis(withToken.settings.cache.ttl), 600_000)
     }))
 
   it.scoped("a capability switched off answers CAPABILITY_DISABLED and sends nothing", () =>

@@ -29,6 +29,15 @@ describe("SharpThumbnailer", () => {
       assert.deepStrictEqual([small.width, small.height], [160, 90])
     }))
 
+  it.effect("with a height too, fits the image inside the box: the long side is the one bounded", () =>
+    Effect.gen(function*() {
+      const { thumbnail } = SharpThumbnailer.make
+      const portrait = yield* thumbnail(frame(1000, 2000), 768, 768)
+      assert.deepStrictEqual([portrait.width, portrait.height], [384, 768])
+      const landscape = yield* thumbnail(frame(1920, 1080), 768, 768)
+      assert.deepStrictEqual([landscape.width, landscape.height], [768, 432])
+    }))
+
   it.effect("names the file when it is missing or not an image", () =>
     Effect.gen(function*() {
       const missing = yield* Effect.flip(SharpThumbnailer.make.thumbnail(join(temp.dir, "nope.jpg"), 320))

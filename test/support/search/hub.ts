@@ -1,5 +1,5 @@
 import { FetchHttpClient } from "@effect/platform"
-import { HashMap, Layer, Logger } from "effect"
+import { Effect, HashMap, Layer, Logger } from "effect"
 import { readFileSync } from "node:fs"
 import { SearchSettings, type SearchSettingsShape } from "../../../src/config/SearchSettings.js"
 import { GithubSearchLive } from "../../../src/layers/github/GithubSearch.js"
@@ -7,6 +7,7 @@ import { PageReaderLive } from "../../../src/layers/reader/ReaderLive.js"
 import { SearxngSearchLive } from "../../../src/layers/searxng/SearxngSearch.js"
 import { SearchHub } from "../../../src/programs/search/SearchHub.js"
 import { DnsResolver, type ResolvedAddress } from "../../../src/services/DnsResolver.js"
+import { SearchMetrics, type SearchRequestMetrics } from "../../../src/services/SearchMetrics.js"
 
 export const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8"))
@@ -22,10 +23,14 @@ export const hubLayer = (
     Layer.provide(Layer.succeed(SearchSettings, settings))
   )
 
-/** Replaces the logger with one that keeps every line (message and annotations) as text. */
+/**
+ * Keeps every log line (message and annotations) and every hub metrics record as `key=value` text, in
+ * the order they came; `metrics` holds the records as the hub made them.
+ */
 export const captureLogs = () => {
   const lines: Array<string> = []
-  const layer = Logger.replace(
+  const metrics: Array<SearchRequestMetrics> = []
+  const logger = Logger.replace(
     Logger.defaultLogger,
     Logger.make(({ annotations, message }) => {
       const fields = HashMap.toEntries(annotations).map(([key, value]) => `${key}=${String(value)}`)
@@ -33,5 +38,12 @@ export const captureLogs = () => {
       lines.push([...messages.map(String), ...fields].join(" "))
     })
   )
-  return { lines, layer }
+  const sink = Layer.succeed(SearchMetrics, {
+    record: (record) =>
+      Effect.sync(() => {
+        metrics.push(record)
+        lines.push(Object.entries(record).map(([key, value]) => `${key}=${String(value)}`).join(" "))
+      })
+  })
+  return { lines, metrics, layer: Layer.merge(logger, sink) }
 }

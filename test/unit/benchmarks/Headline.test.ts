@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
+import { wilsonInterval } from "../../../src/domain/Stats.js"
 import type {
   BenchmarkInput,
   GroupScore,
@@ -7,7 +8,6 @@ import type {
   QuestionResult
 } from "../../../src/programs/benchmarks/Benchmark.js"
 import { decodeBenchmark, type DecodeOptions } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
-import { wilsonInterval } from "../../../src/programs/harness/Stats.js"
 import {
   egoSchemaRows,
   egoSchemaSubset,

@@ -1,5 +1,4 @@
 import { assert, describe, it } from "@effect/vitest"
-import { textWidth } from "../../../src/domain/TextTable.js"
 import {
   applyBuildEvent,
   initialBuildProgress,
@@ -10,6 +9,7 @@ import {
 import type { VideoSummary } from "../../../src/programs/builder/BuildTree.js"
 import { estimateBuild } from "../../../src/programs/builder/Estimate.js"
 import { defaultParameters } from "../../../src/programs/builder/Plan.js"
+import { textWidth } from "../../../src/text/TextTable.js"
 
 const call = (kind: "event" | "scene", reused: boolean) => ({
   _tag: "CallFinished" as const,

@@ -21,7 +21,7 @@ import {
   SqliteRunStore
 } from "../../../src/index.js"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
-import { summarize } from "../../../src/programs/harness/Report.js"
+import { summarize } from "../../../src/programs/report/Report.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
 

@@ -2,14 +2,14 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer } from "effect"
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
+import { jpegSize } from "../../../src/programs/mcp/FrameTool.js"
 import { makeVideoLibrary } from "../../../src/programs/mcp/VideoLibrary.js"
 import { makeVideoResources } from "../../../src/programs/mcp/VideoResources.js"
-import { clock, jpegSize, makeVideoTools } from "../../../src/programs/mcp/VideoTools.js"
+import { clock } from "../../../src/programs/mcp/VideoToolKit.js"
+import { makeVideoTools } from "../../../src/programs/mcp/VideoTools.js"
+import { Thumbnailer } from "../../../src/services/Thumbnailer.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
 import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
@@ -21,6 +21,12 @@ const noVlm = Layer.succeed(
   VLMProvider.of({ chatWithImages: () => Effect.dieMessage("no VLM in this test") })
 )
 
+// The sample frames are within 768 px: none is scaled (test/integration/mcp/Frames.test.ts scales large ones).
+const noScaling = Layer.succeed(
+  Thumbnailer,
+  Thumbnailer.of({ thumbnail: () => Effect.dieMessage("no frame here needs scaling") })
+)
+
 const serve = (options: { readonly summarize: boolean; readonly trees?: string }) =>
   Effect.gen(function*() {
     const llm = yield* ScriptedLlm.make(() => "the pot boils over at 0:01:10")
@@ -28,7 +34,7 @@ const serve = (options: { readonly summarize: boolean; readonly trees?: string }
     const tools = makeVideoTools({ library, prompts: testPrompts(), summarize: options.summarize })
     const client = yield* sdkClient({ name: "vtree", version: "0", tools, resources: makeVideoResources(library) })
       .pipe(
-        Effect.provide(Layer.mergeAll(llm.layer, noVlm))
+        Effect.provide(Layer.mergeAll(llm.layer, noVlm, noScaling))
       )
     const call = (name: string, args: Record<string, unknown>) =>
       Effect.promise(() => client.callTool({ name, arguments: args }) as Promise<CallResult>)
@@ -140,24 +146,6 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
       )
       assert.instanceOf(missing, McpError)
       assert.strictEqual((missing as McpError).code, -32602)
-    }))
-
-  it.scoped("a frame over 768 px is refused with what to do, never sent", () =>
-    Effect.gen(function*() {
-      const dir = mkdtempSync(join(tmpdir(), "vtree-mcp-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      cpSync(join(samples, video), join(dir, video), { recursive: true })
-      const frame = join(dir, video, "frames", "L1_000_L2_000_L3_000.jpg")
-      const bytes = readFileSync(frame)
-      // The SOF0 marker's height and width fields, rewritten to 1080 x 1920.
-      const sof = bytes.indexOf(Buffer.from([0xff, 0xc0]))
-      bytes.writeUInt16BE(1080, sof + 5)
-      bytes.writeUInt16BE(1920, sof + 7)
-      writeFileSync(frame, bytes)
-      const { call } = yield* serve({ summarize: false, trees: dir })
-      const result = yield* call("video_frames", { node_ids: [`${video}_L1_000_L2_000_L3_000`] })
-      assert.isTrue(result.isError)
-      assert.include(result.content[0]!.text, "1920x1080 px is over 768 px")
     }))
 
   it("clock writes h:mm:ss", () => {

@@ -1,0 +1,42 @@
+// The axes a run is reported along, by its benchmark's own rule: Video-MME's three tables as they always
+// were, every other benchmark's from its module's headline (LVBench per question type, MLVU per task with
+// M-Avg, …), in the report's terms.
+import type { BenchmarkName } from "../../domain/Question.js"
+import type { GroupScore } from "../benchmarks/Benchmark.js"
+import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
+import type { GroupAccuracy, ReportPrediction, Summary } from "./Summary.js"
+
+/** A benchmark module's group score in the report's terms. */
+const asGroupAccuracy = (g: GroupScore): GroupAccuracy => ({
+  key: g.label,
+  correct: g.right,
+  wrong: g.wrong,
+  unanswered: g.unanswered,
+  total: g.scored,
+  unscored: g.unscored,
+  accuracy: g.accuracy,
+  interval: g.interval
+})
+
+/** The axes and headline figure of the run's benchmark (Video-MME: the three tables it always had). */
+export const benchmarkView = (
+  benchmark: BenchmarkName,
+  predictions: ReadonlyArray<ReportPrediction>,
+  videoMme: Pick<Summary, "byTaskType" | "byDuration" | "byDomain">
+): Pick<Summary, "primary" | "axes"> => {
+  if (benchmark === "videomme") {
+    return {
+      primary: null,
+      axes: [
+        { axis: "task type", groups: videoMme.byTaskType },
+        { axis: "duration", groups: videoMme.byDuration },
+        ...(videoMme.byDomain.length === 0 ? [] : [{ axis: "domain", groups: videoMme.byDomain }])
+      ]
+    }
+  }
+  const headline = benchmarkByName(benchmark).headline(resultsOfPredictions(predictions, benchmark))
+  return {
+    primary: headline.primary,
+    axes: headline.axes.map(({ axis, groups }) => ({ axis, groups: groups.map(asGroupAccuracy) }))
+  }
+}

@@ -1,0 +1,76 @@
+// `vtree runs`: one line per run of a database, from the runs' rows and the counts the store makes of
+// their predictions (no run is loaded). Pure.
+import type { BenchmarkName } from "../../domain/Question.js"
+import type { RunRow, RunTally } from "../../domain/RunRecord.js"
+import { formatDuration } from "../../text/TimeFormat.js"
+import { benchmarkLabels } from "../benchmarks/StoredResults.js"
+import { formatCount, formatPercent, formatTable } from "./ReportText.js"
+import { benchmarkOfRun } from "./RunProtocol.js"
+import { agentModelOf } from "./RunSettings.js"
+
+export interface RunListing {
+  readonly runId: string
+  /** As `vtree report` reads it: `stale` for a running run nobody holds. */
+  readonly status: string
+  readonly benchmark: BenchmarkName
+  readonly agentModel: string | null
+  readonly saved: number
+  /** The run's question set; null when the run recorded none. */
+  readonly total: number | null
+  readonly keyed: number
+  readonly correct: number
+  /** correct / keyed; null when no saved question has a key. */
+  readonly accuracy: number | null
+  /** ISO 8601. */
+  readonly startedAt: string
+  /** finished − started; for a run that never finished, up to its last saved question (as the report). */
+  readonly wallTimeMs: number | null
+}
+
+const countIn = (config: unknown): number | null =>
+  typeof config === "object" && config !== null && "questions" in config && typeof config.questions === "number"
+    ? config.questions
+    : null
+
+/** Newest first, as the store lists them. */
+export const listRuns = (runs: ReadonlyArray<RunRow>, tallies: ReadonlyArray<RunTally>): ReadonlyArray<RunListing> => {
+  const tallyOf = new Map(tallies.map((t) => [t.runId, t]))
+  return runs.map((run) => {
+    const tally = tallyOf.get(run.runId)
+    const saved = tally?.saved ?? 0
+    const keyed = tally?.keyed ?? 0
+    const correct = tally?.correct ?? 0
+    const end = run.finishedAt ?? tally?.lastSavedAt ?? null
+    return {
+      runId: run.runId,
+      status: run.status,
+      benchmark: benchmarkOfRun(run.config),
+      agentModel: agentModelOf(run.config),
+      saved,
+      total: run.progress?.total ?? run.selection?.count ?? countIn(run.config),
+      keyed,
+      correct,
+      accuracy: keyed === 0 ? null : correct / keyed,
+      startedAt: new Date(run.startedAt).toISOString(),
+      wallTimeMs: end === null ? null : Math.max(0, end - run.startedAt)
+    }
+  })
+}
+
+export const renderRunsText = (runs: ReadonlyArray<RunListing>): string =>
+  formatTable(
+    ["Run", "Status", "Benchmark", "Agent model", "Saved", "Accuracy", "Started", "Wall time"],
+    runs.map((r) => [
+      r.runId,
+      r.status,
+      benchmarkLabels[r.benchmark],
+      r.agentModel ?? "—",
+      r.total === null ? formatCount(r.saved) : `${formatCount(r.saved)}/${formatCount(r.total)}`,
+      formatPercent(r.accuracy),
+      r.startedAt,
+      formatDuration(r.wallTimeMs)
+    ]),
+    [false, false, false, false, true, true, false, true]
+  ) + "\n"
+
+export const renderRunsJson = (runs: ReadonlyArray<RunListing>): string => JSON.stringify(runs, null, 2) + "\n"

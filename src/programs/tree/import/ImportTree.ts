@@ -1,0 +1,294 @@
+/**
+ * `vtree tree import`: released caption sets → trees `vtree infer` reads (issue #31). Per video: the
+ * captions grouped by time (Grouping.ts), event and scene cards from the tool model when one is given
+ * (ImportCards.ts, checkpointed) or else deterministic, subtitles from a transcript, the entity
+ * registry, and with --videos one frame per L3 node; tree.json written atomically through the Schema
+ * it is read with, its `build` record naming the source file, its sha256 and its layout. Every tree
+ * folder is checked before anything is written, as `vtree build` does.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { Effect, Option } from "effect"
+import type { MediaError } from "../../../domain/Media.js"
+import type { BuiltTree, FlatNode } from "../../../domain/Tree.js"
+import { packageVersion } from "../../../PackageRoot.js"
+import { FrameSource } from "../../../services/FrameSource.js"
+import { LLMProvider } from "../../../services/LLMProvider.js"
+import { MediaProbe } from "../../../services/MediaProbe.js"
+import { writeAtomically } from "../../builder/Checkpoint.js"
+import { videoExtensions } from "../../builder/Inputs.js"
+import { durationCategory, eventId, frameFile, frameId, sceneId } from "../../builder/NodeIds.js"
+import { subtitleFor } from "../../builder/Subtitles.js"
+import { treeJsonText } from "../../builder/TreeAssembly.js"
+import {
+  checkTreeFolder,
+  claimTreeFolder,
+  confine,
+  resolveOutDir,
+  type TreeFolder,
+  unwritable,
+  writeFrames
+} from "../../builder/TreeFolder.js"
+import { deterministicEventCard, deterministicSceneCard, frameCard, groupCaptions } from "./Grouping.js"
+import { type CardCounts, type ImportCardModel, modelCards } from "./ImportCards.js"
+import { type ImportFormat, TreeImportError } from "./ImportedVideo.js"
+import { readCaptionSources, type SourcedVideo } from "./ImportSources.js"
+
+export interface ImportOptions {
+  readonly outDir: string
+  /** Forces the layout; otherwise it is read from each file's content. */
+  readonly from?: ImportFormat
+  /** A folder of the source videos (`<video id>.<ext>`): frames for observe_frame, frame rates. */
+  readonly videosDir?: string
+  /** Frame rate of frame-indexed layouts (videoagent-memory); else probed from --videos. */
+  readonly fps?: number
+  /** L2 event grid, seconds (default 20). */
+  readonly eventSeconds: number
+  /** L1 scene grid, seconds (default 300). */
+  readonly sceneSeconds: number
+  /** The tool model writing event and scene cards; undefined → deterministic cards, no call. */
+  readonly cards?: ImportCardModel
+}
+
+export interface ImportSummary {
+  readonly videoId: string
+  readonly treeDir: string
+  readonly format: ImportFormat
+  readonly captions: number
+  readonly events: number
+  readonly scenes: number
+  /** Frames extracted, or null without --videos. */
+  readonly frames: number | null
+  readonly cards: "model" | "deterministic"
+  readonly calls: number
+}
+
+/** Frames are sampled this often (seconds); each L3 node takes the one nearest its middle. */
+const frameGridSeconds = 1
+const frameWidth = 640
+
+const badOption = (message: string) => new TreeImportError({ reason: "BadOption", message })
+
+/** A one-line problem with the grid flags, or undefined. */
+export const checkImportOptions = (options: ImportOptions): string | undefined => {
+  if (!(Number.isFinite(options.eventSeconds) && options.eventSeconds > 0)) {
+    return `--event-seconds ${options.eventSeconds}: expected a number of seconds > 0`
+  }
+  if (!(Number.isFinite(options.sceneSeconds) && options.sceneSeconds >= options.eventSeconds)) {
+    return `--scene-seconds ${options.sceneSeconds}: expected a number of seconds ≥ --event-seconds (${options.eventSeconds})`
+  }
+  if (options.fps !== undefined && !(Number.isFinite(options.fps) && options.fps > 0)) {
+    return `--fps ${options.fps}: expected frames per second > 0`
+  }
+  return undefined
+}
+
+const mediaFailed = (error: MediaError) => new TreeImportError({ reason: "BadInput", message: error.message })
+
+/** `<videosDir>/<id>.<ext>` for the first video extension present, or undefined. */
+const findVideo = Effect.fn("ImportTree.findVideo")(function*(videosDir: string, sourceId: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  for (const ext of videoExtensions) {
+    const file = path.join(videosDir, `${sourceId}${ext}`)
+    if (yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))) return file
+  }
+  return undefined
+})
+
+const noVideo = (videosDir: string, sourceId: string) =>
+  new TreeImportError({
+    reason: "BadInput",
+    message: `${videosDir}: no video file for "${sourceId}" (looked for ${sourceId}${
+      [...videoExtensions].join(`, ${sourceId}`)
+    }) — add it, or import without --videos (the tree then has no frames)`
+  })
+
+/** The index of the time in `times` (sorted) nearest `t`. */
+export const nearestIndex = (times: ReadonlyArray<number>, t: number): number => {
+  let low = 0
+  let high = times.length - 1
+  while (low < high) {
+    const middle = (low + high) >> 1
+    if (times[middle]! < t) low = middle + 1
+    else high = middle
+  }
+  return low > 0 && Math.abs(times[low - 1]! - t) <= Math.abs(times[low]! - t) ? low - 1 : low
+}
+
+/** One video's tree, written into its (checked) folder. */
+const importVideo = Effect.fn("ImportTree.importVideo")(function*(
+  video: SourcedVideo,
+  folder: TreeFolder,
+  options: ImportOptions
+) {
+  const path = yield* Path.Path
+  yield* claimTreeFolder(folder)
+  const scenes = groupCaptions(video.captions, options.eventSeconds, options.sceneSeconds)
+  const llm = yield* Effect.serviceOption(LLMProvider)
+  const counts: CardCounts = { calls: 0, reused: 0, promptTokens: 0, completionTokens: 0, degraded: 0 }
+  const useModel = options.cards !== undefined && Option.isSome(llm)
+  const cards = useModel
+    ? yield* modelCards(llm.value, options.cards!, folder, scenes, video.transcript, counts)
+    : {
+      events: scenes.flatMap((scene) => scene.events.map(deterministicEventCard)),
+      scenes: scenes.map(deterministicSceneCard)
+    }
+
+  // Frames: sampled once on a one-second grid, the nearest to each L3 node's middle linked in.
+  let sampled: ReadonlyArray<{ readonly timeSeconds: number; readonly path: string }> | undefined
+  if (options.videosDir !== undefined) {
+    const frames = yield* Effect.serviceOption(FrameSource)
+    if (Option.isNone(frames)) return yield* badOption("--videos: no frame extractor is available")
+    const file = yield* findVideo(options.videosDir, video.sourceId)
+    if (file === undefined) return yield* noVideo(options.videosDir, video.sourceId)
+    const outDir = yield* confine(folder.root, path.join(folder.dir, ".vtree", "import-frames"))
+    const extraction = yield* frames.value.extract({
+      path: file,
+      intervalSeconds: frameGridSeconds,
+      width: frameWidth,
+      outDir
+    })
+      .pipe(Effect.mapError(mediaFailed))
+    if (extraction.frames.length === 0) {
+      return yield* new TreeImportError({
+        reason: "BadInput",
+        message: `${file}: no frame could be decoded — check the video, or import without --videos`
+      })
+    }
+    sampled = extraction.frames
+  }
+  const frameTimes = sampled?.map((frame) => frame.timeSeconds) ?? []
+
+  const nodes: Record<string, FlatNode> = {}
+  const frameFiles: Array<{ target: string; source: string }> = []
+  const subtitle = (start: number, end: number) => subtitleFor(video.transcript, [start, end])
+  let eventIndex = 0
+  scenes.forEach((scene, s) => {
+    const sid = sceneId(video.videoId, s)
+    nodes[sid] = {
+      level: 1,
+      time_range: [scene.start, scene.end],
+      card: cards.scenes[s]!,
+      subtitle: subtitle(scene.start, scene.end),
+      children_ids: scene.events.map((_, e) => eventId(video.videoId, s, e))
+    }
+    scene.events.forEach((event, e) => {
+      const eid = eventId(video.videoId, s, e)
+      nodes[eid] = {
+        level: 2,
+        time_range: [event.start, event.end],
+        card: cards.events[eventIndex++]!,
+        subtitle: subtitle(event.start, event.end),
+        children_ids: event.captions.map((_, f) => frameId(video.videoId, s, e, f))
+      }
+      event.captions.forEach((c, f) => {
+        const fid = frameId(video.videoId, s, e, f)
+        nodes[fid] = {
+          level: 3,
+          time_range: [c.start, c.end],
+          card: frameCard(c),
+          subtitle: subtitle(c.start, c.end),
+          children_ids: []
+        }
+        if (sampled !== undefined) {
+          frameFiles.push({
+            target: frameFile(video.videoId, fid),
+            source: sampled[nearestIndex(frameTimes, (c.start + c.end) / 2)]!.path
+          })
+        }
+      })
+    })
+  })
+  const lastEnd = video.captions.reduce((end, c) => Math.max(end, c.end), 0)
+  const duration = Math.max(video.durationSeconds ?? 0, lastEnd)
+  const tree: BuiltTree = {
+    videoID: video.videoId,
+    duration_category: durationCategory(duration),
+    duration_seconds: Math.round(duration * 1000) / 1000,
+    ...(video.entities.length === 0 ? {} : { entities: video.entities }),
+    ...(sampled === undefined ? { has_frames: false } : {}),
+    // Everything here derives from the inputs, so a rerun writes the same bytes.
+    build: {
+      vtree_version: packageVersion(),
+      made_by: "vtree tree import",
+      source: {
+        file: path.basename(video.file),
+        sha256: video.sha256,
+        format: video.format,
+        ...(video.sourceId === video.videoId ? {} : { video_id: video.sourceId })
+      },
+      parameters: {
+        event_seconds: options.eventSeconds,
+        scene_seconds: options.sceneSeconds,
+        ...(options.fps === undefined ? {} : { fps: options.fps })
+      },
+      captions: video.captions.length,
+      subtitles: { cues: video.transcript.length },
+      cards: useModel
+        ? {
+          written_by: "model",
+          model: options.cards!.model,
+          calls: counts.calls,
+          tokens: { prompt: counts.promptTokens, completion: counts.completionTokens },
+          degraded: counts.degraded
+        }
+        : { written_by: "deterministic (captions joined, no model)" },
+      frames: sampled === undefined
+        ? { extracted: 0 }
+        : { extracted: frameFiles.length, from: path.basename(options.videosDir!) }
+    },
+    nodes
+  }
+  if (frameFiles.length > 0) yield* writeFrames(folder, frameFiles)
+  const file = yield* confine(folder.root, path.join(folder.dir, "tree.json"))
+  yield* writeAtomically(file, treeJsonText(tree)).pipe(Effect.mapError(unwritable(folder.dir)))
+  return {
+    videoId: video.videoId,
+    treeDir: path.join(options.outDir, video.videoId),
+    format: video.format,
+    captions: video.captions.length,
+    events: eventIndex,
+    scenes: scenes.length,
+    frames: sampled === undefined ? null : frameFiles.length,
+    cards: useModel ? "model" : "deterministic",
+    calls: counts.calls
+  } satisfies ImportSummary
+})
+
+/**
+ * Imports every video of FILE or DIR into `<outDir>/<videoID>/`. All sources are read and every tree
+ * folder checked before the first is written: a bad caption or a folder of someone else's stops the
+ * import with nothing written.
+ */
+export const importTrees = Effect.fn("ImportTree.importTrees")(function*(input: string, options: ImportOptions) {
+  const problem = checkImportOptions(options)
+  if (problem !== undefined) return yield* badOption(problem)
+  const probe = yield* Effect.serviceOption(MediaProbe)
+  const frameRateOf = (sourceId: string) =>
+    Effect.gen(function*() {
+      if (options.videosDir === undefined || Option.isNone(probe)) return undefined
+      const file = yield* findVideo(options.videosDir, sourceId)
+      if (file === undefined) return undefined
+      const info = yield* probe.value.probe(file).pipe(Effect.option)
+      return Option.getOrUndefined(info)?.frameRate
+    })
+  const videos = yield* readCaptionSources(input, {
+    ...(options.from === undefined ? {} : { from: options.from }),
+    ...(options.fps === undefined ? {} : { fps: options.fps }),
+    frameRateOf
+  })
+  if (options.videosDir !== undefined) {
+    for (const video of videos) {
+      if ((yield* findVideo(options.videosDir, video.sourceId)) === undefined) {
+        return yield* noVideo(options.videosDir, video.sourceId)
+      }
+    }
+  }
+  const root = yield* resolveOutDir(options.outDir)
+  // Checks only read: side by side, as 500 one-after-another stat chains are most of a small import.
+  const folders = yield* Effect.forEach(videos, (video) => checkTreeFolder(root, video.videoId), { concurrency: 16 })
+  return yield* Effect.forEach(videos, (video, i) => importVideo(video, folders[i]!, options), {
+    concurrency: options.cards === undefined ? 8 : 2
+  })
+})

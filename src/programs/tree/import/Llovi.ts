@@ -1,0 +1,72 @@
+/**
+ * LLoVi's caption files: `{uid: [caption, …]}`, one caption a second (the LaViLa and BLIP-2 EgoSchema
+ * sets, e.g. `lavila_subset.json`), and `{uid: {"<second>": caption}}` (NExT-QA's `llava1.5_fps1.json`).
+ * Both shapes may sit in one file. Caption i describes the second [i, i + 1).
+ */
+import { Either } from "effect"
+import { formatPath } from "../../../domain/DecodeIssue.js"
+import {
+  badInput,
+  caption,
+  captionText,
+  type ImportedCaption,
+  type ImportedVideo,
+  importedVideo,
+  isRecord,
+  numericKey,
+  type TreeImportError
+} from "./ImportedVideo.js"
+
+/** `{"<second>": caption}` (also VideoAgent's `<video>_cap.json`) as one-second captions. */
+export const perSecondCaptions = (
+  file: string,
+  at: ReadonlyArray<string>,
+  value: Readonly<Record<string, unknown>>
+): Either.Either<Array<ImportedCaption>, TreeImportError> => {
+  const captions: Array<ImportedCaption> = []
+  for (const key in value) {
+    const second = numericKey(key)
+    const where = formatPath([...at, key])
+    if (second === undefined) {
+      return Either.left(badInput(file, where, "expected a number of seconds as the key (\"12\")"))
+    }
+    const text = captionText(file, where, value[key])
+    if (Either.isLeft(text)) return Either.left(text.left)
+    captions.push({ start: second, end: second + 1, text: text.right })
+  }
+  return Either.right(captions)
+}
+
+export const readLlovi = (file: string, json: unknown): Either.Either<Array<ImportedVideo>, TreeImportError> => {
+  if (!isRecord(json)) {
+    return Either.left(badInput(file, "", "expected an object mapping video ids to captions"))
+  }
+  const videos: Array<ImportedVideo> = []
+  for (const uid in json) {
+    const value = json[uid]
+    let captions: Array<ImportedCaption>
+    if (Array.isArray(value)) {
+      captions = []
+      for (let i = 0; i < value.length; i++) {
+        const where = formatPath([uid, i])
+        const text = captionText(file, where, value[i])
+        if (Either.isLeft(text)) return Either.left(text.left)
+        const made = caption(file, where, i, i + 1, text.right)
+        if (Either.isLeft(made)) return Either.left(made.left)
+        captions.push(made.right)
+      }
+    } else if (isRecord(value)) {
+      const read = perSecondCaptions(file, [uid], value)
+      if (Either.isLeft(read)) return Either.left(read.left)
+      captions = read.right
+    } else {
+      return Either.left(
+        badInput(file, uid, "expected a list of captions (one a second) or an object {\"<second>\": caption}")
+      )
+    }
+    const video = importedVideo(file, uid, uid, captions)
+    if (Either.isLeft(video)) return Either.left(video.left)
+    videos.push(video.right)
+  }
+  return Either.right(videos)
+}

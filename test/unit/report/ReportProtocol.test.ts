@@ -1,0 +1,32 @@
+import { assert, describe, it } from "@effect/vitest"
+import { summarize } from "../../../src/programs/report/Report.js"
+import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
+import { renderText } from "../../../src/programs/report/ReportText.js"
+import { runProtocol } from "../../../src/programs/report/RunProtocol.js"
+import { prediction } from "../harness/fixtures.js"
+
+const run = { runId: "run-1", startedAt: 0, finishedAt: 1_000, status: "completed" as const }
+
+describe("the protocol a run used", () => {
+  it("is read from the run's config; runs stored before it was recorded used json", () => {
+    assert.strictEqual(runProtocol({ protocol: "tools", concurrency: 3 }), "tools")
+    assert.strictEqual(runProtocol({ protocol: "json" }), "json")
+    assert.strictEqual(runProtocol({ concurrency: 3 }), "json")
+    assert.strictEqual(runProtocol(null), "json")
+  })
+
+  it("is stated by the report", () => {
+    const summary = summarize({
+      run: { ...run, config: { protocol: "tools" } },
+      predictions: [prediction({ questionId: "q1" })],
+      calls: []
+    })
+    assert.strictEqual(summary.protocol, "tools")
+    assert.include(renderText(summary).split("\n").slice(0, 3), "Protocol tools")
+    assert.include(
+      renderHtml({ run: { ...run, config: { protocol: "tools" } }, predictions: [], steps: [], calls: [] }),
+      "<tr><td>Protocol</td><td>tools</td></tr>"
+    )
+    assert.strictEqual(summarize({ run, predictions: [], calls: [] }).protocol, "json")
+  })
+})

@@ -34,6 +34,12 @@ export interface ExtractedFrame {
   readonly path: string
 }
 
+/** A stretch of a video (seconds from its first frame) whose picture could not be decoded. */
+export interface DamagedSpan {
+  readonly start: number
+  readonly end: number
+}
+
 /** Why a media operation failed; the CLI turns each into one line naming the file and the fix. */
 export const MediaErrorReason = Schema.Literal(
   // ffmpeg/ffprobe is not installed (or VTREE_FFMPEG/VTREE_FFPROBE points nowhere)

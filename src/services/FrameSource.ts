@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { ExtractedFrame, MediaError } from "../domain/Media.js"
+import type { DamagedSpan, ExtractedFrame, MediaError } from "../domain/Media.js"
 
 export interface FrameRequest {
   readonly path: string
@@ -16,6 +16,8 @@ export interface FrameExtraction {
   readonly frames: ReadonlyArray<ExtractedFrame>
   /** Times (seconds) where a shot changes, from the decoder's scene score, in order. */
   readonly shotChanges: ReadonlyArray<number>
+  /** Stretches the decoder lost to damaged data (no frame there), in order; empty for a sound file. */
+  readonly damaged: ReadonlyArray<DamagedSpan>
 }
 
 /** Samples a video on a time grid and finds its shot changes, in as few decode passes as it can. */

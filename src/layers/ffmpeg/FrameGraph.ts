@@ -1,3 +1,5 @@
+import type { DamagedSpan } from "../../domain/Media.js"
+
 /**
  * The one ffmpeg pass that samples a video on a time grid and scores its shot changes, and the reading
  * of what that pass reports. Pure: argument lists in, stderr text out.
@@ -98,6 +100,22 @@ export const parseFramePass = (stderr: string): FramePassReport => {
 }
 
 const damage = /partial file|corrupt|invalid data|error while decoding|error splitting|invalid nal|truncat|end of file/i
+
+/**
+ * The stretches where the grid lost frames: two grid frames in a row more than one slot apart mean the
+ * slots between them had no frame at all. Each runs from the last frame before the hole to the first
+ * after it. (A variable-rate video may have such holes too; the caller asks only when the decoder
+ * reported damage.)
+ */
+export const gridGaps = (gridTimes: ReadonlyArray<number>, intervalSeconds: number): Array<DamagedSpan> => {
+  const slot = (t: number) => Math.floor(t / intervalSeconds + 1e-6)
+  const gaps: Array<DamagedSpan> = []
+  for (let i = 1; i < gridTimes.length; i++) {
+    const [before, after] = [gridTimes[i - 1]!, gridTimes[i]!]
+    if (slot(after) - slot(before) >= 2) gaps.push({ start: before, end: after })
+  }
+  return gaps
+}
 
 /** Whether the decoder complained about damaged or missing data (as a file cut short makes it do). */
 export const reportsDamage = (stderr: string): boolean =>

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { FrameRequest } from "../../services/FrameSource.js"
-import { firstFileNumber, framePassArgs, parseFramePass, reportsDamage } from "./FrameGraph.js"
+import { firstFileNumber, framePassArgs, gridGaps, parseFramePass, reportsDamage } from "./FrameGraph.js"
 import { probe, videoStream } from "./Probe.js"
 import { lastErrorLine, mediaError, type ToolContext } from "./Tools.js"
 
@@ -74,7 +74,8 @@ export const extract = Effect.fn("Frames.extract")(function*(
   // short (a container duration can run a little past the last frame) while the decoder reported
   // damage: a variable-rate video may hold its last frame for a long time, and that is not a fault.
   const endsEarly = last !== undefined && last + request.intervalSeconds + 1 < info.durationSeconds
-  if (last === undefined || (endsEarly && reportsDamage(output.stderr))) {
+  const damaged = reportsDamage(output.stderr)
+  if (last === undefined || (endsEarly && damaged)) {
     yield* removeFrames(context, request.outDir)
     return yield* mediaError(
       "Truncated",
@@ -91,6 +92,8 @@ export const extract = Effect.fn("Frames.extract")(function*(
       timeSeconds,
       path: context.path.join(request.outDir, `${framePrefix}${String(n + firstFileNumber).padStart(6, "0")}.jpg`)
     })),
-    shotChanges: report.sceneTimes
+    shotChanges: report.sceneTimes,
+    // A hole in the middle is kept and reported: the rest of the video is worth a tree.
+    damaged: damaged ? gridGaps(report.gridTimes, request.intervalSeconds) : []
   }
 })

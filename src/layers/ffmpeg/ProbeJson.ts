@@ -11,6 +11,7 @@ const ProbeStream = Schema.Struct({
   codec_name: Schema.optional(Schema.String),
   width: Schema.optional(Schema.Number),
   height: Schema.optional(Schema.Number),
+  start_time: Schema.optional(NumericString),
   duration: Schema.optional(NumericString),
   avg_frame_rate: Schema.optional(Schema.String),
   r_frame_rate: Schema.optional(Schema.String),
@@ -20,6 +21,7 @@ const ProbeStream = Schema.Struct({
 
 const ProbeFormat = Schema.Struct({
   format_name: Schema.optional(Schema.String),
+  start_time: Schema.optional(NumericString),
   duration: Schema.optional(NumericString),
   size: Schema.optional(NumericString)
 })
@@ -62,10 +64,35 @@ const toStream = (stream: ProbeJson["streams"][number]): MediaStream => {
   }
 }
 
+// MP4 (its movie header counts an edit list's empty start) and Matroska (its segment duration is the last
+// timestamp) report the end of the file's timeline as the container's duration; other demuxers (MPEG-TS)
+// compute it from the timestamps, as a length.
+const containerCountsFromZero = /\b(mov|mp4|matroska|webm)\b/
+
+const positive = (value: number | undefined): number | undefined =>
+  value !== undefined && Number.isFinite(value) && value > 0 ? value : undefined
+
+const sinceStart = (end: number | undefined, start: number | undefined): number | undefined =>
+  end === undefined ? undefined : positive(end - Math.max(0, start ?? 0)) ?? end
+
 /**
- * MediaInfo from ffprobe's JSON. The duration is the first video stream's when the container records
- * one (an audio track that runs past the picture should not stretch the grid), else the container's.
+ * The video's length in seconds. A clip whose timestamps start late (an edit list, `-output_ts_offset`,
+ * a cut from a broadcast) is as long as its frames run, not as far as its last timestamp: the first
+ * video stream's own duration, else Matroska's DURATION tag less the stream's start, else the
+ * container's duration (less its start where the container counts from 0). An audio track that runs
+ * past the picture does not stretch it.
  */
+const lengthOf = (probe: ProbeJson, video: ProbeJson["streams"][number] | undefined): number => {
+  const stream = positive(video?.duration)
+  if (stream !== undefined) return stream
+  const tagged = sinceStart(tagSeconds(video?.tags?.["DURATION"]), video?.start_time)
+  if (tagged !== undefined) return tagged
+  const format = probe.format
+  const end = positive(format?.duration)
+  return (containerCountsFromZero.test(format?.format_name ?? "") ? sinceStart(end, format?.start_time) : end) ?? 0
+}
+
+/** MediaInfo from ffprobe's JSON; the duration is the video's length (see `lengthOf`). */
 export const parseProbe = (
   json: string,
   path: string,
@@ -76,12 +103,11 @@ export const parseProbe = (
     (probe) => {
       const streams = probe.streams.map(toStream)
       const video = probe.streams.find((stream, i) => streams[i]?.kind === "video")
-      const durationSeconds = video?.duration ?? tagSeconds(video?.tags?.["DURATION"]) ?? probe.format?.duration ?? 0
       const frameRate = frameRateOf(video?.avg_frame_rate) ?? frameRateOf(video?.r_frame_rate)
       return {
         path,
         sizeBytes,
-        durationSeconds,
+        durationSeconds: lengthOf(probe, video),
         width: video?.width,
         height: video?.height,
         ...(frameRate === undefined ? {} : { frameRate }),

@@ -59,9 +59,9 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
       const r = yield* decodeRow(file, location, row)
       const options = yield* labelledOptions(r.options, file, location, "options", fixes.options!)
       const raw = r.answer?.trim() ?? ""
-      const key = raw === "" ? null : normalizeKey(raw, options.length)
+      const key = raw === "" ? null : normalizeKey(raw, options.length, "letter")
       if (raw !== "" && key === null) {
-        return yield* Either.left(keyError(file, location, "answer", r.answer, options.length))
+        return yield* Either.left(keyError(file, location, "answer", r.answer, options.length, "letter"))
       }
       const taskType = r.task_type?.trim() ?? ""
       out.push({

@@ -116,9 +116,9 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
           "give 2 to 10 options"
         )
         const raw = qa.answer?.trim() ?? ""
-        const key = raw === "" ? null : normalizeKey(raw, options.length)
+        const key = raw === "" ? null : normalizeKey(raw, options.length, "letter")
         if (raw !== "" && key === null) {
-          return yield* Either.left(keyError(file, location, `qa[${i}].answer`, qa.answer, options.length))
+          return yield* Either.left(keyError(file, location, `qa[${i}].answer`, qa.answer, options.length, "letter"))
         }
         const types = typeof qa.question_type === "string" ? [qa.question_type] : qa.question_type
         const question: BenchmarkQuestion = {

@@ -75,17 +75,24 @@ export const labelledOptions = (
 }
 
 /**
- * A key as benchmarks write it, normalised to a letter within `optionCount` options, or null when it names
- * none: a letter (`"b"`, `"(B)"`, `"B."`), or a 0-based index (`2`, `"2"`).
+ * How a benchmark writes its keys: `letter` (Video-MME, LVBench, a hand-written file: "B"), or
+ * `letterOrIndex` (EgoSchema, LongVideoBench and `--answers` files, whose keys are 0-based indices).
+ * Where letters are the form, a digit is refused: "1" next to options "1", "2", "3" could mean B or A.
  */
-export const normalizeKey = (raw: unknown, optionCount: number): string | null => {
+export type KeyForm = "letter" | "letterOrIndex"
+
+/**
+ * A key as benchmarks write it, normalised to a letter within `optionCount` options, or null when it names
+ * none: a letter (`"b"`, `"(B)"`, `"B."`), or, where `form` allows, a 0-based index (`2`, `"2"`).
+ */
+export const normalizeKey = (raw: unknown, optionCount: number, form: KeyForm = "letterOrIndex"): string | null => {
   let index = -1
-  if (typeof raw === "number") index = Number.isInteger(raw) ? raw : -1
+  if (typeof raw === "number") index = Number.isInteger(raw) && form === "letterOrIndex" ? raw : -1
   else if (typeof raw === "string") {
     const text = raw.trim()
     const letter = /^\(?([A-Za-z])\)?\.?$/.exec(text)?.[1]
     if (letter !== undefined) index = indexOfLetter(letter.toUpperCase())
-    else if (/^\d+$/.test(text)) index = Number(text)
+    else if (/^\d+$/.test(text) && form === "letterOrIndex") index = Number(text)
   }
   return index >= 0 && index < optionCount ? letterAt(index) : null
 }
@@ -96,14 +103,23 @@ export const keyError = (
   location: string,
   field: string,
   raw: unknown,
-  optionCount: number
+  optionCount: number,
+  form: KeyForm = "letterOrIndex"
 ): QuestionLoadError =>
-  rowError(
-    file,
-    location,
-    field,
-    `${describeValue(raw)} names no option (the question has ${optionCount}: ${letterAt(0)}–${
-      letterAt(optionCount - 1)
-    }, or indices 0–${optionCount - 1})`,
-    "fix the key or the options"
-  )
+  form === "letter"
+    ? rowError(
+      file,
+      location,
+      field,
+      `expected an option letter ${letterAt(0)}–${letterAt(optionCount - 1)}, got ${describeValue(raw)}`,
+      "write the right option's letter (this benchmark's keys are letters, not indices)"
+    )
+    : rowError(
+      file,
+      location,
+      field,
+      `${describeValue(raw)} names no option (the question has ${optionCount}: ${letterAt(0)}–${
+        letterAt(optionCount - 1)
+      }, or indices 0–${optionCount - 1})`,
+      "fix the key or the options"
+    )

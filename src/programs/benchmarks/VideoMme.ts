@@ -65,9 +65,9 @@ const toQuestion = (
   Either.gen(function*() {
     const options = yield* labelledOptions(row.options, file, location, "options", fixes.options!)
     const raw = row.answer?.trim() ?? ""
-    const key = raw === "" ? null : normalizeKey(raw, options.length)
+    const key = raw === "" ? null : normalizeKey(raw, options.length, "letter")
     if (raw !== "" && key === null) {
-      return yield* Either.left(keyError(file, location, "answer", row.answer, options.length))
+      return yield* Either.left(keyError(file, location, "answer", row.answer, options.length, "letter"))
     }
     const question: BenchmarkQuestion = {
       benchmark: "videomme",

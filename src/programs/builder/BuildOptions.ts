@@ -4,7 +4,7 @@
  * entry point that re-exports them.
  */
 import type { Effect } from "effect"
-import type { SubtitleCue } from "../../domain/Media.js"
+import type { DamagedSpan, SubtitleCue } from "../../domain/Media.js"
 import type { BuildError } from "./BuildError.js"
 import type { BuildPrompts } from "./BuildPrompts.js"
 import type { ProbedVideo } from "./Inputs.js"
@@ -84,4 +84,6 @@ export interface VideoSummary {
   readonly wallSeconds: number
   /** Where its subtitles came from: file, questions, sidecar, dir, embedded, asr or none. */
   readonly subtitles: string
+  /** Stretches without a picture, lost to damaged data (the tree has no frames there). */
+  readonly damaged: ReadonlyArray<DamagedSpan>
 }

@@ -172,6 +172,14 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
     "",
     ...summaries.map((s) => `${s.videoId}: ${s.treeDir}/tree.json${s.embedded ? " (retrieval embeddings cached)" : ""}`)
   ]
+  for (const s of summaries) {
+    for (const span of s.damaged) {
+      lines.push(
+        `${s.videoId}: no picture from ${span.start.toFixed(1)} s to ${span.end.toFixed(1)} s ` +
+          "(the decoder reported damaged data) — the tree has no frames there; get an intact copy of the video for a full tree"
+      )
+    }
+  }
   if (total.degraded.events + total.degraded.frames + total.degraded.scenes > 0) {
     lines.push(
       `degraded cards: ${total.degraded.events} events, ${total.degraded.frames} frames, ${total.degraded.scenes} scenes — ` +

@@ -1,6 +1,6 @@
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect } from "effect"
+import { readUserText, userFileCaps } from "../../domain/UserFile.js"
 import { BuildError } from "./BuildError.js"
 
 /** The builder's system prompts, read from a prompt pack folder (`build_event.md`, `build_scene.md`). */
@@ -14,16 +14,16 @@ export interface BuildPrompts {
 export const buildPromptFiles = ["build_event.md", "build_scene.md"] as const
 
 export const loadBuildPrompts = Effect.fn("BuildPrompts.load")(function*(dir: string) {
-  const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const read = (name: string) => {
     const file = path.join(dir, name)
-    return fs.readFileString(file).pipe(
-      Effect.mapError(() =>
+    return readUserText(file, userFileCaps.small).pipe(
+      Effect.mapError((error) =>
         new BuildError({
           reason: "BadOption",
-          message:
-            `${file}: cannot be read — a prompt pack used for building needs ${name}; copy it from prompts/en and adapt it`
+          message: error.reason === "NotFound" || error.reason === "Unreadable"
+            ? `${file}: cannot be read — a prompt pack used for building needs ${name}; copy it from prompts/en and adapt it`
+            : error.message
         })
       ),
       Effect.filterOrFail(

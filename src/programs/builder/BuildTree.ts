@@ -100,6 +100,7 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     degraded: build.degraded,
     embedded,
     subtitles: subtitleKind(video.subtitleSource),
+    damaged: video.damaged,
     wallSeconds: ((yield* Clock.currentTimeMillis) - started) / 1000
   }
   yield* scope.emit({ _tag: "VideoFinished", summary })

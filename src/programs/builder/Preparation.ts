@@ -7,7 +7,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Option, Schema, Stream } from "effect"
 import { createHash } from "node:crypto"
-import type { SubtitleCue } from "../../domain/Media.js"
+import type { DamagedSpan, SubtitleCue } from "../../domain/Media.js"
 import { FrameSource } from "../../services/FrameSource.js"
 import { BuildError } from "./BuildError.js"
 import type { BuildInput, BuildOptions } from "./BuildOptions.js"
@@ -27,7 +27,11 @@ import {
 const Manifest = Schema.Struct({
   key: Schema.String,
   frames: Schema.Array(Schema.Struct({ time: Schema.Number, file: Schema.String })),
-  shotChanges: Schema.Array(Schema.Number)
+  shotChanges: Schema.Array(Schema.Number),
+  // Caches written before damage was recorded have none.
+  damaged: Schema.optionalWith(Schema.Array(Schema.Struct({ start: Schema.Number, end: Schema.Number })), {
+    default: () => []
+  })
 })
 
 export interface PreparedFrame {
@@ -43,6 +47,8 @@ export interface PreparedVideo extends ProbedVideo, Pick<BuildInput<never>, "dom
   readonly sourceSha256: string
   readonly frames: ReadonlyArray<PreparedFrame>
   readonly shotChanges: ReadonlyArray<number>
+  /** Stretches without a picture (the decoder reported damaged data there). */
+  readonly damaged: ReadonlyArray<DamagedSpan>
   readonly cues: ReadonlyArray<SubtitleCue>
   readonly subtitleSource: string
 }
@@ -72,7 +78,8 @@ export const cachedFrames = Effect.fn("Preparation.cachedFrames")(function*(fram
   )
   return Option.map(cached, (manifest) => ({
     frames: manifest.frames.map((frame) => ({ timeSeconds: frame.time, path: path.join(framesDir, frame.file) })),
-    shotChanges: manifest.shotChanges
+    shotChanges: manifest.shotChanges,
+    damaged: manifest.damaged
   }))
 })
 
@@ -111,7 +118,8 @@ const framesOf = Effect.fnUntraced(
           time: frame.timeSeconds,
           file: path.relative(framesDir, frame.path)
         })),
-        shotChanges: extracted.shotChanges
+        shotChanges: extracted.shotChanges,
+        damaged: extracted.damaged
       })
     ).pipe(Effect.mapError(unwritable(folder.dir)))
     return extracted
@@ -162,6 +170,7 @@ export const prepareVideo = Effect.fn("Preparation.prepareVideo")(
       sourceSha256,
       frames,
       shotChanges: extraction.shotChanges,
+      damaged: extraction.damaged,
       cues: subtitles.cues,
       subtitleSource: subtitles.source
     } satisfies PreparedVideo

@@ -8,10 +8,11 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Either } from "effect"
 import { idFromName } from "../../domain/NameId.js"
-import { parseUserJson } from "../../domain/UserJson.js"
+import { readUserText, userFileCaps } from "../../domain/UserFile.js"
 import type { BenchmarkInput, BenchmarkQuestion, InputFile } from "../benchmarks/Benchmark.js"
-import { classifyText, decodeBenchmark } from "../benchmarks/BenchmarkQuestions.js"
+import { decodeBenchmark } from "../benchmarks/BenchmarkQuestions.js"
 import { isRecord } from "../benchmarks/Rows.js"
+import { readContent } from "../questions/QuestionLoader.js"
 import { BuildError } from "./BuildError.js"
 import { durationCategory } from "./NodeIds.js"
 
@@ -138,14 +139,15 @@ export const subtitleCandidates = (
 
 const badInput = (message: string) => new BuildError({ reason: "BadInput", message })
 
+// As `infer` reads it: a regular file under the questions cap, UTF-8 only, read exactly (QuestionLoader).
 const readInput = Effect.fnUntraced(function*(file: string) {
-  const fs = yield* FileSystem.FileSystem
-  const text = yield* fs.readFileString(file).pipe(
-    Effect.mapError((error) =>
-      badInput(`--questions ${file}: cannot read the file (${error.message.split("\n")[0]}) — check the path`)
-    )
+  const text = yield* readUserText(file, userFileCaps.questions, { strict: true }).pipe(
+    Effect.mapError((error) => badInput(`--questions ${error.message}`))
   )
-  return { file, content: classifyText(text, (body) => parseUserJson(file, body)) } satisfies InputFile
+  return yield* Either.match(readContent(file, text), {
+    onLeft: (error) => Effect.fail(badInput(error.message)),
+    onRight: (input): Effect.Effect<InputFile> => Effect.succeed(input)
+  })
 })
 
 /** The question file (or folder of .json files) decoded as its benchmark, `--benchmark` forcing which. */

@@ -76,7 +76,8 @@ export const buildRecord = (input: {
         0
       ),
       scenes: scenes.filter((scene) => scene.degraded).length
-    }
+    },
+    ...(video.damaged.length === 0 ? {} : { damaged: video.damaged.map(({ end, start }) => ({ start, end })) })
   }
 }
 

@@ -3,6 +3,7 @@
 // with `--benchmark`) and decoded, keys shipped apart (`--answers`) applied.
 import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either } from "effect"
+import type { JSONPath } from "jsonc-parser"
 import * as NodePath from "node:path"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
 import { QuestionLoadError, rowError } from "../../domain/Question.js"
@@ -10,6 +11,7 @@ import { readUserText, userFileCaps, type UserFileError } from "../../domain/Use
 import { parseUserJson, tooDeepMessage, type UserJsonError } from "../../domain/UserJson.js"
 import type { InputFile } from "../benchmarks/Benchmark.js"
 import { asQuestion, classifyText, decodeBenchmark, factsOf } from "../benchmarks/BenchmarkQuestions.js"
+import { exactJson, fieldPath, type RepeatedKey } from "./ExactJson.js"
 
 export interface LoadOptions {
   /** `--benchmark NAME`: this layout, not the detected one. */
@@ -30,19 +32,59 @@ const loadError = (file: string, reason: "InvalidJson", message: string) =>
   new QuestionLoadError({ reason, file, location: null, field: null, message })
 
 /**
+ * `parseUserJson` (depth limit, syntax), then read exactly (ExactJson): integers past 2^53 as the digits
+ * written, and the first key written twice reported through `onRepeated`.
+ */
+const parseExact = (file: string, text: string, onRepeated: (repeated: RepeatedKey) => void) => {
+  const parsed = parseUserJson(file, text)
+  if (Either.isLeft(parsed)) return parsed
+  const exact = exactJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  if (exact.repeated !== undefined) onRepeated(exact.repeated)
+  return exact.text.length === text.length ? parsed : parseUserJson(file, exact.text)
+}
+
+const repeatedKeyError = (file: string, location: string | null, path: JSONPath, key: string) => {
+  const field = fieldPath([...path, key])
+  return rowError(
+    file,
+    location,
+    field,
+    "is written twice in one object (JSON would keep only the last)",
+    `keep one "${key}" in the object`
+  )
+}
+
+/** Where a repeated key sits: the row (`index 2` of an array) and the path inside it. */
+const repeatedIn = (file: string, content: InputFile["content"], part: string, body: string, r: RepeatedKey) => {
+  if (content._tag === "JsonLines") {
+    const line = body.split(/\r?\n/).indexOf(part) + 1
+    return repeatedKeyError(file, `line ${line}`, r.path, r.key)
+  }
+  if (content._tag === "Json" && Array.isArray(content.value) && typeof r.path[0] === "number") {
+    return repeatedKeyError(file, `index ${r.path[0]}`, r.path.slice(1), r.key)
+  }
+  return repeatedKeyError(file, null, r.path, r.key)
+}
+
+/**
  * The file's text as a benchmark reads it. JSON nested too deep is refused here, naming the line, before
  * anything recursive walks it; text that opens like JSON but does not parse says why, not "no layout".
  */
 export const readContent = (file: string, text: string): Either.Either<InputFile, QuestionLoadError> => {
   // The last one found: a JSONL line's, when the whole text was tried first.
   let tooDeep: { text: string; error: UserJsonError } | undefined
+  let repeated: { part: string; key: RepeatedKey } | undefined
   const parse = (part: string) => {
-    const parsed = parseUserJson(file, part)
+    const parsed = parseExact(file, part, (key) => (repeated ??= { part, key }))
     if (Either.isLeft(parsed) && parsed.left.reason === "TooDeep") tooDeep = { text: part, error: parsed.left }
     return parsed
   }
   const content = classifyText(text, parse)
-  if (content._tag !== "Text") return Either.right({ file, content })
+  if (content._tag !== "Text") {
+    return repeated === undefined
+      ? Either.right({ file, content })
+      : Either.left(repeatedIn(file, content, repeated.part, text.replace(/^\uFEFF/, ""), repeated.key))
+  }
   const body = content.text
   if (tooDeep !== undefined) {
     if (tooDeep.text === body) return Either.left(loadError(file, "InvalidJson", tooDeep.error.message))
@@ -133,8 +175,10 @@ export const loadQuestionSet = Effect.fn("QuestionLoader.loadQuestionSet")(
     if (options.answers !== undefined) {
       const file = options.answers
       const text = yield* readText(file, "pass --answers a JSON file of {question id: letter or index}")
-      const value = parseUserJson(file, text)
+      let repeated: RepeatedKey | undefined
+      const value = parseExact(file, text, (key) => (repeated ??= key))
       if (Either.isLeft(value)) return yield* loadError(file, "InvalidJson", value.left.message)
+      if (repeated !== undefined) return yield* repeatedKeyError(file, null, repeated.path, repeated.key)
       answers = { file, value: value.right }
     }
     const decoded = decodeBenchmark(input, { benchmark: options.benchmark, answers })

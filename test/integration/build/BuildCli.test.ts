@@ -3,6 +3,7 @@
 // validate`, `vtree infer` and `vtree report` on the tree it wrote; and every bad input refused with one
 // line, exit 1 and no tree. kill -9 and Ctrl-C are the built CLI's: test/e2e/build/BuildSignals.test.ts.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { buildCalls, buildSim, question, synthVideo } from "../../support/build/SynthBuild.js"
@@ -107,6 +108,66 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     assert.strictEqual(buildCalls(sim), before)
     assert.strictEqual(readFileSync(join(out, "synth", "tree.json"), "utf8"), JSON.stringify(tree, null, 1) + "\n")
   }, 180_000)
+
+  it("a clip whose timestamps start late is planned, built and classed by its length", async () => {
+    const dir = join(work.dir, "late-clip")
+    mkdirSync(dir, { recursive: true })
+    const late = join(dir, "late.mkv")
+    // Timestamps from 10 hours on: measured by its end timestamp this was "600.3 min", long, 1,801 calls.
+    execFileSync("ffmpeg", [
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-i",
+      video.video,
+      "-map",
+      "0:v",
+      "-c",
+      "copy",
+      "-output_ts_offset",
+      "36000",
+      late
+    ])
+    const out = join(work.dir, "late-trees")
+    const dry = await runCli(["build", late, "--out", out, "--dry-run"], simEnv(sim.url))
+    assert.strictEqual(dry.code, 0, dry.stderr)
+    assert.match(dry.stdout, /^late\s+1\.5 min\s+45\s+5\s+1\s+5\s+1\s+0\s+45\s/m)
+    const built = await runCli(["build", late, "--out", out], simEnv(sim.url))
+    assert.strictEqual(built.code, 0, built.stderr)
+    const tree = JSON.parse(readFileSync(join(out, "late", "tree.json"), "utf8")) as {
+      duration_seconds: number
+      duration_category: string
+      nodes: Record<string, { level: number; time_range: [number, number] }>
+    }
+    assert.approximately(tree.duration_seconds, 90, 0.1)
+    assert.strictEqual(tree.duration_category, "short")
+    const frames = Object.values(tree.nodes).filter((n) => n.level === 3).map((n) => n.time_range[0])
+    assert.deepStrictEqual([frames.length, frames[0], frames.at(-1)], [45, 0, 88])
+  }, 120_000)
+
+  it("a video damaged mid-file builds, and the summary names the span without a picture", async () => {
+    const dir = join(work.dir, "damaged")
+    mkdirSync(dir, { recursive: true })
+    const damaged = join(dir, "damaged.mp4")
+    // The index is at the front (faststart): zeroing a stretch of the media data leaves the file opening
+    // and decoding, with the frames of that stretch lost.
+    const bytes = readFileSync(video.video)
+    bytes.fill(0, Math.floor(bytes.length * 0.4), Math.floor(bytes.length * 0.55))
+    writeFileSync(damaged, bytes)
+    const out = join(work.dir, "damaged-trees")
+    const built = await runCli(["build", damaged, "--out", out], simEnv(sim.url))
+    assert.strictEqual(built.code, 0, built.stderr)
+    const gap = /^damaged: no picture from (\d+\.\d) s to (\d+\.\d) s \(the decoder reported damaged data\)/m.exec(
+      built.stdout
+    )
+    assert.isNotNull(gap, built.stdout)
+    const [from, to] = [Number(gap![1]), Number(gap![2])]
+    assert.isTrue(from > 10 && to < 80 && to - from >= 4, `${from}–${to}`)
+    const tree = JSON.parse(readFileSync(join(out, "damaged", "tree.json"), "utf8")) as {
+      build: { damaged?: ReadonlyArray<{ start: number; end: number }> }
+    }
+    assert.deepStrictEqual(tree.build.damaged, [{ start: from, end: to }])
+  }, 120_000)
 
   describe("bad input: one line naming the file, exit 1, no tree", () => {
     const refused = async (args: ReadonlyArray<string>, expected: RegExp, env = simEnv(sim.url)) => {

@@ -171,6 +171,44 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
         assert.deepStrictEqual(frames.frames.map((frame) => frame.timeSeconds), [0, 2, 4, 6, 8, 10, 12, 14, 16])
       }))
 
+    it.effect("measures a clip whose timestamps start late by its length, and samples it from 0", () =>
+      Effect.gen(function*() {
+        const probe = yield* MediaProbe
+        const frameSource = yield* FrameSource
+        // -itsoffset writes an MP4 edit list whose empty first edit starts the picture at 600 s;
+        // -output_ts_offset writes Matroska timestamps from 600 s.
+        const late = [
+          { file: join(dir, "late.mp4"), args: ["-itsoffset", "600", "-i", video.video] },
+          { file: join(dir, "late.mkv"), args: ["-i", video.video, "-output_ts_offset", "600"] }
+        ]
+        for (const { args, file } of late) {
+          execFileSync("ffmpeg", [
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-y",
+            ...args,
+            "-map",
+            "0:v",
+            "-map",
+            "0:a",
+            "-c",
+            "copy",
+            file
+          ])
+          const info = yield* probe.probe(file)
+          assert.approximately(info.durationSeconds, 18, 0.1, file)
+          const frames = yield* frameSource.extract({
+            path: file,
+            intervalSeconds: 2,
+            width: 160,
+            outDir: join(dir, `late-${file.slice(-3)}`)
+          })
+          assert.deepStrictEqual(frames.frames.map((frame) => frame.timeSeconds), [0, 2, 4, 6, 8, 10, 12, 14, 16])
+          assert.strictEqual(frames.shotChanges.length, video.cutTimes.length)
+        }
+      }))
+
     it.effect("extracts a span of audio as mono 16 kHz", () =>
       Effect.gen(function*() {
         const probe = yield* MediaProbe

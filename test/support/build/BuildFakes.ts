@@ -89,7 +89,7 @@ export const makeFakeMedia = (videos: Readonly<Record<string, FakeVideo>>) =>
             yield* fs.writeFile(file, tinyJpeg(palette[shot % palette.length]!)).pipe(Effect.orDie)
             out.push({ timeSeconds: time, path: file })
           }
-          return { frames: out, shotChanges: cuts }
+          return { frames: out, shotChanges: cuts, damaged: [] }
         })
     })
     return {

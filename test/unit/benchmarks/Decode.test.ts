@@ -92,7 +92,7 @@ describe("Video-MME", () => {
   it("refuses an answer letter the question lacks, and options out of order, naming file, row and fix", () => {
     assert.strictEqual(
       failure(fileInput("q.jsonl", jsonl({ ...videoMmeRows[0], answer: "E" }))).message,
-      `q.jsonl: line 1: answer: "E" names no option (the question has 4: A–D, or indices 0–3) — fix the key or the options`
+      `q.jsonl: line 1: answer: expected an option letter A–D, got "E" — write the right option's letter (this benchmark's keys are letters, not indices)`
     )
     assert.strictEqual(
       failure(fileInput("q.jsonl", jsonl({ ...videoMmeRows[0], options: ["A. x", "C. y"] }))).message,

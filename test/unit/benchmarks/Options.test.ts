@@ -17,6 +17,13 @@ describe("normalizeKey", () => {
     )
   })
 
+  it("reads no digit where the benchmark writes letters", () => {
+    assert.deepStrictEqual(
+      ["B", " (b) ", "1", 1, "0", 0].map((k) => normalizeKey(k, 4, "letter")),
+      ["B", "B", null, null, null, null]
+    )
+  })
+
   it("is null for a key that names none of the options", () => {
     assert.deepStrictEqual(
       ["E", 4, "4", -1, 1.5, "", "AB", "Yellow", null, undefined, true].map((k) => normalizeKey(k, 4)),

@@ -59,7 +59,8 @@ describe("build progress", () => {
       degraded: { events: 1, frames: 0, scenes: 0 },
       embedded: true,
       wallSeconds: 42.25,
-      subtitles: "sidecar"
+      subtitles: "sidecar",
+      damaged: []
     }
     const text = renderBuildSummary([summary, {
       ...summary,
@@ -76,6 +77,10 @@ describe("build progress", () => {
     assert.match(text, /^total\s+20\.0 min\s+600\s+60\s+4\s+62\s+4\s+0\s+280k\s+1\s+84\.5 s$/m)
     assert.include(text, "clip: trees/clip/tree.json (retrieval embeddings cached)")
     assert.include(text, "degraded cards: 1 events, 0 frames, 0 scenes")
+    assert.notInclude(text, "no picture")
+    const damaged = renderBuildSummary([{ ...summary, damaged: [{ start: 10, end: 17.88 }, { start: 40, end: 46 }] }])
+    assert.include(damaged, "clip: no picture from 10.0 s to 17.9 s (the decoder reported damaged data)")
+    assert.include(damaged, "clip: no picture from 40.0 s to 46.0 s")
     // 視頻 takes four terminal columns: its figures still line up under the header's (issue #23).
     const [header, wide] = renderBuildSummary([{ ...summary, videoId: "視頻" }]).split("\n")
     const columnsTo = (line: string, end: string) => textWidth(line.slice(0, line.indexOf(end) + end.length))

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { framePassArgs, parseFramePass, reportsDamage } from "../../../src/layers/ffmpeg/FrameGraph.js"
+import { framePassArgs, gridGaps, parseFramePass, reportsDamage } from "../../../src/layers/ffmpeg/FrameGraph.js"
 import { parseProbe } from "../../../src/layers/ffmpeg/ProbeJson.js"
 import { missingMessage } from "../../../src/layers/ffmpeg/Tools.js"
 import { audioChunks, pcmBytesPerSecond, shiftCues } from "../../../src/programs/builder/Transcription.js"
@@ -35,6 +35,14 @@ describe("the frame pass's report", () => {
     assert.isFalse(
       reportsDamage("[showinfo@grid @ 0x1] n:   0 pts:   5 pts_time:2.5 checksum:corrupt00\nframe=  9 fps=0.0 q=3.0")
     )
+  })
+
+  it("finds the stretches where whole grid slots had no frame", () => {
+    assert.deepStrictEqual(gridGaps([0, 2, 4, 6, 8, 10, 17.88, 18, 20], 2), [{ start: 10, end: 17.88 }])
+    // One slot late is not a hole: a frame at 3.9 s then 4.1 s lies in consecutive slots.
+    assert.deepStrictEqual(gridGaps([0, 2, 3.9, 4.1, 6], 2), [])
+    assert.deepStrictEqual(gridGaps([0, 1, 5, 6, 9], 1), [{ start: 1, end: 5 }, { start: 6, end: 9 }])
+    assert.deepStrictEqual(gridGaps([], 2), [])
   })
 
   it("decodes once: one input, one filtergraph with both branches, one output", () => {
@@ -111,6 +119,54 @@ describe("ffprobe's JSON", () => {
     assert.isTrue(Either.isRight(matroska) && matroska.right.durationSeconds === 61.5)
     assert.isTrue(Either.isLeft(parseProbe("{\"streams\": [{\"index\": \"zero\"}]}", "c", 1)))
     assert.isTrue(Either.isLeft(parseProbe("not json", "d", 1)))
+  })
+
+  it("measures a clip whose timestamps start late by its length, not its end timestamp", () => {
+    const duration = (probe: unknown) => {
+      const info = parseProbe(JSON.stringify(probe), "late", 1)
+      return Either.isRight(info) ? info.right.durationSeconds : Number.NaN
+    }
+    // An MP4 with an edit list that starts the picture at 600 s: the stream's own duration is its length,
+    // the container's is the end of the timeline.
+    assert.strictEqual(
+      duration({
+        streams: [{ index: 0, codec_type: "video", start_time: "600.000000", duration: "20.000000" }],
+        format: { format_name: "mov,mp4,m4a,3gp,3g2,mj2", start_time: "599.976009", duration: "620.000000" }
+      }),
+      20
+    )
+    // Matroska's DURATION tag is where the track ends, on the file's timeline.
+    assert.approximately(
+      duration({
+        streams: [{
+          index: 0,
+          codec_type: "video",
+          start_time: "600.000000",
+          tags: { DURATION: "00:10:20.000000000" }
+        }],
+        format: { format_name: "matroska,webm", start_time: "599.977000", duration: "620.000000" }
+      }),
+      20,
+      1e-9
+    )
+    // Only the container knows: it too counts from 0 in MP4 and Matroska.
+    assert.approximately(
+      duration({
+        streams: [{ index: 0, codec_type: "video", start_time: "600.000000" }],
+        format: { format_name: "matroska,webm", start_time: "600.000000", duration: "620.000000" }
+      }),
+      20,
+      1e-9
+    )
+    // MPEG-TS reports its container duration as a length already (its timestamps start at 1.4 s).
+    assert.approximately(
+      duration({
+        streams: [{ index: 0, codec_type: "video", start_time: "1.400000" }],
+        format: { format_name: "mpegts", start_time: "1.400000", duration: "20.000000" }
+      }),
+      20,
+      1e-9
+    )
   })
 })
 

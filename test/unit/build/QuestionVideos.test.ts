@@ -5,6 +5,7 @@ import * as Path from "@effect/platform/Path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { videoIdFromFile } from "../../../src/domain/NameId.js"
+import { userFileCaps } from "../../../src/domain/UserFile.js"
 import type { BenchmarkInput } from "../../../src/programs/benchmarks/Benchmark.js"
 import { decodeBenchmark } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
 import {
@@ -179,6 +180,30 @@ describe("reading the question file", () => {
     answer: "a",
     question_type: type
   })
+
+  it.scoped("read as infer reads it: under the questions cap, UTF-8 only, a repeated key refused", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-questions-" })
+      const big = path.join(dir, "big.json")
+      yield* fs.writeFileString(big, "")
+      yield* fs.truncate(big, userFileCaps.questions + 1) // sparse: nothing is written
+      const tooLarge = yield* Effect.flip(loadQuestionFile(big, undefined))
+      assert.include(tooLarge.message, "is larger than 256 MiB")
+      const latin1 = path.join(dir, "latin1.json")
+      yield* fs.writeFile(latin1, Buffer.from([0x5b, 0x22, 0xe9, 0x22, 0x5d]))
+      assert.include((yield* Effect.flip(loadQuestionFile(latin1, undefined))).message, "is not valid UTF-8")
+      const twice = path.join(dir, "twice.json")
+      yield* fs.writeFileString(
+        twice,
+        `[${JSON.stringify(mlvuRow("m", "plotQA")).replace("{", "{\"answer\": \"b\", ")}]`
+      )
+      assert.include(
+        (yield* Effect.flip(loadQuestionFile(twice, undefined))).message,
+        `${twice}: index 0: answer: is written twice in one object`
+      )
+    }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("a folder of .json files (MLVU dev), a file, --benchmark; a bad one in one line", () =>
     Effect.gen(function*() {

@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { importTrees } from "../src/programs/tree/import/ImportTree.js"
+import { importTrees } from "../src/programs/import/ImportTree.js"
 import type { BenchModule } from "./run.js"
 import { median } from "./stats.js"
 

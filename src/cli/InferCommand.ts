@@ -106,7 +106,8 @@ export const inferCommand = Command.make("infer", options, (args) =>
       Effect.provideService(RunStore, store),
       // With the Search Hub the agent's history holds its web queries, which never reach a span: no message
       // content is captured then, whatever OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says.
-      (run) => Option.isSome(webHub) ? Effect.locally(run, captureGenAiContent, false) : run,
+      (run) =>
+        Option.isSome(webHub) ? Effect.locally(run, captureGenAiContent, false) : run,
       Effect.ensuring(progress.finish),
       Effect.onInterrupt(() =>
         started === undefined

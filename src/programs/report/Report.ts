@@ -10,8 +10,8 @@ import {
   type Outcome,
   type Tally
 } from "../../domain/Outcome.js"
-import { quantile } from "../../domain/Stats.js"
 import { callRoles } from "../../domain/RunRecord.js"
+import { quantile } from "../../domain/Stats.js"
 import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf } from "./ReportErrors.js"

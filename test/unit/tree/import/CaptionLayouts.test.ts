@@ -2,14 +2,14 @@
 // sniffer, the time grouping, and every refusal named by file and key.
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import { readDvdCaptions, readDvdDatabase } from "../../../../src/programs/tree/import/Dvd.js"
-import { captionLines, groupCaptions } from "../../../../src/programs/tree/import/Grouping.js"
-import type { ImportedVideo, TreeImportError } from "../../../../src/programs/tree/import/ImportedVideo.js"
-import { readJsonl } from "../../../../src/programs/tree/import/Jsonl.js"
-import { readLlovi } from "../../../../src/programs/tree/import/Llovi.js"
-import { sniffJson, sniffLines } from "../../../../src/programs/tree/import/Sniff.js"
-import { readVideoAgent, readVideoAgentMemory } from "../../../../src/programs/tree/import/VideoAgent.js"
-import { readVideoRag } from "../../../../src/programs/tree/import/VideoRag.js"
+import { readDvdCaptions, readDvdDatabase } from "../../../../src/programs/import/Dvd.js"
+import { captionLines, groupCaptions } from "../../../../src/programs/import/Grouping.js"
+import type { ImportedVideo, TreeImportError } from "../../../../src/programs/import/ImportedVideo.js"
+import { readJsonl } from "../../../../src/programs/import/Jsonl.js"
+import { readLlovi } from "../../../../src/programs/import/Llovi.js"
+import { sniffJson, sniffLines } from "../../../../src/programs/import/Sniff.js"
+import { readVideoAgent, readVideoAgentMemory } from "../../../../src/programs/import/VideoAgent.js"
+import { readVideoRag } from "../../../../src/programs/import/VideoRag.js"
 
 const ok = (result: Either.Either<ReadonlyArray<ImportedVideo>, TreeImportError>) => {
   if (Either.isLeft(result)) assert.fail(result.left.message)

@@ -3,8 +3,8 @@
  * lines of one video in any order. Each line is read through the user-JSON reader (depth-capped).
  */
 import { Either } from "effect"
-import type { SubtitleCue } from "../../../domain/Media.js"
-import { parseUserJson } from "../../../domain/UserJson.js"
+import type { SubtitleCue } from "../../domain/Media.js"
+import { parseUserJson } from "../../domain/UserJson.js"
 import {
   badInput,
   caption,

@@ -9,17 +9,17 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Option } from "effect"
-import type { MediaError } from "../../../domain/Media.js"
-import type { BuiltTree, FlatNode } from "../../../domain/Tree.js"
-import { packageVersion } from "../../../PackageRoot.js"
-import { FrameSource } from "../../../services/FrameSource.js"
-import { LLMProvider } from "../../../services/LLMProvider.js"
-import { MediaProbe } from "../../../services/MediaProbe.js"
-import { writeAtomically } from "../../builder/Checkpoint.js"
-import { videoExtensions } from "../../builder/Inputs.js"
-import { durationCategory, eventId, frameFile, frameId, sceneId } from "../../builder/NodeIds.js"
-import { subtitleFor } from "../../builder/Subtitles.js"
-import { treeJsonText } from "../../builder/TreeAssembly.js"
+import type { MediaError } from "../../domain/Media.js"
+import type { BuiltTree, FlatNode } from "../../domain/Tree.js"
+import { packageVersion } from "../../PackageRoot.js"
+import { FrameSource } from "../../services/FrameSource.js"
+import { LLMProvider } from "../../services/LLMProvider.js"
+import { MediaProbe } from "../../services/MediaProbe.js"
+import { writeAtomically } from "../builder/Checkpoint.js"
+import { videoExtensions } from "../builder/Inputs.js"
+import { durationCategory, eventId, frameFile, frameId, sceneId } from "../builder/NodeIds.js"
+import { subtitleFor } from "../builder/Subtitles.js"
+import { treeJsonText } from "../builder/TreeAssembly.js"
 import {
   checkTreeFolder,
   claimTreeFolder,
@@ -28,7 +28,7 @@ import {
   type TreeFolder,
   unwritable,
   writeFrames
-} from "../../builder/TreeFolder.js"
+} from "../builder/TreeFolder.js"
 import { deterministicEventCard, deterministicSceneCard, frameCard, groupCaptions } from "./Grouping.js"
 import { type CardCounts, type ImportCardModel, modelCards } from "./ImportCards.js"
 import { type ImportFormat, TreeImportError } from "./ImportedVideo.js"

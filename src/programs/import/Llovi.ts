@@ -4,7 +4,7 @@
  * Both shapes may sit in one file. Caption i describes the second [i, i + 1).
  */
 import { Either } from "effect"
-import { formatPath } from "../../../domain/DecodeIssue.js"
+import { formatPath } from "../../domain/DecodeIssue.js"
 import {
   badInput,
   caption,

@@ -4,9 +4,9 @@
  * naming the file and the key of the bad value.
  */
 import { Either, Schema } from "effect"
-import type { SubtitleCue } from "../../../domain/Media.js"
-import { idFromName } from "../../../domain/NameId.js"
-import type { TreeEntity } from "../../../domain/Tree.js"
+import type { SubtitleCue } from "../../domain/Media.js"
+import { idFromName } from "../../domain/NameId.js"
+import type { TreeEntity } from "../../domain/Tree.js"
 
 /** The layouts `vtree tree import` reads (issue #31). */
 export const importFormats = ["llovi", "videoagent", "videoagent-memory", "dvd", "videorag", "jsonl"] as const

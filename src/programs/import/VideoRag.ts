@@ -3,8 +3,8 @@
  * `content` is the segment's caption; `transcript` (the ASR of the segment) becomes subtitles.
  */
 import { Either } from "effect"
-import { formatPath } from "../../../domain/DecodeIssue.js"
-import type { SubtitleCue } from "../../../domain/Media.js"
+import { formatPath } from "../../domain/DecodeIssue.js"
+import type { SubtitleCue } from "../../domain/Media.js"
 import {
   badInput,
   caption,

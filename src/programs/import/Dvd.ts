@@ -7,8 +7,8 @@
  * dropped (the node's own time range says it).
  */
 import { Either } from "effect"
-import { formatPath } from "../../../domain/DecodeIssue.js"
-import type { TreeEntity } from "../../../domain/Tree.js"
+import { formatPath } from "../../domain/DecodeIssue.js"
+import type { TreeEntity } from "../../domain/Tree.js"
 import {
   badInput,
   caption,

@@ -4,7 +4,7 @@
  * `sceneSeconds`. A node spans its children exactly, so every child lies inside its parent; empty
  * grid cells make no node. Plus the deterministic cards an import writes when no model is asked.
  */
-import { completeCard } from "../../builder/Cards.js"
+import { completeCard } from "../builder/Cards.js"
 import type { ImportedCaption } from "./ImportedVideo.js"
 
 export interface ImportedEvent {

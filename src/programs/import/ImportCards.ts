@@ -6,11 +6,11 @@
  */
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Option } from "effect"
-import type { SubtitleCue } from "../../../domain/Media.js"
-import type { ProviderError } from "../../../domain/ProviderError.js"
-import type { LLMProvider } from "../../../services/LLMProvider.js"
-import { eventMaxTokens, sceneMaxTokens } from "../../builder/BuildOptions.js"
-import { askTwice } from "../../builder/Captioning.js"
+import type { SubtitleCue } from "../../domain/Media.js"
+import type { ProviderError } from "../../domain/ProviderError.js"
+import type { LLMProvider } from "../../services/LLMProvider.js"
+import { eventMaxTokens, sceneMaxTokens } from "../builder/BuildOptions.js"
+import { askTwice } from "../builder/Captioning.js"
 import {
   completeCard,
   cueLines,
@@ -19,7 +19,7 @@ import {
   degradedEventCard,
   degradedSceneCard,
   sceneText
-} from "../../builder/Cards.js"
+} from "../builder/Cards.js"
 import {
   checkpointDir,
   checkpointKey,
@@ -27,10 +27,10 @@ import {
   readEventCheckpoint,
   readSceneCheckpoint,
   writeCheckpoint
-} from "../../builder/Checkpoint.js"
-import { subtitleFor } from "../../builder/Subtitles.js"
-import { cuesIn } from "../../builder/TreeAssembly.js"
-import { confine, type TreeFolder, unwritable } from "../../builder/TreeFolder.js"
+} from "../builder/Checkpoint.js"
+import { subtitleFor } from "../builder/Subtitles.js"
+import { cuesIn } from "../builder/TreeAssembly.js"
+import { confine, type TreeFolder, unwritable } from "../builder/TreeFolder.js"
 import { captionLines, type ImportedEvent, type ImportedScene } from "./Grouping.js"
 import { TreeImportError } from "./ImportedVideo.js"
 

@@ -1,5 +1,5 @@
 /**
- * `vtree tree import`: released caption sets → trees `vtree infer` reads (issue #31). Per video: the
+ * `vtree tree import`: released caption sets → trees `vtree infer` reads. Per video: the
  * captions grouped by time (Grouping.ts), event and scene cards from the tool model when one is given
  * (ImportCards.ts, checkpointed) or else deterministic, subtitles from a transcript, the entity
  * registry, and with --videos one frame per L3 node; tree.json written atomically through the Schema

@@ -8,7 +8,7 @@ import type { SubtitleCue } from "../../domain/Media.js"
 import { idFromName } from "../../domain/NameId.js"
 import type { TreeEntity } from "../../domain/Tree.js"
 
-/** The layouts `vtree tree import` reads (issue #31). */
+/** The layouts `vtree tree import` reads. */
 export const importFormats = ["llovi", "videoagent", "videoagent-memory", "dvd", "videorag", "jsonl"] as const
 export const ImportFormat = Schema.Literal(...importFormats)
 export type ImportFormat = typeof ImportFormat.Type

@@ -37,7 +37,8 @@ const format = Options.choice("format", exportFormats).pipe(
   Options.withDescription("Default: the run's own benchmark (videomme for runs stored before vtree recorded it)."),
   Options.optional
 )
-const out = Options.file("out").pipe(Options.withDescription("Write to this file instead of stdout"), Options.optional)
+// Text, not Options.file: OutputFile says why a path that is not a regular file is refused, in our words.
+const out = Options.text("out").pipe(Options.withDescription("Write to this file instead of stdout"), Options.optional)
 const prices = optionalText(
   "prices",
   "Prices file for the cost column of jsonl/csv, instead of the prices the run was started with (see `vtree report --help`)"

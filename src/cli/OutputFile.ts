@@ -8,7 +8,7 @@ import { forTerminal, TerminalConsole } from "./TerminalConsole.js"
 
 /** Why `--out` was refused or could not be written; the message is one line naming the file and the fix. */
 export class OutputFileError extends Schema.TaggedError<OutputFileError>()("OutputFileError", {
-  reason: Schema.Literal("IsInput", "IsDatabase", "Unwritable"),
+  reason: Schema.Literal("IsInput", "IsDatabase", "NotAFile", "Unwritable"),
   message: Schema.String
 }) {}
 
@@ -51,8 +51,21 @@ export const runInputs = (
   )
 }
 
+/** What an existing path that is not a regular file is, for a refusal. */
+const kindOf = (type: FileSystem.File.Type): string =>
+  type === "Directory"
+    ? "a folder"
+    : type === "FIFO"
+    ? "a FIFO"
+    : type === "CharacterDevice" || type === "BlockDevice"
+    ? "a device"
+    : type === "Socket"
+    ? "a socket"
+    : "something other than a file"
+
 /**
- * Refuses `out` when it resolves (symlinks followed) to one of `inputs` or lies inside one that is a
+ * Refuses `out` when it is there and is not a regular file (a device such as /dev/null, a folder, a
+ * FIFO: a rename would replace it, and reading a FIFO's first bytes would block), when it resolves (symlinks followed) to one of `inputs` or lies inside one that is a
  * folder, or is an existing SQLite database; `inputs` are what the command reads (a database's
  * -wal/-shm: see `databaseFiles`; a run's questions and trees: see `runInputs`).
  */
@@ -82,6 +95,15 @@ export const checkOutputPath = Effect.fn("OutputFile.check")(function*(out: stri
           `--out ${out}: lies inside ${input}, a folder this run reads (its questions or trees) — write the result elsewhere`
       })
     }
+  }
+  const existing = yield* fs.stat(target).pipe(Effect.option)
+  if (Option.isSome(existing) && existing.value.type !== "File") {
+    return yield* new OutputFileError({
+      reason: "NotAFile",
+      message: `--out ${out}: is ${
+        kindOf(existing.value.type)
+      }, not a regular file — give a file path to write to, or leave out --out to print to stdout`
+    })
   }
   if (yield* startsAsSqlite(fs, target)) {
     return yield* new OutputFileError({

@@ -72,7 +72,8 @@ const treePage = optionalText(
   "tree-page",
   "html: a page written by `vtree tree html`; node ids in the steps link to their cards there"
 )
-const out = Options.file("out").pipe(
+// Text, not Options.file: OutputFile says why a path that is not a regular file is refused, in our words.
+const out = Options.text("out").pipe(
   Options.withDescription("Write the report to this file instead of stdout"),
   Options.optional
 )

@@ -303,7 +303,8 @@ const html = Command.make(
     tree: Args.text({ name: "tree" }).pipe(
       Args.withDescription("a tree directory (or its tree.json), or a trees folder holding one per video")
     ),
-    out: Options.file("out").pipe(
+    // Text, not Options.file: OutputFile refuses a path that is not a regular file, in our words.
+    out: Options.text("out").pipe(
       Options.withDescription("Write the page to this file instead of stdout (never inside the trees it shows)"),
       Options.optional
     ),

@@ -1,6 +1,7 @@
 // A run's life in the store: started (claimed by its first owner), claimed by more owners or taken
 // over, kept alive by heartbeats, released, finished.
 import { Clock, Effect, Option } from "effect"
+import * as os from "node:os"
 import type { RunClaim, RunRow } from "../../domain/RunRecord.js"
 import { defaultLeaseMs, type RunStoreShape } from "../../services/RunStore.js"
 import { toJsonValue } from "./JsonValue.js"
@@ -10,6 +11,24 @@ import type { RunFailures } from "./RunFailures.js"
 import type { RunReads } from "./RunReads.js"
 import type { RunRepository } from "./RunRepository.js"
 import type { StoreContext } from "./StoreContext.js"
+
+/**
+ * Whether the claim's holder is a process of this host that no longer exists: its lease need not be
+ * waited out (a run stopped by a full disk or a kill would otherwise be refused until it expires).
+ * Signal 0 only probes: ESRCH means no such process; EPERM means one exists that is not ours. A pid
+ * reused by another process reads as alive, and the lease then runs out as before.
+ */
+export const holderGoneHere = (claim: Pick<RunClaim, "host" | "pid">, host: string = os.hostname()): boolean => {
+  if (claim.host !== host || claim.pid === process.pid || !Number.isSafeInteger(claim.pid) || claim.pid <= 0) {
+    return false
+  }
+  try {
+    process.kill(claim.pid, 0)
+    return false
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH"
+  }
+}
 
 export const runLifecycle = (
   ctx: StoreContext,
@@ -55,7 +74,14 @@ export const runLifecycle = (
     const now = yield* Clock.currentTimeMillis
     const outcome = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
       if (Option.isNone(yield* runs.lockRun(runId))) return { _tag: "Missing" as const }
-      const live = (yield* runs.liveClaims({ runId, now })).filter((claim) => claim.ownerId !== owner.ownerId)
+      const others = (yield* runs.liveClaims({ runId, now })).filter((claim) => claim.ownerId !== owner.ownerId)
+      // Holders that died on this host are gone now, not when their lease runs out.
+      const dead = others.filter((claim) => holderGoneHere(claim))
+      for (const claim of dead) {
+        yield* runs.dropClaim({ runId, ownerId: claim.ownerId })
+        if (ctx.facts.queue) yield* queue.releaseQuestions({ runId, ownerId: claim.ownerId })
+      }
+      const live = others.filter((claim) => !dead.includes(claim))
       if (owners === "one" && live[0] !== undefined) return { _tag: "Leased" as const, holder: live[0] }
       // Owners whose lease expired are gone: their rows go, and their questions are open again.
       yield* runs.dropStaleClaims({ runId, ownerId: owner.ownerId, now })

@@ -93,6 +93,39 @@ describe("run ownership", () => {
       ])
     }))
 
+  it.scoped("a lease held on this host by a process that no longer exists is taken over at once", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = path.join(dir, "vtree.db")
+      const a = yield* client(file)
+      const b = yield* client(file)
+      const here = os.hostname()
+      // Above the kernel's highest pid (2^22), so no process can have it: the holder is gone.
+      const dead = { ownerId: `${here}:99999999:dead`, host: here, pid: 99_999_999 }
+      const resumer = { ownerId: `${here}:${process.pid}:next`, host: here, pid: process.pid }
+      yield* TestClock.setTime(1_000)
+      yield* a.startRun({ runId: "r", config: {}, owner: dead, leaseMs: 60_000 })
+      yield* TestClock.setTime(2_000)
+      const taken = yield* b.claimRun({ runId: "r", owner: resumer, leaseMs: 60_000 })
+      assert.deepStrictEqual([taken.status, taken.claims?.map((c) => c.ownerId)], ["running", [resumer.ownerId]])
+      // The dead holder, were it somehow back, is fenced out.
+      assert.strictEqual(failureOf(yield* Effect.exit(a.renewClaim("r", dead.ownerId, 60_000))).reason, "ClaimLost")
+
+      // A live process of this host (this one) keeps its lease, and so does a same-pid holder of another host.
+      yield* a.startRun({ runId: "s", config: {}, owner: resumer, leaseMs: 60_000 })
+      const other = { ownerId: `${here}:99999999:other`, host: here, pid: 99_999_999 }
+      assert.strictEqual(
+        failureOf(yield* Effect.exit(b.claimRun({ runId: "s", owner: other, leaseMs: 60_000 }))).reason,
+        "RunLeased"
+      )
+      const elsewhere = { ownerId: `not-${here}:99999999:far`, host: `not-${here}`, pid: 99_999_999 }
+      yield* a.startRun({ runId: "t", config: {}, owner: elsewhere, leaseMs: 60_000 })
+      assert.strictEqual(
+        failureOf(yield* Effect.exit(b.claimRun({ runId: "t", owner: resumer, leaseMs: 60_000 }))).reason,
+        "RunLeased"
+      )
+    }))
+
   it.scoped("of two clients claiming one run at once, exactly one gets it", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

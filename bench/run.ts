@@ -24,6 +24,8 @@ const all = [
   "workers",
   "benchmarks",
   "import",
+  "pack",
+  "tracing",
   "testsuite"
 ] as const
 
@@ -31,7 +33,8 @@ const file = new URL("../BENCHMARKS.md", import.meta.url)
 const header =
   "# Benchmarks\n\nWritten by `npm run bench` (or `npx tsx bench/run.ts NAME…` for some). Each figure says how it was measured\nand its ratio to the ideal or to a peer measured in the same run. Machine: 2 shared cores, Node 20.\n"
 
-// A name without a bench/<name>.ts (testsuite: measured by hand, with `time`) keeps its section as written.
+// A name without a bench/<name>.ts (pack, tracing, testsuite: measured by hand or by a script of their own) keeps its
+// section as written; a section must sit between its markers, or the next run drops it.
 const marker = (name: string, edge: "start" | "end") => `<!-- bench:${name}:${edge} -->`
 
 const readSections = (): Map<string, string> => {

@@ -364,10 +364,12 @@ export const dryRunProviders = Layer.unwrapEffect(Effect.gen(function*() {
 
 // ---- `tree import` -----------------------------------------------------------------------------------
 
-/** The tool model `tree import` may ask for event and scene cards (none → deterministic cards). */
-export class ImportModel
-  extends Context.Tag("vtree/cli/ImportModel")<ImportModel, { readonly llm: Option.Option<string> }>()
-{}
+/**
+ * The tool model `tree import` may ask for event and scene cards (none → deterministic cards), computed in the
+ * command from the same settings `importProviders` reads.
+ */
+export const importModel = (useModel: boolean): Effect.Effect<Option.Option<string>, ConfigurationError> =>
+  useModel ? Effect.map(loadRoleConfigs.llm, Option.map((config) => config.tool.model)) : Effect.succeedNone
 
 /**
  * `tree import`: ffmpeg (frames and frame rates with --videos) and, when `useModel` and an LLM is
@@ -377,18 +379,7 @@ export class ImportModel
 export const importProviders = (useModel: boolean) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const llm = useModel ? yield* loadRoleConfigs.llm : Option.none()
-    return Layer.mergeAll(
-      media,
-      quiet,
-      Option.match(llm, {
-        onNone: () => Layer.succeed(ImportModel, { llm: Option.none() }),
-        onSome: (config) =>
-          Layer.merge(
-            OpenAiLlm.layer(config),
-            Layer.succeed(ImportModel, { llm: Option.some(config.tool.model) })
-          )
-      })
-    )
+    return Layer.mergeAll(media, quiet, ...Option.toArray(Option.map(llm, OpenAiLlm.layer)))
   }))
 
 // ---- `mcp` -------------------------------------------------------------------------------------------

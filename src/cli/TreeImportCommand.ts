@@ -12,7 +12,7 @@ import { type ImportOptions, type ImportSummary, importTrees } from "../programs
 import { resolvePromptsDir } from "../programs/prompts/PromptPack.js"
 import { terminalText } from "../text/TerminalText.js"
 import { withShownDefault } from "./CliOptions.js"
-import { ImportModel, importProviders } from "./Composition.js"
+import { importModel, importProviders } from "./Composition.js"
 
 /** The prompt of the event call (the scene call is the builder's `build_scene.md`). */
 export const importPromptFiles = { event: "import_event.md", scene: "build_scene.md" } as const
@@ -93,17 +93,17 @@ const options = {
 
 export const treeImportCommand = Command.make("import", options, (args) =>
   Effect.gen(function*() {
-    const model = yield* ImportModel
-    if (args.cards === "model" && Option.isNone(model.llm)) {
+    const llm = yield* importModel(args.cards !== "captions")
+    if (args.cards === "model" && Option.isNone(llm)) {
       return yield* new TreeImportError({
         reason: "BadOption",
         message: "--cards model: no LLM configured — set VTREE_LLM_BASE_URL and VTREE_LLM_MODEL " +
           "(VTREE_TOOL_LLM_MODEL for the card model), or pass --cards captions"
       })
     }
-    const cards = Option.isSome(model.llm)
+    const cards = Option.isSome(llm)
       ? {
-        model: model.llm.value,
+        model: llm.value,
         prompts: yield* loadImportPrompts(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
       }
       : undefined

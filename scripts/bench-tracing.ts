@@ -1,10 +1,11 @@
-// CPU of `vtree infer` per agent call with trace export on (a loopback OTLP receiver) and off, for
-// BENCHMARKS.md "Tracing". Runs the built CLI (npm run build first) over the bundled sample against
+// CPU of `vtree infer` per agent call with trace export on (a loopback OTLP receiver) and off, and the
+// wall time of a run with the collector down (a port nobody listens on), for BENCHMARKS.md "Tracing". Runs the built CLI (npm run build first) over the bundled sample against
 // openai-sim; the CPU is the child process's user + system time as bash's `times` reports it, so the sim
 // and the receiver (in this process) are not counted. Usage: tsx scripts/bench-tracing.ts [rounds]
 import Database from "better-sqlite3"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { bin, samplesJsonl, samplesTrees, simEnv } from "../test/support/harness/Cli.js"
@@ -37,9 +38,11 @@ const once = async (env: Record<string, string>) => {
   ], {
     env: { PATH: process.env["PATH"] ?? "", HOME: dir, ...simEnv(sim.url, env) }
   })
+  const started = performance.now()
   let stdout = ""
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
   await new Promise((resolve) => child.on("close", resolve))
+  const wall = (performance.now() - started) / 1000
   const lines = stdout.trim().split("\n")
   if (lines[0] !== "exit=0") throw new Error(`vtree infer failed: ${stdout}`)
   const [user, system] = lines[2]!.trim().split(/\s+/).map(seconds)
@@ -47,23 +50,38 @@ const once = async (env: Record<string, string>) => {
   const calls = (handle.prepare("SELECT count(*) AS n FROM llm_calls WHERE role = 'agent'").get() as { n: number }).n
   handle.close()
   rmSync(dir, { recursive: true, force: true })
-  return { cpu: user! + system!, calls }
+  return { cpu: user! + system!, calls, wall }
 }
 
+// A loopback port that was free a moment ago: connections to it are refused, as to a collector that is down.
+const deadPort = await new Promise<number>((resolve) => {
+  const server = createServer().listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 9))
+  })
+})
 const modes = {
   off: {},
-  on: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }
+  on: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+  down: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }
 } as const
-const totals = { off: { cpu: 0, calls: 0 }, on: { cpu: 0, calls: 0 } }
+type Mode = keyof typeof modes
+const totals = {
+  off: { cpu: 0, calls: 0, wall: [] as Array<number> },
+  on: { cpu: 0, calls: 0, wall: [] as Array<number> },
+  down: { cpu: 0, calls: 0, wall: [] as Array<number> }
+}
 for (let round = 0; round < rounds; round++) {
-  // Alternating, so drift on a shared machine falls on both.
-  for (const mode of ["off", "on"] as const) {
-    const { calls, cpu } = await once(modes[mode])
+  // Alternating, so drift on a shared machine falls on every mode.
+  for (const mode of ["off", "on", "down"] as const) {
+    const { calls, cpu, wall } = await once(modes[mode])
     totals[mode].cpu += cpu
     totals[mode].calls += calls
+    totals[mode].wall.push(wall)
   }
 }
-const perCall = (mode: "off" | "on") => (totals[mode].cpu / totals[mode].calls) * 1000
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const perCall = (mode: Mode) => (totals[mode].cpu / totals[mode].calls) * 1000
 console.log(
   `rounds ${rounds}, agent calls per run ${totals.off.calls / rounds}, spans received ${receiver.spans.length}`
 )
@@ -73,5 +91,12 @@ console.log(
     (perCall("on") / perCall("off")).toFixed(2)
   })`
 )
+for (const mode of ["off", "on", "down"] as const) {
+  console.log(
+    `wall time per run, ${mode}: median ${median(totals[mode].wall).toFixed(2)} s (${
+      totals[mode].wall.map((w) => w.toFixed(2)).join(", ")
+    })`
+  )
+}
 await receiver.close()
 await sim.close()

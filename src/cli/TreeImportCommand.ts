@@ -38,15 +38,19 @@ const loadImportPrompts = Effect.fn("TreeImportCommand.loadPrompts")(function*(d
   return { event: yield* read(importPromptFiles.event), scene: yield* read(importPromptFiles.scene) }
 })
 
+/** `1 scene`, `2 scenes`. */
+const counted = (n: number, noun: string) => `${n} ${n === 1 ? noun : `${noun}s`}`
+
 /** One line per tree, then the totals. */
 export const renderImportSummary = (summaries: ReadonlyArray<ImportSummary>): string => {
   const lines = summaries.map((s) =>
-    `${terminalText(s.treeDir)}: ${s.captions} captions → ${s.scenes} scenes, ${s.events} events (${s.format}; ` +
-    `cards: ${s.cards === "model" ? `model, ${s.calls} calls` : "captions joined"}; ` +
+    `${terminalText(s.treeDir)}: ${counted(s.captions, "caption")} → ${counted(s.scenes, "scene")}, ` +
+    `${counted(s.events, "event")} (${s.format}; ` +
+    `cards: ${s.cards === "model" ? `model, ${counted(s.calls, "call")}` : "captions joined"}; ` +
     `frames: ${s.frames === null ? "none" : s.frames})`
   )
   const captions = summaries.reduce((total, s) => total + s.captions, 0)
-  lines.push(`imported ${summaries.length} ${summaries.length === 1 ? "tree" : "trees"} (${captions} captions)`)
+  lines.push(`imported ${counted(summaries.length, "tree")} (${counted(captions, "caption")})`)
   return lines.join("\n")
 }
 

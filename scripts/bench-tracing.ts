@@ -1,17 +1,18 @@
 // CPU of `vtree infer` per agent call with trace export on (a loopback OTLP receiver) and off, and the
-// wall time of a run with the collector down (a port nobody listens on), for BENCHMARKS.md "Tracing". Runs the built CLI (npm run build first) over the bundled sample against
+// wall time of a run with the collector down (a port nobody listens on) and black-holed (a loopback server
+// that accepts and never answers), for BENCHMARKS.md "Tracing". Runs the built CLI (npm run build first)
+// over the bundled sample against
 // openai-sim; the CPU is the child process's user + system time as bash's `times` reports it, so the sim
 // and the receiver (in this process) are not counted. Usage: tsx scripts/bench-tracing.ts [rounds]
 import Database from "better-sqlite3"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { bin, samplesJsonl, samplesTrees, simEnv } from "../test/support/harness/Cli.js"
 import { policyScripts, sampleQuestions } from "../test/support/harness/Policy.js"
 import * as Sim from "../test/support/openai-sim/index.js"
-import { startReceiver } from "../test/support/otlp/Receiver.js"
+import { closedPort, startBlackHole, startReceiver } from "../test/support/otlp/Receiver.js"
 
 const rounds = Number(process.argv[2] ?? 5)
 const questions = sampleQuestions()
@@ -23,24 +24,35 @@ const seconds = (text: string) => {
   return match === null ? Number.NaN : Number(match[1]) * 60 + Number(match[2])
 }
 
-/** One run: the child's CPU seconds and the agent calls it made. */
+/**
+ * One run: the child's CPU seconds, the agent calls it made, its wall time, and its exit lag: from the
+ * last line it printed (the run's summary, after which only the flush at exit is left) to its exit.
+ */
 const once = async (env: Record<string, string>) => {
   const dir = mkdtempSync(join(tmpdir(), "vtree-bench-tracing-"))
   const db = join(dir, "runs.db")
   const args = ["infer", "--trees", samplesTrees, "--questions", samplesJsonl, "--db", db, "--concurrency", "2"]
-  // Asynchronous: the sim answering the CLI runs in this process's event loop.
+  // Asynchronous: the sim answering the CLI runs in this process's event loop. The CLI's own stdout goes to
+  // fd 3, bash's report of it to stdout.
   const child = spawn("bash", [
     "-c",
-    `"${process.execPath}" "$@" >/dev/null 2>&1; echo "exit=$?"; times`,
+    `"${process.execPath}" "$@" 1>&3 2>/dev/null; echo "exit=$?"; times`,
     "_",
     bin,
     ...args
   ], {
-    env: { PATH: process.env["PATH"] ?? "", HOME: dir, ...simEnv(sim.url, env) }
+    env: { PATH: process.env["PATH"] ?? "", HOME: dir, ...simEnv(sim.url, env) },
+    stdio: ["ignore", "pipe", "ignore", "pipe"]
   })
   const started = performance.now()
   let stdout = ""
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+  let lastPrinted = started
+  let exited = Number.NaN
+  ;(child.stdio[3] as NodeJS.ReadableStream).on("data", () => (lastPrinted = performance.now()))
+  child.stdout!.on("data", (chunk: Buffer) => {
+    if (stdout === "") exited = performance.now()
+    stdout += chunk.toString("utf8")
+  })
   await new Promise((resolve) => child.on("close", resolve))
   const wall = (performance.now() - started) / 1000
   const lines = stdout.trim().split("\n")
@@ -50,34 +62,30 @@ const once = async (env: Record<string, string>) => {
   const calls = (handle.prepare("SELECT count(*) AS n FROM llm_calls WHERE role = 'agent'").get() as { n: number }).n
   handle.close()
   rmSync(dir, { recursive: true, force: true })
-  return { cpu: user! + system!, calls, wall }
+  return { cpu: user! + system!, calls, wall, lag: (exited - lastPrinted) / 1000 }
 }
 
-// A loopback port that was free a moment ago: connections to it are refused, as to a collector that is down.
-const deadPort = await new Promise<number>((resolve) => {
-  const server = createServer().listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 9))
-  })
-})
+const deadPort = await closedPort()
+const hole = await startBlackHole()
 const modes = {
   off: {},
   on: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
-  down: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` }
+  down: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${deadPort}` },
+  hole: { OTEL_EXPORTER_OTLP_ENDPOINT: hole.url }
 } as const
 type Mode = keyof typeof modes
-const totals = {
-  off: { cpu: 0, calls: 0, wall: [] as Array<number> },
-  on: { cpu: 0, calls: 0, wall: [] as Array<number> },
-  down: { cpu: 0, calls: 0, wall: [] as Array<number> }
-}
+const modeNames = Object.keys(modes) as Array<Mode>
+const totals = Object.fromEntries(
+  modeNames.map((mode) => [mode, { cpu: 0, calls: 0, wall: [] as Array<number>, lag: [] as Array<number> }])
+) as Record<Mode, { cpu: number; calls: number; wall: Array<number>; lag: Array<number> }>
 for (let round = 0; round < rounds; round++) {
   // Alternating, so drift on a shared machine falls on every mode.
-  for (const mode of ["off", "on", "down"] as const) {
-    const { calls, cpu, wall } = await once(modes[mode])
+  for (const mode of modeNames) {
+    const { calls, cpu, lag, wall } = await once(modes[mode])
     totals[mode].cpu += cpu
     totals[mode].calls += calls
     totals[mode].wall.push(wall)
+    totals[mode].lag.push(lag)
   }
 }
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -91,12 +99,15 @@ console.log(
     (perCall("on") / perCall("off")).toFixed(2)
   })`
 )
-for (const mode of ["off", "on", "down"] as const) {
+const list = (values: ReadonlyArray<number>) => values.map((v) => v.toFixed(2)).join(", ")
+for (const mode of modeNames) {
+  const { lag, wall } = totals[mode]
   console.log(
-    `wall time per run, ${mode}: median ${median(totals[mode].wall).toFixed(2)} s (${
-      totals[mode].wall.map((w) => w.toFixed(2)).join(", ")
-    })`
+    `${mode}: wall time per run median ${median(wall).toFixed(2)} s (${list(wall)}); exit lag median ${
+      median(lag).toFixed(2)
+    } s (${list(lag)})`
   )
 }
 await receiver.close()
+await hole.close()
 await sim.close()

@@ -269,8 +269,11 @@ const selectForQuestions = (given: ReadonlyArray<Inputs.VideoInput>, file: strin
   })
 
 /** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */
-export const buildCommand = Command.make("build", options, (args) =>
-  Effect.gen(function*() {
+// A span for the whole command, so a build's preparation and its videos are one trace.
+export const buildCommand = Command.make(
+  "build",
+  options,
+  Effect.fn("BuildCommand.build")(function*(args) {
     const path = yield* Path.Path
     const parameters = {
       frameInterval: args.frameInterval,
@@ -371,12 +374,13 @@ export const buildCommand = Command.make("build", options, (args) =>
       )
     )
     yield* Console.log(Progress.renderBuildSummary(summaries))
-  })).pipe(
-    Command.withDescription(
-      "Build trees from video files: frames, subtitles, one vision call per event and one text call per scene; resumable (Ctrl-C keeps finished calls)"
-    ),
-    // A dry run calls no model, so it needs none configured; a build's cap is --concurrency.
-    Command.provide((args) =>
-      Layer.mergeAll(media, quiet, args.dryRun ? dryRunProviders : buildProviders(args.concurrency))
-    )
+  })
+).pipe(
+  Command.withDescription(
+    "Build trees from video files: frames, subtitles, one vision call per event and one text call per scene; resumable (Ctrl-C keeps finished calls)"
+  ),
+  // A dry run calls no model, so it needs none configured; a build's cap is --concurrency.
+  Command.provide((args) =>
+    Layer.mergeAll(media, quiet, args.dryRun ? dryRunProviders : buildProviders(args.concurrency))
   )
+)

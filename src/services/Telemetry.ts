@@ -21,6 +21,16 @@ export const captureGenAiContent: FiberRef.FiberRef<boolean> = FiberRef.unsafeMa
 export const currentCallCost: FiberRef.FiberRef<((call: CallOutcome) => number | null) | null> = FiberRef
   .unsafeMake<((call: CallOutcome) => number | null) | null>(null)
 
+/**
+ * The span of one agent run, named as the GenAI conventions name it (`invoke_agent {agent name}`), with
+ * `attributes` saying which question and video; the harness and MCP's video_ask both run the agent in one.
+ */
+export const withInvokeAgentSpan =
+  (attributes: Record<string, unknown>) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withSpan(effect, "invoke_agent vtree", {
+      attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "vtree", ...attributes }
+    })
+
 /** Attributes set on the current span only when content capture is on; `attributes` is not even built otherwise. */
 export const annotateContent = (attributes: () => Record<string, unknown>): Effect.Effect<void> =>
   Effect.flatMap(

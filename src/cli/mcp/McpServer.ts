@@ -1,3 +1,5 @@
+import * as Headers from "@effect/platform/Headers"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
@@ -13,7 +15,7 @@ import {
   type MessageExtraInfo,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Effect, Exit, Runtime } from "effect"
+import { Cause, Effect, Exit, Option, Runtime, type Tracer } from "effect"
 import type { CallContext, McpTool, ResourceCatalog } from "../../programs/mcp/McpTool.js"
 import { capReply } from "../../programs/mcp/ResultCaps.js"
 
@@ -29,6 +31,19 @@ export interface ServerSpec<R> {
   readonly instructions?: string
   readonly tools: ReadonlyArray<McpTool<R>>
   readonly resources?: ResourceCatalog<R>
+}
+
+/**
+ * The caller's span when its request carries W3C trace context in `_meta` (`traceparent`, `tracestate`),
+ * where the MCP semantic conventions propagate it: the tool call then joins the caller's trace.
+ */
+export const callerSpan = (meta: Readonly<Record<string, unknown>> | undefined): Option.Option<Tracer.ExternalSpan> => {
+  const traceparent = meta?.["traceparent"]
+  const tracestate = meta?.["tracestate"]
+  if (typeof traceparent !== "string") return Option.none()
+  return HttpTraceContext.w3c(
+    Headers.fromInput({ traceparent, ...(typeof tracestate === "string" ? { tracestate } : {}) })
+  )
 }
 
 /** A defect is logged in full on stderr; the client gets a plain line, never the library's internals. */
@@ -102,7 +117,12 @@ export const makeServer = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>):
           "mcp.method.name": "tools/call",
           "gen_ai.operation.name": "execute_tool",
           "gen_ai.tool.name": tool.name
-        }
+        },
+        ...Option.match(callerSpan(request.params._meta), {
+          // Not a child of the server's own span, which lasts as long as the server: a trace per call.
+          onNone: () => ({ root: true }),
+          onSome: (parent) => ({ parent })
+        })
       })
     )
     return runHandler(runtime, tool.name, call, extra.signal).then((reply) => ({

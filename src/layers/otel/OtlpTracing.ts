@@ -1,51 +1,36 @@
 /**
  * Span export over OTLP/HTTP: Effect's spans through @effect/opentelemetry into the OpenTelemetry JS SDK's
- * batch processor and OTLP exporter (protobuf or JSON). Everything OpenTelemetry is imported here, on
- * demand: a command run without an endpoint never loads it (cli/Composition.ts `tracing`).
+ * batch processor, and from there as OTLP (protobuf or JSON) over Effect's HttpClient (OtlpHttpExport.ts).
+ * Everything OpenTelemetry is imported here, on demand: a command run without an endpoint never loads it
+ * (cli/Composition.ts `tracing`).
  *
- * A dead or slow collector must never slow or fail a run: the queue is bounded (spans beyond it are
- * dropped), each export gives up after `exportTimeout`, the flush at exit has `shutdownBudget`, and a
- * failed export says so once on stderr rather than once per batch.
+ * A dead or slow collector must never slow or fail a run, nor hold the process at its end: the queue is
+ * bounded (spans beyond it are dropped), each export gives up after `exportTimeout`, the flush at exit has
+ * `shutdownDeadline` after which what is still in flight is cancelled, and lost spans are reported once
+ * on stderr rather than once per batch.
  */
-import type { SpanExporter } from "@opentelemetry/sdk-trace-base"
-import { Duration, Effect, Layer, Redacted, Runtime } from "effect"
+import * as HttpClient from "@effect/platform/HttpClient"
+import { Context, Duration, Effect, Layer, Runtime } from "effect"
 import type { TracingConfig } from "../../config/TracingConfig.js"
 import { captureGenAiContent } from "../../services/Telemetry.js"
 
-/** How long one batch export may take before it is abandoned. */
-export const exportTimeout = Duration.millis(1500)
-/** The most the flush at exit may add to a command's run time. */
-export const shutdownBudget = Duration.seconds(2)
+/** The most the flush at exit may add to a command's run time; then exports in flight are cancelled. */
+export const shutdownDeadline = Duration.millis(500)
 /** Spans held while the collector is slow; more are dropped, so memory stays bounded. */
 export const maxQueueSize = 4096
 const maxExportBatchSize = 512
 const scheduledDelay = Duration.seconds(1)
 
-/** Where spans go, as a warning may name it: the URL without its query (no token a proxy may carry there). */
-const displayUrl = (url: string): string => {
+/**
+ * Where spans go, as a warning may name it: the URL without user, password or query (a token may sit in
+ * either).
+ */
+export const displayUrl = (url: string): string => {
   try {
     const parsed = new URL(url)
     return `${parsed.origin}${parsed.pathname}`
   } catch {
     return "(unparseable URL)"
-  }
-}
-
-/** The exporter, saying once (through `warn`) that an export failed; later failures drop their spans quietly. */
-export const warningOnce = (exporter: SpanExporter, warn: (reason: string) => void): SpanExporter => {
-  let warned = false
-  return {
-    export: (spans, done) =>
-      exporter.export(spans, (result) => {
-        // ExportResultCode.SUCCESS is 0; the enum lives in @opentelemetry/core, not imported for one constant.
-        if (result.code !== 0 && !warned) {
-          warned = true
-          warn(result.error?.message ?? "export failed")
-        }
-        done(result)
-      }),
-    shutdown: () => exporter.shutdown(),
-    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve()
   }
 }
 
@@ -55,68 +40,77 @@ export const warningOnce = (exporter: SpanExporter, warn: (reason: string) => vo
  */
 const commonJs = <A extends object>(module: A): A => (module as { readonly default?: A }).default ?? module
 
-const loadSdk = (protocol: TracingConfig["protocol"]) =>
-  Effect.promise(() =>
-    Promise.all([
-      import("@effect/opentelemetry/Tracer"),
-      import("@effect/opentelemetry/Resource"),
-      import("@opentelemetry/sdk-trace-base").then(commonJs),
-      import("@opentelemetry/resources").then(commonJs),
-      (protocol === "http/json"
-        ? import("@opentelemetry/exporter-trace-otlp-http")
-        : import("@opentelemetry/exporter-trace-otlp-proto")).then(commonJs)
-    ])
-  )
+const loadSdk = Effect.promise(() =>
+  Promise.all([
+    import("@effect/opentelemetry/Tracer"),
+    import("@effect/opentelemetry/Resource"),
+    import("@opentelemetry/sdk-trace-base").then(commonJs),
+    import("@opentelemetry/resources").then(commonJs),
+    import("@effect/platform-node/NodeHttpClient"),
+    import("./OtlpHttpExport.js")
+  ])
+)
 
 /**
- * The tracer Effect's spans go to, exporting to `config.url`, and content capture as configured. The
- * provider is flushed and shut down when the command's scope closes, within `shutdownBudget`.
+ * The tracer Effect's spans go to, exporting to `config.url`, and content capture as configured. When the
+ * command's scope closes, the spans left are flushed within `shutdownDeadline`; the rest are dropped.
  */
 export const layer = (config: TracingConfig): Layer.Layer<never> =>
   Layer.unwrapScoped(Effect.gen(function*() {
-    const [Tracer, Resource, Sdk, Resources, Exporter] = yield* loadSdk(config.protocol)
+    const [Tracer, Resource, Sdk, Resources, NodeHttpClient, OtlpHttpExport] = yield* loadSdk
     // OTEL_RESOURCE_ATTRIBUTES, then service.name and the SDK's own name over them.
     const resource = Resources.resourceFromAttributes(
       Resource.configToAttributes({ serviceName: config.serviceName, attributes: config.resourceAttributes })
     )
     const runtime = yield* Effect.runtime<never>()
-    const warn = (reason: string) =>
-      Runtime.runFork(runtime)(
-        Effect.logWarning(
-          `trace export to ${
-            displayUrl(config.url)
-          } failed (${reason}); the run goes on, spans that cannot be sent are dropped`
+    // One line for the whole command, whatever failed first: a dead collector fails every batch.
+    let warned = false
+    const warning = (what: string) =>
+      Effect.suspend(() => {
+        if (warned) return Effect.void
+        warned = true
+        return Effect.logWarning(
+          `trace export to ${displayUrl(config.url)} ${what}; the run goes on, spans that cannot be sent are dropped`
         )
-      )
-    const exporter = warningOnce(
-      new Exporter.OTLPTraceExporter({
-        url: config.url,
-        headers: { ...Redacted.value(config.headers) },
-        timeoutMillis: Duration.toMillis(exportTimeout)
-      }),
-      warn
+      })
+    // Node's own HTTP client, its sockets closed when the command's scope closes (after the flush below).
+    const http = yield* Layer.build(NodeHttpClient.layer)
+    const exports = yield* OtlpHttpExport.make(
+      Context.get(http, HttpClient.HttpClient),
+      config,
+      (reason) => Runtime.runFork(runtime)(warning(`failed (${reason})`))
     )
     const provider = yield* Effect.acquireRelease(
       Effect.sync(() =>
         new Sdk.BasicTracerProvider({
           resource,
           spanProcessors: [
-            new Sdk.BatchSpanProcessor(exporter, {
+            new Sdk.BatchSpanProcessor(exports.exporter, {
               maxQueueSize,
               maxExportBatchSize,
               scheduledDelayMillis: Duration.toMillis(scheduledDelay),
-              exportTimeoutMillis: Duration.toMillis(exportTimeout)
+              exportTimeoutMillis: Duration.toMillis(OtlpHttpExport.exportTimeout)
             })
           ]
         })
       ),
       (provider) =>
-        // A flush that fails (the collector is down) was already warned about; it must not fail the command.
-        Effect.tryPromise(() => provider.forceFlush().then(() => provider.shutdown())).pipe(
-          Effect.interruptible,
-          Effect.timeoutOption(shutdownBudget),
-          Effect.ignore
-        )
+        Effect.gen(function*() {
+          // The spans still queued handed to the exporter, and every export in flight ended, within the deadline;
+          // a failed batch was already reported and must not fail the command.
+          yield* Effect.promise(() => provider.forceFlush().catch(() => undefined)).pipe(
+            Effect.zipRight(exports.idle),
+            Effect.timeoutOption(shutdownDeadline)
+          )
+          // What is left is cancelled, so no socket or retry timer outlives the command.
+          const dropped = yield* exports.close
+          yield* Effect.promise(() => provider.shutdown().catch(() => undefined))
+          if (dropped > 0) {
+            yield* warning(
+              `did not finish within ${Duration.format(shutdownDeadline)} at exit (${dropped} spans)`
+            )
+          }
+        })
     )
     return Layer.mergeAll(
       Tracer.layer.pipe(

@@ -16,7 +16,7 @@ import {
   withCallContext
 } from "../../services/CallLog.js"
 import { RunStore } from "../../services/RunStore.js"
-import { currentCallCost } from "../../services/Telemetry.js"
+import { currentCallCost, withInvokeAgentSpan } from "../../services/Telemetry.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
 import { costOfCalls, type Prices } from "../report/Cost.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
@@ -170,16 +170,12 @@ export const answerAndSave = <R>(
             Effect.annotateCurrentSpan(agentOutcome(question, answered.prediction, calls, prices))
           ),
           Effect.locally(currentCallCost, prices === undefined ? null : (call) => costOfCalls([call], prices)),
-          Effect.withSpan("invoke_agent vtree", {
-            attributes: {
-              "gen_ai.operation.name": "invoke_agent",
-              "gen_ai.agent.name": "vtree",
-              "vtree.run_id": runId,
-              "vtree.question_id": question.questionId,
-              "vtree.video_id": question.videoId,
-              ...(benchmark === undefined ? {} : { "vtree.benchmark": benchmark.name }),
-              ...(question.taskType === undefined ? {} : { "vtree.task_type": question.taskType })
-            }
+          withInvokeAgentSpan({
+            "vtree.run_id": runId,
+            "vtree.question_id": question.questionId,
+            "vtree.video_id": question.videoId,
+            ...(benchmark === undefined ? {} : { "vtree.benchmark": benchmark.name }),
+            ...(question.taskType === undefined ? {} : { "vtree.task_type": question.taskType })
           })
         )
       )

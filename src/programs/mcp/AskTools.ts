@@ -2,6 +2,7 @@ import { Clock, Effect, Either, FiberSet, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Prediction } from "../../domain/Prediction.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
+import { withInvokeAgentSpan } from "../../services/Telemetry.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
 import { AgentObserver, makeObserver } from "../agent/Observer.js"
 import { runQuestion } from "../agent/RunQuestion.js"
@@ -122,12 +123,23 @@ export const makeAskTools = Effect.fn("AskTools.make")(function*(options: AskToo
       const tree = yield* options.library.tree(input.video_id)
       const maxSteps = input.options?.max_steps ?? 15
       const observer = makeObserver({ afterStep: (_, step) => onStep(step.index, maxSteps, step.tool) })
+      const questionId = `mcp-${randomUUID()}`
       return yield* runs.withPermits(1)(
         runQuestion(
-          { questionId: `mcp-${randomUUID()}`, question: input.question, options: input.options?.choices ?? [] },
+          { questionId, question: input.question, options: input.options?.choices ?? [] },
           tree,
           { prompts: options.prompts, maxSteps }
-        ).pipe(Effect.provideService(AgentObserver, observer))
+        ).pipe(
+          Effect.provideService(AgentObserver, observer),
+          Effect.tap((prediction) =>
+            Effect.annotateCurrentSpan({
+              "vtree.stop_reason": prediction.stopReason,
+              "vtree.steps_used": prediction.stepsUsed
+            })
+          ),
+          // The question's text is message content: it reaches spans only through content capture.
+          withInvokeAgentSpan({ "vtree.question_id": questionId, "vtree.video_id": input.video_id })
+        )
       )
     })
 

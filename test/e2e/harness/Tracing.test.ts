@@ -2,11 +2,17 @@
 // decodes them with OpenTelemetry's generated decoder: the span tree, the GenAI attributes against the
 // store's llm_calls, content capture off by default and on when asked, and a dead collector.
 import { afterEach, assert, describe, it } from "@effect/vitest"
-import { createServer } from "node:net"
 import { predictions, readDb, run, simEnv } from "../../support/harness/Cli.js"
 import { sampleQuestions } from "../../support/harness/Policy.js"
 import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
-import { type OtlpReceiver, type ReceivedSpan, SpanKind, startReceiver } from "../../support/otlp/Receiver.js"
+import {
+  closedPort,
+  type OtlpReceiver,
+  type ReceivedSpan,
+  SpanKind,
+  startBlackHole,
+  startReceiver
+} from "../../support/otlp/Receiver.js"
 
 const questions = sampleQuestions()
 const { setup } = simRuns(questions)
@@ -64,16 +70,6 @@ const contentKeys = [
   "gen_ai.tool.call.arguments",
   "gen_ai.tool.call.result"
 ]
-
-/** A port nothing listens on: bound, then closed. */
-const closedPort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 
 describe("vtree infer exporting traces (built CLI, OTLP/HTTP)", () => {
   it(
@@ -209,6 +205,10 @@ describe("vtree infer exporting traces (built CLI, OTLP/HTTP)", () => {
     const warnings = result.stderr.split("\n").filter((line) => line.includes("trace export"))
     assert.strictEqual(warnings.length, 1, result.stderr)
     assert.include(warnings[0]!, "level=WARN")
+    assert.include(
+      warnings[0]!,
+      `trace export to http://127.0.0.1:${port}/v1/traces failed (connection failed: ECONNREFUSED)`
+    )
     // The same questions without an endpoint: the same answers, so the dead collector changed nothing.
     const { db: plainDb, sim: plainSim } = await setup()
     const plain = await run(inferArgs(plainDb, "--concurrency", "2"), simEnv(plainSim.url))
@@ -219,4 +219,31 @@ describe("vtree infer exporting traces (built CLI, OTLP/HTTP)", () => {
     )
     assert.notInclude(plain.stderr, "trace export")
   }, 120_000)
+
+  it("ends with a collector that accepts and never answers, one warning naming it without its token", async () => {
+    const { db, sim } = await setup()
+    const hole = await startBlackHole()
+    try {
+      // The test's timeout is the bound: the process must end by itself, the collector still silent.
+      const result = await run(
+        inferArgs(db, "--question-ids", questions[0]!.questionId),
+        simEnv(sim.url, {
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${hole.url}/v1/traces?token=q-secret-token`,
+          OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Bearer%20h-secret-token"
+        })
+      )
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(predictions(db)[0]!.stop_reason, "finished")
+      assert.isAbove(hole.connections(), 0)
+      const warnings = result.stderr.split("\n").filter((line) => line.includes("trace export"))
+      assert.strictEqual(warnings.length, 1, result.stderr)
+      assert.include(warnings[0]!, "level=WARN")
+      assert.include(warnings[0]!, `trace export to ${hole.url}/v1/traces `)
+      assert.match(warnings[0]!, /spans that cannot be sent are dropped/)
+      assert.notInclude(result.stderr, "secret-token")
+      assert.notMatch(result.stderr, /\n\s+at /)
+    } finally {
+      await hole.close()
+    }
+  }, 60_000)
 })

@@ -1,16 +1,18 @@
 // A loopback OTLP/HTTP trace receiver for tests: it accepts POST /v1/traces in protobuf or JSON and decodes
-// each request with OpenTelemetry's own generated decoder (the protobufjs root @opentelemetry/otlp-transformer
-// ships), so what a test reads is what any collector would have read off the wire.
+// each request with OpenTelemetry's own generated decoder (the protobufjs root @opentelemetry/otlp-transformer 0.215
+// ships; vtree itself encodes with 0.223, which no longer ships it), so what a test reads is what any collector would
+// have read off the wire. Beside it, the collectors that go wrong: one that accepts and never answers, and a
+// port where nothing listens.
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import { createRequire } from "node:module"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net"
 
 interface ProtoType {
   decode(buffer: Uint8Array): unknown
   fromObject(object: unknown): unknown
   toObject(message: unknown, options: Record<string, unknown>): unknown
 }
-const root = createRequire(import.meta.url)("@opentelemetry/otlp-transformer/build/src/generated/root") as {
+const root = createRequire(import.meta.url)("otlp-transformer-decoders/build/src/generated/root") as {
   opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } }
 }
 const ExportTraceServiceRequest = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest
@@ -129,3 +131,43 @@ export const startReceiver = async (): Promise<OtlpReceiver> => {
     close: () => new Promise((resolve) => server.close(() => resolve()))
   }
 }
+
+/** A collector that accepts connections, reads what is sent and never answers: a black hole on loopback. */
+export interface BlackHole {
+  readonly url: string
+  /** Connections accepted so far. */
+  readonly connections: () => number
+  readonly close: () => Promise<void>
+}
+
+export const startBlackHole = async (): Promise<BlackHole> => {
+  const sockets = new Set<Socket>()
+  let accepted = 0
+  const server = createTcpServer((socket) => {
+    accepted++
+    sockets.add(socket)
+    socket.on("data", () => undefined)
+    socket.on("error", () => undefined)
+    socket.on("close", () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections: () => accepted,
+    close: () => {
+      for (const socket of sockets) socket.destroy()
+      return new Promise((resolve) => server.close(() => resolve()))
+    }
+  }
+}
+
+/** A loopback port nothing listens on (bound, then closed): connections to it are refused. */
+export const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const server = createTcpServer()
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })

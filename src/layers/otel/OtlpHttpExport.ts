@@ -1,0 +1,136 @@
+/**
+ * The SpanExporter the batch processor hands its batches to: each batch encoded by OpenTelemetry's own
+ * OTLP serializer (protobuf or JSON) and POSTed with Effect's HttpClient, as a fiber of a FiberSet that
+ * lives in the tracing layer's scope.
+ *
+ * Why not the SDK's OTLPTraceExporter: its HTTP transport cannot be cancelled (no abort signal, and the
+ * retry backoff is a bare timer), so an export still in flight when a command ends keeps Node running
+ * until that export's timeout and retries have run out: about a second against a collector refusing
+ * connections, the whole timeout against one that accepts and never answers, whatever deadline the flush
+ * at exit is given. Here `close` interrupts the fibers, which aborts their sockets and clears their timers.
+ *
+ * Loaded on demand with the rest of OpenTelemetry (OtlpTracing.ts).
+ */
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer"
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base"
+import { Cause, Duration, Effect, Exit, FiberSet, Redacted, Schedule } from "effect"
+import type { TracingConfig } from "../../config/TracingConfig.js"
+
+/** One request's limit: a collector that accepts and never answers costs this much. */
+export const attemptTimeout = Duration.seconds(1)
+/** One batch's limit, retries included. */
+export const exportTimeout = Duration.millis(1500)
+/** A failed request is tried twice more, soon: a collector that restarts is back within a second or it is down. */
+const retrySchedule = Schedule.exponential("250 millis").pipe(
+  Schedule.jittered,
+  Schedule.intersect(Schedule.recurs(2))
+)
+
+type ExportError = HttpClientError.HttpClientError | Cause.TimeoutException
+
+/** OTLP/HTTP: a refused or broken connection, a timeout, and 429, 502, 503 and 504 are worth another try. */
+export const isRetryable = (error: ExportError): boolean =>
+  error._tag === "TimeoutException" ||
+  (error._tag === "RequestError" && error.reason === "Transport") ||
+  (error._tag === "ResponseError" && [429, 502, 503, 504].includes(error.response.status))
+
+/**
+ * Why an export failed, in vtree's words: never the library's message, which may quote the URL (and any
+ * credentials in it) or the collector's reply.
+ */
+export const failureReason = (error: ExportError): string => {
+  switch (error._tag) {
+    case "TimeoutException":
+      return `no answer within ${Duration.format(attemptTimeout)}`
+    case "ResponseError":
+      return error.reason === "StatusCode" ? `HTTP ${error.response.status}` : "unreadable reply"
+    case "RequestError": {
+      const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+      return typeof code === "string" && /^E[A-Z]+$/.test(code) ? `connection failed: ${code}` : "connection failed"
+    }
+  }
+}
+
+export interface OtlpHttpExport {
+  readonly exporter: SpanExporter
+  /**
+   * Interrupts the exports still in flight and drops every later batch at once; how many spans were
+   * lost that way (besides batches that failed, which `onFailure` heard of).
+   */
+  readonly close: Effect.Effect<number>
+  /** Every export in flight has ended. */
+  readonly idle: Effect.Effect<void>
+}
+
+/**
+ * The exporter to `config.url` through `httpClient`. `onFailure` hears each batch that could not be sent, with its reason;
+ * it is not called for batches dropped by `close`.
+ */
+export const make = Effect.fnUntraced(function*(
+  httpClient: HttpClient.HttpClient,
+  config: Pick<TracingConfig, "url" | "protocol" | "headers">,
+  onFailure: (reason: string) => void
+) {
+  const set = yield* FiberSet.make<void, never>()
+  const runFork = yield* FiberSet.runtime(set)<never>()
+  const client = httpClient.pipe(HttpClient.filterStatusOk, HttpClient.withTracerPropagation(false))
+  const [serializer, contentType] = config.protocol === "http/json"
+    ? [JsonTraceSerializer, "application/json"] as const
+    : [ProtobufTraceSerializer, "application/x-protobuf"] as const
+  const request = HttpClientRequest.post(config.url).pipe(HttpClientRequest.setHeaders(Redacted.value(config.headers)))
+  let closed = false
+  let dropped = 0
+
+  const send = (body: Uint8Array) =>
+    client.execute(HttpClientRequest.bodyUint8Array(request, body, contentType)).pipe(
+      // Read to the end so a kept-alive socket goes back to the pool.
+      Effect.flatMap((response) => response.arrayBuffer),
+      Effect.timeout(attemptTimeout),
+      Effect.retry({ schedule: retrySchedule, while: isRetryable }),
+      Effect.timeout(exportTimeout),
+      // The export's own requests must not become spans.
+      Effect.withTracerEnabled(false)
+    )
+
+  const exporter: SpanExporter = {
+    export: (spans: Array<ReadableSpan>, done) => {
+      const body = closed ? undefined : serializer.serializeRequest(spans)
+      if (body === undefined) {
+        if (closed) dropped += spans.length
+        // ExportResultCode.FAILED; the enum lives in @opentelemetry/core, not imported for one constant.
+        done({ code: 1 })
+        return
+      }
+      runFork(
+        send(body).pipe(
+          // onExit, not a catch: an interrupted fiber runs its finalizers but no recovery.
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              if (Exit.isSuccess(exit)) return done({ code: 0 })
+              if (Cause.isInterruptedOnly(exit.cause)) dropped += spans.length
+              else {
+                const failure = Cause.failureOption(exit.cause)
+                onFailure(failure._tag === "Some" ? failureReason(failure.value) : "export failed")
+              }
+              // ExportResultCode.FAILED. Always answered, so the batch processor clears its timer for the batch.
+              done({ code: 1 })
+            })
+          ),
+          Effect.ignore
+        )
+      )
+    },
+    forceFlush: () => Effect.runPromise(FiberSet.awaitEmpty(set)),
+    shutdown: () => Effect.runPromise(Effect.asVoid(close))
+  }
+
+  const close = Effect.suspend(() => {
+    closed = true
+    return FiberSet.clear(set)
+  }).pipe(Effect.map(() => dropped))
+
+  return { exporter, close, idle: FiberSet.awaitEmpty(set) } satisfies OtlpHttpExport
+})

@@ -100,6 +100,8 @@ export const layer = (config: TracingConfig): Layer.Layer<never> =>
           // a failed batch was already reported and must not fail the command.
           yield* Effect.promise(() => provider.forceFlush().catch(() => undefined)).pipe(
             Effect.zipRight(exports.idle),
+            // A release runs uninterruptibly: without this the timeout would wait for what it times out.
+            Effect.interruptible,
             Effect.timeoutOption(shutdownDeadline)
           )
           // What is left is cancelled, so no socket or retry timer outlives the command.

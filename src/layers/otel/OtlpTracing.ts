@@ -109,7 +109,9 @@ export const layer = (config: TracingConfig): Layer.Layer<never> =>
           yield* Effect.promise(() => provider.shutdown().catch(() => undefined))
           if (dropped > 0) {
             yield* warning(
-              `did not finish within ${Duration.format(shutdownDeadline)} at exit (${dropped} spans)`
+              `did not finish within ${Duration.format(shutdownDeadline)} at exit (${dropped} span${
+                dropped === 1 ? "" : "s"
+              })`
             )
           }
         })

@@ -28,7 +28,7 @@ import {
   readSceneCheckpoint,
   writeCheckpoint
 } from "../builder/Checkpoint.js"
-import { subtitleFor } from "../builder/Subtitles.js"
+import { subtitleCallChars, subtitleFor } from "../builder/Subtitles.js"
 import { cuesIn } from "../builder/TreeAssembly.js"
 import { confine, type TreeFolder, unwritable } from "../builder/TreeFolder.js"
 import { captionLines, type ImportedEvent, type ImportedScene } from "./Grouping.js"
@@ -62,7 +62,7 @@ export const importEventText = (
     "Captions:",
     captionLines(event.captions),
     "Subtitles:",
-    cueLines(cues)
+    cueLines(cues, subtitleCallChars(event.end - event.start))
   ].join("\n")
 
 const providerFailed = (videoId: string, what: string) => (error: ProviderError) =>

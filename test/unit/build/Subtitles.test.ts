@@ -7,9 +7,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { MediaError, type MediaInfo, type SubtitleCue } from "../../../src/domain/Media.js"
 import { parseSubtitles, plainText } from "../../../src/domain/SubtitleFormat.js"
+import { cueLines } from "../../../src/programs/builder/Cards.js"
 import {
   resolveSubtitles,
   sidecarCandidates,
+  subtitleCallChars,
   subtitleCharBudget,
   subtitleFor
 } from "../../../src/programs/builder/Subtitles.js"
@@ -137,6 +139,18 @@ describe("subtitleFor", () => {
     assert.isAtMost(minute.length, subtitleCharBudget(60) + 1)
     assert.isTrue(minute.endsWith("…"))
     assert.isAtMost(subtitleFor(piled, [30, 30]).length, subtitleCharBudget(0) + 1)
+    // An event call over the minute shows the cue lines up to its budget and counts the rest.
+    const lines = cueLines(piled, subtitleCallChars(60)).split("\n")
+    assert.isAtMost(lines.slice(0, -1).join("\n").length, subtitleCallChars(60) + 1)
+    const shown = lines.length - 1
+    assert.strictEqual(lines.at(-1), `(${20_000 - shown} more cues in this span not shown)`)
+    assert.strictEqual(lines[0], "[0.0–60.0 s] overlapping caption number 0")
+    // One cue longer than the whole budget is cut, not dropped.
+    const huge = cueLines([{ start: 0, end: 2, text: "x".repeat(100_000) }], subtitleCallChars(2))
+    assert.strictEqual(huge.length, subtitleCallChars(2) + 1)
+    assert.isTrue(huge.startsWith("[0.0–2.0 s] xxx") && huge.endsWith("x…"))
+    // Within the budget — any real track — the lines are exactly what they were without one.
+    assert.strictEqual(cueLines(cues, subtitleCallChars(11)), cueLines(cues))
     // A line repeated anywhere in the range is kept once, not only when it follows itself.
     const alternating = Array.from({ length: 1000 }, (_, i) => ({ start: i, end: i + 1, text: i % 2 ? "a" : "b" }))
     assert.strictEqual(subtitleFor(alternating, [0, 1000]), "b a")

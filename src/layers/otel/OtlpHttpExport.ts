@@ -58,9 +58,10 @@ export interface OtlpHttpExport {
   readonly exporter: SpanExporter
   /**
    * Interrupts the exports still in flight and drops every later batch at once; how many spans were
-   * lost that way (besides batches that failed, which `onFailure` heard of).
+   * lost that way (besides batches that failed, which `onFailure` heard of), and why the last failed
+   * attempt failed, if one did (a cancelled batch may have been waiting to retry).
    */
-  readonly close: Effect.Effect<number>
+  readonly close: Effect.Effect<{ readonly dropped: number; readonly lastReason: string | undefined }>
   /** Every export in flight has ended. */
   readonly idle: Effect.Effect<void>
 }
@@ -83,12 +84,14 @@ export const make = Effect.fnUntraced(function*(
   const request = HttpClientRequest.post(config.url).pipe(HttpClientRequest.setHeaders(Redacted.value(config.headers)))
   let closed = false
   let dropped = 0
+  let lastReason: string | undefined
 
   const send = (body: Uint8Array) =>
     client.execute(HttpClientRequest.bodyUint8Array(request, body, contentType)).pipe(
       // Read to the end so a kept-alive socket goes back to the pool.
       Effect.flatMap((response) => response.arrayBuffer),
       Effect.timeout(attemptTimeout),
+      Effect.tapError((error) => Effect.sync(() => (lastReason = failureReason(error)))),
       Effect.retry({ schedule: retrySchedule, while: isRetryable }),
       Effect.timeout(exportTimeout),
       // The export's own requests must not become spans.
@@ -130,7 +133,7 @@ export const make = Effect.fnUntraced(function*(
   const close = Effect.suspend(() => {
     closed = true
     return FiberSet.clear(set)
-  }).pipe(Effect.map(() => dropped))
+  }).pipe(Effect.map(() => ({ dropped, lastReason })))
 
   return { exporter, close, idle: FiberSet.awaitEmpty(set) } satisfies OtlpHttpExport
 })

@@ -105,13 +105,13 @@ export const layer = (config: TracingConfig): Layer.Layer<never> =>
             Effect.timeoutOption(shutdownDeadline)
           )
           // What is left is cancelled, so no socket or retry timer outlives the command.
-          const dropped = yield* exports.close
+          const { dropped, lastReason } = yield* exports.close
           yield* Effect.promise(() => provider.shutdown().catch(() => undefined))
           if (dropped > 0) {
             yield* warning(
-              `did not finish within ${Duration.format(shutdownDeadline)} at exit (${dropped} span${
-                dropped === 1 ? "" : "s"
-              })`
+              `did not finish within ${Duration.format(shutdownDeadline)} at exit (${
+                lastReason === undefined ? "" : `${lastReason}; `
+              }${dropped} span${dropped === 1 ? "" : "s"})`
             )
           }
         })

@@ -205,10 +205,10 @@ describe("vtree infer exporting traces (built CLI, OTLP/HTTP)", () => {
     const warnings = result.stderr.split("\n").filter((line) => line.includes("trace export"))
     assert.strictEqual(warnings.length, 1, result.stderr)
     assert.include(warnings[0]!, "level=WARN")
-    assert.include(
-      warnings[0]!,
-      `trace export to http://127.0.0.1:${port}/v1/traces failed (connection failed: ECONNREFUSED)`
-    )
+    // A batch sent during the run fails; a run too short for one has its spans dropped at exit. Either way the
+    // line names the endpoint and the refusal.
+    assert.include(warnings[0]!, `trace export to http://127.0.0.1:${port}/v1/traces `)
+    assert.include(warnings[0]!, "connection failed: ECONNREFUSED")
     // The same questions without an endpoint: the same answers, so the dead collector changed nothing.
     const { db: plainDb, sim: plainSim } = await setup()
     const plain = await run(inferArgs(plainDb, "--concurrency", "2"), simEnv(plainSim.url))

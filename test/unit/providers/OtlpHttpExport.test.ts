@@ -106,12 +106,23 @@ describe("OtlpHttpExport", () => {
       const exporter = yield* OtlpHttpExport.make(client, config, () => assert.fail("a cancelled batch is no failure"))
       const results = endSpans(exporter, 3)
       assert.deepStrictEqual(results, [])
-      assert.strictEqual(yield* exporter.close, 3)
+      assert.deepStrictEqual(yield* exporter.close, { dropped: 3, lastReason: undefined })
       yield* Deferred.await(interrupted)
       assert.deepStrictEqual(results, [1, 1, 1])
       // A batch after close is dropped at once.
       assert.deepStrictEqual(endSpans(exporter, 1), [1])
-      assert.strictEqual(yield* exporter.close, 4)
+      assert.deepStrictEqual(yield* exporter.close, { dropped: 4, lastReason: undefined })
+    }))
+
+  it.scoped("close says why a batch it cancelled while waiting to retry had failed", () =>
+    Effect.gen(function*() {
+      const { client, requests } = scripted(refused)
+      const exporter = yield* OtlpHttpExport.make(client, config, () => assert.fail("a cancelled batch is no failure"))
+      endSpans(exporter, 2)
+      // Both first attempts refused; their retries are due in about a quarter of a second.
+      yield* TestClock.adjust("10 millis")
+      assert.strictEqual(requests(), 2)
+      assert.deepStrictEqual(yield* exporter.close, { dropped: 2, lastReason: "connection failed: ECONNREFUSED" })
     }))
 
   it("retries what OTLP/HTTP calls retryable, and nothing else", () => {

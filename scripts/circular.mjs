@@ -1,15 +1,14 @@
-// Fails when src/ has an import cycle. Type-only imports are skipped: they vanish at compile time, so only
-// cycles that exist at run time (module initialisation order) are reported, as in Effect's own scripts/circular.mjs.
-// Folders are checked too, type imports included: a folder that imports another which imports it back is one
-// family split in two, or shared code that should sit below both.
+// Fails when src/ has an import cycle, type-only imports included: a type cycle does not change module
+// initialisation order, but it still ties two modules into one, and a type shared by both belongs below them.
+// Folders are checked too: a folder that imports another which imports it back is one family split in two,
+// or shared code that should sit below both.
 import madge from "madge"
 
-const options = (skipTypeImports) => ({
+const result = await madge("src", {
   fileExtensions: ["ts"],
   tsConfig: "tsconfig.json",
-  detectiveOptions: { ts: { skipTypeImports, skipAsyncImports: true } }
+  detectiveOptions: { ts: { skipTypeImports: false, skipAsyncImports: true } }
 })
-const result = await madge("src", options(true))
 const cycles = result.circular()
 if (cycles.length > 0) {
   console.error(`${cycles.length} import cycle(s) in src/:`)
@@ -24,7 +23,7 @@ const folderOf = (file) => {
   return parts.slice(0, ["programs", "layers"].includes(parts[0]) && parts.length > 2 ? 2 : 1).join("/")
 }
 const graph = new Map()
-for (const [file, deps] of Object.entries((await madge("src", options(false))).obj())) {
+for (const [file, deps] of Object.entries(result.obj())) {
   for (const dep of deps) {
     const [from, to] = [folderOf(file), folderOf(dep)]
     if (from === to) continue

@@ -22,19 +22,19 @@ export * as Providers from "./api/Providers.js"
 export * as Settings from "./api/Settings.js"
 export * as Store from "./api/Store.js"
 
-// ---- Adapters (each: make, layer, layerConfig where it reads the environment) ----------------------
-export * as Ffmpeg from "./layers/ffmpeg/Ffmpeg.js"
-export * as MemoryCallBuffer from "./layers/memory/MemoryCallBuffer.js"
-export * as MonkeyOcr from "./layers/monkeyocr/MonkeyOcr.js"
-export * as OpenAiEmbedding from "./layers/openai/OpenAiEmbedding.js"
-export * as OpenAiLlm from "./layers/openai/OpenAiLlm.js"
-export * as OpenAiSpeech from "./layers/openai/OpenAiSpeech.js"
-export * as OpenAiVlm from "./layers/openai/OpenAiVlm.js"
+// ---- Adapters: each its make, layer and layerConfig (where it reads the environment) and option types -----
+export * as Ffmpeg from "./api/adapters/Ffmpeg.js"
+export * as MemoryCallBuffer from "./api/adapters/MemoryCallBuffer.js"
+export * as MonkeyOcr from "./api/adapters/MonkeyOcr.js"
+export * as OpenAiEmbedding from "./api/adapters/OpenAiEmbedding.js"
+export * as OpenAiLlm from "./api/adapters/OpenAiLlm.js"
+export * as OpenAiSpeech from "./api/adapters/OpenAiSpeech.js"
+export * as OpenAiVlm from "./api/adapters/OpenAiVlm.js"
+export * as PgRunStore from "./api/adapters/PgRunStore.js"
 // The timeout, retry and call-report policy the built-in adapters use, for adapters written outside vtree.
-export * as Reliability from "./layers/shared/Reliability.js"
-export * as PgRunStore from "./layers/sql/postgres/PgRunStore.js"
-export * as SqliteRunStore from "./layers/sql/sqlite/SqliteRunStore.js"
-export * as TesseractOcr from "./layers/tesseract/TesseractOcr.js"
+export * as Reliability from "./api/adapters/Reliability.js"
+export * as SqliteRunStore from "./api/adapters/SqliteRunStore.js"
+export * as TesseractOcr from "./api/adapters/TesseractOcr.js"
 
 // ---- Fakes ----------------------------------------------------------------------------------------
 export * as Testing from "./api/Testing.js"

@@ -7,7 +7,7 @@ import type { ProviderError } from "../domain/ProviderError.js"
 import { BuildError } from "../programs/builder/BuildError.js"
 import * as Progress from "../programs/builder/BuildProgress.js"
 import * as BuildPrompts from "../programs/builder/BuildPrompts.js"
-import * as Build from "../programs/builder/BuildTree.js"
+import { buildTree } from "../programs/builder/BuildTree.js"
 import * as DryRun from "../programs/builder/DryRun.js"
 import * as Inputs from "../programs/builder/Inputs.js"
 import * as Plan from "../programs/builder/Plan.js"
@@ -17,7 +17,7 @@ import * as Subtitles from "../programs/builder/Subtitles.js"
 import * as PromptPack from "../programs/prompts/PromptPack.js"
 import { cutTerminalText, terminalText } from "../text/TerminalText.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
-import { buildModels, buildProviders, dryRunProviders, media, quiet } from "./Composition.js"
+import { Build, Media, Output } from "./Composition.js"
 import { loadPrices } from "./Prices.js"
 import { TerminalConsole } from "./TerminalConsole.js"
 
@@ -300,7 +300,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     const inputs = yield* withSubtitles(probed, args)
 
     if (args.dryRun) {
-      const models = yield* buildModels
+      const models = yield* Build.models
       const buildPrices = yield* loadPrices(args.prices)
       const rows = yield* Effect.forEach(inputs, ({ planned, video }) =>
         Effect.gen(function*() {
@@ -319,7 +319,7 @@ export const buildCommand = Command.make("build", options, (args) =>
     }
 
     yield* Inputs.checkWritable(args.out)
-    const models = yield* buildModels
+    const models = yield* Build.models
     const { stderr } = yield* TerminalConsole
     const isTTY = stderr.isTTY
     let state = Progress.initialBuildProgress(inputs.length)
@@ -334,7 +334,7 @@ export const buildCommand = Command.make("build", options, (args) =>
         isTTY ? `\r\x1b[2K${cutTerminalText(line, (stderr.columns ?? 100) - 1)}` : `${terminalText(line)}\n`
       )
     }
-    const summaries = yield* Build.buildTree(
+    const summaries = yield* buildTree(
       inputs.map(({ subtitles, video: { metadata, ...video } }) => ({
         ...video,
         subtitles,
@@ -377,6 +377,10 @@ export const buildCommand = Command.make("build", options, (args) =>
     ),
     // A dry run calls no model, so it needs none configured; a build's cap is --concurrency.
     Command.provide((args) =>
-      Layer.mergeAll(media, quiet, args.dryRun ? dryRunProviders : buildProviders(args.concurrency))
+      Layer.mergeAll(
+        Media.ffmpeg,
+        Output.quiet,
+        args.dryRun ? Build.dryRunProviders : Build.providers(args.concurrency)
+      )
     )
   )

@@ -1,9 +1,9 @@
 import { Command } from "@effect/cli"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { Doctor } from "./Composition.js"
 import { doctor } from "./Doctor.js"
 
 /** `vtree doctor`, with the HTTP client it checks OCR health with. */
 export const doctorCommand = Command.make("doctor", {}, () => doctor).pipe(
   Command.withDescription("Check each configured model provider with one tiny call and print a table"),
-  Command.provide(FetchHttpClient.layer)
+  Command.provide(Doctor.http)
 )

@@ -14,7 +14,7 @@ import { agentModelOf, storedPrices } from "../programs/report/RunSettings.js"
 import type { ReportCall } from "../programs/report/Summary.js"
 import { RunStore } from "../services/RunStore.js"
 import { dbOption, optionalText } from "./CliOptions.js"
-import { runStore } from "./Composition.js"
+import { Stores } from "./Composition.js"
 import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
 import { loadPrices } from "./Prices.js"
 
@@ -95,5 +95,5 @@ export const exportCommand = Command.make(
   Command.withDescription(
     "Export a stored run for its benchmark's own scorer (Video-MME, LVBench, LongVideoBench, MLVU, EgoSchema, NExT-QA), or as JSONL or CSV"
   ),
-  Command.provide((args) => runStore(args.db, { readOnly: true }))
+  Command.provide((args) => Stores.runStore(args.db, { readOnly: true }))
 )

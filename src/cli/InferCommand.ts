@@ -12,7 +12,7 @@ import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools } from "../programs/tools/WebTools.js"
 import { RunStore } from "../services/RunStore.js"
 import { captureGenAiContent } from "../services/Telemetry.js"
-import { displayDb, inferProviders, inferProvidersSummary, quiet, RunStores, writableStores } from "./Composition.js"
+import { Infer, Output, Stores } from "./Composition.js"
 import { loadInferInputs, storedSelection } from "./InferInputs.js"
 import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
 import { loadPrices, PricesError } from "./Prices.js"
@@ -24,7 +24,7 @@ import { TerminalConsole } from "./TerminalConsole.js"
  */
 const inputsAndStore = (args: InferArgs) =>
   Effect.gen(function*() {
-    const stores = yield* RunStores
+    const stores = yield* Stores.RunStores
     if (resuming(args)) {
       const store = yield* stores.open(args.db, { mustExist: true })
       const inputs = yield* loadInferInputs(args, yield* storedSelection(store, args))
@@ -37,7 +37,7 @@ const inputsAndStore = (args: InferArgs) =>
 /** `vtree infer`: runs a benchmark and prints its summary. */
 export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
-    const { sampling, ...providers } = yield* inferProvidersSummary(agentSampling(args))
+    const { sampling, ...providers } = yield* Infer.providersSummary(agentSampling(args))
     yield* Effect.logDebug("infer providers").pipe(Effect.annotateLogs({ providers: JSON.stringify(providers) }))
     const { inputs, store } = yield* inputsAndStore(args)
     const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = inputs
@@ -113,7 +113,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
         started === undefined
           ? Effect.void
           : Console.error(
-            `vtree: interrupted — finished questions of run ${started} are saved in ${displayDb(args.db)}; ` +
+            `vtree: interrupted — finished questions of run ${started} are saved in ${Stores.displayDb(args.db)}; ` +
               `continue with --resume --run-id ${started}`
           )
       )
@@ -147,6 +147,6 @@ export const inferCommand = Command.make("infer", options, (args) =>
     ),
     // The providers come first: a missing setting is refused before any file is read.
     Command.provide((args) =>
-      Layer.mergeAll(quiet, writableStores, inferProviders(args.webSearch, agentSampling(args)))
+      Layer.mergeAll(Output.quiet, Stores.writable, Infer.providers(args.webSearch, agentSampling(args)))
     )
   )

@@ -8,7 +8,7 @@ import { makeVideoResources } from "../programs/mcp/VideoResources.js"
 import { makeVideoTools } from "../programs/mcp/VideoTools.js"
 import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
 import { optionalText } from "./CliOptions.js"
-import { mcpHasLlm, mcpProviders, tracing } from "./Composition.js"
+import { Mcp, Output } from "./Composition.js"
 import { McpError } from "./mcp/McpError.js"
 import type { ServerSpec } from "./mcp/McpServer.js"
 import { version } from "./version.js"
@@ -67,7 +67,7 @@ export const mcpCommand = Command.make("mcp", options, (args) =>
     }
     const library = yield* makeVideoLibrary(args.trees.value)
     const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
-    const hasLlm = yield* mcpHasLlm
+    const hasLlm = yield* Mcp.hasLlm
     const videoTools = makeVideoTools({ library, prompts, summarize: hasLlm })
     const askTools = yield* makeAskTools({ library, prompts, enabled: hasLlm })
     yield* serve({
@@ -85,7 +85,7 @@ export const mcpCommand = Command.make("mcp", options, (args) =>
       "Serve the Search Hub (external_search, external_read; VTREE_SEARCH_*, all off by default) and, with --trees, " +
         "the video trees (video_* tools) over stdio MCP"
     ),
-    Command.provide((args) => mcpProviders(Option.isSome(args.trees))),
+    Command.provide((args) => Mcp.providers(Option.isSome(args.trees))),
     // Spans of every tool call, exported when an OTLP endpoint is set.
-    Command.provide(tracing)
+    Command.provide(Output.tracing)
   )

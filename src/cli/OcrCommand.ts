@@ -1,7 +1,7 @@
 import { Args, Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { OCRProvider } from "../services/OCRProvider.js"
-import { configuredOcr } from "./Composition.js"
+import { Ocr } from "./Composition.js"
 
 const frames = Args.file({ name: "FRAME", exists: "yes" }).pipe(
   Args.withDescription("Image files (JPEG or PNG) to read, e.g. a tree's frames/*.jpg"),
@@ -18,5 +18,5 @@ export const ocrCommand = Command.make("ocr", { frames }, ({ frames }) =>
     Command.withDescription(
       "Print the text the configured OCR engine (VTREE_OCR: tesseract by default, monkeyocr, off) reads in the given frames"
     ),
-    Command.provide(configuredOcr)
+    Command.provide(Ocr.configured)
   )

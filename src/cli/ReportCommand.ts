@@ -18,7 +18,7 @@ import { runSettings, storedPrices } from "../programs/report/RunSettings.js"
 import type { ReportCall } from "../programs/report/Summary.js"
 import { relativeHref } from "../programs/tree/FrameImages.js"
 import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
-import { databaseKey, displayDb, readOnlyStores, RunStores, thumbnails } from "./Composition.js"
+import { Media, Stores } from "./Composition.js"
 import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
 import { loadPrices } from "./Prices.js"
 
@@ -127,15 +127,15 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   }
   const refA = parseRunRef(args.runs[0]!, args.db)
   const refB = parseRunRef(args.runs[1]!, Option.getOrElse(args.dbB, () => args.db))
-  if (refA.runId === refB.runId && databaseKey(refA.db) === databaseKey(refB.db)) {
+  if (refA.runId === refB.runId && Stores.databaseKey(refA.db) === Stores.databaseKey(refB.db)) {
     return yield* new ReportError({
       reason: "BadArguments",
       message: `--compare ${args.runs[0]} ${args.runs[1]}: both name the same run, ${refA.runId} of ${
-        displayDb(refA.db)
+        Stores.displayDb(refA.db)
       } — compare two different runs`
     })
   }
-  const stores = yield* RunStores
+  const stores = yield* Stores.RunStores
   const options = { includeSteps: args.format === "html" }
   // A database is opened only when a run is read from it: FILE#RUN on both sides never opens --db.
   const loadedA = yield* (yield* stores.open(refA.db)).loadRun(refA.runId, options)
@@ -146,14 +146,14 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   const comparison = compareRuns(
     {
       runId: refA.runId,
-      source: displayDb(refA.db),
+      source: Stores.displayDb(refA.db),
       predictions: loadedA.predictions,
       costOf: costPerQuestion(loadedA.calls, pricesA),
       settings: runSettings(loadedA.run)
     },
     {
       runId: refB.runId,
-      source: displayDb(refB.db),
+      source: Stores.displayDb(refB.db),
       predictions: loadedB.predictions,
       costOf: costPerQuestion(loadedB.calls, pricesB),
       settings: runSettings(loadedB.run)
@@ -227,13 +227,13 @@ export const reportCommand = Command.make(
           } — pick a run with --run-id, or compare two with --compare RUN_A RUN_B`
         })
       }
-      const store = yield* (yield* RunStores).open(args.db)
+      const store = yield* (yield* Stores.RunStores).open(args.db)
       // listRuns is newest first, so its head is the latest run.
       const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
       if (chosen === undefined) {
         return yield* new ReportError({
           reason: "NoRuns",
-          message: `${displayDb(args.db)}: holds no runs yet — run \`vtree infer\` first`
+          message: `${Stores.displayDb(args.db)}: holds no runs yet — run \`vtree infer\` first`
         })
       }
       // Only the HTML page shows trajectories; the tables need no step rows.
@@ -253,5 +253,5 @@ export const reportCommand = Command.make(
       "trajectories), or compare two with --compare"
   ),
   // Read-only: a report never writes, not even a migration (an older database reads as it is).
-  Command.provide(Layer.merge(readOnlyStores, thumbnails))
+  Command.provide(Layer.merge(Stores.readOnly, Media.thumbnails))
 )

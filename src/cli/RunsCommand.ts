@@ -2,7 +2,7 @@ import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { listRuns, renderRunsJson, renderRunsText } from "../programs/report/RunList.js"
 import { dbOption, withShownDefault } from "./CliOptions.js"
-import { displayDb, readOnlyStores, RunStores } from "./Composition.js"
+import { Stores } from "./Composition.js"
 import { writeResult } from "./OutputFile.js"
 
 const db = dbOption("Run database written by `vtree infer`")
@@ -17,12 +17,12 @@ export const runsCommand = Command.make(
   { db, format },
   (args) =>
     Effect.gen(function*() {
-      const store = yield* (yield* RunStores).open(args.db)
+      const store = yield* (yield* Stores.RunStores).open(args.db)
       const runs = listRuns(yield* store.listRuns, yield* store.runTallies)
       const body = args.format === "json"
         ? renderRunsJson(runs)
         : runs.length === 0
-        ? `${displayDb(args.db)}: no runs yet — start one with \`vtree infer\`\n`
+        ? `${Stores.displayDb(args.db)}: no runs yet — start one with \`vtree infer\`\n`
         : renderRunsText(runs)
       yield* writeResult({ body, out: Option.none(), inputs: [], data: args.format === "json", what: "the runs" })
     }).pipe(Effect.scoped)
@@ -32,5 +32,5 @@ export const runsCommand = Command.make(
       "questions saved / total, accuracy over the keyed questions, start and wall time"
   ),
   // Read-only, as report: listing never writes, not even a migration.
-  Command.provide(readOnlyStores)
+  Command.provide(Stores.readOnly)
 )

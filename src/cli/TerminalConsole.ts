@@ -1,6 +1,6 @@
 // Every line a command writes to stdout or stderr goes through one service, TerminalConsole: its results,
 // progress lines, warnings and errors, and Effect's Console (help, the logger) built over it. The process
-// gets the real streams (cli/Composition.ts `stdio`); a test gets buffers, so nothing global is patched.
+// gets the real streams (`Output.stdio`, cli/composition/Output.ts); a test gets buffers, so nothing global is patched.
 //
 // Every line can carry data (a card, a model reply, a file name, a --run-id): its control characters are
 // shown as `\x1b`, never obeyed (text/TerminalText.ts). This is the one place that happens for Console
@@ -45,7 +45,7 @@ const nodeStream = (stream: NodeJS.WriteStream): TerminalStream => ({
 })
 
 /**
- * TerminalConsole over two Node streams (the process's, in cli/Composition.ts). A reader that goes away
+ * TerminalConsole over two Node streams (the process's, in cli/composition/Output.ts). A reader that goes away
  * (`vtree report | head`) leaves the writes with nowhere to go, as Node's own console does, rather than
  * ending the process with EPIPE.
  */

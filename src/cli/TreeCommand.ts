@@ -11,7 +11,7 @@ import { treePage } from "../programs/tree/TreePage.js"
 import { videoSpan, videoTime } from "../text/Format.js"
 import { cutTerminalText, terminalText } from "../text/TerminalText.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
-import { thumbnails, treeEmbeddings } from "./Composition.js"
+import { Media, Tree } from "./Composition.js"
 import { writeResult } from "./OutputFile.js"
 import { treeImportCommand } from "./TreeImportCommand.js"
 import { treePackCommands } from "./TreePackCommand.js"
@@ -264,7 +264,7 @@ const search = Command.make(
   Command.withDescription(
     "Retrieve the nodes best matching a query as search_similar does: BM25, or hybrid with VTREE_EMBED_* set; ancestors and descendants of kept hits are skipped."
   ),
-  Command.provide(treeEmbeddings)
+  Command.provide(Tree.embeddings)
 )
 
 const frames = Command.make(
@@ -321,7 +321,7 @@ const html = Command.make(
     "One self-contained html page of a tree (an index for a trees folder): timeline, cards, subtitles, thumbnails, " +
       "an anchor per node id, search."
   ),
-  Command.provide(thumbnails)
+  Command.provide(Media.thumbnails)
 )
 
 export const treeCommand = Command.make("tree").pipe(

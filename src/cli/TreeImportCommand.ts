@@ -12,7 +12,7 @@ import { type ImportOptions, type ImportSummary, importTrees } from "../programs
 import { resolvePromptsDir } from "../programs/prompts/PromptPack.js"
 import { terminalText } from "../text/TerminalText.js"
 import { withShownDefault } from "./CliOptions.js"
-import { importModel, importProviders } from "./Composition.js"
+import { Tree } from "./Composition.js"
 
 /** The prompt of the event call (the scene call is the builder's `build_scene.md`). */
 export const importPromptFiles = { event: "import_event.md", scene: "build_scene.md" } as const
@@ -97,7 +97,7 @@ const options = {
 
 export const treeImportCommand = Command.make("import", options, (args) =>
   Effect.gen(function*() {
-    const llm = yield* importModel(args.cards !== "captions")
+    const llm = yield* Tree.importModel(args.cards !== "captions")
     if (args.cards === "model" && Option.isNone(llm)) {
       return yield* new TreeImportError({
         reason: "BadOption",
@@ -127,5 +127,5 @@ export const treeImportCommand = Command.make("import", options, (args) =>
       "Trees from released captions (llovi, videoagent, videoagent-memory, dvd, videorag, jsonl): each caption an L3 node, " +
         "grouped by time; offline unless a tool model writes the cards."
     ),
-    Command.provide((args) => importProviders(args.cards !== "captions"))
+    Command.provide((args) => Tree.importProviders(args.cards !== "captions"))
   )

@@ -1,7 +1,7 @@
 /**
  * Span export over OTLP/HTTP: Effect's spans through @effect/opentelemetry into the OpenTelemetry JS SDK's
  * batch processor and OTLP exporter (protobuf or JSON). Everything OpenTelemetry is imported here, on
- * demand: a command run without an endpoint never loads it (cli/Composition.ts `tracing`).
+ * demand: a command run without an endpoint never loads it (`Output.tracing`, cli/composition/Output.ts).
  *
  * A dead or slow collector must never slow or fail a run: the queue is bounded (spans beyond it are
  * dropped), each export gives up after `exportTimeout`, the flush at exit has `shutdownBudget`, and a

@@ -1,12 +1,12 @@
 /**
  * tree.json from the finished cards, as a plain function: the flat form (domain/Tree.ts) with nested ids,
  * subtitles attached by time overlap, and the `build` record, typed by the Schema the reader decodes
- * it with (`BuiltTree`, written through `Schema.encode`). Nodes are listed depth first (a scene, then
+ * it with (`BuiltTree`, written as its `Schema.encode` would write it). Nodes are listed depth first (a scene, then
  * each of its events followed by its frames), so the file reads in video order.
  */
 import { Schema } from "effect"
 import type { SubtitleCue } from "../../domain/Media.js"
-import { BuiltTree, type FlatNode } from "../../domain/Tree.js"
+import { BuiltTree, FlatNode } from "../../domain/Tree.js"
 import type { Card } from "./Cards.js"
 import { durationCategory, eventId, frameFile, frameId, sceneId } from "./NodeIds.js"
 import { subtitleFor } from "./Subtitles.js"
@@ -108,6 +108,47 @@ export const assembleTree = (input: {
   }
 }
 
-/** tree.json's text: the tree encoded by the Schema it is read with, one space of indent, a final newline. */
-export const treeJsonText = (tree: BuiltTree): string =>
-  `${JSON.stringify(Schema.encodeSync(BuiltTree)(tree), null, 1)}\n`
+const { nodes: _nodes, ...envelopeFields } = BuiltTree.fields
+const encodeEnvelope = Schema.encodeSync(Schema.Struct(envelopeFields))
+// The rules of a node its TypeScript type cannot hold (a level of 1–3, finite times ≥ 0, start ≤ end);
+// checking the typed card and id lists again per node cost more than writing them.
+const hasNodeRules = Schema.is(FlatNode.pick("level", "time_range", "timestamp"))
+const flatNodeKeys = Object.keys(FlatNode.fields) as ReadonlyArray<keyof FlatNode>
+const utf8 = new TextEncoder()
+
+// Nodes are written this many at a time: each piece's text stays small.
+const nodesPerPiece = 32
+// `JSON.stringify({ nodes }, null, 1)` around its nodes, which it has already indented as the whole file is.
+const pieceHead = "{\n \"nodes\": {"
+const pieceTail = "\n }\n}"
+
+/**
+ * tree.json's bytes: the tree as the Schema it is read with encodes it (its fields in the Schema's order,
+ * nothing the reader would refuse), one space of indent, a final newline. Written a few nodes at a time:
+ * a whole tree as one string is a large two-byte string when any text is not ASCII, and turning that
+ * into UTF-8 cost more than everything else an import does, while small pieces encode fast. The envelope
+ * goes through the Schema's encode; each node through the rules its type cannot hold. A tree the Schema
+ * refuses throws the Schema's own error (a defect: builders make typed trees).
+ */
+export const treeJsonBytes = (tree: BuiltTree): Uint8Array => {
+  const envelope = JSON.stringify(encodeEnvelope(tree), null, 1)
+  const texts = [`${envelope.slice(0, -2)},\n "nodes": {`]
+  const entries = Object.entries(tree.nodes)
+  for (let start = 0; start < entries.length; start += nodesPerPiece) {
+    const piece: Record<string, Record<string, unknown>> = Object.create(null)
+    for (const [id, node] of entries.slice(start, start + nodesPerPiece)) {
+      if (!hasNodeRules(node)) Schema.encodeSync(BuiltTree)(tree)
+      const ordered: Record<string, unknown> = {}
+      for (const key of flatNodeKeys) if (node[key] !== undefined) ordered[key] = node[key]
+      piece[id] = ordered
+    }
+    const text = JSON.stringify({ nodes: piece }, null, 1)
+    texts.push(`${start === 0 ? "" : ","}${text.slice(pieceHead.length, -pieceTail.length)}`)
+  }
+  texts.push(entries.length === 0 ? "}\n}\n" : "\n }\n}\n")
+  // At most three UTF-8 bytes per UTF-16 unit; one buffer, each piece encoded straight into it.
+  const bytes = Buffer.allocUnsafe(texts.reduce((size, text) => size + text.length * 3, 0))
+  let used = 0
+  for (const text of texts) used += utf8.encodeInto(text, bytes.subarray(used)).written
+  return bytes.subarray(0, used)
+}

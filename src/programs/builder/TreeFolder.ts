@@ -9,6 +9,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Either, Option, Schema } from "effect"
+import { plainNameProblem } from "../../domain/NameId.js"
 import { BuildError } from "./BuildError.js"
 import { writeAtomically } from "./Checkpoint.js"
 
@@ -42,6 +43,9 @@ export const resolveOutDir = Effect.fn("TreeFolder.resolveOutDir")(function*(out
   return yield* fs.realPath(outDir).pipe(Effect.mapError(unwritable(outDir)))
 })
 
+const throughLink = (at: string, to: string) =>
+  `${at}: a symbolic link inside --out (to ${to}) — vtree writes no tree through a link; remove it or choose another --out`
+
 /**
  * `target` itself, when it lies under `root` (a real path) with no symbolic link on the way, the target
  * included; a path that leaves --out, by `..` or through a link, fails naming it.
@@ -58,11 +62,7 @@ export const confine = Effect.fn("TreeFolder.confine")(function*(root: string, t
     current = path.join(current, part)
     // readLink succeeds only on a link (dangling or not); "not found" means nothing further exists.
     const link = yield* fs.readLink(current).pipe(Effect.either)
-    if (Either.isRight(link)) {
-      return yield* refused(
-        `${current}: a symbolic link inside --out (to ${link.right}) — vtree writes no tree through a link; remove it or choose another --out`
-      )
-    }
+    if (Either.isRight(link)) return yield* refused(throughLink(current, link.right))
     if (link.left._tag === "SystemError" && link.left.reason === "NotFound") break
   }
   return target
@@ -84,14 +84,42 @@ export interface TreeFolder {
 }
 
 /**
+ * The names in --out (lower-cased), read once for a run of many trees: a tree folder whose name is not
+ * among them is new, with no look of its own (case-blind, as macOS and Windows folders are).
+ */
+export const outDirNames = Effect.fn("TreeFolder.outDirNames")(function*(root: string) {
+  const fs = yield* FileSystem.FileSystem
+  const names = yield* fs.readDirectory(root).pipe(Effect.mapError(unwritable(root)))
+  return new Set(names.map((name) => name.normalize("NFC").toLowerCase())) as ReadonlySet<string>
+})
+
+/**
  * `<root>/<videoId>` when a build may write there: new, empty, or made by vtree for this video.
  * Anything else fails with one line naming the folder and the fix; nothing is written either way.
+ * `outNames`, from `outDirNames`, spares the look at a folder that is not there.
  */
-export const checkTreeFolder = Effect.fn("TreeFolder.check")(function*(root: string, videoId: string) {
+export const checkTreeFolder = Effect.fn("TreeFolder.check")(function*(
+  root: string,
+  videoId: string,
+  outNames?: ReadonlySet<string>
+) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const dir = yield* confine(root, path.join(root, videoId))
-  if (!(yield* fs.exists(dir).pipe(Effect.orElseSucceed(() => false)))) {
+  const problem = plainNameProblem(videoId)
+  if (problem !== undefined) {
+    return yield* refused(
+      `${JSON.stringify(videoId)}: a video id that ${problem} names no tree folder — rename the video`
+    )
+  }
+  const dir = path.join(root, videoId)
+  if (outNames !== undefined && !outNames.has(videoId.normalize("NFC").toLowerCase())) {
+    return { root, dir, videoId, fresh: true } satisfies TreeFolder
+  }
+  // `root` is a real path and the id one plain name, so the folder itself is the one step that could be
+  // a link: one readlink, where confine would walk every part again for each of thousands of trees.
+  const link = yield* fs.readLink(dir).pipe(Effect.either)
+  if (Either.isRight(link)) return yield* refused(throughLink(dir, link.right))
+  if (link.left._tag === "SystemError" && link.left.reason === "NotFound") {
     return { root, dir, videoId, fresh: true } satisfies TreeFolder
   }
   const folder: TreeFolder = { root, dir, videoId, fresh: false }
@@ -127,13 +155,44 @@ export const checkTreeFolder = Effect.fn("TreeFolder.check")(function*(root: str
   )
 })
 
+/** A tree folder claimed for this run. */
+export interface ClaimedFolder extends TreeFolder {
+  /**
+   * This run made the folder itself: it was missing when checked and mkdir made it, so nothing in it
+   * is a link vtree did not make, and paths inside it need no walk for links.
+   */
+  readonly made: boolean
+}
+
+/** `<tree folder>/<relative>`: confined to --out, unless this run made the folder. */
+export const insideTree = Effect.fn("TreeFolder.insideTree")(function*(folder: ClaimedFolder, relative: string) {
+  const path = yield* Path.Path
+  const target = path.join(folder.dir, relative)
+  return folder.made ? target : yield* confine(folder.root, target)
+})
+
 /** Marks the folder as vtree's (creating it), before the first file of the build goes in. */
 export const claimTreeFolder = Effect.fn("TreeFolder.claim")(function*(folder: TreeFolder) {
+  const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const marker = yield* confine(folder.root, path.join(folder.dir, ".vtree", markerFile))
+  // Not recursive: a folder that appeared since the check is not taken for one this run made; it is
+  // checked as any folder found there would have been.
+  const made = folder.fresh && (yield* fs.makeDirectory(folder.dir).pipe(
+    Effect.as(true),
+    Effect.catchIf(
+      (error) => error._tag === "SystemError" && error.reason === "AlreadyExists",
+      () => Effect.succeed(false)
+    ),
+    Effect.mapError(unwritable(folder.dir))
+  ))
+  const claimed: ClaimedFolder = folder.fresh && !made
+    ? { ...(yield* checkTreeFolder(folder.root, folder.videoId)), made }
+    : { ...folder, made }
+  const marker = yield* insideTree(claimed, path.join(".vtree", markerFile))
   yield* writeAtomically(marker, `${JSON.stringify({ made_by: "vtree build", videoID: folder.videoId })}\n`).pipe(
     Effect.mapError(unwritable(folder.dir))
   )
+  return claimed
 })
 
 /** Removes `target` (recursively) when it lies inside the folder; a missing target is no error. */
@@ -184,4 +243,24 @@ export const writeFrames = Effect.fn("TreeFolder.writeFrames")(function*(
   const stale = earlier.filter((name) => !keep.has(name) && path.basename(name) === name)
   yield* Effect.forEach(stale, (name) => removeInside(folder.root, path.join(framesDir, name)), { discard: true })
   yield* saveList(written)
+})
+
+/**
+ * The frames vtree wrote into `frames/` removed, for a tree rewritten without frames: then its list, and
+ * `frames/` itself when nothing else is left in it. A file vtree did not list stays.
+ */
+export const clearFrames = Effect.fn("TreeFolder.clearFrames")(function*(folder: TreeFolder) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const framesDir = yield* confine(folder.root, path.join(folder.dir, "frames"))
+  const listFile = yield* confine(folder.root, path.join(folder.dir, ".vtree", framesListFile))
+  const listed = Option.match(yield* readJson(FramesList, listFile), { onNone: () => [], onSome: (list) => list.files })
+  const names = listed.filter((name) => path.basename(name) === name)
+  yield* Effect.forEach(names, (name) => removeInside(folder.root, path.join(framesDir, name)), {
+    concurrency: 16,
+    discard: true
+  })
+  yield* removeInside(folder.root, listFile)
+  const left = yield* fs.readDirectory(framesDir).pipe(Effect.orElseSucceed(() => ["?"]))
+  if (left.length === 0) yield* removeInside(folder.root, framesDir)
 })

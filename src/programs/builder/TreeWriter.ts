@@ -19,7 +19,7 @@ import {
 } from "./Checkpoint.js"
 import type { BuildParameters } from "./Plan.js"
 import type { PreparedVideo } from "./Preparation.js"
-import { type assembleTree, treeJsonText } from "./TreeAssembly.js"
+import { type assembleTree, treeJsonBytes } from "./TreeAssembly.js"
 import { confine, unwritable, writeFrames } from "./TreeFolder.js"
 
 /**
@@ -91,7 +91,7 @@ export const writeTree = Effect.fn("TreeWriter.writeTree")(function*(
   const { folder } = video
   yield* writeFrames(folder, tree.frameFiles)
   const file = yield* confine(folder.root, path.join(folder.dir, "tree.json"))
-  yield* writeAtomically(file, treeJsonText(tree.tree)).pipe(Effect.mapError(unwritable(folder.dir)))
+  yield* writeAtomically(file, treeJsonBytes(tree.tree)).pipe(Effect.mapError(unwritable(folder.dir)))
   if (Option.isNone(embedding)) return false
   return yield* loadTreeEnvironment(folder.dir).pipe(
     Effect.as(true),

@@ -9,22 +9,11 @@
 import { Either } from "effect"
 import { formatPath } from "../../domain/DecodeIssue.js"
 import type { TreeEntity } from "../../domain/Tree.js"
-import {
-  badInput,
-  caption,
-  captionText,
-  type ImportedCaption,
-  type ImportedVideo,
-  importedVideo,
-  isRecord,
-  numericKey,
-  seconds,
-  type TreeImportError
-} from "./ImportedVideo.js"
+import * as Imported from "./ImportedVideo.js"
 
 export const registryKeys = ["subject_registry", "character_registry"] as const
 
-/** `"01:02:03"`, `"02:03"`, `"75.5"` → seconds; undefined for anything else. */
+/** `"01:02:03"`, `"02:03"`, `"75.5"` → Imported.seconds; undefined for anything else. */
 export const clockSeconds = (text: string): number | undefined => {
   const parts = text.trim().split(":")
   if (parts.length > 3 || parts.some((part) => !/^\d+(\.\d+)?$/.test(part))) return undefined
@@ -35,8 +24,8 @@ export const clockSeconds = (text: string): number | undefined => {
 export const secondSpanKey = (key: string): readonly [number, number] | undefined => {
   const parts = key.split("_")
   if (parts.length !== 2) return undefined
-  const start = numericKey(parts[0]!)
-  const end = numericKey(parts[1]!)
+  const start = Imported.numericKey(parts[0]!)
+  const end = Imported.numericKey(parts[1]!)
   return start === undefined || end === undefined ? undefined : [start, end]
 }
 
@@ -49,7 +38,7 @@ const registryText = (value: unknown): string | undefined => {
   return undefined
 }
 
-/** When a subject was first seen: seconds, a clock time, or a caption key (its start). */
+/** When a subject was first seen: Imported.seconds, a clock time, or a Imported.caption key (its start). */
 const firstSeen = (value: unknown): number | undefined => {
   if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value : undefined
   if (typeof value !== "string") return undefined
@@ -61,19 +50,19 @@ export const readRegistry = (
   file: string,
   at: ReadonlyArray<string>,
   value: unknown
-): Either.Either<Array<TreeEntity>, TreeImportError> => {
+): Either.Either<Array<TreeEntity>, Imported.TreeImportError> => {
   if (value === undefined || value === null) return Either.right([])
-  if (!isRecord(value)) {
+  if (!Imported.isRecord(value)) {
     return Either.left(
-      badInput(file, formatPath(at), "expected an object mapping subject ids to {name, appearance, …}")
+      Imported.badInput(file, formatPath(at), "expected an object mapping subject ids to {name, appearance, …}")
     )
   }
   const entities: Array<TreeEntity> = []
   for (const id in value) {
     const entry = value[id]
-    if (!isRecord(entry)) {
+    if (!Imported.isRecord(entry)) {
       return Either.left(
-        badInput(file, formatPath([...at, id]), "expected an object {name, appearance, identity, first_seen}")
+        Imported.badInput(file, formatPath([...at, id]), "expected an object {name, appearance, identity, first_seen}")
       )
     }
     const name = registryText(entry["name"])
@@ -101,27 +90,29 @@ export const readDvdCaptions = (
   file: string,
   json: unknown,
   sourceId: string
-): Either.Either<Array<ImportedVideo>, TreeImportError> => {
-  if (!isRecord(json)) return Either.left(badInput(file, "", "expected an object {\"<s>_<e>\": {caption}}"))
-  const captions: Array<ImportedCaption> = []
+): Imported.VideosRead => {
+  if (!Imported.isRecord(json)) {
+    return Either.left(Imported.badInput(file, "", "expected an object {\"<s>_<e>\": {caption}}"))
+  }
+  const captions: Array<Imported.ImportedCaption> = []
   for (const key in json) {
     if ((registryKeys as ReadonlyArray<string>).includes(key)) continue
     const span = secondSpanKey(key)
     if (span === undefined) {
-      return Either.left(badInput(file, key, "expected a key \"<startSecond>_<endSecond>\" (\"0_9\")"))
+      return Either.left(Imported.badInput(file, key, "expected a key \"<startSecond>_<endSecond>\" (\"0_9\")"))
     }
     const entry = json[key]
     const where = formatPath([key, "caption"])
-    const text = captionText(file, where, isRecord(entry) ? entry["caption"] : entry)
+    const text = Imported.captionText(file, where, Imported.isRecord(entry) ? entry["caption"] : entry)
     if (Either.isLeft(text)) return Either.left(text.left)
     // Inclusive seconds: "0_9" covers the tenth second too.
-    const made = caption(file, key, span[0], span[1] + 1, text.right)
+    const made = Imported.caption(file, key, span[0], span[1] + 1, text.right)
     if (Either.isLeft(made)) return Either.left(made.left)
     captions.push(made.right)
   }
   return Either.flatMap(
     registryOf(file, json),
-    (entities) => Either.map(importedVideo(file, "", sourceId, captions, { entities }), (video) => [video])
+    (entities) => Either.map(Imported.importedVideo(file, "", sourceId, captions, { entities }), (video) => [video])
   )
 }
 
@@ -132,28 +123,30 @@ export const readDvdDatabase = (
   file: string,
   json: unknown,
   sourceId: string
-): Either.Either<Array<ImportedVideo>, TreeImportError> => {
-  if (!isRecord(json) || !Array.isArray(json["data"])) {
-    return Either.left(badInput(file, "data", "expected a list of {time_start_secs, time_end_secs, caption}"))
+): Imported.VideosRead => {
+  if (!Imported.isRecord(json) || !Array.isArray(json["data"])) {
+    return Either.left(Imported.badInput(file, "data", "expected a list of {time_start_secs, time_end_secs, caption}"))
   }
   const data = json["data"] as ReadonlyArray<unknown>
-  const captions: Array<ImportedCaption> = []
+  const captions: Array<Imported.ImportedCaption> = []
   for (let i = 0; i < data.length; i++) {
     const row = data[i]
     const at = (field?: string) => formatPath(field === undefined ? ["data", i] : ["data", i, field])
-    if (!isRecord(row)) return Either.left(badInput(file, at(), "expected {time_start_secs, time_end_secs, caption}"))
-    const start = seconds(file, at("time_start_secs"), row["time_start_secs"])
+    if (!Imported.isRecord(row)) {
+      return Either.left(Imported.badInput(file, at(), "expected {time_start_secs, time_end_secs, caption}"))
+    }
+    const start = Imported.seconds(file, at("time_start_secs"), row["time_start_secs"])
     if (Either.isLeft(start)) return Either.left(start.left)
-    const end = seconds(file, at("time_end_secs"), row["time_end_secs"])
+    const end = Imported.seconds(file, at("time_end_secs"), row["time_end_secs"])
     if (Either.isLeft(end)) return Either.left(end.left)
     const raw = typeof row["caption"] === "string" ? row["caption"].replace(fromToPrefix, "") : row["caption"]
-    const text = captionText(file, at("caption"), raw)
+    const text = Imported.captionText(file, at("caption"), raw)
     if (Either.isLeft(text)) return Either.left(text.left)
-    const made = caption(file, at(), start.right, end.right, text.right)
+    const made = Imported.caption(file, at(), start.right, end.right, text.right)
     if (Either.isLeft(made)) return Either.left(made.left)
     captions.push(made.right)
   }
-  const extra = isRecord(json["additional_data"]) ? json["additional_data"] : {}
+  const extra = Imported.isRecord(json["additional_data"]) ? json["additional_data"] : {}
   const lengthAt = extra["video_length"] !== undefined ? "additional_data.video_length" : "video_length"
   const length = extra["video_length"] ?? json["video_length"]
   let durationSeconds: number | undefined
@@ -164,7 +157,7 @@ export const readDvdDatabase = (
       ? clockSeconds(length)
       : undefined
     if (durationSeconds === undefined || !Number.isFinite(durationSeconds)) {
-      return Either.left(badInput(file, lengthAt, `expected "HH:MM:SS", found ${JSON.stringify(length)}`))
+      return Either.left(Imported.badInput(file, lengthAt, `expected "HH:MM:SS", found ${JSON.stringify(length)}`))
     }
   }
   const registry = registryKeys.some((key) => extra[key] !== undefined)
@@ -172,7 +165,7 @@ export const readDvdDatabase = (
     : registryOf(file, json)
   return Either.flatMap(registry, (entities) =>
     Either.map(
-      importedVideo(file, "", sourceId, captions, {
+      Imported.importedVideo(file, "", sourceId, captions, {
         entities,
         ...(durationSeconds === undefined ? {} : { durationSeconds })
       }),

@@ -19,11 +19,14 @@ import { writeAtomically } from "../builder/Checkpoint.js"
 import { videoExtensions } from "../builder/Inputs.js"
 import { durationCategory, eventId, frameFile, frameId, sceneId } from "../builder/NodeIds.js"
 import { subtitleFor } from "../builder/Subtitles.js"
-import { treeJsonText } from "../builder/TreeAssembly.js"
+import { treeJsonBytes } from "../builder/TreeAssembly.js"
 import {
   checkTreeFolder,
   claimTreeFolder,
-  confine,
+  clearFrames,
+  insideTree,
+  outDirNames,
+  removeInside,
   resolveOutDir,
   type TreeFolder,
   unwritable,
@@ -65,6 +68,8 @@ export interface ImportSummary {
 
 /** Frames are sampled this often (seconds); each L3 node takes the one nearest its middle. */
 const frameGridSeconds = 1
+/** Where --videos' frames are extracted to, inside the tree folder; frames/ links to them. */
+const importFramesDir = ".vtree/import-frames"
 const frameWidth = 640
 
 const badOption = (message: string) => new TreeImportError({ reason: "BadOption", message })
@@ -116,14 +121,15 @@ export const nearestIndex = (times: ReadonlyArray<number>, t: number): number =>
   return low > 0 && Math.abs(times[low - 1]! - t) <= Math.abs(times[low]! - t) ? low - 1 : low
 }
 
-/** One video's tree, written into its (checked) folder. */
+/** One video's tree, written into its (checked) folder; `version` is vtree's, read once per run. */
 const importVideo = Effect.fn("ImportTree.importVideo")(function*(
   video: SourcedVideo,
   folder: TreeFolder,
-  options: ImportOptions
+  options: ImportOptions,
+  version: string
 ) {
   const path = yield* Path.Path
-  yield* claimTreeFolder(folder)
+  const claimed = yield* claimTreeFolder(folder)
   const scenes = groupCaptions(video.captions, options.eventSeconds, options.sceneSeconds)
   const llm = yield* Effect.serviceOption(LLMProvider)
   const counts: CardCounts = { calls: 0, reused: 0, promptTokens: 0, completionTokens: 0, degraded: 0 }
@@ -142,7 +148,7 @@ const importVideo = Effect.fn("ImportTree.importVideo")(function*(
     if (Option.isNone(frames)) return yield* badOption("--videos: no frame extractor is available")
     const file = yield* findVideo(options.videosDir, video.sourceId)
     if (file === undefined) return yield* noVideo(options.videosDir, video.sourceId)
-    const outDir = yield* confine(folder.root, path.join(folder.dir, ".vtree", "import-frames"))
+    const outDir = yield* insideTree(claimed, importFramesDir)
     const extraction = yield* frames.value.extract({
       path: file,
       intervalSeconds: frameGridSeconds,
@@ -210,7 +216,7 @@ const importVideo = Effect.fn("ImportTree.importVideo")(function*(
     ...(sampled === undefined ? { has_frames: false } : {}),
     // Everything here derives from the inputs, so a rerun writes the same bytes.
     build: {
-      vtree_version: packageVersion(),
+      vtree_version: version,
       made_by: "vtree tree import",
       source: {
         file: path.basename(video.file),
@@ -240,9 +246,15 @@ const importVideo = Effect.fn("ImportTree.importVideo")(function*(
     },
     nodes
   }
+  // Frames go in before the tree.json naming them, and go out after the tree.json saying there are none:
+  // stopped at any point, the folder holds a tree whose frames are all there.
   if (frameFiles.length > 0) yield* writeFrames(folder, frameFiles)
-  const file = yield* confine(folder.root, path.join(folder.dir, "tree.json"))
-  yield* writeAtomically(file, treeJsonText(tree)).pipe(Effect.mapError(unwritable(folder.dir)))
+  const file = yield* insideTree(claimed, "tree.json")
+  yield* writeAtomically(file, treeJsonBytes(tree)).pipe(Effect.mapError(unwritable(folder.dir)))
+  if (sampled === undefined && !claimed.made) {
+    yield* clearFrames(folder)
+    yield* removeInside(folder.root, path.join(folder.dir, importFramesDir))
+  }
   return {
     videoId: video.videoId,
     treeDir: path.join(options.outDir, video.videoId),
@@ -285,10 +297,15 @@ export const importTrees = Effect.fn("ImportTree.importTrees")(function*(input: 
       }
     }
   }
+  // --out is resolved (and its own links followed) once; each tree folder is then one checked name below it.
   const root = yield* resolveOutDir(options.outDir)
-  // Checks only read: side by side, as 500 one-after-another stat chains are most of a small import.
-  const folders = yield* Effect.forEach(videos, (video) => checkTreeFolder(root, video.videoId), { concurrency: 16 })
-  return yield* Effect.forEach(videos, (video, i) => importVideo(video, folders[i]!, options), {
-    concurrency: options.cards === undefined ? 8 : 2
+  const names = yield* outDirNames(root)
+  const folders = yield* Effect.forEach(videos, (video) => checkTreeFolder(root, video.videoId, names), {
+    concurrency: 16
+  })
+  const version = packageVersion()
+  // Without a model a tree is a little CPU and a few small writes: enough in flight to keep the disk busy.
+  return yield* Effect.forEach(videos, (video, i) => importVideo(video, folders[i]!, options, version), {
+    concurrency: options.cards === undefined ? 16 : 2
   })
 })

@@ -53,6 +53,9 @@ export class TreeImportError extends Schema.TaggedError<TreeImportError>()("Tree
   message: Schema.String
 }) {}
 
+/** What a layout's reader gives for one file: its videos, or the first problem. */
+export type VideosRead = Either.Either<Array<ImportedVideo>, TreeImportError>
+
 /** `file: key: problem — fix` as a BadInput failure. */
 export const badInput = (file: string, key: string, problem: string, fix = "fix the file") =>
   new TreeImportError({ reason: "BadInput", message: `${file}: ${key === "" ? "" : `${key}: `}${problem} — ${fix}` })

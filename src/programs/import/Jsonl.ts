@@ -5,20 +5,10 @@
 import { Either } from "effect"
 import type { SubtitleCue } from "../../domain/Media.js"
 import { parseUserJson } from "../../domain/UserJson.js"
-import {
-  badInput,
-  caption,
-  captionText,
-  type ImportedCaption,
-  type ImportedVideo,
-  importedVideo,
-  isRecord,
-  seconds,
-  TreeImportError
-} from "./ImportedVideo.js"
+import * as Imported from "./ImportedVideo.js"
 
-export const readJsonl = (file: string, text: string): Either.Either<Array<ImportedVideo>, TreeImportError> => {
-  const byVideo = new Map<string, { captions: Array<ImportedCaption>; transcript: Array<SubtitleCue> }>()
+export const readJsonl = (file: string, text: string): Imported.VideosRead => {
+  const byVideo = new Map<string, { captions: Array<Imported.ImportedCaption>; transcript: Array<SubtitleCue> }>()
   const lines = text.split("\n")
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim()
@@ -26,21 +16,25 @@ export const readJsonl = (file: string, text: string): Either.Either<Array<Impor
     const where = `${file}: line ${i + 1}`
     const parsed = parseUserJson(where, line)
     if (Either.isLeft(parsed)) {
-      return Either.left(new TreeImportError({ reason: "BadInput", message: parsed.left.message }))
+      return Either.left(new Imported.TreeImportError({ reason: "BadInput", message: parsed.left.message }))
     }
     const row = parsed.right
-    if (!isRecord(row)) return Either.left(badInput(where, "", "expected an object {video_id, start, end, text}"))
+    if (!Imported.isRecord(row)) {
+      return Either.left(Imported.badInput(where, "", "expected an object {video_id, start, end, text}"))
+    }
     const id = row["video_id"]
     if (typeof id !== "string" && typeof id !== "number") {
-      return Either.left(badInput(where, "video_id", `expected a string, found ${JSON.stringify(id) ?? "nothing"}`))
+      return Either.left(
+        Imported.badInput(where, "video_id", `expected a string, found ${JSON.stringify(id) ?? "nothing"}`)
+      )
     }
-    const start = seconds(where, "start", row["start"])
+    const start = Imported.seconds(where, "start", row["start"])
     if (Either.isLeft(start)) return Either.left(start.left)
-    const end = seconds(where, "end", row["end"])
+    const end = Imported.seconds(where, "end", row["end"])
     if (Either.isLeft(end)) return Either.left(end.left)
-    const body = captionText(where, "text", row["text"])
+    const body = Imported.captionText(where, "text", row["text"])
     if (Either.isLeft(body)) return Either.left(body.left)
-    const made = caption(where, "end", start.right, end.right, body.right)
+    const made = Imported.caption(where, "end", start.right, end.right, body.right)
     if (Either.isLeft(made)) return Either.left(made.left)
     const key = String(id)
     let entry = byVideo.get(key)
@@ -52,16 +46,18 @@ export const readJsonl = (file: string, text: string): Either.Either<Array<Impor
     const spoken = typeof row["transcript"] === "string" ? row["transcript"].replace(/\s+/g, " ").trim() : ""
     if (spoken !== "") entry.transcript.push({ start: start.right, end: end.right, text: spoken })
   }
-  const videos: Array<ImportedVideo> = []
+  const videos: Array<Imported.ImportedVideo> = []
   for (const [id, entry] of byVideo) {
-    const video = importedVideo(file, id, id, entry.captions, {
+    const video = Imported.importedVideo(file, id, id, entry.captions, {
       transcript: entry.transcript.sort((a, b) => a.start - b.start)
     })
     if (Either.isLeft(video)) return Either.left(video.left)
     videos.push(video.right)
   }
   if (videos.length === 0) {
-    return Either.left(badInput(file, "", "no caption lines", "give one {video_id, start, end, text} a line"))
+    return Either.left(
+      Imported.badInput(file, "", "no Imported.caption lines", "give one {video_id, start, end, text} a line")
+    )
   }
   return Either.right(videos)
 }

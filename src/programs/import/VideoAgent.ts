@@ -4,20 +4,10 @@
  * the video's frame rate (--fps, or probed from --videos).
  */
 import { Either } from "effect"
-import {
-  badInput,
-  caption,
-  captionText,
-  type ImportedCaption,
-  type ImportedVideo,
-  importedVideo,
-  isRecord,
-  numericKey,
-  TreeImportError
-} from "./ImportedVideo.js"
+import * as Imported from "./ImportedVideo.js"
 import { perSecondCaptions } from "./Llovi.js"
 
-/** The suffix naming VideoAgent's per-video caption files. */
+/** The suffix naming VideoAgent's per-video Imported.caption files. */
 export const captionFileSuffix = "_cap.json"
 
 /** `abc_cap.json` → `abc`. */
@@ -30,11 +20,13 @@ export const readVideoAgent = (
   file: string,
   json: unknown,
   sourceId = videoAgentId(file)
-): Either.Either<Array<ImportedVideo>, TreeImportError> => {
-  if (!isRecord(json)) return Either.left(badInput(file, "", "expected an object {\"<second>\": caption}"))
+): Imported.VideosRead => {
+  if (!Imported.isRecord(json)) {
+    return Either.left(Imported.badInput(file, "", "expected an object {\"<second>\": caption}"))
+  }
   return Either.flatMap(
     perSecondCaptions(file, [], json),
-    (captions) => Either.map(importedVideo(file, "", sourceId, captions), (video) => [video])
+    (captions) => Either.map(Imported.importedVideo(file, "", sourceId, captions), (video) => [video])
   )
 }
 
@@ -42,8 +34,8 @@ export const readVideoAgent = (
 export const frameSpanKey = (key: string): readonly [number, number] | undefined => {
   const parts = key.split("_")
   if (parts.length !== 2) return undefined
-  const start = numericKey(parts[0]!)
-  const end = numericKey(parts[1]!)
+  const start = Imported.numericKey(parts[0]!)
+  const end = Imported.numericKey(parts[1]!)
   return start === undefined || end === undefined ? undefined : [start, end]
 }
 
@@ -52,30 +44,30 @@ export const readVideoAgentMemory = (
   json: unknown,
   sourceId: string,
   fps: number | undefined
-): Either.Either<Array<ImportedVideo>, TreeImportError> => {
-  if (!isRecord(json)) {
-    return Either.left(badInput(file, "", "expected an object {\"<startFrame>_<endFrame>\": caption}"))
+): Imported.VideosRead => {
+  if (!Imported.isRecord(json)) {
+    return Either.left(Imported.badInput(file, "", "expected an object {\"<startFrame>_<endFrame>\": caption}"))
   }
   if (fps === undefined) {
     return Either.left(
-      new TreeImportError({
+      new Imported.TreeImportError({
         reason: "BadOption",
         message:
           `${file}: keys are frame numbers and the frame rate of video "${sourceId}" is unknown — pass --fps N, or --videos DIR holding ${sourceId}.<ext>`
       })
     )
   }
-  const captions: Array<ImportedCaption> = []
+  const captions: Array<Imported.ImportedCaption> = []
   for (const key in json) {
     const span = frameSpanKey(key)
     if (span === undefined) {
-      return Either.left(badInput(file, key, "expected a key \"<startFrame>_<endFrame>\" (\"0_30\")"))
+      return Either.left(Imported.badInput(file, key, "expected a key \"<startFrame>_<endFrame>\" (\"0_30\")"))
     }
-    const text = captionText(file, key, json[key])
+    const text = Imported.captionText(file, key, json[key])
     if (Either.isLeft(text)) return Either.left(text.left)
-    const made = caption(file, key, span[0] / fps, span[1] / fps, text.right)
+    const made = Imported.caption(file, key, span[0] / fps, span[1] / fps, text.right)
     if (Either.isLeft(made)) return Either.left(made.left)
     captions.push(made.right)
   }
-  return Either.map(importedVideo(file, "", sourceId, captions), (video) => [video])
+  return Either.map(Imported.importedVideo(file, "", sourceId, captions), (video) => [video])
 }

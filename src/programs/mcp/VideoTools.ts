@@ -2,6 +2,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Either, Schema } from "effect"
 import { emptyToolStats } from "../../domain/Prediction.js"
+import type { TreeEntity } from "../../domain/Tree.js"
 import type { TreeNode } from "../../domain/TreeIndex.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
 import type { Thumbnailer } from "../../services/Thumbnailer.js"
@@ -40,7 +41,8 @@ const VideoEntry = Schema.Struct({
   domain: Schema.NullOr(Schema.String),
   nodes: Schema.Struct({ scenes: Schema.Number, events: Schema.Number, frames: Schema.Number }),
   has_frames: Schema.Boolean,
-  has_subtitles: Schema.Boolean
+  has_subtitles: Schema.Boolean,
+  entities: Schema.Number.annotations({ description: "Entries in the tree's entity registry (0 when it has none)" })
 })
 const VideoListOutput = Schema.Struct({
   videos: Schema.Array(VideoEntry),
@@ -48,9 +50,19 @@ const VideoListOutput = Schema.Struct({
 })
 
 const OverviewInput = Schema.Struct({ video_id: VideoId })
+const EntityEntry = Schema.Struct({
+  id: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  appearance: Schema.NullOr(Schema.String),
+  identity: Schema.NullOr(Schema.String),
+  first_seen: Schema.NullOr(Clock)
+})
 const OverviewOutput = Schema.Struct({
   video_id: Schema.String,
   duration: Schema.NullOr(Clock),
+  entities: Schema.Array(EntityEntry).annotations({
+    description: "The tree's entity registry (people and things tracked across the video), when it has one"
+  }),
   scenes: Schema.Array(Schema.Struct({ ...NodeBrief.fields, events: Schema.Array(NodeBrief) })),
   truncated: Schema.Boolean
 })
@@ -101,9 +113,9 @@ const SubtitlesOutput = Schema.Struct({
   truncated: Schema.Boolean
 })
 
-/** The node's own text: card lines, subtitle, entity appendix. */
-const cardText = (node: TreeNode): string => {
-  const appendix = entityAppendix(node)
+/** The node's own text: card lines, subtitle, entity appendix (with the registry's entries, as view_node's). */
+const cardText = (node: TreeNode, registry: ReadonlyArray<TreeEntity>): string => {
+  const appendix = entityAppendix(node, registry)
   return [
     ...cardLines(node),
     ...(node.subtitle.trim() === "" ? [] : [`subtitle: ${node.subtitle.trim()}`]),
@@ -169,7 +181,8 @@ export const makeVideoTools = (
             domain: index.domain,
             nodes: counts,
             has_frames: hasFrames,
-            has_subtitles: subtitles
+            has_subtitles: subtitles,
+            entities: index.entities?.length ?? 0
           })
         }
         return jsonReply({ videos, unreadable })
@@ -187,6 +200,24 @@ export const makeVideoTools = (
         const { index } = yield* library.tree(video_id)
         let budget = fieldBudget
         let truncated = false
+        const entities: Array<typeof EntityEntry.Type> = []
+        for (const entity of index.entities ?? []) {
+          const entry = {
+            id: entity.id,
+            name: entity.name ?? null,
+            appearance: entity.appearance ?? null,
+            identity: entity.identity ?? null,
+            first_seen: entity.first_seen === undefined ? null : clock(entity.first_seen)
+          }
+          // At most half the reply: a long registry leaves room for the scenes.
+          const size = JSON.stringify(entry).length
+          if (budget - size < fieldBudget / 2) {
+            truncated = true
+            break
+          }
+          budget -= size
+          entities.push(entry)
+        }
         const scenes: Array<typeof OverviewOutput.Type["scenes"][number]> = []
         for (const rootId of index.rootIds) {
           const scene = index.nodes.get(rootId)!
@@ -212,6 +243,7 @@ export const makeVideoTools = (
         return jsonReply({
           video_id,
           duration: index.durationSeconds === null ? null : clock(index.durationSeconds),
+          entities,
           scenes,
           truncated
         })
@@ -233,7 +265,7 @@ export const makeVideoTools = (
           return child === undefined ? [] : [brief(child)]
         })
         const summarized = options.summarize && question !== undefined && has(question)
-        let text = cardText(node)
+        let text = cardText(node, tree.index.entities ?? [])
         if (summarized) {
           const tools = makeCoreTools({
             tree,

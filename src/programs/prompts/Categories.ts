@@ -13,7 +13,7 @@ import { Either, Schema } from "effect"
 import { firstDecodeIssue, jsonSyntaxProblem } from "../../domain/DecodeIssue.js"
 import { BenchmarkName } from "../../domain/Question.js"
 import { lineColumn, maxJsonDepth, tooDeepAt } from "../../domain/UserJson.js"
-import type { Skill } from "./PromptManager.js"
+import type { Skill } from "./Skills.js"
 
 export const categoriesFile = "categories.json"
 

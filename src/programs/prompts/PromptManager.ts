@@ -2,6 +2,7 @@
 // value that PromptPack.ts loads from a pack directory.
 import { Schema } from "effect"
 import type { CategoryMap, QuestionKind } from "./Categories.js"
+import type { Skill } from "./Skills.js"
 
 export type SkillMode = "auto" | "manual" | "none"
 
@@ -52,15 +53,6 @@ export const labelKeys = [
 ] as const
 export type LabelKey = (typeof labelKeys)[number]
 export type Labels = Readonly<Record<LabelKey, string>>
-
-export interface Skill {
-  readonly name: string
-  readonly description: string
-  readonly always: boolean
-  readonly taskType: string | null
-  /** The body without frontmatter. */
-  readonly body: string
-}
 
 /** What the agent is told about a question's kind (PromptManager.hint). */
 export interface QuestionHint {

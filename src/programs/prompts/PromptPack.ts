@@ -19,12 +19,11 @@ import {
   type PromptManager,
   PromptPackError,
   type PromptPackErrorReason,
-  type Skill,
   type ToolPromptName,
   toolPromptNames,
   toolPromptVariables
 } from "./PromptManager.js"
-import { classifySkills, parseSkill } from "./Skills.js"
+import { classifySkills, parseSkill, type Skill } from "./Skills.js"
 import {
   type AgentToolName,
   agentToolNames,

@@ -5,7 +5,16 @@
 import { Either, Schema } from "effect"
 import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
 import { parseFrontmatter } from "./Frontmatter.js"
-import type { Skill } from "./PromptManager.js"
+
+/** One skill file of a pack: its frontmatter fields and its body. */
+export interface Skill {
+  readonly name: string
+  readonly description: string
+  readonly always: boolean
+  readonly taskType: string | null
+  /** The body without frontmatter. */
+  readonly body: string
+}
 
 export const skillSeparator = "\n\n---\n\n"
 export const defaultTaskType = "_default"

@@ -7,12 +7,11 @@ import type {
   Labels,
   PromptManager,
   QuestionHint,
-  Skill,
   SystemPromptOptions,
   ToolPromptName,
   UserPromptInput
 } from "./PromptManager.js"
-import { skillSeparator, type SkillSet } from "./Skills.js"
+import { type Skill, skillSeparator, type SkillSet } from "./Skills.js"
 
 /** The agent tools a pack describes in `tools.md` (one `## name` section each). */
 export const agentToolNames = [

@@ -3,7 +3,7 @@
 // the tool model writing the cards, resumably; frames from --videos with the real ffmpeg; each refusal.
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runCli } from "../../support/cli/InProcess.js"
 import { simEnv, tempDir } from "../../support/harness/Cli.js"
@@ -259,6 +259,78 @@ describe("vtree tree import", () => {
     const validated = await runCli(["tree", "validate", join(trees, "clip9")], {})
     assert.strictEqual(validated.code, 0, validated.stdout)
     assert.include(validated.stdout, "frames: 6 found, 0 missing")
+  })
+})
+
+describe("vtree tree import over an earlier import", () => {
+  it("without --videos after an import with them: the frames it wrote go, a picture of someone else's stays; with --videos again they come back", async () => {
+    const dir = folder()
+    const videos = join(dir, "videos")
+    mkdirSync(videos)
+    await makeSyntheticVideo({ dir: videos, name: "clip8", segmentSeconds: [2, 2] })
+    const input = write(
+      join(dir, "clip8_cap.json"),
+      Object.fromEntries(perSecond(4, (i) => `second ${i}`).map((t, i) => [String(i), t]))
+    )
+    const trees = join(dir, "trees")
+    const treeDir = join(trees, "clip8")
+    const withFrames = await runCli(["tree", "import", input, "--out", trees, "--videos", videos], {})
+    assert.strictEqual(withFrames.code, 0, withFrames.stderr)
+    assert.strictEqual(readdirSync(join(treeDir, "frames")).length, 4)
+    writeFileSync(join(treeDir, "frames", "holiday.jpg"), "my photo")
+
+    const without = await runCli(["tree", "import", input, "--out", trees], {})
+    assert.strictEqual(without.code, 0, without.stderr)
+    assert.strictEqual(tree(trees, "clip8").has_frames, false)
+    assert.deepStrictEqual(readdirSync(join(treeDir, "frames")), ["holiday.jpg"])
+    assert.notInclude(readdirSync(join(treeDir, ".vtree")), "import-frames")
+    const validated = await runCli(["tree", "validate", treeDir], {})
+    assert.strictEqual(validated.code, 0, validated.stdout)
+    assert.include(validated.stdout, "frames: none")
+
+    const again = await runCli(["tree", "import", input, "--out", trees, "--videos", videos], {})
+    assert.strictEqual(again.code, 0, again.stderr)
+    assert.strictEqual(tree(trees, "clip8").has_frames, undefined)
+    assert.strictEqual(readdirSync(join(treeDir, "frames")).length, 5)
+    const revalidated = await runCli(["tree", "validate", treeDir], {})
+    assert.strictEqual(revalidated.code, 0, revalidated.stdout)
+    assert.include(revalidated.stdout, "frames: 4 found, 0 missing")
+  })
+
+  it("leaves no frames/ folder behind when every file in it was vtree's", async () => {
+    const dir = folder()
+    const videos = join(dir, "videos")
+    mkdirSync(videos)
+    await makeSyntheticVideo({ dir: videos, name: "clip7", segmentSeconds: [2] })
+    const input = write(join(dir, "clip7_cap.json"), { "0": "a", "1": "b" })
+    const trees = join(dir, "trees")
+    assert.strictEqual((await runCli(["tree", "import", input, "--out", trees, "--videos", videos], {})).code, 0)
+    assert.strictEqual((await runCli(["tree", "import", input, "--out", trees], {})).code, 0)
+    assert.sameMembers(readdirSync(join(trees, "clip7")), [".vtree", "tree.json"])
+  })
+
+  it("refuses a tree folder that is a symbolic link, and a link inside an earlier tree, writing nothing", async () => {
+    const dir = folder()
+    const input = write(join(dir, "l.json"), { linked: ["a"], plain: ["b"] })
+    const trees = join(dir, "trees")
+    const elsewhere = join(dir, "elsewhere")
+    mkdirSync(elsewhere)
+    mkdirSync(trees)
+    symlinkSync(elsewhere, join(trees, "linked"))
+    const first = await runCli(["tree", "import", input, "--out", trees], {})
+    assert.strictEqual(first.code, 1, first.stdout)
+    assert.match(first.stderr, /linked: a symbolic link inside --out \(to .*elsewhere\)/)
+    assert.deepStrictEqual(readdirSync(elsewhere), [])
+    assert.deepStrictEqual(readdirSync(trees), ["linked"])
+
+    const other = write(join(dir, "m.json"), { plain: ["b"] })
+    assert.strictEqual((await runCli(["tree", "import", other, "--out", trees], {})).code, 0)
+    rmSync(join(trees, "plain", "tree.json"))
+    symlinkSync(join(elsewhere, "tree.json"), join(trees, "plain", "tree.json"))
+    const second = await runCli(["tree", "import", other, "--out", trees], {})
+    assert.strictEqual(second.code, 1, second.stdout)
+    assert.match(second.stderr, /tree\.json: a symbolic link inside --out/)
+    assert.deepStrictEqual(readdirSync(elsewhere), [])
   })
 })
 

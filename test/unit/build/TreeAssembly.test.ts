@@ -1,5 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { assembleTree, treeJsonText } from "../../../src/programs/builder/TreeAssembly.js"
+import { Schema } from "effect"
+import { BuiltTree } from "../../../src/domain/Tree.js"
+import { assembleTree, treeJsonBytes } from "../../../src/programs/builder/TreeAssembly.js"
+
+const treeJsonText = (tree: BuiltTree) => Buffer.from(treeJsonBytes(tree)).toString("utf8")
 
 const assembled = (eventEnd: number) =>
   assembleTree({
@@ -52,5 +56,31 @@ describe("tree.json through the Schema it is read with (issue #22)", () => {
 
   it("refuses to write what the reader would refuse", () => {
     assert.throws(() => treeJsonText(assembled(-1).tree), /expected a finite number of seconds ≥ 0, found -1/)
+  })
+
+  it("writes, node by node, the bytes of the Schema-encoded tree: non-ASCII text, a registry, no nodes", () => {
+    const { tree } = assembled(12)
+    const wide: BuiltTree = {
+      ...tree,
+      entities: [{ id: "p1", name: "Ана", first_seen: 3 }],
+      has_frames: false,
+      nodes: Object.fromEntries(
+        Object.entries(tree.nodes).map(([id, node]) => [id, { ...node, subtitle: `— ${id} 字幕 \u2028 "q" \\ 😀` }])
+      )
+    }
+    const many: BuiltTree = {
+      ...tree,
+      nodes: Object.fromEntries(
+        Array.from({ length: 70 }, (_, i) => [`v_${i}`, {
+          level: 3 as const,
+          time_range: [i, i + 1] as const,
+          card: { frame_summary: `кадр ${i}`, visible_entities: ["a", "b"] },
+          children_ids: []
+        }])
+      )
+    }
+    for (const value of [tree, wide, many, { ...tree, nodes: {} }]) {
+      assert.strictEqual(treeJsonText(value), `${JSON.stringify(Schema.encodeSync(BuiltTree)(value), null, 1)}\n`)
+    }
   })
 })

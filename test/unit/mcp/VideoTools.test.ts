@@ -1,7 +1,10 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer } from "effect"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import { jpegSize } from "../../../src/programs/mcp/FrameTool.js"
@@ -98,6 +101,45 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
       const bad = yield* call("video_search", { video_id: video })
       assert.isTrue(bad.isError)
       assert.include(bad.content[0]!.text, "query")
+    }))
+
+  it.scoped("a tree's entity registry: video_view_node's card shows the entries of the node as the agent's view_node does, video_overview lists them, video_list counts them", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const trees = yield* fs.makeTempDirectoryScoped()
+      const tree = JSON.parse(readFileSync(join(samples, video, "tree.json"), "utf8"))
+      tree.entities = [
+        { id: "host_1", name: "Maya", appearance: "green apron", identity: "the host", first_seen: 5 },
+        { id: "cat_1", name: "Rex", first_seen: 595 }
+      ]
+      mkdirSync(join(trees, video))
+      writeFileSync(join(trees, video, "tree.json"), JSON.stringify(tree))
+      const { call } = yield* serve({ summarize: false, trees })
+
+      const node = yield* call("video_view_node", { node_id: `${video}_L1_000_L2_000` })
+      assert.strictEqual(node.structuredContent!.mode, "card")
+      assert.include(node.structuredContent!.text, "Maya (host_1): green apron; the host")
+      assert.notInclude(node.structuredContent!.text, "cat_1")
+      const late = yield* call("video_view_node", { node_id: `${video}_L1_001_L2_002` })
+      assert.include(late.structuredContent!.text, "Rex (cat_1)")
+      assert.notInclude(late.structuredContent!.text, "host_1")
+
+      const overview = yield* call("video_overview", { video_id: video })
+      assert.deepStrictEqual(overview.structuredContent!.entities, [
+        { id: "host_1", name: "Maya", appearance: "green apron", identity: "the host", first_seen: "0:00:05" },
+        { id: "cat_1", name: "Rex", appearance: null, identity: null, first_seen: "0:09:55" }
+      ])
+      const listed = yield* call("video_list", {})
+      assert.strictEqual(listed.structuredContent!.videos[0].entities, 2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a tree without a registry: no entities listed", () =>
+    Effect.gen(function*() {
+      const { call } = yield* serve({ summarize: false })
+      const overview = yield* call("video_overview", { video_id: video })
+      assert.deepStrictEqual(overview.structuredContent!.entities, [])
+      const listed = yield* call("video_list", {})
+      assert.strictEqual(listed.structuredContent!.videos[0].entities, 0)
     }))
 
   it.scoped("video_view_node with a question and a tool model summarizes as the agent's view_node", () =>

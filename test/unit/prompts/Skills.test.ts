@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import type { Skill } from "../../../src/programs/prompts/PromptManager.js"
-import { classifySkills, parseSkill, skillSeparator } from "../../../src/programs/prompts/Skills.js"
+import { classifySkills, parseSkill, type Skill, skillSeparator } from "../../../src/programs/prompts/Skills.js"
 
 const skill = (text: string): Skill | undefined => {
   const result = parseSkill(text)

@@ -1,0 +1,2 @@
+/** OCRProvider over MonkeyOCR servers (needs an HttpClient). */
+export { layer, layerConfig, make } from "../../layers/monkeyocr/MonkeyOcr.js"

@@ -1,0 +1,2 @@
+/** LLMProvider over OpenAI-compatible chat endpoints (the agent and tool roles). */
+export { layer, layerConfig, make } from "../../layers/openai/OpenAiLlm.js"

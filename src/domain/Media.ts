@@ -34,10 +34,19 @@ export interface ExtractedFrame {
   readonly path: string
 }
 
-/** A stretch of a video (seconds from its first frame) whose picture could not be decoded. */
+/**
+ * A stretch of a video (seconds from its first frame) where the decoder reported damaged data. Its
+ * picture is `missing` when whole frame slots decoded to nothing there, `corrupt` when every slot has a
+ * frame but the decoder filled in blocks it could not read (grey or smeared areas).
+ */
 export interface DamagedSpan {
   readonly start: number
   readonly end: number
+  readonly picture: "missing" | "corrupt"
+  /** The decoder's first message there, on one line, cut short, with no file path or memory address. */
+  readonly decoder: string
+  /** How many damage messages the decoder printed for the span. */
+  readonly messages: number
 }
 
 /** Why a media operation failed; the CLI turns each into one line naming the file and the fix. */

@@ -78,6 +78,11 @@ export const RunStoreErrorReason = Schema.Literal(
   "RunLeased",
   /** This process's claim expired and another owner took the run over: it must stop writing. */
   "ClaimLost",
+  /**
+   * The database changed under this process: its file was replaced or deleted, or the run's rows were
+   * removed by something other than vtree. It stops writing.
+   */
+  "DbChanged",
   "Sql"
 )
 export type RunStoreErrorReason = typeof RunStoreErrorReason.Type

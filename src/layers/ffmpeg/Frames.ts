@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { FrameRequest } from "../../services/FrameSource.js"
-import { firstFileNumber, framePassArgs, gridGaps, parseFramePass, reportsDamage } from "./FrameGraph.js"
+import { damagedSpans, firstFileNumber, framePassArgs, parseFramePass } from "./FrameGraph.js"
 import { probe, videoStream } from "./Probe.js"
 import { lastErrorLine, mediaError, type ToolContext } from "./Tools.js"
 
@@ -74,8 +74,7 @@ export const extract = Effect.fn("Frames.extract")(function*(
   // short (a container duration can run a little past the last frame) while the decoder reported
   // damage: a variable-rate video may hold its last frame for a long time, and that is not a fault.
   const endsEarly = last !== undefined && last + request.intervalSeconds + 1 < info.durationSeconds
-  const damaged = reportsDamage(output.stderr)
-  if (last === undefined || (endsEarly && damaged)) {
+  if (last === undefined || (endsEarly && report.damage.length > 0)) {
     yield* removeFrames(context, request.outDir)
     return yield* mediaError(
       "Truncated",
@@ -93,7 +92,11 @@ export const extract = Effect.fn("Frames.extract")(function*(
       path: context.path.join(request.outDir, `${framePrefix}${String(n + firstFileNumber).padStart(6, "0")}.jpg`)
     })),
     shotChanges: report.sceneTimes,
-    // A hole in the middle is kept and reported: the rest of the video is worth a tree.
-    damaged: damaged ? gridGaps(report.gridTimes, request.intervalSeconds) : []
+    // A hole or a smear in the middle is kept and reported: the rest of the video is worth a tree.
+    damaged: damagedSpans(report, {
+      intervalSeconds: request.intervalSeconds,
+      durationSeconds: info.durationSeconds,
+      input: arg(path)
+    })
   }
 })

@@ -19,7 +19,7 @@ export const questionWork = (
   failures: RunFailures
 ) => {
   const { guarded, sql } = ctx
-  const { claimLost, notFound } = failures
+  const { claimLost, notFound, sameDatabase } = failures
 
   const insertCalls = (
     runId: string,
@@ -38,23 +38,27 @@ export const questionWork = (
 
   const planQuestions: RunStoreShape["planQuestions"] = Effect.fn("QuestionWork.planQuestions")(
     function*(runId, ids, options) {
+      yield* sameDatabase(runId)
       const now = yield* Clock.currentTimeMillis
-      yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
-        if (Option.isNone(yield* runs.lockRun(runId))) return
+      const planned = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+        if (Option.isNone(yield* runs.lockRun(runId))) return false
         yield* queue.insertQueue(ids.map((questionId, position) => ({ runId, questionId, position, done: 0 })))
         yield* queue.markSaved(runId)
         if (options?.retryErrors === true) yield* queue.reopenErrors(runId)
         yield* runs.reopenRun(runId)
+        return true
       })))
+      if (!planned) return yield* notFound(runId)
+      // A run with no questions has no queue rows to count: it is there all the same, empty.
       const [progress] = yield* queue.progressOf({ runId, now })
-      if (progress === undefined) return yield* notFound(runId)
-      return withoutRunId(progress)
+      return progress === undefined ? { total: 0, done: 0, claimed: 0 } : withoutRunId(progress)
     },
     guarded("planning the run's questions")
   )
 
   const claimQuestions: RunStoreShape["claimQuestions"] = Effect.fn("QuestionWork.claimQuestions")(
     function*(runId, ownerId, limit) {
+      yield* sameDatabase(runId)
       const now = yield* Clock.currentTimeMillis
       const claimed = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
         if (Option.isNone(yield* runs.fence({ runId, ownerId }))) return undefined
@@ -73,6 +77,8 @@ export const questionWork = (
 
   const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("QuestionWork.saveQuestion")(
     function*(runId, record, options) {
+      // A question is never saved into a file that is not the run's any more (nobody would read it).
+      yield* sameDatabase(runId)
       const p = record.prediction
       const questionId = p.questionId
       const ownerId = options?.ownerId
@@ -120,6 +126,7 @@ export const questionWork = (
   )
 
   const saveRunCalls: RunStoreShape["saveRunCalls"] = Effect.fn("QuestionWork.saveRunCalls")(function*(runId, calls) {
+    yield* sameDatabase(runId)
     yield* Effect.uninterruptible(sql.withTransaction(insertCalls(runId, null, calls)))
   }, guarded("saving run-level calls"))
 

@@ -38,7 +38,7 @@ export const runLifecycle = (
   readRun: RunReads["readRun"]
 ) => {
   const { guarded, owners, sql } = ctx
-  const { claimLost, notFound } = failures
+  const { claimLost, notFound, sameDatabase } = failures
 
   const startRun: RunStoreShape["startRun"] = Effect.fn("RunLifecycle.startRun")(function*(input) {
     const startedAt = input.startedAt ?? (yield* Clock.currentTimeMillis)
@@ -97,6 +97,8 @@ export const runLifecycle = (
 
   const renewClaim: RunStoreShape["renewClaim"] = Effect.fn("RunLifecycle.renewClaim")(
     function*(runId, ownerId, leaseMs) {
+      // The heartbeat is what notices a database file replaced under a run that saves nothing for a while.
+      yield* sameDatabase(runId)
       const now = yield* Clock.currentTimeMillis
       const renewed = yield* runs.extendClaim({ runId, ownerId, at: now, until: now + leaseMs })
       return Option.isSome(renewed) ? renewed.value : yield* claimLost(runId, ownerId)
@@ -106,6 +108,7 @@ export const runLifecycle = (
 
   const releaseRun: RunStoreShape["releaseRun"] = Effect.fn("RunLifecycle.releaseRun")(
     function*(runId, ownerId, status, finishedAt) {
+      yield* sameDatabase(runId)
       const at = finishedAt ?? (yield* Clock.currentTimeMillis)
       const now = yield* Clock.currentTimeMillis
       const released = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {

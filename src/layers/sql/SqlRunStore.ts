@@ -11,13 +11,19 @@ import { runLifecycle } from "./RunLifecycle.js"
 import { runReads } from "./RunReads.js"
 import { runRepository } from "./RunRepository.js"
 import { SchemaFacts } from "./SchemaFacts.js"
-import { makeGuard, StoreClient } from "./StoreContext.js"
+import { type FileChange, makeGuard, StoreClient } from "./StoreContext.js"
 
 export interface StoreOptions {
   /** How many live claims a run may have: see RunStoreShape.owners. */
   readonly owners: "one" | "many"
   /** What a failed statement means, in one line a person can act on: the dialect knows its engine. */
   readonly failure: (what: string, cause: unknown) => RunStoreError
+  /**
+   * A database that is one file (SQLite): whether another file now has its path, or none does. The
+   * connection still writes to the file it opened, which nobody will read again (or, through the -wal
+   * file beside it, into the new one): a run then stops rather than write on. None: a server's database.
+   */
+  readonly fileChange?: () => FileChange | undefined
 }
 
 /**
@@ -32,7 +38,8 @@ export const make = (name: string, options: StoreOptions) =>
       facts: yield* SchemaFacts,
       name,
       owners: options.owners,
-      guarded: makeGuard(name, options.failure)
+      guarded: makeGuard(name, options.failure),
+      fileChange: options.fileChange ?? (() => undefined)
     }
     const runs = runRepository(ctx)
     const queue = queueRepository(ctx)

@@ -46,7 +46,12 @@ export interface StoreContext {
   readonly owners: "one" | "many"
   /** Ends every failure of `what` (an operation: "saving question q1 of run r") as one RunStoreError. */
   readonly guarded: Guard
+  /** How the database is no longer the one opened (see StoreOptions.fileChange); undefined while it is. */
+  readonly fileChange: () => FileChange | undefined
 }
+
+/** What became of a database file under the process that opened it. */
+export type FileChange = "replaced" | "deleted"
 
 /**
  * Every failure ends as one RunStoreError a person reads: `failure` says what the engine's error

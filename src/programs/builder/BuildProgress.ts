@@ -2,6 +2,7 @@
  * What `vtree build` prints, as plain functions: the progress line (stderr), the summary table and the
  * dry-run table (stdout). The state is folded from BuildEvents, so an embedding app can render its own.
  */
+import type { DamagedSpan } from "../../domain/Media.js"
 import { formatCompactCount, formatCompactDuration } from "../../text/Format.js"
 import { alignColumns } from "../../text/TextTable.js"
 import { costOfCalls, type Prices } from "../report/Cost.js"
@@ -89,6 +90,18 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
 
 const minutes = (seconds: number) => `${(seconds / 60).toFixed(1)} min`
 
+const damageLine = (videoId: string, span: DamagedSpan): string => {
+  const range = `from ${span.start.toFixed(1)} s to ${span.end.toFixed(1)} s`
+  const said = span.decoder === ""
+    ? ""
+    : `; ffmpeg said: "${span.decoder}"${span.messages > 1 ? ` and ${span.messages - 1} more messages` : ""}`
+  return span.picture === "missing"
+    ? `${videoId}: no picture ${range} (the decoder reported damaged data) — the tree has no frames there${said}; ` +
+      "get an intact copy of the video for a full tree"
+    : `${videoId}: damaged picture ${range} (the decoder reported errors and filled in what it could not read) — ` +
+      `frames and cards there may show grey or smeared blocks${said}; get an intact copy of the video for a full tree`
+}
+
 /** The table printed when a build ends: one row per video and a total. */
 export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): string => {
   const row = (
@@ -173,12 +186,7 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
     ...summaries.map((s) => `${s.videoId}: ${s.treeDir}/tree.json${s.embedded ? " (retrieval embeddings cached)" : ""}`)
   ]
   for (const s of summaries) {
-    for (const span of s.damaged) {
-      lines.push(
-        `${s.videoId}: no picture from ${span.start.toFixed(1)} s to ${span.end.toFixed(1)} s ` +
-          "(the decoder reported damaged data) — the tree has no frames there; get an intact copy of the video for a full tree"
-      )
-    }
+    for (const span of s.damaged) lines.push(damageLine(s.videoId, span))
   }
   if (total.degraded.events + total.degraded.frames + total.degraded.scenes > 0) {
     lines.push(

@@ -5,7 +5,7 @@
  * scene's call starts as soon as its grouping is settled, while later events are still captioned.
  */
 import * as Path from "@effect/platform/Path"
-import { Clock, Effect, Either, Fiber, Option } from "effect"
+import { Effect, Fiber } from "effect"
 import type { SubtitleCue } from "../../domain/Media.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import { LLMProvider } from "../../services/LLMProvider.js"
@@ -25,11 +25,11 @@ import {
   degradedSceneCard,
   type EventCards,
   eventText,
-  retryText,
   sceneText
 } from "./Cards.js"
 import {
   checkpointDir,
+  checkpointedCall,
   checkpointKey,
   type CheckpointUsage,
   type EventCheckpoint,
@@ -44,47 +44,6 @@ import { cardWords, groupScenes, makeSceneScheduler } from "./SceneGrouping.js"
 import { subtitleFor } from "./Subtitles.js"
 import { cuesIn } from "./TreeAssembly.js"
 import { confine, unwritable } from "./TreeFolder.js"
-
-interface CallOutcome<A> {
-  readonly value: A
-  readonly degraded: boolean
-  readonly usage: CheckpointUsage
-  readonly model: string
-}
-
-/** Asks once, and once more with the decode error; a second unusable reply gives degraded cards. */
-export const askTwice = <A>(
-  ask: (
-    text: string
-  ) => Effect.Effect<
-    {
-      readonly content: string
-      readonly model: string
-      readonly usage: { readonly promptTokens: number; readonly completionTokens: number }
-    },
-    ProviderError
-  >,
-  text: string,
-  decode: (raw: string) => Either.Either<A, string>,
-  degrade: (raw: string) => A
-): Effect.Effect<CallOutcome<A>, ProviderError> =>
-  Effect.gen(function*() {
-    const first = yield* ask(text)
-    const decoded = decode(first.content)
-    if (Either.isRight(decoded)) {
-      return { value: decoded.right, degraded: false, model: first.model, usage: { calls: 1, ...first.usage } }
-    }
-    const second = yield* ask(retryText(text, decoded.left))
-    const again = decode(second.content)
-    const usage = {
-      calls: 2,
-      promptTokens: first.usage.promptTokens + second.usage.promptTokens,
-      completionTokens: first.usage.completionTokens + second.usage.completionTokens
-    }
-    return Either.isRight(again)
-      ? { value: again.right, degraded: false, model: second.model, usage }
-      : { value: degrade(second.content), degraded: true, model: second.model, usage }
-  })
 
 const range = (start: number, end: number) => `${Math.round(start)}–${Math.round(end)} s`
 
@@ -109,8 +68,6 @@ export interface CallScope {
   readonly made: { vlm: number; llm: number; reused: number; prompt: number; completion: number }
   readonly emit: (event: BuildEvent) => Effect.Effect<void>
 }
-
-const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
 const finished = (scope: CallScope, kind: "event" | "scene", reused: boolean, usage: CheckpointUsage) =>
   Effect.suspend(() => {
@@ -200,40 +157,34 @@ const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: Planned
   const { options, video } = scope
   const vlm = yield* VLMProvider
   const { cues, images, key, text } = eventRequest(video, plan, total, options)
-  const saved = yield* readEventCheckpoint(video.treeDir, key)
-  if (Option.isSome(saved)) {
-    yield* finished(scope, "event", true, saved.value.usage)
-    yield* Effect.annotateCurrentSpan("vtree.checkpoint", "reused")
-    return { plan, checkpoint: saved.value, cues } satisfies EventResult
-  }
-  const outcome = yield* askTwice<EventCards>(
-    (userText) =>
+  const { checkpoint, reused } = yield* checkpointedCall({
+    treeDir: video.treeDir,
+    key,
+    read: readEventCheckpoint,
+    text,
+    ask: (userText) =>
       vlm.chatWithImages({
         system: options.prompts.event,
         text: userText,
         images: images.map((image) => image.path),
         maxTokens: eventMaxTokens
       }),
-    text,
-    (raw) => decodeEventReply(raw, images.length),
-    (raw) => degradedEventCards(raw, images.length)
-  ).pipe(
-    Effect.mapError(
-      providerFailed(video.videoId, `event ${plan.index + 1} (${range(plan.start, plan.end)}), vision call`)
-    )
-  )
-  const checkpoint: EventCheckpoint = {
-    kind: "event",
-    key,
-    createdAt: yield* isoNow,
-    model: outcome.model,
-    degraded: outcome.degraded,
-    usage: outcome.usage,
-    event: outcome.value.event,
-    frames: outcome.value.frames
-  }
-  yield* save(scope, checkpoint)
-  yield* finished(scope, "event", false, outcome.usage)
+    decode: (raw) => decodeEventReply(raw, images.length),
+    degrade: (raw) => degradedEventCards(raw, images.length),
+    checkpoint: (cards: EventCards, fields): EventCheckpoint => ({
+      kind: "event",
+      ...fields,
+      event: cards.event,
+      frames: cards.frames
+    }),
+    providerFailed: providerFailed(
+      video.videoId,
+      `event ${plan.index + 1} (${range(plan.start, plan.end)}), vision call`
+    ),
+    save: (made) => save(scope, made)
+  })
+  if (reused) yield* Effect.annotateCurrentSpan("vtree.checkpoint", "reused")
+  yield* finished(scope, "event", reused, checkpoint.usage)
   return { plan, checkpoint, cues } satisfies EventResult
 }, (effect, scope, plan) =>
   Effect.withSpan(effect, "caption_event", {
@@ -245,35 +196,26 @@ const captionScene = Effect.fnUntraced(function*(scope: CallScope, group: Readon
   const { options, video } = scope
   const llm = yield* LLMProvider
   const { end, key, start, text } = sceneRequest(group, index, options)
-  const saved = yield* readSceneCheckpoint(video.treeDir, key)
-  if (Option.isSome(saved)) {
-    yield* finished(scope, "scene", true, saved.value.usage)
-    yield* Effect.annotateCurrentSpan("vtree.checkpoint", "reused")
-    return saved.value
-  }
-  const outcome = yield* askTwice<Record<string, unknown>>(
-    (userText) =>
+  const { checkpoint, reused } = yield* checkpointedCall({
+    treeDir: video.treeDir,
+    key,
+    read: readSceneCheckpoint,
+    text,
+    ask: (userText) =>
       llm.chat({
         role: "tool",
         thinking: false,
         maxTokens: sceneMaxTokens,
         messages: [{ role: "system", content: options.prompts.scene }, { role: "user", content: userText }]
       }),
-    text,
-    decodeSceneReply,
-    degradedSceneCard
-  ).pipe(Effect.mapError(providerFailed(video.videoId, `scene ${index + 1} (${range(start, end)}), text call`)))
-  const checkpoint: SceneCheckpoint = {
-    kind: "scene",
-    key,
-    createdAt: yield* isoNow,
-    model: outcome.model,
-    degraded: outcome.degraded,
-    usage: outcome.usage,
-    scene: outcome.value
-  }
-  yield* save(scope, checkpoint)
-  yield* finished(scope, "scene", false, outcome.usage)
+    decode: decodeSceneReply,
+    degrade: degradedSceneCard,
+    checkpoint: (scene: Record<string, unknown>, fields): SceneCheckpoint => ({ kind: "scene", ...fields, scene }),
+    providerFailed: providerFailed(video.videoId, `scene ${index + 1} (${range(start, end)}), text call`),
+    save: (made) => save(scope, made)
+  })
+  if (reused) yield* Effect.annotateCurrentSpan("vtree.checkpoint", "reused")
+  yield* finished(scope, "scene", reused, checkpoint.usage)
   return checkpoint
 }, (effect, scope, _group, index) =>
   Effect.withSpan(effect, "caption_scene", {

@@ -15,18 +15,37 @@ import {
   withCardDefaults
 } from "../../domain/Tree.js"
 import { parseJson } from "../agent/Parse.js"
+import { subtitleCallChars } from "./Subtitles.js"
 
 export type Card = Readonly<Record<string, unknown>>
 
 const seconds = (t: number) => `${(Math.round(t * 10) / 10).toFixed(1)} s`
 
-/** Cue lines as the models read them: `[12.0–14.5 s] text`. */
-export const cueLines = (cues: ReadonlyArray<SubtitleCue>): string =>
-  cues.length === 0
-    ? "(none)"
-    : cues.map((cue) =>
-      `[${(Math.round(cue.start * 10) / 10).toFixed(1)}–${seconds(cue.end)}] ${cue.text.replace(/\s+/g, " ").trim()}`
-    ).join("\n")
+const cueLine = (cue: SubtitleCue) =>
+  `[${(Math.round(cue.start * 10) / 10).toFixed(1)}–${seconds(cue.end)}] ${cue.text.replace(/\s+/g, " ").trim()}`
+
+/**
+ * Cue lines as the models read them: `[12.0–14.5 s] text`, at most `maxChars` of them (the line that
+ * crosses it is cut with "…"), then one line counting the cues left out.
+ */
+export const cueLines = (cues: ReadonlyArray<SubtitleCue>, maxChars = Number.POSITIVE_INFINITY): string => {
+  if (cues.length === 0) return "(none)"
+  const lines: Array<string> = []
+  let used = 0
+  for (const cue of cues) {
+    const line = cueLine(cue)
+    if (used + line.length > maxChars) {
+      const room = Math.floor(maxChars - used)
+      if (room > 0) lines.push(`${line.slice(0, room).trimEnd()}…`)
+      const left = cues.length - lines.length
+      if (left > 0) lines.push(`(${left} more ${left === 1 ? "cue" : "cues"} in this span not shown)`)
+      break
+    }
+    lines.push(line)
+    used += line.length + 1
+  }
+  return lines.join("\n")
+}
 
 /** The user text of an event call; the images follow in the same order as the frame list. */
 export const eventText = (input: {
@@ -42,7 +61,7 @@ export const eventText = (input: {
     `Frames (${input.frameTimes.length}, attached in this order):`,
     ...input.frameTimes.map((time, i) => `${i + 1}. t=${seconds(time)}`),
     "Subtitles:",
-    cueLines(input.cues)
+    cueLines(input.cues, subtitleCallChars(input.end - input.start))
   ].join("\n")
 
 const list = (card: Card, field: string): string => {

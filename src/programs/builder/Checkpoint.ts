@@ -3,11 +3,15 @@
  * `kill -9` or Ctrl-C asks no model twice. A checkpoint is named by a hash of everything its call
  * depended on (frame bytes, subtitle text, prompt text, model, parameters): change any of it and the
  * name changes, so only the affected calls run again. Files are written whole or not at all.
+ * `checkpointedCall` is the one way a card call is made: the builder's event and scene calls and the
+ * importer's card calls all go through it.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Effect, Either, Option, Schema } from "effect"
+import { Clock, Effect, Either, Option, Schema } from "effect"
 import { createHash } from "node:crypto"
+import type { ProviderError } from "../../domain/ProviderError.js"
+import { retryText } from "./Cards.js"
 
 /** Bumped when the meaning of a checkpoint changes, so old ones stop matching. */
 export const checkpointFormat = 1
@@ -122,4 +126,96 @@ export const writeCheckpoint = Effect.fn("Checkpoint.write")(function*(
 ) {
   const path = yield* Path.Path
   yield* writeAtomically(fileOf(path, treeDir, checkpoint.kind, checkpoint.key), JSON.stringify(checkpoint))
+})
+
+/** What a card call needs of a model's reply (an LLM's or a VLM's `ChatResponse`). */
+export interface CheckpointReply {
+  readonly content: string
+  readonly model: string
+  readonly usage: { readonly promptTokens: number; readonly completionTokens: number }
+}
+
+export interface CallOutcome<A> {
+  readonly value: A
+  readonly degraded: boolean
+  readonly usage: CheckpointUsage
+  readonly model: string
+}
+
+/** Asks once, and once more with the decode error; a second unusable reply gives degraded cards. */
+export const askTwice = <A>(
+  ask: (text: string) => Effect.Effect<CheckpointReply, ProviderError>,
+  text: string,
+  decode: (raw: string) => Either.Either<A, string>,
+  degrade: (raw: string) => A
+): Effect.Effect<CallOutcome<A>, ProviderError> =>
+  Effect.gen(function*() {
+    const first = yield* ask(text)
+    const decoded = decode(first.content)
+    if (Either.isRight(decoded)) {
+      return { value: decoded.right, degraded: false, model: first.model, usage: { calls: 1, ...first.usage } }
+    }
+    const second = yield* ask(retryText(text, decoded.left))
+    const again = decode(second.content)
+    const usage = {
+      calls: 2,
+      promptTokens: first.usage.promptTokens + second.usage.promptTokens,
+      completionTokens: first.usage.completionTokens + second.usage.completionTokens
+    }
+    return Either.isRight(again)
+      ? { value: again.right, degraded: false, model: second.model, usage }
+      : { value: degrade(second.content), degraded: true, model: second.model, usage }
+  })
+
+/** The fields every checkpoint records about its call, handed to the caller to add its cards to. */
+export type CallFields = Pick<EventCheckpoint, "key" | "createdAt" | "model" | "degraded" | "usage">
+
+export interface CheckpointedCall<A, C extends EventCheckpoint | SceneCheckpoint, E, E2, R> {
+  readonly treeDir: string
+  /** `checkpointKey` of everything the call sends. */
+  readonly key: string
+  /** `readEventCheckpoint` or `readSceneCheckpoint`. */
+  readonly read: (
+    treeDir: string,
+    key: string
+  ) => Effect.Effect<Option.Option<C>, never, FileSystem.FileSystem | Path.Path>
+  /** The user text; a retry appends the decode problem to it. */
+  readonly text: string
+  readonly ask: (text: string) => Effect.Effect<CheckpointReply, ProviderError>
+  readonly decode: (raw: string) => Either.Either<A, string>
+  /** The cards made from the raw text of a second unusable reply. */
+  readonly degrade: (raw: string) => A
+  /** The checkpoint of a finished call: `fields` plus its kind and cards. */
+  readonly checkpoint: (value: A, fields: CallFields) => C
+  /** A provider failure (its own retries spent) as the caller's error, naming the call. */
+  readonly providerFailed: (error: ProviderError) => E
+  /** Writes the checkpoint where the caller's tree folder allows. */
+  readonly save: (checkpoint: C) => Effect.Effect<void, E2, R>
+}
+
+/**
+ * One card call: its checkpoint when one is saved under `key` (`reused`, nothing asked), else the model
+ * asked at most twice (`askTwice`) and the result saved at once, before anyone counts it.
+ */
+export const checkpointedCall = Effect.fn("Checkpoint.call")(function*<
+  A,
+  C extends EventCheckpoint | SceneCheckpoint,
+  E,
+  E2,
+  R
+>(call: CheckpointedCall<A, C, E, E2, R>) {
+  const saved = yield* call.read(call.treeDir, call.key)
+  if (Option.isSome(saved)) return { checkpoint: saved.value, reused: true }
+  const outcome = yield* askTwice(call.ask, call.text, call.decode, call.degrade).pipe(
+    Effect.mapError(call.providerFailed)
+  )
+  const checkpoint = call.checkpoint(outcome.value, {
+    key: call.key,
+    createdAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
+    model: outcome.model,
+    degraded: outcome.degraded,
+    usage: outcome.usage
+  })
+  yield* call.save(checkpoint)
+  return { checkpoint, reused: false }
 })

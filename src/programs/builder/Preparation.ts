@@ -26,12 +26,18 @@ import {
 
 const Manifest = Schema.Struct({
   key: Schema.String,
+  // 2: what the decoder said about damage is recorded. An older cache does not decode, so its video is
+  // extracted again once (the frames come out the same, and so do the card checkpoints keyed on them).
+  version: Schema.Literal(2),
   frames: Schema.Array(Schema.Struct({ time: Schema.Number, file: Schema.String })),
   shotChanges: Schema.Array(Schema.Number),
-  // Caches written before damage was recorded have none.
-  damaged: Schema.optionalWith(Schema.Array(Schema.Struct({ start: Schema.Number, end: Schema.Number })), {
-    default: () => []
-  })
+  damaged: Schema.Array(Schema.Struct({
+    start: Schema.Number,
+    end: Schema.Number,
+    picture: Schema.Literal("missing", "corrupt"),
+    decoder: Schema.String,
+    messages: Schema.Number
+  }))
 })
 
 export interface PreparedFrame {
@@ -114,6 +120,7 @@ const framesOf = Effect.fnUntraced(
       manifestFile,
       JSON.stringify({
         key,
+        version: 2,
         frames: extracted.frames.map((frame) => ({
           time: frame.timeSeconds,
           file: path.relative(framesDir, frame.path)

@@ -166,6 +166,14 @@ export const resolveSubtitles = Effect.fn("Subtitles.resolve")(function*(request
 export const subtitleCharBudget = (seconds: number): number => 400 + Math.ceil(40 * Math.max(0, seconds))
 
 /**
+ * The most subtitle text a model call over `seconds` of video is sent, its cue lines' time labels
+ * included: twice the node budget, so a real track — even two languages at a fast speaker's rate — is
+ * sent whole (and its checkpoint keys stay what they were), while 20,000 cues on screen at once are not
+ * sent 20,000 times over.
+ */
+export const subtitleCallChars = (seconds: number): number => 2 * subtitleCharBudget(seconds)
+
+/**
  * The text of every cue overlapping `[start, end]`, in time order, a repeated line (roll-up captions)
  * kept once, cut with "…" at the range's `subtitleCharBudget`. A zero-length range (a frame's instant)
  * takes the cues on screen at that instant.

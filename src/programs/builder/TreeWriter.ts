@@ -77,7 +77,15 @@ export const buildRecord = (input: {
       ),
       scenes: scenes.filter((scene) => scene.degraded).length
     },
-    ...(video.damaged.length === 0 ? {} : { damaged: video.damaged.map(({ end, start }) => ({ start, end })) })
+    ...(video.damaged.length === 0 ? {} : {
+      damaged: video.damaged.map(({ decoder, end, messages, picture, start }) => ({
+        start,
+        end,
+        picture,
+        decoder,
+        messages
+      }))
+    })
   }
 }
 

@@ -50,7 +50,8 @@ export const releaseRun = (
 
 /**
  * Renews the run's lease every third of its length, for as long as the run works; ends only by
- * failing: `ClaimLost` when another process took the run over (this one must stop writing), or a
+ * failing: `ClaimLost` when another process took the run over (this one must stop writing), `DbChanged`
+ * when the database is not the one the run was started in any more (its file replaced or deleted), or a
  * store that stays unwritable through a few retries.
  */
 export const heartbeat = (runId: string, ownerId: string, leaseMs: number) =>
@@ -60,7 +61,8 @@ export const heartbeat = (runId: string, ownerId: string, leaseMs: number) =>
         schedule: Schedule.exponential(Math.max(1, Math.floor(leaseMs / 24))).pipe(
           Schedule.intersect(Schedule.recurs(3))
         ),
-        while: (error) => error.reason !== "ClaimLost"
+        // Neither a run taken over nor a database changed under it mends by asking again.
+        while: (error) => error.reason !== "ClaimLost" && error.reason !== "DbChanged"
       }),
       Effect.repeat(Schedule.spaced(Math.max(1, Math.floor(leaseMs / 3)))),
       Effect.zipRight(Effect.never)

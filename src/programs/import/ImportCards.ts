@@ -5,12 +5,11 @@
  * way `vtree build` does, so a rerun asks nothing twice.
  */
 import * as Path from "@effect/platform/Path"
-import { Clock, Effect, Option } from "effect"
+import { Effect } from "effect"
 import type { SubtitleCue } from "../../domain/Media.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
 import { eventMaxTokens, sceneMaxTokens } from "../builder/BuildOptions.js"
-import { askTwice } from "../builder/Captioning.js"
 import {
   completeCard,
   cueLines,
@@ -22,13 +21,16 @@ import {
 } from "../builder/Cards.js"
 import {
   checkpointDir,
+  checkpointedCall,
   checkpointKey,
   type CheckpointUsage,
+  type EventCheckpoint,
   readEventCheckpoint,
   readSceneCheckpoint,
+  type SceneCheckpoint,
   writeCheckpoint
 } from "../builder/Checkpoint.js"
-import { subtitleFor } from "../builder/Subtitles.js"
+import { subtitleCallChars, subtitleFor } from "../builder/Subtitles.js"
 import { cuesIn } from "../builder/TreeAssembly.js"
 import { confine, type TreeFolder, unwritable } from "../builder/TreeFolder.js"
 import { captionLines, type ImportedEvent, type ImportedScene } from "./Grouping.js"
@@ -62,7 +64,7 @@ export const importEventText = (
     "Captions:",
     captionLines(event.captions),
     "Subtitles:",
-    cueLines(cues)
+    cueLines(cues, subtitleCallChars(event.end - event.start))
   ].join("\n")
 
 const providerFailed = (videoId: string, what: string) => (error: ProviderError) =>
@@ -72,8 +74,6 @@ const providerFailed = (videoId: string, what: string) => (error: ProviderError)
       error.message.split("\n")[0]
     } — finished cards are saved; fix the endpoint and run the same import again to resume`
   })
-
-const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
 /** The cards of one video's events and scenes, from checkpoints or the model. */
 export const modelCards = Effect.fn("ImportCards.modelCards")(function*(
@@ -114,30 +114,25 @@ export const modelCards = Effect.fn("ImportCards.modelCards")(function*(
         images: [],
         parameters: { maxTokens: eventMaxTokens, from: "captions" }
       })
-      const saved = yield* readEventCheckpoint(folder.dir, key)
-      if (Option.isSome(saved)) {
-        count(true, saved.value.degraded, saved.value.usage)
-        return completeCard(2, saved.value.event)
-      }
-      const outcome = yield* askTwice(
-        ask(card.prompts.event, eventMaxTokens),
-        text,
-        decodeEventCardReply,
-        degradedEventCard
-      )
-        .pipe(Effect.mapError(providerFailed(folder.videoId, `event ${i + 1} card`)))
-      yield* writeCheckpoint(folder.dir, {
-        kind: "event",
+      const { checkpoint, reused } = yield* checkpointedCall({
+        treeDir: folder.dir,
         key,
-        createdAt: yield* isoNow,
-        model: outcome.model,
-        degraded: outcome.degraded,
-        usage: outcome.usage,
-        event: outcome.value,
-        frames: []
-      }).pipe(Effect.mapError(unwritable(folder.dir)))
-      count(false, outcome.degraded, outcome.usage)
-      return completeCard(2, outcome.value)
+        read: readEventCheckpoint,
+        text,
+        ask: ask(card.prompts.event, eventMaxTokens),
+        decode: decodeEventCardReply,
+        degrade: degradedEventCard,
+        checkpoint: (event: Record<string, unknown>, fields): EventCheckpoint => ({
+          kind: "event",
+          ...fields,
+          event,
+          frames: []
+        }),
+        providerFailed: providerFailed(folder.videoId, `event ${i + 1} card`),
+        save: (made) => writeCheckpoint(folder.dir, made).pipe(Effect.mapError(unwritable(folder.dir)))
+      })
+      count(reused, checkpoint.degraded, checkpoint.usage)
+      return completeCard(2, checkpoint.event)
     }), { concurrency: 8 })
   let first = 0
   const sceneCards = yield* Effect.forEach(
@@ -167,29 +162,24 @@ export const modelCards = Effect.fn("ImportCards.modelCards")(function*(
           images: [],
           parameters: { maxTokens: sceneMaxTokens }
         })
-        const saved = yield* readSceneCheckpoint(folder.dir, key)
-        if (Option.isSome(saved)) {
-          count(true, saved.value.degraded, saved.value.usage)
-          return completeCard(1, saved.value.scene)
-        }
-        const outcome = yield* askTwice(
-          ask(card.prompts.scene, sceneMaxTokens),
-          text,
-          decodeSceneReply,
-          degradedSceneCard
-        )
-          .pipe(Effect.mapError(providerFailed(folder.videoId, `scene ${s + 1} card`)))
-        yield* writeCheckpoint(folder.dir, {
-          kind: "scene",
+        const { checkpoint, reused } = yield* checkpointedCall({
+          treeDir: folder.dir,
           key,
-          createdAt: yield* isoNow,
-          model: outcome.model,
-          degraded: outcome.degraded,
-          usage: outcome.usage,
-          scene: outcome.value
-        }).pipe(Effect.mapError(unwritable(folder.dir)))
-        count(false, outcome.degraded, outcome.usage)
-        return completeCard(1, outcome.value)
+          read: readSceneCheckpoint,
+          text,
+          ask: ask(card.prompts.scene, sceneMaxTokens),
+          decode: decodeSceneReply,
+          degrade: degradedSceneCard,
+          checkpoint: (scene: Record<string, unknown>, fields): SceneCheckpoint => ({
+            kind: "scene",
+            ...fields,
+            scene
+          }),
+          providerFailed: providerFailed(folder.videoId, `scene ${s + 1} card`),
+          save: (made) => writeCheckpoint(folder.dir, made).pipe(Effect.mapError(unwritable(folder.dir)))
+        })
+        count(reused, checkpoint.degraded, checkpoint.usage)
+        return completeCard(1, checkpoint.scene)
       }),
     { concurrency: 4 }
   )

@@ -95,9 +95,26 @@ export const entityLine = (entity: TreeEntity): string => {
   return about.length === 0 ? label : `${label}: ${about.join("; ")}`
 }
 
+// A letter or digit of a script written with spaces between words: a name there must stand as a whole word
+// ("Tom" is not in "tomatoes"). Scripts written without spaces (Han, kana, Thai…) match inside text.
+const wordChar = /[\p{L}\p{N}_]/u
+const unspaced =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u
+const needsBoundary = (char: string | undefined): boolean =>
+  char !== undefined && wordChar.test(char) && !unspaced.test(char)
+
 const mentions = (haystack: string, word: string | undefined): boolean => {
   const needle = word?.trim().toLowerCase() ?? ""
-  return needle !== "" && haystack.includes(needle)
+  if (needle === "") return false
+  const chars = [...needle]
+  const left = needsBoundary(chars[0])
+  const right = needsBoundary(chars[chars.length - 1])
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
+    const before = [...haystack.slice(Math.max(0, at - 2), at)].pop()
+    const after = [...haystack.slice(at + needle.length, at + needle.length + 2)][0]
+    if ((!left || !needsBoundary(before)) && (!right || !needsBoundary(after))) return true
+  }
+  return false
 }
 
 /**

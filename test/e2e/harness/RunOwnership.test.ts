@@ -4,6 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
   countPredictions,
+  leasesExpired,
   predictions,
   readDb,
   run,
@@ -12,12 +13,9 @@ import {
   start,
   waitUntil
 } from "../../support/harness/Cli.js"
-import { sampleQuestions } from "../../support/harness/Policy.js"
 import { firstAsks, inferArgs, resumeArgs, simRuns, vtreeLines } from "../../support/harness/SimRuns.js"
 
-const questions = sampleQuestions()
-
-const { setup } = simRuns(questions)
+const { questions, setup } = simRuns()
 
 const reportStatus = async (db: string): Promise<string> => {
   const result = await run(["report", "--db", db, "--format", "json"], {})
@@ -77,15 +75,7 @@ describe("one owner per run (built CLI)", () => {
       if (early.code !== 0) {
         assert.strictEqual(vtreeLines(early.stderr).length, 1, early.stderr)
         assert.match(early.stderr, /is being run by .* --takeover/)
-        await waitUntil(
-          () =>
-            false === readDb(db, (h) =>
-              (h.prepare("SELECT expires_at > ? AS live FROM run_claims").get(Date.now()) as
-                | { live: number }
-                | undefined)
-                ?.live === 1),
-          10_000
-        )
+        await waitUntil(() => leasesExpired(db), 10_000)
         assert.strictEqual(await reportStatus(db), "stale")
         const resumed = await run(resumeArgs(db), simEnv(sim.url, lease))
         assert.strictEqual(resumed.code, 0, resumed.stderr)

@@ -10,7 +10,7 @@ import { buildCalls, buildSim, question, synthVideo } from "../../support/build/
 import { runCli } from "../../support/cli/InProcess.js"
 import type { tempDir } from "../../support/harness/Cli.js"
 import { oneLine, simEnv } from "../../support/harness/Cli.js"
-import { makeAudioOnly, type SyntheticVideo, truncateCopy } from "../../support/media/SyntheticVideo.js"
+import { corruptPackets, makeAudioOnly, type SyntheticVideo, truncateCopy } from "../../support/media/SyntheticVideo.js"
 import type * as OpenAiSim from "../../support/openai-sim/index.js"
 
 let work: ReturnType<typeof tempDir>
@@ -54,6 +54,8 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     assert.strictEqual(tree.domain, "Synthetic")
     assert.deepStrictEqual(tree.build.subtitles, { source: "sidecar:synth.srt", cues: 3 })
     assert.deepStrictEqual(tree.build.frames, { sampled: 45, sent: 45 })
+    // A clean video: the decoder said nothing, so no span is reported.
+    assert.notProperty(tree.build, "damaged")
     const nodes = Object.entries(tree.nodes)
     const frames = nodes.filter(([, n]) => n.level === 3)
     assert.strictEqual(frames.length, 45)
@@ -156,9 +158,56 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     const [from, to] = [Number(gap![1]), Number(gap![2])]
     assert.isTrue(from > 10 && to < 80 && to - from >= 4, `${from}–${to}`)
     const tree = JSON.parse(readFileSync(join(out, "damaged", "tree.json"), "utf8")) as {
-      build: { damaged?: ReadonlyArray<{ start: number; end: number }> }
+      build: { damaged?: ReadonlyArray<{ start: number; end: number; picture: string; decoder: string }> }
     }
-    assert.deepStrictEqual(tree.build.damaged, [{ start: from, end: to }])
+    assert.deepStrictEqual(
+      tree.build.damaged?.map(({ end, picture, start }) => ({ start, end, picture })),
+      [{ start: from, end: to, picture: "missing" }]
+    )
+    // What ffmpeg said there, as the summary quotes it.
+    assert.match(tree.build.damaged![0]!.decoder, /invalid nal unit|error while decoding|invalid data/i)
+    assert.include(built.stdout, `ffmpeg said: "${tree.build.damaged![0]!.decoder}"`)
+  }, 120_000)
+
+  it("a video whose picture is damaged mid-file, with a frame in every slot, builds and names the span", async () => {
+    const dir = join(work.dir, "corrupt")
+    mkdirSync(dir, { recursive: true })
+    const corrupt = join(dir, "corrupt.mp4")
+    const hit = await corruptPackets(video.video, corrupt, 40, 44)
+    assert.isAbove(hit.length, 10)
+    const out = join(work.dir, "corrupt-trees")
+    const built = await runCli(["build", corrupt, "--out", out], simEnv(sim.url))
+    assert.strictEqual(built.code, 0, built.stderr)
+    const line =
+      /^corrupt: damaged picture from (\d+\.\d) s to (\d+\.\d) s \(the decoder reported errors.*ffmpeg said: "([^"]+)"/m
+        .exec(built.stdout)
+    assert.isNotNull(line, built.stdout)
+    const tree = JSON.parse(readFileSync(join(out, "corrupt", "tree.json"), "utf8")) as {
+      build: {
+        frames: { sampled: number }
+        damaged?: ReadonlyArray<{ start: number; end: number; picture: string; decoder: string; messages: number }>
+      }
+      nodes: Record<string, { level: number; time_range: [number, number] }>
+    }
+    // Every slot kept its frame: the damage shows only in what ffmpeg said.
+    assert.strictEqual(tree.build.frames.sampled, 45)
+    const spans = tree.build.damaged ?? []
+    assert.isAtLeast(spans.length, 1)
+    for (const span of spans) {
+      assert.strictEqual(span.picture, "corrupt")
+      assert.isAtLeast(span.messages, 1)
+      // Said plainly: no pointer, no path, no control character, one short line.
+      assert.notMatch(span.decoder, /@ 0x|[\u0000-\u001f]/)
+      assert.notInclude(span.decoder, work.dir)
+      assert.isAtMost(span.decoder.length, 160)
+    }
+    // The damaged packets all lie inside a reported span, and the spans stay near them (a slot's slack
+    // each side, and the smear that runs on to the next keyframe).
+    for (const time of hit) assert.isTrue(spans.some((s) => s.start <= time && time <= s.end), `${time} in spans`)
+    assert.isAtLeast(spans[0]!.start, 36)
+    assert.isAtMost(spans.at(-1)!.end, 64)
+    assert.strictEqual(spans[0]!.start.toFixed(1), line![1])
+    assert.strictEqual(spans[0]!.decoder, line![3])
   }, 120_000)
 
   describe("bad input: one line naming the file, exit 1, no tree", () => {

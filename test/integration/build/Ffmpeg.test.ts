@@ -76,6 +76,7 @@ describe("Ffmpeg (live, over the system ffmpeg)", { timeout: 120_000 }, () => {
         const outDir = join(dir, "grid-2")
         const result = yield* frames.extract({ path: video.video, intervalSeconds: 2, width: 160, outDir })
         assert.deepStrictEqual(result.frames.map((frame) => frame.timeSeconds), [0, 2, 4, 6, 8, 10, 12, 14, 16])
+        assert.deepStrictEqual(result.damaged, [])
         assert.deepStrictEqual(
           readdirSync(outDir).sort(),
           result.frames.map((frame) => frame.path.slice(outDir.length + 1))

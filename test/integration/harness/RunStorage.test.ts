@@ -4,16 +4,22 @@
 import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { execFileSync } from "node:child_process"
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runCli } from "../../support/cli/InProcess.js"
-import { predictions, readDb, samplesJsonl, samplesTrees, simEnv } from "../../support/harness/Cli.js"
-import { sampleQuestions } from "../../support/harness/Policy.js"
+import {
+  countPredictions,
+  predictions,
+  readDb,
+  samplesJsonl,
+  samplesTrees,
+  simEnv,
+  waitUntil
+} from "../../support/harness/Cli.js"
+import { agentModel } from "../../support/harness/Policy.js"
 import { firstAsks, inferArgs, resumeArgs, simRuns, vtreeLines } from "../../support/harness/SimRuns.js"
 
-const questions = sampleQuestions()
-
-const { cleanups, setup } = simRuns(questions)
+const { cleanups, questions, setup } = simRuns()
 
 describe("a run is its question set (in-process CLI)", () => {
   it(
@@ -205,4 +211,78 @@ describe("storage failures are one line, exit 1 (in-process CLI)", () => {
     assert.isAbove(kept.length, 0)
     assert.isBelow(kept.length, questions.length)
   }, 90_000)
+})
+
+describe("a database changed under a running run (in-process CLI)", () => {
+  // One question is answered, then the agent's calls never answer: only the heartbeat (every 500 ms
+  // with this lease) can notice what happened to the file; nothing else would end the run.
+  const stalledRun = async (runId: string) => {
+    const { db, dir, sim } = await setup({ stallAgentAfter: 2 })
+    const running = runCli(
+      inferArgs(db, "--concurrency", "1", "--run-id", runId),
+      simEnv(sim.url, { VTREE_LEASE_MS: "1500" })
+    )
+    await waitUntil(() => countPredictions(db) >= 1)
+    await sim.waitFor(() => sim.requests.filter((r) => r.model === agentModel).length === 3, 20_000)
+    return { db, dir, running }
+  }
+
+  it(
+    "a file moved over the database mid-run: one line naming the file and the run, nothing written into it",
+    async () => {
+      const { db, dir, running } = await stalledRun("rp")
+      // Another database holding the same run (a copy of this one, as a restore from a backup would be).
+      const copy = join(dir, "copy.db")
+      const source = new Database(db, { readonly: true })
+      await source.backup(copy).finally(() => source.close())
+      const copied = readFileSync(copy)
+      renameSync(copy, db)
+      const result = await running
+      assert.strictEqual(result.code, 1, result.stderr)
+      const lines = vtreeLines(result.stderr)
+      assert.strictEqual(lines.length, 1, result.stderr)
+      assert.match(
+        lines[0]!,
+        /^vtree: \S*runs\.db: the database file was replaced while run "rp" was going .*--resume --run-id rp/
+      )
+      assert.notMatch(lines[0]!, /no run|available/)
+      assert.isTrue(readFileSync(db).equals(copied), "the file put in its place was written to")
+    },
+    60_000
+  )
+
+  it("the database file deleted mid-run: one line saying so, not a lost lease", async () => {
+    const { db, running } = await stalledRun("rd")
+    for (const file of [db, `${db}-wal`, `${db}-shm`]) rmSync(file, { force: true })
+    const result = await running
+    assert.strictEqual(result.code, 1, result.stderr)
+    const lines = vtreeLines(result.stderr)
+    assert.strictEqual(lines.length, 1, result.stderr)
+    assert.match(lines[0]!, /^vtree: \S*runs\.db: the database file was deleted while run "rd" was going/)
+    assert.isFalse(existsSync(db))
+  }, 60_000)
+
+  it(
+    "the run's row deleted by another program mid-run: one line saying so, not a lost lease or a missing run",
+    async () => {
+      const { db, running } = await stalledRun("rr")
+      const writable = new Database(db)
+      try {
+        writable.pragma("foreign_keys = ON")
+        writable.prepare("DELETE FROM runs WHERE run_id = 'rr'").run()
+      } finally {
+        writable.close()
+      }
+      const result = await running
+      assert.strictEqual(result.code, 1, result.stderr)
+      const lines = vtreeLines(result.stderr)
+      assert.strictEqual(lines.length, 1, result.stderr)
+      assert.match(
+        lines[0]!,
+        /^vtree: \S*runs\.db: run "rr" was deleted from the database while this process was running it/
+      )
+      assert.notMatch(lines[0]!, /lease expired|another worker|available/)
+    },
+    60_000
+  )
 })

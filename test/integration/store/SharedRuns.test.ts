@@ -160,7 +160,7 @@ const contract = (name: string, open: OpenClients) =>
         }])
       }))
 
-    it.scoped("planning is idempotent, knows what a run saved before it had a queue, and reopens errors on request", () =>
+    it.scoped("planning is idempotent, knows what a run saved before it had a queue, reopens errors on request, and takes an empty set", () =>
       Effect.gen(function*() {
         const [a] = yield* open(1)
         yield* a!.startRun({ runId: "r", config: {}, owner: ownerA })
@@ -181,6 +181,9 @@ const contract = (name: string, open: OpenClients) =>
         assert.deepStrictEqual((yield* a!.claimQuestions("r", ownerA.ownerId, 10)).questionIds, ["q001", "q003"])
         const missing = yield* Effect.either(a!.planQuestions("nope", ids(1)))
         assert.isTrue(missing._tag === "Left" && missing.left.reason === "RunNotFound")
+        // A run with no questions has an empty queue: it is there all the same (once "no run e — available: e").
+        yield* a!.startRun({ runId: "e", config: {}, owner: ownerB })
+        assert.deepStrictEqual(yield* a!.planQuestions("e", []), { total: 0, done: 0, claimed: 0 })
       }))
 
     it.scoped("owners claiming at once over their own connections never get the same question", () =>

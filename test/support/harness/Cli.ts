@@ -65,6 +65,21 @@ export const start = (args: ReadonlyArray<string>, env: Record<string, string>, 
   return { child, done, stdout: () => stdout, stderr: () => stderr }
 }
 
+/**
+ * How the process ended, once it has; a process still running `ms` after the call is killed and the
+ * test fails (a bound on a signal's effect, generous enough never to be a race with a working CLI).
+ */
+export const endsWithin = async (running: Running, ms: number): Promise<CliResult> => {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))
+  const ended = await Promise.race([running.done, late])
+  clearTimeout(timer)
+  if (ended !== undefined) return ended
+  running.child.kill("SIGKILL")
+  await running.done
+  throw new Error(`the process was still running ${ms} ms later (killed); stderr:\n${running.stderr()}`)
+}
+
 export const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<CliResult> =>
   start(args, env).done
 
@@ -116,6 +131,11 @@ export const runs = (file: string): ReadonlyArray<{ run_id: string; status: stri
         { run_id: string; status: string; config_json: string }
       >
   )
+
+/** Whether every run claim in `file` has expired (a killed owner's lease ran out): a resume may take over. */
+export const leasesExpired = (file: string): boolean =>
+  (readDb(file, (db) => (db.prepare("SELECT max(expires_at) AS t FROM run_claims").get() as { t: number | null }).t) ??
+    0) < Date.now()
 
 /** Counts predictions, or 0 while the file or its tables do not exist yet. */
 export const countPredictions = (file: string): number => {

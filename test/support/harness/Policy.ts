@@ -40,6 +40,8 @@ export interface PolicyOptions {
   readonly wrong?: ReadonlySet<string>
   /** View this many nodes before submitting (default 1). */
   readonly viewSteps?: number
+  /** A page the agent reads with external_read (`--web-search`) as its first step, by question; none: no read. */
+  readonly readPage?: (questionId: string) => string | undefined
   readonly agentDelayMs?: number
   readonly toolDelayMs?: number
   /** Agent calls after the first n never answer: the run then has calls open that only cancelling ends. */
@@ -188,9 +190,18 @@ export const policyScripts = (options: PolicyOptions): NonNullable<SimOptions["c
       const style = options.replyStyle?.(question.questionId, steps) ?? "clean"
       return { content: replyStyles[style].write(step), reasoning, ...delay }
     }
+    const page = steps === 0 ? options.readPage?.(question.questionId) : undefined
+    if (page !== undefined) {
+      return respond(
+        { reflect: {}, plan: { next: "external_read" }, action: { tool: "external_read", args: { url: page } } },
+        "step 1: read the page about it"
+      )
+    }
+    // A question that began with a read views the nodes after it (its first reply names the tool).
+    const viewed = text(messages.find((m) => m.role === "assistant")).includes("external_read") ? steps - 1 : steps
     // Told that its steps are spent, it answers with what it has, as a model following the prompt would.
-    if (steps < viewSteps && !isFinalAnswerCall(request, messages)) {
-      const args = { node_id: roots[steps % Math.max(1, roots.length)] ?? "missing", question: questionText }
+    if (viewed < viewSteps && !isFinalAnswerCall(request, messages)) {
+      const args = { node_id: roots[viewed % Math.max(1, roots.length)] ?? "missing", question: questionText }
       return respond(
         {
           reflect: { progress: "calling view_node" },

@@ -1,24 +1,33 @@
 // What the CLI e2e tests of `vtree infer` share: per test, an openai-sim scripted by the agent policy
 // and a temporary folder for the database, both closed after the test with anything else it registered.
-import { afterEach } from "@effect/vitest"
+import { afterEach, assert } from "@effect/vitest"
 import { join } from "node:path"
 import * as Sim from "../openai-sim/index.js"
-import { samplesJsonl, samplesTrees, tempDir } from "./Cli.js"
-import { agentModel, type PolicyOptions, policyScripts, type SampleQuestion } from "./Policy.js"
+import { type DbPrediction, predictions, runs, samplesJsonl, samplesTrees, tempDir } from "./Cli.js"
+import { agentModel, type PolicyOptions, policyScripts, type SampleQuestion, sampleQuestions } from "./Policy.js"
 
-/** Registers the after-each cleanup in the calling test file; `setup` starts a sim and a folder for one test. */
-export const simRuns = (questions: ReadonlyArray<SampleQuestion>) => {
+/**
+ * Registers the after-each cleanup in the calling test file; `setup` starts a sim and a folder for one
+ * test, `startSim` one more sim (say, one that answers where the first stalls). The questions default to
+ * the bundled sample's.
+ */
+export const simRuns = (questions: ReadonlyArray<SampleQuestion> = sampleQuestions()) => {
   const cleanups: Array<() => unknown> = []
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
   })
-  const setup = async (policy: Omit<PolicyOptions, "questions"> = {}) => {
+  const startSim = async (policy: Omit<PolicyOptions, "questions"> = {}) => {
     const sim = await Sim.start({ chat: policyScripts({ questions, ...policy }) })
+    cleanups.push(() => sim.close())
+    return sim
+  }
+  const setup = async (policy: Omit<PolicyOptions, "questions"> = {}) => {
+    const sim = await startSim(policy)
     const temp = tempDir()
-    cleanups.push(() => sim.close(), temp.cleanup)
+    cleanups.push(temp.cleanup)
     return { sim, db: join(temp.dir, "runs.db"), dir: temp.dir }
   }
-  return { setup, cleanups }
+  return { questions, setup, startSim, cleanups }
 }
 
 /** `vtree infer` over the bundled sample into `db`, with more arguments after. */
@@ -48,4 +57,27 @@ export const firstAsks = (sim: Sim.OpenAiSim, questions: ReadonlyArray<SampleQue
     if (question !== undefined) counts.set(question.questionId, (counts.get(question.questionId) ?? 0) + 1)
   }
   return counts
+}
+
+/**
+ * After a run was stopped with `before` saved and then resumed against `sim`: every question is saved
+ * once, in order, in one run; the rows saved before are untouched and were not asked again; every other
+ * question was asked exactly once; the run is completed.
+ */
+export const assertFinishedOnce = (
+  db: string,
+  sim: Sim.OpenAiSim,
+  questions: ReadonlyArray<SampleQuestion>,
+  before: ReadonlyArray<DbPrediction>
+) => {
+  const after = predictions(db)
+  assert.deepStrictEqual(after.map((r) => r.question_id), questions.map((q) => q.questionId).sort())
+  assert.strictEqual(new Set(after.map((r) => r.run_id)).size, 1)
+  for (const row of before) assert.deepStrictEqual(after.find((r) => r.question_id === row.question_id), row)
+  const asked = firstAsks(sim, questions)
+  for (const question of questions) {
+    const saved = before.some((row) => row.question_id === question.questionId)
+    assert.strictEqual(asked.get(question.questionId) ?? 0, saved ? 0 : 1, `question ${question.questionId}`)
+  }
+  assert.strictEqual(runs(db)[0]!.status, "completed")
 }

@@ -4,7 +4,7 @@
  * beside the video and muxed in as a stream. Also the broken inputs the builder must refuse.
  */
 import { execFile } from "node:child_process"
-import { open, stat, writeFile } from "node:fs/promises"
+import { open, readFile, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import type { SubtitleCue } from "../../../src/domain/Media.js"
@@ -190,4 +190,44 @@ export const truncateCopy = async (source: string, target: string, fraction: num
     await handle.close()
   }
   return target
+}
+
+/**
+ * A copy of `source` whose video packets presented from `fromSeconds` to `toSeconds` (keyframes spared)
+ * have the middle of their payload overwritten with pseudo-random bytes, as a bad sector or a flipped
+ * download would leave them: the container and every packet's size stay intact, so the decoder still
+ * hands on a picture for every frame, with damaged blocks. Returns the times of the packets it damaged.
+ */
+export const corruptPackets = async (
+  source: string,
+  target: string,
+  fromSeconds: number,
+  toSeconds: number
+): Promise<ReadonlyArray<number>> => {
+  const { stdout } = await run("ffprobe", [
+    "-v",
+    "error",
+    "-select_streams",
+    "v:0",
+    "-show_entries",
+    "packet=pts_time,pos,size,flags",
+    "-of",
+    "json",
+    source
+  ])
+  const packets = (JSON.parse(stdout) as {
+    packets: ReadonlyArray<{ pts_time: string; pos: string; size: string; flags: string }>
+  }).packets
+    .map((p) => ({ time: Number(p.pts_time), pos: Number(p.pos), size: Number(p.size), key: p.flags.includes("K") }))
+    .filter((p) => !p.key && p.time >= fromSeconds && p.time <= toSeconds && p.size >= 64)
+  const bytes = await readFile(source)
+  let seed = 0x2545f491
+  const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24
+  for (const packet of packets) {
+    const from = packet.pos + Math.floor(packet.size * 0.3)
+    const to = packet.pos + Math.floor(packet.size * 0.7)
+    for (let i = from; i < to; i++) bytes[i] = next()
+  }
+  await writeFile(target, bytes)
+  return packets.map((p) => p.time).sort((a, b) => a - b)
 }

@@ -24,3 +24,18 @@ export const articlePageOfSize = (kilobytes: number): string => {
   const fixed = Buffer.byteLength(articlePage(1)) - perSection
   return articlePage(Math.max(1, Math.round((kilobytes * 1024 - fixed) / perSection)))
 }
+
+/** `levels` nested <div>s around one line of text: 5,000 levels (55 KB) once froze Readability for minutes. */
+export const nestedPage = (levels: number, text = "deep text"): string =>
+  `<html><body>${"<div>".repeat(levels)}${text}${"</div>".repeat(levels)}</body></html>`
+
+/**
+ * A page within every extraction budget (30,000 elements, 121 levels, 2.7 MB) that still keeps
+ * Readability busy for about 20 s (a paragraph of text at every level makes each ancestor re-read its
+ * subtree): only the reader's deadline, or terminating the extraction, ends it sooner.
+ */
+export const slowToExtractPage = (): string => {
+  const text = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, with a comma, and more. "
+  const chain = `<div>${text}`.repeat(120) + "</div>".repeat(120)
+  return `<html><body>${chain.repeat(250)}</body></html>`
+}

@@ -78,9 +78,28 @@ describe("build progress", () => {
     assert.include(text, "clip: trees/clip/tree.json (retrieval embeddings cached)")
     assert.include(text, "degraded cards: 1 events, 0 frames, 0 scenes")
     assert.notInclude(text, "no picture")
-    const damaged = renderBuildSummary([{ ...summary, damaged: [{ start: 10, end: 17.88 }, { start: 40, end: 46 }] }])
-    assert.include(damaged, "clip: no picture from 10.0 s to 17.9 s (the decoder reported damaged data)")
-    assert.include(damaged, "clip: no picture from 40.0 s to 46.0 s")
+    const damaged = renderBuildSummary([{
+      ...summary,
+      damaged: [
+        { start: 10, end: 17.88, picture: "missing", decoder: "h264: Invalid NAL unit size (0 > 1184).", messages: 40 },
+        { start: 40, end: 46, picture: "missing", decoder: "", messages: 0 },
+        { start: 52, end: 56, picture: "corrupt", decoder: "h264: error while decoding MB 5 11", messages: 1 }
+      ]
+    }])
+    assert.include(
+      damaged,
+      "clip: no picture from 10.0 s to 17.9 s (the decoder reported damaged data) — the tree has no frames there; " +
+        "ffmpeg said: \"h264: Invalid NAL unit size (0 > 1184).\" and 39 more messages; get an intact copy"
+    )
+    assert.include(
+      damaged,
+      "clip: no picture from 40.0 s to 46.0 s (the decoder reported damaged data) — the tree has no frames there; get"
+    )
+    assert.include(
+      damaged,
+      "clip: damaged picture from 52.0 s to 56.0 s (the decoder reported errors and filled in what it could not read) — " +
+        "frames and cards there may show grey or smeared blocks; ffmpeg said: \"h264: error while decoding MB 5 11\"; get"
+    )
     // 視頻 takes four terminal columns: its figures still line up under the header's (issue #23).
     const [header, wide] = renderBuildSummary([{ ...summary, videoId: "視頻" }]).split("\n")
     const columnsTo = (line: string, end: string) => textWidth(line.slice(0, line.indexOf(end) + end.length))

@@ -1,7 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import fc from "fast-check"
-import { framePassArgs, gridGaps, parseFramePass, reportsDamage } from "../../../src/layers/ffmpeg/FrameGraph.js"
+import type { DamagedSpan } from "../../../src/domain/Media.js"
+import {
+  capSpans,
+  damagedSpans,
+  decoderMessage,
+  decoderMessageLength,
+  framePassArgs,
+  gridGaps,
+  maxDamagedSpans,
+  parseFramePass
+} from "../../../src/layers/ffmpeg/FrameGraph.js"
 import { parseProbe } from "../../../src/layers/ffmpeg/ProbeJson.js"
 import { missingMessage } from "../../../src/layers/ffmpeg/Tools.js"
 import { audioChunks, pcmBytesPerSecond, shiftCues } from "../../../src/programs/builder/Transcription.js"
@@ -19,22 +29,160 @@ describe("the frame pass's report", () => {
       "[showinfo@scene @ 0x55e77e865740] n:   0 pts:  64000 pts_time:5       pos: 2 fmt:yuv420p",
       "frame=    2 fps=0.0 q=3.0 Lsize=N/A time=00:20:34.56"
     ].join("\n")
-    assert.deepStrictEqual(parseFramePass(stderr), { gridTimes: [0, 1234.5678], sceneTimes: [5] })
+    assert.deepStrictEqual(parseFramePass(stderr), { gridTimes: [0, 1234.5678], sceneTimes: [5], damage: [] })
   })
 
   it("falls back to pts_time when no time base was reported", () => {
     assert.deepStrictEqual(
       parseFramePass("[showinfo@grid @ 0x1] n:   0 pts:   5 pts_time:2.5 pos: 1"),
-      { gridTimes: [2.5], sceneTimes: [] }
+      { gridTimes: [2.5], sceneTimes: [], damage: [] }
     )
   })
 
   it("tells a decoder's damage reports from ordinary output", () => {
-    assert.isTrue(reportsDamage("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55] stream 0, offset 0x49d6c: partial file"))
-    assert.isTrue(reportsDamage("Error while decoding stream #0:0: Invalid data found when processing input"))
+    const damaged = (line: string) => parseFramePass(line).damage.length > 0
+    assert.isTrue(damaged("[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55] stream 0, offset 0x49d6c: partial file"))
+    assert.isTrue(damaged("Error while decoding stream #0:0: Invalid data found when processing input"))
+    assert.isTrue(damaged("[h264 @ 0x5648ff44e580] error while decoding MB 5 11, bytestream -7"))
+    assert.isTrue(damaged("[h264 @ 0x5648ff40af00] concealing 189 DC, 189 AC, 189 MV errors in P frame"))
+    assert.isTrue(damaged("[NULL @ 0x5648ff3e0f00] Invalid NAL unit size (-2147467264 > 529)."))
+    assert.isTrue(damaged("/videos/d.mp4: corrupt decoded frame in stream 0"))
     assert.isFalse(
-      reportsDamage("[showinfo@grid @ 0x1] n:   0 pts:   5 pts_time:2.5 checksum:corrupt00\nframe=  9 fps=0.0 q=3.0")
+      damaged("[showinfo@grid @ 0x1] n:   0 pts:   5 pts_time:2.5 checksum:corrupt00\nframe=  9 fps=0.0 q=3.0")
     )
+  })
+
+  it("a file's name, its metadata and the output folder are not the decoder speaking", () => {
+    const clean = [
+      "Input #0, mov,mp4,m4a,3gp,3g2,mj2, from '/videos/corrupt truncated end of file.mp4':",
+      "  Metadata:",
+      "    title           : Invalid data, partial file, error while decoding",
+      "[showinfo@grid @ 0x5] n:   0 pts: 0 pts_time:0",
+      "Output #0, image2, to '/trees/corrupt/.vtree/frames-1/frame_%06d.jpg':",
+      "[image2 @ 0x7] corrupt/frame_000001.jpg written",
+      "[swscaler @ 0x8] [swscaler @ 0x9] deprecated pixel format used, make sure you did set range correctly"
+    ].join("\n")
+    assert.deepStrictEqual(parseFramePass(clean).damage, [])
+  })
+
+  // stderr of ffmpeg 5.1 on an H.264 file with bytes overwritten in packets at 13.3–15 s (a frame in every slot).
+  const smeared = [
+    "[showinfo@grid @ 0x5] config in time_base: 1/12800, frame_rate: 25/1",
+    "[showinfo@grid @ 0x5] n:   5 pts: 128000 pts_time:10",
+    "[showinfo@grid @ 0x5] n:   6 pts: 153600 pts_time:12",
+    "[h264 @ 0x5648ff44e580] error while decoding MB 5 11, bytestream -7",
+    "[h264 @ 0x5648ff44e580] concealing 64 DC, 64 AC, 64 MV errors in P frame",
+    "[NULL @ 0x5648ff3e0f00] Invalid NAL unit size (-2147467264 > 529).",
+    "/in/d.mp4: corrupt decoded frame in stream 0",
+    "[showinfo@grid @ 0x5] n:   7 pts: 179200 pts_time:14",
+    "[h264 @ 0x5648ff415880] error while decoding MB 0 7, bytestream 312",
+    "[showinfo@grid @ 0x5] n:   8 pts: 204800 pts_time:16",
+    "[showinfo@grid @ 0x5] n:   9 pts: 230400 pts_time:18",
+    "[showinfo@grid @ 0x5] n:  10 pts: 256000 pts_time:20"
+  ].join("\n")
+
+  it("counts the decoder's messages between grid frames, keeping the first of each group", () => {
+    assert.deepStrictEqual(parseFramePass(smeared).damage, [
+      { gridFramesBefore: 2, first: "[h264 @ 0x5648ff44e580] error while decoding MB 5 11, bytestream -7", count: 4 },
+      { gridFramesBefore: 3, first: "[h264 @ 0x5648ff415880] error while decoding MB 0 7, bytestream 312", count: 1 }
+    ])
+  })
+
+  it("places a message from the grid frame before it to the second after it, and joins what overlaps", () => {
+    const spans = damagedSpans(parseFramePass(smeared), { intervalSeconds: 2, durationSeconds: 22, input: "/in/d.mp4" })
+    assert.deepStrictEqual(spans, [
+      {
+        start: 12,
+        end: 18,
+        picture: "corrupt",
+        decoder: "h264: error while decoding MB 5 11, bytestream -7",
+        messages: 5
+      }
+    ])
+  })
+
+  it("reports nothing for a clean pass, even with holes a variable frame rate leaves", () => {
+    const report = parseFramePass(
+      ["[showinfo@grid @ 0x5] n:   0 pts: 0 pts_time:0", "[showinfo@grid @ 0x5] n:   1 pts: 9 pts_time:9"].join("\n")
+    )
+    assert.deepStrictEqual(damagedSpans(report, { intervalSeconds: 2, durationSeconds: 10, input: "x" }), [])
+  })
+
+  it("a hole in the grid with the decoder's complaint reads as no picture, with what it said", () => {
+    const report = parseFramePass([
+      "[showinfo@grid @ 0x5] n:   0 pts: 0 pts_time:0",
+      "[showinfo@grid @ 0x5] n:   1 pts: 2 pts_time:2",
+      "[NULL @ 0x5] Invalid NAL unit size (0 > 1184).",
+      "[h264 @ 0x6] Invalid NAL unit size (0 > 1184).",
+      "[showinfo@grid @ 0x5] n:   2 pts: 10 pts_time:10",
+      "[showinfo@grid @ 0x5] n:   3 pts: 12 pts_time:12"
+    ].join("\n"))
+    assert.deepStrictEqual(damagedSpans(report, { intervalSeconds: 2, durationSeconds: 14, input: "x" }), [
+      { start: 2, end: 12, picture: "missing", decoder: "Invalid NAL unit size (0 > 1184).", messages: 2 }
+    ])
+  })
+
+  it("a message after the last grid frame reaches to the end of the video", () => {
+    const report = parseFramePass(
+      ["[showinfo@grid @ 0x5] n:   0 pts: 0 pts_time:0", "[mov,mp4 @ 0x5] stream 0, offset 0x9d6c: partial file"].join(
+        "\n"
+      )
+    )
+    assert.deepStrictEqual(damagedSpans(report, { intervalSeconds: 2, durationSeconds: 1.5, input: "x" }), [
+      { start: 0, end: 1.5, picture: "corrupt", decoder: "mov,mp4: stream 0, offset 0x9d6c: partial file", messages: 1 }
+    ])
+  })
+
+  it("a hostile message is one short plain line without the path, a memory address or a control character", () => {
+    const input = "/home/u/\u001b]0;pwned\u0007 \"clip\".mp4"
+    const message = decoderMessage(
+      `[h264 @ 0x55e77e865740] error while decoding MB \u001b[2J ${input} ${"x".repeat(5000)}`,
+      input
+    )
+    assert.notMatch(message, /[\u0000-\u001f\u007f-\u009f"]|0x55e77e865740|\/home\/u/)
+    assert.match(message, /^h264: error while decoding MB \[2J ]0;pwned 'clip'\.mp4 x+…$/)
+    assert.strictEqual(Array.from(message).length, decoderMessageLength)
+    assert.strictEqual(
+      decoderMessage(`${input}: corrupt decoded frame in stream 0`, input),
+      "corrupt decoded frame in stream 0"
+    )
+  })
+
+  it("a file damaged all through reports a bounded number of spans that still cover every message", () => {
+    // A message in every other slot of a 10-hour video: 9,000 separate stretches, a few KB of stderr each.
+    const lines: Array<string> = []
+    for (let n = 0; n < 18_000; n++) {
+      lines.push(`[showinfo@grid @ 0x5] n: ${n} pts: ${n * 2} pts_time:${n * 2}`)
+      if (n % 4 === 0) lines.push(`[h264 @ 0x6] error while decoding MB ${n} 1, bytestream -7`)
+    }
+    const report = parseFramePass(lines.join("\n"))
+    assert.strictEqual(report.damage.length, 4_500)
+    const spans = damagedSpans(report, { intervalSeconds: 2, durationSeconds: 36_000, input: "x" })
+    assert.strictEqual(spans.length, maxDamagedSpans)
+    assert.strictEqual(spans.reduce((sum, span) => sum + span.messages, 0), 4_500)
+    for (const group of report.damage) {
+      const time = report.gridTimes[group.gridFramesBefore - 1] ?? 0
+      assert.isTrue(spans.some((span) => span.start <= time && time <= span.end))
+    }
+    for (let i = 1; i < spans.length; i++) assert.isAbove(spans[i]!.start, spans[i - 1]!.end)
+  })
+
+  it("caps spans by joining across the shortest clean stretches", () => {
+    const span = (start: number, end: number): DamagedSpan => ({
+      start,
+      end,
+      picture: start === 20 ? "missing" : "corrupt",
+      decoder: `at ${start}`,
+      messages: 1
+    })
+    assert.deepStrictEqual(capSpans([span(0, 1), span(10, 11), span(12, 13), span(20, 21)], 3), [
+      span(0, 1),
+      { ...span(10, 13), messages: 2 },
+      span(20, 21)
+    ])
+    assert.deepStrictEqual(capSpans([span(0, 1), span(10, 11), span(12, 13), span(20, 21)], 1), [
+      { start: 0, end: 21, picture: "missing", decoder: "at 0", messages: 4 }
+    ])
   })
 
   it("finds the stretches where whole grid slots had no frame", () => {

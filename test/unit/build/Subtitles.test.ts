@@ -7,9 +7,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { MediaError, type MediaInfo, type SubtitleCue } from "../../../src/domain/Media.js"
 import { parseSubtitles, plainText } from "../../../src/domain/SubtitleFormat.js"
+import { cueLines } from "../../../src/programs/builder/Cards.js"
 import {
   resolveSubtitles,
   sidecarCandidates,
+  subtitleCallChars,
   subtitleCharBudget,
   subtitleFor
 } from "../../../src/programs/builder/Subtitles.js"
@@ -102,6 +104,27 @@ describe("subtitle parsing at scale", () => {
       assert.strictEqual(cues.length, 100_000)
       assert.deepStrictEqual(cues.at(-1), { start: 49_999.5, end: 49_999.75, text: "line 99999" })
     }), { timeout: 60_000 })
+
+  // The hostile shape of issue #33 in the other format: 100,000 WebVTT cues all running to the end of one
+  // minute, written out of order. Every one is read, in start order; what a node keeps of them is capped
+  // by subtitleFor. (Timing: BENCHMARKS.md, "Subtitle parsing".)
+  it.effect(
+    "reads 100,000 overlapping WebVTT cues written out of order, every one, sorted by start",
+    () =>
+      Effect.gen(function*() {
+        const vtt = "WEBVTT\n\n" + Array.from({ length: 100_000 }, (_, i) => {
+          const start = ((i * 7919) % 600) / 10
+          return `${clock(start).replace(",", ".")} --> 00:01:00.000\ncue ${i}\n`
+        }).join("\n")
+        const cues = yield* parseSubtitles(vtt, { path: "piled.vtt" })
+        assert.strictEqual(cues.length, 100_000)
+        assert.strictEqual(new Set(cues.map((cue) => cue.text)).size, 100_000)
+        for (let i = 1; i < cues.length; i++) assert.isAtMost(cues[i - 1]!.start, cues[i]!.start)
+        assert.deepStrictEqual([cues[0]!.start, cues.at(-1)!.start, cues.at(-1)!.end], [0, 59.9, 60])
+        assert.isAtMost(subtitleFor(cues, [0, 60]).length, subtitleCharBudget(60) + 1)
+      }),
+    { timeout: 60_000 }
+  )
 })
 
 describe("subtitleFor", () => {
@@ -137,6 +160,18 @@ describe("subtitleFor", () => {
     assert.isAtMost(minute.length, subtitleCharBudget(60) + 1)
     assert.isTrue(minute.endsWith("…"))
     assert.isAtMost(subtitleFor(piled, [30, 30]).length, subtitleCharBudget(0) + 1)
+    // An event call over the minute shows the cue lines up to its budget and counts the rest.
+    const lines = cueLines(piled, subtitleCallChars(60)).split("\n")
+    assert.isAtMost(lines.slice(0, -1).join("\n").length, subtitleCallChars(60) + 1)
+    const shown = lines.length - 1
+    assert.strictEqual(lines.at(-1), `(${20_000 - shown} more cues in this span not shown)`)
+    assert.strictEqual(lines[0], "[0.0–60.0 s] overlapping caption number 0")
+    // One cue longer than the whole budget is cut, not dropped.
+    const huge = cueLines([{ start: 0, end: 2, text: "x".repeat(100_000) }], subtitleCallChars(2))
+    assert.strictEqual(huge.length, subtitleCallChars(2) + 1)
+    assert.isTrue(huge.startsWith("[0.0–2.0 s] xxx") && huge.endsWith("x…"))
+    // Within the budget — any real track — the lines are exactly what they were without one.
+    assert.strictEqual(cueLines(cues, subtitleCallChars(11)), cueLines(cues))
     // A line repeated anywhere in the range is kept once, not only when it follows itself.
     const alternating = Array.from({ length: 1000 }, (_, i) => ({ start: i, end: i + 1, text: i % 2 ? "a" : "b" }))
     assert.strictEqual(subtitleFor(alternating, [0, 1000]), "b a")

@@ -247,3 +247,69 @@ describe("databases that are not vtree's, or not this vtree's", () => {
       }
     }))
 })
+
+describe("a database changed under an open store", () => {
+  const started = Effect.gen(function*() {
+    const dir = yield* tempDir
+    const file = path.join(dir, "vtree.db")
+    const store = yield* client(file)
+    yield* store.startRun({ runId: "r", config: {}, owner: ownerA })
+    yield* store.planQuestions("r", ["q1", "q2"])
+    return { dir, file, store }
+  })
+  const save = (store: RunStore["Type"], questionId: string) =>
+    store.saveQuestion("r", { prediction: prediction({ questionId }), steps: [], calls: [] }, {
+      ownerId: ownerA.ownerId
+    })
+
+  it.scoped("a file moved over it: the heartbeat, saves and the release refuse to write, naming the file and the run", () =>
+    Effect.gen(function*() {
+      const { dir, file, store } = yield* started
+      yield* save(store, "q1")
+      const other = path.join(dir, "other.db")
+      const copy = new Database(other)
+      copy.exec("CREATE TABLE t (x INTEGER)")
+      copy.close()
+      const bytes = fs.readFileSync(other)
+      fs.renameSync(other, file)
+      const attempts: ReadonlyArray<Effect.Effect<unknown, RunStoreError>> = [
+        store.renewClaim("r", ownerA.ownerId, 60_000),
+        save(store, "q2"),
+        store.claimQuestions("r", ownerA.ownerId, 1),
+        store.releaseRun("r", ownerA.ownerId, "interrupted")
+      ]
+      for (const attempt of attempts) {
+        const error = failureOf(yield* Effect.exit(attempt))
+        assert.strictEqual(error.reason, "DbChanged")
+        assert.strictEqual(
+          error.message,
+          `${file}: the database file was replaced while run "r" was going (another file has that path now) — ` +
+            `this process stopped without writing to it; what it saved is in the file it had opened: put that ` +
+            `file back, or continue with --resume --run-id r on the file there now`
+        )
+      }
+      assert.isTrue(fs.readFileSync(file).equals(bytes))
+    }))
+
+  it.scoped("the file deleted: DbChanged saying so, where a lost lease was said before", () =>
+    Effect.gen(function*() {
+      const { file, store } = yield* started
+      for (const name of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(name, { force: true })
+      const error = failureOf(yield* Effect.exit(store.renewClaim("r", ownerA.ownerId, 60_000)))
+      assert.strictEqual(error.reason, "DbChanged")
+      assert.match(error.message, /: the database file was deleted while run "r" was going — /)
+      assert.isFalse(fs.existsSync(file))
+    }))
+
+  it.scoped("its lease row removed by another program: DbChanged, not a takeover that never happened", () =>
+    Effect.gen(function*() {
+      const { file, store } = yield* started
+      const other = new Database(file)
+      other.prepare("DELETE FROM run_claims").run()
+      other.close()
+      const error = failureOf(yield* Effect.exit(store.renewClaim("r", ownerA.ownerId, 60_000)))
+      assert.strictEqual(error.reason, "DbChanged")
+      assert.match(error.message, /run "r" no longer has this process's claim, and no other owner took it — /)
+      assert.notInclude(error.message, "took it over")
+    }))
+})

@@ -9,6 +9,7 @@ import { RunStoreError } from "../../../services/RunStore.js"
 import { latestMigrationId, migrate, vtreeApplicationId } from "../Migrations.js"
 import { tooNew } from "../SchemaFacts.js"
 import { errorCode, storageError as describeFailure } from "../StorageError.js"
+import type { FileChange } from "../StoreContext.js"
 
 export interface CheckFileOptions {
   readonly filename: string
@@ -47,6 +48,28 @@ export const checkFile = (options: CheckFileOptions) =>
     }
     return Effect.void
   })
+
+/**
+ * What becomes of `filename` from now on: `replaced` once another file has its path (moved or restored
+ * over it), `deleted` once none has. An open connection goes on writing to the file it opened, where
+ * nobody will read it. A copy written into the file itself (`cp` onto it) keeps its identity and is not
+ * seen here; SQLite then reads whatever the two files' pages make.
+ */
+export const watchFile = (filename: string): () => FileChange | undefined => {
+  const identity = (stats: fs.BigIntStats) => `${stats.dev}:${stats.ino}`
+  const opened = fs.statSync(filename, { bigint: true, throwIfNoEntry: false })
+  if (opened === undefined) return () => undefined
+  const original = identity(opened)
+  return () => {
+    try {
+      const now = fs.statSync(filename, { bigint: true, throwIfNoEntry: false })
+      return now === undefined ? "deleted" : identity(now) === original ? undefined : "replaced"
+    } catch {
+      // Not allowed to look (the folder's permissions changed): nothing can be said either way.
+      return undefined
+    }
+  }
+}
 
 const sqliteMagic = Buffer.from("SQLite format 3\u0000", "latin1")
 

@@ -10,7 +10,7 @@ import { RunStore, RunStoreError } from "../../../services/RunStore.js"
 import { SchemaFacts } from "../SchemaFacts.js"
 import { make } from "../SqlRunStore.js"
 import { layerClients, nameTransforms } from "../StoreContext.js"
-import { checkFile, prepare, storageError } from "./SqliteFile.js"
+import { checkFile, prepare, storageError, watchFile } from "./SqliteFile.js"
 
 export interface SqliteRunStoreOptions {
   readonly filename: string
@@ -57,7 +57,11 @@ const open = (file: string, shown: string, readOnly: boolean, owners: "one" | "m
   )
   const ready = Layer.effect(SchemaFacts, prepare(shown, readOnly)).pipe(Layer.provideMerge(client))
   const failure = (what: string, cause: unknown) => storageError(shown, what, cause)
-  const store = Layer.effect(RunStore, make(shown, { owners, failure })).pipe(Layer.provideMerge(ready))
+  // The file's identity is taken once it is open (and created): a run notices it replaced under it.
+  const store = Layer.effect(
+    RunStore,
+    Effect.suspend(() => make(shown, { owners, failure, fileChange: watchFile(file) }))
+  ).pipe(Layer.provideMerge(ready))
   // better-sqlite3 throws from inside the client's constructor (a defect, not an error) for a file it
   // cannot open: every way of failing to open ends as one RunStoreError.
   return Layer.catchAllCause(store, (cause) => {

@@ -33,6 +33,14 @@ describe("entity registry", () => {
     assert.deepStrictEqual(seen.entities, ["Rex (dog_1)"])
   })
 
+  it("matches a name as a whole word, not inside another word", () => {
+    const tom = [{ id: "p_2", name: "Tom" }, { id: "p_3", name: "李雷" }]
+    const inside = entityAppendix(node({ event_description: "tomatoes on a p_22 tray" }, [0, 1]), tom)
+    assert.deepStrictEqual(inside.entities, [])
+    const whole = entityAppendix(node({ event_description: "Tom's knife, then 李雷在切菜" }, [0, 1]), tom)
+    assert.deepStrictEqual(whole.entities, ["Tom (p_2)", "李雷 (p_3)"])
+  })
+
   it("writes an entry without a name as its id", () => {
     assert.strictEqual(entityLine({ id: "x", identity: "a stranger" }), "x: a stranger")
   })

@@ -16,6 +16,7 @@ const all = [
   "search",
   "mcp",
   "build",
+  "subtitles",
   "ocr",
   "prefix",
   "report",

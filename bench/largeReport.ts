@@ -5,20 +5,16 @@
 // built dist/ (`npm run bench` builds it) and Debian's chromium.
 import { Effect } from "effect"
 import jpeg from "jpeg-js"
-import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import * as SqliteRunStore from "../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore } from "../src/services/RunStore.js"
-import { dumpDom } from "../test/support/harness/Chromium.js"
 import { seededRandom, syntheticTree, writeTree } from "../test/support/trees/SyntheticTree.js"
+import { loadTimes, ms, probedCopy, timeCli } from "./reportPage.js"
 import type { BenchModule } from "./run.js"
 import { median } from "./stats.js"
 
-const root = fileURLToPath(new URL("..", import.meta.url))
-const bin = join(root, "dist", "bin.js")
 const videos = 900
 const perVideo = 3
 const questions = videos * perVideo
@@ -135,30 +131,6 @@ const fill = (file: string, trees: string) =>
     }
   }).pipe(Effect.provide(SqliteRunStore.layer({ filename: file })))
 
-const time = (args: ReadonlyArray<string>, cwd: string): number => {
-  const started = performance.now()
-  const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", maxBuffer: 1 << 30 })
-  if (result.status !== 0) throw new Error(`vtree ${args.join(" ")}: ${result.stderr}`)
-  return performance.now() - started
-}
-
-// Appended to a copy of the page: the load event's time since navigation start, read back from the DOM.
-const probe = `<script>addEventListener("load", () => { const n = performance.getEntriesByType("navigation")[0];` +
-  ` document.body.dataset.loaded = String(Math.round(n.loadEventStart)); document.body.dataset.dcl = String(Math.round(n.domContentLoadedEventEnd)); });</script>`
-
-const loadTimes = (page: string, runs: number) => {
-  const probed = page.replace(/\.html$/, ".probed.html")
-  writeFileSync(probed, readFileSync(page, "utf8").replace("</body>", `${probe}</body>`))
-  const loads: Array<number> = []
-  const dcls: Array<number> = []
-  for (let i = 0; i < runs; i++) {
-    const dom = dumpDom(probed)
-    loads.push(Number(/data-loaded="(\d+)"/.exec(dom)?.[1] ?? NaN))
-    dcls.push(Number(/data-dcl="(\d+)"/.exec(dom)?.[1] ?? NaN))
-  }
-  return { load: median(loads), dcl: median(dcls) }
-}
-
 const module: BenchModule = {
   title: "Large html report",
   run: async () => {
@@ -172,7 +144,7 @@ const module: BenchModule = {
       const render = (mode: "embed" | "link", out: string) =>
         median(Array.from(
           { length: runs },
-          () => time(["report", "--run-id", "bench", "--format", "html", "--frames", mode, "--out", out], dir)
+          () => timeCli(["report", "--run-id", "bench", "--format", "html", "--frames", mode, "--out", out], dir)
         ))
       const embedTime = render("embed", "embed.html")
       const linkTime = render("link", "link.html")
@@ -181,10 +153,9 @@ const module: BenchModule = {
       const embedText = readFileSync(embedPage, "utf8")
       const stored = [...embedText.matchAll(/<script type="text\/plain" id="frame-\d+">([^<]*)<\/script>/g)]
       const thumbnailBytes = stored.reduce((sum, m) => sum + m[1]!.length, 0)
-      const embed = loadTimes(embedPage, runs)
-      const link = loadTimes(linkPage, runs)
+      const embed = loadTimes(probedCopy(embedPage), runs)
+      const link = loadTimes(probedCopy(linkPage), runs)
       const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`
-      const ms = (n: number) => `${Math.round(n).toLocaleString("en-US")} ms`
       const frameFiles = videos * 6
       return [
         `A run of ${

@@ -2,35 +2,18 @@
 // each), in every format, and how fast headless Chromium opens the html page. Needs the built dist/
 // (`npm run bench` builds it) and Debian's chromium.
 import { Effect } from "effect"
-import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { VideoMmeTaskTypes } from "../src/domain/Question.js"
 import * as SqliteRunStore from "../src/layers/sql/sqlite/SqliteRunStore.js"
 import { unpackBodies } from "../src/programs/report/ReportHtml.js"
 import { RunStore } from "../src/services/RunStore.js"
-import { dumpDom } from "../test/support/harness/Chromium.js"
+import { loadTimes, ms, probedCopy, timeCli } from "./reportPage.js"
 import type { BenchModule } from "./run.js"
 import { median } from "./stats.js"
 
-const root = fileURLToPath(new URL("..", import.meta.url))
-const bin = join(root, "dist", "bin.js")
 const questions = 2_700
-const types = [
-  "Temporal Perception",
-  "Spatial Perception",
-  "Attribute Perception",
-  "Action Recognition",
-  "Object Recognition",
-  "OCR Problems",
-  "Counting Problem",
-  "Temporal Reasoning",
-  "Spatial Reasoning",
-  "Action Reasoning",
-  "Object Reasoning",
-  "Information Synopsis"
-]
 
 // Tool output that compresses like real captions (about 3× under gzip), not like one repeated sentence:
 // words drawn from a small vocabulary by a seeded generator, so every run writes the same page.
@@ -67,7 +50,7 @@ const fill = (file: string) =>
         prediction: {
           questionId,
           videoId: `video${Math.floor(i / 3)}`,
-          taskType: types[i % types.length]!,
+          taskType: VideoMmeTaskTypes[i % VideoMmeTaskTypes.length]!,
           duration: (["short", "medium", "long"] as const)[Math.floor(i / 900)]!,
           domain: [
             "Knowledge",
@@ -117,17 +100,6 @@ const fill = (file: string) =>
     }
   }).pipe(Effect.provide(SqliteRunStore.layer({ filename: file })))
 
-const time = (args: ReadonlyArray<string>, cwd: string): number => {
-  const started = performance.now()
-  const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", maxBuffer: 1 << 30 })
-  if (result.status !== 0) throw new Error(`vtree ${args.join(" ")}: ${result.stderr}`)
-  return performance.now() - started
-}
-
-// Appended to a copy of the page: the load event's time since navigation start, read back from the DOM.
-const probe = `<script>addEventListener("load", () => { const n = performance.getEntriesByType("navigation")[0];` +
-  ` document.body.dataset.loaded = String(Math.round(n.loadEventStart)); document.body.dataset.dcl = String(Math.round(n.domContentLoadedEventEnd)); });</script>`
-
 const module: BenchModule = {
   title: "Report: 2,700 questions, text / json / html / compare, html load in Chromium",
   run: async () => {
@@ -136,33 +108,27 @@ const module: BenchModule = {
       const db = join(dir, "vtree.db")
       await Effect.runPromise(fill(db))
       const runs = 3
-      const text = median(Array.from({ length: runs }, () => time(["report", "--run-id", "bench"], dir)))
+      const text = median(Array.from({ length: runs }, () => timeCli(["report", "--run-id", "bench"], dir)))
       const json = median(
-        Array.from({ length: runs }, () => time(["report", "--run-id", "bench", "--format", "json"], dir))
+        Array.from({ length: runs }, () => timeCli(["report", "--run-id", "bench", "--format", "json"], dir))
       )
       const html = median(
         Array.from(
           { length: runs },
-          () => time(["report", "--run-id", "bench", "--format", "html", "--out", "r.html"], dir)
+          () => timeCli(["report", "--run-id", "bench", "--format", "html", "--out", "r.html"], dir)
         )
       )
-      const compare = median(Array.from({ length: runs }, () => time(["report", "--compare", "bench", "bench"], dir)))
-      const help = median(Array.from({ length: runs }, () => time(["--help"], dir)))
+      const compare = median(
+        Array.from({ length: runs }, () => timeCli(["report", "--compare", "bench", "bench"], dir))
+      )
+      const help = median(Array.from({ length: runs }, () => timeCli(["--help"], dir)))
       const page = join(dir, "r.html")
       const size = statSync(page).size
       const pageText = readFileSync(page, "utf8")
       const packed = /<script type="application\/gzip" id="bodies">([^<]*)<\/script>/.exec(pageText)?.[1]?.length ?? 0
       const unpacked = unpackBodies(pageText).reduce((sum, body) => sum + Buffer.byteLength(body), 0)
-      const probed = join(dir, "probed.html")
-      writeFileSync(probed, readFileSync(page, "utf8").replace("</body>", `${probe}</body>`))
-      const loads: Array<number> = []
-      const dcls: Array<number> = []
-      for (let i = 0; i < runs; i++) {
-        const dom = dumpDom(probed)
-        loads.push(Number(/data-loaded="(\d+)"/.exec(dom)?.[1] ?? NaN))
-        dcls.push(Number(/data-dcl="(\d+)"/.exec(dom)?.[1] ?? NaN))
-      }
-      const load = median(loads)
+      const probed = probedCopy(page)
+      const { dcl, load } = loadTimes(probed, runs)
       // The same page with nothing deferred: every row and trajectory shell built before the first paint,
       // as the page did before (and about how long the deferred part takes to build after it).
       const eager = join(dir, "eager.html")
@@ -175,9 +141,7 @@ const module: BenchModule = {
           )
           .replace(/<\/div>\n<script type="text\/html" id="rest-shells">([^]*?)<\/script>/, "\n$1</div>")
       )
-      const eagerLoads: Array<number> = []
-      for (let i = 0; i < runs; i++) eagerLoads.push(Number(/data-loaded="(\d+)"/.exec(dumpDom(eager))?.[1] ?? NaN))
-      const ms = (n: number) => `${Math.round(n).toLocaleString("en-US")} ms`
+      const eagerLoad = loadTimes(eager, runs).load
       return [
         `A run of ${
           questions.toLocaleString("en-US")
@@ -197,9 +161,7 @@ const module: BenchModule = {
           (size / 1e6).toFixed(1)
         } MB, one file. Opened in headless Chromium (\`chromium --headless --dump-dom\`,`,
         "3 times, the navigation timing read back from the page): DOMContentLoaded at",
-        `${ms(median(dcls))}, load at ${ms(load)} (median) — target under 2,000 ms: ${
-          load < 2_000 ? "met" : "missed"
-        }` +
+        `${ms(dcl)}, load at ${ms(load)} (median) — target under 2,000 ms: ${load < 2_000 ? "met" : "missed"}` +
         ` (${(load / 2_000).toFixed(2)}× the target). Every trajectory body (each step's tool output, the bulk of a`,
         `run) travels in one gzipped JSON array, ${(packed / 1e6).toFixed(1)} MB of the page as base64 (${
           (unpacked / 1e6).toFixed(1)
@@ -207,7 +169,7 @@ const module: BenchModule = {
         "browser unpacks (its own DecompressionStream) the first time a trajectory is opened. The first 100 question rows and",
         "trajectory shells are markup; the rest travel as inert text and are built right after the first paint (sorting,",
         `filtering or a link to a later question builds them at once). Built before the first paint instead, the page loads at ${
-          ms(median(eagerLoads))
+          ms(eagerLoad)
         }.`
       ].join("\n")
     } finally {

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url"
 import { answerBuildCalls } from "../test/support/openai-sim/builder.js"
 import * as OpenAiSim from "../test/support/openai-sim/index.js"
 import type { SimRequest } from "../test/support/openai-sim/index.js"
+import { videoMmeRows } from "./video-mme-rows.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
@@ -89,29 +90,25 @@ const vision = (): string => "A frame from the sample video (the demo has no vis
 const sampleVideoId = "vtDemo0001a"
 
 /** Questions about samples/video, answerable from its subtitles, as Video-MME rows. */
-const videoQuestions = [
-  {
-    question_id: "demo-1",
-    task_type: "Counting Problem",
-    question: "How many eggs are cracked into the sauce?",
-    options: ["A. Two", "B. Three", "C. Four", "D. Six"],
-    answer: "C"
-  },
-  {
-    question_id: "demo-2",
-    task_type: "Temporal Perception",
-    question: "How long is the pan covered with a lid?",
-    options: ["A. One minute", "B. Six minutes", "C. Ten minutes", "D. Twenty minutes"],
-    answer: "B"
-  }
-].map((row) => ({
-  video_id: "002",
-  duration: "short",
-  domain: "Life Record",
-  sub_category: "Food",
-  videoID: sampleVideoId,
-  ...row
-}))
+const videoQuestions = videoMmeRows(
+  { video_id: "002", duration: "short", domain: "Life Record", sub_category: "Food", videoID: sampleVideoId },
+  [
+    {
+      question_id: "demo-1",
+      task_type: "Counting Problem",
+      question: "How many eggs are cracked into the sauce?",
+      options: ["A. Two", "B. Three", "C. Four", "D. Six"],
+      answer: "C"
+    },
+    {
+      question_id: "demo-2",
+      task_type: "Temporal Perception",
+      question: "How long is the pan covered with a lid?",
+      options: ["A. One minute", "B. Six minutes", "C. Ten minutes", "D. Twenty minutes"],
+      answer: "B"
+    }
+  ]
+)
 
 const hasFfmpeg = (): boolean =>
   [process.env["VTREE_FFMPEG"] || "ffmpeg", process.env["VTREE_FFPROBE"] || "ffprobe"].every((tool) => {

@@ -8,6 +8,7 @@
 import jpeg from "jpeg-js"
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
+import { videoMmeRows } from "./video-mme-rows.js"
 
 const videoId = "vtSmpl0001a"
 const outDir = path.resolve(process.argv[2] ?? "samples")
@@ -167,6 +168,16 @@ const skillet = (cv: Canvas, fill: Rgb) =>
   cv.rect(100, 49, 52, 6, c.iron).disc(70, 52, 34, c.iron).disc(70, 52, 29, fill)
 const egg = (cv: Canvas, x: number, y: number) => cv.disc(x, y, 8, c.white).disc(x, y, 3.5, c.yolk)
 const eggSpots: ReadonlyArray<readonly [number, number]> = [[56, 40], [84, 40], [56, 64], [84, 64]]
+/** The skillet of sauce with an egg in each of the four wells. */
+const eggsInSauce = () => {
+  const cv = skillet(new Canvas(c.stove), c.sauce)
+  for (const [x, y] of eggSpots) egg(cv, x, y)
+  return cv
+}
+/** The wooden cutting board on the counter, seen from above. */
+const cuttingBoard = () => new Canvas(c.counter).rect(20, 12, 120, 66, c.board)
+/** The chef's knife lying along the bottom of the board. */
+const knife = (cv: Canvas) => cv.rect(40, 66, 70, 4, c.steel).rect(110, 65, 22, 6, c.dark)
 
 // ---------------------------------------------------------------------------------------------
 // The video: "Weeknight Kitchen — One-Pan Shakshuka", 10 minutes, 2 scenes, 6 events, 20 frames.
@@ -351,13 +362,7 @@ const scenes: ReadonlyArray<Scene> = [
             spatial_layout: "Board centred; onion on the left of the board, knife along the bottom edge.",
             visual_attributes: { board: "light wood", knife: "steel blade, black handle", shot: "overhead close-up" },
             visible_text: []
-          }, () =>
-            new Canvas(c.counter)
-              .rect(20, 12, 120, 66, c.board)
-              .disc(60, 42, 16, c.onion)
-              .ring(60, 42, 10, 2, c.cream)
-              .rect(40, 66, 70, 4, c.steel)
-              .rect(110, 65, 22, 6, c.dark)),
+          }, () => knife(cuttingBoard().disc(60, 42, 16, c.onion).ring(60, 42, 10, 2, c.cream))),
           frame(150, "Then the pepper: take out the seeds and cut it into little squares.", {
             frame_summary: "Small red squares of diced bell pepper spread on the cutting board next to the knife.",
             visible_entities: ["diced red bell pepper", "wooden cutting board", "chef's knife"],
@@ -366,11 +371,11 @@ const scenes: ReadonlyArray<Scene> = [
             visual_attributes: { pepper_color: "red", cut: "small dice", shot: "overhead close-up" },
             visible_text: []
           }, () => {
-            const cv = new Canvas(c.counter).rect(20, 12, 120, 66, c.board)
+            const cv = cuttingBoard()
             for (let i = 0; i < 18; i++) {
               cv.rect(46 + (i % 6) * 11 + (i % 2) * 2, 26 + Math.floor(i / 6) * 10, 6, 6, c.pepper)
             }
-            return cv.rect(40, 66, 70, 4, c.steel).rect(110, 65, 22, 6, c.dark)
+            return knife(cv)
           }),
           frame(185, "Everything goes into one bowl, ready for the pan.", {
             frame_summary: "A blue bowl filled with diced onion and red pepper on the counter.",
@@ -407,7 +412,7 @@ const scenes: ReadonlyArray<Scene> = [
             visual_attributes: { garlic_color: "off-white", shot: "overhead close-up" },
             visible_text: []
           }, () => {
-            const cv = new Canvas(c.counter).rect(20, 12, 120, 66, c.board)
+            const cv = cuttingBoard()
             for (let i = 0; i < 24; i++) cv.rect(72 + (i % 6) * 5, 34 + Math.floor(i / 6) * 5, 3, 3, c.garlic)
             return cv.disc(40, 36, 5, c.garlic).disc(40, 50, 5, c.garlic).disc(52, 43, 5, c.garlic)
           }),
@@ -582,8 +587,7 @@ const scenes: ReadonlyArray<Scene> = [
             visual_attributes: { egg_count: 4, yolk_color: "orange-yellow", shot: "overhead" },
             visible_text: []
           }, () => {
-            const cv = skillet(new Canvas(c.stove), c.sauce)
-            for (const [x, y] of eggSpots) egg(cv, x, y)
+            const cv = eggsInSauce()
             return cv
           }),
           frame(495, "Lid on, and give it about six minutes.", {
@@ -594,8 +598,7 @@ const scenes: ReadonlyArray<Scene> = [
             visual_attributes: { lid: "clear glass", timer_color: "white on black", shot: "overhead" },
             visible_text: ["6 MIN"]
           }, () => {
-            const cv = skillet(new Canvas(c.stove), c.sauce)
-            for (const [x, y] of eggSpots) egg(cv, x, y)
+            const cv = eggsInSauce()
             return cv.ring(70, 52, 31, 4, c.glass).disc(70, 52, 4, c.dark).rect(96, 4, 62, 20, c.dark).text(
               "6 MIN",
               98,
@@ -628,8 +631,7 @@ const scenes: ReadonlyArray<Scene> = [
             visual_attributes: { garnish_colors: ["white", "green"], shot: "overhead" },
             visible_text: []
           }, () => {
-            const cv = skillet(new Canvas(c.stove), c.sauce)
-            for (const [x, y] of eggSpots) egg(cv, x, y)
+            const cv = eggsInSauce()
             for (let i = 0; i < 12; i++) {
               cv.rect(50 + ((i * 17) % 40), 34 + ((i * 23) % 36), 3, 3, i % 2 === 0 ? c.feta : c.parsley)
             }
@@ -785,19 +787,10 @@ const questions = [
   }
 ]
 
-// Field order as in the Video-MME release.
-const videoMmeRows = questions.map((q) => ({
-  video_id: "001",
-  duration: "medium",
-  domain: "Life Record",
-  sub_category: "Food",
-  videoID: videoId,
-  question_id: q.question_id,
-  task_type: q.task_type,
-  question: q.question,
-  options: q.options,
-  answer: q.answer
-}))
+const rows = videoMmeRows(
+  { video_id: "001", duration: "medium", domain: "Life Record", sub_category: "Food", videoID: videoId },
+  questions
+)
 
 // ---------------------------------------------------------------------------------------------
 
@@ -814,7 +807,7 @@ for (const { file, draw } of frameImages) {
   writeFileSync(path.join(treeDir, "frames", file), data)
 }
 writeFileSync(path.join(outDir, "questions", `${videoId}.json`), JSON.stringify(questions, null, 2) + "\n")
-writeFileSync(path.join(outDir, "questions.jsonl"), videoMmeRows.map((r) => JSON.stringify(r)).join("\n") + "\n")
+writeFileSync(path.join(outDir, "questions.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n") + "\n")
 
 const count = (level: number) => Object.values(nodes).filter((n) => (n as { level: number }).level === level).length
 console.log(

@@ -8,7 +8,7 @@ import { loadOcrConfig, type OcrConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
 import { reasonForStatus } from "../openai/OpenAiErrors.js"
-import { transcribeEach } from "../shared/OcrTranscript.js"
+import { readFrame, transcribeEach } from "../shared/OcrTranscript.js"
 import { type ProviderPolicy, reported, withPolicy } from "../shared/Reliability.js"
 
 const provider = "ocr"
@@ -103,16 +103,7 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
 
   const frame = (path: string) =>
     Effect.gen(function*() {
-      const bytes = yield* fs.readFile(path).pipe(
-        Effect.mapError((error) =>
-          fail(
-            "BadRequest",
-            error._tag === "SystemError" && error.reason === "NotFound"
-              ? `frame not found: ${path}`
-              : `cannot read ${path}: ${error.message}`
-          )
-        )
-      )
+      const bytes = yield* readFrame(fs, provider, path)
       const first = (yield* Ref.getAndUpdate(next, (n) => n + 1)) % healthy.length
       return yield* recognize(healthy[first]!, path, bytes).pipe(
         Effect.catchAll(() => recognize(healthy[(first + 1) % healthy.length]!, path, bytes))

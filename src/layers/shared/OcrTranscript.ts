@@ -1,3 +1,4 @@
+import type * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either } from "effect"
 import * as Path from "node:path"
 import { ProviderError } from "../../domain/ProviderError.js"
@@ -14,6 +15,22 @@ export const formatTranscript = (
       }`
     )
     .join("\n\n")
+
+/** A frame's bytes, as every OCR engine reads them: a missing or unreadable file is a BadRequest naming it. */
+export const readFrame = (fs: FileSystem.FileSystem, provider: string, path: string) =>
+  fs.readFile(path).pipe(
+    Effect.mapError((error) =>
+      new ProviderError({
+        provider,
+        reason: "BadRequest",
+        message: `${provider}: ${
+          error._tag === "SystemError" && error.reason === "NotFound"
+            ? `frame not found: ${path}`
+            : `cannot read ${path}: ${error.message}`
+        }`
+      })
+    )
+  )
 
 /**
  * The transcript of several frames read one by one, the same for every OCR engine: a frame that fails

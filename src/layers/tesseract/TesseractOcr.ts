@@ -5,7 +5,7 @@ import * as Path from "node:path"
 import type { Worker as Thread } from "node:worker_threads"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
-import { transcribeEach } from "../shared/OcrTranscript.js"
+import { readFrame, transcribeEach } from "../shared/OcrTranscript.js"
 import { reported } from "../shared/Reliability.js"
 
 const provider = "ocr"
@@ -212,16 +212,7 @@ export const makeWith = Effect.fn("TesseractOcr.makeWith")(function*(
 
   const frame = (path: string) =>
     Effect.gen(function*() {
-      const image = yield* fs.readFile(path).pipe(
-        Effect.mapError((error) =>
-          fail(
-            "BadRequest",
-            error._tag === "SystemError" && error.reason === "NotFound"
-              ? `frame not found: ${path}`
-              : `cannot read ${path}: ${error.message}`
-          )
-        )
-      )
+      const image = yield* readFrame(fs, provider, path)
       if (!looksLikeImage(image)) {
         return yield* fail(
           "BadRequest",

@@ -1,8 +1,9 @@
-import { Clock, type Duration, Effect, Ref } from "effect"
+import { Clock, type Duration, Effect, type Layer, Ref } from "effect"
 import { ProviderError } from "../../domain/ProviderError.js"
 import type { CallRole } from "../../services/CallLog.js"
 import { recordCall } from "../../services/CallLog.js"
 import { isUnreachable, reportAttempt } from "../../services/EndpointBreaker.js"
+import type { ChatResponse } from "../../services/LLMProvider.js"
 
 /** A script: replies consumed in order, or a function of the request (and its 0-based index). */
 export type Script<Req, Reply> = ReadonlyArray<Reply> | ((request: Req, index: number) => Reply)
@@ -10,6 +11,21 @@ export type Script<Req, Reply> = ReadonlyArray<Reply> | ((request: Req, index: n
 export interface ScriptOptions {
   /** Each call sleeps this long first (on the TestClock under `it.effect`). */
   readonly latency?: Duration.DurationInput
+}
+
+/** What a fake's `make` hands back: the service, a Layer of it, and every request received so far, in order. */
+export interface ScriptedFake<Id, Service, Req> {
+  readonly service: Service
+  readonly layer: Layer.Layer<Id>
+  readonly requests: Effect.Effect<ReadonlyArray<Req>>
+}
+
+/** A chat fake's reply: a full ChatResponse, just the content, or a ProviderError to fail with. */
+export type ChatReply = ChatResponse | string | ProviderError
+
+export interface ScriptedChatOptions extends ScriptOptions {
+  /** Reported model name for string replies (default "scripted-llm" or "scripted-vlm"). */
+  readonly model?: string
 }
 
 /** Word count as a stand-in token count: deterministic, and grows with the text like real usage. */
@@ -79,4 +95,33 @@ export const makeScripted = <Req, Reply, Out>(options: {
         return output
       })
     return { call, requests: Ref.get(requests) }
+  })
+
+/**
+ * The engine of the fakes that answer with a ChatResponse (LLM, VLM): a string reply becomes a response
+ * from `model` whose usage is counted in words (`promptTokens` counts the request's).
+ */
+export const makeScriptedChat = <Req>(options: {
+  readonly name: string
+  readonly role: (request: Req) => CallRole
+  readonly model: string
+  readonly script: Script<Req, ChatReply>
+  readonly promptTokens: (request: Req) => number
+  readonly latency: Duration.DurationInput | undefined
+}) =>
+  makeScripted<Req, ChatResponse | string, ChatResponse>({
+    name: options.name,
+    role: options.role,
+    model: options.model,
+    script: options.script,
+    latency: options.latency,
+    toOutput: (reply, request) =>
+      typeof reply === "string"
+        ? {
+          content: reply,
+          usage: { promptTokens: options.promptTokens(request), completionTokens: approximateTokens(reply) },
+          model: options.model
+        }
+        : reply,
+    tokens: (response) => response.usage
   })

@@ -1,22 +1,22 @@
 import { Effect, Layer } from "effect"
-import type { ProviderError } from "../../domain/ProviderError.js"
 import { type ChatRequest, type ChatResponse, LLMProvider, type ToolCall } from "../../services/LLMProvider.js"
-import { approximateTokens, makeScripted, type Script, type ScriptOptions } from "./Scripted.js"
+import {
+  approximateTokens,
+  type ChatReply,
+  makeScriptedChat,
+  type Script,
+  type ScriptedChatOptions,
+  type ScriptedFake
+} from "./Scripted.js"
 
 /** A reply: a full ChatResponse, just the content, or a ProviderError to fail with. */
-export type LlmReply = ChatResponse | string | ProviderError
+export type LlmReply = ChatReply
 
-export interface ScriptedLlmOptions extends ScriptOptions {
-  /** Reported model name for string replies (default "scripted-llm"). */
-  readonly model?: string
-}
+/** `model`: the reported model name for string replies (default "scripted-llm"). */
+export type ScriptedLlmOptions = ScriptedChatOptions
 
-export interface ScriptedLlm {
-  readonly service: LLMProvider["Type"]
-  readonly layer: Layer.Layer<LLMProvider>
-  /** Every request received so far, in order. */
-  readonly requests: Effect.Effect<ReadonlyArray<ChatRequest>>
-}
+/** The fake, its Layer, and every request received so far, in order. */
+export type ScriptedLlm = ScriptedFake<LLMProvider, LLMProvider["Type"], ChatRequest>
 
 /**
  * A scripted LLMProvider that also hands back what it was asked:
@@ -25,24 +25,13 @@ export interface ScriptedLlm {
 export const make = (script: Script<ChatRequest, LlmReply>, options: ScriptedLlmOptions = {}) =>
   Effect.gen(function*() {
     const model = options.model ?? "scripted-llm"
-    const engine = yield* makeScripted<ChatRequest, ChatResponse | string, ChatResponse>({
+    const engine = yield* makeScriptedChat<ChatRequest>({
       name: "ScriptedLlm",
       role: (request) => request.role,
       model,
       script,
       latency: options.latency,
-      toOutput: (reply, request) =>
-        typeof reply === "string"
-          ? {
-            content: reply,
-            usage: {
-              promptTokens: request.messages.reduce((sum, message) => sum + approximateTokens(message.content), 0),
-              completionTokens: approximateTokens(reply)
-            },
-            model
-          }
-          : reply,
-      tokens: (response) => response.usage
+      promptTokens: (request) => request.messages.reduce((sum, message) => sum + approximateTokens(message.content), 0)
     })
     const service = LLMProvider.of({ chat: engine.call })
     return { service, layer: Layer.succeed(LLMProvider, service), requests: engine.requests } satisfies ScriptedLlm

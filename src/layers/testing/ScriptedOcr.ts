@@ -1,17 +1,13 @@
 import { Effect, Layer } from "effect"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
-import { makeScripted, type Script, type ScriptOptions } from "./Scripted.js"
+import { makeScripted, type Script, type ScriptedFake, type ScriptOptions } from "./Scripted.js"
 
 /** A transcript to return, or a ProviderError to fail with. */
 export type OcrReply = string | ProviderError
 
-export interface ScriptedOcr {
-  readonly service: OCRProvider["Type"]
-  readonly layer: Layer.Layer<OCRProvider>
-  /** The frame paths of each call, in order. */
-  readonly requests: Effect.Effect<ReadonlyArray<ReadonlyArray<string>>>
-}
+/** The fake, its Layer, and the frame paths of each call, in order. */
+export type ScriptedOcr = ScriptedFake<OCRProvider, OCRProvider["Type"], ReadonlyArray<string>>
 
 export const make = (script: Script<ReadonlyArray<string>, OcrReply>, options: ScriptOptions = {}) =>
   Effect.gen(function*() {

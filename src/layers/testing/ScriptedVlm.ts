@@ -1,43 +1,32 @@
 import { Effect, Layer } from "effect"
-import type { ProviderError } from "../../domain/ProviderError.js"
-import type { ChatResponse } from "../../services/LLMProvider.js"
 import { type VisionRequest, VLMProvider } from "../../services/VLMProvider.js"
-import { approximateTokens, makeScripted, type Script, type ScriptOptions } from "./Scripted.js"
+import {
+  approximateTokens,
+  type ChatReply,
+  makeScriptedChat,
+  type Script,
+  type ScriptedChatOptions,
+  type ScriptedFake
+} from "./Scripted.js"
 
-export type VlmReply = ChatResponse | string | ProviderError
+export type VlmReply = ChatReply
 
-export interface ScriptedVlmOptions extends ScriptOptions {
-  readonly model?: string
-}
+/** `model`: the reported model name for string replies (default "scripted-vlm"). */
+export type ScriptedVlmOptions = ScriptedChatOptions
 
-export interface ScriptedVlm {
-  readonly service: VLMProvider["Type"]
-  readonly layer: Layer.Layer<VLMProvider>
-  readonly requests: Effect.Effect<ReadonlyArray<VisionRequest>>
-}
+export type ScriptedVlm = ScriptedFake<VLMProvider, VLMProvider["Type"], VisionRequest>
 
 /** A scripted VLMProvider; it does not open the image files, only records their paths. */
 export const make = (script: Script<VisionRequest, VlmReply>, options: ScriptedVlmOptions = {}) =>
   Effect.gen(function*() {
     const model = options.model ?? "scripted-vlm"
-    const engine = yield* makeScripted<VisionRequest, ChatResponse | string, ChatResponse>({
+    const engine = yield* makeScriptedChat<VisionRequest>({
       name: "ScriptedVlm",
       role: () => "vlm",
       model,
       script,
       latency: options.latency,
-      toOutput: (reply, request) =>
-        typeof reply === "string"
-          ? {
-            content: reply,
-            usage: {
-              promptTokens: approximateTokens(`${request.system} ${request.text}`),
-              completionTokens: approximateTokens(reply)
-            },
-            model
-          }
-          : reply,
-      tokens: (response) => response.usage
+      promptTokens: (request) => approximateTokens(`${request.system} ${request.text}`)
     })
     const service = VLMProvider.of({ chatWithImages: engine.call })
     return { service, layer: Layer.succeed(VLMProvider, service), requests: engine.requests } satisfies ScriptedVlm

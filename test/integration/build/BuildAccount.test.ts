@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url"
 import { cardFieldsByLevel } from "../../../src/domain/Tree.js"
 import { buildCalls } from "../../support/build/SynthBuild.js"
 import { runCli } from "../../support/cli/InProcess.js"
-import { simEnv, tempDir } from "../../support/harness/Cli.js"
+import { oneLine, simEnv, tempDir } from "../../support/harness/Cli.js"
 import { answerBuildCalls } from "../../support/openai-sim/builder.js"
 import * as OpenAiSim from "../../support/openai-sim/index.js"
 
@@ -62,14 +62,6 @@ afterAll(async () => {
   await sim?.close()
   work?.cleanup()
 })
-
-const oneLine = (stderr: string) => {
-  const lines = stderr.trim().split("\n")
-  assert.strictEqual(lines.length, 1, stderr)
-  assert.match(lines[0]!, /^vtree: /)
-  assert.notInclude(stderr, "    at ")
-  return lines[0]!
-}
 
 /** The row of `video` in a printed table, split on runs of spaces. */
 const rowOf = (stdout: string, video: string) => {

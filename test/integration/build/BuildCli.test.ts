@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { buildCalls, buildSim, question, synthVideo } from "../../support/build/SynthBuild.js"
 import { runCli } from "../../support/cli/InProcess.js"
 import type { tempDir } from "../../support/harness/Cli.js"
-import { simEnv } from "../../support/harness/Cli.js"
+import { oneLine, simEnv } from "../../support/harness/Cli.js"
 import { corruptPackets, makeAudioOnly, type SyntheticVideo, truncateCopy } from "../../support/media/SyntheticVideo.js"
 import type * as OpenAiSim from "../../support/openai-sim/index.js"
 
@@ -28,14 +28,6 @@ afterAll(async () => {
   await sim?.close()
   work?.cleanup()
 })
-
-const oneLine = (stderr: string) => {
-  const lines = stderr.trim().split("\n")
-  assert.strictEqual(lines.length, 1, stderr)
-  assert.match(lines[0]!, /^vtree: /)
-  assert.notInclude(stderr, "    at ")
-  return lines[0]!
-}
 
 describe("vtree build (live ffmpeg, openai-sim)", () => {
   it("dry run: the plan and its cost, nothing called or written", async () => {

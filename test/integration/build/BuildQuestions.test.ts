@@ -7,7 +7,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runCli } from "../../support/cli/InProcess.js"
-import { simEnv, tempDir } from "../../support/harness/Cli.js"
+import { oneLine, simEnv, tempDir } from "../../support/harness/Cli.js"
 import { agentModel, policyScripts } from "../../support/harness/Policy.js"
 import { makeSyntheticVideo } from "../../support/media/SyntheticVideo.js"
 import { answerBuildCalls } from "../../support/openai-sim/builder.js"
@@ -106,13 +106,6 @@ type Tree = {
   nodes: Record<string, { level: number; time_range: [number, number]; subtitle: string }>
 }
 const readTree = (out: string, id: string) => JSON.parse(readFileSync(join(out, id, "tree.json"), "utf8")) as Tree
-
-const oneLine = (stderr: string) => {
-  const lines = stderr.trim().split("\n")
-  assert.strictEqual(lines.length, 1, stderr)
-  assert.match(lines[0]!, /^vtree: /)
-  return lines[0]!
-}
 
 describe("vtree build --questions (live ffmpeg, openai-sim)", () => {
   it("builds only the videos the file names, with its domain, band and shifted JSON subtitles", async () => {

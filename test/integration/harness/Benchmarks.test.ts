@@ -8,10 +8,9 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import type { Providers } from "../../../src/index.js"
 import { Benchmark, MemoryCallBuffer, Prompts, Store, Testing } from "../../../src/index.js"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
@@ -22,6 +21,7 @@ import { summarize } from "../../../src/programs/report/Report.js"
 import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
 import { renderJson, renderText } from "../../../src/programs/report/ReportText.js"
 import { trajectoryParts } from "../../../src/programs/report/ReportTrajectory.js"
+import { writeSampleTreeAs } from "../../support/trees/SampleTree.js"
 import {
   egoSchemaRows,
   egoSchemaSubset,
@@ -34,12 +34,6 @@ import {
   nextQaCsv,
   videoMmeRows
 } from "../../unit/benchmarks/fixtures.js"
-
-const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
-const sampleTree = JSON.parse(readFileSync(join(samples, "trees", "vtSmpl0001a", "tree.json"), "utf8")) as Record<
-  string,
-  unknown
->
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "vtree-benchmarks-"))),
@@ -82,10 +76,7 @@ const runOn = (setup: Setup, runId = "r1") =>
       Effect.provide(NodeContext.layer)
     )
     const trees = join(dir, "trees")
-    for (const videoId of new Set(loaded.questions.map((q) => q.videoId))) {
-      mkdirSync(join(trees, videoId), { recursive: true })
-      writeFileSync(join(trees, videoId, "tree.json"), JSON.stringify({ ...sampleTree, videoID: videoId }))
-    }
+    for (const videoId of new Set(loaded.questions.map((q) => q.videoId))) writeSampleTreeAs(trees, videoId)
     const model = (request: Providers.ChatRequest) => {
       if (request.role === "agent") setup.requests?.push(request)
       const first = questionOf(request)

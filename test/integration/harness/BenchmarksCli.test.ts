@@ -7,9 +7,10 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { formatUsd } from "../../../src/programs/report/Cost.js"
 import { runCli } from "../../support/cli/InProcess.js"
-import { samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
+import { simEnv, tempDir } from "../../support/harness/Cli.js"
 import { agentModel } from "../../support/harness/Policy.js"
 import * as Sim from "../../support/openai-sim/index.js"
+import { writeSampleTreeAs } from "../../support/trees/SampleTree.js"
 import {
   egoSchemaRows,
   egoSchemaSubset,
@@ -22,10 +23,6 @@ import {
   nextQaCsv
 } from "../../unit/benchmarks/fixtures.js"
 
-const sampleTree = JSON.parse(readFileSync(join(samplesTrees, "vtSmpl0001a", "tree.json"), "utf8")) as Record<
-  string,
-  unknown
->
 const firstLine = (text: string) => text.split("\n")[0]!
 
 interface Case {
@@ -184,10 +181,7 @@ describe("every benchmark through the CLI (infer → report → export) against 
           mkdirSync(dirname(join(dir, name)), { recursive: true })
           writeFileSync(join(dir, name), text)
         }
-        for (const video of c.videos) {
-          mkdirSync(join(dir, "trees", video), { recursive: true })
-          writeFileSync(join(dir, "trees", video, "tree.json"), JSON.stringify({ ...sampleTree, videoID: video }))
-        }
+        for (const video of c.videos) writeSampleTreeAs(join(dir, "trees"), video)
         const db = join(dir, "runs.db")
         // Priced, so the progress line can say what the run spent.
         const env = simEnv(sim.url, { VTREE_OCR: "off", VTREE_AGENT_PRICE: "0.6,0.15,2.4" })

@@ -1,20 +1,17 @@
 // End to end: `vtree infer` (the CLI run in-process) over openai-sim, which counts cached prompt tokens as a
 // prefix-caching server would and reasoning tokens for every reply that reasons; the numbers must land in
 // llm_calls and predictions unchanged and come out of `vtree report` summed per role.
-import { afterEach, assert, describe, it } from "@effect/vitest"
-import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
 import { runCli } from "../../support/cli/InProcess.js"
-import { readDb, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
-import { agentModel, policyScripts, sampleQuestions, toolModel } from "../../support/harness/Policy.js"
+import { readDb, simEnv } from "../../support/harness/Cli.js"
+import { agentModel, sampleQuestions, toolModel } from "../../support/harness/Policy.js"
+import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
 import * as Sim from "../../support/openai-sim/index.js"
 
 const questions = sampleQuestions()
 const viewSteps = 3
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const { setup } = simRuns(questions)
 
 /** The cached tokens the sim must have reported, per model: its requests replayed through a fresh cache. */
 const replayCache = (requests: ReadonlyArray<Sim.SimRequest>) => {
@@ -40,27 +37,9 @@ interface RoleSum {
 
 describe("usage details, vtree infer → DB → vtree report (in-process CLI against openai-sim)", () => {
   it("stores cached and reasoning tokens per call and per question, and reports them per role", async () => {
-    const sim = await Sim.start({ chat: policyScripts({ questions, viewSteps }) })
-    const temp = tempDir()
-    cleanups.push(() => sim.close(), temp.cleanup)
-    const db = join(temp.dir, "runs.db")
+    const { db, sim } = await setup({ viewSteps })
     // One question at a time, so each question's prompts reach the cache in the order of its steps.
-    const inferred = await runCli(
-      [
-        "infer",
-        "--trees",
-        samplesTrees,
-        "--questions",
-        samplesJsonl,
-        "--db",
-        db,
-        "--run-id",
-        "u1",
-        "--concurrency",
-        "1"
-      ],
-      simEnv(sim.url)
-    )
+    const inferred = await runCli(inferArgs(db, "--run-id", "u1", "--concurrency", "1"), simEnv(sim.url))
     assert.strictEqual(inferred.code, 0, inferred.stderr)
 
     const expected = replayCache(sim.requests)

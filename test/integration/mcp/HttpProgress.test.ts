@@ -2,51 +2,22 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, Layer } from "effect"
-import { fileURLToPath } from "node:url"
-import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
-import { makeAskTools } from "../../../src/programs/mcp/AskTools.js"
-import { makeVideoLibrary } from "../../../src/programs/mcp/VideoLibrary.js"
-import { LLMProvider } from "../../../src/services/LLMProvider.js"
-import { VLMProvider } from "../../../src/services/VLMProvider.js"
-import { testPrompts } from "../../support/agent/Prompts.js"
+import { agentScript, askTools, hangingLlm, noVlm, question } from "../../support/mcp/AskAgent.js"
 import { httpServer } from "../../support/mcp/HttpServer.js"
 import type { CallResult } from "../../support/mcp/SdkClient.js"
 
 // Progress and cancellation over Streamable HTTP: notifications travel on the request's SSE stream and
 // `notifications/cancelled` arrives as a separate POST, so these are not the stdio paths again.
 
-const samples = fileURLToPath(new URL("../../../samples/trees", import.meta.url))
-const video = "vtSmpl0001a"
-const noVlm = Layer.succeed(
-  VLMProvider,
-  VLMProvider.of({ chatWithImages: () => Effect.dieMessage("no VLM in this test") })
-)
-const question = { video_id: video, question: "What is cooked?", options: { choices: ["A. soup", "B. rice"] } }
-
-const viewNode = (n: number) =>
-  JSON.stringify({ action: { tool: "view_node", args: { node_id: `${video}_L1_00${n}`, question: "q" } } })
-const submit = JSON.stringify({ action: { tool: "submit_answer", args: { answer: "B", evidence: "at 0:01:10" } } })
-
-/** The agent views two nodes, then answers B. */
-const agentScript = () => {
-  let agentCalls = 0
-  return ScriptedLlm.make((request) => {
-    if (request.role !== "agent") return "a summary"
-    agentCalls += 1
-    return agentCalls <= 2 ? viewNode(agentCalls - 1) : submit
-  })
-}
-
 const askServer = Effect.gen(function*() {
-  const library = yield* makeVideoLibrary(samples)
-  const tools = yield* makeAskTools({ library, prompts: testPrompts(), enabled: true })
+  const tools = yield* askTools()
   return yield* httpServer({ name: "vtree", version: "0", tools })
 })
 
 describe("video_ask over Streamable HTTP (official SDK client)", () => {
   it.scoped("with a progress token, one progress notification per agent step, then the answer", () =>
     Effect.gen(function*() {
-      const llm = yield* agentScript()
+      const llm = yield* agentScript(2)
       yield* Effect.gen(function*() {
         const server = yield* askServer
         const { client } = yield* server.connect()
@@ -70,18 +41,7 @@ describe("video_ask over Streamable HTTP (official SDK client)", () => {
 
   it.scoped("cancelling a call whose model hangs interrupts it, and no result for it follows", () =>
     Effect.gen(function*() {
-      const started = yield* Deferred.make<void>()
-      const interrupted = yield* Deferred.make<void>()
-      const hanging = Layer.succeed(
-        LLMProvider,
-        LLMProvider.of({
-          chat: () =>
-            Deferred.succeed(started, undefined).pipe(
-              Effect.zipRight(Effect.never),
-              Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))
-            )
-        })
-      )
+      const { interrupted, layer: hanging, started } = yield* hangingLlm
       yield* Effect.gen(function*() {
         const server = yield* askServer
         const { client, transport } = yield* server.connect()

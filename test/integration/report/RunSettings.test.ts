@@ -1,50 +1,27 @@
 // End to end: `vtree infer` (the CLI run in-process) over openai-sim records what a run was run with —
 // models, endpoint hosts, step budget, prompt pack, question file and hash, version, prices — and every
 // later `report`, `export` and `runs` reads it back; prices given to infer price the later report.
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { packageVersion } from "../../../src/PackageRoot.js"
 import { runCli } from "../../support/cli/InProcess.js"
-import { readDb, samplesJsonl, samplesTrees, simEnv, tempDir } from "../../support/harness/Cli.js"
-import { agentModel, policyScripts, sampleQuestions, toolModel, vlmModel } from "../../support/harness/Policy.js"
-import * as Sim from "../../support/openai-sim/index.js"
+import { readDb, samplesJsonl, samplesTrees, simEnv } from "../../support/harness/Cli.js"
+import { agentModel, sampleQuestions, toolModel, vlmModel } from "../../support/harness/Policy.js"
+import { inferArgs, simRuns } from "../../support/harness/SimRuns.js"
 
 const questions = sampleQuestions()
 
-const cleanups: Array<() => unknown> = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+const { setup } = simRuns(questions)
 
 describe("a run's settings, recorded by vtree infer and read back by every report", () => {
   it("stores version, prices and endpoints (never a key) and shows them in report, export and runs", async () => {
-    const sim = await Sim.start({ chat: policyScripts({ questions, viewSteps: 1 }) })
-    const temp = tempDir()
-    cleanups.push(() => sim.close(), temp.cleanup)
-    const db = join(temp.dir, "runs.db")
-    const prices = join(temp.dir, "prices.json")
+    const { db, dir, sim } = await setup({ viewSteps: 1 })
+    const prices = join(dir, "prices.json")
     writeFileSync(prices, JSON.stringify({ agent: { input: 1, output: 2 }, tool: { input: 0.5, output: 1 } }))
     const env = simEnv(sim.url, { VTREE_LLM_API_KEY: "sk-never-shown-4242" })
-    const inferred = await runCli(
-      [
-        "infer",
-        "--trees",
-        samplesTrees,
-        "--questions",
-        samplesJsonl,
-        "--db",
-        db,
-        "--run-id",
-        "s1",
-        "--max-steps",
-        "6",
-        "--prices",
-        prices
-      ],
-      env
-    )
+    const inferred = await runCli(inferArgs(db, "--run-id", "s1", "--max-steps", "6", "--prices", prices), env)
     assert.strictEqual(inferred.code, 0, inferred.stderr)
     const host = new URL(sim.url).host
     // infer's own summary already names the settings.

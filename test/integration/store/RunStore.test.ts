@@ -42,6 +42,35 @@ const failureOf = <A>(exit: Exit.Exit<A, RunStoreError>): RunStoreError => {
 const columns = (sql: SqlClient.SqlClient, table: string) =>
   Effect.map(sql.unsafe<{ name: string }>(`PRAGMA table_info(${table})`), (rows) => rows.map((row) => row.name))
 
+// Two tables whose columns both engines' migrations must end with, in this order (DESIGN §8).
+const runsColumns = [
+  "run_id",
+  "started_at",
+  "finished_at",
+  "status",
+  "config_json",
+  "selection_json"
+]
+const callsColumns = [
+  "call_id",
+  "run_id",
+  "question_id",
+  "parent_step",
+  "role",
+  "model",
+  "started_at",
+  "duration_ms",
+  "prompt_tokens",
+  "completion_tokens",
+  "status",
+  "error_reason",
+  "cached_prompt_tokens",
+  "reasoning_tokens",
+  "superseded",
+  "endpoint",
+  "attempts"
+]
+
 const ownerA = { ownerId: "host-a:101:aaaa", host: "host-a", pid: 101 }
 const ownerB = { ownerId: "host-b:202:bbbb", host: "host-b", pid: 202 }
 
@@ -50,14 +79,7 @@ describe("SqliteRunStore", () => {
     withStore((file) =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        assert.deepStrictEqual(yield* columns(sql, "runs"), [
-          "run_id",
-          "started_at",
-          "finished_at",
-          "status",
-          "config_json",
-          "selection_json"
-        ])
+        assert.deepStrictEqual(yield* columns(sql, "runs"), runsColumns)
         assert.deepStrictEqual(yield* columns(sql, "run_claims"), [
           "run_id",
           "owner_id",
@@ -107,25 +129,7 @@ describe("SqliteRunStore", () => {
           "plan_json",
           "reply_shapes"
         ])
-        assert.deepStrictEqual(yield* columns(sql, "llm_calls"), [
-          "call_id",
-          "run_id",
-          "question_id",
-          "parent_step",
-          "role",
-          "model",
-          "started_at",
-          "duration_ms",
-          "prompt_tokens",
-          "completion_tokens",
-          "status",
-          "error_reason",
-          "cached_prompt_tokens",
-          "reasoning_tokens",
-          "superseded",
-          "endpoint",
-          "attempts"
-        ])
+        assert.deepStrictEqual(yield* columns(sql, "llm_calls"), callsColumns)
         const [mode] = yield* sql.unsafe<{ journal_mode: string }>("PRAGMA journal_mode")
         assert.strictEqual(mode?.journal_mode, "wal")
         const store = yield* RunStore
@@ -546,33 +550,8 @@ describe("PgRunStore", () => {
         }
       })
       const first = yield* inspect.pipe(Effect.provide(PgRunStore.layer({ url: Redacted.make(url) })))
-      assert.deepStrictEqual(first.runs, [
-        "run_id",
-        "started_at",
-        "finished_at",
-        "status",
-        "config_json",
-        "selection_json"
-      ])
-      assert.deepStrictEqual(first.calls, [
-        "call_id",
-        "run_id",
-        "question_id",
-        "parent_step",
-        "role",
-        "model",
-        "started_at",
-        "duration_ms",
-        "prompt_tokens",
-        "completion_tokens",
-        "status",
-        "error_reason",
-        "cached_prompt_tokens",
-        "reasoning_tokens",
-        "superseded",
-        "endpoint",
-        "attempts"
-      ])
+      assert.deepStrictEqual(first.runs, runsColumns)
+      assert.deepStrictEqual(first.calls, callsColumns)
       assert.strictEqual(first.startedAt, "bigint")
       // A second process opening the same database applies nothing again.
       const second = yield* inspect.pipe(Effect.provide(PgRunStore.layer({ url: Redacted.make(url) })))

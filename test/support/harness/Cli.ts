@@ -2,6 +2,7 @@
 // reading the run database a run wrote (the in-process runner, test/support/cli/InProcess.ts, shares
 // these helpers). The environment is built from scratch so a developer's own OPENAI_* / VTREE_*
 // variables never leak into a test.
+import { assert } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -81,6 +82,15 @@ export const endsWithin = async (running: Running, ms: number): Promise<CliResul
 
 export const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<CliResult> =>
   start(args, env).done
+
+/** Asserts that a refusal printed one `vtree:` line and no stack trace; returns that line. */
+export const oneLine = (stderr: string): string => {
+  const lines = stderr.trim().split("\n")
+  assert.strictEqual(lines.length, 1, stderr)
+  assert.match(lines[0]!, /^vtree: /)
+  assert.notInclude(stderr, "    at ")
+  return lines[0]!
+}
 
 export const tempDir = (): { readonly dir: string; readonly cleanup: () => void } => {
   const dir = mkdtempSync(join(tmpdir(), "vtree-e2e-"))

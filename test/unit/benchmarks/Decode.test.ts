@@ -4,6 +4,7 @@ import type { QuestionLoadError } from "../../../src/domain/Question.js"
 import type { BenchmarkInput, BenchmarkQuestion } from "../../../src/programs/benchmarks/Benchmark.js"
 import { asQuestion, decodeBenchmark, type DecodeOptions } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
 import {
+  decoded,
   egoSchemaRows,
   egoSchemaSubset,
   fileInput,
@@ -20,11 +21,6 @@ import {
   videoMmeRows
 } from "./fixtures.js"
 
-const decoded = (input: BenchmarkInput, options?: DecodeOptions) => {
-  const result = decodeBenchmark(input, options)
-  if (Either.isLeft(result)) return assert.fail(result.left.message)
-  return result.right
-}
 const questions = (input: BenchmarkInput, options?: DecodeOptions): ReadonlyArray<BenchmarkQuestion> =>
   decoded(input, options).questions
 const failure = (input: BenchmarkInput, options?: DecodeOptions): QuestionLoadError => {

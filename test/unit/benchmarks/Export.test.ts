@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Either } from "effect"
 import fc from "fast-check"
 import type { BenchmarkInput, BenchmarkQuestion, QuestionResult } from "../../../src/programs/benchmarks/Benchmark.js"
-import { decodeBenchmark, type DecodeOptions } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
+import type { DecodeOptions } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
 import { letterAt } from "../../../src/programs/benchmarks/Options.js"
 import {
+  decoded,
   egoSchemaRows,
   egoSchemaSubset,
   fileInput,
@@ -20,7 +20,6 @@ import {
   videoMmeRows
 } from "./fixtures.js"
 
-const decoded = (input: BenchmarkInput, options?: DecodeOptions) => Either.getOrThrow(decodeBenchmark(input, options))
 const exported = (
   input: BenchmarkInput,
   predictions: ReadonlyArray<string | null>,

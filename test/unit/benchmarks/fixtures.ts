@@ -1,7 +1,12 @@
 // Inputs shaped like the released files, a few rows each with the tricky cases, as a loader hands them over.
+import { assert } from "@effect/vitest"
 import { Either } from "effect"
 import type { BenchmarkInput, FileContent, InputFile } from "../../../src/programs/benchmarks/Benchmark.js"
-import { classifyText } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
+import {
+  classifyText,
+  decodeBenchmark,
+  type DecodeOptions
+} from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
 
 const parseJson = (text: string) => Either.try(() => JSON.parse(text) as unknown)
 
@@ -240,3 +245,10 @@ export const nextQaCsv = [
   "4010069381,369,640,480,\"what did the man do after he said \"\"ok, go\"\"\",1,7,TN,\"sit, then stand\",clap,wave,jump,run",
   "6233408665,1800,640,360,how many people are there,0,2,DC,two,three,four,five,six"
 ].join("\r\n") + "\r\n"
+
+/** What `decodeBenchmark` reads from the input; a refusal fails the test with its message. */
+export const decoded = (input: BenchmarkInput, options?: DecodeOptions) => {
+  const result = decodeBenchmark(input, options)
+  if (Either.isLeft(result)) return assert.fail(result.left.message)
+  return result.right
+}

@@ -54,8 +54,23 @@ const questionOf = (request: Providers.ChatRequest): string =>
   /^Question: (.*)$/m.exec(request.messages[1]?.content ?? "")?.[1] ?? ""
 
 /** The store and call buffer over a fresh database, plus the given model fakes and the platform. */
-const storeLayer = (db: string, models: Layer.Layer<any>) =>
-  Layer.mergeAll(models, SqliteRunStore.layer({ filename: db }), MemoryCallBuffer.layer, NodeContext.layer)
+const storeLayer = (db: string, models: Layer.Layer<any>, owners: "one" | "many" = "one") =>
+  Layer.mergeAll(models, SqliteRunStore.layer({ filename: db, owners }), MemoryCallBuffer.layer, NodeContext.layer)
+
+/**
+ * A run's context built once over a fresh database (the run and the test's checks share one connection and
+ * one call buffer), whose model answers C once the test opens the gate each call offers to `started`.
+ */
+const gatedContext = (owners: "one" | "many" = "one") =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir
+    const started = yield* Queue.unbounded<Deferred.Deferred<void>>()
+    const context = yield* Layer.build(
+      storeLayer(join(dir, "runs.db"), Layer.mergeAll(gatedLlm(started), Testing.ScriptedVlm.layer(() => "-")), owners)
+    )
+    const store = yield* Store.RunStore.pipe(Effect.provide(context))
+    return { started, context, store }
+  })
 
 const sampleQuestions = Questions.loadQuestions(join(samples, "questions.jsonl")).pipe(
   Effect.provide(NodeContext.layer)
@@ -291,17 +306,10 @@ describe("runBenchmark", () => {
 
   it.scoped("interrupting stops new work, keeps finished questions and marks the run interrupted", () =>
     Effect.gen(function*() {
-      const dir = yield* tempDir
       // Each model call waits at a gate the test opens; the test learns of each call as it starts.
-      const started = yield* Queue.unbounded<Deferred.Deferred<void>>()
-      const gated = gatedLlm(started)
-      // Built once: the run and the checks below share one connection and one call buffer.
-      const context = yield* Layer.build(
-        storeLayer(join(dir, "runs.db"), Layer.mergeAll(gated, Testing.ScriptedVlm.layer(() => "-")))
-      )
+      const { context, started, store } = yield* gatedContext()
       const questions = yield* sampleQuestions
       const pack = yield* prompts
-      const store = yield* Store.RunStore.pipe(Effect.provide(context))
       const fiber = yield* Effect.fork(
         Benchmark.runBenchmark({ treesDir: samplesTrees, questions, prompts: pack, runId: "r3", concurrency: 2 }).pipe(
           Effect.provide(context)
@@ -349,20 +357,8 @@ describe("runBenchmark", () => {
 
   it.scoped("on a shared store, reports the whole run's progress: every worker's saves and the live workers", () =>
     Effect.gen(function*() {
-      const dir = yield* tempDir
       // Each model call waits at a gate the test opens, so the run is mid-question when it looks.
-      const started = yield* Queue.unbounded<Deferred.Deferred<void>>()
-      const gated = gatedLlm(started)
-      const context = yield* Layer.build(
-        Layer.mergeAll(
-          gated,
-          Testing.ScriptedVlm.layer(() => "-"),
-          SqliteRunStore.layer({ filename: join(dir, "runs.db"), owners: "many" }),
-          MemoryCallBuffer.layer,
-          NodeContext.layer
-        )
-      )
-      const store = yield* Store.RunStore.pipe(Effect.provide(context))
+      const { context, started, store } = yield* gatedContext("many")
       const questions = (yield* sampleQuestions).slice(0, 4)
       const events = yield* Queue.unbounded<Benchmark.BenchmarkEvent>()
       const fiber = yield* Effect.fork(

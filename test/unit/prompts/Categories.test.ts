@@ -1,26 +1,14 @@
 // Benchmark categories as the agent sees them: readable names beside the codes, and the skill each maps to,
 // all from the pack's categories.json (en and zh).
-import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { benchmarks } from "../../../src/programs/benchmarks/Registry.js"
 import { loadPromptManager, packagedPromptsDir } from "../../../src/programs/prompts/PromptPack.js"
+import { editedPack, loadError } from "../../support/agent/EditedPack.js"
 
 const en = packagedPromptsDir("en")
 const zh = packagedPromptsDir("zh")
-
-const editedPack = (edit: (fs: FileSystem.FileSystem, dir: string) => Effect.Effect<void, unknown>) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const dir = path.join(yield* fs.makeTempDirectoryScoped(), "pack")
-    yield* fs.copy(en, dir)
-    yield* edit(fs, dir)
-    return dir
-  })
-
-const loadError = (dir: string) => loadPromptManager(dir).pipe(Effect.flip, Effect.map((error) => error.message))
 
 const withCategories = (value: unknown) =>
   editedPack((fs, dir) => fs.writeFileString(`${dir}/categories.json`, JSON.stringify(value)))

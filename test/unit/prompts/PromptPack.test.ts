@@ -1,30 +1,13 @@
-import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { VideoMmeTaskTypes } from "../../../src/domain/Question.js"
 import { labelKeys, toolPromptNames, toolPromptVariables } from "../../../src/programs/prompts/PromptManager.js"
 import { loadPromptManager, packagedPromptsDir, packFiles } from "../../../src/programs/prompts/PromptPack.js"
+import { editedPack, loadError } from "../../support/agent/EditedPack.js"
 
 const en = packagedPromptsDir("en")
 const zh = packagedPromptsDir("zh")
-
-/** A scratch copy of the en pack, changed by `edit`, for the error cases. */
-const brokenPack = (edit: (fs: FileSystem.FileSystem, dir: string) => Effect.Effect<void, unknown>) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const dir = path.join(yield* fs.makeTempDirectoryScoped(), "pack")
-    yield* fs.copy(en, dir)
-    yield* edit(fs, dir)
-    return dir
-  })
-
-const loadError = (dir: string) =>
-  loadPromptManager(dir).pipe(
-    Effect.flip,
-    Effect.map((error) => error.message)
-  )
 
 describe("packaged packs", () => {
   it.effect("both load, with the same label keys and the same skills", () =>
@@ -203,11 +186,11 @@ describe("loadPromptManager errors", () => {
   it.scoped("a missing file is named", () =>
     Effect.gen(function*() {
       for (const file of packFiles) {
-        const dir = yield* brokenPack((fs, d) => fs.remove(`${d}/${file}`))
+        const dir = yield* editedPack((fs, d) => fs.remove(`${d}/${file}`))
         const message = yield* loadError(dir)
         assert.include(message, `${dir}/${file}: missing`)
       }
-      const noSkills = yield* brokenPack((fs, d) => fs.remove(`${d}/skills`, { recursive: true }))
+      const noSkills = yield* editedPack((fs, d) => fs.remove(`${d}/skills`, { recursive: true }))
       assert.include(yield* loadError(noSkills), "skills: missing")
       assert.include(yield* loadError("/nonexistent/pack"), "/nonexistent/pack: prompt pack folder not found")
     }).pipe(Effect.provide(NodeContext.layer)))
@@ -215,7 +198,7 @@ describe("loadPromptManager errors", () => {
   it.scoped("a missing, unknown or empty label is named with the file", () =>
     Effect.gen(function*() {
       const rewrite = (f: (labels: Record<string, string>) => void) =>
-        brokenPack((fs, d) =>
+        editedPack((fs, d) =>
           Effect.gen(function*() {
             const labels = JSON.parse(yield* fs.readFileString(`${d}/labels.json`)) as Record<string, string>
             f(labels)
@@ -230,14 +213,14 @@ describe("loadPromptManager errors", () => {
       assert.include(yield* loadError(empty), `label "ok": expected non-empty text`)
       const noTool = yield* rewrite((l) => void (l.unknownToolMessage = "no such tool"))
       assert.include(yield* loadError(noTool), "{{tool}} and {{tools}}")
-      const notJson = yield* brokenPack((fs, d) => fs.writeFileString(`${d}/labels.json`, "{ oops"))
+      const notJson = yield* editedPack((fs, d) => fs.writeFileString(`${d}/labels.json`, "{ oops"))
       assert.include(yield* loadError(notJson), "labels.json: not valid JSON")
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("a missing or unknown placeholder is named with the file", () =>
     Effect.gen(function*() {
       const edit = (file: string, f: (text: string) => string) =>
-        brokenPack((fs, d) =>
+        editedPack((fs, d) =>
           Effect.flatMap(fs.readFileString(`${d}/${file}`), (text) => fs.writeFileString(`${d}/${file}`, f(text)))
         )
       const noDraft = yield* edit("observe_frame_verify.md", (t) => t.replaceAll("{{draft}}", "the draft"))
@@ -256,18 +239,18 @@ describe("loadPromptManager errors", () => {
 
   it.scoped("skills: nameless files are skipped, bad frontmatter and duplicates are errors", () =>
     Effect.gen(function*() {
-      const skipped = yield* brokenPack((fs, d) =>
+      const skipped = yield* editedPack((fs, d) =>
         fs.writeFileString(`${d}/skills/notes.md`, "---\ndescription: a draft, not a skill\n---\nbody")
       )
       const pm = yield* loadPromptManager(skipped)
       assert.strictEqual(pm.skills.length, 16)
-      const bad = yield* brokenPack((fs, d) =>
+      const bad = yield* editedPack((fs, d) =>
         fs.writeFileString(`${d}/skills/bad.md`, "---\nname: bad\nalways: maybe\n---\n")
       )
       assert.include(yield* loadError(bad), `${bad}/skills/bad.md: always: expected true or false`)
-      const unclosed = yield* brokenPack((fs, d) => fs.writeFileString(`${d}/skills/open.md`, "---\nname: open\n"))
+      const unclosed = yield* editedPack((fs, d) => fs.writeFileString(`${d}/skills/open.md`, "---\nname: open\n"))
       assert.include(yield* loadError(unclosed), "skills/open.md: frontmatter opened")
-      const twin = yield* brokenPack((fs, d) =>
+      const twin = yield* editedPack((fs, d) =>
         fs.writeFileString(`${d}/skills/zz.md`, "---\nname: general2\ntask_type: _default\n---\nbody")
       )
       assert.include(yield* loadError(twin), "skills/zz.md: task_type: \"_default\" is already covered")

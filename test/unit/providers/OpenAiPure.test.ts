@@ -1,16 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Either, Option, Redacted, Schema } from "effect"
+import { Either, Option, Redacted } from "effect"
 import OpenAI from "openai"
 import { sniffImageMime } from "../../../src/layers/openai/ImageData.js"
-import {
-  ChatChunk,
-  ChatReply,
-  collectStream,
-  decodeReply,
-  readChatReply
-} from "../../../src/layers/openai/OpenAiClient.js"
 import { reasonForStatus, retryAfterMs, scrubSecret, toProviderError } from "../../../src/layers/openai/OpenAiErrors.js"
 import { splitReply, thinkingFields } from "../../../src/layers/openai/Thinking.js"
+import { readReply, readStream } from "../../support/providers/ChatReplies.js"
 
 describe("OpenAiErrors", () => {
   it("maps statuses to reasons", () => {
@@ -86,18 +80,8 @@ describe("sniffImageMime", () => {
 })
 
 describe("chat replies", () => {
-  const endpoint = {
-    provider: "llm",
-    baseUrl: "http://127.0.0.1:1",
-    apiKey: Option.none(),
-    model: "configured",
-    timeout: Duration.seconds(5)
-  }
-  const decode = decodeReply(ChatReply)(endpoint)
-  const read = (reply: unknown) => Either.flatMap(decode(reply), (decoded) => readChatReply(endpoint, decoded))
-
   it("reads content, reasoning, usage and model off a decoded reply", () => {
-    const reply = read({
+    const reply = readReply({
       model: "served",
       choices: [{ message: { content: "<think>r</think>answer" }, finish_reason: "stop" }],
       usage: { prompt_tokens: 4, completion_tokens: 2 }
@@ -113,14 +97,14 @@ describe("chat replies", () => {
     )
     // Missing usage and model fall back to zeros and the configured model.
     assert.deepStrictEqual(
-      read({ model: "", choices: [{ message: { content: "x" } }], usage: null }),
+      readReply({ model: "", choices: [{ message: { content: "x" } }], usage: null }),
       Either.right({ content: "x", usage: { promptTokens: 0, completionTokens: 0 }, model: "configured" })
     )
   })
 
   it("reads cached and reasoning tokens from each dialect's usage block, absent when not reported", () => {
     const usageOf = (usage: unknown) => {
-      const reply = read({ model: "m", choices: [{ message: { content: "x" } }], usage })
+      const reply = readReply({ model: "m", choices: [{ message: { content: "x" } }], usage })
       return Either.isRight(reply) ? reply.right.usage : reply.left.message
     }
     // OpenAI, vLLM with prefix caching, DashScope.
@@ -166,7 +150,7 @@ describe("chat replies", () => {
 
   it("a reply of the wrong shape is a BadResponse naming the first issue's path", () => {
     const message = (reply: unknown) => {
-      const result = read(reply)
+      const result = readReply(reply)
       assert.isTrue(Either.isLeft(result))
       return Either.isLeft(result) ? `${result.left.reason} ${result.left.message}` : ""
     }
@@ -185,16 +169,14 @@ describe("chat replies", () => {
   })
 
   it("folds streamed chunks into one reply: deltas in order, the last finish reason, the usage chunk", () => {
-    const chunks = Either.getOrThrow(
-      decodeReply(Schema.Array(ChatChunk))(endpoint)([
-        { model: "m", choices: [{ delta: { role: "assistant", reasoning_content: "th" }, finish_reason: null }] },
-        { model: "m", choices: [{ delta: { reasoning_content: "ink", content: "an" } }] },
-        { model: "m", choices: [{ delta: { content: "swer" }, finish_reason: "stop" }] },
-        { model: "m", choices: [], usage: { prompt_tokens: 9, completion_tokens: 3 } }
-      ])
-    )
+    const chunks = [
+      { model: "m", choices: [{ delta: { role: "assistant", reasoning_content: "th" }, finish_reason: null }] },
+      { model: "m", choices: [{ delta: { reasoning_content: "ink", content: "an" } }] },
+      { model: "m", choices: [{ delta: { content: "swer" }, finish_reason: "stop" }] },
+      { model: "m", choices: [], usage: { prompt_tokens: 9, completion_tokens: 3 } }
+    ]
     assert.deepStrictEqual(
-      readChatReply(endpoint, collectStream(chunks)),
+      readStream(chunks),
       Either.right({
         content: "answer",
         reasoning: "think",

@@ -1,30 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Either, Option, Schema } from "effect"
+import { Either } from "effect"
 import type { LlmConfig } from "../../../src/config/ProviderConfig.js"
-import {
-  ChatChunk,
-  ChatReply,
-  collectStream,
-  decodeReply,
-  readChatReply
-} from "../../../src/layers/openai/OpenAiClient.js"
 import { chatBody } from "../../../src/layers/openai/OpenAiLlm.js"
+import { endpoint, readReply, readStream } from "../../support/providers/ChatReplies.js"
 
-const endpoint = {
-  provider: "llm",
-  baseUrl: "http://127.0.0.1:1",
-  apiKey: Option.none(),
-  model: "configured",
-  timeout: Duration.seconds(5)
-}
 const config: LlmConfig = {
   agent: endpoint,
   tool: endpoint,
   thinking: "none",
   reliability: { concurrency: 1, retries: 0 }
 }
-const read = (reply: unknown) =>
-  Either.flatMap(decodeReply(ChatReply)(endpoint)(reply), (decoded) => readChatReply(endpoint, decoded))
 
 describe("native tool calls on the wire", () => {
   it("sends tools as OpenAI function definitions and the history's calls and tool answers in the wire form", () => {
@@ -66,7 +51,7 @@ describe("native tool calls on the wire", () => {
   })
 
   it("reads tool_calls off a reply: empty content is then no failure, object arguments become JSON text, a missing id gets one", () => {
-    const reply = read({
+    const reply = readReply({
       model: "m",
       choices: [{
         message: {
@@ -96,39 +81,37 @@ describe("native tool calls on the wire", () => {
     )
     // Neither content nor a call is still a BadResponse.
     assert.isTrue(
-      Either.isLeft(read({ choices: [{ message: { content: "", tool_calls: [] }, finish_reason: "stop" }] }))
+      Either.isLeft(readReply({ choices: [{ message: { content: "", tool_calls: [] }, finish_reason: "stop" }] }))
     )
     // A call without a function name is a reply of the wrong shape.
-    const bad = read({ choices: [{ message: { tool_calls: [{ id: "c", function: { arguments: "{}" } }] } }] })
+    const bad = readReply({ choices: [{ message: { tool_calls: [{ id: "c", function: { arguments: "{}" } }] } }] })
     assert.isTrue(Either.isLeft(bad) && bad.left.message.includes("tool_calls.0.function.name"))
   })
 
   it("joins streamed tool-call pieces per index: the name once, the argument text in order", () => {
-    const chunks = Either.getOrThrow(
-      decodeReply(Schema.Array(ChatChunk))(endpoint)([
-        { model: "m", choices: [{ delta: { role: "assistant", content: "{\"reflect\": {}}" } }] },
-        {
-          model: "m",
-          choices: [{
-            delta: {
-              tool_calls: [{ index: 0, id: "call_x", type: "function", function: { name: "view_node", arguments: "" } }]
-            }
-          }]
-        },
-        { model: "m", choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: "{\"node_" } }] } }] },
-        { model: "m", choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: "id\": \"v\"}" } }] } }] },
-        {
-          model: "m",
-          choices: [{
-            delta: { tool_calls: [{ index: 1, id: "call_y", function: { name: "submit_answer", arguments: "{}" } }] }
-          }]
-        },
-        { model: "m", choices: [{ delta: {}, finish_reason: "tool_calls" }] },
-        { model: "m", choices: [], usage: { prompt_tokens: 7, completion_tokens: 4 } }
-      ])
-    )
+    const chunks = [
+      { model: "m", choices: [{ delta: { role: "assistant", content: "{\"reflect\": {}}" } }] },
+      {
+        model: "m",
+        choices: [{
+          delta: {
+            tool_calls: [{ index: 0, id: "call_x", type: "function", function: { name: "view_node", arguments: "" } }]
+          }
+        }]
+      },
+      { model: "m", choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: "{\"node_" } }] } }] },
+      { model: "m", choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: "id\": \"v\"}" } }] } }] },
+      {
+        model: "m",
+        choices: [{
+          delta: { tool_calls: [{ index: 1, id: "call_y", function: { name: "submit_answer", arguments: "{}" } }] }
+        }]
+      },
+      { model: "m", choices: [{ delta: {}, finish_reason: "tool_calls" }] },
+      { model: "m", choices: [], usage: { prompt_tokens: 7, completion_tokens: 4 } }
+    ]
     assert.deepStrictEqual(
-      readChatReply(endpoint, collectStream(chunks)),
+      readStream(chunks),
       Either.right({
         content: "{\"reflect\": {}}",
         toolCalls: [

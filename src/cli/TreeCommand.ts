@@ -8,7 +8,7 @@ import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs
 import { anchoredText, childInfo, entityAppendix, nodeSummary, nodeText } from "../programs/tree/NodeText.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
 import { treePage } from "../programs/tree/TreePage.js"
-import { videoSpan, videoTime } from "../text/Format.js"
+import { countOf, formatCount, videoSpan, videoTime } from "../text/Format.js"
 import { cutTerminalText, terminalText } from "../text/TerminalText.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
 import { Media, Tree } from "./Composition.js"
@@ -61,7 +61,9 @@ export const checkTree = Effect.fn("TreeCommand.check")(function*(input: string)
   const report = [
     `${file}: ok`,
     `video: ${index.videoId}${about === "" ? "" : ` · ${about}`}`,
-    `nodes: ${counts[1]} L1 scenes, ${counts[2]} L2 events, ${counts[3]} L3 frames (${index.nodes.size} in all)`,
+    `nodes: ${countOf(counts[1], "L1 scene")}, ${countOf(counts[2], "L2 event")}, ${countOf(counts[3], "L3 frame")} (${
+      formatCount(index.nodes.size)
+    } in all)`,
     `time: ${videoSpan([start, end])} (${videoTime(end - start)})`,
     frames === undefined
       ? "frames: none (made from text captions without the video; observe_frame is unavailable)"

@@ -10,6 +10,7 @@ import { Console, Effect, Option } from "effect"
 import { importFormats, TreeImportError } from "../programs/import/ImportedVideo.js"
 import { type ImportOptions, type ImportSummary, importTrees } from "../programs/import/ImportTree.js"
 import { resolvePromptsDir } from "../programs/prompts/PromptPack.js"
+import { countOf } from "../text/Format.js"
 import { terminalText } from "../text/TerminalText.js"
 import { withShownDefault } from "./CliOptions.js"
 import { Tree } from "./Composition.js"
@@ -38,19 +39,16 @@ const loadImportPrompts = Effect.fn("TreeImportCommand.loadPrompts")(function*(d
   return { event: yield* read(importPromptFiles.event), scene: yield* read(importPromptFiles.scene) }
 })
 
-/** `1 scene`, `2 scenes`. */
-const counted = (n: number, noun: string) => `${n} ${n === 1 ? noun : `${noun}s`}`
-
 /** One line per tree, then the totals. */
 export const renderImportSummary = (summaries: ReadonlyArray<ImportSummary>): string => {
   const lines = summaries.map((s) =>
-    `${terminalText(s.treeDir)}: ${counted(s.captions, "caption")} → ${counted(s.scenes, "scene")}, ` +
-    `${counted(s.events, "event")} (${s.format}; ` +
-    `cards: ${s.cards === "model" ? `model, ${counted(s.calls, "call")}` : "captions joined"}; ` +
+    `${terminalText(s.treeDir)}: ${countOf(s.captions, "caption")} → ${countOf(s.scenes, "scene")}, ` +
+    `${countOf(s.events, "event")} (${s.format}; ` +
+    `cards: ${s.cards === "model" ? `model, ${countOf(s.calls, "call")}` : "captions joined"}; ` +
     `frames: ${s.frames === null ? "none" : s.frames})`
   )
   const captions = summaries.reduce((total, s) => total + s.captions, 0)
-  lines.push(`imported ${counted(summaries.length, "tree")} (${counted(captions, "caption")})`)
+  lines.push(`imported ${countOf(summaries.length, "tree")} (${countOf(captions, "caption")})`)
   return lines.join("\n")
 }
 

@@ -8,6 +8,9 @@ import type { Interval } from "../domain/Stats.js"
 /** Every digit, grouped by thousands: `12,345` (tables, totals). */
 export const formatCount = (n: number): string => n.toLocaleString("en-US")
 
+/** `1 scene`, `2 scenes`, `1,200 frames`: a count and its noun, singular for one (nouns with a plain -s plural). */
+export const countOf = (n: number, noun: string): string => `${formatCount(n)} ${noun}${n === 1 ? "" : "s"}`
+
 /** Rounded for a line that changes as you watch it: `950`, `12k`, `1.2M`. */
 export const formatCompactCount = (n: number): string =>
   n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 10_000 ? `${Math.round(n / 1000)}k` : String(n)

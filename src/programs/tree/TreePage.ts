@@ -7,7 +7,7 @@ import * as Path from "@effect/platform/Path"
 import { Effect } from "effect"
 import { TreeDecodeError } from "../../domain/Tree.js"
 import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
-import { videoSpan, videoTime } from "../../text/Format.js"
+import { countOf, formatCount, videoSpan, videoTime } from "../../text/Format.js"
 import { escapeHtml } from "../../text/Html.js"
 import { type FrameImage, frameImages, type FramesMode } from "./FrameImages.js"
 import { frameRelativePath } from "./FrameSelection.js"
@@ -24,8 +24,6 @@ const esc = escapeHtml
 /** A fragment link to a node's anchor: the id percent-encoded, which browsers decode to find it. */
 export const nodeHref = (id: string): string => `#${encodeURIComponent(id)}`
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
-const count = (n: number) => n.toLocaleString("en-US")
-const plural = (n: number, word: string) => `${count(n)} ${word}${n === 1 ? "" : "s"}`
 
 const style = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:0;color:#1f2328}
@@ -198,7 +196,7 @@ const treeSection = (tree: TreePageTree, headed: boolean): string => {
   return `<section class="tree" id="${esc(`tree-${index.videoId}`)}">` +
     (headed ? `<h2>${esc(index.videoId)}</h2>` : "") +
     `<p class="muted">${
-      esc([...about, plural(counts[1], "scene"), plural(counts[2], "event"), plural(counts[3], "frame")].join(" · "))
+      esc([...about, countOf(counts[1], "scene"), countOf(counts[2], "event"), countOf(counts[3], "frame")].join(" · "))
     }</p>` +
     `${timeline(index, end)}\n${scenes}\n</section>`
 }
@@ -209,9 +207,9 @@ const indexTable = (trees: ReadonlyArray<TreePageTree>): string =>
       const { counts, end } = countsOf(index)
       return `<tr><td><a href="${esc(nodeHref(`tree-${index.videoId}`))}">${esc(index.videoId)}</a></td><td class="n">${
         esc(videoTime(end))
-      }</td><td>${esc(index.domain ?? "—")}</td><td class="n">${count(counts[1])}</td><td class="n">${
-        count(counts[2])
-      }</td><td class="n">${count(counts[3])}</td></tr>`
+      }</td><td>${esc(index.domain ?? "—")}</td><td class="n">${formatCount(counts[1])}</td><td class="n">${
+        formatCount(counts[2])
+      }</td><td class="n">${formatCount(counts[3])}</td></tr>`
     }).join("")
   }</table>`
 

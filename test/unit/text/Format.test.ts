@@ -1,7 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { formatCompactDuration, formatDuration, videoSpan, videoTime } from "../../../src/text/Format.js"
+import { countOf, formatCompactDuration, formatDuration, videoSpan, videoTime } from "../../../src/text/Format.js"
 
 describe("TimeFormat", () => {
+  it("counts in the singular for one and the plural otherwise, with thousands separators", () => {
+    assert.deepStrictEqual([countOf(1, "L1 scene"), countOf(0, "event"), countOf(1200, "frame")], [
+      "1 L1 scene",
+      "0 events",
+      "1,200 frames"
+    ])
+  })
+
   it("reads a moment of a video as m:ss under an hour and h:mm:ss from an hour on", () => {
     assert.deepStrictEqual(
       [0, 5, 59.9, 60, 754, 3599.5, 3600, 3722, 36_000 + 61].map(videoTime),

@@ -5,6 +5,7 @@ import { Console, Effect, Either, Layer, Option } from "effect"
 import type { MediaError, SubtitleError } from "../domain/Media.js"
 import type { ProviderError } from "../domain/ProviderError.js"
 import { BuildError } from "../programs/builder/BuildError.js"
+import type { BuildEvent } from "../programs/builder/BuildOptions.js"
 import * as Progress from "../programs/builder/BuildProgress.js"
 import * as BuildPrompts from "../programs/builder/BuildPrompts.js"
 import { buildTree } from "../programs/builder/BuildTree.js"
@@ -19,7 +20,7 @@ import { cutTerminalText, terminalText } from "../text/TerminalText.js"
 import { wholeNumber, withShownDefault } from "./CliOptions.js"
 import { Build, Media, Output } from "./Composition.js"
 import { loadPrices } from "./Prices.js"
-import { TerminalConsole } from "./TerminalConsole.js"
+import { TerminalConsole, type TerminalStream } from "./TerminalConsole.js"
 
 const videos = Args.text({ name: "VIDEO_OR_DIR" }).pipe(
   Args.withDescription("Video files, or folders whose videos (mp4, mkv, webm, mov, …) are all built"),
@@ -268,25 +269,12 @@ const selectForQuestions = (given: ReadonlyArray<Inputs.VideoInput>, file: strin
     return selection.selected.map(({ metadata, video }) => ({ ...video, metadata }))
   })
 
-/** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */
-// A span for the whole command, so a build's preparation and its videos are one trace.
-export const buildCommand = Command.make(
-  "build",
-  options,
-  Effect.fn("BuildCommand.build")(function*(args) {
-    const path = yield* Path.Path
-    const parameters = {
-      frameInterval: args.frameInterval,
-      frameWidth: args.frameWidth,
-      eventSeconds: args.eventSeconds,
-      sceneSeconds: args.sceneSeconds,
-      framesPerCall: args.framesPerCall
-    }
-    const problem = Plan.checkParameters(parameters)
-    if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
-    const buildPrompts = yield* BuildPrompts.loadBuildPrompts(
-      PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts))
-    )
+type BuildArgs = Command.Command.ParseConfig<typeof options>
+type BuildInputs = Effect.Effect.Success<ReturnType<typeof withSubtitles>>
+
+/** The videos to build, probed, each with its subtitles read or waiting (see withSubtitles). */
+const prepareInputs = (args: BuildArgs) =>
+  Effect.gen(function*() {
     yield* checkSubtitlePaths(args)
     const given = yield* Inputs.listVideos(args.videos, { recursive: args.recursive, outDir: args.out })
     const listed: ReadonlyArray<Inputs.VideoInput & { readonly metadata?: QuestionVideos.VideoMetadata }> =
@@ -299,44 +287,75 @@ export const buildCommand = Command.make(
       })
     }
     const probed = yield* Inputs.probeVideos(listed)
+    return yield* withSubtitles(probed, args)
+  })
 
-    const inputs = yield* withSubtitles(probed, args)
+/** `--dry-run`: what each video's build would cost, as a table; no model is called. */
+const printDryRun = (
+  inputs: BuildInputs,
+  args: BuildArgs,
+  parameters: Plan.BuildParameters,
+  buildPrompts: BuildPrompts.BuildPrompts
+) =>
+  Effect.gen(function*() {
+    const models = yield* Build.models
+    const buildPrices = yield* loadPrices(args.prices)
+    const rows = yield* Effect.forEach(inputs, ({ planned, video }) =>
+      Effect.gen(function*() {
+        const subtitles = yield* planned
+        const estimate = yield* DryRun.dryRunVideo(video, subtitles.cues, {
+          outDir: args.out,
+          parameters,
+          prompts: buildPrompts,
+          models,
+          force: args.force
+        })
+        return { videoId: video.videoId, estimate, subtitles: Subtitles.subtitleKind(subtitles.source) }
+      }))
+    yield* Console.log(Progress.renderDryRun(rows, buildPrices))
+  })
 
-    if (args.dryRun) {
-      const models = yield* Build.models
-      const buildPrices = yield* loadPrices(args.prices)
-      const rows = yield* Effect.forEach(inputs, ({ planned, video }) =>
-        Effect.gen(function*() {
-          const subtitles = yield* planned
-          const estimate = yield* DryRun.dryRunVideo(video, subtitles.cues, {
-            outDir: args.out,
-            parameters,
-            prompts: buildPrompts,
-            models,
-            force: args.force
-          })
-          return { videoId: video.videoId, estimate, subtitles: Subtitles.subtitleKind(subtitles.source) }
-        }))
-      yield* Console.log(Progress.renderDryRun(rows, buildPrices))
-      return
-    }
+/** The build's progress line on stderr, folded from its events. */
+const progressReporter = (stderr: TerminalStream, videos: number) => {
+  const isTTY = stderr.isTTY
+  let state = Progress.initialBuildProgress(videos)
+  let lastDraw = 0
+  const draw = (now: number, force: boolean) => {
+    // A live line on a terminal; otherwise a line every 10 seconds, so logs stay short.
+    if (!force && now - lastDraw < (isTTY ? 250 : 10_000)) return
+    lastDraw = now
+    // Rendered for the terminal like every other line (a model name or id is data); cut on whole units.
+    const line = Progress.renderBuildProgress(state, now)
+    stderr.unsafeWrite(
+      isTTY ? `\r\x1b[2K${cutTerminalText(line, (stderr.columns ?? 100) - 1)}` : `${terminalText(line)}\n`
+    )
+  }
+  return (event: BuildEvent) =>
+    Effect.sync(() => {
+      const now = Date.now()
+      state = Progress.applyBuildEvent(state, event, now)
+      if (event._tag === "VideoFinished") {
+        draw(now, true)
+        if (isTTY) stderr.unsafeWrite("\n")
+      } else {
+        draw(now, event._tag === "VideoStarted" && !isTTY)
+      }
+    })
+}
 
+/** Builds every video's tree with a progress line, then prints the summary. */
+const buildTrees = (
+  inputs: BuildInputs,
+  args: BuildArgs,
+  parameters: Plan.BuildParameters,
+  buildPrompts: BuildPrompts.BuildPrompts
+) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
     yield* Inputs.checkWritable(args.out)
     const models = yield* Build.models
     const { stderr } = yield* TerminalConsole
     const isTTY = stderr.isTTY
-    let state = Progress.initialBuildProgress(inputs.length)
-    let lastDraw = 0
-    const draw = (now: number, force: boolean) => {
-      // A live line on a terminal; otherwise a line every 10 seconds, so logs stay short.
-      if (!force && now - lastDraw < (isTTY ? 250 : 10_000)) return
-      lastDraw = now
-      // Rendered for the terminal like every other line (a model name or id is data); cut on whole units.
-      const line = Progress.renderBuildProgress(state, now)
-      stderr.unsafeWrite(
-        isTTY ? `\r\x1b[2K${cutTerminalText(line, (stderr.columns ?? 100) - 1)}` : `${terminalText(line)}\n`
-      )
-    }
     const summaries = yield* buildTree(
       inputs.map(({ subtitles, video: { metadata, ...video } }) => ({
         ...video,
@@ -352,17 +371,7 @@ export const buildCommand = Command.make(
         ...(Option.isSome(args.domain) ? { domain: args.domain.value } : {}),
         force: args.force,
         concurrency: args.concurrency,
-        onEvent: (event) =>
-          Effect.sync(() => {
-            const now = Date.now()
-            state = Progress.applyBuildEvent(state, event, now)
-            if (event._tag === "VideoFinished") {
-              draw(now, true)
-              if (isTTY) stderr.unsafeWrite("\n")
-            } else {
-              draw(now, event._tag === "VideoStarted" && !isTTY)
-            }
-          })
+        onEvent: progressReporter(stderr, inputs.length)
       }
     ).pipe(
       Effect.onInterrupt(() =>
@@ -374,6 +383,29 @@ export const buildCommand = Command.make(
       )
     )
     yield* Console.log(Progress.renderBuildSummary(summaries))
+  })
+
+/** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */
+// A span for the whole command, so a build's preparation and its videos are one trace.
+export const buildCommand = Command.make(
+  "build",
+  options,
+  Effect.fn("BuildCommand.build")(function*(args) {
+    const parameters = {
+      frameInterval: args.frameInterval,
+      frameWidth: args.frameWidth,
+      eventSeconds: args.eventSeconds,
+      sceneSeconds: args.sceneSeconds,
+      framesPerCall: args.framesPerCall
+    }
+    const problem = Plan.checkParameters(parameters)
+    if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })
+    const buildPrompts = yield* BuildPrompts.loadBuildPrompts(
+      PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts))
+    )
+    const inputs = yield* prepareInputs(args)
+    if (args.dryRun) return yield* printDryRun(inputs, args, parameters, buildPrompts)
+    yield* buildTrees(inputs, args, parameters, buildPrompts)
   })
 ).pipe(
   Command.withDescription(

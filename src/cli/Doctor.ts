@@ -78,75 +78,81 @@ const timed = <R>(
       : { ...row, latencyMs, result: outcome.left.reason, detail: outcome.left.message.replace(/^[\w-]+: /, "") }
   })
 
-/** One tiny call per configured provider (OCR: `/health`), in a fixed order. */
-export const runChecks = (
-  config: ProvidersConfig
-): Effect.Effect<ReadonlyArray<DoctorRow>, never, FileSystem.FileSystem | HttpClient.HttpClient> =>
+type Check = Effect.Effect<DoctorRow, never, FileSystem.FileSystem | HttpClient.HttpClient>
+type Configured<K extends keyof ProvidersConfig> = Option.Option.Value<ProvidersConfig[K]>
+
+/** A chat check per replica of the agent role, then of the tool role. */
+const llmChecks = (config: Configured<"llm">) =>
   Effect.gen(function*() {
-    const checks: Array<Effect.Effect<DoctorRow, never, FileSystem.FileSystem | HttpClient.HttpClient>> = []
-    if (Option.isSome(config.llm)) {
-      const llmConfig = {
-        ...config.llm.value,
-        agent: quick(config.llm.value.agent),
-        tool: quick(config.llm.value.tool),
-        reliability: checkReliability
-      }
-      for (const role of ["agent", "tool"] as const) {
-        for (const endpoint of replicas(llmConfig[role])) {
-          const llm = yield* OpenAiLlm.make({ ...llmConfig, [role]: endpoint })
-          checks.push(timed(
-            {
-              provider: role === "agent" ? "llm (agent)" : "llm (tool)",
-              model: endpoint.model,
-              endpoint: hostOf(endpoint.baseUrl),
-              dialect: describeDialect(detectDialect(endpoint, llmConfig.thinking))
-            },
-            // Thinking off: the check is whether the endpoint answers, not how well the model reasons. No
-            // token cap: reasoning models that think anyway would spend it before answering, and a cap in
-            // the wrong field (a misdetected dialect) would report a healthy endpoint as broken.
-            llm.chat({ role, messages: ping, thinking: false })
-          ))
-        }
+    const checks: Array<Check> = []
+    const llmConfig = {
+      ...config,
+      agent: quick(config.agent),
+      tool: quick(config.tool),
+      reliability: checkReliability
+    }
+    for (const role of ["agent", "tool"] as const) {
+      for (const endpoint of replicas(llmConfig[role])) {
+        const llm = yield* OpenAiLlm.make({ ...llmConfig, [role]: endpoint })
+        checks.push(timed(
+          {
+            provider: role === "agent" ? "llm (agent)" : "llm (tool)",
+            model: endpoint.model,
+            endpoint: hostOf(endpoint.baseUrl),
+            dialect: describeDialect(detectDialect(endpoint, llmConfig.thinking))
+          },
+          // Thinking off: the check is whether the endpoint answers, not how well the model reasons. No
+          // token cap: reasoning models that think anyway would spend it before answering, and a cap in
+          // the wrong field (a misdetected dialect) would report a healthy endpoint as broken.
+          llm.chat({ role, messages: ping, thinking: false })
+        ))
       }
     }
-    if (Option.isSome(config.vlm)) {
-      for (const endpoint of replicas(quick(config.vlm.value.endpoint))) {
-        const vlm = yield* OpenAiVlm.make({ ...config.vlm.value, endpoint, reliability: checkReliability })
-        checks.push(timed(
+    return checks
+  })
+
+const vlmChecks = (config: Configured<"vlm">) =>
+  Effect.forEach(replicas(quick(config.endpoint)), (endpoint) =>
+    Effect.map(
+      OpenAiVlm.make({ ...config, endpoint, reliability: checkReliability }),
+      (vlm): Check =>
+        timed(
           {
             provider: "vlm",
             model: endpoint.model,
             endpoint: hostOf(endpoint.baseUrl),
-            dialect: describeDialect(detectDialect(endpoint, config.vlm.value.thinking))
+            dialect: describeDialect(detectDialect(endpoint, config.thinking))
           },
           vlm.chatWithImages({ system: "You check that a service is up.", text: ping[0]!.content, images: [] })
-        ))
-      }
-    }
-    if (Option.isSome(config.embedding)) {
-      for (const endpoint of replicas(quick(config.embedding.value.endpoint))) {
-        const embedder = yield* OpenAiEmbedding.make({
-          ...config.embedding.value,
-          endpoint,
-          reliability: checkReliability
-        })
-        checks.push(timed(
+        )
+    ))
+
+const embeddingChecks = (config: Configured<"embedding">) =>
+  Effect.forEach(replicas(quick(config.endpoint)), (endpoint) =>
+    Effect.map(
+      OpenAiEmbedding.make({ ...config, endpoint, reliability: checkReliability }),
+      (embedder): Check =>
+        timed(
           { provider: "embed", model: endpoint.model, endpoint: hostOf(endpoint.baseUrl) },
           embedder.embed(["ping"])
-        ))
-      }
-    }
-    if (Option.isSome(config.ocr) && config.ocr.value.engine === "tesseract") {
-      const { langs } = config.ocr.value.tesseract
+        )
+    ))
+
+/** Tesseract: the engine starts; MonkeyOCR: each server's `/health` answers 2xx within 10 s. */
+const ocrChecks = (config: Configured<"ocr">) =>
+  Effect.gen(function*() {
+    const checks: Array<Check> = []
+    if (config.engine === "tesseract") {
+      const { langs } = config.tesseract
       // Starts one worker with the trained data and stops it: what the first OCR'd frame of a run pays.
       checks.push(timed(
         { provider: "ocr", model: TesseractOcr.modelName(langs), endpoint: "embedded" },
         TesseractOcr.checkEngine(langs)
       ))
     }
-    if (Option.isSome(config.ocr) && config.ocr.value.engine === "monkeyocr") {
+    if (config.engine === "monkeyocr") {
       const http = yield* HttpClient.HttpClient
-      for (const url of config.ocr.value.monkeyocr.urls) {
+      for (const url of config.monkeyocr.urls) {
         checks.push(timed(
           { provider: "ocr", model: "monkeyocr", endpoint: hostOf(url) },
           http.get(`${url}/health`).pipe(
@@ -161,6 +167,19 @@ export const runChecks = (
         ))
       }
     }
+    return checks
+  })
+
+/** One tiny call per configured provider (OCR: `/health`), in a fixed order. */
+export const runChecks = (
+  config: ProvidersConfig
+): Effect.Effect<ReadonlyArray<DoctorRow>, never, FileSystem.FileSystem | HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const checks: Array<Check> = []
+    if (Option.isSome(config.llm)) checks.push(...(yield* llmChecks(config.llm.value)))
+    if (Option.isSome(config.vlm)) checks.push(...(yield* vlmChecks(config.vlm.value)))
+    if (Option.isSome(config.embedding)) checks.push(...(yield* embeddingChecks(config.embedding.value)))
+    if (Option.isSome(config.ocr)) checks.push(...(yield* ocrChecks(config.ocr.value)))
     return yield* Effect.all(checks, { concurrency: "unbounded" })
   })
 

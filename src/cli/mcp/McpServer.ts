@@ -68,14 +68,37 @@ const runHandler = <A, R>(
     )
   })
 
-export const makeServer = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>): Server => {
-  const server = new Server(
-    { name: spec.name, version: spec.version },
-    {
-      capabilities: { tools: {}, ...(spec.resources === undefined ? {} : { resources: {} }) },
-      ...(spec.instructions === undefined ? {} : { instructions: spec.instructions })
-    }
+/**
+ * One tool call, its reply capped, as one span (MCP and GenAI conventions) that joins the caller's
+ * trace when its request carries one.
+ */
+const tracedToolCall = <R>(
+  tool: McpTool<R>,
+  args: unknown,
+  meta: Readonly<Record<string, unknown>> | undefined,
+  context: CallContext
+) =>
+  Effect.map(tool.call(args, context), capReply).pipe(
+    Effect.tap((reply) => reply.isError ? Effect.annotateCurrentSpan("error.type", "tool_error") : Effect.void),
+    // Arguments and results are never on the span: the Search Hub's carry queries and URLs, which vtree
+    // keeps out of every log.
+    Effect.withSpan(`tools/call ${tool.name}`, {
+      kind: "server",
+      attributes: {
+        "mcp.method.name": "tools/call",
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool.name
+      },
+      ...Option.match(callerSpan(meta), {
+        // Not a child of the server's own span, which lasts as long as the server: a trace per call.
+        onNone: () => ({ root: true }),
+        onSome: (parent) => ({ parent })
+      })
+    })
   )
+
+/** tools/list and tools/call: every tool of the spec, a call reported back as the SDK's result. */
+const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Runtime<R>): void => {
   const tools = new Map(spec.tools.map((tool) => [tool.name, tool]))
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: spec.tools.map((tool) => ({
@@ -107,53 +130,49 @@ export const makeServer = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>):
             }).catch(() => undefined)
           )
     }
-    const call = Effect.map(tool.call(request.params.arguments ?? {}, context), capReply).pipe(
-      Effect.tap((reply) => reply.isError ? Effect.annotateCurrentSpan("error.type", "tool_error") : Effect.void),
-      // One span per tool call (MCP and GenAI conventions). Arguments and results are never on it: the
-      // Search Hub's carry queries and URLs, which vtree keeps out of every log.
-      Effect.withSpan(`tools/call ${tool.name}`, {
-        kind: "server",
-        attributes: {
-          "mcp.method.name": "tools/call",
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": tool.name
-        },
-        ...Option.match(callerSpan(request.params._meta), {
-          // Not a child of the server's own span, which lasts as long as the server: a trace per call.
-          onNone: () => ({ root: true }),
-          onSome: (parent) => ({ parent })
-        })
-      })
-    )
+    const call = tracedToolCall(tool, request.params.arguments ?? {}, request.params._meta, context)
     return runHandler(runtime, tool.name, call, extra.signal).then((reply) => ({
       content: reply.content.map((item) => ({ ...item })),
       ...(reply.structuredContent === undefined ? {} : { structuredContent: { ...reply.structuredContent } }),
       isError: reply.isError
     }))
   })
-  const resources = spec.resources
-  if (resources !== undefined) {
-    server.setRequestHandler(
-      ListResourcesRequestSchema,
-      (_request, extra) =>
-        runHandler(runtime, "resources/list", resources.list, extra.signal).then((list) => ({
-          resources: list.map((item) => ({ ...item }))
-        }))
-    )
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-      resourceTemplates: resources.templates.map((item) => ({ ...item }))
-    }))
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-      runHandler(
-        runtime,
-        "resources/read",
-        Effect.mapError(
-          resources.read(request.params.uri),
-          (error) => new McpError(ErrorCode.InvalidParams, error.message, { uri: request.params.uri })
-        ),
-        extra.signal
-      ).then((contents) => ({ contents: contents.map((item) => ({ ...item })) })))
-  }
+}
+
+/** resources/list, resources/templates/list and resources/read over the catalog. */
+const serveResources = <R>(server: Server, resources: ResourceCatalog<R>, runtime: Runtime.Runtime<R>): void => {
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    (_request, extra) =>
+      runHandler(runtime, "resources/list", resources.list, extra.signal).then((list) => ({
+        resources: list.map((item) => ({ ...item }))
+      }))
+  )
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: resources.templates.map((item) => ({ ...item }))
+  }))
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    runHandler(
+      runtime,
+      "resources/read",
+      Effect.mapError(
+        resources.read(request.params.uri),
+        (error) => new McpError(ErrorCode.InvalidParams, error.message, { uri: request.params.uri })
+      ),
+      extra.signal
+    ).then((contents) => ({ contents: contents.map((item) => ({ ...item })) })))
+}
+
+export const makeServer = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>): Server => {
+  const server = new Server(
+    { name: spec.name, version: spec.version },
+    {
+      capabilities: { tools: {}, ...(spec.resources === undefined ? {} : { resources: {} }) },
+      ...(spec.instructions === undefined ? {} : { instructions: spec.instructions })
+    }
+  )
+  serveTools(server, spec, runtime)
+  if (spec.resources !== undefined) serveResources(server, spec.resources, runtime)
   return server
 }
 

@@ -1,4 +1,5 @@
 import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { SearchSettings } from "../../config/SearchSettings.js"
 import { type CodeScope, SearchError } from "../../domain/Search.js"
@@ -125,6 +126,69 @@ export const parseGithub = (payload: unknown, scope: CodeScope): Either.Either<P
 
 const isoDay = (millis: number): string => new Date(millis).toISOString().slice(0, 10)
 
+/** The query with its freshness as GitHub filters it (pushed for repositories, updated for issues); code has none. */
+const withFreshness = (query: CodeQuery) =>
+  Effect.gen(function*() {
+    let q = query.query
+    let freshnessIgnored = false
+    if (query.freshnessDays !== undefined) {
+      const since = isoDay((yield* Clock.currentTimeMillis) - query.freshnessDays * 86_400_000)
+      if (query.scope === "repositories") q = `${q} pushed:>=${since}`
+      else if (query.scope === "issues") q = `${q} updated:>=${since}`
+      else freshnessIgnored = true
+    }
+    return { q, freshnessIgnored }
+  })
+
+type Token = Option.Option<Redacted.Redacted<string>>
+
+/** Fails with what an answer other than a 2xx means: a rate limit (and when to retry), a bad token, a bad query. */
+const refuseUnlessOk = (response: HttpClientResponse.HttpClientResponse, token: Token) =>
+  Effect.gen(function*() {
+    const headers = response.headers
+    const rateLimited = response.status === 429 ||
+      (response.status === 403 && (headers["x-ratelimit-remaining"] === "0" || headers["retry-after"] !== undefined))
+    if (rateLimited) {
+      const reset = Number(headers["x-ratelimit-reset"])
+      const now = yield* Clock.currentTimeMillis
+      const after = headers["retry-after"] !== undefined
+        ? yield* retryAfterMs(headers["retry-after"])
+        : Number.isFinite(reset)
+        ? Math.max(0, reset * 1000 - now)
+        : undefined
+      return yield* Effect.fail(
+        new SearchError({
+          reason: "PROVIDER_RATE_LIMITED",
+          message: `GitHub rate limit reached${
+            after === undefined ? "" : `; retry after ${Math.ceil(after / 1000)} s`
+          }${Option.isNone(token) ? " — a token (VTREE_SEARCH_GITHUB_TOKEN) raises the limit" : ""}`,
+          ...(after === undefined ? {} : { retryAfterMs: after })
+        })
+      )
+    }
+    if (response.status === 401) {
+      return yield* Effect.fail(
+        new SearchError({
+          reason: "PROVIDER_ERROR",
+          message: "GitHub rejected the token (HTTP 401) — check VTREE_SEARCH_GITHUB_TOKEN"
+        })
+      )
+    }
+    if (response.status === 422) {
+      return yield* Effect.fail(
+        new SearchError({
+          reason: "INVALID_REQUEST",
+          message: "GitHub could not process this search query (HTTP 422) — simplify the query"
+        })
+      )
+    }
+    if (response.status < 200 || response.status >= 300) {
+      return yield* Effect.fail(
+        new SearchError({ reason: "PROVIDER_ERROR", message: `GitHub answered HTTP ${response.status}` })
+      )
+    }
+  })
+
 /** GitHub REST search: repositories, code (with text-match fragments) and issues. */
 export const layer: Layer.Layer<CodeSearch, never, SearchSettings | HttpClient.HttpClient> = Layer.effect(
   CodeSearch,
@@ -142,14 +206,7 @@ export const layer: Layer.Layer<CodeSearch, never, SearchSettings | HttpClient.H
           })
         )
       }
-      let q = query.query
-      let freshnessIgnored = false
-      if (query.freshnessDays !== undefined) {
-        const since = isoDay((yield* Clock.currentTimeMillis) - query.freshnessDays * 86_400_000)
-        if (query.scope === "repositories") q = `${q} pushed:>=${since}`
-        else if (query.scope === "issues") q = `${q} updated:>=${since}`
-        else freshnessIgnored = true
-      }
+      const { freshnessIgnored, q } = yield* withFreshness(query)
       const response = yield* providerGet(client, "GitHub", `${settings.github.baseUrl}/search/${query.scope}`, {
         urlParams: { q, per_page: String(query.limit), page: "1" },
         headers: {
@@ -161,48 +218,7 @@ export const layer: Layer.Layer<CodeSearch, never, SearchSettings | HttpClient.H
         },
         timeout: settings.providerTimeout
       })
-      const headers = response.headers
-      const rateLimited = response.status === 429 ||
-        (response.status === 403 && (headers["x-ratelimit-remaining"] === "0" || headers["retry-after"] !== undefined))
-      if (rateLimited) {
-        const reset = Number(headers["x-ratelimit-reset"])
-        const now = yield* Clock.currentTimeMillis
-        const after = headers["retry-after"] !== undefined
-          ? yield* retryAfterMs(headers["retry-after"])
-          : Number.isFinite(reset)
-          ? Math.max(0, reset * 1000 - now)
-          : undefined
-        return yield* Effect.fail(
-          new SearchError({
-            reason: "PROVIDER_RATE_LIMITED",
-            message: `GitHub rate limit reached${
-              after === undefined ? "" : `; retry after ${Math.ceil(after / 1000)} s`
-            }${Option.isNone(token) ? " — a token (VTREE_SEARCH_GITHUB_TOKEN) raises the limit" : ""}`,
-            ...(after === undefined ? {} : { retryAfterMs: after })
-          })
-        )
-      }
-      if (response.status === 401) {
-        return yield* Effect.fail(
-          new SearchError({
-            reason: "PROVIDER_ERROR",
-            message: "GitHub rejected the token (HTTP 401) — check VTREE_SEARCH_GITHUB_TOKEN"
-          })
-        )
-      }
-      if (response.status === 422) {
-        return yield* Effect.fail(
-          new SearchError({
-            reason: "INVALID_REQUEST",
-            message: "GitHub could not process this search query (HTTP 422) — simplify the query"
-          })
-        )
-      }
-      if (response.status < 200 || response.status >= 300) {
-        return yield* Effect.fail(
-          new SearchError({ reason: "PROVIDER_ERROR", message: `GitHub answered HTTP ${response.status}` })
-        )
-      }
+      yield* refuseUnlessOk(response, token)
       const payload = yield* providerJson("GitHub", response, settings.providerTimeout)
       const parsed = yield* parseGithub(payload, query.scope)
       return {

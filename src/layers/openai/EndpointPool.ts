@@ -142,6 +142,129 @@ export interface CallTracking {
 
 const probeTimeout = Duration.seconds(10)
 
+/** One call's view of its pool: the replicas' health, their hosts (for the breaker), and where it reports. */
+interface PoolCall<C> {
+  readonly pool: EndpointPool<C>
+  readonly policy: PoolPolicy
+  readonly servedBy: Ref.Ref<Option.Option<string>>
+  readonly tracking: CallTracking | undefined
+  readonly healths: ReadonlyArray<ReplicaHealth>
+  readonly hosts: ReadonlyArray<string>
+}
+
+// A failure that is a reply (5xx, 4xx) shows the server is there as much as a success does.
+const reached = (health: ReplicaHealth, error: ProviderError | null) => {
+  health.unreachable = error !== null && isUnreachable(error)
+}
+
+/** Records whether the replica was reached and, with tracking, reports the attempt to the run's breaker. */
+const attempted = <C>(call: PoolCall<C>, health: ReplicaHealth, error: ProviderError | null) =>
+  Effect.suspend(() => {
+    reached(health, error)
+    return call.tracking === undefined
+      ? Effect.void
+      : reportAttempt({
+        role: call.tracking.role,
+        hosts: call.hosts,
+        failure: error,
+        allDown: call.healths.every((h) => h.unreachable)
+      })
+  })
+
+const eject = <C>({ policy, pool }: PoolCall<C>, replica: Replica, now: number) => {
+  const { health } = replica
+  health.failures += 1
+  health.ejectedUntil = now + Duration.toMillis(ejectionDelay(health.failures, pool.ejectFor))
+  return Effect.logWarning("endpoint ejected").pipe(
+    Effect.annotateLogs({
+      provider: policy.provider,
+      endpoint: endpointLabel(replica.url),
+      for: Duration.format(ejectionDelay(health.failures, pool.ejectFor))
+    })
+  )
+}
+
+const restore = (health: ReplicaHealth) => {
+  health.failures = 0
+  health.ejectedUntil = null
+}
+
+// Choosing and counting the request in happen in one step, so concurrent callers spread out.
+const reserve = <C>({ healths, pool }: PoolCall<C>, tried: ReadonlySet<number>) =>
+  Effect.clockWith((clock) =>
+    Effect.sync(() => {
+      const choice = choose(healths, clock.unsafeCurrentTimeMillis(), tried)
+      if ("probe" in choice) {
+        healths[choice.probe]!.probing = true
+      } else {
+        healths[choice.use]!.inFlight += 1
+        healths[choice.use]!.lastPicked = pool.set.pick()
+      }
+      return choice
+    })
+  )
+
+/** Probes an ejected replica whose back-off ran out: restored when it answers, ejected for longer when not. */
+const probeReplica = <C>(call: PoolCall<C>, index: number) => {
+  const { policy, pool } = call
+  const { client, replica } = pool.members[index]!
+  return pool.probe(client).pipe(
+    Effect.timeoutFail({
+      duration: probeTimeout,
+      onTimeout: () => timeoutError({ ...policy, timeout: probeTimeout })
+    }),
+    Effect.either,
+    Effect.tap((outcome) => Effect.sync(() => reached(replica.health, outcome._tag === "Right" ? null : outcome.left))),
+    Effect.flatMap((outcome) =>
+      // Any answer but a 5xx means the server is up: a 404 for /models is still a server.
+      outcome._tag === "Right" || (!ejects(outcome.left) && outcome.left.reason !== "Timeout")
+        ? Effect.sync(() => restore(replica.health))
+        : Effect.flatMap(Clock.currentTimeMillis, (now) => eject(call, replica, now))
+    )
+  )
+}
+
+/** One attempt on the replica at `index`: under its cap and the attempt's timeout, its health updated after. */
+const sendTo = <C, A>(
+  call: PoolCall<C>,
+  attempt: (client: C) => Effect.Effect<A, ProviderError>,
+  index: number
+): Effect.Effect<A, ProviderError> => {
+  const { policy, pool, servedBy, tracking } = call
+  const pooled = pool.members.length > 1
+  const { client, replica } = pool.members[index]!
+  return Ref.set(servedBy, Option.some(endpointLabel(replica.url))).pipe(
+    Effect.zipRight(tracking?.attempts === undefined ? Effect.void : Ref.update(tracking.attempts, (n) => n + 1)),
+    Effect.zipRight(attempt(client)),
+    Effect.timeoutFail({ duration: policy.timeout, onTimeout: () => timeoutError(policy) }),
+    replica.semaphore.withPermits(1),
+    Effect.tap(() => Effect.sync(() => restore(replica.health))),
+    Effect.tapError((error) =>
+      pooled && ejects(error) && replica.health.ejectedUntil === null
+        ? Effect.flatMap(Clock.currentTimeMillis, (now) => eject(call, replica, now))
+        : Effect.void
+    ),
+    Effect.tapBoth({
+      onSuccess: () => attempted(call, replica.health, null),
+      onFailure: (error) => attempted(call, replica.health, error)
+    })
+  )
+}
+
+/** A failed attempt that will be retried is logged with the replica it went to. */
+const logRetriedFailure = <C>({ policy, servedBy }: PoolCall<C>, error: ProviderError) =>
+  isRetryable(error) && policy.retries > 0
+    ? Effect.flatMap(Ref.get(servedBy), (served) =>
+      Effect.logWarning("provider attempt failed").pipe(
+        Effect.annotateLogs({
+          provider: policy.provider,
+          endpoint: Option.getOrElse(served, () => "-"),
+          reason: error.reason,
+          status: error.status ?? "-"
+        })
+      ))
+    : Effect.void
+
 /**
  * Runs one provider call across the pool under the policy: each attempt picks a replica, holds a
  * permit of that replica's cap, and has its own timeout; transient failures are retried by
@@ -157,106 +280,27 @@ export const withPool = <C>(
   tracking?: CallTracking
 ) => {
   const schedule = retrySchedule(policy.retries, policy.baseDelay)
-  const pooled = pool.members.length > 1
-  const healths = pool.members.map((member) => member.replica.health)
-  const hosts = pool.members.map((member) => endpointHost(member.replica.url))
-
-  // A failure that is a reply (5xx, 4xx) shows the server is there as much as a success does.
-  const reached = (health: ReplicaHealth, error: ProviderError | null) => {
-    health.unreachable = error !== null && isUnreachable(error)
+  const call: PoolCall<C> = {
+    pool,
+    policy,
+    servedBy,
+    tracking,
+    healths: pool.members.map((member) => member.replica.health),
+    hosts: pool.members.map((member) => endpointHost(member.replica.url))
   }
-  const attempted = (health: ReplicaHealth, error: ProviderError | null) =>
-    Effect.suspend(() => {
-      reached(health, error)
-      return tracking === undefined
-        ? Effect.void
-        : reportAttempt({
-          role: tracking.role,
-          hosts,
-          failure: error,
-          allDown: healths.every((h) => h.unreachable)
-        })
-    })
-
-  const eject = (replica: Replica, now: number) => {
-    const { health } = replica
-    health.failures += 1
-    health.ejectedUntil = now + Duration.toMillis(ejectionDelay(health.failures, pool.ejectFor))
-    return Effect.logWarning("endpoint ejected").pipe(
-      Effect.annotateLogs({
-        provider: policy.provider,
-        endpoint: endpointLabel(replica.url),
-        for: Duration.format(ejectionDelay(health.failures, pool.ejectFor))
-      })
-    )
-  }
-  const restore = (health: ReplicaHealth) => {
-    health.failures = 0
-    health.ejectedUntil = null
-  }
-
-  // Choosing and counting the request in happen in one step, so concurrent callers spread out.
-  const reserve = (tried: ReadonlySet<number>) =>
-    Effect.clockWith((clock) =>
-      Effect.sync(() => {
-        const choice = choose(healths, clock.unsafeCurrentTimeMillis(), tried)
-        if ("probe" in choice) {
-          healths[choice.probe]!.probing = true
-        } else {
-          healths[choice.use]!.inFlight += 1
-          healths[choice.use]!.lastPicked = pool.set.pick()
-        }
-        return choice
-      })
-    )
-
-  const probe = (index: number) => {
-    const { client, replica } = pool.members[index]!
-    return pool.probe(client).pipe(
-      Effect.timeoutFail({
-        duration: probeTimeout,
-        onTimeout: () => timeoutError({ ...policy, timeout: probeTimeout })
-      }),
-      Effect.either,
-      Effect.tap((outcome) =>
-        Effect.sync(() => reached(replica.health, outcome._tag === "Right" ? null : outcome.left))
-      ),
-      Effect.flatMap((outcome) =>
-        // Any answer but a 5xx means the server is up: a 404 for /models is still a server.
-        outcome._tag === "Right" || (!ejects(outcome.left) && outcome.left.reason !== "Timeout")
-          ? Effect.sync(() => restore(replica.health))
-          : Effect.flatMap(Clock.currentTimeMillis, (now) => eject(replica, now))
-      )
-    )
-  }
+  const { healths } = call
 
   return <A>(attempt: (client: C) => Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
     Effect.suspend(() => {
       const tried = new Set<number>()
       const send = (index: number): Effect.Effect<A, ProviderError> => {
-        const { client, replica } = pool.members[index]!
         tried.add(index)
-        return Ref.set(servedBy, Option.some(endpointLabel(replica.url))).pipe(
-          Effect.zipRight(tracking?.attempts === undefined ? Effect.void : Ref.update(tracking.attempts, (n) => n + 1)),
-          Effect.zipRight(attempt(client)),
-          Effect.timeoutFail({ duration: policy.timeout, onTimeout: () => timeoutError(policy) }),
-          replica.semaphore.withPermits(1),
-          Effect.tap(() => Effect.sync(() => restore(replica.health))),
-          Effect.tapError((error) =>
-            pooled && ejects(error) && replica.health.ejectedUntil === null
-              ? Effect.flatMap(Clock.currentTimeMillis, (now) => eject(replica, now))
-              : Effect.void
-          ),
-          Effect.tapBoth({
-            onSuccess: () => attempted(replica.health, null),
-            onFailure: (error) => attempted(replica.health, error)
-          })
-        )
+        return sendTo(call, attempt, index)
       }
       const once: Effect.Effect<A, ProviderError> = Effect.uninterruptibleMask((restoreInterrupt) =>
-        Effect.flatMap(reserve(tried), (choice) =>
+        Effect.flatMap(reserve(call, tried), (choice) =>
           "probe" in choice
-            ? restoreInterrupt(probe(choice.probe)).pipe(
+            ? restoreInterrupt(probeReplica(call, choice.probe)).pipe(
               Effect.ensuring(Effect.sync(() => (healths[choice.probe]!.probing = false))),
               Effect.zipRight(restoreInterrupt(Effect.suspend(() => once)))
             )
@@ -265,19 +309,7 @@ export const withPool = <C>(
             ))
       )
       return once.pipe(
-        Effect.tapError((error) =>
-          isRetryable(error) && policy.retries > 0
-            ? Effect.flatMap(Ref.get(servedBy), (served) =>
-              Effect.logWarning("provider attempt failed").pipe(
-                Effect.annotateLogs({
-                  provider: policy.provider,
-                  endpoint: Option.getOrElse(served, () => "-"),
-                  reason: error.reason,
-                  status: error.status ?? "-"
-                })
-              ))
-            : Effect.void
-        ),
+        Effect.tapError((error) => logRetriedFailure(call, error)),
         Effect.retry(schedule)
       )
     })

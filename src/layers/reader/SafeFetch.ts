@@ -4,7 +4,7 @@ import type { Readable } from "node:stream"
 import { Transform, Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import zlib from "node:zlib"
-import { Agent } from "undici"
+import { Agent, type Dispatcher } from "undici"
 import { SearchError } from "../../domain/Search.js"
 import { blockedAddressTextReason, checkUrl, type UrlPolicy } from "../../domain/UrlSafety.js"
 import type { ResolvedAddress } from "../../services/DnsResolver.js"
@@ -143,6 +143,121 @@ const checkHop = (target: string | URL, options: SafeFetchOptions, pins: Pins) =
     return check.url
   })
 
+type Response = Dispatcher.ResponseData
+
+/** Sends one hop's GET through the request's own agent; interruption aborts it. */
+const requestHop = (agent: Agent, target: URL, options: SafeFetchOptions) =>
+  Effect.tryPromise({
+    try: (signal) =>
+      agent.request({
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
+        method: "GET",
+        headers: {
+          "user-agent": options.userAgent,
+          accept: `${options.acceptTypes.join(", ")};q=1.0, */*;q=0.1`,
+          "accept-encoding": "gzip, deflate, br"
+        },
+        signal
+      }),
+    catch: (error) =>
+      new SearchError({
+        reason: "FETCH_FAILED",
+        message: `the page could not be fetched (${error instanceof Error ? error.message : "connection failed"})`
+      })
+  })
+
+/** The redirect's target, refused past the redirect limit, when it is no URL, or when it was visited already. */
+const redirectTarget = (
+  response: Response,
+  target: URL,
+  hop: number,
+  options: SafeFetchOptions,
+  visited: Set<string>
+) =>
+  Effect.gen(function*() {
+    discard(response.body)
+    if (hop + 1 > options.maxRedirects) {
+      return yield* Effect.fail(blocked(`URL blocked: more than ${options.maxRedirects} redirects`))
+    }
+    let next: URL
+    try {
+      next = new URL(headerText(response.headers.location)!, target)
+    } catch {
+      return yield* Effect.fail(
+        new SearchError({ reason: "FETCH_FAILED", message: "the page redirected to an invalid URL" })
+      )
+    }
+    next.hash = ""
+    if (visited.has(next.href)) return yield* Effect.fail(blocked("URL blocked: redirect loop"))
+    visited.add(next.href)
+    return next
+  })
+
+/**
+ * What a final answer must be to be read: a 2xx, of an accepted type, not declared over the cap, in
+ * known encodings. A refused answer's body is dropped unread.
+ */
+const acceptedAnswer = (response: Response, options: SafeFetchOptions) =>
+  Effect.gen(function*() {
+    const status = response.statusCode
+    if (status < 200 || status >= 300) {
+      discard(response.body)
+      return yield* Effect.fail(
+        new SearchError({
+          reason: "FETCH_FAILED",
+          message: `the server answered HTTP ${status}`,
+          retryable: status === 408 || status === 429 || status >= 500
+        })
+      )
+    }
+    const { charset, mimeType } = parseContentType(headerText(response.headers["content-type"]))
+    if (!options.acceptTypes.includes(mimeType)) {
+      discard(response.body)
+      return yield* Effect.fail(
+        new SearchError({
+          reason: "UNSUPPORTED_CONTENT_TYPE",
+          message: `content type ${mimeType === "" ? "(none)" : mimeType} is not readable text (${
+            options.acceptTypes.join(", ")
+          })`
+        })
+      )
+    }
+    const declared = Number(headerText(response.headers["content-length"]) ?? NaN)
+    if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
+      discard(response.body)
+      return yield* Effect.fail(tooLarge(options.maxBodyBytes))
+    }
+    const encodings = (headerText(response.headers["content-encoding"]) ?? "")
+      .split(",")
+      .map((coding) => coding.trim().toLowerCase())
+      .filter((coding) => coding !== "" && coding !== "identity")
+    const unknown = encodings.find((coding) => contentCodecs[coding] === undefined)
+    if (unknown !== undefined) {
+      discard(response.body)
+      return yield* Effect.fail(
+        new SearchError({
+          reason: "FETCH_FAILED",
+          message: `the server used an unknown content encoding ${unknown}`
+        })
+      )
+    }
+    return { charset, mimeType, encodings }
+  })
+
+/** Reads an accepted answer's body under the cap; interruption drops the rest of it. */
+const readBody = (response: Response, encodings: ReadonlyArray<string>, options: SafeFetchOptions) =>
+  Effect.tryPromise({
+    try: () => readCapped(response.body, encodings, options.maxBodyBytes),
+    catch: (error) =>
+      error instanceof TooLarge
+        ? tooLarge(options.maxBodyBytes)
+        : new SearchError({
+          reason: "FETCH_FAILED",
+          message: "the page body could not be read or decompressed"
+        })
+  }).pipe(Effect.onInterrupt(() => Effect.sync(() => discard(response.body))))
+
 /**
  * GET an untrusted URL: each hop is checked before it is sent, redirects are followed by hand (so each
  * target is checked too), sockets connect only to pinned addresses, and the body is capped.
@@ -162,98 +277,15 @@ export const safeFetch = (input: string, options: SafeFetchOptions): Effect.Effe
         const visited = new Set<string>([current.href])
         for (let hop = 0;; hop++) {
           const target = current
-          const response = yield* Effect.tryPromise({
-            try: (signal) =>
-              agent.request({
-                origin: target.origin,
-                path: `${target.pathname}${target.search}`,
-                method: "GET",
-                headers: {
-                  "user-agent": options.userAgent,
-                  accept: `${options.acceptTypes.join(", ")};q=1.0, */*;q=0.1`,
-                  "accept-encoding": "gzip, deflate, br"
-                },
-                signal
-              }),
-            catch: (error) =>
-              new SearchError({
-                reason: "FETCH_FAILED",
-                message: `the page could not be fetched (${
-                  error instanceof Error ? error.message : "connection failed"
-                })`
-              })
-          })
+          const response = yield* requestHop(agent, target, options)
           const status = response.statusCode
           if (status >= 300 && status < 400 && headerText(response.headers.location) !== undefined) {
-            discard(response.body)
-            if (hop + 1 > options.maxRedirects) {
-              return yield* Effect.fail(blocked(`URL blocked: more than ${options.maxRedirects} redirects`))
-            }
-            let next: URL
-            try {
-              next = new URL(headerText(response.headers.location)!, target)
-            } catch {
-              return yield* Effect.fail(
-                new SearchError({ reason: "FETCH_FAILED", message: "the page redirected to an invalid URL" })
-              )
-            }
-            next.hash = ""
-            if (visited.has(next.href)) return yield* Effect.fail(blocked("URL blocked: redirect loop"))
-            visited.add(next.href)
+            const next = yield* redirectTarget(response, target, hop, options, visited)
             current = yield* checkHop(next, options, pins)
             continue
           }
-          if (status < 200 || status >= 300) {
-            discard(response.body)
-            return yield* Effect.fail(
-              new SearchError({
-                reason: "FETCH_FAILED",
-                message: `the server answered HTTP ${status}`,
-                retryable: status === 408 || status === 429 || status >= 500
-              })
-            )
-          }
-          const { charset, mimeType } = parseContentType(headerText(response.headers["content-type"]))
-          if (!options.acceptTypes.includes(mimeType)) {
-            discard(response.body)
-            return yield* Effect.fail(
-              new SearchError({
-                reason: "UNSUPPORTED_CONTENT_TYPE",
-                message: `content type ${mimeType === "" ? "(none)" : mimeType} is not readable text (${
-                  options.acceptTypes.join(", ")
-                })`
-              })
-            )
-          }
-          const declared = Number(headerText(response.headers["content-length"]) ?? NaN)
-          if (Number.isFinite(declared) && declared > options.maxBodyBytes) {
-            discard(response.body)
-            return yield* Effect.fail(tooLarge(options.maxBodyBytes))
-          }
-          const encodings = (headerText(response.headers["content-encoding"]) ?? "")
-            .split(",")
-            .map((coding) => coding.trim().toLowerCase())
-            .filter((coding) => coding !== "" && coding !== "identity")
-          const unknown = encodings.find((coding) => contentCodecs[coding] === undefined)
-          if (unknown !== undefined) {
-            discard(response.body)
-            return yield* Effect.fail(
-              new SearchError({
-                reason: "FETCH_FAILED",
-                message: `the server used an unknown content encoding ${unknown}`
-              })
-            )
-          }
-          const body = yield* Effect.tryPromise({
-            try: () => readCapped(response.body, encodings, options.maxBodyBytes),
-            catch: (error) =>
-              error instanceof TooLarge
-                ? tooLarge(options.maxBodyBytes)
-                : new SearchError({
-                  reason: "FETCH_FAILED",
-                  message: "the page body could not be read or decompressed"
-                })
-          }).pipe(Effect.onInterrupt(() => Effect.sync(() => discard(response.body))))
+          const { charset, encodings, mimeType } = yield* acceptedAnswer(response, options)
+          const body = yield* readBody(response, encodings, options)
           return { finalUrl: target.href, status, mimeType, charset, body, redirects: hop }
         }
       }),

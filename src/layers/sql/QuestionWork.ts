@@ -11,31 +11,34 @@ import type { RunFailures } from "./RunFailures.js"
 import type { RunRepository } from "./RunRepository.js"
 import type { StoreContext } from "./StoreContext.js"
 
-export const questionWork = (
-  ctx: StoreContext,
-  runs: RunRepository,
-  queue: QueueRepository,
-  answers: AnswerRepository,
-  failures: RunFailures
-) => {
-  const { guarded, sql } = ctx
-  const { claimLost, notFound, sameDatabase } = failures
+/** What the question work stands on: the store's context and the repositories it writes through. */
+interface QuestionWorkDeps {
+  readonly ctx: StoreContext
+  readonly runs: RunRepository
+  readonly queue: QueueRepository
+  readonly answers: AnswerRepository
+  readonly failures: RunFailures
+}
 
-  const insertCalls = (
-    runId: string,
-    questionId: string | null,
-    calls: ReadonlyArray<CallRecord>,
-    superseded = false
-  ) =>
-    answers.insertCalls(calls.map((call) => ({
-      ...call,
-      runId,
-      questionId,
-      superseded,
-      startedAt: Math.round(call.startedAt),
-      durationMs: Math.round(call.durationMs)
-    })))
+/** A question's (or, for a null question, the run's) calls as rows, times rounded to whole milliseconds. */
+const callInserter = (answers: AnswerRepository) =>
+(
+  runId: string,
+  questionId: string | null,
+  calls: ReadonlyArray<CallRecord>,
+  superseded = false
+) =>
+  answers.insertCalls(calls.map((call) => ({
+    ...call,
+    runId,
+    questionId,
+    superseded,
+    startedAt: Math.round(call.startedAt),
+    durationMs: Math.round(call.durationMs)
+  })))
 
+const makePlanQuestions = ({ ctx: { guarded, sql }, failures, queue, runs }: QuestionWorkDeps) => {
+  const { notFound, sameDatabase } = failures
   const planQuestions: RunStoreShape["planQuestions"] = Effect.fn("QuestionWork.planQuestions")(
     function*(runId, ids, options) {
       yield* sameDatabase(runId)
@@ -55,7 +58,11 @@ export const questionWork = (
     },
     guarded("planning the run's questions")
   )
+  return planQuestions
+}
 
+const makeClaimQuestions = ({ ctx: { guarded, sql }, failures, queue, runs }: QuestionWorkDeps) => {
+  const { claimLost, sameDatabase } = failures
   const claimQuestions: RunStoreShape["claimQuestions"] = Effect.fn("QuestionWork.claimQuestions")(
     function*(runId, ownerId, limit) {
       yield* sameDatabase(runId)
@@ -74,61 +81,94 @@ export const questionWork = (
     },
     guarded("claiming questions")
   )
+  return claimQuestions
+}
 
+/**
+ * The statements of one question's save, to run in its transaction: "lost" when the owner's claim is
+ * gone, "taken" when another owner has the question now, else "saved".
+ */
+const writeQuestion = ({ answers, ctx, queue, runs }: QuestionWorkDeps) => {
+  const insertCalls = callInserter(answers)
+  return (runId: string, record: Parameters<RunStoreShape["saveQuestion"]>[1], ownerId: string | undefined) =>
+    Effect.gen(function*() {
+      const p = record.prediction
+      const questionId = p.questionId
+      if (ownerId !== undefined && Option.isNone(yield* runs.fence({ runId, ownerId }))) return "lost" as const
+      if (
+        ctx.facts.queue && Option.isNone(yield* queue.finishQuestion({ runId, questionId, ownerId: ownerId ?? null }))
+      ) {
+        // Not done by this owner: either outside the queue (saved without one: fine) or another's now.
+        if (ownerId !== undefined && Option.isSome(yield* queue.queued({ runId, questionId }))) {
+          // Tokens reported are tokens spent: the calls stay, as run-level calls, superseded.
+          yield* insertCalls(runId, null, record.calls, true)
+          return "taken" as const
+        }
+      }
+      yield* answers.supersedeCalls({ runId, questionId })
+      yield* answers.deleteSteps({ runId, questionId })
+      yield* answers.upsertPrediction({
+        ...p,
+        runId,
+        startedAt: Math.round(p.startedAt),
+        finishedAt: Math.round(p.finishedAt),
+        replyShapes: p.replyShapes ?? {},
+        worker: ownerId ?? p.worker ?? null
+      })
+      yield* answers.insertSteps(record.steps.map((step) => ({
+        ...step,
+        runId,
+        questionId,
+        // JSON-safe copies: what a tool was given is stored even when it is not plain JSON.
+        args: jsonRecord(step.args),
+        reflect: jsonRecord(step.reflect),
+        plan: jsonRecord(step.plan),
+        replyShapes: step.replyShapes ?? []
+      })))
+      yield* insertCalls(runId, questionId, record.calls)
+      return "saved" as const
+    })
+}
+
+const makeSaveQuestion = (deps: QuestionWorkDeps) => {
+  const { ctx: { guarded, sql }, failures: { claimLost, sameDatabase } } = deps
+  const write = writeQuestion(deps)
   const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("QuestionWork.saveQuestion")(
     function*(runId, record, options) {
       // A question is never saved into a file that is not the run's any more (nobody would read it).
       yield* sameDatabase(runId)
-      const p = record.prediction
-      const questionId = p.questionId
       const ownerId = options?.ownerId
-      const write = Effect.gen(function*() {
-        if (ownerId !== undefined && Option.isNone(yield* runs.fence({ runId, ownerId }))) return "lost" as const
-        if (
-          ctx.facts.queue && Option.isNone(yield* queue.finishQuestion({ runId, questionId, ownerId: ownerId ?? null }))
-        ) {
-          // Not done by this owner: either outside the queue (saved without one: fine) or another's now.
-          if (ownerId !== undefined && Option.isSome(yield* queue.queued({ runId, questionId }))) {
-            // Tokens reported are tokens spent: the calls stay, as run-level calls, superseded.
-            yield* insertCalls(runId, null, record.calls, true)
-            return "taken" as const
-          }
-        }
-        yield* answers.supersedeCalls({ runId, questionId })
-        yield* answers.deleteSteps({ runId, questionId })
-        yield* answers.upsertPrediction({
-          ...p,
-          runId,
-          startedAt: Math.round(p.startedAt),
-          finishedAt: Math.round(p.finishedAt),
-          replyShapes: p.replyShapes ?? {},
-          worker: ownerId ?? p.worker ?? null
-        })
-        yield* answers.insertSteps(record.steps.map((step) => ({
-          ...step,
-          runId,
-          questionId,
-          // JSON-safe copies: what a tool was given is stored even when it is not plain JSON.
-          args: jsonRecord(step.args),
-          reflect: jsonRecord(step.reflect),
-          plan: jsonRecord(step.plan),
-          replyShapes: step.replyShapes ?? []
-        })))
-        yield* insertCalls(runId, questionId, record.calls)
-        return "saved" as const
-      })
       // Uninterruptible: a question that finished while Ctrl-C arrives is still kept whole.
-      const outcome = yield* Effect.uninterruptible(sql.withTransaction(write))
+      const outcome = yield* Effect.uninterruptible(sql.withTransaction(write(runId, record, ownerId)))
       if (outcome === "lost") return yield* claimLost(runId, ownerId!)
       return outcome
     },
     (effect, runId, record) => guarded(`saving question "${record.prediction.questionId}" of run "${runId}"`)(effect)
   )
+  return saveQuestion
+}
 
+const makeSaveRunCalls = ({ answers, ctx: { guarded, sql }, failures: { sameDatabase } }: QuestionWorkDeps) => {
+  const insertCalls = callInserter(answers)
   const saveRunCalls: RunStoreShape["saveRunCalls"] = Effect.fn("QuestionWork.saveRunCalls")(function*(runId, calls) {
     yield* sameDatabase(runId)
     yield* Effect.uninterruptible(sql.withTransaction(insertCalls(runId, null, calls)))
   }, guarded("saving run-level calls"))
+  return saveRunCalls
+}
 
-  return { planQuestions, claimQuestions, saveQuestion, saveRunCalls }
+export const questionWork = (
+  ctx: StoreContext,
+  runs: RunRepository,
+  queue: QueueRepository,
+  answers: AnswerRepository,
+  failures: RunFailures
+) => {
+  const deps: QuestionWorkDeps = { ctx, runs, queue, answers, failures }
+  return {
+    planQuestions: makePlanQuestions(deps),
+    claimQuestions: makeClaimQuestions(deps),
+    saveQuestion: makeSaveQuestion(deps),
+    saveRunCalls: makeSaveRunCalls(deps)
+  }
 }

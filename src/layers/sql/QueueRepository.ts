@@ -8,16 +8,9 @@ import type { StoreContext } from "./StoreContext.js"
 /** Rows per INSERT: well under SQLite's bound-parameter limit. */
 export const insertBatch = 200
 
-export const queueRepository = ({ facts, sql }: StoreContext) => {
+/** How far runs are: per run, the questions there are, done, and claimed under a live lease. */
+const queueCounts = ({ facts, sql }: StoreContext) => {
   const nothing = sql`SELECT 1 WHERE 1 = 0`
-  const QuestionOfRun = Schema.Struct({ runId: Schema.String, questionId: Schema.String })
-  // Row locks of questions another worker is claiming right now are skipped, not waited for: the
-  // work-queue pattern of PostgreSQL job systems. SQLite has one writer at a time and no such clause.
-  const skipLocked = sql.onDialectOrElse({
-    pg: () => sql.literal("FOR UPDATE SKIP LOCKED"),
-    orElse: () => sql.literal("")
-  })
-
   return {
     /** Per run (every run, for null): `claimed` counts open questions whose holder's lease is live. */
     progressOf: SqlSchema.findAll({
@@ -32,37 +25,55 @@ export const queueRepository = ({ facts, sql }: StoreContext) => {
           ${runId === null ? sql`` : sql`WHERE q.run_id = ${runId}`}
           GROUP BY q.run_id`
     }),
-    insertQueue: SqlSchema.void({
-      Request: Schema.Array(QueueInsert),
-      execute: (rows) =>
-        Effect.forEach(
-          Arr.chunksOf(rows, insertBatch),
-          (batch) => sql`INSERT INTO run_questions ${sql.insert(batch)} ON CONFLICT (run_id, question_id) DO NOTHING`,
-          { discard: true }
-        )
-    }),
-    /** A run from before the queue (or saved without it) has predictions the queue must know of. */
-    markSaved: SqlSchema.void({
-      Request: Schema.String,
-      execute: (runId) =>
-        sql`UPDATE run_questions SET done = 1 WHERE run_id = ${runId} AND done = 0
-            AND question_id IN (SELECT question_id FROM predictions WHERE run_id = ${runId})`
-    }),
-    /** --retry-errors: questions saved with stop reason `error` are open again. */
-    reopenErrors: SqlSchema.void({
-      Request: Schema.String,
-      execute: (runId) =>
-        sql`UPDATE run_questions SET done = 0, claimed_by = NULL, claimed_at = NULL
-            WHERE run_id = ${runId} AND done = 1
-            AND question_id IN (SELECT question_id FROM predictions WHERE run_id = ${runId} AND stop_reason = 'error')`
-    }),
-    /** An owner leaving hands its unsaved questions back. */
-    releaseQuestions: SqlSchema.void({
-      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String }),
-      execute: ({ ownerId, runId }) =>
-        sql`UPDATE run_questions SET claimed_by = NULL, claimed_at = NULL
-            WHERE run_id = ${runId} AND claimed_by = ${ownerId} AND done = 0`
-    }),
+    heldElsewhere: SqlSchema.findAll({
+      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, now: Schema.Number }),
+      Result: Schema.Struct({ held: Schema.Number }),
+      execute: ({ now, ownerId, runId }) =>
+        sql`SELECT COUNT(*) AS held FROM run_questions q
+            JOIN run_claims c ON c.run_id = q.run_id AND c.owner_id = q.claimed_by
+            WHERE q.run_id = ${runId} AND q.done = 0 AND q.claimed_by <> ${ownerId} AND c.expires_at > ${now}`
+    })
+  }
+}
+
+/** Planning a run's queue: its questions inserted, those saved before marked done, errors reopened. */
+const queuePlanning = ({ sql }: StoreContext) => ({
+  insertQueue: SqlSchema.void({
+    Request: Schema.Array(QueueInsert),
+    execute: (rows) =>
+      Effect.forEach(
+        Arr.chunksOf(rows, insertBatch),
+        (batch) => sql`INSERT INTO run_questions ${sql.insert(batch)} ON CONFLICT (run_id, question_id) DO NOTHING`,
+        { discard: true }
+      )
+  }),
+  /** A run from before the queue (or saved without it) has predictions the queue must know of. */
+  markSaved: SqlSchema.void({
+    Request: Schema.String,
+    execute: (runId) =>
+      sql`UPDATE run_questions SET done = 1 WHERE run_id = ${runId} AND done = 0
+          AND question_id IN (SELECT question_id FROM predictions WHERE run_id = ${runId})`
+  }),
+  /** --retry-errors: questions saved with stop reason `error` are open again. */
+  reopenErrors: SqlSchema.void({
+    Request: Schema.String,
+    execute: (runId) =>
+      sql`UPDATE run_questions SET done = 0, claimed_by = NULL, claimed_at = NULL
+          WHERE run_id = ${runId} AND done = 1
+          AND question_id IN (SELECT question_id FROM predictions WHERE run_id = ${runId} AND stop_reason = 'error')`
+  })
+})
+
+/** Claims on a run's questions: taken a few at a time, handed back, and marked done as each is saved. */
+const queueClaims = ({ sql }: StoreContext) => {
+  const QuestionOfRun = Schema.Struct({ runId: Schema.String, questionId: Schema.String })
+  // Row locks of questions another worker is claiming right now are skipped, not waited for: the
+  // work-queue pattern of PostgreSQL job systems. SQLite has one writer at a time and no such clause.
+  const skipLocked = sql.onDialectOrElse({
+    pg: () => sql.literal("FOR UPDATE SKIP LOCKED"),
+    orElse: () => sql.literal("")
+  })
+  return {
     takeQuestions: SqlSchema.findAll({
       Request: Schema.Struct({
         runId: Schema.String,
@@ -80,13 +91,12 @@ export const queueRepository = ({ facts, sql }: StoreContext) => {
               ORDER BY q.position LIMIT ${limit} ${skipLocked})
             RETURNING question_id, position`
     }),
-    heldElsewhere: SqlSchema.findAll({
-      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, now: Schema.Number }),
-      Result: Schema.Struct({ held: Schema.Number }),
-      execute: ({ now, ownerId, runId }) =>
-        sql`SELECT COUNT(*) AS held FROM run_questions q
-            JOIN run_claims c ON c.run_id = q.run_id AND c.owner_id = q.claimed_by
-            WHERE q.run_id = ${runId} AND q.done = 0 AND q.claimed_by <> ${ownerId} AND c.expires_at > ${now}`
+    /** An owner leaving hands its unsaved questions back. */
+    releaseQuestions: SqlSchema.void({
+      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String }),
+      execute: ({ ownerId, runId }) =>
+        sql`UPDATE run_questions SET claimed_by = NULL, claimed_at = NULL
+            WHERE run_id = ${runId} AND claimed_by = ${ownerId} AND done = 0`
     }),
     // Done for this owner: the question is unclaimed or its own. A question another owner claimed
     // after this one's lease lapsed is that owner's to save.
@@ -112,5 +122,11 @@ export const queueRepository = ({ facts, sql }: StoreContext) => {
     })
   }
 }
+
+export const queueRepository = (ctx: StoreContext) => ({
+  ...queueCounts(ctx),
+  ...queuePlanning(ctx),
+  ...queueClaims(ctx)
+})
 
 export type QueueRepository = ReturnType<typeof queueRepository>

@@ -221,7 +221,7 @@ const answerSearch = (hub: Hub, input: unknown, requestId: string, started: numb
     return response
   })
 
-/** Runs an untrusted `external_search` request; always succeeds with a success or error object. */
+/** The hub's `search`: the answer or the error object, and one metrics line either way. */
 const makeSearch = (hub: Hub) =>
   Effect.fn("SearchHub.search")(function*(input: unknown) {
     const requestId = randomUUID()
@@ -296,7 +296,7 @@ const answerRead = (hub: Hub, input: unknown, requestId: string, started: number
     return response
   })
 
-/** Runs an untrusted `external_read` request; always succeeds with a success or error object. */
+/** The hub's `read`: the answer or the error object, and one metrics line either way. */
 const makeRead = (hub: Hub) =>
   Effect.fn("SearchHub.read")(function*(input: unknown) {
     const requestId = randomUUID()

@@ -1,15 +1,21 @@
-import { Effect, Either, Option, Schedule } from "effect"
+import { type Context, Effect, Either, Option, Schedule } from "effect"
 import { normalizeAnswer } from "../../domain/Answer.js"
 import type { Prediction, StepRecord, StopReason } from "../../domain/Prediction.js"
-import type { ParseResult } from "../../domain/Protocol.js"
+import type { AgentAction, ParseResult } from "../../domain/Protocol.js"
 import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
 import { emptyUsage, type UsageByRole, withCallContext } from "../../services/CallLog.js"
-import { type ChatMessage, type ChatResponse, LLMProvider, type ToolCall } from "../../services/LLMProvider.js"
+import {
+  type ChatMessage,
+  type ChatResponse,
+  LLMProvider,
+  type ToolCall,
+  type ToolDefinition
+} from "../../services/LLMProvider.js"
 import type { Labels } from "../prompts/PromptManager.js"
 import { fillPlaceholders } from "../prompts/SystemPrompt.js"
-import type { Dispatcher, Submission } from "../tools/Dispatcher.js"
+import type { Dispatcher, Submission, ToolResult, UnknownTool } from "../tools/Dispatcher.js"
 import type { MutableToolStats } from "../tools/ToolContext.js"
-import { AgentObserver, noopObserver } from "./Observer.js"
+import { AgentObserver, type AgentObserverShape, noopObserver } from "./Observer.js"
 import { parseAgentReply, parseToolCall } from "./Parse.js"
 
 /**
@@ -115,6 +121,260 @@ const readJsonReply = (response: ChatResponse): Read => ({
  */
 const inStepSpan = (index: number) => Effect.withSpan(`step ${index}`, { attributes: { "vtree.step": index } })
 
+/** What every step of one question shares: the agent, the append-only history, the steps taken and the counters. */
+interface Conversation<R> {
+  readonly input: AgentLoopInput<R>
+  readonly llm: Context.Tag.Service<LLMProvider>
+  readonly observer: AgentObserverShape
+  readonly schedule: Schedule.Schedule<unknown, ProviderError>
+  /** The function definitions the tools protocol offers; undefined under `json`. */
+  readonly tools: ReadonlyArray<ToolDefinition> | undefined
+  readonly finalAnswer: boolean
+  /** The note asking for the answer once the budget is spent, in the protocol's words. */
+  readonly finalNote: string
+  readonly messages: Array<ChatMessage>
+  readonly steps: Array<StepRecord>
+  /** Unparseable replies in a row. */
+  parseFailures: number
+  /** Calls of tools that do not exist, in all. */
+  unknownCalls: number
+}
+
+/** A reply read from the agent, with the response it came in. */
+type Reply = Read & { readonly response: ChatResponse }
+
+type Parsed = Extract<ParseResult, { readonly _tag: "Parsed" }>
+
+/** The history starts with the system prompt (plus the tools protocol's note) and the question. */
+const openConversation = <R>(
+  input: AgentLoopInput<R>,
+  llm: Context.Tag.Service<LLMProvider>,
+  observer: AgentObserverShape
+): Conversation<R> => {
+  const tools = (input.protocol ?? defaultProtocol) === "tools" ? input.dispatcher.definitions : undefined
+  return {
+    input,
+    llm,
+    observer,
+    schedule: input.retrySchedule ?? stepRetrySchedule,
+    tools,
+    finalAnswer: input.finalAnswer ?? true,
+    finalNote: tools === undefined ? input.labels.finalAnswerMessage : input.labels.finalAnswerCallMessage,
+    messages: [
+      {
+        role: "system",
+        content: tools === undefined
+          ? input.systemPrompt
+          : `${input.systemPrompt.trimEnd()}\n\n${input.labels.toolsProtocolNote}\n`
+      },
+      { role: "user", content: input.userPrompt }
+    ],
+    steps: [],
+    parseFailures: 0,
+    unknownCalls: 0
+  }
+}
+
+/** A provider failure that outlived the step's retries: the `error` ending. */
+const providerFailureEnding = (failure: ProviderError): Ending =>
+  ending("error", {
+    error: `${failure.provider}: ${failure.reason}: ${failure.message}`,
+    providerError: { provider: failure.provider, reason: failure.reason, status: failure.status ?? null }
+  })
+
+/** One agent call of step `index`, retried on transient failures; a failure that stays is the `error` ending. */
+const askAgent = <R>(talk: Conversation<R>, index: number, offered: ReadonlyArray<ToolDefinition> | undefined) =>
+  talk.llm.chat({
+    role: "agent",
+    thinking: true,
+    messages: [...talk.messages],
+    ...(offered === undefined ? {} : { tools: offered })
+  }).pipe(
+    Effect.retry({ schedule: talk.schedule, while: isRetryable }),
+    withCallContext({ parentStep: index }),
+    Effect.mapError(providerFailureEnding),
+    Effect.map((response): Reply => ({
+      response,
+      ...(talk.tools === undefined ? readJsonReply : readToolReply)(response)
+    }))
+  )
+
+/**
+ * Answers the reply: a call must be answered by a tool message naming it; anything else goes back as the
+ * user. With `last`, the note asking for the final answer follows: in the same user turn (json, so turns
+ * keep alternating for chat templates that insist), or as a user turn after the tool message.
+ */
+const answerReply = <R>(talk: Conversation<R>, call: ToolCall | undefined, content: string, last = false): void => {
+  if (call === undefined) {
+    talk.messages.push({ role: "user", content: last ? `${content}\n\n${talk.finalNote}` : content })
+    return
+  }
+  talk.messages.push({ role: "tool", toolCallId: call.id, content })
+  if (last) talk.messages.push({ role: "user", content: talk.finalNote })
+}
+
+/** Runs the tool the reply names, its model calls counted to step `index`; an unknown tool is a Left. */
+const dispatchTool = <R>(talk: Conversation<R>, index: number, action: AgentAction) =>
+  talk.input.dispatcher.dispatch(action).pipe(
+    withCallContext({ parentStep: index }),
+    Effect.either
+  )
+
+/** The record of a step that ran a tool. */
+const stepRecordOf = (index: number, reply: Reply, parsed: Parsed, output: string): StepRecord => ({
+  index,
+  // Reasoning the endpoint sent apart wins; otherwise what the parser lifted out of think tags.
+  thought: reply.response.reasoning ?? parsed.thought ?? null,
+  reflect: parsed.reply.reflect,
+  plan: parsed.reply.plan,
+  tool: parsed.reply.action.tool,
+  args: parsed.reply.action.args,
+  output,
+  raw: reply.raw,
+  replyShapes: parsed.shapes
+})
+
+/**
+ * The budget is spent (the note asking for the answer is already in the history): one more call, in
+ * which submit_answer is the only tool offered and the only one run. A submission is the answer,
+ * forced; anything else leaves the question as `spent` ended it, unanswered, with the reason said.
+ */
+const askForAnswer = <R>(talk: Conversation<R>, spent: Ending) =>
+  Effect.gen(function*() {
+    const index = talk.steps.length + 1
+    yield* talk.observer.beforeStep({ questionId: talk.input.questionId, index, messages: [...talk.messages] })
+    const reply = yield* askAgent(talk, index, talk.tools?.filter((tool) => tool.name === submitAnswerTool))
+    const refused = (why: string) =>
+      ending(spent.stopReason, {
+        error: [spent.error, `the final-answer reply was not a submission: ${why}`].filter(Boolean).join("; ")
+      })
+    if (reply.parsed._tag === "Unparseable") return refused(reply.parsed.reason)
+    const { action } = reply.parsed.reply
+    if (action.tool !== submitAnswerTool) return refused(`it called ${action.tool}`)
+    const result = yield* dispatchTool(talk, index, action)
+    if (Either.isLeft(result)) return refused(result.left.message)
+    const { output, submission } = result.right
+    if (submission === undefined) return refused(output)
+    const step = stepRecordOf(index, reply, reply.parsed, output)
+    talk.steps.push(step)
+    yield* talk.observer.afterStep(talk.input.questionId, step)
+    return ending(spent.stopReason, { ...spent, submission, forced: true })
+  }).pipe(inStepSpan(talk.steps.length + 1))
+
+/** An unparseable reply: told what was wrong, or, the last of `maxParseFailures` in a row, the `parse_error` ending. */
+const rejectUnparseable = <R>(talk: Conversation<R>, call: ToolCall | undefined, reason: string) =>
+  Effect.gen(function*() {
+    talk.parseFailures += 1
+    talk.input.stats.parseFailures += 1
+    yield* Effect.annotateCurrentSpan("vtree.step.rejected", "unparseable")
+    if (talk.parseFailures >= maxParseFailures) {
+      return ending("parse_error", { error: `${maxParseFailures} unparseable replies in a row; last: ${reason}` })
+    }
+    // Naming what was wrong lets the model fix that one thing rather than guess.
+    const { labels } = talk.input
+    answerReply(
+      talk,
+      call,
+      talk.tools === undefined
+        ? fillPlaceholders(labels.parseErrorMessage, { reason })
+        : call === undefined
+        ? fillPlaceholders(labels.noToolCallMessage, { reason })
+        : `${labels.toolError} ${reason}`
+    )
+    return undefined
+  })
+
+/**
+ * A call of a tool that does not exist: not a step, but bounded, since a model stuck on a tool that does
+ * not exist must still stop. Past `maxSteps` of them the budget is spent.
+ */
+const rejectUnknownTool = <R>(
+  talk: Conversation<R>,
+  call: ToolCall | undefined,
+  action: AgentAction,
+  error: UnknownTool
+) =>
+  Effect.gen(function*() {
+    const { input } = talk
+    talk.unknownCalls += 1
+    input.stats.unknownTools += 1
+    yield* Effect.annotateCurrentSpan("vtree.step.rejected", "unknown_tool")
+    const spent = talk.unknownCalls > input.maxSteps
+    answerReply(
+      talk,
+      call,
+      // The pack's message asks for a corrected JSON reply; a native call is told in the tool-error form.
+      call === undefined
+        ? fillPlaceholders(input.labels.unknownToolMessage, {
+          tool: action.tool,
+          tools: input.dispatcher.toolNames.join(", ")
+        })
+        : `${input.labels.toolError} ${error.message}`,
+      spent && talk.finalAnswer
+    )
+    if (!spent) return undefined
+    // A model calling tools that do not exist often means to answer (`final_answer`, `answer`): told that
+    // submit_answer is the way, and offered nothing else, it usually can.
+    const end = ending("budget_exceeded", { error: `more than ${input.maxSteps} calls of unknown tools` })
+    return talk.finalAnswer ? yield* askForAnswer(talk, end) : end
+  })
+
+/** A tool ran: the step is recorded and its output (with the observer's hint) answers the reply. */
+const recordToolStep = <R>(
+  talk: Conversation<R>,
+  index: number,
+  reply: Reply,
+  parsed: Parsed,
+  result: ToolResult
+) =>
+  Effect.gen(function*() {
+    const { output, submission } = result
+    const { action } = parsed.reply
+    const hint = yield* talk.observer.afterTool({
+      questionId: talk.input.questionId,
+      index,
+      tool: action.tool,
+      args: action.args,
+      output
+    })
+    const step = stepRecordOf(index, reply, parsed, output)
+    talk.steps.push(step)
+    yield* Effect.annotateCurrentSpan("vtree.step.tool", action.tool)
+    const spent = submission === undefined && talk.steps.length >= talk.input.maxSteps
+    answerReply(
+      talk,
+      reply.call,
+      hint === undefined || hint === "" ? output : `${output}\n\n${hint}`,
+      spent && talk.finalAnswer
+    )
+    yield* talk.observer.afterStep(talk.input.questionId, step)
+    return submission === undefined ? undefined : ending("finished", { submission })
+  })
+
+/** Step `index`: the agent's call and the tool it names; an Ending when the question ends here. */
+const runStep = <R>(talk: Conversation<R>, index: number) =>
+  Effect.gen(function*() {
+    yield* talk.observer.beforeStep({ questionId: talk.input.questionId, index, messages: [...talk.messages] })
+    const reply = yield* askAgent(talk, index, talk.tools)
+    talk.messages.push(reply.message)
+    const { parsed } = reply
+    if (parsed._tag === "Unparseable") return yield* rejectUnparseable(talk, reply.call, parsed.reason)
+    talk.parseFailures = 0
+    const result = yield* dispatchTool(talk, index, parsed.reply.action)
+    if (Either.isLeft(result)) return yield* rejectUnknownTool(talk, reply.call, parsed.reply.action, result.left)
+    return yield* recordToolStep(talk, index, reply, parsed, result.right)
+  }).pipe(inStepSpan(index))
+
+/** Steps until one ends the question or the budget is spent; then, by default, one call for the answer. */
+const runSteps = <R>(talk: Conversation<R>) =>
+  Effect.gen(function*() {
+    while (talk.steps.length < talk.input.maxSteps) {
+      const end = yield* runStep(talk, talk.steps.length + 1)
+      if (end !== undefined) return end
+    }
+    return talk.finalAnswer ? yield* askForAnswer(talk, ending("budget_exceeded")) : ending("budget_exceeded")
+  })
+
 /**
  * The reflect/plan/action loop of one question: each step a reply, a tool call and its result. Never
  * fails: every ending, including a provider giving up, is a Prediction with its stop reason. Every model
@@ -124,192 +384,13 @@ const inStepSpan = (index: number) => Effect.withSpan(`step ${index}`, { attribu
 export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: AgentLoopInput<R>) {
   const llm = yield* LLMProvider
   const observer = Option.getOrElse(yield* Effect.serviceOption(AgentObserver), () => noopObserver)
-  const schedule = input.retrySchedule ?? stepRetrySchedule
-  const tools = (input.protocol ?? defaultProtocol) === "tools" ? input.dispatcher.definitions : undefined
+  const talk = openConversation(input, llm, observer)
   const usage = emptyUsage()
-  const steps: Array<StepRecord> = []
-  const messages: Array<ChatMessage> = [
-    {
-      role: "system",
-      content: tools === undefined
-        ? input.systemPrompt
-        : `${input.systemPrompt.trimEnd()}\n\n${input.labels.toolsProtocolNote}\n`
-    },
-    { role: "user", content: input.userPrompt }
-  ]
-
-  const finalAnswer = input.finalAnswer ?? true
-  const finalNote = tools === undefined ? input.labels.finalAnswerMessage : input.labels.finalAnswerCallMessage
-
-  /** One agent call of step `index`, retried on transient failures; a failure that stays is the `error` ending. */
-  const ask = (index: number, offered: typeof tools) =>
-    llm.chat({
-      role: "agent",
-      thinking: true,
-      messages: [...messages],
-      ...(offered === undefined ? {} : { tools: offered })
-    }).pipe(
-      Effect.retry({ schedule, while: isRetryable }),
-      withCallContext({ parentStep: index }),
-      Effect.mapError((failure) =>
-        ending("error", {
-          error: `${failure.provider}: ${failure.reason}: ${failure.message}`,
-          providerError: { provider: failure.provider, reason: failure.reason, status: failure.status ?? null }
-        })
-      ),
-      Effect.map((response) => ({ response, ...(tools === undefined ? readJsonReply : readToolReply)(response) }))
-    )
-
-  /**
-   * The budget is spent (the note asking for the answer is already in the history): one more call, in
-   * which submit_answer is the only tool offered and the only one run. A submission is the answer,
-   * forced; anything else leaves the question as `spent` ended it, unanswered, with the reason said.
-   */
-  const askForAnswer = (spent: Ending) =>
-    Effect.gen(function*() {
-      const index = steps.length + 1
-      yield* observer.beforeStep({ questionId: input.questionId, index, messages: [...messages] })
-      const read = yield* ask(index, tools?.filter((tool) => tool.name === submitAnswerTool))
-      const refused = (why: string) =>
-        ending(spent.stopReason, {
-          error: [spent.error, `the final-answer reply was not a submission: ${why}`].filter(Boolean).join("; ")
-        })
-      if (read.parsed._tag === "Unparseable") return refused(read.parsed.reason)
-      const { action } = read.parsed.reply
-      if (action.tool !== submitAnswerTool) return refused(`it called ${action.tool}`)
-      const result = yield* input.dispatcher.dispatch(action).pipe(
-        withCallContext({ parentStep: index }),
-        Effect.either
-      )
-      if (Either.isLeft(result)) return refused(result.left.message)
-      const { output, submission } = result.right
-      if (submission === undefined) return refused(output)
-      const step: StepRecord = {
-        index,
-        thought: read.response.reasoning ?? read.parsed.thought ?? null,
-        reflect: read.parsed.reply.reflect,
-        plan: read.parsed.reply.plan,
-        tool: action.tool,
-        args: action.args,
-        output,
-        raw: read.raw,
-        replyShapes: read.parsed.shapes
-      }
-      steps.push(step)
-      yield* observer.afterStep(input.questionId, step)
-      return ending(spent.stopReason, { ...spent, submission, forced: true })
-    }).pipe(inStepSpan(steps.length + 1))
-
-  let parseFailures = 0
-  let unknownCalls = 0
-  /** Step `index`: the agent's call and the tool it names; an Ending when the question ends here. */
-  const runStep = (index: number) =>
-    Effect.gen(function*() {
-      yield* observer.beforeStep({ questionId: input.questionId, index, messages: [...messages] })
-      const { call, message, parsed, raw, response } = yield* ask(index, tools)
-      messages.push(message)
-      // A call must be answered by a tool message naming it; anything else goes back as the user. With
-      // `last`, the note asking for the final answer follows: in the same user turn (json, so turns keep
-      // alternating for chat templates that insist), or as a user turn after the tool message.
-      const answer = (content: string, last = false) => {
-        if (call === undefined) {
-          messages.push({ role: "user", content: last ? `${content}\n\n${finalNote}` : content })
-          return
-        }
-        messages.push({ role: "tool", toolCallId: call.id, content })
-        if (last) messages.push({ role: "user", content: finalNote })
-      }
-      if (parsed._tag === "Unparseable") {
-        parseFailures += 1
-        input.stats.parseFailures += 1
-        yield* Effect.annotateCurrentSpan("vtree.step.rejected", "unparseable")
-        if (parseFailures >= maxParseFailures) {
-          return ending("parse_error", {
-            error: `${maxParseFailures} unparseable replies in a row; last: ${parsed.reason}`
-          })
-        }
-        // Naming what was wrong lets the model fix that one thing rather than guess.
-        answer(
-          tools === undefined
-            ? fillPlaceholders(input.labels.parseErrorMessage, { reason: parsed.reason })
-            : call === undefined
-            ? fillPlaceholders(input.labels.noToolCallMessage, { reason: parsed.reason })
-            : `${input.labels.toolError} ${parsed.reason}`
-        )
-        return undefined
-      }
-      parseFailures = 0
-      const { action } = parsed.reply
-      const result = yield* input.dispatcher.dispatch(action).pipe(
-        withCallContext({ parentStep: index }),
-        Effect.either
-      )
-      if (Either.isLeft(result)) {
-        // Not a step, but bounded: a model stuck on a tool that does not exist must still stop.
-        unknownCalls += 1
-        input.stats.unknownTools += 1
-        yield* Effect.annotateCurrentSpan("vtree.step.rejected", "unknown_tool")
-        const spent = unknownCalls > input.maxSteps
-        answer(
-          // The pack's message asks for a corrected JSON reply; a native call is told in the tool-error form.
-          call === undefined
-            ? fillPlaceholders(input.labels.unknownToolMessage, {
-              tool: action.tool,
-              tools: input.dispatcher.toolNames.join(", ")
-            })
-            : `${input.labels.toolError} ${result.left.message}`,
-          spent && finalAnswer
-        )
-        if (spent) {
-          // A model calling tools that do not exist often means to answer (`final_answer`, `answer`):
-          // told that submit_answer is the way, and offered nothing else, it usually can.
-          const end = ending("budget_exceeded", { error: `more than ${input.maxSteps} calls of unknown tools` })
-          return finalAnswer ? yield* askForAnswer(end) : end
-        }
-        return undefined
-      }
-      const { output, submission } = result.right
-      const hint = yield* observer.afterTool({
-        questionId: input.questionId,
-        index,
-        tool: action.tool,
-        args: action.args,
-        output
-      })
-      const step: StepRecord = {
-        index,
-        // Reasoning the endpoint sent apart wins; otherwise what the parser lifted out of think tags.
-        thought: response.reasoning ?? parsed.thought ?? null,
-        reflect: parsed.reply.reflect,
-        plan: parsed.reply.plan,
-        tool: action.tool,
-        args: action.args,
-        output,
-        raw,
-        replyShapes: parsed.shapes
-      }
-      steps.push(step)
-      yield* Effect.annotateCurrentSpan("vtree.step.tool", action.tool)
-      const spent = submission === undefined && steps.length >= input.maxSteps
-      answer(hint === undefined || hint === "" ? output : `${output}\n\n${hint}`, spent && finalAnswer)
-      yield* observer.afterStep(input.questionId, step)
-      if (submission !== undefined) return ending("finished", { submission })
-      return undefined
-    }).pipe(inStepSpan(index))
-
-  const loop = Effect.gen(function*() {
-    while (steps.length < input.maxSteps) {
-      const end = yield* runStep(steps.length + 1)
-      if (end !== undefined) return end
-    }
-    return finalAnswer ? yield* askForAnswer(ending("budget_exceeded")) : ending("budget_exceeded")
-  })
-
-  const end = yield* loop.pipe(
+  const end = yield* runSteps(talk).pipe(
     Effect.merge,
     withCallContext({ questionId: input.questionId, parentStep: null, usage })
   )
-  const prediction = predictionOf(input, end, steps, usage)
+  const prediction = predictionOf(input, end, talk.steps, usage)
   yield* observer.onFinish(prediction)
   return prediction
 })

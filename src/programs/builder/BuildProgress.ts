@@ -102,38 +102,29 @@ const damageLine = (videoId: string, span: DamagedSpan): string => {
       `frames and cards there may show grey or smeared blocks${said}; get an intact copy of the video for a full tree`
 }
 
-/** The table printed when a build ends: one row per video and a total. */
-export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): string => {
-  const row = (
-    s: Pick<
-      VideoSummary,
-      | "durationSeconds"
-      | "frames"
-      | "framesSent"
-      | "events"
-      | "scenes"
-      | "calls"
-      | "tokens"
-      | "degraded"
-      | "wallSeconds"
-    >,
-    name: string,
-    subtitles: string
-  ) => [
-    name,
-    minutes(s.durationSeconds),
-    s.frames === s.framesSent ? String(s.frames) : `${s.framesSent}/${s.frames}`,
-    String(s.events),
-    String(s.scenes),
-    String(s.calls.vlm),
-    String(s.calls.llm),
-    String(s.calls.reused),
-    formatCompactCount(s.tokens.prompt + s.tokens.completion),
-    String(s.degraded.events + s.degraded.frames + s.degraded.scenes),
-    `${s.wallSeconds.toFixed(1)} s`,
-    subtitles
-  ]
-  const total = summaries.reduce(
+/** The figures of a summary row, one video's or the total's. */
+type SummaryFigures = Pick<
+  VideoSummary,
+  "durationSeconds" | "frames" | "framesSent" | "events" | "scenes" | "calls" | "tokens" | "degraded" | "wallSeconds"
+>
+
+const summaryRow = (s: SummaryFigures, name: string, subtitles: string) => [
+  name,
+  minutes(s.durationSeconds),
+  s.frames === s.framesSent ? String(s.frames) : `${s.framesSent}/${s.frames}`,
+  String(s.events),
+  String(s.scenes),
+  String(s.calls.vlm),
+  String(s.calls.llm),
+  String(s.calls.reused),
+  formatCompactCount(s.tokens.prompt + s.tokens.completion),
+  String(s.degraded.events + s.degraded.frames + s.degraded.scenes),
+  `${s.wallSeconds.toFixed(1)} s`,
+  subtitles
+]
+
+const sumSummaries = (summaries: ReadonlyArray<VideoSummary>): SummaryFigures =>
+  summaries.reduce<SummaryFigures>(
     (sum, s) => ({
       durationSeconds: sum.durationSeconds + s.durationSeconds,
       frames: sum.frames + s.frames,
@@ -165,9 +156,25 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
       wallSeconds: 0
     }
   )
-  const rows = summaries.map((s) => row(s, s.videoId, s.subtitles))
-  if (summaries.length > 1) rows.push(row(total, "total", ""))
-  const lines = [
+
+/** The lines under the summary table: damaged spans of each video, then the degraded cards of all. */
+const summaryNotes = (summaries: ReadonlyArray<VideoSummary>, total: SummaryFigures): Array<string> => {
+  const lines = summaries.flatMap((s) => s.damaged.map((span) => damageLine(s.videoId, span)))
+  if (total.degraded.events + total.degraded.frames + total.degraded.scenes > 0) {
+    lines.push(
+      `degraded cards: ${total.degraded.events} events, ${total.degraded.frames} frames, ${total.degraded.scenes} scenes — ` +
+        "the model's reply could not be read twice; they hold its raw text and are marked \"degraded\": true"
+    )
+  }
+  return lines
+}
+
+/** The table printed when a build ends: one row per video and a total. */
+export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): string => {
+  const total = sumSummaries(summaries)
+  const rows = summaries.map((s) => summaryRow(s, s.videoId, s.subtitles))
+  if (summaries.length > 1) rows.push(summaryRow(total, "total", ""))
+  return [
     table([
       "video",
       "duration",
@@ -183,18 +190,11 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
       "subtitles"
     ], rows),
     "",
-    ...summaries.map((s) => `${s.videoId}: ${s.treeDir}/tree.json${s.embedded ? " (retrieval embeddings cached)" : ""}`)
-  ]
-  for (const s of summaries) {
-    for (const span of s.damaged) lines.push(damageLine(s.videoId, span))
-  }
-  if (total.degraded.events + total.degraded.frames + total.degraded.scenes > 0) {
-    lines.push(
-      `degraded cards: ${total.degraded.events} events, ${total.degraded.frames} frames, ${total.degraded.scenes} scenes — ` +
-        "the model's reply could not be read twice; they hold its raw text and are marked \"degraded\": true"
-    )
-  }
-  return lines.join("\n")
+    ...summaries.map((s) =>
+      `${s.videoId}: ${s.treeDir}/tree.json${s.embedded ? " (retrieval embeddings cached)" : ""}`
+    ),
+    ...summaryNotes(summaries, total)
+  ].join("\n")
 }
 
 /** Prices of the two roles a build pays for: event calls (vlm) and scene calls (tool). */
@@ -212,16 +212,10 @@ export const estimateCost = (e: BuildEstimate, prices: BuildPrices): number | nu
     { role: "tool", promptTokens: e.tokens.llm.prompt, completionTokens: e.tokens.llm.completion }
   ], prices)
 
-/**
- * The `--dry-run` table: what each video would still cost (calls its checkpoints answer are counted as
- * reused), its subtitle source, USD when a price of the vision or the text model is known, and the total.
- */
-export const renderDryRun = (
-  rows: ReadonlyArray<{ readonly videoId: string; readonly estimate: BuildEstimate; readonly subtitles: string }>,
-  prices: BuildPrices = {}
-): string => {
-  const zero: RoleTokens = { prompt: 0, completion: 0 }
-  const total = rows.reduce<BuildEstimate>((sum, { estimate: e }) => ({
+const zeroTokens: RoleTokens = { prompt: 0, completion: 0 }
+
+const sumEstimates = (estimates: ReadonlyArray<BuildEstimate>): BuildEstimate =>
+  estimates.reduce<BuildEstimate>((sum, e) => ({
     durationSeconds: sum.durationSeconds + e.durationSeconds,
     frames: sum.frames + e.frames,
     framesSent: sum.framesSent + e.framesSent,
@@ -246,34 +240,65 @@ export const renderDryRun = (
     images: 0,
     promptTokens: 0,
     completionTokens: 0,
-    tokens: { vlm: zero, llm: zero }
+    tokens: { vlm: zeroTokens, llm: zeroTokens }
   })
-  const priced = prices.vlm !== undefined || prices.tool !== undefined
-  const usd = (e: BuildEstimate) => {
-    const cost = estimateCost(e, prices)
-    return cost === null ? "unknown" : `$${cost.toFixed(cost > 0 && cost < 0.01 ? 4 : 2)}`
-  }
-  const row = (name: string, e: BuildEstimate, subtitles: string) => [
-    name,
-    minutes(e.durationSeconds),
-    String(e.frames),
-    String(e.events),
-    String(e.scenes),
-    String(e.vlmCalls),
-    String(e.llmCalls),
-    String(e.reused),
-    String(e.images),
-    formatCompactCount(e.promptTokens),
-    formatCompactCount(e.completionTokens),
-    ...(priced ? [usd(e)] : []),
-    // Per hour of video at these settings, whether or not a checkpoint answers the call.
-    e.durationSeconds > 0 ? String(Math.round(((e.events + e.scenes) * 3600) / e.durationSeconds)) : "-",
-    subtitles
-  ]
-  const body = rows.map(({ estimate, subtitles, videoId }) => row(videoId, estimate, subtitles))
-  body.push(row("total", total, ""))
+
+const formatUsd = (e: BuildEstimate, prices: BuildPrices): string => {
+  const cost = estimateCost(e, prices)
+  return cost === null ? "unknown" : `$${cost.toFixed(cost > 0 && cost < 0.01 ? 4 : 2)}`
+}
+
+/** A dry-run row; the USD column only when some price is known. */
+const dryRunRow = (name: string, e: BuildEstimate, subtitles: string, prices: BuildPrices, priced: boolean) => [
+  name,
+  minutes(e.durationSeconds),
+  String(e.frames),
+  String(e.events),
+  String(e.scenes),
+  String(e.vlmCalls),
+  String(e.llmCalls),
+  String(e.reused),
+  String(e.images),
+  formatCompactCount(e.promptTokens),
+  formatCompactCount(e.completionTokens),
+  ...(priced ? [formatUsd(e, prices)] : []),
+  // Per hour of video at these settings, whether or not a checkpoint answers the call.
+  e.durationSeconds > 0 ? String(Math.round(((e.events + e.scenes) * 3600) / e.durationSeconds)) : "-",
+  subtitles
+]
+
+/** What the dry run does not show: a price it lacks, frames it would not send. */
+const dryRunWarnings = (total: BuildEstimate, prices: BuildPrices, priced: boolean): Array<string> => {
   const unsent = total.frames - total.framesSent
   const unpriced = priced && estimateCost(total, prices) === null
+  return [
+    ...(unpriced
+      ? [
+        `USD unknown: no price for ${
+          prices.vlm === undefined ? "the vision model (VTREE_VLM_PRICE)" : "the text model (VTREE_TOOL_PRICE)"
+        } — set it or give --prices FILE`
+      ]
+      : []),
+    ...(unsent > 0
+      ? [
+        `${unsent} sampled frames would not be sent (events longer than --frames-per-call × --frame-interval): lower --event-seconds or raise --frames-per-call`
+      ]
+      : [])
+  ]
+}
+
+/**
+ * The `--dry-run` table: what each video would still cost (calls its checkpoints answer are counted as
+ * reused), its subtitle source, USD when a price of the vision or the text model is known, and the total.
+ */
+export const renderDryRun = (
+  rows: ReadonlyArray<{ readonly videoId: string; readonly estimate: BuildEstimate; readonly subtitles: string }>,
+  prices: BuildPrices = {}
+): string => {
+  const total = sumEstimates(rows.map((row) => row.estimate))
+  const priced = prices.vlm !== undefined || prices.tool !== undefined
+  const body = rows.map(({ estimate, subtitles, videoId }) => dryRunRow(videoId, estimate, subtitles, prices, priced))
+  body.push(dryRunRow("total", total, "", prices, priced))
   return [
     table([
       "video",
@@ -295,17 +320,6 @@ export const renderDryRun = (
     "dry run: nothing was called or written. Calls answered by checkpoints in --out are counted as reused, not as calls;",
     "tokens are estimates (text at 4 characters a token, images as 28-px patches). Without a frame cache, event",
     "windows are planned without shot changes, which move cuts but hardly the count.",
-    ...(unpriced
-      ? [
-        `USD unknown: no price for ${
-          prices.vlm === undefined ? "the vision model (VTREE_VLM_PRICE)" : "the text model (VTREE_TOOL_PRICE)"
-        } — set it or give --prices FILE`
-      ]
-      : []),
-    ...(unsent > 0
-      ? [
-        `${unsent} sampled frames would not be sent (events longer than --frames-per-call × --frame-interval): lower --event-seconds or raise --frames-per-call`
-      ]
-      : [])
+    ...dryRunWarnings(total, prices, priced)
   ].join("\n")
 }

@@ -15,9 +15,59 @@ import { completeCard } from "./Cards.js"
 import { assignFrames, checkParameters, defaultParameters, planEventWindows } from "./Plan.js"
 import { type PreparedVideo, prepareVideo } from "./Preparation.js"
 import { subtitleKind } from "./Subtitles.js"
-import { assembleTree } from "./TreeAssembly.js"
+import { type AssembledScene, assembleTree } from "./TreeAssembly.js"
 import { checkTreeFolder, resolveOutDir } from "./TreeFolder.js"
 import { buildRecord, writeTree } from "./TreeWriter.js"
+
+type Captioned = Effect.Effect.Success<ReturnType<typeof captionEvents>>
+
+/** The scenes of the tree: each a group of captioned events, each event with its frames' cards and images. */
+const assembledScenes = (video: PreparedVideo, { groups, scenes }: Captioned): Array<AssembledScene> =>
+  groups.map((group, s) => ({
+    start: group[0]!.plan.start,
+    end: group[group.length - 1]!.plan.end,
+    // Through completeCard again: checkpoints of earlier versions kept the model's bookkeeping keys.
+    card: completeCard(1, scenes[s]!.scene),
+    events: group.map((event) => ({
+      start: event.plan.start,
+      end: event.plan.end,
+      card: completeCard(2, event.checkpoint.event),
+      frames: event.plan.frames.map((frame, f) => ({
+        time: frame.time,
+        card: completeCard(3, event.checkpoint.frames[f]!),
+        source: video.frames[frame.source]!.path
+      }))
+    }))
+  }))
+
+/** The summary row of a video whose tree is written. */
+const videoSummary = (input: {
+  readonly video: PreparedVideo
+  readonly treeDir: string
+  readonly captioned: Captioned
+  readonly build: ReturnType<typeof buildRecord>
+  readonly made: CallScope["made"]
+  readonly embedded: boolean
+  readonly wallSeconds: number
+}): VideoSummary => {
+  const { build, captioned, made, video } = input
+  return {
+    videoId: video.videoId,
+    treeDir: input.treeDir,
+    durationSeconds: video.info.durationSeconds,
+    frames: video.frames.length,
+    framesSent: build.frames.sent,
+    events: captioned.events.length,
+    scenes: captioned.scenes.length,
+    calls: { vlm: made.vlm, llm: made.llm, reused: made.reused },
+    tokens: { prompt: made.prompt, completion: made.completion },
+    degraded: build.degraded,
+    embedded: input.embedded,
+    subtitles: subtitleKind(video.subtitleSource),
+    damaged: video.damaged,
+    wallSeconds: input.wallSeconds
+  }
+}
 
 /** Captions a prepared video (events, then scenes grouped from their cards) and writes its tree. */
 export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
@@ -49,15 +99,14 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     events: plans.length,
     frames: video.frames.length
   })
-  const { events, groups, scenes } = yield* captionEvents(scope, plans, p)
-
+  const captioned = yield* captionEvents(scope, plans, p)
   const embedding = yield* Effect.serviceOption(EmbeddingProvider)
   const build = buildRecord({
     video,
     options,
     parameters: p,
-    events,
-    scenes,
+    events: captioned.events,
+    scenes: captioned.scenes,
     embeddingModel: Option.getOrUndefined(Option.map(embedding, (e) => e.model))
   })
   const tree = assembleTree({
@@ -68,41 +117,19 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     frameInterval: p.frameInterval,
     cues: video.cues,
     build,
-    scenes: groups.map((group, s) => ({
-      start: group[0]!.plan.start,
-      end: group[group.length - 1]!.plan.end,
-      // Through completeCard again: checkpoints of earlier versions kept the model's bookkeeping keys.
-      card: completeCard(1, scenes[s]!.scene),
-      events: group.map((event) => ({
-        start: event.plan.start,
-        end: event.plan.end,
-        card: completeCard(2, event.checkpoint.event),
-        frames: event.plan.frames.map((frame, f) => ({
-          time: frame.time,
-          card: completeCard(3, event.checkpoint.frames[f]!),
-          source: video.frames[frame.source]!.path
-        }))
-      }))
-    }))
+    scenes: assembledScenes(video, captioned)
   })
   const embedded = yield* writeTree(video, tree, embedding)
-  const summary: VideoSummary = {
-    videoId: video.videoId,
+  const summary = videoSummary({
+    video,
     // As the caller named it (--out's links unresolved), for the summary a person reads.
     treeDir: path.join(options.outDir, video.videoId),
-    durationSeconds,
-    frames: video.frames.length,
-    framesSent: build.frames.sent,
-    events: events.length,
-    scenes: scenes.length,
-    calls: { vlm: scope.made.vlm, llm: scope.made.llm, reused: scope.made.reused },
-    tokens: { prompt: scope.made.prompt, completion: scope.made.completion },
-    degraded: build.degraded,
+    captioned,
+    build,
+    made: scope.made,
     embedded,
-    subtitles: subtitleKind(video.subtitleSource),
-    damaged: video.damaged,
     wallSeconds: ((yield* Clock.currentTimeMillis) - started) / 1000
-  }
+  })
   yield* scope.emit({ _tag: "VideoFinished", summary })
   return summary
 })

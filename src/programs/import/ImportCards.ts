@@ -11,6 +11,7 @@ import type { ProviderError } from "../../domain/ProviderError.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
 import { eventMaxTokens, sceneMaxTokens } from "../builder/BuildOptions.js"
 import {
+  type Card,
   completeCard,
   cueLines,
   decodeEventCardReply,
@@ -75,6 +76,123 @@ const providerFailed = (videoId: string, what: string) => (error: ProviderError)
     } — finished cards are saved; fix the endpoint and run the same import again to resume`
   })
 
+/** What every card call of one video shares. */
+interface CardCalls {
+  readonly llm: LLMProvider["Type"]
+  readonly card: ImportCardModel
+  readonly folder: TreeFolder
+  readonly transcript: ReadonlyArray<SubtitleCue>
+  readonly counts: CardCounts
+}
+
+const countCall = (counts: CardCounts, reused: boolean, degraded: boolean, usage: CheckpointUsage): void => {
+  if (reused) counts.reused += 1
+  else {
+    counts.calls += usage.calls
+    counts.promptTokens += usage.promptTokens
+    counts.completionTokens += usage.completionTokens
+  }
+  if (degraded) counts.degraded += 1
+}
+
+const askToolModel = (llm: LLMProvider["Type"], system: string, maxTokens: number) => (text: string) =>
+  llm.chat({
+    role: "tool",
+    thinking: false,
+    maxTokens,
+    messages: [{ role: "system", content: system }, { role: "user", content: text }]
+  })
+
+const saveIn = (folder: TreeFolder) => (made: EventCheckpoint | SceneCheckpoint) =>
+  writeCheckpoint(folder.dir, made).pipe(Effect.mapError(unwritable(folder.dir)))
+
+/** The L2 card of event `index` of `total`, from its checkpoint or the model. */
+const eventCard = (calls: CardCalls, event: ImportedEvent, index: number, total: number) =>
+  Effect.gen(function*() {
+    const { card, folder } = calls
+    const text = importEventText(index, total, event, cuesIn(calls.transcript, event.start, event.end))
+    const key = checkpointKey({
+      kind: "event",
+      model: card.model,
+      prompt: card.prompts.event,
+      text,
+      images: [],
+      parameters: { maxTokens: eventMaxTokens, from: "captions" }
+    })
+    const { checkpoint, reused } = yield* checkpointedCall({
+      treeDir: folder.dir,
+      key,
+      read: readEventCheckpoint,
+      text,
+      ask: askToolModel(calls.llm, card.prompts.event, eventMaxTokens),
+      decode: decodeEventCardReply,
+      degrade: degradedEventCard,
+      checkpoint: (event: Record<string, unknown>, fields): EventCheckpoint => ({
+        kind: "event",
+        ...fields,
+        event,
+        frames: []
+      }),
+      providerFailed: providerFailed(folder.videoId, `event ${index + 1} card`),
+      save: saveIn(folder)
+    })
+    countCall(calls.counts, reused, checkpoint.degraded, checkpoint.usage)
+    return completeCard(2, checkpoint.event)
+  })
+
+/** The L1 card of scene `index`, from its checkpoint or the model given its events' cards. */
+const sceneCard = (calls: CardCalls, scene: ImportedScene, cards: ReadonlyArray<Card>, index: number) =>
+  Effect.gen(function*() {
+    const { card, folder } = calls
+    const text = sceneText({
+      index,
+      start: scene.start,
+      end: scene.end,
+      events: scene.events.map((event, e) => ({
+        start: event.start,
+        end: event.end,
+        card: cards[e]!,
+        subtitle: subtitleFor(calls.transcript, [event.start, event.end])
+      }))
+    })
+    const key = checkpointKey({
+      kind: "scene",
+      model: card.model,
+      prompt: card.prompts.scene,
+      text,
+      images: [],
+      parameters: { maxTokens: sceneMaxTokens }
+    })
+    const { checkpoint, reused } = yield* checkpointedCall({
+      treeDir: folder.dir,
+      key,
+      read: readSceneCheckpoint,
+      text,
+      ask: askToolModel(calls.llm, card.prompts.scene, sceneMaxTokens),
+      decode: decodeSceneReply,
+      degrade: degradedSceneCard,
+      checkpoint: (scene: Record<string, unknown>, fields): SceneCheckpoint => ({
+        kind: "scene",
+        ...fields,
+        scene
+      }),
+      providerFailed: providerFailed(folder.videoId, `scene ${index + 1} card`),
+      save: saveIn(folder)
+    })
+    countCall(calls.counts, reused, checkpoint.degraded, checkpoint.usage)
+    return completeCard(1, checkpoint.scene)
+  })
+
+/** Each scene with the cards of its own events, cut from the cards of all events in order. */
+const withEventCards = <C>(scenes: ReadonlyArray<ImportedScene>, eventCards: ReadonlyArray<C>) => {
+  let first = 0
+  return scenes.map((scene) => {
+    const cards = eventCards.slice(first, first + scene.events.length)
+    first += scene.events.length
+    return { scene, cards }
+  })
+}
+
 /** The cards of one video's events and scenes, from checkpoints or the model. */
 export const modelCards = Effect.fn("ImportCards.modelCards")(function*(
   llm: LLMProvider["Type"],
@@ -86,101 +204,16 @@ export const modelCards = Effect.fn("ImportCards.modelCards")(function*(
 ) {
   const path = yield* Path.Path
   yield* confine(folder.root, checkpointDir(path, folder.dir))
-  const count = (reused: boolean, degraded: boolean, usage: CheckpointUsage) => {
-    if (reused) counts.reused += 1
-    else {
-      counts.calls += usage.calls
-      counts.promptTokens += usage.promptTokens
-      counts.completionTokens += usage.completionTokens
-    }
-    if (degraded) counts.degraded += 1
-  }
-  const ask = (system: string, maxTokens: number) => (text: string) =>
-    llm.chat({
-      role: "tool",
-      thinking: false,
-      maxTokens,
-      messages: [{ role: "system", content: system }, { role: "user", content: text }]
-    })
+  const calls: CardCalls = { llm, card, folder, transcript, counts }
   const events = scenes.flatMap((scene) => scene.events)
-  const eventCards = yield* Effect.forEach(events, (event, i) =>
-    Effect.gen(function*() {
-      const text = importEventText(i, events.length, event, cuesIn(transcript, event.start, event.end))
-      const key = checkpointKey({
-        kind: "event",
-        model: card.model,
-        prompt: card.prompts.event,
-        text,
-        images: [],
-        parameters: { maxTokens: eventMaxTokens, from: "captions" }
-      })
-      const { checkpoint, reused } = yield* checkpointedCall({
-        treeDir: folder.dir,
-        key,
-        read: readEventCheckpoint,
-        text,
-        ask: ask(card.prompts.event, eventMaxTokens),
-        decode: decodeEventCardReply,
-        degrade: degradedEventCard,
-        checkpoint: (event: Record<string, unknown>, fields): EventCheckpoint => ({
-          kind: "event",
-          ...fields,
-          event,
-          frames: []
-        }),
-        providerFailed: providerFailed(folder.videoId, `event ${i + 1} card`),
-        save: (made) => writeCheckpoint(folder.dir, made).pipe(Effect.mapError(unwritable(folder.dir)))
-      })
-      count(reused, checkpoint.degraded, checkpoint.usage)
-      return completeCard(2, checkpoint.event)
-    }), { concurrency: 8 })
-  let first = 0
+  const eventCards = yield* Effect.forEach(
+    events,
+    (event, i) => eventCard(calls, event, i, events.length),
+    { concurrency: 8 }
+  )
   const sceneCards = yield* Effect.forEach(
-    scenes.map((scene) => {
-      const cards = eventCards.slice(first, first + scene.events.length)
-      first += scene.events.length
-      return { scene, cards }
-    }),
-    ({ cards, scene }, s) =>
-      Effect.gen(function*() {
-        const text = sceneText({
-          index: s,
-          start: scene.start,
-          end: scene.end,
-          events: scene.events.map((event, e) => ({
-            start: event.start,
-            end: event.end,
-            card: cards[e]!,
-            subtitle: subtitleFor(transcript, [event.start, event.end])
-          }))
-        })
-        const key = checkpointKey({
-          kind: "scene",
-          model: card.model,
-          prompt: card.prompts.scene,
-          text,
-          images: [],
-          parameters: { maxTokens: sceneMaxTokens }
-        })
-        const { checkpoint, reused } = yield* checkpointedCall({
-          treeDir: folder.dir,
-          key,
-          read: readSceneCheckpoint,
-          text,
-          ask: ask(card.prompts.scene, sceneMaxTokens),
-          decode: decodeSceneReply,
-          degrade: degradedSceneCard,
-          checkpoint: (scene: Record<string, unknown>, fields): SceneCheckpoint => ({
-            kind: "scene",
-            ...fields,
-            scene
-          }),
-          providerFailed: providerFailed(folder.videoId, `scene ${s + 1} card`),
-          save: (made) => writeCheckpoint(folder.dir, made).pipe(Effect.mapError(unwritable(folder.dir)))
-        })
-        count(reused, checkpoint.degraded, checkpoint.usage)
-        return completeCard(1, checkpoint.scene)
-      }),
+    withEventCards(scenes, eventCards),
+    ({ cards, scene }, s) => sceneCard(calls, scene, cards, s),
     { concurrency: 4 }
   )
   return { events: eventCards, scenes: sceneCards }

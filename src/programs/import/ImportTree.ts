@@ -22,6 +22,7 @@ import { subtitleFor } from "../builder/Subtitles.js"
 import { treeJsonBytes } from "../builder/TreeAssembly.js"
 import {
   checkTreeFolder,
+  type ClaimedFolder,
   claimTreeFolder,
   clearFrames,
   insideTree,
@@ -32,7 +33,13 @@ import {
   unwritable,
   writeFrames
 } from "../builder/TreeFolder.js"
-import { deterministicEventCard, deterministicSceneCard, frameCard, groupCaptions } from "./Grouping.js"
+import {
+  deterministicEventCard,
+  deterministicSceneCard,
+  frameCard,
+  groupCaptions,
+  type ImportedScene
+} from "./Grouping.js"
 import { type CardCounts, type ImportCardModel, modelCards } from "./ImportCards.js"
 import { type ImportFormat, TreeImportError } from "./ImportedVideo.js"
 import { readCaptionSources, type SourcedVideo } from "./ImportSources.js"
@@ -121,29 +128,33 @@ export const nearestIndex = (times: ReadonlyArray<number>, t: number): number =>
   return low > 0 && Math.abs(times[low - 1]! - t) <= Math.abs(times[low]! - t) ? low - 1 : low
 }
 
-/** One video's tree, written into its (checked) folder; `version` is vtree's, read once per run. */
-const importVideo = Effect.fn("ImportTree.importVideo")(function*(
+/** Frames sampled from a video on the import grid. */
+type SampledFrames = ReadonlyArray<{ readonly timeSeconds: number; readonly path: string }>
+
+/** The cards of a video's events and scenes: the tool model's when one is given and available, else deterministic. */
+const importCards = (
   video: SourcedVideo,
   folder: TreeFolder,
+  scenes: ReadonlyArray<ImportedScene>,
   options: ImportOptions,
-  version: string
-) {
-  const path = yield* Path.Path
-  const claimed = yield* claimTreeFolder(folder)
-  const scenes = groupCaptions(video.captions, options.eventSeconds, options.sceneSeconds)
-  const llm = yield* Effect.serviceOption(LLMProvider)
-  const counts: CardCounts = { calls: 0, reused: 0, promptTokens: 0, completionTokens: 0, degraded: 0 }
-  const useModel = options.cards !== undefined && Option.isSome(llm)
-  const cards = useModel
-    ? yield* modelCards(llm.value, options.cards!, folder, scenes, video.transcript, counts)
-    : {
-      events: scenes.flatMap((scene) => scene.events.map(deterministicEventCard)),
-      scenes: scenes.map(deterministicSceneCard)
-    }
+  counts: CardCounts
+) =>
+  Effect.gen(function*() {
+    const llm = yield* Effect.serviceOption(LLMProvider)
+    const useModel = options.cards !== undefined && Option.isSome(llm)
+    const cards = useModel
+      ? yield* modelCards(llm.value, options.cards!, folder, scenes, video.transcript, counts)
+      : {
+        events: scenes.flatMap((scene) => scene.events.map(deterministicEventCard)),
+        scenes: scenes.map(deterministicSceneCard)
+      }
+    return { useModel, cards }
+  })
 
-  // Frames: sampled once on a one-second grid, the nearest to each L3 node's middle linked in.
-  let sampled: ReadonlyArray<{ readonly timeSeconds: number; readonly path: string }> | undefined
-  if (options.videosDir !== undefined) {
+/** With --videos: frames sampled once on a one-second grid into the tree folder; without, undefined. */
+const sampleFrames = (video: SourcedVideo, claimed: ClaimedFolder, options: ImportOptions) =>
+  Effect.gen(function*() {
+    if (options.videosDir === undefined) return undefined
     const frames = yield* Effect.serviceOption(FrameSource)
     if (Option.isNone(frames)) return yield* badOption("--videos: no frame extractor is available")
     const file = yield* findVideo(options.videosDir, video.sourceId)
@@ -162,10 +173,21 @@ const importVideo = Effect.fn("ImportTree.importVideo")(function*(
         message: `${file}: no frame could be decoded — check the video, or import without --videos`
       })
     }
-    sampled = extraction.frames
-  }
-  const frameTimes = sampled?.map((frame) => frame.timeSeconds) ?? []
+    const sampled: SampledFrames = extraction.frames
+    return sampled
+  })
 
+/**
+ * The tree's nodes (scenes, events, one L3 node per caption) and, with sampled frames, the one nearest
+ * each L3 node's middle as its frame file.
+ */
+const importedNodes = (
+  video: SourcedVideo,
+  scenes: ReadonlyArray<ImportedScene>,
+  cards: { readonly events: ReadonlyArray<FlatNode["card"]>; readonly scenes: ReadonlyArray<FlatNode["card"]> },
+  sampled: SampledFrames | undefined
+) => {
+  const frameTimes = sampled?.map((frame) => frame.timeSeconds) ?? []
   const nodes: Record<string, FlatNode> = {}
   const frameFiles: Array<{ target: string; source: string }> = []
   const subtitle = (start: number, end: number) => subtitleFor(video.transcript, [start, end])
@@ -206,17 +228,30 @@ const importVideo = Effect.fn("ImportTree.importVideo")(function*(
       })
     })
   })
+  return { nodes, frameFiles, events: eventIndex }
+}
+
+/** The tree.json of an imported video; everything here derives from the inputs, so a rerun writes the same bytes. */
+const importedTree = (input: {
+  readonly video: SourcedVideo
+  readonly options: ImportOptions
+  readonly version: string
+  readonly nodes: Record<string, FlatNode>
+  readonly model: { readonly name: string; readonly counts: CardCounts } | undefined
+  readonly framesExtracted: number | undefined
+  readonly path: Path.Path
+}): BuiltTree => {
+  const { model, options, path, video } = input
   const lastEnd = video.captions.reduce((end, c) => Math.max(end, c.end), 0)
   const duration = Math.max(video.durationSeconds ?? 0, lastEnd)
-  const tree: BuiltTree = {
+  return {
     videoID: video.videoId,
     duration_category: durationCategory(duration),
     duration_seconds: Math.round(duration * 1000) / 1000,
     ...(video.entities.length === 0 ? {} : { entities: video.entities }),
-    ...(sampled === undefined ? { has_frames: false } : {}),
-    // Everything here derives from the inputs, so a rerun writes the same bytes.
+    ...(input.framesExtracted === undefined ? { has_frames: false } : {}),
     build: {
-      vtree_version: version,
+      vtree_version: input.version,
       made_by: "vtree tree import",
       source: {
         file: path.basename(video.file),
@@ -231,36 +266,75 @@ const importVideo = Effect.fn("ImportTree.importVideo")(function*(
       },
       captions: video.captions.length,
       subtitles: { cues: video.transcript.length },
-      cards: useModel
+      cards: model !== undefined
         ? {
           written_by: "model",
-          model: options.cards!.model,
-          calls: counts.calls,
-          tokens: { prompt: counts.promptTokens, completion: counts.completionTokens },
-          degraded: counts.degraded
+          model: model.name,
+          calls: model.counts.calls,
+          tokens: { prompt: model.counts.promptTokens, completion: model.counts.completionTokens },
+          degraded: model.counts.degraded
         }
         : { written_by: "deterministic (captions joined, no model)" },
-      frames: sampled === undefined
+      frames: input.framesExtracted === undefined
         ? { extracted: 0 }
-        : { extracted: frameFiles.length, from: path.basename(options.videosDir!) }
+        : { extracted: input.framesExtracted, from: path.basename(options.videosDir!) }
     },
-    nodes
+    nodes: input.nodes
   }
-  // Frames go in before the tree.json naming them, and go out after the tree.json saying there are none:
-  // stopped at any point, the folder holds a tree whose frames are all there.
-  if (frameFiles.length > 0) yield* writeFrames(folder, frameFiles)
-  const file = yield* insideTree(claimed, "tree.json")
-  yield* writeAtomically(file, treeJsonBytes(tree)).pipe(Effect.mapError(unwritable(folder.dir)))
-  if (sampled === undefined && !claimed.made) {
-    yield* clearFrames(folder)
-    yield* removeInside(folder.root, path.join(folder.dir, importFramesDir))
-  }
+}
+
+/**
+ * Frames go in before the tree.json naming them, and go out after the tree.json saying there are none:
+ * stopped at any point, the folder holds a tree whose frames are all there.
+ */
+const writeImportedTree = (
+  folder: TreeFolder,
+  claimed: ClaimedFolder,
+  tree: BuiltTree,
+  frameFiles: ReadonlyArray<{ readonly target: string; readonly source: string }>,
+  hasFrames: boolean
+) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    if (frameFiles.length > 0) yield* writeFrames(folder, frameFiles)
+    const file = yield* insideTree(claimed, "tree.json")
+    yield* writeAtomically(file, treeJsonBytes(tree)).pipe(Effect.mapError(unwritable(folder.dir)))
+    if (!hasFrames && !claimed.made) {
+      yield* clearFrames(folder)
+      yield* removeInside(folder.root, path.join(folder.dir, importFramesDir))
+    }
+  })
+
+/** One video's tree, written into its (checked) folder; `version` is vtree's, read once per run. */
+const importVideo = Effect.fn("ImportTree.importVideo")(function*(
+  video: SourcedVideo,
+  folder: TreeFolder,
+  options: ImportOptions,
+  version: string
+) {
+  const path = yield* Path.Path
+  const claimed = yield* claimTreeFolder(folder)
+  const scenes = groupCaptions(video.captions, options.eventSeconds, options.sceneSeconds)
+  const counts: CardCounts = { calls: 0, reused: 0, promptTokens: 0, completionTokens: 0, degraded: 0 }
+  const { cards, useModel } = yield* importCards(video, folder, scenes, options, counts)
+  const sampled = yield* sampleFrames(video, claimed, options)
+  const { events, frameFiles, nodes } = importedNodes(video, scenes, cards, sampled)
+  const tree = importedTree({
+    video,
+    options,
+    version,
+    nodes,
+    model: useModel ? { name: options.cards!.model, counts } : undefined,
+    framesExtracted: sampled === undefined ? undefined : frameFiles.length,
+    path
+  })
+  yield* writeImportedTree(folder, claimed, tree, frameFiles, sampled !== undefined)
   return {
     videoId: video.videoId,
     treeDir: path.join(options.outDir, video.videoId),
     format: video.format,
     captions: video.captions.length,
-    events: eventIndex,
+    events,
     scenes: scenes.length,
     frames: sampled === undefined ? null : frameFiles.length,
     cards: useModel ? "model" : "deterministic",

@@ -133,125 +133,163 @@ export const checkPlaceholders = (
 // The summarizer reads the last line of every verify reply, so a pack cannot drop that format.
 const verifyEnding = /details=[\s\S]*confidence=/
 
-export const loadPromptManager = Effect.fn("PromptPack.loadPromptManager")(function*(dir: string) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const fail = (reason: PromptPackErrorReason, file: string, message: string) =>
-    Effect.fail(new PromptPackError({ reason, path: file, message: `${file}: ${message}` }))
+const failPack = (reason: PromptPackErrorReason, file: string, message: string) =>
+  Effect.fail(new PromptPackError({ reason, path: file, message: `${file}: ${message}` }))
 
-  const isDirectory = (target: string) =>
+/** Reading a pack's files, each failure a PromptPackError naming the file and the fix. */
+interface PackReader {
+  readonly fs: FileSystem.FileSystem
+  readonly path: Path.Path
+  readonly isDirectory: (target: string) => Effect.Effect<boolean>
+  readonly read: (file: string) => Effect.Effect<string, PromptPackError>
+  readonly check: <A>(file: string, result: Either.Either<A, string>) => Effect.Effect<A, PromptPackError>
+}
+
+const makePackReader = (fs: FileSystem.FileSystem, path: Path.Path): PackReader => ({
+  fs,
+  path,
+  isDirectory: (target) =>
     fs.stat(target).pipe(
       Effect.map((info) => info.type === "Directory"),
       Effect.orElseSucceed(() => false)
+    ),
+  read: (file) =>
+    fs.readFileString(file).pipe(
+      Effect.catchAll((error) =>
+        error._tag === "SystemError" && error.reason === "NotFound"
+          ? failPack(
+            "NotFound",
+            file,
+            `missing — every pack needs ${path.basename(file)}; copy it from the en pack and adapt it`
+          )
+          : failPack("Unreadable", file, `cannot be read (${error.message})`)
+      )
+    ),
+  check: (file, result) => Either.isLeft(result) ? failPack("Invalid", file, result.left) : Effect.succeed(result.right)
+})
+
+/** `system.md` or `user.md`, with its placeholders checked. */
+const readTemplate = (pack: PackReader, dir: string, name: "system" | "user") =>
+  Effect.gen(function*() {
+    const file = pack.path.join(dir, `${name}.md`)
+    const text = yield* pack.read(file)
+    yield* pack.check(file, checkPlaceholders(text, packPlaceholders[name].required, packPlaceholders[name].optional))
+    return text
+  })
+
+/** `tools.md`: one `## name` section per agent tool, and no other. */
+const readToolSections = (pack: PackReader, dir: string) =>
+  Effect.gen(function*() {
+    const toolsFile = pack.path.join(dir, "tools.md")
+    const sections = parseToolSections(yield* pack.read(toolsFile))
+    const tools: Partial<Record<AgentToolName, string>> = {}
+    for (const name of agentToolNames) {
+      const body = sections.get(name)
+      if (body === undefined || body === "") {
+        return yield* failPack(
+          "Invalid",
+          toolsFile,
+          `no "## ${name}" section — describe the ${name} tool and its args there`
+        )
+      }
+      yield* pack.check(
+        toolsFile,
+        checkPlaceholders(body, name === "read_skill" ? packPlaceholders.read_skill.required : []).pipe(
+          Either.mapLeft((message) => `## ${name}: ${message}`)
+        )
+      )
+      tools[name] = body
+    }
+    const unknownSection = [...sections.keys()].find((name) =>
+      !(agentToolNames as ReadonlyArray<string>).includes(name)
     )
-  if (!(yield* isDirectory(dir))) {
-    return yield* fail(
+    if (unknownSection !== undefined) {
+      return yield* failPack(
+        "Invalid",
+        toolsFile,
+        `"## ${unknownSection}" is not a tool — the tools are ${agentToolNames.join(", ")}`
+      )
+    }
+    return tools as Record<AgentToolName, string>
+  })
+
+/** The prompts the tools send (`<name>.md` each), a verify prompt keeping the line the summarizer reads. */
+const readToolPrompts = (pack: PackReader, dir: string) =>
+  Effect.gen(function*() {
+    const toolPrompts: Partial<Record<ToolPromptName, string>> = {}
+    for (const name of toolPromptNames) {
+      const file = pack.path.join(dir, `${name}.md`)
+      const text = yield* pack.read(file)
+      yield* pack.check(file, checkPlaceholders(text, toolPromptVariables[name]))
+      if (name.endsWith("_verify") && !verifyEnding.test(text)) {
+        return yield* failPack(
+          "Invalid",
+          file,
+          "a verify prompt must ask for a final line 'details=…; confidence=0..1' — add it"
+        )
+      }
+      toolPrompts[name] = text
+    }
+    return toolPrompts as Record<ToolPromptName, string>
+  })
+
+/** The `skills/*.md` files, in name order, classified into the pack's skill set. */
+const readSkills = (pack: PackReader, dir: string) =>
+  Effect.gen(function*() {
+    const skillsDir = pack.path.join(dir, "skills")
+    if (!(yield* pack.isDirectory(skillsDir))) {
+      return yield* failPack("NotFound", skillsDir, "missing — every pack needs a skills/ folder of *.md skill files")
+    }
+    const skillFiles = (yield* pack.fs.readDirectory(skillsDir).pipe(
+      Effect.catchAll((error) => failPack("Unreadable", skillsDir, `cannot be read (${error.message})`))
+    )).filter((name) => name.endsWith(".md")).sort()
+    const entries: Array<{ file: string; skill: Skill }> = []
+    for (const name of skillFiles) {
+      const file = pack.path.join(skillsDir, name)
+      const skill = yield* pack.check(file, parseSkill(yield* pack.read(file)))
+      if (skill !== undefined) entries.push({ file, skill })
+    }
+    const skills = classifySkills(entries)
+    if (Either.isLeft(skills)) return yield* failPack("Invalid", skills.left.file, skills.left.message)
+    return skills.right
+  })
+
+// Optional: a pack written before the file shows labels as written and picks skills by their task_type.
+const readCategories = (pack: PackReader, dir: string, skills: ReadonlyArray<Skill>) =>
+  Effect.gen(function*() {
+    const categoriesPath = pack.path.join(dir, categoriesFile)
+    const categories: CategoryMap = (yield* pack.fs.exists(categoriesPath).pipe(Effect.orElseSucceed(() => false)))
+      ? yield* pack.check(categoriesPath, parseCategories(yield* pack.read(categoriesPath), skills))
+      : emptyCategoryMap
+    return categories
+  })
+
+export const loadPromptManager = Effect.fn("PromptPack.loadPromptManager")(function*(dir: string) {
+  const path = yield* Path.Path
+  const pack = makePackReader(yield* FileSystem.FileSystem, path)
+  if (!(yield* pack.isDirectory(dir))) {
+    return yield* failPack(
       "NotFound",
       dir,
       "prompt pack folder not found — pass --prompts with a pack folder such as prompts/en"
     )
   }
-
-  const read = (file: string) =>
-    fs.readFileString(file).pipe(
-      Effect.catchAll((error) =>
-        error._tag === "SystemError" && error.reason === "NotFound"
-          ? fail(
-            "NotFound",
-            file,
-            `missing — every pack needs ${path.basename(file)}; copy it from the en pack and adapt it`
-          )
-          : fail("Unreadable", file, `cannot be read (${error.message})`)
-      )
-    )
-  const check = <A>(file: string, result: Either.Either<A, string>) =>
-    Either.isLeft(result) ? fail("Invalid", file, result.left) : Effect.succeed(result.right)
-
-  const system = yield* read(path.join(dir, "system.md"))
-  yield* check(
-    path.join(dir, "system.md"),
-    checkPlaceholders(system, packPlaceholders.system.required, packPlaceholders.system.optional)
-  )
-
-  const user = yield* read(path.join(dir, "user.md"))
-  yield* check(
-    path.join(dir, "user.md"),
-    checkPlaceholders(user, packPlaceholders.user.required, packPlaceholders.user.optional)
-  )
-
-  const toolsFile = path.join(dir, "tools.md")
-  const sections = parseToolSections(yield* read(toolsFile))
-  const tools: Partial<Record<AgentToolName, string>> = {}
-  for (const name of agentToolNames) {
-    const body = sections.get(name)
-    if (body === undefined || body === "") {
-      return yield* fail("Invalid", toolsFile, `no "## ${name}" section — describe the ${name} tool and its args there`)
-    }
-    yield* check(
-      toolsFile,
-      checkPlaceholders(body, name === "read_skill" ? packPlaceholders.read_skill.required : []).pipe(
-        Either.mapLeft((message) => `## ${name}: ${message}`)
-      )
-    )
-    tools[name] = body
-  }
-  const unknownSection = [...sections.keys()].find((name) => !(agentToolNames as ReadonlyArray<string>).includes(name))
-  if (unknownSection !== undefined) {
-    return yield* fail(
-      "Invalid",
-      toolsFile,
-      `"## ${unknownSection}" is not a tool — the tools are ${agentToolNames.join(", ")}`
-    )
-  }
-
+  const system = yield* readTemplate(pack, dir, "system")
+  const user = yield* readTemplate(pack, dir, "user")
+  const tools = yield* readToolSections(pack, dir)
   const labelsFile = path.join(dir, "labels.json")
-  const labels = yield* check(labelsFile, parseLabels(yield* read(labelsFile)))
-
-  const toolPrompts: Partial<Record<ToolPromptName, string>> = {}
-  for (const name of toolPromptNames) {
-    const file = path.join(dir, `${name}.md`)
-    const text = yield* read(file)
-    yield* check(file, checkPlaceholders(text, toolPromptVariables[name]))
-    if (name.endsWith("_verify") && !verifyEnding.test(text)) {
-      return yield* fail(
-        "Invalid",
-        file,
-        "a verify prompt must ask for a final line 'details=…; confidence=0..1' — add it"
-      )
-    }
-    toolPrompts[name] = text
-  }
-
-  const skillsDir = path.join(dir, "skills")
-  if (!(yield* isDirectory(skillsDir))) {
-    return yield* fail("NotFound", skillsDir, "missing — every pack needs a skills/ folder of *.md skill files")
-  }
-  const skillFiles = (yield* fs.readDirectory(skillsDir).pipe(
-    Effect.catchAll((error) => fail("Unreadable", skillsDir, `cannot be read (${error.message})`))
-  )).filter((name) => name.endsWith(".md")).sort()
-  const entries: Array<{ file: string; skill: Skill }> = []
-  for (const name of skillFiles) {
-    const file = path.join(skillsDir, name)
-    const skill = yield* check(file, parseSkill(yield* read(file)))
-    if (skill !== undefined) entries.push({ file, skill })
-  }
-  const skills = classifySkills(entries)
-  if (Either.isLeft(skills)) return yield* fail("Invalid", skills.left.file, skills.left.message)
-
-  // Optional: a pack written before the file shows labels as written and picks skills by their task_type.
-  const categoriesPath = path.join(dir, categoriesFile)
-  const categories: CategoryMap = (yield* fs.exists(categoriesPath).pipe(Effect.orElseSucceed(() => false)))
-    ? yield* check(categoriesPath, parseCategories(yield* read(categoriesPath), skills.right.skills))
-    : emptyCategoryMap
-
+  const labels = yield* pack.check(labelsFile, parseLabels(yield* pack.read(labelsFile)))
+  const toolPrompts = yield* readToolPrompts(pack, dir)
+  const skills = yield* readSkills(pack, dir)
+  const categories = yield* readCategories(pack, dir, skills.skills)
   const manager: PromptManager = makePromptManager({
     dir: path.resolve(dir),
     system,
     user,
-    tools: tools as Record<AgentToolName, string>,
-    toolPrompts: toolPrompts as Record<ToolPromptName, string>,
+    tools,
+    toolPrompts,
     labels,
-    skills: skills.right,
+    skills,
     categories
   })
   return manager

@@ -1,6 +1,11 @@
-import { Clock, Duration, Effect } from "effect"
+import { Clock, type Context, Duration, Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { anyCapabilityEnabled, capabilityEnabled, SearchSettings } from "../../config/SearchSettings.js"
+import {
+  anyCapabilityEnabled,
+  capabilityEnabled,
+  SearchSettings,
+  type SearchSettingsShape
+} from "../../config/SearchSettings.js"
 import {
   type Capability,
   type Citation,
@@ -8,6 +13,7 @@ import {
   decodeSearchRequest,
   errorResponse,
   type ReadOutcome,
+  type ReadRequest,
   type ReadResponse,
   SearchError,
   type SearchOutcome,
@@ -20,6 +26,7 @@ import { SearchMetrics, type SearchRequestMetrics } from "../../services/SearchM
 import {
   type CodeQuery,
   CodeSearch,
+  type PageContent,
   PageReader,
   type ProviderPage,
   type SearchPort,
@@ -140,6 +147,180 @@ const routeTo =
     }
   }
 
+/** What the hub's two entry points share: the settings, the providers, the cache and the request bounds. */
+interface Hub {
+  readonly settings: SearchSettingsShape
+  readonly web: SearchPort<WebQuery>
+  readonly code: SearchPort<CodeQuery>
+  readonly reader: Context.Tag.Service<PageReader>
+  readonly cache: SearchCache
+  readonly guards: ProviderGuards
+  readonly withinRequestBudget: ReturnType<typeof requestBudget>
+}
+
+/** What one request learnt on its way, for its metrics line even when it fails. */
+interface RequestTrace {
+  hit: boolean | undefined
+  extractor: string | undefined
+}
+
+/** The provider a capability goes to, for the metrics line. */
+const providerFor = (hub: Hub, capability: Capability | undefined): string =>
+  capability === undefined
+    ? "none"
+    : capability === "search.code"
+    ? hub.code.provider
+    : capability === "search.read"
+    ? hub.reader.provider
+    : hub.web.provider
+
+/** One metrics line of a request. */
+const recordRequest = (
+  hub: Hub,
+  metrics: Omit<SearchRequestMetrics, "event" | "cache"> & { readonly hit: boolean | undefined }
+) =>
+  Effect.flatMap(SearchMetrics, (sink) => {
+    const { hit, ...fields } = metrics
+    return sink.record({
+      event: "search.request",
+      ...fields,
+      cache: !hub.cache.enabled || hit === undefined ? "off" : hit ? "hit" : "miss"
+    })
+  })
+
+/** A validated search request answered from the cache when it can, else by its provider (then cached). */
+const answerSearch = (hub: Hub, input: unknown, requestId: string, started: number, trace: RequestTrace) =>
+  Effect.gen(function*() {
+    const request = yield* decodeSearchRequest(input)
+    if (!capabilityEnabled(hub.settings, request.capability)) return yield* Effect.fail(disabled(request.capability))
+    const key = searchKey(request)
+    const cached = yield* hub.cache.get(key)
+    trace.hit = cached !== undefined && "results" in cached
+    if (cached !== undefined && "results" in cached) {
+      const response: SearchResponse = {
+        ...cached,
+        request_id: requestId,
+        timing: { duration_ms: (yield* Clock.currentTimeMillis) - started }
+      }
+      return response
+    }
+    const { page, provider } = yield* hub.withinRequestBudget(routeTo(hub.web, hub.code, hub.guards.guard)(request))
+    const now = yield* Clock.currentTimeMillis
+    const assembled = assembleResults(page, request.limit, new Date(now).toISOString())
+    const response: SearchResponse = {
+      request_id: requestId,
+      status: "success",
+      capability: request.capability,
+      provider,
+      query: request.query,
+      ...assembled,
+      metadata: page.metadata,
+      timing: { duration_ms: now - started }
+    }
+    yield* hub.cache.set(key, response)
+    return response
+  })
+
+/** The hub's `search`: the answer or the error object, and one metrics line either way. */
+const makeSearch = (hub: Hub) =>
+  Effect.fn("SearchHub.search")(function*(input: unknown) {
+    const requestId = randomUUID()
+    const started = yield* Clock.currentTimeMillis
+    const trace: RequestTrace = { hit: undefined, extractor: undefined }
+    const outcome = yield* Effect.either(answerSearch(hub, input, requestId, started, trace))
+    const durationMs = (yield* Clock.currentTimeMillis) - started
+    const capability = outcome._tag === "Right" ? outcome.right.capability : capabilityOf(input)
+    yield* recordRequest(hub, {
+      request_id: requestId,
+      capability: capability ?? "unknown",
+      provider: providerFor(hub, capability),
+      status: outcome._tag === "Right" ? "success" : "error",
+      ...(outcome._tag === "Left" ? { code: outcome.left.reason } : {}),
+      duration_ms: durationMs,
+      count: outcome._tag === "Right" ? outcome.right.results.length : 0,
+      truncated: false,
+      hit: trace.hit
+    })
+    const result: SearchOutcome = outcome._tag === "Right"
+      ? outcome.right
+      : errorResponse(requestId, outcome.left, capability)
+    return result
+  })
+
+/** The success answer of a page the reader fetched. */
+const readResponseOf = (
+  request: ReadRequest,
+  page: PageContent,
+  requestId: string,
+  started: number,
+  now: number
+): ReadResponse => ({
+  request_id: requestId,
+  status: "success",
+  capability: "search.read",
+  url: request.url,
+  final_url: page.finalUrl,
+  title: page.title,
+  content: page.content,
+  content_type: page.contentType,
+  content_hash: contentHash(page.content),
+  retrieved_at: new Date(now).toISOString(),
+  trust_level: "untrusted_external_content",
+  truncated: page.truncated,
+  ...(request.include_metadata ? { metadata: page.metadata } : {}),
+  timing: { duration_ms: now - started }
+})
+
+/** A validated read request answered from the cache when it can, else by the page reader (then cached). */
+const answerRead = (hub: Hub, input: unknown, requestId: string, started: number, trace: RequestTrace) =>
+  Effect.gen(function*() {
+    const request = yield* decodeReadRequest(input)
+    if (!capabilityEnabled(hub.settings, "search.read")) return yield* Effect.fail(disabled("search.read"))
+    const key = readKey(request)
+    const cached = yield* hub.cache.get(key)
+    trace.hit = cached !== undefined && "content" in cached
+    if (cached !== undefined && "content" in cached) {
+      const response: ReadResponse = {
+        ...cached,
+        request_id: requestId,
+        timing: { duration_ms: (yield* Clock.currentTimeMillis) - started }
+      }
+      return response
+    }
+    const page = yield* hub.withinRequestBudget(
+      hub.guards.guard(hub.reader.provider, hub.reader.read({ url: request.url, maxChars: request.max_chars }))
+    )
+    trace.extractor = typeof page.metadata.extractor === "string" ? page.metadata.extractor : undefined
+    const response = readResponseOf(request, page, requestId, started, yield* Clock.currentTimeMillis)
+    yield* hub.cache.set(key, response)
+    return response
+  })
+
+/** The hub's `read`: the answer or the error object, and one metrics line either way. */
+const makeRead = (hub: Hub) =>
+  Effect.fn("SearchHub.read")(function*(input: unknown) {
+    const requestId = randomUUID()
+    const started = yield* Clock.currentTimeMillis
+    const trace: RequestTrace = { hit: undefined, extractor: undefined }
+    const outcome = yield* Effect.either(answerRead(hub, input, requestId, started, trace))
+    yield* recordRequest(hub, {
+      request_id: requestId,
+      capability: "search.read",
+      provider: hub.reader.provider,
+      status: outcome._tag === "Right" ? "success" : "error",
+      ...(outcome._tag === "Left" ? { code: outcome.left.reason } : {}),
+      duration_ms: (yield* Clock.currentTimeMillis) - started,
+      count: outcome._tag === "Right" ? 1 : 0,
+      truncated: outcome._tag === "Right" ? outcome.right.truncated : false,
+      ...(trace.extractor === undefined ? {} : { reader: trace.extractor }),
+      hit: trace.hit
+    })
+    const result: ReadOutcome = outcome._tag === "Right"
+      ? outcome.right
+      : errorResponse(requestId, outcome.left, "search.read")
+    return result
+  })
+
 /**
  * The single entry point of the Search Hub for MCP and agent tools: validates untrusted input, enforces
  * the flags, answers from the shared cache when it can, routes each capability to its fixed provider
@@ -150,158 +331,24 @@ const routeTo =
 export class SearchHub extends Effect.Service<SearchHub>()("vtree/SearchHub", {
   effect: Effect.gen(function*() {
     const settings = yield* SearchSettings
-    const web = yield* WebSearch
-    const code = yield* CodeSearch
-    const reader = yield* PageReader
-    const cache = yield* SearchCache
     const guards = yield* ProviderGuards
-
-    const withinRequestBudget = requestBudget(settings.requestTimeout)
-    const route = routeTo(web, code, guards.guard)
-
-    const providerFor = (capability: Capability | undefined): string =>
-      capability === undefined
-        ? "none"
-        : capability === "search.code"
-        ? code.provider
-        : capability === "search.read"
-        ? reader.provider
-        : web.provider
-
-    const record = (metrics: Omit<SearchRequestMetrics, "event" | "cache"> & { readonly hit: boolean | undefined }) =>
-      Effect.flatMap(SearchMetrics, (sink) => {
-        const { hit, ...fields } = metrics
-        return sink.record({
-          event: "search.request",
-          ...fields,
-          cache: !cache.enabled || hit === undefined ? "off" : hit ? "hit" : "miss"
-        })
-      })
-
-    const search = Effect.fn("SearchHub.search")(function*(input: unknown) {
-      const requestId = randomUUID()
-      const started = yield* Clock.currentTimeMillis
-      const claimed = capabilityOf(input)
-      let hit: boolean | undefined
-      const outcome = yield* Effect.either(Effect.gen(function*() {
-        const request = yield* decodeSearchRequest(input)
-        if (!capabilityEnabled(settings, request.capability)) return yield* Effect.fail(disabled(request.capability))
-        const key = searchKey(request)
-        const cached = yield* cache.get(key)
-        hit = cached !== undefined && "results" in cached
-        if (cached !== undefined && "results" in cached) {
-          const response: SearchResponse = {
-            ...cached,
-            request_id: requestId,
-            timing: { duration_ms: (yield* Clock.currentTimeMillis) - started }
-          }
-          return response
-        }
-        const { page, provider } = yield* withinRequestBudget(route(request))
-        const now = yield* Clock.currentTimeMillis
-        const assembled = assembleResults(page, request.limit, new Date(now).toISOString())
-        const response: SearchResponse = {
-          request_id: requestId,
-          status: "success",
-          capability: request.capability,
-          provider,
-          query: request.query,
-          ...assembled,
-          metadata: page.metadata,
-          timing: { duration_ms: now - started }
-        }
-        yield* cache.set(key, response)
-        return response
-      }))
-      const durationMs = (yield* Clock.currentTimeMillis) - started
-      const capability = outcome._tag === "Right" ? outcome.right.capability : claimed
-      yield* record({
-        request_id: requestId,
-        capability: capability ?? "unknown",
-        provider: providerFor(capability),
-        status: outcome._tag === "Right" ? "success" : "error",
-        ...(outcome._tag === "Left" ? { code: outcome.left.reason } : {}),
-        duration_ms: durationMs,
-        count: outcome._tag === "Right" ? outcome.right.results.length : 0,
-        truncated: false,
-        hit
-      })
-      const result: SearchOutcome = outcome._tag === "Right"
-        ? outcome.right
-        : errorResponse(requestId, outcome.left, capability)
-      return result
-    })
-
-    const read = Effect.fn("SearchHub.read")(function*(input: unknown) {
-      const requestId = randomUUID()
-      const started = yield* Clock.currentTimeMillis
-      let hit: boolean | undefined
-      let extractor: string | undefined
-      const outcome = yield* Effect.either(Effect.gen(function*() {
-        const request = yield* decodeReadRequest(input)
-        if (!capabilityEnabled(settings, "search.read")) return yield* Effect.fail(disabled("search.read"))
-        const key = readKey(request)
-        const cached = yield* cache.get(key)
-        hit = cached !== undefined && "content" in cached
-        if (cached !== undefined && "content" in cached) {
-          const response: ReadResponse = {
-            ...cached,
-            request_id: requestId,
-            timing: { duration_ms: (yield* Clock.currentTimeMillis) - started }
-          }
-          return response
-        }
-        const page = yield* withinRequestBudget(
-          guards.guard(reader.provider, reader.read({ url: request.url, maxChars: request.max_chars }))
-        )
-        extractor = typeof page.metadata.extractor === "string" ? page.metadata.extractor : undefined
-        const now = yield* Clock.currentTimeMillis
-        const response: ReadResponse = {
-          request_id: requestId,
-          status: "success",
-          capability: "search.read",
-          url: request.url,
-          final_url: page.finalUrl,
-          title: page.title,
-          content: page.content,
-          content_type: page.contentType,
-          content_hash: contentHash(page.content),
-          retrieved_at: new Date(now).toISOString(),
-          trust_level: "untrusted_external_content",
-          truncated: page.truncated,
-          ...(request.include_metadata ? { metadata: page.metadata } : {}),
-          timing: { duration_ms: now - started }
-        }
-        yield* cache.set(key, response)
-        return response
-      }))
-      yield* record({
-        request_id: requestId,
-        capability: "search.read",
-        provider: reader.provider,
-        status: outcome._tag === "Right" ? "success" : "error",
-        ...(outcome._tag === "Left" ? { code: outcome.left.reason } : {}),
-        duration_ms: (yield* Clock.currentTimeMillis) - started,
-        count: outcome._tag === "Right" ? 1 : 0,
-        truncated: outcome._tag === "Right" ? outcome.right.truncated : false,
-        ...(extractor === undefined ? {} : { reader: extractor }),
-        hit
-      })
-      const result: ReadOutcome = outcome._tag === "Right"
-        ? outcome.right
-        : errorResponse(requestId, outcome.left, "search.read")
-      return result
-    })
-
+    const hub: Hub = {
+      settings,
+      web: yield* WebSearch,
+      code: yield* CodeSearch,
+      reader: yield* PageReader,
+      cache: yield* SearchCache,
+      guards,
+      withinRequestBudget: requestBudget(settings.requestTimeout)
+    }
     const capabilities = (["search.web", "search.news", "search.code", "search.read"] as const).filter((capability) =>
       capabilityEnabled(settings, capability)
     )
-
     return {
       /** Runs an untrusted `external_search` request; always succeeds with a success or error object. */
-      search,
+      search: makeSearch(hub),
       /** Runs an untrusted `external_read` request; always succeeds with a success or error object. */
-      read,
+      read: makeRead(hub),
       /** Whether any capability is on: agent tools are offered only then. */
       enabled: anyCapabilityEnabled(settings),
       capabilities,

@@ -199,6 +199,102 @@ export interface DecodeTreeOptions {
   readonly folder?: string
 }
 
+/** Each node by its id; an id used twice is the error, at its second use. */
+const indexById = (file: string, raw: ReadonlyArray<RawNode>): Either.Either<Map<string, RawNode>, TreeDecodeError> => {
+  const byId = new Map<string, RawNode>()
+  for (const node of raw) {
+    const previous = byId.get(node.id)
+    if (previous !== undefined) {
+      return Either.left(TreeDecodeError.at(
+        file,
+        formatPath([...node.at, "id"]),
+        `"${node.id}" is already used by ${formatPath(previous.at)}`
+      ))
+    }
+    byId.set(node.id, node)
+  }
+  return Either.right(byId)
+}
+
+/**
+ * Each child's parent, once every child edge is checked: the child exists, sits one level down, has no
+ * other parent and lies within its parent's time range.
+ */
+const parentsOf = (
+  file: string,
+  raw: ReadonlyArray<RawNode>,
+  childrenField: PropertyKey,
+  byId: ReadonlyMap<string, RawNode>
+): Either.Either<Map<string, string>, TreeDecodeError> => {
+  const parentOf = new Map<string, string>()
+  for (const node of raw) {
+    for (const [i, childId] of node.childrenIds.entries()) {
+      // The path is written only for an error: one string per child edge is a noticeable share of a load.
+      const fail = (problem: string) =>
+        Either.left(TreeDecodeError.at(file, formatPath([...node.at, childrenField, i]), problem))
+      const child = byId.get(childId)
+      if (child === undefined) return fail(`child "${childId}" does not exist`)
+      if (child.level !== node.level + 1) {
+        return fail(
+          `child "${childId}" is level ${child.level}, expected ${node.level + 1} (one level below its parent)`
+        )
+      }
+      const other = parentOf.get(childId)
+      if (other !== undefined) return fail(`child "${childId}" is also listed under "${other}"`)
+      if (
+        child.timeRange[0] < node.timeRange[0] - childTimeTolerance ||
+        child.timeRange[1] > node.timeRange[1] + childTimeTolerance
+      ) {
+        return fail(
+          `child "${childId}" spans ${child.timeRange[0]}-${child.timeRange[1]} s, outside its parent's ` +
+            `${node.timeRange[0]}-${node.timeRange[1]} s (more than the ${childTimeTolerance} s allowed for rounding)`
+        )
+      }
+      parentOf.set(childId, node.id)
+    }
+  }
+  return Either.right(parentOf)
+}
+
+/** The nodes with their parents, and the sorted roots; a parentless node must be L1, and there must be one. */
+const linkNodes = (
+  file: string,
+  raw: ReadonlyArray<RawNode>,
+  parentOf: ReadonlyMap<string, string>,
+  nodesPath: string
+): Either.Either<{ nodes: Map<string, TreeNode>; rootIds: Array<string> }, TreeDecodeError> => {
+  const nodes = new Map<string, TreeNode>()
+  const rootIds: Array<string> = []
+  for (const node of raw) {
+    const parentId = parentOf.get(node.id) ?? null
+    if (parentId === null) {
+      if (node.level !== 1) {
+        return Either.left(TreeDecodeError.at(
+          file,
+          formatPath([...node.at, "level"]),
+          `a level ${node.level} node must be listed as a child of a level ${node.level - 1} node`
+        ))
+      }
+      rootIds.push(node.id)
+    }
+    nodes.set(node.id, {
+      id: node.id,
+      level: node.level,
+      timeRange: node.timeRange,
+      card: node.card,
+      subtitle: node.subtitle,
+      childrenIds: node.childrenIds,
+      parentId,
+      framePath: node.framePath
+    })
+  }
+  if (rootIds.length === 0) {
+    return Either.left(TreeDecodeError.at(file, nodesPath, "no level 1 node: the tree is empty"))
+  }
+  rootIds.sort()
+  return Either.right({ nodes, rootIds })
+}
+
 /**
  * Decodes either form of tree.json into a TreeIndex and checks its structure: ids unique, children
  * exist and sit exactly one level down, every node has at most one parent, parentless nodes are L1.
@@ -219,76 +315,9 @@ export const decodeTree = (
         `rename the folder to ${tree.videoId}, or fix the videoID (a video's tree is found as <trees>/<videoID>/tree.json)`
       ))
     }
-    const byId = new Map<string, RawNode>()
-    for (const node of tree.raw) {
-      const previous = byId.get(node.id)
-      if (previous !== undefined) {
-        return yield* Either.left(TreeDecodeError.at(
-          file,
-          formatPath([...node.at, "id"]),
-          `"${node.id}" is already used by ${formatPath(previous.at)}`
-        ))
-      }
-      byId.set(node.id, node)
-    }
-    const parentOf = new Map<string, string>()
-    for (const node of tree.raw) {
-      for (const [i, childId] of node.childrenIds.entries()) {
-        // The path is written only for an error: one string per child edge is a noticeable share of a load.
-        const fail = (problem: string) =>
-          Either.left(TreeDecodeError.at(file, formatPath([...node.at, tree.childrenField, i]), problem))
-        const child = byId.get(childId)
-        if (child === undefined) return yield* fail(`child "${childId}" does not exist`)
-        if (child.level !== node.level + 1) {
-          return yield* fail(
-            `child "${childId}" is level ${child.level}, expected ${node.level + 1} (one level below its parent)`
-          )
-        }
-        const other = parentOf.get(childId)
-        if (other !== undefined) return yield* fail(`child "${childId}" is also listed under "${other}"`)
-        if (
-          child.timeRange[0] < node.timeRange[0] - childTimeTolerance ||
-          child.timeRange[1] > node.timeRange[1] + childTimeTolerance
-        ) {
-          return yield* fail(
-            `child "${childId}" spans ${child.timeRange[0]}-${child.timeRange[1]} s, outside its parent's ` +
-              `${node.timeRange[0]}-${node.timeRange[1]} s (more than the ${childTimeTolerance} s allowed for rounding)`
-          )
-        }
-        parentOf.set(childId, node.id)
-      }
-    }
-    const nodes = new Map<string, TreeNode>()
-    const rootIds: Array<string> = []
-    for (const node of tree.raw) {
-      const parentId = parentOf.get(node.id) ?? null
-      if (parentId === null) {
-        if (node.level !== 1) {
-          return yield* Either.left(TreeDecodeError.at(
-            file,
-            formatPath([...node.at, "level"]),
-            `a level ${node.level} node must be listed as a child of a level ${node.level - 1} node`
-          ))
-        }
-        rootIds.push(node.id)
-      }
-      nodes.set(node.id, {
-        id: node.id,
-        level: node.level,
-        timeRange: node.timeRange,
-        card: node.card,
-        subtitle: node.subtitle,
-        childrenIds: node.childrenIds,
-        parentId,
-        framePath: node.framePath
-      })
-    }
-    if (rootIds.length === 0) {
-      return yield* Either.left(
-        TreeDecodeError.at(file, isNested ? "roots" : "nodes", "no level 1 node: the tree is empty")
-      )
-    }
-    rootIds.sort()
+    const byId = yield* indexById(file, tree.raw)
+    const parentOf = yield* parentsOf(file, tree.raw, tree.childrenField, byId)
+    const { nodes, rootIds } = yield* linkNodes(file, tree.raw, parentOf, isNested ? "roots" : "nodes")
     return {
       videoId: tree.videoId,
       durationCategory: tree.durationCategory,

@@ -39,3 +39,11 @@ export const hashFile = (file: string) =>
       Effect.map(() => ({ size, sha256: hash.digest("hex") }))
     )
   })
+
+/** Writes `chunk` to a node stream, waiting for "drain" when its buffer is full (interruptible while it waits). */
+export const writeChunk = (stream: NodeJS.WritableStream, chunk: Uint8Array): Effect.Effect<void> =>
+  stream.write(chunk) ? Effect.void : Effect.async<void>((resume) => {
+    const drained = () => resume(Effect.void)
+    stream.once("drain", drained)
+    return Effect.sync(() => stream.off("drain", drained))
+  })

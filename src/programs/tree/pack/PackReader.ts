@@ -14,7 +14,7 @@ import { Transform } from "node:stream"
 import { createGunzip } from "node:zlib"
 import { extract, type Header } from "tar-stream"
 import { PackError } from "./PackError.js"
-import { errnoText, fileChunks } from "./PackIo.js"
+import { errnoText, fileChunks, writeChunk } from "./PackIo.js"
 import {
   decodeManifest,
   decompressedBound,
@@ -138,13 +138,8 @@ const openSource = (file: string, fail: Fail) =>
       })
     )
     // The file's bytes are fed to gunzip by a fiber of the scope, at the pace gunzip drains them.
-    const drained = Effect.async<void>((resume) => {
-      const go = () => resume(Effect.void)
-      gunzip.once("drain", go)
-      return Effect.sync(() => gunzip.off("drain", go))
-    })
     yield* fileChunks(file).pipe(
-      Stream.runForEach((chunk) => gunzip.write(chunk) ? Effect.void : drained),
+      Stream.runForEach((chunk) => writeChunk(gunzip, chunk)),
       Effect.matchEffect({
         onFailure: (error) =>
           Effect.sync(() => stop(fail("Io", `cannot be read (${errnoText(error)})`, "check the file"))),

@@ -7,14 +7,14 @@
  * manifest implies, not at the end of the disk. The node streams live in a scope: a failure or an
  * interruption (Ctrl-C) destroys them, so nothing reads on after the program has stopped.
  */
-import { Effect, Either, type Scope, Stream } from "effect"
+import { Effect, Either, type Scope } from "effect"
 import { createHash } from "node:crypto"
 import { stat as statOf } from "node:fs/promises"
 import { Transform } from "node:stream"
 import { createGunzip } from "node:zlib"
 import { extract, type Header } from "tar-stream"
 import { PackError } from "./PackError.js"
-import { errnoText, fileChunks, writeChunk } from "./PackIo.js"
+import { errnoText, PackFiles } from "./PackIo.js"
 import {
   decodeManifest,
   decompressedBound,
@@ -27,9 +27,9 @@ import {
   shownName
 } from "./PackManifest.js"
 
-/** Where a listed file's bytes go: nowhere (verify) or a new file (unpack). */
+/** Where a listed file's bytes go: nowhere (verify) or a new file (unpack). Plain: it runs once per chunk. */
 export interface FileSink {
-  readonly write: (chunk: Uint8Array) => Effect.Effect<void, Error>
+  readonly write: (chunk: Uint8Array) => void | Promise<void>
 }
 
 export interface PackReadHandlers<R> {
@@ -38,6 +38,8 @@ export interface PackReadHandlers<R> {
   /** The sink of one listed file; what it holds open is released with the scope, when the entry ends. */
   readonly openFile: (listed: ManifestFile) => Effect.Effect<FileSink, Error, R | Scope.Scope>
 }
+
+const toError = (error: unknown) => error instanceof Error ? error : new Error(String(error))
 
 type Fail = (reason: PackError["reason"], text: string, fix: string) => PackError
 
@@ -68,25 +70,28 @@ interface Entry extends AsyncIterable<unknown> {
   readonly header: Header
 }
 
+const unreadable = (fail: Fail) => (error: unknown) =>
+  error instanceof PackError
+    ? error
+    : fail("Malformed", `is not a readable tar archive (${errnoText(error)})`, notAPack)
+
 /** Each value of `iterator` in turn; a failure that is not already a PackError means the tar is not readable. */
 const nextOf = <A>(iterator: AsyncIterator<A>, fail: Fail) =>
-  Effect.tryPromise({
-    try: () => iterator.next(),
-    catch: (error) =>
-      error instanceof PackError
-        ? error
-        : fail("Malformed", `is not a readable tar archive (${errnoText(error)})`, notAPack)
-  })
+  Effect.tryPromise({ try: () => iterator.next(), catch: unreadable(fail) })
 
-/** Runs `f` on every chunk of an entry's body, in order. */
-const forEachChunk = <E, R>(entry: Entry, fail: Fail, f: (chunk: Uint8Array) => Effect.Effect<void, E, R>) =>
-  Effect.suspend(() => {
-    const iterator = entry[Symbol.asyncIterator]()
-    const loop: Effect.Effect<void, PackError | E, R> = Effect.flatMap(
-      nextOf(iterator, fail),
-      (step) => step.done === true ? Effect.void : Effect.zipRight(f(step.value as Uint8Array), loop)
-    )
-    return loop
+/**
+ * Runs `f` on every chunk of an entry's body, in order, as one step (not one per chunk: frames are many);
+ * interrupted, it stops before the next chunk. A PackError `f` rejects with is the failure.
+ */
+const forEachChunk = (entry: Entry, fail: Fail, f: (chunk: Uint8Array) => void | Promise<void>) =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      for await (const chunk of entry) {
+        if (signal.aborted) return
+        await f(chunk as Uint8Array)
+      }
+    },
+    catch: unreadable(fail)
   })
 
 /** The pack's decompressed tar entries; raising `bound` lets more bytes through once the manifest is read. */
@@ -129,23 +134,16 @@ const openSource = (file: string, fail: Fail) =>
     const stop = (error: Error) => reader.destroy(error)
     gunzip.on("error", (error) => stop(fail("Malformed", `is not gzip data (${error.message})`, notAPack)))
     counter.on("error", stop)
-    gunzip.pipe(counter).pipe(reader as unknown as NodeJS.WritableStream)
+    const source = (yield* PackFiles).read(file)
+    source.on("error", (error) => stop(fail("Io", `cannot be read (${error.message})`, "check the file")))
+    source.pipe(gunzip).pipe(counter).pipe(reader as unknown as NodeJS.WritableStream)
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
+        source.destroy()
         gunzip.destroy()
         counter.destroy()
         reader.destroy()
       })
-    )
-    // The file's bytes are fed to gunzip by a fiber of the scope, at the pace gunzip drains them.
-    yield* fileChunks(file).pipe(
-      Stream.runForEach((chunk) => writeChunk(gunzip, chunk)),
-      Effect.matchEffect({
-        onFailure: (error) =>
-          Effect.sync(() => stop(fail("Io", `cannot be read (${errnoText(error)})`, "check the file"))),
-        onSuccess: () => Effect.sync(() => gunzip.end())
-      }),
-      Effect.forkScoped
     )
     return {
       entries: (reader as unknown as AsyncIterable<Entry>)[Symbol.asyncIterator](),
@@ -170,7 +168,7 @@ const readManifest = (entry: Entry, maxBytes: number, fail: Fail) =>
       )
     }
     const chunks: Array<Buffer> = []
-    yield* forEachChunk(entry, fail, (chunk) => Effect.sync(() => chunks.push(Buffer.from(chunk))))
+    yield* forEachChunk(entry, fail, (chunk) => void chunks.push(Buffer.from(chunk)))
     const bytes = Buffer.concat(chunks)
     const decoded = decodeManifest(bytes)
     if (Either.isLeft(decoded)) {
@@ -220,9 +218,9 @@ const readListed = <R>(
     const hash = createHash("sha256")
     yield* Effect.scoped(Effect.gen(function*() {
       const sink = yield* Effect.mapError(handlers.openFile(want), written)
-      yield* forEachChunk(entry, fail, (chunk) => {
+      yield* forEachChunk(entry, fail, async (chunk) => {
         hash.update(chunk)
-        return Effect.mapError(sink.write(chunk), written)
+        await Promise.resolve(sink.write(chunk)).catch((error: unknown) => Promise.reject(written(toError(error))))
       })
     }))
     const sha256 = hash.digest("hex")

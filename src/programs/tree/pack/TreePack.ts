@@ -10,9 +10,8 @@
  * and devices inside a tree are refused. The file is written beside --out and renamed over it at the end;
  * a failure or an interruption (Ctrl-C) removes it once its streams are closed.
  */
-import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Effect, Either, Exit, Option, Stream } from "effect"
+import { Effect, Either, Exit, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { createWriteStream } from "node:fs"
 import { lstat, mkdir, readdir, readFile, realpath, rename, rm } from "node:fs/promises"
@@ -23,7 +22,7 @@ import { packageVersion } from "../../../PackageRoot.js"
 import { parseTreeJson } from "../TreeJson.js"
 import { readTreeIndex, treeFolderOf } from "../TreeLoader.js"
 import { PackError } from "./PackError.js"
-import { errnoText, fileChunks, fsStep, hashFile, writeChunk } from "./PackIo.js"
+import { errnoText, forEachChunkOf, fsStep, hashFile, writeChunk } from "./PackIo.js"
 import {
   cacheFolder,
   encodeManifest,
@@ -77,7 +76,7 @@ const ioFailure = (what: string) => (error: unknown) =>
 const treeFiles = (folderPath: string, folder: string, cannotRead: (error: unknown) => PackError) =>
   Effect.gen(function*() {
     const files: Array<PackedFile> = []
-    const visit = (relative: ReadonlyArray<string>): Effect.Effect<void, PackError, FileSystem.FileSystem> =>
+    const visit = (relative: ReadonlyArray<string>): Effect.Effect<void, PackError> =>
       Effect.gen(function*() {
         const names = yield* fsStep(() => readdir(`${folderPath}/${relative.join("/")}`), cannotRead)
         for (const name of names.sort()) {
@@ -95,7 +94,7 @@ const treeFiles = (folderPath: string, folder: string, cannotRead: (error: unkno
           const stat = yield* fsStep(() => lstat(source), cannotRead)
           if (stat.isDirectory()) yield* visit(parts)
           else if (stat.isFile()) {
-            files.push({ path: entry, source, ...(yield* Effect.mapError(hashFile(source), cannotRead)) })
+            files.push({ path: entry, source, ...(yield* hashFile(source, cannotRead)) })
           } else {
             return yield* fail(
               "BadInput",
@@ -192,14 +191,13 @@ const writeEntry = (archive: Pack, file: PackedFile) =>
     })
     done.catch(() => undefined)
     const entry = sink!
-    yield* fileChunks(file.source).pipe(
-      Stream.runForEach((chunk) => {
-        hash.update(chunk)
-        return writeChunk(entry, chunk)
-      }),
-      Effect.tapError((error) => Effect.sync(() => entry.destroy(error))),
-      Effect.mapError(changed)
-    )
+    yield* forEachChunkOf(file.source, (chunk) => {
+      hash.update(chunk)
+      return writeChunk(entry, chunk)
+    }, (error) => {
+      entry.destroy(error as Error)
+      return changed(error)
+    })
     entry.end()
     yield* Effect.tryPromise({ try: () => done, catch: changed })
     if (hash.digest("hex") !== file.sha256) return yield* changed()

@@ -79,8 +79,9 @@ const refuseOut = (options: UnpackOptions, state: OutState) => {
 
 /**
  * The pack read into `staging`, entry by entry. Names were checked (PackReader.ts): relative, no `..`, no
- * empty part; staging is new and holds only what this wrote, so no link can be on the way. Every write is
- * one uninterruptible step, so none is under way when an interrupted unpack removes staging.
+ * empty part; staging is new and holds only what this wrote, so no link can be on the way. Every folder and
+ * file is made by one uninterruptible step, and bytes go only into a handle such a step opened: nothing can
+ * make a path in staging again after an interrupted unpack has removed it.
  */
 const unpackInto = (options: UnpackOptions, staging: string) =>
   readPack(options.file, options.maxBytes ?? defaultMaxBytes, {
@@ -98,7 +99,7 @@ const unpackInto = (options: UnpackOptions, staging: string) =>
         }, toError),
         (handle) => Effect.promise(() => handle.close())
       ).pipe(
-        Effect.map((handle) => ({ write: (chunk) => fsStep(() => handle.write(chunk), toError).pipe(Effect.asVoid) }))
+        Effect.map((handle) => ({ write: (chunk) => handle.write(chunk).then(() => undefined) }))
       )
     }
   })

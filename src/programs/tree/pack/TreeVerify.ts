@@ -33,7 +33,7 @@ const summary = (manifest: Manifest): VerifySummary => ({
   bytes: manifest.files.reduce((sum, entry) => sum + entry.size, 0)
 })
 
-const noSink = { write: () => Effect.void }
+const noSink = { write: () => undefined }
 
 interface Found {
   readonly kind: "file" | "other"
@@ -108,7 +108,7 @@ const verifyFolder = (dir: string, maxBytes: number) =>
       if (have.size !== want.size) {
         return yield* differs(path, `has size ${have.size} bytes, the manifest says ${want.size}`)
       }
-      const { sha256 } = yield* Effect.mapError(hashFile(join(dir, ...path.split("/"))), cannotRead(dir))
+      const { sha256 } = yield* hashFile(join(dir, ...path.split("/")), cannotRead(dir))
       if (sha256 !== want.sha256) return yield* differs(path, `has sha256 ${sha256}, the manifest says ${want.sha256}`)
     }
     return manifest

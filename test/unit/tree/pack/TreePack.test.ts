@@ -1,10 +1,13 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Either, Fiber, Layer, Stream } from "effect"
+import { Deferred, Effect, Either, Exit, Fiber } from "effect"
+import { createReadStream, readFileSync } from "node:fs"
 import { cp, readdir, readFile, writeFile } from "node:fs/promises"
+import { PassThrough } from "node:stream"
 import { gunzipSync, gzipSync } from "node:zlib"
 import { extract } from "tar-stream"
+import { PackFiles } from "../../../../src/programs/tree/pack/PackIo.js"
 import { packTrees } from "../../../../src/programs/tree/pack/TreePack.js"
 import { unpackTrees } from "../../../../src/programs/tree/pack/TreeUnpack.js"
 import { verifyPack } from "../../../../src/programs/tree/pack/TreeVerify.js"
@@ -38,28 +41,22 @@ const failure = <A, E extends { readonly message: string; readonly reason: strin
 ) => Effect.flip(effect)
 
 /**
- * The FileSystem of the context, except that the `call`-th stream of `file` (1 for the first) gives its first
- * `bytes` bytes (all when undefined), then completes `stalled` and never ends: a program reading it is stopped
- * mid-way, for as long as the test likes.
+ * Files read as the programs read them, except that the `call`-th read of `file` (1 for the first) gives its
+ * first `bytes` bytes, completes `stalled` and never ends: a program reading it is stopped mid-way, for as
+ * long as the test likes.
  */
-const stallingAt = (file: string, call: number, bytes: number | undefined, stalled: Deferred.Deferred<void>) =>
-  Layer.effect(
-    FileSystem.FileSystem,
-    Effect.map(FileSystem.FileSystem, (fs) => {
-      let calls = 0
-      return FileSystem.FileSystem.of({
-        ...fs,
-        stream: (path, options) => {
-          if (path !== file || ++calls !== call) return fs.stream(path, options)
-          return Stream.fromEffect(fs.readFile(path)).pipe(
-            Stream.map((all) => all.subarray(0, bytes ?? 0)),
-            Stream.concat(Stream.fromEffect(Deferred.succeed(stalled, undefined)).pipe(Stream.drain)),
-            Stream.concat(Stream.never)
-          )
-        }
-      })
-    })
-  )
+const stallingAt = (file: string, call: number, bytes: number, stalled: Deferred.Deferred<void>) => {
+  let calls = 0
+  return Effect.provideService(PackFiles, {
+    read: (path) => {
+      if (path !== file || ++calls !== call) return createReadStream(path)
+      const stream = new PassThrough()
+      stream.write(readFileSync(path).subarray(0, bytes))
+      Deferred.unsafeDone(stalled, Exit.void)
+      return stream
+    }
+  })
+}
 
 /** Waits until `ready` holds, looking again after each real read of the disk it makes. */
 const until = <E, R>(ready: Effect.Effect<boolean, E, R>) => Effect.repeat(ready, { until: (done) => done })
@@ -493,7 +490,7 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
         const stalled = yield* Deferred.make<void>()
         const source = path.join(trees, sampleId, "tree.json")
         const fiber = yield* packTrees({ trees, videoIds: [], out, note: null }).pipe(
-          Effect.provide(stallingAt(source, 2, 100, stalled)),
+          stallingAt(source, 2, 100, stalled),
           Effect.fork
         )
         yield* Deferred.await(stalled)
@@ -519,7 +516,7 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
         const stalled = yield* Deferred.make<void>()
         const out = path.join(root, "unpacked")
         const fiber = yield* unpackTrees({ file, out, replace: false }).pipe(
-          Effect.provide(stallingAt(file, 1, Math.floor((size * 2) / 3), stalled)),
+          stallingAt(file, 1, Math.floor((size * 2) / 3), stalled),
           Effect.fork
         )
         yield* Deferred.await(stalled)
@@ -545,7 +542,7 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
         const before = (yield* fs.readDirectory(root)).sort()
         const stalled = yield* Deferred.make<void>()
         const fiber = yield* unpackTrees({ file, out, replace: false }).pipe(
-          Effect.provide(stallingAt(file, 1, 4096, stalled)),
+          stallingAt(file, 1, 4096, stalled),
           Effect.fork
         )
         yield* Deferred.await(stalled)

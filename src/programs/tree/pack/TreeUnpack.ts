@@ -97,7 +97,8 @@ const unpackInto = (options: UnpackOptions, staging: string) =>
           await mkdir(dirname(target), { recursive: true })
           return open(target, "wx", 0o644)
         }, toError),
-        (handle) => Effect.promise(() => handle.close())
+        // A close that fails leaves a file the hash already checked; the unpack goes on.
+        (handle) => Effect.promise(() => handle.close().catch(() => undefined))
       ).pipe(
         Effect.map((handle) => ({ write: (chunk) => handle.write(chunk).then(() => undefined) }))
       )

@@ -4,16 +4,17 @@
  * everything after it. Every later entry must be a regular file the manifest lists, under a safe name, of
  * the size listed, and is handed to a sink while its sha256 is taken; the hash is compared when the entry
  * ends. Decompressed bytes are counted ahead of the tar parser, so a gzip bomb stops at the bound the
- * manifest implies, not at the end of the disk.
+ * manifest implies, not at the end of the disk. The node streams live in a scope: a failure or an
+ * interruption (Ctrl-C) destroys them, so nothing reads on after the program has stopped.
  */
-import { Either } from "effect"
+import { Effect, Either, type Scope } from "effect"
 import { createHash } from "node:crypto"
-import { createReadStream } from "node:fs"
 import { stat as statOf } from "node:fs/promises"
 import { Transform } from "node:stream"
 import { createGunzip } from "node:zlib"
 import { extract, type Header } from "tar-stream"
 import { PackError } from "./PackError.js"
+import { errnoText, PackFiles } from "./PackIo.js"
 import {
   decodeManifest,
   decompressedBound,
@@ -26,17 +27,23 @@ import {
   shownName
 } from "./PackManifest.js"
 
-/** Where a listed file's bytes go: nowhere (verify) or a new file (unpack). */
+/** Where a listed file's bytes go: nowhere (verify) or a new file (unpack). Plain: it runs once per chunk. */
 export interface FileSink {
-  readonly write: (chunk: Uint8Array) => Promise<void>
-  readonly close: () => Promise<void>
+  readonly write: (chunk: Uint8Array) => void | Promise<void>
 }
 
-export interface PackReadHandlers {
+export interface PackReadHandlers<R> {
   /** The decoded manifest and its bytes, before any other entry is read. */
-  readonly onManifest: (manifest: Manifest, bytes: Buffer) => Promise<void>
-  readonly openFile: (listed: ManifestFile) => Promise<FileSink>
+  readonly onManifest: (manifest: Manifest, bytes: Buffer) => Effect.Effect<void, PackError, R>
+  /** The sink of one listed file; what it holds open is released with the scope, when the entry ends. */
+  readonly openFile: (listed: ManifestFile) => Effect.Effect<FileSink, Error, R | Scope.Scope>
 }
+
+const toError = (error: unknown) => error instanceof Error ? error : new Error(String(error))
+
+type Fail = (reason: PackError["reason"], text: string, fix: string) => PackError
+
+const notAPack = "pass a .tar.gz file written by vtree tree pack, or ask its sender for a new copy"
 
 const kindOf = (header: Header): string | undefined => {
   switch (header.type) {
@@ -59,167 +66,205 @@ const kindOf = (header: Header): string | undefined => {
   }
 }
 
-/** The whole body of an entry of at most `cap` bytes. */
-const readAll = async (entry: AsyncIterable<unknown>): Promise<Buffer> => {
-  const chunks: Array<Buffer> = []
-  for await (const chunk of entry) chunks.push(Buffer.from(chunk as Uint8Array))
-  return Buffer.concat(chunks)
+interface Entry extends AsyncIterable<unknown> {
+  readonly header: Header
 }
+
+const unreadable = (fail: Fail) => (error: unknown) =>
+  error instanceof PackError
+    ? error
+    : fail("Malformed", `is not a readable tar archive (${errnoText(error)})`, notAPack)
+
+/** Each value of `iterator` in turn; a failure that is not already a PackError means the tar is not readable. */
+const nextOf = <A>(iterator: AsyncIterator<A>, fail: Fail) =>
+  Effect.tryPromise({ try: () => iterator.next(), catch: unreadable(fail) })
 
 /**
- * Reads the pack `file` through `handlers`; resolves with its manifest once every entry checked out, and
- * rejects with a PackError naming the file, the entry and the fix at the first that does not.
+ * Runs `f` on every chunk of an entry's body, in order, as one step (not one per chunk: frames are many);
+ * interrupted, it stops before the next chunk. A PackError `f` rejects with is the failure.
  */
-export const readPack = async (
+const forEachChunk = (entry: Entry, fail: Fail, f: (chunk: Uint8Array) => void | Promise<void>) =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      for await (const chunk of entry) {
+        if (signal.aborted) return
+        await f(chunk as Uint8Array)
+      }
+    },
+    catch: unreadable(fail)
+  })
+
+/** The pack's decompressed tar entries; raising `bound` lets more bytes through once the manifest is read. */
+interface Source {
+  readonly entries: AsyncIterator<Entry>
+  readonly bound: (extra: number) => void
+}
+
+/** The stat, gunzip, byte counter and tar parser over `file`, torn down when the scope closes. */
+const openSource = (file: string, fail: Fail) =>
+  Effect.gen(function*() {
+    // The path given is followed (a link to a download is fine); what it names must be a regular file.
+    const stat = yield* Effect.tryPromise({
+      try: () => statOf(file),
+      catch: (error) =>
+        fail(
+          "Io",
+          (error as NodeJS.ErrnoException).code === "ENOENT" ? "not found" : `cannot be read (${errnoText(error)})`,
+          "check the path"
+        )
+    })
+    if (!stat.isFile()) {
+      return yield* fail("Malformed", "not a regular file", "pass a .tar.gz file written by vtree tree pack")
+    }
+    let limit = maxManifestBytes + 64 * 1024
+    let seenBytes = 0
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        seenBytes += chunk.length
+        if (seenBytes <= limit) return callback(null, chunk)
+        callback(fail(
+          "TooLarge",
+          `decompresses to more than the ${limit} bytes its manifest accounts for (a gzip bomb, or data appended to the pack)`,
+          "do not use this file; ask its sender for a new pack"
+        ))
+      }
+    })
+    const gunzip = createGunzip()
+    const reader = extract()
+    const stop = (error: Error) => reader.destroy(error)
+    gunzip.on("error", (error) => stop(fail("Malformed", `is not gzip data (${error.message})`, notAPack)))
+    counter.on("error", stop)
+    const source = (yield* PackFiles).read(file)
+    source.on("error", (error) => stop(fail("Io", `cannot be read (${error.message})`, "check the file")))
+    source.pipe(gunzip).pipe(counter).pipe(reader as unknown as NodeJS.WritableStream)
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        source.destroy()
+        gunzip.destroy()
+        counter.destroy()
+        reader.destroy()
+      })
+    )
+    return {
+      entries: (reader as unknown as AsyncIterable<Entry>)[Symbol.asyncIterator](),
+      bound: (extra) => {
+        limit = seenBytes + extra
+      }
+    } satisfies Source
+  })
+
+/** The first entry, which must be a manifest that decodes and passes `manifestProblem`. */
+const readManifest = (entry: Entry, maxBytes: number, fail: Fail) =>
+  Effect.gen(function*() {
+    const { header } = entry
+    if (header.name !== manifestName || kindOf(header) !== undefined) {
+      return yield* fail("Malformed", `its first entry is ${shownName(header.name)}, not ${manifestName}`, notAPack)
+    }
+    if (header.size !== undefined && header.size > maxManifestBytes) {
+      return yield* fail(
+        "TooLarge",
+        `${manifestName} declares ${header.size} bytes, more than ${maxManifestBytes}`,
+        notAPack
+      )
+    }
+    const chunks: Array<Buffer> = []
+    yield* forEachChunk(entry, fail, (chunk) => void chunks.push(Buffer.from(chunk)))
+    const bytes = Buffer.concat(chunks)
+    const decoded = decodeManifest(bytes)
+    if (Either.isLeft(decoded)) {
+      return yield* fail(decoded.left.reason, `${manifestName}: ${decoded.left.text}`, notAPack)
+    }
+    const wrong = manifestProblem(decoded.right, maxBytes)
+    if (wrong !== undefined) {
+      const fix = wrong.reason === "TooLarge" ? "raise --max-size-gib if you trust the sender" : notAPack
+      return yield* fail(wrong.reason, `${manifestName}: ${wrong.text}`, fix)
+    }
+    return { manifest: decoded.right, bytes }
+  })
+
+/** A later entry: checked against the manifest, streamed into its sink, its hash compared at the end. */
+const readListed = <R>(
+  entry: Entry,
+  listed: ReadonlyMap<string, ManifestFile>,
+  seen: Set<string>,
+  handlers: PackReadHandlers<R>,
+  fail: Fail
+) =>
+  Effect.gen(function*() {
+    const { header } = entry
+    const at = `entry ${shownName(header.name)}`
+    const refuse = "do not use this file; a pack vtree writes has none"
+    const unsafe = entryNameProblem(header.name)
+    if (unsafe !== undefined) return yield* fail("Unsafe", `${at} has ${unsafe}`, refuse)
+    const kind = kindOf(header)
+    if (kind !== undefined) return yield* fail("Unsafe", `${at} is ${kind}`, refuse)
+    const want = listed.get(header.name)
+    if (want === undefined) return yield* fail("Unsafe", `${at} is not in the manifest`, refuse)
+    if (seen.has(header.name)) return yield* fail("Unsafe", `${at} appears twice`, refuse)
+    seen.add(header.name)
+    const size = header.size ?? 0
+    if (size > want.size) {
+      return yield* fail("TooLarge", `${at} declares ${size} bytes, the manifest ${want.size}`, refuse)
+    }
+    if (size !== want.size) {
+      return yield* fail(
+        "Mismatch",
+        `${at}: size ${size} bytes, the manifest says ${want.size}`,
+        "ask its sender for a new pack"
+      )
+    }
+    const written = (error: Error) =>
+      fail("Io", `${at} cannot be written (${error.message})`, "check the output folder's permissions and free space")
+    const hash = createHash("sha256")
+    yield* Effect.scoped(Effect.gen(function*() {
+      const sink = yield* Effect.mapError(handlers.openFile(want), written)
+      yield* forEachChunk(entry, fail, async (chunk) => {
+        hash.update(chunk)
+        await Promise.resolve(sink.write(chunk)).catch((error: unknown) => Promise.reject(written(toError(error))))
+      })
+    }))
+    const sha256 = hash.digest("hex")
+    if (sha256 !== want.sha256) {
+      return yield* fail(
+        "Mismatch",
+        `${at}: sha256 ${sha256} differs from the manifest's ${want.sha256}`,
+        "the file was changed or damaged; ask its sender for a new pack"
+      )
+    }
+  })
+
+/**
+ * Reads the pack `file` through `handlers`; succeeds with its manifest once every entry checked out, and
+ * fails with a PackError naming the file, the entry and the fix at the first that does not.
+ */
+export const readPack = Effect.fn("PackReader.readPack")(function*<R>(
   file: string,
   maxBytes: number,
-  handlers: PackReadHandlers,
-  signal?: AbortSignal
-): Promise<Manifest> => {
-  const fail = (reason: PackError["reason"], text: string, fix: string) =>
-    new PackError({ reason, message: `${file}: ${text} — ${fix}` })
-  // The path given is followed (a link to a download is fine); what it names must be a regular file.
-  const stat = await statOf(file).catch((error: NodeJS.ErrnoException) => {
-    throw fail(
-      "Io",
-      error.code === "ENOENT" ? "not found" : `cannot be read (${error.code ?? error.message})`,
-      "check the path"
-    )
-  })
-  if (!stat.isFile()) throw fail("Malformed", "not a regular file", "pass a .tar.gz file written by vtree tree pack")
-
-  const notAPack = "pass a .tar.gz file written by vtree tree pack, or ask its sender for a new copy"
-  let limit = maxManifestBytes + 64 * 1024
-  let seenBytes = 0
-  const counter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seenBytes += chunk.length
-      if (seenBytes > limit) {
-        callback(
-          fail(
-            "TooLarge",
-            `decompresses to more than the ${limit} bytes its manifest accounts for (a gzip bomb, or data appended to the pack)`,
-            "do not use this file; ask its sender for a new pack"
-          )
-        )
-      } else callback(null, chunk)
+  handlers: PackReadHandlers<R>
+) {
+  const fail: Fail = (reason, text, fix) => new PackError({ reason, message: `${file}: ${text} — ${fix}` })
+  return yield* Effect.scoped(Effect.gen(function*() {
+    const source = yield* openSource(file, fail)
+    const first = yield* nextOf(source.entries, fail)
+    if (first.done === true) return yield* fail("Malformed", `holds no ${manifestName}`, notAPack)
+    const { bytes, manifest } = yield* readManifest(first.value, maxBytes, fail)
+    source.bound(decompressedBound(manifest, bytes.length))
+    yield* handlers.onManifest(manifest, bytes)
+    const listed = new Map(manifest.files.map((entry) => [entry.path, entry]))
+    const seen = new Set<string>()
+    while (true) {
+      const next = yield* nextOf(source.entries, fail)
+      if (next.done === true) break
+      yield* readListed(next.value, listed, seen, handlers, fail)
     }
-  })
-  const source = createReadStream(file)
-  const gunzip = createGunzip()
-  const reader = extract()
-  const stop = (error: Error) => reader.destroy(error)
-  source.on("error", (error) => stop(fail("Io", `cannot be read (${error.message})`, "check the file")))
-  gunzip.on("error", (error) => stop(fail("Malformed", `is not gzip data (${error.message})`, notAPack)))
-  counter.on("error", stop)
-  const abort = () => stop(fail("Io", "reading was interrupted", "run the command again"))
-  signal?.addEventListener("abort", abort, { once: true })
-  source.pipe(gunzip).pipe(counter).pipe(reader as unknown as NodeJS.WritableStream)
-
-  const seen = new Set<string>()
-  let manifest: Manifest | undefined
-  let listed = new Map<string, ManifestFile>()
-  try {
-    for await (const entry of reader) {
-      const header = entry.header
-      const name = header.name
-      if (manifest === undefined) {
-        if (name !== manifestName || kindOf(header) !== undefined) {
-          throw fail("Malformed", `its first entry is ${shownName(name)}, not ${manifestName}`, notAPack)
-        }
-        if (header.size > maxManifestBytes) {
-          throw fail(
-            "TooLarge",
-            `${manifestName} declares ${header.size} bytes, more than ${maxManifestBytes}`,
-            notAPack
-          )
-        }
-        const bytes = await readAll(entry)
-        const decoded = decodeManifest(bytes)
-        if (Either.isLeft(decoded)) throw fail(decoded.left.reason, `${manifestName}: ${decoded.left.text}`, notAPack)
-        const wrong = manifestProblem(decoded.right, maxBytes)
-        if (wrong !== undefined) {
-          throw fail(
-            wrong.reason,
-            `${manifestName}: ${wrong.text}`,
-            wrong.reason === "TooLarge" ? "raise --max-size-gib if you trust the sender" : notAPack
-          )
-        }
-        manifest = decoded.right
-        listed = new Map(manifest.files.map((entry) => [entry.path, entry]))
-        limit = seenBytes + decompressedBound(manifest, bytes.length)
-        await handlers.onManifest(manifest, bytes)
-        continue
-      }
-      const at = `entry ${shownName(name)}`
-      const refuse = "do not use this file; a pack vtree writes has none"
-      const unsafe = entryNameProblem(name)
-      if (unsafe !== undefined) throw fail("Unsafe", `${at} has ${unsafe}`, refuse)
-      const kind = kindOf(header)
-      if (kind !== undefined) throw fail("Unsafe", `${at} is ${kind}`, refuse)
-      const want = listed.get(name)
-      if (want === undefined) throw fail("Unsafe", `${at} is not in the manifest`, refuse)
-      if (seen.has(name)) throw fail("Unsafe", `${at} appears twice`, refuse)
-      seen.add(name)
-      if (header.size > want.size) {
-        throw fail("TooLarge", `${at} declares ${header.size} bytes, the manifest ${want.size}`, refuse)
-      }
-      if (header.size !== want.size) {
-        throw fail(
-          "Mismatch",
-          `${at}: size ${header.size} bytes, the manifest says ${want.size}`,
-          "ask its sender for a new pack"
-        )
-      }
-      const hash = createHash("sha256")
-      const written = (error: unknown) => {
-        throw fail(
-          "Io",
-          `${at} cannot be written (${error instanceof Error ? error.message : String(error)})`,
-          "check the output folder's permissions and free space"
-        )
-      }
-      const sink = await handlers.openFile(want).catch(written)
-      try {
-        for await (const chunk of entry) {
-          const bytes = chunk as Uint8Array
-          hash.update(bytes)
-          await sink.write(bytes).catch(written)
-        }
-      } finally {
-        await sink.close().catch(written)
-      }
-      const sha256 = hash.digest("hex")
-      if (sha256 !== want.sha256) {
-        throw fail(
-          "Mismatch",
-          `${at}: sha256 ${sha256} differs from the manifest's ${want.sha256}`,
-          "the file was changed or damaged; ask its sender for a new pack"
-        )
-      }
+    const missing = manifest.files.find((entry) => !seen.has(entry.path))
+    if (missing !== undefined) {
+      return yield* fail(
+        "Mismatch",
+        `${shownName(missing.path)} is in the manifest but missing from the pack`,
+        "ask its sender for a new pack"
+      )
     }
-  } catch (error) {
-    if (error instanceof PackError) throw error
-    throw fail(
-      "Malformed",
-      `is not a readable tar archive (${error instanceof Error ? error.message : String(error)})`,
-      notAPack
-    )
-  } finally {
-    signal?.removeEventListener("abort", abort)
-    source.destroy()
-    gunzip.destroy()
-    counter.destroy()
-    reader.destroy()
-  }
-  if (manifest === undefined) throw fail("Malformed", `holds no ${manifestName}`, notAPack)
-  const missing = manifest.files.find((entry) => !seen.has(entry.path))
-  if (missing !== undefined) {
-    throw fail(
-      "Mismatch",
-      `${shownName(missing.path)} is in the manifest but missing from the pack`,
-      "ask its sender for a new pack"
-    )
-  }
-  return manifest
-}
+    return manifest
+  }))
+})

@@ -7,20 +7,22 @@
  *
  * The same trees always give the same bytes: entries in path order, every header with the same time,
  * owner and mode, no creation date in the manifest. Tree caches (`.vtree/`) stay behind; links, FIFOs
- * and devices inside a tree are refused. The file is written beside --out and renamed over it at the end.
+ * and devices inside a tree are refused. The file is written beside --out and renamed over it at the end;
+ * a failure or an interruption (Ctrl-C) removes it once its streams are closed.
  */
 import * as Path from "@effect/platform/Path"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Exit, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { createReadStream, createWriteStream } from "node:fs"
+import { createWriteStream } from "node:fs"
 import { lstat, mkdir, readdir, readFile, realpath, rename, rm } from "node:fs/promises"
 import { pipeline } from "node:stream/promises"
 import { createGzip } from "node:zlib"
-import { pack } from "tar-stream"
+import { type Pack, pack } from "tar-stream"
 import { packageVersion } from "../../../PackageRoot.js"
 import { parseTreeJson } from "../TreeJson.js"
 import { readTreeIndex, treeFolderOf } from "../TreeLoader.js"
 import { PackError } from "./PackError.js"
+import { errnoText, forEachChunkOf, fsStep, hashFile, writeChunk } from "./PackIo.js"
 import {
   cacheFolder,
   encodeManifest,
@@ -64,51 +66,48 @@ interface PackedFile {
 
 const fail = (reason: PackError["reason"], message: string) => new PackError({ reason, message })
 
-const errnoText = (error: unknown) =>
-  error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error)
-
 const ioFailure = (what: string) => (error: unknown) =>
   error instanceof PackError ? error : fail("Io", `${what} (${errnoText(error)}) — check the path and permissions`)
 
-const hashFile = async (file: string): Promise<{ readonly size: number; readonly sha256: string }> => {
-  const hash = createHash("sha256")
-  let size = 0
-  for await (const chunk of createReadStream(file)) {
-    size += (chunk as Buffer).length
-    hash.update(chunk as Buffer)
-  }
-  return { size, sha256: hash.digest("hex") }
-}
-
-/** The regular files of one tree folder, in path order, hashed; the cache folder skipped, anything else refused. */
-const treeFiles = async (folderPath: string, folder: string): Promise<ReadonlyArray<PackedFile>> => {
-  const files: Array<PackedFile> = []
-  const visit = async (relative: ReadonlyArray<string>) => {
-    for (const name of (await readdir(`${folderPath}/${relative.join("/")}`)).sort()) {
-      if (relative.length === 0 && name === cacheFolder) continue
-      const parts = [...relative, name]
-      const entry = `${folder}/${parts.join("/")}`
-      const source = `${folderPath}/${parts.join("/")}`
-      const unsafe = entryNameProblem(entry)
-      if (unsafe !== undefined) {
-        throw fail("BadInput", `${shownName(source)}: has ${unsafe}, which unpack refuses — rename or remove it`)
-      }
-      const stat = await lstat(source)
-      if (stat.isDirectory()) await visit(parts)
-      else if (stat.isFile()) files.push({ path: entry, source, ...(await hashFile(source)) })
-      else {
-        throw fail(
-          "BadInput",
-          `${shownName(source)}: ${
-            stat.isSymbolicLink() ? "a symbolic link" : "not a regular file"
-          }; a pack holds regular files only — replace it with the file itself, or remove it`
-        )
-      }
-    }
-  }
-  await visit([])
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-}
+/**
+ * The regular files of one tree folder, in path order, hashed; the cache folder skipped, anything else refused.
+ * `cannotRead` names a folder or file that cannot be read.
+ */
+const treeFiles = (folderPath: string, folder: string, cannotRead: (error: unknown) => PackError) =>
+  Effect.gen(function*() {
+    const files: Array<PackedFile> = []
+    const visit = (relative: ReadonlyArray<string>): Effect.Effect<void, PackError> =>
+      Effect.gen(function*() {
+        const names = yield* fsStep(() => readdir(`${folderPath}/${relative.join("/")}`), cannotRead)
+        for (const name of names.sort()) {
+          if (relative.length === 0 && name === cacheFolder) continue
+          const parts = [...relative, name]
+          const entry = `${folder}/${parts.join("/")}`
+          const source = `${folderPath}/${parts.join("/")}`
+          const unsafe = entryNameProblem(entry)
+          if (unsafe !== undefined) {
+            return yield* fail(
+              "BadInput",
+              `${shownName(source)}: has ${unsafe}, which unpack refuses — rename or remove it`
+            )
+          }
+          const stat = yield* fsStep(() => lstat(source), cannotRead)
+          if (stat.isDirectory()) yield* visit(parts)
+          else if (stat.isFile()) {
+            files.push({ path: entry, source, ...(yield* hashFile(source, cannotRead)) })
+          } else {
+            return yield* fail(
+              "BadInput",
+              `${shownName(source)}: ${
+                stat.isSymbolicLink() ? "a symbolic link" : "not a regular file"
+              }; a pack holds regular files only — replace it with the file itself, or remove it`
+            )
+          }
+        }
+      })
+    yield* visit([])
+    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  })
 
 /** The folders to pack, by name under `trees`: the ids asked for, or every folder holding tree.json. */
 const chooseFolders = Effect.fn("TreePack.chooseFolders")(function*(trees: string, videoIds: ReadonlyArray<string>) {
@@ -163,106 +162,128 @@ const treeRecord = Effect.fn("TreePack.treeRecord")(function*(dir: string) {
   return { videoId: index.videoId, build: build ?? null }
 })
 
-/** Streams `files` after the manifest into a gzipped tar at `target`, checking each file is what was hashed. */
-const writeArchive = async (
-  target: string,
-  manifestBytes: Buffer,
-  files: ReadonlyArray<PackedFile>,
-  signal: AbortSignal
-) => {
-  const archive = pack()
-  // Interrupted (Ctrl-C): the streams stop, so nothing writes the partial file after it is removed.
-  const abort = () => archive.destroy(new Error("interrupted"))
-  signal.addEventListener("abort", abort, { once: true })
-  const written = pipeline(archive, createGzip({ level: 9 }), createWriteStream(target, { flags: "wx", mode: 0o644 }))
-  const header = (name: string, size: number) => ({
-    name,
-    size,
-    mode: 0o644,
-    mtime: entryTime,
-    uid: 0,
-    gid: 0,
-    uname: "",
-    gname: "",
-    type: "file" as const
+const header = (name: string, size: number) => ({
+  name,
+  size,
+  mode: 0o644,
+  mtime: entryTime,
+  uid: 0,
+  gid: 0,
+  uname: "",
+  gname: "",
+  type: "file" as const
+})
+
+/** One file streamed into the archive as an entry, checked to be the bytes that were hashed for the manifest. */
+const writeEntry = (archive: Pack, file: PackedFile) =>
+  Effect.gen(function*() {
+    const changed = (error?: unknown) =>
+      fail(
+        "BadInput",
+        `${shownName(file.source)}: changed while it was packed${
+          error === undefined ? "" : ` (${errnoText(error)})`
+        } — pack again`
+      )
+    const hash = createHash("sha256")
+    let sink: NodeJS.WritableStream & { destroy: (error?: Error) => void } | undefined
+    const done = new Promise<void>((resolve, reject) => {
+      sink = archive.entry(header(file.path, file.size), (error) => (error ? reject(error) : resolve()))
+    })
+    done.catch(() => undefined)
+    const entry = sink!
+    yield* forEachChunkOf(file.source, (chunk) => {
+      hash.update(chunk)
+      return writeChunk(entry, chunk)
+    }, (error) => {
+      entry.destroy(error as Error)
+      return changed(error)
+    })
+    entry.end()
+    yield* Effect.tryPromise({ try: () => done, catch: changed })
+    if (hash.digest("hex") !== file.sha256) return yield* changed()
   })
-  const entryDone = (start: (callback: (error?: Error | null) => void) => void) =>
-    new Promise<void>((resolve, reject) => start((error) => (error ? reject(error) : resolve())))
-  try {
-    await entryDone((callback) => archive.entry(header(manifestName, manifestBytes.length), manifestBytes, callback))
-    for (const file of files) {
-      const hash = createHash("sha256")
-      await entryDone((callback) => {
-        const sink = archive.entry(header(file.path, file.size), callback)
-        void (async () => {
-          try {
-            for await (const chunk of createReadStream(file.source)) {
-              hash.update(chunk as Buffer)
-              if (!sink.write(chunk as Buffer)) {
-                await new Promise<void>((resolve) => sink.once("drain", () => resolve()))
-              }
-            }
-            sink.end(undefined)
-          } catch (error) {
-            sink.destroy(error as Error)
-          }
-        })()
-      }).catch((error: unknown) => {
-        throw fail(
-          "BadInput",
-          `${shownName(file.source)}: changed while it was packed (${errnoText(error)}) — pack again`
+
+/**
+ * Streams `files` after the manifest into a gzipped tar at `target`. The streams are closed before the scope
+ * is: after a failure or an interruption nothing writes the file once it is removed.
+ */
+const writeArchive = (target: string, manifestBytes: Buffer, files: ReadonlyArray<PackedFile>, out: string) =>
+  Effect.gen(function*() {
+    const cannotWrite = ioFailure(`${out}: cannot be written`)
+    const archive = pack()
+    const sink = createWriteStream(target, { flags: "wx", mode: 0o644 })
+    const written = pipeline(archive, createGzip({ level: 9 }), sink)
+    const settled = written.then(() => undefined, () => undefined)
+    yield* Effect.addFinalizer((exit) =>
+      Exit.isSuccess(exit) ? Effect.void : Effect.promise(async () => {
+        archive.destroy()
+        sink.destroy()
+        await settled
+        if (!sink.closed) await new Promise<void>((resolve) => sink.once("close", () => resolve()))
+      })
+    )
+    // The output failing (disk full) stops the entries, which would otherwise wait for a drain that never comes.
+    const broken = Effect.async<never, PackError>((resume) => {
+      written.catch((error: unknown) => resume(Effect.fail(cannotWrite(error))))
+    })
+    const entries = Effect.gen(function*() {
+      yield* Effect.async<void, PackError>((resume) => {
+        archive.entry(
+          header(manifestName, manifestBytes.length),
+          manifestBytes,
+          (error) => resume(error ? Effect.fail(cannotWrite(error)) : Effect.void)
         )
       })
-      if (hash.digest("hex") !== file.sha256) {
-        throw fail("BadInput", `${shownName(file.source)}: changed while it was packed — pack again`)
+      for (const file of files) yield* writeEntry(archive, file)
+    })
+    yield* Effect.raceFirst(entries, broken)
+    archive.finalize()
+    yield* Effect.tryPromise({ try: () => written, catch: cannotWrite })
+  })
+
+/** `out` resolved, its folder made, refused when it lies inside a tree it packs or is not a file to replace. */
+const outputFile = (options: PackOptions, trees: string, folders: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    // The pack must not land inside a tree it packs: its half-written self would be packed too.
+    const out = path.resolve(options.out)
+    yield* fsStep(
+      () => mkdir(path.dirname(out), { recursive: true }),
+      ioFailure(`${options.out}: its folder cannot be made`)
+    )
+    const outDir = yield* fsStep(
+      () => realpath(path.dirname(out)),
+      ioFailure(`${options.out}: its folder cannot be read`)
+    )
+    for (const folder of folders) {
+      const treeDir = yield* fsStep(() => realpath(path.join(trees, folder)), ioFailure(`${folder}: cannot be read`))
+      const relative = path.relative(treeDir, outDir)
+      if (
+        relative === "" || !(relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative))
+      ) {
+        return yield* fail("BadInput", `${options.out}: inside the tree ${folder} it packs — write the pack elsewhere`)
       }
     }
-    archive.finalize()
-    await written
-  } catch (error) {
-    archive.destroy()
-    await written.catch(() => undefined)
-    throw error
-  } finally {
-    signal.removeEventListener("abort", abort)
-  }
-}
+    const existing = yield* Effect.promise(() => lstat(out).then(Option.some, () => Option.none()))
+    if (Option.isSome(existing) && !existing.value.isFile()) {
+      return yield* fail("BadInput", `${options.out}: exists and is not a regular file — choose another --out`)
+    }
+    return out
+  })
 
 export const packTrees = Effect.fn("TreePack.packTrees")(function*(options: PackOptions) {
   const path = yield* Path.Path
   const trees = path.resolve(options.trees)
   const folders = yield* chooseFolders(trees, options.videoIds)
   const records = yield* Effect.forEach(folders, (folder) => treeRecord(path.join(trees, folder)))
+  const out = yield* outputFile(options, trees, folders)
 
-  // The pack must not land inside a tree it packs: its half-written self would be packed too.
-  const out = path.resolve(options.out)
-  yield* Effect.tryPromise({
-    try: () => mkdir(path.dirname(out), { recursive: true }),
-    catch: ioFailure(`${options.out}: its folder cannot be made`)
-  })
-  const outDir = yield* Effect.tryPromise({
-    try: () => realpath(path.dirname(out)),
-    catch: ioFailure(`${options.out}: its folder cannot be read`)
-  })
-  for (const folder of folders) {
-    const treeDir = yield* Effect.tryPromise({
-      try: () => realpath(path.join(trees, folder)),
-      catch: ioFailure(`${folder}: cannot be read`)
-    })
-    const relative = path.relative(treeDir, outDir)
-    if (relative === "" || !(relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative))) {
-      return yield* fail("BadInput", `${options.out}: inside the tree ${folder} it packs — write the pack elsewhere`)
-    }
-  }
-  const existing = yield* Effect.promise(() => lstat(out).then(Option.some, () => Option.none()))
-  if (Option.isSome(existing) && !existing.value.isFile()) {
-    return yield* fail("BadInput", `${options.out}: exists and is not a regular file — choose another --out`)
-  }
-
-  const files = yield* Effect.tryPromise({
-    try: async () => (await Promise.all(folders.map((folder) => treeFiles(path.join(trees, folder), folder)))).flat(),
-    catch: ioFailure(`${options.trees}: cannot be read`)
-  })
+  const cannotRead = ioFailure(`${options.trees}: cannot be read`)
+  const files = (yield* Effect.forEach(
+    folders,
+    (folder) => treeFiles(path.join(trees, folder), folder, cannotRead),
+    { concurrency: "unbounded" }
+  )).flat()
   const manifest: Manifest = {
     format: "vtree-pack",
     format_version: 1,
@@ -272,10 +293,10 @@ export const packTrees = Effect.fn("TreePack.packTrees")(function*(options: Pack
     files: files.map((file) => ({ path: file.path, size: file.size, sha256: file.sha256 }))
   }
   const target = path.join(path.dirname(out), `.${path.basename(out)}.${randomBytes(4).toString("hex")}.partial`)
-  yield* Effect.tryPromise({
-    try: (signal) => writeArchive(target, encodeManifest(manifest), files, signal).then(() => rename(target, out)),
-    catch: ioFailure(`${options.out}: cannot be written`)
-  }).pipe(Effect.onError(() => Effect.promise(() => rm(target, { force: true }))))
+  yield* Effect.scoped(writeArchive(target, encodeManifest(manifest), files, options.out)).pipe(
+    Effect.zipRight(fsStep(() => rename(target, out), ioFailure(`${options.out}: cannot be written`))),
+    Effect.onError(() => Effect.promise(() => rm(target, { force: true })))
+  )
   const packedBytes = yield* Effect.promise(() => lstat(out).then((stat) => stat.size))
   return {
     file: out,

@@ -9,11 +9,12 @@
  */
 import { Effect, Either } from "effect"
 import { randomBytes } from "node:crypto"
-import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir } from "node:fs/promises"
+import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises"
 import { basename, dirname, join, resolve } from "node:path"
 import { PackError } from "./PackError.js"
-import { decodeManifest, type Manifest, manifestName, maxManifestBytes } from "./PackManifest.js"
-import { type FileSink, readPack } from "./PackReader.js"
+import { errnoText, fsStep } from "./PackIo.js"
+import { decodeManifest, manifestName, maxManifestBytes } from "./PackManifest.js"
+import { readPack } from "./PackReader.js"
 
 const gib = 1024 * 1024 * 1024
 /** The most bytes a pack may unpack to unless the caller raises it: a gzip bomb fills no disk. */
@@ -36,14 +37,13 @@ export interface UnpackSummary {
   readonly note: string | null
 }
 
-const errnoText = (error: unknown) =>
-  error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error)
+type OutState = "missing" | "empty" | "unpacked" | "other" | "not a folder"
 
 /** What is at `out` now: nothing, an empty folder, an earlier unpack, or something unpack must not replace. */
-const outState = async (out: string): Promise<"missing" | "empty" | "unpacked" | "other" | "not a folder"> => {
+const outStateOf = async (out: string): Promise<OutState> => {
   const stat = await lstat(out).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined
-    throw error
+    return Promise.reject(error)
   })
   if (stat === undefined) return "missing"
   if (!stat.isDirectory()) return "not a folder"
@@ -53,112 +53,94 @@ const outState = async (out: string): Promise<"missing" | "empty" | "unpacked" |
   return Either.isRight(decodeManifest(await readFile(join(out, manifestName)))) ? "unpacked" : "other"
 }
 
-/** A new file at `target` (never over an existing one) that a pack entry is written into. */
-const fileSink = async (target: string): Promise<FileSink> => {
-  await mkdir(dirname(target), { recursive: true })
-  const handle = await open(target, "wx", 0o644)
-  return {
-    write: async (chunk) => {
-      await handle.write(chunk)
-    },
-    close: () => handle.close()
+const ioFailure = (what: string) => (error: unknown) =>
+  new PackError({ reason: "Io", message: `${what} (${errnoText(error)}) — check permissions and free space` })
+
+const toError = (error: unknown) => error instanceof Error ? error : new Error(String(error))
+
+/** The failure for an `--out` unpack must not write to, given `replace`; none when it may. */
+const refuseOut = (options: UnpackOptions, state: OutState) => {
+  const exists = (message: string) => Effect.fail(new PackError({ reason: "Exists", message }))
+  if (state === "not a folder") return exists(`${options.out}: exists and is not a folder — choose a new --out folder`)
+  if (state === "other") {
+    return exists(
+      options.replace
+        ? `${options.out}: not empty and holds no ${manifestName} of an earlier unpack; --replace replaces only those — choose a new or empty --out folder`
+        : `${options.out}: not empty — choose a new or empty --out folder, or pass --replace to replace an earlier unpack there`
+    )
   }
+  if (state === "unpacked" && !options.replace) {
+    return exists(
+      `${options.out}: holds an earlier unpack — pass --replace to replace it, or choose a new --out folder`
+    )
+  }
+  return Effect.void
 }
 
-const unpackInto = async (
-  options: UnpackOptions,
-  out: string,
-  staging: string,
-  signal: AbortSignal
-): Promise<Manifest> =>
+/**
+ * The pack read into `staging`, entry by entry. Names were checked (PackReader.ts): relative, no `..`, no
+ * empty part; staging is new and holds only what this wrote, so no link can be on the way. Every folder and
+ * file is made by one uninterruptible step, and bytes go only into a handle such a step opened: nothing can
+ * make a path in staging again after an interrupted unpack has removed it.
+ */
+const unpackInto = (options: UnpackOptions, staging: string) =>
   readPack(options.file, options.maxBytes ?? defaultMaxBytes, {
-    onManifest: async (_manifest, bytes) => {
-      const handle = await open(join(staging, manifestName), "wx", 0o644)
-      await handle.writeFile(bytes).finally(() => handle.close())
-    },
-    // Names were checked (PackReader.ts): relative, no `..`, no empty part; staging is new and holds only
-    // what this loop wrote, so no link can be on the way.
-    openFile: (listed) => fileSink(join(staging, ...listed.path.split("/")))
-  }, signal)
+    onManifest: (_manifest, bytes) =>
+      fsStep(
+        () => writeFile(join(staging, manifestName), bytes, { flag: "wx", mode: 0o644 }),
+        ioFailure(`${options.file}: cannot be unpacked into ${dirname(staging)}`)
+      ),
+    openFile: (listed) => {
+      const target = join(staging, ...listed.path.split("/"))
+      return Effect.acquireRelease(
+        fsStep(async () => {
+          await mkdir(dirname(target), { recursive: true })
+          return open(target, "wx", 0o644)
+        }, toError),
+        // A close that fails leaves a file the hash already checked; the unpack goes on.
+        (handle) => Effect.promise(() => handle.close().catch(() => undefined))
+      ).pipe(
+        Effect.map((handle) => ({ write: (chunk) => handle.write(chunk).then(() => undefined) }))
+      )
+    }
+  })
+
+/** `staging` made DIR: DIR (empty or an earlier unpack, set aside until the new one is in place) replaced. */
+const putInPlace = (options: UnpackOptions, out: string, staging: string, now: OutState) =>
+  fsStep(async () => {
+    if (now === "empty") await rmdir(out)
+    if (now !== "unpacked") return rename(staging, out)
+    const aside = join(dirname(out), `.${basename(out)}.replaced-${randomBytes(4).toString("hex")}`)
+    await rename(out, aside)
+    await rename(staging, out).catch(async (error: unknown) => {
+      await rename(aside, out)
+      return Promise.reject(error)
+    })
+    await rm(aside, { recursive: true, force: true })
+  }, ioFailure(`${options.out}: cannot be put in place`))
 
 export const unpackTrees = Effect.fn("TreeUnpack.unpackTrees")(function*(options: UnpackOptions) {
   const out = resolve(options.out)
   const parent = dirname(out)
-  const fail = (reason: PackError["reason"], message: string) => new PackError({ reason, message })
-  const ioFailure = (what: string) => (error: unknown) =>
-    error instanceof PackError ? error : fail("Io", `${what} (${errnoText(error)}) — check permissions and free space`)
-  const refuseOut = (state: Awaited<ReturnType<typeof outState>>) => {
-    if (state === "not a folder") {
-      return Effect.fail(fail("Exists", `${options.out}: exists and is not a folder — choose a new --out folder`))
-    }
-    if (state === "other") {
-      return Effect.fail(
-        fail(
-          "Exists",
-          options.replace
-            ? `${options.out}: not empty and holds no ${manifestName} of an earlier unpack; --replace replaces only those — choose a new or empty --out folder`
-            : `${options.out}: not empty — choose a new or empty --out folder, or pass --replace to replace an earlier unpack there`
-        )
-      )
-    }
-    if (state === "unpacked" && !options.replace) {
-      return Effect.fail(
-        fail(
-          "Exists",
-          `${options.out}: holds an earlier unpack — pass --replace to replace it, or choose a new --out folder`
-        )
-      )
-    }
-    return Effect.void
-  }
-  const state = yield* Effect.tryPromise({
-    try: () => outState(out),
-    catch: ioFailure(`${options.out}: cannot be read`)
-  })
-  yield* refuseOut(state)
-  yield* Effect.tryPromise({
-    try: () => mkdir(parent, { recursive: true }),
-    catch: ioFailure(`${parent}: cannot be made`)
-  })
+  const outState = fsStep(() => outStateOf(out), ioFailure(`${options.out}: cannot be read`))
+  yield* Effect.flatMap(outState, (state) => refuseOut(options, state))
+  yield* fsStep(() => mkdir(parent, { recursive: true }), ioFailure(`${parent}: cannot be made`))
 
   return yield* Effect.acquireUseRelease(
-    Effect.tryPromise({
-      // A new folder (mkdir fails on an existing one), made with the umask's mode rather than mkdtemp's 0700:
-      // it becomes the trees folder.
-      try: async () => {
-        const staging = join(parent, `.${basename(out)}.unpack-${randomBytes(6).toString("hex")}`)
-        await mkdir(staging)
-        return staging
-      },
-      catch: ioFailure(`${parent}: cannot make a folder to unpack into`)
-    }),
+    // A new folder (mkdir fails on an existing one), made with the umask's mode rather than mkdtemp's 0700:
+    // it becomes the trees folder.
+    fsStep(async () => {
+      const staging = join(parent, `.${basename(out)}.unpack-${randomBytes(6).toString("hex")}`)
+      await mkdir(staging)
+      return staging
+    }, ioFailure(`${parent}: cannot make a folder to unpack into`)),
     (staging) =>
       Effect.gen(function*() {
-        const manifest = yield* Effect.tryPromise({
-          try: (signal) => unpackInto(options, out, staging, signal),
-          catch: ioFailure(`${options.file}: cannot be unpacked into ${parent}`)
-        })
+        const manifest = yield* unpackInto(options, staging)
         // Looked at again: something may have appeared at DIR while the pack was read.
-        const now = yield* Effect.tryPromise({
-          try: () => outState(out),
-          catch: ioFailure(`${options.out}: cannot be read`)
-        })
-        yield* refuseOut(now)
-        yield* Effect.tryPromise({
-          try: async () => {
-            if (now === "empty") await rmdir(out)
-            if (now !== "unpacked") return rename(staging, out)
-            // The earlier unpack is set aside, not deleted, until the new one is in its place.
-            const aside = join(parent, `.${basename(out)}.replaced-${randomBytes(4).toString("hex")}`)
-            await rename(out, aside)
-            await rename(staging, out).catch(async (error: unknown) => {
-              await rename(aside, out)
-              throw error
-            })
-            await rm(aside, { recursive: true, force: true })
-          },
-          catch: ioFailure(`${options.out}: cannot be put in place`)
-        })
+        const now = yield* outState
+        yield* refuseOut(options, now)
+        yield* putInPlace(options, out, staging, now)
         return {
           dir: out,
           trees: manifest.trees.map((tree) => tree.folder),

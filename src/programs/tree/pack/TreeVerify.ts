@@ -5,11 +5,10 @@
  * Each tree's cache folder (`.vtree/`, written when the trees are used) is not part of the pack.
  */
 import { Effect, Either } from "effect"
-import { createHash } from "node:crypto"
-import { createReadStream } from "node:fs"
 import { lstat, readdir, readFile, stat as statOf } from "node:fs/promises"
 import { join } from "node:path"
 import { PackError } from "./PackError.js"
+import { errnoText, hashFile } from "./PackIo.js"
 import {
   cacheFolder,
   decodeManifest,
@@ -34,7 +33,7 @@ const summary = (manifest: Manifest): VerifySummary => ({
   bytes: manifest.files.reduce((sum, entry) => sum + entry.size, 0)
 })
 
-const noSink = { write: () => Promise.resolve(), close: () => Promise.resolve() }
+const noSink = { write: () => undefined }
 
 interface Found {
   readonly kind: "file" | "other"
@@ -58,48 +57,62 @@ const walk = async (dir: string): Promise<Map<string, Found>> => {
   return found
 }
 
-const sha256Of = async (file: string): Promise<string> => {
-  const hash = createHash("sha256")
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer)
-  return hash.digest("hex")
-}
+const cannotRead = (input: string) => (error: unknown) =>
+  new PackError({ reason: "Io", message: `${input}: cannot be read (${errnoText(error)}) — check permissions` })
 
-const verifyFolder = async (dir: string, maxBytes: number): Promise<Manifest> => {
-  const fail = (reason: PackError["reason"], text: string, fix: string) =>
-    new PackError({ reason, message: `${dir}: ${text} — ${fix}` })
-  const manifestFile = join(dir, manifestName)
-  const stat = await lstat(manifestFile).catch(() => undefined)
-  if (stat === undefined || !stat.isFile()) {
-    throw fail("Malformed", `no ${manifestName}`, "verify takes a pack file or a folder vtree tree unpack wrote")
-  }
-  if (stat.size > maxManifestBytes) {
-    throw fail("TooLarge", `${manifestName} is over ${maxManifestBytes} bytes`, "unpack the pack again")
-  }
-  const decoded = decodeManifest(await readFile(manifestFile))
-  if (Either.isLeft(decoded)) {
-    throw fail(decoded.left.reason, `${manifestName}: ${decoded.left.text}`, "unpack the pack again")
-  }
-  const manifest = decoded.right
-  const wrong = manifestProblem(manifest, maxBytes)
-  if (wrong !== undefined) throw fail(wrong.reason, `${manifestName}: ${wrong.text}`, "unpack the pack again")
+/** The manifest.json of an unpacked folder, decoded and checked. */
+const folderManifest = (dir: string, maxBytes: number) =>
+  Effect.gen(function*() {
+    const fail = (reason: PackError["reason"], text: string, fix: string) =>
+      new PackError({ reason, message: `${dir}: ${text} — ${fix}` })
+    const manifestFile = join(dir, manifestName)
+    const stat = yield* Effect.promise(() => lstat(manifestFile).catch(() => undefined))
+    if (stat === undefined || !stat.isFile()) {
+      return yield* fail(
+        "Malformed",
+        `no ${manifestName}`,
+        "verify takes a pack file or a folder vtree tree unpack wrote"
+      )
+    }
+    if (stat.size > maxManifestBytes) {
+      return yield* fail("TooLarge", `${manifestName} is over ${maxManifestBytes} bytes`, "unpack the pack again")
+    }
+    const decoded = decodeManifest(
+      yield* Effect.tryPromise({ try: () => readFile(manifestFile), catch: cannotRead(dir) })
+    )
+    if (Either.isLeft(decoded)) {
+      return yield* fail(decoded.left.reason, `${manifestName}: ${decoded.left.text}`, "unpack the pack again")
+    }
+    const wrong = manifestProblem(decoded.right, maxBytes)
+    if (wrong !== undefined) return yield* fail(wrong.reason, `${manifestName}: ${wrong.text}`, "unpack the pack again")
+    return decoded.right
+  })
 
-  const listed = new Map(manifest.files.map((entry) => [entry.path, entry]))
-  const found = await walk(dir)
-  const paths = [...new Set([...listed.keys(), ...found.keys()])].sort()
-  const differs = (path: string, text: string) =>
-    fail("Mismatch", `${shownName(path)} ${text}`, "unpack the pack again, or ask its sender for a new one")
-  for (const path of paths) {
-    const want = listed.get(path)
-    const have = found.get(path)
-    if (have === undefined) throw differs(path, "is in the manifest but missing")
-    if (want === undefined) throw differs(path, "is not in the manifest")
-    if (have.kind !== "file") throw differs(path, "is not a regular file (a link, a FIFO or a device)")
-    if (have.size !== want.size) throw differs(path, `has size ${have.size} bytes, the manifest says ${want.size}`)
-    const sha256 = await sha256Of(join(dir, ...path.split("/")))
-    if (sha256 !== want.sha256) throw differs(path, `has sha256 ${sha256}, the manifest says ${want.sha256}`)
-  }
-  return manifest
-}
+const verifyFolder = (dir: string, maxBytes: number) =>
+  Effect.gen(function*() {
+    const manifest = yield* folderManifest(dir, maxBytes)
+    const listed = new Map(manifest.files.map((entry) => [entry.path, entry]))
+    const found = yield* Effect.tryPromise({ try: () => walk(dir), catch: cannotRead(dir) })
+    const paths = [...new Set([...listed.keys(), ...found.keys()])].sort()
+    const differs = (path: string, text: string) =>
+      new PackError({
+        reason: "Mismatch",
+        message: `${dir}: ${shownName(path)} ${text} — unpack the pack again, or ask its sender for a new one`
+      })
+    for (const path of paths) {
+      const want = listed.get(path)
+      const have = found.get(path)
+      if (have === undefined) return yield* differs(path, "is in the manifest but missing")
+      if (want === undefined) return yield* differs(path, "is not in the manifest")
+      if (have.kind !== "file") return yield* differs(path, "is not a regular file (a link, a FIFO or a device)")
+      if (have.size !== want.size) {
+        return yield* differs(path, `has size ${have.size} bytes, the manifest says ${want.size}`)
+      }
+      const { sha256 } = yield* hashFile(join(dir, ...path.split("/")), cannotRead(dir))
+      if (sha256 !== want.sha256) return yield* differs(path, `has sha256 ${sha256}, the manifest says ${want.sha256}`)
+    }
+    return manifest
+  })
 
 /** Checks a pack file or an unpacked folder against its manifest; fails with the first difference. */
 export const verifyPack = Effect.fn("TreeVerify.verifyPack")(function*(
@@ -118,20 +131,8 @@ export const verifyPack = Effect.fn("TreeVerify.verifyPack")(function*(
         } — pass a pack file or a folder vtree tree unpack wrote`
       })
   })
-  const manifest = yield* Effect.tryPromise({
-    try: (signal) => (stat.isDirectory() ? verifyFolder(input, maxBytes) : readPack(input, maxBytes, {
-      onManifest: () => Promise.resolve(),
-      openFile: () => Promise.resolve(noSink)
-    }, signal)),
-    catch: (error) =>
-      error instanceof PackError
-        ? error
-        : new PackError({
-          reason: "Io",
-          message: `${input}: cannot be read (${
-            error instanceof Error ? error.message : String(error)
-          }) — check permissions`
-        })
-  })
+  const manifest = yield* stat.isDirectory()
+    ? verifyFolder(input, maxBytes)
+    : readPack(input, maxBytes, { onManifest: () => Effect.void, openFile: () => Effect.succeed(noSink) })
   return summary(manifest)
 })

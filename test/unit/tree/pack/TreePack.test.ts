@@ -1,10 +1,13 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Deferred, Effect, Either, Exit, Fiber } from "effect"
+import { createReadStream, readFileSync } from "node:fs"
 import { cp, readdir, readFile, writeFile } from "node:fs/promises"
+import { PassThrough } from "node:stream"
 import { gunzipSync, gzipSync } from "node:zlib"
 import { extract } from "tar-stream"
+import { PackFiles } from "../../../../src/programs/tree/pack/PackIo.js"
 import { packTrees } from "../../../../src/programs/tree/pack/TreePack.js"
 import { unpackTrees } from "../../../../src/programs/tree/pack/TreeUnpack.js"
 import { verifyPack } from "../../../../src/programs/tree/pack/TreeVerify.js"
@@ -36,6 +39,27 @@ const run = <A, E, R>(effect: Effect.Effect<A, E, R>) => effect.pipe(Effect.prov
 const failure = <A, E extends { readonly message: string; readonly reason: string }, R>(
   effect: Effect.Effect<A, E, R>
 ) => Effect.flip(effect)
+
+/**
+ * Files read as the programs read them, except that the `call`-th read of `file` (1 for the first) gives its
+ * first `bytes` bytes, completes `stalled` and never ends: a program reading it is stopped mid-way, for as
+ * long as the test likes.
+ */
+const stallingAt = (file: string, call: number, bytes: number, stalled: Deferred.Deferred<void>) => {
+  let calls = 0
+  return Effect.provideService(PackFiles, {
+    read: (path) => {
+      if (path !== file || ++calls !== call) return createReadStream(path)
+      const stream = new PassThrough()
+      stream.write(readFileSync(path).subarray(0, bytes))
+      Deferred.unsafeDone(stalled, Exit.void)
+      return stream
+    }
+  })
+}
+
+/** Waits until `ready` holds, looking again after each real read of the disk it makes. */
+const until = <E, R>(ready: Effect.Effect<boolean, E, R>) => Effect.repeat(ready, { until: (done) => done })
 
 /** Every entry of a pack file: name, type, body. */
 const entriesOf = async (file: string) => {
@@ -450,6 +474,81 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
         const error = yield* refused([{ header: { name: "t1/\u001b]0;owned\u0007.jpg" }, body: "x" }])
         assert.notInclude(error.message, "\u001b")
         assert.include(error.message, "\\x1b")
+      })))
+  })
+
+  describe("an interruption (Ctrl-C) leaves nothing behind", () => {
+    it.scoped("pack interrupted while it writes the archive removes the partial file and keeps an earlier pack", () =>
+      run(Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const { root, trees } = yield* treesFolder
+        const out = path.join(root, "trees.tar.gz")
+        yield* fs.writeFileString(out, "an earlier pack")
+        const before = (yield* fs.readDirectory(root)).sort()
+        // The second read of the sample's tree.json is the archive's (the first hashed it): stall there.
+        const stalled = yield* Deferred.make<void>()
+        const source = path.join(trees, sampleId, "tree.json")
+        const fiber = yield* packTrees({ trees, videoIds: [], out, note: null }).pipe(
+          stallingAt(source, 2, 100, stalled),
+          Effect.fork
+        )
+        yield* Deferred.await(stalled)
+        const partial = yield* until(
+          Effect.map(fs.readDirectory(root), (names) => names.some((name) => name.endsWith(".partial")))
+        )
+        assert.isTrue(partial)
+        yield* Fiber.interrupt(fiber)
+        assert.deepStrictEqual((yield* fs.readDirectory(root)).sort(), before)
+        assert.strictEqual(yield* fs.readFileString(out), "an earlier pack")
+      })))
+
+    it.scoped("unpack interrupted after some entries are written removes its folder and leaves --out untouched", () =>
+      run(Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const { root, trees } = yield* treesFolder
+        const file = path.join(root, "trees.tar.gz")
+        yield* packTrees({ trees, videoIds: [], out: file, note: null })
+        const before = (yield* fs.readDirectory(root)).sort()
+        // Two thirds of the pack: the manifest and the synthetic tree arrive, the sample's frames do not all.
+        const size = Number((yield* fs.stat(file)).size)
+        const stalled = yield* Deferred.make<void>()
+        const out = path.join(root, "unpacked")
+        const fiber = yield* unpackTrees({ file, out, replace: false }).pipe(
+          stallingAt(file, 1, Math.floor((size * 2) / 3), stalled),
+          Effect.fork
+        )
+        yield* Deferred.await(stalled)
+        const staged = Effect.gen(function*() {
+          const staging = (yield* fs.readDirectory(root)).find((name) => name.startsWith(".unpacked.unpack-"))
+          return staging !== undefined && (yield* fs.exists(path.join(root, staging, "synth01", "tree.json")))
+        })
+        assert.isTrue(yield* until(staged))
+        yield* Fiber.interrupt(fiber)
+        assert.deepStrictEqual((yield* fs.readDirectory(root)).sort(), before)
+        assert.isFalse(yield* fs.exists(out))
+      })))
+
+    it.scoped("unpack interrupted into an empty --out leaves it empty", () =>
+      run(Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const { root, trees } = yield* treesFolder
+        const file = path.join(root, "trees.tar.gz")
+        yield* packTrees({ trees, videoIds: [], out: file, note: null })
+        const out = path.join(root, "unpacked")
+        yield* fs.makeDirectory(out)
+        const before = (yield* fs.readDirectory(root)).sort()
+        const stalled = yield* Deferred.make<void>()
+        const fiber = yield* unpackTrees({ file, out, replace: false }).pipe(
+          stallingAt(file, 1, 4096, stalled),
+          Effect.fork
+        )
+        yield* Deferred.await(stalled)
+        yield* Fiber.interrupt(fiber)
+        assert.deepStrictEqual((yield* fs.readDirectory(root)).sort(), before)
+        assert.deepStrictEqual(yield* fs.readDirectory(out), [])
       })))
   })
 

@@ -1,5 +1,6 @@
 import * as effectEslint from "@effect/eslint-plugin"
 import importX, { createNodeResolver } from "eslint-plugin-import-x"
+import { builtinRules } from "eslint/use-at-your-own-risk"
 import { readdirSync } from "node:fs"
 import tseslint from "typescript-eslint"
 
@@ -111,11 +112,25 @@ const boundaries = [
   // ...forbid("src/programs/harness", ["src/programs/report"], "programs/report reads what the harness saved, not the other way: move cost, outcomes and the run record below both"),
 ]
 
+// ESLint's recommended rules, read from the rules' own metadata: the same set as @eslint/js's `recommended`, which is
+// not a dependency of ours.
+const eslintRecommended = Object.fromEntries(
+  [...builtinRules].filter(([, rule]) => rule.meta?.docs?.recommended === true).map(([name]) => [name, "error"])
+)
+// Node's globals for the .mjs/.cjs scripts (TypeScript checks the .ts files' names itself).
+const nodeGlobals = Object.fromEntries(
+  ["console", "process", "URL", "require", "module", "__dirname", "Buffer", "setTimeout", "clearTimeout"].map((
+    name
+  ) => [name, "readonly"])
+)
+
 // The formatter is Effect's own dprint settings (as in the Effect-TS/effect repository), run as an ESLint rule so one
 // command both formats (`npm run format`) and checks (`npm run lint`). Beside it, the import rules: one import
 // statement per module (types apart) and types imported as types, so a type-only dependency never loads a module.
 export default [
   { ignores: ["dist/**", "node_modules/**", "coverage/**", "samples/**", "prompts/**", "docs/**"] },
+  { rules: eslintRecommended },
+  ...tseslint.configs.recommended,
   ...effectEslint.configs.dprint,
   {
     files: ["**/*.ts", "**/*.mjs"],
@@ -133,6 +148,35 @@ export default [
           "arrowFunction.useParentheses": "force"
         }
       }],
+      // The Effect-TS/effect repository's choices beside the recommended sets.
+      "no-fallthrough": "off",
+      "no-irregular-whitespace": "off",
+      "object-shorthand": "error",
+      "prefer-destructuring": "off",
+      "no-restricted-syntax": ["error", {
+        selector: "CallExpression[callee.property.name='push'] > SpreadElement.arguments",
+        message:
+          "Do not use spread arguments in Array.push: a long array overflows the call stack; use a loop or concat"
+      }],
+      "no-unused-vars": "off",
+      "require-yield": "off",
+      "prefer-rest-params": "off",
+      "prefer-spread": "off",
+      "@typescript-eslint/array-type": ["error", { default: "generic", readonly: "generic" }],
+      "@typescript-eslint/no-non-null-assertion": "off",
+      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-empty-object-type": "off",
+      "@typescript-eslint/no-unsafe-function-type": "off",
+      "@typescript-eslint/no-wrapper-object-types": "off",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/ban-ts-comment": "off",
+      "@typescript-eslint/no-array-constructor": "off",
+      "@typescript-eslint/no-use-before-define": "off",
+      "@typescript-eslint/no-namespace": "off",
+      // vtree's own: terminal-safe text strips control characters, so its patterns name them on purpose.
+      "no-control-regex": "off",
+      "import-x/first": "error",
+      "import-x/newline-after-import": "error",
       "import-x/no-duplicates": "error",
       "@typescript-eslint/consistent-type-imports": ["error", {
         prefer: "type-imports",
@@ -140,6 +184,13 @@ export default [
       }]
     }
   },
+  { files: ["**/*.mjs", "**/*.cjs"], languageOptions: { globals: nodeGlobals } },
+  // A `node --require` preload is CommonJS by nature.
+  { files: ["**/*.cjs"], rules: { "@typescript-eslint/no-require-imports": "off" } },
+  // Every line vtree writes goes through cli/TerminalConsole.ts (Effect's Console), so data never drives a terminal.
+  // Effect's own packages' rule; `@effect/no-import-from-barrel-package` is theirs for libraries only, and vtree
+  // imports "effect" whole as Effect's docs advise for applications.
+  { files: ["src/**/*.ts"], rules: { "no-console": "error" } },
   {
     files: ["src/**/*.ts"],
     // Imports are written `./X.js` for NodeNext; the boundaries are checked against the `.ts` file they name.

@@ -102,6 +102,16 @@ describe("lint: README's dependency rules", () => {
       )
     }))
 
+  it.effect("writing with console in src/ fails: lines go through the TerminalConsole", () =>
+    Effect.gen(function*() {
+      const results = yield* Effect.promise(() =>
+        eslint.lintText(`console.log("x")\n`, { filePath: "src/programs/report/Planted.ts" })
+      )
+      assert.deepStrictEqual(results.flatMap((result) => result.messages).map((message) => message.ruleId), [
+        "no-console"
+      ])
+    }))
+
   it.effect("the imports README allows pass", () =>
     Effect.gen(function*() {
       const allowed: ReadonlyArray<readonly [string, string]> = [

@@ -56,8 +56,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const dbFile = process.argv[2] ?? join(mkdtempSync(join(tmpdir(), "vtree-example-")), "runs.db")
   program.pipe(
     Effect.flatMap((summary) => Console.log(Report.renderText(summary))),
-    Effect.provide(layers(dbFile)),
-    Effect.provide(NodeContext.layer),
+    Effect.provide(Layer.provideMerge(layers(dbFile), NodeContext.layer)),
     NodeRuntime.runMain
   )
 }

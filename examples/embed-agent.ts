@@ -61,8 +61,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
           `${calls.length} model calls: ${calls.map((call) => `${call.role}@step${call.parentStep}`).join(", ")}`
       )
     ),
-    Effect.provide(FakeModels),
-    Effect.provide(NodeContext.layer),
+    Effect.provide(Layer.provideMerge(FakeModels, NodeContext.layer)),
     NodeRuntime.runMain
   )
 }

@@ -2,7 +2,7 @@
 // tests run it in-process (test/support/cli/InProcess.ts) with their own TerminalConsole and config.
 import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Console, Effect, Exit, Logger } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Logger } from "effect"
 import type { CliError } from "./CliError.js"
 import { describeFailure } from "./ErrorReport.js"
 import { rootCommand } from "./Root.js"
@@ -23,10 +23,14 @@ export const cliProgram = (argv: ReadonlyArray<string>): Effect.Effect<void, Cli
       const line = describeFailure(cause)
       return line === undefined ? Effect.void : Console.error(line)
     }),
-    Effect.provide(NodeContext.layer),
     // Every log line goes to stderr, one logfmt line each: stdout belongs to results (and, for
     // `vtree mcp`, to the protocol alone).
-    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+    Effect.provide(
+      Layer.provideMerge(
+        NodeContext.layer,
+        Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+      )
+    ),
     withTerminalConsole
   )
 }

@@ -208,7 +208,7 @@ export const collectStream = (chunks: ReadonlyArray<ChatChunk>): ChatReply => {
     if (choice === undefined) continue
     content += choice.delta?.content ?? ""
     reasoning += choice.delta?.reasoning_content ?? choice.delta?.reasoning ?? ""
-    toolCallDeltas.push(...(choice.delta?.tool_calls ?? []))
+    for (const delta of choice.delta?.tool_calls ?? []) toolCallDeltas.push(delta)
     if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason
   }
   const toolCalls: ReadonlyArray<WireToolCall> = foldToolCallDeltas(toolCallDeltas)

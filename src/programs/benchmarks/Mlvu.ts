@@ -117,7 +117,7 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
   Either.gen(function*() {
     const files = input._tag === "File" ? [input.file] : input.files
     const out: Array<BenchmarkQuestion> = []
-    for (const f of files) out.push(...(yield* decodeFile(f)))
+    for (const f of files) for (const question of yield* decodeFile(f)) out.push(question)
     return out
   })
 

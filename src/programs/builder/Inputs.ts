@@ -119,7 +119,7 @@ export const listVideos = Effect.fn("Inputs.listVideos")(function*(
             } (looked for ${[...videoExtensions].join(" ")}) — name the videos directly`
         })
       }
-      files.push(...found)
+      for (const file of found) files.push(file)
     } else {
       files.push(input)
     }

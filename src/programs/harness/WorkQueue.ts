@@ -56,7 +56,7 @@ export const makeWorkQueue = Effect.fn("WorkQueue.make")(function*(options: Work
     while (true) {
       const claim = yield* store.claimQuestions(options.runId, options.ownerId, options.batch)
       if (claim.questionIds.length > 0) {
-        buffer.push(...(yield* Effect.forEach(claim.questionIds, toQuestion)))
+        for (const question of yield* Effect.forEach(claim.questionIds, toQuestion)) buffer.push(question)
         return
       }
       if (claim.heldByOthers === 0) {

@@ -345,9 +345,11 @@ export const decodeQuestions = (source: QuestionSource): Either.Either<ReadonlyA
           )
         )
       }
-      for (const { file, text } of source.files) located.push(...(yield* decodeVideoFile(file, text)))
+      for (const { file, text } of source.files) {
+        for (const question of yield* decodeVideoFile(file, text)) located.push(question)
+      }
     } else {
-      located.push(...(yield* decodeVideoMmeFile(source.file, source.text)))
+      for (const question of yield* decodeVideoMmeFile(source.file, source.text)) located.push(question)
     }
     if (located.length === 0) {
       const where = source._tag === "Directory" ? source.dir : source.file

@@ -185,7 +185,9 @@ const viewNode = Effect.fn("Dispatcher.viewNode")(function*(context: ToolContext
   ]
   if (appendix.entities.length > 0) lines.push(`${labels.entities} ${appendix.entities.join(", ")}`)
   if (appendix.visibleText.length > 0) lines.push(`${labels.onScreenText} ${appendix.visibleText.join(", ")}`)
-  if (children !== null) lines.push(...renderChildren(labels, children))
+  if (children !== null) {
+    for (const line of renderChildren(labels, children)) lines.push(line)
+  }
   return lines.join("\n")
 })
 

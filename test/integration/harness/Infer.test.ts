@@ -269,7 +269,7 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
       assert.match(result.stdout, /^Errors: 7 questions ended in error; the most common messages$/m)
       assert.match(
         result.stdout,
-        /^\s+7  llm: Transport: llm: connection failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/m
+        /^\s+7 {2}llm: Transport: llm: connection failed \(connect ECONNREFUSED 127\.0\.0\.1:\d+\)$/m
       )
       assert.include(
         result.stdout,

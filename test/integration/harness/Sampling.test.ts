@@ -2,7 +2,7 @@
 // the vision layer against it, checking that each request body carries exactly the fields its role was given.
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { loadVlmConfig } from "../../../src/config/ProviderConfig.js"
@@ -163,7 +163,7 @@ describe("OpenAiVlm: the vision role's sampling over HTTP", () => {
               text: "what is shown?",
               images: [frame],
               ...(maxTokens === undefined ? {} : { maxTokens })
-            })).pipe(Effect.provide(OpenAiVlm.layer(config)), Effect.provide(NodeFileSystem.layer))
+            })).pipe(Effect.provide(Layer.provideMerge(OpenAiVlm.layer(config), NodeFileSystem.layer)))
           const body = sim.requests.at(-1)!.body
           return Object.fromEntries(samplingKeys.filter((key) => key in body).map((key) => [key, body[key]]))
         })

@@ -50,7 +50,7 @@ describe("video_ask over Streamable HTTP (official SDK client)", () => {
         const received: Array<JSONRPCMessage> = []
         const send = transport.send.bind(transport)
         transport.send = (message, options) => {
-          sent.push(...(Array.isArray(message) ? message : [message]))
+          for (const one of Array.isArray(message) ? message : [message]) sent.push(one)
           return send(message, options)
         }
         const deliver = transport.onmessage!

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, TestClock } from "effect"
+import { Duration, Effect, Layer, TestClock } from "effect"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import { makeSearchTools } from "../../../src/programs/mcp/SearchTools.js"
 import { httpServer } from "../../support/mcp/HttpServer.js"
@@ -42,7 +42,7 @@ describe("vtree mcp --http as the Search Hub sidecar", () => {
         assert.notStrictEqual(b.structuredContent!.request_id, a.structuredContent!.request_id)
         // Another query is another entry.
         yield* Effect.promise(() => second.client.callTool(searchCall("wave energy")))
-      }).pipe(Effect.provide(served(searxng.origin)), Effect.provide(logs.layer))
+      }).pipe(Effect.provide(Layer.provideMerge(served(searxng.origin), logs.layer)))
       assert.strictEqual(searxng.requests.length, 2, "SearXNG was asked twice for three calls")
       assert.deepStrictEqual(logs.metrics.map((line) => line.cache), ["miss", "hit", "miss"])
       assert.notInclude(logs.lines.join("\n"), "tidal")
@@ -81,8 +81,9 @@ describe("vtree mcp --http as the Search Hub sidecar", () => {
         assert.strictEqual(after.structuredContent!.status, "success")
         assert.strictEqual(searxng.requests.length, 4)
       }).pipe(
-        Effect.provide(served(searxng.origin, { failures: 2, cooldown: Duration.seconds(30) })),
-        Effect.provide(logs.layer)
+        Effect.provide(
+          Layer.provideMerge(served(searxng.origin, { failures: 2, cooldown: Duration.seconds(30) }), logs.layer)
+        )
       )
       assert.deepStrictEqual(logs.metrics.map((line) => line.code ?? line.status), [
         "PROVIDER_ERROR",

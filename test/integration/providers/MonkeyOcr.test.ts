@@ -75,7 +75,7 @@ describe("MonkeyOcr against local OCR servers", () => {
       const { transcript, entries } = yield* Effect.gen(function*() {
         const transcript = yield* transcribe(paths)
         return { transcript, entries: yield* (yield* MemoryCallLog).entries }
-      }).pipe(Effect.provide(MonkeyOcr.layer(config([a.url, b.url]))), Effect.provide(MemoryCallLog.layer))
+      }).pipe(Effect.provide(Layer.provideMerge(MonkeyOcr.layer(config([a.url, b.url])), MemoryCallLog.layer)))
       assert.include(transcript, "[Frame 1/3] L3_000.jpg\nb:L3_000.jpg")
       assert.include(transcript, "[Frame 2/3] L3_001.jpg\n")
       assert.notInclude(transcript, "L3_002")

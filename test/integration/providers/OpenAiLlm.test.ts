@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Fiber, Option, TestClock } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 import { emptyUsage, withCallContext } from "../../../src/services/CallLog.js"
@@ -59,8 +59,7 @@ describe("OpenAiLlm against openai-sim", () => {
         return yield* (yield* MemoryCallLog).entries
       }).pipe(
         withCallContext({ questionId: "q7", parentStep: 2 }),
-        Effect.provide(OpenAiLlm.layer(llmConfig(sim.url))),
-        Effect.provide(MemoryCallLog.layer)
+        Effect.provide(Layer.provideMerge(OpenAiLlm.layer(llmConfig(sim.url)), MemoryCallLog.layer))
       )
       assert.strictEqual(entries.length, 2)
       assert.deepStrictEqual(

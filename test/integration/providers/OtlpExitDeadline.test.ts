@@ -2,7 +2,7 @@
 // flush's 500 ms have passed, the layer closes (the request cancelled, its spans counted) without waiting
 // for the request's own timeout, and says so in one warning line.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Logger, Redacted, TestClock } from "effect"
+import { Effect, Fiber, Layer, Logger, Redacted, TestClock } from "effect"
 import * as OtlpTracing from "../../../src/layers/otel/OtlpTracing.js"
 import { startBlackHole } from "../../support/otlp/Receiver.js"
 
@@ -38,8 +38,7 @@ describe("OtlpTracing at exit", () => {
         Effect.void.pipe(
           Effect.withSpan("one"),
           Effect.withSpan("two"),
-          Effect.provide(tracing),
-          Effect.provide(logger)
+          Effect.provide(Layer.provideMerge(tracing, logger))
         )
       )
       // The layer is closing: its flush has reached the collector, which says nothing.

@@ -2,7 +2,7 @@
 // them as a prefix-caching server does, the layer reads each dialect's usage block, and every call
 // reports them to the question's usage and to the call log.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 import { emptyUsage, withCallContext } from "../../../src/services/CallLog.js"
@@ -56,8 +56,7 @@ const runConversation = (dialect: UsageDialect, thinking: "none" | "dashscope" =
       return { replies, entries: yield* (yield* MemoryCallLog).entries }
     }).pipe(
       withCallContext({ questionId: "q", usage }),
-      Effect.provide(OpenAiLlm.layer(llmConfig(sim.url, { thinking }))),
-      Effect.provide(MemoryCallLog.layer)
+      Effect.provide(Layer.provideMerge(OpenAiLlm.layer(llmConfig(sim.url, { thinking })), MemoryCallLog.layer))
     )
     return { sim, usage, entries, replies }
   })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import type { ReadResponse } from "../../../src/domain/Search.js"
 import { parseAllowRanges } from "../../../src/domain/UrlSafety.js"
@@ -184,7 +184,7 @@ describe("hub requests", () => {
           hub.read({ url: "https://example.com/x", max_chars: 5 }),
           hub.search({ capability: "search.web", query: "" }),
           hub.search({ capability: "search.code", query: "tokens", scope: 3 })
-        ])).pipe(Effect.provide(hubLayer(settings)), Effect.provide(logs.layer))
+        ])).pipe(Effect.provide(Layer.provideMerge(hubLayer(settings), logs.layer)))
       assert.deepStrictEqual(outcomes.map((o) => (o.status === "error" ? o.error.code : o.status)), [
         "URL_BLOCKED",
         "INVALID_REQUEST",

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { gzipSync } from "node:zlib"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import type { SearchResponse } from "../../../src/domain/Search.js"
@@ -122,8 +122,7 @@ describe("SearXNG adapter (local server)", () => {
       const logs = captureLogs()
       yield* Effect.flatMap(SearchHub, (hub) => hub.search({ capability: "search.web", query: "secret project zebra" }))
         .pipe(
-          Effect.provide(hubLayer(searxngOn(server.origin))),
-          Effect.provide(logs.layer)
+          Effect.provide(Layer.provideMerge(hubLayer(searxngOn(server.origin)), logs.layer))
         )
       assert.strictEqual(logs.lines.length, 1)
       const line = logs.lines[0]!

@@ -204,7 +204,9 @@ const contract = (name: string, open: OpenClients) =>
               if (claim.questionIds.length === 0) {
                 return got
               }
-              got.push(...claim.questionIds)
+              for (const id of claim.questionIds) {
+                got.push(id)
+              }
             }
           })
         const got = yield* Effect.forEach(clients, (store, i) =>

@@ -86,7 +86,7 @@ describe("examples", () => {
       assert.deepStrictEqual(calls.filter((c) => c.role === "agent").map((c) => c.parentStep), [1, 2])
       assert.isTrue(calls.filter((c) => c.role === "tool").every((c) => c.parentStep === 1))
       assert.isTrue(calls.filter((c) => c.role === "tool").every((c) => c.questionId === "001-1"))
-    }).pipe(Effect.provide(EmbedExample.FakeModels), Effect.provide(NodeContext.layer)))
+    }).pipe(Effect.provide(Layer.provideMerge(EmbedExample.FakeModels, NodeContext.layer))))
 
   it.scoped("benchmark-with-fakes runs the samples into SQLite and summarizes them", () =>
     Effect.gen(function*() {

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Question } from "../../../src/domain/Question.js"
 import { completeSelection, selectionDifference } from "../../../src/programs/harness/RunSelection.js"
+import type { SelectionInput } from "../../../src/programs/harness/RunSelection.js"
 
 const question = (questionId: string) => ({ questionId }) as Question
-import type { SelectionInput } from "../../../src/programs/harness/RunSelection.js"
 
 const base: SelectionInput = {
   questionsPath: "/q.jsonl",

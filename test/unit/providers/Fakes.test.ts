@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, TestClock } from "effect"
+import { Effect, Fiber, Layer, TestClock } from "effect"
 import { ProviderError } from "../../../src/domain/ProviderError.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
@@ -33,8 +33,7 @@ describe("ScriptedLlm", () => {
         return { first, second, third, entries: yield* (yield* MemoryCallLog).entries }
       }).pipe(
         withCallContext({ questionId: "q", parentStep: 1, usage }),
-        Effect.provide(llm.layer),
-        Effect.provide(MemoryCallLog.layer)
+        Effect.provide(Layer.provideMerge(llm.layer, MemoryCallLog.layer))
       )
       assert.deepStrictEqual(first, {
         content: "two words",
@@ -112,7 +111,7 @@ describe("ScriptedVlm and ScriptedOcr", () => {
         const ocrError = yield* Effect.flip(reader.transcribeFrames(["/f/1.jpg"]))
         const text = yield* reader.transcribeFrames(["/f/2.jpg"])
         return { seen, ocrError, text }
-      }).pipe(withCallContext({ usage }), Effect.provide(vlm.layer), Effect.provide(ocr.layer))
+      }).pipe(withCallContext({ usage }), Effect.provide(Layer.provideMerge(vlm.layer, ocr.layer)))
       assert.strictEqual(seen.content, "a cat on a mat")
       assert.deepStrictEqual((yield* vlm.requests)[0]!.images, ["/f/1.jpg"])
       assert.strictEqual(ocrError.reason, "Transport")

@@ -408,8 +408,8 @@ describe("errors and retries", () => {
     const text = renderText(summarize(failing))
     const block = text.split("\n\n").find((b) => b.startsWith("Errors"))!.split("\n")
     assert.strictEqual(block[0], "Errors: 3 questions ended in error; the most common messages")
-    assert.match(block[3]!, /^\s+2  llm: Transport: llm: connection failed \(connect ECONNREFUSED 127\.0\.0\.1:9\)$/)
-    assert.isTrue(block.some((line) => /^\s+1  tool-llm: Server: HTTP 502/.test(line)))
+    assert.match(block[3]!, /^\s+2 {2}llm: Transport: llm: connection failed \(connect ECONNREFUSED 127\.0\.0\.1:9\)$/)
+    assert.isTrue(block.some((line) => /^\s+1 {2}tool-llm: Server: HTTP 502/.test(line)))
     assert.strictEqual(
       block.at(-1),
       "Ask them again once the cause is fixed: vtree infer --resume --retry-errors --run-id run-7 (with the run's --trees and --db)"

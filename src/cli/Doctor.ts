@@ -175,11 +175,12 @@ export const runChecks = (
   config: ProvidersConfig
 ): Effect.Effect<ReadonlyArray<DoctorRow>, never, FileSystem.FileSystem | HttpClient.HttpClient> =>
   Effect.gen(function*() {
-    const checks: Array<Check> = []
-    if (Option.isSome(config.llm)) checks.push(...(yield* llmChecks(config.llm.value)))
-    if (Option.isSome(config.vlm)) checks.push(...(yield* vlmChecks(config.vlm.value)))
-    if (Option.isSome(config.embedding)) checks.push(...(yield* embeddingChecks(config.embedding.value)))
-    if (Option.isSome(config.ocr)) checks.push(...(yield* ocrChecks(config.ocr.value)))
+    const checks: ReadonlyArray<Check> = [
+      ...(Option.isSome(config.llm) ? yield* llmChecks(config.llm.value) : []),
+      ...(Option.isSome(config.vlm) ? yield* vlmChecks(config.vlm.value) : []),
+      ...(Option.isSome(config.embedding) ? yield* embeddingChecks(config.embedding.value) : []),
+      ...(Option.isSome(config.ocr) ? yield* ocrChecks(config.ocr.value) : [])
+    ]
     return yield* Effect.all(checks, { concurrency: "unbounded" })
   })
 

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
-import { costOfCalls } from "../programs/report/Cost.js"
+import { costOfCalls } from "../domain/Cost.js"
 import {
   benchmarkOfFormat,
   type ExportFormat,

@@ -3,6 +3,7 @@
 // (src/services/RunStore.ts takes its types from them); the SQL store's row models
 // (src/layers/sql/Rows.ts) add only how a column is stored: JSON text, 0/1 flags, NULL.
 import { Schema, Struct } from "effect"
+import { CallRole } from "./CallRole.js"
 import { StepRecord, StopReason } from "./Prediction.js"
 import { ReplyShape } from "./Protocol.js"
 import { ProviderErrorReason } from "./ProviderError.js"
@@ -160,10 +161,6 @@ export type StepInput = typeof StepInput.Type
 /** A row of `steps`. */
 export const StepRow = Schema.Struct({ questionId: Schema.String, ...StepInput.fields })
 export type StepRow = typeof StepRow.Type
-
-/** Who made a provider call: the agent, the tool model, vision, embeddings or OCR. The one list of them. */
-export const callRoles = ["agent", "tool", "vlm", "embed", "ocr"] as const
-export const CallRole = Schema.Literal(...callRoles)
 
 /**
  * A row of `llm_calls`: one provider call (see CallLog's CallRecord) with the question and step it

@@ -1,5 +1,6 @@
 // One question of a run: through the agent, into its stored row, saved with its steps and calls.
 import { Cause, Clock, Effect, Either } from "effect"
+import { costOfCalls, type Prices } from "../../domain/Cost.js"
 import type { Prediction } from "../../domain/Prediction.js"
 import { countShapes } from "../../domain/Protocol.js"
 import type { BenchmarkFacts, Question } from "../../domain/Question.js"
@@ -18,7 +19,6 @@ import {
 import { RunStore } from "../../services/RunStore.js"
 import { currentCallCost, withInvokeAgentSpan } from "../../services/Telemetry.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
-import { costOfCalls, type Prices } from "../report/Cost.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
 import { configurationRejection, describeCause, failedPrediction } from "./QuestionFailure.js"

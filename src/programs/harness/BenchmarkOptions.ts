@@ -1,6 +1,7 @@
 // What `runBenchmark` takes, reports and returns, and the defaults it applies: the vocabulary the
 // harness modules (planning, answering, the lease) share with progress displays and embedding apps.
 import type { Effect, Schedule } from "effect"
+import type { Prices } from "../../domain/Cost.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
 import { type PredictionRow, type RunStatus } from "../../domain/RunRecord.js"
@@ -9,7 +10,6 @@ import type { RunOwner } from "../../services/RunStore.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
-import type { Prices } from "../report/Cost.js"
 import type { AnchorMode } from "../tools/ToolContext.js"
 import type { SelectionInput } from "./RunSelection.js"
 

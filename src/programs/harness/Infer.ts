@@ -3,12 +3,12 @@
 // run a whole benchmark with its own layers or the fakes. The steps live beside it: RunPlan (checks,
 // start or resume), TreeCache, AnswerQuestion (one question saved), RunLease (heartbeat, release).
 import { Effect, Exit, Option } from "effect"
+import { costOfCalls } from "../../domain/Cost.js"
 import type { Question } from "../../domain/Question.js"
 import { type RunStatus } from "../../domain/RunRecord.js"
 import { defaultBreakerCalls, makeBreaker, withBreaker } from "../../services/EndpointBreaker.js"
 import { defaultLeaseMs, RunStore } from "../../services/RunStore.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
-import { costOfCalls } from "../report/Cost.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
 import { answerAndSave } from "./AnswerQuestion.js"
 import {

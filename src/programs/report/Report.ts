@@ -1,18 +1,18 @@
 // What a run amounts to: pure functions from stored rows to a summary (ReportText.ts renders it as text
 // or JSON, ReportHtml.ts as a page). The inputs are the store's row shapes (only the fields a summary
 // reads), so any LoadedRun fits. `vtree infer` prints `renderText(summarize(…))`.
+import { callRoles } from "../../domain/CallRole.js"
+import { costOfCalls, type Prices, unpricedRoles } from "../../domain/Cost.js"
 import {
   type Accuracy,
   accuracyOf,
   accuracyOfOutcomes,
   emptyTally,
   type GroupAccuracy,
-  type Outcome,
+  outcomeOf,
   type Tally
 } from "../../domain/Outcome.js"
-import { callRoles } from "../../domain/RunRecord.js"
 import { quantile } from "../../domain/Stats.js"
-import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf } from "./ReportErrors.js"
 import { workersOf } from "./ReportWorkers.js"
@@ -35,10 +35,6 @@ export const noGroup = "(none)"
 const knownRoles: ReadonlyArray<string> = callRoles
 const knownStopReasons = ["finished", "budget_exceeded", "parse_error", "error"]
 export const durationOrder = ["short", "medium", "long"]
-
-// Without a key nothing can be right or wrong; a null prediction is unanswered whatever the stored flag says.
-export const outcomeOf = (p: Pick<ReportPrediction, "answer" | "prediction" | "correct">): Outcome =>
-  p.answer === null ? "unscored" : p.prediction === null ? "unanswered" : p.correct ? "correct" : "wrong"
 
 /** Accuracy of any subset of predictions, with its interval. */
 export const accuracyOfPredictions = (predictions: ReadonlyArray<ReportPrediction>): Accuracy => {

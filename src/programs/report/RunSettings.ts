@@ -3,8 +3,8 @@
 // shows when they differ. Pure. Only what the config holds is shown, so a run stored before a setting was
 // recorded simply lacks that line, and a setting recorded later (a sampling key) appears without a change here.
 import { Option, Schema } from "effect"
+import { type Prices, PricesFile } from "../../domain/Cost.js"
 import type { RunSelection } from "../../domain/RunRecord.js"
-import { type Prices, PricesFile } from "./Cost.js"
 import { runProtocol } from "./RunProtocol.js"
 
 /** One setting as people read it: `name` is stable (json key, compare row), `value` one line of text. */

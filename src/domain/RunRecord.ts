@@ -8,6 +8,7 @@ import { StepRecord, StopReason } from "./Prediction.js"
 import { ReplyShape } from "./Protocol.js"
 import { ProviderErrorReason } from "./ProviderError.js"
 import { BenchmarkFacts } from "./Question.js"
+import { StoredRunConfig } from "./RunConfig.js"
 
 /** `budget_stopped`: `infer --max-cost` stopped starting questions; `--resume` with a higher cap continues. */
 export const RunStatus = Schema.Literal("running", "completed", "interrupted", "failed", "budget_stopped")
@@ -63,14 +64,14 @@ export const RunProgress = Schema.Struct({
 })
 export type RunProgress = typeof RunProgress.Type
 
-/** A row of `runs`. `config` is the parsed config_json (secrets stripped before it was written). */
+/** A row of `runs`. `config` is config_json decoded (secrets stripped before it was written): see RunConfig.ts. */
 export const RunRow = Schema.Struct({
   runId: Schema.String,
   startedAt: Schema.Number,
   finishedAt: Schema.NullOr(Schema.Number),
   /** See RunState: `stale` is derived from `claim` when the run is read. */
   status: RunState,
-  config: Schema.Unknown,
+  config: StoredRunConfig,
   /** The run's question set; null for runs written before vtree stored it. */
   selection: Schema.optionalWith(Schema.NullOr(RunSelection), { exact: true }),
   /**

@@ -6,7 +6,7 @@
 import { Option, Schema } from "effect"
 import { PricesFile } from "./Cost.js"
 import { BenchmarkName } from "./Question.js"
-import { RunSampling } from "./Sampling.js"
+import { RunSampling, Sampling } from "./Sampling.js"
 
 /** How the agent calls tools: `json` (a JSON action in its reply) or `tools` (native function calling). */
 export const AgentProtocol = Schema.Literal("json", "tools")
@@ -32,13 +32,22 @@ export const AgentSettings = Schema.Struct({
 })
 export type AgentSettings = typeof AgentSettings.Type
 
-const agentSettingKeys = Object.keys(AgentSettings.fields) as ReadonlyArray<keyof AgentSettings>
+/** What was given, an undefined value read as not given (so the schema's default applies). */
+export type Given<A> = { readonly [K in keyof A]?: A[K] | undefined }
 
-/** `given`'s agent settings, each one it leaves out at its default. */
-export const agentSettings = (given: { readonly [K in keyof AgentSettings]?: AgentSettings[K] }): AgentSettings => {
-  const picked: { [K in keyof AgentSettings]?: AgentSettings[K] } = {}
-  for (const key of agentSettingKeys) {
-    if (given[key] !== undefined) Object.assign(picked, { [key]: given[key] })
+type DefinedOnly<A> =
+  & { readonly [K in keyof A as undefined extends A[K] ? K : never]?: Exclude<A[K], undefined> }
+  & { readonly [K in keyof A as undefined extends A[K] ? never : K]: A[K] }
+
+/** `value` without its undefined keys: what a schema's constructor reads as not given, so its default applies. */
+export const definedOnly = <A extends object>(value: A): DefinedOnly<A> =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as DefinedOnly<A>
+
+/** `given`'s agent settings alone, each one it leaves out at its default. */
+export const agentSettings = (given: Given<AgentSettings>): AgentSettings => {
+  const picked: Record<string, unknown> = {}
+  for (const key of Object.keys(AgentSettings.fields) as ReadonlyArray<keyof AgentSettings>) {
+    if (given[key] !== undefined) picked[key] = given[key]
   }
   return AgentSettings.make(picked)
 }
@@ -71,15 +80,22 @@ export const RunProviders = Schema.Struct({
 })
 export type RunProviders = typeof RunProviders.Type
 
-/** A new run's record, as `infer` (or an embedding app) makes it and config_json stores it. */
-export const RunConfig = Schema.Struct({
-  ...AgentSettings.fields,
+/** What the run asks and how many at once, with a new run's defaults. */
+export const RunControl = Schema.Struct({
   /** The questions' benchmark. */
   benchmark: Schema.optionalWith(BenchmarkName, { default: () => "videomme" as const }),
   /** The `--answers` keys file (an absolute path); null without one. */
   answers: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   /** Questions answered at once. */
-  concurrency: Schema.optionalWith(Schema.Number, { default: () => 12 }),
+  concurrency: Schema.optionalWith(Schema.Number, { default: () => 12 })
+})
+
+export const controlDefaults: typeof RunControl.Type = RunControl.make({})
+
+/** A new run's record, as `infer` (or an embedding app) makes it and config_json stores it. */
+export const RunConfig = Schema.Struct({
+  ...AgentSettings.fields,
+  ...RunControl.fields,
   /** The trees folder, resolved to an absolute path. */
   treesDir: Schema.String,
   /** The question file and how many questions were selected (`selected` as infer wrote it, `questions` as the harness). */
@@ -133,6 +149,13 @@ const StoredProviders = Schema.Struct({
   })))
 })
 
+// A role's sampling as stored; a run records all three roles (RunSampling), a record lacking one is read as far as it goes.
+const StoredSampling = Schema.Struct({ agent: stored(Sampling), tool: stored(Sampling), vlm: stored(Sampling) })
+
+/** The sampling a run recorded for every role, as a resumed run must repeat it; none when it recorded less. */
+export const recordedSampling = (config: StoredRunConfig): RunSampling | undefined =>
+  Schema.is(RunSampling)(config.sampling) ? config.sampling : undefined
+
 /**
  * config_json as any version of vtree wrote it (unknown keys ignored). Absent means the run did not record
  * the setting, and a report leaves its line out; except where runs stored before a key was recorded could
@@ -156,11 +179,14 @@ export const StoredRunConfig = Schema.Struct({
   questions: stored(Schema.Number),
   prompts: stored(Schema.String),
   providers: stored(StoredProviders),
-  sampling: stored(RunSampling),
+  sampling: stored(StoredSampling),
   prices: stored(PricesFile),
   vtreeVersion: stored(Schema.String)
 })
 export type StoredRunConfig = typeof StoredRunConfig.Type
+
+/** A run that recorded nothing (the earliest ones, or a summary made without its record). */
+export const nothingRecorded: StoredRunConfig = Schema.decodeSync(StoredRunConfig)({})
 
 /** The config_json column: JSON text decoded by StoredRunConfig. */
 export const StoredRunConfigJson = Schema.parseJson(StoredRunConfig)

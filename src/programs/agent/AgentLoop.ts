@@ -3,6 +3,7 @@ import { normalizeAnswer } from "../../domain/Answer.js"
 import type { Prediction, StepRecord, StopReason } from "../../domain/Prediction.js"
 import type { ParseResult } from "../../domain/Protocol.js"
 import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
+import { agentDefaults } from "../../domain/RunConfig.js"
 import { emptyUsage, type UsageByRole, withCallContext } from "../../services/CallLog.js"
 import { type ChatMessage, type ChatResponse, LLMProvider, type ToolCall } from "../../services/LLMProvider.js"
 import type { Labels } from "../prompts/PromptManager.js"
@@ -31,7 +32,7 @@ export const maxParseFailures = 3
  */
 export type AgentProtocol = "json" | "tools"
 
-export const defaultProtocol: AgentProtocol = "json"
+export const defaultProtocol: AgentProtocol = agentDefaults.protocol
 
 export interface AgentLoopInput<R> {
   readonly questionId: string
@@ -138,7 +139,7 @@ export const runAgentLoop = Effect.fn("AgentLoop.run")(function*<R>(input: Agent
     { role: "user", content: input.userPrompt }
   ]
 
-  const finalAnswer = input.finalAnswer ?? true
+  const finalAnswer = input.finalAnswer ?? agentDefaults.finalAnswer
   const finalNote = tools === undefined ? input.labels.finalAnswerMessage : input.labels.finalAnswerCallMessage
 
   /** One agent call of step `index`, retried on transient failures; a failure that stays is the `error` ending. */

@@ -4,6 +4,7 @@ import { costOfCalls, type Prices } from "../../domain/Cost.js"
 import type { Prediction } from "../../domain/Prediction.js"
 import { countShapes } from "../../domain/Protocol.js"
 import type { BenchmarkFacts, Question } from "../../domain/Question.js"
+import { agentSettings } from "../../domain/RunConfig.js"
 import { type PredictionRow } from "../../domain/RunRecord.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
 import { captureCalls } from "../../services/CallBuffer.js"
@@ -193,7 +194,7 @@ export const answerAndSave = <R>(
       const hint = options.prompts.hint(input)
       const told = benchmark === undefined ? undefined : {
         ...benchmark,
-        hint: { taskType: hint.taskType, skill: (options.skillMode ?? "auto") === "auto" ? hint.skill : null }
+        hint: { taskType: hint.taskType, skill: agentSettings(options).skillMode === "auto" ? hint.skill : null }
       }
       const row = predictionRow(question, answered, calls, startedAt, finishedAt, told)
       const outcome = yield* (yield* RunStore).saveQuestion(runId, {

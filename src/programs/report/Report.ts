@@ -12,11 +12,11 @@ import {
   outcomeOf,
   type Tally
 } from "../../domain/Outcome.js"
+import { nothingRecorded, runFinalAnswer } from "../../domain/RunConfig.js"
 import { quantile } from "../../domain/Stats.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf } from "./ReportErrors.js"
 import { workersOf } from "./ReportWorkers.js"
-import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
 import { runSettings } from "./RunSettings.js"
 import type {
   ReportCall,
@@ -68,7 +68,7 @@ export const groupAccuracy = (
 export const isForced = (p: Pick<ReportPrediction, "forced">): boolean => p.forced === true
 
 const forcedSummary = (run: ReportRun, predictions: ReadonlyArray<ReportPrediction>): Summary["forced"] => ({
-  finalAnswer: runFinalAnswer(run.config),
+  finalAnswer: runFinalAnswer(run.config ?? nothingRecorded),
   answers: accuracyOfPredictions(predictions.filter(isForced)),
   withoutForced: accuracyOfPredictions(
     predictions.map((p) => (isForced(p) ? { ...p, prediction: null, correct: false } : p))
@@ -110,7 +110,8 @@ const costSummary = (input: SummaryInput, prices: Prices, roles: ReadonlyArray<s
 
 export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Summary => {
   const { calls, predictions, run } = input
-  const benchmark = benchmarkOfRun(run.config)
+  const config = run.config ?? nothingRecorded
+  const benchmark = config.benchmark
   const videoMme = {
     byTaskType: groupAccuracy(predictions, (p) => p.taskType, []),
     byDuration: groupAccuracy(predictions, (p) => p.duration, durationOrder),
@@ -155,8 +156,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
   return {
     runId: run.runId,
     status: run.status,
-    settings: runSettings({ config: run.config, selection: run.selection }),
-    protocol: runProtocol(run.config),
+    settings: runSettings({ config, selection: run.selection }),
+    protocol: config.protocol,
     startedAt: new Date(run.startedAt).toISOString(),
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
     wallTimeMs: end === null ? null : Math.max(0, end - run.startedAt),

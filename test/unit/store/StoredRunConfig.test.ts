@@ -105,7 +105,9 @@ describe("StoredRunConfig", () => {
       protocol: "json",
       benchmark: "videomme",
       answers: null,
-      providers: { llm: { agent: {} } }
+      providers: { llm: { agent: {} } },
+      // Read as far as it goes; a resume check needs all three roles (recordedSampling).
+      sampling: { agent: {} }
     })
   })
 

@@ -108,21 +108,8 @@ const costSummary = (input: SummaryInput, prices: Prices, roles: ReadonlyArray<s
   }
 }
 
-export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Summary => {
-  const { calls, predictions, run } = input
-  const config = run.config ?? nothingRecorded
-  const benchmark = config.benchmark
-  const videoMme = {
-    byTaskType: groupAccuracy(predictions, (p) => p.taskType, []),
-    byDuration: groupAccuracy(predictions, (p) => p.duration, durationOrder),
-    byDomain: predictions.some((p) => (p.domain ?? null) !== null)
-      ? groupAccuracy(predictions, (p) => p.domain ?? null, [])
-      : []
-  }
-
-  const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
-  for (const p of predictions) stopCounts.set(p.stopReason, (stopCounts.get(p.stopReason) ?? 0) + 1)
-
+/** Calls, errors, retries and tokens per role: every known role, then any other a call names. */
+const tokensByRole = (calls: ReadonlyArray<ReportCall>): ReadonlyArray<RoleTokens> => {
   const emptySlot = () => ({ calls: 0, errors: 0, counted: 0, retried: 0, promptTokens: 0, completionTokens: 0 })
   const roles = new Map<string, ReturnType<typeof emptySlot>>(knownRoles.map((role) => [role, emptySlot()]))
   for (const c of calls) {
@@ -137,7 +124,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     slot.completionTokens += c.completionTokens
     roles.set(c.role, slot)
   }
-  const byRole: ReadonlyArray<RoleTokens> = [...roles.entries()].map(([role, { counted, retried, ...slot }]) => ({
+  return [...roles.entries()].map(([role, { counted, retried, ...slot }]) => ({
     role,
     calls: slot.calls,
     errors: slot.errors,
@@ -145,6 +132,31 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     promptTokens: slot.promptTokens,
     completionTokens: slot.completionTokens
   }))
+}
+
+const questionTimeOf = (predictions: ReadonlyArray<ReportPrediction>): Summary["questionTime"] => {
+  const times = predictions.map((p) => p.finishedAt - p.startedAt)
+  return {
+    ...spreadOf(times),
+    meanMs: times.length === 0 ? null : times.reduce((sum, t) => sum + t, 0) / times.length
+  }
+}
+
+export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Summary => {
+  const { calls, predictions, run } = input
+  const config = run.config ?? nothingRecorded
+  const benchmark = config.benchmark
+  const videoMme = {
+    byTaskType: groupAccuracy(predictions, (p) => p.taskType, []),
+    byDuration: groupAccuracy(predictions, (p) => p.duration, durationOrder),
+    byDomain: predictions.some((p) => (p.domain ?? null) !== null)
+      ? groupAccuracy(predictions, (p) => p.domain ?? null, [])
+      : []
+  }
+
+  const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
+  for (const p of predictions) stopCounts.set(p.stopReason, (stopCounts.get(p.stopReason) ?? 0) + 1)
+  const byRole = tokensByRole(calls)
 
   const lastSaved = predictions.reduce<number | null>(
     (latest, p) => latest === null || p.finishedAt > latest ? p.finishedAt : latest,
@@ -182,13 +194,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       role: r.role,
       ...spreadOf(calls.filter((c) => c.role === r.role).map((c) => c.durationMs))
     })),
-    questionTime: (() => {
-      const times = predictions.map((p) => p.finishedAt - p.startedAt)
-      return {
-        ...spreadOf(times),
-        meanMs: times.length === 0 ? null : times.reduce((sum, t) => sum + t, 0) / times.length
-      }
-    })(),
+    questionTime: questionTimeOf(predictions),
     replyShapes: replyShapesOf(predictions, calls),
     tokenDetails: tokenDetailsOf(calls),
     progress: run.progress == null ? null : {
@@ -196,25 +202,28 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       open: Math.max(0, run.progress.total - run.progress.done - run.progress.claimed)
     },
     workers: workersOf(input, options.now),
-    perQuestion: predictions.map((p) => ({
-      questionId: p.questionId,
-      videoId: p.videoId,
-      taskType: p.taskType,
-      prediction: p.prediction,
-      answer: p.answer,
-      outcome: outcomeOf(p),
-      stopReason: p.stopReason,
-      steps: p.stepsUsed,
-      promptTokens: p.promptTokens,
-      completionTokens: p.completionTokens,
-      costUsd: cost.byQuestion[p.questionId] ?? null,
-      timeMs: p.finishedAt - p.startedAt,
-      evidence: p.evidence,
-      reasoning: p.reasoning,
-      error: p.error
-    }))
+    perQuestion: predictions.map((p) => questionLine(p, cost.byQuestion[p.questionId] ?? null))
   }
 }
+
+/** One question's line of the summary. */
+const questionLine = (p: ReportPrediction, costUsd: number | null): Summary["perQuestion"][number] => ({
+  questionId: p.questionId,
+  videoId: p.videoId,
+  taskType: p.taskType,
+  prediction: p.prediction,
+  answer: p.answer,
+  outcome: outcomeOf(p),
+  stopReason: p.stopReason,
+  steps: p.stepsUsed,
+  promptTokens: p.promptTokens,
+  completionTokens: p.completionTokens,
+  costUsd,
+  timeMs: p.finishedAt - p.startedAt,
+  evidence: p.evidence,
+  reasoning: p.reasoning,
+  error: p.error
+})
 
 // ---- Token details: what the endpoints said about their prefix cache and their thinking.
 

@@ -107,9 +107,12 @@ const boundaries = [
     ["src/programs/builder", "src/programs/tree"],
     ["src/programs/import"],
     "programs/import uses builder and tree, not the other way: move the shared part into builder/ or tree/"
+  ),
+  ...forbid(
+    "src/programs/harness",
+    ["src/programs/report"],
+    "programs/report reads what the harness saved, not the other way: cost, outcomes and the run record live in domain/"
   )
-  // Pending (issue 38 item 1): the harness stops importing the report folder; then add
-  // ...forbid("src/programs/harness", ["src/programs/report"], "programs/report reads what the harness saved, not the other way: move cost, outcomes and the run record below both"),
 ]
 
 // ESLint's recommended rules, read from the rules' own metadata: the same set as @eslint/js's `recommended`, which is

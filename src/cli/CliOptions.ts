@@ -1,8 +1,8 @@
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect } from "effect"
 import { defaultDb } from "../config/RunConfig.js"
+import { agentDefaults } from "../domain/RunConfig.js"
 import type { SkillMode } from "../programs/prompts/PromptManager.js"
-import { defaultMaxSteps } from "../programs/prompts/SystemPrompt.js"
 
 /**
  * `Options.withDefault`, with the default written into the help: @effect/cli applies a default but
@@ -47,9 +47,12 @@ export const promptOptions = (help: {
   prompts: optionalText("prompts", help.prompts),
   skillMode: Options.choice("skill-mode", skillModes).pipe(
     Options.withDescription(help.skillMode),
-    withShownDefault("auto")
+    withShownDefault(agentDefaults.skillMode)
   ),
-  maxSteps: wholeNumber("max-steps", 1).pipe(Options.withDescription(help.maxSteps), withShownDefault(defaultMaxSteps)),
+  maxSteps: wholeNumber("max-steps", 1).pipe(
+    Options.withDescription(help.maxSteps),
+    withShownDefault(agentDefaults.maxSteps)
+  ),
   webSearch: Options.boolean("web-search").pipe(Options.withDescription(help.webSearch))
 })
 

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
-import { costOfCalls } from "../programs/report/Cost.js"
+import { costOfCalls } from "../domain/Cost.js"
 import {
   benchmarkOfFormat,
   type ExportFormat,
@@ -9,7 +9,6 @@ import {
   isBenchmarkFormat,
   renderExport
 } from "../programs/report/Export.js"
-import { benchmarkOfRun } from "../programs/report/RunProtocol.js"
 import { agentModelOf, storedPrices } from "../programs/report/RunSettings.js"
 import type { ReportCall } from "../programs/report/Summary.js"
 import { RunStore } from "../services/RunStore.js"
@@ -59,7 +58,7 @@ export const exportCommand = Command.make(
         })
       }
       const loaded = yield* store.loadRun(chosen, { includeSteps: false })
-      const benchmark = benchmarkOfRun(loaded.run.config)
+      const benchmark = loaded.run.config.benchmark
       const chosenFormat: ExportFormat = Option.getOrElse(args.format, () => formatOfBenchmark(benchmark))
       if (isBenchmarkFormat(chosenFormat) && benchmarkOfFormat(chosenFormat) !== benchmark) {
         return yield* new ExportError({

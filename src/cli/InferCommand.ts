@@ -2,6 +2,9 @@ import { Command } from "@effect/cli"
 import { Clock, Console, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { loadBreakerCalls, loadTestingKnobs } from "../config/RunConfig.js"
 import type { ProviderError } from "../domain/ProviderError.js"
+import type { RunProviders } from "../domain/RunConfig.js"
+import type { RunSampling } from "../domain/Sampling.js"
+import type { BenchmarkOptions, BenchmarkResult } from "../programs/harness/BenchmarkOptions.js"
 import { runBenchmark } from "../programs/harness/Infer.js"
 import { makeProgress } from "../programs/harness/Progress.js"
 import { summarize } from "../programs/report/Report.js"
@@ -10,7 +13,7 @@ import { storedPrices } from "../programs/report/RunSettings.js"
 import { SearchHub } from "../programs/search/SearchHub.js"
 import type { ToolContext } from "../programs/tools/ToolContext.js"
 import { makeWebTools } from "../programs/tools/WebTools.js"
-import { RunStore } from "../services/RunStore.js"
+import { RunStore, type RunStoreShape } from "../services/RunStore.js"
 import { captureGenAiContent } from "../services/Telemetry.js"
 import { Infer, Output, Stores } from "./Composition.js"
 import { loadInferInputs, storedSelection } from "./InferInputs.js"
@@ -34,18 +37,100 @@ const inputsAndStore = (args: InferArgs) =>
     return { inputs, store: yield* stores.open(args.db) }
   })
 
+/** `--max-cost` must be a positive number of USD. */
+const checkMaxCost = (args: InferArgs) =>
+  Option.isSome(args.maxCost) && !(args.maxCost.value > 0)
+    ? new PricesError({
+      reason: "InvalidMaxCost",
+      message: `--max-cost ${args.maxCost.value}: expected a positive number of USD`
+    })
+    : Effect.void
+
+/** The flags as runBenchmark's options: the record's settings as given (left out: RunConfig's defaults). */
+const benchmarkOptions = Effect.fn("InferCommand.benchmarkOptions")(function*(
+  args: InferArgs,
+  inputs: Effect.Effect.Success<ReturnType<typeof loadInferInputs>>,
+  recorded: { readonly providers: RunProviders; readonly sampling: RunSampling },
+  webHub: Option.Option<SearchHub>
+) {
+  const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = inputs
+  const { leaseMs, stepRetryBaseMs } = yield* loadTestingKnobs
+  // VTREE_STEP_RETRY_BASE_MS=N: the step-level retry waits N then 2N ms instead of 20 s then 40 s.
+  const retrySchedule = Option.map(
+    stepRetryBaseMs,
+    (base): Schedule.Schedule<unknown, ProviderError> =>
+      Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base))
+  )
+  return {
+    prices: yield* loadPrices(args.prices),
+    ...(Option.isSome(args.maxCost) ? { maxCostUsd: args.maxCost.value } : {}),
+    treesDir: args.trees,
+    questions,
+    benchmark,
+    benchmarkFacts,
+    ...(answers === undefined ? {} : { answers }),
+    prompts,
+    ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
+    resume: args.resume,
+    takeover: args.takeover,
+    selection,
+    ...(Option.isSome(leaseMs) ? { leaseMs: leaseMs.value } : {}),
+    retryErrors: args.retryErrors,
+    concurrency: args.concurrency,
+    maxSteps: args.maxSteps,
+    skillMode: args.skillMode,
+    verifyVision: args.verifyVision,
+    anchor: args.anchor ? args.anchorMode : "off",
+    webSearch: args.webSearch,
+    protocol: args.protocol,
+    // Unsaid: on for a new run, the run's own mode on --resume.
+    ...(args.noFinalAnswer ? { finalAnswer: false } : {}),
+    // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
+    ...(Option.isSome(webHub)
+      ? { extraTools: (context: ToolContext) => makeWebTools(context.prompts.labels, webHub.value) }
+      : {}),
+    ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
+    breakerCalls: yield* loadBreakerCalls,
+    sampling: recorded.sampling,
+    config: { questionsPath, selected: questions.length, providers: recorded.providers }
+  } satisfies BenchmarkOptions<never>
+})
+
+/** The run's summary, and what a worker of a shared run or a run stopped by its budget is told. */
+const printOutcome = Effect.fn("InferCommand.printOutcome")(function*(
+  store: RunStoreShape,
+  result: BenchmarkResult,
+  args: InferArgs
+) {
+  // The summary needs predictions and calls; steps (with every tool output) stay on disk.
+  const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
+  // A resumed run keeps the prices it was started with unless this invocation gave others.
+  const reportPrices = yield* loadPrices(args.prices, storedPrices(loaded.run.config))
+  yield* Console.log(
+    renderText(summarize(loaded, { prices: reportPrices, now: yield* Clock.currentTimeMillis })).trimEnd()
+  )
+  if (result.status === "running") {
+    // A worker of a shared run: others still answer; the run is complete when the last one is.
+    yield* Console.error(
+      `vtree: this worker answered ${result.answered} question${
+        result.answered === 1 ? "" : "s"
+      }; run ${result.runId} goes on ` +
+        `with its other workers — \`vtree report --run-id ${result.runId}\` shows its progress`
+    )
+  }
+  if (loaded.run.status === "budget_stopped") {
+    yield* Console.error(
+      `vtree: --max-cost reached — run ${result.runId} stopped starting questions; continue with --resume --run-id ${result.runId} and a higher --max-cost`
+    )
+  }
+})
+
 /** `vtree infer`: runs a benchmark and prints its summary. */
 export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
     const { sampling, ...providers } = yield* Infer.providersSummary(agentSampling(args))
     yield* Effect.logDebug("infer providers").pipe(Effect.annotateLogs({ providers: JSON.stringify(providers) }))
     const { inputs, store } = yield* inputsAndStore(args)
-    const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = inputs
-    const { leaseMs, stepRetryBaseMs } = yield* loadTestingKnobs
-    const breakerCalls = yield* loadBreakerCalls
-    // VTREE_STEP_RETRY_BASE_MS=N: the step-level retry waits N then 2N ms instead of 20 s then 40 s.
-    const retrySchedule = Option.map(stepRetryBaseMs, (base): Schedule.Schedule<unknown, ProviderError> =>
-      Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base)))
     const webHub = yield* Effect.serviceOption(SearchHub)
     const { stderr } = yield* TerminalConsole
     const progress = yield* makeProgress({
@@ -54,48 +139,10 @@ export const inferCommand = Command.make("infer", options, (args) =>
       columns: stderr.columns ?? 80
     })
     let started: string | undefined
-    const priced = yield* loadPrices(args.prices)
-    if (Option.isSome(args.maxCost) && !(args.maxCost.value > 0)) {
-      return yield* new PricesError({
-        reason: "InvalidMaxCost",
-        message: `--max-cost ${args.maxCost.value}: expected a positive number of USD`
-      })
-    }
+    const benchmark = yield* benchmarkOptions(args, inputs, { providers, sampling }, webHub)
+    yield* checkMaxCost(args)
     const result = yield* runBenchmark({
-      prices: priced,
-      ...(Option.isSome(args.maxCost) ? { maxCostUsd: args.maxCost.value } : {}),
-      treesDir: args.trees,
-      questions,
-      benchmark,
-      benchmarkFacts,
-      ...(answers === undefined ? {} : { answers }),
-      prompts,
-      ...(Option.isSome(args.runId) ? { runId: args.runId.value } : {}),
-      resume: args.resume,
-      takeover: args.takeover,
-      selection,
-      ...(Option.isSome(leaseMs) ? { leaseMs: leaseMs.value } : {}),
-      retryErrors: args.retryErrors,
-      concurrency: args.concurrency,
-      maxSteps: args.maxSteps,
-      skillMode: args.skillMode,
-      verifyVision: args.verifyVision,
-      anchor: args.anchor ? args.anchorMode : "off",
-      webSearch: args.webSearch,
-      protocol: args.protocol,
-      // Unsaid: on for a new run, the run's own mode on --resume.
-      ...(args.noFinalAnswer ? { finalAnswer: false } : {}),
-      // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
-      ...(Option.isSome(webHub)
-        ? {
-          extraTools: (context: ToolContext) =>
-            makeWebTools(context.prompts.labels, webHub.value)
-        }
-        : {}),
-      ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
-      breakerCalls,
-      sampling,
-      config: { questionsPath, selected: questions.length, providers },
+      ...benchmark,
       onEvent: (event) => {
         if (event._tag === "RunStarted") {
           started = event.runId
@@ -106,8 +153,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
       Effect.provideService(RunStore, store),
       // With the Search Hub the agent's history holds its web queries, which never reach a span: no message
       // content is captured then, whatever OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says.
-      (run) =>
-        Option.isSome(webHub) ? Effect.locally(run, captureGenAiContent, false) : run,
+      (run) => Option.isSome(webHub) ? Effect.locally(run, captureGenAiContent, false) : run,
       Effect.ensuring(progress.finish),
       Effect.onInterrupt(() =>
         started === undefined
@@ -118,27 +164,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
           )
       )
     )
-    // The summary needs predictions and calls; steps (with every tool output) stay on disk.
-    const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
-    // A resumed run keeps the prices it was started with unless this invocation gave others.
-    const reportPrices = yield* loadPrices(args.prices, storedPrices(loaded.run.config))
-    yield* Console.log(
-      renderText(summarize(loaded, { prices: reportPrices, now: yield* Clock.currentTimeMillis })).trimEnd()
-    )
-    if (result.status === "running") {
-      // A worker of a shared run: others still answer; the run is complete when the last one is.
-      yield* Console.error(
-        `vtree: this worker answered ${result.answered} question${
-          result.answered === 1 ? "" : "s"
-        }; run ${result.runId} goes on ` +
-          `with its other workers — \`vtree report --run-id ${result.runId}\` shows its progress`
-      )
-    }
-    if (loaded.run.status === "budget_stopped") {
-      yield* Console.error(
-        `vtree: --max-cost reached — run ${result.runId} stopped starting questions; continue with --resume --run-id ${result.runId} and a higher --max-cost`
-      )
-    }
+    yield* printOutcome(store, result, args)
   }).pipe(
     Effect.scoped
   )).pipe(

@@ -92,13 +92,8 @@ const selectionArgs = (args: InferArgs, stored: RunSelection | null) =>
 /** What a resumed run stored about what it asks: its question set, benchmark and `--answers` file. */
 export interface StoredInputs {
   readonly selection: RunSelection | null
-  readonly benchmark: string | undefined
+  readonly benchmark: BenchmarkName
   readonly answers: string | undefined
-}
-
-const storedText = (config: unknown, key: string): string | undefined => {
-  const value = typeof config === "object" && config !== null ? (config as Record<string, unknown>)[key] : undefined
-  return typeof value === "string" && value !== "" ? value : undefined
 }
 
 /** The run --resume continues (--run-id's, or the latest) in `store`, and the inputs stored with it. */
@@ -117,8 +112,8 @@ export const storedSelection = (store: RunStoreShape, args: InferArgs) =>
     }
     const inputs: StoredInputs = {
       selection: run.value.selection ?? null,
-      benchmark: storedText(run.value.config, "benchmark"),
-      answers: storedText(run.value.config, "answers")
+      benchmark: run.value.config.benchmark,
+      answers: run.value.config.answers ?? undefined
     }
     return inputs
   })

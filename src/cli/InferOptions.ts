@@ -1,7 +1,7 @@
 import { type Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Option } from "effect"
+import { agentDefaults, controlDefaults } from "../domain/RunConfig.js"
 import { type Sampling, type SamplingField, samplingFields } from "../domain/Sampling.js"
-import { defaultConcurrency } from "../programs/harness/BenchmarkOptions.js"
 import { dbOption, optionalText, promptOptions, wholeNumber, withShownDefault } from "./CliOptions.js"
 
 // The flags of `vtree infer`; what they do in full is in the README ("Usage").
@@ -30,7 +30,7 @@ const runId = optionalText(
 )
 const concurrency = wholeNumber("concurrency", 1).pipe(
   Options.withDescription("Questions answered at once"),
-  withShownDefault(defaultConcurrency)
+  withShownDefault(controlDefaults.concurrency)
 )
 const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
   prompts: "Prompt pack folder, or en / zh for a packaged pack (default: en)",
@@ -79,7 +79,7 @@ const protocol = Options.choice("protocol", ["json", "tools"]).pipe(
   Options.withDescription(
     "How the agent calls tools: json (one JSON object per reply, any model) or tools (the endpoint's native function calling)"
   ),
-  withShownDefault("json")
+  withShownDefault(agentDefaults.protocol)
 )
 /** `--<name> <value>` read by the sampling field's own reader: one line naming the flag when it is not such a value. */
 const samplingOption = (field: SamplingField, pseudo: string, description: string) => {

@@ -4,6 +4,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Option, Schema } from "effect"
+import type { StoredRunConfig } from "../domain/RunConfig.js"
 import { forTerminal, TerminalConsole } from "./TerminalConsole.js"
 
 /** Why `--out` was refused or could not be written; the message is one line naming the file and the fix. */
@@ -43,13 +44,11 @@ const startsAsSqlite = (fs: FileSystem.FileSystem, file: string) =>
  * (or folder: a file written there would join the question set) and its trees folder.
  */
 export const runInputs = (
-  run: { readonly config?: unknown; readonly selection?: { readonly questionsPath: string } | null }
-): ReadonlyArray<string> => {
-  const config = typeof run.config === "object" && run.config !== null ? (run.config as Record<string, unknown>) : {}
-  return [run.selection?.questionsPath, config["questionsPath"], config["treesDir"]].filter(
-    (input): input is string => typeof input === "string" && input !== ""
+  run: { readonly config?: StoredRunConfig; readonly selection?: { readonly questionsPath: string } | null }
+): ReadonlyArray<string> =>
+  [run.selection?.questionsPath, run.config?.questionsPath, run.config?.treesDir].filter(
+    (input): input is string => input !== undefined && input !== ""
   )
-}
 
 /** What an existing path that is not a regular file is, for a refusal. */
 const kindOf = (type: FileSystem.File.Type): string =>

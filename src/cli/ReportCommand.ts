@@ -2,7 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
-import { costOfCalls, type Prices } from "../programs/report/Cost.js"
+import { costOfCalls, type Prices } from "../domain/Cost.js"
 import { summarize } from "../programs/report/Report.js"
 import {
   compareRuns,

@@ -9,6 +9,11 @@ import { type Interval, wilsonInterval } from "./Stats.js"
  */
 export type Outcome = "correct" | "wrong" | "unanswered" | "unscored"
 
+// Without a key nothing can be right or wrong; a null prediction is unanswered whatever the stored flag says.
+export const outcomeOf = (
+  p: { readonly answer: string | null; readonly prediction: string | null; readonly correct: boolean }
+): Outcome => p.answer === null ? "unscored" : p.prediction === null ? "unanswered" : p.correct ? "correct" : "wrong"
+
 /**
  * Accuracy is correct / total over the keyed questions: an unanswered question earns nothing and stays in
  * the denominator (Video-MME's own script drops it), counted apart from wrong; an unscored one is counted

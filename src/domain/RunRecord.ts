@@ -3,10 +3,12 @@
 // (src/services/RunStore.ts takes its types from them); the SQL store's row models
 // (src/layers/sql/Rows.ts) add only how a column is stored: JSON text, 0/1 flags, NULL.
 import { Schema, Struct } from "effect"
+import { CallRole } from "./CallRole.js"
 import { StepRecord, StopReason } from "./Prediction.js"
 import { ReplyShape } from "./Protocol.js"
 import { ProviderErrorReason } from "./ProviderError.js"
 import { BenchmarkFacts } from "./Question.js"
+import { StoredRunConfig } from "./RunConfig.js"
 
 /** `budget_stopped`: `infer --max-cost` stopped starting questions; `--resume` with a higher cap continues. */
 export const RunStatus = Schema.Literal("running", "completed", "interrupted", "failed", "budget_stopped")
@@ -62,14 +64,14 @@ export const RunProgress = Schema.Struct({
 })
 export type RunProgress = typeof RunProgress.Type
 
-/** A row of `runs`. `config` is the parsed config_json (secrets stripped before it was written). */
+/** A row of `runs`. `config` is config_json decoded (secrets stripped before it was written): see RunConfig.ts. */
 export const RunRow = Schema.Struct({
   runId: Schema.String,
   startedAt: Schema.Number,
   finishedAt: Schema.NullOr(Schema.Number),
   /** See RunState: `stale` is derived from `claim` when the run is read. */
   status: RunState,
-  config: Schema.Unknown,
+  config: StoredRunConfig,
   /** The run's question set; null for runs written before vtree stored it. */
   selection: Schema.optionalWith(Schema.NullOr(RunSelection), { exact: true }),
   /**
@@ -160,10 +162,6 @@ export type StepInput = typeof StepInput.Type
 /** A row of `steps`. */
 export const StepRow = Schema.Struct({ questionId: Schema.String, ...StepInput.fields })
 export type StepRow = typeof StepRow.Type
-
-/** Who made a provider call: the agent, the tool model, vision, embeddings or OCR. The one list of them. */
-export const callRoles = ["agent", "tool", "vlm", "embed", "ocr"] as const
-export const CallRole = Schema.Literal(...callRoles)
 
 /**
  * A row of `llm_calls`: one provider call (see CallLog's CallRecord) with the question and step it

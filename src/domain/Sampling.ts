@@ -108,11 +108,3 @@ export const samplingDifference = (stored: RunSampling, now: RunSampling): strin
   }
   return undefined
 }
-
-const decodeRunSampling = Schema.decodeUnknownOption(RunSampling)
-
-/** The sampling a run stored in its config; none for runs stored before sampling was recorded. */
-export const samplingOfRun = (config: unknown) =>
-  decodeRunSampling(
-    typeof config === "object" && config !== null ? (config as Record<string, unknown>)["sampling"] : undefined
-  )

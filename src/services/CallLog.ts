@@ -1,6 +1,6 @@
 import { Context, Effect, FiberRef, Option } from "effect"
+import type { callRoles } from "../domain/CallRole.js"
 import type { ProviderErrorReason } from "../domain/ProviderError.js"
-import type { callRoles } from "../domain/RunRecord.js"
 import type { Usage } from "./LLMProvider.js"
 
 /** The roles that answer a question (callRoles): each question's usage counts them, `llm_calls` stores them. */

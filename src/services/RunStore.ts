@@ -3,6 +3,7 @@
 // src/layers/sql/ (sqlite/, postgres/).
 import type { Effect, Option } from "effect"
 import { Context, Schema } from "effect"
+import type { RunConfig, StoredRunConfig } from "../domain/RunConfig.js"
 import type {
   CallRow,
   PredictionRow,
@@ -97,13 +98,14 @@ export interface RunStoreShape {
   /** How many live claims a run may have: one (a lease; the SQLite file) or many (shared workers). */
   readonly owners: "one" | "many"
   /**
-   * Creates the run with status `running`. `config` should already be free of secrets; any `Redacted`
+   * Creates the run with status `running`. `config` is a new run's RunConfig (or, importing or testing, the
+   * subset an earlier version wrote); it should already be free of secrets; any `Redacted`
    * value, and any key named like a credential (apiKey, token, secret, password, authorization), is
    * dropped anyway before config_json is written. Fails with `RunExists` when the id is taken.
    */
   readonly startRun: (input: {
     readonly runId: string
-    readonly config: unknown
+    readonly config: RunConfig | typeof StoredRunConfig.Encoded
     readonly startedAt?: number
     readonly selection?: RunSelection
     /** When given, the run is created claimed by this owner for `leaseMs`. */

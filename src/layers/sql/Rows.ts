@@ -7,6 +7,7 @@ import * as Model from "@effect/sql/Model"
 import { Option, Schema, Struct } from "effect"
 import { ReplyShape } from "../../domain/Protocol.js"
 import { BenchmarkFacts } from "../../domain/Question.js"
+import { StoredRunConfigJson } from "../../domain/RunConfig.js"
 import {
   CallRow,
   PredictionRow,
@@ -33,8 +34,8 @@ const NullWhenAbsent = <A>(schema: Schema.Schema<A>) =>
 export const RunStored = Schema.Struct({
   ...Struct.pick(RunRow.fields, "runId", "startedAt", "finishedAt"),
   status: RunStatus,
-  // Written from toJsonValue's copy, so it holds no secret and always serializes.
-  config: Schema.propertySignature(Schema.parseJson()).pipe(Schema.fromKey("configJson")),
+  // Written from toJsonValue's copy, so it holds no secret; read as any version of vtree wrote it.
+  config: Schema.propertySignature(StoredRunConfigJson).pipe(Schema.fromKey("configJson")),
   selection: Schema.optionalWith(Schema.NullOr(Schema.parseJson(RunSelection)), { default: () => null }).pipe(
     Schema.fromKey("selectionJson")
   )

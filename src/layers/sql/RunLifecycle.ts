@@ -1,7 +1,8 @@
 // A run's life in the store: started (claimed by its first owner), claimed by more owners or taken
 // over, kept alive by heartbeats, released, finished.
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import * as os from "node:os"
+import { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { RunClaim, RunRow } from "../../domain/RunRecord.js"
 import { defaultLeaseMs, type RunStoreShape } from "../../services/RunStore.js"
 import { toJsonValue } from "./JsonValue.js"
@@ -18,6 +19,10 @@ import type { StoreContext } from "./StoreContext.js"
  * Signal 0 only probes: ESRCH means no such process; EPERM means one exists that is not ours. A pid
  * reused by another process reads as alive, and the lease then runs out as before.
  */
+
+// Never fails: every key of StoredRunConfig reads a value it refuses as absent, and the copy is an object.
+const decodeStored = Schema.decodeUnknown(StoredRunConfig)
+
 export const holderGoneHere = (claim: Pick<RunClaim, "host" | "pid">, host: string = os.hostname()): boolean => {
   if (claim.host !== host || claim.pid === process.pid || !Number.isSafeInteger(claim.pid) || claim.pid <= 0) {
     return false
@@ -51,7 +56,7 @@ export const runLifecycle = (
       startedAt,
       finishedAt: null,
       status: "running",
-      config: toJsonValue(input.config, true),
+      config: yield* Effect.orDie(decodeStored(toJsonValue(input.config, true))),
       selection: input.selection ?? null
     }
     const claim: RunClaim | null = input.owner === undefined ? null : {

@@ -3,6 +3,7 @@ import { normalizeAnswer } from "../../domain/Answer.js"
 import type { Prediction, StepRecord, StopReason } from "../../domain/Prediction.js"
 import type { AgentAction, ParseResult } from "../../domain/Protocol.js"
 import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
+import { agentDefaults } from "../../domain/RunConfig.js"
 import { emptyUsage, type UsageByRole, withCallContext } from "../../services/CallLog.js"
 import {
   type ChatMessage,
@@ -37,7 +38,7 @@ export const maxParseFailures = 3
  */
 export type AgentProtocol = "json" | "tools"
 
-export const defaultProtocol: AgentProtocol = "json"
+export const defaultProtocol: AgentProtocol = agentDefaults.protocol
 
 export interface AgentLoopInput<R> {
   readonly questionId: string
@@ -158,7 +159,7 @@ const openConversation = <R>(
     observer,
     schedule: input.retrySchedule ?? stepRetrySchedule,
     tools,
-    finalAnswer: input.finalAnswer ?? true,
+    finalAnswer: input.finalAnswer ?? agentDefaults.finalAnswer,
     finalNote: tools === undefined ? input.labels.finalAnswerMessage : input.labels.finalAnswerCallMessage,
     messages: [
       {

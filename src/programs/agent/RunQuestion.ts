@@ -1,10 +1,10 @@
 import { Effect, type Schedule } from "effect"
 import { emptyToolStats } from "../../domain/Prediction.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
+import { agentSettings } from "../../domain/RunConfig.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
 import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
-import { defaultMaxSteps } from "../prompts/SystemPrompt.js"
 import { type AgentTool, makeCoreTools, makeDispatcher } from "../tools/Dispatcher.js"
 import { makeSummaryCache, type SummaryCache } from "../tools/SummaryCache.js"
 import type { AnchorMode, ToolContext } from "../tools/ToolContext.js"
@@ -63,7 +63,9 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
   tree: TreeEnvironment,
   options: RunQuestionOptions<R>
 ) {
-  const skillMode = options.skillMode ?? "auto"
+  // The options' settings, each one they leave out at the run record's default.
+  const settings = agentSettings(options)
+  const { skillMode } = settings
   const stats = emptyToolStats()
   const context: ToolContext = {
     tree,
@@ -71,9 +73,9 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
     question: question.question,
     cache: options.summaryCache ?? makeSummaryCache(),
     stats,
-    anchor: options.anchor ?? "off",
+    anchor: settings.anchor,
     batchConcurrency: options.batchConcurrency ?? 8,
-    verifyVision: options.verifyVision ?? true
+    verifyVision: settings.verifyVision
   }
   const kind = {
     ...(question.taskType === undefined ? {} : { taskType: question.taskType }),
@@ -89,8 +91,8 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
     options: question.options,
     systemPrompt: options.prompts.systemPrompt({
       skillMode,
-      webSearch: options.webSearch ?? false,
-      maxSteps: options.maxSteps ?? defaultMaxSteps,
+      webSearch: settings.webSearch,
+      maxSteps: settings.maxSteps,
       ...kind
     }),
     userPrompt: options.prompts.userPrompt({
@@ -101,10 +103,10 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
     }),
     dispatcher,
     labels: options.prompts.labels,
-    maxSteps: options.maxSteps ?? defaultMaxSteps,
+    maxSteps: settings.maxSteps,
     stats,
     ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule }),
-    ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
-    ...(options.finalAnswer === undefined ? {} : { finalAnswer: options.finalAnswer })
+    protocol: settings.protocol,
+    finalAnswer: settings.finalAnswer
   })
 })

@@ -2,10 +2,10 @@
  * What `vtree build` prints, as plain functions: the progress line (stderr), the summary table and the
  * dry-run table (stdout). The state is folded from BuildEvents, so an embedding app can render its own.
  */
+import { costOfCalls, type Prices } from "../../domain/Cost.js"
 import type { DamagedSpan } from "../../domain/Media.js"
 import { formatCompactCount, formatCompactDuration } from "../../text/Format.js"
 import { alignColumns } from "../../text/TextTable.js"
-import { costOfCalls, type Prices } from "../report/Cost.js"
 import type { BuildEvent, VideoSummary } from "./BuildOptions.js"
 import type { BuildEstimate, RoleTokens } from "./Estimate.js"
 

@@ -1,8 +1,10 @@
 // One question of a run: through the agent, into its stored row, saved with its steps and calls.
 import { Cause, Clock, Effect, Either } from "effect"
+import { costOfCalls, type Prices } from "../../domain/Cost.js"
 import type { Prediction } from "../../domain/Prediction.js"
 import { countShapes } from "../../domain/Protocol.js"
 import type { BenchmarkFacts, Question } from "../../domain/Question.js"
+import { agentSettings } from "../../domain/RunConfig.js"
 import { type PredictionRow } from "../../domain/RunRecord.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
 import { captureCalls } from "../../services/CallBuffer.js"
@@ -18,7 +20,6 @@ import {
 import { RunStore } from "../../services/RunStore.js"
 import { currentCallCost, withInvokeAgentSpan } from "../../services/Telemetry.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
-import { costOfCalls, type Prices } from "../report/Cost.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
 import { configurationRejection, describeCause, failedPrediction } from "./QuestionFailure.js"
@@ -193,7 +194,7 @@ export const answerAndSave = <R>(
       const hint = options.prompts.hint(input)
       const told = benchmark === undefined ? undefined : {
         ...benchmark,
-        hint: { taskType: hint.taskType, skill: (options.skillMode ?? "auto") === "auto" ? hint.skill : null }
+        hint: { taskType: hint.taskType, skill: agentSettings(options).skillMode === "auto" ? hint.skill : null }
       }
       const row = predictionRow(question, answered, calls, startedAt, finishedAt, told)
       const outcome = yield* (yield* RunStore).saveQuestion(runId, {

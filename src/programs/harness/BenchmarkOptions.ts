@@ -1,20 +1,21 @@
 // What `runBenchmark` takes, reports and returns, and the defaults it applies: the vocabulary the
 // harness modules (planning, answering, the lease) share with progress displays and embedding apps.
 import type { Effect, Schedule } from "effect"
+import type { Prices } from "../../domain/Cost.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
+import { controlDefaults, type Given, type RunConfig } from "../../domain/RunConfig.js"
 import { type PredictionRow, type RunStatus } from "../../domain/RunRecord.js"
 import type { RunSampling } from "../../domain/Sampling.js"
 import type { RunOwner } from "../../services/RunStore.js"
 import type { AgentProtocol } from "../agent/AgentLoop.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { PromptManager, SkillMode } from "../prompts/PromptManager.js"
-import type { Prices } from "../report/Cost.js"
 import type { AnchorMode } from "../tools/ToolContext.js"
 import type { SelectionInput } from "./RunSelection.js"
 
-/** Questions answered at once unless told otherwise. */
-export const defaultConcurrency = 12
+/** Questions answered at once unless told otherwise (RunConfig's default). */
+export const defaultConcurrency = controlDefaults.concurrency
 
 /** What the harness reports while it runs, for progress displays and embedding apps. */
 export type BenchmarkEvent =
@@ -107,8 +108,11 @@ export interface BenchmarkOptions<R = never> {
    * it): stored with the run as `sampling`; with `resume`, a run stored with other values is refused.
    */
   readonly sampling?: RunSampling
-  /** Written to config_json next to the run options; must hold no secrets (the store drops keys anyway). */
-  readonly config?: Readonly<Record<string, unknown>>
+  /**
+   * What the run's record says about its question file and providers (`infer` fills it); stored with the
+   * run options. Must hold no secrets (the store drops keys named like them anyway).
+   */
+  readonly config?: Pick<Given<RunConfig>, "questionsPath" | "selected" | "providers">
   readonly onEvent?: (event: BenchmarkEvent) => Effect.Effect<void>
   /**
    * `--max-cost`: stop starting questions once spent + the in-flight estimate would pass this many USD
@@ -137,13 +141,3 @@ export interface BenchmarkResult {
    */
   readonly status?: RunStatus
 }
-
-/** The options that reach every question, with their defaults applied. */
-export const questionSettings = (options: BenchmarkOptions<any>) => ({
-  ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
-  skillMode: options.skillMode ?? "auto",
-  verifyVision: options.verifyVision ?? true,
-  anchor: options.anchor ?? "off",
-  webSearch: options.webSearch ?? false,
-  protocol: options.protocol ?? "json"
-})

@@ -2,26 +2,23 @@
 // progress display. It needs only ports (RunStore, CallBuffer, the providers), so an embedding app can
 // run a whole benchmark with its own layers or the fakes. The steps live beside it: RunPlan (checks,
 // start or resume), TreeCache, AnswerQuestion (one question saved), RunLease (heartbeat, release).
+import * as Path from "@effect/platform/Path"
 import { Effect, Exit, Option } from "effect"
+import { costOfCalls } from "../../domain/Cost.js"
 import type { Question } from "../../domain/Question.js"
+import { agentSettings, type RunConfig } from "../../domain/RunConfig.js"
 import { type RunStatus } from "../../domain/RunRecord.js"
 import { defaultBreakerCalls, makeBreaker, withBreaker } from "../../services/EndpointBreaker.js"
-import { defaultLeaseMs, RunStore } from "../../services/RunStore.js"
+import { defaultLeaseMs, type RunOwner, RunStore } from "../../services/RunStore.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
-import { costOfCalls } from "../report/Cost.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
 import { answerAndSave } from "./AnswerQuestion.js"
-import {
-  type BenchmarkOptions,
-  type BenchmarkResult,
-  defaultConcurrency,
-  questionSettings
-} from "./BenchmarkOptions.js"
+import type { BenchmarkOptions, BenchmarkResult } from "./BenchmarkOptions.js"
 import { Budget } from "./Budget.js"
 import { InferError } from "./InferError.js"
 import { outageMessage } from "./QuestionFailure.js"
 import { heartbeat, releaseRun, thisProcess, watchRun } from "./RunLease.js"
-import { prepareRun } from "./RunPlan.js"
+import { prepareRun, runConfigOf } from "./RunPlan.js"
 import { loadEnvironments } from "./TreeCache.js"
 import { claimBatch, makeWorkQueue } from "./WorkQueue.js"
 
@@ -35,6 +32,93 @@ const makeBudget = Effect.fn("Infer.makeBudget")(function*(runId: string, option
     : 0
   return new Budget(options.maxCostUsd, spentBefore ?? Number.POSITIVE_INFINITY)
 })
+
+/** What prepareRun hands the work: the run, its mode and the questions open when this worker joined. */
+type Plan = Effect.Effect.Success<ReturnType<typeof prepareRun>>
+
+/**
+ * This worker's part of the run: `concurrency` fibers, each taking the next question from the run's queue
+ * until it has none left for this worker, every answer saved (and counted in `answered`).
+ */
+const answerAll = <R>(
+  options: BenchmarkOptions<R>,
+  config: RunConfig,
+  plan: Plan,
+  owner: RunOwner,
+  leaseMs: number,
+  budget: Budget | undefined,
+  answered: { count: number }
+) =>
+  Effect.gen(function*() {
+    const { finalAnswer, open, progress, runId } = plan
+    const onEvent = options.onEvent ?? (() => Effect.void)
+    yield* onEvent({
+      _tag: "RunStarted",
+      runId,
+      resumed: options.resume === true || options.takeover === true,
+      total: progress.total,
+      alreadyDone: progress.done
+    })
+    const trees = yield* loadEnvironments(runId, options.treesDir, open)
+    // The agent reads the record's settings whole; the final-answer mode is the run's own on resume.
+    const questionOptions: RunQuestionOptions<R> = {
+      prompts: options.prompts,
+      summaryCache: makeSummaryCache(),
+      ...agentSettings(config),
+      finalAnswer,
+      ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
+      ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
+    }
+    const queue = yield* makeWorkQueue({
+      runId,
+      ownerId: owner.ownerId,
+      questions: new Map(options.questions.map((question) => [question.questionId, question])),
+      batch: claimBatch(config.concurrency),
+      // Waiting on the last questions other workers hold: their worker's lease expiring (it died) or the
+      // run completing ends the wait; asking every second keeps the idle worker's exit that close.
+      poll: Math.min(1_000, Math.max(50, Math.floor(leaseMs / 6))),
+      stopped: () => budget?.stopped === true
+    })
+    // No prices at all: no cost to say (an empty table would price nothing and read as unknown anyway).
+    const prices = config.prices
+    const answer = (question: Question) =>
+      answerAndSave(
+        runId,
+        owner.ownerId,
+        question,
+        trees,
+        questionOptions,
+        onEvent,
+        options.benchmarkFacts?.get(question.questionId),
+        prices
+      ).pipe(
+        Effect.tap(({ saved }) => Effect.sync(() => saved && answered.count++))
+      )
+    const answerWithin = (question: Question) =>
+      budget === undefined
+        ? Effect.asVoid(answer(question))
+        : Effect.suspend(() =>
+          budget.tryStart()
+            ? answer(question).pipe(
+              Effect.onExit((exit) =>
+                Effect.sync(() => budget.finish(Exit.isSuccess(exit) ? costOfCalls(exit.value.calls, prices ?? {}) : 0))
+              ),
+              Effect.asVoid
+            )
+            : Effect.void
+        )
+    const fiber = Effect.gen(function*() {
+      while (true) {
+        const next = yield* queue.take
+        if (Option.isNone(next)) return
+        yield* answerWithin(next.value)
+      }
+    })
+    yield* Effect.all(Array.from({ length: config.concurrency }, () => fiber), {
+      concurrency: "unbounded",
+      discard: true
+    })
+  })
 
 /**
  * Runs a benchmark: every selected question through the agent, `concurrency` at a time, each finished
@@ -53,80 +137,17 @@ const makeBudget = Effect.fn("Infer.makeBudget")(function*(runId: string, option
  * flight are handed back unsaved, and `--resume` continues once the endpoint is fixed).
  */
 export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>(options: BenchmarkOptions<R>) {
-  const concurrency = options.concurrency ?? defaultConcurrency
+  // The run's record, built once from the options: stored with a new run, read whole from here on.
+  const config = runConfigOf(options, (yield* Path.Path).resolve(options.treesDir))
   const owner = options.owner ?? (yield* thisProcess)
   const leaseMs = options.leaseMs ?? defaultLeaseMs
-  const { finalAnswer, open, progress, runId } = yield* prepareRun(options, concurrency, owner, leaseMs)
+  const plan = yield* prepareRun(options, config, owner, leaseMs)
+  const { runId } = plan
   const onEvent = options.onEvent ?? (() => Effect.void)
   const budget = yield* makeBudget(runId, options)
   const breaker = yield* makeBreaker(options.breakerCalls ?? defaultBreakerCalls)
-  let answered = 0
-  const work = Effect.gen(function*() {
-    yield* onEvent({
-      _tag: "RunStarted",
-      runId,
-      resumed: options.resume === true || options.takeover === true,
-      total: progress.total,
-      alreadyDone: progress.done
-    })
-    const trees = yield* loadEnvironments(runId, options.treesDir, open)
-    const questionOptions: RunQuestionOptions<R> = {
-      prompts: options.prompts,
-      summaryCache: makeSummaryCache(),
-      ...questionSettings(options),
-      finalAnswer,
-      ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
-      ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
-    }
-    const queue = yield* makeWorkQueue({
-      runId,
-      ownerId: owner.ownerId,
-      questions: new Map(options.questions.map((question) => [question.questionId, question])),
-      batch: claimBatch(concurrency),
-      // Waiting on the last questions other workers hold: their worker's lease expiring (it died) or the
-      // run completing ends the wait; asking every second keeps the idle worker's exit that close.
-      poll: Math.min(1_000, Math.max(50, Math.floor(leaseMs / 6))),
-      stopped: () => budget?.stopped === true
-    })
-    const answer = (question: Question) =>
-      answerAndSave(
-        runId,
-        owner.ownerId,
-        question,
-        trees,
-        questionOptions,
-        onEvent,
-        options.benchmarkFacts?.get(question.questionId),
-        // No prices at all: no cost to say (an empty table would price nothing and read as unknown anyway).
-        options.prices === undefined || Object.keys(options.prices).length === 0 ? undefined : options.prices
-      ).pipe(
-        Effect.tap(({ saved }) => Effect.sync(() => saved && answered++))
-      )
-    const answerWithin = (question: Question) =>
-      budget === undefined
-        ? Effect.asVoid(answer(question))
-        : Effect.suspend(() =>
-          budget.tryStart()
-            ? answer(question).pipe(
-              Effect.onExit((exit) =>
-                Effect.sync(() =>
-                  budget.finish(Exit.isSuccess(exit) ? costOfCalls(exit.value.calls, options.prices ?? {}) : 0)
-                )
-              ),
-              Effect.asVoid
-            )
-            : Effect.void
-        )
-    // `concurrency` fibers, each taking the next question until the queue has none left for this worker.
-    const fiber = Effect.gen(function*() {
-      while (true) {
-        const next = yield* queue.take
-        if (Option.isNone(next)) return
-        yield* answerWithin(next.value)
-      }
-    })
-    yield* Effect.all(Array.from({ length: concurrency }, () => fiber), { concurrency: "unbounded", discard: true })
-  }).pipe(withBreaker(breaker))
+  const answered = { count: 0 }
+  const work = answerAll(options, config, plan, owner, leaseMs, budget, answered).pipe(withBreaker(breaker))
   // A tripped breaker fails the run, which interrupts the questions in flight (they stay unsaved).
   const outage = Effect.flatMap(
     breaker.tripped,
@@ -146,8 +167,8 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   )
   const result: BenchmarkResult = {
     runId,
-    answered,
-    skipped: progress.done,
+    answered: answered.count,
+    skipped: plan.progress.done,
     ...(Option.isSome(status) ? { status: status.value } : {})
   }
   return result

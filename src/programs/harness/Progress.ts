@@ -1,10 +1,10 @@
 // Where a run stands, on stderr: a bar redrawn in place on a terminal, plain lines in logs and CI.
 // Rendering is pure (tested directly); `makeProgress` only adds the clock and the writes.
 import { Clock, Effect, Schedule, type Scope } from "effect"
+import { formatUsd } from "../../domain/Cost.js"
+import { outcomeOf } from "../../domain/Outcome.js"
 import { formatCompactDuration } from "../../text/Format.js"
 import { cutTerminalText, terminalText } from "../../text/TerminalText.js"
-import { formatUsd } from "../report/Cost.js"
-import { outcomeOf } from "../report/Report.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
 
 export interface ProgressState {

@@ -4,13 +4,14 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Either, Option, Random } from "effect"
 import type { Question } from "../../domain/Question.js"
-import { samplingDifference, samplingOfRun } from "../../domain/Sampling.js"
+import { definedOnly, recordedSampling, RunConfig, runFinalAnswer } from "../../domain/RunConfig.js"
+import type { RunRow, RunSelection } from "../../domain/RunRecord.js"
+import { samplingDifference } from "../../domain/Sampling.js"
 import { packageVersion } from "../../PackageRoot.js"
 import { type RunOwner, RunStore } from "../../services/RunStore.js"
-import { benchmarkOfRun, runFinalAnswer, runProtocol } from "../report/RunProtocol.js"
 import { findTreeFolder, treesFolderHint } from "../tree/TreeLoader.js"
 import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
-import { type BenchmarkOptions, questionSettings } from "./BenchmarkOptions.js"
+import type { BenchmarkOptions } from "./BenchmarkOptions.js"
 import { InferError } from "./InferError.js"
 import { completeSelection, selectionDifference } from "./RunSelection.js"
 
@@ -73,9 +74,111 @@ export const checkTrees = Effect.fn("RunPlan.checkTrees")(
   }
 )
 
+/** The record a new run is made with: the options as given, each setting they leave out at RunConfig's default. */
+export const runConfigOf = (options: BenchmarkOptions<any>, treesDir: string): RunConfig =>
+  RunConfig.make(
+    definedOnly({
+      ...options.config,
+      benchmark: options.benchmark,
+      answers: options.answers,
+      concurrency: options.concurrency,
+      maxSteps: options.maxSteps,
+      finalAnswer: options.finalAnswer,
+      skillMode: options.skillMode,
+      protocol: options.protocol,
+      verifyVision: options.verifyVision,
+      anchor: options.anchor,
+      webSearch: options.webSearch,
+      sampling: options.sampling,
+      treesDir,
+      questions: options.questions.length,
+      prompts: options.prompts.dir,
+      // A later report prices the run with these unless told otherwise, and names the version that ran it.
+      prices: options.prices === undefined || Object.keys(options.prices).length === 0 ? undefined : options.prices,
+      vtreeVersion: packageVersion()
+    }),
+    true
+  )
+
+/** How a refusal to continue or join a run ends: what to do instead. */
+const verb = (flag: string) => (flag === "--resume" ? "resume" : "join")
+
+/**
+ * Why this invocation may not continue or join `stored` (one protocol, final-answer mode, sampling,
+ * benchmark, keys file and question set per run), if it may not. `options` are the flags as given: a flag
+ * left out takes the run's own value, except the protocol and keys, whose absence means json and none.
+ */
+const joinRefusal = (
+  stored: RunRow,
+  options: BenchmarkOptions<any>,
+  config: RunConfig,
+  selection: RunSelection | undefined,
+  flag: string
+): InferError | undefined => {
+  const refuse = (message: string) => new InferError({ reason: "BadOption", message })
+  const run = stored.config
+  // One run, one protocol: a --compare of the two must not be blurred by a run that mixes them.
+  if (run.protocol !== config.protocol) {
+    return refuse(
+      `--protocol ${config.protocol}: run ${stored.runId} was started with --protocol ${run.protocol} — ${
+        verb(flag)
+      } it with the same protocol`
+    )
+  }
+  // One run, one final-answer mode: its forced answers are counted under one rule. Unsaid, the run's own.
+  if (options.finalAnswer !== undefined && runFinalAnswer(run) !== options.finalAnswer) {
+    return refuse(
+      `--no-final-answer: run ${stored.runId} was started with the final answer at the budget on — ${
+        verb(flag)
+      } it without --no-final-answer, or start a new run`
+    )
+  }
+  // One run, one sampling: a run mixing settings could not be repeated. Runs stored before it was
+  // recorded are not checked (what they sent is not known).
+  const recorded = recordedSampling(run)
+  const difference = recorded === undefined || options.sampling === undefined
+    ? undefined
+    : samplingDifference(recorded, options.sampling)
+  if (difference !== undefined) {
+    return refuse(
+      `${flag}: run ${stored.runId} was started with other sampling: ${difference} — ${
+        verb(flag)
+      } it with the run's values, or start a new run`
+    )
+  }
+  // One run, one benchmark: its report and export follow the benchmark's rule.
+  if (options.benchmark !== undefined && run.benchmark !== options.benchmark) {
+    return refuse(
+      `--benchmark ${options.benchmark}: run ${stored.runId} is a ${run.benchmark} run — ${
+        verb(flag)
+      } it with --benchmark ${run.benchmark}, or start a new run`
+    )
+  }
+  // Keys shipped apart are part of the question set: without them a resumed run would save unscored rows.
+  if (run.answers !== config.answers) {
+    return refuse(
+      `--answers ${config.answers ?? "(none)"}: run ${stored.runId} was started with ${
+        run.answers === null ? "no --answers" : `--answers ${run.answers}`
+      } — ${verb(flag)} it with the same keys, or start a new run`
+    )
+  }
+  const changed = stored.selection == null || selection === undefined
+    ? undefined
+    : selectionDifference(stored.selection, selection)
+  if (changed !== undefined) {
+    return new InferError({
+      reason: "SelectionChanged",
+      message: `${flag}: ${changed} — a run is its question set: ${
+        flag === "--resume" ? "resume" : "start every worker of the run"
+      } without the selection flags to ask the run's own, or start a new run`
+    })
+  }
+  return undefined
+}
+
 const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
   options: BenchmarkOptions<any>,
-  config: Readonly<Record<string, unknown>>,
+  config: RunConfig,
   owner: RunOwner,
   leaseMs: number
 ) {
@@ -83,79 +186,14 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
   const selection = options.selection === undefined
     ? undefined
     : completeSelection(options.selection, options.questions)
-  // Continuing a run, or joining one other workers share: the same protocol and question set, or refused.
+  // Continuing a run, or joining one other workers share: the same settings and question set, or refused.
   const join = (runId: string, flag: string) =>
     Effect.gen(function*() {
-      const stored = Option.getOrUndefined(yield* store.getRun(runId))
-      // One run, one protocol: a --compare of the two must not be blurred by a run that mixes them.
-      const protocol = options.protocol ?? "json"
-      if (stored !== undefined && runProtocol(stored.config) !== protocol) {
-        return yield* new InferError({
-          reason: "BadOption",
-          message: `--protocol ${protocol}: run ${stored.runId} was started with --protocol ${
-            runProtocol(stored.config)
-          } — ${flag === "--resume" ? "resume" : "join"} it with the same protocol`
-        })
-      }
-      // One run, one final-answer mode: its forced answers are counted under one rule. Unsaid, the run's own.
-      if (
-        stored !== undefined && options.finalAnswer !== undefined &&
-        runFinalAnswer(stored.config) !== options.finalAnswer
-      ) {
-        return yield* new InferError({
-          reason: "BadOption",
-          message: `--no-final-answer: run ${stored.runId} was started with the final answer at the budget on — ${
-            flag === "--resume" ? "resume" : "join"
-          } it without --no-final-answer, or start a new run`
-        })
-      }
-      // One run, one sampling: a run mixing settings could not be repeated. Runs stored before it was
-      // recorded are not checked (what they sent is not known).
-      const storedSampling = Option.flatMap(Option.fromNullable(stored), (run) => samplingOfRun(run.config))
-      if (Option.isSome(storedSampling) && options.sampling !== undefined) {
-        const difference = samplingDifference(storedSampling.value, options.sampling)
-        if (difference !== undefined) {
-          return yield* new InferError({
-            reason: "BadOption",
-            message: `${flag}: run ${runId} was started with other sampling: ${difference} — ${
-              flag === "--resume" ? "resume" : "join"
-            } it with the run's values, or start a new run`
-          })
-        }
-      }
-      // One run, one benchmark: its report and export follow the benchmark's rule.
-      if (
-        stored !== undefined && options.benchmark !== undefined && benchmarkOfRun(stored.config) !== options.benchmark
-      ) {
-        return yield* new InferError({
-          reason: "BadOption",
-          message: `--benchmark ${options.benchmark}: run ${stored.runId} is a ${benchmarkOfRun(stored.config)} run — ${
-            flag === "--resume" ? "resume" : "join"
-          } it with --benchmark ${benchmarkOfRun(stored.config)}, or start a new run`
-        })
-      }
-      // Keys shipped apart are part of the question set: without them a resumed run would save unscored rows.
-      const storedAnswers = answersOfRun(stored?.config)
-      if (stored !== undefined && storedAnswers !== (options.answers ?? null)) {
-        return yield* new InferError({
-          reason: "BadOption",
-          message: `--answers ${options.answers ?? "(none)"}: run ${stored.runId} was started with ${
-            storedAnswers === null ? "no --answers" : `--answers ${storedAnswers}`
-          } — ${flag === "--resume" ? "resume" : "join"} it with the same keys, or start a new run`
-        })
-      }
-      const storedSelection = stored?.selection
-      if (storedSelection != null && selection !== undefined) {
-        const difference = selectionDifference(storedSelection, selection)
-        if (difference !== undefined) {
-          return yield* new InferError({
-            reason: "SelectionChanged",
-            message: `${flag}: ${difference} — a run is its question set: ${
-              flag === "--resume" ? "resume" : "start every worker of the run"
-            } without the selection flags to ask the run's own, or start a new run`
-          })
-        }
-      }
+      const stored = yield* store.getRun(runId)
+      const refusal = Option.isNone(stored)
+        ? undefined
+        : joinRefusal(stored.value, options, config, selection, flag)
+      if (refusal !== undefined) return yield* refusal
       return yield* store.claimRun({ runId, owner, leaseMs })
     })
   if (options.resume === true || options.takeover === true) {
@@ -177,12 +215,6 @@ const startOrResume = Effect.fn("RunPlan.startOrResume")(function*(
     ? Effect.catchIf(started, (error) => error.reason === "RunExists", () => join(runId, `--run-id ${runId}`))
     : started
 })
-
-/** The `--answers` file a run was started with; null without one (and for runs stored before it was recorded). */
-const answersOfRun = (config: unknown): string | null =>
-  typeof config === "object" && config !== null && "answers" in config && typeof config.answers === "string"
-    ? config.answers
-    : null
 
 /** What is wrong with the options before anything is read, if anything. */
 const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): InferError | undefined => {
@@ -219,37 +251,17 @@ const optionProblem = (options: BenchmarkOptions<any>, concurrency: number): Inf
  */
 export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
   options: BenchmarkOptions<any>,
-  concurrency: number,
+  config: RunConfig,
   owner: RunOwner,
   leaseMs: number
 ) {
-  const problem = optionProblem(options, concurrency)
+  const problem = optionProblem(options, config.concurrency)
   if (problem !== undefined) return yield* problem
   yield* checkRunId(options.runId)
   yield* checkQuestionIds(options.questions)
   yield* checkTrees(options.treesDir, options.questions)
   yield* decodeTrees(options.treesDir, options.questions)
-  const path = yield* Path.Path
-  const run = yield* startOrResume(
-    options,
-    {
-      ...options.config,
-      benchmark: options.benchmark ?? "videomme",
-      answers: options.answers ?? null,
-      treesDir: path.resolve(options.treesDir),
-      questions: options.questions.length,
-      concurrency,
-      ...questionSettings(options),
-      finalAnswer: options.finalAnswer ?? true,
-      ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
-      prompts: options.prompts.dir,
-      // A later report prices the run with these unless told otherwise, and names the version that ran it.
-      ...(options.prices === undefined || Object.keys(options.prices).length === 0 ? {} : { prices: options.prices }),
-      vtreeVersion: packageVersion()
-    },
-    owner,
-    leaseMs
-  )
+  const run = yield* startOrResume(options, config, owner, leaseMs)
   const store = yield* RunStore
   const progress = yield* store.planQuestions(run.runId, options.questions.map((question) => question.questionId), {
     retryErrors: options.retryErrors === true
@@ -260,10 +272,7 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
   const stored = yield* store.getRun(run.runId)
   return {
     runId: run.runId,
-    finalAnswer: Option.match(stored, {
-      onNone: () => options.finalAnswer ?? true,
-      onSome: (r) => runFinalAnswer(r.config)
-    }),
+    finalAnswer: Option.match(stored, { onNone: () => config.finalAnswer, onSome: (r) => runFinalAnswer(r.config) }),
     progress,
     open: options.questions.filter((question) => !finished.has(question.questionId))
   }

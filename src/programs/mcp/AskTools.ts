@@ -1,6 +1,7 @@
 import { Clock, Effect, Either, FiberSet, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Prediction } from "../../domain/Prediction.js"
+import { agentDefaults, agentSettings } from "../../domain/RunConfig.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
 import { withInvokeAgentSpan } from "../../services/Telemetry.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
@@ -28,7 +29,9 @@ const AskInput = Schema.Struct({
         description: `Multiple-choice options as "A. …", "B. …"; the answer is then a letter`
       })
     ),
-    max_steps: Schema.optional(Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: "Default 15" })),
+    max_steps: Schema.optional(
+      Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: `Default ${agentDefaults.maxSteps}` })
+    ),
     wait: Schema.optional(Schema.Boolean.annotations({
       description: "false: return a job id at once and poll video_ask_result (for hosts with short timeouts)"
     }))
@@ -110,40 +113,43 @@ export interface AskToolOptions {
   readonly enabled: boolean
 }
 
-/** video_ask and video_ask_result; jobs are forked into the scope these tools are made in (the server's). */
-export const makeAskTools = Effect.fn("AskTools.make")(function*(options: AskToolOptions) {
-  const runs = yield* Effect.makeSemaphore(askLimits.concurrentRuns)
-  const background = yield* FiberSet.make()
-  const jobs = new Map<string, Job>()
-  const decodeAsk = Schema.decodeUnknownEither(AskInput, { errors: "all", onExcessProperty: "error" })
-  const decodeResult = Schema.decodeUnknownEither(ResultInput, { errors: "all", onExcessProperty: "error" })
+const decodeAsk = Schema.decodeUnknownEither(AskInput, { errors: "all", onExcessProperty: "error" })
+const decodeResult = Schema.decodeUnknownEither(ResultInput, { errors: "all", onExcessProperty: "error" })
 
-  const ask = (input: typeof AskInput.Type, onStep: (done: number, max: number, tool: string) => Effect.Effect<void>) =>
-    Effect.gen(function*() {
-      const tree = yield* options.library.tree(input.video_id)
-      const maxSteps = input.options?.max_steps ?? 15
-      const observer = makeObserver({ afterStep: (_, step) => onStep(step.index, maxSteps, step.tool) })
-      const questionId = `mcp-${randomUUID()}`
-      return yield* runs.withPermits(1)(
-        runQuestion(
-          { questionId, question: input.question, options: input.options?.choices ?? [] },
-          tree,
-          { prompts: options.prompts, maxSteps }
-        ).pipe(
-          Effect.provideService(AgentObserver, observer),
-          Effect.tap((prediction) =>
-            Effect.annotateCurrentSpan({
-              "vtree.stop_reason": prediction.stopReason,
-              "vtree.steps_used": prediction.stepsUsed
-            })
-          ),
-          // The question's text is message content: it reaches spans only through content capture.
-          withInvokeAgentSpan({ "vtree.question_id": questionId, "vtree.video_id": input.video_id })
-        )
+type OnStep = (done: number, max: number, tool: string) => Effect.Effect<void>
+
+/** One question through the agent over the video's tree, under one of the `runs` permits. */
+const askWith = (options: AskToolOptions, runs: Effect.Semaphore) => (input: typeof AskInput.Type, onStep: OnStep) =>
+  Effect.gen(function*() {
+    const tree = yield* options.library.tree(input.video_id)
+    // The agent's own settings, the step budget as asked (else the run record's default).
+    const settings = agentSettings({ maxSteps: input.options?.max_steps })
+    const observer = makeObserver({ afterStep: (_, step) => onStep(step.index, settings.maxSteps, step.tool) })
+    const questionId = `mcp-${randomUUID()}`
+    return yield* runs.withPermits(1)(
+      runQuestion(
+        { questionId, question: input.question, options: input.options?.choices ?? [] },
+        tree,
+        { prompts: options.prompts, ...settings }
+      ).pipe(
+        Effect.provideService(AgentObserver, observer),
+        Effect.tap((prediction) =>
+          Effect.annotateCurrentSpan({
+            "vtree.stop_reason": prediction.stopReason,
+            "vtree.steps_used": prediction.stepsUsed
+          })
+        ),
+        // The question's text is message content: it reaches spans only through content capture.
+        withInvokeAgentSpan({ "vtree.question_id": questionId, "vtree.video_id": input.video_id })
       )
-    })
+    )
+  })
 
-  /** Finished jobs past their age are dropped; when full of running jobs, none is added. */
+type Ask = ReturnType<typeof askWith>
+
+/** The jobs kept for video_ask_result: finished ones past their age are dropped; when full of running jobs, none is added. */
+const makeJobs = () => {
+  const jobs = new Map<string, Job>()
   const prune = Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     for (const [id, job] of jobs) {
@@ -156,93 +162,111 @@ export const makeAskTools = Effect.fn("AskTools.make")(function*(options: AskToo
     jobs.delete(oldestFinished[0])
     return true
   })
+  return { jobs, prune }
+}
 
-  const videoAsk: McpTool<LLMProvider | VLMProvider> = {
-    name: "video_ask",
-    description:
-      "Ask vtree's agent a question about a video: it browses the tree, reads nodes and looks at frames, then answers " +
-      "with evidence. Takes minutes; sends progress per step. With options.wait false, returns a job id at once: " +
-      "poll video_ask_result.",
-    annotations: {
-      title: "Ask the video agent",
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: true
-    },
-    inputSchema: toolSchema(AskInput),
-    outputSchema: toolSchema(AskOutput),
-    call: (args, context: CallContext) =>
-      Effect.gen(function*() {
-        const decoded = decodeAsk(args)
-        if (Either.isLeft(decoded)) {
-          return failure("INVALID_ARGUMENTS", `video_ask: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
-        }
-        const input = decoded.right
-        if (!options.enabled) {
-          return failure("NO_MODEL", "video_ask needs an agent model: set VTREE_LLM_BASE_URL and VTREE_LLM_MODEL")
-        }
-        const known = yield* Effect.either(options.library.tree(input.video_id))
-        if (Either.isLeft(known)) return failure(known.left.reason, known.left.message)
-        if (input.options?.wait !== false) {
-          const outcome = yield* Effect.either(
-            ask(input, (done, max, tool) => context.progress(done, max, `step ${done}: ${tool}`))
-          )
-          if (Either.isLeft(outcome)) return failure(outcome.left.reason, outcome.left.message)
-          return jsonReply(finished(null, outcome.right))
-        }
-        if (!(yield* prune)) {
-          return failure("TOO_MANY_JOBS", `${askLimits.maxJobs} jobs are running; wait for one to finish`)
-        }
-        const jobId = randomUUID()
-        const job: Job = { videoId: input.video_id, stepsDone: 0, result: undefined, finishedAt: undefined }
-        jobs.set(jobId, job)
-        const work = ask(input, (done) => Effect.sync(() => void (job.stepsDone = done))).pipe(
-          Effect.either,
-          Effect.flatMap((outcome) =>
-            Effect.map(Clock.currentTimeMillis, (now) => {
-              job.finishedAt = now
-              job.result = Either.isRight(outcome)
-                ? finished(jobId, outcome.right)
-                : { ...running(jobId, job.stepsDone), status: "finished", error: outcome.left.message }
-            })
-          )
+type Jobs = ReturnType<typeof makeJobs>
+
+/** A job forked into `background`: its result kept for video_ask_result; answers its id at once. */
+const startJob = (input: typeof AskInput.Type, ask: Ask, { jobs, prune }: Jobs, background: FiberSet.FiberSet) =>
+  Effect.gen(function*() {
+    if (!(yield* prune)) {
+      return failure("TOO_MANY_JOBS", `${askLimits.maxJobs} jobs are running; wait for one to finish`)
+    }
+    const jobId = randomUUID()
+    const job: Job = { videoId: input.video_id, stepsDone: 0, result: undefined, finishedAt: undefined }
+    jobs.set(jobId, job)
+    const work = ask(input, (done) => Effect.sync(() => void (job.stepsDone = done))).pipe(
+      Effect.either,
+      Effect.flatMap((outcome) =>
+        Effect.map(Clock.currentTimeMillis, (now) => {
+          job.finishedAt = now
+          job.result = Either.isRight(outcome)
+            ? finished(jobId, outcome.right)
+            : { ...running(jobId, job.stepsDone), status: "finished", error: outcome.left.message }
+        })
+      )
+    )
+    yield* FiberSet.run(background, work)
+    return jsonReply(running(jobId, 0))
+  })
+
+const videoAskTool = (
+  options: AskToolOptions,
+  ask: Ask,
+  jobs: Jobs,
+  background: FiberSet.FiberSet
+): McpTool<LLMProvider | VLMProvider> => ({
+  name: "video_ask",
+  description:
+    "Ask vtree's agent a question about a video: it browses the tree, reads nodes and looks at frames, then answers " +
+    "with evidence. Takes minutes; sends progress per step. With options.wait false, returns a job id at once: " +
+    "poll video_ask_result.",
+  annotations: {
+    title: "Ask the video agent",
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true
+  },
+  inputSchema: toolSchema(AskInput),
+  outputSchema: toolSchema(AskOutput),
+  call: (args, context: CallContext) =>
+    Effect.gen(function*() {
+      const decoded = decodeAsk(args)
+      if (Either.isLeft(decoded)) {
+        return failure("INVALID_ARGUMENTS", `video_ask: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+      }
+      const input = decoded.right
+      if (!options.enabled) {
+        return failure("NO_MODEL", "video_ask needs an agent model: set VTREE_LLM_BASE_URL and VTREE_LLM_MODEL")
+      }
+      const known = yield* Effect.either(options.library.tree(input.video_id))
+      if (Either.isLeft(known)) return failure(known.left.reason, known.left.message)
+      if (input.options?.wait === false) return yield* startJob(input, ask, jobs, background)
+      const outcome = yield* Effect.either(
+        ask(input, (done, max, tool) => context.progress(done, max, `step ${done}: ${tool}`))
+      )
+      if (Either.isLeft(outcome)) return failure(outcome.left.reason, outcome.left.message)
+      return jsonReply(finished(null, outcome.right))
+    })
+})
+
+const videoAskResultTool = ({ jobs, prune }: Jobs): McpTool => ({
+  name: "video_ask_result",
+  description:
+    "The state of a video_ask job: running (with steps done), or the answer with evidence and a trajectory summary.",
+  annotations: {
+    title: "Poll a video_ask job",
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false
+  },
+  inputSchema: toolSchema(ResultInput),
+  outputSchema: toolSchema(AskOutput),
+  call: (args) =>
+    Effect.gen(function*() {
+      const decoded = decodeResult(args)
+      if (Either.isLeft(decoded)) {
+        return failure(
+          "INVALID_ARGUMENTS",
+          `video_ask_result: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`
         )
-        yield* FiberSet.run(background, work)
-        return jsonReply(running(jobId, 0))
-      })
-  }
+      }
+      yield* prune
+      const job = jobs.get(decoded.right.job_id)
+      if (job === undefined) {
+        return failure("UNKNOWN_JOB", `no job "${decoded.right.job_id}" (jobs are kept an hour after they finish)`)
+      }
+      return jsonReply(job.result ?? running(decoded.right.job_id, job.stepsDone))
+    })
+})
 
-  const videoAskResult: McpTool = {
-    name: "video_ask_result",
-    description:
-      "The state of a video_ask job: running (with steps done), or the answer with evidence and a trajectory summary.",
-    annotations: {
-      title: "Poll a video_ask job",
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false
-    },
-    inputSchema: toolSchema(ResultInput),
-    outputSchema: toolSchema(AskOutput),
-    call: (args) =>
-      Effect.gen(function*() {
-        const decoded = decodeResult(args)
-        if (Either.isLeft(decoded)) {
-          return failure(
-            "INVALID_ARGUMENTS",
-            `video_ask_result: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`
-          )
-        }
-        yield* prune
-        const job = jobs.get(decoded.right.job_id)
-        if (job === undefined) {
-          return failure("UNKNOWN_JOB", `no job "${decoded.right.job_id}" (jobs are kept an hour after they finish)`)
-        }
-        return jsonReply(job.result ?? running(decoded.right.job_id, job.stepsDone))
-      })
-  }
-
-  return [videoAsk, videoAskResult] as const
+/** video_ask and video_ask_result; jobs are forked into the scope these tools are made in (the server's). */
+export const makeAskTools = Effect.fn("AskTools.make")(function*(options: AskToolOptions) {
+  const runs = yield* Effect.makeSemaphore(askLimits.concurrentRuns)
+  const background = yield* FiberSet.make()
+  const jobs = makeJobs()
+  return [videoAskTool(options, askWith(options, runs), jobs, background), videoAskResultTool(jobs)] as const
 })

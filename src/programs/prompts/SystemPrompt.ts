@@ -2,6 +2,7 @@
  * Prompt assembly from an already-loaded pack: pure string work, so every mode can be tested without
  * touching the file system.
  */
+import { agentDefaults } from "../../domain/RunConfig.js"
 import { type CategoryMap, findCategory, labelsOf, type QuestionKind, sectionOf, shownName } from "./Categories.js"
 import type {
   Labels,
@@ -33,7 +34,7 @@ export const packPlaceholders = {
 } as const
 
 /** The agent's step budget written into `{{max_steps}}` when the caller does not say (`--max-steps`). */
-export const defaultMaxSteps = 15
+export const defaultMaxSteps = agentDefaults.maxSteps
 
 export interface PromptPackContents {
   readonly dir: string

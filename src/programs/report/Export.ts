@@ -5,10 +5,11 @@
 // - jsonl: one prediction per line, with usage, stop reason, evidence and reasoning, the run id and the agent
 //   model, for scripts.
 // - csv: the same fields flat, for spreadsheets (RFC 4180 quoting; a cell that would start a formula gets a leading ').
+import { outcomeOf } from "../../domain/Outcome.js"
 import type { BenchmarkName } from "../../domain/Question.js"
 import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
 import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
-import { isForced, outcomeOf } from "./Report.js"
+import { isForced } from "./Report.js"
 import type { ReportPrediction } from "./Summary.js"
 
 export const benchmarkFormats = [

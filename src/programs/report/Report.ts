@@ -1,22 +1,22 @@
 // What a run amounts to: pure functions from stored rows to a summary (ReportText.ts renders it as text
 // or JSON, ReportHtml.ts as a page). The inputs are the store's row shapes (only the fields a summary
 // reads), so any LoadedRun fits. `vtree infer` prints `renderText(summarize(…))`.
+import { callRoles } from "../../domain/CallRole.js"
+import { costOfCalls, type Prices, unpricedRoles } from "../../domain/Cost.js"
 import {
   type Accuracy,
   accuracyOf,
   accuracyOfOutcomes,
   emptyTally,
   type GroupAccuracy,
-  type Outcome,
+  outcomeOf,
   type Tally
 } from "../../domain/Outcome.js"
-import { callRoles } from "../../domain/RunRecord.js"
+import { nothingRecorded, runFinalAnswer } from "../../domain/RunConfig.js"
 import { quantile } from "../../domain/Stats.js"
-import { costOfCalls, type Prices, unpricedRoles } from "./Cost.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf } from "./ReportErrors.js"
 import { workersOf } from "./ReportWorkers.js"
-import { benchmarkOfRun, runFinalAnswer, runProtocol } from "./RunProtocol.js"
 import { runSettings } from "./RunSettings.js"
 import type {
   ReportCall,
@@ -35,10 +35,6 @@ export const noGroup = "(none)"
 const knownRoles: ReadonlyArray<string> = callRoles
 const knownStopReasons = ["finished", "budget_exceeded", "parse_error", "error"]
 export const durationOrder = ["short", "medium", "long"]
-
-// Without a key nothing can be right or wrong; a null prediction is unanswered whatever the stored flag says.
-export const outcomeOf = (p: Pick<ReportPrediction, "answer" | "prediction" | "correct">): Outcome =>
-  p.answer === null ? "unscored" : p.prediction === null ? "unanswered" : p.correct ? "correct" : "wrong"
 
 /** Accuracy of any subset of predictions, with its interval. */
 export const accuracyOfPredictions = (predictions: ReadonlyArray<ReportPrediction>): Accuracy => {
@@ -72,7 +68,7 @@ export const groupAccuracy = (
 export const isForced = (p: Pick<ReportPrediction, "forced">): boolean => p.forced === true
 
 const forcedSummary = (run: ReportRun, predictions: ReadonlyArray<ReportPrediction>): Summary["forced"] => ({
-  finalAnswer: runFinalAnswer(run.config),
+  finalAnswer: runFinalAnswer(run.config ?? nothingRecorded),
   answers: accuracyOfPredictions(predictions.filter(isForced)),
   withoutForced: accuracyOfPredictions(
     predictions.map((p) => (isForced(p) ? { ...p, prediction: null, correct: false } : p))
@@ -112,20 +108,8 @@ const costSummary = (input: SummaryInput, prices: Prices, roles: ReadonlyArray<s
   }
 }
 
-export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Summary => {
-  const { calls, predictions, run } = input
-  const benchmark = benchmarkOfRun(run.config)
-  const videoMme = {
-    byTaskType: groupAccuracy(predictions, (p) => p.taskType, []),
-    byDuration: groupAccuracy(predictions, (p) => p.duration, durationOrder),
-    byDomain: predictions.some((p) => (p.domain ?? null) !== null)
-      ? groupAccuracy(predictions, (p) => p.domain ?? null, [])
-      : []
-  }
-
-  const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
-  for (const p of predictions) stopCounts.set(p.stopReason, (stopCounts.get(p.stopReason) ?? 0) + 1)
-
+/** Calls, errors, retries and tokens per role: every known role, then any other a call names. */
+const tokensByRole = (calls: ReadonlyArray<ReportCall>): ReadonlyArray<RoleTokens> => {
   const emptySlot = () => ({ calls: 0, errors: 0, counted: 0, retried: 0, promptTokens: 0, completionTokens: 0 })
   const roles = new Map<string, ReturnType<typeof emptySlot>>(knownRoles.map((role) => [role, emptySlot()]))
   for (const c of calls) {
@@ -140,7 +124,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     slot.completionTokens += c.completionTokens
     roles.set(c.role, slot)
   }
-  const byRole: ReadonlyArray<RoleTokens> = [...roles.entries()].map(([role, { counted, retried, ...slot }]) => ({
+  return [...roles.entries()].map(([role, { counted, retried, ...slot }]) => ({
     role,
     calls: slot.calls,
     errors: slot.errors,
@@ -148,6 +132,31 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     promptTokens: slot.promptTokens,
     completionTokens: slot.completionTokens
   }))
+}
+
+const questionTimeOf = (predictions: ReadonlyArray<ReportPrediction>): Summary["questionTime"] => {
+  const times = predictions.map((p) => p.finishedAt - p.startedAt)
+  return {
+    ...spreadOf(times),
+    meanMs: times.length === 0 ? null : times.reduce((sum, t) => sum + t, 0) / times.length
+  }
+}
+
+export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Summary => {
+  const { calls, predictions, run } = input
+  const config = run.config ?? nothingRecorded
+  const benchmark = config.benchmark
+  const videoMme = {
+    byTaskType: groupAccuracy(predictions, (p) => p.taskType, []),
+    byDuration: groupAccuracy(predictions, (p) => p.duration, durationOrder),
+    byDomain: predictions.some((p) => (p.domain ?? null) !== null)
+      ? groupAccuracy(predictions, (p) => p.domain ?? null, [])
+      : []
+  }
+
+  const stopCounts = new Map<string, number>(knownStopReasons.map((reason) => [reason, 0]))
+  for (const p of predictions) stopCounts.set(p.stopReason, (stopCounts.get(p.stopReason) ?? 0) + 1)
+  const byRole = tokensByRole(calls)
 
   const lastSaved = predictions.reduce<number | null>(
     (latest, p) => latest === null || p.finishedAt > latest ? p.finishedAt : latest,
@@ -159,8 +168,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
   return {
     runId: run.runId,
     status: run.status,
-    settings: runSettings({ config: run.config, selection: run.selection }),
-    protocol: runProtocol(run.config),
+    settings: runSettings({ config, selection: run.selection }),
+    protocol: config.protocol,
     startedAt: new Date(run.startedAt).toISOString(),
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt).toISOString(),
     wallTimeMs: end === null ? null : Math.max(0, end - run.startedAt),
@@ -185,13 +194,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       role: r.role,
       ...spreadOf(calls.filter((c) => c.role === r.role).map((c) => c.durationMs))
     })),
-    questionTime: (() => {
-      const times = predictions.map((p) => p.finishedAt - p.startedAt)
-      return {
-        ...spreadOf(times),
-        meanMs: times.length === 0 ? null : times.reduce((sum, t) => sum + t, 0) / times.length
-      }
-    })(),
+    questionTime: questionTimeOf(predictions),
     replyShapes: replyShapesOf(predictions, calls),
     tokenDetails: tokenDetailsOf(calls),
     progress: run.progress == null ? null : {
@@ -199,25 +202,28 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       open: Math.max(0, run.progress.total - run.progress.done - run.progress.claimed)
     },
     workers: workersOf(input, options.now),
-    perQuestion: predictions.map((p) => ({
-      questionId: p.questionId,
-      videoId: p.videoId,
-      taskType: p.taskType,
-      prediction: p.prediction,
-      answer: p.answer,
-      outcome: outcomeOf(p),
-      stopReason: p.stopReason,
-      steps: p.stepsUsed,
-      promptTokens: p.promptTokens,
-      completionTokens: p.completionTokens,
-      costUsd: cost.byQuestion[p.questionId] ?? null,
-      timeMs: p.finishedAt - p.startedAt,
-      evidence: p.evidence,
-      reasoning: p.reasoning,
-      error: p.error
-    }))
+    perQuestion: predictions.map((p) => questionLine(p, cost.byQuestion[p.questionId] ?? null))
   }
 }
+
+/** One question's line of the summary. */
+const questionLine = (p: ReportPrediction, costUsd: number | null): Summary["perQuestion"][number] => ({
+  questionId: p.questionId,
+  videoId: p.videoId,
+  taskType: p.taskType,
+  prediction: p.prediction,
+  answer: p.answer,
+  outcome: outcomeOf(p),
+  stopReason: p.stopReason,
+  steps: p.stepsUsed,
+  promptTokens: p.promptTokens,
+  completionTokens: p.completionTokens,
+  costUsd,
+  timeMs: p.finishedAt - p.startedAt,
+  evidence: p.evidence,
+  reasoning: p.reasoning,
+  error: p.error
+})
 
 // ---- Token details: what the endpoints said about their prefix cache and their thinking.
 

@@ -1,9 +1,10 @@
 // Two runs side by side, paired over the questions both answered: is B better than A, where, and is the
 // difference more than noise. Pure: the CLI loads both runs (from one database or two) and renders this.
 import type { Accuracy } from "../../domain/Outcome.js"
+import { outcomeOf } from "../../domain/Outcome.js"
 import { mcnemarExact } from "../../domain/Stats.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
-import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup, outcomeOf } from "./Report.js"
+import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup } from "./Report.js"
 import { formatTable } from "./ReportText.js"
 import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
 import type { ReportPrediction } from "./Summary.js"

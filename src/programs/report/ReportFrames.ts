@@ -5,6 +5,7 @@
 import * as Path from "@effect/platform/Path"
 import { Effect, Either, Schema } from "effect"
 import { ObserveFrameArgs } from "../../domain/Protocol.js"
+import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
 import { videoTime } from "../../text/Format.js"
 import { type FrameImage, frameImages, type FramesMode } from "../tree/FrameImages.js"
@@ -36,10 +37,7 @@ export const stepKey = (questionId: string, step: number): string => `${question
 const decodeArgs = Schema.decodeUnknownEither(ObserveFrameArgs)
 
 /** The trees folder a run was made with, as stored in its config. */
-export const treesDirOf = (config: unknown): string | null => {
-  const value = typeof config === "object" && config !== null ? (config as Record<string, unknown>)["treesDir"] : null
-  return typeof value === "string" && value !== "" ? value : null
-}
+export const treesDirOf = (config: StoredRunConfig | undefined): string | null => config?.treesDir ?? null
 
 /**
  * The frames of every observe_frame step of a run. `pageDir` is the folder the page is read from (links

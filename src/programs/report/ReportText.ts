@@ -1,10 +1,10 @@
 // A run's summary as text (the tables `vtree infer` and `vtree report` print) or JSON, and the
 // formatting of numbers, times and tables the other renderers share.
+import { formatUsd } from "../../domain/Cost.js"
 import type { GroupAccuracy } from "../../domain/Outcome.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
-import { formatUsd } from "./Cost.js"
 import { errorsText } from "./ReportErrors.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
 

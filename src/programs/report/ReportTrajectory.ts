@@ -1,7 +1,8 @@
 // One question's trajectory on a report page: its facts, its steps with their model calls, and a
 // timeline of where its time went.
+import { outcomeOf } from "../../domain/Outcome.js"
 import { formatCount, formatDuration } from "../../text/Format.js"
-import { isForced, outcomeOf } from "./Report.js"
+import { isForced } from "./Report.js"
 import { esc, isEmpty, jsonBlock } from "./ReportMarkup.js"
 import type { ReportCall, ReportPrediction, ReportStep } from "./Summary.js"
 

@@ -5,7 +5,6 @@ import type { RunRow, RunTally } from "../../domain/RunRecord.js"
 import { formatCount, formatDuration, formatPercent } from "../../text/Format.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { formatTable } from "./ReportText.js"
-import { benchmarkOfRun } from "./RunProtocol.js"
 import { agentModelOf } from "./RunSettings.js"
 
 export interface RunListing {
@@ -27,11 +26,6 @@ export interface RunListing {
   readonly wallTimeMs: number | null
 }
 
-const countIn = (config: unknown): number | null =>
-  typeof config === "object" && config !== null && "questions" in config && typeof config.questions === "number"
-    ? config.questions
-    : null
-
 /** Newest first, as the store lists them. */
 export const listRuns = (runs: ReadonlyArray<RunRow>, tallies: ReadonlyArray<RunTally>): ReadonlyArray<RunListing> => {
   const tallyOf = new Map(tallies.map((t) => [t.runId, t]))
@@ -44,10 +38,10 @@ export const listRuns = (runs: ReadonlyArray<RunRow>, tallies: ReadonlyArray<Run
     return {
       runId: run.runId,
       status: run.status,
-      benchmark: benchmarkOfRun(run.config),
+      benchmark: run.config.benchmark,
       agentModel: agentModelOf(run.config),
       saved,
-      total: run.progress?.total ?? run.selection?.count ?? countIn(run.config),
+      total: run.progress?.total ?? run.selection?.count ?? run.config.questions ?? null,
       keyed,
       correct,
       accuracy: keyed === 0 ? null : correct / keyed,

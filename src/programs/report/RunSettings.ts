@@ -1,11 +1,11 @@
-// What a run was run with, read back from its stored config_json and question selection: the lines every
-// report shows (so a result can be repeated, or two results told apart) and the ones `report --compare`
-// shows when they differ. Pure. Only what the config holds is shown, so a run stored before a setting was
-// recorded simply lacks that line, and a setting recorded later (a sampling key) appears without a change here.
-import { Option, Schema } from "effect"
+// What a run was run with, read back from its stored record (RunConfig.ts's StoredRunConfig) and question
+// selection: the lines every report shows (so a result can be repeated, or two results told apart) and the
+// ones `report --compare` shows when they differ. Pure. Only what the record holds is shown, so a run stored
+// before a setting was recorded simply lacks that line.
+import type { Prices } from "../../domain/Cost.js"
+import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { RunSelection } from "../../domain/RunRecord.js"
-import { type Prices, PricesFile } from "./Cost.js"
-import { runProtocol } from "./RunProtocol.js"
+import { samplingFieldNames, samplingRoles } from "../../domain/Sampling.js"
 
 /** One setting as people read it: `name` is stable (json key, compare row), `value` one line of text. */
 export interface RunSetting {
@@ -20,24 +20,11 @@ export interface SettingDifference {
   readonly b: string
 }
 
-type Json = Readonly<Record<string, unknown>>
-
-const record = (value: unknown): Json | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined
-
-// A value from the config is data: a newline in a model name must not start a line of its own in a table.
+// A value from the record is data: a newline in a model name must not start a line of its own in a table.
 const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim()
 
-const scalar = (value: unknown): string | undefined =>
-  typeof value === "string"
-    ? oneLine(value)
-    : typeof value === "number" || typeof value === "boolean"
-    ? String(value)
-    : undefined
-
 /** The host (and port) of a base URL: never its userinfo, path or query. */
-const hostOf = (url: unknown): string => {
-  if (typeof url !== "string") return "(unparseable)"
+const hostOf = (url: string): string => {
   try {
     return oneLine(new URL(url).host) || "(unparseable)"
   } catch {
@@ -45,38 +32,33 @@ const hostOf = (url: unknown): string => {
   }
 }
 
-const endpointSettings = (role: string, endpoint: unknown): ReadonlyArray<RunSetting> => {
-  const fields = record(endpoint)
-  if (fields === undefined) return []
-  const urls = Array.isArray(fields["baseUrls"]) && fields["baseUrls"].length > 0
-    ? fields["baseUrls"]
-    : fields["baseUrl"] === undefined
+type StoredProviders = NonNullable<StoredRunConfig["providers"]>
+type StoredEndpoint = NonNullable<StoredProviders["vlm"]>
+
+const endpointSettings = (role: string, endpoint: StoredEndpoint | null | undefined): ReadonlyArray<RunSetting> => {
+  if (endpoint === null || endpoint === undefined) return []
+  const urls = endpoint.baseUrls !== undefined && endpoint.baseUrls.length > 0
+    ? endpoint.baseUrls
+    : endpoint.baseUrl === undefined
     ? []
-    : [fields["baseUrl"]]
-  const model = scalar(fields["model"])
+    : [endpoint.baseUrl]
   return [
-    ...(model === undefined ? [] : [{ name: `${role} model`, value: model }]),
+    ...(endpoint.model === undefined ? [] : [{ name: `${role} model`, value: oneLine(endpoint.model) }]),
     ...(urls.length === 0 ? [] : [{ name: `${role} endpoint`, value: [...new Set(urls.map(hostOf))].join(", ") }])
   ]
 }
 
-/** `sampling.agent.temperature` → `sampling agent.temperature`: every leaf the config holds, in its order. */
-const flattened = (prefix: string, value: unknown): ReadonlyArray<RunSetting> => {
-  const fields = record(value)
-  if (fields === undefined) {
-    const text = scalar(value) ?? (value === null ? "null" : undefined)
-    return text === undefined ? [] : [{ name: prefix, value: text }]
-  }
-  return Object.entries(fields).flatMap(([key, inner]) =>
-    flattened(prefix.endsWith(" ") ? `${prefix}${oneLine(key)}` : `${prefix}.${oneLine(key)}`, inner)
+/** `sampling agent.temperature`: every field the run sent, role by role. */
+const samplingSettings = (sampling: StoredRunConfig["sampling"]): ReadonlyArray<RunSetting> =>
+  sampling === undefined ? [] : samplingRoles.flatMap((role) =>
+    samplingFieldNames.flatMap((field) => {
+      const value = sampling[role]?.[field]
+      return value === undefined ? [] : [{ name: `sampling ${role}.${field}`, value: String(value) }]
+    })
   )
-}
-
-const decodePrices = Schema.decodeUnknownOption(PricesFile)
 
 /** The prices a run was started with (`infer --prices`, VTREE_<ROLE>_PRICE); {} when it recorded none. */
-export const storedPrices = (config: unknown): Prices =>
-  Option.getOrElse(decodePrices(record(config)?.["prices"]), () => ({}))
+export const storedPrices = (config: StoredRunConfig): Prices => config.prices ?? {}
 
 const pricesText = (prices: Prices): string | undefined => {
   const parts = Object.entries(prices).map(([role, price]) =>
@@ -85,26 +67,8 @@ const pricesText = (prices: Prices): string | undefined => {
   return parts.length === 0 ? undefined : parts.join(", ")
 }
 
-/** Settings stored as plain values, in the order reports list them, with the label each is shown under. */
-const plainSettings: ReadonlyArray<readonly [key: string, name: string]> = [
-  ["maxSteps", "max steps"],
-  ["finalAnswer", "final answer"],
-  ["prompts", "prompt pack"],
-  ["skillMode", "skill mode"]
-]
-
-const laterSettings: ReadonlyArray<readonly [key: string, name: string]> = [
-  ["verifyVision", "verify vision"],
-  ["anchor", "anchor"],
-  ["webSearch", "web search"],
-  ["concurrency", "concurrency"]
-]
-
-const plain = (config: Json, keys: ReadonlyArray<readonly [string, string]>): ReadonlyArray<RunSetting> =>
-  keys.flatMap(([key, name]) => {
-    const value = scalar(config[key])
-    return value === undefined ? [] : [{ name, value }]
-  })
+const optional = (name: string, value: string | number | boolean | undefined): ReadonlyArray<RunSetting> =>
+  value === undefined ? [] : [{ name, value: typeof value === "string" ? oneLine(value) : String(value) }]
 
 /**
  * The run's settings, in a fixed order: each role's model and endpoint host, thinking, OCR, every sampling
@@ -112,38 +76,36 @@ const plain = (config: Json, keys: ReadonlyArray<readonly [string, string]>): Re
  * question file and its sha256, answers file, vtree version, prices.
  */
 export const runSettings = (run: {
-  readonly config: unknown
+  readonly config: StoredRunConfig
   readonly selection?: RunSelection | null | undefined
 }): ReadonlyArray<RunSetting> => {
-  const config = record(run.config) ?? {}
-  const providers = record(config["providers"]) ?? {}
-  const llm = record(providers["llm"]) ?? {}
-  const ocr = record(providers["ocr"])
-  const thinking = scalar(llm["thinking"])
+  const { config } = run
+  const providers = config.providers ?? {}
+  const llm = providers.llm ?? {}
   const selection = run.selection ?? undefined
-  const questions = selection?.questionsPath ?? scalar(config["questionsPath"])
-  const answers = scalar(config["answers"])
-  const version = scalar(config["vtreeVersion"])
-  const prices = pricesText(storedPrices(config))
-  const optional = (name: string, value: string | undefined): ReadonlyArray<RunSetting> =>
-    value === undefined ? [] : [{ name, value }]
   return [
-    ...endpointSettings("agent", llm["agent"]),
-    ...endpointSettings("tool", llm["tool"]),
-    ...endpointSettings("vlm", providers["vlm"]),
-    ...endpointSettings("embedding", providers["embedding"]),
-    ...optional("thinking", thinking),
-    ...optional("ocr", ocr === undefined ? undefined : scalar(ocr["engine"])),
-    ...flattened("sampling ", config["sampling"]),
-    ...plain(config, plainSettings),
-    { name: "protocol", value: runProtocol(config) },
-    ...plain(config, laterSettings),
-    ...optional("trees", scalar(config["treesDir"])),
-    ...optional("questions", questions),
+    ...endpointSettings("agent", llm.agent),
+    ...endpointSettings("tool", llm.tool),
+    ...endpointSettings("vlm", providers.vlm),
+    ...endpointSettings("embedding", providers.embedding),
+    ...optional("thinking", llm.thinking),
+    ...optional("ocr", providers.ocr?.engine),
+    ...samplingSettings(config.sampling),
+    ...optional("max steps", config.maxSteps),
+    ...optional("final answer", config.finalAnswer),
+    ...optional("prompt pack", config.prompts),
+    ...optional("skill mode", config.skillMode),
+    { name: "protocol", value: config.protocol },
+    ...optional("verify vision", config.verifyVision),
+    ...optional("anchor", config.anchor),
+    ...optional("web search", config.webSearch),
+    ...optional("concurrency", config.concurrency),
+    ...optional("trees", config.treesDir),
+    ...optional("questions", selection?.questionsPath ?? config.questionsPath),
     ...optional("questions sha256", selection?.questionsSha256),
-    ...optional("answers", answers),
-    ...optional("vtree version", version),
-    ...optional("prices", prices)
+    ...optional("answers", config.answers ?? undefined),
+    ...optional("vtree version", config.vtreeVersion),
+    ...optional("prices", pricesText(storedPrices(config)))
   ]
 }
 
@@ -165,7 +127,7 @@ export const settingsDifference = (
  * before the providers were recorded); null when neither says.
  */
 export const agentModelOf = (
-  config: unknown,
+  config: StoredRunConfig,
   calls: ReadonlyArray<{ readonly role: string; readonly model: string }> = []
 ): string | null => {
   const named = runSettings({ config }).find((s) => s.name === "agent model")?.value

@@ -3,12 +3,14 @@
 // module of the report can name them without importing the code that fills them.
 import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { BenchmarkName } from "../../domain/Question.js"
+import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
 import type { ErrorSummary } from "./ReportErrors.js"
 import type { RunSetting } from "./RunSettings.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & {
-  readonly config?: unknown
+  /** The run's record; without one, a run that recorded nothing. */
+  readonly config?: StoredRunConfig
   readonly claims?: RunRow["claims"]
   readonly progress?: RunRow["progress"]
   readonly selection?: RunRow["selection"]

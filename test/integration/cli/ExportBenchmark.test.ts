@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { describeFailure } from "../../../src/cli/ErrorReport.js"
 import { exportCommand } from "../../../src/cli/ExportCommand.js"
 import type { BenchmarkFacts } from "../../../src/domain/Question.js"
+import type { StoredRunConfig } from "../../../src/domain/RunConfig.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore } from "../../../src/services/RunStore.js"
 import { capturedTerminal } from "../../support/cli/CapturedTerminal.js"
@@ -36,7 +37,12 @@ const lvFacts = (uid: string): BenchmarkFacts => ({
 })
 
 /** One run of two questions: one answered B, one unanswered. */
-const fill = (file: string, runId: string, config: unknown, facts: (uid: string) => BenchmarkFacts | null) =>
+const fill = (
+  file: string,
+  runId: string,
+  config: typeof StoredRunConfig.Encoded,
+  facts: (uid: string) => BenchmarkFacts | null
+) =>
   Effect.gen(function*() {
     const store = yield* RunStore
     yield* store.startRun({ runId, config })

@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { formatUsd } from "../../../src/programs/report/Cost.js"
+import { formatUsd } from "../../../src/domain/Cost.js"
 import { runCli } from "../../support/cli/InProcess.js"
 import { simEnv, tempDir } from "../../support/harness/Cli.js"
 import { agentModel } from "../../support/harness/Policy.js"

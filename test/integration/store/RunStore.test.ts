@@ -260,7 +260,8 @@ const contract = (name: string, withStore: WithStore) =>
             startedAt: 5_000,
             finishedAt: null,
             status: "running",
-            config: { concurrency: 4 },
+            // The keys runs stored before them could only have had their legacy values.
+            config: { concurrency: 4, protocol: "json", benchmark: "videomme", answers: null },
             selection: null,
             claim: { ...ownerA, claimedAt: 5_000, heartbeatAt: 5_000, expiresAt: 15_000 },
             claims: [{ ...ownerA, claimedAt: 5_000, heartbeatAt: 5_000, expiresAt: 15_000 }],
@@ -303,18 +304,43 @@ const contract = (name: string, withStore: WithStore) =>
           yield* store.startRun({
             runId: "r",
             config: {
-              llm: { baseUrl: "http://localhost:8000/v1", apiKey: secret, model: "m", key: Redacted.make(secret) },
-              search: { github_token: secret, tokens: [Redacted.make(secret), "x"] },
-              maxTokens: 512
+              providers: {
+                llm: {
+                  agent: {
+                    baseUrl: "http://localhost:8000/v1",
+                    apiKey: secret,
+                    model: "m",
+                    key: Redacted.make(secret)
+                  },
+                  tool: { baseUrl: "http://localhost:8000/v1", model: "m", token: secret },
+                  thinking: "none"
+                },
+                vlm: { baseUrl: "http://localhost:8000/v1", baseUrls: [Redacted.make(secret), "x"], model: "v" },
+                embedding: null,
+                ocr: null
+              },
+              maxSteps: 512
             }
           })
           const sql = yield* SqlClient.SqlClient
           const [row] = yield* sql<{ config_json: string }>`SELECT config_json FROM runs WHERE run_id = 'r'`
           assert.notInclude(row?.config_json ?? "", secret)
           assert.deepStrictEqual(JSON.parse(row?.config_json ?? "null"), {
-            llm: { baseUrl: "http://localhost:8000/v1", model: "m" },
-            search: { tokens: [null, "x"] },
-            maxTokens: 512
+            protocol: "json",
+            benchmark: "videomme",
+            answers: null,
+            maxSteps: 512,
+            providers: {
+              llm: {
+                agent: { baseUrl: "http://localhost:8000/v1", model: "m" },
+                tool: { baseUrl: "http://localhost:8000/v1", model: "m" },
+                thinking: "none"
+              },
+              // A dropped secret leaves a null slot, which the record reads as no such list.
+              vlm: { baseUrl: "http://localhost:8000/v1", model: "v" },
+              embedding: null,
+              ocr: null
+            }
           })
         })
       ))

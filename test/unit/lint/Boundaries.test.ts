@@ -73,8 +73,13 @@ describe("lint: README's dependency rules", () => {
     Effect.gen(function*() {
       yield* assertForbidden(
         "src/programs/tree/Planted.ts",
-        `export * from "../report/Cost.js"`,
+        `export * from "../report/Report.js"`,
         "programs/report reads trees, not the other way"
+      )
+      yield* assertForbidden(
+        "src/programs/harness/Planted.ts",
+        `export * from "../report/RunSettings.js"`,
+        "programs/report reads what the harness saved, not the other way"
       )
       yield* assertForbidden(
         "src/programs/benchmarks/Planted.ts",

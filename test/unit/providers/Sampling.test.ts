@@ -1,9 +1,10 @@
 // Sampling per role (issue 28, item 3): the variables each role reads, their defaults and their checks,
 // the request body fields they become, and how a resumed run's settings are compared.
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Option } from "effect"
+import { ConfigProvider, Effect, Option, Schema } from "effect"
 import { loadLlmConfig, loadProvidersConfig, loadVlmConfig } from "../../../src/config/ProviderConfig.js"
-import { samplingDifference, samplingOfRun } from "../../../src/domain/Sampling.js"
+import { recordedSampling, StoredRunConfig } from "../../../src/domain/RunConfig.js"
+import { samplingDifference } from "../../../src/domain/Sampling.js"
 import { detectDialect, samplingBodyFields } from "../../../src/layers/openai/Dialect.js"
 import { chatBody } from "../../../src/layers/openai/OpenAiLlm.js"
 
@@ -121,9 +122,10 @@ describe("a run's stored sampling", () => {
   const stored = { agent: { temperature: 0.7 }, tool: { temperature: 0 }, vlm: {} }
 
   it("reads it from the run's config; runs stored before it was recorded have none", () => {
-    assert.deepStrictEqual(samplingOfRun({ sampling: stored }), Option.some(stored))
-    assert.isTrue(Option.isNone(samplingOfRun({ protocol: "json" })))
-    assert.isTrue(Option.isNone(samplingOfRun(null)))
+    const decode = Schema.decodeUnknownSync(StoredRunConfig)
+    assert.deepStrictEqual(recordedSampling(decode({ sampling: stored })), stored)
+    assert.isUndefined(recordedSampling(decode({ protocol: "json" })))
+    assert.isUndefined(recordedSampling(decode({ sampling: { agent: { temperature: 0.7 } } })))
   })
 
   it("names the first setting that differs and where it is set", () => {

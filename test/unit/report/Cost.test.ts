@@ -1,12 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
-import {
-  callCost,
-  costOfCalls,
-  decodePricesFile,
-  formatUsd,
-  parsePriceText
-} from "../../../src/programs/report/Cost.js"
+import { callCost, costOfCalls, decodePricesFile, formatUsd, parsePriceText } from "../../../src/domain/Cost.js"
 
 describe("prices", () => {
   it("reads input,cached,output or input,output from a variable", () => {

@@ -1,10 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { StoredRunConfig } from "../../../src/domain/RunConfig.js"
 import { summarize } from "../../../src/programs/report/Report.js"
 import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/report/ReportHtml.js"
 import { formatTable, renderJson, renderText } from "../../../src/programs/report/ReportText.js"
 import type { ReportInput } from "../../../src/programs/report/Summary.js"
 import { escapeHtml } from "../../../src/text/Html.js"
 import { call, prediction, step } from "../harness/fixtures.js"
+
+/** config_json as the store decodes it. */
+const stored = Schema.decodeUnknownSync(StoredRunConfig)
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" as const }
 
@@ -501,7 +506,7 @@ describe("renderHtml", () => {
   it("forced answers are counted apart with their accuracy, and the accuracy without them, in text, JSON and html", () => {
     const forcedRun: ReportInput = {
       ...input,
-      run: { ...run, config: { finalAnswer: true } },
+      run: { ...run, config: stored({ finalAnswer: true }) },
       predictions: [
         prediction({ questionId: "f1", stopReason: "budget_exceeded", forced: true }),
         prediction({ questionId: "f2", stopReason: "budget_exceeded", forced: true, prediction: "C", correct: false }),
@@ -529,7 +534,7 @@ describe("renderHtml", () => {
 
   it("a run without the final answer, or stored before the mode was recorded, says so and has no forced answers", () => {
     for (const config of [{ finalAnswer: false }, {}]) {
-      const summary = summarize({ ...input, run: { ...run, config } })
+      const summary = summarize({ ...input, run: { ...run, config: stored(config) } })
       assert.isFalse(summary.forced.finalAnswer)
       assert.strictEqual(summary.forced.answers.total, 0)
       assert.deepStrictEqual(summary.forced.withoutForced, summary.overall)

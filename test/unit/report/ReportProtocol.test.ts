@@ -1,9 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { StoredRunConfig } from "../../../src/domain/RunConfig.js"
 import { summarize } from "../../../src/programs/report/Report.js"
 import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
 import { renderText } from "../../../src/programs/report/ReportText.js"
-import { runProtocol } from "../../../src/programs/report/RunProtocol.js"
 import { prediction } from "../harness/fixtures.js"
+
+/** config_json as the store decodes it. */
+const stored = Schema.decodeUnknownSync(StoredRunConfig)
+const runProtocol = (config: unknown) => stored(config ?? {}).protocol
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 1_000, status: "completed" as const }
 
@@ -17,14 +22,14 @@ describe("the protocol a run used", () => {
 
   it("is stated by the report", () => {
     const summary = summarize({
-      run: { ...run, config: { protocol: "tools" } },
+      run: { ...run, config: stored({ protocol: "tools" }) },
       predictions: [prediction({ questionId: "q1" })],
       calls: []
     })
     assert.strictEqual(summary.protocol, "tools")
     assert.include(renderText(summary).split("\n").slice(0, 3), "Protocol tools")
     assert.include(
-      renderHtml({ run: { ...run, config: { protocol: "tools" } }, predictions: [], steps: [], calls: [] }),
+      renderHtml({ run: { ...run, config: stored({ protocol: "tools" }) }, predictions: [], steps: [], calls: [] }),
       "<tr><td>Protocol</td><td>tools</td></tr>"
     )
     assert.strictEqual(summarize({ run, predictions: [], calls: [] }).protocol, "json")

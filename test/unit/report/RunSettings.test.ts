@@ -1,5 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { nothingRecorded, StoredRunConfig } from "../../../src/domain/RunConfig.js"
 import { runSettings, settingsDifference, storedPrices } from "../../../src/programs/report/RunSettings.js"
+
+/** config_json as the store decodes it. */
+const stored = Schema.decodeUnknownSync(StoredRunConfig)
 
 const config = {
   benchmark: "videomme",
@@ -9,7 +14,7 @@ const config = {
   skillMode: "auto",
   protocol: "json",
   prompts: "/opt/vtree/prompts/en",
-  finalAnswer: "forced",
+  finalAnswer: true,
   sampling: { agent: { temperature: 0.2, seed: 7 }, tool: { temperature: 0 } },
   vtreeVersion: "4.1.0",
   prices: { agent: { input: 0.6, cachedInput: 0.15, output: 2.4 } },
@@ -44,7 +49,7 @@ const valueOf = (settings: ReturnType<typeof runSettings>, name: string) => sett
 
 describe("a run's settings, read from its stored config", () => {
   it("names each role's model and endpoint host, never a key or the userinfo of a URL", () => {
-    const settings = runSettings({ config, selection })
+    const settings = runSettings({ config: stored(config), selection })
     assert.strictEqual(valueOf(settings, "agent model"), "reasoner")
     assert.strictEqual(valueOf(settings, "agent endpoint"), "api.example.com:8443")
     assert.strictEqual(valueOf(settings, "tool endpoint"), "10.0.0.1:8000, 10.0.0.2:8000")
@@ -56,12 +61,12 @@ describe("a run's settings, read from its stored config", () => {
   })
 
   it("lists every sampling key the config holds, whatever it is, and the run's other settings", () => {
-    const settings = runSettings({ config, selection })
+    const settings = runSettings({ config: stored(config), selection })
     assert.strictEqual(valueOf(settings, "sampling agent.temperature"), "0.2")
     assert.strictEqual(valueOf(settings, "sampling agent.seed"), "7")
     assert.strictEqual(valueOf(settings, "sampling tool.temperature"), "0")
     assert.strictEqual(valueOf(settings, "max steps"), "15")
-    assert.strictEqual(valueOf(settings, "final answer"), "forced")
+    assert.strictEqual(valueOf(settings, "final answer"), "true")
     assert.strictEqual(valueOf(settings, "prompt pack"), "/opt/vtree/prompts/en")
     assert.strictEqual(valueOf(settings, "skill mode"), "auto")
     assert.strictEqual(valueOf(settings, "protocol"), "json")
@@ -73,23 +78,23 @@ describe("a run's settings, read from its stored config", () => {
   })
 
   it("shows nothing it does not know: a run stored before settings were recorded has few", () => {
-    const settings = runSettings({ config: { concurrency: 2 } })
+    const settings = runSettings({ config: stored({ concurrency: 2 }) })
     assert.deepStrictEqual(settings.map((s) => s.name), ["protocol", "concurrency"])
-    assert.deepStrictEqual(runSettings({ config: null }).map((s) => s.name), ["protocol"])
+    assert.deepStrictEqual(runSettings({ config: nothingRecorded }).map((s) => s.name), ["protocol"])
   })
 
   it("keeps a hostile value on one line", () => {
     const settings = runSettings({
-      config: { providers: { llm: { agent: { baseUrl: "not a url", model: "evil\nRun x · completed" } } } }
+      config: stored({ providers: { llm: { agent: { baseUrl: "not a url", model: "evil\nRun x · completed" } } } })
     })
     assert.strictEqual(valueOf(settings, "agent model"), "evil Run x · completed")
     assert.strictEqual(valueOf(settings, "agent endpoint"), "(unparseable)")
   })
 
   it("lists the settings that differ between two runs, with — where one side has none", () => {
-    const a = runSettings({ config, selection })
+    const a = runSettings({ config: stored(config), selection })
     const b = runSettings({
-      config: { ...config, maxSteps: 30, sampling: { agent: { temperature: 0.2 } }, vtreeVersion: "4.1.0" },
+      config: stored({ ...config, maxSteps: 30, sampling: { agent: { temperature: 0.2 } }, vtreeVersion: "4.1.0" }),
       selection
     })
     assert.deepStrictEqual(settingsDifference(a, b), [
@@ -101,8 +106,8 @@ describe("a run's settings, read from its stored config", () => {
   })
 
   it("reads the prices a run was started with, and none from a config without valid ones", () => {
-    assert.deepStrictEqual(storedPrices(config), { agent: { input: 0.6, cachedInput: 0.15, output: 2.4 } })
-    assert.deepStrictEqual(storedPrices({ prices: { agent: { input: -1, output: 2 } } }), {})
-    assert.deepStrictEqual(storedPrices({}), {})
+    assert.deepStrictEqual(storedPrices(stored(config)), { agent: { input: 0.6, cachedInput: 0.15, output: 2.4 } })
+    assert.deepStrictEqual(storedPrices(stored({ prices: { agent: { input: -1, output: 2 } } })), {})
+    assert.deepStrictEqual(storedPrices(stored({})), {})
   })
 })

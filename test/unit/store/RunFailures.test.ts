@@ -13,7 +13,7 @@ const stored = (runId: string): RunStored => ({
   startedAt: 0,
   finishedAt: null,
   status: "running",
-  config: {},
+  config: { protocol: "json", benchmark: "videomme", answers: null },
   selection: null
 })
 

@@ -233,7 +233,7 @@ describe("databases that are not vtree's, or not this vtree's", () => {
       const file = path.join(dir, "vtree.db")
       yield* Effect.scoped(Effect.flatMap(client(file), (store) =>
         Effect.forEach([1, 2, 3, 4, 5, 6, 7, 8], (i) =>
-          store.startRun({ runId: `r${i}`, config: { pad: "x".repeat(4000) } }))))
+          store.startRun({ runId: `r${i}`, config: { prompts: "x".repeat(4000) } }))))
       const handle = new Database(file)
       handle.pragma("wal_checkpoint(TRUNCATE)")
       handle.close()

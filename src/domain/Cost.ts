@@ -2,10 +2,12 @@
 // VTREE_<ROLE>_PRICE or a --prices file (parsePriceText / decodePricesFile below) and hands them in.
 import type { ParseResult } from "effect"
 import { Either, Schema } from "effect"
-import { firstDecodeIssue, issueLine } from "../../domain/DecodeIssue.js"
-import { callRoles } from "../../domain/RunRecord.js"
-import { parseUserJson } from "../../domain/UserJson.js"
-import { type CallRole } from "../../services/CallLog.js"
+import { callRoles } from "./CallRole.js"
+import { firstDecodeIssue, issueLine } from "./DecodeIssue.js"
+import { parseUserJson } from "./UserJson.js"
+
+/** Every provider role that reports its calls (as CallLog's CallRole): speech-to-text ("asr") serves the tree builder. */
+type CallRole = (typeof callRoles)[number] | "asr"
 
 /** USD per 1,000,000 tokens. */
 export const Price = Schema.Struct({

@@ -2,7 +2,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Either } from "effect"
 import type { Thumbnailer } from "../../services/Thumbnailer.js"
-import { frameRelativePath } from "../tree/FrameSelection.js"
+import { resolveFramePath } from "../tree/FramePath.js"
 import { frameJpeg, maxFrameSide } from "./FrameTool.js"
 import { type ResourceCatalog, type ResourceContents, ResourceNotFound } from "./McpTool.js"
 import { resultLimits } from "./ResultCaps.js"
@@ -45,10 +45,12 @@ export const makeVideoResources = (
     })
   const readFrame = (uri: string, nodeId: string) =>
     Effect.gen(function*() {
-      const path = yield* Path.Path
       const { node, tree } = yield* Effect.mapError(library.treeOfNode(nodeId), (error) => notFound(uri, error.message))
       if (node.level !== 3) return yield* notFound(uri, `${nodeId} is not a frame (L3) node`)
-      const jpeg = yield* frameJpeg(path.join(tree.dir, frameRelativePath(tree.index, node)))
+      const file = yield* resolveFramePath(tree.dir, tree.index, node).pipe(
+        Effect.mapError((error) => new ResourceNotFound({ reason: "Unreadable", uri, message: error.message }))
+      )
+      const jpeg = yield* frameJpeg(file)
       if (Either.isLeft(jpeg)) {
         const problem = jpeg.left
         return yield* problem._tag === "Missing"

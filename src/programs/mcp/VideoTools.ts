@@ -1,5 +1,5 @@
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import type * as Path from "@effect/platform/Path"
 import { Effect, Either, Schema } from "effect"
 import { emptyToolStats } from "../../domain/Prediction.js"
 import type { TreeEntity } from "../../domain/Tree.js"
@@ -10,7 +10,7 @@ import type { VLMProvider } from "../../services/VLMProvider.js"
 import type { PromptManager } from "../prompts/PromptManager.js"
 import { makeCoreTools } from "../tools/Dispatcher.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
-import { frameRelativePath } from "../tree/FrameSelection.js"
+import { resolveFramePath } from "../tree/FramePath.js"
 import { cardLines, entityAppendix } from "../tree/NodeText.js"
 import { makeFrameTool } from "./FrameTool.js"
 import { jsonReply, type McpTool } from "./McpTool.js"
@@ -146,7 +146,6 @@ export const makeVideoTools = (
     run: () =>
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
-        const path = yield* Path.Path
         const videos: Array<typeof VideoEntry.Type> = []
         const unreadable: Array<{ video_id: string; message: string }> = []
         for (const videoId of library.videoIds) {
@@ -170,7 +169,8 @@ export const makeVideoTools = (
           }
           const hasFrames = firstFrame === undefined
             ? false
-            : yield* fs.exists(path.join(dir, frameRelativePath(index, firstFrame))).pipe(
+            : yield* resolveFramePath(dir, index, firstFrame).pipe(
+              Effect.flatMap((file) => fs.exists(file)),
               Effect.orElseSucceed(() => false)
             )
           videos.push({

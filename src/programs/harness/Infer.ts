@@ -69,7 +69,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       total: progress.total,
       alreadyDone: progress.done
     })
-    const trees = yield* loadEnvironments(runId, options.treesDir, open)
+    const trees = yield* loadEnvironments(runId, options.treesDir, open, concurrency)
     const questionOptions: RunQuestionOptions<R> = {
       prompts: options.prompts,
       summaryCache: makeSummaryCache(),
@@ -126,7 +126,7 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
       }
     })
     yield* Effect.all(Array.from({ length: concurrency }, () => fiber), { concurrency: "unbounded", discard: true })
-  }).pipe(withBreaker(breaker))
+  }).pipe(withBreaker(breaker), Effect.scoped)
   // A tripped breaker fails the run, which interrupts the questions in flight (they stay unsaved).
   const outage = Effect.flatMap(
     breaker.tripped,

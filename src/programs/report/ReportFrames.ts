@@ -9,7 +9,8 @@ import { videoTime } from "../../text/Format.js"
 import { type FrameImage, frameImages, type FramesMode } from "../tree/FrameImages.js"
 import { resolveFramePath } from "../tree/FramePath.js"
 import { selectFrameNodes } from "../tree/FrameSelection.js"
-import { readTreeIndex, treeFolderOf } from "../tree/TreeLoader.js"
+import { makeTreeLibrary } from "../tree/TreeLibrary.js"
+import { treeFolderOf } from "../tree/TreeLoader.js"
 import { esc } from "./ReportMarkup.js"
 import type { TrajectoryDecor } from "./ReportTrajectory.js"
 import type { ReportInput } from "./Summary.js"
@@ -55,9 +56,10 @@ export const reportFrames = Effect.fn("ReportFrames.load")(function*(
   const videos = [...new Set(input.predictions.map((p) => p.videoId))]
   const trees = new Map<string, { readonly dir: string; readonly index: TreeIndex } | string>()
   if (treesDir !== null) {
+    const library = yield* makeTreeLibrary()
     yield* Effect.forEach(videos, (video) =>
       treeFolderOf(treesDir, video).pipe(
-        Effect.flatMap(readTreeIndex),
+        Effect.flatMap((dir) => Effect.scoped(library.open(dir))),
         Effect.match({
           onFailure: (error) => trees.set(video, `tree not shown: ${error.message}`),
           onSuccess: ({ dir, index }) => trees.set(video, { dir, index })
@@ -103,7 +105,7 @@ export const reportFrames = Effect.fn("ReportFrames.load")(function*(
   const nodeIds = new Map<string, ReadonlySet<string>>()
   for (const [video, tree] of trees) if (typeof tree !== "string") nodeIds.set(video, new Set(tree.index.nodes.keys()))
   return { steps, images, nodeIds } satisfies ReportFrames
-})
+}, Effect.scoped)
 
 // Node ids as the tree builder writes them (`<videoID>_L1_000_L2_001_L3_002`), in escaped text: the
 // characters escaping introduces (& ; #) and separators end an id, and only ids of the question's own

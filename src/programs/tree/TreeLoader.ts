@@ -260,17 +260,22 @@ const makeEnvironment = (
 }
 
 /**
- * Loads a tree directory once: decodes tree.json, builds the BM25 index and, when an
- * EmbeddingProvider is in context, the chunk embeddings (cached in `<tree>/.vtree/`) for hybrid search.
+ * The environment of a decoded tree: the BM25 index and, when an EmbeddingProvider is in context, the
+ * chunk embeddings (cached in `<tree>/.vtree/`) for hybrid search.
  */
-export const loadTreeEnvironment = Effect.fn("TreeLoader.loadTreeEnvironment")(function*(input: string) {
+export const environmentOf = Effect.fn("TreeLoader.environmentOf")(function*(dir: string, index: TreeIndex) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const { dir, index } = yield* readTreeIndex(input)
   const retrieval = buildRetrieval(index)
   const provider = yield* Effect.serviceOption(EmbeddingProvider)
   const embeddings = Option.isSome(provider)
     ? { matrix: yield* loadEmbeddings(dir, retrieval, provider.value), provider: provider.value }
     : undefined
   return makeEnvironment(dir, index, retrieval, embeddings, fs, path)
+})
+
+/** Loads a tree directory once: decodes tree.json, then builds its environment (environmentOf). */
+export const loadTreeEnvironment = Effect.fn("TreeLoader.loadTreeEnvironment")(function*(input: string) {
+  const { dir, index } = yield* readTreeIndex(input)
+  return yield* environmentOf(dir, index)
 })

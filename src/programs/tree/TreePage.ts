@@ -12,7 +12,7 @@ import { escapeHtml } from "../../text/Html.js"
 import { type FrameImage, frameImages, type FramesMode } from "./FrameImages.js"
 import { resolveFramePath } from "./FramePath.js"
 import { cardFields, entityAppendix, nodeSummary } from "./NodeText.js"
-import { readTreeIndex } from "./TreeLoader.js"
+import { makeTreeLibrary } from "./TreeLibrary.js"
 
 export interface TreePageTree {
   readonly index: TreeIndex
@@ -274,9 +274,10 @@ export const treePage = Effect.fn("TreePage.make")(function*(
 ) {
   const path = yield* Path.Path
   const folders = yield* treeFoldersOf(input)
+  const library = yield* makeTreeLibrary()
   const trees = yield* Effect.forEach(folders, (folder) =>
     Effect.gen(function*() {
-      const { dir, index } = yield* readTreeIndex(folder)
+      const { dir, index } = yield* Effect.scoped(library.open(folder))
       const frames = [...index.nodes.values()].filter((node) => node.level === 3)
       const files = yield* Effect.forEach(frames, (node) => Effect.either(resolveFramePath(dir, index, node)))
       const images = yield* frameImages(files.flatMap((file) => file._tag === "Right" ? [file.right] : []), options)
@@ -295,4 +296,4 @@ export const treePage = Effect.fn("TreePage.make")(function*(
     ? `vtree tree ${trees[0]!.index.videoId}`
     : `vtree trees ${path.basename(path.resolve(input))}`
   return { page: renderTreePage(trees, { title }), trees: folders }
-})
+}, Effect.scoped)

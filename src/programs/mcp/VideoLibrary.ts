@@ -23,6 +23,8 @@ export interface VideoLibrary {
   readonly tree: (videoId: string) => Effect.Effect<TreeEnvironment, LibraryError>
   /** The tree holding a node: node ids start with their video's id and `_`. */
   readonly treeOfNode: (nodeId: string) => Effect.Effect<{ tree: TreeEnvironment; node: TreeNode }, LibraryError>
+  /** How many trees are loaded now: at most the library's capacity. */
+  readonly loaded: Effect.Effect<number>
 }
 
 const available = (ids: ReadonlyArray<string>) =>
@@ -96,6 +98,11 @@ export const makeVideoLibrary = Effect.fn("VideoLibrary.make")(function*(
       }
       return { tree: env, node }
     })
-  const library: VideoLibrary = { videoIds, tree, treeOfNode }
+  const library: VideoLibrary = {
+    videoIds,
+    tree,
+    treeOfNode,
+    loaded: Effect.map(trees.loaded, (files) => files.length)
+  }
   return library
 })

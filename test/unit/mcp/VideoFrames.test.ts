@@ -129,3 +129,24 @@ describe("video_frames and vtree://frame refuse a node id that leaves the tree",
       assert.include((error as McpError).message, "leaves the tree's folder")
     }))
 })
+
+describe("a server over many trees holds at most the library's capacity", () => {
+  it.scoped("video_list over 5 trees with room for 2 lists all 5 and keeps 2 loaded", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const trees = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-mcp-many-" })
+      const ids = ["V0", "V1", "V2", "V3", "V4"]
+      for (const id of ids) {
+        writeTree(join(trees, id), syntheticTree({ videoId: id, scenes: 1, eventsPerScene: 1, framesPerEvent: 1 }))
+      }
+      const library = yield* makeVideoLibrary(trees, { capacity: 2 })
+      const [videoList] = makeVideoTools({ library, prompts: testPrompts(), summarize: false })
+      const reply = yield* videoList!.call({}, { progress: () => Effect.void }).pipe(Effect.provide(noModels))
+      const videos = reply.structuredContent!["videos"] as ReadonlyArray<{ video_id: string }>
+      assert.deepStrictEqual(videos.map((v) => v.video_id), ids)
+      assert.strictEqual(yield* library.loaded, 2)
+      const again = yield* Effect.either(library.treeOfNode("V0_L1_000"))
+      assert.isTrue(again._tag === "Right")
+      assert.strictEqual(yield* library.loaded, 2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+})

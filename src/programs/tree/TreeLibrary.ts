@@ -5,6 +5,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Cause, Duration, Effect, RcMap, type Scope } from "effect"
+import type { TreeDecodeError } from "../../domain/Tree.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
 import type { TreeEnvironment } from "./TreeEnvironment.js"
 import { environmentOf, readTreeIndex, resolveTreePaths } from "./TreeLoader.js"
@@ -67,11 +68,13 @@ const make = Effect.fn("TreeLibrary.make")(function*(options: TreeLibraryOptions
     holders.delete(victim)
     yield* RcMap.invalidate(trees, victim)
   })
-  const acquire = (dir: string) =>
-    RcMap.get(trees, dir).pipe(
-      Effect.catchIf(Cause.isExceededCapacityException, () => Effect.zipRight(makeRoom, RcMap.get(trees, dir))),
-      // Room was made just before: only a concurrent open can take it, and then the next caller's retry succeeds.
-      Effect.catchIf(Cause.isExceededCapacityException, (error) => Effect.die(error))
+  // Concurrent opens may take the room one made: each tries again after making room once more.
+  const acquire = (key: string, attempts = 8): Effect.Effect<OpenTree, TreeDecodeError, Scope.Scope> =>
+    RcMap.get(trees, key).pipe(
+      Effect.catchIf(
+        Cause.isExceededCapacityException,
+        (error) => attempts <= 1 ? Effect.die(error) : Effect.zipRight(makeRoom, acquire(key, attempts - 1))
+      )
     )
 
   /** The tree in folder `dir` (or its tree.json), loaded by the first caller, held until the caller's scope closes. */

@@ -3,8 +3,9 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either, Option } from "effect"
 import { TreeDecodeError } from "../domain/Tree.js"
-import { type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
-import { frameRelativePath, type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
+import { FrameSelectionError, type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
+import { resolveFramePath } from "../programs/tree/FramePath.js"
+import { type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
 import { anchoredText, childInfo, entityAppendix, nodeSummary, nodeText } from "../programs/tree/NodeText.js"
 import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
 import { treePage } from "../programs/tree/TreePage.js"
@@ -21,21 +22,27 @@ const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
 // `<t0>-<t1>s`, the plain seconds its prompts are written for.
 const span = videoSpan
 
-/** Frame file of every L3 node, whether it is on disk. */
-const frameReport = Effect.fn("TreeCommand.frameReport")(function*(dir: string, index: TreeIndex) {
+/** Frame file of every L3 node, whether it is on disk; a frame path that leaves the tree fails the check. */
+const frameReport = Effect.fn("TreeCommand.frameReport")(function*(dir: string, file: string, index: TreeIndex) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const frames = [...index.nodes.values()].filter((node) => node.level === 3).map((node) =>
-    frameRelativePath(index, node)
+  const frames = yield* Effect.forEach(
+    [...index.nodes.values()].filter((node) => node.level === 3),
+    (node) =>
+      resolveFramePath(dir, index, node).pipe(
+        Effect.mapError((error) =>
+          TreeDecodeError.at(file, `nodes.${node.id}`, error.problem, "fix or rebuild the tree")
+        )
+      ),
+    { concurrency: 32 }
   )
-  const present = yield* Effect.forEach(
-    frames,
-    (file) => fs.exists(path.join(dir, file)).pipe(Effect.orElseSucceed(() => false)),
-    {
-      concurrency: 32
-    }
-  )
-  return { found: present.filter(Boolean).length, missing: frames.filter((_, i) => !present[i]) }
+  const present = yield* Effect.forEach(frames, (frame) => fs.exists(frame).pipe(Effect.orElseSucceed(() => false)), {
+    concurrency: 32
+  })
+  return {
+    found: present.filter(Boolean).length,
+    missing: frames.flatMap((frame, i) => present[i] ? [] : [path.relative(dir, frame)])
+  }
 })
 
 /** The report of `vtree tree validate` and the frames it misses; fails with TreeDecodeError on a bad tree. */
@@ -50,7 +57,7 @@ export const checkTree = Effect.fn("TreeCommand.check")(function*(input: string)
     end = Math.max(end, node.timeRange[1])
   }
   // A tree made without frames on purpose has none to miss.
-  const frames = index.hasFrames === false ? undefined : yield* frameReport(dir, index)
+  const frames = index.hasFrames === false ? undefined : yield* frameReport(dir, file, index)
   const about = [
     index.durationCategory,
     index.durationSeconds === null ? null : videoTime(index.durationSeconds),
@@ -200,19 +207,21 @@ export const searchTree = Effect.fn("TreeCommand.search")(function*(input: strin
 /** The report of `vtree tree frames`: the frames observe_frame would get, each found or missing. */
 export const listFrames = Effect.fn("TreeCommand.frames")(function*(input: string, ids: ReadonlyArray<string>) {
   const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
   const { dir, index } = yield* readTreeIndex(input)
   const nodes = yield* Either.match(selectFrameNodes(index, ids, cliFinding(input)), {
     onLeft: Effect.fail,
     onRight: Effect.succeed
   })
-  return (yield* Effect.forEach(nodes, (node) => {
-    const file = path.resolve(dir, frameRelativePath(index, node))
-    return fs.exists(file).pipe(
-      Effect.orElseSucceed(() => false),
-      Effect.map((exists) => `${node.id} ${file} ${exists ? "exists" : "missing"}`)
-    )
-  })).join("\n")
+  return (yield* Effect.forEach(nodes, (node) =>
+    resolveFramePath(dir, index, node).pipe(
+      Effect.mapError((error) => new FrameSelectionError({ reason: "OutsideTree", message: error.message })),
+      Effect.flatMap((file) =>
+        fs.exists(file).pipe(
+          Effect.orElseSucceed(() => false),
+          Effect.map((exists) => `${node.id} ${file} ${exists ? "exists" : "missing"}`)
+        )
+      )
+    ))).join("\n")
 })
 
 const treeArg = Args.text({ name: "tree" }).pipe(Args.withDescription("a tree directory, or its tree.json"))

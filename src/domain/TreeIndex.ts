@@ -90,7 +90,9 @@ export const FrameSelectionErrorReason = Schema.Literal(
   // the tree names a frame image that is not on disk
   "MissingImage",
   // the tree was made without frame images (imported from captions without the videos)
-  "TreeWithoutFrames"
+  "TreeWithoutFrames",
+  // a node id or frame_path that would read a file outside the tree's folder
+  "OutsideTree"
 )
 export type FrameSelectionErrorReason = typeof FrameSelectionErrorReason.Type
 

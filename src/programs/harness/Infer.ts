@@ -59,7 +59,7 @@ const answerAll = <R>(
       total: progress.total,
       alreadyDone: progress.done
     })
-    const trees = yield* loadEnvironments(runId, options.treesDir, open)
+    const trees = yield* loadEnvironments(runId, options.treesDir, open, config.concurrency)
     // The agent reads the record's settings whole; the final-answer mode is the run's own on resume.
     const questionOptions: RunQuestionOptions<R> = {
       prompts: options.prompts,
@@ -147,7 +147,10 @@ export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>
   const budget = yield* makeBudget(runId, options)
   const breaker = yield* makeBreaker(options.breakerCalls ?? defaultBreakerCalls)
   const answered = { count: 0 }
-  const work = answerAll(options, config, plan, owner, leaseMs, budget, answered).pipe(withBreaker(breaker))
+  const work = answerAll(options, config, plan, owner, leaseMs, budget, answered).pipe(
+    withBreaker(breaker),
+    Effect.scoped
+  )
   // A tripped breaker fails the run, which interrupts the questions in flight (they stay unsaved).
   const outage = Effect.flatMap(
     breaker.tripped,

@@ -3,19 +3,22 @@ import * as Path from "@effect/platform/Path"
 import { Effect, Either, Schema } from "effect"
 import type { TreeNode } from "../../domain/TreeIndex.js"
 import { Thumbnailer } from "../../services/Thumbnailer.js"
-import { frameRelativePath } from "../tree/FrameSelection.js"
+import { resolveFramePath } from "../tree/FramePath.js"
+import { eventFrames, maxEventFrames } from "../tree/FrameSelection.js"
+import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import type { McpContent, McpTool } from "./McpTool.js"
 import type { VideoLibrary } from "./VideoLibrary.js"
 import { Clock, clock, defineVideoTool, failure, NodeId } from "./VideoToolKit.js"
 
 /** At most this many frames a call: 8 JPEGs of ≤ 768 px stay well inside a host's 1 MB. */
-export const maxFramesPerCall = 8
+export const maxFramesPerCall = maxEventFrames
 /** The long side a frame is sent with; a larger frame is scaled down to it first. */
 export const maxFrameSide = 768
 
 const FramesInput = Schema.Struct({
   node_ids: Schema.Array(NodeId).annotations({
-    description: `Frame (L3) node ids, at most ${maxFramesPerCall}; an event (L2) id stands for its frames`
+    description:
+      `Frame (L3) node ids, at most ${maxFramesPerCall} frames a call; an event (L2) id stands for its frames, evenly sampled to ${maxFramesPerCall}`
   })
 })
 const FramesOutput = Schema.Struct({
@@ -48,6 +51,72 @@ export const frameJpeg = (file: string) =>
       : Either.right(scaled.right.jpeg)
   })
 
+/** What a problem with a frame file reads as, naming the file relative to its tree. */
+export const frameProblemText = (problem: FrameProblem, relative: string): string =>
+  problem._tag === "Missing"
+    ? `frame file missing (${relative})`
+    : problem._tag === "NotJpeg"
+    ? `not a JPEG frame (${relative})`
+    : problem.message
+
+/**
+ * The frame nodes the ids stand for, in order: a frame (L3) id itself, an event (L2) id its frames
+ * evenly sampled to the cap (FrameSelection's rule, as observe_frame); a scene is a failure reply.
+ */
+const framesOf = (library: VideoLibrary, nodeIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const frames: Array<{ node: TreeNode; tree: TreeEnvironment }> = []
+    for (const id of new Set(nodeIds)) {
+      const { node, tree } = yield* library.treeOfNode(id)
+      if (node.level === 1) {
+        return Either.left(
+          failure("SCENE_NODE", `${id} is a scene: pass its events' or frames' ids (video_view_node lists them)`)
+        )
+      }
+      const nodes = node.level === 3 ? [node] : eventFrames(tree.index, node, maxFramesPerCall)
+      for (const frame of nodes) frames.push({ node: frame, tree })
+    }
+    if (frames.length === 0) return Either.left(failure("NO_FRAMES", "no frames for these ids"))
+    if (frames.length > maxFramesPerCall) {
+      return Either.left(failure(
+        "TOO_MANY_FRAMES",
+        `${frames.length} frames asked for; at most ${maxFramesPerCall} a call — pass fewer ids`
+      ))
+    }
+    return Either.right(frames)
+  })
+
+interface FrameContent {
+  readonly content: ReadonlyArray<McpContent>
+  readonly time: string
+  readonly sent: boolean
+}
+
+/** One frame's content: its label and image, or its label and why it cannot be shown. */
+const frameContent = (frame: { node: TreeNode; tree: TreeEnvironment }) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const time = clock(frame.node.timeRange[0])
+    const unsent = (why: string): FrameContent => ({
+      content: [{ type: "text", text: `${frame.node.id} at ${time}: ${why}` }],
+      time,
+      sent: false
+    })
+    const file = yield* Effect.either(resolveFramePath(frame.tree.dir, frame.tree.index, frame.node))
+    if (Either.isLeft(file)) return unsent(file.left.message)
+    const jpeg = yield* frameJpeg(file.right)
+    if (Either.isLeft(jpeg)) return unsent(frameProblemText(jpeg.left, path.relative(frame.tree.dir, file.right)))
+    const shown: FrameContent = {
+      content: [
+        { type: "text", text: `${frame.node.id} at ${time}` },
+        { type: "image", data: Buffer.from(jpeg.right).toString("base64"), mimeType: "image/jpeg" }
+      ],
+      time,
+      sent: true
+    }
+    return shown
+  })
+
 /** `video_frames`: frames as MCP image content, each with its node id and time. */
 export const makeFrameTool = (
   library: VideoLibrary
@@ -56,58 +125,19 @@ export const makeFrameTool = (
     name: "video_frames",
     title: "See frames",
     description:
-      `Frames as images (JPEG, long side at most ${maxFrameSide} px), each with its node id and time: frame (L3) ids, or an event (L2) id for its frames; at most ${maxFramesPerCall} a call.`,
+      `Frames as images (JPEG, long side at most ${maxFrameSide} px), each with its node id and time: frame (L3) ids, or an event (L2) id for its frames evenly sampled to ${maxFramesPerCall}; at most ${maxFramesPerCall} a call.`,
     input: FramesInput,
     output: FramesOutput,
     run: ({ node_ids }) =>
       Effect.gen(function*() {
-        const path = yield* Path.Path
-        const frames: Array<{ node: TreeNode; dir: string; relative: string }> = []
-        for (const id of new Set(node_ids)) {
-          const { node, tree } = yield* library.treeOfNode(id)
-          const nodes = node.level === 3
-            ? [node]
-            : node.level === 2
-            ? node.childrenIds.flatMap((child) => {
-              const found = tree.index.nodes.get(child)
-              return found?.level === 3 ? [found] : []
-            })
-            : []
-          if (node.level === 1) {
-            return failure(
-              "SCENE_NODE",
-              `${id} is a scene: pass its events' or frames' ids (video_view_node lists them)`
-            )
-          }
-          for (const frame of nodes) {
-            frames.push({ node: frame, dir: tree.dir, relative: frameRelativePath(tree.index, frame) })
-          }
-        }
-        if (frames.length === 0) return failure("NO_FRAMES", "no frames for these ids")
-        if (frames.length > maxFramesPerCall) {
-          return failure(
-            "TOO_MANY_FRAMES",
-            `${frames.length} frames asked for; at most ${maxFramesPerCall} a call — pass fewer ids`
-          )
-        }
+        const selected = yield* framesOf(library, node_ids)
+        if (Either.isLeft(selected)) return selected.left
         const content: Array<McpContent> = []
         const listed: Array<{ node_id: string; time: string; mime_type: string }> = []
-        for (const frame of frames) {
-          const time = clock(frame.node.timeRange[0])
-          const jpeg = yield* frameJpeg(path.join(frame.dir, frame.relative))
-          if (Either.isLeft(jpeg)) {
-            const problem = jpeg.left
-            const why = problem._tag === "Missing"
-              ? `frame file missing (${frame.relative})`
-              : problem._tag === "NotJpeg"
-              ? `not a JPEG frame (${frame.relative})`
-              : problem.message
-            content.push({ type: "text", text: `${frame.node.id} at ${time}: ${why}` })
-            continue
-          }
-          content.push({ type: "text", text: `${frame.node.id} at ${time}` })
-          content.push({ type: "image", data: Buffer.from(jpeg.right).toString("base64"), mimeType: "image/jpeg" })
-          listed.push({ node_id: frame.node.id, time, mime_type: "image/jpeg" })
+        for (const frame of selected.right) {
+          const shown = yield* frameContent(frame)
+          for (const part of shown.content) content.push(part)
+          if (shown.sent) listed.push({ node_id: frame.node.id, time: shown.time, mime_type: "image/jpeg" })
         }
         return { content, structuredContent: { frames: listed }, isError: listed.length === 0 }
       })

@@ -3,7 +3,7 @@ import * as Path from "@effect/platform/Path"
 import { Effect, Schema } from "effect"
 import type { TreeNode } from "../../domain/TreeIndex.js"
 import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
-import { loadTreeEnvironment } from "../tree/TreeLoader.js"
+import { makeTreeLibrary, type TreeLibraryOptions } from "../tree/TreeLibrary.js"
 
 /** A video id or node id the library does not hold, or a tree that would not load. */
 export class LibraryError extends Schema.TaggedError<LibraryError>()("LibraryError", {
@@ -14,22 +14,29 @@ export class LibraryError extends Schema.TaggedError<LibraryError>()("LibraryErr
 /**
  * The trees under one `--trees` folder, as MCP clients see them: each sub-folder holding a tree.json
  * is a video, named by the folder. A tree is loaded (decoded and indexed) by the first call that needs
- * it and kept for the server's lifetime; the folder is listed once, at start.
+ * it, through the tree library (tree/TreeLibrary.ts: at most its capacity at once, an idle one dropped
+ * after its idle time), so a long-lived server over hundreds of trees stays bounded; the folder is listed
+ * once, at start.
  */
 export interface VideoLibrary {
   readonly videoIds: ReadonlyArray<string>
   readonly tree: (videoId: string) => Effect.Effect<TreeEnvironment, LibraryError>
   /** The tree holding a node: node ids start with their video's id and `_`. */
   readonly treeOfNode: (nodeId: string) => Effect.Effect<{ tree: TreeEnvironment; node: TreeNode }, LibraryError>
+  /** How many trees are loaded now: at most the library's capacity. */
+  readonly loaded: Effect.Effect<number>
 }
 
 const available = (ids: ReadonlyArray<string>) =>
   ids.length <= 20 ? ids.join(", ") : `${ids.slice(0, 20).join(", ")} and ${ids.length - 20} more (video_list)`
 
-export const makeVideoLibrary = Effect.fn("VideoLibrary.make")(function*(treesDir: string) {
+export const makeVideoLibrary = Effect.fn("VideoLibrary.make")(function*(
+  treesDir: string,
+  options: TreeLibraryOptions = {}
+) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+  const trees = yield* makeTreeLibrary(options)
   const entries = yield* fs.readDirectory(treesDir).pipe(
     Effect.mapError(() =>
       new LibraryError({
@@ -52,7 +59,6 @@ export const makeVideoLibrary = Effect.fn("VideoLibrary.make")(function*(treesDi
     })
   }
   const known = new Set(videoIds)
-  const loaded = new Map<string, Effect.Effect<TreeEnvironment, LibraryError>>()
   const tree = (videoId: string): Effect.Effect<TreeEnvironment, LibraryError> => {
     if (!known.has(videoId)) {
       return Effect.fail(
@@ -62,18 +68,13 @@ export const makeVideoLibrary = Effect.fn("VideoLibrary.make")(function*(treesDi
         })
       )
     }
-    const cached = loaded.get(videoId)
-    if (cached !== undefined) return cached
-    const load = Effect.runSync(Effect.cached(
-      loadTreeEnvironment(path.join(treesDir, videoId)).pipe(
-        Effect.mapError((error) =>
-          new LibraryError({ reason: "Unloadable", message: `${videoId}: ${error.message.split("\n")[0]}` })
-        ),
-        Effect.provide(context)
+    // Held only while it is looked up: the tree stays loaded for the library's idle time, and the caller's
+    // copy lives as long as the caller uses it.
+    return Effect.scoped(Effect.flatMap(trees.open(path.join(treesDir, videoId)), (open) => open.environment)).pipe(
+      Effect.mapError((error) =>
+        new LibraryError({ reason: "Unloadable", message: `${videoId}: ${error.message.split("\n")[0]}` })
       )
-    ))
-    loaded.set(videoId, load)
-    return load
+    )
   }
   // The longest video id that prefixes the node id: one id may prefix another ("a" and "a_b").
   const videoOfNode = (nodeId: string): string | undefined =>
@@ -97,6 +98,11 @@ export const makeVideoLibrary = Effect.fn("VideoLibrary.make")(function*(treesDi
       }
       return { tree: env, node }
     })
-  const library: VideoLibrary = { videoIds, tree, treeOfNode }
+  const library: VideoLibrary = {
+    videoIds,
+    tree,
+    treeOfNode,
+    loaded: Effect.map(trees.loaded, (files) => files.length)
+  }
   return library
 })

@@ -2,7 +2,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Either } from "effect"
 import type { Thumbnailer } from "../../services/Thumbnailer.js"
-import { frameRelativePath } from "../tree/FrameSelection.js"
+import { resolveFramePath } from "../tree/FramePath.js"
 import { frameJpeg, maxFrameSide } from "./FrameTool.js"
 import { type ResourceCatalog, type ResourceContents, ResourceNotFound } from "./McpTool.js"
 import { resultLimits } from "./ResultCaps.js"
@@ -13,93 +13,101 @@ const framePrefix = "vtree://frame/"
 
 const notFound = (uri: string, message: string) => new ResourceNotFound({ reason: "UnknownUri", uri, message })
 
+/** `vtree://tree/<video_id>`: the video's tree.json, within the result's byte limit. */
+const readTree = (library: VideoLibrary, uri: string, videoId: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const tree = yield* Effect.mapError(library.tree(videoId), (error) => notFound(uri, error.message))
+    const file = path.join(tree.dir, "tree.json")
+    const info = yield* fs.stat(file).pipe(
+      Effect.mapError(() => notFound(uri, `${videoId}: tree.json is unreadable`))
+    )
+    if (Number(info.size) > resultLimits.maxBytes) {
+      return yield* new ResourceNotFound({
+        reason: "Unreadable",
+        uri,
+        message:
+          `${videoId}: tree.json is ${info.size} bytes, over the ${resultLimits.maxBytes}-byte limit — use video_overview and video_view_node`
+      })
+    }
+    const text = yield* fs.readFileString(file).pipe(
+      Effect.mapError(() => notFound(uri, `${videoId}: tree.json is unreadable`))
+    )
+    const contents: ReadonlyArray<ResourceContents> = [{ uri, mimeType: "application/json", text }]
+    return contents
+  })
+
+/** `vtree://frame/<node_id>`: a frame (L3) node's JPEG, through the one frame-path resolver. */
+const readFrame = (library: VideoLibrary, uri: string, nodeId: string) =>
+  Effect.gen(function*() {
+    const { node, tree } = yield* Effect.mapError(library.treeOfNode(nodeId), (error) => notFound(uri, error.message))
+    if (node.level !== 3) return yield* notFound(uri, `${nodeId} is not a frame (L3) node`)
+    const file = yield* resolveFramePath(tree.dir, tree.index, node).pipe(
+      Effect.mapError((error) => new ResourceNotFound({ reason: "Unreadable", uri, message: error.message }))
+    )
+    const jpeg = yield* frameJpeg(file)
+    if (Either.isLeft(jpeg)) {
+      const problem = jpeg.left
+      return yield* problem._tag === "Missing"
+        ? notFound(uri, `${nodeId}: the frame file is missing`)
+        : new ResourceNotFound({
+          reason: "Unreadable",
+          uri,
+          message: problem._tag === "NotJpeg"
+            ? `${nodeId}: not a JPEG frame (scaled to at most ${maxFrameSide} px when served)`
+            : problem.message
+        })
+    }
+    const contents: ReadonlyArray<ResourceContents> = [
+      { uri, mimeType: "image/jpeg", blob: Buffer.from(jpeg.right).toString("base64") }
+    ]
+    return contents
+  })
+
+const templates = [
+  {
+    uriTemplate: `${treePrefix}{video_id}`,
+    name: "tree",
+    description: "A video's tree.json",
+    mimeType: "application/json"
+  },
+  {
+    uriTemplate: `${framePrefix}{node_id}`,
+    name: "frame",
+    description: "A frame (L3) node's image",
+    mimeType: "image/jpeg"
+  }
+]
+
+/** The id after a prefix, percent-decoded; empty when it is not valid percent-encoding. */
+const idAfter = (uri: string, prefix: string): string => {
+  try {
+    return decodeURIComponent(uri.slice(prefix.length))
+  } catch {
+    return ""
+  }
+}
+
 /**
  * Trees and frames as MCP resources: `vtree://tree/<video_id>` is the video's tree.json, and
  * `vtree://frame/<node_id>` a frame's JPEG. Trees are listed; frames, too many to list, are a template.
  */
 export const makeVideoResources = (
   library: VideoLibrary
-): ResourceCatalog<FileSystem.FileSystem | Path.Path | Thumbnailer> => {
-  const readTree = (uri: string, videoId: string) =>
-    Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const path = yield* Path.Path
-      const tree = yield* Effect.mapError(library.tree(videoId), (error) => notFound(uri, error.message))
-      const file = path.join(tree.dir, "tree.json")
-      const info = yield* fs.stat(file).pipe(
-        Effect.mapError(() => notFound(uri, `${videoId}: tree.json is unreadable`))
-      )
-      if (Number(info.size) > resultLimits.maxBytes) {
-        return yield* new ResourceNotFound({
-          reason: "Unreadable",
-          uri,
-          message:
-            `${videoId}: tree.json is ${info.size} bytes, over the ${resultLimits.maxBytes}-byte limit — use video_overview and video_view_node`
-        })
-      }
-      const text = yield* fs.readFileString(file).pipe(
-        Effect.mapError(() => notFound(uri, `${videoId}: tree.json is unreadable`))
-      )
-      const contents: ReadonlyArray<ResourceContents> = [{ uri, mimeType: "application/json", text }]
-      return contents
-    })
-  const readFrame = (uri: string, nodeId: string) =>
-    Effect.gen(function*() {
-      const path = yield* Path.Path
-      const { node, tree } = yield* Effect.mapError(library.treeOfNode(nodeId), (error) => notFound(uri, error.message))
-      if (node.level !== 3) return yield* notFound(uri, `${nodeId} is not a frame (L3) node`)
-      const jpeg = yield* frameJpeg(path.join(tree.dir, frameRelativePath(tree.index, node)))
-      if (Either.isLeft(jpeg)) {
-        const problem = jpeg.left
-        return yield* problem._tag === "Missing"
-          ? notFound(uri, `${nodeId}: the frame file is missing`)
-          : new ResourceNotFound({
-            reason: "Unreadable",
-            uri,
-            message: problem._tag === "NotJpeg"
-              ? `${nodeId}: not a JPEG frame (scaled to at most ${maxFrameSide} px when served)`
-              : problem.message
-          })
-      }
-      const contents: ReadonlyArray<ResourceContents> = [
-        { uri, mimeType: "image/jpeg", blob: Buffer.from(jpeg.right).toString("base64") }
-      ]
-      return contents
-    })
-  return {
-    list: Effect.succeed(library.videoIds.map((videoId) => ({
-      uri: `${treePrefix}${encodeURIComponent(videoId)}`,
-      name: videoId,
-      title: `Video tree ${videoId}`,
-      mimeType: "application/json"
-    }))),
-    templates: [
-      {
-        uriTemplate: `${treePrefix}{video_id}`,
-        name: "tree",
-        description: "A video's tree.json",
-        mimeType: "application/json"
-      },
-      {
-        uriTemplate: `${framePrefix}{node_id}`,
-        name: "frame",
-        description: "A frame (L3) node's image",
-        mimeType: "image/jpeg"
-      }
-    ],
-    read: (uri) => {
-      const id = (prefix: string) => {
-        try {
-          return decodeURIComponent(uri.slice(prefix.length))
-        } catch {
-          return ""
-        }
-      }
-      if (uri.startsWith(treePrefix)) return readTree(uri, id(treePrefix))
-      if (uri.startsWith(framePrefix)) return readFrame(uri, id(framePrefix))
-      return Effect.fail(
-        notFound(uri, `unknown resource — vtree serves ${treePrefix}<video_id> and ${framePrefix}<node_id>`)
-      )
-    }
+): ResourceCatalog<FileSystem.FileSystem | Path.Path | Thumbnailer> => ({
+  list: Effect.succeed(library.videoIds.map((videoId) => ({
+    uri: `${treePrefix}${encodeURIComponent(videoId)}`,
+    name: videoId,
+    title: `Video tree ${videoId}`,
+    mimeType: "application/json"
+  }))),
+  templates,
+  read: (uri) => {
+    if (uri.startsWith(treePrefix)) return readTree(library, uri, idAfter(uri, treePrefix))
+    if (uri.startsWith(framePrefix)) return readFrame(library, uri, idAfter(uri, framePrefix))
+    return Effect.fail(
+      notFound(uri, `unknown resource — vtree serves ${treePrefix}<video_id> and ${framePrefix}<node_id>`)
+    )
   }
-}
+})

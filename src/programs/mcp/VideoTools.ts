@@ -1,17 +1,18 @@
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
+import type * as Path from "@effect/platform/Path"
 import { Effect, Either, Schema } from "effect"
 import { emptyToolStats } from "../../domain/Prediction.js"
 import type { TreeEntity } from "../../domain/Tree.js"
-import type { TreeNode } from "../../domain/TreeIndex.js"
+import type { TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
 import type { Thumbnailer } from "../../services/Thumbnailer.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
 import type { PromptManager } from "../prompts/PromptManager.js"
 import { makeCoreTools } from "../tools/Dispatcher.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
-import { frameRelativePath } from "../tree/FrameSelection.js"
+import { resolveFramePath } from "../tree/FramePath.js"
 import { cardLines, entityAppendix } from "../tree/NodeText.js"
+import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import { makeFrameTool } from "./FrameTool.js"
 import { jsonReply, type McpTool } from "./McpTool.js"
 import { capText } from "./ResultCaps.js"
@@ -131,12 +132,45 @@ export interface VideoToolOptions {
   readonly summarize: boolean
 }
 
-/** The video tree as MCP tools: every tool reads, none writes. */
-export const makeVideoTools = (
-  options: VideoToolOptions
-): ReadonlyArray<McpTool<LLMProvider | VLMProvider | FileSystem.FileSystem | Path.Path | Thumbnailer>> => {
-  const { library } = options
-  const videoList = defineVideoTool({
+/** One video's entry in video_list: counts per level, and whether its frames and subtitles are there. */
+const videoEntry = (videoId: string, tree: TreeEnvironment) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const { dir, index } = tree
+    const counts = { scenes: 0, events: 0, frames: 0 }
+    let firstFrame: TreeNode | undefined
+    let subtitles = false
+    for (const node of index.nodes.values()) {
+      if (node.level === 1) counts.scenes += 1
+      else if (node.level === 2) counts.events += 1
+      else {
+        counts.frames += 1
+        firstFrame ??= node
+      }
+      if (!subtitles && has(node.subtitle)) subtitles = true
+    }
+    const hasFrames = firstFrame === undefined
+      ? false
+      : yield* resolveFramePath(dir, index, firstFrame).pipe(
+        Effect.flatMap((file) => fs.exists(file)),
+        Effect.orElseSucceed(() => false)
+      )
+    const entry: typeof VideoEntry.Type = {
+      video_id: videoId,
+      duration_seconds: index.durationSeconds,
+      duration: index.durationSeconds === null ? null : clock(index.durationSeconds),
+      duration_category: index.durationCategory,
+      domain: index.domain,
+      nodes: counts,
+      has_frames: hasFrames,
+      has_subtitles: subtitles,
+      entities: index.entities?.length ?? 0
+    }
+    return entry
+  })
+
+const videoListTool = (library: VideoLibrary) =>
+  defineVideoTool({
     name: "video_list",
     title: "List videos",
     description:
@@ -145,112 +179,100 @@ export const makeVideoTools = (
     output: VideoListOutput,
     run: () =>
       Effect.gen(function*() {
-        const fs = yield* FileSystem.FileSystem
-        const path = yield* Path.Path
         const videos: Array<typeof VideoEntry.Type> = []
         const unreadable: Array<{ video_id: string; message: string }> = []
         for (const videoId of library.videoIds) {
           const loaded = yield* Effect.either(library.tree(videoId))
-          if (Either.isLeft(loaded)) {
-            unreadable.push({ video_id: videoId, message: loaded.left.message })
-            continue
-          }
-          const { index, dir } = loaded.right
-          const counts = { scenes: 0, events: 0, frames: 0 }
-          let firstFrame: TreeNode | undefined
-          let subtitles = false
-          for (const node of index.nodes.values()) {
-            if (node.level === 1) counts.scenes += 1
-            else if (node.level === 2) counts.events += 1
-            else {
-              counts.frames += 1
-              firstFrame ??= node
-            }
-            if (!subtitles && has(node.subtitle)) subtitles = true
-          }
-          const hasFrames = firstFrame === undefined
-            ? false
-            : yield* fs.exists(path.join(dir, frameRelativePath(index, firstFrame))).pipe(
-              Effect.orElseSucceed(() => false)
-            )
-          videos.push({
-            video_id: videoId,
-            duration_seconds: index.durationSeconds,
-            duration: index.durationSeconds === null ? null : clock(index.durationSeconds),
-            duration_category: index.durationCategory,
-            domain: index.domain,
-            nodes: counts,
-            has_frames: hasFrames,
-            has_subtitles: subtitles,
-            entities: index.entities?.length ?? 0
-          })
+          if (Either.isLeft(loaded)) unreadable.push({ video_id: videoId, message: loaded.left.message })
+          else videos.push(yield* videoEntry(videoId, loaded.right))
         }
         return jsonReply({ videos, unreadable })
       })
   })
 
-  const videoOverview = defineVideoTool({
+/** The registry's entries, at most half the reply's budget: a long registry leaves room for the scenes. */
+const overviewEntities = (index: TreeIndex) => {
+  let budget = fieldBudget
+  const entities: Array<typeof EntityEntry.Type> = []
+  for (const entity of index.entities ?? []) {
+    const entry = {
+      id: entity.id,
+      name: entity.name ?? null,
+      appearance: entity.appearance ?? null,
+      identity: entity.identity ?? null,
+      first_seen: entity.first_seen === undefined ? null : clock(entity.first_seen)
+    }
+    const size = JSON.stringify(entry).length
+    if (budget - size < fieldBudget / 2) return { entities, budget, truncated: true }
+    budget -= size
+    entities.push(entry)
+  }
+  return { entities, budget, truncated: false }
+}
+
+/** video_overview's reply: entities, then scenes with their events, within the field budget. */
+export const overviewOf = (videoId: string, index: TreeIndex): typeof OverviewOutput.Type => {
+  const { entities, ...left } = overviewEntities(index)
+  let { budget, truncated } = left
+  const scenes: Array<typeof OverviewOutput.Type["scenes"][number]> = []
+  for (const rootId of index.rootIds) {
+    const scene = index.nodes.get(rootId)!
+    const events = []
+    for (const childId of scene.childrenIds) {
+      const child = index.nodes.get(childId)
+      if (child === undefined || child.level !== 2) continue
+      const item = brief(child)
+      budget -= item.summary.length + item.node_id.length + 40
+      if (budget < 0) {
+        truncated = true
+        break
+      }
+      events.push(item)
+    }
+    const item = brief(scene)
+    budget -= item.summary.length + item.node_id.length + 40
+    if (budget < 0) truncated = true
+    if (truncated && events.length === 0) break
+    scenes.push({ ...item, events })
+    if (truncated) break
+  }
+  return {
+    video_id: videoId,
+    duration: index.durationSeconds === null ? null : clock(index.durationSeconds),
+    entities,
+    scenes,
+    truncated
+  }
+}
+
+const videoOverviewTool = (library: VideoLibrary) =>
+  defineVideoTool({
     name: "video_overview",
     title: "Video overview",
     description: "The scenes and events of a video with their times (h:mm:ss) and a one-line summary each.",
     input: OverviewInput,
     output: OverviewOutput,
-    run: ({ video_id }) =>
-      Effect.gen(function*() {
-        const { index } = yield* library.tree(video_id)
-        let budget = fieldBudget
-        let truncated = false
-        const entities: Array<typeof EntityEntry.Type> = []
-        for (const entity of index.entities ?? []) {
-          const entry = {
-            id: entity.id,
-            name: entity.name ?? null,
-            appearance: entity.appearance ?? null,
-            identity: entity.identity ?? null,
-            first_seen: entity.first_seen === undefined ? null : clock(entity.first_seen)
-          }
-          // At most half the reply: a long registry leaves room for the scenes.
-          const size = JSON.stringify(entry).length
-          if (budget - size < fieldBudget / 2) {
-            truncated = true
-            break
-          }
-          budget -= size
-          entities.push(entry)
-        }
-        const scenes: Array<typeof OverviewOutput.Type["scenes"][number]> = []
-        for (const rootId of index.rootIds) {
-          const scene = index.nodes.get(rootId)!
-          const events = []
-          for (const childId of scene.childrenIds) {
-            const child = index.nodes.get(childId)
-            if (child === undefined || child.level !== 2) continue
-            const item = brief(child)
-            budget -= item.summary.length + item.node_id.length + 40
-            if (budget < 0) {
-              truncated = true
-              break
-            }
-            events.push(item)
-          }
-          const item = brief(scene)
-          budget -= item.summary.length + item.node_id.length + 40
-          if (budget < 0) truncated = true
-          if (truncated && events.length === 0) break
-          scenes.push({ ...item, events })
-          if (truncated) break
-        }
-        return jsonReply({
-          video_id,
-          duration: index.durationSeconds === null ? null : clock(index.durationSeconds),
-          entities,
-          scenes,
-          truncated
-        })
-      })
+    run: ({ video_id }) => Effect.map(library.tree(video_id), ({ index }) => jsonReply(overviewOf(video_id, index)))
   })
 
-  const videoViewNode = defineVideoTool({
+/** The node as the agent's view_node shows it for the question (summarized by the tool model). */
+const summarizedNode = (options: VideoToolOptions, tree: TreeEnvironment, nodeId: string, question: string) => {
+  const tools = makeCoreTools({
+    tree,
+    prompts: options.prompts,
+    question,
+    cache: makeSummaryCache(),
+    stats: emptyToolStats(),
+    anchor: "off",
+    batchConcurrency: 4,
+    verifyVision: true
+  }, { skillMode: "none" })
+  const viewNode = tools.find((tool) => tool.name === "view_node")!
+  return Effect.map(viewNode.run({ node_id: nodeId, question }), (result) => result.output)
+}
+
+const videoViewNodeTool = (options: VideoToolOptions) =>
+  defineVideoTool({
     name: "video_view_node",
     title: "View a node",
     description:
@@ -259,27 +281,15 @@ export const makeVideoTools = (
     output: ViewNodeOutput,
     run: ({ node_id, question }) =>
       Effect.gen(function*() {
-        const { tree, node } = yield* library.treeOfNode(node_id)
+        const { node, tree } = yield* options.library.treeOfNode(node_id)
         const children = node.childrenIds.flatMap((id) => {
           const child = tree.index.nodes.get(id)
           return child === undefined ? [] : [brief(child)]
         })
         const summarized = options.summarize && question !== undefined && has(question)
-        let text = cardText(node, tree.index.entities ?? [])
-        if (summarized) {
-          const tools = makeCoreTools({
-            tree,
-            prompts: options.prompts,
-            question: question!,
-            cache: makeSummaryCache(),
-            stats: emptyToolStats(),
-            anchor: "off",
-            batchConcurrency: 4,
-            verifyVision: true
-          }, { skillMode: "none" })
-          const viewNode = tools.find((tool) => tool.name === "view_node")!
-          text = (yield* viewNode.run({ node_id, question })).output
-        }
+        const text = summarized
+          ? yield* summarizedNode(options, tree, node_id, question!)
+          : cardText(node, tree.index.entities ?? [])
         const capped = capText(text, fieldBudget)
         return jsonReply({
           node_id,
@@ -295,7 +305,8 @@ export const makeVideoTools = (
       })
   })
 
-  const videoSearch = defineVideoTool({
+const videoSearchTool = (library: VideoLibrary) =>
+  defineVideoTool({
     name: "video_search",
     title: "Search a video",
     description:
@@ -318,43 +329,56 @@ export const makeVideoTools = (
       })
   })
 
-  const videoSubtitles = defineVideoTool({
+/** What is said between two times: the subtitles of the finest nodes covering them, within the budget. */
+export const subtitlesOf = (index: TreeIndex, start: number, end: number) => {
+  // Events carry the subtitle of their span; scenes without events carry their own.
+  const spans = [...index.nodes.values()].filter((node) =>
+    node.timeRange[1] >= start && node.timeRange[0] <= end && has(node.subtitle) &&
+    (node.level === 2 || (node.level === 1 && !node.childrenIds.some((id) => index.nodes.get(id)?.level === 2)))
+  ).sort((a, b) => a.timeRange[0] - b.timeRange[0])
+  let budget = fieldBudget
+  const segments = []
+  for (const node of spans) {
+    const capped = capText(node.subtitle.trim(), budget)
+    budget -= capped.text.length
+    if (capped.text.length > 0) {
+      segments.push({
+        node_id: node.id,
+        start: clock(node.timeRange[0]),
+        end: clock(node.timeRange[1]),
+        text: capped.text
+      })
+    }
+    if (capped.cut > 0) return { segments, truncated: true }
+  }
+  return { segments, truncated: false }
+}
+
+const videoSubtitlesTool = (library: VideoLibrary) =>
+  defineVideoTool({
     name: "video_subtitles",
     title: "Subtitles",
     description: "What is said between two times (seconds), from the subtitles of the finest nodes covering them.",
     input: SubtitlesInput,
     output: SubtitlesOutput,
     run: ({ end, start, video_id }) =>
-      Effect.gen(function*() {
-        if (end < start) return failure("INVALID_ARGUMENTS", "video_subtitles: end is before start")
-        const { index } = yield* library.tree(video_id)
-        // Events carry the subtitle of their span; scenes without events carry their own.
-        const spans = [...index.nodes.values()].filter((node) =>
-          node.timeRange[1] >= start && node.timeRange[0] <= end && has(node.subtitle) &&
-          (node.level === 2 || (node.level === 1 && !node.childrenIds.some((id) => index.nodes.get(id)?.level === 2)))
-        ).sort((a, b) => a.timeRange[0] - b.timeRange[0])
-        let budget = fieldBudget
-        let truncated = false
-        const segments = []
-        for (const node of spans) {
-          const capped = capText(node.subtitle.trim(), budget)
-          budget -= capped.text.length
-          if (capped.text.length > 0) {
-            segments.push({
-              node_id: node.id,
-              start: clock(node.timeRange[0]),
-              end: clock(node.timeRange[1]),
-              text: capped.text
-            })
-          }
-          if (capped.cut > 0) {
-            truncated = true
-            break
-          }
-        }
-        return jsonReply({ video_id, start: clock(start), end: clock(end), segments, truncated })
-      })
+      end < start
+        ? Effect.succeed(failure("INVALID_ARGUMENTS", "video_subtitles: end is before start"))
+        : Effect.map(
+          library.tree(video_id),
+          ({ index }) =>
+            jsonReply({ video_id, start: clock(start), end: clock(end), ...subtitlesOf(index, start, end) })
+        )
   })
 
-  return [videoList, videoOverview, videoViewNode, videoSearch, makeFrameTool(library), videoSubtitles]
-}
+/** The video tree as MCP tools: every tool reads, none writes. */
+export const makeVideoTools = (
+  options: VideoToolOptions
+): ReadonlyArray<McpTool<LLMProvider | VLMProvider | FileSystem.FileSystem | Path.Path | Thumbnailer>> => [
+  videoListTool(options.library),
+  videoOverviewTool(options.library),
+  videoViewNodeTool(options),
+  videoSearchTool(options.library),
+  makeFrameTool(options.library),
+  videoSubtitlesTool(options.library)
+]

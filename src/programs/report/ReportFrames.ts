@@ -2,15 +2,16 @@
 // args), resolved against the run's trees (runs.config_json → treesDir) by the same rule observe_frame
 // used (FrameSelection.ts), each frame with its node id, its time and its image — a thumbnail or a link
 // (`report --frames`). A tree or frame that is gone since the run leaves a note, never a failed report.
-import * as Path from "@effect/platform/Path"
 import { Effect, Either, Schema } from "effect"
 import { ObserveFrameArgs } from "../../domain/Protocol.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { TreeIndex } from "../../domain/TreeIndex.js"
 import { videoTime } from "../../text/Format.js"
 import { type FrameImage, frameImages, type FramesMode } from "../tree/FrameImages.js"
-import { frameRelativePath, selectFrameNodes } from "../tree/FrameSelection.js"
-import { readTreeIndex, treeFolderOf } from "../tree/TreeLoader.js"
+import { resolveFramePath } from "../tree/FramePath.js"
+import { selectFrameNodes } from "../tree/FrameSelection.js"
+import { makeTreeLibrary } from "../tree/TreeLibrary.js"
+import { treeFolderOf } from "../tree/TreeLoader.js"
 import { esc } from "./ReportMarkup.js"
 import type { TrajectoryDecor } from "./ReportTrajectory.js"
 import type { ReportInput } from "./Summary.js"
@@ -47,16 +48,16 @@ export const reportFrames = Effect.fn("ReportFrames.load")(function*(
   input: ReportInput,
   options: { readonly mode: FramesMode; readonly pageDir: string; readonly treesDir?: string | null }
 ) {
-  const path = yield* Path.Path
   const treesDir = options.treesDir ?? treesDirOf(input.run.config)
   const videoOf = new Map(input.predictions.map((p) => [p.questionId, p.videoId]))
   const observed = input.steps.filter((s) => s.tool === "observe_frame")
   const videos = [...new Set(input.predictions.map((p) => p.videoId))]
   const trees = new Map<string, { readonly dir: string; readonly index: TreeIndex } | string>()
   if (treesDir !== null) {
+    const library = yield* makeTreeLibrary()
     yield* Effect.forEach(videos, (video) =>
       treeFolderOf(treesDir, video).pipe(
-        Effect.flatMap(readTreeIndex),
+        Effect.flatMap((dir) => Effect.scoped(library.open(dir))),
         Effect.match({
           onFailure: (error) => trees.set(video, `tree not shown: ${error.message}`),
           onSuccess: ({ dir, index }) => trees.set(video, { dir, index })
@@ -85,18 +86,24 @@ export const reportFrames = Effect.fn("ReportFrames.load")(function*(
       steps.set(key, { frames: [], note: null })
       continue
     }
-    const frames = selected.value.map((node) => {
-      const file = path.resolve(tree.dir, frameRelativePath(tree.index, node))
-      files.add(file)
-      return { nodeId: node.id, time: node.timeRange[0], image: file }
+    const resolved = yield* Effect.forEach(
+      selected.value,
+      (node) => Effect.either(resolveFramePath(tree.dir, tree.index, node))
+    )
+    const frames = selected.value.flatMap((node, i) => {
+      const file = resolved[i]!
+      if (file._tag === "Left") return []
+      files.add(file.right)
+      return [{ nodeId: node.id, time: node.timeRange[0], image: file.right }]
     })
-    steps.set(key, { frames, note: null })
+    const refused = resolved.flatMap((file) => file._tag === "Left" ? [`frame not shown: ${file.left.message}`] : [])
+    steps.set(key, { frames, note: refused.length === 0 ? null : refused.join("; ") })
   }
   const images = yield* frameImages(files, options)
   const nodeIds = new Map<string, ReadonlySet<string>>()
   for (const [video, tree] of trees) if (typeof tree !== "string") nodeIds.set(video, new Set(tree.index.nodes.keys()))
   return { steps, images, nodeIds } satisfies ReportFrames
-})
+}, Effect.scoped)
 
 // Node ids as the tree builder writes them (`<videoID>_L1_000_L2_001_L3_002`), in escaped text: the
 // characters escaping introduces (& ; #) and separators end an id, and only ids of the question's own

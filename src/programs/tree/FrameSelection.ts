@@ -6,16 +6,10 @@ import {
   type TreeNode
 } from "../../domain/TreeIndex.js"
 
+/** observe_frame takes at most this many frame (L3) ids. */
 export const maxFrameIds = 4
+/** The frames an event (L2) id stands for, and the frames one call may show (agent and MCP alike). */
 export const maxEventFrames = 8
-
-/** `frame_path` when the node has one, else `frames/<id without "<videoID>_">.jpg`; relative to the tree dir. */
-export const frameRelativePath = (index: TreeIndex, node: TreeNode): string => {
-  if (node.framePath !== null) return node.framePath
-  const prefix = `${index.videoId}_`
-  const local = node.id.startsWith(prefix) ? node.id.slice(prefix.length) : node.id
-  return `frames/${local}.jpg`
-}
 
 /** `count` items spread over the list, first and last included. */
 export const evenlySample = <A>(items: ReadonlyArray<A>, count: number): ReadonlyArray<A> => {
@@ -23,6 +17,19 @@ export const evenlySample = <A>(items: ReadonlyArray<A>, count: number): Readonl
   if (count === 1) return [items[0]!]
   return Array.from({ length: count }, (_, i) => items[Math.round((i * (items.length - 1)) / (count - 1))]!)
 }
+
+/**
+ * The frames an event (L2) stands for: its frame (L3) children, evenly sampled to `cap` — the one rule
+ * observe_frame and MCP video_frames share.
+ */
+export const eventFrames = (index: TreeIndex, event: TreeNode, cap: number = maxEventFrames): ReadonlyArray<TreeNode> =>
+  evenlySample(
+    event.childrenIds.flatMap((id) => {
+      const child = index.nodes.get(id)
+      return child?.level === 3 ? [child] : []
+    }),
+    cap
+  )
 
 /** How the reader of a message finds node ids: the agent has tools, a CLI user has commands. */
 export interface IdFinding {
@@ -81,11 +88,11 @@ export const selectFrameNodes = (
       )
     }
     const event = nodes[0]!
-    const frames = event.childrenIds.map((id) => index.nodes.get(id)!)
+    const frames = eventFrames(index, event)
     if (frames.length === 0) {
       return fail("NoFrames", `event ${event.id} has no frame (L3) children — choose another event`)
     }
-    return Either.right(evenlySample(frames, maxEventFrames))
+    return Either.right(frames)
   }
   if (nodes.length > maxFrameIds) {
     return fail(

@@ -15,7 +15,8 @@ import {
   hashTexts,
   packVectors
 } from "./EmbeddingIndex.js"
-import { frameRelativePath, selectFrameNodes } from "./FrameSelection.js"
+import { resolveFramePath } from "./FramePath.js"
+import { selectFrameNodes } from "./FrameSelection.js"
 import * as NodeText from "./NodeText.js"
 import { buildRetrieval, defaultK, type RetrievalIndex, searchBm25, searchHybrid } from "./Retrieval.js"
 import { decodeTreeBytes } from "./TreeDecoder.js"
@@ -210,17 +211,20 @@ const makeEnvironment = (
           "rely on view_node and search_similar"
       })
     }
-    const paths = nodes.map((node) => path.resolve(dir, frameRelativePath(index, node)))
+    const paths = yield* Effect.forEach(nodes, (node) =>
+      resolveFramePath(dir, index, node).pipe(
+        Effect.mapError((error) => new FrameSelectionError({ reason: "OutsideTree", message: error.message })),
+        Effect.provideService(FileSystem.FileSystem, fs),
+        Effect.provideService(Path.Path, path)
+      ))
     const present = yield* Effect.forEach(paths, (file) => fs.exists(file).pipe(Effect.orElseSucceed(() => false)), {
       concurrency: 8
     })
-    const missing = nodes.filter((_, i) => !present[i])
+    const missing = nodes.flatMap((node, i) => present[i] ? [] : [`${node.id} (${path.relative(dir, paths[i]!)})`])
     if (missing.length > 0) {
       return yield* new FrameSelectionError({
         reason: "MissingImage",
-        message: `no frame image for ${
-          missing.map((node) => `${node.id} (${frameRelativePath(index, node)})`).join(", ")
-        } — ` +
+        message: `no frame image for ${missing.join(", ")} — ` +
           "choose other frames, or rely on the text of the node"
       })
     }
@@ -256,17 +260,22 @@ const makeEnvironment = (
 }
 
 /**
- * Loads a tree directory once: decodes tree.json, builds the BM25 index and, when an
- * EmbeddingProvider is in context, the chunk embeddings (cached in `<tree>/.vtree/`) for hybrid search.
+ * The environment of a decoded tree: the BM25 index and, when an EmbeddingProvider is in context, the
+ * chunk embeddings (cached in `<tree>/.vtree/`) for hybrid search.
  */
-export const loadTreeEnvironment = Effect.fn("TreeLoader.loadTreeEnvironment")(function*(input: string) {
+export const environmentOf = Effect.fn("TreeLoader.environmentOf")(function*(dir: string, index: TreeIndex) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const { dir, index } = yield* readTreeIndex(input)
   const retrieval = buildRetrieval(index)
   const provider = yield* Effect.serviceOption(EmbeddingProvider)
   const embeddings = Option.isSome(provider)
     ? { matrix: yield* loadEmbeddings(dir, retrieval, provider.value), provider: provider.value }
     : undefined
   return makeEnvironment(dir, index, retrieval, embeddings, fs, path)
+})
+
+/** Loads a tree directory once: decodes tree.json, then builds its environment (environmentOf). */
+export const loadTreeEnvironment = Effect.fn("TreeLoader.loadTreeEnvironment")(function*(input: string) {
+  const { dir, index } = yield* readTreeIndex(input)
+  return yield* environmentOf(dir, index)
 })

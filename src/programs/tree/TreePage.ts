@@ -10,9 +10,9 @@ import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
 import { countOf, formatCount, videoSpan, videoTime } from "../../text/Format.js"
 import { escapeHtml } from "../../text/Html.js"
 import { type FrameImage, frameImages, type FramesMode } from "./FrameImages.js"
-import { frameRelativePath } from "./FrameSelection.js"
+import { resolveFramePath } from "./FramePath.js"
 import { cardFields, entityAppendix, nodeSummary } from "./NodeText.js"
-import { readTreeIndex } from "./TreeLoader.js"
+import { makeTreeLibrary } from "./TreeLibrary.js"
 
 export interface TreePageTree {
   readonly index: TreeIndex
@@ -274,16 +274,26 @@ export const treePage = Effect.fn("TreePage.make")(function*(
 ) {
   const path = yield* Path.Path
   const folders = yield* treeFoldersOf(input)
+  const library = yield* makeTreeLibrary()
   const trees = yield* Effect.forEach(folders, (folder) =>
     Effect.gen(function*() {
-      const { dir, index } = yield* readTreeIndex(folder)
+      const { dir, index } = yield* Effect.scoped(library.open(folder))
       const frames = [...index.nodes.values()].filter((node) => node.level === 3)
-      const files = frames.map((node) => path.resolve(dir, frameRelativePath(index, node)))
-      const images = yield* frameImages(files, options)
-      return { index, frames: new Map(frames.map((node, i) => [node.id, images.get(files[i]!)!])) }
+      const files = yield* Effect.forEach(frames, (node) => Effect.either(resolveFramePath(dir, index, node)))
+      const images = yield* frameImages(files.flatMap((file) => file._tag === "Right" ? [file.right] : []), options)
+      return {
+        index,
+        frames: new Map(frames.map((node, i): [string, FrameImage] => {
+          const file = files[i]!
+          return [
+            node.id,
+            file._tag === "Left" ? { _tag: "Missing", message: file.left.problem } : images.get(file.right)!
+          ]
+        }))
+      }
     }))
   const title = trees.length === 1
     ? `vtree tree ${trees[0]!.index.videoId}`
     : `vtree trees ${path.basename(path.resolve(input))}`
   return { page: renderTreePage(trees, { title }), trees: folders }
-})
+}, Effect.scoped)

@@ -1,0 +1,152 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { assert, describe, it } from "@effect/vitest"
+import { McpError } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Layer } from "effect"
+import jpeg from "jpeg-js"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { maxFramesPerCall } from "../../../src/programs/mcp/FrameTool.js"
+import { makeVideoLibrary } from "../../../src/programs/mcp/VideoLibrary.js"
+import { makeVideoResources } from "../../../src/programs/mcp/VideoResources.js"
+import { makeVideoTools } from "../../../src/programs/mcp/VideoTools.js"
+import { LLMProvider } from "../../../src/services/LLMProvider.js"
+import { Thumbnailer } from "../../../src/services/Thumbnailer.js"
+import { VLMProvider } from "../../../src/services/VLMProvider.js"
+import { testPrompts } from "../../support/agent/Prompts.js"
+import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
+import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
+
+type TreeJson = { nodes: Record<string, Record<string, unknown>> }
+
+const noModels = Layer.mergeAll(
+  Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => Effect.dieMessage("no LLM in this test") })),
+  Layer.succeed(VLMProvider, VLMProvider.of({ chatWithImages: () => Effect.dieMessage("no VLM in this test") })),
+  Layer.succeed(Thumbnailer, Thumbnailer.of({ thumbnail: () => Effect.dieMessage("no frame here needs scaling") }))
+)
+
+const smallJpeg = Buffer.from(
+  jpeg.encode({ width: 16, height: 9, data: Buffer.alloc(16 * 9 * 4, 128) }, 80).data
+)
+
+/**
+ * A trees folder with one tree as `vtree build` makes it by default: 10 frames an event, each a real JPEG,
+ * and a secret JPEG beside the trees folder. `edit` changes tree.json before it is written.
+ */
+const treesFolder = (edit: (tree: TreeJson) => void = () => {}) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const root = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-mcp-frames-" })
+    const trees = join(root, "trees")
+    const tree = syntheticTree({ videoId: "VID", scenes: 1, eventsPerScene: 2, framesPerEvent: 10 }) as TreeJson
+    edit(tree)
+    writeTree(join(trees, "VID"), tree, { frames: false })
+    mkdirSync(join(trees, "VID", "frames"))
+    for (const id of Object.keys(tree.nodes).filter((id) => id.includes("_L3_"))) {
+      if (!id.includes("..")) writeFileSync(join(trees, "VID", "frames", `${id.slice("VID_".length)}.jpg`), smallJpeg)
+    }
+    mkdirSync(join(root, "secret"))
+    writeFileSync(join(root, "secret", "photo.jpg"), smallJpeg)
+    return trees
+  }).pipe(Effect.provide(NodeContext.layer))
+
+const serve = (trees: string) =>
+  Effect.gen(function*() {
+    const library = yield* makeVideoLibrary(trees)
+    const client = yield* sdkClient({
+      name: "vtree",
+      version: "0",
+      tools: makeVideoTools({ library, prompts: testPrompts(), summarize: false }),
+      resources: makeVideoResources(library)
+    }).pipe(Effect.provide(noModels))
+    const call = (name: string, args: Record<string, unknown>) =>
+      Effect.promise(() => client.callTool({ name, arguments: args }) as Promise<CallResult>)
+    return { client, call }
+  }).pipe(Effect.provide(NodeContext.layer))
+
+const frame = (event: number, n: number) => `VID_L1_000_L2_00${event}_L3_${String(n).padStart(3, "0")}`
+
+describe("video_frames: an event stands for its frames, evenly sampled to the cap", () => {
+  it.scoped("an event of a default build (10 frames) gives 8 frames, first and last included, evenly spread", () =>
+    Effect.gen(function*() {
+      const { call } = yield* serve(yield* treesFolder())
+      const reply = yield* call("video_frames", { node_ids: ["VID_L1_000_L2_000"] })
+      assert.isNotTrue(reply.isError)
+      assert.strictEqual(maxFramesPerCall, 8)
+      assert.deepStrictEqual(
+        reply.structuredContent!.frames.map((f: { node_id: string }) => f.node_id),
+        [0, 1, 3, 4, 5, 6, 8, 9].map((n) => frame(0, n))
+      )
+      assert.strictEqual(reply.content.filter((item) => item.type === "image").length, 8)
+    }))
+
+  it.scoped("the cap is stated in the tool's input schema and description; two events are still more than 8", () =>
+    Effect.gen(function*() {
+      const { call, client } = yield* serve(yield* treesFolder())
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      const tool = tools.find((t) => t.name === "video_frames")!
+      assert.include(tool.description, "evenly sampled to 8")
+      const nodeIds = (tool.inputSchema.properties as Record<string, { description?: string }>)["node_ids"]!
+      assert.include(nodeIds.description, "at most 8 frames a call")
+      const both = yield* call("video_frames", { node_ids: ["VID_L1_000_L2_000", "VID_L1_000_L2_001"] })
+      assert.isTrue(both.isError)
+      assert.include(both.content[0]!.text, "TOO_MANY_FRAMES: 16 frames asked for; at most 8")
+    }))
+})
+
+describe("video_frames and vtree://frame refuse a node id that leaves the tree", () => {
+  const hostile = "VID_../../secret/photo"
+  const withHostileFrame = (tree: TreeJson) => {
+    const first = frame(0, 0)
+    tree.nodes[hostile] = { ...tree.nodes[first]!, id: hostile }
+    delete tree.nodes[first]
+    ;(tree.nodes["VID_L1_000_L2_000"]!["children_ids"] as Array<string>).splice(0, 1, hostile)
+  }
+
+  it.scoped("video_frames sends no bytes of the file outside, and says why", () =>
+    Effect.gen(function*() {
+      const { call } = yield* serve(yield* treesFolder(withHostileFrame))
+      const reply = yield* call("video_frames", { node_ids: [hostile] })
+      assert.isTrue(reply.isError)
+      assert.isEmpty(reply.content.filter((item) => item.type === "image"))
+      assert.include(reply.content[0]!.text, "leaves the tree's folder")
+      // Sampled with its event, the hostile frame is refused and the others are sent.
+      const event = yield* call("video_frames", { node_ids: ["VID_L1_000_L2_000"] })
+      assert.strictEqual(event.content.filter((item) => item.type === "image").length, 7)
+      assert.notInclude(event.structuredContent!.frames.map((f: { node_id: string }) => f.node_id), hostile)
+    }))
+
+  it.scoped("vtree://frame/<hostile id> is an error, not the file", () =>
+    Effect.gen(function*() {
+      const { client } = yield* serve(yield* treesFolder(withHostileFrame))
+      const error = yield* Effect.promise(() =>
+        client.readResource({ uri: `vtree://frame/${encodeURIComponent(hostile)}` }).then(
+          () => undefined,
+          (error: unknown) => error
+        )
+      )
+      assert.instanceOf(error, McpError)
+      assert.include((error as McpError).message, "leaves the tree's folder")
+    }))
+})
+
+describe("a server over many trees holds at most the library's capacity", () => {
+  it.scoped("video_list over 5 trees with room for 2 lists all 5 and keeps 2 loaded", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const trees = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-mcp-many-" })
+      const ids = ["V0", "V1", "V2", "V3", "V4"]
+      for (const id of ids) {
+        writeTree(join(trees, id), syntheticTree({ videoId: id, scenes: 1, eventsPerScene: 1, framesPerEvent: 1 }))
+      }
+      const library = yield* makeVideoLibrary(trees, { capacity: 2 })
+      const [videoList] = makeVideoTools({ library, prompts: testPrompts(), summarize: false })
+      const reply = yield* videoList!.call({}, { progress: () => Effect.void }).pipe(Effect.provide(noModels))
+      const videos = reply.structuredContent!["videos"] as ReadonlyArray<{ video_id: string }>
+      assert.deepStrictEqual(videos.map((v) => v.video_id), ids)
+      assert.strictEqual(yield* library.loaded, 2)
+      const again = yield* Effect.either(library.treeOfNode("V0_L1_000"))
+      assert.isTrue(again._tag === "Right")
+      assert.strictEqual(yield* library.loaded, 2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+})

@@ -13,7 +13,7 @@ import type { BenchmarkFacts } from "../../../src/domain/Question.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore } from "../../../src/services/RunStore.js"
 import { capturedTerminal } from "../../support/cli/CapturedTerminal.js"
-import { prediction } from "../../unit/harness/fixtures.js"
+import { prediction } from "../../support/harness/RunRows.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-export-"))),

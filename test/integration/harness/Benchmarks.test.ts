@@ -21,7 +21,6 @@ import { summarize } from "../../../src/programs/report/Report.js"
 import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
 import { renderJson, renderText } from "../../../src/programs/report/ReportText.js"
 import { trajectoryParts } from "../../../src/programs/report/ReportTrajectory.js"
-import { writeSampleTreeAs } from "../../support/trees/SampleTree.js"
 import {
   egoSchemaRows,
   egoSchemaSubset,
@@ -33,7 +32,8 @@ import {
   mlvuPlotQa,
   nextQaCsv,
   videoMmeRows
-} from "../../unit/benchmarks/fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
+import { writeSampleTreeAs } from "../../support/trees/SampleTree.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "vtree-benchmarks-"))),

@@ -8,7 +8,7 @@ import { renderCompareHtml } from "../../../src/programs/report/ReportCompareHtm
 import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
 import type { ReportPrediction } from "../../../src/programs/report/Summary.js"
 import { countColor, dumpDom, screenshot } from "../../support/harness/Chromium.js"
-import { call, prediction, step } from "../../unit/harness/fixtures.js"
+import { call, prediction, step } from "../../support/harness/RunRows.js"
 
 const dir = mkdtempSync(join(tmpdir(), "vtree-html-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -11,8 +11,8 @@ import * as PgRunStore from "../../../src/layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
 import { runCli } from "../../support/cli/InProcess.js"
+import { call, prediction, step } from "../../support/harness/RunRows.js"
 import { useCluster } from "../../support/postgres/vitest.js"
-import { call, prediction, step } from "../../unit/harness/fixtures.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-store-"))),

@@ -10,8 +10,8 @@ import * as path from "node:path"
 import * as PgRunStore from "../../../src/layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
+import { call, prediction } from "../../support/harness/RunRows.js"
 import { useCluster } from "../../support/postgres/vitest.js"
-import { call, prediction } from "../../unit/harness/fixtures.js"
 
 type Store = RunStore["Type"]
 /** Opens `count` independent clients (own connections) on one fresh database. */

@@ -21,7 +21,7 @@ import {
   Testing
 } from "../../../src/index.js"
 import type { UnsafeIdError } from "../../../src/programs/tree/TreePreflight.js"
-import { prediction } from "../../unit/harness/fixtures.js"
+import { prediction } from "../../support/harness/RunRows.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
 const samplesTrees = join(samples, "trees")

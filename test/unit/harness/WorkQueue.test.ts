@@ -10,7 +10,7 @@ import type { Question } from "../../../src/domain/Question.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { makeWorkQueue } from "../../../src/programs/harness/WorkQueue.js"
 import { RunStore } from "../../../src/services/RunStore.js"
-import { prediction } from "../../unit/harness/fixtures.js"
+import { prediction } from "../../support/harness/RunRows.js"
 
 const question = (questionId: string): Question => ({
   questionId,

@@ -17,7 +17,7 @@ import {
   mlvuPlotQa,
   nextQaCsv,
   videoMmeRows
-} from "../benchmarks/fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
 
 const withFiles = (files: ReadonlyArray<readonly [string, string | Uint8Array]>) =>
   Effect.gen(function*() {

@@ -15,7 +15,7 @@ import {
   mlvuNeedle,
   mlvuPlotQa,
   nextQaCsv
-} from "../benchmarks/fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
 
 const withFiles = (files: ReadonlyArray<readonly [string, string]>) =>
   Effect.gen(function*() {

@@ -4,7 +4,7 @@ import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/r
 import { formatTable, renderJson, renderText } from "../../../src/programs/report/ReportText.js"
 import type { ReportInput } from "../../../src/programs/report/Summary.js"
 import { escapeHtml } from "../../../src/text/Html.js"
-import { call, prediction, step } from "../harness/fixtures.js"
+import { call, prediction, step } from "../../support/harness/RunRows.js"
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 90_000, status: "completed" as const }
 

@@ -3,7 +3,7 @@ import { summarize } from "../../../src/programs/report/Report.js"
 import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
 import { renderText } from "../../../src/programs/report/ReportText.js"
 import { runProtocol } from "../../../src/programs/report/RunProtocol.js"
-import { prediction } from "../harness/fixtures.js"
+import { prediction } from "../../support/harness/RunRows.js"
 
 const run = { runId: "run-1", startedAt: 0, finishedAt: 1_000, status: "completed" as const }
 

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore } from "../../../src/services/RunStore.js"
 import { runCli } from "../../support/cli/InProcess.js"
-import { call, prediction, step } from "../../unit/harness/fixtures.js"
+import { call, prediction, step } from "../../support/harness/RunRows.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-report-"))),

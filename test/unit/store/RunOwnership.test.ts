@@ -11,7 +11,7 @@ import * as path from "node:path"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
-import { call, prediction, step } from "../../unit/harness/fixtures.js"
+import { call, prediction, step } from "../../support/harness/RunRows.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-owner-"))),

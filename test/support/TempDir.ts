@@ -1,12 +1,12 @@
 // Every temporary folder of the tests comes from here: named `vtree-<name>-XXXXXX` under the OS temp folder,
-// so a leftover is recognisable, and removed with its owner (a scope, a test, or the caller's own cleanup).
+// so a leftover is recognisable, and removed with its owner (a scope, a function, or the caller's own cleanup).
+// No vitest import: the PostgreSQL global setup uses it too.
 import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { Effect, type Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { onTestFinished } from "vitest"
 
 const prefix = (name: string) => `vtree-${name}-`
 
@@ -24,9 +24,17 @@ export const makeTempDir = (name: string): string => mkdtempSync(join(tmpdir(), 
 
 export const removeTempDir = (dir: string): void => rmSync(dir, { recursive: true, force: true })
 
-/** A folder for the running vitest test, removed when the test finishes (passed or failed). */
-export const useTempDir = (name: string): string => {
+/** A folder for `use`, removed when it returns, throws, or (for a promise) settles. */
+export const withTempDir = <A>(name: string, use: (dir: string) => A): A => {
   const dir = makeTempDir(name)
-  onTestFinished(() => removeTempDir(dir))
-  return dir
+  let result: A
+  try {
+    result = use(dir)
+  } catch (error) {
+    removeTempDir(dir)
+    throw error
+  }
+  if (result instanceof Promise) return result.finally(() => removeTempDir(dir)) as A
+  removeTempDir(dir)
+  return result
 }

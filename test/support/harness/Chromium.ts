@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { PNG } from "pngjs"
-import { makeTempDir, removeTempDir } from "../TempDir.js"
+import { makeTempDir, removeTempDir, withTempDir } from "../TempDir.js"
 
 export const chromiumBinary = ["chromium", "chromium-browser", "google-chrome"].find((name) =>
   spawnSync(name, ["--version"], { encoding: "utf8" }).status === 0
@@ -45,17 +45,17 @@ export const screenshot = (
   height: number,
   options: { readonly settleMs?: number } = {}
 ): Screenshot => {
-  const dir = makeTempDir("shot")
-  const out = join(dir, "page.png")
-  run([
-    `--window-size=${width},${height}`,
-    ...(options.settleMs === undefined ? [] : [`--virtual-time-budget=${options.settleMs}`]),
-    `--screenshot=${out}`,
-    `file://${file}`
-  ])
-  const png = PNG.sync.read(readFileSync(out))
-  removeTempDir(dir)
-  return { width: png.width, height: png.height, data: png.data }
+  return withTempDir("shot", (dir) => {
+    const out = join(dir, "page.png")
+    run([
+      `--window-size=${width},${height}`,
+      ...(options.settleMs === undefined ? [] : [`--virtual-time-budget=${options.settleMs}`]),
+      `--screenshot=${out}`,
+      `file://${file}`
+    ])
+    const png = PNG.sync.read(readFileSync(out))
+    return { width: png.width, height: png.height, data: png.data }
+  })
 }
 
 /** The serialized DOM after load, scripts run. */

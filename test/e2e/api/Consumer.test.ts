@@ -1,19 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync
-} from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { makeTempDir, removeTempDir } from "../../support/TempDir.js"
 
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -67,7 +57,7 @@ const installPacked = async (dir: string, tarball: string): Promise<string> => {
 
 describe("the packed package, installed in a project of its own", () => {
   it("ships its typings and builds the sample video into a tree, then answers on it, as the README shows", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "vtree-consumer-"))
+    const dir = makeTempDir("consumer")
     try {
       // The global setup has just built dist/ (tsc, with declarations, and the CLI bundle).
       const pack = await run("npm", ["pack", "--json", "--pack-destination", dir], root)
@@ -126,7 +116,7 @@ describe("the packed package, installed in a project of its own", () => {
       // The scripted agent submits B; the answer comes back through the package's own agent loop.
       assert.strictEqual(result.answer, "B")
     } finally {
-      rmSync(dir, { recursive: true, force: true })
+      removeTempDir(dir)
     }
   }, 600_000)
 })

@@ -1,10 +1,10 @@
-import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import { join } from "node:path"
 import { bin } from "../../support/harness/Cli.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 type TreeJson = { nodes: Record<string, Record<string, unknown>> }
@@ -21,9 +21,8 @@ const vtree = (...args: Array<string>) =>
 
 const tempTree = (change: (tree: TreeJson) => void = () => {}) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
     // The folder is named after the videoID, as the loader requires.
-    const dir = join(yield* fs.makeTempDirectoryScoped({ prefix: "vtree-cli-" }), "VID")
+    const dir = join(yield* scopedTempDir("cli"), "VID")
     const tree = syntheticTree({ videoId: "VID", scenes: 2, eventsPerScene: 3, framesPerEvent: 4 }) as TreeJson
     change(tree)
     writeTree(dir, tree, {})

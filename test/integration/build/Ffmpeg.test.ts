@@ -3,17 +3,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Either, Fiber, Layer, Schedule } from "effect"
 import jpeg from "jpeg-js"
 import { execFileSync } from "node:child_process"
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync
-} from "node:fs"
-import { tmpdir } from "node:os"
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { MediaError } from "../../../src/domain/Media.js"
 import * as Ffmpeg from "../../../src/layers/ffmpeg/Ffmpeg.js"
@@ -26,6 +16,7 @@ import {
   type SyntheticVideo,
   truncateCopy
 } from "../../support/media/SyntheticVideo.js"
+import { makeTempDir, removeTempDir } from "../../support/TempDir.js"
 
 const live = Ffmpeg.layer({
   ffmpeg: { name: "ffmpeg", command: "ffmpeg", variable: "VTREE_FFMPEG", fromVariable: false },
@@ -36,13 +27,13 @@ let dir = ""
 let video: SyntheticVideo
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "vtree-media-"))
+  dir = makeTempDir("media")
   // Segments: red [0, 5), a moving test pattern [5, 12), colour bars [12, 18).
   video = await makeSyntheticVideo({ dir, segmentSeconds: [5, 7, 6] })
 })
 
 afterAll(() => {
-  if (dir !== "") rmSync(dir, { recursive: true, force: true })
+  if (dir !== "") removeTempDir(dir)
 })
 
 const meanColour = (path: string) => {

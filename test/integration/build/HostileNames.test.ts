@@ -2,13 +2,13 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { copyFileSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Ffmpeg from "../../../src/layers/ffmpeg/Ffmpeg.js"
 import { FrameSource } from "../../../src/services/FrameSource.js"
 import { MediaProbe } from "../../../src/services/MediaProbe.js"
+import { makeTempDir, removeTempDir } from "../../support/TempDir.js"
 
 const sample = fileURLToPath(new URL("../../../samples/video/vtDemo0001a.mp4", import.meta.url))
 
@@ -16,7 +16,7 @@ const sample = fileURLToPath(new URL("../../../samples/video/vtDemo0001a.mp4", i
 const inFolderWith = <A, E, R>(names: ReadonlyArray<string>, effect: (dir: string) => Effect.Effect<A, E, R>) =>
   Effect.acquireUseRelease(
     Effect.sync(() => {
-      const dir = mkdtempSync(join(tmpdir(), "vtree-hostile-"))
+      const dir = makeTempDir("hostile")
       for (const name of names) copyFileSync(sample, join(dir, name))
       const previous = process.cwd()
       process.chdir(dir)
@@ -26,7 +26,7 @@ const inFolderWith = <A, E, R>(names: ReadonlyArray<string>, effect: (dir: strin
     ({ dir, previous }) =>
       Effect.sync(() => {
         process.chdir(previous)
-        rmSync(dir, { recursive: true, force: true })
+        removeTempDir(dir)
       })
   )
 

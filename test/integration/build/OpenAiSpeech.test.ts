@@ -1,14 +1,14 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Either, Fiber, Layer, Option, Redacted, TestClock } from "effect"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { type AsrConfig, loadAsrConfig } from "../../../src/config/AsrConfig.js"
 import * as OpenAiSpeech from "../../../src/layers/openai/OpenAiSpeech.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 import { SpeechToText } from "../../../src/services/SpeechToText.js"
 import * as Sim from "../../support/openai-sim/index.js"
+import { makeTempDir, removeTempDir } from "../../support/TempDir.js"
 
 /** A silent 16 kHz mono 16-bit WAV of `seconds`, as ffmpeg writes for a chunk. */
 const wav = (seconds: number): Buffer => {
@@ -48,14 +48,13 @@ const withSpeech = <A, E>(
   Effect.acquireUseRelease(
     Effect.promise(async () => ({
       sim: await Sim.start(simOptions),
-      dir: mkdtempSync(join(tmpdir(), "vtree-asr-test-"))
+      dir: makeTempDir("asr-test")
     })),
     ({ dir, sim }) =>
       body(sim, dir).pipe(
         Effect.provide(OpenAiSpeech.layer(config(sim, overrides)).pipe(Layer.provide(NodeContext.layer)))
       ),
-    ({ dir, sim }) =>
-      Effect.promise(() => sim.close()).pipe(Effect.andThen(() => rmSync(dir, { recursive: true, force: true })))
+    ({ dir, sim }) => Effect.promise(() => sim.close()).pipe(Effect.andThen(() => removeTempDir(dir)))
   )
 
 describe("OpenAiSpeech over openai-sim (real HTTP)", () => {

@@ -1,8 +1,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Option } from "effect"
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Ffmpeg from "../../../src/layers/ffmpeg/Ffmpeg.js"
 import * as OpenAiSpeech from "../../../src/layers/openai/OpenAiSpeech.js"
@@ -10,6 +9,7 @@ import { resolveSubtitles, subtitleFor } from "../../../src/programs/builder/Sub
 import { FrameSource } from "../../../src/services/FrameSource.js"
 import { defaultCues, formatSrt, makeSyntheticVideo, type SyntheticVideo } from "../../support/media/SyntheticVideo.js"
 import * as Sim from "../../support/openai-sim/index.js"
+import { makeTempDir, removeTempDir } from "../../support/TempDir.js"
 
 const media = Ffmpeg.layer({
   ffmpeg: { name: "ffmpeg", command: "ffmpeg", variable: "VTREE_FFMPEG", fromVariable: false },
@@ -23,7 +23,7 @@ let silent: SyntheticVideo
 let sim: Sim.OpenAiSim
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "vtree-subtitles-"))
+  dir = makeTempDir("subtitles")
   mkdirSync(join(dir, "muxed"))
   mkdirSync(join(dir, "plain"))
   video = await makeSyntheticVideo({ dir: join(dir, "muxed"), name: "clip01", segmentSeconds: [5, 7, 6] })
@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim?.close()
-  if (dir !== "") rmSync(dir, { recursive: true, force: true })
+  if (dir !== "") removeTempDir(dir)
 })
 
 const texts = (cues: ReadonlyArray<{ readonly text: string }>) => cues.map((cue) => cue.text)

@@ -5,7 +5,6 @@ import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { describeFailure } from "../../../src/cli/ErrorReport.js"
 import { exportCommand } from "../../../src/cli/ExportCommand.js"
@@ -14,12 +13,10 @@ import type { StoredRunConfig } from "../../../src/domain/RunConfig.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore } from "../../../src/services/RunStore.js"
 import { capturedTerminal } from "../../support/cli/CapturedTerminal.js"
-import { prediction } from "../../unit/harness/fixtures.js"
+import { prediction } from "../../support/harness/RunRows.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-export-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-)
+const tempDir = scopedTempDir("export")
 
 const lvFacts = (uid: string): BenchmarkFacts => ({
   name: "lvbench",

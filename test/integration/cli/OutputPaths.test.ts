@@ -6,7 +6,6 @@ import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Console, Effect, Exit } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { describeFailure } from "../../../src/cli/ErrorReport.js"
 import { exportCommand } from "../../../src/cli/ExportCommand.js"
@@ -14,11 +13,9 @@ import { reportCommand } from "../../../src/cli/ReportCommand.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore } from "../../../src/services/RunStore.js"
 import { capturedTerminal } from "../../support/cli/CapturedTerminal.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-out-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-)
+const tempDir = scopedTempDir("out")
 
 /** A database holding one (empty) run. */
 const databaseWithRun = (file: string) =>

@@ -11,12 +11,13 @@ import { loadPrices } from "../../../src/cli/Prices.js"
 import { readUserText, userFileCaps } from "../../../src/domain/UserFile.js"
 import { loadQuestions } from "../../../src/programs/questions/QuestionLoader.js"
 import { readTreeIndex } from "../../../src/programs/tree/TreeLoader.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 describe("files a user gives", () => {
   it.scoped("a device, a FIFO and a folder are refused at once, naming what they are", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped()
+      const dir = yield* scopedTempDir("user-files")
       const fifo = NodePath.join(dir, "questions.fifo")
       execFileSync("mkfifo", [fifo])
       const zero = yield* Effect.flip(loadQuestions("/dev/zero"))
@@ -36,8 +37,7 @@ describe("files a user gives", () => {
 
   it.scoped("a file over its cap is refused naming the cap; invalid UTF-8 naming the file and the byte", () =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped()
+      const dir = yield* scopedTempDir("user-files")
       const big = NodePath.join(dir, "big.json")
       writeFileSync(big, "")
       truncateSync(big, userFileCaps.questions + 1) // sparse: nothing is written

@@ -8,8 +8,7 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import type { Providers } from "../../../src/index.js"
 import { Benchmark, MemoryCallBuffer, Prompts, Store, Testing } from "../../../src/index.js"
@@ -21,7 +20,6 @@ import { summarize } from "../../../src/programs/report/Report.js"
 import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
 import { renderJson, renderText } from "../../../src/programs/report/ReportText.js"
 import { trajectoryParts } from "../../../src/programs/report/ReportTrajectory.js"
-import { writeSampleTreeAs } from "../../support/trees/SampleTree.js"
 import {
   egoSchemaRows,
   egoSchemaSubset,
@@ -33,12 +31,11 @@ import {
   mlvuPlotQa,
   nextQaCsv,
   videoMmeRows
-} from "../../unit/benchmarks/fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
+import { scopedTempDir } from "../../support/TempDir.js"
+import { writeSampleTreeAs } from "../../support/trees/SampleTree.js"
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => mkdtempSync(join(tmpdir(), "vtree-benchmarks-"))),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-)
+const tempDir = scopedTempDir("benchmarks")
 
 const submitting = (answer: string) =>
   JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer } } })

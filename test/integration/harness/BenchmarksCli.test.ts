@@ -6,11 +6,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { formatUsd } from "../../../src/domain/Cost.js"
-import { runCli } from "../../support/cli/InProcess.js"
-import { simEnv, tempDir } from "../../support/harness/Cli.js"
-import { agentModel } from "../../support/harness/Policy.js"
-import * as Sim from "../../support/openai-sim/index.js"
-import { writeSampleTreeAs } from "../../support/trees/SampleTree.js"
 import {
   egoSchemaRows,
   egoSchemaSubset,
@@ -21,7 +16,12 @@ import {
   mlvuNeedle,
   mlvuPlotQa,
   nextQaCsv
-} from "../../unit/benchmarks/fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
+import { runCli } from "../../support/cli/InProcess.js"
+import { simEnv, tempDir } from "../../support/harness/Cli.js"
+import { agentModel } from "../../support/harness/Policy.js"
+import * as Sim from "../../support/openai-sim/index.js"
+import { writeSampleTreeAs } from "../../support/trees/SampleTree.js"
 
 const firstLine = (text: string) => text.split("\n")[0]!
 

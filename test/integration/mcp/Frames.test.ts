@@ -2,8 +2,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import jpeg from "jpeg-js"
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { cpSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as SharpThumbnailer from "../../../src/layers/sharp/SharpThumbnailer.js"
@@ -15,6 +14,7 @@ import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
 import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
+import { makeTempDir, removeTempDir } from "../../support/TempDir.js"
 
 const samples = fileURLToPath(new URL("../../../samples/trees", import.meta.url))
 const video = "vtSmpl0001a"
@@ -40,13 +40,13 @@ const noModels = Layer.mergeAll(
 /** The sample tree copied, with two frames replaced by a 1920x1080 and a 1000x2000 JPEG. */
 const treeWithLargeFrames = Effect.acquireRelease(
   Effect.sync(() => {
-    const dir = mkdtempSync(join(tmpdir(), "vtree-mcp-frames-"))
+    const dir = makeTempDir("mcp-frames")
     cpSync(join(samples, video), join(dir, video), { recursive: true })
     writeFileSync(join(dir, video, "frames", "L1_000_L2_000_L3_000.jpg"), largeJpeg(1920, 1080))
     writeFileSync(join(dir, video, "frames", "L1_000_L2_000_L3_001.jpg"), largeJpeg(1000, 2000))
     return dir
   }),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  (dir) => Effect.sync(() => removeTempDir(dir))
 )
 
 describe("video_frames with frames larger than a host takes", () => {

@@ -11,11 +11,12 @@ import { sampleTree } from "../../support/agent/MemoryTree.js"
 import { promptName, promptVar } from "../../support/agent/Prompts.js"
 import { makeToolContext, noLlm, toolsOf } from "../../support/agent/ToolHarness.js"
 import { renderTextFrame } from "../../support/ocr/RenderFrame.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 describe("observe_frame with tesseract OCR", () => {
   it.scopedLive("the vision model sees the text tesseract read from the frame", () =>
     Effect.gen(function*() {
-      const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped()
+      const dir = yield* scopedTempDir("observe-frame-ocr")
       const frame = "vid_L1_000_L2_001_L3_002"
       yield* (yield* FileSystem.FileSystem).makeDirectory(Path.join(dir, "frames"))
       yield* Effect.promise(() =>
@@ -45,7 +46,7 @@ describe("observe_frame with tesseract OCR", () => {
   it.scopedLive("a frame tesseract cannot read leaves no transcript and counts ocr_failed", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped()
+      const dir = yield* scopedTempDir("observe-frame-ocr")
       const frame = "vid_L1_000_L2_001_L3_002"
       yield* fs.makeDirectory(Path.join(dir, "frames"))
       yield* fs.writeFileString(Path.join(dir, "frames", `${frame}.jpg`), "not a picture")

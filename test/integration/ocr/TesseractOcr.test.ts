@@ -11,13 +11,14 @@ import { promisify } from "node:util"
 import * as TesseractOcr from "../../../src/layers/tesseract/TesseractOcr.js"
 import { OCRProvider } from "../../../src/services/OCRProvider.js"
 import { renderTextFrame } from "../../support/ocr/RenderFrame.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const support = fileURLToPath(new URL("../../support/ocr/", import.meta.url))
 
 /** A scoped directory holding one rendered frame per entry. */
 const renderFrames = (frames: Record<string, ReadonlyArray<string>>) =>
   Effect.gen(function*() {
-    const dir = yield* (yield* FileSystem.FileSystem).makeTempDirectoryScoped()
+    const dir = yield* scopedTempDir("tesseract-ocr")
     yield* Effect.promise(() =>
       Promise.all(Object.entries(frames).map(([name, lines]) => renderTextFrame(Path.join(dir, name), { lines })))
     )

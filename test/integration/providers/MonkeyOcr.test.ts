@@ -7,6 +7,7 @@ import * as MonkeyOcr from "../../../src/layers/monkeyocr/MonkeyOcr.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 import { OCRProvider } from "../../../src/services/OCRProvider.js"
 import * as OcrSim from "../../support/ocr-sim/index.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 // The platform fetch, as the CLI provides it (NodeHttpClient.layerUndici cannot send the global FormData on Node 20).
 const platform = Layer.mergeAll(NodeFileSystem.layer, FetchHttpClient.layer)
@@ -23,7 +24,7 @@ const sim = (options: OcrSim.OcrSimOptions = {}) =>
 const frames = (count: number) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const dir = yield* fs.makeTempDirectoryScoped()
+    const dir = yield* scopedTempDir("monkey-ocr")
     const paths = Array.from({ length: count }, (_, i) => `${dir}/L3_00${i}.jpg`)
     yield* Effect.forEach(paths, (path) => fs.writeFile(path, new Uint8Array([0xff, 0xd8, 0xff, 0xe0])))
     return paths

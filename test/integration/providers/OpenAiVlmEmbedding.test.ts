@@ -8,6 +8,7 @@ import * as OpenAiVlm from "../../../src/layers/openai/OpenAiVlm.js"
 import { EmbeddingProvider } from "../../../src/services/EmbeddingProvider.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { deterministicVector } from "../../support/openai-sim/index.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 import { embeddingConfig, vlmConfig, withSim } from "./support.js"
 
 const jpegBytes = (): Uint8Array => {
@@ -20,7 +21,7 @@ const webpBytes = () => new Uint8Array([...Buffer.from("RIFF"), 4, 0, 0, 0, ...B
 
 const writeFrames = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
-  const dir = yield* fs.makeTempDirectoryScoped()
+  const dir = yield* scopedTempDir("vlm-embedding")
   const files = {
     jpg: `${dir}/a.jpg`,
     png: `${dir}/b.jpg`,

@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll } from "vitest"
 import { compareRuns, NoSharedQuestions } from "../../../src/programs/report/ReportCompare.js"
@@ -8,10 +7,11 @@ import { renderCompareHtml } from "../../../src/programs/report/ReportCompareHtm
 import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
 import type { ReportPrediction } from "../../../src/programs/report/Summary.js"
 import { countColor, dumpDom, screenshot } from "../../support/harness/Chromium.js"
-import { call, prediction, step } from "../../unit/harness/fixtures.js"
+import { call, prediction, step } from "../../support/harness/RunRows.js"
+import { makeTempDir, removeTempDir } from "../../support/TempDir.js"
 
-const dir = mkdtempSync(join(tmpdir(), "vtree-html-"))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = makeTempDir("html")
+afterAll(() => removeTempDir(dir))
 
 const types = ["Counting Problem", "OCR Problems", "Temporal Reasoning"]
 const run = (rightEvery: number): ReadonlyArray<ReportPrediction> =>

@@ -4,20 +4,17 @@ import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Option, Redacted, type Scope, TestClock } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as PgRunStore from "../../../src/layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
 import { runCli } from "../../support/cli/InProcess.js"
+import { call, prediction, step } from "../../support/harness/RunRows.js"
 import { useCluster } from "../../support/postgres/vitest.js"
-import { call, prediction, step } from "../../unit/harness/fixtures.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-store-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-)
+const tempDir = scopedTempDir("store")
 
 /** Runs `body` against a store on a fresh file; the connection closes before the directory goes. */
 const withStore = <A, E>(

@@ -4,14 +4,13 @@
 // shared store of the CLI) and against SQLite opened with `owners: "many"`: one contract.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, type Scope, TestClock } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import * as PgRunStore from "../../../src/layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
+import { call, prediction } from "../../support/harness/RunRows.js"
 import { useCluster } from "../../support/postgres/vitest.js"
-import { call, prediction } from "../../unit/harness/fixtures.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 type Store = RunStore["Type"]
 /** Opens `count` independent clients (own connections) on one fresh database. */
@@ -219,10 +218,7 @@ const contract = (name: string, open: OpenClients) =>
       }), 60_000)
   })
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-shared-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-)
+const tempDir = scopedTempDir("shared")
 
 contract("SQLite, owners: many", (count) =>
   Effect.gen(function*() {

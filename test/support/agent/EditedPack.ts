@@ -3,13 +3,14 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Effect } from "effect"
 import { loadPromptManager, packagedPromptsDir } from "../../../src/programs/prompts/PromptPack.js"
+import { scopedTempDir } from "../TempDir.js"
 
 /** A scratch copy of the en pack (in a scoped temp folder), changed by `edit`; its path. */
 export const editedPack = (edit: (fs: FileSystem.FileSystem, dir: string) => Effect.Effect<void, unknown>) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const dir = path.join(yield* fs.makeTempDirectoryScoped(), "pack")
+    const dir = path.join(yield* scopedTempDir("edited-pack"), "pack")
     yield* fs.copy(packagedPromptsDir("en"), dir)
     yield* edit(fs, dir)
     return dir

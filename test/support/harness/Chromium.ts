@@ -1,10 +1,10 @@
 // Headless Chromium (Debian's `chromium`) for checks of the html report as a browser draws it: a
 // screenshot decoded to pixels, or the DOM after the page's script ran. `.ci/run` installs it when missing.
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { PNG } from "pngjs"
+import { makeTempDir, removeTempDir, withTempDir } from "../TempDir.js"
 
 export const chromiumBinary = ["chromium", "chromium-browser", "google-chrome"].find((name) =>
   spawnSync(name, ["--version"], { encoding: "utf8" }).status === 0
@@ -12,7 +12,7 @@ export const chromiumBinary = ["chromium", "chromium-browser", "google-chrome"].
 
 const run = (args: ReadonlyArray<string>): string => {
   if (chromiumBinary === undefined) throw new Error("no chromium on PATH: install Debian's chromium (.ci/run does)")
-  const profile = mkdtempSync(join(tmpdir(), "vtree-chromium-"))
+  const profile = makeTempDir("chromium")
   try {
     // Root in CI containers needs --no-sandbox; a private profile lets tests run side by side.
     const result = spawnSync(chromiumBinary, [
@@ -27,7 +27,7 @@ const run = (args: ReadonlyArray<string>): string => {
     if (result.status !== 0) throw new Error(`chromium exited ${result.status}: ${result.stderr.slice(-500)}`)
     return result.stdout
   } finally {
-    rmSync(profile, { recursive: true, force: true })
+    removeTempDir(profile)
   }
 }
 
@@ -45,16 +45,17 @@ export const screenshot = (
   height: number,
   options: { readonly settleMs?: number } = {}
 ): Screenshot => {
-  const out = join(mkdtempSync(join(tmpdir(), "vtree-shot-")), "page.png")
-  run([
-    `--window-size=${width},${height}`,
-    ...(options.settleMs === undefined ? [] : [`--virtual-time-budget=${options.settleMs}`]),
-    `--screenshot=${out}`,
-    `file://${file}`
-  ])
-  const png = PNG.sync.read(readFileSync(out))
-  rmSync(out, { force: true })
-  return { width: png.width, height: png.height, data: png.data }
+  return withTempDir("shot", (dir) => {
+    const out = join(dir, "page.png")
+    run([
+      `--window-size=${width},${height}`,
+      ...(options.settleMs === undefined ? [] : [`--virtual-time-budget=${options.settleMs}`]),
+      `--screenshot=${out}`,
+      `file://${file}`
+    ])
+    const png = PNG.sync.read(readFileSync(out))
+    return { width: png.width, height: png.height, data: png.data }
+  })
 }
 
 /** The serialized DOM after load, scripts run. */

@@ -5,10 +5,10 @@
 import { assert } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { makeTempDir, removeTempDir } from "../TempDir.js"
 import { agentModel, toolModel, vlmModel } from "./Policy.js"
 
 export const root = fileURLToPath(new URL("../../..", import.meta.url))
@@ -93,8 +93,8 @@ export const oneLine = (stderr: string): string => {
 }
 
 export const tempDir = (): { readonly dir: string; readonly cleanup: () => void } => {
-  const dir = mkdtempSync(join(tmpdir(), "vtree-e2e-"))
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+  const dir = makeTempDir("e2e")
+  return { dir, cleanup: () => removeTempDir(dir) }
 }
 
 export interface DbPrediction {

@@ -11,10 +11,10 @@
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import { createServer } from "node:net"
-import * as os from "node:os"
 import * as path from "node:path"
 import { promisify } from "node:util"
 import Pg from "pg"
+import { makeTempDir, removeTempDir } from "../TempDir.js"
 
 const run = promisify(execFile)
 
@@ -71,7 +71,7 @@ export const start = async (clusterOptions: ClusterOptions = {}): Promise<PgClus
       `PostgreSQL server binaries not found in ${binDir}: install the Debian postgresql package (.ci/run does) or set VTREE_PG_BIN`
     )
   }
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "vtree-pg-"))
+  const root = makeTempDir("pg")
   const data = path.join(root, "data")
   // The server must own its data directory and be able to reach it.
   if (isRoot()) {
@@ -104,13 +104,13 @@ export const start = async (clusterOptions: ClusterOptions = {}): Promise<PgClus
         if (stopped) return
         stopped = true
         await pg("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => undefined)
-        fs.rmSync(root, { recursive: true, force: true })
+        removeTempDir(root)
       }
     }
   } catch (error) {
     const log = path.join(root, "server.log")
     const tail = fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").slice(-5).join(" | ") : ""
-    fs.rmSync(root, { recursive: true, force: true })
+    removeTempDir(root)
     throw new Error(`could not start a throwaway PostgreSQL cluster: ${String(error)} ${tail}`)
   }
 }

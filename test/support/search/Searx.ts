@@ -3,10 +3,10 @@
 // engine fails: the case the hub must not report as an empty success. `.ci/run` installs the package.
 import { Effect, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { createServer } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { makeTempDir, removeTempDir } from "../TempDir.js"
 
 // Debian installs searx for the system Python, which a pyenv or venv `python3` on PATH does not see.
 const python = "/usr/bin/python3"
@@ -45,7 +45,7 @@ const freePort = () =>
   })
 
 const startSearx = async (): Promise<{ origin: string; child: ChildProcess; dir: string; log: () => string }> => {
-  const dir = mkdtempSync(join(tmpdir(), "vtree-searx-"))
+  const dir = makeTempDir("searx")
   const port = await freePort()
   const file = join(dir, "settings.yml")
   writeFileSync(file, settings(port))
@@ -78,5 +78,5 @@ export const searxServer: Effect.Effect<{ readonly origin: string; readonly log:
           child.once("close", () => resolve())
           if (child.exitCode !== null || !child.kill("SIGTERM")) resolve()
         })
-      ).pipe(Effect.ensuring(Effect.sync(() => rmSync(dir, { recursive: true, force: true }))))
+      ).pipe(Effect.ensuring(Effect.sync(() => removeTempDir(dir))))
   )

@@ -5,7 +5,15 @@ import { Either } from "effect"
 import type { BenchmarkInput } from "../../../src/programs/benchmarks/Benchmark.js"
 import { asQuestion, decodeBenchmark } from "../../../src/programs/benchmarks/BenchmarkQuestions.js"
 import { detectBenchmark } from "../../../src/programs/benchmarks/Registry.js"
-import { egoSchemaRows, fileInput, json, jsonl, longVideoBenchRows, nextQaCsv, videoMmeRows } from "./fixtures.js"
+import {
+  egoSchemaRows,
+  fileInput,
+  json,
+  jsonl,
+  longVideoBenchRows,
+  nextQaCsv,
+  videoMmeRows
+} from "../../support/benchmarks/BenchmarkInputs.js"
 
 const handWritten = [
   { videoID: "kitchen", question_id: "k1", question: "How many eggs?", options: ["A. 1", "B. 2", "C. 3"], answer: "B" },

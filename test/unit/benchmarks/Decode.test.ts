@@ -19,7 +19,7 @@ import {
   mlvuTestRows,
   nextQaCsv,
   videoMmeRows
-} from "./fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
 
 const questions = (input: BenchmarkInput, options?: DecodeOptions): ReadonlyArray<BenchmarkQuestion> =>
   decoded(input, options).questions

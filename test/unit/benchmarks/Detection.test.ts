@@ -16,7 +16,7 @@ import {
   mlvuTestRows,
   nextQaCsv,
   videoMmeRows
-} from "./fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
 
 const detected = (input: BenchmarkInput): string =>
   Either.match(detectBenchmark(input), { onLeft: (e) => e.reason, onRight: (b) => b.name })

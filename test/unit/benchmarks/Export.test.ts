@@ -18,7 +18,7 @@ import {
   mlvuTestRows,
   nextQaCsv,
   videoMmeRows
-} from "./fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
 
 const exported = (
   input: BenchmarkInput,

@@ -16,7 +16,7 @@ import {
   mlvuPlotQa,
   nextQaCsv,
   videoMmeRows
-} from "./fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
 
 /** The benchmark's headline with the given predictions, in question order. */
 const headline = (

@@ -15,6 +15,7 @@ import { MediaProbe } from "../../../src/services/MediaProbe.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { type FakeVideo, llmCards, makeFakeMedia, vlmCards } from "../../support/build/BuildFakes.js"
 import { eventReply } from "../../support/openai-sim/builder.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const prompts = { event: "EVENT PROMPT \"frames\": [ \"event_description\"", scene: "SCENE PROMPT" }
 const models = { vlm: "scripted-vlm", llm: "scripted-llm" }
@@ -32,7 +33,7 @@ const setup = (videos: Readonly<Record<string, FakeVideo>> = { "clip.mp4": clip 
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-build-" })
+    const dir = yield* scopedTempDir("build")
     for (const name of Object.keys(videos)) yield* fs.writeFileString(path.join(dir, name), `video bytes of ${name}`)
     const media = yield* makeFakeMedia(videos)
     return { dir, media, out: path.join(dir, "trees"), fs, path }

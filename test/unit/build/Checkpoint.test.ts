@@ -10,6 +10,7 @@ import {
   readSceneCheckpoint,
   writeCheckpoint
 } from "../../../src/programs/builder/Checkpoint.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const base: CheckpointInputs = {
   kind: "event",
@@ -49,7 +50,7 @@ describe("checkpoint keys", () => {
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
-        const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-checkpoint-" })
+        const dir = yield* scopedTempDir("checkpoint")
         const key = checkpointKey(base)
         const checkpoint: EventCheckpoint = {
           kind: "event",

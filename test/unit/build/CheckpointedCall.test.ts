@@ -3,9 +3,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { Data, Effect, Either, Option, Ref } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { ProviderError } from "../../../src/domain/ProviderError.js"
 import {
   checkpointedCall,
@@ -14,6 +11,7 @@ import {
   type SceneCheckpoint,
   writeCheckpoint
 } from "../../../src/programs/builder/Checkpoint.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 class Failed extends Data.TaggedError("Failed")<{ readonly reason: string }> {}
 
@@ -57,11 +55,7 @@ const sceneCall = (treeDir: string, key: string, replies: ReadonlyArray<Either.E
   })
 
 const withTreeDir = <A, E, R>(use: (dir: string) => Effect.Effect<A, E, R>) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => mkdtempSync(join(tmpdir(), "vtree-checkpointed-"))),
-    use,
-    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-  )
+  Effect.scoped(Effect.flatMap(scopedTempDir("checkpointed"), use))
 
 describe("checkpointedCall", () => {
   layer(NodeContext.layer)((it) => {

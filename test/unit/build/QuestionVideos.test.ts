@@ -16,6 +16,7 @@ import {
   subtitleCandidates,
   videoMetadata
 } from "../../../src/programs/builder/QuestionVideos.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const jsonFile = (file: string, value: unknown): BenchmarkInput => ({
   _tag: "File",
@@ -185,7 +186,7 @@ describe("reading the question file", () => {
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
-      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-questions-" })
+      const dir = yield* scopedTempDir("questions")
       const big = path.join(dir, "big.json")
       yield* fs.writeFileString(big, "")
       yield* fs.truncate(big, userFileCaps.questions + 1) // sparse: nothing is written
@@ -209,7 +210,7 @@ describe("reading the question file", () => {
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
-      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-questions-" })
+      const dir = yield* scopedTempDir("questions")
       const dev = path.join(dir, "json")
       yield* fs.makeDirectory(dev)
       yield* fs.writeFileString(path.join(dev, "1_plotQA.json"), JSON.stringify([mlvuRow("movie1", "plotQA")]))

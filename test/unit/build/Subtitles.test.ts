@@ -2,8 +2,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Path from "@effect/platform/Path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer, Ref } from "effect"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { MediaError, type MediaInfo, type SubtitleCue } from "../../../src/domain/Media.js"
 import { parseSubtitles, plainText } from "../../../src/domain/SubtitleFormat.js"
@@ -17,6 +16,7 @@ import {
 } from "../../../src/programs/builder/Subtitles.js"
 import { MediaProbe } from "../../../src/services/MediaProbe.js"
 import { SpeechToText } from "../../../src/services/SpeechToText.js"
+import { makeTempDir, removeTempDir } from "../../support/TempDir.js"
 
 // As Video-MME ships them: `subtitle/<videoID>.srt`, every line wrapped in a <font> tag.
 const videoMmeSrt = [
@@ -225,10 +225,10 @@ describe("resolveSubtitles", () => {
   )
 
   const setup = () => {
-    const dir = mkdtempSync(join(tmpdir(), "vtree-subs-"))
+    const dir = makeTempDir("subs")
     const video = join(dir, "clip.mp4")
     writeFileSync(video, "not read by the fakes")
-    return { dir, video, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+    return { dir, video, cleanup: () => removeTempDir(dir) }
   }
   const srt = (text: string) => `1\n00:00:01,000 --> 00:00:02,000\n${text}\n`
 

@@ -1,7 +1,6 @@
 // #21 point 4: data must not drive the terminal. Escape sequences in a card, a subtitle, a task type, a
 // file name or a --run-id reach stdout/stderr only as visible text (`\x1b`), through the console
 // wrapper main.ts applies, the error reporter and the progress writer.
-import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Cause, Console, Effect } from "effect"
@@ -11,6 +10,7 @@ import { withTerminalText } from "../../../src/cli/TerminalConsole.js"
 import { showNode } from "../../../src/cli/TreeCommand.js"
 import { TreeDecodeError } from "../../../src/domain/Tree.js"
 import { initialState, renderBar, renderLine } from "../../../src/programs/harness/Progress.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 const title = "\x1b]0;pwned\x07"
@@ -31,8 +31,7 @@ const captured = <E, R>(self: Effect.Effect<unknown, E, R>) =>
 layer(NodeContext.layer)("terminal output", (it) => {
   it.scoped("tree show and tree show --anchor print a card's and a subtitle's escapes visibly", () =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const dir = join(yield* fs.makeTempDirectoryScoped({ prefix: "vtree-term-" }), "VID")
+      const dir = join(yield* scopedTempDir("term"), "VID")
       const tree = syntheticTree({ videoId: "VID", scenes: 1, eventsPerScene: 2, framesPerEvent: 2 }) as {
         nodes: Record<string, Record<string, unknown>>
       }

@@ -11,6 +11,7 @@ import { loadPrices } from "../../../src/cli/Prices.js"
 import { decodeUserJson, maxJsonDepth, parseUserJson, tooDeepAt } from "../../../src/domain/UserJson.js"
 import { parseLabels } from "../../../src/programs/prompts/PromptPack.js"
 import { loadQuestions } from "../../../src/programs/questions/QuestionLoader.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const deep = (n: number, inner = "1") => `${"[".repeat(n)}${inner}${"]".repeat(n)}`
 const deepObject = (n: number) => `${"{\"a\":".repeat(n)}1${"}".repeat(n)}`
@@ -54,7 +55,7 @@ layer(NodeContext.layer)("deep user files", (it) => {
   it.scoped("questions as .jsonl, .json and a folder file, and --prices, each 3,000 deep: one vtree: line, no stack", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-deep-" })
+      const dir = yield* scopedTempDir("deep")
       const jsonl = join(dir, "q.jsonl")
       yield* fs.writeFileString(jsonl, `${row(`"fine"`)}\n${row(deep(3000, "\"x\""))}\n`)
       const array = join(dir, "q.json")

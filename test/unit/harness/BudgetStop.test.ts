@@ -5,20 +5,16 @@ import * as SqliteMigrator from "@effect/sql-sqlite-node/SqliteMigrator"
 import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect, Exit, Layer } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Benchmark, MemoryCallBuffer, Prompts, Questions, SqliteRunStore, Store, Testing } from "../../../src/index.js"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
 import { summarize } from "../../../src/programs/report/Report.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => mkdtempSync(join(tmpdir(), "vtree-budget-test-"))),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-)
+const tempDir = scopedTempDir("budget-test")
 
 const submitting = JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer: "C" } } })
 /** An agent that submits at once, the other models as fakes, the run store in `dir`. */

@@ -3,8 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Layer, Option, Queue, TestClock } from "effect"
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as BenchmarkExample from "../../../examples/benchmark-with-fakes.js"
@@ -21,15 +20,13 @@ import {
   Testing
 } from "../../../src/index.js"
 import type { UnsafeIdError } from "../../../src/programs/tree/TreePreflight.js"
-import { prediction } from "../../unit/harness/fixtures.js"
+import { prediction } from "../../support/harness/RunRows.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const samples = fileURLToPath(new URL("../../../samples/", import.meta.url))
 const samplesTrees = join(samples, "trees")
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => mkdtempSync(join(tmpdir(), "vtree-bench-test-"))),
-  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-)
+const tempDir = scopedTempDir("bench-test")
 
 const submitting = (answer: string) =>
   JSON.stringify({ reflect: {}, plan: {}, action: { tool: "submit_answer", args: { answer } } })

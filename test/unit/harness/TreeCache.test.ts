@@ -1,4 +1,3 @@
-import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Ref } from "effect"
@@ -8,6 +7,7 @@ import { loadEnvironments } from "../../../src/programs/harness/TreeCache.js"
 import { CallBuffer } from "../../../src/services/CallBuffer.js"
 import type { CallRecord } from "../../../src/services/CallLog.js"
 import { RunStore } from "../../../src/services/RunStore.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 const question = (questionId: string, videoId: string) => ({ questionId, videoId }) as unknown as Question
@@ -15,8 +15,7 @@ const question = (questionId: string, videoId: string) => ({ questionId, videoId
 /** A trees folder with one-event trees named `ids`. */
 const treesFolder = (ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const root = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-treecache-" })
+    const root = yield* scopedTempDir("treecache")
     for (const id of ids) {
       writeTree(join(root, id), syntheticTree({ videoId: id, scenes: 1, eventsPerScene: 1, framesPerEvent: 1 }), {
         frames: false

@@ -3,14 +3,13 @@
 // over when the other's lease expires, and stops once the run has nothing left.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option, TestClock } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import type { Question } from "../../../src/domain/Question.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { makeWorkQueue } from "../../../src/programs/harness/WorkQueue.js"
 import { RunStore } from "../../../src/services/RunStore.js"
-import { prediction } from "../../unit/harness/fixtures.js"
+import { prediction } from "../../support/harness/RunRows.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const question = (questionId: string): Question => ({
   questionId,
@@ -29,10 +28,7 @@ const ownerB = { ownerId: "b:2:bbbb", host: "b", pid: 2 }
 describe("WorkQueue", () => {
   it.scoped("hands out claims in order, waits on another live worker's question, takes it over at its lease's end", () =>
     Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-queue-"))),
-        (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-      )
+      const dir = yield* scopedTempDir("queue")
       const layer = SqliteRunStore.layer({ filename: path.join(dir, "runs.db"), owners: "many" })
       const store = (yield* Layer.build(layer)).unsafeMap.get(RunStore.key) as RunStore["Type"]
       const questions = ["q1", "q2", "q3"].map(question)

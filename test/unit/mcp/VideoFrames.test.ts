@@ -1,5 +1,4 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer } from "effect"
@@ -15,6 +14,7 @@ import { Thumbnailer } from "../../../src/services/Thumbnailer.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
 import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 type TreeJson = { nodes: Record<string, Record<string, unknown>> }
@@ -35,8 +35,7 @@ const smallJpeg = Buffer.from(
  */
 const treesFolder = (edit: (tree: TreeJson) => void = () => {}) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const root = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-mcp-frames-" })
+    const root = yield* scopedTempDir("mcp-frames")
     const trees = join(root, "trees")
     const tree = syntheticTree({ videoId: "VID", scenes: 1, eventsPerScene: 2, framesPerEvent: 10 }) as TreeJson
     edit(tree)
@@ -133,8 +132,7 @@ describe("video_frames and vtree://frame refuse a node id that leaves the tree",
 describe("a server over many trees holds at most the library's capacity", () => {
   it.scoped("video_list over 5 trees with room for 2 lists all 5 and keeps 2 loaded", () =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const trees = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-mcp-many-" })
+      const trees = yield* scopedTempDir("mcp-many")
       const ids = ["V0", "V1", "V2", "V3", "V4"]
       for (const id of ids) {
         writeTree(join(trees, id), syntheticTree({ videoId: id, scenes: 1, eventsPerScene: 1, framesPerEvent: 1 }))

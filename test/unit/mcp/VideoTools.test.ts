@@ -1,5 +1,4 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer } from "effect"
@@ -16,6 +15,7 @@ import { Thumbnailer } from "../../../src/services/Thumbnailer.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
 import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const samples = fileURLToPath(new URL("../../../samples/trees", import.meta.url))
 const video = "vtSmpl0001a"
@@ -105,8 +105,7 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
 
   it.scoped("a tree's entity registry: video_view_node's card shows the entries of the node as the agent's view_node does, video_overview lists them, video_list counts them", () =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const trees = yield* fs.makeTempDirectoryScoped()
+      const trees = yield* scopedTempDir("video-tools")
       const tree = JSON.parse(readFileSync(join(samples, video, "tree.json"), "utf8"))
       tree.entities = [
         { id: "host_1", name: "Maya", appearance: "green apron", identity: "the host", first_seen: 5 },

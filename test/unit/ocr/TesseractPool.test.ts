@@ -14,6 +14,7 @@ import {
   type OcrEngine
 } from "../../../src/layers/tesseract/TesseractOcr.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 interface FakeEngine {
   readonly engine: OcrEngine
@@ -77,7 +78,7 @@ const jpegMagic = Uint8Array.of(0xff, 0xd8, 0xff)
 const frames = (texts: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const dir = yield* fs.makeTempDirectoryScoped()
+    const dir = yield* scopedTempDir("tesseract-pool")
     return yield* Effect.forEach(texts, (text, index) => {
       const path = Path.join(dir, `frame_${index}.jpg`)
       return Effect.as(fs.writeFile(path, Uint8Array.from([...jpegMagic, ...new TextEncoder().encode(text)])), path)

@@ -17,12 +17,13 @@ import {
   mlvuPlotQa,
   nextQaCsv,
   videoMmeRows
-} from "../benchmarks/fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const withFiles = (files: ReadonlyArray<readonly [string, string | Uint8Array]>) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const dir = yield* fs.makeTempDirectoryScoped()
+    const dir = yield* scopedTempDir("hostile-question-files")
     for (const [name, content] of files) {
       yield* fs.makeDirectory(NodePath.dirname(NodePath.join(dir, name)), { recursive: true })
       yield* typeof content === "string"

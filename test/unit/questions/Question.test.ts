@@ -14,6 +14,7 @@ import {
   splitList,
   takeFirst
 } from "../../../src/programs/questions/QuestionSelection.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const samples = NodePath.resolve(import.meta.dirname, "../../../samples")
 const videoId = "vtSmpl0001a"
@@ -79,7 +80,7 @@ describe("loadQuestions on the samples", () => {
   it.scoped("a JSON array of Video-MME rows decodes like the JSONL file", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped()
+      const dir = yield* scopedTempDir("question")
       const lines = (yield* fs.readFileString(NodePath.join(samples, "questions.jsonl"))).trim().split("\n")
       const file = NodePath.join(dir, "rows.json")
       yield* fs.writeFileString(file, JSON.stringify(lines.map((l) => JSON.parse(l)), null, 2))
@@ -100,7 +101,7 @@ describe("loadQuestions errors", () => {
   it.scoped("a directory without question files is empty input", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped()
+      const dir = yield* scopedTempDir("question")
       yield* fs.writeFileString(NodePath.join(dir, "notes.txt"), "not questions")
       const error = yield* Effect.flip(loadQuestions(dir))
       assert.strictEqual(error.reason, "Empty")
@@ -110,7 +111,7 @@ describe("loadQuestions errors", () => {
   it.scoped("duplicate ids across per-video files name both places", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped()
+      const dir = yield* scopedTempDir("question")
       const q = (id: string) => ({
         question_id: id,
         task_type: "OCR Problems",
@@ -130,7 +131,7 @@ describe("loadQuestions errors", () => {
   it.scoped("per-video files take the video id from the file name, in name order", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
-      const dir = yield* fs.makeTempDirectoryScoped()
+      const dir = yield* scopedTempDir("question")
       const q = (id: string) => ({ question_id: id, task_type: "OCR Problems", question: "Q?", options: ["x", "y"] })
       yield* fs.writeFileString(NodePath.join(dir, "zzz.json"), JSON.stringify([q("3")]))
       yield* fs.writeFileString(NodePath.join(dir, "aaa.json"), JSON.stringify([q("1"), q("2")]))

@@ -15,12 +15,13 @@ import {
   mlvuNeedle,
   mlvuPlotQa,
   nextQaCsv
-} from "../benchmarks/fixtures.js"
+} from "../../support/benchmarks/BenchmarkInputs.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const withFiles = (files: ReadonlyArray<readonly [string, string]>) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const dir = yield* fs.makeTempDirectoryScoped()
+    const dir = yield* scopedTempDir("question-loader")
     for (const [name, text] of files) {
       yield* fs.makeDirectory(NodePath.dirname(NodePath.join(dir, name)), { recursive: true })
       yield* fs.writeFileString(NodePath.join(dir, name), text)

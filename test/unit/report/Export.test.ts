@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { renderExport, toVideoMme } from "../../../src/programs/report/Export.js"
-import { prediction } from "../harness/fixtures.js"
+import { prediction } from "../../support/harness/RunRows.js"
 
 // The results layout Video-MME's eval_your_results.py reads: a list of videos, each with its questions and
 // the model's `response` next to the ground-truth `answer`. Extra keys are refused so a typo shows.

@@ -6,7 +6,7 @@ import { accuracyChart, renderHtml, unpackBodies } from "../../../src/programs/r
 import { formatTable, renderJson, renderText } from "../../../src/programs/report/ReportText.js"
 import type { ReportInput } from "../../../src/programs/report/Summary.js"
 import { escapeHtml } from "../../../src/text/Html.js"
-import { call, prediction, step } from "../harness/fixtures.js"
+import { call, prediction, step } from "../../support/harness/RunRows.js"
 
 /** config_json as the store decodes it. */
 const stored = Schema.decodeUnknownSync(StoredRunConfig)

@@ -7,7 +7,7 @@ import {
 } from "../../../src/programs/report/ReportCompare.js"
 import { renderCompareHtml } from "../../../src/programs/report/ReportCompareHtml.js"
 import type { ReportPrediction } from "../../../src/programs/report/Summary.js"
-import { call, prediction, step } from "../harness/fixtures.js"
+import { call, prediction, step } from "../../support/harness/RunRows.js"
 
 // 12 shared questions: both right on 4, both wrong on 1, A only right on 1 (q5), B only right on 6
 // (q6–q10 wrong in A, q11 unanswered in A). Exact McNemar on 1 vs 6: 2 · (1 + 7) / 128 = 0.125.

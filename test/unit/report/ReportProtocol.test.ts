@@ -4,7 +4,7 @@ import { StoredRunConfig } from "../../../src/domain/RunConfig.js"
 import { summarize } from "../../../src/programs/report/Report.js"
 import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
 import { renderText } from "../../../src/programs/report/ReportText.js"
-import { prediction } from "../harness/fixtures.js"
+import { prediction } from "../../support/harness/RunRows.js"
 
 /** config_json as the store decodes it. */
 const stored = Schema.decodeUnknownSync(StoredRunConfig)

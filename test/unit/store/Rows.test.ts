@@ -3,7 +3,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { CallInsert, CallStored, PredictionStored, RunStored, StepStored } from "../../../src/layers/sql/Rows.js"
-import { call, prediction } from "../harness/fixtures.js"
+import { call, prediction } from "../../support/harness/RunRows.js"
 
 const storedPrediction = {
   runId: "r",

@@ -11,12 +11,10 @@ import * as path from "node:path"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
-import { call, prediction, step } from "../../unit/harness/fixtures.js"
+import { call, prediction, step } from "../../support/harness/RunRows.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "vtree-owner-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-)
+const tempDir = scopedTempDir("owner")
 
 const failureOf = <A>(exit: Exit.Exit<A, RunStoreError>): RunStoreError => {
   if (Exit.isSuccess(exit)) throw new Error("expected a failure")

@@ -1,4 +1,3 @@
-import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
@@ -9,14 +8,14 @@ import { frameRelativePath, resolveFramePath } from "../../../src/programs/tree/
 import { loadTreeEnvironment, readTreeIndex } from "../../../src/programs/tree/TreeLoader.js"
 import { treePage } from "../../../src/programs/tree/TreePage.js"
 import { Thumbnailer } from "../../../src/services/Thumbnailer.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 const frameId = "VID_L1_000_L2_000_L3_000"
 
 /** A one-event tree in `<temp>/VID`, a secret JPEG beside it (outside the tree), and its index. */
 const hostileSetup = Effect.gen(function*() {
-  const fs = yield* FileSystem.FileSystem
-  const root = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-framepath-" })
+  const root = yield* scopedTempDir("framepath")
   const dir = join(root, "VID")
   writeTree(dir, syntheticTree({ videoId: "VID", scenes: 1, eventsPerScene: 1, framesPerEvent: 3 }))
   mkdirSync(join(root, "secret"))
@@ -97,8 +96,7 @@ layer(NodeContext.layer)("FramePath: the one resolver of frame files", (it) => {
 
   it.scoped("observe_frame refuses a hostile node id with OutsideTree, before reading anything", () =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const root = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-framepath-" })
+      const root = yield* scopedTempDir("framepath")
       const dir = join(root, "VID")
       const tree = syntheticTree({ videoId: "VID", scenes: 1, eventsPerScene: 1, framesPerEvent: 1 }) as {
         nodes: Record<string, Record<string, unknown>>
@@ -119,8 +117,7 @@ layer(NodeContext.layer)("FramePath: the one resolver of frame files", (it) => {
 layer(NodeContext.layer)("FramePath: tree pages", (it) => {
   it.scoped("tree html shows a hostile node's frame as not shown, never linking the file outside", () =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
-      const root = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-framepath-" })
+      const root = yield* scopedTempDir("framepath")
       const dir = join(root, "VID")
       const tree = syntheticTree({ videoId: "VID", scenes: 1, eventsPerScene: 1, framesPerEvent: 1 }) as {
         nodes: Record<string, Record<string, unknown>>

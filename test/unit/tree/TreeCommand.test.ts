@@ -1,18 +1,17 @@
-import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { listFrames, searchTree, showNode, showOutline, validateTree } from "../../../src/cli/TreeCommand.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 type TreeJson = { nodes: Record<string, Record<string, unknown>> }
 
 const tempTree = (change: (tree: TreeJson) => void = () => {}, frames?: (id: string) => boolean) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
     // The folder is named after the videoID, as the loader requires.
-    const dir = join(yield* fs.makeTempDirectoryScoped({ prefix: "vtree-cli-" }), "VID")
+    const dir = join(yield* scopedTempDir("cli"), "VID")
     const tree = syntheticTree({ videoId: "VID", scenes: 2, eventsPerScene: 3, framesPerEvent: 4 }) as TreeJson
     tree.nodes["VID_L1_001_L2_002"]!["card"] = {
       event_description: "A zeppelin lands.",

@@ -1,4 +1,4 @@
-import { FileSystem, Path } from "@effect/platform"
+import { Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { HashingEmbedder } from "../../../src/layers/testing/HashingEmbedder.js"
 import { loadTreeEnvironment } from "../../../src/programs/tree/TreeLoader.js"
 import { emptyUsage, withCallContext } from "../../../src/services/CallLog.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 type TreeJson = { nodes: Record<string, Record<string, unknown>> }
@@ -27,9 +28,8 @@ const makeTree = (dir: string, options: { framesPerEvent?: number; frames?: (id:
 
 const tempTree = (options: Parameters<typeof makeTree>[1] = {}) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
     // The folder is named after the videoID, as the loader requires.
-    const dir = join(yield* fs.makeTempDirectoryScoped({ prefix: "vtree-tree-" }), "VID")
+    const dir = join(yield* scopedTempDir("tree"), "VID")
     const tree = makeTree(dir, options)
     return { dir, tree }
   })
@@ -78,9 +78,8 @@ layer(NodeContext.layer)("TreeEnvironment", (it) => {
 
   it.scoped("fails cleanly on a missing or broken tree.json", () =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
-      const dir = yield* fs.makeTempDirectoryScoped()
+      const dir = yield* scopedTempDir("tree-environment")
       const missing = yield* Effect.flip(loadTreeEnvironment(dir))
       assert.strictEqual(missing._tag, "TreeDecodeError")
       assert.include(missing.message, "tree.json: not found")

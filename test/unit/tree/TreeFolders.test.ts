@@ -7,6 +7,7 @@ import type { Question } from "../../../src/domain/Question.js"
 import { checkTrees } from "../../../src/programs/harness/RunPlan.js"
 import { readTreeIndex, treeFolderOf } from "../../../src/programs/tree/TreeLoader.js"
 import { decodeTrees } from "../../../src/programs/tree/TreePreflight.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 
 const sampleId = "vtSmpl0001a"
 
@@ -40,9 +41,8 @@ const builtId = (name: string) => {
 describe("a question's videoID finds the tree vtree build filed it under (issue #23)", () => {
   it.scoped("a videoID that is not an id (a space) finds <trees>/<its id>, as vtree build names it", () =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
-      const trees = yield* fs.makeTempDirectoryScoped()
+      const trees = yield* scopedTempDir("tree-folders")
       const built = builtId("my video")
       assert.match(built, /^my-video~[0-9a-f]{8}$/)
       yield* writeTree(trees, built)
@@ -55,7 +55,7 @@ describe("a question's videoID finds the tree vtree build filed it under (issue 
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
-      const trees = yield* fs.makeTempDirectoryScoped()
+      const trees = yield* scopedTempDir("tree-folders")
       yield* writeTree(trees, builtId("my video"))
       yield* fs.makeDirectory(path.join(trees, "my video"))
       yield* fs.writeFileString(path.join(trees, "my video", "tree.json"), "{}")
@@ -73,9 +73,8 @@ describe("a question's videoID finds the tree vtree build filed it under (issue 
 
   it.scoped("a tree folder given as --trees names its parent; a folder of trees given as a tree names one of them", () =>
     Effect.gen(function*() {
-      const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
-      const trees = yield* fs.makeTempDirectoryScoped()
+      const trees = yield* scopedTempDir("tree-folders")
       yield* writeTree(trees, sampleId)
       const oneTree = path.join(trees, sampleId)
       const missing = yield* Effect.flip(checkTrees(oneTree, [question(sampleId)]))

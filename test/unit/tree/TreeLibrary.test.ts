@@ -1,16 +1,15 @@
-import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Scope, TestClock } from "effect"
+import { Duration, Effect, Exit, Scope, TestClock } from "effect"
 import { join } from "node:path"
 import { defaultIdleTimeToLive, makeTreeLibrary } from "../../../src/programs/tree/TreeLibrary.js"
+import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 /** `count` one-event trees, each in `<temp>/V<n>`. */
 const treeFolders = (count: number) =>
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const root = yield* fs.makeTempDirectoryScoped({ prefix: "vtree-library-" })
+    const root = yield* scopedTempDir("library")
     return Array.from({ length: count }, (_, n) => {
       const dir = join(root, `V${n}`)
       writeTree(dir, syntheticTree({ videoId: `V${n}`, scenes: 1, eventsPerScene: 1, framesPerEvent: 2 }), {
@@ -71,13 +70,15 @@ layer(NodeContext.layer)("TreeLibrary", (it) => {
     Effect.gen(function*() {
       const [a] = yield* treeFolders(1)
       const library = yield* makeTreeLibrary({ idleTimeToLive: "1 minute" })
-      const fiber = yield* Effect.fork(Effect.scoped(Effect.zipRight(library.open(a!), Effect.sleep("10 minutes"))))
-      yield* TestClock.adjust("5 minutes")
+      // Opened before the clock moves: a fork that reads the folder may not have started its sleep by then.
+      const holding = yield* Scope.make()
+      yield* library.open(a!).pipe(Scope.extend(holding))
+      yield* TestClock.adjust("10 minutes")
       assert.deepStrictEqual(yield* library.loaded, files(a))
-      yield* TestClock.adjust("5 minutes")
-      yield* Fiber.join(fiber)
+      yield* Scope.close(holding, Exit.void)
+      yield* TestClock.adjust("59 seconds")
       assert.deepStrictEqual(yield* library.loaded, files(a))
-      yield* TestClock.adjust("1 minute")
+      yield* TestClock.adjust("1 second")
       assert.deepStrictEqual(yield* library.loaded, [])
     }))
 })

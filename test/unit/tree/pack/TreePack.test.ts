@@ -12,6 +12,7 @@ import { packTrees } from "../../../../src/programs/tree/pack/TreePack.js"
 import { unpackTrees } from "../../../../src/programs/tree/pack/TreeUnpack.js"
 import { verifyPack } from "../../../../src/programs/tree/pack/TreeVerify.js"
 import { readTreeIndex } from "../../../../src/programs/tree/TreeLoader.js"
+import { scopedTempDir } from "../../../support/TempDir.js"
 import { manifestOf, type RawEntry, sha256, tarOf, writeHostilePack } from "../../../support/trees/HostilePack.js"
 import { syntheticTree, writeTree } from "../../../support/trees/SyntheticTree.js"
 
@@ -21,7 +22,7 @@ const sampleId = "vtSmpl0001a"
 const treesFolder = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const root = yield* fs.makeTempDirectoryScoped()
+  const root = yield* scopedTempDir("tree-pack")
   const trees = path.join(root, "trees")
   yield* Effect.promise(() =>
     cp(path.join("samples", "trees", sampleId), path.join(trees, sampleId), { recursive: true })
@@ -300,7 +301,7 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
       Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
-        const root = yield* fs.makeTempDirectoryScoped()
+        const root = yield* scopedTempDir("tree-pack")
         const file = path.join(root, "hostile.tar.gz")
         const manifest = options.manifest ?? manifestOf({ ...good, ...options.listed }, ["t1"])
         yield* Effect.promise(() =>
@@ -434,9 +435,8 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
 
     it.scoped("a pack without manifest.json first", () =>
       run(Effect.gen(function*() {
-        const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
-        const root = yield* fs.makeTempDirectoryScoped()
+        const root = yield* scopedTempDir("tree-pack")
         const file = path.join(root, "plain.tar.gz")
         yield* Effect.promise(async () =>
           writeFile(file, gzipSync(await tarOf([{ header: { name: "t1/tree.json" }, body: "{}" }])))
@@ -450,7 +450,7 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
       run(Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
-        const root = yield* fs.makeTempDirectoryScoped()
+        const root = yield* scopedTempDir("tree-pack")
         const error = yield* failure(unpackTrees({ file: "/dev/zero", out: path.join(root, "out"), replace: false }))
         assert.strictEqual(error.reason, "Malformed")
         assert.include(error.message, "not a regular file")
@@ -461,7 +461,7 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
       run(Effect.gen(function*() {
         const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
-        const root = yield* fs.makeTempDirectoryScoped()
+        const root = yield* scopedTempDir("tree-pack")
         const file = path.join(root, "notes.txt")
         yield* fs.writeFileString(file, "hello")
         const error = yield* failure(unpackTrees({ file, out: path.join(root, "out"), replace: false }))

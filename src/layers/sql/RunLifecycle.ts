@@ -13,16 +13,15 @@ import type { RunReads } from "./RunReads.js"
 import type { RunRepository } from "./RunRepository.js"
 import type { StoreContext } from "./StoreContext.js"
 
+// Never fails: every key of StoredRunConfig reads a value it refuses as absent, and the copy is an object.
+const decodeStored = Schema.decodeUnknown(StoredRunConfig)
+
 /**
  * Whether the claim's holder is a process of this host that no longer exists: its lease need not be
  * waited out (a run stopped by a full disk or a kill would otherwise be refused until it expires).
  * Signal 0 only probes: ESRCH means no such process; EPERM means one exists that is not ours. A pid
  * reused by another process reads as alive, and the lease then runs out as before.
  */
-
-// Never fails: every key of StoredRunConfig reads a value it refuses as absent, and the copy is an object.
-const decodeStored = Schema.decodeUnknown(StoredRunConfig)
-
 export const holderGoneHere = (claim: Pick<RunClaim, "host" | "pid">, host: string = os.hostname()): boolean => {
   if (claim.host !== host || claim.pid === process.pid || !Number.isSafeInteger(claim.pid) || claim.pid <= 0) {
     return false
@@ -35,17 +34,17 @@ export const holderGoneHere = (claim: Pick<RunClaim, "host" | "pid">, host: stri
   }
 }
 
-export const runLifecycle = (
-  ctx: StoreContext,
-  runs: RunRepository,
-  queue: QueueRepository,
-  failures: RunFailures,
-  readRun: RunReads["readRun"]
-) => {
-  const { guarded, owners, sql } = ctx
-  const { claimLost, notFound, sameDatabase } = failures
+/** What each step of a run's life uses: the store, its statements and its one-line failures. */
+interface Lifecycle {
+  readonly ctx: StoreContext
+  readonly runs: RunRepository
+  readonly queue: QueueRepository
+  readonly failures: RunFailures
+  readonly readRun: RunReads["readRun"]
+}
 
-  const startRun: RunStoreShape["startRun"] = Effect.fn("RunLifecycle.startRun")(function*(input) {
+const startRunOf = ({ ctx, failures, readRun, runs }: Lifecycle): RunStoreShape["startRun"] =>
+  Effect.fn("RunLifecycle.startRun")(function*(input) {
     const startedAt = input.startedAt ?? (yield* Clock.currentTimeMillis)
     const existing = yield* readRun(input.runId)
     if (Option.isSome(existing)) {
@@ -65,7 +64,7 @@ export const runLifecycle = (
       heartbeatAt: startedAt,
       expiresAt: startedAt + (input.leaseMs ?? defaultLeaseMs)
     }
-    const created = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+    const created = yield* Effect.uninterruptible(ctx.sql.withTransaction(Effect.gen(function*() {
       if (Option.isNone(yield* runs.insertRun(row))) return false
       if (claim !== null) yield* runs.insertClaim({ runId: input.runId, ...claim })
       return true
@@ -73,11 +72,12 @@ export const runLifecycle = (
     if (!created) return yield* failures.exists(input.runId, null, startedAt)
     const run: RunRow = { ...row, claim, claims: claim === null ? [] : [claim], progress: null }
     return run
-  }, guarded("starting the run"))
+  }, ctx.guarded("starting the run"))
 
-  const claimRun: RunStoreShape["claimRun"] = Effect.fn("RunLifecycle.claimRun")(function*({ leaseMs, owner, runId }) {
+const claimRunOf = ({ ctx, failures, queue, readRun, runs }: Lifecycle): RunStoreShape["claimRun"] =>
+  Effect.fn("RunLifecycle.claimRun")(function*({ leaseMs, owner, runId }) {
     const now = yield* Clock.currentTimeMillis
-    const outcome = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+    const outcome = yield* Effect.uninterruptible(ctx.sql.withTransaction(Effect.gen(function*() {
       if (Option.isNone(yield* runs.lockRun(runId))) return { _tag: "Missing" as const }
       const others = (yield* runs.liveClaims({ runId, now })).filter((claim) => claim.ownerId !== owner.ownerId)
       // Holders that died on this host are gone now, not when their lease runs out.
@@ -87,36 +87,38 @@ export const runLifecycle = (
         if (ctx.facts.queue) yield* queue.releaseQuestions({ runId, ownerId: claim.ownerId })
       }
       const live = others.filter((claim) => !dead.includes(claim))
-      if (owners === "one" && live[0] !== undefined) return { _tag: "Leased" as const, holder: live[0] }
+      if (ctx.owners === "one" && live[0] !== undefined) return { _tag: "Leased" as const, holder: live[0] }
       // Owners whose lease expired are gone: their rows go, and their questions are open again.
       yield* runs.dropStaleClaims({ runId, ownerId: owner.ownerId, now })
       yield* runs.insertClaim({ runId, ...owner, claimedAt: now, heartbeatAt: now, expiresAt: now + leaseMs })
       yield* runs.reopenRun(runId)
       return { _tag: "Claimed" as const }
     })))
-    if (outcome._tag === "Missing") return yield* notFound(runId)
+    if (outcome._tag === "Missing") return yield* failures.notFound(runId)
     if (outcome._tag === "Leased") return yield* failures.leased(runId, outcome.holder, now)
     const run = yield* readRun(runId)
-    return Option.isSome(run) ? run.value : yield* notFound(runId)
-  }, guarded("claiming the run"))
+    return Option.isSome(run) ? run.value : yield* failures.notFound(runId)
+  }, ctx.guarded("claiming the run"))
 
-  const renewClaim: RunStoreShape["renewClaim"] = Effect.fn("RunLifecycle.renewClaim")(
+const renewClaimOf = ({ ctx, failures, runs }: Lifecycle): RunStoreShape["renewClaim"] =>
+  Effect.fn("RunLifecycle.renewClaim")(
     function*(runId, ownerId, leaseMs) {
       // The heartbeat is what notices a database file replaced under a run that saves nothing for a while.
-      yield* sameDatabase(runId)
+      yield* failures.sameDatabase(runId)
       const now = yield* Clock.currentTimeMillis
       const renewed = yield* runs.extendClaim({ runId, ownerId, at: now, until: now + leaseMs })
-      return Option.isSome(renewed) ? renewed.value : yield* claimLost(runId, ownerId)
+      return Option.isSome(renewed) ? renewed.value : yield* failures.claimLost(runId, ownerId)
     },
-    guarded("renewing the run's lease")
+    ctx.guarded("renewing the run's lease")
   )
 
-  const releaseRun: RunStoreShape["releaseRun"] = Effect.fn("RunLifecycle.releaseRun")(
+const releaseRunOf = ({ ctx, failures, queue, runs }: Lifecycle): RunStoreShape["releaseRun"] =>
+  Effect.fn("RunLifecycle.releaseRun")(
     function*(runId, ownerId, status, finishedAt) {
-      yield* sameDatabase(runId)
+      yield* failures.sameDatabase(runId)
       const at = finishedAt ?? (yield* Clock.currentTimeMillis)
       const now = yield* Clock.currentTimeMillis
-      const released = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
+      const released = yield* Effect.uninterruptible(ctx.sql.withTransaction(Effect.gen(function*() {
         yield* runs.lockRun(runId)
         if (Option.isNone(yield* runs.dropClaim({ runId, ownerId }))) return undefined
         if (ctx.facts.queue) yield* queue.releaseQuestions({ runId, ownerId })
@@ -130,18 +132,33 @@ export const runLifecycle = (
         const current = yield* runs.findRun(runId)
         return Option.isSome(current) ? current.value.status : final
       })))
-      return released ?? (yield* claimLost(runId, ownerId))
+      return released ?? (yield* failures.claimLost(runId, ownerId))
     },
-    guarded("closing the run")
+    ctx.guarded("closing the run")
   )
 
-  const finishRun: RunStoreShape["finishRun"] = Effect.fn("RunLifecycle.finishRun")(
+const finishRunOf = ({ ctx, failures, runs }: Lifecycle): RunStoreShape["finishRun"] =>
+  Effect.fn("RunLifecycle.finishRun")(
     function*(runId, status, finishedAt) {
       const at = finishedAt ?? (yield* Clock.currentTimeMillis)
-      if (Option.isNone(yield* runs.closeRun({ runId, status, at }))) return yield* notFound(runId)
+      if (Option.isNone(yield* runs.closeRun({ runId, status, at }))) return yield* failures.notFound(runId)
     },
-    guarded("finishing the run")
+    ctx.guarded("finishing the run")
   )
 
-  return { startRun, claimRun, renewClaim, releaseRun, finishRun }
+export const runLifecycle = (
+  ctx: StoreContext,
+  runs: RunRepository,
+  queue: QueueRepository,
+  failures: RunFailures,
+  readRun: RunReads["readRun"]
+) => {
+  const lifecycle: Lifecycle = { ctx, runs, queue, failures, readRun }
+  return {
+    startRun: startRunOf(lifecycle),
+    claimRun: claimRunOf(lifecycle),
+    renewClaim: renewClaimOf(lifecycle),
+    releaseRun: releaseRunOf(lifecycle),
+    finishRun: finishRunOf(lifecycle)
+  }
 }

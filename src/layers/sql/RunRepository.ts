@@ -5,12 +5,16 @@ import { RunClaim, RunStatus } from "../../domain/RunRecord.js"
 import { ClaimStored, RunKey, RunStored } from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
 
-export const runRepository = ({ facts, sql }: StoreContext) => {
-  // An older database read as it is may lack a table (run_claims before 0004) or hold none at all.
-  const nothing = sql`SELECT 1 WHERE 1 = 0`
-  const RunStatusChange = Schema.Struct({ runId: Schema.String, status: RunStatus, at: Schema.Number })
-  const OwnerOfRun = Schema.Struct({ runId: Schema.String, ownerId: Schema.String })
+const RunStatusChange = Schema.Struct({ runId: Schema.String, status: RunStatus, at: Schema.Number })
+const OwnerOfRun = Schema.Struct({ runId: Schema.String, ownerId: Schema.String })
 
+// An older database read as it is may lack a table (run_claims before 0004) or hold none at all.
+const nothingOf = ({ sql }: StoreContext) => sql`SELECT 1 WHERE 1 = 0`
+
+/** The statements over `runs`: a run's row and its status. */
+const runStatements = (ctx: StoreContext) => {
+  const { facts, sql } = ctx
+  const nothing = nothingOf(ctx)
   return {
     findRun: SqlSchema.findOne({
       Request: Schema.String,
@@ -56,7 +60,15 @@ export const runRepository = ({ facts, sql }: StoreContext) => {
       Result: RunKey,
       execute: ({ at, runId, status }) =>
         sql`UPDATE runs SET status = ${status}, finished_at = ${at} WHERE run_id = ${runId} AND status = 'running' RETURNING run_id`
-    }),
+    })
+  }
+}
+
+/** The statements over `run_claims`: who may write a run until when. */
+const claimStatements = (ctx: StoreContext) => {
+  const { facts, sql } = ctx
+  const nothing = nothingOf(ctx)
+  return {
     /** Every claim row of the run (of every run, for null), newest heartbeat first. */
     claimsOf: SqlSchema.findAll({
       Request: Schema.NullOr(Schema.String),
@@ -104,5 +116,7 @@ export const runRepository = ({ facts, sql }: StoreContext) => {
     })
   }
 }
+
+export const runRepository = (ctx: StoreContext) => ({ ...runStatements(ctx), ...claimStatements(ctx) })
 
 export type RunRepository = ReturnType<typeof runRepository>

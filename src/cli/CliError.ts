@@ -18,12 +18,12 @@ import { PromptPackError } from "../programs/prompts/PromptManager.js"
 import { PackError } from "../programs/tree/pack/PackError.js"
 import { UnsafeIdError } from "../programs/tree/TreePreflight.js"
 import { RunStoreError } from "../services/RunStore.js"
-import { DoctorFailed } from "./Doctor.js"
-import { ExportError } from "./ExportCommand.js"
+import { DoctorFailed } from "./doctor/Doctor.js"
+import { ExportError } from "./export/ExportCommand.js"
 import { McpError } from "./mcp/McpError.js"
-import { OutputFileError } from "./OutputFile.js"
-import { PricesError } from "./Prices.js"
-import { ReportError } from "./ReportCommand.js"
+import { ReportError } from "./report/ReportCommand.js"
+import { OutputFileError } from "./shared/OutputFile.js"
+import { PricesError } from "./shared/Prices.js"
 
 /** A flag's value that the command cannot use, found after @effect/cli parsed it (e.g. an unknown task type). */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {

@@ -1,7 +1,7 @@
 import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Fiber, Layer, Logger, LogLevel, Option, TestClock } from "effect"
-import { formatDoctorTable, runChecks } from "../../../src/cli/Doctor.js"
+import { formatDoctorTable, runChecks } from "../../../src/cli/doctor/Doctor.js"
 import { loadProvidersConfig } from "../../../src/config/ProviderConfig.js"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 import { LLMProvider } from "../../../src/services/LLMProvider.js"

@@ -1,23 +1,23 @@
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { Clock, Console, Duration, Effect, Option, Schema } from "effect"
-import { type ConfigurationError } from "../config/ConfigurationError.js"
+import { type ConfigurationError } from "../../config/ConfigurationError.js"
 import {
   configurationHelp,
   type EndpointConfig,
   loadRoleConfigs,
   type ProvidersConfig,
   type ReliabilityConfig
-} from "../config/ProviderConfig.js"
-import type { ProviderError } from "../domain/ProviderError.js"
-import { isSuspiciousSecret, minimumSecretLength } from "../domain/Secret.js"
-import { describeDialect, detectDialect } from "../layers/openai/Dialect.js"
-import { endpointUrls } from "../layers/openai/OpenAiClient.js"
-import * as OpenAiEmbedding from "../layers/openai/OpenAiEmbedding.js"
-import * as OpenAiLlm from "../layers/openai/OpenAiLlm.js"
-import * as OpenAiVlm from "../layers/openai/OpenAiVlm.js"
-import * as TesseractOcr from "../layers/tesseract/TesseractOcr.js"
-import { alignColumns } from "../text/TextTable.js"
+} from "../../config/ProviderConfig.js"
+import type { ProviderError } from "../../domain/ProviderError.js"
+import { isSuspiciousSecret, minimumSecretLength } from "../../domain/Secret.js"
+import { describeDialect, detectDialect } from "../../layers/openai/Dialect.js"
+import { endpointUrls } from "../../layers/openai/OpenAiClient.js"
+import * as OpenAiEmbedding from "../../layers/openai/OpenAiEmbedding.js"
+import * as OpenAiLlm from "../../layers/openai/OpenAiLlm.js"
+import * as OpenAiVlm from "../../layers/openai/OpenAiVlm.js"
+import * as TesseractOcr from "../../layers/tesseract/TesseractOcr.js"
+import { alignColumns } from "../../text/TextTable.js"
 
 export interface DoctorRow {
   readonly provider: string

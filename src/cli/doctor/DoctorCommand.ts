@@ -1,5 +1,5 @@
 import { Command } from "@effect/cli"
-import { doctor } from "./Doctor.js"
+import { doctor } from "./DoctorChecks.js"
 import * as Doctor from "./DoctorLayers.js"
 
 /** `vtree doctor`, with the HTTP client it checks OCR health with. */

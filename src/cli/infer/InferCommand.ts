@@ -6,6 +6,7 @@ import type { RunProviders } from "../../domain/RunConfig.js"
 import type { RunSampling } from "../../domain/Sampling.js"
 import type { BenchmarkOptions, BenchmarkResult } from "../../programs/harness/BenchmarkOptions.js"
 import { runBenchmark } from "../../programs/harness/Infer.js"
+import { type InferRequest, loadInferInputs, storedSelection } from "../../programs/harness/InferInputs.js"
 import { makeProgress } from "../../programs/harness/Progress.js"
 import { summarize } from "../../programs/report/Report.js"
 import { renderText } from "../../programs/report/ReportText.js"
@@ -19,7 +20,6 @@ import * as Output from "../shared/OutputLayers.js"
 import { loadPrices, PricesError } from "../shared/Prices.js"
 import * as Stores from "../shared/StoreLayers.js"
 import { TerminalConsole } from "../TerminalConsole.js"
-import { loadInferInputs, storedSelection } from "./InferInputs.js"
 import * as Infer from "./InferLayers.js"
 import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
 
@@ -30,12 +30,13 @@ import { agentSampling, type InferArgs, options, resuming } from "./InferOptions
 const inputsAndStore = (args: InferArgs) =>
   Effect.gen(function*() {
     const stores = yield* Stores.RunStores
-    if (resuming(args)) {
+    const request: InferRequest = { ...args, resuming: resuming(args) }
+    if (request.resuming) {
       const store = yield* stores.open(args.db, { mustExist: true })
-      const inputs = yield* loadInferInputs(args, yield* storedSelection(store, args))
+      const inputs = yield* loadInferInputs(request, yield* storedSelection(store, request))
       return { inputs, store }
     }
-    const inputs = yield* loadInferInputs(args, null)
+    const inputs = yield* loadInferInputs(request, null)
     return { inputs, store: yield* stores.open(args.db) }
   })
 

@@ -3,7 +3,7 @@ import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { listFrames, searchTree, showNode, showOutline, validateTree } from "../../../src/cli/tree/TreeCommand.js"
+import { listFrames, searchTree, showNode, showOutline, validateTree } from "../../../src/programs/tree/TreeReports.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
 type TreeJson = { nodes: Record<string, Record<string, unknown>> }

@@ -58,7 +58,7 @@ const boundaries = [
   ...forbid(
     "src/programs",
     ["src/layers", "src/cli", "src/api", searchComposition, ...entries],
-    "a program asks for ports with `yield* Tag` and never imports a layer, the CLI or the API: put what it needs in services/ or domain/, and choose the layer in cli/composition/"
+    "a program asks for ports with `yield* Tag` and never imports a layer, the CLI or the API: put what it needs in services/ or domain/, and choose the layer in cli/ (the command's *Layers.ts)"
   ),
   ...forbid(
     "src/layers",

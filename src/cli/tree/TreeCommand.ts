@@ -94,7 +94,7 @@ const frames = Command.make(
 
 /**
  * `vtree tree html`: the page of a tree or a trees folder, to `--out` (never over or inside the trees it
- * reads: cli/OutputFile.ts) or to stdout.
+ * reads: cli/shared/OutputFile.ts) or to stdout.
  */
 export const writeTreePage = Effect.fn("TreeCommand.html")(function*(
   input: string,

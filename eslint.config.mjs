@@ -77,6 +77,12 @@ const boundaries = [
     ["src/api", ...entries],
     "cli/ is imported by main.ts only: it never imports the public API or an entry point"
   ),
+  // The composition root is the CLI's *Layers.ts modules (and doctor's checks, which build one adapter per replica).
+  ...forbid(
+    "src/cli/**/!(*Layers|DoctorChecks).ts",
+    ["src/layers", searchComposition],
+    "in cli/ only a *Layers.ts module builds adapters: take the Layer from the command's XLayers.ts or cli/shared/"
+  ),
   ...forbid(
     "src/api",
     ["src/cli", ...entries],

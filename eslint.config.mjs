@@ -58,7 +58,7 @@ const boundaries = [
   ...forbid(
     "src/programs",
     ["src/layers", "src/cli", "src/api", searchComposition, ...entries],
-    "a program asks for ports with `yield* Tag` and never imports a layer, the CLI or the API: put what it needs in services/ or domain/, and choose the layer in cli/composition/"
+    "a program asks for ports with `yield* Tag` and never imports a layer, the CLI or the API: put what it needs in services/ or domain/, and choose the layer in cli/ (the command's *Layers.ts)"
   ),
   ...forbid(
     "src/layers",
@@ -76,6 +76,12 @@ const boundaries = [
     "src/cli",
     ["src/api", ...entries],
     "cli/ is imported by main.ts only: it never imports the public API or an entry point"
+  ),
+  // The composition root is the CLI's *Layers.ts modules (and doctor's checks, which build one adapter per replica).
+  ...forbid(
+    "src/cli/**/!(*Layers|DoctorChecks).ts",
+    ["src/layers", searchComposition],
+    "in cli/ only a *Layers.ts module builds adapters: take the Layer from the command's XLayers.ts or cli/shared/"
   ),
   ...forbid(
     "src/api",

@@ -1,11 +1,12 @@
 // Every line a command writes to stdout or stderr goes through one service, TerminalConsole: its results,
 // progress lines, warnings and errors, and Effect's Console (help, the logger) built over it. The process
-// gets the real streams (`Output.stdio`, cli/composition/Output.ts); a test gets buffers, so nothing global is patched.
+// gets the real streams (`Output.stdio`, cli/shared/OutputLayers.ts); a test gets buffers, so nothing global is
+// patched.
 //
 // Every line can carry data (a card, a model reply, a file name, a --run-id): its control characters are
 // shown as `\x1b`, never obeyed (text/TerminalText.ts). This is the one place that happens for Console
 // output; machine formats written to stdout (report --format json|html, export) go through
-// cli/OutputFile.ts instead, which keeps their bytes when stdout is a file.
+// cli/shared/OutputFile.ts instead, which keeps their bytes when stdout is a file.
 import { Console, Context, Effect, Layer } from "effect"
 import { Console as NodeConsole } from "node:console"
 import { Writable } from "node:stream"
@@ -45,7 +46,7 @@ const nodeStream = (stream: NodeJS.WriteStream): TerminalStream => ({
 })
 
 /**
- * TerminalConsole over two Node streams (the process's, in cli/composition/Output.ts). A reader that goes away
+ * TerminalConsole over two Node streams (the process's, in cli/shared/OutputLayers.ts). A reader that goes away
  * (`vtree report | head`) leaves the writes with nowhere to go, as Node's own console does, rather than
  * ending the process with EPIPE.
  */

@@ -2,7 +2,7 @@
  * Span export over OTLP/HTTP: Effect's spans through @effect/opentelemetry into the OpenTelemetry JS SDK's
  * batch processor, and from there as OTLP (protobuf or JSON) over Effect's HttpClient (OtlpHttpExport.ts).
  * Everything OpenTelemetry is imported here, on demand: a command run without an endpoint never loads it
- * (`Output.tracing`, cli/composition/Output.ts).
+ * (`Output.tracing`, cli/shared/OutputLayers.ts).
  *
  * A dead or slow collector must never slow or fail a run, nor hold the process at its end: the queue is
  * bounded (spans beyond it are dropped), each export gives up after `exportTimeout`, the flush at exit has

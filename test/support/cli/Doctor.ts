@@ -3,7 +3,7 @@
 import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { ConfigProvider, Console, Effect, Layer } from "effect"
 import { createServer } from "node:net"
-import { doctor } from "../../../src/cli/Doctor.js"
+import { doctor } from "../../../src/cli/doctor/DoctorChecks.js"
 
 /** A local port nothing listens on: taken from the OS, then let go. */
 export const closedPort = Effect.promise(() =>

@@ -69,6 +69,20 @@ describe("lint: README's dependency rules", () => {
       "the public API (api/) never imports cli/"
     ))
 
+  it.effect("a CLI module other than a *Layers.ts building an adapter fails", () =>
+    Effect.gen(function*() {
+      yield* assertForbidden(
+        "src/cli/infer/Planted.ts",
+        `export * from "../../layers/openai/OpenAiLlm.js"`,
+        "in cli/ only a *Layers.ts module builds adapters"
+      )
+      yield* assertForbidden(
+        "src/cli/Planted.ts",
+        `export * from "../LiveSearchHub.js"`,
+        "in cli/ only a *Layers.ts module builds adapters"
+      )
+    }))
+
   it.effect("a program folder importing one that depends on it fails", () =>
     Effect.gen(function*() {
       yield* assertForbidden(
@@ -124,7 +138,7 @@ describe("lint: README's dependency rules", () => {
         ["src/programs/questions/Planted.ts", `export * from "../benchmarks/Benchmark.js"`],
         ["src/layers/monkeyocr/Planted.ts", `export * from "../openai/OpenAiErrors.js"`],
         ["src/layers/openai/Planted.ts", `export * from "../shared/Reliability.js"`],
-        ["src/cli/Planted.ts", `export * from "../layers/openai/OpenAiLlm.js"`],
+        ["src/cli/infer/PlantedLayers.ts", `export * from "../../layers/openai/OpenAiLlm.js"`],
         ["src/config/Planted.ts", `export const planted = process.env["VTREE_X"]`],
         ["src/search.ts", `export * from "./api/Search.js"`]
       ]

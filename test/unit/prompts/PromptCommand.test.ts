@@ -2,7 +2,7 @@ import { Command } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Console, Effect } from "effect"
-import { promptCommand } from "../../../src/cli/PromptCommand.js"
+import { promptCommand } from "../../../src/cli/prompt/PromptCommand.js"
 
 /** Runs `vtree prompt …` in-process and returns what it wrote to stdout and stderr. */
 const runPrompt = (...args: ReadonlyArray<string>) =>

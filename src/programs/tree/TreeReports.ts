@@ -1,21 +1,16 @@
-import { Args, Command, Options } from "@effect/cli"
+// What `vtree tree validate`, `show`, `search` and `frames` report about a tree, as text a person reads at a terminal
+// (data's control characters shown, never obeyed). The commands around them are cli/tree/TreeCommand.ts.
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Console, Effect, Either, Option } from "effect"
-import { TreeDecodeError } from "../domain/Tree.js"
-import { FrameSelectionError, type Level, NodeNotFound, type TreeIndex } from "../domain/TreeIndex.js"
-import { resolveFramePath } from "../programs/tree/FramePath.js"
-import { type IdFinding, selectFrameNodes } from "../programs/tree/FrameSelection.js"
-import { anchoredText, childInfo, entityAppendix, nodeSummary, nodeText } from "../programs/tree/NodeText.js"
-import { loadTreeEnvironment, readTreeIndex } from "../programs/tree/TreeLoader.js"
-import { treePage } from "../programs/tree/TreePage.js"
-import { countOf, formatCount, videoSpan, videoTime } from "../text/Format.js"
-import { cutTerminalText, terminalText } from "../text/TerminalText.js"
-import { wholeNumber, withShownDefault } from "./CliOptions.js"
-import { Media, Tree } from "./Composition.js"
-import { writeResult } from "./OutputFile.js"
-import { treeImportCommand } from "./TreeImportCommand.js"
-import { treePackCommands } from "./TreePackCommand.js"
+import { Effect, Either } from "effect"
+import { TreeDecodeError } from "../../domain/Tree.js"
+import { FrameSelectionError, type Level, NodeNotFound, type TreeIndex } from "../../domain/TreeIndex.js"
+import { countOf, formatCount, videoSpan, videoTime } from "../../text/Format.js"
+import { cutTerminalText, terminalText } from "../../text/TerminalText.js"
+import { resolveFramePath } from "./FramePath.js"
+import { type IdFinding, selectFrameNodes } from "./FrameSelection.js"
+import { anchoredText, childInfo, entityAppendix, nodeSummary, nodeText } from "./NodeText.js"
+import { loadTreeEnvironment, readTreeIndex } from "./TreeLoader.js"
 
 const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
 // A person reads these: times as h:mm:ss (text/Format.ts). The agent's own view_node header keeps
@@ -23,7 +18,7 @@ const levelName: Record<Level, string> = { 1: "Scene", 2: "Event", 3: "Frame" }
 const span = videoSpan
 
 /** Frame file of every L3 node, whether it is on disk; a frame path that leaves the tree fails the check. */
-const frameReport = Effect.fn("TreeCommand.frameReport")(function*(dir: string, file: string, index: TreeIndex) {
+const frameReport = Effect.fn("TreeReports.frameReport")(function*(dir: string, file: string, index: TreeIndex) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const frames = yield* Effect.forEach(
@@ -46,7 +41,7 @@ const frameReport = Effect.fn("TreeCommand.frameReport")(function*(dir: string, 
 })
 
 /** The report of `vtree tree validate` and the frames it misses; fails with TreeDecodeError on a bad tree. */
-export const checkTree = Effect.fn("TreeCommand.check")(function*(input: string) {
+export const checkTree = Effect.fn("TreeReports.check")(function*(input: string) {
   const { dir, file, index } = yield* readTreeIndex(input)
   const counts = { 1: 0, 2: 0, 3: 0 }
   let start = Infinity
@@ -88,27 +83,6 @@ export const checkTree = Effect.fn("TreeCommand.check")(function*(input: string)
 /** The report of `vtree tree validate`; fails with TreeDecodeError on a bad tree (missing frames count as valid). */
 export const validateTree = (input: string) => Effect.map(checkTree(input), (checked) => checked.report)
 
-/**
- * `vtree tree validate`: the report, then a failure when frames are missing (observe_frame would fail
- * on those nodes), unless `allowMissingFrames`.
- */
-export const validateCommand = Effect.fn("TreeCommand.validateCommand")(
-  function*(input: string, allowMissingFrames: boolean) {
-    const { file, missing, report } = yield* checkTree(input)
-    yield* Console.log(report)
-    if (missing.length > 0 && !allowMissingFrames) {
-      const count = missing.length === 1 ? "1 frame missing" : `${missing.length} frames missing`
-      return yield* TreeDecodeError.at(
-        file,
-        "",
-        `${count} (${missing[0]}${missing.length > 1 ? ", …" : ""}); observe_frame cannot show them`,
-        "run the build again to restore them, or accept the tree with --allow-missing-frames",
-        "MissingFrames"
-      )
-    }
-  }
-)
-
 // Tree messages written for the agent name its tools; a person at the shell gets the commands.
 const cliFinding = (input: string): IdFinding => ({
   ids: `list ids with \`vtree tree show ${input}\` (the outline) or \`vtree tree search ${input} <words>\``,
@@ -116,7 +90,7 @@ const cliFinding = (input: string): IdFinding => ({
 })
 
 /** The report of `vtree tree show`: header, node text, children, entity appendix. */
-export const showNode = Effect.fn("TreeCommand.show")(function*(input: string, nodeId: string, anchor: boolean) {
+export const showNode = Effect.fn("TreeReports.show")(function*(input: string, nodeId: string, anchor: boolean) {
   const env = yield* loadTreeEnvironment(input)
   if (!env.index.nodes.has(nodeId)) {
     const roots = env.index.rootIds
@@ -157,7 +131,7 @@ const oneLine = (text: string, width: number) => cutTerminalText(text.replace(/\
  * The report of `vtree tree show DIR`: a header (video, duration, domain, counts), then each scene and
  * each of its events with its time span, frame count and summary, one line apiece.
  */
-export const showOutline = Effect.fn("TreeCommand.outline")(function*(input: string) {
+export const showOutline = Effect.fn("TreeReports.outline")(function*(input: string) {
   const { index } = yield* readTreeIndex(input)
   const counts = { 1: 0, 2: 0, 3: 0 }
   for (const node of index.nodes.values()) counts[node.level] += 1
@@ -190,7 +164,7 @@ export const showOutline = Effect.fn("TreeCommand.outline")(function*(input: str
 })
 
 /** The report of `vtree tree search` (BM25: embedding endpoints are configured by the provider layers). */
-export const searchTree = Effect.fn("TreeCommand.search")(function*(input: string, query: string, k: number) {
+export const searchTree = Effect.fn("TreeReports.search")(function*(input: string, query: string, k: number) {
   const env = yield* loadTreeEnvironment(input)
   const hits = yield* env.search(query, k)
   const lines = [`[Search results] query "${query}" → ${hits.length} nodes`]
@@ -205,7 +179,7 @@ export const searchTree = Effect.fn("TreeCommand.search")(function*(input: strin
 })
 
 /** The report of `vtree tree frames`: the frames observe_frame would get, each found or missing. */
-export const listFrames = Effect.fn("TreeCommand.frames")(function*(input: string, ids: ReadonlyArray<string>) {
+export const listFrames = Effect.fn("TreeReports.frames")(function*(input: string, ids: ReadonlyArray<string>) {
   const fs = yield* FileSystem.FileSystem
   const { dir, index } = yield* readTreeIndex(input)
   const nodes = yield* Either.match(selectFrameNodes(index, ids, cliFinding(input)), {
@@ -223,121 +197,3 @@ export const listFrames = Effect.fn("TreeCommand.frames")(function*(input: strin
       )
     ))).join("\n")
 })
-
-const treeArg = Args.text({ name: "tree" }).pipe(Args.withDescription("a tree directory, or its tree.json"))
-// Failures stay in the error channel: bin prints their message as one line and exits 1.
-const printing = <E, R>(report: Effect.Effect<string, E, R>) => Effect.flatMap(report, Console.log)
-
-const validate = Command.make(
-  "validate",
-  {
-    tree: treeArg,
-    allowMissingFrames: Options.boolean("allow-missing-frames").pipe(
-      Options.withDescription("exit 0 even when frame images of L3 nodes are missing")
-    )
-  },
-  ({ allowMissingFrames, tree }) => validateCommand(tree, allowMissingFrames)
-).pipe(
-  Command.withDescription(
-    "Decode tree.json and check its structure; counts per level, time span, frames found and missing (exit 1 when any is missing)."
-  )
-)
-
-const show = Command.make(
-  "show",
-  {
-    tree: treeArg,
-    nodeId: Args.text({ name: "node-id" }).pipe(
-      Args.withDescription("the node to print; without it, the outline of scenes and events"),
-      Args.optional
-    ),
-    anchor: Options.boolean("anchor").pipe(
-      Options.withDescription("number card lines [c1]… and subtitle sentences [s1]…")
-    )
-  },
-  ({ anchor, nodeId, tree }) =>
-    printing(Option.match(nodeId, { onNone: () => showOutline(tree), onSome: (id) => showNode(tree, id, anchor) }))
-).pipe(
-  Command.withDescription(
-    "Print the outline (scenes and events with times and summaries), or a node's text, children and entity appendix."
-  )
-)
-
-const search = Command.make(
-  "search",
-  {
-    tree: treeArg,
-    query: Args.text({ name: "query" }),
-    k: wholeNumber("k", 1).pipe(Options.withDescription("how many nodes to return"), withShownDefault(5))
-  },
-  ({ k, query, tree }) => printing(searchTree(tree, query, k))
-).pipe(
-  Command.withDescription(
-    "Retrieve the nodes best matching a query as search_similar does: BM25, or hybrid with VTREE_EMBED_* set; ancestors and descendants of kept hits are skipped."
-  ),
-  Command.provide(Tree.embeddings)
-)
-
-const frames = Command.make(
-  "frames",
-  { tree: treeArg, ids: Args.text({ name: "node-id" }).pipe(Args.atLeast(1)) },
-  ({ ids, tree }) => printing(listFrames(tree, ids))
-).pipe(Command.withDescription("Resolve frame files as observe_frame would: 1–4 L3 ids, or one L2 id."))
-
-/**
- * `vtree tree html`: the page of a tree or a trees folder, to `--out` (never over or inside the trees it
- * reads: cli/OutputFile.ts) or to stdout.
- */
-export const writeTreePage = Effect.fn("TreeCommand.html")(function*(
-  input: string,
-  options: { readonly out: Option.Option<string>; readonly frames: "embed" | "link" }
-) {
-  const path = yield* Path.Path
-  const pageDir = Option.match(options.out, {
-    onNone: () => path.resolve("."),
-    onSome: (out) => path.dirname(path.resolve(out))
-  })
-  const { page, trees } = yield* treePage(input, { mode: options.frames, pageDir })
-  yield* writeResult({
-    body: page,
-    out: options.out,
-    // A tree's folder, whichever way it was named: the page never lands in it or over its tree.json.
-    inputs: [input, ...trees.map((tree) => (tree.toLowerCase().endsWith(".json") ? path.dirname(tree) : tree))],
-    data: true,
-    what: `the page of ${trees.length === 1 ? "tree" : `${trees.length} trees in`} ${input}`
-  })
-})
-
-const html = Command.make(
-  "html",
-  {
-    tree: Args.text({ name: "tree" }).pipe(
-      Args.withDescription("a tree directory (or its tree.json), or a trees folder holding one per video")
-    ),
-    // Text, not Options.file: OutputFile refuses a path that is not a regular file, in our words.
-    out: Options.text("out").pipe(
-      Options.withDescription("Write the page to this file instead of stdout (never inside the trees it shows)"),
-      Options.optional
-    ),
-    frames: Options.choice("frames", ["embed", "link"]).pipe(
-      Options.withDescription(
-        "embed: thumbnails at most 320 px wide in the page; link: relative links to the frame files (small pages for big trees)"
-      ),
-      withShownDefault("embed")
-    )
-  },
-  ({ frames, out, tree }) => writeTreePage(tree, { out, frames })
-).pipe(
-  Command.withDescription(
-    "One self-contained html page of a tree (an index for a trees folder): timeline, cards, subtitles, thumbnails, " +
-      "an anchor per node id, search."
-  ),
-  Command.provide(Media.thumbnails)
-)
-
-export const treeCommand = Command.make("tree").pipe(
-  Command.withDescription(
-    "Inspect a video tree: validate, show its outline or a node, search, resolve frames, write an html page."
-  ),
-  Command.withSubcommands([validate, show, search, frames, html, treeImportCommand, ...treePackCommands])
-)

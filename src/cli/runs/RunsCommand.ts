@@ -1,9 +1,9 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { listRuns, renderRunsJson, renderRunsText } from "../programs/report/RunList.js"
-import { dbOption, withShownDefault } from "./CliOptions.js"
-import { Stores } from "./Composition.js"
-import { writeResult } from "./OutputFile.js"
+import { listRuns, renderRunsJson, renderRunsText } from "../../programs/report/RunList.js"
+import { dbOption, withShownDefault } from "../CliOptions.js"
+import { writeResult } from "../shared/OutputFile.js"
+import * as Stores from "../shared/StoreLayers.js"
 
 const db = dbOption("Run database written by `vtree infer`")
 const format = Options.choice("format", ["text", "json"]).pipe(

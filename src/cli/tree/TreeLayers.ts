@@ -4,8 +4,8 @@ import type { ConfigurationError } from "../../config/ConfigurationError.js"
 import { loadRoleConfigs } from "../../config/ProviderConfig.js"
 import * as OpenAiEmbedding from "../../layers/openai/OpenAiEmbedding.js"
 import * as OpenAiLlm from "../../layers/openai/OpenAiLlm.js"
-import { ffmpeg } from "./Media.js"
-import { quiet } from "./Output.js"
+import { ffmpeg } from "../shared/MediaLayers.js"
+import { quiet } from "../shared/OutputLayers.js"
 
 /**
  * With VTREE_EMBED_* set, `tree search` uses the hybrid retrieval the agent gets; otherwise BM25. Only

@@ -1,17 +1,38 @@
+// What `vtree infer` reads and checks before it opens a run store: the selected questions, their keys and prompts,
+// the trees they need; on --resume, what the run stored fills in each flag not given.
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Option } from "effect"
-import type { BenchmarkFacts, BenchmarkName, Question } from "../domain/Question.js"
-import { type RunSelection } from "../domain/RunRecord.js"
-import { InferError } from "../programs/harness/InferError.js"
-import { checkTrees } from "../programs/harness/RunPlan.js"
-import { questionsSha256, type SelectionInput } from "../programs/harness/RunSelection.js"
-import type { PromptManager } from "../programs/prompts/PromptManager.js"
-import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
-import { loadQuestionSet } from "../programs/questions/QuestionLoader.js"
-import { selectQuestions, splitList } from "../programs/questions/QuestionSelection.js"
-import { checkQuestionIds } from "../programs/tree/TreePreflight.js"
-import type { RunStoreShape } from "../services/RunStore.js"
-import { type InferArgs, resuming } from "./InferOptions.js"
+import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
+import { type RunSelection } from "../../domain/RunRecord.js"
+import type { RunStoreShape } from "../../services/RunStore.js"
+import type { PromptManager } from "../prompts/PromptManager.js"
+import { loadPromptManager, resolvePromptsDir } from "../prompts/PromptPack.js"
+import { loadQuestionSet } from "../questions/QuestionLoader.js"
+import { selectQuestions, splitList } from "../questions/QuestionSelection.js"
+import { checkQuestionIds } from "../tree/TreePreflight.js"
+import { InferError } from "./InferError.js"
+import { checkTrees } from "./RunPlan.js"
+import { questionsSha256, type SelectionInput } from "./RunSelection.js"
+
+/**
+ * What `infer` was asked for, as given (a flag left out is None): the questions, their filters and keys, the trees
+ * and prompts, and on --resume which run of which database.
+ */
+export interface InferRequest {
+  readonly trees: string
+  readonly questions: Option.Option<string>
+  readonly benchmark: Option.Option<string>
+  readonly answers: Option.Option<string>
+  readonly prompts: Option.Option<string>
+  readonly videoIds: Option.Option<string>
+  readonly questionIds: Option.Option<string>
+  readonly taskTypes: Option.Option<string>
+  readonly nSamples: Option.Option<number>
+  readonly runId: Option.Option<string>
+  readonly db: string
+  /** --resume or --takeover: the run's stored selection fills in what is not given. */
+  readonly resuming: boolean
+}
 
 /** What `infer` reads and checks before the run store opens: the selected questions and the prompt pack. */
 export interface InferInputs {
@@ -66,7 +87,7 @@ const selectOrFail = (all: ReadonlyArray<Question>, args: SelectionArgs) =>
  * The selection flags as given, each falling back to the resumed run's stored one: `--resume` alone
  * asks the run's own question set; a flag that differs from it is refused by runBenchmark.
  */
-const selectionArgs = (args: InferArgs, stored: RunSelection | null) =>
+const selectionArgs = (args: InferRequest, stored: RunSelection | null) =>
   Effect.gen(function*() {
     const listOption = (value: Option.Option<string>, fallback: ReadonlyArray<string> | null | undefined) =>
       Option.match(value, { onNone: () => fallback ?? null, onSome: splitList })
@@ -74,7 +95,7 @@ const selectionArgs = (args: InferArgs, stored: RunSelection | null) =>
     if (questionsPath === undefined) {
       return yield* new InferError({
         reason: "BadOption",
-        message: resuming(args)
+        message: args.resuming
           ? "--resume: this run was started before vtree stored its question set — pass --questions (and the same filters) again"
           : "--questions is required: a benchmark's question file or folder (Video-MME, LVBench, LongVideoBench, MLVU, EgoSchema, NExT-QA)"
       })
@@ -97,8 +118,8 @@ export interface StoredInputs {
 }
 
 /** The run --resume continues (--run-id's, or the latest) in `store`, and the inputs stored with it. */
-export const storedSelection = (store: RunStoreShape, args: InferArgs) =>
-  Effect.gen(function*() {
+export const storedSelection = Effect.fn("InferInputs.storedSelection")(
+  function*(store: RunStoreShape, args: InferRequest) {
     const run = Option.isSome(args.runId)
       ? yield* store.getRun(args.runId.value)
       : Option.fromNullable((yield* store.listRuns)[0])
@@ -116,14 +137,15 @@ export const storedSelection = (store: RunStoreShape, args: InferArgs) =>
       answers: run.value.config.answers ?? undefined
     }
     return inputs
-  })
+  }
+)
 
 /**
  * The questions the flags select (on --resume, those `resumed` stored, unless a flag says otherwise), the
  * prompt pack, and the trees checked for them: everything `infer` refuses before it opens a database.
  */
-export const loadInferInputs = (args: InferArgs, resumed: StoredInputs | null) =>
-  Effect.gen(function*() {
+export const loadInferInputs = Effect.fn("InferInputs.load")(
+  function*(args: InferRequest, resumed: StoredInputs | null) {
     const given = yield* selectionArgs(args, resumed?.selection ?? null)
     // A resumed run reads its questions as it did: its benchmark and keys unless the flags say otherwise
     // (runBenchmark refuses a benchmark or keys that differ from the run's).
@@ -164,4 +186,5 @@ export const loadInferInputs = (args: InferArgs, resumed: StoredInputs | null) =
       questionsPath: given.questions
     }
     return inputs
-  })
+  }
+)

@@ -4,8 +4,8 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Option, Schema } from "effect"
-import type { StoredRunConfig } from "../domain/RunConfig.js"
-import { forTerminal, TerminalConsole } from "./TerminalConsole.js"
+import type { StoredRunConfig } from "../../domain/RunConfig.js"
+import { forTerminal, TerminalConsole } from "../TerminalConsole.js"
 
 /** Why `--out` was refused or could not be written; the message is one line naming the file and the fix. */
 export class OutputFileError extends Schema.TaggedError<OutputFileError>()("OutputFileError", {

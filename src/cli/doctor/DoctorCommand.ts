@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
-import { Doctor } from "./Composition.js"
-import { doctor } from "./Doctor.js"
+import { doctor } from "./DoctorChecks.js"
+import * as Doctor from "./DoctorLayers.js"
 
 /** `vtree doctor`, with the HTTP client it checks OCR health with. */
 export const doctorCommand = Command.make("doctor", {}, () => doctor).pipe(

@@ -1,13 +1,13 @@
 import { Command } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
-import type { Benchmark } from "../programs/benchmarks/Benchmark.js"
-import { benchmarkNamed, benchmarks } from "../programs/benchmarks/Registry.js"
-import { benchmarkLabels } from "../programs/benchmarks/StoredResults.js"
-import type { PromptManager } from "../programs/prompts/PromptManager.js"
-import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
-import { terminalText } from "../text/TerminalText.js"
-import { UsageError } from "./CliError.js"
-import { optionalText, promptOptions } from "./CliOptions.js"
+import type { Benchmark } from "../../programs/benchmarks/Benchmark.js"
+import { benchmarkNamed, benchmarks } from "../../programs/benchmarks/Registry.js"
+import { benchmarkLabels } from "../../programs/benchmarks/StoredResults.js"
+import type { PromptManager } from "../../programs/prompts/PromptManager.js"
+import { loadPromptManager, resolvePromptsDir } from "../../programs/prompts/PromptPack.js"
+import { terminalText } from "../../text/TerminalText.js"
+import { UsageError } from "../CliError.js"
+import { optionalText, promptOptions } from "../CliOptions.js"
 
 const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
   prompts: "Prompt pack folder, or en / zh for a packaged pack (default: the packaged en pack)",

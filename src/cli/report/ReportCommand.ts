@@ -2,25 +2,26 @@ import { Args, Command, Options } from "@effect/cli"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
-import { costOfCalls, type Prices } from "../domain/Cost.js"
-import { summarize } from "../programs/report/Report.js"
+import { costOfCalls, type Prices } from "../../domain/Cost.js"
+import { summarize } from "../../programs/report/Report.js"
 import {
   compareRuns,
   NoSharedQuestions,
   renderCompareJson,
   renderCompareText
-} from "../programs/report/ReportCompare.js"
-import { renderCompareHtml } from "../programs/report/ReportCompareHtml.js"
-import { frameMarkup, reportFrames } from "../programs/report/ReportFrames.js"
-import { renderHtml } from "../programs/report/ReportHtml.js"
-import { renderJson, renderText } from "../programs/report/ReportText.js"
-import { runSettings, storedPrices } from "../programs/report/RunSettings.js"
-import type { ReportCall } from "../programs/report/Summary.js"
-import { relativeHref } from "../programs/tree/FrameImages.js"
-import { dbOption, optionalText, withShownDefault } from "./CliOptions.js"
-import { Media, Stores } from "./Composition.js"
-import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
-import { loadPrices } from "./Prices.js"
+} from "../../programs/report/ReportCompare.js"
+import { renderCompareHtml } from "../../programs/report/ReportCompareHtml.js"
+import { frameMarkup, reportFrames } from "../../programs/report/ReportFrames.js"
+import { renderHtml } from "../../programs/report/ReportHtml.js"
+import { renderJson, renderText } from "../../programs/report/ReportText.js"
+import { runSettings, storedPrices } from "../../programs/report/RunSettings.js"
+import type { ReportCall } from "../../programs/report/Summary.js"
+import { relativeHref } from "../../programs/tree/FrameImages.js"
+import { dbOption, optionalText, withShownDefault } from "../CliOptions.js"
+import * as Media from "../shared/MediaLayers.js"
+import { databaseFiles, runInputs, writeResult } from "../shared/OutputFile.js"
+import { loadPrices } from "../shared/Prices.js"
+import * as Stores from "../shared/StoreLayers.js"
 
 /** A one-line, user-facing failure of `vtree report`. */
 /**

@@ -16,8 +16,8 @@ import * as OpenAiLlm from "../../layers/openai/OpenAiLlm.js"
 import * as OpenAiVlm from "../../layers/openai/OpenAiVlm.js"
 import { InferError } from "../../programs/harness/InferError.js"
 import { SearchHub } from "../../programs/search/SearchHub.js"
-import * as Ocr from "./Ocr.js"
-import * as Search from "./Search.js"
+import * as Ocr from "../shared/OcrLayers.js"
+import * as Search from "../shared/SearchLayers.js"
 
 /** A base URL as stored in config_json: no credentials, query or fragment, whatever the user put there. */
 const safeUrl = (url: string): string => {

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option, Schema } from "effect"
-import { costOfCalls } from "../domain/Cost.js"
+import { costOfCalls } from "../../domain/Cost.js"
 import {
   benchmarkOfFormat,
   type ExportFormat,
@@ -8,14 +8,14 @@ import {
   formatOfBenchmark,
   isBenchmarkFormat,
   renderExport
-} from "../programs/report/Export.js"
-import { agentModelOf, storedPrices } from "../programs/report/RunSettings.js"
-import type { ReportCall } from "../programs/report/Summary.js"
-import { RunStore } from "../services/RunStore.js"
-import { dbOption, optionalText } from "./CliOptions.js"
-import { Stores } from "./Composition.js"
-import { databaseFiles, runInputs, writeResult } from "./OutputFile.js"
-import { loadPrices } from "./Prices.js"
+} from "../../programs/report/Export.js"
+import { agentModelOf, storedPrices } from "../../programs/report/RunSettings.js"
+import type { ReportCall } from "../../programs/report/Summary.js"
+import { RunStore } from "../../services/RunStore.js"
+import { dbOption, optionalText } from "../CliOptions.js"
+import { databaseFiles, runInputs, writeResult } from "../shared/OutputFile.js"
+import { loadPrices } from "../shared/Prices.js"
+import * as Stores from "../shared/StoreLayers.js"
 
 /** Why `vtree export` wrote nothing: the database holds no run, the format is another benchmark's, or the file cannot be written. */
 export const ExportErrorReason = Schema.Literal("NoRuns", "OtherBenchmark", "WriteFailed")

@@ -1,25 +1,27 @@
 import { Command } from "@effect/cli"
 import { Clock, Console, Duration, Effect, Layer, Option, Schedule } from "effect"
-import { loadBreakerCalls, loadTestingKnobs } from "../config/RunConfig.js"
-import type { ProviderError } from "../domain/ProviderError.js"
-import type { RunProviders } from "../domain/RunConfig.js"
-import type { RunSampling } from "../domain/Sampling.js"
-import type { BenchmarkOptions, BenchmarkResult } from "../programs/harness/BenchmarkOptions.js"
-import { runBenchmark } from "../programs/harness/Infer.js"
-import { makeProgress } from "../programs/harness/Progress.js"
-import { summarize } from "../programs/report/Report.js"
-import { renderText } from "../programs/report/ReportText.js"
-import { storedPrices } from "../programs/report/RunSettings.js"
-import { SearchHub } from "../programs/search/SearchHub.js"
-import type { ToolContext } from "../programs/tools/ToolContext.js"
-import { makeWebTools } from "../programs/tools/WebTools.js"
-import { RunStore, type RunStoreShape } from "../services/RunStore.js"
-import { captureGenAiContent } from "../services/Telemetry.js"
-import { Infer, Output, Stores } from "./Composition.js"
-import { loadInferInputs, storedSelection } from "./InferInputs.js"
+import { loadBreakerCalls, loadTestingKnobs } from "../../config/RunConfig.js"
+import type { ProviderError } from "../../domain/ProviderError.js"
+import type { RunProviders } from "../../domain/RunConfig.js"
+import type { RunSampling } from "../../domain/Sampling.js"
+import type { BenchmarkOptions, BenchmarkResult } from "../../programs/harness/BenchmarkOptions.js"
+import { runBenchmark } from "../../programs/harness/Infer.js"
+import { type InferRequest, loadInferInputs, storedSelection } from "../../programs/harness/InferInputs.js"
+import { makeProgress } from "../../programs/harness/Progress.js"
+import { summarize } from "../../programs/report/Report.js"
+import { renderText } from "../../programs/report/ReportText.js"
+import { storedPrices } from "../../programs/report/RunSettings.js"
+import { SearchHub } from "../../programs/search/SearchHub.js"
+import type { ToolContext } from "../../programs/tools/ToolContext.js"
+import { makeWebTools } from "../../programs/tools/WebTools.js"
+import { RunStore, type RunStoreShape } from "../../services/RunStore.js"
+import { captureGenAiContent } from "../../services/Telemetry.js"
+import * as Output from "../shared/OutputLayers.js"
+import { loadPrices, PricesError } from "../shared/Prices.js"
+import * as Stores from "../shared/StoreLayers.js"
+import { TerminalConsole } from "../TerminalConsole.js"
+import * as Infer from "./InferLayers.js"
 import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
-import { loadPrices, PricesError } from "./Prices.js"
-import { TerminalConsole } from "./TerminalConsole.js"
 
 /**
  * The run's store, opened once its inputs are checked, so a mistyped flag or a missing setting never leaves
@@ -28,12 +30,13 @@ import { TerminalConsole } from "./TerminalConsole.js"
 const inputsAndStore = (args: InferArgs) =>
   Effect.gen(function*() {
     const stores = yield* Stores.RunStores
-    if (resuming(args)) {
+    const request: InferRequest = { ...args, resuming: resuming(args) }
+    if (request.resuming) {
       const store = yield* stores.open(args.db, { mustExist: true })
-      const inputs = yield* loadInferInputs(args, yield* storedSelection(store, args))
+      const inputs = yield* loadInferInputs(request, yield* storedSelection(store, request))
       return { inputs, store }
     }
-    const inputs = yield* loadInferInputs(args, null)
+    const inputs = yield* loadInferInputs(request, null)
     return { inputs, store: yield* stores.open(args.db) }
   })
 

@@ -1,8 +1,8 @@
 import { type Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { agentDefaults, controlDefaults } from "../domain/RunConfig.js"
-import { type Sampling, type SamplingField, samplingFields } from "../domain/Sampling.js"
-import { dbOption, optionalText, promptOptions, wholeNumber, withShownDefault } from "./CliOptions.js"
+import { agentDefaults, controlDefaults } from "../../domain/RunConfig.js"
+import { type Sampling, type SamplingField, samplingFields } from "../../domain/Sampling.js"
+import { dbOption, optionalText, promptOptions, wholeNumber, withShownDefault } from "../CliOptions.js"
 
 // The flags of `vtree infer`; what they do in full is in the README ("Usage").
 

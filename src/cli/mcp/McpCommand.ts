@@ -1,21 +1,22 @@
 import { Command } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { loadMcpToken } from "../config/McpConfig.js"
-import { makeAskTools } from "../programs/mcp/AskTools.js"
-import { makeSearchTools } from "../programs/mcp/SearchTools.js"
-import { makeVideoLibrary } from "../programs/mcp/VideoLibrary.js"
-import { makeVideoResources } from "../programs/mcp/VideoResources.js"
-import { makeVideoTools } from "../programs/mcp/VideoTools.js"
-import { loadPromptManager, resolvePromptsDir } from "../programs/prompts/PromptPack.js"
-import { optionalText } from "./CliOptions.js"
-import { Mcp, Output } from "./Composition.js"
-import { McpError } from "./mcp/McpError.js"
-import type { ServerSpec } from "./mcp/McpServer.js"
-import { version } from "./version.js"
+import { loadMcpToken } from "../../config/McpConfig.js"
+import { makeAskTools } from "../../programs/mcp/AskTools.js"
+import { makeSearchTools } from "../../programs/mcp/SearchTools.js"
+import { makeVideoLibrary } from "../../programs/mcp/VideoLibrary.js"
+import { makeVideoResources } from "../../programs/mcp/VideoResources.js"
+import { makeVideoTools } from "../../programs/mcp/VideoTools.js"
+import { loadPromptManager, resolvePromptsDir } from "../../programs/prompts/PromptPack.js"
+import { optionalText } from "../CliOptions.js"
+import * as Output from "../shared/OutputLayers.js"
+import { version } from "../version.js"
+import { McpError } from "./McpError.js"
+import * as Mcp from "./McpLayers.js"
+import type { ServerSpec } from "./McpServer.js"
 
 // The MCP SDK (with its validators) loads only when a server starts, not at every `vtree` start.
 const serving = Effect.promise(() =>
-  Promise.all([import("./mcp/Serve.js"), import("./mcp/HttpServe.js")]).then(([stdio, http]) => ({ ...stdio, ...http }))
+  Promise.all([import("./Serve.js"), import("./HttpServe.js")]).then(([stdio, http]) => ({ ...stdio, ...http }))
 )
 
 const options = {

@@ -1,7 +1,7 @@
 import { Args, Command } from "@effect/cli"
 import { Console, Effect } from "effect"
-import { OCRProvider } from "../services/OCRProvider.js"
-import { Ocr } from "./Composition.js"
+import { OCRProvider } from "../../services/OCRProvider.js"
+import * as Ocr from "../shared/OcrLayers.js"
 
 const frames = Args.file({ name: "FRAME", exists: "yes" }).pipe(
   Args.withDescription("Image files (JPEG or PNG) to read, e.g. a tree's frames/*.jpg"),

@@ -1,11 +1,11 @@
 // `vtree tree pack|unpack|verify`: trees handed to someone else with proof that they are whole.
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { packTrees } from "../programs/tree/pack/TreePack.js"
-import { defaultMaxBytes, unpackTrees } from "../programs/tree/pack/TreeUnpack.js"
-import { verifyPack } from "../programs/tree/pack/TreeVerify.js"
-import { terminalText } from "../text/TerminalText.js"
-import { wholeNumber, withShownDefault } from "./CliOptions.js"
+import { packTrees } from "../../programs/tree/pack/TreePack.js"
+import { defaultMaxBytes, unpackTrees } from "../../programs/tree/pack/TreeUnpack.js"
+import { verifyPack } from "../../programs/tree/pack/TreeVerify.js"
+import { terminalText } from "../../text/TerminalText.js"
+import { wholeNumber, withShownDefault } from "../CliOptions.js"
 
 const gib = 1024 * 1024 * 1024
 

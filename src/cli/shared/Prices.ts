@@ -1,7 +1,7 @@
 import { Effect, Either, Option, Schema } from "effect"
-import { loadPriceText } from "../config/RunConfig.js"
-import { decodePricesFile, parsePriceText, priceRoles, type Prices } from "../domain/Cost.js"
-import { readUserText, userFileCaps } from "../domain/UserFile.js"
+import { loadPriceText } from "../../config/RunConfig.js"
+import { decodePricesFile, parsePriceText, priceRoles, type Prices } from "../../domain/Cost.js"
+import { readUserText, userFileCaps } from "../../domain/UserFile.js"
 
 /** Which price input was refused: the --prices file (unreadable or invalid), a VTREE_<ROLE>_PRICE variable, or --max-cost. */
 export const PricesErrorReason = Schema.Literal("Unreadable", "InvalidFile", "InvalidVariable", "InvalidMaxCost")

@@ -2,7 +2,7 @@ import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { listFrames, searchTree, showNode, showOutline, validateTree } from "../../../src/cli/TreeCommand.js"
+import { listFrames, searchTree, showNode, showOutline, validateTree } from "../../../src/programs/tree/TreeReports.js"
 import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 

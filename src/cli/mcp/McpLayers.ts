@@ -8,9 +8,9 @@ import * as OpenAiVlm from "../../layers/openai/OpenAiVlm.js"
 import { LLMProvider } from "../../services/LLMProvider.js"
 import { SearchMetrics } from "../../services/SearchMetrics.js"
 import { VLMProvider } from "../../services/VLMProvider.js"
-import { thumbnails } from "./Media.js"
-import * as Search from "./Search.js"
-import * as Tree from "./Tree.js"
+import { thumbnails } from "../shared/MediaLayers.js"
+import * as Search from "../shared/SearchLayers.js"
+import * as Tree from "../tree/TreeLayers.js"
 
 /** Whether `mcp --trees` has a model: video_view_node then summarizes for a question, and video_ask runs. */
 export const hasLlm: Effect.Effect<boolean, ConfigurationError> = Effect.map(loadRoleConfigs.llm, Option.isSome)

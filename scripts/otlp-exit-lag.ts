@@ -76,7 +76,7 @@ const measure = async (name: string, layer: Layer.Layer<never>) => {
       yield* Effect.sleep("1100 millis")
       yield* spans(20, "b")
       workEnded = performance.now()
-    }).pipe(Effect.withSpan("root"), Effect.provide(layer), Effect.provide(logger))
+    }).pipe(Effect.withSpan("root"), Effect.provide(Layer.provideMerge(layer, logger)))
   )
   const lag = performance.now() - workEnded
   return { name, lagMs: Math.round(lag), warnings: warnings.length }

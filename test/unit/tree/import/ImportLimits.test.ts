@@ -4,13 +4,14 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Deferred, Effect, Either, Fiber, Layer } from "effect"
 import { readDvdDatabase } from "../../../../src/programs/import/Dvd.js"
 import { importLimits } from "../../../../src/programs/import/ImportLimits.js"
 import { type ImportOptions, importTrees } from "../../../../src/programs/import/ImportTree.js"
 import { readJsonl } from "../../../../src/programs/import/Jsonl.js"
 import { readLlovi } from "../../../../src/programs/import/Llovi.js"
 import { readVideoAgentMemory } from "../../../../src/programs/import/VideoAgent.js"
+import { FrameSource } from "../../../../src/services/FrameSource.js"
 import { scopedTempDir } from "../../../support/TempDir.js"
 
 const refusal = (result: Either.Either<unknown, { readonly message: string }>) => {
@@ -81,5 +82,59 @@ describe("import output bounds", () => {
       assert.match(message, /v0: its tree\.json would be \d[\d,.]* \w+B, more than the 4(\.0)? KiB/)
       assert.include(message, "split")
       assert.deepStrictEqual(left, [])
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("an import stopped halfway", () => {
+  it.scoped("interrupted while extracting frames: the tree folder it made is gone, a folder that was there is as it was", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const dir = yield* scopedTempDir("import-interrupted")
+      const videos = path.join(dir, "videos")
+      const outDir = path.join(dir, "trees")
+      yield* fs.makeDirectory(videos)
+      yield* fs.makeDirectory(path.join(outDir, "old"), { recursive: true })
+      for (const id of ["new", "old"]) yield* fs.writeFileString(path.join(videos, `${id}.mp4`), "video")
+      const input = path.join(dir, "l.json")
+      yield* fs.writeFileString(input, JSON.stringify({ new: ["a"], old: ["b"] }))
+      const extracting = yield* Deferred.make<void>()
+      let started = 0
+      const frames = Layer.succeed(
+        FrameSource,
+        FrameSource.of({
+          extract: () =>
+            Effect.suspend(() => ++started === 2 ? Deferred.succeed(extracting, undefined) : Effect.void).pipe(
+              Effect.zipRight(Effect.never)
+            )
+        })
+      )
+      const fiber = yield* importTrees(input, { outDir, eventSeconds: 20, sceneSeconds: 300, videosDir: videos }).pipe(
+        Effect.provide(frames),
+        Effect.fork
+      )
+      yield* Deferred.await(extracting)
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(yield* fs.readDirectory(outDir), ["old"])
+      assert.deepStrictEqual(yield* fs.readDirectory(path.join(outDir, "old")), [])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a folder whose build was interrupted (vtree build's marker, no tree.json) is refused without --force", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const dir = yield* scopedTempDir("import-over-build")
+      const outDir = path.join(dir, "trees")
+      yield* fs.makeDirectory(path.join(outDir, "v", ".vtree"), { recursive: true })
+      const marker = path.join(outDir, "v", ".vtree", "tree-folder.json")
+      yield* fs.writeFileString(marker, JSON.stringify({ made_by: "vtree build", videoID: "v" }))
+      const input = path.join(dir, "l.json")
+      yield* fs.writeFileString(input, JSON.stringify({ v: ["a"] }))
+      const options = { outDir, eventSeconds: 20, sceneSeconds: 300 }
+      const error = yield* importTrees(input, options).pipe(Effect.flip)
+      assert.strictEqual(error._tag === "TreeImportError" && error.reason, "Refused")
+      assert.match(error.message, /trees\/v: a tree vtree build made, not an import — .*--force/)
+      yield* importTrees(input, { ...options, force: true })
+      assert.isTrue(yield* fs.exists(path.join(outDir, "v", "tree.json")))
     }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -4,7 +4,8 @@
  * (ImportCards.ts, checkpointed) or else deterministic, subtitles from a transcript, the entity
  * registry, and with --videos one frame per L3 node; tree.json written atomically through the Schema
  * it is read with, its `build` record naming the source file, its sha256 and its layout. Every tree
- * folder is checked before anything is written, as `vtree build` does.
+ * folder is checked before anything is written, as `vtree build` does, and a tree `vtree build` made is
+ * replaced only with `force`; every output bound (ImportLimits.ts) is checked before the tree is written.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"

@@ -87,6 +87,11 @@ const options = {
     ),
     withShownDefault("auto")
   ),
+  force: Options.boolean("force").pipe(
+    Options.withDescription(
+      "Replace a tree vtree build made in --out (its model cards and frames); without it such a tree is refused"
+    )
+  ),
   prompts: Options.text("prompts").pipe(
     Options.withDescription("Prompt pack holding import_event.md and build_scene.md, or en / zh (default: en)"),
     Options.optional
@@ -116,7 +121,8 @@ export const treeImportCommand = Command.make("import", options, (args) =>
       ...(Option.isSome(args.from) ? { from: args.from.value } : {}),
       ...(Option.isSome(args.videos) ? { videosDir: args.videos.value } : {}),
       ...(Option.isSome(args.fps) ? { fps: args.fps.value } : {}),
-      ...(cards === undefined ? {} : { cards })
+      ...(cards === undefined ? {} : { cards }),
+      ...(args.force ? { force: true } : {})
     }
     const summaries = yield* importTrees(args.input, importOptions)
     yield* Console.log(renderImportSummary(summaries))

@@ -18,7 +18,11 @@ export const markerFile = "tree-folder.json"
 /** `.vtree/frames-written.json`: the frame files vtree put into `frames/`, the only ones it removes. */
 export const framesListFile = "frames-written.json"
 
-const Marker = Schema.Struct({ made_by: Schema.Literal("vtree build"), videoID: Schema.String })
+/** Who claimed a tree folder: `vtree tree import` refuses to replace what `vtree build` made. */
+export const Marker = Schema.Struct({
+  made_by: Schema.Literal("vtree build", "vtree tree import"),
+  videoID: Schema.String
+})
 const FramesList = Schema.Struct({ files: Schema.Array(Schema.String) })
 // A tree.json written by vtree build before the marker existed: its build record names the version.
 const BuiltByVtree = Schema.Struct({ videoID: Schema.String, build: Schema.Struct({ vtree_version: Schema.String }) })
@@ -172,7 +176,10 @@ export const insideTree = Effect.fn("TreeFolder.insideTree")(function*(folder: C
 })
 
 /** Marks the folder as vtree's (creating it), before the first file of the build goes in. */
-export const claimTreeFolder = Effect.fn("TreeFolder.claim")(function*(folder: TreeFolder) {
+export const claimTreeFolder = Effect.fn("TreeFolder.claim")(function*(
+  folder: TreeFolder,
+  madeBy: typeof Marker.Type["made_by"] = "vtree build"
+) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   // Not recursive: a folder that appeared since the check is not taken for one this run made; it is
@@ -189,7 +196,7 @@ export const claimTreeFolder = Effect.fn("TreeFolder.claim")(function*(folder: T
     ? { ...(yield* checkTreeFolder(folder.root, folder.videoId)), made }
     : { ...folder, made }
   const marker = yield* insideTree(claimed, path.join(".vtree", markerFile))
-  yield* writeAtomically(marker, `${JSON.stringify({ made_by: "vtree build", videoID: folder.videoId })}\n`).pipe(
+  yield* writeAtomically(marker, `${JSON.stringify({ made_by: madeBy, videoID: folder.videoId })}\n`).pipe(
     Effect.mapError(unwritable(folder.dir))
   )
   return claimed

@@ -10,6 +10,7 @@ import { Either } from "effect"
 import { formatPath } from "../../domain/DecodeIssue.js"
 import type { TreeEntity } from "../../domain/Tree.js"
 import * as Imported from "./ImportedVideo.js"
+import { importLimits } from "./ImportLimits.js"
 
 export const registryKeys = ["subject_registry", "character_registry"] as const
 
@@ -159,6 +160,7 @@ export const readDvdDatabase = (
     if (durationSeconds === undefined || !Number.isFinite(durationSeconds)) {
       return Either.left(Imported.badInput(file, lengthAt, `expected "HH:MM:SS", found ${JSON.stringify(length)}`))
     }
+    if (durationSeconds > importLimits.maxSeconds) return Either.left(Imported.tooLate(file, lengthAt, durationSeconds))
   }
   const registry = registryKeys.some((key) => extra[key] !== undefined)
     ? registryOf(file, extra, ["additional_data"])

@@ -26,6 +26,8 @@ export interface SourcedVideo extends ImportedVideo {
 export interface SourceOptions {
   readonly from?: ImportFormat
   readonly fps?: number
+  /** Videos one file may hold (`importLimits.videosPerFile`). */
+  readonly videosPerFile: number
   /** The frame rate of a video, when --videos holds it (frame-indexed layouts). */
   readonly frameRateOf: (
     sourceId: string
@@ -149,7 +151,16 @@ export const readCaptionSources = Effect.fn("ImportSources.read")(function*(inpu
   const videos: Array<SourcedVideo> = []
   const seen = new Map<string, string>()
   for (const file of files) {
-    for (const video of yield* readCaptionFile(file, options)) {
+    const read = yield* readCaptionFile(file, options)
+    if (read.length > options.videosPerFile) {
+      return yield* badInput(
+        file,
+        "",
+        `${read.length} videos, more than the ${options.videosPerFile} one import writes from a file`,
+        "split the file, and import the parts into several --out folders"
+      )
+    }
+    for (const video of read) {
       const key = video.videoId.toLowerCase()
       const earlier = seen.get(key)
       if (earlier !== undefined) {

@@ -4,18 +4,20 @@
  * (ImportCards.ts, checkpointed) or else deterministic, subtitles from a transcript, the entity
  * registry, and with --videos one frame per L3 node; tree.json written atomically through the Schema
  * it is read with, its `build` record naming the source file, its sha256 and its layout. Every tree
- * folder is checked before anything is written, as `vtree build` does.
+ * folder is checked before anything is written, as `vtree build` does, and a tree `vtree build` made is
+ * replaced only with `force`; every output bound (ImportLimits.ts) is checked before the tree is written.
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { MediaError } from "../../domain/Media.js"
+import { plainNameProblem } from "../../domain/NameId.js"
 import type { BuiltTree, FlatNode } from "../../domain/Tree.js"
 import { packageVersion } from "../../PackageRoot.js"
 import { FrameSource } from "../../services/FrameSource.js"
 import { LLMProvider } from "../../services/LLMProvider.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
-import { writeAtomically } from "../builder/Checkpoint.js"
+import { checkpointDir, writeAtomically } from "../builder/Checkpoint.js"
 import { videoExtensions } from "../builder/Inputs.js"
 import { durationCategory, eventId, frameFile, frameId, sceneId } from "../builder/NodeIds.js"
 import { subtitleFor } from "../builder/Subtitles.js"
@@ -26,6 +28,8 @@ import {
   claimTreeFolder,
   clearFrames,
   insideTree,
+  Marker,
+  markerFile,
   outDirNames,
   removeInside,
   resolveOutDir,
@@ -41,7 +45,8 @@ import {
   type ImportedScene
 } from "./Grouping.js"
 import { type CardCounts, type ImportCardModel, modelCards } from "./ImportCards.js"
-import { type ImportFormat, TreeImportError } from "./ImportedVideo.js"
+import { badInput, type ImportFormat, TreeImportError } from "./ImportedVideo.js"
+import { type ImportLimits, importLimits } from "./ImportLimits.js"
 import { readCaptionSources, type SourcedVideo } from "./ImportSources.js"
 
 export interface ImportOptions {
@@ -58,6 +63,10 @@ export interface ImportOptions {
   readonly sceneSeconds: number
   /** The tool model writing event and scene cards; undefined → deterministic cards, no call. */
   readonly cards?: ImportCardModel
+  /** Replace a tree `vtree build` made (its vision-model cards and frames); without it that is refused. */
+  readonly force?: boolean
+  /** Lower output bounds than `importLimits` (tests; a smaller machine). */
+  readonly limits?: Partial<Pick<ImportLimits, "videosPerFile" | "nodesPerTree" | "treeJsonBytes">>
 }
 
 export interface ImportSummary {
@@ -97,10 +106,21 @@ export const checkImportOptions = (options: ImportOptions): string | undefined =
 
 const mediaFailed = (error: MediaError) => new TreeImportError({ reason: "BadInput", message: error.message })
 
-/** `<videosDir>/<id>.<ext>` for the first video extension present, or undefined. */
+/**
+ * `<videosDir>/<id>.<ext>` for the first video extension present, or undefined. The id is a key of the
+ * caption file: only a plain name (as a video id must be) is looked up, so `../x` reads nothing outside.
+ */
 const findVideo = Effect.fn("ImportTree.findVideo")(function*(videosDir: string, sourceId: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
+  const problem = plainNameProblem(sourceId)
+  if (problem !== undefined) {
+    return yield* new TreeImportError({
+      reason: "BadInput",
+      message: `${JSON.stringify(sourceId)}: a video id that ${problem} names no file in --videos ${videosDir} — ` +
+        "rename the key to the video's file name, or import without --videos"
+    })
+  }
   for (const ext of videoExtensions) {
     const file = path.join(videosDir, `${sourceId}${ext}`)
     if (yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))) return file
@@ -292,55 +312,203 @@ const writeImportedTree = (
   claimed: ClaimedFolder,
   tree: BuiltTree,
   frameFiles: ReadonlyArray<{ readonly target: string; readonly source: string }>,
-  hasFrames: boolean
+  hasFrames: boolean,
+  maxBytes: number
 ) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
+    const bytes = treeJsonBytes(tree)
+    if (bytes.length > maxBytes) return yield* tooLarge(folder.dir, `${sizeText(bytes.length)}`, maxBytes)
     if (frameFiles.length > 0) yield* writeFrames(folder, frameFiles)
     const file = yield* insideTree(claimed, "tree.json")
-    yield* writeAtomically(file, treeJsonBytes(tree)).pipe(Effect.mapError(unwritable(folder.dir)))
+    yield* writeAtomically(file, bytes).pipe(Effect.mapError(unwritable(folder.dir)))
     if (!hasFrames && !claimed.made) {
       yield* clearFrames(folder)
       yield* removeInside(folder.root, path.join(folder.dir, importFramesDir))
     }
   })
 
+const mib = 1024 * 1024
+const sizeText = (bytes: number) =>
+  bytes >= mib ? `${(bytes / mib).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`
+
+const tooLarge = (treeDir: string, size: string, maxBytes: number) =>
+  new TreeImportError({
+    reason: "BadInput",
+    message: `${treeDir}: its tree.json would be ${size}, more than the ${
+      sizeText(maxBytes)
+    } vtree reads a tree up to — split the video's captions into several videos (or files), or use fewer, shorter captions`
+  })
+
+/**
+ * What the claim of a video's folder added, removed when its import fails or is interrupted before its
+ * tree.json is written, so no empty claimed folder is left: the folder when this run made it, else the
+ * `.vtree/` it made in a folder that was there before. Checkpoints (the model's cards, which a rerun
+ * resumes from) are kept, and so is everything when a tree.json is there.
+ */
+const removeUnfinished = (claimed: ClaimedFolder, hadCache: boolean) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    if (!claimed.made && hadCache) return
+    if (yield* fs.exists(path.join(claimed.dir, "tree.json"))) return
+    const checkpoints = yield* fs.readDirectory(checkpointDir(path, claimed.dir)).pipe(Effect.orElseSucceed(() => []))
+    if (checkpoints.length > 0) return
+    yield* removeInside(claimed.root, claimed.made ? claimed.dir : path.join(claimed.dir, ".vtree"))
+  }).pipe(Effect.ignore)
+
 /** One video's tree, written into its (checked) folder; `version` is vtree's, read once per run. */
 const importVideo = Effect.fn("ImportTree.importVideo")(function*(
   video: SourcedVideo,
+  scenes: ReadonlyArray<ImportedScene>,
   folder: TreeFolder,
   options: ImportOptions,
   version: string
 ) {
+  const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const claimed = yield* claimTreeFolder(folder)
-  const scenes = groupCaptions(video.captions, options.eventSeconds, options.sceneSeconds)
-  const counts: CardCounts = { calls: 0, reused: 0, promptTokens: 0, completionTokens: 0, degraded: 0 }
-  const { cards, useModel } = yield* importCards(video, folder, scenes, options, counts)
-  const sampled = yield* sampleFrames(video, claimed, options)
-  const { events, frameFiles, nodes } = importedNodes(video, scenes, cards, sampled)
-  const tree = importedTree({
-    video,
-    options,
-    version,
-    nodes,
-    model: useModel ? { name: options.cards!.model, counts } : undefined,
-    framesExtracted: sampled === undefined ? undefined : frameFiles.length,
-    path
-  })
-  yield* writeImportedTree(folder, claimed, tree, frameFiles, sampled !== undefined)
-  return {
-    videoId: video.videoId,
-    treeDir: path.join(options.outDir, video.videoId),
-    format: video.format,
-    captions: video.captions.length,
-    events,
-    scenes: scenes.length,
-    frames: sampled === undefined ? null : frameFiles.length,
-    cards: useModel ? "model" : "deterministic",
-    calls: counts.calls
-  } satisfies ImportSummary
+  const hadCache = !folder.fresh && (yield* fs.exists(path.join(folder.dir, ".vtree")).pipe(
+    Effect.orElseSucceed(() => true)
+  ))
+  // Claimed and watched in one step: an interruption cannot fall between the two.
+  return yield* Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(
+      claimTreeFolder(folder, "vtree tree import"),
+      (claimed) =>
+        restore(writeVideo(video, scenes, folder, claimed, options, version)).pipe(
+          Effect.onError(() => removeUnfinished(claimed, hadCache))
+        )
+    )
+  )
 })
+
+const writeVideo = (
+  video: SourcedVideo,
+  scenes: ReadonlyArray<ImportedScene>,
+  folder: TreeFolder,
+  claimed: ClaimedFolder,
+  options: ImportOptions,
+  version: string
+) =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const counts: CardCounts = { calls: 0, reused: 0, promptTokens: 0, completionTokens: 0, degraded: 0 }
+    const { cards, useModel } = yield* importCards(video, folder, scenes, options, counts)
+    const sampled = yield* sampleFrames(video, claimed, options)
+    const { events, frameFiles, nodes } = importedNodes(video, scenes, cards, sampled)
+    const tree = importedTree({
+      video,
+      options,
+      version,
+      nodes,
+      model: useModel ? { name: options.cards!.model, counts } : undefined,
+      framesExtracted: sampled === undefined ? undefined : frameFiles.length,
+      path
+    })
+    yield* writeImportedTree(
+      folder,
+      claimed,
+      tree,
+      frameFiles,
+      sampled !== undefined,
+      options.limits?.treeJsonBytes ?? importLimits.treeJsonBytes
+    )
+    return {
+      videoId: video.videoId,
+      treeDir: path.join(options.outDir, video.videoId),
+      format: video.format,
+      captions: video.captions.length,
+      events,
+      scenes: scenes.length,
+      frames: sampled === undefined ? null : frameFiles.length,
+      cards: useModel ? "model" : "deterministic",
+      calls: counts.calls
+    } satisfies ImportSummary
+  })
+
+/**
+ * A video's scenes, refused before anything is written when its tree would pass the node bound, or when its
+ * caption text alone would pass the tree.json bound (every caption is written at least once).
+ */
+const boundedScenes = (video: SourcedVideo, options: ImportOptions) =>
+  Effect.gen(function*() {
+    const maxNodes = options.limits?.nodesPerTree ?? importLimits.nodesPerTree
+    const maxBytes = options.limits?.treeJsonBytes ?? importLimits.treeJsonBytes
+    const fix = "split the video's captions into several videos (or files), or group them on a longer grid"
+    // Captions alone past the bound: refused before grouping allocates events for them.
+    if (video.captions.length > maxNodes) {
+      return yield* badInput(
+        video.file,
+        video.sourceId,
+        `${video.captions.length} captions, more than the ${maxNodes} nodes vtree writes in one tree`,
+        fix
+      )
+    }
+    const scenes = groupCaptions(video.captions, options.eventSeconds, options.sceneSeconds)
+    const nodes = video.captions.length + scenes.length +
+      scenes.reduce((total, scene) => total + scene.events.length, 0)
+    if (nodes > maxNodes) {
+      return yield* badInput(
+        video.file,
+        video.sourceId,
+        `${video.captions.length} captions make a tree of ${nodes} nodes, more than ${maxNodes} in one tree`,
+        fix
+      )
+    }
+    const textBytes = video.captions.reduce((total, c) => total + c.text.length, 0)
+    if (textBytes > maxBytes) {
+      return yield* tooLarge(video.videoId, `over ${sizeText(textBytes)} of caption text alone`, maxBytes)
+    }
+    return scenes
+  })
+
+/** A tree.json whose build record names no import, or a marker of `vtree build`'s: who built the tree, else undefined. */
+const builderOf = (folder: TreeFolder) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const treeFile = path.join(folder.dir, "tree.json")
+    if (yield* fs.exists(treeFile).pipe(Effect.orElseSucceed(() => false))) {
+      const record = yield* fs.readFileString(treeFile).pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(BuildRecord))),
+        Effect.option
+      )
+      if (Option.isSome(record)) {
+        const build = record.value.build
+        const madeBy = build.made_by ?? "vtree build"
+        return madeBy === importedBy ? undefined : { madeBy, models: build.models }
+      }
+    }
+    const marker = yield* fs.readFileString(path.join(folder.dir, ".vtree", markerFile)).pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(Marker))),
+      Effect.option
+    )
+    return Option.isSome(marker) && marker.value.made_by !== importedBy
+      ? { madeBy: marker.value.made_by, models: undefined }
+      : undefined
+  })
+
+const importedBy = "vtree tree import"
+const BuildRecord = Schema.Struct({
+  build: Schema.Struct({
+    made_by: Schema.optional(Schema.String),
+    models: Schema.optional(Schema.Struct({ vlm: Schema.optional(Schema.NullOr(Schema.String)) }))
+  })
+})
+
+/** Refuses a folder holding a tree that `vtree build` (or anything but an import) wrote. */
+const refuseBuiltTree = (folder: TreeFolder) =>
+  Effect.gen(function*() {
+    const builder = yield* builderOf(folder)
+    if (builder === undefined) return
+    const vlm = builder.models?.vlm
+    return yield* new TreeImportError({
+      reason: "Refused",
+      message: `${folder.dir}: a tree ${builder.madeBy} made${
+        typeof vlm === "string" ? ` (cards by ${vlm})` : ""
+      }, not an import — importing would replace its cards and frames; pass --force to replace it, or import into another --out`
+    })
+  })
 
 /**
  * Imports every video of FILE or DIR into `<outDir>/<videoID>/`. All sources are read and every tree
@@ -354,7 +522,7 @@ export const importTrees = Effect.fn("ImportTree.importTrees")(function*(input: 
   const frameRateOf = (sourceId: string) =>
     Effect.gen(function*() {
       if (options.videosDir === undefined || Option.isNone(probe)) return undefined
-      const file = yield* findVideo(options.videosDir, sourceId)
+      const file = yield* findVideo(options.videosDir, sourceId).pipe(Effect.orElseSucceed(() => undefined))
       if (file === undefined) return undefined
       const info = yield* probe.value.probe(file).pipe(Effect.option)
       return Option.getOrUndefined(info)?.frameRate
@@ -362,6 +530,7 @@ export const importTrees = Effect.fn("ImportTree.importTrees")(function*(input: 
   const videos = yield* readCaptionSources(input, {
     ...(options.from === undefined ? {} : { from: options.from }),
     ...(options.fps === undefined ? {} : { fps: options.fps }),
+    videosPerFile: options.limits?.videosPerFile ?? importLimits.videosPerFile,
     frameRateOf
   })
   if (options.videosDir !== undefined) {
@@ -371,15 +540,17 @@ export const importTrees = Effect.fn("ImportTree.importTrees")(function*(input: 
       }
     }
   }
+  const scenes = yield* Effect.forEach(videos, (video) => boundedScenes(video, options))
   // --out is resolved (and its own links followed) once; each tree folder is then one checked name below it.
   const root = yield* resolveOutDir(options.outDir)
   const names = yield* outDirNames(root)
-  const folders = yield* Effect.forEach(videos, (video) => checkTreeFolder(root, video.videoId, names), {
-    concurrency: 16
-  })
+  const folders = yield* Effect.forEach(videos, (video) =>
+    checkTreeFolder(root, video.videoId, names).pipe(
+      Effect.tap((folder) => folder.fresh || options.force === true ? Effect.void : refuseBuiltTree(folder))
+    ), { concurrency: 16 })
   const version = packageVersion()
   // Without a model a tree is a little CPU and a few small writes: enough in flight to keep the disk busy.
-  return yield* Effect.forEach(videos, (video, i) => importVideo(video, folders[i]!, options, version), {
+  return yield* Effect.forEach(videos, (video, i) => importVideo(video, scenes[i]!, folders[i]!, options, version), {
     concurrency: options.cards === undefined ? 16 : 2
   })
 })

@@ -7,6 +7,7 @@ import { Either, Schema } from "effect"
 import type { SubtitleCue } from "../../domain/Media.js"
 import { idFromName } from "../../domain/NameId.js"
 import type { TreeEntity } from "../../domain/Tree.js"
+import { importLimits } from "./ImportLimits.js"
 
 /** The layouts `vtree tree import` reads. */
 export const importFormats = ["llovi", "videoagent", "videoagent-memory", "dvd", "videorag", "jsonl"] as const
@@ -43,7 +44,9 @@ export const TreeImportErrorReason = Schema.Literal(
   // a flag out of range, or one the layout needs that is missing (--fps)
   "BadOption",
   // the tool model failed after its retries; finished cards are checkpointed, so a rerun resumes
-  "ProviderFailed"
+  "ProviderFailed",
+  // a tree folder holding a tree vtree build made: replaced only with --force
+  "Refused"
 )
 export type TreeImportErrorReason = typeof TreeImportErrorReason.Type
 
@@ -65,10 +68,19 @@ const shown = (value: unknown): string => {
   return text.length > 60 ? `${text.slice(0, 60)}…` : text
 }
 
-/** A time in seconds: a finite number ≥ 0 (JSON.parse reads 1e999 as Infinity). */
+/** A time past the bound: a caption or length of 1e305 s would turn into null in tree.json. */
+export const tooLate = (file: string, key: string, value: number) =>
+  badInput(
+    file,
+    key,
+    `${value} s is past the end of any video (at most ${importLimits.maxSeconds} s)`,
+    "fix the time, or give frame-numbered keys their real --fps"
+  )
+
+/** A time in seconds: a finite number ≥ 0 (JSON.parse reads 1e999 as Infinity), within the bound. */
 export const seconds = (file: string, key: string, value: unknown): Either.Either<number, TreeImportError> =>
   typeof value === "number" && Number.isFinite(value) && value >= 0
-    ? Either.right(value)
+    ? value > importLimits.maxSeconds ? Either.left(tooLate(file, key, value)) : Either.right(value)
     : Either.left(badInput(file, key, `expected a finite number of seconds ≥ 0, found ${shown(value)}`))
 
 /**
@@ -76,19 +88,31 @@ export const seconds = (file: string, key: string, value: unknown): Either.Eithe
  * refused rather than kept as an empty node the agent would read as "nothing happened".
  */
 export const captionText = (file: string, key: string, value: unknown): Either.Either<string, TreeImportError> => {
-  const text = typeof value === "string"
-    ? value
+  const parts = typeof value === "string"
+    ? [value]
     : Array.isArray(value) && value.every((item) => typeof item === "string")
-    ? value.join(" ")
+    ? value as ReadonlyArray<string>
     : undefined
-  if (text === undefined) return Either.left(badInput(file, key, `expected caption text, found ${shown(value)}`))
-  const trimmed = text.replace(/\s+/g, " ").trim()
+  if (parts === undefined) return Either.left(badInput(file, key, `expected caption text, found ${shown(value)}`))
+  // Counted before the join: 200 MB of text would end in "Invalid string length" after minutes.
+  const length = parts.reduce((total, part) => total + part.length, parts.length - 1)
+  if (length > importLimits.captionChars) {
+    return Either.left(
+      badInput(
+        file,
+        key,
+        `caption text of ${length} characters, more than the ${importLimits.captionChars} one caption may hold`,
+        "split it into captions of their own times"
+      )
+    )
+  }
+  const trimmed = parts.join(" ").replace(/\s+/g, " ").trim()
   return trimmed === ""
     ? Either.left(badInput(file, key, "empty caption text", "remove the entry or give it text"))
     : Either.right(trimmed)
 }
 
-/** A caption from already-read times and text, refused when it ends before it starts. */
+/** A caption from already-read times and text, refused when it ends before it starts or past the time bound. */
 export const caption = (
   file: string,
   key: string,
@@ -96,7 +120,9 @@ export const caption = (
   end: number,
   text: string
 ): Either.Either<ImportedCaption, TreeImportError> =>
-  end < start
+  !(Number.isFinite(end) && end <= importLimits.maxSeconds)
+    ? Either.left(tooLate(file, key, end))
+    : end < start
     ? Either.left(badInput(file, key, `ends at ${end} s, before it starts at ${start} s`))
     : Either.right({ start, end, text })
 

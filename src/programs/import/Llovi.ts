@@ -22,7 +22,9 @@ export const perSecondCaptions = (
     }
     const text = Imported.captionText(file, where, value[key])
     if (Either.isLeft(text)) return Either.left(text.left)
-    captions.push({ start: second, end: second + 1, text: text.right })
+    const made = Imported.caption(file, where, second, second + 1, text.right)
+    if (Either.isLeft(made)) return Either.left(made.left)
+    captions.push(made.right)
   }
   return Either.right(captions)
 }

@@ -400,3 +400,74 @@ describe("vtree tree import refuses, naming the file and the key", () => {
     assert.match(await refuse(file, ["--cards", "model"]), /--cards model: no LLM configured/)
   })
 })
+
+describe("vtree tree import destroys nothing it did not write", () => {
+  /** A tree `vtree build` wrote: its marker, a build record with models and no `made_by`, a frame. */
+  const builtTree = (trees: string, id: string) => {
+    write(join(trees, id, ".vtree", "tree-folder.json"), { made_by: "vtree build", videoID: id })
+    write(join(trees, id, "tree.json"), {
+      videoID: id,
+      build: { vtree_version: "0.9.0", models: { vlm: "qwen-vl-max", llm: "qwen-max" } },
+      nodes: {}
+    })
+    write(join(trees, id, "frames", "L1_000_L2_000_L3_000.jpg"), "a frame the vision model saw")
+    return join(trees, id)
+  }
+
+  it("refuses to replace a tree vtree build made, naming the tree, its builder and --force; --force replaces it", async () => {
+    const dir = folder()
+    const trees = join(dir, "trees")
+    const treeDir = builtTree(trees, "b1")
+    const before = readFileSync(join(treeDir, "tree.json"), "utf8")
+    const input = write(join(dir, "l.json"), { b1: ["a", "b"] })
+    const refused = await runCli(["tree", "import", input, "--out", trees], {})
+    assert.strictEqual(refused.code, 1, refused.stdout)
+    const lines = refused.stderr.trim().split("\n")
+    assert.lengthOf(lines, 1, refused.stderr)
+    assert.match(lines[0]!, /^vtree: .*b1: .*vtree build.*--force/)
+    assert.strictEqual(readFileSync(join(treeDir, "tree.json"), "utf8"), before)
+    assert.deepStrictEqual(readdirSync(join(treeDir, "frames")), ["L1_000_L2_000_L3_000.jpg"])
+
+    const forced = await runCli(["tree", "import", input, "--out", trees, "--force"], {})
+    assert.strictEqual(forced.code, 0, forced.stderr)
+    assert.strictEqual(tree(trees, "b1").build.source.format, "llovi")
+    const again = await runCli(["tree", "import", input, "--out", trees], {})
+    assert.strictEqual(again.code, 0, again.stderr)
+  })
+
+  it("--videos: a caption key that is not a plain name is refused, naming the key; nothing outside DIR is read", async () => {
+    const dir = folder()
+    const videos = join(dir, "videos")
+    mkdirSync(videos)
+    write(join(dir, "secret", "private.mp4"), "not for vtree")
+    const input = write(join(dir, "l.json"), { "../secret/private": ["a"] })
+    const trees = join(dir, "trees")
+    const result = await runCli(["tree", "import", input, "--out", trees, "--videos", videos], {})
+    assert.strictEqual(result.code, 1, result.stdout)
+    const lines = result.stderr.trim().split("\n")
+    assert.lengthOf(lines, 1, result.stderr)
+    assert.match(lines[0]!, /^vtree: .*"\.\.\/secret\/private"/)
+    assert.notInclude(lines[0]!, "decode")
+  })
+
+  it("a failed import removes the tree folder it made and leaves one that was there before", async () => {
+    const dir = folder()
+    const videos = join(dir, "videos")
+    write(join(videos, "broken.mp4"), "not a video")
+    write(join(videos, "kept.mp4"), "not a video either")
+    const trees = join(dir, "trees")
+    mkdirSync(join(trees, "kept"), { recursive: true })
+    const first = await runCli(
+      ["tree", "import", write(join(dir, "a.json"), { broken: ["a"] }), "--out", trees, "--videos", videos],
+      {}
+    )
+    assert.strictEqual(first.code, 1, first.stdout)
+    const second = await runCli(
+      ["tree", "import", write(join(dir, "b.json"), { kept: ["a"] }), "--out", trees, "--videos", videos],
+      {}
+    )
+    assert.strictEqual(second.code, 1, second.stdout)
+    assert.deepStrictEqual(readdirSync(trees), ["kept"])
+    assert.deepStrictEqual(readdirSync(join(trees, "kept")), [])
+  })
+})

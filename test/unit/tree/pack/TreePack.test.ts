@@ -632,12 +632,46 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
         const out = path.join(root, "out")
         yield* fs.makeDirectory(out)
         yield* unpackTrees({ file, out, replace: false })
-        yield* fs.writeFileString(path.join(out, sampleId, "stray.txt"), "x")
         assert.strictEqual((yield* failure(unpackTrees({ file, out, replace: false }))).reason, "Exists")
+        // A tree's cache (written when the tree is used) goes with the tree it belongs to.
+        yield* fs.makeDirectory(path.join(out, sampleId, ".vtree"))
+        yield* fs.writeFileString(path.join(out, sampleId, ".vtree", "embeddings-x.bin"), "cache")
         yield* unpackTrees({ file, out, replace: true })
-        assert.isFalse(yield* fs.exists(path.join(out, sampleId, "stray.txt")))
+        assert.isFalse(yield* fs.exists(path.join(out, sampleId, ".vtree")))
         yield* verifyPack(out)
         assert.deepStrictEqual((yield* fs.readDirectory(root)).sort(), ["mine", "out", "trees", "trees.tar.gz"])
+      })))
+
+    it.scoped("--replace deletes only what the earlier unpack wrote: other files there are named and kept (issue #39)", () =>
+      run(Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const { root, trees } = yield* treesFolder
+        const file = path.join(root, "trees.tar.gz")
+        yield* packTrees({ trees, videoIds: [sampleId], out: file, note: null })
+        const out = path.join(root, "out")
+        yield* unpackTrees({ file, out, replace: false })
+        // Built or imported there afterwards, the user's own notes, a file added inside an unpacked tree.
+        const later = ["later01/tree.json", "later01/frames/a.jpg", "notes.txt", `${sampleId}/stray.txt`]
+        for (const name of later) {
+          yield* fs.makeDirectory(path.dirname(path.join(out, name)), { recursive: true })
+          yield* fs.writeFileString(path.join(out, name), "mine")
+        }
+        yield* fs.makeDirectory(path.join(out, "empty-of-mine"))
+        const error = yield* failure(unpackTrees({ file, out, replace: true }))
+        assert.strictEqual(error.reason, "Exists")
+        assert.include(error.message, out)
+        assert.include(error.message, "4 files or folders")
+        assert.include(error.message, "later01")
+        assert.notInclude(error.message, "\n")
+        for (const name of later) assert.strictEqual(yield* fs.readFileString(path.join(out, name)), "mine")
+        assert.isTrue(yield* fs.exists(path.join(out, "empty-of-mine")))
+        // Once they are moved out, --replace replaces the earlier unpack.
+        for (const name of ["later01", "notes.txt", `${sampleId}/stray.txt`, "empty-of-mine"]) {
+          yield* fs.remove(path.join(out, name), { recursive: true })
+        }
+        yield* unpackTrees({ file, out, replace: true })
+        yield* verifyPack(out)
       })))
   })
 })

@@ -12,6 +12,7 @@ import {
   withCardDefaults
 } from "../../domain/Tree.js"
 import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
+import { cutTerminalText } from "../../text/TerminalText.js"
 import { decodeUtf8, parseTreeJson } from "./TreeJson.js"
 
 type JsonPath = ReadonlyArray<PropertyKey>
@@ -51,8 +52,8 @@ interface RawNode extends Omit<TreeNode, "parentId"> {
 const leavesTreeDir = (framePath: string): boolean =>
   framePath.includes("\0") || /^([/\\]|[A-Za-z]:)/.test(framePath) || framePath.split(/[/\\]/).includes("..")
 
-// An id shown in a one-line message: quoted with its control characters escaped, cut when long.
-const shownId = (id: string) => JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id)
+// An id shown in a one-line message: quoted, its control and bidi characters shown as escapes, cut when long.
+const shownId = (id: string) => `"${cutTerminalText(id, 80, "…")}"`
 
 // Plain control flow rather than Either.gen: this runs once per node, and generators cost.
 const finishNode = (

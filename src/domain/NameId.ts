@@ -98,3 +98,21 @@ export const plainNameProblem = (id: string): string | undefined => {
   }
   return undefined
 }
+
+/**
+ * Longest node id in UTF-8 bytes: room for a video id (`maxIdBytes`) and the node's own part
+ * (`_L1_000_L2_000_L3_000`, or an import's `_<scene>_<event>`).
+ */
+export const maxNodeIdBytes = 2 * maxIdBytes
+
+/**
+ * Why a node id read from tree.json is not a plain name, or undefined. A frame node without `frame_path`
+ * is read from `frames/<id without "<videoID>_">.jpg`, so a node id names a file just as a video id does,
+ * and the same rule holds it inside its tree's folder; the bound keeps that file name one a disk accepts.
+ */
+export const nodeIdProblem = (id: string): string | undefined => {
+  if (id === "." || id === "..") return "names a directory"
+  const problem = plainNameProblem(id)
+  if (problem !== undefined) return problem
+  return utf8Bytes(id) > maxNodeIdBytes ? `is longer than ${maxNodeIdBytes} bytes` : undefined
+}

@@ -65,7 +65,9 @@ const unpack = Command.make(
       Options.withDescription("a new or empty folder; it becomes a trees folder (pass it as --trees)")
     ),
     replace: Options.boolean("replace").pipe(
-      Options.withDescription("replace --out when it holds an earlier unpack (never a folder of anything else)")
+      Options.withDescription(
+        "replace --out when it holds an earlier unpack and nothing else (never a folder or file of anyone else)"
+      )
     ),
     maxSize
   },

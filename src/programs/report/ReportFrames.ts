@@ -2,6 +2,7 @@
 // args), resolved against the run's trees (runs.config_json → treesDir) by the same rule observe_frame
 // used (FrameSelection.ts), each frame with its node id, its time and its image — a thumbnail or a link
 // (`report --frames`). A tree or frame that is gone since the run leaves a note, never a failed report.
+import * as Path from "@effect/platform/Path"
 import { Effect, Either, Schema } from "effect"
 import { ObserveFrameArgs } from "../../domain/Protocol.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
@@ -64,8 +65,11 @@ export const reportFrames = Effect.fn("ReportFrames.load")(function*(
         })
       ), { concurrency: 8, discard: true })
   }
+  const path = yield* Path.Path
   const steps = new Map<string, { frames: ReadonlyArray<StepFrame>; note: string | null }>()
   const files = new Set<string>()
+  // Each file as a missing frame is named: relative to its tree's folder, never the local path.
+  const shown = new Map<string, string>()
   for (const step of observed) {
     const video = videoOf.get(step.questionId)
     const tree = video === undefined ? undefined : trees.get(video)
@@ -94,12 +98,17 @@ export const reportFrames = Effect.fn("ReportFrames.load")(function*(
       const file = resolved[i]!
       if (file._tag === "Left") return []
       files.add(file.right)
+      shown.set(file.right, path.relative(tree.dir, file.right))
       return [{ nodeId: node.id, time: node.timeRange[0], image: file.right }]
     })
     const refused = resolved.flatMap((file) => file._tag === "Left" ? [`frame not shown: ${file.left.message}`] : [])
     steps.set(key, { frames, note: refused.length === 0 ? null : refused.join("; ") })
   }
-  const images = yield* frameImages(files, options)
+  const images = yield* frameImages(files, {
+    mode: options.mode,
+    pageDir: options.pageDir,
+    shown: (file) => shown.get(file) ?? path.basename(file)
+  })
   const nodeIds = new Map<string, ReadonlySet<string>>()
   for (const [video, tree] of trees) if (typeof tree !== "string") nodeIds.set(video, new Set(tree.index.nodes.keys()))
   return { steps, images, nodeIds } satisfies ReportFrames

@@ -22,11 +22,13 @@ export const relativeHref = (path: Path.Path, from: string, to: string): string 
 
 /**
  * The image of each frame file (absolute paths; repeated ones are read once), for a page written to
- * `pageDir`: thumbnails made with the Thumbnailer (`embed`), or links relative to the page (`link`).
+ * `pageDir`: thumbnails made with the Thumbnailer (`embed`), or links relative to the page (`link`). A
+ * frame that cannot be shown is named as `shown` gives it (relative to its tree's folder): a page is
+ * shared, and the local path it was made on is nobody's business.
  */
 export const frameImages = Effect.fn("FrameImages.load")(function*(
   files: Iterable<string>,
-  options: { readonly mode: FramesMode; readonly pageDir: string }
+  options: { readonly mode: FramesMode; readonly pageDir: string; readonly shown: (file: string) => string }
 ) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
@@ -39,7 +41,7 @@ export const frameImages = Effect.fn("FrameImages.load")(function*(
         Effect.map((exists): FrameImage =>
           exists
             ? { _tag: "Linked", src: relativeHref(path, options.pageDir, file) }
-            : { _tag: "Missing", message: `${file}: not found` }
+            : { _tag: "Missing", message: `${options.shown(file)}: not found` }
         )
       )
       : thumbnailer.thumbnail(file, thumbnailWidth).pipe(
@@ -49,7 +51,12 @@ export const frameImages = Effect.fn("FrameImages.load")(function*(
           width: thumb.width,
           height: thumb.height
         })),
-        Effect.catchAll((error) => Effect.succeed<FrameImage>({ _tag: "Missing", message: error.message }))
+        Effect.catchAll((error) =>
+          Effect.succeed<FrameImage>({
+            _tag: "Missing",
+            message: error.message.split(file).join(options.shown(file))
+          })
+        )
       ), { concurrency: 4 })
   return new Map(unique.map((file, i) => [file, images[i]!]))
 })

@@ -73,7 +73,8 @@ export const resolveFramePath = Effect.fn("FramePath.resolve")(function*(
   if (real._tag === "None") return file
   const realRoot = yield* fs.realPath(root).pipe(Effect.orElseSucceed(() => root))
   if (!isInside(path, realRoot, real.value)) {
-    return yield* outside(node, relative, `is a link to ${real.value}, outside the tree's folder`)
+    // Where the link leads is not said: the message reaches pages and MCP clients, and would show local paths.
+    return yield* outside(node, relative, "is a link to a file outside the tree's folder")
   }
   return file
 })

@@ -1,5 +1,6 @@
 import { Either, Schema } from "effect"
 import { firstDecodeIssue, formatPath } from "../../domain/DecodeIssue.js"
+import { maxNodeIdBytes, nodeIdProblem, plainNameProblem } from "../../domain/NameId.js"
 import {
   cardSchemaByLevel,
   childTimeTolerance,
@@ -11,6 +12,7 @@ import {
   withCardDefaults
 } from "../../domain/Tree.js"
 import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
+import { cutTerminalText } from "../../text/TerminalText.js"
 import { decodeUtf8, parseTreeJson } from "./TreeJson.js"
 
 type JsonPath = ReadonlyArray<PropertyKey>
@@ -50,6 +52,9 @@ interface RawNode extends Omit<TreeNode, "parentId"> {
 const leavesTreeDir = (framePath: string): boolean =>
   framePath.includes("\0") || /^([/\\]|[A-Za-z]:)/.test(framePath) || framePath.split(/[/\\]/).includes("..")
 
+// An id shown in a one-line message: quoted, its control and bidi characters shown as escapes, cut when long.
+const shownId = (id: string) => `"${cutTerminalText(id, 80, "…")}"`
+
 // Plain control flow rather than Either.gen: this runs once per node, and generators cost.
 const finishNode = (
   file: string,
@@ -59,6 +64,16 @@ const finishNode = (
   envelope: FlatNode | NestedNode,
   childrenIds: ReadonlyArray<string>
 ): Either.Either<RawNode, TreeDecodeError> => {
+  const idProblem = nodeIdProblem(id)
+  if (idProblem !== undefined) {
+    // A flat node's key is its id, shown in the message rather than in the path.
+    return Either.left(TreeDecodeError.at(
+      file,
+      typeof at[at.length - 1] === "string" ? formatPath(at.slice(0, -1)) : formatPath([...at, "id"]),
+      `node id ${shownId(id)} ${idProblem}`,
+      `node ids are plain names (no / or \\, not . or .., no NUL or control character, at most ${maxNodeIdBytes} bytes) — rename the node or re-run the builder`
+    ))
+  }
   let timeRange: readonly [number, number]
   if (envelope.time_range !== undefined) {
     timeRange = envelope.time_range
@@ -307,6 +322,15 @@ export const decodeTree = (
   Either.gen(function*() {
     const isNested = typeof json === "object" && json !== null && "roots" in json && !("nodes" in json)
     const tree = isNested ? yield* readNested(file, json) : yield* readFlat(file, json)
+    const videoIdProblem = plainNameProblem(tree.videoId)
+    if (videoIdProblem !== undefined) {
+      return yield* Either.left(TreeDecodeError.at(
+        file,
+        tree.videoIdPath,
+        `${shownId(tree.videoId)} ${videoIdProblem}`,
+        "a videoID is a plain name (it names the tree's folder) — fix it or re-run the builder"
+      ))
+    }
     if (options.folder !== undefined && tree.videoId !== options.folder) {
       return yield* Either.left(TreeDecodeError.at(
         file,

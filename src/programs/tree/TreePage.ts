@@ -280,7 +280,10 @@ export const treePage = Effect.fn("TreePage.make")(function*(
       const { dir, index } = yield* Effect.scoped(library.open(folder))
       const frames = [...index.nodes.values()].filter((node) => node.level === 3)
       const files = yield* Effect.forEach(frames, (node) => Effect.either(resolveFramePath(dir, index, node)))
-      const images = yield* frameImages(files.flatMap((file) => file._tag === "Right" ? [file.right] : []), options)
+      const images = yield* frameImages(files.flatMap((file) => file._tag === "Right" ? [file.right] : []), {
+        ...options,
+        shown: (file) => path.relative(dir, file)
+      })
       return {
         index,
         frames: new Map(frames.map((node, i): [string, FrameImage] => {

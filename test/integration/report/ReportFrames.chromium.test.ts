@@ -117,6 +117,8 @@ describe("frames in the html report", () => {
     ])
     // The second step: a frame file that is not an image says so, beside the good one.
     assert.match(body, /<div class="nofile">[^<]*L1_000_L2_001_L3_001\.jpg: not an image/)
+    // Named relative to its tree's folder, never by the local path the report was made on (issue #39).
+    assert.match(body, /<div class="nofile">frames\/L1_000_L2_001_L3_001\.jpg: not an image/)
     // Node ids in args and outputs link to the tree page; the timeline has its legend.
     assert.include(body, `[Node] <a href="trees.html#VID_L1_000_L2_001">VID_L1_000_L2_001</a> | Event`)
     assert.include(body, `vlm call</p>`)

@@ -91,6 +91,35 @@ describe("vtree tree pack, unpack, verify (in-process CLI)", () => {
     assert.isFalse(existsSync(join(dir, "x")))
   })
 
+  it("unpack and verify of a pack whose node id leaves its tree: one line naming tree.json and the node, exit 1", async () => {
+    const { dir, trees } = workspace()
+    const tree = JSON.parse(readFileSync(join(trees, video, "tree.json"), "utf8"))
+    const escaping = `${video}_../../../../home/someone/secret/photo`
+    const l3 = `${video}_L1_000_L2_000_L3_000`
+    assert.isDefined(tree.nodes[l3])
+    tree.nodes[escaping] = { ...tree.nodes[l3], id: escaping }
+    delete tree.nodes[l3]
+    const parent = tree.nodes[`${video}_L1_000_L2_000`]
+    parent.children_ids = parent.children_ids.map((id: string) => (id === l3 ? escaping : id))
+    const files = { [`${video}/tree.json`]: JSON.stringify(tree) }
+    const file = join(dir, "hostile.tar.gz")
+    await writeHostilePack(
+      file,
+      manifestOf(files, [video]),
+      Object.entries(files).map(([name, body]) => ({ header: { name }, body }))
+    )
+    const result = await runCli(["tree", "unpack", file, "--out", join(dir, "out")])
+    assert.strictEqual(result.code, 1)
+    assert.match(
+      result.stderr,
+      /^vtree: \S+hostile\.tar\.gz: vtSmpl0001a\/tree\.json: nodes: node id "vtSmpl0001a_\.\.\/\.\.\/[^"]*" contains a path separator — node ids are plain names .* — do not use this pack\n$/
+    )
+    assert.deepStrictEqual(readdirSync(dir).sort(), ["hostile.tar.gz", "trees"])
+    const verified = await runCli(["tree", "verify", file])
+    assert.strictEqual(verified.code, 1)
+    assert.include(verified.stderr, "contains a path separator")
+  })
+
   it("pack of an unknown video id names it and the trees folder", async () => {
     const { dir, trees } = workspace()
     const result = await runCli(["tree", "pack", trees, "nope", "--out", join(dir, "x.tar.gz")])

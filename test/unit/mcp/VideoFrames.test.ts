@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer } from "effect"
 import jpeg from "jpeg-js"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { maxFramesPerCall } from "../../../src/programs/mcp/FrameTool.js"
 import { makeVideoLibrary } from "../../../src/programs/mcp/VideoLibrary.js"
@@ -93,31 +93,32 @@ describe("video_frames: an event stands for its frames, evenly sampled to the ca
     }))
 })
 
-describe("video_frames and vtree://frame refuse a node id that leaves the tree", () => {
-  const hostile = "VID_../../secret/photo"
-  const withHostileFrame = (tree: TreeJson) => {
-    const first = frame(0, 0)
-    tree.nodes[hostile] = { ...tree.nodes[first]!, id: hostile }
-    delete tree.nodes[first]
-    ;(tree.nodes["VID_L1_000_L2_000"]!["children_ids"] as Array<string>).splice(0, 1, hostile)
+describe("video_frames and vtree://frame refuse a frame that leaves the tree", () => {
+  // A node id like VID_../../secret/photo no longer decodes (issue #39): what is left is a link out of the folder.
+  const hostile = frame(0, 0)
+  const withLinkOut = (trees: string) => {
+    const file = join(trees, "VID", "frames", `${hostile.slice("VID_".length)}.jpg`)
+    rmSync(file)
+    symlinkSync(join(trees, "..", "secret", "photo.jpg"), file)
+    return trees
   }
 
   it.scoped("video_frames sends no bytes of the file outside, and says why", () =>
     Effect.gen(function*() {
-      const { call } = yield* serve(yield* treesFolder(withHostileFrame))
+      const { call } = yield* serve(withLinkOut(yield* treesFolder()))
       const reply = yield* call("video_frames", { node_ids: [hostile] })
       assert.isTrue(reply.isError)
       assert.isEmpty(reply.content.filter((item) => item.type === "image"))
-      assert.include(reply.content[0]!.text, "leaves the tree's folder")
+      assert.include(reply.content[0]!.text, "outside the tree's folder")
       // Sampled with its event, the hostile frame is refused and the others are sent.
       const event = yield* call("video_frames", { node_ids: ["VID_L1_000_L2_000"] })
       assert.strictEqual(event.content.filter((item) => item.type === "image").length, 7)
       assert.notInclude(event.structuredContent!.frames.map((f: { node_id: string }) => f.node_id), hostile)
     }))
 
-  it.scoped("vtree://frame/<hostile id> is an error, not the file", () =>
+  it.scoped("vtree://frame/<id of a link out> is an error, not the file", () =>
     Effect.gen(function*() {
-      const { client } = yield* serve(yield* treesFolder(withHostileFrame))
+      const { client } = yield* serve(withLinkOut(yield* treesFolder()))
       const error = yield* Effect.promise(() =>
         client.readResource({ uri: `vtree://frame/${encodeURIComponent(hostile)}` }).then(
           () => undefined,
@@ -125,7 +126,23 @@ describe("video_frames and vtree://frame refuse a node id that leaves the tree",
         )
       )
       assert.instanceOf(error, McpError)
-      assert.include((error as McpError).message, "leaves the tree's folder")
+      assert.include((error as McpError).message, "outside the tree's folder")
+    }))
+
+  it.scoped("a tree with a node id that climbs out (VID_../../secret/photo) is not served at all", () =>
+    Effect.gen(function*() {
+      const escaping = "VID_../../secret/photo"
+      const { call } = yield* serve(
+        yield* treesFolder((tree) => {
+          tree.nodes[escaping] = { ...tree.nodes[hostile]!, id: escaping }
+          delete tree.nodes[hostile]
+          ;(tree.nodes["VID_L1_000_L2_000"]!["children_ids"] as Array<string>).splice(0, 1, escaping)
+        })
+      )
+      const reply = yield* call("video_frames", { node_ids: [escaping] })
+      assert.isTrue(reply.isError)
+      assert.isEmpty(reply.content.filter((item) => item.type === "image"))
+      assert.include(reply.content[0]!.text, "contains a path separator — node ids are plain names")
     }))
 })
 

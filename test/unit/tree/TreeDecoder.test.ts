@@ -259,6 +259,9 @@ describe("strict trees", () => {
       `${file}: videoID: "VID" differs from the tree's folder "OTHER" — rename the folder to VID, or fix the videoID (a video's tree is found as <trees>/<videoID>/tree.json)`
     )
     assert.isTrue(Either.isRight(decodeTreeText(file, text, { folder: "VID" })))
+    // A videoID names a folder too: the same rule as a question's videoID.
+    const escaping = JSON.stringify({ ...small(), videoID: "../VID" })
+    assert.include(textErrorOf(escaping).message, `${file}: videoID: "../VID" contains a path separator`)
     const nested = toNestedForm(small()) as any
     delete nested.metadata
     assert.include(
@@ -281,6 +284,44 @@ describe("strict trees", () => {
     }
     const inside = mutate((nodes) => (nodes.VID_L1_000_L2_000_L3_000.frame_path = "custom/odd..name.jpg"))
     assert.isTrue(Either.isRight(decodeTree(file, inside)))
+  })
+
+  it("refuses a node id that is not a plain name, in either form (issue #39: vid_../../x read any *.jpg)", () => {
+    /** The tree with the frame VID_L1_000_L2_000_L3_000 renamed to `id` everywhere it is named. */
+    const renamed = (id: string) =>
+      mutate((nodes) => {
+        const frame = nodes.VID_L1_000_L2_000_L3_000
+        delete nodes.VID_L1_000_L2_000_L3_000
+        nodes[id] = { ...frame, id }
+        nodes.VID_L1_000_L2_000.children_ids[0] = id
+      })
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["VID_../../../../home/someone/secret/photo", "contains a path separator"],
+      ["VID_..\\..\\x", "contains a path separator"],
+      ["..", "names a directory"],
+      ["VID_a\u0000b", "contains a NUL byte"],
+      ["VID_\u001b]0;x\u0007", "contains the control character U+001B"],
+      ["VID_\u009b31m", "contains the control character U+009B"],
+      ["VID_\u202egpj.exe", "contains the control character U+202E"],
+      [" ", "is empty"],
+      [`VID_${"x".repeat(400)}`, "longer than 400 bytes"]
+    ]
+    for (const [id, problem] of cases) {
+      const message = errorOf(renamed(id))
+      assert.include(message, `${file}: nodes: node id`)
+      assert.include(message, `node id "${id.slice(0, 4)}`)
+      assert.include(message, problem)
+      assert.include(message, "node ids are plain names")
+      assert.notMatch(message, /[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/)
+      const nested = toNestedForm(renamed(id))
+      const nestedResult = decodeTree(file, nested)
+      assert.isTrue(Either.isLeft(nestedResult) && nestedResult.left.message.includes(problem))
+    }
+    assert.include(errorOf(renamed(`VID_${"x".repeat(400)}`)), `"VID_${"x".repeat(75)}…"`)
+    // Ids as vtree build and tree import write them, and other plain names, still decode.
+    for (const id of ["VID_L1_000_L2_000_L3_000", "VID_3_12", "VID_odd..name", "VID_é-ü~1a2b3c4d", "VID_.hidden"]) {
+      assert.isTrue(Either.isRight(decodeTree(file, renamed(id))), id)
+    }
   })
 })
 

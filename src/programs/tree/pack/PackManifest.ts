@@ -6,6 +6,7 @@
  */
 import { Either, Schema } from "effect"
 import { firstDecodeIssue } from "../../../domain/DecodeIssue.js"
+import { userFileCaps } from "../../../domain/UserFile.js"
 import { terminalText } from "../../../text/TerminalText.js"
 import { type PackErrorReason } from "./PackError.js"
 
@@ -119,6 +120,12 @@ export const manifestProblem = (manifest: Manifest, maxBytes: number): ManifestP
       return problem("Unsafe", `${at} is not inside one of the trees the manifest lists`)
     }
     if (parts[1] === cacheFolder) return problem("Unsafe", `${at} is inside a tree's cache folder ${cacheFolder}`)
+    if (parts.length === 2 && parts[1]!.toLowerCase() === "tree.json" && file.size > userFileCaps.tree) {
+      return problem(
+        "TooLarge",
+        `${at} is ${file.size} bytes, more than the ${userFileCaps.tree} vtree reads of a tree.json`
+      )
+    }
     const key = file.path.toLowerCase()
     if (seen.has(key)) return problem("Malformed", `${at} is listed twice (letter case aside)`)
     seen.add(key)

@@ -26,6 +26,7 @@ import {
   maxManifestBytes,
   shownName
 } from "./PackManifest.js"
+import { packTreeProblem, treeJsonFolder } from "./PackTrees.js"
 
 /** Where a listed file's bytes go: nowhere (verify) or a new file (unpack). Plain: it runs once per chunk. */
 export interface FileSink {
@@ -44,6 +45,9 @@ const toError = (error: unknown) => error instanceof Error ? error : new Error(S
 type Fail = (reason: PackError["reason"], text: string, fix: string) => PackError
 
 const notAPack = "pass a .tar.gz file written by vtree tree pack, or ask its sender for a new copy"
+
+/** Follows a tree.json problem, which names its own fix: the pack as a whole is refused. */
+export const treeRefused = "do not use this pack"
 
 const kindOf = (header: Header): string | undefined => {
   switch (header.type) {
@@ -188,7 +192,8 @@ const readListed = <R>(
   listed: ReadonlyMap<string, ManifestFile>,
   seen: Set<string>,
   handlers: PackReadHandlers<R>,
-  fail: Fail
+  fail: Fail,
+  treeProblems: Array<string>
 ) =>
   Effect.gen(function*() {
     const { header } = entry
@@ -216,10 +221,14 @@ const readListed = <R>(
     const written = (error: Error) =>
       fail("Io", `${at} cannot be written (${error.message})`, "check the output folder's permissions and free space")
     const hash = createHash("sha256")
+    // A tree.json is kept until it is checked (its size is bounded by the manifest's check).
+    const treeFolder = treeJsonFolder(header.name)
+    const treeChunks: Array<Buffer> = []
     yield* Effect.scoped(Effect.gen(function*() {
       const sink = yield* Effect.mapError(handlers.openFile(want), written)
       yield* forEachChunk(entry, fail, async (chunk) => {
         hash.update(chunk)
+        if (treeFolder !== undefined) treeChunks.push(Buffer.from(chunk))
         await Promise.resolve(sink.write(chunk)).catch((error: unknown) => Promise.reject(written(toError(error))))
       })
     }))
@@ -230,6 +239,10 @@ const readListed = <R>(
         `${at}: sha256 ${sha256} differs from the manifest's ${want.sha256}`,
         "the file was changed or damaged; ask its sender for a new pack"
       )
+    }
+    if (treeFolder !== undefined) {
+      const problem = packTreeProblem(treeFolder, Buffer.concat(treeChunks))
+      if (problem !== undefined) treeProblems.push(problem)
     }
   })
 
@@ -252,10 +265,12 @@ export const readPack = Effect.fn("PackReader.readPack")(function*<R>(
     yield* handlers.onManifest(manifest, bytes)
     const listed = new Map(manifest.files.map((entry) => [entry.path, entry]))
     const seen = new Set<string>()
+    // Reported once every entry checked out, so a pack that is damaged as well is named for that first.
+    const treeProblems: Array<string> = []
     while (true) {
       const next = yield* nextOf(source.entries, fail)
       if (next.done === true) break
-      yield* readListed(next.value, listed, seen, handlers, fail)
+      yield* readListed(next.value, listed, seen, handlers, fail, treeProblems)
     }
     const missing = manifest.files.find((entry) => !seen.has(entry.path))
     if (missing !== undefined) {
@@ -265,6 +280,7 @@ export const readPack = Effect.fn("PackReader.readPack")(function*<R>(
         "ask its sender for a new pack"
       )
     }
+    if (treeProblems.length > 0) return yield* fail("Unsafe", treeProblems[0]!, treeRefused)
     return manifest
   }))
 })

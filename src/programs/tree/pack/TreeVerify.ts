@@ -18,7 +18,8 @@ import {
   maxManifestBytes,
   shownName
 } from "./PackManifest.js"
-import { readPack } from "./PackReader.js"
+import { readPack, treeRefused } from "./PackReader.js"
+import { packTreeProblem, treeJsonFolder } from "./PackTrees.js"
 import { defaultMaxBytes } from "./TreeUnpack.js"
 
 export interface VerifySummary {
@@ -110,6 +111,19 @@ const verifyFolder = (dir: string, maxBytes: number) =>
       }
       const { sha256 } = yield* hashFile(join(dir, ...path.split("/")), cannotRead(dir))
       if (sha256 !== want.sha256) return yield* differs(path, `has sha256 ${sha256}, the manifest says ${want.sha256}`)
+    }
+    // Every file is the one the manifest lists; its trees must still be ones vtree reads without leaving them.
+    for (const entry of manifest.files) {
+      const folder = treeJsonFolder(entry.path)
+      if (folder === undefined) continue
+      const bytes = yield* Effect.tryPromise({
+        try: () => readFile(join(dir, folder, entry.path.slice(folder.length + 1))),
+        catch: cannotRead(dir)
+      })
+      const problem = packTreeProblem(folder, bytes)
+      if (problem !== undefined) {
+        return yield* new PackError({ reason: "Unsafe", message: `${dir}: ${problem} — ${treeRefused}` })
+      }
     }
     return manifest
   })

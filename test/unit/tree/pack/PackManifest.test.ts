@@ -61,6 +61,14 @@ describe("manifest checks before anything is written", () => {
     assert.include(problem?.text, "20 bytes")
   })
 
+  it("refuses a tree.json larger than vtree reads, before any entry (unpack checks each tree in memory)", () => {
+    const big = manifest(["t1/tree.json", "t1/a.jpg"])
+    const huge = { ...big, files: big.files.map((file) => ({ ...file, size: 600 * 1024 * 1024 })) }
+    const problem = manifestProblem(huge, Number.MAX_SAFE_INTEGER)
+    assert.strictEqual(problem?.reason, "TooLarge")
+    assert.include(problem?.text, "t1/tree.json")
+  })
+
   it("decodes only the vtree-pack format and names the first wrong field", () => {
     const bad = decodeManifest(
       Buffer.from(JSON.stringify({ ...manifest([]), files: [{ path: "t1/x", size: -1, sha256: hash }] }))

@@ -477,6 +477,65 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
       })))
   })
 
+  describe("a tree whose ids or frame paths leave it is refused (issue #39)", () => {
+    /** tree.json of a tree t1 whose first frame node has the id `id`, and its frame file. */
+    const hostileTree = (id: string) => {
+      const tree = syntheticTree({ videoId: "t1", scenes: 1, eventsPerScene: 1, framesPerEvent: 1 }) as any
+      const frame = tree.nodes.t1_L1_000_L2_000_L3_000
+      delete tree.nodes.t1_L1_000_L2_000_L3_000
+      tree.nodes[id] = { ...frame, id }
+      tree.nodes.t1_L1_000_L2_000.children_ids = [id]
+      return { "t1/tree.json": JSON.stringify(tree), "t1/frames/L1_000_L2_000_L3_000.jpg": "jpeg" }
+    }
+    const escaping = "t1_../../../../home/someone/secret/photo"
+
+    it.scoped("unpack and verify refuse a pack holding one, and unpack writes nothing", () =>
+      run(Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const root = yield* scopedTempDir("tree-pack")
+        const file = path.join(root, "hostile.tar.gz")
+        const files = hostileTree(escaping)
+        yield* Effect.promise(() =>
+          writeHostilePack(
+            file,
+            manifestOf(files, ["t1"]),
+            Object.entries(files).map(([name, body]): RawEntry => ({ header: { name }, body }))
+          )
+        )
+        const error = yield* failure(unpackTrees({ file, out: path.join(root, "out"), replace: false }))
+        assert.strictEqual(error.reason, "Unsafe")
+        assert.include(error.message, "t1/tree.json")
+        assert.include(error.message, "contains a path separator")
+        assert.deepStrictEqual(yield* fs.readDirectory(root), ["hostile.tar.gz"])
+        const verified = yield* failure(verifyPack(file))
+        assert.strictEqual(verified.reason, "Unsafe")
+        assert.include(verified.message, "contains a path separator")
+      })))
+
+    it.scoped("verify refuses an unpacked folder holding one, though every hash matches", () =>
+      run(Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const dir = yield* scopedTempDir("tree-pack")
+        const files = hostileTree(escaping)
+        for (const [name, body] of Object.entries(files)) {
+          yield* fs.makeDirectory(path.dirname(path.join(dir, name)), { recursive: true })
+          yield* fs.writeFileString(path.join(dir, name), body)
+        }
+        yield* fs.writeFileString(path.join(dir, "manifest.json"), JSON.stringify(manifestOf(files, ["t1"])))
+        const error = yield* failure(verifyPack(dir))
+        assert.strictEqual(error.reason, "Unsafe")
+        assert.include(error.message, "t1/tree.json")
+        assert.include(error.message, "contains a path separator")
+        // The same folder with a plain id verifies.
+        const plain = hostileTree("t1_L1_000_L2_000_L3_000")
+        yield* fs.writeFileString(path.join(dir, "t1", "tree.json"), plain["t1/tree.json"])
+        yield* fs.writeFileString(path.join(dir, "manifest.json"), JSON.stringify(manifestOf(plain, ["t1"])))
+        assert.strictEqual((yield* verifyPack(dir)).trees, 1)
+      })))
+  })
+
   describe("an interruption (Ctrl-C) leaves nothing behind", () => {
     it.scoped("pack interrupted while it writes the archive removes the partial file and keeps an earlier pack", () =>
       run(Effect.gen(function*() {
@@ -573,12 +632,46 @@ describe("vtree tree pack, unpack, verify (issue #31)", () => {
         const out = path.join(root, "out")
         yield* fs.makeDirectory(out)
         yield* unpackTrees({ file, out, replace: false })
-        yield* fs.writeFileString(path.join(out, sampleId, "stray.txt"), "x")
         assert.strictEqual((yield* failure(unpackTrees({ file, out, replace: false }))).reason, "Exists")
+        // A tree's cache (written when the tree is used) goes with the tree it belongs to.
+        yield* fs.makeDirectory(path.join(out, sampleId, ".vtree"))
+        yield* fs.writeFileString(path.join(out, sampleId, ".vtree", "embeddings-x.bin"), "cache")
         yield* unpackTrees({ file, out, replace: true })
-        assert.isFalse(yield* fs.exists(path.join(out, sampleId, "stray.txt")))
+        assert.isFalse(yield* fs.exists(path.join(out, sampleId, ".vtree")))
         yield* verifyPack(out)
         assert.deepStrictEqual((yield* fs.readDirectory(root)).sort(), ["mine", "out", "trees", "trees.tar.gz"])
+      })))
+
+    it.scoped("--replace deletes only what the earlier unpack wrote: other files there are named and kept (issue #39)", () =>
+      run(Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const { root, trees } = yield* treesFolder
+        const file = path.join(root, "trees.tar.gz")
+        yield* packTrees({ trees, videoIds: [sampleId], out: file, note: null })
+        const out = path.join(root, "out")
+        yield* unpackTrees({ file, out, replace: false })
+        // Built or imported there afterwards, the user's own notes, a file added inside an unpacked tree.
+        const later = ["later01/tree.json", "later01/frames/a.jpg", "notes.txt", `${sampleId}/stray.txt`]
+        for (const name of later) {
+          yield* fs.makeDirectory(path.dirname(path.join(out, name)), { recursive: true })
+          yield* fs.writeFileString(path.join(out, name), "mine")
+        }
+        yield* fs.makeDirectory(path.join(out, "empty-of-mine"))
+        const error = yield* failure(unpackTrees({ file, out, replace: true }))
+        assert.strictEqual(error.reason, "Exists")
+        assert.include(error.message, out)
+        assert.include(error.message, "4 files or folders")
+        assert.include(error.message, "later01")
+        assert.notInclude(error.message, "\n")
+        for (const name of later) assert.strictEqual(yield* fs.readFileString(path.join(out, name)), "mine")
+        assert.isTrue(yield* fs.exists(path.join(out, "empty-of-mine")))
+        // Once they are moved out, --replace replaces the earlier unpack.
+        for (const name of ["later01", "notes.txt", `${sampleId}/stray.txt`, "empty-of-mine"]) {
+          yield* fs.remove(path.join(out, name), { recursive: true })
+        }
+        yield* unpackTrees({ file, out, replace: true })
+        yield* verifyPack(out)
       })))
   })
 })

@@ -35,6 +35,6 @@ export const cliProgram = (argv: ReadonlyArray<string>): Effect.Effect<void, Cli
   )
 }
 
-/** The process exit code for how the CLI ended: 0, 130 for an interruption (Ctrl-C, SIGTERM), else 1. */
+/** The process exit code for how the CLI ended: 0, 130 for an interruption (Ctrl-C, SIGTERM, SIGHUP), else 1. */
 export const exitCode = (exit: Exit.Exit<unknown, unknown>): number =>
   Exit.isSuccess(exit) ? 0 : Cause.isInterruptedOnly(exit.cause) ? 130 : 1

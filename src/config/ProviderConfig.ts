@@ -38,6 +38,8 @@ export interface ReliabilityConfig {
   readonly retries: number
   /** How long a failing replica of a role with several base URLs is first left out (5 s; doubles, ≤ 1 min). */
   readonly ejectFor?: Duration.Duration
+  /** The most bytes a model reply may hold, streamed or not (`VTREE_PROVIDER_MAX_REPLY_BYTES`, 32 MiB). */
+  readonly maxReplyBytes?: number
 }
 
 export interface LlmConfig {
@@ -156,7 +158,8 @@ export const reliability: Config.Config<ReliabilityConfig> = Config.all({
     (raw) => (/^\d+$/.test(raw) ? Number(raw) : undefined),
     4
   ),
-  ejectFor: seconds("VTREE_PROVIDER_EJECT_SECONDS", 5)
+  ejectFor: seconds("VTREE_PROVIDER_EJECT_SECONDS", 5),
+  maxReplyBytes: wholeNumber("VTREE_PROVIDER_MAX_REPLY_BYTES", 32 * 1024 * 1024)
 })
 
 const endpointVariables = (prefix: string) =>

@@ -14,6 +14,9 @@ import { type DoctorRow, runDoctor, timed } from "../../programs/doctor/Doctor.j
 
 // A health check should answer in seconds and say what is wrong, not sit through the run's backoff.
 const checkReliability: ReliabilityConfig = { concurrency: 1, retries: 0 }
+/** One attempt, one at a time; the configured reply cap still holds. */
+const checkReliabilityOf = ({ maxReplyBytes }: ReliabilityConfig): ReliabilityConfig =>
+  maxReplyBytes === undefined ? checkReliability : { ...checkReliability, maxReplyBytes }
 const checkTimeout = Duration.seconds(30)
 const quick = (endpoint: EndpointConfig): EndpointConfig => ({
   ...endpoint,
@@ -45,7 +48,7 @@ const llmChecks = (config: Configured<"llm">) =>
       ...config,
       agent: quick(config.agent),
       tool: quick(config.tool),
-      reliability: checkReliability
+      reliability: checkReliabilityOf(config.reliability)
     }
     for (const role of ["agent", "tool"] as const) {
       for (const endpoint of replicas(llmConfig[role])) {
@@ -70,7 +73,7 @@ const llmChecks = (config: Configured<"llm">) =>
 const vlmChecks = (config: Configured<"vlm">) =>
   Effect.forEach(replicas(quick(config.endpoint)), (endpoint) =>
     Effect.map(
-      OpenAiVlm.make({ ...config, endpoint, reliability: checkReliability }),
+      OpenAiVlm.make({ ...config, endpoint, reliability: checkReliabilityOf(config.reliability) }),
       (vlm): Check =>
         timed(
           {
@@ -86,7 +89,7 @@ const vlmChecks = (config: Configured<"vlm">) =>
 const embeddingChecks = (config: Configured<"embedding">) =>
   Effect.forEach(replicas(quick(config.endpoint)), (endpoint) =>
     Effect.map(
-      OpenAiEmbedding.make({ ...config, endpoint, reliability: checkReliability }),
+      OpenAiEmbedding.make({ ...config, endpoint, reliability: checkReliabilityOf(config.reliability) }),
       (embedder): Check =>
         timed(
           { provider: "embed", model: endpoint.model, endpoint: hostOf(endpoint.baseUrl) },

@@ -1,13 +1,14 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { Duration, Effect, Either, Layer, Option, Ref, Schema } from "effect"
+import { Duration, Effect, Either, Layer, Option, Ref, Schema, Stream } from "effect"
 import * as Path from "node:path"
 import { type ConfigurationError } from "../../config/ConfigurationError.js"
 import { loadOcrConfig, type OcrConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { OCRProvider } from "../../services/OCRProvider.js"
 import { reasonForStatus } from "../openai/OpenAiErrors.js"
+import { defaultMaxReplyBytes } from "../shared/BoundedFetch.js"
 import { readFrame, transcribeEach } from "../shared/OcrTranscript.js"
 import { type ProviderPolicy, reported, withPolicy } from "../shared/Reliability.js"
 
@@ -27,6 +28,31 @@ const fail = (reason: ProviderError["reason"], message: string, status?: number)
     message: `${provider}: ${message}`,
     ...(status === undefined ? {} : { status })
   })
+
+/**
+ * A reply's body as text, read as a stream and refused past `maxBytes` (decompressed) before it is
+ * decoded: an endless reply would otherwise grow the process until it dies.
+ */
+const cappedText = (url: string, body: Stream.Stream<Uint8Array, unknown>, maxBytes: number) =>
+  body.pipe(
+    Stream.mapError(() => fail("Transport", `${url}: the reply broke off`)),
+    Stream.runFoldEffect({ chunks: [] as Array<Uint8Array>, bytes: 0 }, (read, chunk) => {
+      const bytes = read.bytes + chunk.length
+      if (bytes > maxBytes) {
+        return Effect.fail(
+          fail(
+            "BadResponse",
+            `${url}: the reply was over the ${
+              Math.round((maxBytes / 1024 / 1024) * 100) / 100
+            } MiB cap (VTREE_PROVIDER_MAX_REPLY_BYTES) — check the server, or raise the cap`
+          )
+        )
+      }
+      read.chunks.push(chunk)
+      return Effect.succeed({ chunks: read.chunks, bytes })
+    }),
+    Effect.map((read) => Buffer.concat(read.chunks, read.bytes).toString("utf8"))
+  )
 
 /** Health checks get a short leash: a server that cannot answer /health in time is not one to queue frames on. */
 const healthTimeout = Duration.seconds(10)
@@ -69,6 +95,7 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
     )
   }
 
+  const maxReplyBytes = config.reliability.maxReplyBytes ?? defaultMaxReplyBytes
   const semaphore = yield* Effect.makeSemaphore(config.reliability.concurrency)
   // Each attempt gets the shared policy's cap and timeout; the retry is the move to the next endpoint.
   const policy: ProviderPolicy = { provider, semaphore, timeout: config.timeout, retries: 0 }
@@ -81,8 +108,13 @@ export const make = Effect.fn("MonkeyOcr.make")(function*(config: OcrConfig) {
       Effect.mapError((error) => fail("Transport", `${url}: ${error.message}`)),
       Effect.flatMap((response) =>
         response.status >= 200 && response.status < 300
-          ? response.json.pipe(
-            Effect.mapError(() => fail("BadResponse", `${url}: the reply is not JSON`)),
+          ? cappedText(url, response.stream, maxReplyBytes).pipe(
+            Effect.flatMap((text) =>
+              Effect.try({
+                try: () => JSON.parse(text) as unknown,
+                catch: () => fail("BadResponse", `${url}: the reply is not JSON`)
+              })
+            ),
             Effect.flatMap(Schema.decodeUnknown(OcrReply)),
             Effect.mapError((error) =>
               error instanceof ProviderError

@@ -4,6 +4,7 @@ import type { EndpointConfig, ReliabilityConfig } from "../../config/ProviderCon
 import { ProviderError } from "../../domain/ProviderError.js"
 import type { CallRole } from "../../services/CallLog.js"
 import type { ChatResponse, Usage as TokenUsage } from "../../services/LLMProvider.js"
+import { boundedFetch, defaultMaxReplyBytes } from "../shared/BoundedFetch.js"
 import { type CallSpan, reported } from "../shared/Reliability.js"
 import { type EndpointPool, type PoolPolicy, type ReplicaSet, withPool } from "./EndpointPool.js"
 import { toProviderError } from "./OpenAiErrors.js"
@@ -14,13 +15,15 @@ import { foldToolCallDeltas, readToolCalls, WireToolCall, WireToolCallDelta } fr
  * An SDK client for one endpoint. Retries are ours (one policy for every provider), so the SDK's are
  * off; its own timeout sits past ours so that ours, which knows the attempt, is the one that fires.
  */
-export const makeClient = (endpoint: EndpointConfig): OpenAI =>
+export const makeClient = (endpoint: EndpointConfig, maxReplyBytes: number = defaultMaxReplyBytes): OpenAI =>
   new OpenAI({
     baseURL: endpoint.baseUrl,
     // The SDK insists on a key; local servers (vLLM, Ollama) accept any, so a placeholder stands in.
     apiKey: Option.match(endpoint.apiKey, { onNone: () => "no-key", onSome: Redacted.value }),
     maxRetries: 0,
-    timeout: Duration.toMillis(endpoint.timeout) + 5_000
+    timeout: Duration.toMillis(endpoint.timeout) + 5_000,
+    // The SDK reads replies itself: the size cap and the wait for a first byte go in through its fetch.
+    fetch: boundedFetch({ maxBytes: maxReplyBytes, firstByteMs: Duration.toMillis(endpoint.timeout) })
   })
 
 /** Every base URL serving the endpoint's role. */
@@ -44,7 +47,7 @@ export const makeRoute = (endpoint: EndpointConfig, reliability: ReliabilityConf
   pool: {
     members: endpointUrls(endpoint).map((url) => ({
       replica: replicas.replica(url),
-      client: makeClient({ ...endpoint, baseUrl: url })
+      client: makeClient({ ...endpoint, baseUrl: url }, reliability.maxReplyBytes)
     })),
     set: replicas,
     probe: (client) => sdkRequest(endpoint, (signal) => client.models.list({ signal })),

@@ -2,6 +2,7 @@ import { Option, Redacted } from "effect"
 import OpenAI from "openai"
 import { ProviderError, type ProviderErrorReason } from "../../domain/ProviderError.js"
 import { redactSecret } from "../../domain/Secret.js"
+import { replyOverLimit } from "../shared/BoundedFetch.js"
 
 /**
  * HTTP status → reason, which decides whether a call is retried (domain/ProviderError.ts `isRetryable`).
@@ -65,6 +66,8 @@ export const toProviderError = (
     message: string,
     extra: { status?: number; retryAfterMs?: number } = {}
   ) => new ProviderError({ provider, reason, message: `${provider}: ${scrubSecret(message, apiKey)}`, ...extra })
+  const overLimit = replyOverLimit(cause)
+  if (overLimit !== undefined) return make(overLimit.limit === "size" ? "BadResponse" : "Timeout", overLimit.message)
   if (cause instanceof OpenAI.APIConnectionTimeoutError) return make("Timeout", "the request timed out")
   if (cause instanceof OpenAI.APIConnectionError) return make("Transport", `connection failed (${describe(cause)})`)
   if (cause instanceof OpenAI.APIError && typeof cause.status === "number") {

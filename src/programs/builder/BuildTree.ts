@@ -148,12 +148,15 @@ export const buildTree = Effect.fn("BuildTree.buildTree")(
     if (inputs.length === 0) return summaries
     const root = yield* resolveOutDir(options.outDir)
     yield* Effect.forEach(inputs, (input) => checkTreeFolder(root, input.videoId), { discard: true })
-    let next = yield* Effect.fork(prepareVideo(inputs[0]!, options))
-    for (let i = 0; i < inputs.length; i++) {
-      const prepared = yield* Fiber.join(next)
-      if (i + 1 < inputs.length) next = yield* Effect.fork(prepareVideo(inputs[i + 1]!, options))
-      summaries.push(yield* captionVideo(prepared, options, { index: i, total: inputs.length }))
-    }
-    return summaries
+    // The scope holds each tree folder's build lock (TreeFolder.lockTreeFolder) until the build ends.
+    return yield* Effect.scoped(Effect.gen(function*() {
+      let next = yield* Effect.fork(prepareVideo(inputs[0]!, options))
+      for (let i = 0; i < inputs.length; i++) {
+        const prepared = yield* Fiber.join(next)
+        if (i + 1 < inputs.length) next = yield* Effect.fork(prepareVideo(inputs[i + 1]!, options))
+        summaries.push(yield* captionVideo(prepared, options, { index: i, total: inputs.length }))
+      }
+      return summaries
+    }))
   }
 )

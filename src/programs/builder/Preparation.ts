@@ -18,6 +18,7 @@ import {
   checkTreeFolder,
   claimTreeFolder,
   confine,
+  lockTreeFolder,
   removeInside,
   resolveOutDir,
   type TreeFolder,
@@ -141,7 +142,8 @@ export const prepareVideo = Effect.fn("Preparation.prepareVideo")(
     const p = { ...defaultParameters, ...options.parameters }
     const folder = yield* checkTreeFolder(yield* resolveOutDir(options.outDir), input.videoId)
     const cacheDir = path.join(folder.dir, ".vtree")
-    yield* claimTreeFolder(folder)
+    // Held until the build's scope closes (buildTree's): its tree written, or the build stopped.
+    yield* lockTreeFolder(yield* claimTreeFolder(folder))
     if (options.force === true) {
       // The cache of calls and frames only: the marker and the list of written frames stay.
       const names = yield* fs.readDirectory(cacheDir).pipe(Effect.orElseSucceed(() => []))

@@ -9,6 +9,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Either, Option, Schema } from "effect"
+import { hostname } from "node:os"
 import { plainNameProblem } from "../../domain/NameId.js"
 import { BuildError } from "./BuildError.js"
 import { writeAtomically } from "./Checkpoint.js"
@@ -17,6 +18,8 @@ import { writeAtomically } from "./Checkpoint.js"
 export const markerFile = "tree-folder.json"
 /** `.vtree/frames-written.json`: the frame files vtree put into `frames/`, the only ones it removes. */
 export const framesListFile = "frames-written.json"
+/** `.vtree/build.lock`: the build writing the tree now (its process and host), removed when it ends. */
+export const lockFile = "build.lock"
 
 /** Who claimed a tree folder: `vtree tree import` refuses to replace what `vtree build` made. */
 export const Marker = Schema.Struct({
@@ -24,6 +27,7 @@ export const Marker = Schema.Struct({
   videoID: Schema.String
 })
 const FramesList = Schema.Struct({ files: Schema.Array(Schema.String) })
+const BuildLock = Schema.Struct({ pid: Schema.Number, host: Schema.String })
 // A tree.json written by vtree build before the marker existed: its build record names the version.
 const BuiltByVtree = Schema.Struct({ videoID: Schema.String, build: Schema.Struct({ vtree_version: Schema.String }) })
 // What an interrupted build of an earlier version leaves: only its cache.
@@ -200,6 +204,50 @@ export const claimTreeFolder = Effect.fn("TreeFolder.claim")(function*(
     Effect.mapError(unwritable(folder.dir))
   )
   return claimed
+})
+
+/** Whether a lock's process still runs; on another host it cannot be told, so it counts as running. */
+const lockHeld = (lock: Option.Option<typeof BuildLock.Type>): boolean => {
+  if (Option.isNone(lock)) return true
+  if (lock.value.host !== hostname()) return true
+  try {
+    process.kill(lock.value.pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * Holds the claimed folder for this build until the scope closes: `.vtree/build.lock`, made exclusively.
+ * A second build into the same folder would delete the first one's frames while they are extracted
+ * (and be told its video does not decode); it stops here instead. A lock whose process has died (kill -9,
+ * a crash) is taken over; one still being written (no pid yet) counts as held.
+ */
+export const lockTreeFolder = Effect.fn("TreeFolder.lock")(function*(folder: ClaimedFolder) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const file = yield* insideTree(folder, path.join(".vtree", lockFile))
+  const take = fs.writeFileString(file, `${JSON.stringify({ pid: process.pid, host: hostname() })}\n`, { flag: "wx" })
+  const alreadyLocked = (error: { readonly _tag: string; readonly reason?: string }) =>
+    error._tag === "SystemError" && error.reason === "AlreadyExists"
+  const taken = yield* take.pipe(
+    Effect.as(true),
+    Effect.catchIf(alreadyLocked, () => Effect.succeed(false)),
+    Effect.mapError(unwritable(folder.dir))
+  )
+  const busy = refused(`another build is writing this tree (${folder.dir}) — wait for it or use another --out`)
+  if (!taken) {
+    if (lockHeld(yield* readJson(BuildLock, file))) return yield* busy
+    yield* removeInside(folder.root, file)
+    // Two builds finding the same dead lock: one of them makes the new one, the other is refused.
+    yield* take.pipe(
+      Effect.catchIf(alreadyLocked, () => busy),
+      Effect.mapError((error) => error._tag === "BuildError" ? error : unwritable(folder.dir)(error))
+    )
+  }
+  yield* Effect.addFinalizer(() => fs.remove(file).pipe(Effect.ignore))
 })
 
 /** Removes `target` (recursively) when it lies inside the folder; a missing target is no error. */

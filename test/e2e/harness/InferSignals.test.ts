@@ -1,5 +1,5 @@
 // The built CLI (`node dist/bin.js infer`) against openai-sim, stopped by signals: kill -9 then --resume;
-// Ctrl-C (SIGINT) and SIGTERM → exit 130 whatever is in flight (model calls that never answer, a web page
+// Ctrl-C (SIGINT), SIGTERM and SIGHUP → exit 130 whatever is in flight (model calls that never answer, a web page
 // that never arrives or takes long to extract), then --resume. The e2e globalSetup builds dist/ first.
 import { assert, describe, it } from "@effect/vitest"
 import {
@@ -47,7 +47,7 @@ describe("vtree infer (built CLI against openai-sim, signals)", () => {
     assert.match(resumed.stdout, /\(\d\/7\)/)
   }, 60_000)
 
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     it(
       `on ${signal} with model calls that never answer: exit 130, run interrupted, finished questions kept, --resume asks the rest once`,
       async () => {

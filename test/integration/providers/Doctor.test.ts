@@ -76,6 +76,20 @@ describe("vtree doctor", () => {
       assert.isTrue(sim.requests.some((request) => request.path === "/v1/embeddings"))
     }))
 
+  it.scoped("an endless reply is cut at VTREE_PROVIDER_MAX_REPLY_BYTES: its row names the cap, exit 1", () =>
+    Effect.gen(function*() {
+      const sim = yield* withSim({ chat: { "agent-model": [{ fault: "endless" }] } })
+      const result = yield* vtree(["doctor"], {
+        VTREE_LLM_BASE_URL: sim.url,
+        VTREE_LLM_MODEL: "agent-model",
+        VTREE_PROVIDER_MAX_REPLY_BYTES: String(1024 * 1024)
+      })
+      assert.strictEqual(result.code, 1)
+      assert.match(result.stdout.split("\n").find((line) => line.startsWith("llm (agent)"))!, /BadResponse$/)
+      assert.include(result.stdout, "the reply was over the 1 MiB cap (VTREE_PROVIDER_MAX_REPLY_BYTES)")
+      yield* waitFor(sim, () => sim.requests[0]!.aborted)
+    }))
+
   it.scoped("a failing provider: its reason in the table, exit 1, and the key printed nowhere", () =>
     Effect.gen(function*() {
       const sim = yield* withSim({ chat: { "agent-model": echoAuth(401) } })

@@ -47,6 +47,19 @@ describe("MonkeyOcr against local OCR servers", () => {
       )
     }).pipe(Effect.provide(platform)))
 
+  it.scoped("an endless reply is cut at the reply cap: BadResponse naming it", () =>
+    Effect.gen(function*() {
+      const endless = yield* sim({ reply: () => ({ endless: true }) })
+      const paths = yield* frames(1)
+      const capped = {
+        ...config([endless.url]),
+        reliability: { concurrency: 4, retries: 0, maxReplyBytes: 1024 * 1024 }
+      }
+      const error = yield* Effect.flip(transcribe(paths).pipe(Effect.provide(MonkeyOcr.layer(capped))))
+      assert.strictEqual(error.reason, "BadResponse")
+      assert.include(error.message, "the reply was over the 1 MiB cap (VTREE_PROVIDER_MAX_REPLY_BYTES)")
+    }).pipe(Effect.provide(platform)))
+
   it.scoped("skips an unhealthy endpoint found at start", () =>
     Effect.gen(function*() {
       const sick = yield* sim({ healthy: false })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
 import * as OpenAiLlm from "../../../src/layers/openai/OpenAiLlm.js"
 import { MemoryCallLog } from "../../../src/layers/testing/MemoryCallLog.js"
 import { emptyUsage, withCallContext } from "../../../src/services/CallLog.js"
@@ -339,6 +339,41 @@ describe("OpenAiLlm against openai-sim", () => {
       yield* waitFor(sim, () => sim.requests[1]!.aborted)
       assert.isFalse(sim.requests.some((request) => request.answered))
     }))
+
+  for (const thinking of ["none", "dashscope"] as const) {
+    it.scoped(`an endless reply (${thinking === "none" ? "whole" : "streamed"}) is cut at the size cap: BadResponse naming the cap, the connection closed`, () =>
+      Effect.gen(function*() {
+        const sim = yield* withSim({ chat: { "agent-model": [{ fault: "endless" }] } })
+        const config = llmConfig(sim.url, { thinking, retries: 0, maxReplyBytes: 1024 * 1024 })
+        const error = yield* Effect.flip(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(config))))
+        assert.strictEqual(error.reason, "BadResponse")
+        assert.strictEqual(
+          error.message,
+          "llm: the reply was over the 1 MiB cap (VTREE_PROVIDER_MAX_REPLY_BYTES) — check the server, or raise the cap"
+        )
+        yield* waitFor(sim, () => sim.requests[0]!.aborted)
+        assert.strictEqual(sim.inFlight, 0)
+      }))
+  }
+
+  it.scoped(
+    "headers and then no body: Timeout once the role's timeout passes without a first byte",
+    () =>
+      Effect.gen(function*() {
+        const sim = yield* withSim({ chat: { "agent-model": [{ fault: "silent" }] } })
+        const base = llmConfig(sim.url, { retries: 0 })
+        // The TestClock holds the per-attempt timeout still: only the wait for the first byte can end the call.
+        const config = { ...base, agent: { ...base.agent, timeout: Duration.millis(300) } }
+        const error = yield* Effect.flip(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(config))))
+        assert.strictEqual(error.reason, "Timeout")
+        assert.strictEqual(
+          error.message,
+          "llm: the server sent no reply within 0.3 s — check the server, or raise the role's timeout"
+        )
+        yield* waitFor(sim, () => sim.requests[0]!.aborted)
+      }),
+    { timeout: 10_000 }
+  )
 
   it.scoped("interrupting the fiber cancels the HTTP request: the sim sees the connection close", () =>
     Effect.gen(function*() {

@@ -18,12 +18,22 @@ export const endpoint = (url: string, provider: string, model: string, apiKey?: 
 
 export const llmConfig = (
   url: string,
-  options: { thinking?: ThinkingDialect; concurrency?: number; retries?: number; apiKey?: string } = {}
+  options: {
+    thinking?: ThinkingDialect
+    concurrency?: number
+    retries?: number
+    apiKey?: string
+    maxReplyBytes?: number
+  } = {}
 ): LlmConfig => ({
   agent: endpoint(url, "llm", "agent-model", options.apiKey),
   tool: endpoint(url, "tool-llm", "tool-model", options.apiKey),
   thinking: options.thinking ?? "none",
-  reliability: { concurrency: options.concurrency ?? 16, retries: options.retries ?? 4 }
+  reliability: {
+    concurrency: options.concurrency ?? 16,
+    retries: options.retries ?? 4,
+    ...(options.maxReplyBytes === undefined ? {} : { maxReplyBytes: options.maxReplyBytes })
+  }
 })
 
 export const vlmConfig = (url: string, maxImageBytes = 1024 * 1024): VlmConfig => ({

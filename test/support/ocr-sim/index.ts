@@ -17,6 +17,8 @@ export type OcrSimReply =
   | { readonly success: boolean; readonly content?: string; readonly message?: string }
   | { readonly status: number }
   | { readonly drop: true }
+  /** 200, then a body that never ends: written as fast as the client reads, until it closes. */
+  | { readonly endless: true }
 
 export interface OcrSimOptions {
   /** Whether `GET /health` answers 200 (default) or 503. */
@@ -61,6 +63,16 @@ export const start = async (options: OcrSimOptions = {}): Promise<OcrSim> => {
     requests.push(entry)
     const reply = options.reply?.(entry) ?? { success: true, content: `text of ${entry.name}` }
     if ("drop" in reply) return void req.socket.destroy()
+    if ("endless" in reply) {
+      res.writeHead(200, { "content-type": "application/json" })
+      const piece = " ".repeat(64 * 1024)
+      // Bounded by the client: the loop ends when it closes the connection, and waits while it does not read.
+      const pump = () => {
+        while (!res.destroyed && res.write(piece));
+        if (!res.destroyed) res.once("drain", pump)
+      }
+      return pump()
+    }
     if ("status" in reply) return json(reply.status, { detail: "injected failure" })
     return json(200, {
       success: reply.success,

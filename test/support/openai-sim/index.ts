@@ -75,6 +75,10 @@ export type Fault =
   | { readonly fault: "malformed" }
   /** Destroy the socket without answering. */
   | { readonly fault: "drop" }
+  /** 200 and its headers, then a body that never ends: written as fast as the client reads, until it closes. */
+  | { readonly fault: "endless" }
+  /** 200 and its headers, then nothing: the body never starts. */
+  | { readonly fault: "silent" }
 
 export interface EmbeddingReply {
   /** One vector per input; omitted → deterministic vectors of `dimensions` (default: the sim's). */
@@ -292,6 +296,22 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
       }
       case "drop":
         req.socket.destroy()
+        return false
+      case "endless": {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.write("{\"id\": \"chatcmpl-sim\", \"padding\": \"")
+        const piece = "x".repeat(64 * 1024)
+        // Bounded by the client: the loop ends when it closes the connection, and waits while it does not read.
+        const pump = () => {
+          while (!res.destroyed && res.write(piece));
+          if (!res.destroyed) res.once("drain", pump)
+        }
+        pump()
+        return false
+      }
+      case "silent":
+        res.writeHead(200, { "content-type": "application/json" })
+        res.flushHeaders()
         return false
     }
   }

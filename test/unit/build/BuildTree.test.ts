@@ -2,6 +2,7 @@ import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Ref } from "effect"
+import { hostname } from "node:os"
 import { HashingEmbedder } from "../../../src/layers/testing/HashingEmbedder.js"
 import { approximateTokens } from "../../../src/layers/testing/Scripted.js"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
@@ -268,6 +269,46 @@ layer(NodeContext.layer)("buildTree", (it) => {
       const again = yield* runBuild(media, [file], options(out))
       assert.deepStrictEqual([again.vlm.length, again.llm.length, yield* media.extractions], [0, 0, extractions])
       assert.strictEqual(yield* treeOf(out), yield* treeOf(path.join(dir, "reference")))
+    }))
+
+  it.scoped("a second build into the tree folder a build is writing is refused with one line, its frames untouched; a dead build's lock is taken over", () =>
+    Effect.gen(function*() {
+      const { dir, fs, media, out, path } = yield* setup()
+      const file = path.join(dir, "clip.mp4")
+      // The first build extracts its frames, then waits in its first vision call.
+      const stuck = yield* Deferred.make<void>()
+      const hanging = Layer.succeed(
+        VLMProvider,
+        VLMProvider.of({ chatWithImages: () => Effect.zipRight(Deferred.succeed(stuck, undefined), Effect.never) })
+      )
+      const llm = yield* ScriptedLlm.make(llmCards)
+      const first = yield* Effect.fork(
+        Effect.flatMap(inputsOf([file]), (inputs) => buildTree(inputs, options(out, { concurrency: 1 }))).pipe(
+          Effect.provide(Layer.mergeAll(media.layer, hanging, llm.layer))
+        )
+      )
+      yield* Deferred.await(stuck)
+      const cache = path.join(out, "clip", ".vtree")
+      const framesBefore = yield* fs.readDirectory(cache)
+      for (const force of [false, true]) {
+        const error = yield* Effect.flip(runBuild(media, [file], options(out, { force })))
+        assert.strictEqual(error._tag, "BuildError")
+        assert.strictEqual(
+          error.message,
+          `another build is writing this tree (${yield* fs.realPath(
+            path.join(out, "clip")
+          )}) — wait for it or use another --out`
+        )
+      }
+      assert.deepStrictEqual(yield* fs.readDirectory(cache), framesBefore)
+      yield* Fiber.interrupt(first)
+      assert.isFalse(yield* fs.exists(path.join(cache, "build.lock")))
+
+      // A build killed with -9 leaves its lock behind; its process is gone, so the next build takes it over.
+      yield* fs.writeFileString(path.join(cache, "build.lock"), JSON.stringify({ pid: 2 ** 31 - 2, host: hostname() }))
+      const rerun = yield* runBuild(media, [file], options(out))
+      assert.strictEqual(rerun.summaries[0]!.videoId, "clip")
+      assert.isFalse(yield* fs.exists(path.join(cache, "build.lock")))
     }))
 
   it.scoped("a changed parameter or model redoes only what it affects; --force redoes everything", () =>

@@ -75,7 +75,12 @@ describe("ProviderConfig", () => {
       assert.strictEqual(llm.thinking, "deepseek")
       assert.strictEqual(Duration.toSeconds(llm.agent.timeout), 180)
       assert.strictEqual(Duration.toSeconds(llm.tool.timeout), 120)
-      assert.deepStrictEqual(llm.reliability, { concurrency: 16, retries: 4, ejectFor: Duration.seconds(5) })
+      assert.deepStrictEqual(llm.reliability, {
+        concurrency: 16,
+        retries: 4,
+        ejectFor: Duration.seconds(5),
+        maxReplyBytes: 32 * 1024 * 1024
+      })
       const vlm = Option.getOrThrow(config.vlm)
       assert.strictEqual(vlm.endpoint.model, "deepseek-reasoner")
       assert.strictEqual(key(vlm.endpoint.apiKey), "sk-1")
@@ -91,7 +96,8 @@ describe("ProviderConfig", () => {
         VTREE_LLM_MODEL: "qwen",
         VTREE_EMBED_BASE_URL: "http://e1/v1,http://e2/v1",
         VTREE_EMBED_MODEL: "bge",
-        VTREE_PROVIDER_EJECT_SECONDS: "2"
+        VTREE_PROVIDER_EJECT_SECONDS: "2",
+        VTREE_PROVIDER_MAX_REPLY_BYTES: "1048576"
       }))
       const llm = Option.getOrThrow(config.llm)
       assert.strictEqual(llm.agent.baseUrl, "http://a:8000/v1")
@@ -104,6 +110,7 @@ describe("ProviderConfig", () => {
       // Another host list: the agent's key stays with the agent's hosts.
       assert.isTrue(Option.isNone(embed.apiKey))
       assert.deepStrictEqual(llm.reliability.ejectFor, Duration.seconds(2))
+      assert.strictEqual(llm.reliability.maxReplyBytes, 1024 * 1024)
       const single = Option.getOrThrow(
         (yield* loadProvidersConfig.pipe(withEnv({ VTREE_LLM_BASE_URL: "http://a/v1", VTREE_LLM_MODEL: "m" }))).llm
       )

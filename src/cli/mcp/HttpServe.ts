@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Option, Redacted } from "effect"
+import { Clock, Duration, Effect, Option, Redacted, Runtime, Schedule } from "effect"
 import { randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -11,19 +11,51 @@ import { CheckedTransport, makeServer, type ServerSpec } from "./McpServer.js"
  * Streamable HTTP (MCP 2025-03-26 and later) through the SDK's transport: one SDK `Server` per session
  * (the `Mcp-Session-Id` header), POST for messages, GET for the server's SSE stream, DELETE to end a
  * session. In front of it, what the spec leaves to the host: the Origin and Host checks against DNS
- * rebinding (403), a bearer token when one is set (401), one path, a bounded number of sessions.
+ * rebinding (403), a bearer token when one is set (401), one path, a bounded number of sessions that
+ * end when idle.
  */
 export interface HttpOptions {
   readonly host: string
   readonly port: number
   readonly token: Option.Option<Redacted.Redacted<string>>
+  /** A session with no request for this long is closed (VTREE_MCP_SESSION_IDLE); 5 minutes by default. */
+  readonly sessionIdle?: Duration.DurationInput
   /** Called once listening, with the port actually bound (port 0 picks one). */
   readonly onListening?: (port: number) => void
 }
 
 export const mcpPath = "/mcp"
-/** Sessions held at once; a client past this gets 503 until one ends. */
+/**
+ * Sessions held at once; a new client past this evicts the session idle longest, and gets 503 only while
+ * every session has a request in flight.
+ */
 export const maxSessions = 256
+export const defaultSessionIdle = Duration.minutes(5)
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport
+  lastSeen: number
+  /** POST and DELETE requests being served (an open GET stream does not keep a session alive). */
+  inflight: number
+}
+
+/** The sessions of one server: which have been idle past `idleMs`, and which to evict for a new one. */
+export const makeSessionTable = (idleMs: number) => {
+  const sessions = new Map<string, Session>()
+  return {
+    sessions,
+    expired: (now: number): Array<Session> =>
+      [...sessions.values()].filter((session) => session.inflight === 0 && now - session.lastSeen >= idleMs),
+    /** The session without a request in flight that was seen longest ago, if any. */
+    evictable: (): Session | undefined => {
+      let oldest: Session | undefined
+      for (const session of sessions.values()) {
+        if (session.inflight === 0 && (oldest === undefined || session.lastSeen < oldest.lastSeen)) oldest = session
+      }
+      return oldest
+    }
+  }
+}
 
 export const isLoopback = (host: string): boolean =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
@@ -105,13 +137,24 @@ const maxBodyBytes = 4 * 1024 * 1024
 
 export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: ServerSpec<R>, options: HttpOptions) {
   const runtime = yield* Effect.runtime<R>()
-  const sessions = new Map<string, StreamableHTTPServerTransport>()
+  const idle = Duration.decode(options.sessionIdle ?? defaultSessionIdle)
+  const table = makeSessionTable(Duration.toMillis(idle))
+  const sessions = table.sessions
+  // The runtime's clock, so that tests move idle time with the TestClock.
+  const now = () => Runtime.runSync(runtime)(Clock.currentTimeMillis)
+  const end = (session: Session) => session.transport.close().catch(() => undefined)
 
   const openSession = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
-    if (sessions.size >= maxSessions) return refuse(res, 503, `Too many sessions (${maxSessions}); end one first`)
+    if (sessions.size >= maxSessions) {
+      const oldest = table.evictable()
+      if (oldest === undefined) {
+        return refuse(res, 503, `Too many sessions (${maxSessions}), each with a request in flight; retry later`)
+      }
+      await end(oldest)
+    }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, lastSeen: now(), inflight: 0 }),
       onsessionclosed: (id) => void sessions.delete(id)
     })
     transport.onclose = () => {
@@ -135,9 +178,17 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
     const sessionHeader = req.headers["mcp-session-id"]
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader
     if (sessionId !== undefined) {
-      const transport = sessions.get(sessionId)
-      if (transport === undefined) return refuse(res, 404, "Session not found: initialize a new session")
-      return transport.handleRequest(req, res)
+      const session = sessions.get(sessionId)
+      if (session === undefined) return refuse(res, 404, "Session not found: initialize a new session")
+      session.lastSeen = now()
+      if (req.method === "GET") return session.transport.handleRequest(req, res)
+      // In flight until its reply is over: a tool call's SSE reply outlives handleRequest.
+      session.inflight += 1
+      res.once("close", () => {
+        session.inflight -= 1
+        session.lastSeen = now()
+      })
+      return session.transport.handleRequest(req, res)
     }
     if (req.method !== "POST") return refuse(res, 400, "Bad Request: no Mcp-Session-Id; initialize with a POST first")
     const body = await readJson(req, maxBodyBytes).catch(() => null)
@@ -171,10 +222,17 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
     }),
     () =>
       Effect.promise(async () => {
-        await Promise.all([...sessions.values()].map((transport) => transport.close().catch(() => undefined)))
+        await Promise.all([...sessions.values()].map(end))
         server.closeAllConnections()
         await new Promise<void>((resolve) => server.close(() => resolve()))
       })
+  )
+  // Idle sessions are looked for a few times per idle period, so one ends at most a quarter late.
+  yield* Effect.forkScoped(
+    Effect.repeat(
+      Effect.promise(() => Promise.all(table.expired(now()).map(end))),
+      Schedule.spaced(Duration.max(Duration.divide(idle, 4).pipe(Option.getOrElse(() => idle)), Duration.millis(10)))
+    )
   )
   const port = (server.address() as AddressInfo).port
   options.onListening?.(port)

@@ -1,0 +1,74 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { request } from "node:http"
+import { maxSessions } from "../../../src/cli/mcp/HttpServe.js"
+import type { ServerSpec } from "../../../src/cli/mcp/McpServer.js"
+import { httpServer } from "../../support/mcp/HttpServer.js"
+
+const spec: ServerSpec<never> = { name: "vtree-test", version: "0", tools: [] }
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+}
+const ping = { jsonrpc: "2.0", id: 2, method: "ping" }
+
+/** A raw POST over loopback: its status and the session id it was given. */
+const post = (port: number, body: unknown, sessionId?: string) =>
+  Effect.async<{ status: number; sessionId: string | undefined }>((resume) => {
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      path: "/mcp",
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+        ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId })
+      }
+    }, (res) => {
+      res.resume()
+      res.on("end", () =>
+        resume(Effect.succeed({
+          status: res.statusCode ?? 0,
+          sessionId: res.headers["mcp-session-id"] as string | undefined
+        })))
+    })
+    req.end(JSON.stringify(body))
+  })
+
+const open = (port: number) => Effect.map(post(port, initialize), (reply) => reply.sessionId!)
+
+describe("vtree mcp --http sessions (loopback, TestClock)", () => {
+  it.scoped("a session idle past VTREE_MCP_SESSION_IDLE ends; one in use stays", () =>
+    Effect.gen(function*() {
+      const server = yield* httpServer(spec, { sessionIdle: "5 minutes" })
+      const idle = yield* open(server.port)
+      const busy = yield* open(server.port)
+      yield* TestClock.adjust("4 minutes")
+      assert.strictEqual((yield* post(server.port, ping, busy)).status, 200)
+      yield* TestClock.adjust("4 minutes")
+      assert.strictEqual((yield* post(server.port, ping, idle)).status, 404)
+      assert.strictEqual((yield* post(server.port, ping, busy)).status, 200)
+    }))
+
+  it.scoped("past the session cap, a new client evicts the session idle longest instead of being refused", () =>
+    Effect.gen(function*() {
+      const server = yield* httpServer(spec, { sessionIdle: "1 hour" })
+      const first = yield* open(server.port)
+      yield* TestClock.adjust("1 second")
+      const ids = [first]
+      for (let i = 1; i < maxSessions; i++) ids.push(yield* open(server.port))
+      yield* TestClock.adjust("1 second")
+      // The first is the oldest but still used: the second is then the one idle longest.
+      assert.strictEqual((yield* post(server.port, ping, first)).status, 200)
+      const newcomer = yield* post(server.port, initialize)
+      assert.strictEqual(newcomer.status, 200)
+      assert.strictEqual((yield* post(server.port, ping, newcomer.sessionId)).status, 200)
+      assert.strictEqual((yield* post(server.port, ping, ids[1])).status, 404)
+      assert.strictEqual((yield* post(server.port, ping, first)).status, 200)
+    }))
+})

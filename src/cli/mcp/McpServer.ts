@@ -16,6 +16,7 @@ import {
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Option, Runtime, type Tracer } from "effect"
+import { randomUUID } from "node:crypto"
 import type { CallContext, McpTool, ResourceCatalog } from "../../programs/mcp/McpTool.js"
 import { capReply } from "../../programs/mcp/ResultCaps.js"
 
@@ -98,7 +99,7 @@ const tracedToolCall = <R>(
   )
 
 /** tools/list and tools/call: every tool of the spec, a call reported back as the SDK's result. */
-const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Runtime<R>): void => {
+const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Runtime<R>, session: string): void => {
   const tools = new Map(spec.tools.map((tool) => [tool.name, tool]))
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: spec.tools.map((tool) => ({
@@ -120,6 +121,7 @@ const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Run
     }
     const token = request.params._meta?.progressToken
     const context: CallContext = {
+      session,
       progress: (progress, total, message) =>
         token === undefined
           ? Effect.void
@@ -171,8 +173,15 @@ export const makeServer = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>):
       ...(spec.instructions === undefined ? {} : { instructions: spec.instructions })
     }
   )
-  serveTools(server, spec, runtime)
+  const session = randomUUID()
+  serveTools(server, spec, runtime, session)
   if (spec.resources !== undefined) serveResources(server, spec.resources, runtime)
+  // The session's jobs end with it. Callers that wait for the close chain onto this handler.
+  server.onclose = () => {
+    for (const tool of spec.tools) {
+      if (tool.endSession !== undefined) Runtime.runFork(runtime)(tool.endSession(session))
+    }
+  }
   return server
 }
 

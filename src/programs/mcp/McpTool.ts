@@ -30,6 +30,8 @@ export interface ToolAnnotations {
 export interface CallContext {
   /** A progress notification when the client sent a progress token; nothing otherwise. */
   readonly progress: (progress: number, total: number | undefined, message: string) => Effect.Effect<void>
+  /** The client's session (one per stdio server or HTTP session); what it starts ends with it. */
+  readonly session?: string
 }
 
 export type JsonObject = Readonly<Record<string, unknown>>
@@ -42,6 +44,8 @@ export interface McpTool<R = never> {
   readonly outputSchema: JsonObject
   /** Never fails: bad arguments and failed work end as a reply with `isError`. */
   readonly call: (args: unknown, context: CallContext) => Effect.Effect<ToolReply, never, R>
+  /** The session ended (closed, deleted or expired): stop what it started. */
+  readonly endSession?: (session: string) => Effect.Effect<void>
 }
 
 /**

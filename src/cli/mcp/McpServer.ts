@@ -145,9 +145,18 @@ const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Run
 const serveResources = <R>(server: Server, resources: ResourceCatalog<R>, runtime: Runtime.Runtime<R>): void => {
   server.setRequestHandler(
     ListResourcesRequestSchema,
-    (_request, extra) =>
-      runHandler(runtime, "resources/list", resources.list, extra.signal).then((list) => ({
-        resources: list.map((item) => ({ ...item }))
+    (request, extra) =>
+      runHandler(
+        runtime,
+        "resources/list",
+        Effect.mapError(
+          resources.list(request.params?.cursor),
+          (error) => new McpError(ErrorCode.InvalidParams, error.message)
+        ),
+        extra.signal
+      ).then((page) => ({
+        resources: page.resources.map((item) => ({ ...item })),
+        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
       }))
   )
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({

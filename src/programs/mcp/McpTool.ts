@@ -94,14 +94,21 @@ export type ResourceContents =
 
 /** A resource URI that names nothing served, said so the client can fix it. */
 export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("ResourceNotFound", {
-  reason: Schema.Literal("UnknownUri", "Unreadable"),
+  reason: Schema.Literal("UnknownUri", "Unreadable", "BadCursor"),
   uri: Schema.String,
   message: Schema.String
 }) {}
 
+/** One page of `resources/list`, and the cursor of the next (none on the last). */
+export interface ResourcePage {
+  readonly resources: ReadonlyArray<ResourceEntry>
+  readonly nextCursor?: string
+}
+
 /** Resources served by `resources/list`, `resources/templates/list` and `resources/read`. */
 export interface ResourceCatalog<R = never> {
-  readonly list: Effect.Effect<ReadonlyArray<ResourceEntry>, never, R>
+  /** The page from `cursor` (a nextCursor this catalog gave); BadCursor for any other. */
+  readonly list: (cursor: string | undefined) => Effect.Effect<ResourcePage, ResourceNotFound, R>
   readonly templates: ReadonlyArray<ResourceTemplate>
   readonly read: (uri: string) => Effect.Effect<ReadonlyArray<ResourceContents>, ResourceNotFound, R>
 }

@@ -70,6 +70,64 @@ export const parseListen = (value: string): { readonly host: string; readonly po
   return { host, port }
 }
 
+/**
+ * Reply bytes a connection may leave unread, and all connections together: past either, the connection
+ * holding the most is cut, so clients that do not read cannot grow the server without bound.
+ */
+export const backlogLimits = { perConnection: 8 * 1024 * 1024, total: 64 * 1024 * 1024 } as const
+
+interface Outgoing {
+  readonly writableLength: number
+  readonly destroyed: boolean
+  destroy(): void
+}
+
+/** What every open reply holds unread, kept as they write and drain; `account` cuts a reply past a limit. */
+export const makeBacklogGuard = (limits: { readonly perConnection: number; readonly total: number }) => {
+  const held = new Map<Outgoing, number>()
+  let total = 0
+  const forget = (reply: Outgoing) => {
+    total -= held.get(reply) ?? 0
+    held.delete(reply)
+  }
+  const cut = (reply: Outgoing) => {
+    forget(reply)
+    reply.destroy()
+  }
+  const account = (reply: Outgoing) => {
+    forget(reply)
+    const now = reply.destroyed ? 0 : reply.writableLength
+    if (now === 0) return
+    held.set(reply, now)
+    total += now
+    if (now > limits.perConnection) cut(reply)
+    while (total > limits.total) {
+      let largest: Outgoing | undefined
+      for (const [other, bytes] of held) if (largest === undefined || bytes > held.get(largest)!) largest = other
+      cut(largest!)
+    }
+  }
+  return { account, forget, total: () => total }
+}
+
+/** Every write and end of `res` accounted by `guard` (the SDK writes SSE events and replies itself). */
+const guarded = (res: ServerResponse, guard: ReturnType<typeof makeBacklogGuard>) => {
+  const write = res.write.bind(res) as (...args: Array<unknown>) => boolean
+  const end = res.end.bind(res) as (...args: Array<unknown>) => ServerResponse
+  res.write = ((...args: Array<unknown>) => {
+    const accepted = write(...args)
+    guard.account(res)
+    return accepted
+  }) as typeof res.write
+  res.end = ((...args: Array<unknown>) => {
+    const ended = end(...args)
+    guard.account(res)
+    return ended
+  }) as typeof res.end
+  res.on("drain", () => guard.account(res))
+  res.once("close", () => guard.forget(res))
+}
+
 const hostOf = (header: string): string => header.replace(/:\d+$/, "").replace(/^\[|\]$/g, "").toLowerCase()
 
 /**
@@ -199,7 +257,9 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
     return openSession(req, res, body)
   }
 
+  const backlog = makeBacklogGuard(backlogLimits)
   const server = createServer((req, res) => {
+    guarded(res, backlog)
     handle(req, res).catch(() => {
       if (!res.headersSent) refuse(res, 500, "Internal error")
       else res.end()

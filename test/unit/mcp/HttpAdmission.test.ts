@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { admission, isLoopback, parseListen } from "../../../src/cli/mcp/HttpServe.js"
+import { admission, isLoopback, makeBacklogGuard, parseListen } from "../../../src/cli/mcp/HttpServe.js"
 
 describe("mcp --http address and admission", () => {
   it("reads HOST:PORT, :PORT and PORT (loopback by default), and refuses the rest", () => {
@@ -28,5 +28,42 @@ describe("mcp --http address and admission", () => {
     assert.isTrue(admission({ host: "mcp.internal:8765" }, bound).ok)
     assert.isTrue(admission({ host: "10.0.0.5:8765", origin: "http://10.0.0.5:8765" }, bound).ok)
     assert.isFalse(admission({ host: "10.0.0.5:8765", origin: "https://evil.example" }, bound).ok)
+  })
+})
+
+describe("mcp --http reply backlog", () => {
+  /** A reply whose client reads nothing: what it was written stays unread. */
+  const reply = () => {
+    const fake = {
+      writableLength: 0,
+      destroyed: false,
+      destroy: () => {
+        fake.destroyed = true
+      }
+    }
+    return fake
+  }
+
+  it("cuts a connection past its own limit, and the largest one once all together pass the total", () => {
+    const guard = makeBacklogGuard({ perConnection: 100, total: 250 })
+    const greedy = reply()
+    greedy.writableLength = 101
+    guard.account(greedy)
+    assert.isTrue(greedy.destroyed)
+    assert.strictEqual(guard.total(), 0)
+    const readers = Array.from({ length: 4 }, reply)
+    readers.forEach((r, i) => {
+      r.writableLength = 60 + i
+      guard.account(r)
+    })
+    // 60 + 61 + 62 + 63 = 246 ≤ 250; then a fifth pushes past it: the largest goes first.
+    const fifth = reply()
+    fifth.writableLength = 50
+    guard.account(fifth)
+    assert.deepStrictEqual(readers.map((r) => r.destroyed), [false, false, false, true])
+    assert.isAtMost(guard.total(), 250)
+    readers[0]!.writableLength = 0
+    guard.account(readers[0]!)
+    assert.strictEqual(guard.total(), 61 + 62 + 50)
   })
 })

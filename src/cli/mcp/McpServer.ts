@@ -209,9 +209,24 @@ const issueText = (issue: Issue): string => {
   return path === "" ? issue.message : `${path}: ${issue.message}`
 }
 
+/** Params nested deeper than this are refused before any validator or handler recurses into them. */
+export const maxParamsDepth = 64
+
+/** Whether `value` nests arrays and objects deeper than `limit`, counted without recursion. */
+export const nestedDeeperThan = (value: unknown, limit: number): boolean => {
+  const pending: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value !== "object" || next.value === null) continue
+    if (next.depth >= limit) return true
+    for (const inner of Object.values(next.value)) pending.push({ value: inner, depth: next.depth + 1 })
+  }
+  return false
+}
+
 /** Why a request's params do not fit its method, in one plain line; none when they fit or the method is unknown. */
 export const paramsProblem = (message: JSONRPCMessage): string | undefined => {
   if (!isJSONRPCRequest(message)) return undefined
+  if (nestedDeeperThan(message.params, maxParamsDepth)) return `params nest deeper than ${maxParamsDepth} levels`
   const schema = requestSchemas.get(message.method)
   if (schema === undefined) return undefined
   const parsed = schema.safeParse(message)

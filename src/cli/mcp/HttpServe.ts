@@ -1,11 +1,12 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+import { isInitializeRequest, JSONRPCMessageSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js"
 import { Clock, Duration, Effect, Option, Redacted, Runtime, Schedule } from "effect"
 import { randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { McpError } from "./McpError.js"
 import { CheckedTransport, makeServer, type ServerSpec } from "./McpServer.js"
+import { invalidReason } from "./StdioTransport.js"
 
 /**
  * Streamable HTTP (MCP 2025-03-26 and later) through the SDK's transport: one SDK `Server` per session
@@ -130,13 +131,17 @@ const guarded = (res: ServerResponse, guard: ReturnType<typeof makeBacklogGuard>
 
 const hostOf = (header: string): string => header.replace(/:\d+$/, "").replace(/^\[|\]$/g, "").toLowerCase()
 
+/** The port a URL names, its scheme's default when it names none. */
+const portOf = (url: URL): number => url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80
+
 /**
  * Whether a request may reach the server. A browser page on another site may send requests to a local
- * port (DNS rebinding): an Origin header must name this server, and on loopback the Host must too.
+ * port (DNS rebinding): an Origin header must name this server, its port included (another local app's
+ * page is another origin), and on loopback the Host must be local too.
  */
 export const admission = (
   headers: { readonly origin?: string | undefined; readonly host?: string | undefined },
-  bound: { readonly host: string }
+  bound: { readonly host: string; readonly port: number }
 ): { readonly ok: true } | { readonly ok: false; readonly message: string } => {
   const loopback = isLoopback(bound.host)
   const allowedHost = (host: string) =>
@@ -145,13 +150,16 @@ export const admission = (
     return { ok: false, message: "Forbidden: the Host header does not name this server" }
   }
   if (headers.origin !== undefined) {
-    let originHost: string
+    let origin: URL
     try {
-      originHost = new URL(headers.origin).hostname.replace(/^\[|\]$/g, "").toLowerCase()
+      origin = new URL(headers.origin)
     } catch {
       return { ok: false, message: "Forbidden: the Origin header is not a URL" }
     }
-    if (!allowedHost(originHost)) return { ok: false, message: "Forbidden: requests from this Origin are not allowed" }
+    const originHost = origin.hostname.replace(/^\[|\]$/g, "").toLowerCase()
+    if (!allowedHost(originHost) || portOf(origin) !== bound.port) {
+      return { ok: false, message: "Forbidden: requests from this Origin are not allowed" }
+    }
   }
   return { ok: true }
 }
@@ -169,7 +177,8 @@ const refuse = (res: ServerResponse, status: number, message: string, headers: R
   res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }))
 }
 
-const readJson = (req: IncomingMessage, limit: number): Promise<unknown> =>
+/** The body, or null past `limit` bytes (the connection is then dropped). */
+const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | null> =>
   new Promise((resolve, reject) => {
     const chunks: Array<Buffer> = []
     let size = 0
@@ -177,18 +186,42 @@ const readJson = (req: IncomingMessage, limit: number): Promise<unknown> =>
       size += chunk.length
       if (size > limit) {
         req.destroy()
-        reject(new Error("too large"))
+        resolve(null)
       } else chunks.push(chunk)
     })
-    req.on("end", () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")))
-      } catch {
-        resolve(undefined)
-      }
-    })
+    req.on("end", () => resolve(Buffer.concat(chunks)))
     req.on("error", reject)
   })
+
+type BodyProblem = { readonly id: RequestId | null; readonly code: number; readonly message: string }
+
+/** What JSON-RPC 2.0 answers a POST body that is not JSON (-32700) or not a message or batch of them (-32600). */
+export const bodyProblem = (text: string): { readonly value: unknown } | BodyProblem => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return { id: null, code: -32700, message: "Parse error: the body is not valid JSON" }
+  }
+  if (Array.isArray(value) && value.length === 0) {
+    return { id: null, code: -32600, message: "Invalid Request: an empty batch" }
+  }
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (!JSONRPCMessageSchema.safeParse(item).success) {
+      const id = !Array.isArray(value) && typeof item === "object" && item !== null && "id" in item &&
+          (typeof item.id === "string" || Number.isSafeInteger(item.id))
+        ? item.id as RequestId
+        : null
+      return { id, code: -32600, message: `Invalid Request: ${invalidReason(item)}` }
+    }
+  }
+  return { value }
+}
+
+const refuseMessage = (res: ServerResponse, problem: BodyProblem) => {
+  res.writeHead(400, { "content-type": "application/json" })
+  res.end(JSON.stringify({ jsonrpc: "2.0", id: problem.id, error: { code: problem.code, message: problem.message } }))
+}
 
 /** The largest POST body read (the SDK's own default is 4 MB). */
 const maxBodyBytes = 4 * 1024 * 1024
@@ -223,8 +256,22 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
     await transport.handleRequest(req, res, body)
   }
 
+  /** A POST body read and checked as JSON-RPC; undefined once refused (too large, not JSON, not a message). */
+  const readMessages = async (req: IncomingMessage, res: ServerResponse) => {
+    const bytes = await readBody(req, maxBodyBytes).catch(() => null)
+    if (bytes === null) {
+      refuse(res, 413, `Payload Too Large: at most ${maxBodyBytes} bytes`)
+      return undefined
+    }
+    const checked = bodyProblem(bytes.toString("utf8"))
+    if ("value" in checked) return checked
+    refuseMessage(res, checked)
+    return undefined
+  }
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const verdict = admission({ origin: req.headers.origin, host: req.headers.host }, options)
+    const bound = { host: options.host, port: (server.address() as AddressInfo).port }
+    const verdict = admission({ origin: req.headers.origin, host: req.headers.host }, bound)
     if (!verdict.ok) return refuse(res, 403, verdict.message)
     if (Option.isSome(options.token) && !tokenMatches(req.headers.authorization, options.token.value)) {
       return refuse(res, 401, "Unauthorized: send Authorization: Bearer <VTREE_MCP_TOKEN>", {
@@ -240,17 +287,24 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
       if (session === undefined) return refuse(res, 404, "Session not found: initialize a new session")
       session.lastSeen = now()
       if (req.method === "GET") return session.transport.handleRequest(req, res)
+      let body: unknown
+      if (req.method === "POST") {
+        const read = await readMessages(req, res)
+        if (read === undefined) return
+        body = read.value
+      }
       // In flight until its reply is over: a tool call's SSE reply outlives handleRequest.
       session.inflight += 1
       res.once("close", () => {
         session.inflight -= 1
         session.lastSeen = now()
       })
-      return session.transport.handleRequest(req, res)
+      return session.transport.handleRequest(req, res, body)
     }
     if (req.method !== "POST") return refuse(res, 400, "Bad Request: no Mcp-Session-Id; initialize with a POST first")
-    const body = await readJson(req, maxBodyBytes).catch(() => null)
-    if (body === null) return refuse(res, 413, `Payload Too Large: at most ${maxBodyBytes} bytes`)
+    const read = await readMessages(req, res)
+    if (read === undefined) return
+    const body = read.value
     if (!isInitializeRequest(body)) {
       return refuse(res, 400, "Bad Request: no Mcp-Session-Id; the first request of a session is initialize")
     }

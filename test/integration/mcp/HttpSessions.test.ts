@@ -16,8 +16,8 @@ const initialize = {
 const ping = { jsonrpc: "2.0", id: 2, method: "ping" }
 
 /** A raw POST over loopback: its status and the session id it was given. */
-const post = (port: number, body: unknown, sessionId?: string) =>
-  Effect.async<{ status: number; sessionId: string | undefined }>((resume) => {
+const post = (port: number, body: unknown, sessionId?: string, raw?: string) =>
+  Effect.async<{ status: number; sessionId: string | undefined; body: string }>((resume) => {
     const req = request({
       host: "127.0.0.1",
       port,
@@ -30,19 +30,21 @@ const post = (port: number, body: unknown, sessionId?: string) =>
         ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId })
       }
     }, (res) => {
-      res.resume()
+      let text = ""
+      res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
       res.on("end", () =>
         resume(Effect.succeed({
           status: res.statusCode ?? 0,
-          sessionId: res.headers["mcp-session-id"] as string | undefined
+          sessionId: res.headers["mcp-session-id"] as string | undefined,
+          body: text
         })))
     })
-    req.end(JSON.stringify(body))
+    req.end(raw ?? JSON.stringify(body))
   })
 
 const open = (port: number) => Effect.map(post(port, initialize), (reply) => reply.sessionId!)
 
-describe("vtree mcp --http sessions (loopback, TestClock)", () => {
+describe("vtree mcp --http sessions and wire (loopback, TestClock)", () => {
   it.scoped("a session idle past VTREE_MCP_SESSION_IDLE ends; one in use stays", () =>
     Effect.gen(function*() {
       const server = yield* httpServer(spec, { sessionIdle: "5 minutes" })
@@ -70,5 +72,23 @@ describe("vtree mcp --http sessions (loopback, TestClock)", () => {
       assert.strictEqual((yield* post(server.port, ping, newcomer.sessionId)).status, 200)
       assert.strictEqual((yield* post(server.port, ping, ids[1])).status, 404)
       assert.strictEqual((yield* post(server.port, ping, first)).status, 200)
+    }))
+
+  it.scoped("a body that is JSON but not JSON-RPC is -32600, an empty batch too (with a reply), bad JSON -32700", () =>
+    Effect.gen(function*() {
+      const server = yield* httpServer(spec)
+      const session = yield* open(server.port)
+      const codeOf = (reply: { body: string }) => (JSON.parse(reply.body) as { error: { code: number } }).error.code
+      for (const sessionId of [session, undefined]) {
+        const notRpc = yield* post(server.port, { hello: "world" }, sessionId)
+        assert.strictEqual(notRpc.status, 400)
+        assert.strictEqual(codeOf(notRpc), -32600)
+        const empty = yield* post(server.port, [], sessionId)
+        assert.strictEqual(empty.status, 400)
+        assert.strictEqual(codeOf(empty), -32600)
+        const broken = yield* post(server.port, undefined, sessionId, "{ not json")
+        assert.strictEqual(codeOf(broken), -32700)
+      }
+      assert.strictEqual((yield* post(server.port, ping, session)).status, 200)
     }))
 })

@@ -13,10 +13,13 @@ describe("mcp --http address and admission", () => {
     assert.isFalse(isLoopback("0.0.0.0"))
   })
 
-  it("on loopback, admits only local Hosts and Origins (DNS rebinding)", () => {
-    const bound = { host: "127.0.0.1" }
+  it("on loopback, admits only local Hosts and Origins of its own port (DNS rebinding)", () => {
+    const bound = { host: "127.0.0.1", port: 8765 }
     assert.isTrue(admission({ host: "127.0.0.1:8765" }, bound).ok)
-    assert.isTrue(admission({ host: "localhost:8765", origin: "http://localhost:3000" }, bound).ok)
+    assert.isTrue(admission({ host: "localhost:8765", origin: "http://localhost:8765" }, bound).ok)
+    // Another local app's page is another origin: the port counts.
+    assert.isFalse(admission({ host: "localhost:8765", origin: "http://localhost:3000" }, bound).ok)
+    assert.isFalse(admission({ host: "localhost:8765", origin: "http://localhost" }, bound).ok)
     assert.isFalse(admission({ host: "evil.example:8765" }, bound).ok)
     assert.isFalse(admission({ host: "127.0.0.1:8765", origin: "https://evil.example" }, bound).ok)
     assert.isFalse(admission({ host: "127.0.0.1:8765", origin: "null" }, bound).ok)
@@ -24,10 +27,11 @@ describe("mcp --http address and admission", () => {
   })
 
   it("on a public address, admits any Host but only its own or local Origins", () => {
-    const bound = { host: "10.0.0.5" }
+    const bound = { host: "10.0.0.5", port: 8765 }
     assert.isTrue(admission({ host: "mcp.internal:8765" }, bound).ok)
     assert.isTrue(admission({ host: "10.0.0.5:8765", origin: "http://10.0.0.5:8765" }, bound).ok)
     assert.isFalse(admission({ host: "10.0.0.5:8765", origin: "https://evil.example" }, bound).ok)
+    assert.isFalse(admission({ host: "10.0.0.5:8765", origin: "http://10.0.0.5:9999" }, bound).ok)
   })
 })
 

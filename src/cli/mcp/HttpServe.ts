@@ -248,10 +248,13 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
       onsessioninitialized: (id) => void sessions.set(id, { transport, lastSeen: now(), inflight: 0 }),
       onsessionclosed: (id) => void sessions.delete(id)
     })
-    transport.onclose = () => {
+    const server = makeServer(spec, runtime)
+    // The transport's own onclose is the server's once connected: a session closed any way leaves the table here.
+    const endSession = server.onclose
+    server.onclose = () => {
+      endSession?.()
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId)
     }
-    const server = makeServer(spec, runtime)
     await server.connect(new CheckedTransport(transport))
     await transport.handleRequest(req, res, body)
   }

@@ -1,8 +1,10 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Deferred, Effect, Layer, TestClock } from "effect"
 import { request } from "node:http"
 import { maxSessions } from "../../../src/cli/mcp/HttpServe.js"
 import type { ServerSpec } from "../../../src/cli/mcp/McpServer.js"
+import { askTools, hangingLlm, noVlm, question } from "../../support/mcp/AskAgent.js"
 import { httpServer } from "../../support/mcp/HttpServer.js"
 
 const spec: ServerSpec<never> = { name: "vtree-test", version: "0", tools: [] }
@@ -90,5 +92,27 @@ describe("vtree mcp --http sessions and wire (loopback, TestClock)", () => {
         assert.strictEqual(codeOf(broken), -32700)
       }
       assert.strictEqual((yield* post(server.port, ping, session)).status, 200)
+    }))
+
+  it.scoped("a session that expires takes its video_ask jobs with it", () =>
+    Effect.gen(function*() {
+      const { interrupted, layer, started } = yield* hangingLlm
+      const tools = yield* askTools().pipe(Effect.provide(NodeContext.layer))
+      const server = yield* httpServer({ name: "vtree", version: "0", tools }, { sessionIdle: "5 minutes" }).pipe(
+        Effect.provide(Layer.mergeAll(NodeContext.layer, layer, noVlm))
+      )
+      const session = yield* open(server.port)
+      const call = {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "video_ask", arguments: { ...question, options: { ...question.options, wait: false } } }
+      }
+      const reply = yield* post(server.port, call, session)
+      assert.include(reply.body, "running")
+      yield* Deferred.await(started)
+      yield* TestClock.adjust("6 minutes")
+      yield* Deferred.await(interrupted)
+      assert.strictEqual((yield* post(server.port, ping, session)).status, 404)
     }))
 })

@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { isInitializeRequest, JSONRPCMessageSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js"
-import { Clock, Duration, Effect, Option, Redacted, Runtime, Schedule } from "effect"
+import { Clock, Duration, Effect, Fiber, Option, Redacted, Runtime, Schedule } from "effect"
 import { randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -76,6 +76,8 @@ export const parseListen = (value: string): { readonly host: string; readonly po
  * holding the most is cut, so clients that do not read cannot grow the server without bound.
  */
 export const backlogLimits = { perConnection: 8 * 1024 * 1024, total: 64 * 1024 * 1024 } as const
+/** How long a reply may wait for its client to read before the connection is cut. */
+export const replyStall = Duration.seconds(30)
 
 interface Outgoing {
   readonly writableLength: number
@@ -111,13 +113,32 @@ export const makeBacklogGuard = (limits: { readonly perConnection: number; reado
   return { account, forget, total: () => total }
 }
 
-/** Every write and end of `res` accounted by `guard` (the SDK writes SSE events and replies itself). */
-const guarded = (res: ServerResponse, guard: ReturnType<typeof makeBacklogGuard>) => {
+/**
+ * Every write and end of `res` accounted by `guard` (the SDK writes SSE events and replies itself), and a
+ * reply whose client stops reading cut once it has not drained for `stall`: the SDK's stream waits for
+ * 'drain' and queues what follows in memory, which only ending the connection frees.
+ */
+const guarded = <R>(
+  res: ServerResponse,
+  guard: ReturnType<typeof makeBacklogGuard>,
+  runtime: Runtime.Runtime<R>,
+  stall: Duration.Duration
+) => {
   const write = res.write.bind(res) as (...args: Array<unknown>) => boolean
   const end = res.end.bind(res) as (...args: Array<unknown>) => ServerResponse
+  let watchdog: Fiber.RuntimeFiber<void> | undefined
+  const calm = () => {
+    if (watchdog !== undefined) Runtime.runFork(runtime)(Fiber.interrupt(watchdog))
+    watchdog = undefined
+  }
   res.write = ((...args: Array<unknown>) => {
     const accepted = write(...args)
     guard.account(res)
+    if (!accepted && watchdog === undefined && !res.destroyed) {
+      watchdog = Runtime.runFork(runtime)(
+        Effect.sleep(stall).pipe(Effect.andThen(Effect.sync(() => void res.destroy())))
+      )
+    }
     return accepted
   }) as typeof res.write
   res.end = ((...args: Array<unknown>) => {
@@ -125,8 +146,14 @@ const guarded = (res: ServerResponse, guard: ReturnType<typeof makeBacklogGuard>
     guard.account(res)
     return ended
   }) as typeof res.end
-  res.on("drain", () => guard.account(res))
-  res.once("close", () => guard.forget(res))
+  res.on("drain", () => {
+    calm()
+    guard.account(res)
+  })
+  res.once("close", () => {
+    calm()
+    guard.forget(res)
+  })
 }
 
 const hostOf = (header: string): string => header.replace(/:\d+$/, "").replace(/^\[|\]$/g, "").toLowerCase()
@@ -316,7 +343,7 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
 
   const backlog = makeBacklogGuard(backlogLimits)
   const server = createServer((req, res) => {
-    guarded(res, backlog)
+    guarded(res, backlog, runtime, replyStall)
     handle(req, res).catch(() => {
       if (!res.headersSent) refuse(res, 500, "Internal error")
       else res.end()

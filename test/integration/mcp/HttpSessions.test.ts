@@ -1,9 +1,11 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Layer, TestClock } from "effect"
+import { Deferred, Duration, Effect, Layer, TestClock } from "effect"
 import { request } from "node:http"
-import { maxSessions } from "../../../src/cli/mcp/HttpServe.js"
+import { connect } from "node:net"
+import { maxSessions, replyStall } from "../../../src/cli/mcp/HttpServe.js"
 import type { ServerSpec } from "../../../src/cli/mcp/McpServer.js"
+import type { McpTool } from "../../../src/programs/mcp/McpTool.js"
 import { askTools, hangingLlm, noVlm, question } from "../../support/mcp/AskAgent.js"
 import { httpServer } from "../../support/mcp/HttpServer.js"
 
@@ -114,5 +116,70 @@ describe("vtree mcp --http sessions and wire (loopback, TestClock)", () => {
       yield* TestClock.adjust("6 minutes")
       yield* Deferred.await(interrupted)
       assert.strictEqual((yield* post(server.port, ping, session)).status, 404)
+    }))
+
+  it.scoped("a connection that never reads its reply stream is cut off once it has not drained for the stall bound", () =>
+    Effect.gen(function*() {
+      // 4,000 progress notifications of 10 KB: 40 MB on one reply stream.
+      const chatty: McpTool = {
+        name: "chatty",
+        description: "a long stream of progress",
+        annotations: {
+          title: "t",
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false
+        },
+        inputSchema: { type: "object" },
+        outputSchema: { type: "object" },
+        call: (_, context) =>
+          Effect.as(
+            Effect.forEach(
+              Array.from({ length: 4000 }, (_, i) => i),
+              (i) => context.progress(i, 4000, "x".repeat(10_000)),
+              { discard: true }
+            ),
+            { content: [{ type: "text" as const, text: "done" }], isError: false }
+          )
+      }
+      const server = yield* httpServer({ name: "vtree-test", version: "0", tools: [chatty] })
+      const session = yield* open(server.port)
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "chatty", arguments: {}, _meta: { progressToken: "p" } }
+      })
+      const head = [
+        "POST /mcp HTTP/1.1",
+        `host: 127.0.0.1:${server.port}`,
+        "content-type: application/json",
+        "accept: application/json, text/event-stream",
+        "mcp-protocol-version: 2025-11-25",
+        `mcp-session-id: ${session}`,
+        `content-length: ${Buffer.byteLength(body)}`,
+        "",
+        body
+      ].join("\r\n")
+      let received = ""
+      const socket = connect(server.port, "127.0.0.1", () => {
+        socket.pause()
+        socket.write(head)
+      })
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")))
+      socket.on("error", () => undefined)
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+      yield* Effect.addFinalizer(() => Effect.sync(() => socket.destroy()))
+      // The reply fills the socket's buffers, then waits for a drain that does not come: past the stall, it is cut.
+      for (let round = 0; round < 10; round++) {
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+        yield* TestClock.adjust(Duration.sum(replyStall, "1 second"))
+      }
+      // Reading now finds the end of the connection after what was buffered, without the final result.
+      socket.resume()
+      yield* Effect.promise(() => closed)
+      assert.isBelow(received.length, 40_000_000)
+      assert.notInclude(received, "\"done\"")
     }))
 })

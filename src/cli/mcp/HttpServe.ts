@@ -1,29 +1,62 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Option, Redacted } from "effect"
+import { isInitializeRequest, JSONRPCMessageSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js"
+import { Clock, Duration, Effect, Fiber, Option, Redacted, Runtime, Schedule } from "effect"
 import { randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { McpError } from "./McpError.js"
 import { CheckedTransport, makeServer, type ServerSpec } from "./McpServer.js"
+import { invalidReason } from "./StdioTransport.js"
 
 /**
  * Streamable HTTP (MCP 2025-03-26 and later) through the SDK's transport: one SDK `Server` per session
  * (the `Mcp-Session-Id` header), POST for messages, GET for the server's SSE stream, DELETE to end a
  * session. In front of it, what the spec leaves to the host: the Origin and Host checks against DNS
- * rebinding (403), a bearer token when one is set (401), one path, a bounded number of sessions.
+ * rebinding (403), a bearer token when one is set (401), one path, a bounded number of sessions that
+ * end when idle.
  */
 export interface HttpOptions {
   readonly host: string
   readonly port: number
   readonly token: Option.Option<Redacted.Redacted<string>>
+  /** A session with no request for this long is closed (VTREE_MCP_SESSION_IDLE); 5 minutes by default. */
+  readonly sessionIdle?: Duration.DurationInput
   /** Called once listening, with the port actually bound (port 0 picks one). */
   readonly onListening?: (port: number) => void
 }
 
 export const mcpPath = "/mcp"
-/** Sessions held at once; a client past this gets 503 until one ends. */
+/**
+ * Sessions held at once; a new client past this evicts the session idle longest, and gets 503 only while
+ * every session has a request in flight.
+ */
 export const maxSessions = 256
+export const defaultSessionIdle = Duration.minutes(5)
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport
+  lastSeen: number
+  /** POST and DELETE requests being served (an open GET stream does not keep a session alive). */
+  inflight: number
+}
+
+/** The sessions of one server: which have been idle past `idleMs`, and which to evict for a new one. */
+export const makeSessionTable = (idleMs: number) => {
+  const sessions = new Map<string, Session>()
+  return {
+    sessions,
+    expired: (now: number): Array<Session> =>
+      [...sessions.values()].filter((session) => session.inflight === 0 && now - session.lastSeen >= idleMs),
+    /** The session without a request in flight that was seen longest ago, if any. */
+    evictable: (): Session | undefined => {
+      let oldest: Session | undefined
+      for (const session of sessions.values()) {
+        if (session.inflight === 0 && (oldest === undefined || session.lastSeen < oldest.lastSeen)) oldest = session
+      }
+      return oldest
+    }
+  }
+}
 
 export const isLoopback = (host: string): boolean =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host)
@@ -38,15 +71,104 @@ export const parseListen = (value: string): { readonly host: string; readonly po
   return { host, port }
 }
 
+/**
+ * Reply bytes a connection may leave unread, and all connections together: past either, the connection
+ * holding the most is cut, so clients that do not read cannot grow the server without bound.
+ */
+export const backlogLimits = { perConnection: 8 * 1024 * 1024, total: 64 * 1024 * 1024 } as const
+/** How long a reply may wait for its client to read before the connection is cut. */
+export const replyStall = Duration.seconds(30)
+
+interface Outgoing {
+  readonly writableLength: number
+  readonly destroyed: boolean
+  destroy(): void
+}
+
+/** What every open reply holds unread, kept as they write and drain; `account` cuts a reply past a limit. */
+export const makeBacklogGuard = (limits: { readonly perConnection: number; readonly total: number }) => {
+  const held = new Map<Outgoing, number>()
+  let total = 0
+  const forget = (reply: Outgoing) => {
+    total -= held.get(reply) ?? 0
+    held.delete(reply)
+  }
+  const cut = (reply: Outgoing) => {
+    forget(reply)
+    reply.destroy()
+  }
+  const account = (reply: Outgoing) => {
+    forget(reply)
+    const now = reply.destroyed ? 0 : reply.writableLength
+    if (now === 0) return
+    held.set(reply, now)
+    total += now
+    if (now > limits.perConnection) cut(reply)
+    while (total > limits.total) {
+      let largest: Outgoing | undefined
+      for (const [other, bytes] of held) if (largest === undefined || bytes > held.get(largest)!) largest = other
+      cut(largest!)
+    }
+  }
+  return { account, forget, total: () => total }
+}
+
+/**
+ * Every write and end of `res` accounted by `guard` (the SDK writes SSE events and replies itself), and a
+ * reply whose client stops reading cut once it has not drained for `stall`: the SDK's stream waits for
+ * 'drain' and queues what follows in memory, which only ending the connection frees.
+ */
+const guarded = <R>(
+  res: ServerResponse,
+  guard: ReturnType<typeof makeBacklogGuard>,
+  runtime: Runtime.Runtime<R>,
+  stall: Duration.Duration
+) => {
+  const write = res.write.bind(res) as (...args: Array<unknown>) => boolean
+  const end = res.end.bind(res) as (...args: Array<unknown>) => ServerResponse
+  let watchdog: Fiber.RuntimeFiber<void> | undefined
+  const calm = () => {
+    if (watchdog !== undefined) Runtime.runFork(runtime)(Fiber.interrupt(watchdog))
+    watchdog = undefined
+  }
+  res.write = ((...args: Array<unknown>) => {
+    const accepted = write(...args)
+    guard.account(res)
+    if (!accepted && watchdog === undefined && !res.destroyed) {
+      watchdog = Runtime.runFork(runtime)(
+        Effect.sleep(stall).pipe(Effect.andThen(Effect.sync(() => void res.destroy())))
+      )
+    }
+    return accepted
+  }) as typeof res.write
+  res.end = ((...args: Array<unknown>) => {
+    const ended = end(...args)
+    guard.account(res)
+    return ended
+  }) as typeof res.end
+  res.on("drain", () => {
+    calm()
+    guard.account(res)
+  })
+  res.once("close", () => {
+    calm()
+    guard.forget(res)
+  })
+}
+
 const hostOf = (header: string): string => header.replace(/:\d+$/, "").replace(/^\[|\]$/g, "").toLowerCase()
+
+/** The port a URL names, its scheme's default when it names none. */
+const portOf = (url: URL): number => url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80
 
 /**
  * Whether a request may reach the server. A browser page on another site may send requests to a local
- * port (DNS rebinding): an Origin header must name this server, and on loopback the Host must too.
+ * port (DNS rebinding): an Origin header must name this server, its port included (another local app's
+ * page is another origin), and on loopback the Host must be local too.
  */
 export const admission = (
   headers: { readonly origin?: string | undefined; readonly host?: string | undefined },
-  bound: { readonly host: string }
+  bound: { readonly host: string; readonly port: number }
 ): { readonly ok: true } | { readonly ok: false; readonly message: string } => {
   const loopback = isLoopback(bound.host)
   const allowedHost = (host: string) =>
@@ -55,13 +177,16 @@ export const admission = (
     return { ok: false, message: "Forbidden: the Host header does not name this server" }
   }
   if (headers.origin !== undefined) {
-    let originHost: string
+    let origin: URL
     try {
-      originHost = new URL(headers.origin).hostname.replace(/^\[|\]$/g, "").toLowerCase()
+      origin = new URL(headers.origin)
     } catch {
       return { ok: false, message: "Forbidden: the Origin header is not a URL" }
     }
-    if (!allowedHost(originHost)) return { ok: false, message: "Forbidden: requests from this Origin are not allowed" }
+    const originHost = origin.hostname.replace(/^\[|\]$/g, "").toLowerCase()
+    if (!allowedHost(originHost) || portOf(origin) !== bound.port) {
+      return { ok: false, message: "Forbidden: requests from this Origin are not allowed" }
+    }
   }
   return { ok: true }
 }
@@ -79,7 +204,8 @@ const refuse = (res: ServerResponse, status: number, message: string, headers: R
   res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message } }))
 }
 
-const readJson = (req: IncomingMessage, limit: number): Promise<unknown> =>
+/** The body, or null past `limit` bytes (the connection is then dropped). */
+const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | null> =>
   new Promise((resolve, reject) => {
     const chunks: Array<Buffer> = []
     let size = 0
@@ -87,43 +213,95 @@ const readJson = (req: IncomingMessage, limit: number): Promise<unknown> =>
       size += chunk.length
       if (size > limit) {
         req.destroy()
-        reject(new Error("too large"))
+        resolve(null)
       } else chunks.push(chunk)
     })
-    req.on("end", () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")))
-      } catch {
-        resolve(undefined)
-      }
-    })
+    req.on("end", () => resolve(Buffer.concat(chunks)))
     req.on("error", reject)
   })
+
+type BodyProblem = { readonly id: RequestId | null; readonly code: number; readonly message: string }
+
+/** What JSON-RPC 2.0 answers a POST body that is not JSON (-32700) or not a message or batch of them (-32600). */
+export const bodyProblem = (text: string): { readonly value: unknown } | BodyProblem => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return { id: null, code: -32700, message: "Parse error: the body is not valid JSON" }
+  }
+  if (Array.isArray(value) && value.length === 0) {
+    return { id: null, code: -32600, message: "Invalid Request: an empty batch" }
+  }
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (!JSONRPCMessageSchema.safeParse(item).success) {
+      const id = !Array.isArray(value) && typeof item === "object" && item !== null && "id" in item &&
+          (typeof item.id === "string" || Number.isSafeInteger(item.id))
+        ? item.id as RequestId
+        : null
+      return { id, code: -32600, message: `Invalid Request: ${invalidReason(item)}` }
+    }
+  }
+  return { value }
+}
+
+const refuseMessage = (res: ServerResponse, problem: BodyProblem) => {
+  res.writeHead(400, { "content-type": "application/json" })
+  res.end(JSON.stringify({ jsonrpc: "2.0", id: problem.id, error: { code: problem.code, message: problem.message } }))
+}
 
 /** The largest POST body read (the SDK's own default is 4 MB). */
 const maxBodyBytes = 4 * 1024 * 1024
 
 export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: ServerSpec<R>, options: HttpOptions) {
   const runtime = yield* Effect.runtime<R>()
-  const sessions = new Map<string, StreamableHTTPServerTransport>()
+  const idle = Duration.decode(options.sessionIdle ?? defaultSessionIdle)
+  const table = makeSessionTable(Duration.toMillis(idle))
+  const sessions = table.sessions
+  // The runtime's clock, so that tests move idle time with the TestClock.
+  const now = () => Runtime.runSync(runtime)(Clock.currentTimeMillis)
+  const end = (session: Session) => session.transport.close().catch(() => undefined)
 
   const openSession = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
-    if (sessions.size >= maxSessions) return refuse(res, 503, `Too many sessions (${maxSessions}); end one first`)
+    if (sessions.size >= maxSessions) {
+      const oldest = table.evictable()
+      if (oldest === undefined) {
+        return refuse(res, 503, `Too many sessions (${maxSessions}), each with a request in flight; retry later`)
+      }
+      await end(oldest)
+    }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, lastSeen: now(), inflight: 0 }),
       onsessionclosed: (id) => void sessions.delete(id)
     })
-    transport.onclose = () => {
+    const server = makeServer(spec, runtime)
+    // The transport's own onclose is the server's once connected: a session closed any way leaves the table here.
+    const endSession = server.onclose
+    server.onclose = () => {
+      endSession?.()
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId)
     }
-    const server = makeServer(spec, runtime)
     await server.connect(new CheckedTransport(transport))
     await transport.handleRequest(req, res, body)
   }
 
+  /** A POST body read and checked as JSON-RPC; undefined once refused (too large, not JSON, not a message). */
+  const readMessages = async (req: IncomingMessage, res: ServerResponse) => {
+    const bytes = await readBody(req, maxBodyBytes).catch(() => null)
+    if (bytes === null) {
+      refuse(res, 413, `Payload Too Large: at most ${maxBodyBytes} bytes`)
+      return undefined
+    }
+    const checked = bodyProblem(bytes.toString("utf8"))
+    if ("value" in checked) return checked
+    refuseMessage(res, checked)
+    return undefined
+  }
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const verdict = admission({ origin: req.headers.origin, host: req.headers.host }, options)
+    const bound = { host: options.host, port: (server.address() as AddressInfo).port }
+    const verdict = admission({ origin: req.headers.origin, host: req.headers.host }, bound)
     if (!verdict.ok) return refuse(res, 403, verdict.message)
     if (Option.isSome(options.token) && !tokenMatches(req.headers.authorization, options.token.value)) {
       return refuse(res, 401, "Unauthorized: send Authorization: Bearer <VTREE_MCP_TOKEN>", {
@@ -135,20 +313,37 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
     const sessionHeader = req.headers["mcp-session-id"]
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader
     if (sessionId !== undefined) {
-      const transport = sessions.get(sessionId)
-      if (transport === undefined) return refuse(res, 404, "Session not found: initialize a new session")
-      return transport.handleRequest(req, res)
+      const session = sessions.get(sessionId)
+      if (session === undefined) return refuse(res, 404, "Session not found: initialize a new session")
+      session.lastSeen = now()
+      if (req.method === "GET") return session.transport.handleRequest(req, res)
+      let body: unknown
+      if (req.method === "POST") {
+        const read = await readMessages(req, res)
+        if (read === undefined) return
+        body = read.value
+      }
+      // In flight until its reply is over: a tool call's SSE reply outlives handleRequest.
+      session.inflight += 1
+      res.once("close", () => {
+        session.inflight -= 1
+        session.lastSeen = now()
+      })
+      return session.transport.handleRequest(req, res, body)
     }
     if (req.method !== "POST") return refuse(res, 400, "Bad Request: no Mcp-Session-Id; initialize with a POST first")
-    const body = await readJson(req, maxBodyBytes).catch(() => null)
-    if (body === null) return refuse(res, 413, `Payload Too Large: at most ${maxBodyBytes} bytes`)
+    const read = await readMessages(req, res)
+    if (read === undefined) return
+    const body = read.value
     if (!isInitializeRequest(body)) {
       return refuse(res, 400, "Bad Request: no Mcp-Session-Id; the first request of a session is initialize")
     }
     return openSession(req, res, body)
   }
 
+  const backlog = makeBacklogGuard(backlogLimits)
   const server = createServer((req, res) => {
+    guarded(res, backlog, runtime, replyStall)
     handle(req, res).catch(() => {
       if (!res.headersSent) refuse(res, 500, "Internal error")
       else res.end()
@@ -171,10 +366,17 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
     }),
     () =>
       Effect.promise(async () => {
-        await Promise.all([...sessions.values()].map((transport) => transport.close().catch(() => undefined)))
+        await Promise.all([...sessions.values()].map(end))
         server.closeAllConnections()
         await new Promise<void>((resolve) => server.close(() => resolve()))
       })
+  )
+  // Idle sessions are looked for a few times per idle period, so one ends at most a quarter late.
+  yield* Effect.forkScoped(
+    Effect.repeat(
+      Effect.promise(() => Promise.all(table.expired(now()).map(end))),
+      Schedule.spaced(Duration.max(Duration.divide(idle, 4).pipe(Option.getOrElse(() => idle)), Duration.millis(10)))
+    )
   )
   const port = (server.address() as AddressInfo).port
   options.onListening?.(port)

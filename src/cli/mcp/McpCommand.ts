@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { loadMcpToken } from "../../config/McpConfig.js"
+import { loadMcpSessionIdle, loadMcpToken } from "../../config/McpConfig.js"
 import { makeAskTools } from "../../programs/mcp/AskTools.js"
 import { makeSearchTools } from "../../programs/mcp/SearchTools.js"
 import { makeVideoLibrary } from "../../programs/mcp/VideoLibrary.js"
@@ -52,7 +52,8 @@ const transportOf = (http: Option.Option<string>) =>
           `--http ${http.value}: a non-loopback address needs VTREE_MCP_TOKEN set (clients send it as a bearer token)`
       })
     }
-    return { _tag: "Http", ...listen, token } as const
+    const sessionIdle = yield* loadMcpSessionIdle
+    return { _tag: "Http", ...listen, token, sessionIdle } as const
   })
 
 /** `vtree mcp`: the Search Hub, and with --trees the video trees, as an MCP server over stdio. */

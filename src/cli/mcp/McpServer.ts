@@ -16,6 +16,7 @@ import {
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Option, Runtime, type Tracer } from "effect"
+import { randomUUID } from "node:crypto"
 import type { CallContext, McpTool, ResourceCatalog } from "../../programs/mcp/McpTool.js"
 import { capReply } from "../../programs/mcp/ResultCaps.js"
 
@@ -98,7 +99,7 @@ const tracedToolCall = <R>(
   )
 
 /** tools/list and tools/call: every tool of the spec, a call reported back as the SDK's result. */
-const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Runtime<R>): void => {
+const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Runtime<R>, session: string): void => {
   const tools = new Map(spec.tools.map((tool) => [tool.name, tool]))
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: spec.tools.map((tool) => ({
@@ -120,6 +121,7 @@ const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Run
     }
     const token = request.params._meta?.progressToken
     const context: CallContext = {
+      session,
       progress: (progress, total, message) =>
         token === undefined
           ? Effect.void
@@ -143,9 +145,18 @@ const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Run
 const serveResources = <R>(server: Server, resources: ResourceCatalog<R>, runtime: Runtime.Runtime<R>): void => {
   server.setRequestHandler(
     ListResourcesRequestSchema,
-    (_request, extra) =>
-      runHandler(runtime, "resources/list", resources.list, extra.signal).then((list) => ({
-        resources: list.map((item) => ({ ...item }))
+    (request, extra) =>
+      runHandler(
+        runtime,
+        "resources/list",
+        Effect.mapError(
+          resources.list(request.params?.cursor),
+          (error) => new McpError(ErrorCode.InvalidParams, error.message)
+        ),
+        extra.signal
+      ).then((page) => ({
+        resources: page.resources.map((item) => ({ ...item })),
+        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
       }))
   )
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
@@ -171,8 +182,15 @@ export const makeServer = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>):
       ...(spec.instructions === undefined ? {} : { instructions: spec.instructions })
     }
   )
-  serveTools(server, spec, runtime)
+  const session = randomUUID()
+  serveTools(server, spec, runtime, session)
   if (spec.resources !== undefined) serveResources(server, spec.resources, runtime)
+  // The session's jobs end with it. Callers that wait for the close chain onto this handler.
+  server.onclose = () => {
+    for (const tool of spec.tools) {
+      if (tool.endSession !== undefined) Runtime.runFork(runtime)(tool.endSession(session))
+    }
+  }
   return server
 }
 
@@ -191,9 +209,24 @@ const issueText = (issue: Issue): string => {
   return path === "" ? issue.message : `${path}: ${issue.message}`
 }
 
+/** Params nested deeper than this are refused before any validator or handler recurses into them. */
+export const maxParamsDepth = 64
+
+/** Whether `value` nests arrays and objects deeper than `limit`, counted without recursion. */
+export const nestedDeeperThan = (value: unknown, limit: number): boolean => {
+  const pending: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value !== "object" || next.value === null) continue
+    if (next.depth >= limit) return true
+    for (const inner of Object.values(next.value)) pending.push({ value: inner, depth: next.depth + 1 })
+  }
+  return false
+}
+
 /** Why a request's params do not fit its method, in one plain line; none when they fit or the method is unknown. */
 export const paramsProblem = (message: JSONRPCMessage): string | undefined => {
   if (!isJSONRPCRequest(message)) return undefined
+  if (nestedDeeperThan(message.params, maxParamsDepth)) return `params nest deeper than ${maxParamsDepth} levels`
   const schema = requestSchemas.get(message.method)
   if (schema === undefined) return undefined
   const parsed = schema.safeParse(message)

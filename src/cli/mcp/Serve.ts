@@ -13,7 +13,8 @@ export const serveStdio = Effect.fn("Serve.serveStdio")(function*<R>(spec: Serve
   const runtime = yield* Effect.runtime<R>()
   const server = makeServer(spec, runtime)
   const transport = new LineTransport(process.stdin, process.stdout, { drainTimeoutMs })
-  const closed = new Promise<void>((resolve) => (server.onclose = resolve))
+  const endSession = server.onclose
+  const closed = new Promise<void>((resolve) => (server.onclose = () => (endSession?.(), resolve())))
   yield* Effect.acquireUseRelease(
     Effect.promise(() => server.connect(new CheckedTransport(transport))),
     () => Effect.promise(() => closed),

@@ -70,9 +70,14 @@ interface Batch {
   readonly replies: Array<unknown>
 }
 
+/** Replies written and not yet read by the client; past this the client is cut off (the transport closes). */
+export const maxUnreadBytes = 16 * 1024 * 1024
+
 export interface LineTransportOptions {
   /** After the input ends, how long unanswered requests may still take; then the transport closes. */
   readonly drainTimeoutMs?: number
+  /** Replies the client may leave unread before it is cut off; maxUnreadBytes by default. */
+  readonly maxUnreadBytes?: number
 }
 
 export class LineTransport implements Transport {
@@ -247,9 +252,29 @@ export class LineTransport implements Transport {
   private writeLine(json: string): Promise<void> {
     if (this.closed) return Promise.resolve()
     // Written at once, in order; `flushed` settles when the last line has left, which close waits for.
-    const written = new Promise<void>((resolve) => this.output.write(`${json}\n`, () => resolve()))
+    let accepted = true
+    const written = new Promise<void>((resolve) => {
+      accepted = this.output.write(`${json}\n`, () => resolve())
+    })
     this.flushed = this.flushed.then(() => written)
+    if (!accepted) this.holdInput()
+    const cap = this.options.maxUnreadBytes ?? maxUnreadBytes
+    if (this.output.writableLength > cap) {
+      // A client that does not read its replies would grow the server without bound: cut it off.
+      this.onerror?.(new Error(`the client left more than ${cap} bytes of replies unread; closing`))
+      void this.close()
+      return Promise.resolve()
+    }
     return written
+  }
+
+  /** Reads no more requests until the client has read the replies already written (backpressure). */
+  private holdInput() {
+    if (this.input.isPaused()) return
+    this.input.pause()
+    this.output.once("drain", () => {
+      if (!this.closed) this.input.resume()
+    })
   }
 
   private flushed: Promise<void> = Promise.resolve()

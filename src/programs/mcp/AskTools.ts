@@ -1,4 +1,4 @@
-import { Clock, Effect, Either, FiberSet, ParseResult, Schema } from "effect"
+import { Clock, Effect, Either, Fiber, FiberSet, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Prediction } from "../../domain/Prediction.js"
 import { agentDefaults, agentSettings } from "../../domain/RunConfig.js"
@@ -15,10 +15,17 @@ import type { VideoLibrary } from "./VideoLibrary.js"
 /**
  * video_ask runs vtree's agent on one question over one tree. A host with a short per-call timeout
  * passes `wait: false` and polls video_ask_result with the job id. Jobs are bounded: a few run at once
- * (the rest wait their turn), a fixed number are kept, a finished one is dropped after an hour; all
- * live as long as the server.
+ * (the rest wait their turn), a fixed number are kept, a finished one is dropped after an hour. A job
+ * belongs to the session that started it: a session runs fewer at once and holds fewer than the server
+ * (one client cannot take every turn), and its jobs are cancelled when it ends or by video_ask_cancel.
  */
-export const askLimits = { concurrentRuns: 4, maxJobs: 64, jobTtlMs: 60 * 60 * 1000 } as const
+export const askLimits = {
+  concurrentRuns: 4,
+  maxJobs: 64,
+  jobTtlMs: 60 * 60 * 1000,
+  sessionRuns: 2,
+  sessionJobs: 16
+} as const
 
 const AskInput = Schema.Struct({
   video_id: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "A video id from video_list" }),
@@ -60,6 +67,12 @@ const AskOutput = Schema.Struct({
 type AskOutput = typeof AskOutput.Type
 
 const ResultInput = Schema.Struct({ job_id: Schema.String.pipe(Schema.minLength(1)) })
+const CancelOutput = Schema.Struct({
+  job_id: Schema.String,
+  cancelled: Schema.Boolean.annotations({
+    description: "false: the job had already finished (it is dropped all the same)"
+  })
+})
 
 const oneLine = (text: string, max: number) => capText(text.replace(/\s+/g, " ").trim(), max).text
 
@@ -81,7 +94,7 @@ const finished = (jobId: string | null, prediction: Prediction): AskOutput => ({
   }))
 })
 
-const running = (jobId: string, stepsDone: number): AskOutput => ({
+const runningOutput = (jobId: string, stepsDone: number): AskOutput => ({
   job_id: jobId,
   status: "running",
   steps_done: stepsDone,
@@ -101,6 +114,8 @@ const failure = (code: string, message: string): ToolReply => ({
 
 interface Job {
   readonly videoId: string
+  readonly session: string
+  fiber: Fiber.RuntimeFiber<void> | undefined
   stepsDone: number
   result: AskOutput | undefined
   finishedAt: number | undefined
@@ -118,29 +133,54 @@ const decodeResult = Schema.decodeUnknownEither(ResultInput, { errors: "all", on
 
 type OnStep = (done: number, max: number, tool: string) => Effect.Effect<void>
 
-/** One question through the agent over the video's tree, under one of the `runs` permits. */
-const askWith = (options: AskToolOptions, runs: Effect.Semaphore) => (input: typeof AskInput.Type, onStep: OnStep) =>
+/** A semaphore per session (its share of the runs), made when the session first asks, dropped when it ends. */
+const makeSessionRuns = () => {
+  const bySession = new Map<string, Effect.Semaphore>()
+  return {
+    of: (session: string): Effect.Semaphore => {
+      let runs = bySession.get(session)
+      if (runs === undefined) {
+        runs = Effect.unsafeMakeSemaphore(askLimits.sessionRuns)
+        bySession.set(session, runs)
+      }
+      return runs
+    },
+    end: (session: string) => void bySession.delete(session)
+  }
+}
+
+type SessionRuns = ReturnType<typeof makeSessionRuns>
+
+/** One question through the agent over the video's tree, under one of its session's and one of the `runs` permits. */
+const askWith = (options: AskToolOptions, runs: Effect.Semaphore, sessionRuns: SessionRuns) =>
+(
+  input: typeof AskInput.Type,
+  session: string,
+  onStep: OnStep
+) =>
   Effect.gen(function*() {
     const tree = yield* options.library.tree(input.video_id)
     // The agent's own settings, the step budget as asked (else the run record's default).
     const settings = agentSettings({ maxSteps: input.options?.max_steps })
     const observer = makeObserver({ afterStep: (_, step) => onStep(step.index, settings.maxSteps, step.tool) })
     const questionId = `mcp-${randomUUID()}`
-    return yield* runs.withPermits(1)(
-      runQuestion(
-        { questionId, question: input.question, options: input.options?.choices ?? [] },
-        tree,
-        { prompts: options.prompts, ...settings }
-      ).pipe(
-        Effect.provideService(AgentObserver, observer),
-        Effect.tap((prediction) =>
-          Effect.annotateCurrentSpan({
-            "vtree.stop_reason": prediction.stopReason,
-            "vtree.steps_used": prediction.stepsUsed
-          })
-        ),
-        // The question's text is message content: it reaches spans only through content capture.
-        withInvokeAgentSpan({ "vtree.question_id": questionId, "vtree.video_id": input.video_id })
+    return yield* sessionRuns.of(session).withPermits(1)(
+      runs.withPermits(1)(
+        runQuestion(
+          { questionId, question: input.question, options: input.options?.choices ?? [] },
+          tree,
+          { prompts: options.prompts, ...settings }
+        ).pipe(
+          Effect.provideService(AgentObserver, observer),
+          Effect.tap((prediction) =>
+            Effect.annotateCurrentSpan({
+              "vtree.stop_reason": prediction.stopReason,
+              "vtree.steps_used": prediction.stepsUsed
+            })
+          ),
+          // The question's text is message content: it reaches spans only through content capture.
+          withInvokeAgentSpan({ "vtree.question_id": questionId, "vtree.video_id": input.video_id })
+        )
       )
     )
   })
@@ -168,34 +208,55 @@ const makeJobs = () => {
 type Jobs = ReturnType<typeof makeJobs>
 
 /** A job forked into `background`: its result kept for video_ask_result; answers its id at once. */
-const startJob = (input: typeof AskInput.Type, ask: Ask, { jobs, prune }: Jobs, background: FiberSet.FiberSet) =>
+const startJob = (
+  input: typeof AskInput.Type,
+  session: string,
+  ask: Ask,
+  { jobs, prune }: Jobs,
+  background: FiberSet.FiberSet
+) =>
   Effect.gen(function*() {
+    const running = [...jobs.values()].filter((job) => job.session === session && job.finishedAt === undefined)
+    if (running.length >= askLimits.sessionJobs) {
+      return failure(
+        "TOO_MANY_JOBS",
+        `this session has ${askLimits.sessionJobs} jobs running; wait for one or cancel one with video_ask_cancel`
+      )
+    }
     if (!(yield* prune)) {
       return failure("TOO_MANY_JOBS", `${askLimits.maxJobs} jobs are running; wait for one to finish`)
     }
     const jobId = randomUUID()
-    const job: Job = { videoId: input.video_id, stepsDone: 0, result: undefined, finishedAt: undefined }
+    const job: Job = {
+      videoId: input.video_id,
+      session,
+      fiber: undefined,
+      stepsDone: 0,
+      result: undefined,
+      finishedAt: undefined
+    }
     jobs.set(jobId, job)
-    const work = ask(input, (done) => Effect.sync(() => void (job.stepsDone = done))).pipe(
+    const work = ask(input, session, (done) => Effect.sync(() => void (job.stepsDone = done))).pipe(
       Effect.either,
       Effect.flatMap((outcome) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
           job.finishedAt = now
           job.result = Either.isRight(outcome)
             ? finished(jobId, outcome.right)
-            : { ...running(jobId, job.stepsDone), status: "finished", error: outcome.left.message }
+            : { ...runningOutput(jobId, job.stepsDone), status: "finished", error: outcome.left.message }
         })
       )
     )
-    yield* FiberSet.run(background, work)
-    return jsonReply(running(jobId, 0))
+    job.fiber = yield* FiberSet.run(background, work)
+    return jsonReply(runningOutput(jobId, 0))
   })
 
 const videoAskTool = (
   options: AskToolOptions,
   ask: Ask,
   jobs: Jobs,
-  background: FiberSet.FiberSet
+  background: FiberSet.FiberSet,
+  sessionRuns: SessionRuns
 ): McpTool<LLMProvider | VLMProvider> => ({
   name: "video_ask",
   description:
@@ -211,6 +272,13 @@ const videoAskTool = (
   },
   inputSchema: toolSchema(AskInput),
   outputSchema: toolSchema(AskOutput),
+  endSession: (session) =>
+    Effect.gen(function*() {
+      const ended = [...jobs.jobs].filter(([, job]) => job.session === session)
+      for (const [id] of ended) jobs.jobs.delete(id)
+      yield* Fiber.interruptAll(ended.flatMap(([, job]) => job.fiber === undefined ? [] : [job.fiber]))
+      sessionRuns.end(session)
+    }),
   call: (args, context: CallContext) =>
     Effect.gen(function*() {
       const decoded = decodeAsk(args)
@@ -223,9 +291,10 @@ const videoAskTool = (
       }
       const known = yield* Effect.either(options.library.tree(input.video_id))
       if (Either.isLeft(known)) return failure(known.left.reason, known.left.message)
-      if (input.options?.wait === false) return yield* startJob(input, ask, jobs, background)
+      const session = context.session ?? ""
+      if (input.options?.wait === false) return yield* startJob(input, session, ask, jobs, background)
       const outcome = yield* Effect.either(
-        ask(input, (done, max, tool) => context.progress(done, max, `step ${done}: ${tool}`))
+        ask(input, session, (done, max, tool) => context.progress(done, max, `step ${done}: ${tool}`))
       )
       if (Either.isLeft(outcome)) return failure(outcome.left.reason, outcome.left.message)
       return jsonReply(finished(null, outcome.right))
@@ -259,14 +328,53 @@ const videoAskResultTool = ({ jobs, prune }: Jobs): McpTool => ({
       if (job === undefined) {
         return failure("UNKNOWN_JOB", `no job "${decoded.right.job_id}" (jobs are kept an hour after they finish)`)
       }
-      return jsonReply(job.result ?? running(decoded.right.job_id, job.stepsDone))
+      return jsonReply(job.result ?? runningOutput(decoded.right.job_id, job.stepsDone))
     })
 })
 
-/** video_ask and video_ask_result; jobs are forked into the scope these tools are made in (the server's). */
+const videoAskCancelTool = ({ jobs }: Jobs): McpTool => ({
+  name: "video_ask_cancel",
+  description: "Cancel a running video_ask job (started with wait: false); its model calls stop at once.",
+  annotations: {
+    title: "Cancel a video_ask job",
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false
+  },
+  inputSchema: toolSchema(ResultInput),
+  outputSchema: toolSchema(CancelOutput),
+  call: (args) =>
+    Effect.gen(function*() {
+      const decoded = decodeResult(args)
+      if (Either.isLeft(decoded)) {
+        return failure(
+          "INVALID_ARGUMENTS",
+          `video_ask_cancel: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`
+        )
+      }
+      const jobId = decoded.right.job_id
+      const job = jobs.get(jobId)
+      if (job === undefined) return failure("UNKNOWN_JOB", `no job "${jobId}"`)
+      jobs.delete(jobId)
+      const wasRunning = job.finishedAt === undefined
+      if (job.fiber !== undefined) yield* Fiber.interrupt(job.fiber)
+      return jsonReply({ job_id: jobId, cancelled: wasRunning })
+    })
+})
+
+/**
+ * video_ask, video_ask_result and video_ask_cancel; jobs are forked into the scope these tools are made in
+ * (the server's), and a session's jobs end with the session.
+ */
 export const makeAskTools = Effect.fn("AskTools.make")(function*(options: AskToolOptions) {
   const runs = yield* Effect.makeSemaphore(askLimits.concurrentRuns)
+  const sessionRuns = makeSessionRuns()
   const background = yield* FiberSet.make()
   const jobs = makeJobs()
-  return [videoAskTool(options, askWith(options, runs), jobs, background), videoAskResultTool(jobs)] as const
+  return [
+    videoAskTool(options, askWith(options, runs, sessionRuns), jobs, background, sessionRuns),
+    videoAskResultTool(jobs),
+    videoAskCancelTool(jobs)
+  ] as const
 })

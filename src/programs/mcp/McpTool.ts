@@ -30,6 +30,8 @@ export interface ToolAnnotations {
 export interface CallContext {
   /** A progress notification when the client sent a progress token; nothing otherwise. */
   readonly progress: (progress: number, total: number | undefined, message: string) => Effect.Effect<void>
+  /** The client's session (one per stdio server or HTTP session); what it starts ends with it. */
+  readonly session?: string
 }
 
 export type JsonObject = Readonly<Record<string, unknown>>
@@ -42,6 +44,8 @@ export interface McpTool<R = never> {
   readonly outputSchema: JsonObject
   /** Never fails: bad arguments and failed work end as a reply with `isError`. */
   readonly call: (args: unknown, context: CallContext) => Effect.Effect<ToolReply, never, R>
+  /** The session ended (closed, deleted or expired): stop what it started. */
+  readonly endSession?: (session: string) => Effect.Effect<void>
 }
 
 /**
@@ -90,14 +94,21 @@ export type ResourceContents =
 
 /** A resource URI that names nothing served, said so the client can fix it. */
 export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("ResourceNotFound", {
-  reason: Schema.Literal("UnknownUri", "Unreadable"),
+  reason: Schema.Literal("UnknownUri", "Unreadable", "BadCursor"),
   uri: Schema.String,
   message: Schema.String
 }) {}
 
+/** One page of `resources/list`, and the cursor of the next (none on the last). */
+export interface ResourcePage {
+  readonly resources: ReadonlyArray<ResourceEntry>
+  readonly nextCursor?: string
+}
+
 /** Resources served by `resources/list`, `resources/templates/list` and `resources/read`. */
 export interface ResourceCatalog<R = never> {
-  readonly list: Effect.Effect<ReadonlyArray<ResourceEntry>, never, R>
+  /** The page from `cursor` (a nextCursor this catalog gave); BadCursor for any other. */
+  readonly list: (cursor: string | undefined) => Effect.Effect<ResourcePage, ResourceNotFound, R>
   readonly templates: ReadonlyArray<ResourceTemplate>
   readonly read: (uri: string) => Effect.Effect<ReadonlyArray<ResourceContents>, ResourceNotFound, R>
 }

@@ -27,6 +27,24 @@ export interface VideoLibrary {
   readonly loaded: Effect.Effect<number>
 }
 
+/** How many videos one video_list reply reads (each entry opens its tree), and one resources/list lists. */
+export const pageSizes = { videoList: 25, resources: 100 } as const
+
+/**
+ * One page of `items` from `cursor` (where the last page stopped, opaque to clients): the page and the
+ * cursor of the next one (null at the end); undefined when the cursor is not one this server gave.
+ */
+export const pageOf = <A>(
+  items: ReadonlyArray<A>,
+  cursor: string | undefined,
+  size: number
+): { readonly page: ReadonlyArray<A>; readonly next: string | null } | undefined => {
+  const start = cursor === undefined ? 0 : /^(0|[1-9]\d{0,9})$/.test(cursor) ? Number(cursor) : -1
+  if (start < 0 || start > items.length) return undefined
+  const end = Math.min(items.length, start + size)
+  return { page: items.slice(start, end), next: end < items.length ? String(end) : null }
+}
+
 const available = (ids: ReadonlyArray<string>) =>
   ids.length <= 20 ? ids.join(", ") : `${ids.slice(0, 20).join(", ")} and ${ids.length - 20} more (video_list)`
 

@@ -6,7 +6,7 @@ import { resolveFramePath } from "../tree/FramePath.js"
 import { frameJpeg, maxFrameSide } from "./FrameTool.js"
 import { type ResourceCatalog, type ResourceContents, ResourceNotFound } from "./McpTool.js"
 import { resultLimits } from "./ResultCaps.js"
-import type { VideoLibrary } from "./VideoLibrary.js"
+import { pageOf, pageSizes, type VideoLibrary } from "./VideoLibrary.js"
 
 const treePrefix = "vtree://tree/"
 const framePrefix = "vtree://frame/"
@@ -91,17 +91,34 @@ const idAfter = (uri: string, prefix: string): string => {
 
 /**
  * Trees and frames as MCP resources: `vtree://tree/<video_id>` is the video's tree.json, and
- * `vtree://frame/<node_id>` a frame's JPEG. Trees are listed; frames, too many to list, are a template.
+ * `vtree://frame/<node_id>` a frame's JPEG. Trees are listed a page at a time; frames, too many to list,
+ * are a template.
  */
 export const makeVideoResources = (
   library: VideoLibrary
 ): ResourceCatalog<FileSystem.FileSystem | Path.Path | Thumbnailer> => ({
-  list: Effect.succeed(library.videoIds.map((videoId) => ({
-    uri: `${treePrefix}${encodeURIComponent(videoId)}`,
-    name: videoId,
-    title: `Video tree ${videoId}`,
-    mimeType: "application/json"
-  }))),
+  list: (cursor) => {
+    // Ids only: listing reads no tree.
+    const paged = pageOf(library.videoIds, cursor, pageSizes.resources)
+    if (paged === undefined) {
+      return Effect.fail(
+        new ResourceNotFound({
+          reason: "BadCursor",
+          uri: "",
+          message: "resources/list: the cursor is not a nextCursor this server gave — list again without it"
+        })
+      )
+    }
+    return Effect.succeed({
+      resources: paged.page.map((videoId) => ({
+        uri: `${treePrefix}${encodeURIComponent(videoId)}`,
+        name: videoId,
+        title: `Video tree ${videoId}`,
+        mimeType: "application/json"
+      })),
+      ...(paged.next === null ? {} : { nextCursor: paged.next })
+    })
+  },
   templates,
   read: (uri) => {
     if (uri.startsWith(treePrefix)) return readTree(library, uri, idAfter(uri, treePrefix))

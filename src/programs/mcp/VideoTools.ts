@@ -16,7 +16,7 @@ import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import { makeFrameTool } from "./FrameTool.js"
 import { jsonReply, type McpTool } from "./McpTool.js"
 import { capText } from "./ResultCaps.js"
-import type { VideoLibrary } from "./VideoLibrary.js"
+import { pageOf, pageSizes, type VideoLibrary } from "./VideoLibrary.js"
 import {
   brief,
   Clock,
@@ -33,7 +33,9 @@ import {
 
 // ---- Schemas: what clients send and what they get back -----------------------------------------
 
-const VideoListInput = Schema.Struct({})
+const VideoListInput = Schema.Struct({
+  cursor: Schema.optional(Schema.String.annotations({ description: "next_cursor of the previous page" }))
+})
 const VideoEntry = Schema.Struct({
   video_id: Schema.String,
   duration_seconds: Schema.NullOr(Schema.Number),
@@ -47,7 +49,11 @@ const VideoEntry = Schema.Struct({
 })
 const VideoListOutput = Schema.Struct({
   videos: Schema.Array(VideoEntry),
-  unreadable: Schema.Array(Schema.Struct({ video_id: Schema.String, message: Schema.String }))
+  unreadable: Schema.Array(Schema.Struct({ video_id: Schema.String, message: Schema.String })),
+  total: Schema.Number.annotations({ description: "Videos served in all" }),
+  next_cursor: Schema.NullOr(Schema.String).annotations({
+    description: "Pass as cursor for the next page; null on the last"
+  })
 })
 
 const OverviewInput = Schema.Struct({ video_id: VideoId })
@@ -174,19 +180,28 @@ const videoListTool = (library: VideoLibrary) =>
     name: "video_list",
     title: "List videos",
     description:
-      "Every video served: duration, domain, nodes per level (scenes, events, frames), whether it has frames and subtitles.",
+      "The videos served, a page at a time (pass next_cursor for the next): duration, domain, nodes per level " +
+      "(scenes, events, frames), whether it has frames and subtitles.",
     input: VideoListInput,
     output: VideoListOutput,
-    run: () =>
+    run: ({ cursor }) =>
       Effect.gen(function*() {
+        const paged = pageOf(library.videoIds, cursor, pageSizes.videoList)
+        if (paged === undefined) {
+          return failure(
+            "INVALID_ARGUMENTS",
+            "video_list: cursor is not a next_cursor video_list gave — start again without it"
+          )
+        }
         const videos: Array<typeof VideoEntry.Type> = []
         const unreadable: Array<{ video_id: string; message: string }> = []
-        for (const videoId of library.videoIds) {
+        // Only this page's trees are opened, one at a time, through the bounded tree library.
+        for (const videoId of paged.page) {
           const loaded = yield* Effect.either(library.tree(videoId))
           if (Either.isLeft(loaded)) unreadable.push({ video_id: videoId, message: loaded.left.message })
           else videos.push(yield* videoEntry(videoId, loaded.right))
         }
-        return jsonReply({ videos, unreadable })
+        return jsonReply({ videos, unreadable, total: library.videoIds.length, next_cursor: paged.next })
       })
   })
 

@@ -116,6 +116,7 @@ describe("vtree mcp (stdio round trip)", () => {
         "video_subtitles",
         "video_ask",
         "video_ask_result",
+        "video_ask_cancel",
         "external_search",
         "external_read"
       ])

@@ -78,7 +78,7 @@ describe("video_ask over Streamable HTTP (official SDK client)", () => {
         ))
         // Another request on the same session is served; by then a reply to the cancelled call would be in.
         const { tools } = yield* Effect.promise(() => client.listTools())
-        assert.strictEqual(tools.length, 2)
+        assert.strictEqual(tools.length, 3)
         assert.isFalse(received.some((m) => "id" in m && m.id === callId), "no reply to the cancelled call")
         assert.deepStrictEqual(errors, [])
       }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, hanging, noVlm)))

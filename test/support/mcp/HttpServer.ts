@@ -2,11 +2,14 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Deferred, Effect, Option, Redacted } from "effect"
+import { Deferred, type Duration, Effect, Option, Redacted } from "effect"
 import { serveHttp } from "../../../src/cli/mcp/HttpServe.js"
 import type { ServerSpec } from "../../../src/cli/mcp/McpServer.js"
 
-export const httpServer = <R>(spec: ServerSpec<R>, options: { readonly token?: string } = {}) =>
+export const httpServer = <R>(
+  spec: ServerSpec<R>,
+  options: { readonly token?: string; readonly sessionIdle?: Duration.DurationInput } = {}
+) =>
   Effect.gen(function*() {
     const bound = yield* Deferred.make<number>()
     yield* Effect.forkScoped(
@@ -14,6 +17,7 @@ export const httpServer = <R>(spec: ServerSpec<R>, options: { readonly token?: s
         host: "127.0.0.1",
         port: 0,
         token: Option.map(Option.fromNullable(options.token), Redacted.make),
+        ...(options.sessionIdle === undefined ? {} : { sessionIdle: options.sessionIdle }),
         onListening: (port) => Deferred.unsafeDone(bound, Effect.succeed(port))
       }).pipe(Effect.scoped)
     )

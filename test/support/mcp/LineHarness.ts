@@ -43,7 +43,8 @@ export const lineHarness = (tools: ReadonlyArray<McpTool>) =>
       for (const wake of waiters.splice(0)) wake()
     })
     const server = makeServer({ name: "vtree-test", version: "0.0.0", tools }, runtime)
-    const closed = new Promise<void>((resolve) => (server.onclose = resolve))
+    const endSession = server.onclose
+    const closed = new Promise<void>((resolve) => (server.onclose = () => (endSession?.(), resolve())))
     yield* Effect.promise(() => server.connect(new CheckedTransport(new LineTransport(input, output))))
     yield* Effect.addFinalizer(() => Effect.promise(() => server.close()))
     const waitFor = (match: (line: Reply | ReadonlyArray<Reply>) => boolean) =>

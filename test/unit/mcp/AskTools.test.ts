@@ -1,6 +1,8 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Deferred, Effect, Layer } from "effect"
+import { askLimits } from "../../../src/programs/mcp/AskTools.js"
 import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import { agentScript, askTools, hangingLlm, noVlm, question, submit, viewNode } from "../../support/mcp/AskAgent.js"
 import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
@@ -92,7 +94,7 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
       assert.strictEqual(yield* Effect.promise(() => call), "aborted")
       // The server still serves after the cancellation.
       const { tools } = yield* Effect.promise(() => client.listTools())
-      assert.strictEqual(tools.length, 2)
+      assert.strictEqual(tools.length, 3)
     }))
 
   it.scoped("without an agent model, video_ask refuses naming what to set", () =>
@@ -104,5 +106,72 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
       )) as CallResult
       assert.isTrue(result.isError)
       assert.include(result.content[0]!.text, "VTREE_LLM_MODEL")
+    }))
+
+  it.scoped("a session's jobs end with it, and video_ask_cancel ends one", () =>
+    Effect.gen(function*() {
+      const { interrupted, layer: hanging, started } = yield* hangingLlm
+      const tools = yield* askTools().pipe(Effect.provide(NodeContext.layer))
+      const spec = { name: "vtree", version: "0", tools }
+      const later = { ...question, options: { ...question.options, wait: false } }
+      const call = (client: Client, name: string, args: unknown) =>
+        Effect.promise(() =>
+          client.callTool({ name, arguments: args as Record<string, unknown> }) as Promise<CallResult>
+        )
+      const first = yield* sdkClient(spec).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, hanging, noVlm)))
+      const job = (yield* call(first, "video_ask", later)).structuredContent!.job_id as string
+      yield* Deferred.await(started)
+      const cancelled = yield* call(first, "video_ask_cancel", { job_id: job })
+      assert.deepStrictEqual(cancelled.structuredContent, { job_id: job, cancelled: true })
+      yield* Deferred.await(interrupted)
+      assert.include((yield* call(first, "video_ask_result", { job_id: job })).content[0]!.text, "UNKNOWN_JOB")
+
+      const second = yield* hangingLlm
+      const ending = yield* sdkClient(spec).pipe(
+        Effect.provide(Layer.mergeAll(NodeContext.layer, second.layer, noVlm))
+      )
+      assert.isFalse((yield* call(ending, "video_ask", later)).isError)
+      yield* Deferred.await(second.started)
+      yield* Effect.promise(() => ending.close())
+      yield* Deferred.await(second.interrupted)
+    }))
+
+  it.scoped("one session cannot take every run: it holds at most its share, and another session's job still runs", () =>
+    Effect.gen(function*() {
+      const otherStarted = yield* Deferred.make<void>()
+      const hanging = Layer.succeed(
+        LLMProvider,
+        LLMProvider.of({
+          chat: (request) =>
+            Effect.zipRight(
+              JSON.stringify(request).includes("other session")
+                ? Deferred.succeed(otherStarted, undefined)
+                : Effect.void,
+              Effect.never
+            )
+        })
+      )
+      const tools = yield* askTools().pipe(Effect.provide(NodeContext.layer))
+      const spec = { name: "vtree", version: "0", tools }
+      const models = Layer.mergeAll(NodeContext.layer, hanging, noVlm)
+      const greedy = yield* sdkClient(spec).pipe(Effect.provide(models))
+      const later = { ...question, options: { ...question.options, wait: false } }
+      for (let i = 0; i < askLimits.sessionJobs; i++) {
+        const started = (yield* Effect.promise(() =>
+          greedy.callTool({ name: "video_ask", arguments: later })
+        )) as CallResult
+        assert.isFalse(started.isError)
+      }
+      const refused = (yield* Effect.promise(() =>
+        greedy.callTool({ name: "video_ask", arguments: later })
+      )) as CallResult
+      assert.isTrue(refused.isError)
+      assert.include(refused.content[0]!.text, "TOO_MANY_JOBS")
+      const other = yield* sdkClient(spec).pipe(Effect.provide(models))
+      const theirs = (yield* Effect.promise(() =>
+        other.callTool({ name: "video_ask", arguments: { ...later, question: "What does the other session ask?" } })
+      )) as CallResult
+      assert.isFalse(theirs.isError)
+      yield* Deferred.await(otherStarted)
     }))
 })

@@ -6,7 +6,7 @@ import jpeg from "jpeg-js"
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { maxFramesPerCall } from "../../../src/programs/mcp/FrameTool.js"
-import { makeVideoLibrary } from "../../../src/programs/mcp/VideoLibrary.js"
+import { makeVideoLibrary, pageSizes } from "../../../src/programs/mcp/VideoLibrary.js"
 import { makeVideoResources } from "../../../src/programs/mcp/VideoResources.js"
 import { makeVideoTools } from "../../../src/programs/mcp/VideoTools.js"
 import { LLMProvider } from "../../../src/services/LLMProvider.js"
@@ -163,5 +163,70 @@ describe("a server over many trees holds at most the library's capacity", () => 
       const again = yield* Effect.either(library.treeOfNode("V0_L1_000"))
       assert.isTrue(again._tag === "Right")
       assert.strictEqual(yield* library.loaded, 2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("video_list and resources/list page with a cursor; video_list opens only the trees of its page", () =>
+    Effect.gen(function*() {
+      const trees = yield* scopedTempDir("mcp-paged")
+      const count = pageSizes.resources + 5
+      const ids = Array.from({ length: count }, (_, i) => `V${String(i).padStart(3, "0")}`)
+      for (const id of ids) {
+        writeTree(join(trees, id), syntheticTree({ videoId: id, scenes: 1, eventsPerScene: 1, framesPerEvent: 1 }))
+      }
+      // A tree past the first page that does not load: only the page that lists it may read it.
+      const broken = ids[pageSizes.videoList + 1]!
+      writeFileSync(join(trees, broken, "tree.json"), "{ not json")
+      const library = yield* makeVideoLibrary(trees, { capacity: 2 })
+      const [videoList] = makeVideoTools({ library, prompts: testPrompts(), summarize: false })
+      const list = (args: unknown) =>
+        Effect.map(
+          videoList!.call(args, { progress: () => Effect.void }).pipe(Effect.provide(noModels)),
+          (reply) =>
+            reply.structuredContent as {
+              videos: Array<{ video_id: string }>
+              unreadable: Array<{ video_id: string }>
+              next_cursor: string | null
+              total: number
+            }
+        )
+      const first = yield* list({})
+      assert.deepStrictEqual(first.videos.map((v) => v.video_id), ids.slice(0, pageSizes.videoList))
+      assert.deepStrictEqual(first.unreadable, [])
+      assert.strictEqual(first.total, count)
+      assert.isString(first.next_cursor)
+      assert.isAtMost(yield* library.loaded, 2)
+      const second = yield* list({ cursor: first.next_cursor })
+      assert.deepStrictEqual(second.unreadable.map((v) => v.video_id), [broken])
+      assert.strictEqual(second.videos[0]!.video_id, ids[pageSizes.videoList])
+      let cursor = second.next_cursor
+      const seen = [...first.videos, ...second.videos, ...second.unreadable].map((v) => v.video_id)
+      for (let page = 0; cursor !== null && page < count; page++) {
+        const next = yield* list({ cursor })
+        for (const video of next.videos) seen.push(video.video_id)
+        cursor = next.next_cursor
+      }
+      assert.deepStrictEqual(seen.sort(), ids)
+      const bad = yield* videoList!.call({ cursor: "-1" }, { progress: () => Effect.void }).pipe(
+        Effect.provide(noModels)
+      )
+      assert.isTrue(bad.isError)
+
+      const client = yield* sdkClient({
+        name: "vtree",
+        version: "0",
+        tools: [],
+        resources: makeVideoResources(library)
+      }).pipe(Effect.provide(noModels))
+      const page = yield* Effect.promise(() => client.listResources())
+      assert.strictEqual(page.resources.length, pageSizes.resources)
+      assert.isString(page.nextCursor)
+      const rest = yield* Effect.promise(() => client.listResources({ cursor: page.nextCursor! }))
+      assert.deepStrictEqual(rest.resources.map((r) => r.name), ids.slice(pageSizes.resources))
+      assert.isUndefined(rest.nextCursor)
+      const refused = yield* Effect.promise(() =>
+        client.listResources({ cursor: "nope" }).then(() => undefined, (error: unknown) => error)
+      )
+      assert.instanceOf(refused, McpError)
+      assert.strictEqual((refused as McpError).code, -32602)
     }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -17,6 +17,7 @@ import { TreeImportError } from "../programs/import/ImportedVideo.js"
 import { LibraryError } from "../programs/mcp/VideoLibrary.js"
 import { PromptPackError } from "../programs/prompts/PromptManager.js"
 import { PackError } from "../programs/tree/pack/PackError.js"
+import { TreePageError } from "../programs/tree/TreePage.js"
 import { UnsafeIdError } from "../programs/tree/TreePreflight.js"
 import { RunStoreError } from "../services/RunStore.js"
 import { ExportError } from "./export/ExportCommand.js"
@@ -55,6 +56,7 @@ const userErrors = [
   SubtitleError,
   TreeDecodeError,
   TreeImportError,
+  TreePageError,
   UnsafeIdError,
   UsageError,
   UserJsonError

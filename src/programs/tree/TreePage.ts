@@ -4,7 +4,7 @@
 // cards and subtitles. Everything from tree.json passes through `escapeHtml`; only our markup has tags.
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { TreeDecodeError } from "../../domain/Tree.js"
 import type { Level, TreeIndex, TreeNode } from "../../domain/TreeIndex.js"
 import { countOf, formatCount, videoSpan, videoTime } from "../../text/Format.js"
@@ -265,16 +265,53 @@ export const treeFoldersOf = Effect.fn("TreePage.treeFolders")(function*(input: 
 })
 
 /**
+ * Nodes one page holds. Every node is a card in one self-contained file: a 400,000-node tree made a 365 MB page
+ * in 244 s, which no browser opens; 50,000 (a default build of tens of hours of video) stays a page one reads.
+ */
+export const maxPageNodes = 50_000
+
+/** A page vtree will not write, with what to do instead. */
+export class TreePageError extends Schema.TaggedError<TreePageError>()("TreePageError", {
+  reason: Schema.Literal("TooLarge"),
+  message: Schema.String
+}) {}
+
+/** Refuses, before any frame is read, a page of more than `maxNodes` nodes. */
+const checkPageSize = Effect.fn("TreePage.checkSize")(function*(
+  input: string,
+  folders: ReadonlyArray<string>,
+  library: Effect.Effect.Success<ReturnType<typeof makeTreeLibrary>>,
+  maxNodes: number
+) {
+  const path = yield* Path.Path
+  let nodes = 0
+  for (const folder of folders) {
+    nodes += (yield* Effect.scoped(library.open(folder))).index.nodes.size
+  }
+  if (nodes <= maxNodes) return
+  const over = `${countOf(nodes, "node")}, over the ${formatCount(maxNodes)} one page holds`
+  return yield* new TreePageError({
+    reason: "TooLarge",
+    message: folders.length === 1
+      ? `${input}: ${over} — read it with vtree tree show and vtree tree search, or rebuild it with fewer frames`
+      : `${input}: ${folders.length} trees with ${over} — write a page per tree: vtree tree html ${
+        path.join(input, "<videoID>")
+      }`
+  })
+})
+
+/**
  * The page of a tree or a trees folder. `pageDir` is where the page will be read from (the folder of
  * `--out`, or the working folder): links to frames (`mode: "link"`) are relative to it.
  */
 export const treePage = Effect.fn("TreePage.make")(function*(
   input: string,
-  options: { readonly mode: FramesMode; readonly pageDir: string }
+  options: { readonly mode: FramesMode; readonly pageDir: string; readonly maxNodes?: number }
 ) {
   const path = yield* Path.Path
   const folders = yield* treeFoldersOf(input)
   const library = yield* makeTreeLibrary()
+  yield* checkPageSize(input, folders, library, options.maxNodes ?? maxPageNodes)
   const trees = yield* Effect.forEach(folders, (folder) =>
     Effect.gen(function*() {
       const { dir, index } = yield* Effect.scoped(library.open(folder))

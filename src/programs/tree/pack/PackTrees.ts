@@ -6,14 +6,10 @@
  * name is the whole check here.
  */
 import { Either } from "effect"
-import { userFileCaps } from "../../../domain/UserFile.js"
 import { frameRelativePath } from "../FramePath.js"
 import { decodeTreeBytes } from "../TreeDecoder.js"
 
 export const treeFileName = "tree.json"
-
-/** A tree.json vtree would refuse to read is refused in a pack too: one tree at a time sits in memory. */
-export const maxPackTreeBytes = userFileCaps.tree
 
 /** The tree folder whose tree.json `path` (a manifest path) is, letter case aside (one file on macOS); else undefined. */
 export const treeJsonFolder = (path: string): string | undefined => {

@@ -131,6 +131,13 @@ export interface AskToolOptions {
 const decodeAsk = Schema.decodeUnknownEither(AskInput, { errors: "all", onExcessProperty: "error" })
 const decodeResult = Schema.decodeUnknownEither(ResultInput, { errors: "all", onExcessProperty: "error" })
 
+/** The job id a poll or a cancel names, or the INVALID_ARGUMENTS reply that tool gives. */
+const jobIdOf = (tool: string, args: unknown) =>
+  Either.mapBoth(decodeResult(args), {
+    onLeft: (error) => failure("INVALID_ARGUMENTS", `${tool}: ${ParseResult.TreeFormatter.formatErrorSync(error)}`),
+    onRight: (input) => input.job_id
+  })
+
 type OnStep = (done: number, max: number, tool: string) => Effect.Effect<void>
 
 /** A semaphore per session (its share of the runs), made when the session first asks, dropped when it ends. */
@@ -316,19 +323,14 @@ const videoAskResultTool = ({ jobs, prune }: Jobs): McpTool => ({
   outputSchema: toolSchema(AskOutput),
   call: (args) =>
     Effect.gen(function*() {
-      const decoded = decodeResult(args)
-      if (Either.isLeft(decoded)) {
-        return failure(
-          "INVALID_ARGUMENTS",
-          `video_ask_result: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`
-        )
-      }
+      const jobId = jobIdOf("video_ask_result", args)
+      if (Either.isLeft(jobId)) return jobId.left
       yield* prune
-      const job = jobs.get(decoded.right.job_id)
+      const job = jobs.get(jobId.right)
       if (job === undefined) {
-        return failure("UNKNOWN_JOB", `no job "${decoded.right.job_id}" (jobs are kept an hour after they finish)`)
+        return failure("UNKNOWN_JOB", `no job "${jobId.right}" (jobs are kept an hour after they finish)`)
       }
-      return jsonReply(job.result ?? runningOutput(decoded.right.job_id, job.stepsDone))
+      return jsonReply(job.result ?? runningOutput(jobId.right, job.stepsDone))
     })
 })
 
@@ -346,14 +348,9 @@ const videoAskCancelTool = ({ jobs }: Jobs): McpTool => ({
   outputSchema: toolSchema(CancelOutput),
   call: (args) =>
     Effect.gen(function*() {
-      const decoded = decodeResult(args)
-      if (Either.isLeft(decoded)) {
-        return failure(
-          "INVALID_ARGUMENTS",
-          `video_ask_cancel: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`
-        )
-      }
-      const jobId = decoded.right.job_id
+      const named = jobIdOf("video_ask_cancel", args)
+      if (Either.isLeft(named)) return named.left
+      const jobId = named.right
       const job = jobs.get(jobId)
       if (job === undefined) return failure("UNKNOWN_JOB", `no job "${jobId}"`)
       jobs.delete(jobId)

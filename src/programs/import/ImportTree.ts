@@ -9,7 +9,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import type { MediaError } from "../../domain/Media.js"
 import { plainNameProblem } from "../../domain/NameId.js"
 import type { BuiltTree, FlatNode } from "../../domain/Tree.js"
@@ -28,8 +28,6 @@ import {
   claimTreeFolder,
   clearFrames,
   insideTree,
-  Marker,
-  markerFile,
   outDirNames,
   removeInside,
   resolveOutDir,
@@ -47,6 +45,7 @@ import {
 import { type CardCounts, type ImportCardModel, modelCards } from "./ImportCards.js"
 import { badInput, type ImportFormat, TreeImportError } from "./ImportedVideo.js"
 import { type ImportLimits, importLimits } from "./ImportLimits.js"
+import { importedBy, refuseBuiltTree } from "./ImportOverwrite.js"
 import { readCaptionSources, type SourcedVideo } from "./ImportSources.js"
 
 export interface ImportOptions {
@@ -272,7 +271,7 @@ const importedTree = (input: {
     ...(input.framesExtracted === undefined ? { has_frames: false } : {}),
     build: {
       vtree_version: input.version,
-      made_by: "vtree tree import",
+      made_by: importedBy,
       source: {
         file: path.basename(video.file),
         sha256: video.sha256,
@@ -373,7 +372,7 @@ const importVideo = Effect.fn("ImportTree.importVideo")(function*(
   // Claimed and watched in one step: an interruption cannot fall between the two.
   return yield* Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(
-      claimTreeFolder(folder, "vtree tree import"),
+      claimTreeFolder(folder, importedBy),
       (claimed) =>
         restore(writeVideo(video, scenes, folder, claimed, options, version)).pipe(
           Effect.onError(() => removeUnfinished(claimed, hadCache))
@@ -460,54 +459,6 @@ const boundedScenes = (video: SourcedVideo, options: ImportOptions) =>
       return yield* tooLarge(video.videoId, `over ${sizeText(textBytes)} of caption text alone`, maxBytes)
     }
     return scenes
-  })
-
-/** A tree.json whose build record names no import, or a marker of `vtree build`'s: who built the tree, else undefined. */
-const builderOf = (folder: TreeFolder) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const treeFile = path.join(folder.dir, "tree.json")
-    if (yield* fs.exists(treeFile).pipe(Effect.orElseSucceed(() => false))) {
-      const record = yield* fs.readFileString(treeFile).pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(BuildRecord))),
-        Effect.option
-      )
-      if (Option.isSome(record)) {
-        const build = record.value.build
-        const madeBy = build.made_by ?? "vtree build"
-        return madeBy === importedBy ? undefined : { madeBy, models: build.models }
-      }
-    }
-    const marker = yield* fs.readFileString(path.join(folder.dir, ".vtree", markerFile)).pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.parseJson(Marker))),
-      Effect.option
-    )
-    return Option.isSome(marker) && marker.value.made_by !== importedBy
-      ? { madeBy: marker.value.made_by, models: undefined }
-      : undefined
-  })
-
-const importedBy = "vtree tree import"
-const BuildRecord = Schema.Struct({
-  build: Schema.Struct({
-    made_by: Schema.optional(Schema.String),
-    models: Schema.optional(Schema.Struct({ vlm: Schema.optional(Schema.NullOr(Schema.String)) }))
-  })
-})
-
-/** Refuses a folder holding a tree that `vtree build` (or anything but an import) wrote. */
-const refuseBuiltTree = (folder: TreeFolder) =>
-  Effect.gen(function*() {
-    const builder = yield* builderOf(folder)
-    if (builder === undefined) return
-    const vlm = builder.models?.vlm
-    return yield* new TreeImportError({
-      reason: "Refused",
-      message: `${folder.dir}: a tree ${builder.madeBy} made${
-        typeof vlm === "string" ? ` (cards by ${vlm})` : ""
-      }, not an import — importing would replace its cards and frames; pass --force to replace it, or import into another --out`
-    })
   })
 
 /**

@@ -4,7 +4,12 @@ import { assert, describe, it } from "@effect/vitest"
 import type { StopReason } from "../../../src/domain/Prediction.js"
 import type { BenchmarkName } from "../../../src/domain/Question.js"
 import type { PredictionRow } from "../../../src/domain/RunRecord.js"
-import { type OfficialScore, officialScoreOf } from "../../../src/programs/benchmarks/OfficialScore.js"
+import {
+  longVideoBenchParse,
+  type OfficialScore,
+  officialScoreOf,
+  videoMmeExtract
+} from "../../../src/programs/benchmarks/OfficialScore.js"
 import { letterAt } from "../../../src/programs/benchmarks/Options.js"
 import { prediction } from "../../support/harness/RunRows.js"
 
@@ -203,5 +208,24 @@ describe("officialScoreOf", () => {
     const score = scoreOf("videomme", [{ id: "u1", key: null, said: "A" }])
     assert.isNull(score.value)
     assert.strictEqual(score.denominator, 0)
+  })
+
+  it("the transcribed extractions keep their scripts' quirks: any capital A–D wins, ten words without one read as none", () => {
+    // extract_characters_regex: prefixes cut, then the first A–D anywhere ("Dogs" gives D); more than ten words
+    // with no A–D give "". "The best option is" is not cut (a missing comma joined it to the next prefix).
+    assert.deepStrictEqual(
+      [
+        "B",
+        "The answer is C.",
+        "Dogs chase B",
+        "The best option is A",
+        "",
+        "it is the one with the red hat on the left"
+      ]
+        .map(videoMmeExtract),
+      ["B", "C", "D", "A", "", ""]
+    )
+    // parse_multi_choice_response reads A–E the same way and draws at random (null here) when none is found.
+    assert.deepStrictEqual(["E", "F", "Best option: (C)", "none"].map(longVideoBenchParse), ["E", null, "C", null])
   })
 })

@@ -5,6 +5,7 @@ import { outcomeOf } from "../../domain/Outcome.js"
 import { mcnemarExact } from "../../domain/Stats.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup } from "./Report.js"
+import { benchmarkOfRows, compareScoresText, type RunScores, scoresOf } from "./ReportScores.js"
 import { formatTable } from "./ReportText.js"
 import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
 import type { ReportPrediction } from "./Summary.js"
@@ -72,6 +73,8 @@ export interface Comparison {
     readonly verdict: string
   }
   readonly usage: ReadonlyArray<UsageDelta>
+  /** Each run's strict and official score over the shared questions (ReportScores.ts). */
+  readonly scores: { readonly a: RunScores; readonly b: RunScores }
 }
 
 /** The two runs share no question: nothing can be paired. */
@@ -210,7 +213,8 @@ export const compareRuns = (sideA: CompareSide, sideB: CompareSide): Comparison 
       p,
       verdict: mcnemarVerdict(p, broken.length, fixed.length)
     },
-    usage: usageDeltas(a, b, sideA, sideB)
+    usage: usageDeltas(a, b, sideA, sideB),
+    scores: { a: scoresOf(benchmarkOfRows(a), a, accA), b: scoresOf(benchmarkOfRows(b), b, accB) }
   }
 }
 
@@ -291,6 +295,7 @@ export const renderCompareText = (c: Comparison): string => {
     header,
     settings,
     bucketTable("Overall", [c.overall]),
+    compareScoresText(c.scores, formatTable),
     bucketTable("Task type", c.byTaskType),
     bucketTable("Duration", c.byDuration),
     ...(c.byDomain.length === 0 ? [] : [bucketTable("Domain", c.byDomain)]),

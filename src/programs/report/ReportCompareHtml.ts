@@ -6,6 +6,7 @@ import { formatPoints, formatUsage } from "./ReportCompare.js"
 import { chartAxis } from "./ReportHtml.js"
 import { script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
+import { compareScoresHtml } from "./ReportScores.js"
 import { trajectory } from "./ReportTrajectory.js"
 import type { ReportCall, ReportPrediction, ReportStep } from "./Summary.js"
 
@@ -145,7 +146,7 @@ export const renderCompareHtml = (c: Comparison, a: CompareTrajectories, b: Comp
   } 95% CI</td></tr>
 <tr><td>B − A</td><td>${esc(formatPoints(c.overall.delta))}</td></tr>
 <tr><td>Verdict</td><td id="verdict">${esc(c.mcnemar.verdict)}</td></tr>
-</table>
+</table>${compareScoresHtml(c.scores)}
 ${section("Accuracy overall", [c.overall])}${section("Accuracy per task type", c.byTaskType)}${
     section("Accuracy per duration", c.byDuration)
   }${section("Accuracy per domain", c.byDomain)}

@@ -6,6 +6,7 @@ import { formatCount, formatDuration, formatInterval, formatPercent } from "../.
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { errorsText } from "./ReportErrors.js"
+import { scoresText } from "./ReportScores.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
@@ -134,6 +135,7 @@ export const renderText = (summary: Summary): string => {
   ]
   return [
     header,
+    scoresText(summary.scores, formatTable),
     ...settingsText(summary),
     ...summary.axes.map(({ axis, groups }) => accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)),
     stops,

@@ -145,6 +145,19 @@ const cases: ReadonlyArray<Case> = [
   }
 ]
 
+/** The official score the report puts beside the strict one, [value, denominator], by each scorer's rule. */
+const officials: Readonly<Record<string, readonly [number, number]>> = {
+  // compute_accuracy.py: every exported uid; the unanswered one's "E" is wrong → 1/3.
+  lvbench: [1 / 3, 3],
+  // M-Avg: needle 1/1, plotQA 1/2 → 0.75.
+  mlvu: [0.75, 3],
+  egoschema: [1 / 2, 2],
+  nextqa: [2 / 3, 3],
+  custom: [1, 1],
+  // The unreadable reply is exported "F" of five options: a random option to the scorer, 1/5 expected → 1.2/2.
+  longvideobench: [0.6, 2]
+}
+
 /** The first line of the question in an agent request's user message. */
 const questionIn = (request: Sim.SimRequest): string => {
   const messages = request.body["messages"] as ReadonlyArray<{ readonly role: string; readonly content: unknown }>
@@ -221,6 +234,7 @@ describe("every benchmark through the CLI (infer → report → export) against 
           }
           primary: { name: string; value: number } | null
           cost: { total: number | null }
+          scores: { official: { value: number | null; denominator: number } }
         }
         assert.strictEqual(summary.benchmark, c.name)
         // The last progress line agrees with the report: accuracy over the keyed questions, and the USD spent.
@@ -235,6 +249,11 @@ describe("every benchmark through the CLI (infer → report → export) against 
         else {
           assert.strictEqual(summary.primary?.name, c.primary[0])
           assert.closeTo(summary.primary!.value, c.primary[1], 1e-9)
+        }
+        const official = officials[c.name]
+        if (official !== undefined) {
+          assert.closeTo(summary.scores.official.value!, official[0], 1e-9)
+          assert.strictEqual(summary.scores.official.denominator, official[1])
         }
 
         const out = join(dir, "results.json")

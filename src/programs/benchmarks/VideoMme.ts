@@ -161,6 +161,16 @@ export interface VideoMmeExportVideo {
   readonly duration: string | null
   readonly domain: string | null
   readonly sub_category: string | null
+  /**
+   * The same three facts under the keys the official scorer reads (evaluation/eval_your_results.py reads
+   * `duration_category`, `video_category`, `video_subcategory` and, with skip_missing, `missing`), while
+   * the repository's README shows the results file with the three keys above: a file with both is read
+   * by either.
+   */
+  readonly duration_category: string | null
+  readonly video_category: string | null
+  readonly video_subcategory: string | null
+  readonly missing: boolean
   readonly url?: string
   readonly questions: ReadonlyArray<VideoMmeExportQuestion>
 }
@@ -181,6 +191,10 @@ const exportVideoMme = (results: ReadonlyArray<QuestionResult>): ReadonlyArray<V
           duration: q.durationGroup,
           domain: q.domain,
           sub_category: textOrNull(field(q.row, "sub_category")),
+          duration_category: q.durationGroup,
+          video_category: q.domain,
+          video_subcategory: textOrNull(field(q.row, "sub_category")),
+          missing: false,
           ...(url === null ? {} : { url })
         },
         questions: []

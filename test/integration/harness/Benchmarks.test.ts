@@ -461,6 +461,10 @@ describe("the run keeps its benchmark", () => {
           duration: "short",
           domain: null,
           sub_category: null,
+          duration_category: "short",
+          video_category: null,
+          video_subcategory: null,
+          missing: false,
           questions: [
             {
               question_id: "q1",

@@ -30,13 +30,17 @@ const exported = (
 }
 
 describe("exports", () => {
-  it("Video-MME: a list per video with Video-MME's own video_id, sub_category and url; unanswered is \"\"", () => {
+  it("Video-MME: a list per video with Video-MME's own video_id, sub_category and url, and the keys eval_your_results.py reads; unanswered is \"\"", () => {
     assert.deepStrictEqual(exported(fileInput("videomme.jsonl", jsonl(...videoMmeRows)), ["C", null, "A"]), [
       {
         video_id: "001",
         duration: "short",
         domain: "Knowledge",
         sub_category: "Humanity & History",
+        duration_category: "short",
+        video_category: "Knowledge",
+        video_subcategory: "Humanity & History",
+        missing: false,
         url: "https://www.youtube.com/watch?v=fFjv93ACGo8",
         questions: [
           {
@@ -62,6 +66,10 @@ describe("exports", () => {
         duration: "long",
         domain: "Sports Competition",
         sub_category: "Football",
+        duration_category: "long",
+        video_category: "Sports Competition",
+        video_subcategory: "Football",
+        missing: false,
         questions: [
           {
             question_id: "601-1",

@@ -10,6 +10,11 @@ const OfficialLayout = Schema.Array(Schema.Struct({
   duration: Schema.NullOr(Schema.Literal("short", "medium", "long")),
   domain: Schema.NullOr(Schema.String),
   sub_category: Schema.NullOr(Schema.String),
+  // What the script itself indexes (item["duration_category"], …); the three above are the README's.
+  duration_category: Schema.NullOr(Schema.Literal("short", "medium", "long")),
+  video_category: Schema.NullOr(Schema.String),
+  video_subcategory: Schema.NullOr(Schema.String),
+  missing: Schema.Literal(false),
   questions: Schema.NonEmptyArray(Schema.Struct({
     question_id: Schema.String,
     task_type: Schema.NullOr(Schema.String),

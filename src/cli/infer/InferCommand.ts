@@ -95,7 +95,9 @@ const benchmarkOptions = Effect.fn("InferCommand.benchmarkOptions")(function*(
     ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
     breakerCalls: yield* loadBreakerCalls,
     sampling: recorded.sampling,
-    config: { questionsPath, selected: questions.length, providers: recorded.providers }
+    config: { questionsPath, selected: questions.length, providers: recorded.providers },
+    ...(Option.isSome(args.control) ? { control: args.control.value } : {}),
+    ...(Option.isSome(args.controlSeed) ? { controlSeed: args.controlSeed.value } : {})
   } satisfies BenchmarkOptions<never>
 })
 

@@ -15,6 +15,7 @@ import {
 import { nothingRecorded, runFinalAnswer } from "../../domain/RunConfig.js"
 import { quantile } from "../../domain/Stats.js"
 import { benchmarkView } from "./ReportAxes.js"
+import { controlSummary } from "./ReportControl.js"
 import { errorsOf } from "./ReportErrors.js"
 import { workersOf } from "./ReportWorkers.js"
 import { runSettings } from "./RunSettings.js"
@@ -202,7 +203,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       open: Math.max(0, run.progress.total - run.progress.done - run.progress.claimed)
     },
     workers: workersOf(input, options.now),
-    perQuestion: predictions.map((p) => questionLine(p, cost.byQuestion[p.questionId] ?? null))
+    perQuestion: predictions.map((p) => questionLine(p, cost.byQuestion[p.questionId] ?? null)),
+    control: controlSummary(config, predictions)
   }
 }
 

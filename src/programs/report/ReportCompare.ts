@@ -1,10 +1,12 @@
 // Two runs side by side, paired over the questions both answered: is B better than A, where, and is the
 // difference more than noise. Pure: the CLI loads both runs (from one database or two) and renders this.
+import type { ControlKind } from "../../domain/Control.js"
 import type { Accuracy } from "../../domain/Outcome.js"
 import { outcomeOf } from "../../domain/Outcome.js"
 import { mcnemarExact } from "../../domain/Stats.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup } from "./Report.js"
+import { type ControlEffect, controlEffect, controlEffectLine } from "./ReportControl.js"
 import { formatTable } from "./ReportText.js"
 import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
 import type { ReportPrediction } from "./Summary.js"
@@ -19,6 +21,8 @@ export interface CompareSide {
   readonly costOf?: (questionId: string) => number | null
   /** What the run was run with (RunSettings.runSettings); the comparison lists the ones that differ. */
   readonly settings?: ReadonlyArray<RunSetting>
+  /** The run's control (`vtree infer --control`); absent or none for a run that is none. */
+  readonly control?: ControlKind
 }
 
 export interface BucketDelta {
@@ -72,6 +76,8 @@ export interface Comparison {
     readonly verdict: string
   }
   readonly usage: ReadonlyArray<UsageDelta>
+  /** When one side is a control: what the video adds over it, with a paired interval (ReportControl.ts). */
+  readonly control: ControlEffect | null
 }
 
 /** The two runs share no question: nothing can be paired. */
@@ -210,7 +216,8 @@ export const compareRuns = (sideA: CompareSide, sideB: CompareSide): Comparison 
       p,
       verdict: mcnemarVerdict(p, broken.length, fixed.length)
     },
-    usage: usageDeltas(a, b, sideA, sideB)
+    usage: usageDeltas(a, b, sideA, sideB),
+    control: controlEffect(sideA, sideB, a, b)
   }
 }
 
@@ -271,7 +278,8 @@ export const renderCompareText = (c: Comparison): string => {
     }, B ${formatPercent(c.overall.b.accuracy)} ${formatInterval(c.overall.b.interval)} (95% CI), B − A ${
       formatPoints(c.overall.delta)
     }`,
-    `${c.mcnemar.verdict[0]!.toUpperCase()}${c.mcnemar.verdict.slice(1)}.`
+    `${c.mcnemar.verdict[0]!.toUpperCase()}${c.mcnemar.verdict.slice(1)}.`,
+    ...controlEffectLine(c.control)
   ].join("\n")
   const usage = formatTable(
     ["Usage (shared questions)", "A", "B", "B − A"],

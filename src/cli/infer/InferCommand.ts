@@ -178,6 +178,12 @@ export const inferCommand = Command.make("infer", options, (args) =>
     ),
     // The providers come first: a missing setting is refused before any file is read.
     Command.provide((args) =>
-      Layer.mergeAll(Output.quiet, Stores.writable, Infer.providers(args.webSearch, agentSampling(args)))
+      Layer.mergeAll(
+        Output.quiet,
+        Stores.writable,
+        Option.contains(args.control, "chance")
+          ? Infer.noModels
+          : Infer.providers(args.webSearch, agentSampling(args))
+      )
     )
   )

@@ -157,6 +157,14 @@ export const prepareControl = Effect.fn("Controls.prepareControl")(function*(
   config: RunConfig
 ) {
   if (resuming(options)) return config
+  if (options.controlSeed !== undefined && config.controlSeed === undefined) {
+    return yield* new InferError({
+      reason: "BadOption",
+      message:
+        `--control-seed ${options.controlSeed}: only --control shuffled and --control chance draw with a seed — ` +
+        "drop --control-seed, or pick one of them"
+    })
+  }
   if (config.control === "blind") yield* loadBlindPrompt(options.prompts.dir)
   if (config.control !== "shuffled") return config
   const pairs = pairByDuration(

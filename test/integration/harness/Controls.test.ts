@@ -157,6 +157,15 @@ describe("vtree infer --control (in-process CLI against openai-sim)", () => {
       assert.strictEqual(row.steps_used, 0)
     }
     assert.include(storedConfig(first.db), { control: "chance", controlSeed: 5 })
+    // A seed draws nothing for a blind control: refused before the run starts.
+    const seeded = await runCli(
+      inferArgs(join(dir, "blind.db"), "--control", "blind", "--control-seed", "2"),
+      simEnv(sim.url)
+    )
+    assert.strictEqual(seeded.code, 1)
+    assert.deepStrictEqual(vtreeLines(seeded.stderr), [
+      "vtree: --control-seed 2: only --control shuffled and --control chance draw with a seed — drop --control-seed, or pick one of them"
+    ])
     assert.match(
       first.result.stdout,
       /Control run: chance control \(seeded uniform draw, no model\) · seed 5 · expected accuracy 25\.0% \(mean of 1\/options over the keyed\), drawn \d+\.\d%/

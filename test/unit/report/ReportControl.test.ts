@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { nothingRecorded } from "../../../src/domain/RunConfig.js"
 import { compareRuns, NoSharedQuestions, renderCompareText } from "../../../src/programs/report/ReportCompare.js"
+import { renderCompareHtml } from "../../../src/programs/report/ReportCompareHtml.js"
 import {
   controlEffect,
   controlLines,
@@ -61,6 +62,12 @@ describe("controlEffect", () => {
       "The video adds +50.0 points (95 % interval −6.6 to +106.6, paired over 4 keyed questions) over what the model " +
         "answers without it: run run-1 against its blind control blind-1 (B)."
     )
+    const page = renderCompareHtml(c, { predictions: run, steps: [], calls: [] }, {
+      predictions: control,
+      steps: [],
+      calls: []
+    })
+    assert.include(page, "<td id=\"control\">The video adds +50.0 points")
     const plain = compareRuns(
       { runId: "run-1", source: "a.db", predictions: run },
       { runId: "run-2", source: "a.db", predictions: control }

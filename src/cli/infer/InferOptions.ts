@@ -130,8 +130,8 @@ const maxCost = Options.float("max-cost").pipe(
 const prices = optionalText("prices", "Prices file for cost and --max-cost (format: see `vtree report --help`)")
 const control = Options.choice("control", controlKinds).pipe(
   Options.withDescription(
-    "Make the run a control: blind (question and options alone, one agent call, no tree or tools), shuffled (the " +
-      "agent over another video's tree of similar duration) or chance (a seeded draw among the options, no model)"
+    "A control run: blind (question and options alone, one call, no tree), shuffled (another video's tree of " +
+      "similar length) or chance (a seeded draw, no model)"
   ),
   Options.optional
 )

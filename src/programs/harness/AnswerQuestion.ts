@@ -197,7 +197,11 @@ export const answerAndSave = <R>(
       const hint = options.prompts.hint(input)
       const told = benchmark === undefined ? undefined : {
         ...benchmark,
-        hint: { taskType: hint.taskType, skill: agentSettings(options).skillMode === "auto" ? hint.skill : null }
+        // A blind or chance control was given no skill.
+        hint: {
+          taskType: hint.taskType,
+          skill: agentSettings(options).skillMode === "auto" && options.controlAnswer === undefined ? hint.skill : null
+        }
       }
       const row = predictionRow(question, answered, calls, startedAt, finishedAt, told)
       const outcome = yield* (yield* RunStore).saveQuestion(runId, {

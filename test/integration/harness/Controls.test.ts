@@ -116,6 +116,13 @@ describe("vtree infer --control (in-process CLI against openai-sim)", () => {
       samples.map((q) => ["agent", q.questionId]).sort()
     )
     assert.strictEqual(storedConfig(db)["control"], "blind")
+    // The row says what the model was told: the task type, and no skill (the blind prompt carries none).
+    const hints = readDb(db, (h) => h.prepare("SELECT benchmark_json FROM predictions").all()) as Array<
+      { benchmark_json: string }
+    >
+    for (const { benchmark_json } of hints) {
+      assert.isNull((JSON.parse(benchmark_json) as { hint: { skill: string | null } }).hint.skill)
+    }
     assert.match(result.stdout, /Control run: blind control \(question and options alone, no video\)/)
     assert.match(result.stdout, /control\s+blind/)
 

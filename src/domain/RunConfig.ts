@@ -4,6 +4,7 @@
 // here; and `StoredRunConfig`, config_json as any version wrote it, where a key an earlier version did not
 // write reads as absent (or as the value such runs had: see `legacy` below), never as today's default.
 import { Option, Schema } from "effect"
+import { ControlKind, ControlPairs } from "./Control.js"
 import { PricesFile } from "./Cost.js"
 import { BenchmarkName } from "./Question.js"
 import { RunSampling, Sampling } from "./Sampling.js"
@@ -108,7 +109,14 @@ export const RunConfig = Schema.Struct({
   sampling: Schema.optionalWith(RunSampling, { exact: true }),
   /** The prices a later report uses unless told otherwise; absent when none were given. */
   prices: Schema.optionalWith(PricesFile, { exact: true }),
-  vtreeVersion: Schema.String
+  vtreeVersion: Schema.String,
+  /**
+   * Which control the run is (Control.ts; absent: none, as every run stored before controls), its seed (shuffled,
+   * chance) and a shuffled run's video pairing.
+   */
+  control: Schema.optionalWith(ControlKind, { exact: true }),
+  controlSeed: Schema.optionalWith(Schema.Number, { exact: true }),
+  controlPairs: Schema.optionalWith(ControlPairs, { exact: true })
 })
 export type RunConfig = typeof RunConfig.Type
 
@@ -181,7 +189,11 @@ export const StoredRunConfig = Schema.Struct({
   providers: stored(StoredProviders),
   sampling: stored(StoredSampling),
   prices: stored(PricesFile),
-  vtreeVersion: stored(Schema.String)
+  vtreeVersion: stored(Schema.String),
+  // Absent: no control (runControl), as every run stored before controls existed.
+  control: stored(ControlKind),
+  controlSeed: stored(Schema.Number),
+  controlPairs: stored(ControlPairs)
 })
 export type StoredRunConfig = typeof StoredRunConfig.Type
 
@@ -190,6 +202,9 @@ export const nothingRecorded: StoredRunConfig = Schema.decodeSync(StoredRunConfi
 
 /** The config_json column: JSON text decoded by StoredRunConfig. */
 export const StoredRunConfigJson = Schema.parseJson(StoredRunConfig)
+
+/** Which control the run is: `none` unless its record names one. */
+export const runControl = (config: Pick<StoredRunConfig, "control">): ControlKind => config.control ?? "none"
 
 /** Whether the run asks for an answer once the step budget is spent: runs stored before the mode was recorded never did. */
 export const runFinalAnswer = (config: StoredRunConfig): boolean => config.finalAnswer ?? false

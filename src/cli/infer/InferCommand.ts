@@ -95,7 +95,9 @@ const benchmarkOptions = Effect.fn("InferCommand.benchmarkOptions")(function*(
     ...(Option.isSome(retrySchedule) ? { retrySchedule: retrySchedule.value } : {}),
     breakerCalls: yield* loadBreakerCalls,
     sampling: recorded.sampling,
-    config: { questionsPath, selected: questions.length, providers: recorded.providers }
+    config: { questionsPath, selected: questions.length, providers: recorded.providers },
+    ...(Option.isSome(args.control) ? { control: args.control.value } : {}),
+    ...(Option.isSome(args.controlSeed) ? { controlSeed: args.controlSeed.value } : {})
   } satisfies BenchmarkOptions<never>
 })
 
@@ -176,6 +178,12 @@ export const inferCommand = Command.make("infer", options, (args) =>
     ),
     // The providers come first: a missing setting is refused before any file is read.
     Command.provide((args) =>
-      Layer.mergeAll(Output.quiet, Stores.writable, Infer.providers(args.webSearch, agentSampling(args)))
+      Layer.mergeAll(
+        Output.quiet,
+        Stores.writable,
+        Option.contains(args.control, "chance")
+          ? Infer.noModels
+          : Infer.providers(args.webSearch, agentSampling(args))
+      )
     )
   )

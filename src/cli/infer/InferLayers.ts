@@ -16,6 +16,8 @@ import * as OpenAiLlm from "../../layers/openai/OpenAiLlm.js"
 import * as OpenAiVlm from "../../layers/openai/OpenAiVlm.js"
 import { InferError } from "../../programs/harness/InferError.js"
 import { SearchHub } from "../../programs/search/SearchHub.js"
+import { LLMProvider } from "../../services/LLMProvider.js"
+import { VLMProvider } from "../../services/VLMProvider.js"
 import * as Ocr from "../shared/OcrLayers.js"
 import * as Search from "../shared/SearchLayers.js"
 
@@ -106,3 +108,16 @@ export const providers = (webSearch: boolean, agentSampling: Sampling = {}) =>
       ...optional
     )
   }))
+
+/**
+ * `--control chance` asks no model: the run needs no provider configured, and a call would be a bug (a defect,
+ * never a quiet answer).
+ */
+export const noModels = Layer.mergeAll(
+  Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => Effect.dieMessage("a chance control asks no model") })),
+  Layer.succeed(
+    VLMProvider,
+    VLMProvider.of({ chatWithImages: () => Effect.dieMessage("a chance control asks no model") })
+  ),
+  MemoryCallBuffer.layer
+)

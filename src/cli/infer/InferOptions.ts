@@ -1,5 +1,6 @@
 import { type Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Option } from "effect"
+import { controlKinds, defaultControlSeed } from "../../domain/Control.js"
 import { agentDefaults, controlDefaults } from "../../domain/RunConfig.js"
 import { type Sampling, type SamplingField, samplingFields } from "../../domain/Sampling.js"
 import { dbOption, optionalText, promptOptions, wholeNumber, withShownDefault } from "../CliOptions.js"
@@ -127,6 +128,19 @@ const maxCost = Options.float("max-cost").pipe(
   Options.optional
 )
 const prices = optionalText("prices", "Prices file for cost and --max-cost (format: see `vtree report --help`)")
+const control = Options.choice("control", controlKinds).pipe(
+  Options.withDescription(
+    "A control run: blind (question and options alone, one call, no tree), shuffled (another video's tree of " +
+      "similar length) or chance (a seeded draw, no model)"
+  ),
+  Options.optional
+)
+const controlSeed = wholeNumber("control-seed", 0).pipe(
+  Options.withDescription("The seed of --control shuffled's video pairing and --control chance's draw"),
+  // Unsaid, a resumed run keeps its own: the default is shown, not applied here.
+  Options.withDescription(`Default: ${defaultControlSeed}.`),
+  Options.optional
+)
 
 export const options = {
   trees,
@@ -157,7 +171,9 @@ export const options = {
   maxTokens,
   noFinalAnswer,
   maxCost,
-  prices
+  prices,
+  control,
+  controlSeed
 }
 
 export type InferArgs = Command.Command.ParseConfig<typeof options>

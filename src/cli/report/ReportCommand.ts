@@ -3,6 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { costOfCalls, type Prices } from "../../domain/Cost.js"
+import { runControl } from "../../domain/RunConfig.js"
 import { summarize } from "../../programs/report/Report.js"
 import {
   compareRuns,
@@ -150,14 +151,16 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
       source: Stores.displayDb(refA.db),
       predictions: loadedA.predictions,
       costOf: costPerQuestion(loadedA.calls, pricesA),
-      settings: runSettings(loadedA.run)
+      settings: runSettings(loadedA.run),
+      control: runControl(loadedA.run.config)
     },
     {
       runId: refB.runId,
       source: Stores.displayDb(refB.db),
       predictions: loadedB.predictions,
       costOf: costPerQuestion(loadedB.calls, pricesB),
-      settings: runSettings(loadedB.run)
+      settings: runSettings(loadedB.run),
+      control: runControl(loadedB.run.config)
     }
   )
   if (comparison instanceof NoSharedQuestions) {

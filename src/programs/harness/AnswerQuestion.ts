@@ -21,6 +21,7 @@ import { RunStore } from "../../services/RunStore.js"
 import { currentCallCost, withInvokeAgentSpan } from "../../services/Telemetry.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
+import type { ControlAnswering } from "./BlindAnswer.js"
 import { InferError } from "./InferError.js"
 import { configurationRejection, describeCause, failedPrediction } from "./QuestionFailure.js"
 import type { Environments } from "./TreeCache.js"
@@ -53,9 +54,11 @@ const agentInput = (
 const answerQuestion = <R>(
   question: QuestionInput & Pick<Question, "videoId">,
   trees: Environments,
-  options: RunQuestionOptions<R>
+  options: RunQuestionOptions<R> & ControlAnswering
 ) =>
   Effect.gen(function*() {
+    // A blind or chance control answers without the tree.
+    if (options.controlAnswer !== undefined) return { prediction: yield* options.controlAnswer(question), tree: null }
     const tree = yield* Effect.either(trees.get(question.videoId))
     if (Either.isLeft(tree)) return { prediction: failedPrediction(question.questionId, tree.left), tree: null }
     const prediction = yield* runQuestion(question, tree.right, options)
@@ -155,7 +158,7 @@ export const answerAndSave = <R>(
   ownerId: string,
   question: Question,
   trees: Environments,
-  options: RunQuestionOptions<R>,
+  options: RunQuestionOptions<R> & ControlAnswering,
   onEvent: (event: BenchmarkEvent) => Effect.Effect<void>,
   benchmark?: BenchmarkFacts,
   /** The run's prices: the QuestionFinished event says what the question cost at them. */
@@ -194,7 +197,11 @@ export const answerAndSave = <R>(
       const hint = options.prompts.hint(input)
       const told = benchmark === undefined ? undefined : {
         ...benchmark,
-        hint: { taskType: hint.taskType, skill: agentSettings(options).skillMode === "auto" ? hint.skill : null }
+        // A blind or chance control was given no skill.
+        hint: {
+          taskType: hint.taskType,
+          skill: agentSettings(options).skillMode === "auto" && options.controlAnswer === undefined ? hint.skill : null
+        }
       }
       const row = predictionRow(question, answered, calls, startedAt, finishedAt, told)
       const outcome = yield* (yield* RunStore).saveQuestion(runId, {

@@ -1,6 +1,7 @@
 // What `runBenchmark` takes, reports and returns, and the defaults it applies: the vocabulary the
 // harness modules (planning, answering, the lease) share with progress displays and embedding apps.
 import type { Effect, Schedule } from "effect"
+import type { ControlKind } from "../../domain/Control.js"
 import type { Prices } from "../../domain/Cost.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
@@ -127,6 +128,13 @@ export interface BenchmarkOptions<R = never> {
    * while every replica of the role is down. Default 8 (`defaultBreakerCalls`); 0 never stops.
    */
   readonly breakerCalls?: number
+  /**
+   * Make the run a control (Controls.ts): `blind`, `shuffled` or `chance`; stored with the run. Unset: none for a
+   * new run, the run's own with `resume`; set, a resumed run of another kind is refused.
+   */
+  readonly control?: ControlKind
+  /** The seed of a shuffled pairing or a chance draw; default 1. */
+  readonly controlSeed?: number
 }
 
 export interface BenchmarkResult {

@@ -14,12 +14,13 @@ import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
 import { answerAndSave } from "./AnswerQuestion.js"
 import type { BenchmarkOptions, BenchmarkResult } from "./BenchmarkOptions.js"
+import type { ControlAnswering } from "./BlindAnswer.js"
 import { Budget } from "./Budget.js"
+import { controlAnswering, controlEnvironments } from "./Controls.js"
 import { InferError } from "./InferError.js"
 import { outageMessage } from "./QuestionFailure.js"
 import { heartbeat, releaseRun, thisProcess, watchRun } from "./RunLease.js"
 import { prepareRun, runConfigOf } from "./RunPlan.js"
-import { loadEnvironments } from "./TreeCache.js"
 import { claimBatch, makeWorkQueue } from "./WorkQueue.js"
 
 /** The run's budget under `maxCostUsd`, counting what a resumed run already spent. */
@@ -59,15 +60,16 @@ const answerAll = <R>(
       total: progress.total,
       alreadyDone: progress.done
     })
-    const trees = yield* loadEnvironments(runId, options.treesDir, open, config.concurrency)
+    const trees = yield* controlEnvironments(plan.control, runId, options.treesDir, open, config.concurrency)
     // The agent reads the record's settings whole; the final-answer mode is the run's own on resume.
-    const questionOptions: RunQuestionOptions<R> = {
+    const questionOptions: RunQuestionOptions<R> & ControlAnswering = {
       prompts: options.prompts,
       summaryCache: makeSummaryCache(),
       ...agentSettings(config),
       finalAnswer,
       ...(options.extraTools === undefined ? {} : { extraTools: options.extraTools }),
-      ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule })
+      ...(options.retrySchedule === undefined ? {} : { retrySchedule: options.retrySchedule }),
+      ...(yield* controlAnswering(plan.control, options))
     }
     const queue = yield* makeWorkQueue({
       runId,

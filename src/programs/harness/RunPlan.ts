@@ -12,6 +12,7 @@ import { type RunOwner, RunStore } from "../../services/RunStore.js"
 import { findTreeFolder, treesFolderHint } from "../tree/TreeLoader.js"
 import { checkQuestionIds, checkRunId, decodeTrees } from "../tree/TreePreflight.js"
 import type { BenchmarkOptions } from "./BenchmarkOptions.js"
+import { controlPlanOf, controlRefusal, controlSettings, prepareControl } from "./Controls.js"
 import { InferError } from "./InferError.js"
 import { completeSelection, selectionDifference } from "./RunSelection.js"
 
@@ -95,7 +96,8 @@ export const runConfigOf = (options: BenchmarkOptions<any>, treesDir: string): R
       prompts: options.prompts.dir,
       // A later report prices the run with these unless told otherwise, and names the version that ran it.
       prices: options.prices === undefined || Object.keys(options.prices).length === 0 ? undefined : options.prices,
-      vtreeVersion: packageVersion()
+      vtreeVersion: packageVersion(),
+      ...controlSettings(options)
     }),
     true
   )
@@ -117,6 +119,8 @@ const joinRefusal = (
 ): InferError | undefined => {
   const refuse = (message: string) => new InferError({ reason: "BadOption", message })
   const run = stored.config
+  const control = controlRefusal(stored, options, verb(flag))
+  if (control !== undefined) return control
   // One run, one protocol: a --compare of the two must not be blurred by a run that mixes them.
   if (run.protocol !== config.protocol) {
     return refuse(
@@ -261,7 +265,7 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
   yield* checkQuestionIds(options.questions)
   yield* checkTrees(options.treesDir, options.questions)
   yield* decodeTrees(options.treesDir, options.questions)
-  const run = yield* startOrResume(options, config, owner, leaseMs)
+  const run = yield* startOrResume(options, yield* prepareControl(options, config), owner, leaseMs)
   const store = yield* RunStore
   const progress = yield* store.planQuestions(run.runId, options.questions.map((question) => question.questionId), {
     retryErrors: options.retryErrors === true
@@ -274,6 +278,8 @@ export const prepareRun = Effect.fn("RunPlan.prepareRun")(function*(
     runId: run.runId,
     finalAnswer: Option.match(stored, { onNone: () => config.finalAnswer, onSome: (r) => runFinalAnswer(r.config) }),
     progress,
-    open: options.questions.filter((question) => !finished.has(question.questionId))
+    open: options.questions.filter((question) => !finished.has(question.questionId)),
+    // A control run's kind, seed and pairing as it was started with them.
+    control: controlPlanOf(Option.match(stored, { onNone: () => config, onSome: (r) => r.config }))
   }
 })

@@ -15,6 +15,7 @@ import {
 import { nothingRecorded, runFinalAnswer } from "../../domain/RunConfig.js"
 import { quantile } from "../../domain/Stats.js"
 import { benchmarkView } from "./ReportAxes.js"
+import { controlSummary } from "./ReportControl.js"
 import { errorsOf } from "./ReportErrors.js"
 import { scoresOf } from "./ReportScores.js"
 import { workersOf } from "./ReportWorkers.js"
@@ -204,7 +205,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     },
     workers: workersOf(input, options.now),
     perQuestion: predictions.map((p) => questionLine(p, cost.byQuestion[p.questionId] ?? null)),
-    scores: scoresOf(benchmark, predictions, accuracyOfPredictions(predictions))
+    scores: scoresOf(benchmark, predictions, accuracyOfPredictions(predictions)),
+    control: controlSummary(config, predictions)
   }
 }
 

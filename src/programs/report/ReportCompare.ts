@@ -1,10 +1,12 @@
 // Two runs side by side, paired over the questions both answered: is B better than A, where, and is the
 // difference more than noise. Pure: the CLI loads both runs (from one database or two) and renders this.
+import type { ControlKind } from "../../domain/Control.js"
 import type { Accuracy } from "../../domain/Outcome.js"
 import { outcomeOf } from "../../domain/Outcome.js"
 import { mcnemarExact } from "../../domain/Stats.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup } from "./Report.js"
+import { type ControlEffect, controlEffect, controlEffectLine } from "./ReportControl.js"
 import { benchmarkOfRows, compareScoresText, type RunScores, scoresOf } from "./ReportScores.js"
 import { formatTable } from "./ReportText.js"
 import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
@@ -20,6 +22,8 @@ export interface CompareSide {
   readonly costOf?: (questionId: string) => number | null
   /** What the run was run with (RunSettings.runSettings); the comparison lists the ones that differ. */
   readonly settings?: ReadonlyArray<RunSetting>
+  /** The run's control (`vtree infer --control`); absent or none for a run that is none. */
+  readonly control?: ControlKind
 }
 
 export interface BucketDelta {
@@ -75,6 +79,8 @@ export interface Comparison {
   readonly usage: ReadonlyArray<UsageDelta>
   /** Each run's strict and official score over the shared questions (ReportScores.ts). */
   readonly scores: { readonly a: RunScores; readonly b: RunScores }
+  /** When one side is a control: what the video adds over it, with a paired interval (ReportControl.ts). */
+  readonly control: ControlEffect | null
 }
 
 /** The two runs share no question: nothing can be paired. */
@@ -214,7 +220,8 @@ export const compareRuns = (sideA: CompareSide, sideB: CompareSide): Comparison 
       verdict: mcnemarVerdict(p, broken.length, fixed.length)
     },
     usage: usageDeltas(a, b, sideA, sideB),
-    scores: { a: scoresOf(benchmarkOfRows(a), a, accA), b: scoresOf(benchmarkOfRows(b), b, accB) }
+    scores: { a: scoresOf(benchmarkOfRows(a), a, accA), b: scoresOf(benchmarkOfRows(b), b, accB) },
+    control: controlEffect(sideA, sideB, a, b)
   }
 }
 
@@ -275,7 +282,8 @@ export const renderCompareText = (c: Comparison): string => {
     }, B ${formatPercent(c.overall.b.accuracy)} ${formatInterval(c.overall.b.interval)} (95% CI), B − A ${
       formatPoints(c.overall.delta)
     }`,
-    `${c.mcnemar.verdict[0]!.toUpperCase()}${c.mcnemar.verdict.slice(1)}.`
+    `${c.mcnemar.verdict[0]!.toUpperCase()}${c.mcnemar.verdict.slice(1)}.`,
+    ...controlEffectLine(c.control)
   ].join("\n")
   const usage = formatTable(
     ["Usage (shared questions)", "A", "B", "B − A"],

@@ -3,6 +3,7 @@
 import { formatCount, formatInterval, formatPercent } from "../../text/Format.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
+import { controlEffectLine } from "./ReportControl.js"
 import { chartAxis } from "./ReportHtml.js"
 import { script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
@@ -145,7 +146,9 @@ export const renderCompareHtml = (c: Comparison, a: CompareTrajectories, b: Comp
     esc(formatInterval(c.overall.b.interval))
   } 95% CI</td></tr>
 <tr><td>B − A</td><td>${esc(formatPoints(c.overall.delta))}</td></tr>
-<tr><td>Verdict</td><td id="verdict">${esc(c.mcnemar.verdict)}</td></tr>
+<tr><td>Verdict</td><td id="verdict">${esc(c.mcnemar.verdict)}</td></tr>${
+    controlEffectLine(c.control).map((line) => `\n<tr><td>Control</td><td id="control">${esc(line)}</td></tr>`).join("")
+  }
 </table>${compareScoresHtml(c.scores)}
 ${section("Accuracy overall", [c.overall])}${section("Accuracy per task type", c.byTaskType)}${
     section("Accuracy per duration", c.byDuration)

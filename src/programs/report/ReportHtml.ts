@@ -10,6 +10,7 @@ import { formatCount, formatDuration, formatInterval, formatPercent } from "../.
 import { escapeHtml } from "../../text/Html.js"
 import { terminalText } from "../../text/TerminalText.js"
 import { isForced, summarize } from "./Report.js"
+import { controlLines } from "./ReportControl.js"
 import { errorsHeading, retryAdvice } from "./ReportErrors.js"
 import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
@@ -128,7 +129,12 @@ const summarySection = (summary: Summary): string => {
 <tr><td>Wrong</td><td>${formatCount(summary.overall.wrong)}</td></tr>
 <tr><td>Unanswered</td><td>${formatCount(summary.overall.unanswered)}</td></tr>
 <tr><td>Unscored (no key)</td><td>${formatCount(summary.overall.unscored)}</td></tr>
-<tr><td>Mean steps</td><td>${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}</td></tr>
+<tr><td>Mean steps</td><td>${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}</td></tr>${
+    controlLines(summary).map((line) =>
+      `\n<tr><td>Control</td><td>${esc(line.replace(/^Control run: /, ""))}</td></tr>`
+    )
+      .join("")
+  }
 </table>${scoresHtml(summary.scores)}
 ${
     summary.settings.length === 0

@@ -5,6 +5,7 @@ import type { GroupAccuracy } from "../../domain/Outcome.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
+import { controlLines } from "./ReportControl.js"
 import { errorsText } from "./ReportErrors.js"
 import { scoresText } from "./ReportScores.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
@@ -79,7 +80,8 @@ export const renderText = (summary: Summary): string => {
     `Protocol ${summary.protocol}`,
     forcedLine(summary),
     benchmarkLine(summary),
-    ...progressLine(summary)
+    ...progressLine(summary),
+    ...controlLines(summary)
   ].join("\n")
   const stops = formatTable(
     ["Stop reason", "Questions"],

@@ -1,6 +1,8 @@
 // `vtree runs`: one line per run of a database, from the runs' rows and the counts the store makes of
 // their predictions (no run is loaded). Pure.
+import type { ControlKind } from "../../domain/Control.js"
 import type { BenchmarkName } from "../../domain/Question.js"
+import { runControl } from "../../domain/RunConfig.js"
 import type { RunRow, RunTally } from "../../domain/RunRecord.js"
 import { formatCount, formatDuration, formatPercent } from "../../text/Format.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
@@ -24,6 +26,13 @@ export interface RunListing {
   readonly startedAt: string
   /** finished − started; for a run that never finished, up to its last saved question (as the report). */
   readonly wallTimeMs: number | null
+  /** The control the run is (`vtree infer --control`); absent for a run that is none. */
+  readonly control?: Exclude<ControlKind, "none">
+}
+
+const controlOf = (run: RunRow): Pick<RunListing, "control"> => {
+  const kind = runControl(run.config)
+  return kind === "none" ? {} : { control: kind }
 }
 
 /** Newest first, as the store lists them. */
@@ -46,7 +55,8 @@ export const listRuns = (runs: ReadonlyArray<RunRow>, tallies: ReadonlyArray<Run
       correct,
       accuracy: keyed === 0 ? null : correct / keyed,
       startedAt: new Date(run.startedAt).toISOString(),
-      wallTimeMs: end === null ? null : Math.max(0, end - run.startedAt)
+      wallTimeMs: end === null ? null : Math.max(0, end - run.startedAt),
+      ...controlOf(run)
     }
   })
 }
@@ -57,7 +67,7 @@ export const renderRunsText = (runs: ReadonlyArray<RunListing>): string =>
     runs.map((r) => [
       r.runId,
       r.status,
-      benchmarkLabels[r.benchmark],
+      benchmarkLabels[r.benchmark] + (r.control === undefined ? "" : ` · ${r.control} control`),
       r.agentModel ?? "—",
       r.total === null ? formatCount(r.saved) : `${formatCount(r.saved)}/${formatCount(r.total)}`,
       formatPercent(r.accuracy),

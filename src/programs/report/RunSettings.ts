@@ -6,6 +6,7 @@ import type { Prices } from "../../domain/Cost.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { RunSelection } from "../../domain/RunRecord.js"
 import { samplingFieldNames, samplingRoles } from "../../domain/Sampling.js"
+import { controlSettings } from "./ReportControl.js"
 
 /** One setting as people read it: `name` is stable (json key, compare row), `value` one line of text. */
 export interface RunSetting {
@@ -105,7 +106,8 @@ export const runSettings = (run: {
     ...optional("questions sha256", selection?.questionsSha256),
     ...optional("answers", config.answers ?? undefined),
     ...optional("vtree version", config.vtreeVersion),
-    ...optional("prices", pricesText(storedPrices(config)))
+    ...optional("prices", pricesText(storedPrices(config))),
+    ...controlSettings(config)
   ]
 }
 

@@ -6,6 +6,7 @@ import type { BenchmarkName } from "../../domain/Question.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
 import type { OfficialScore } from "../benchmarks/OfficialScore.js"
+import type { ControlSummary } from "./ReportControl.js"
 import type { ErrorSummary } from "./ReportErrors.js"
 import type { RunSetting } from "./RunSettings.js"
 
@@ -191,6 +192,8 @@ export interface Summary {
   readonly perQuestion: ReadonlyArray<QuestionResult>
   /** The strict accuracy (`overall`) beside the benchmark's official score, as its released scorer counts. */
   readonly scores: { readonly strict: Accuracy; readonly official: OfficialScore }
+  /** What control the run is (`vtree infer --control`), a chance control's expected accuracy; null for other runs. */
+  readonly control: ControlSummary | null
 }
 
 export interface WorkerSummary {

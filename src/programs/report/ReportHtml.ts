@@ -14,6 +14,7 @@ import { errorsHeading, retryAdvice } from "./ReportErrors.js"
 import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
+import { clusteredText } from "./ReportStatistics.js"
 import {
   axisTitle,
   benchmarkLine,
@@ -128,6 +129,7 @@ const summarySection = (summary: Summary): string => {
 <tr><td>Unanswered</td><td>${formatCount(summary.overall.unanswered)}</td></tr>
 <tr><td>Unscored (no key)</td><td>${formatCount(summary.overall.unscored)}</td></tr>
 <tr><td>Mean steps</td><td>${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}</td></tr>
+<tr><td>Accuracy clustered</td><td>${esc(clusteredText(summary.clustered))}</td></tr>
 </table>
 ${
     summary.settings.length === 0

@@ -6,6 +6,7 @@ import { formatCount, formatDuration, formatInterval, formatPercent } from "../.
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { errorsText } from "./ReportErrors.js"
+import { clusteredText } from "./ReportStatistics.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
@@ -78,7 +79,8 @@ export const renderText = (summary: Summary): string => {
     `Protocol ${summary.protocol}`,
     forcedLine(summary),
     benchmarkLine(summary),
-    ...progressLine(summary)
+    ...progressLine(summary),
+    `Accuracy clustered: ${clusteredText(summary.clustered)}`
   ].join("\n")
   const stops = formatTable(
     ["Stop reason", "Questions"],

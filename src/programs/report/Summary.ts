@@ -6,6 +6,7 @@ import type { BenchmarkName } from "../../domain/Question.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
 import type { ErrorSummary } from "./ReportErrors.js"
+import type { ClusteredSummary } from "./ReportStatistics.js"
 import type { RunSetting } from "./RunSettings.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & {
@@ -188,6 +189,8 @@ export interface Summary {
   readonly workers: ReadonlyArray<WorkerSummary>
   /** One row per saved question, in question-id order. */
   readonly perQuestion: ReadonlyArray<QuestionResult>
+  /** The overall accuracy's 95 % interval from an SE clustered by video, beside Wilson's (ReportStatistics.ts). */
+  readonly clustered: ClusteredSummary
 }
 
 export interface WorkerSummary {

@@ -83,3 +83,12 @@ export const clusteredText = (c: ClusteredAccuracy): string => {
     ` · SE ${pts(c.se)} pts vs ${pts(c.plainSe)} per question` +
     ` · design effect ${c.designEffect === null ? "—" : c.designEffect.toFixed(2)}`
 }
+
+/** A table a text report prints with formatTable and a page with textTable: its title, headers, rows. */
+export interface TableSection {
+  readonly title: string
+  readonly headers: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<ReadonlyArray<string>>
+  /** Which columns are numeric (right-aligned in text). */
+  readonly right: ReadonlyArray<boolean>
+}

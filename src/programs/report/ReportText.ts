@@ -5,6 +5,7 @@ import type { GroupAccuracy } from "../../domain/Outcome.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
+import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsText } from "./ReportErrors.js"
 import { clusteredText } from "./ReportStatistics.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
@@ -144,7 +145,9 @@ export const renderText = (summary: Summary): string => {
     ...tokenDetailsText(summary.tokenDetails),
     costLine,
     ...shapes,
-    ...workersText(summary)
+    ...workersText(summary),
+    ...costSections(summary.costDistribution).map((t) => `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`),
+    accuracyPerUsdText(summary.costDistribution.accuracyPerUsd)
   ].join("\n\n") + "\n"
 }
 

@@ -5,6 +5,7 @@ import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { BenchmarkName } from "../../domain/Question.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
+import type { CostDistribution } from "./ReportCostDistribution.js"
 import type { ErrorSummary } from "./ReportErrors.js"
 import type { ClusteredSummary } from "./ReportStatistics.js"
 import type { RunSetting } from "./RunSettings.js"
@@ -43,6 +44,8 @@ export interface SummaryInput {
   readonly run: ReportRun
   readonly predictions: ReadonlyArray<ReportPrediction>
   readonly calls: ReadonlyArray<ReportCall>
+  /** When given, the frames each question sent the vision model are counted from its observe_frame steps. */
+  readonly steps?: ReadonlyArray<ReportStep>
 }
 
 export interface ReportInput extends SummaryInput {
@@ -87,6 +90,14 @@ export interface QuestionResult {
   readonly evidence: string | null
   readonly reasoning: string | null
   readonly error: string | null
+  /** Its usage beside steps, tokens, cost and time (ReportCostDistribution.ts QuestionUsage). */
+  readonly toolCalls: number
+  readonly vlmCalls: number
+  /** Images sent to the vision model; null when its steps were not read. */
+  readonly framesSent: number | null
+  readonly embedCalls: number
+  readonly cachedPromptTokens: number | null
+  readonly reasoningTokens: number | null
 }
 
 export interface Summary {
@@ -191,6 +202,8 @@ export interface Summary {
   readonly perQuestion: ReadonlyArray<QuestionResult>
   /** The overall accuracy's 95 % interval from an SE clustered by video, beside Wilson's (ReportStatistics.ts). */
   readonly clustered: ClusteredSummary
+  /** Cost per question as a distribution: p50, p90, max per metric, per task type, accuracy per USD. */
+  readonly costDistribution: CostDistribution
 }
 
 export interface WorkerSummary {

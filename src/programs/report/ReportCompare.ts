@@ -2,12 +2,21 @@
 // difference more than noise. Pure: the CLI loads both runs (from one database or two) and renders this.
 import type { Accuracy } from "../../domain/Outcome.js"
 import { outcomeOf } from "../../domain/Outcome.js"
-import { mcnemarExact } from "../../domain/Stats.js"
+import { type BootstrapOptions, mcnemarExact } from "../../domain/Stats.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup } from "./Report.js"
+import {
+  bootstrapLine,
+  type CompareBootstrap,
+  compareBootstrap,
+  type CompareCost,
+  compareCost,
+  compareSections,
+  defaultBootstrap
+} from "./ReportCompareStatistics.js"
 import { formatTable } from "./ReportText.js"
 import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
-import type { ReportPrediction } from "./Summary.js"
+import type { ReportCall, ReportPrediction, ReportStep } from "./Summary.js"
 
 /** One side of a comparison: where the run came from (for people) and its rows. */
 export interface CompareSide {
@@ -19,6 +28,9 @@ export interface CompareSide {
   readonly costOf?: (questionId: string) => number | null
   /** What the run was run with (RunSettings.runSettings); the comparison lists the ones that differ. */
   readonly settings?: ReadonlyArray<RunSetting>
+  /** Its calls and steps, for the cost distribution (frames sent are counted only when steps are given). */
+  readonly calls?: ReadonlyArray<ReportCall>
+  readonly steps?: ReadonlyArray<ReportStep>
 }
 
 export interface BucketDelta {
@@ -72,6 +84,10 @@ export interface Comparison {
     readonly verdict: string
   }
   readonly usage: ReadonlyArray<UsageDelta>
+  /** B − A by a paired bootstrap over videos, overall and per category (ReportCompareStatistics.ts). */
+  readonly bootstrap: CompareBootstrap
+  /** Both runs' cost per question over the shared questions, and the paired difference. */
+  readonly cost: CompareCost
 }
 
 /** The two runs share no question: nothing can be paired. */
@@ -160,7 +176,11 @@ const usageDeltas = (
  * Pairs the runs by question id. Fails with NoSharedQuestions when they have none in common; a
  * comparison over a handful of shared questions is still made, and its intervals say how little it shows.
  */
-export const compareRuns = (sideA: CompareSide, sideB: CompareSide): Comparison | NoSharedQuestions => {
+export const compareRuns = (
+  sideA: CompareSide,
+  sideB: CompareSide,
+  options: { readonly bootstrap?: BootstrapOptions } = {}
+): Comparison | NoSharedQuestions => {
   const byIdB = new Map(sideB.predictions.map((p) => [p.questionId, p]))
   const a: Array<ReportPrediction> = []
   const b: Array<ReportPrediction> = []
@@ -210,7 +230,9 @@ export const compareRuns = (sideA: CompareSide, sideB: CompareSide): Comparison 
       p,
       verdict: mcnemarVerdict(p, broken.length, fixed.length)
     },
-    usage: usageDeltas(a, b, sideA, sideB)
+    usage: usageDeltas(a, b, sideA, sideB),
+    bootstrap: compareBootstrap(a, b, options.bootstrap ?? defaultBootstrap),
+    cost: compareCost(a, b, sideA, sideB)
   }
 }
 
@@ -271,7 +293,8 @@ export const renderCompareText = (c: Comparison): string => {
     }, B ${formatPercent(c.overall.b.accuracy)} ${formatInterval(c.overall.b.interval)} (95% CI), B − A ${
       formatPoints(c.overall.delta)
     }`,
-    `${c.mcnemar.verdict[0]!.toUpperCase()}${c.mcnemar.verdict.slice(1)}.`
+    `${c.mcnemar.verdict[0]!.toUpperCase()}${c.mcnemar.verdict.slice(1)}.`,
+    `${bootstrapLine(c.bootstrap, formatPoints)}.`
   ].join("\n")
   const usage = formatTable(
     ["Usage (shared questions)", "A", "B", "B − A"],
@@ -296,7 +319,10 @@ export const renderCompareText = (c: Comparison): string => {
     ...(c.byDomain.length === 0 ? [] : [bucketTable("Domain", c.byDomain)]),
     flipLines("Fixed in B (wrong or unanswered in A, right in B)", c.fixed, 20),
     flipLines("Broken in B (right in A, wrong or unanswered in B)", c.broken, 20),
-    usage
+    usage,
+    ...compareSections(c.bootstrap, c.cost, formatPoints).map((t) =>
+      `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`
+    )
   ].join("\n\n") + "\n"
 }
 

@@ -12,13 +12,15 @@ import {
   renderCompareText
 } from "../../programs/report/ReportCompare.js"
 import { renderCompareHtml } from "../../programs/report/ReportCompareHtml.js"
+import { defaultBootstrap } from "../../programs/report/ReportCompareStatistics.js"
 import { frameMarkup, reportFrames } from "../../programs/report/ReportFrames.js"
 import { renderHtml } from "../../programs/report/ReportHtml.js"
+import { renderRepeatsJson, renderRepeatsText, repeatsOf } from "../../programs/report/ReportRepeats.js"
 import { renderJson, renderText } from "../../programs/report/ReportText.js"
 import { runSettings, storedPrices } from "../../programs/report/RunSettings.js"
 import type { ReportCall } from "../../programs/report/Summary.js"
 import { relativeHref } from "../../programs/tree/FrameImages.js"
-import { dbOption, optionalText, withShownDefault } from "../CliOptions.js"
+import { dbOption, optionalText, wholeNumber, withShownDefault } from "../CliOptions.js"
 import * as Media from "../shared/MediaLayers.js"
 import { databaseFiles, runInputs, writeResult } from "../shared/OutputFile.js"
 import { loadPrices } from "../shared/Prices.js"
@@ -50,8 +52,8 @@ const compare = Options.boolean("compare").pipe(
   )
 )
 const runs = Args.text({ name: "RUN" }).pipe(
-  Args.withDescription("With --compare: run A then run B, each a run id or FILE#RUN"),
-  Args.between(0, 2)
+  Args.withDescription("With --compare: run A then run B; with --repeats: two or more runs; each a run id or FILE#RUN"),
+  Args.repeated
 )
 const prices = optionalText(
   "prices",
@@ -78,6 +80,21 @@ const treePage = optionalText(
 const out = Options.text("out").pipe(
   Options.withDescription("Write the report to this file instead of stdout"),
   Options.optional
+)
+
+const bootstrap = wholeNumber("bootstrap", 1).pipe(
+  Options.withDescription("With --compare: resamples of the paired bootstrap over videos"),
+  withShownDefault(defaultBootstrap.resamples)
+)
+const seed = wholeNumber("seed", 0).pipe(
+  Options.withDescription("With --compare: the bootstrap's seed (the same seed gives the same interval)"),
+  withShownDefault(defaultBootstrap.seed)
+)
+const repeats = Options.boolean("repeats").pipe(
+  Options.withDescription(
+    "Runs of one question set: `vtree report --repeats R1 R2 R3` gives each run's accuracy, their mean, SD and range, " +
+      "and the share of questions every run answered the same"
+  )
 )
 
 /** `FILE#RUN` names a run in another database; a bare id lives in `fallbackDb`. */
@@ -120,6 +137,8 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
   readonly format: "text" | "json" | "html"
   readonly out: Option.Option<string>
   readonly prices: Option.Option<string>
+  readonly bootstrap: number
+  readonly seed: number
 }) {
   if (args.runs.length !== 2) {
     return yield* new ReportError({
@@ -152,7 +171,9 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
       predictions: loadedA.predictions,
       costOf: costPerQuestion(loadedA.calls, pricesA),
       settings: runSettings(loadedA.run),
-      control: runControl(loadedA.run.config)
+      control: runControl(loadedA.run.config),
+      calls: loadedA.calls,
+      steps: loadedA.steps
     },
     {
       runId: refB.runId,
@@ -160,8 +181,11 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
       predictions: loadedB.predictions,
       costOf: costPerQuestion(loadedB.calls, pricesB),
       settings: runSettings(loadedB.run),
-      control: runControl(loadedB.run.config)
-    }
+      control: runControl(loadedB.run.config),
+      calls: loadedB.calls,
+      steps: loadedB.steps
+    },
+    { bootstrap: { resamples: args.bootstrap, seed: args.seed } }
   )
   if (comparison instanceof NoSharedQuestions) {
     return yield* new ReportError({
@@ -181,6 +205,43 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
     [loadedA.run, loadedB.run],
     `the ${args.format} comparison of ${refA.runId} and ${refB.runId}`
   )
+})
+
+/** `vtree report --repeats R1 R2 …`: the spread of accuracy over runs of one question set (ReportRepeats.ts). */
+const repeatsCommand = Effect.fn("ReportCommand.repeats")(function*(args: {
+  readonly db: string
+  readonly runs: ReadonlyArray<string>
+  readonly format: "text" | "json" | "html"
+  readonly out: Option.Option<string>
+}) {
+  const refs = args.runs.map((ref) => parseRunRef(ref, args.db))
+  const keys = new Set(refs.map((r) => `${Stores.databaseKey(r.db)}#${r.runId}`))
+  if (refs.length < 2 || keys.size < refs.length || args.format === "html") {
+    return yield* new ReportError({
+      reason: "BadArguments",
+      message: args.format === "html"
+        ? "--repeats: writes text or json — pass --format text or --format json"
+        : `--repeats needs two or more different runs, got ${
+          args.runs.join(" ") || "none"
+        } — write \`vtree report --repeats R1 R2 R3\``
+    })
+  }
+  const stores = yield* Stores.RunStores
+  const loaded = yield* Effect.forEach(
+    refs,
+    (ref) => Effect.flatMap(stores.open(ref.db), (store) => store.loadRun(ref.runId, { includeSteps: false }))
+  )
+  const result = repeatsOf(
+    refs.map((ref, i) => ({ runId: ref.runId, source: Stores.displayDb(ref.db), predictions: loaded[i]!.predictions }))
+  )
+  if (result.shared === 0) {
+    return yield* new ReportError({
+      reason: "NoSharedQuestions",
+      message: `runs ${refs.map((r) => r.runId).join(", ")} share no question — repeat runs over the same question set`
+    })
+  }
+  const body = args.format === "json" ? renderRepeatsJson(result) : renderRepeatsText(result)
+  yield* writeOut(body, args, refs.map((r) => r.db), loaded.map((l) => l.run), `the repeats of ${refs.length} runs`)
 })
 
 /**
@@ -219,16 +280,23 @@ const htmlFrames = Effect.fn("ReportCommand.frames")(function*(
 /** `vtree report`: the summary of one stored run, or the comparison of two, as text, JSON or a self-contained HTML page. */
 export const reportCommand = Command.make(
   "report",
-  { db, dbB, runId, compare, runs, prices, format, out, frames, treePage },
+  { db, dbB, runId, compare, runs, prices, format, out, frames, treePage, bootstrap, seed, repeats },
   (args) =>
     Effect.gen(function*() {
+      if (args.compare && args.repeats) {
+        return yield* new ReportError({
+          reason: "BadArguments",
+          message: "--compare and --repeats: pick one — two runs side by side, or the spread over several"
+        })
+      }
+      if (args.repeats) return yield* repeatsCommand(args)
       if (args.compare) return yield* compareCommand(args)
       if (args.runs.length > 0) {
         return yield* new ReportError({
           reason: "BadArguments",
           message: `unexpected argument ${
             args.runs[0]
-          } — pick a run with --run-id, or compare two with --compare RUN_A RUN_B`
+          } — pick a run with --run-id, compare two with --compare RUN_A RUN_B, or several with --repeats`
         })
       }
       const store = yield* (yield* Stores.RunStores).open(args.db)

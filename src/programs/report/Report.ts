@@ -16,8 +16,10 @@ import { nothingRecorded, runFinalAnswer } from "../../domain/RunConfig.js"
 import { quantile } from "../../domain/Stats.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { controlSummary } from "./ReportControl.js"
+import { costDistributionOf, questionUsages } from "./ReportCostDistribution.js"
 import { errorsOf } from "./ReportErrors.js"
 import { scoresOf } from "./ReportScores.js"
+import { clusteredSummary } from "./ReportStatistics.js"
 import { workersOf } from "./ReportWorkers.js"
 import { runSettings } from "./RunSettings.js"
 import type {
@@ -166,6 +168,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
   )
   const end = run.finishedAt ?? lastSaved
   const cost = costSummary(input, options.prices ?? {}, byRole.map((r) => r.role))
+  const usages = questionUsages(input, (id) => cost.byQuestion[id] ?? null)
 
   return {
     runId: run.runId,
@@ -204,14 +207,19 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       open: Math.max(0, run.progress.total - run.progress.done - run.progress.claimed)
     },
     workers: workersOf(input, options.now),
-    perQuestion: predictions.map((p) => questionLine(p, cost.byQuestion[p.questionId] ?? null)),
     scores: scoresOf(benchmark, predictions, accuracyOfPredictions(predictions)),
-    control: controlSummary(config, predictions)
+    control: controlSummary(config, predictions),
+    perQuestion: predictions.map((p) => ({
+      ...questionLine(p, cost.byQuestion[p.questionId] ?? null),
+      ...usages.get(p.questionId)!
+    })),
+    clustered: clusteredSummary(predictions, noGroup),
+    costDistribution: costDistributionOf(predictions, usages, noGroup)
   }
 }
 
-/** One question's line of the summary. */
-const questionLine = (p: ReportPrediction, costUsd: number | null): Summary["perQuestion"][number] => ({
+/** One question's line of the summary, without the usage counts (ReportCostDistribution.ts adds them). */
+const questionLine = (p: ReportPrediction, costUsd: number | null) => ({
   questionId: p.questionId,
   videoId: p.videoId,
   taskType: p.taskType,

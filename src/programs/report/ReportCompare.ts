@@ -3,14 +3,23 @@
 import type { ControlKind } from "../../domain/Control.js"
 import type { Accuracy } from "../../domain/Outcome.js"
 import { outcomeOf } from "../../domain/Outcome.js"
-import { mcnemarExact } from "../../domain/Stats.js"
+import { type BootstrapOptions, mcnemarExact } from "../../domain/Stats.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup } from "./Report.js"
+import {
+  bootstrapLine,
+  type CompareBootstrap,
+  compareBootstrap,
+  type CompareCost,
+  compareCost,
+  compareSections,
+  defaultBootstrap
+} from "./ReportCompareStatistics.js"
 import { type ControlEffect, controlEffect, controlEffectLine } from "./ReportControl.js"
 import { benchmarkOfRows, compareScoresText, type RunScores, scoresOf } from "./ReportScores.js"
 import { formatTable } from "./ReportText.js"
 import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
-import type { ReportPrediction } from "./Summary.js"
+import type { ReportCall, ReportPrediction, ReportStep } from "./Summary.js"
 
 /** One side of a comparison: where the run came from (for people) and its rows. */
 export interface CompareSide {
@@ -24,6 +33,9 @@ export interface CompareSide {
   readonly settings?: ReadonlyArray<RunSetting>
   /** The run's control (`vtree infer --control`); absent or none for a run that is none. */
   readonly control?: ControlKind
+  /** Its calls and steps, for the cost distribution (frames sent are counted only when steps are given). */
+  readonly calls?: ReadonlyArray<ReportCall>
+  readonly steps?: ReadonlyArray<ReportStep>
 }
 
 export interface BucketDelta {
@@ -81,6 +93,10 @@ export interface Comparison {
   readonly scores: { readonly a: RunScores; readonly b: RunScores }
   /** When one side is a control: what the video adds over it, with a paired interval (ReportControl.ts). */
   readonly control: ControlEffect | null
+  /** B − A by a paired bootstrap over videos, overall and per category (ReportCompareStatistics.ts). */
+  readonly bootstrap: CompareBootstrap
+  /** Both runs' cost per question over the shared questions, and the paired difference. */
+  readonly cost: CompareCost
 }
 
 /** The two runs share no question: nothing can be paired. */
@@ -169,7 +185,11 @@ const usageDeltas = (
  * Pairs the runs by question id. Fails with NoSharedQuestions when they have none in common; a
  * comparison over a handful of shared questions is still made, and its intervals say how little it shows.
  */
-export const compareRuns = (sideA: CompareSide, sideB: CompareSide): Comparison | NoSharedQuestions => {
+export const compareRuns = (
+  sideA: CompareSide,
+  sideB: CompareSide,
+  options: { readonly bootstrap?: BootstrapOptions } = {}
+): Comparison | NoSharedQuestions => {
   const byIdB = new Map(sideB.predictions.map((p) => [p.questionId, p]))
   const a: Array<ReportPrediction> = []
   const b: Array<ReportPrediction> = []
@@ -221,7 +241,9 @@ export const compareRuns = (sideA: CompareSide, sideB: CompareSide): Comparison 
     },
     usage: usageDeltas(a, b, sideA, sideB),
     scores: { a: scoresOf(benchmarkOfRows(a), a, accA), b: scoresOf(benchmarkOfRows(b), b, accB) },
-    control: controlEffect(sideA, sideB, a, b)
+    control: controlEffect(sideA, sideB, a, b),
+    bootstrap: compareBootstrap(a, b, options.bootstrap ?? defaultBootstrap),
+    cost: compareCost(a, b, sideA, sideB)
   }
 }
 
@@ -283,7 +305,8 @@ export const renderCompareText = (c: Comparison): string => {
       formatPoints(c.overall.delta)
     }`,
     `${c.mcnemar.verdict[0]!.toUpperCase()}${c.mcnemar.verdict.slice(1)}.`,
-    ...controlEffectLine(c.control)
+    ...controlEffectLine(c.control),
+    `${bootstrapLine(c.bootstrap, formatPoints)}.`
   ].join("\n")
   const usage = formatTable(
     ["Usage (shared questions)", "A", "B", "B − A"],
@@ -309,7 +332,10 @@ export const renderCompareText = (c: Comparison): string => {
     ...(c.byDomain.length === 0 ? [] : [bucketTable("Domain", c.byDomain)]),
     flipLines("Fixed in B (wrong or unanswered in A, right in B)", c.fixed, 20),
     flipLines("Broken in B (right in A, wrong or unanswered in B)", c.broken, 20),
-    usage
+    usage,
+    ...compareSections(c.bootstrap, c.cost, formatPoints).map((t) =>
+      `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`
+    )
   ].join("\n\n") + "\n"
 }
 

@@ -3,6 +3,7 @@
 import { formatCount, formatInterval, formatPercent } from "../../text/Format.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
+import { bootstrapLine, compareSections } from "./ReportCompareStatistics.js"
 import { controlEffectLine } from "./ReportControl.js"
 import { chartAxis } from "./ReportHtml.js"
 import { script, style } from "./ReportHtmlAssets.js"
@@ -149,6 +150,7 @@ export const renderCompareHtml = (c: Comparison, a: CompareTrajectories, b: Comp
 <tr><td>Verdict</td><td id="verdict">${esc(c.mcnemar.verdict)}</td></tr>${
     controlEffectLine(c.control).map((line) => `\n<tr><td>Control</td><td id="control">${esc(line)}</td></tr>`).join("")
   }
+<tr><td>Clustered by video</td><td id="bootstrap">${esc(bootstrapLine(c.bootstrap, formatPoints))}</td></tr>
 </table>${compareScoresHtml(c.scores)}
 ${section("Accuracy overall", [c.overall])}${section("Accuracy per task type", c.byTaskType)}${
     section("Accuracy per duration", c.byDuration)
@@ -160,7 +162,12 @@ ${
       : textTable(["Setting", "A", "B"], c.settings.map((x) => [x.name, x.a, x.b]))
   }
 <h2>Usage over the shared questions</h2>
-<table><tr><th>Metric</th><th>A</th><th>B</th><th>B − A</th></tr>${usageRows}</table>
+<table><tr><th>Metric</th><th>A</th><th>B</th><th>B − A</th></tr>${usageRows}</table>${
+    compareSections(c.bootstrap, c.cost, formatPoints).map((t) =>
+      `\n<h2>${esc(t.title)}</h2>\n${textTable(t.headers, t.rows)}`
+    )
+      .join("")
+  }
 <h2>Fixed in B (${formatCount(c.fixed.length)})</h2>
 ${flipTable(c.fixed, ta.index, tb.index)}
 <h2>Broken in B (${formatCount(c.broken.length)})</h2>

@@ -11,11 +11,13 @@ import { escapeHtml } from "../../text/Html.js"
 import { terminalText } from "../../text/TerminalText.js"
 import { isForced, summarize } from "./Report.js"
 import { controlLines } from "./ReportControl.js"
+import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsHeading, retryAdvice } from "./ReportErrors.js"
 import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
 import { scoresHtml } from "./ReportScores.js"
+import { clusteredText } from "./ReportStatistics.js"
 import {
   axisTitle,
   benchmarkLine,
@@ -135,6 +137,7 @@ const summarySection = (summary: Summary): string => {
     )
       .join("")
   }
+<tr><td>Accuracy clustered</td><td>${esc(clusteredText(summary.clustered))}</td></tr>
 </table>${scoresHtml(summary.scores)}
 ${
     summary.settings.length === 0
@@ -152,7 +155,10 @@ ${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`
 <h2>Model calls per role</h2>
 <table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Retried</th><th>Prompt tokens</th><th>Completion tokens</th><th>Cost (USD)</th>` +
     `<th>Latency p50</th><th>Latency p90</th><th>Latency max</th></tr>${tokenRows}</table>
-<p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}${workersTable(summary)}`
+<p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}${workersTable(summary)}${
+      costSections(summary.costDistribution).map((t) => `\n<h2>${esc(t.title)}</h2>\n${textTable(t.headers, t.rows)}`)
+        .join("")
+    }\n<p>${esc(accuracyPerUsdText(summary.costDistribution.accuracyPerUsd))}</p>`
 }
 
 /** The commonest error messages and the command that asks the `error` questions again, as the text report has them. */

@@ -6,8 +6,10 @@ import { formatCount, formatDuration, formatInterval, formatPercent } from "../.
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { controlLines } from "./ReportControl.js"
+import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsText } from "./ReportErrors.js"
 import { scoresText } from "./ReportScores.js"
+import { clusteredText } from "./ReportStatistics.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
@@ -81,7 +83,8 @@ export const renderText = (summary: Summary): string => {
     forcedLine(summary),
     benchmarkLine(summary),
     ...progressLine(summary),
-    ...controlLines(summary)
+    ...controlLines(summary),
+    `Accuracy clustered: ${clusteredText(summary.clustered)}`
   ].join("\n")
   const stops = formatTable(
     ["Stop reason", "Questions"],
@@ -146,7 +149,9 @@ export const renderText = (summary: Summary): string => {
     ...tokenDetailsText(summary.tokenDetails),
     costLine,
     ...shapes,
-    ...workersText(summary)
+    ...workersText(summary),
+    ...costSections(summary.costDistribution).map((t) => `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`),
+    accuracyPerUsdText(summary.costDistribution.accuracyPerUsd)
   ].join("\n\n") + "\n"
 }
 

@@ -7,7 +7,9 @@ import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
 import type { OfficialScore } from "../benchmarks/OfficialScore.js"
 import type { ControlSummary } from "./ReportControl.js"
+import type { CostDistribution } from "./ReportCostDistribution.js"
 import type { ErrorSummary } from "./ReportErrors.js"
+import type { ClusteredSummary } from "./ReportStatistics.js"
 import type { RunSetting } from "./RunSettings.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & {
@@ -44,6 +46,8 @@ export interface SummaryInput {
   readonly run: ReportRun
   readonly predictions: ReadonlyArray<ReportPrediction>
   readonly calls: ReadonlyArray<ReportCall>
+  /** When given, the frames each question sent the vision model are counted from its observe_frame steps. */
+  readonly steps?: ReadonlyArray<ReportStep>
 }
 
 export interface ReportInput extends SummaryInput {
@@ -88,6 +92,14 @@ export interface QuestionResult {
   readonly evidence: string | null
   readonly reasoning: string | null
   readonly error: string | null
+  /** Its usage beside steps, tokens, cost and time (ReportCostDistribution.ts QuestionUsage). */
+  readonly toolCalls: number
+  readonly vlmCalls: number
+  /** Images sent to the vision model; null when its steps were not read. */
+  readonly framesSent: number | null
+  readonly embedCalls: number
+  readonly cachedPromptTokens: number | null
+  readonly reasoningTokens: number | null
 }
 
 export interface Summary {
@@ -194,6 +206,10 @@ export interface Summary {
   readonly scores: { readonly strict: Accuracy; readonly official: OfficialScore }
   /** What control the run is (`vtree infer --control`), a chance control's expected accuracy; null for other runs. */
   readonly control: ControlSummary | null
+  /** The overall accuracy's 95 % interval from an SE clustered by video, beside Wilson's (ReportStatistics.ts). */
+  readonly clustered: ClusteredSummary
+  /** Cost per question as a distribution: p50, p90, max per metric, per task type, accuracy per USD. */
+  readonly costDistribution: CostDistribution
 }
 
 export interface WorkerSummary {

@@ -195,7 +195,14 @@ describe("per-question results", () => {
         timeMs: 1_000,
         evidence: "=HYPERLINK(\"http://x\")",
         reasoning: "two, so B",
-        error: null
+        error: null,
+        // Its usage as a distribution reads it: one tool-model call, no vision, so no frames sent.
+        toolCalls: 1,
+        vlmCalls: 0,
+        framesSent: 0,
+        embedCalls: 0,
+        cachedPromptTokens: null,
+        reasoningTokens: null
       })
       assert.deepStrictEqual(
         [json.perQuestion[1].outcome, json.perQuestion[1].stopReason, json.perQuestion[1].evidence],

@@ -151,7 +151,8 @@ export interface PairedBootstrap {
 /**
  * The paired bootstrap over videos: draw G videos with replacement (each with all its questions, both
  * runs' answers kept together), recompute B − A, repeat `resamples` times; the percentile interval and a
- * two-sided p say whether the difference survives the correlation of a video's questions. Null without videos.
+ * two-sided p say whether the difference survives the correlation of a video's questions. Null under two
+ * videos: every resample of one video is that video, which would print a zero-width interval.
  */
 export const pairedBootstrap = (
   clusters: ReadonlyArray<PairedCluster>,
@@ -159,7 +160,7 @@ export const pairedBootstrap = (
 ): PairedBootstrap | null => {
   const used = clusters.filter((c) => c.questions > 0)
   const g = used.length
-  if (g === 0) return null
+  if (g < 2) return null
   const total = (pick: (c: PairedCluster) => number) => used.reduce((sum, c) => sum + pick(c), 0)
   const difference = (total((c) => c.correctB) - total((c) => c.correctA)) / total((c) => c.questions)
   const next = mulberry32(options.seed)

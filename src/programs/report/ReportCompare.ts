@@ -15,7 +15,7 @@ import {
   compareSections,
   defaultBootstrap
 } from "./ReportCompareStatistics.js"
-import { type ControlEffect, controlEffect, controlEffectLine } from "./ReportControl.js"
+import { type ControlEffect, controlEffect, controlEffectLine, withClusteredInterval } from "./ReportControl.js"
 import { benchmarkOfRows, compareScoresText, type RunScores, scoresOf } from "./ReportScores.js"
 import { formatTable } from "./ReportText.js"
 import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
@@ -222,6 +222,7 @@ export const compareRuns = (
   const p = mcnemarExact(broken.length, fixed.length)
   const accA = accuracyOfPredictions(a)
   const accB = accuracyOfPredictions(b)
+  const bootstrap = compareBootstrap(a, b, options.bootstrap ?? defaultBootstrap)
   return {
     a: { runId: sideA.runId, source: sideA.source, questions: sideA.predictions.length },
     b: { runId: sideB.runId, source: sideB.source, questions: sideB.predictions.length },
@@ -241,8 +242,8 @@ export const compareRuns = (
     },
     usage: usageDeltas(a, b, sideA, sideB),
     scores: { a: scoresOf(benchmarkOfRows(a), a, accA), b: scoresOf(benchmarkOfRows(b), b, accB) },
-    control: controlEffect(sideA, sideB, a, b),
-    bootstrap: compareBootstrap(a, b, options.bootstrap ?? defaultBootstrap),
+    control: withClusteredInterval(controlEffect(sideA, sideB, a, b), bootstrap.overall?.interval ?? null),
+    bootstrap,
     cost: compareCost(a, b, sideA, sideB)
   }
 }

@@ -156,7 +156,7 @@ type Points = (value: number | null) => string
 /** `Paired bootstrap over 450 videos (2,000 resamples, seed 1): B − A +4.2 pts, 95% CI [+1.0, +7.5] pts, p = 0.012`. */
 export const bootstrapLine = (s: CompareBootstrap, points: Points): string => {
   const head = `Paired bootstrap over videos (${formatCount(s.resamples)} resamples, seed ${s.seed})`
-  if (s.overall === null) return `${head}: no keyed shared question`
+  if (s.overall === null) return `${head}: needs keyed shared questions from two videos or more`
   return `${head}: ${formatCount(s.overall.clusters)} videos, B − A ${points(s.overall.difference)}, 95% CI ${
     intervalPoints(s.overall, points)
   }, p = ${pValue(s.overall.p)}`

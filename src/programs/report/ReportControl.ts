@@ -91,7 +91,27 @@ export interface ControlEffect {
   readonly delta: number
   /** Its 95 % interval from the per-question paired differences (normal approximation); null under two questions. */
   readonly interval: Interval | null
+  /**
+   * Its 95 % interval from the comparison's paired bootstrap over videos (run − control), which respects that a
+   * video's questions move together; null until the comparison's bootstrap is known (see withClusteredInterval).
+   */
+  readonly clustered: Interval | null
 }
+
+/**
+ * The effect with the bootstrap's interval, turned to read run − control: the bootstrap measures B − A, so when
+ * the control is B the interval is negated and its ends swapped.
+ */
+export const withClusteredInterval = (
+  effect: ControlEffect | null,
+  bootstrapBMinusA: Interval | null
+): ControlEffect | null =>
+  effect === null || bootstrapBMinusA === null ? effect : {
+    ...effect,
+    clustered: effect.side === "A"
+      ? bootstrapBMinusA
+      : { low: -bootstrapBMinusA.high, high: -bootstrapBMinusA.low }
+  }
 
 /**
  * The accuracy difference of paired per-question outcomes (1 right, 0 not) and its 95 % interval, mean ± z·sd/√n
@@ -108,7 +128,8 @@ export const pairedDifference = (
   if (n < 2) return { delta: mean, interval: null }
   const variance = differences.reduce((sum, d) => sum + (d - mean) ** 2, 0) / (n - 1)
   const half = z95 * Math.sqrt(variance / n)
-  return { delta: mean, interval: { low: mean - half, high: mean + half } }
+  // A difference of two accuracies lies in [−1, 1]; the normal approximation can step past it on few questions.
+  return { delta: mean, interval: { low: Math.max(-1, mean - half), high: Math.min(1, mean + half) } }
 }
 
 /**
@@ -138,7 +159,8 @@ export const controlEffect = (
     runId: side === "B" ? sideA.runId : sideB.runId,
     controlRunId: side === "B" ? sideB.runId : sideA.runId,
     questions: keyed.length,
-    ...difference
+    ...difference,
+    clustered: null
   }
 }
 
@@ -162,8 +184,10 @@ export const controlEffectLine = (effect: ControlEffect | null): ReadonlyArray<s
   effect === null ? [] : [
     `${effectSubject[effect.kind]} ${points(effect.delta)} points (95 % interval ${
       effect.interval === null ? "—" : `${points(effect.interval.low)} to ${points(effect.interval.high)}`
-    }, paired over ${formatCount(effect.questions)} keyed questions) ${
-      effectAgainst[effect.kind]
-    }: run ${effect.runId} ` +
+    }, paired over ${formatCount(effect.questions)} keyed questions${
+      effect.clustered === null
+        ? ""
+        : `; ${points(effect.clustered.low)} to ${points(effect.clustered.high)} by the bootstrap over videos`
+    }) ${effectAgainst[effect.kind]}: run ${effect.runId} ` +
     `against its ${effect.kind} control ${effect.controlRunId} (${effect.side}).`
   ]

@@ -14,6 +14,7 @@ import {
 } from "../../domain/Outcome.js"
 import { nothingRecorded, runFinalAnswer } from "../../domain/RunConfig.js"
 import { quantile } from "../../domain/Stats.js"
+import { answerFormCounts, answerFormOfRow } from "./ReportAnswerForms.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf } from "./ReportErrors.js"
 import { workersOf } from "./ReportWorkers.js"
@@ -202,7 +203,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       open: Math.max(0, run.progress.total - run.progress.done - run.progress.claimed)
     },
     workers: workersOf(input, options.now),
-    perQuestion: predictions.map((p) => questionLine(p, cost.byQuestion[p.questionId] ?? null))
+    perQuestion: predictions.map((p) => questionLine(p, cost.byQuestion[p.questionId] ?? null)),
+    answerForms: answerFormCounts(predictions)
   }
 }
 
@@ -222,7 +224,9 @@ const questionLine = (p: ReportPrediction, costUsd: number | null): Summary["per
   timeMs: p.finishedAt - p.startedAt,
   evidence: p.evidence,
   reasoning: p.reasoning,
-  error: p.error
+  error: p.error,
+  answerText: p.answerText ?? null,
+  answerForm: answerFormOfRow(p)
 })
 
 // ---- Token details: what the endpoints said about their prefix cache and their thinking.

@@ -5,6 +5,7 @@ import type { GroupAccuracy } from "../../domain/Outcome.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
+import { answerFormsSection } from "./ReportAnswerForms.js"
 import { errorsText } from "./ReportErrors.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
 
@@ -142,7 +143,8 @@ export const renderText = (summary: Summary): string => {
     ...tokenDetailsText(summary.tokenDetails),
     costLine,
     ...shapes,
-    ...workersText(summary)
+    ...workersText(summary),
+    ...answerFormsSection(summary)
   ].join("\n\n") + "\n"
 }
 

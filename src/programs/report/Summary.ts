@@ -5,6 +5,7 @@ import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { BenchmarkName } from "../../domain/Question.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
+import type { AnswerFormCounts } from "./ReportAnswerForms.js"
 import type { ErrorSummary } from "./ReportErrors.js"
 import type { RunSetting } from "./RunSettings.js"
 
@@ -86,6 +87,10 @@ export interface QuestionResult {
   readonly evidence: string | null
   readonly reasoning: string | null
   readonly error: string | null
+  /** The agent's submitted answer, whole (free text for an open-ended question); null when none was kept. */
+  readonly answerText: string | null
+  /** How it read (clean, extracted, invalid, empty, free), `none` without one, `unrecorded` on older rows. */
+  readonly answerForm: keyof AnswerFormCounts
 }
 
 export interface Summary {
@@ -188,6 +193,8 @@ export interface Summary {
   readonly workers: ReadonlyArray<WorkerSummary>
   /** One row per saved question, in question-id order. */
   readonly perQuestion: ReadonlyArray<QuestionResult>
+  /** Questions per form of the submitted answer (ReportAnswerForms.ts); invalid ones score as unanswered. */
+  readonly answerForms: AnswerFormCounts
 }
 
 export interface WorkerSummary {

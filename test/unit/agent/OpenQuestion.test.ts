@@ -5,6 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, JSONSchema, Layer } from "effect"
 import { answerTextOf } from "../../../src/domain/Answer.js"
 import { SubmitAnswerArgs } from "../../../src/domain/Protocol.js"
+import { Agent } from "../../../src/index.js"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import { toolCallReply } from "../../../src/layers/testing/ScriptedLlm.js"
 import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
@@ -41,7 +42,7 @@ describe("the agent on an open-ended question", () => {
       assert.strictEqual(prediction.stopReason, "finished")
       assert.strictEqual(prediction.answer, freeText)
       assert.strictEqual(prediction.prediction, null)
-      assert.deepStrictEqual(answerTextOf(prediction.answer, question.options.length), {
+      assert.deepStrictEqual(answerTextOf(prediction.answer, 0), {
         answerText: freeText,
         answerForm: "free"
       })
@@ -65,6 +66,22 @@ describe("the agent on an open-ended question", () => {
       })
       assert.include(submit.description, "in words")
     }))
+
+  it.effect("the library's Agent.runQuestion takes a question with no options at all", () =>
+    Effect.gen(function*() {
+      const prompts = yield* loadPromptManager(packagedPromptsDir("zh"))
+      const llm = yield* ScriptedLlm.make(scriptFor([call("submit_answer", { answer: freeText })]))
+      const vlm = yield* ScriptedVlm.make(() => "unused")
+      const prediction = yield* Agent.runQuestion(
+        { questionId: "api-1", question: "最后加了什么？" },
+        sampleTree(),
+        { prompts }
+      ).pipe(Effect.provide(Layer.merge(llm.layer, vlm.layer)))
+      assert.deepStrictEqual([prediction.answer, prediction.prediction], [freeText, null])
+      assert.strictEqual(Agent.answerFormOf(prediction.answer!, 0), "free")
+      const [, user] = (yield* llm.requests).find((request) => request.role === "agent")!.messages
+      assert.include(user!.content, prompts.labels.openQuestion)
+    }).pipe(Effect.provide(NodeContext.layer)))
 
   for (const protocol of ["json", "tools"] as const) {
     it.effect(`${protocol} protocol: the final-answer call after the step budget takes a free-text answer, forced`, () =>

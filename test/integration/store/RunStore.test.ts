@@ -430,6 +430,56 @@ const contract = (name: string, withStore: WithStore) =>
         })
       ))
 
+    it.scoped("keeps each submitted answer whole with its form; an open question's options stay empty", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.startRun({ runId: "r", config: {} })
+          const text = "She fries four eggs.\n\"Salt\" last — 盐; ' OR 1=1; --"
+          const open = prediction({
+            questionId: "q1",
+            options: [],
+            answer: "Four eggs",
+            prediction: null,
+            correct: false,
+            answerText: text,
+            answerForm: "free"
+          })
+          const extracted = prediction({ questionId: "q2", answerText: "The answer is B.", answerForm: "extracted" })
+          const none = prediction({
+            questionId: "q3",
+            prediction: null,
+            correct: false,
+            stopReason: "budget_exceeded",
+            answerText: null,
+            answerForm: null
+          })
+          for (const p of [open, extracted, none]) {
+            yield* store.saveQuestion("r", { prediction: p, steps: [], calls: [] })
+          }
+          const loaded = yield* store.loadRun("r")
+          assert.deepStrictEqual(
+            loaded.predictions.map((p) => [p.questionId, p.options, p.answerText, p.answerForm]),
+            [["q1", [], text, "free"], ["q2", extracted.options, "The answer is B.", "extracted"], [
+              "q3",
+              none.options,
+              undefined,
+              undefined
+            ]]
+          )
+          // Asked again, a question's answer follows its new submission.
+          yield* store.saveQuestion("r", {
+            prediction: { ...extracted, answerText: "B", answerForm: "clean" },
+            steps: [],
+            calls: []
+          })
+          const again = (yield* store.loadRun("r")).predictions[1]!
+          assert.deepStrictEqual([again.answerText, again.answerForm], ["B", "clean"])
+          const tally = (yield* store.runTallies).find((t) => t.runId === "r")!
+          assert.deepStrictEqual([tally.saved, tally.keyed, tally.correct], [3, 2, 1])
+        })
+      ))
+
     it.scoped("saves a question whole and loads it back in order", () =>
       withStore(() =>
         Effect.gen(function*() {

@@ -3,9 +3,15 @@
 // per question. Strict scoring already counts an invalid answer wrong: no letter is read from it, so the
 // question is unanswered, in the accuracy's denominator, earning nothing.
 import { type AnswerForm, answerForms } from "../../domain/AnswerForm.js"
+import type { PredictionRow } from "../../domain/RunRecord.js"
 import { formatCount } from "../../text/Format.js"
 import { esc } from "./ReportMarkup.js"
-import type { ReportPrediction, Summary } from "./Summary.js"
+
+// The stored row a report reads (Summary's ReportPrediction), and the summary's field this module fills.
+type ReportPrediction = PredictionRow
+interface WithAnswerForms {
+  readonly answerForms: AnswerFormCounts
+}
 
 /** Questions per answer form; `none`: nothing submitted; `unrecorded`: saved before vtree kept the form. */
 export type AnswerFormCounts = Readonly<Record<AnswerForm | "none" | "unrecorded", number>>
@@ -41,12 +47,12 @@ export const answerFormsText = (counts: AnswerFormCounts): string =>
   ].join(" · ")
 
 /** The text report's section. */
-export const answerFormsSection = (summary: Summary): ReadonlyArray<string> => [
+export const answerFormsSection = (summary: WithAnswerForms): ReadonlyArray<string> => [
   `Answers as submitted: ${answerFormsText(summary.answerForms)}`
 ]
 
 /** The html summary table's row. */
-export const answerFormsRow = (summary: Summary): string =>
+export const answerFormsRow = (summary: WithAnswerForms): string =>
   `\n<tr><td>Answers as submitted</td><td id="answer-forms">${esc(answerFormsText(summary.answerForms))}</td></tr>`
 
 /** The question table's header cell and a question's cell; the whole answer shows on hover. */

@@ -1,4 +1,4 @@
-// How the agent's submitted answers read (issue 40, item 5): clean letters, letters extracted from longer
+// How the agent's submitted answers read: clean letters, letters extracted from longer
 // text, invalid and empty answers, free text for open-ended questions, counted for every report and shown
 // per question. Strict scoring already counts an invalid answer wrong: no letter is read from it, so the
 // question is unanswered, in the accuracy's denominator, earning nothing.

@@ -195,7 +195,10 @@ describe("per-question results", () => {
         timeMs: 1_000,
         evidence: "=HYPERLINK(\"http://x\")",
         reasoning: "two, so B",
-        error: null
+        error: null,
+        // Saved without its answer text and form: a finished question whose form was not recorded.
+        answerText: null,
+        answerForm: "unrecorded"
       })
       assert.deepStrictEqual(
         [json.perQuestion[1].outcome, json.perQuestion[1].stopReason, json.perQuestion[1].evidence],

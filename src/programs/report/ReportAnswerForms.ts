@@ -65,3 +65,27 @@ export const answerFormCell = (p: ReportPrediction): string => {
     form === "clean" || form === "unrecorded" ? esc(form) : `<b>${esc(form)}</b>`
   }</td>`
 }
+
+/** Two runs' forms over the questions both answered (`report --compare`). */
+export interface PairedAnswerForms {
+  readonly a: AnswerFormCounts
+  readonly b: AnswerFormCounts
+}
+
+export const pairedAnswerForms = (
+  a: ReadonlyArray<ReportPrediction>,
+  b: ReadonlyArray<ReportPrediction>
+): PairedAnswerForms => ({ a: answerFormCounts(a), b: answerFormCounts(b) })
+
+/** The comparison's text section: one line per run. */
+export const pairedAnswerFormsSection = (c: { readonly answerForms: PairedAnswerForms }): ReadonlyArray<string> => [
+  `Answers as submitted (shared questions)\n  A: ${answerFormsText(c.answerForms.a)}\n  B: ${
+    answerFormsText(c.answerForms.b)
+  }`
+]
+
+/** The comparison page's section. */
+export const pairedAnswerFormsHtml = (c: { readonly answerForms: PairedAnswerForms }): string =>
+  `\n<h2>Answers as submitted (shared questions)</h2>\n<table class="kv" id="answer-forms"><tr><td>A</td><td>${
+    esc(answerFormsText(c.answerForms.a))
+  }</td></tr><tr><td>B</td><td>${esc(answerFormsText(c.answerForms.b))}</td></tr></table>`

@@ -5,6 +5,7 @@ import { outcomeOf } from "../../domain/Outcome.js"
 import { mcnemarExact } from "../../domain/Stats.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup } from "./Report.js"
+import { type PairedAnswerForms, pairedAnswerForms, pairedAnswerFormsSection } from "./ReportAnswerForms.js"
 import { formatTable } from "./ReportText.js"
 import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
 import type { ReportPrediction } from "./Summary.js"
@@ -72,6 +73,8 @@ export interface Comparison {
     readonly verdict: string
   }
   readonly usage: ReadonlyArray<UsageDelta>
+  /** How each run's answers read over the shared questions (ReportAnswerForms.ts). */
+  readonly answerForms: PairedAnswerForms
 }
 
 /** The two runs share no question: nothing can be paired. */
@@ -210,7 +213,8 @@ export const compareRuns = (sideA: CompareSide, sideB: CompareSide): Comparison 
       p,
       verdict: mcnemarVerdict(p, broken.length, fixed.length)
     },
-    usage: usageDeltas(a, b, sideA, sideB)
+    usage: usageDeltas(a, b, sideA, sideB),
+    answerForms: pairedAnswerForms(a, b)
   }
 }
 
@@ -296,7 +300,8 @@ export const renderCompareText = (c: Comparison): string => {
     ...(c.byDomain.length === 0 ? [] : [bucketTable("Domain", c.byDomain)]),
     flipLines("Fixed in B (wrong or unanswered in A, right in B)", c.fixed, 20),
     flipLines("Broken in B (right in A, wrong or unanswered in B)", c.broken, 20),
-    usage
+    usage,
+    ...pairedAnswerFormsSection(c)
   ].join("\n\n") + "\n"
 }
 

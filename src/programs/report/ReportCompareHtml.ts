@@ -1,6 +1,7 @@
 // The comparison of two runs as one self-contained page: paired chart with error bars, bucket deltas, the
 // McNemar verdict, usage deltas, and each flipped question linked to its trajectory in both runs.
 import { formatCount, formatInterval, formatPercent } from "../../text/Format.js"
+import { pairedAnswerFormsHtml } from "./ReportAnswerForms.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
 import { chartAxis } from "./ReportHtml.js"
@@ -156,7 +157,7 @@ ${
       : textTable(["Setting", "A", "B"], c.settings.map((x) => [x.name, x.a, x.b]))
   }
 <h2>Usage over the shared questions</h2>
-<table><tr><th>Metric</th><th>A</th><th>B</th><th>B − A</th></tr>${usageRows}</table>
+<table><tr><th>Metric</th><th>A</th><th>B</th><th>B − A</th></tr>${usageRows}</table>${pairedAnswerFormsHtml(c)}
 <h2>Fixed in B (${formatCount(c.fixed.length)})</h2>
 ${flipTable(c.fixed, ta.index, tb.index)}
 <h2>Broken in B (${formatCount(c.broken.length)})</h2>

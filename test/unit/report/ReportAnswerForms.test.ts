@@ -2,6 +2,13 @@
 // the question table shows each one's, and strict scoring counts an invalid answer wrong.
 import { assert, describe, it } from "@effect/vitest"
 import { summarize } from "../../../src/programs/report/Report.js"
+import {
+  compareRuns,
+  type Comparison,
+  renderCompareJson,
+  renderCompareText
+} from "../../../src/programs/report/ReportCompare.js"
+import { renderCompareHtml } from "../../../src/programs/report/ReportCompareHtml.js"
 import { renderHtml } from "../../../src/programs/report/ReportHtml.js"
 import { renderJson, renderText } from "../../../src/programs/report/ReportText.js"
 import type { ReportInput } from "../../../src/programs/report/Summary.js"
@@ -90,5 +97,27 @@ describe("answer forms in reports", () => {
     assert.include(page, `<td data-v="invalid" title="&lt;script&gt;alert(1)&lt;/script&gt;"><b>invalid</b></td>`)
     assert.include(page, `<td data-v="clean" title="B">clean</td>`)
     assert.notInclude(page, "<script>alert(1)")
+  })
+})
+
+describe("answer forms in report --compare", () => {
+  const b = input.predictions.map((p) =>
+    p.questionId === "q3" ? { ...p, prediction: "A", correct: false, answerText: "A", answerForm: "clean" as const } : p
+  )
+  const c = compareRuns(
+    { runId: "a", source: "a.db", predictions: input.predictions },
+    { runId: "b", source: "b.db", predictions: b.filter((p) => p.questionId !== "q8") }
+  ) as Comparison
+
+  it("counts each run's forms over the shared questions, in text, json and html", () => {
+    assert.deepStrictEqual([c.answerForms.a.invalid, c.answerForms.b.invalid, c.answerForms.b.clean], [2, 1, 2])
+    assert.strictEqual(c.answerForms.a.unrecorded, 0)
+    const text = renderCompareText(c)
+    assert.include(text, "Answers as submitted (shared questions)\n  A: clean 1 · extracted 1 · invalid 2")
+    assert.include(text, "\n  B: clean 2 · extracted 1 · invalid 1 (scored as unanswered)")
+    assert.deepStrictEqual(JSON.parse(renderCompareJson(c)).answerForms.b, c.answerForms.b)
+    const empty = { predictions: [], steps: [], calls: [] }
+    const page = renderCompareHtml(c, empty, empty)
+    assert.include(page, `<table class="kv" id="answer-forms"><tr><td>A</td><td>clean 1 · extracted 1`)
   })
 })

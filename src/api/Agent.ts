@@ -1,7 +1,11 @@
 /**
- * The agent: answer one multiple-choice question about a video by searching its tree. Needs an
+ * The agent: answer one question about a video by searching its tree: a multiple-choice question (an option
+ * letter, `prediction`), or an open-ended one, without options (free text, `answer` whole; `answerFormOf`
+ * says how an answer read). Needs an
  * `LLMProvider` and a `VLMProvider` (and a `CallLog` to see the calls), a loaded tree and a prompt pack.
  */
+export { answerFormOf, normalizeAnswer } from "../domain/Answer.js"
+export { AnswerForm } from "../domain/AnswerForm.js"
 export { Prediction, StepRecord, StopReason } from "../domain/Prediction.js"
 export type { AgentProtocol } from "../programs/agent/AgentLoop.js"
 export {

@@ -10,6 +10,7 @@
  * - a lower-case letter counts only when it stands alone as the whole reply or right after an
  *   answer prefix ("b", "(b).", "Answer: b"), never inside prose, where "a" is an article.
  */
+import type { AnswerForm } from "./AnswerForm.js"
 
 const maxOptions = 26
 
@@ -140,3 +141,26 @@ export const normalizeAnswer = (reply: string, optionCount: number): string | nu
   }
   return wordUse
 }
+
+/**
+ * How a submitted answer read (see AnswerForm), for `optionCount` options: a question without options is
+ * open-ended, and its non-blank answer `free`. Whenever an option letter is read, it is normalizeAnswer's.
+ */
+export const answerFormOf = (reply: string, optionCount: number): AnswerForm => {
+  if (typeof reply !== "string") return "invalid"
+  const text = (jsonAnswer(reply) ?? reply).trim()
+  if (text.length === 0) return "empty"
+  if (optionLetters(optionCount).length === 0) return "free"
+  const letter = normalizeAnswer(reply, optionCount)
+  if (letter === null) return "invalid"
+  return loneLetter.test(text) ? "clean" : "extracted"
+}
+
+/** A prediction row's answerText and answerForm: the submission whole and how it read; both null without one. */
+export const answerTextOf = (
+  answer: string | null,
+  optionCount: number
+): { readonly answerText: string | null; readonly answerForm: AnswerForm | null } => ({
+  answerText: answer,
+  answerForm: answer === null ? null : answerFormOf(answer, optionCount)
+})

@@ -5,14 +5,27 @@ import { type Interval, wilsonInterval } from "./Stats.js"
 /**
  * Every question ends in exactly one outcome: correct, wrong (an option letter that is not the key),
  * unanswered (no option letter could be read), or unscored (the question has no key: a test split,
- * EgoSchema outside its subset).
+ * EgoSchema outside its subset; or it is open-ended, without options, scored by judges only).
  */
 export type Outcome = "correct" | "wrong" | "unanswered" | "unscored"
 
 // Without a key nothing can be right or wrong; a null prediction is unanswered whatever the stored flag says.
+// An open-ended question's answer is free text no letter rule can score: unscored until judged, never wrong.
 export const outcomeOf = (
-  p: { readonly answer: string | null; readonly prediction: string | null; readonly correct: boolean }
-): Outcome => p.answer === null ? "unscored" : p.prediction === null ? "unanswered" : p.correct ? "correct" : "wrong"
+  p: {
+    readonly answer: string | null
+    readonly prediction: string | null
+    readonly correct: boolean
+    readonly options: ReadonlyArray<string>
+  }
+): Outcome =>
+  p.answer === null || p.options.length === 0
+    ? "unscored"
+    : p.prediction === null
+    ? "unanswered"
+    : p.correct
+    ? "correct"
+    : "wrong"
 
 /**
  * Accuracy is correct / total over the keyed questions: an unanswered question earns nothing and stays in

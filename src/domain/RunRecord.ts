@@ -3,6 +3,7 @@
 // (src/services/RunStore.ts takes its types from them); the SQL store's row models
 // (src/layers/sql/Rows.ts) add only how a column is stored: JSON text, 0/1 flags, NULL.
 import { Schema, Struct } from "effect"
+import { AnswerForm } from "./AnswerForm.js"
 import { CallRole } from "./CallRole.js"
 import { StepRecord, StopReason } from "./Prediction.js"
 import { ReplyShape } from "./Protocol.js"
@@ -119,6 +120,10 @@ export const PredictionRow = Schema.Struct({
   answer: Schema.NullOr(Schema.String),
   /** The normalized option letter; null when the agent's answer could not be parsed (counted wrong). */
   prediction: Schema.NullOr(Schema.String),
+  /** The agent's submitted answer as written, whole (free text for open-ended questions); absent on old rows. */
+  answerText: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  /** How answerText read (AnswerForm: clean, extracted, invalid, empty, free); null when nothing was submitted. */
+  answerForm: Schema.optionalWith(Schema.NullOr(AnswerForm), { exact: true }),
   correct: Schema.Boolean,
   evidence: Schema.NullOr(Schema.String),
   reasoning: Schema.NullOr(Schema.String),

@@ -58,15 +58,17 @@ export const answerRepository = ({ facts, sql }: StoreContext) => {
           discard: true
         })
     }),
-    // Right means keyed, answered and marked correct: the report's outcome rule (Report.outcomeOf).
+    // Right means keyed, answered and marked correct: the report's outcome rule (Report.outcomeOf). An
+    // open-ended question (options '[]') is scored by judges, never keyed by letter.
     tallies: SqlSchema.findAll({
       Request: Schema.Void,
       Result: RunTally,
       execute: () =>
         facts.empty ? sql`SELECT 1 WHERE 1 = 0` : sql`
           SELECT run_id, COUNT(*) AS saved,
-            SUM(CASE WHEN answer IS NOT NULL THEN 1 ELSE 0 END) AS keyed,
-            SUM(CASE WHEN answer IS NOT NULL AND prediction IS NOT NULL AND correct = 1 THEN 1 ELSE 0 END) AS correct,
+            SUM(CASE WHEN answer IS NOT NULL AND options_json <> '[]' THEN 1 ELSE 0 END) AS keyed,
+            SUM(CASE WHEN answer IS NOT NULL AND options_json <> '[]' AND prediction IS NOT NULL AND correct = 1
+              THEN 1 ELSE 0 END) AS correct,
             MAX(finished_at) AS last_saved_at
           FROM predictions GROUP BY run_id`
     }),

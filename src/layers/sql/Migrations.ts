@@ -252,6 +252,15 @@ const callAttempts = Effect.gen(function*() {
   yield* sql`ALTER TABLE llm_calls ADD COLUMN attempts INTEGER`
 })
 
+// The agent's submitted answer as written, whole (free text for an open-ended question), and how it read:
+// clean, extracted, invalid, empty or free (domain/AnswerForm.ts). NULL for rows written before, and when
+// nothing was submitted. No CHECK on the form: the row schema decodes it, and a new form needs no rebuild.
+const answerText = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE predictions ADD COLUMN answer_text TEXT`
+  yield* sql`ALTER TABLE predictions ADD COLUMN answer_form TEXT`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
@@ -263,7 +272,8 @@ export const migrations = {
   "0007_work_queue": workQueue,
   "0008_benchmark_facts": benchmarkFacts,
   "0009_forced_answers": forcedAnswers,
-  "0010_call_attempts": callAttempts
+  "0010_call_attempts": callAttempts,
+  "0011_answer_text": answerText
 }
 
 /** The newest schema this vtree knows: a database with a later migration was written by a newer vtree. */

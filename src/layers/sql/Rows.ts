@@ -5,6 +5,7 @@
 // is named for its field plus `_json`.
 import * as Model from "@effect/sql/Model"
 import { Option, Schema, Struct } from "effect"
+import { AnswerForm } from "../../domain/AnswerForm.js"
 import { ReplyShape } from "../../domain/Protocol.js"
 import { BenchmarkFacts } from "../../domain/Question.js"
 import { StoredRunConfigJson } from "../../domain/RunConfig.js"
@@ -27,6 +28,13 @@ import {
 const NullWhenAbsent = <A>(schema: Schema.Schema<A>) =>
   Schema.optionalToOptional(Schema.NullOr(schema), schema, {
     decode: (stored) => Option.flatMap(stored, Option.fromNullable),
+    encode: (value) => Option.some(Option.getOrNull(value))
+  })
+
+/** NullWhenAbsent for a field whose domain type holds null too: written NULL whether null or absent. */
+const NullReadAbsent = <A>(schema: Schema.Schema<A>) =>
+  Schema.optionalToOptional(Schema.NullOr(schema), Schema.NullOr(schema), {
+    decode: (stored) => Option.filter(stored, (value) => value !== null),
     encode: (value) => Option.some(Option.getOrNull(value))
   })
 
@@ -66,6 +74,9 @@ export const PredictionStored = Schema.Struct({
     decode: (stored) => Option.as(Option.filter(stored, (flag) => flag === 1), true),
     encode: (value) => Option.some(Option.getOrElse(value, () => false) ? 1 as const : 0 as const)
   }),
+  // NULL (rows written before 0011, and nothing submitted) reads as absent, like the counts nobody reported.
+  answerText: NullReadAbsent(Schema.String),
+  answerForm: NullReadAbsent(AnswerForm),
   // NULL (rows written before 0008, or without facts) reads as absent, like the counts nobody reported.
   benchmark: Schema.optionalToOptional(
     Schema.NullOr(Schema.parseJson(BenchmarkFacts)),

@@ -15,8 +15,8 @@ import { type AgentProtocol, runAgentLoop } from "./AgentLoop.js"
 export interface QuestionInput {
   readonly questionId: string
   readonly question: string
-  /** `"A. …"`, `"B. …"`, in order. */
-  readonly options: ReadonlyArray<string>
+  /** `"A. …"`, `"B. …"`, in order. Left out or empty: an open-ended question, answered in words. */
+  readonly options?: ReadonlyArray<string>
   readonly taskType?: string
   /** The question's benchmark (`nextqa`, …): how the pack's categories.json reads its labels. */
   readonly benchmark?: string
@@ -88,7 +88,7 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
   ])
   return yield* runAgentLoop({
     questionId: question.questionId,
-    options: question.options,
+    options: question.options ?? [],
     systemPrompt: options.prompts.systemPrompt({
       skillMode,
       webSearch: settings.webSearch,
@@ -97,7 +97,7 @@ export const runQuestion = Effect.fn("RunQuestion.runQuestion")(function*<R = ne
     }),
     userPrompt: options.prompts.userPrompt({
       question: question.question,
-      options: question.options,
+      options: question.options ?? [],
       rootIds: tree.index.rootIds,
       ...kind
     }),

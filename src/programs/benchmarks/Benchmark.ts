@@ -66,8 +66,9 @@ export interface QuestionResult {
   readonly prediction: string | null
 }
 
+// An open-ended question (no options) is scored by judges, never by letter: its key is a reference text.
 export const outcomeOf = ({ prediction, question }: QuestionResult): Outcome =>
-  question.key === null
+  question.key === null || question.options.length === 0
     ? "unscored"
     : prediction === null
     ? "unanswered"

@@ -73,7 +73,12 @@ export const applyAnswers = (
   for (const [id, raw] of Object.entries(value)) {
     const q = byId.get(id)
     if (q === undefined) continue
-    const key = typeof raw === "string" || typeof raw === "number" ? normalizeKey(raw, q.options.length) : null
+    // An open-ended question's key is its reference text, as written.
+    const key = q.options.length === 0 && typeof raw === "string" && raw.trim() !== ""
+      ? raw.trim()
+      : typeof raw === "string" || typeof raw === "number"
+      ? normalizeKey(raw, q.options.length)
+      : null
     if (key === null) {
       return Either.left(rowError(
         file,

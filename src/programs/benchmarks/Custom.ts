@@ -1,7 +1,9 @@
 /**
  * A hand-written question file (`custom`): a JSON array or JSONL of rows `{videoID, question_id, question,
  * options: ["A. …"] or ["…"], answer?, task_type?, duration?, domain?}`. It is Video-MME's row without the
- * fields only a benchmark has; a file whose rows all carry `task_type` is Video-MME's layout, as before.
+ * fields only a benchmark has; a file whose rows all carry `task_type` and options is Video-MME's layout.
+ * A row with `options` left out or `[]` is open-ended: its `answer`, if any, is the reference text a judge
+ * scores the agent's free-text answer against (never a letter).
  * `task_type` is any label: a category of a benchmark (`CW`, `Counting Problem`) gets that category's
  * hint and skill from the prompt pack.
  * Export: `[{question_id, videoID, answer, prediction}]`, the prediction null when unanswered.
@@ -10,7 +12,7 @@ import { Either, Schema } from "effect"
 import { type QuestionLoadError, rowError } from "../../domain/Question.js"
 import type { Benchmark, BenchmarkInput, BenchmarkQuestion, Categories, QuestionResult } from "./Benchmark.js"
 import { keyError, labelledOptions, normalizeKey } from "./Options.js"
-import { IdField, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { hasOptions, IdField, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String))
@@ -19,7 +21,7 @@ const Row = Schema.Struct({
   videoID: NonBlank,
   question_id: IdField,
   question: NonBlank,
-  options: Schema.Array(Schema.String),
+  options: Schema.optional(Schema.Array(Schema.String)),
   answer: OptionalText,
   task_type: OptionalText,
   duration: Schema.optional(Schema.NullOr(Schema.Literal("short", "medium", "long"))),
@@ -33,8 +35,8 @@ const fixes: Record<string, string> = {
   videoID: `add "videoID": the name of the video's folder under --trees`,
   question_id: `give every row a unique "question_id"`,
   question: `put the question text in "question"`,
-  options: `write "options": ["A. …", "B. …", …] or the bare texts`,
-  answer: `set "answer" to the right option's letter, or leave it out`,
+  options: `write "options": ["A. …", "B. …", …] or the bare texts, or [] for an open-ended question`,
+  answer: `set "answer" to the right option's letter (an open-ended question's: the reference text), or leave it out`,
   task_type: `set "task_type" to a label such as "Counting Problem", or leave it out`,
   duration: "use short, medium or long, or leave the field out"
 }
@@ -57,9 +59,10 @@ const decode = (input: BenchmarkInput): Either.Either<ReadonlyArray<BenchmarkQue
     const out: Array<BenchmarkQuestion> = []
     for (const { location, row } of rows) {
       const r = yield* decodeRow(file, location, row)
-      const options = yield* labelledOptions(r.options, file, location, "options", fixes.options!)
+      const open = r.options === undefined || r.options.length === 0
+      const options = open ? [] : yield* labelledOptions(r.options!, file, location, "options", fixes.options!)
       const raw = r.answer?.trim() ?? ""
-      const key = raw === "" ? null : normalizeKey(raw, options.length, "letter")
+      const key = raw === "" ? null : open ? raw : normalizeKey(raw, options.length, "letter")
       if (raw !== "" && key === null) {
         return yield* Either.left(keyError(file, location, "answer", r.answer, options.length, "letter"))
       }
@@ -102,14 +105,17 @@ const exportCustom = (results: ReadonlyArray<QuestionResult>): ReadonlyArray<Cus
 
 export const custom: Benchmark = {
   name: "custom",
-  title: "a hand-written question file (videoID, question_id, question, options; answer and task_type optional)",
+  title:
+    "a hand-written question file (videoID, question_id, question, options; answer and task_type optional; no options: open-ended)",
   taskTypes: [],
   fields: customFields,
   fileHints: [],
-  // Rows that all carry task_type are Video-MME's layout: the two never both fit.
+  // Rows that all carry task_type and options are Video-MME's layout: the two never both fit. A row without
+  // options (open-ended) is only ever this layout's.
   detect: (input) => {
     const rows = sampleRows(input)
-    return rowsHave(rows, customFields) && !rowsHave(rows, ["task_type"])
+    return rowsHave(rows, ["videoID", "question_id", "question"]) &&
+      (rows.some((row) => !hasOptions(row)) || (rowsHave(rows, customFields) && !rowsHave(rows, ["task_type"])))
   },
   decode,
   categories,

@@ -57,6 +57,10 @@ export const sampleRows = (input: BenchmarkInput, n = 3): ReadonlyArray<unknown>
 export const rowsHave = (rows: ReadonlyArray<unknown>, fields: ReadonlyArray<string>): boolean =>
   rows.length > 0 && rows.every((row) => isRecord(row) && fields.every((f) => f in row))
 
+/** Whether a row carries a non-empty `options` list: one without is an open-ended question (Custom.ts). */
+export const hasOptions = (row: unknown): boolean =>
+  isRecord(row) && "options" in row && !(Array.isArray(row["options"]) && row["options"].length === 0)
+
 const valueAt = (root: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
   path.reduce<unknown>(
     (v, key) => (isRecord(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[key] : undefined),

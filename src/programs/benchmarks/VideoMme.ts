@@ -18,7 +18,7 @@ import type {
   QuestionResult
 } from "./Benchmark.js"
 import { keyError, labelledOptions, normalizeKey } from "./Options.js"
-import { IdField, isRecord, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
+import { hasOptions, IdField, isRecord, NonBlank, rowDecoder, rowsHave, rowsOf, sampleRows } from "./Rows.js"
 import { headlineOf } from "./Scoring.js"
 
 const OptionalText = Schema.optional(Schema.NullOr(Schema.String))
@@ -131,7 +131,8 @@ const folderFileFits = (f: InputFile): boolean =>
 
 const detect = (input: BenchmarkInput): boolean =>
   input._tag === "File"
-    ? rowsHave(sampleRows(input), ["videoID", "question_id", "task_type", "question", "options"])
+    ? rowsHave(sampleRows(input), ["videoID", "question_id", "task_type", "question", "options"]) &&
+      sampleRows(input).every(hasOptions)
     : input.files.length > 0 && input.files.every(folderFileFits)
 
 const decode = (input: BenchmarkInput) => input._tag === "File" ? decodeFile(input.file) : decodeFolder(input.files)

@@ -1,5 +1,6 @@
 // One question of a run: through the agent, into its stored row, saved with its steps and calls.
 import { Cause, Clock, Effect, Either } from "effect"
+import { answerTextOf } from "../../domain/Answer.js"
 import { costOfCalls, type Prices } from "../../domain/Cost.js"
 import type { Prediction } from "../../domain/Prediction.js"
 import { countShapes } from "../../domain/Protocol.js"
@@ -90,7 +91,9 @@ const agentOutcome = (
   const total = sumUsage(tokens)
   const cost = prices === undefined ? null : costOfCalls(calls, prices)
   return {
-    "vtree.outcome": prediction.prediction === null
+    "vtree.outcome": question.options.length === 0
+      ? "unscored"
+      : prediction.prediction === null
       ? "unanswered"
       : question.answer === null
       ? "unscored"
@@ -132,6 +135,7 @@ const predictionRow = (
     options: question.options,
     answer: question.answer,
     prediction: prediction.prediction,
+    ...answerTextOf(prediction.answer, question.options.length),
     correct: question.answer !== null && prediction.prediction === question.answer,
     evidence: prediction.evidence,
     reasoning: prediction.reasoning,

@@ -39,7 +39,8 @@ export const blindPrediction = (
   usage: Prediction["usage"]
 ): Prediction => {
   const text = stripThinking(reply).text.trim()
-  const letter = normalizeAnswer(text, question.options.length)
+  // An open-ended question has no options: no letter, the reply kept whole as its answer.
+  const letter = normalizeAnswer(text, question.options?.length ?? 0)
   return {
     questionId: question.questionId,
     answer: text,

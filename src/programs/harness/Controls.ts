@@ -104,13 +104,15 @@ export const chanceLetter = (questionId: string, optionCount: number, seed: numb
 }
 
 const chancePrediction = (question: QuestionInput, seed: number): Prediction => {
-  const letter = chanceLetter(question.questionId, question.options.length, seed)
+  // An open-ended question has nothing to draw from: no answer.
+  const optionCount = question.options?.length ?? 0
+  const letter = chanceLetter(question.questionId, optionCount, seed)
   return {
     questionId: question.questionId,
     answer: letter,
     prediction: letter,
     evidence: null,
-    reasoning: letter === null ? null : `chance control: drawn uniformly among ${question.options.length} options`,
+    reasoning: letter === null ? null : `chance control: drawn uniformly among ${optionCount} options`,
     steps: [],
     stepsUsed: 0,
     usage: emptyUsage(),

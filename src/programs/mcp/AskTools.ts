@@ -1,5 +1,7 @@
 import { Clock, Effect, Either, Fiber, FiberSet, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import { answerTextOf } from "../../domain/Answer.js"
+import { AnswerForm } from "../../domain/AnswerForm.js"
 import type { Prediction } from "../../domain/Prediction.js"
 import { agentDefaults, agentSettings } from "../../domain/RunConfig.js"
 import type { LLMProvider } from "../../services/LLMProvider.js"
@@ -33,7 +35,8 @@ const AskInput = Schema.Struct({
   options: Schema.optional(Schema.Struct({
     choices: Schema.optional(
       Schema.Array(Schema.String).pipe(Schema.maxItems(26)).annotations({
-        description: `Multiple-choice options as "A. …", "B. …"; the answer is then a letter`
+        description:
+          `Multiple-choice options as "A. …", "B. …"; the answer is then a letter. Left out or []: an open question, answered in words`
       })
     ),
     max_steps: Schema.optional(
@@ -56,13 +59,20 @@ const AskOutput = Schema.Struct({
   job_id: Schema.NullOr(Schema.String),
   status: Schema.Literal("running", "finished"),
   steps_done: Schema.Number,
-  answer: Schema.NullOr(Schema.String),
-  option: Schema.NullOr(Schema.String).annotations({ description: "The option letter read from the answer" }),
+  answer: Schema.NullOr(Schema.String).annotations({
+    description: "The agent's answer as written, whole: free text for an open question"
+  }),
+  option: Schema.NullOr(Schema.String).annotations({
+    description: "The option letter read from the answer; null for an open question"
+  }),
   evidence: Schema.NullOr(Schema.String),
   reasoning: Schema.NullOr(Schema.String),
   stop_reason: Schema.NullOr(Schema.String),
   error: Schema.NullOr(Schema.String),
-  trajectory: Schema.Array(TrajectoryStep)
+  trajectory: Schema.Array(TrajectoryStep),
+  answer_form: Schema.NullOr(AnswerForm).annotations({
+    description: "How the answer read: clean, extracted, invalid, empty, or free (an open question's)"
+  })
 })
 type AskOutput = typeof AskOutput.Type
 
@@ -76,7 +86,7 @@ const CancelOutput = Schema.Struct({
 
 const oneLine = (text: string, max: number) => capText(text.replace(/\s+/g, " ").trim(), max).text
 
-const finished = (jobId: string | null, prediction: Prediction): AskOutput => ({
+const finished = (jobId: string | null, prediction: Prediction, optionCount: number): AskOutput => ({
   job_id: jobId,
   status: "finished",
   steps_done: prediction.stepsUsed,
@@ -91,7 +101,8 @@ const finished = (jobId: string | null, prediction: Prediction): AskOutput => ({
     tool: step.tool,
     args: oneLine(JSON.stringify(step.args), 200),
     result: oneLine(step.output, 300)
-  }))
+  })),
+  answer_form: answerTextOf(prediction.answer, optionCount).answerForm
 })
 
 const runningOutput = (jobId: string, stepsDone: number): AskOutput => ({
@@ -104,7 +115,8 @@ const runningOutput = (jobId: string, stepsDone: number): AskOutput => ({
   reasoning: null,
   stop_reason: null,
   error: null,
-  trajectory: []
+  trajectory: [],
+  answer_form: null
 })
 
 const failure = (code: string, message: string): ToolReply => ({
@@ -249,7 +261,7 @@ const startJob = (
         Effect.map(Clock.currentTimeMillis, (now) => {
           job.finishedAt = now
           job.result = Either.isRight(outcome)
-            ? finished(jobId, outcome.right)
+            ? finished(jobId, outcome.right, input.options?.choices?.length ?? 0)
             : { ...runningOutput(jobId, job.stepsDone), status: "finished", error: outcome.left.message }
         })
       )
@@ -268,8 +280,8 @@ const videoAskTool = (
   name: "video_ask",
   description:
     "Ask vtree's agent a question about a video: it browses the tree, reads nodes and looks at frames, then answers " +
-    "with evidence. Takes minutes; sends progress per step. With options.wait false, returns a job id at once: " +
-    "poll video_ask_result.",
+    "with evidence: an option letter with options.choices, else (an open question) an answer in words. Takes " +
+    "minutes; sends progress per step. With options.wait false, returns a job id at once: poll video_ask_result.",
   annotations: {
     title: "Ask the video agent",
     readOnlyHint: true,
@@ -304,7 +316,7 @@ const videoAskTool = (
         ask(input, session, (done, max, tool) => context.progress(done, max, `step ${done}: ${tool}`))
       )
       if (Either.isLeft(outcome)) return failure(outcome.left.reason, outcome.left.message)
-      return jsonReply(finished(null, outcome.right))
+      return jsonReply(finished(null, outcome.right, input.options?.choices?.length ?? 0))
     })
 })
 

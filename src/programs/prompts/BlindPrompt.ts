@@ -19,7 +19,8 @@ export const blindPlaceholders = {
 /** What the blind prompt is filled with: the question, its options and its kind (task type, benchmark note). */
 export interface BlindQuestion extends QuestionKind {
   readonly question: string
-  readonly options: ReadonlyArray<string>
+  /** None (or empty): an open-ended question, answered in words. */
+  readonly options?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -33,7 +34,10 @@ export const renderBlindPrompt = (template: string, prompts: PromptManager, ques
   const kept = template.split(/\r?\n/).filter((line) => !empty.some((p) => line.includes(p))).join("\n")
   const text = fillPlaceholders(kept, {
     question: question.question.trim(),
-    options: question.options.map((option) => option.trim()).join("\n"),
+    // No options: the pack's own note that the question is answered in words, as the agent's prompt shows it.
+    options: (question.options ?? []).length === 0
+      ? prompts.labels.openQuestion
+      : (question.options ?? []).map((option) => option.trim()).join("\n"),
     ...optional
   })
   return text.replace(/\n{3,}/g, "\n\n").trim() + "\n"

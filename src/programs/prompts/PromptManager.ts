@@ -49,7 +49,8 @@ export const labelKeys = [
   "toolsProtocolNote", // appended to the system prompt with --protocol tools: call functions, notes as text
   "noToolCallMessage", // corrective message after a tools-protocol reply with no usable call; {{reason}}
   "finalAnswerMessage", // after the last step (json protocol): no steps left, answer now with submit_answer
-  "finalAnswerCallMessage" // the same with --protocol tools, where submit_answer is the only function offered
+  "finalAnswerCallMessage", // the same with --protocol tools, where submit_answer is the only function offered
+  "openQuestion" // shown as an open-ended question's options: answer in words; optional (English by default)
 ] as const
 export type LabelKey = (typeof labelKeys)[number]
 export type Labels = Readonly<Record<LabelKey, string>>

@@ -58,11 +58,15 @@ export const resolvePromptsDir = (value: string | undefined): string => {
   return pack !== undefined && !existsSync(value) ? packagedPromptsDir(pack) : value
 }
 
-const LabelsSchema = Schema.Struct(
-  Object.fromEntries(labelKeys.map((key) => [key, Schema.NonEmptyString])) as {
-    readonly [K in LabelKey]: typeof Schema.NonEmptyString
-  }
-)
+/** What an open-ended question shows as its options in a pack written before open questions. */
+export const defaultOpenQuestion = "(none: this is an open question — submit your answer in words, not a letter)"
+
+const LabelsSchema = Schema.Struct({
+  ...(Object.fromEntries(labelKeys.map((key) => [key, Schema.NonEmptyString])) as {
+    readonly [K in Exclude<LabelKey, "openQuestion">]: typeof Schema.NonEmptyString
+  }),
+  openQuestion: Schema.optionalWith(Schema.NonEmptyString, { default: () => defaultOpenQuestion })
+})
 const decodeLabels = Schema.decodeUnknownEither(Schema.parseJson(LabelsSchema), {
   onExcessProperty: "error",
   errors: "all"

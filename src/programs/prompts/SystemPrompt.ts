@@ -169,7 +169,10 @@ export const makePromptManager = (pack: PromptPackContents): PromptManager => {
       const template = pack.user.split(/\r?\n/).filter((line) => !empty.some((p) => line.includes(p))).join("\n")
       return tidy(fillPlaceholders(template, {
         question: input.question.trim(),
-        options: input.options.map((option) => option.trim()).join("\n"),
+        // No options: an open-ended question, answered in words (the pack's note says so where they would be).
+        options: input.options.length === 0
+          ? pack.labels.openQuestion
+          : input.options.map((option) => option.trim()).join("\n"),
         root_ids: [...input.rootIds].sort().join(", "),
         ...optional
       }))

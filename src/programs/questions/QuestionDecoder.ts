@@ -161,8 +161,10 @@ const toQuestion = (
   extra: { readonly videoId: string; readonly duration: QuestionDuration | null; readonly domain: string | null }
 ): Either.Either<Question, QuestionLoadError> =>
   Either.gen(function*() {
-    const options = yield* checkOptions(file, location, row.options)
-    const answer = yield* checkAnswer(file, location, row.answer, options.length)
+    // No options: an open-ended question, its answer (if any) the reference text a judge scores against.
+    const open = row.options.length === 0
+    const options = open ? [] : yield* checkOptions(file, location, row.options)
+    const answer = open ? row.answer?.trim() || null : yield* checkAnswer(file, location, row.answer, options.length)
     return {
       questionId: String(row.question_id).trim(),
       videoId: extra.videoId,

@@ -10,6 +10,7 @@ import type { BenchmarkName } from "../../domain/Question.js"
 import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
 import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
 import { isForced } from "./Report.js"
+import { answerFormOfRow } from "./ReportAnswerForms.js"
 import type { ReportPrediction } from "./Summary.js"
 
 export const benchmarkFormats = [
@@ -76,7 +77,10 @@ export const flatRecord = (p: ReportPrediction, costUsd: number | null, run: Exp
   time_ms: p.finishedAt - p.startedAt,
   error: p.error,
   evidence: p.evidence,
-  reasoning: p.reasoning
+  reasoning: p.reasoning,
+  // The submitted answer whole, and how it read (ReportAnswerForms.ts).
+  answer_text: p.answerText ?? null,
+  answer_form: answerFormOfRow(p)
 })
 
 /**

@@ -14,6 +14,7 @@ import {
 } from "../../domain/Outcome.js"
 import { nothingRecorded, runFinalAnswer } from "../../domain/RunConfig.js"
 import { quantile } from "../../domain/Stats.js"
+import { answerFormCounts, answerFormOfRow } from "./ReportAnswerForms.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { controlSummary } from "./ReportControl.js"
 import { costDistributionOf, questionUsages } from "./ReportCostDistribution.js"
@@ -214,7 +215,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       ...usages.get(p.questionId)!
     })),
     clustered: clusteredSummary(predictions, noGroup),
-    costDistribution: costDistributionOf(predictions, usages, noGroup)
+    costDistribution: costDistributionOf(predictions, usages, noGroup),
+    answerForms: answerFormCounts(predictions)
   }
 }
 
@@ -234,7 +236,9 @@ const questionLine = (p: ReportPrediction, costUsd: number | null) => ({
   timeMs: p.finishedAt - p.startedAt,
   evidence: p.evidence,
   reasoning: p.reasoning,
-  error: p.error
+  error: p.error,
+  answerText: p.answerText ?? null,
+  answerForm: answerFormOfRow(p)
 })
 
 // ---- Token details: what the endpoints said about their prefix cache and their thinking.

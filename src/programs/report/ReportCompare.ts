@@ -6,6 +6,7 @@ import { outcomeOf } from "../../domain/Outcome.js"
 import { type BootstrapOptions, mcnemarExact } from "../../domain/Stats.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup } from "./Report.js"
+import { type PairedAnswerForms, pairedAnswerForms, pairedAnswerFormsSection } from "./ReportAnswerForms.js"
 import {
   bootstrapLine,
   type CompareBootstrap,
@@ -97,6 +98,8 @@ export interface Comparison {
   readonly bootstrap: CompareBootstrap
   /** Both runs' cost per question over the shared questions, and the paired difference. */
   readonly cost: CompareCost
+  /** How each run's answers read over the shared questions (ReportAnswerForms.ts). */
+  readonly answerForms: PairedAnswerForms
 }
 
 /** The two runs share no question: nothing can be paired. */
@@ -244,7 +247,8 @@ export const compareRuns = (
     scores: { a: scoresOf(benchmarkOfRows(a), a, accA), b: scoresOf(benchmarkOfRows(b), b, accB) },
     control: withClusteredInterval(controlEffect(sideA, sideB, a, b), bootstrap.overall?.interval ?? null),
     bootstrap,
-    cost: compareCost(a, b, sideA, sideB)
+    cost: compareCost(a, b, sideA, sideB),
+    answerForms: pairedAnswerForms(a, b)
   }
 }
 
@@ -336,7 +340,8 @@ export const renderCompareText = (c: Comparison): string => {
     usage,
     ...compareSections(c.bootstrap, c.cost, formatPoints).map((t) =>
       `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`
-    )
+    ),
+    ...pairedAnswerFormsSection(c)
   ].join("\n\n") + "\n"
 }
 

@@ -1,6 +1,7 @@
 // The comparison of two runs as one self-contained page: paired chart with error bars, bucket deltas, the
 // McNemar verdict, usage deltas, and each flipped question linked to its trajectory in both runs.
 import { formatCount, formatInterval, formatPercent } from "../../text/Format.js"
+import { pairedAnswerFormsHtml } from "./ReportAnswerForms.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
 import { bootstrapLine, compareSections } from "./ReportCompareStatistics.js"
@@ -167,7 +168,7 @@ ${
       `\n<h2>${esc(t.title)}</h2>\n${textTable(t.headers, t.rows)}`
     )
       .join("")
-  }
+  }${pairedAnswerFormsHtml(c)}
 <h2>Fixed in B (${formatCount(c.fixed.length)})</h2>
 ${flipTable(c.fixed, ta.index, tb.index)}
 <h2>Broken in B (${formatCount(c.broken.length)})</h2>

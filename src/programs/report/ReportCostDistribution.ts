@@ -17,6 +17,7 @@ export type UsagePrediction = Pick<
   | "questionId"
   | "taskType"
   | "answer"
+  | "options"
   | "prediction"
   | "correct"
   | "stepsUsed"

@@ -10,6 +10,7 @@ import { formatCount, formatDuration, formatInterval, formatPercent } from "../.
 import { escapeHtml } from "../../text/Html.js"
 import { terminalText } from "../../text/TerminalText.js"
 import { isForced, summarize } from "./Report.js"
+import { answerFormCell, answerFormHeader, answerFormsRow } from "./ReportAnswerForms.js"
 import { controlLines } from "./ReportControl.js"
 import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsHeading, retryAdvice } from "./ReportErrors.js"
@@ -136,7 +137,7 @@ const summarySection = (summary: Summary): string => {
       `\n<tr><td>Control</td><td>${esc(line.replace(/^Control run: /, ""))}</td></tr>`
     )
       .join("")
-  }
+  }${answerFormsRow(summary)}
 <tr><td>Accuracy clustered</td><td>${esc(clusteredText(summary.clustered))}</td></tr>
 </table>${scoresHtml(summary.scores)}
 ${
@@ -215,7 +216,8 @@ const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Su
       `<td class="n" data-v="${p.stepsUsed}">${formatCount(p.stepsUsed)}</td><td>${esc(stopText(p))}</td>` +
       `<td class="n" data-v="${tokens}">${formatCount(tokens)}</td>` +
       `<td class="n" data-v="${cost ?? -1}">${esc(formatUsd(cost))}</td>` +
-      `<td class="n" data-v="${time}">${esc(formatDuration(time))}</td></tr>`
+      `<td class="n" data-v="${time}">${esc(formatDuration(time))}</td>` +
+      `${answerFormCell(p)}</tr>`
   })
   const types = [...new Set(predictions.map((p) => p.taskType ?? ""))].sort()
   const typeOptions = types.map((t) => `<option value="${esc(t)}">${esc(t === "" ? "(none)" : t)}</option>`).join("")
@@ -231,7 +233,8 @@ const questionTable = (predictions: ReadonlyArray<ReportPrediction>, summary: Su
     ["Stop reason", "t"],
     ["Tokens", "n"],
     ["Cost (USD)", "n"],
-    ["Time", "n"]
+    ["Time", "n"],
+    answerFormHeader
   ].map(([label, kind]) => `<th data-sort="${kind}" title="Sort by ${label!.toLowerCase()}">${label}</th>`).join("")
   return `<p class="filters"><label>Task type <select id="f-type"><option value="">all</option>${typeOptions}</select></label> ` +
     `<label>Outcome <select id="f-outcome"><option value="">all</option><option value="correct">correct</option>` +

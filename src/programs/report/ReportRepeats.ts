@@ -6,7 +6,7 @@ import type { PredictionRow } from "../../domain/RunRecord.js"
 import { formatCount, formatPercent } from "../../text/Format.js"
 import { formatTable } from "./ReportText.js"
 
-type Row = Pick<PredictionRow, "questionId" | "answer" | "prediction" | "correct">
+type Row = Pick<PredictionRow, "questionId" | "answer" | "options" | "prediction" | "correct">
 
 export interface RepeatSide {
   readonly runId: string

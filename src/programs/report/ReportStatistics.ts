@@ -6,7 +6,7 @@ import type { PredictionRow } from "../../domain/RunRecord.js"
 import { type ClusterCount, clusteredProportion, type Interval } from "../../domain/Stats.js"
 import { formatCount, formatInterval } from "../../text/Format.js"
 
-type Row = Pick<PredictionRow, "videoId" | "answer" | "prediction" | "correct">
+type Row = Pick<PredictionRow, "videoId" | "answer" | "options" | "prediction" | "correct">
 
 /** The accuracy's standard error clustered by video, with the plain one it is measured against. */
 export interface ClusteredAccuracy {

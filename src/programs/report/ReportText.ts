@@ -5,6 +5,7 @@ import type { GroupAccuracy } from "../../domain/Outcome.js"
 import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
+import { answerFormsSection } from "./ReportAnswerForms.js"
 import { controlLines } from "./ReportControl.js"
 import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsText } from "./ReportErrors.js"
@@ -151,7 +152,8 @@ export const renderText = (summary: Summary): string => {
     ...shapes,
     ...workersText(summary),
     ...costSections(summary.costDistribution).map((t) => `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`),
-    accuracyPerUsdText(summary.costDistribution.accuracyPerUsd)
+    accuracyPerUsdText(summary.costDistribution.accuracyPerUsd),
+    ...answerFormsSection(summary)
   ].join("\n\n") + "\n"
 }
 

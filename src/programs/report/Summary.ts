@@ -6,6 +6,7 @@ import type { BenchmarkName } from "../../domain/Question.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
 import type { OfficialScore } from "../benchmarks/OfficialScore.js"
+import type { AnswerFormCounts } from "./ReportAnswerForms.js"
 import type { ControlSummary } from "./ReportControl.js"
 import type { CostDistribution } from "./ReportCostDistribution.js"
 import type { ErrorSummary } from "./ReportErrors.js"
@@ -100,6 +101,10 @@ export interface QuestionResult {
   readonly embedCalls: number
   readonly cachedPromptTokens: number | null
   readonly reasoningTokens: number | null
+  /** The agent's submitted answer, whole (free text for an open-ended question); null when none was kept. */
+  readonly answerText: string | null
+  /** How it read (clean, extracted, invalid, empty, free), `none` without one, `unrecorded` on older rows. */
+  readonly answerForm: keyof AnswerFormCounts
 }
 
 export interface Summary {
@@ -210,6 +215,8 @@ export interface Summary {
   readonly clustered: ClusteredSummary
   /** Cost per question as a distribution: p50, p90, max per metric, per task type, accuracy per USD. */
   readonly costDistribution: CostDistribution
+  /** Questions per form of the submitted answer (ReportAnswerForms.ts); invalid ones score as unanswered. */
+  readonly answerForms: AnswerFormCounts
 }
 
 export interface WorkerSummary {

@@ -221,7 +221,8 @@ const coreToolDescriptions = {
   search_similar:
     "Search the cards and subtitles of every node; returns the k best-matching nodes, each summarized for your question.",
   observe_frame: "Show real frames to a vision model: 1-4 frame (L3) ids, or one event (L2) id.",
-  submit_answer: "Submit the answer (an option letter) with its evidence and reasoning; ends the question.",
+  submit_answer:
+    "Submit the answer (an option letter; for an open question without options, the answer in words) with its evidence and reasoning; ends the question.",
   read_skill: "Read the full text of a skill from the catalog in the system prompt."
 } as const
 

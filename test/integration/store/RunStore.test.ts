@@ -112,7 +112,9 @@ describe("SqliteRunStore", () => {
           "domain",
           "worker",
           "benchmark_json",
-          "forced"
+          "forced",
+          "answer_text",
+          "answer_form"
         ])
         assert.deepStrictEqual(yield* columns(sql, "steps"), [
           "run_id",
@@ -206,6 +208,72 @@ describe("SqliteRunStore", () => {
         })
       )
       assert.deepStrictEqual(written, [["q1", undefined], ["q2", true]])
+    }))
+
+  it.scoped("opens a database written before answers were kept whole: none read, and writing migrates it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = path.join(dir, "old.db")
+      // The schema as it stood before 0011.
+      const before = Object.fromEntries(Object.entries(migrations).filter(([id]) => Number.parseInt(id, 10) < 11))
+      yield* Effect.gen(function*() {
+        yield* SqliteMigrator.make({})({ loader: SqliteMigrator.fromRecord(before) })
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO runs (run_id, started_at, finished_at, status, config_json) VALUES ('old', 1, 2, 'completed', '{}')`
+        yield* sql`INSERT INTO predictions (run_id, question_id, video_id, question, options_json, answer, prediction,
+          correct, steps_used, stop_reason, prompt_tokens, completion_tokens, started_at, finished_at)
+          VALUES ('old', 'q1', 'v', 'Q?', '["A. x","B. y"]', 'B', 'B', 1, 3, 'finished', 100, 20, 1, 2)`
+      }).pipe(Effect.provide(SqliteClient.layer({ filename: file })))
+      const read = yield* Effect.flatMap(RunStore, (store) => store.loadRun("old")).pipe(
+        Effect.provide(SqliteRunStore.layer({ filename: file, mustExist: true, readOnly: true }))
+      )
+      assert.isFalse("answerText" in read.predictions[0]! || "answerForm" in read.predictions[0]!)
+      assert.strictEqual(read.predictions[0]!.prediction, "B")
+      const freeText = "The host fries four eggs.\n\nThen — 盐 — salt, \"quoted\" and 'single'; DROP TABLE runs;"
+      const written = yield* openAgain(
+        file,
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.saveQuestion("old", {
+            prediction: prediction({
+              questionId: "q2",
+              options: [],
+              answer: "eggs",
+              prediction: null,
+              correct: false,
+              answerText: freeText,
+              answerForm: "free"
+            }),
+            steps: [],
+            calls: []
+          })
+          yield* store.saveQuestion("old", {
+            prediction: prediction({ questionId: "q3", prediction: null, answerText: "E", answerForm: "invalid" }),
+            steps: [],
+            calls: []
+          })
+          const sql = yield* SqlClient.SqlClient
+          const stored = yield* sql<
+            { text: string | null }
+          >`SELECT answer_text AS text FROM predictions ORDER BY question_id`
+          return {
+            loaded: (yield* store.loadRun("old")).predictions.map((p) => [p.questionId, p.answerText, p.answerForm]),
+            stored: stored.map((row) => row.text),
+            tallies: yield* store.runTallies
+          }
+        })
+      )
+      assert.deepStrictEqual(written.loaded, [["q1", undefined, undefined], ["q2", freeText, "free"], [
+        "q3",
+        "E",
+        "invalid"
+      ]])
+      assert.deepStrictEqual(written.stored, [null, freeText, "E"])
+      // The open-ended question is not keyed: `vtree runs` scores the one keyed right of two keyed.
+      assert.deepStrictEqual(
+        written.tallies.map((t) => [t.runId, t.saved, t.keyed, t.correct]),
+        [["old", 3, 2, 1]]
+      )
     }))
 
   it.scoped("a reader never creates a missing database, and refuses a file that is not one", () =>
@@ -359,6 +427,56 @@ const contract = (name: string, withStore: WithStore) =>
           // Asked again (--retry-errors), a question's flag follows its new answer.
           yield* store.saveQuestion("r", { prediction: { ...forced, forced: false }, steps: [], calls: [] })
           assert.isUndefined((yield* store.loadRun("r")).predictions[0]!.forced)
+        })
+      ))
+
+    it.scoped("keeps each submitted answer whole with its form; an open question's options stay empty", () =>
+      withStore(() =>
+        Effect.gen(function*() {
+          const store = yield* RunStore
+          yield* store.startRun({ runId: "r", config: {} })
+          const text = "She fries four eggs.\n\"Salt\" last — 盐; ' OR 1=1; --"
+          const open = prediction({
+            questionId: "q1",
+            options: [],
+            answer: "Four eggs",
+            prediction: null,
+            correct: false,
+            answerText: text,
+            answerForm: "free"
+          })
+          const extracted = prediction({ questionId: "q2", answerText: "The answer is B.", answerForm: "extracted" })
+          const none = prediction({
+            questionId: "q3",
+            prediction: null,
+            correct: false,
+            stopReason: "budget_exceeded",
+            answerText: null,
+            answerForm: null
+          })
+          for (const p of [open, extracted, none]) {
+            yield* store.saveQuestion("r", { prediction: p, steps: [], calls: [] })
+          }
+          const loaded = yield* store.loadRun("r")
+          assert.deepStrictEqual(
+            loaded.predictions.map((p) => [p.questionId, p.options, p.answerText, p.answerForm]),
+            [["q1", [], text, "free"], ["q2", extracted.options, "The answer is B.", "extracted"], [
+              "q3",
+              none.options,
+              undefined,
+              undefined
+            ]]
+          )
+          // Asked again, a question's answer follows its new submission.
+          yield* store.saveQuestion("r", {
+            prediction: { ...extracted, answerText: "B", answerForm: "clean" },
+            steps: [],
+            calls: []
+          })
+          const again = (yield* store.loadRun("r")).predictions[1]!
+          assert.deepStrictEqual([again.answerText, again.answerForm], ["B", "clean"])
+          const tally = (yield* store.runTallies).find((t) => t.runId === "r")!
+          assert.deepStrictEqual([tally.saved, tally.keyed, tally.correct], [3, 2, 1])
         })
       ))
 

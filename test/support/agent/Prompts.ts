@@ -32,7 +32,8 @@ export const testLabels: Labels = {
   toolsProtocolNote: "TOOLS-PROTOCOL",
   noToolCallMessage: "NO-TOOL-CALL ({{reason}})",
   finalAnswerMessage: "FINAL-ANSWER: reply with submit_answer now.",
-  finalAnswerCallMessage: "FINAL-ANSWER-CALL: call submit_answer now."
+  finalAnswerCallMessage: "FINAL-ANSWER-CALL: call submit_answer now.",
+  openQuestion: "OPEN-QUESTION: answer in words."
 }
 
 export const renderToolPrompt = (name: ToolPromptName, vars: Readonly<Record<string, string>>): string =>

@@ -87,12 +87,13 @@ describe("the custom layout", () => {
 
 describe("a file of no known layout", () => {
   it("is refused naming the closest layout and its first missing field", () => {
-    const noOptions = handWritten.map(({ options: _, ...row }) => row)
-    const error = refusal(fileInput("mine.json", json(noOptions)))
+    // Rows without options are open-ended questions (custom); without their question text they fit nothing.
+    const noQuestion = handWritten.map(({ question: _, ...row }) => row)
+    const error = refusal(fileInput("mine.json", json(noQuestion)))
     assert.strictEqual(error.reason, "UnknownLayout")
-    assert.strictEqual(error.field, "options")
+    assert.strictEqual(error.field, "question")
     assert.strictEqual(error.location, "index 0")
-    assert.match(error.message, /^mine\.json: index 0: options: is missing/)
+    assert.match(error.message, /^mine\.json: index 0: question: is missing/)
     assert.include(error.message, "closest layout: custom")
     assert.notInclude(error.message, "\n")
   })

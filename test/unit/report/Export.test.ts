@@ -96,7 +96,7 @@ describe("export", () => {
     assert.strictEqual(
       csv[0],
       "run_id,agent_model,question_id,video_id,task_type,duration,domain,question,options,answer,prediction,outcome," +
-        "stop_reason,forced,steps,prompt_tokens,completion_tokens,cost_usd,time_ms,error,evidence,reasoning"
+        "stop_reason,forced,steps,prompt_tokens,completion_tokens,cost_usd,time_ms,error,evidence,reasoning,answer_text,answer_form"
     )
     assert.include(csv[3], `"Says ""hi, there""?"`)
     assert.strictEqual(csv.length, 5)

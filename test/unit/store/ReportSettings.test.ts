@@ -202,7 +202,10 @@ describe("per-question results", () => {
         framesSent: 0,
         embedCalls: 0,
         cachedPromptTokens: null,
-        reasoningTokens: null
+        reasoningTokens: null,
+        // Saved without its answer text and form: a finished question whose form was not recorded.
+        answerText: null,
+        answerForm: "unrecorded"
       })
       assert.deepStrictEqual(
         [json.perQuestion[1].outcome, json.perQuestion[1].stopReason, json.perQuestion[1].evidence],

@@ -40,6 +40,28 @@ describe("row models", () => {
       assert.isFalse("reasoningTokens" in row)
     }))
 
+  it.effect("the submitted answer and its form read back as written; NULL as absent; an unknown form is refused", () =>
+    Effect.gen(function*() {
+      const row = yield* Schema.decodeUnknown(PredictionStored)({
+        ...storedPrediction,
+        answerText: "The answer is (B).",
+        answerForm: "extracted"
+      })
+      assert.deepStrictEqual([row.answerText, row.answerForm], ["The answer is (B).", "extracted"])
+      const blank = yield* Schema.decodeUnknown(PredictionStored)({
+        ...storedPrediction,
+        answerText: null,
+        answerForm: null
+      })
+      assert.isFalse("answerText" in blank || "answerForm" in blank)
+      const written = yield* Schema.encode(PredictionStored)({ ...blank, answerText: null })
+      assert.deepStrictEqual([written.answerText, written.answerForm], [null, null])
+      const unknown = yield* Effect.either(
+        Schema.decodeUnknown(PredictionStored)({ ...storedPrediction, answerForm: "guessed" })
+      )
+      assert.isTrue(unknown._tag === "Left")
+    }))
+
   it.effect("a row of an older database, without the columns later migrations added, reads with their defaults", () =>
     Effect.gen(function*() {
       const { replyShapesJson: _, worker: __, ...older } = storedPrediction

@@ -13,6 +13,7 @@ import { isForced, summarize } from "./Report.js"
 import { errorsHeading, retryAdvice } from "./ReportErrors.js"
 import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
+import { judgesHtml } from "./ReportJudges.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
 import {
   axisTitle,
@@ -145,7 +146,9 @@ ${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`
 <h2>Model calls per role</h2>
 <table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Retried</th><th>Prompt tokens</th><th>Completion tokens</th><th>Cost (USD)</th>` +
     `<th>Latency p50</th><th>Latency p90</th><th>Latency max</th></tr>${tokenRows}</table>
-<p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}${workersTable(summary)}`
+<p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}${workersTable(summary)}${
+      judgesHtml(summary.judges)
+    }`
 }
 
 /** The commonest error messages and the command that asks the `error` questions again, as the text report has them. */

@@ -1,11 +1,13 @@
 // What a summary of a run holds: the stored rows a summary reads and the summary itself, the model that
 // Report.ts computes and ReportText.ts, ReportHtml.ts and the json output render. Types only, so every
 // module of the report can name them without importing the code that fills them.
+import type { JudgementRow } from "../../domain/Judgement.js"
 import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { BenchmarkName } from "../../domain/Question.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
 import type { ErrorSummary } from "./ReportErrors.js"
+import type { JudgeSummary } from "./ReportJudges.js"
 import type { RunSetting } from "./RunSettings.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & {
@@ -42,6 +44,8 @@ export interface SummaryInput {
   readonly run: ReportRun
   readonly predictions: ReadonlyArray<ReportPrediction>
   readonly calls: ReadonlyArray<ReportCall>
+  /** The judges' verdicts on the run's open-ended answers (`vtree judge`); none: not judged. */
+  readonly judgements?: ReadonlyArray<JudgementRow>
 }
 
 export interface ReportInput extends SummaryInput {
@@ -188,6 +192,8 @@ export interface Summary {
   readonly workers: ReadonlyArray<WorkerSummary>
   /** One row per saved question, in question-id order. */
   readonly perQuestion: ReadonlyArray<QuestionResult>
+  /** Open-ended answers as the judges scored them (ReportJudges.ts); null when the run has none. */
+  readonly judges: JudgeSummary | null
 }
 
 export interface WorkerSummary {

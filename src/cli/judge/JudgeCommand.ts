@@ -86,9 +86,8 @@ export const judgeCommand = Command.make(
     }).pipe(Effect.scoped)
 ).pipe(
   Command.withDescription(
-    "Judge the open-ended answers of a finished run (questions without options) against their reference with " +
-      "the models of VTREE_JUDGE_MODEL (several, comma-separated, vote by majority); verdicts are cached, so " +
-      "judging the same answers again costs nothing"
+    "Judge a finished run's open-ended answers (questions without options) with the models of VTREE_JUDGE_MODEL " +
+      "(majority vote); cached verdicts cost no call"
   ),
   Command.provide(Layer.merge(Stores.writable, judgeLayers))
 )

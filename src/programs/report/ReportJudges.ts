@@ -12,12 +12,29 @@ import { escapeHtml as esc } from "../../text/Html.js"
 /** How a judged question scores: `unscored` when no judge decided it (none judged, all failed, or a tie). */
 export type JudgedOutcome = "correct" | "wrong" | "unscored"
 
-type Judgeable = Pick<PredictionRow, "questionId" | "options" | "answer" | "prediction" | "answerText">
-type Verdicts = ReadonlyArray<Pick<JudgementRow, "questionId" | "judgeModel" | "verdict">>
+type Judgeable = Pick<PredictionRow, "questionId" | "options" | "answer" | "prediction" | "answerText"> & {
+  readonly finishedAt?: number
+}
+type Verdicts = ReadonlyArray<
+  Pick<JudgementRow, "questionId" | "judgeModel" | "verdict"> & { readonly judgedAt?: number }
+>
+
+/**
+ * The verdicts on the answers as they stand: one given before its question was saved last (asked again after
+ * judging) judged another answer, and counts for nothing until `vtree judge` runs again.
+ */
+const current = <V extends Verdicts[number]>(predictions: ReadonlyArray<Judgeable>, verdicts: ReadonlyArray<V>) => {
+  const savedAt = new Map(predictions.map((p) => [p.questionId, p.finishedAt]))
+  return verdicts.filter((v) => {
+    const saved = savedAt.get(v.questionId)
+    return saved === undefined || v.judgedAt === undefined || v.judgedAt >= saved
+  })
+}
 
 /**
  * The outcome of each open-ended question of `predictions` (others are left out) by the majority of
- * `verdicts` (pass one judge's to score by that judge alone). Unjudged, failed or tied: `unscored`, never
+ * `verdicts` (pass one judge's to score by that judge alone), those judged before the question was last saved
+ * left out. Unjudged, failed or tied: `unscored`, never
  * wrong. A question without a reference is unscored; one the agent left unanswered is wrong — an answer
  * never given is not the reference, and stays in the denominator as an unanswered question does.
  */
@@ -26,7 +43,9 @@ export const judgedOutcomes = (
   verdicts: Verdicts
 ): Map<string, JudgedOutcome> => {
   const byQuestion = new Map<string, Array<JudgementRow["verdict"]>>()
-  for (const v of verdicts) byQuestion.set(v.questionId, [...(byQuestion.get(v.questionId) ?? []), v.verdict])
+  for (const v of current(predictions, verdicts)) {
+    byQuestion.set(v.questionId, [...(byQuestion.get(v.questionId) ?? []), v.verdict])
+  }
   const outcomes = new Map<string, JudgedOutcome>()
   for (const p of predictions) {
     if (!isOpenEnded(p)) continue
@@ -79,7 +98,7 @@ export const judgeSummary = (
   const open = predictions.filter(isOpenEnded)
   if (open.length === 0 && judgements.length === 0) return null
   const openIds = new Set(open.map((p) => p.questionId))
-  const rows = judgements.filter((j) => openIds.has(j.questionId))
+  const rows = current(open, judgements).filter((j) => openIds.has(j.questionId))
   const judges = [...new Set(rows.map((j) => j.judgeModel))].sort()
   const labels = new Map(
     judges.map((judge) => [

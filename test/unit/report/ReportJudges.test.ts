@@ -19,7 +19,7 @@ const verdict = (questionId: string, judgeModel: string, v: Verdict | null): Jud
   costUsd: 0.001,
   cacheKey: `${questionId}/${judgeModel}`,
   cached: false,
-  judgedAt: 0
+  judgedAt: 3_000
 })
 
 describe("majorityOf", () => {
@@ -59,6 +59,19 @@ describe("judgedOutcomes", () => {
       [...judgedOutcomes(predictions, verdicts)],
       [["q1", "correct"], ["q2", "wrong"], ["q3", "unscored"], ["q4", "unscored"], ["q5", "wrong"], ["q6", "unscored"]]
     )
+  })
+
+  it("leaves out a verdict given before the question was saved again: it judged another answer", () => {
+    const asked = [open("q1", "Rome"), open("q2", "red")].map((p, i) => ({
+      ...p,
+      finishedAt: i === 0 ? 10_000 : 2_000
+    }))
+    const judged = [{ ...verdict("q1", "a", "correct"), judgedAt: 5_000 }, {
+      ...verdict("q2", "a", "correct"),
+      judgedAt: 5_000
+    }]
+    assert.deepStrictEqual([...judgedOutcomes(asked, judged)], [["q1", "unscored"], ["q2", "correct"]])
+    assert.deepStrictEqual(judgeSummary(asked, judged)!.judges.map((j) => [j.correct, j.unscored]), [[1, 1]])
   })
 
   it("scores by one judge when given that judge's verdicts alone", () => {

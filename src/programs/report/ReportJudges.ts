@@ -165,6 +165,9 @@ const judgeRows = (summary: JudgeSummary): ReadonlyArray<ReadonlyArray<string>> 
   ]
 ]
 
+const questions = (summary: JudgeSummary): string =>
+  `${formatCount(summary.openEnded)} question${summary.openEnded === 1 ? "" : "s"}`
+
 /** One line: ties, pairwise agreement and Fleiss' κ. */
 export const agreementLine = (summary: JudgeSummary): string => {
   const pairs = summary.agreement.pairs.map((p) =>
@@ -190,7 +193,7 @@ export const judgesText = (
   ) => string
 ): ReadonlyArray<string> => {
   if (summary === null) return []
-  const title = `Open-ended answers judged (${formatCount(summary.openEnded)} questions)`
+  const title = `Open-ended answers judged (${questions(summary)})`
   if (summary.judges.length === 0) {
     return [`${title}: not judged yet, all unscored — run \`vtree judge\` with VTREE_JUDGE_MODEL set`]
   }
@@ -203,7 +206,7 @@ export const judgesText = (
 /** The html report's section. */
 export const judgesHtml = (summary: JudgeSummary | null): string => {
   if (summary === null) return ""
-  const title = `<h2 id="judges">Open-ended answers judged (${formatCount(summary.openEnded)} questions)</h2>`
+  const title = `<h2 id="judges">Open-ended answers judged (${questions(summary)})</h2>`
   if (summary.judges.length === 0) {
     return `\n${title}\n<p>Not judged yet: all unscored. Run <code>vtree judge</code>.</p>`
   }

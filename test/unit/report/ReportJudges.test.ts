@@ -117,7 +117,7 @@ describe("judgeSummary", () => {
       calls: []
     })
     assert.strictEqual(unjudged.judges?.majority.unscored, 1)
-    assert.include(renderText(unjudged), "Open-ended answers judged (1 questions): not judged yet, all unscored")
+    assert.include(renderText(unjudged), "Open-ended answers judged (1 question): not judged yet, all unscored")
     assert.include(judgesHtml(unjudged.judges), "Not judged yet")
   })
 

@@ -28,7 +28,8 @@ const all = [
   "pack",
   "tracing",
   "testsuite",
-  "reportStatistics"
+  "reportStatistics",
+  "judge"
 ] as const
 
 const file = new URL("../BENCHMARKS.md", import.meta.url)

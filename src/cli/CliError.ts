@@ -14,6 +14,7 @@ import { BuildError } from "../programs/builder/BuildError.js"
 import { DoctorFailed } from "../programs/doctor/Doctor.js"
 import { InferError } from "../programs/harness/InferError.js"
 import { TreeImportError } from "../programs/import/ImportedVideo.js"
+import { JudgePromptError } from "../programs/judge/JudgePrompt.js"
 import { LibraryError } from "../programs/mcp/VideoLibrary.js"
 import { PromptPackError } from "../programs/prompts/PromptManager.js"
 import { PackError } from "../programs/tree/pack/PackError.js"
@@ -21,6 +22,7 @@ import { TreePageError } from "../programs/tree/TreePage.js"
 import { UnsafeIdError } from "../programs/tree/TreePreflight.js"
 import { RunStoreError } from "../services/RunStore.js"
 import { ExportError } from "./export/ExportCommand.js"
+import { JudgeError } from "./judge/JudgeCommand.js"
 import { McpError } from "./mcp/McpError.js"
 import { ReportError } from "./report/ReportCommand.js"
 import { OutputFileError } from "./shared/OutputFile.js"
@@ -59,7 +61,9 @@ const userErrors = [
   TreePageError,
   UnsafeIdError,
   UsageError,
-  UserJsonError
+  UserJsonError,
+  JudgeError,
+  JudgePromptError
 ] as const
 
 /** Every failure a command may end in: a user's error, or @effect/cli's own (already printed as usage). */

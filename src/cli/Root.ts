@@ -3,6 +3,7 @@ import { buildCommand } from "./build/BuildCommand.js"
 import { doctorCommand } from "./doctor/DoctorCommand.js"
 import { exportCommand } from "./export/ExportCommand.js"
 import { inferCommand } from "./infer/InferCommand.js"
+import { judgeCommand } from "./judge/JudgeCommand.js"
 import { mcpCommand } from "./mcp/McpCommand.js"
 import { ocrCommand } from "./ocr/OcrCommand.js"
 import { promptCommand } from "./prompt/PromptCommand.js"
@@ -28,6 +29,7 @@ export const rootCommand = Command.make("vtree").pipe(
     promptCommand,
     reportCommand,
     runsCommand,
-    treeCommand
+    treeCommand,
+    judgeCommand
   ])
 )

@@ -391,3 +391,53 @@ export const loadOcrConfig: Effect.Effect<OcrConfig, ConfigurationError> = requi
   "VTREE_OCR_URLS",
   "MonkeyOCR"
 )
+
+// ---- The judge: models that score open-ended answers (`vtree judge`) --------------------------------
+
+/** The judges `vtree judge` asks: one endpoint per model (one base URL and key for all), each a vote. */
+export interface JudgeConfig {
+  readonly judges: ReadonlyArray<EndpointConfig>
+  /** Temperature 0 unless VTREE_JUDGE_TEMPERATURE says otherwise (not sent to OpenAI's reasoning models). */
+  readonly sampling: Sampling
+  readonly thinking: ThinkingDialect
+  readonly reliability: ReliabilityConfig
+}
+
+const judgeModels = parsed("VTREE_JUDGE_MODEL", "a model name, or several separated by commas", (raw) => {
+  const models = [...new Set(raw.split(",").map((part) => part.trim()).filter((part) => part !== ""))]
+  return models.length > 0 ? models : undefined
+}, [] as ReadonlyArray<string>)
+
+const judgeTemperature = parsed<number | undefined>(
+  "VTREE_JUDGE_TEMPERATURE",
+  `${samplingFields.temperature.expected}, or none to send none`,
+  (raw) => raw.toLowerCase() === "none" ? Number.NaN : samplingFields.temperature.parse(raw),
+  undefined
+)
+
+const judge = Effect.gen(function*() {
+  const models = yield* judgeModels
+  const own = { baseUrl: yield* urls("VTREE_JUDGE_BASE_URL"), apiKey: yield* secret("VTREE_JUDGE_API_KEY") }
+  if (models.length === 0) {
+    if (Option.isNone(own.baseUrl)) return Option.none<JudgeConfig>()
+    return yield* modelMissing("VTREE_JUDGE", "the judge model name, or several separated by commas")
+  }
+  const endpoint = inheritEndpoint(yield* agentEndpoint, own)
+  const timeout = yield* seconds("VTREE_JUDGE_TIMEOUT_SECONDS", 120)
+  const temperature = yield* judgeTemperature
+  // Temperature 0 by default, so a verdict repeats; NaN stands for `none`: nothing sent.
+  const sent = temperature === undefined ? (models.some(isOpenAiReasoningModel) ? undefined : 0) : temperature
+  return Option.some<JudgeConfig>({
+    judges: models.map((model) => ({ provider: "judge", ...endpoint, model, timeout })),
+    sampling: sent === undefined || Number.isNaN(sent) ? {} : { temperature: sent },
+    thinking: yield* thinking,
+    reliability: yield* reliability
+  })
+})
+
+/** The judges' settings (VTREE_JUDGE_*), or an error naming the variable to set. */
+export const loadJudgeConfig: Effect.Effect<JudgeConfig, ConfigurationError> = required(
+  judge,
+  "VTREE_JUDGE_MODEL",
+  "the judge"
+)

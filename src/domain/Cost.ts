@@ -28,7 +28,8 @@ export const PricesFile = Schema.Struct({
   tool: Schema.optionalWith(Price, { exact: true }),
   vlm: Schema.optionalWith(Price, { exact: true }),
   embed: Schema.optionalWith(Price, { exact: true }),
-  ocr: Schema.optionalWith(Price, { exact: true })
+  ocr: Schema.optionalWith(Price, { exact: true }),
+  judge: Schema.optionalWith(Price, { exact: true })
 }).annotations({ parseOptions: { onExcessProperty: "error" } })
 
 /** What a call needs for its cost; `cachedPromptTokens` is absent when the endpoint did not report it. */

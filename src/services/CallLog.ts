@@ -73,8 +73,8 @@ export const addUsage = (slot: RoleUsage, call: Usage): void => {
   if (call.reasoningTokens !== undefined) slot.reasoningTokens = (slot.reasoningTokens ?? 0) + call.reasoningTokens
 }
 
-/** Per-question token accounting, shared by every fiber the question forks. */
-export type UsageByRole = Record<QuestionRole, RoleUsage>
+/** Per-question token accounting, shared by every fiber the question forks; judges score answers after the run. */
+export type UsageByRole = Record<Exclude<QuestionRole, "judge">, RoleUsage>
 
 export const emptyUsage = (): UsageByRole => ({
   agent: { calls: 0, promptTokens: 0, completionTokens: 0 },
@@ -121,7 +121,7 @@ export class CallLog extends Context.Tag("vtree/CallLog")<
  */
 export const recordCall = Effect.fnUntraced(function*(outcome: CallOutcome) {
   const context = yield* FiberRef.get(currentCallContext)
-  if (context.usage !== null && outcome.role !== "asr") {
+  if (context.usage !== null && outcome.role !== "asr" && outcome.role !== "judge") {
     addUsage(context.usage[outcome.role], outcome)
   }
   const log = yield* Effect.serviceOption(CallLog)

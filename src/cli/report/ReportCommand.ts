@@ -309,7 +309,10 @@ export const reportCommand = Command.make(
         })
       }
       // Only the HTML page shows trajectories; the tables need no step rows.
-      const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
+      const loaded = {
+        ...(yield* store.loadRun(chosen, { includeSteps: args.format === "html" })),
+        judgements: yield* (yield* (yield* Stores.RunStores).judgements(args.db)).judgements(chosen)
+      }
       const priced = yield* loadPrices(args.prices, storedPrices(loaded.run.config))
       const summary = summarize(loaded, { prices: priced, now: yield* Clock.currentTimeMillis })
       const body = args.format === "json"

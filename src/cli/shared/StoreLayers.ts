@@ -1,8 +1,10 @@
 /** Run stores: the one `--db` names, or those `report`, `runs` and `infer` open by name as they need them. */
 import { Context, Effect, Layer, Redacted } from "effect"
 import * as path from "node:path"
+import * as JudgementRepository from "../../layers/sql/JudgementRepository.js"
 import * as PgRunStore from "../../layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../layers/sql/sqlite/SqliteRunStore.js"
+import { JudgementStore, type JudgementStoreShape } from "../../services/JudgementStore.js"
 import { RunStore, type RunStoreError, type RunStoreShape } from "../../services/RunStore.js"
 
 /**
@@ -23,6 +25,11 @@ export class RunStores extends Context.Tag("vtree/cli/RunStores")<RunStores, {
     db: string,
     options?: { readonly mustExist?: boolean }
   ) => Effect.Effect<RunStoreShape, RunStoreError>
+  /** The verdicts of judges kept in the database `open` opened (or opens) for `db`. */
+  readonly judgements: (
+    db: string,
+    options?: { readonly mustExist?: boolean }
+  ) => Effect.Effect<JudgementStoreShape, RunStoreError>
 }>() {}
 
 const stores = (readOnly: boolean): Layer.Layer<RunStores> =>
@@ -31,17 +38,26 @@ const stores = (readOnly: boolean): Layer.Layer<RunStores> =>
     Effect.gen(function*() {
       const scope = yield* Effect.scope
       const opened = new Map<string, RunStoreShape>()
+      const judged = new Map<string, JudgementStoreShape>()
+      const open = (db: string, options: { readonly mustExist?: boolean } = {}) => {
+        const key = databaseKey(db)
+        const known = opened.get(key)
+        return known !== undefined ?
+          Effect.succeed(known) :
+          Layer.buildWithScope(
+            Layer.provideMerge(JudgementRepository.layer(displayDb(db)), runStore(db, { ...options, readOnly })),
+            scope
+          ).pipe(
+            Effect.map((context) => {
+              judged.set(key, Context.get(context, JudgementStore))
+              return Context.get(context, RunStore)
+            }),
+            Effect.tap((store) => Effect.sync(() => opened.set(key, store)))
+          )
+      }
       return RunStores.of({
-        open: (db, options = {}) => {
-          const key = databaseKey(db)
-          const known = opened.get(key)
-          return known !== undefined ?
-            Effect.succeed(known) :
-            Layer.buildWithScope(runStore(db, { ...options, readOnly }), scope).pipe(
-              Effect.map(Context.get(RunStore)),
-              Effect.tap((store) => Effect.sync(() => opened.set(key, store)))
-            )
-        }
+        open,
+        judgements: (db, options) => Effect.map(open(db, options), () => judged.get(databaseKey(db))!)
       })
     })
   )

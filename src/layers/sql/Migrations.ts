@@ -261,6 +261,65 @@ const answerText = Effect.gen(function*() {
   yield* sql`ALTER TABLE predictions ADD COLUMN answer_form TEXT`
 })
 
+// Judges of open-ended answers (`vtree judge`): a verdict per run, question and judge model, with its reason,
+// tokens and cost (NULL: unknown), and a cache of verdicts by judgement key that every run shares, so the
+// same answer asked of the same judge with the same prompt is paid for once. A NULL verdict is a judge that
+// failed. llm_calls takes the role "judge": SQLite cannot alter a CHECK constraint, so llm_calls is rebuilt
+// from its own current definition (as 0005 rebuilt runs), with foreign keys off; Postgres alters it in place.
+const judgements = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const { epochMs } = types(sql)
+  yield* sql`CREATE TABLE judgements (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    question_id TEXT NOT NULL,
+    judge_model TEXT NOT NULL,
+    verdict TEXT CHECK (verdict IN ('correct', 'incorrect')),
+    reason TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    cost_usd DOUBLE PRECISION,
+    cache_key TEXT NOT NULL,
+    cached INTEGER NOT NULL CHECK (cached IN (0, 1)),
+    judged_at ${epochMs} NOT NULL,
+    PRIMARY KEY (run_id, question_id, judge_model)
+  )`
+  yield* sql`CREATE TABLE judge_cache (
+    cache_key TEXT PRIMARY KEY NOT NULL,
+    judge_model TEXT NOT NULL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('correct', 'incorrect')),
+    reason TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    created_at ${epochMs} NOT NULL
+  )`
+  const roles = "'agent', 'tool', 'vlm', 'embed', 'ocr', 'judge'"
+  yield* sql.onDialectOrElse({
+    pg: () =>
+      sql.unsafe(
+        `ALTER TABLE llm_calls DROP CONSTRAINT llm_calls_role_check, ADD CONSTRAINT llm_calls_role_check CHECK (role IN (${roles}))`
+      ),
+    orElse: () =>
+      Effect.gen(function*() {
+        const table = yield* Effect.flatMap(
+          sql`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'llm_calls'`,
+          Schema.decodeUnknown(Schema.Tuple(Definition))
+        )
+        const indexes = yield* Effect.flatMap(
+          sql`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'llm_calls' AND sql IS NOT NULL`,
+          Schema.decodeUnknown(Schema.Array(Definition))
+        )
+        const create = table[0].sql
+          .replace(/(role\s+IN\s*\()([^)]*)\)/i, `$1${roles})`)
+          .replace(/^CREATE TABLE\s+("?)llm_calls\1/i, "CREATE TABLE llm_calls_rebuilt")
+        yield* sql.unsafe(create)
+        yield* sql`INSERT INTO llm_calls_rebuilt SELECT * FROM llm_calls`
+        yield* sql`DROP TABLE llm_calls`
+        yield* sql`ALTER TABLE llm_calls_rebuilt RENAME TO llm_calls`
+        for (const index of indexes) yield* sql.unsafe(index.sql)
+      })
+  })
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
@@ -273,7 +332,8 @@ export const migrations = {
   "0008_benchmark_facts": benchmarkFacts,
   "0009_forced_answers": forcedAnswers,
   "0010_call_attempts": callAttempts,
-  "0011_answer_text": answerText
+  "0011_answer_text": answerText,
+  "0012_judgements": judgements
 }
 
 /** The newest schema this vtree knows: a database with a later migration was written by a newer vtree. */

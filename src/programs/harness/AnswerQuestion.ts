@@ -35,7 +35,7 @@ const sumUsage = (usage: UsageByRole): RoleUsage => {
 
 const usageOfCalls = (calls: ReadonlyArray<CallRecord>): UsageByRole => {
   const usage = emptyUsage()
-  for (const call of calls) addUsage(usage[call.role], call)
+  for (const call of calls) if (call.role !== "judge") addUsage(usage[call.role], call)
   return usage
 }
 

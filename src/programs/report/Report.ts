@@ -19,6 +19,7 @@ import { benchmarkView } from "./ReportAxes.js"
 import { controlSummary } from "./ReportControl.js"
 import { costDistributionOf, questionUsages } from "./ReportCostDistribution.js"
 import { errorsOf } from "./ReportErrors.js"
+import { judgeSummary } from "./ReportJudges.js"
 import { scoresOf } from "./ReportScores.js"
 import { clusteredSummary } from "./ReportStatistics.js"
 import { workersOf } from "./ReportWorkers.js"
@@ -216,7 +217,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     })),
     clustered: clusteredSummary(predictions, noGroup),
     costDistribution: costDistributionOf(predictions, usages, noGroup),
-    answerForms: answerFormCounts(predictions)
+    answerForms: answerFormCounts(predictions),
+    judges: judgeSummary(predictions, input.judgements ?? [])
   }
 }
 

@@ -16,6 +16,7 @@ import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsHeading, retryAdvice } from "./ReportErrors.js"
 import type { frameMarkup } from "./ReportFrames.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
+import { judgesHtml } from "./ReportJudges.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
 import { scoresHtml } from "./ReportScores.js"
 import { clusteredText } from "./ReportStatistics.js"
@@ -159,7 +160,7 @@ ${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`
 <p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}${workersTable(summary)}${
       costSections(summary.costDistribution).map((t) => `\n<h2>${esc(t.title)}</h2>\n${textTable(t.headers, t.rows)}`)
         .join("")
-    }\n<p>${esc(accuracyPerUsdText(summary.costDistribution.accuracyPerUsd))}</p>`
+    }\n<p>${esc(accuracyPerUsdText(summary.costDistribution.accuracyPerUsd))}</p>${judgesHtml(summary.judges)}`
 }
 
 /** The commonest error messages and the command that asks the `error` questions again, as the text report has them. */

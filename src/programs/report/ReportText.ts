@@ -9,6 +9,7 @@ import { answerFormsSection } from "./ReportAnswerForms.js"
 import { controlLines } from "./ReportControl.js"
 import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsText } from "./ReportErrors.js"
+import { judgesText } from "./ReportJudges.js"
 import { scoresText } from "./ReportScores.js"
 import { clusteredText } from "./ReportStatistics.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
@@ -153,7 +154,8 @@ export const renderText = (summary: Summary): string => {
     ...workersText(summary),
     ...costSections(summary.costDistribution).map((t) => `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`),
     accuracyPerUsdText(summary.costDistribution.accuracyPerUsd),
-    ...answerFormsSection(summary)
+    ...answerFormsSection(summary),
+    ...judgesText(summary.judges, formatTable)
   ].join("\n\n") + "\n"
 }
 

@@ -1,6 +1,7 @@
 // What a summary of a run holds: the stored rows a summary reads and the summary itself, the model that
 // Report.ts computes and ReportText.ts, ReportHtml.ts and the json output render. Types only, so every
 // module of the report can name them without importing the code that fills them.
+import type { JudgementRow } from "../../domain/Judgement.js"
 import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { BenchmarkName } from "../../domain/Question.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
@@ -10,6 +11,7 @@ import type { AnswerFormCounts } from "./ReportAnswerForms.js"
 import type { ControlSummary } from "./ReportControl.js"
 import type { CostDistribution } from "./ReportCostDistribution.js"
 import type { ErrorSummary } from "./ReportErrors.js"
+import type { JudgeSummary } from "./ReportJudges.js"
 import type { ClusteredSummary } from "./ReportStatistics.js"
 import type { RunSetting } from "./RunSettings.js"
 
@@ -49,6 +51,8 @@ export interface SummaryInput {
   readonly calls: ReadonlyArray<ReportCall>
   /** When given, the frames each question sent the vision model are counted from its observe_frame steps. */
   readonly steps?: ReadonlyArray<ReportStep>
+  /** The judges' verdicts on the run's open-ended answers (`vtree judge`); none: not judged. */
+  readonly judgements?: ReadonlyArray<JudgementRow>
 }
 
 export interface ReportInput extends SummaryInput {
@@ -217,6 +221,8 @@ export interface Summary {
   readonly costDistribution: CostDistribution
   /** Questions per form of the submitted answer (ReportAnswerForms.ts); invalid ones score as unanswered. */
   readonly answerForms: AnswerFormCounts
+  /** Open-ended answers as the judges scored them (ReportJudges.ts); null when the run has none. */
+  readonly judges: JudgeSummary | null
 }
 
 export interface WorkerSummary {

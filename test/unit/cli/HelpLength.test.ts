@@ -44,8 +44,8 @@ const helps = all.map((command) => ({
 }))
 
 describe("--help", () => {
-  it("walks every command: root, the ten subcommands and tree's nine", () => {
-    assert.strictEqual(all.length, 1 + 10 + 9)
+  it("walks every command: root, the eleven subcommands and tree's nine", () => {
+    assert.strictEqual(all.length, 1 + 11 + 9)
     assert.isTrue(helps.every(({ lines }) => lines.length > 0))
   })
 

@@ -180,7 +180,8 @@ describe("summarize", () => {
       { role: "tool", calls: 2, errors: 1, retried: null, promptTokens: 80, completionTokens: 5 },
       { role: "vlm", calls: 0, errors: 0, retried: 0, promptTokens: 0, completionTokens: 0 },
       { role: "embed", calls: 1, errors: 0, retried: null, promptTokens: 7, completionTokens: 0 },
-      { role: "ocr", calls: 0, errors: 0, retried: 0, promptTokens: 0, completionTokens: 0 }
+      { role: "ocr", calls: 0, errors: 0, retried: 0, promptTokens: 0, completionTokens: 0 },
+      { role: "judge", calls: 0, errors: 0, retried: 0, promptTokens: 0, completionTokens: 0 }
     ])
     assert.deepStrictEqual([summary.tokens.promptTokens, summary.tokens.completionTokens], [187, 15])
     assert.deepStrictEqual([summary.wallTimeMs, summary.startedAt, summary.finishedAt], [
@@ -280,7 +281,7 @@ describe("cost and time", () => {
     assert.closeTo(cost.byQuestion["q2"]!, 1, 1e-12)
     assert.closeTo(cost.total!, 2.025 + 1 + 0.08, 1e-12)
     assert.closeTo(cost.perQuestionMean!, (2.025 + 1) / 2, 1e-12)
-    assert.deepStrictEqual(cost.byRole.map((r) => r.role), ["agent", "tool", "vlm", "embed", "ocr"])
+    assert.deepStrictEqual(cost.byRole.map((r) => r.role), ["agent", "tool", "vlm", "embed", "ocr", "judge"])
     assert.closeTo(cost.byRole[3]!.usd!, 0.08, 1e-12)
     assert.deepStrictEqual([cost.unpriced, cost.cachedTokensRecorded], [[], true])
   })

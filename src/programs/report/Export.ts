@@ -19,7 +19,8 @@ export const benchmarkFormats = [
   "mlvu-test",
   "egoschema",
   "nextqa",
-  "custom"
+  "custom",
+  "videommev2"
 ] as const
 export type BenchmarkFormat = typeof benchmarkFormats[number]
 export type ExportFormat = BenchmarkFormat | "jsonl" | "csv"
@@ -100,8 +101,9 @@ export const renderExport = (
 ): string => {
   if (isBenchmarkFormat(format)) {
     const benchmark = benchmarkOfFormat(format)
-    return JSON.stringify(benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark)), null, 2) +
-      "\n"
+    const value = benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark))
+    // A scorer that reads a table gets its text as is (Video-MME-v2's TSV).
+    return typeof value === "string" ? value : JSON.stringify(value, null, 2) + "\n"
   }
   switch (format) {
     case "jsonl":

@@ -199,15 +199,15 @@ const headlineGroupScores = (
   const unread = groups.flatMap((g) => g.results).filter((r) => r.prediction === null).length
   const touched = (type: string) =>
     groups.filter((g) => g.last.group_type === type && g.results.some((r) => r.prediction === null)).length
-  const note =
-    `group score over ${groups.length} groups of four (relevance: by the number right, 0/6.25/25/56.25/100;` +
-    ` logic: by the chain of leading right answers); an unread answer counts wrong` +
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`
+  const note = `${count(groups.length, "group")} of four; relevance by the number right (0/6.25/25/56.25/100 %),` +
+    " logic by the chain of leading right answers; an unread answer counts wrong" +
     (unread === 0
       ? ""
-      : `; ${unread} unread answers, which the official script scores −1 (a right answer taken away in ${
-        touched("relevance")
-      } relevance groups, a right link in ${touched("logic")} logic groups)`) +
-    (incomplete === 0 ? "" : `; ${incomplete} groups left out (not all four questions run, or a key missing)`)
+      : `; ${count(unread, "unread answer")}, which the official script scores −1 (a right answer taken away in ${
+        count(touched("relevance"), "relevance group")
+      }, a right link in ${count(touched("logic"), "logic group")})`) +
+    (incomplete === 0 ? "" : `; ${count(incomplete, "group")} left out (not all four questions run, or a key missing)`)
   return {
     note,
     total: meanOf(groups.map(strict)),

@@ -12,6 +12,7 @@ import { terminalText } from "../../text/TerminalText.js"
 import { isForced, summarize } from "./Report.js"
 import { errorsHeading, retryAdvice } from "./ReportErrors.js"
 import type { frameMarkup } from "./ReportFrames.js"
+import { groupScoresHtml } from "./ReportGroupScores.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
 import {
@@ -139,7 +140,7 @@ ${
 ${accuracyChart(groups, `Accuracy per ${axis}`)}
 ${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`
     ).join("\n")
-  }
+  }${groupScoresHtml(summary.groupScores)}
 <h2>Stop reasons</h2>
 <table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>${errorsSection(summary.errors)}
 <h2>Model calls per role</h2>

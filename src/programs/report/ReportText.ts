@@ -6,6 +6,7 @@ import { formatCount, formatDuration, formatInterval, formatPercent } from "../.
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { errorsText } from "./ReportErrors.js"
+import { groupScoresText } from "./ReportGroupScores.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
@@ -58,7 +59,9 @@ export const benchmarkLine = (summary: Summary): string =>
   `Benchmark ${benchmarkLabels[summary.benchmark]}` +
   (summary.primary === null
     ? ""
-    : ` · ${summary.primary.name} ${formatPercent(summary.primary.value)} (mean of the per-task accuracies)`) +
+    : ` · ${summary.primary.name} ${formatPercent(summary.primary.value)} (${
+      summary.groupScores === undefined ? "mean of the per-task accuracies" : "over groups of questions: see below"
+    })`) +
   (summary.overall.unscored === 0
     ? ""
     : ` · ${formatCount(summary.overall.unscored)} unscored (no key), accuracy over the ${
@@ -136,6 +139,7 @@ export const renderText = (summary: Summary): string => {
     header,
     ...settingsText(summary),
     ...summary.axes.map(({ axis, groups }) => accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)),
+    ...groupScoresText(summary.groupScores, formatTable),
     stops,
     ...errorsText(summary.errors, formatTable),
     `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,

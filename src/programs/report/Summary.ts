@@ -5,6 +5,7 @@ import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { BenchmarkName } from "../../domain/Question.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
+import type { GroupScores } from "../benchmarks/Benchmark.js"
 import type { ErrorSummary } from "./ReportErrors.js"
 import type { RunSetting } from "./RunSettings.js"
 
@@ -188,6 +189,8 @@ export interface Summary {
   readonly workers: ReadonlyArray<WorkerSummary>
   /** One row per saved question, in question-id order. */
   readonly perQuestion: ReadonlyArray<QuestionResult>
+  /** Scores over groups of questions, per axis (Video-MME-v2's grouped score); absent for other benchmarks. */
+  readonly groupScores?: GroupScores | undefined
 }
 
 export interface WorkerSummary {

@@ -166,7 +166,7 @@ describe("Video-MME-v2 group scores", () => {
     assert.deepStrictEqual(axis("third head").map((g) => g[0]), ["Counting", "Order", "Causal"])
     assert.include(
       headline.groupScores!.note,
-      "3 unread answers, which the official script scores −1 (a right answer taken away in 1 relevance groups, a right link in 2 logic groups)"
+      "3 unread answers, which the official script scores −1 (a right answer taken away in 1 relevance group, a right link in 2 logic groups)"
     )
     // Per-question accuracy per level beside it.
     assert.deepStrictEqual(
@@ -195,7 +195,7 @@ describe("Video-MME-v2 group scores", () => {
     const results = resultsWith(picks).filter((r) => r.question.id !== "003-2")
     const official = videoMmeV2Official(results)
     assert.deepStrictEqual([official.groups, official.incomplete], [2, 1])
-    assert.include(videoMmeV2.headline(results).groupScores!.note, "1 groups left out")
+    assert.include(videoMmeV2.headline(results).groupScores!.note, "1 group left out")
   })
 })
 

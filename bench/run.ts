@@ -27,7 +27,8 @@ const all = [
   "import",
   "pack",
   "tracing",
-  "testsuite"
+  "testsuite",
+  "videommev2"
 ] as const
 
 const file = new URL("../BENCHMARKS.md", import.meta.url)

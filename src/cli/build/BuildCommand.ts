@@ -70,7 +70,7 @@ const questions = Options.text("questions").pipe(
 )
 const benchmark = Options.text("benchmark").pipe(
   Options.withDescription(
-    "The benchmark --questions is in (videomme, lvbench, longvideobench, mlvu, egoschema, nextqa, custom); detected when left out"
+    "The benchmark --questions is in (videomme, lvbench, longvideobench, mlvu, egoschema, nextqa, custom, videommev2); detected when left out"
   ),
   Options.optional
 )

@@ -1,5 +1,5 @@
 // A stored run in the formats other tools read. Pure: rows in, file text out.
-// - a benchmark's own format (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa, custom): what its
+// - a benchmark's own format (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa, custom, videommev2): what its
 //   scorer or leaderboard reads, written by the benchmark's module (programs/benchmarks) from the stored
 //   predictions and the rows they kept; only the run's own benchmark's format.
 // - jsonl: one prediction per line, with usage, stop reason, evidence and reasoning, the run id and the agent

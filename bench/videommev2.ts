@@ -68,8 +68,12 @@ const render = async (): Promise<string> => {
   const row = (name: string, t: Timing) => `| ${name} | ${t.wall.toFixed(0)} | ${t.cpu.toFixed(0)} |`
   return [
     `A generated test.parquet in the released layout: ${m.questions.toLocaleString("en")} questions (${groups} groups`,
-    `of four, eight options each), ${(m.bytes / 1024).toFixed(0)} KiB as hyparquet-writer writes it (snappy). Median of`,
-    `${runs} runs, wall and CPU time. Load average at the run: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores.`,
+    `of four, eight options each), ${
+      (m.bytes / 1024).toFixed(0)
+    } KiB as hyparquet-writer writes it (snappy). Median of`,
+    `${runs} runs, wall and CPU time. Load average at the run: ${
+      os.loadavg()[0]!.toFixed(1)
+    } on ${os.cpus().length} cores.`,
     "",
     "| step | wall (ms) | CPU (ms) |",
     "| --- | ---: | ---: |",

@@ -54,7 +54,7 @@ const subtitles = Options.text("subtitles").pipe(
 )
 const subtitlesDir = Options.text("subtitles-dir").pipe(
   Options.withDescription(
-    "Folder of <videoID>.srt|.vtt files (e.g. Video-MME's subtitle/), or <videoID>.json|_en.json (LongVideoBench's), or <videoID>.jsonl (Video-MME-v2's words); with --questions, where its subtitle_path files lie"
+    "Folder of <videoID>.srt|.vtt (Video-MME's subtitle/), .json|_en.json (LongVideoBench's) or .jsonl (Video-MME-v2's words); with --questions, where its subtitle_path files lie"
   ),
   Options.optional
 )

@@ -92,6 +92,11 @@ describe("Video-MME-v2 through the CLI against openai-sim", () => {
       assert.include(text.stdout, `group score ${(groupScore * 100).toFixed(1)}%`)
       assert.match(text.stdout, /Group score per level\n[^\n]*\n[^\n]*\n1\s+1\s+56\.3%/)
 
+      const html = await runCli(["report", "--db", db, "--format", "html"], env)
+      assert.strictEqual(html.code, 0, html.stderr)
+      assert.include(html.stdout, "<h2>Group scores</h2>")
+      assert.include(html.stdout, "Group score per third head")
+
       const out = join(dir, "results.tsv")
       const exported = await runCli(["export", "--db", db, "--out", out], env)
       assert.strictEqual(exported.code, 0, exported.stderr)

@@ -4,6 +4,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { parquetWriteBuffer } from "hyparquet-writer"
 import { writeFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import type { QuestionResult } from "../../../src/programs/benchmarks/Benchmark.js"
@@ -62,6 +63,20 @@ describe("Video-MME-v2: test.parquet", () => {
       ])
       // The kept row is plain JSON (the INT32 level a number), as the run stores it.
       assert.strictEqual((facts.row as { level: unknown }).level, 2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("INT64 columns (pandas' default for integers) read as plain numbers, so the row stores as JSON", () =>
+    Effect.gen(function*() {
+      const bytes = new Uint8Array(parquetWriteBuffer({
+        columnData: [
+          { name: "level", data: [BigInt(3), BigInt(2) ** BigInt(60)], type: "INT64" },
+          { name: "video_id", data: ["001", "002"], type: "STRING" }
+        ]
+      }))
+      const rows = yield* readParquetRows(yield* writeParquet(bytes))
+      // Past 2^53 the digits are kept as text rather than rounded.
+      assert.deepStrictEqual(rows, [{ level: 3, video_id: "001" }, { level: "1152921504606846976", video_id: "002" }])
+      assert.strictEqual(JSON.stringify(rows[0]), `{"level":3,"video_id":"001"}`)
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("a corrupt or oversized Parquet file is one line naming the file and the fix", () =>

@@ -29,7 +29,8 @@ const all = [
   "tracing",
   "testsuite",
   "reportStatistics",
-  "judge"
+  "judge",
+  "videommev2"
 ] as const
 
 const file = new URL("../BENCHMARKS.md", import.meta.url)

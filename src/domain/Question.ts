@@ -53,7 +53,9 @@ export const QuestionLoadErrorReason = Schema.Literal(
   /** `--benchmark NAME` names no benchmark vtree reads. */
   "UnknownBenchmark",
   /** The `--answers` file is not a `{question id: letter or index}` object for these questions. */
-  "InvalidAnswers"
+  "InvalidAnswers",
+  /** A file that opens as Parquet (PAR1) but cannot be read as one. */
+  "InvalidParquet"
 )
 export type QuestionLoadErrorReason = typeof QuestionLoadErrorReason.Type
 
@@ -93,7 +95,8 @@ export const BenchmarkName = Schema.Literal(
   "mlvu",
   "egoschema",
   "nextqa",
-  "custom"
+  "custom",
+  "videommev2"
 )
 export type BenchmarkName = typeof BenchmarkName.Type
 

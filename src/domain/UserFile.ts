@@ -3,7 +3,7 @@
 // minute, and a FIFO blocked for good (the first Ctrl-C did nothing), because a plain read trusts
 // the path to end.
 import * as FileSystem from "@effect/platform/FileSystem"
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 
 const mib = 1024 * 1024
 
@@ -108,16 +108,27 @@ export const readUserText = Effect.fn("UserFile.readText")(function*(
   options: { readonly strict?: boolean } = {}
 ) {
   const bytes = yield* readUserFile(file, maxBytes)
-  try {
-    return new TextDecoder("utf-8", { fatal: options.strict === true }).decode(bytes)
-  } catch {
-    return yield* new UserFileError({
-      reason: "InvalidUtf8",
-      file,
-      detail: `is not valid UTF-8 (byte ${firstInvalidUtf8(bytes)}) — save the file as UTF-8`
-    })
-  }
+  return yield* decodeUserText(file, bytes, options)
 })
+
+/** The text of bytes already read from `file` (see readUserText): for a reader that first looks at the bytes. */
+export const decodeUserText = (
+  file: string,
+  bytes: Uint8Array,
+  options: { readonly strict?: boolean } = {}
+): Either.Either<string, UserFileError> => {
+  try {
+    return Either.right(new TextDecoder("utf-8", { fatal: options.strict === true }).decode(bytes))
+  } catch {
+    return Either.left(
+      new UserFileError({
+        reason: "InvalidUtf8",
+        file,
+        detail: `is not valid UTF-8 (byte ${firstInvalidUtf8(bytes)}) — save the file as UTF-8`
+      })
+    )
+  }
+}
 
 /** The offset of the first byte that does not decode as UTF-8 (for the error message). */
 const firstInvalidUtf8 = (bytes: Uint8Array): number => {

@@ -54,7 +54,7 @@ const subtitles = Options.text("subtitles").pipe(
 )
 const subtitlesDir = Options.text("subtitles-dir").pipe(
   Options.withDescription(
-    "Folder of <videoID>.srt|.vtt files (e.g. Video-MME's subtitle/), or <videoID>.json|_en.json (LongVideoBench's); with --questions, where its subtitle_path files lie"
+    "Folder of <videoID>.srt|.vtt (Video-MME's subtitle/), .json|_en.json (LongVideoBench's) or .jsonl (Video-MME-v2's words); with --questions, where its subtitle_path files lie"
   ),
   Options.optional
 )
@@ -70,7 +70,7 @@ const questions = Options.text("questions").pipe(
 )
 const benchmark = Options.text("benchmark").pipe(
   Options.withDescription(
-    "The benchmark --questions is in (videomme, lvbench, longvideobench, mlvu, egoschema, nextqa, custom); detected when left out"
+    "The benchmark --questions is in (videomme, lvbench, longvideobench, mlvu, egoschema, nextqa, custom, videommev2); detected when left out"
   ),
   Options.optional
 )

@@ -17,7 +17,7 @@ const questions = optionalText(
 )
 const benchmark = optionalText(
   "benchmark",
-  "Read --questions as this benchmark's layout instead of detecting it: videomme, lvbench, longvideobench, mlvu, egoschema, nextqa or custom"
+  "Read --questions as this benchmark's layout instead of detecting it: videomme, lvbench, longvideobench, mlvu, egoschema, nextqa, custom or videommev2"
 )
 const answers = optionalText(
   "answers",

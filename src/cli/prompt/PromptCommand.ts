@@ -21,7 +21,7 @@ const taskType = optionalText(
 )
 const benchmark = optionalText(
   "benchmark",
-  "The benchmark whose categories --task-type names (videomme, lvbench, longvideobench, mlvu, egoschema, nextqa, custom)"
+  "The benchmark whose categories --task-type names (videomme, lvbench, longvideobench, mlvu, egoschema, nextqa, custom, videommev2)"
 )
 
 const same = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase()

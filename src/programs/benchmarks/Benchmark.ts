@@ -9,7 +9,15 @@ import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { QuestionLoadError } from "../../domain/Question.js"
 
 /** The released benchmarks, and `custom`: a hand-written question file (see Custom.ts). */
-export type BenchmarkName = "videomme" | "lvbench" | "longvideobench" | "mlvu" | "egoschema" | "nextqa" | "custom"
+export type BenchmarkName =
+  | "videomme"
+  | "lvbench"
+  | "longvideobench"
+  | "mlvu"
+  | "egoschema"
+  | "nextqa"
+  | "custom"
+  | "videommev2"
 
 /** One file's content, as the loader could read it. */
 export type FileContent =
@@ -19,6 +27,8 @@ export type FileContent =
   | { readonly _tag: "JsonLines"; readonly rows: ReadonlyArray<{ readonly line: number; readonly value: unknown }> }
   /** Neither: CSV, or a file of no known layout. */
   | { readonly _tag: "Text"; readonly text: string }
+  /** A table's rows, one record each, in file order (a Parquet file: see questions/ParquetRows.ts). */
+  | { readonly _tag: "Table"; readonly rows: ReadonlyArray<Readonly<Record<string, unknown>>> }
 
 export interface InputFile {
   /** The path to show in errors; its name is a hint for detection, never the rule. */
@@ -86,6 +96,17 @@ export interface Headline {
   readonly primary: { readonly name: string; readonly value: number | null } | null
   /** Per axis (`task type`, `duration`, …), groups in the benchmark's order, then by name. */
   readonly axes: ReadonlyArray<{ readonly axis: string; readonly groups: ReadonlyArray<GroupAccuracy> }>
+  /** Scores over groups of questions, not proportions of questions (Video-MME-v2); absent elsewhere. */
+  readonly groupScores?: GroupScores | undefined
+}
+
+/** A benchmark's group scores (0–1 each) and the count of groups behind each, per axis, with a note on the rule. */
+export interface GroupScores {
+  readonly note: string
+  readonly axes: ReadonlyArray<{
+    readonly axis: string
+    readonly groups: ReadonlyArray<{ readonly key: string; readonly score: number | null; readonly groups: number }>
+  }>
 }
 
 export interface Benchmark {
@@ -111,6 +132,9 @@ export interface Benchmark {
   readonly decode: (input: BenchmarkInput) => Either.Either<ReadonlyArray<BenchmarkQuestion>, QuestionLoadError>
   readonly categories: (question: BenchmarkQuestion) => Categories
   readonly headline: (results: ReadonlyArray<QuestionResult>) => Headline
-  /** The JSON value the benchmark's own scorer (or leaderboard) reads; every question, answered or not. */
+  /**
+   * The JSON value the benchmark's own scorer (or leaderboard) reads; every question, answered or not. A
+   * string is the file's text as is (Video-MME-v2's TSV).
+   */
   readonly export: (results: ReadonlyArray<QuestionResult>) => unknown
 }

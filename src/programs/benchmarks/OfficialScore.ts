@@ -11,6 +11,7 @@ import type { QuestionResult } from "./Benchmark.js"
 import { indexOfLetter } from "./Options.js"
 import { isRecord } from "./Rows.js"
 import { benchmarkByName, benchmarkLabels, questionOfPrediction, type StoredPrediction } from "./StoredResults.js"
+import { videoMmeV2Official } from "./VideoMmeV2.js"
 
 /** What a stored prediction gives the official score: the question, the letter read, and how it ended. */
 export type OfficialRow = StoredPrediction & Pick<PredictionRow, "stopReason" | "forced">
@@ -296,6 +297,30 @@ const nextQa: Scorer = {
   }
 }
 
+// ---- Video-MME-v2: MME-Benchmarks/Video-MME-v2 evaluation/test_video_mme_v2.py (VideoMmeV2.ts transcribes it)
+
+const videoMmeV2Scorer: Scorer = {
+  name: "Video-MME-v2 official (group score, unread answers −1)",
+  rule: "the mean over complete groups of four of each group's non-linear score (relevance: by the number right; " +
+    "logic: by the chain of leading right answers under its structure); an answer with no letter read scores −1, " +
+    "which takes a right answer away in a relevance group and counts as right in a logic group (Python's `if -1:`)",
+  scorer: "MME-Benchmarks/Video-MME-v2 evaluation/test_video_mme_v2.py",
+  score: (results) => {
+    const official = videoMmeV2Official(results)
+    // The questions of each group type (a group's type is its questions' type in the release).
+    const questionsOf = (type: "relevance" | "logic") =>
+      results.filter((r) => isRecord(r.question.row) && r.question.row["group_type"] === type).length
+    return {
+      value: official.groups === 0 ? null : official.total,
+      denominator: official.groups * 4,
+      parts: [
+        { key: "relevance", value: official.relevance, denominator: questionsOf("relevance") },
+        { key: "logic", value: official.logic, denominator: questionsOf("logic") }
+      ]
+    }
+  }
+}
+
 // ---- Benchmarks without a released scorer: the strict rule, named as such.
 
 const strictScorer = (benchmark: BenchmarkName): Scorer => ({
@@ -314,7 +339,8 @@ const scorers: { readonly [K in BenchmarkName]?: Scorer } = {
   longvideobench: longVideoBench,
   mlvu,
   egoschema: egoSchema,
-  nextqa: nextQa
+  nextqa: nextQa,
+  videommev2: videoMmeV2Scorer
 }
 
 // A stored row never says whether text was submitted; the loop's ending does: only a submission ends a

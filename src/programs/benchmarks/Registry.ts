@@ -10,10 +10,20 @@ import { longVideoBench } from "./LongVideoBench.js"
 import { lvBench } from "./LvBench.js"
 import { mlvu } from "./Mlvu.js"
 import { nextQa } from "./NextQa.js"
-import { isRecord, sampleRows } from "./Rows.js"
+import { isRecord, sampleRows, tableRow } from "./Rows.js"
 import { videoMme } from "./VideoMme.js"
+import { videoMmeV2 } from "./VideoMmeV2.js"
 
-export const benchmarks: ReadonlyArray<Benchmark> = [videoMme, lvBench, longVideoBench, mlvu, egoSchema, nextQa, custom]
+export const benchmarks: ReadonlyArray<Benchmark> = [
+  videoMme,
+  lvBench,
+  longVideoBench,
+  mlvu,
+  egoSchema,
+  nextQa,
+  custom,
+  videoMmeV2
+]
 
 export const benchmarkNames: ReadonlyArray<string> = benchmarks.map((b) => b.name)
 
@@ -43,6 +53,8 @@ const sampledFields = (
   const location = (i: number) =>
     content._tag === "JsonLines"
       ? `line ${content.rows[i]!.line}`
+      : content._tag === "Table"
+      ? tableRow(i)
       : Array.isArray(content.value)
       ? `index ${i}`
       : "line 1"

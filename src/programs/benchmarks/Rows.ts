@@ -15,6 +15,9 @@ export const describeValue = (value: unknown): string => {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text
 }
 
+/** Where a table (Parquet) row sits, counting from 1 as lines do. */
+export const tableRow = (index: number): string => `row ${index + 1}`
+
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -34,6 +37,7 @@ export const rowsOf = (
   if (content._tag === "JsonLines") {
     return Either.right(content.rows.map(({ line, value }) => ({ row: value, location: `line ${line}` })))
   }
+  if (content._tag === "Table") return Either.right(content.rows.map((row, i) => ({ row, location: tableRow(i) })))
   const got = content._tag === "Json"
     ? `a JSON ${Array.isArray(content.value) ? "array" : typeof content.value}`
     : "text that is not JSON"
@@ -47,6 +51,8 @@ const firstValues = (content: FileContent, n: number): ReadonlyArray<unknown> =>
     ? Array.isArray(content.value) ? content.value.slice(0, n) : [content.value]
     : content._tag === "JsonLines"
     ? content.rows.slice(0, n).map((r) => r.value)
+    : content._tag === "Table"
+    ? content.rows.slice(0, n)
     : []
 
 /** The first `n` rows of a single file, for detection; none for a folder or text. */

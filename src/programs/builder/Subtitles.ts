@@ -8,6 +8,7 @@ import { parseUserJson } from "../../domain/UserJson.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
 import { SpeechToText } from "../../services/SpeechToText.js"
 import { parseLongVideoBenchSubtitles } from "../benchmarks/LongVideoBenchSubtitles.js"
+import { wordCues } from "../benchmarks/VideoMmeV2Subtitles.js"
 import { transcribeVideo } from "./Transcription.js"
 
 /**
@@ -34,7 +35,7 @@ export interface SubtitleRequest {
   readonly subtitlesFile?: string
   /**
    * `--subtitles-dir DIR`: holds `<videoID>.srt` (Video-MME's `subtitle/` folder), or `<videoID>.json` /
-   * `<videoID>_en.json` (LongVideoBench's JSON subtitles).
+   * `<videoID>_en.json` (LongVideoBench's JSON subtitles), or `<videoID>.jsonl` (Video-MME-v2's words).
    */
   readonly subtitlesDir?: string
   /** Files a question file names for the video (LongVideoBench's `subtitle_path`), first found wins; before any sidecar. */
@@ -65,7 +66,7 @@ export const subtitleFiles = (
   const inDir = subtitlesDir === undefined
     ? []
     : names.flatMap((name) =>
-      [".srt", ".vtt", ".json", "_en.json"].map((ending) => path.join(subtitlesDir, `${name}${ending}`))
+      [".srt", ".vtt", ".json", "_en.json", ".jsonl"].map((ending) => path.join(subtitlesDir, `${name}${ending}`))
     )
   const underDir = (file: string) => {
     if (subtitlesDir === undefined) return false
@@ -94,6 +95,10 @@ const readSubtitleFile = Effect.fn("Subtitles.readFile")(function*(
   const text = yield* readUserText(file, userFileCaps.subtitles).pipe(
     Effect.mapError((error) => new SubtitleError({ reason: "Unreadable", path: file, message: error.message }))
   )
+  // Video-MME-v2's word-level `<video_id>.jsonl`, grouped into cues.
+  if (file.toLowerCase().endsWith(".jsonl")) {
+    return yield* Either.match(wordCues(file, text), { onLeft: Effect.fail, onRight: Effect.succeed })
+  }
   if (!file.toLowerCase().endsWith(".json")) return yield* parseSubtitles(text.replace(/^\uFEFF/, ""), { path: file })
   const value = yield* Either.match(parseUserJson(file, text), {
     onLeft: (error) => Effect.fail(new SubtitleError({ reason: "Syntax", path: file, message: error.message })),

@@ -7,11 +7,15 @@ import type { JSONPath } from "jsonc-parser"
 import * as NodePath from "node:path"
 import type { BenchmarkFacts, BenchmarkName, Question } from "../../domain/Question.js"
 import { QuestionLoadError, rowError } from "../../domain/Question.js"
-import { readUserText, userFileCaps, type UserFileError } from "../../domain/UserFile.js"
+import { decodeUserText, readUserFile, readUserText, userFileCaps, type UserFileError } from "../../domain/UserFile.js"
 import { parseUserJson, tooDeepMessage, type UserJsonError } from "../../domain/UserJson.js"
 import type { InputFile } from "../benchmarks/Benchmark.js"
 import { asQuestion, classifyText, decodeBenchmark, factsOf } from "../benchmarks/BenchmarkQuestions.js"
 import { exactJson, fieldPath, type RepeatedKey } from "./ExactJson.js"
+import { isParquet, type ParquetError, parquetRowsOf } from "./ParquetRows.js"
+
+/** The most rows a Parquet question file may hold: Video-MME-v2's has 3,200. */
+export const parquetQuestionRows = 100_000
 
 export interface LoadOptions {
   /** `--benchmark NAME`: this layout, not the detected one. */
@@ -30,6 +34,15 @@ export interface LoadedQuestions {
 
 const loadError = (file: string, reason: "InvalidJson", message: string) =>
   new QuestionLoadError({ reason, file, location: null, field: null, message })
+
+const parquetError = (error: ParquetError) =>
+  new QuestionLoadError({
+    reason: error.reason === "TooManyRows" ? "ReadFailed" : "InvalidParquet",
+    file: error.file,
+    location: null,
+    field: null,
+    message: error.message
+  })
 
 /**
  * `parseUserJson` (depth limit, syntax), then read exactly (ExactJson): integers past 2^53 as the digits
@@ -145,10 +158,23 @@ export const loadQuestionSet = Effect.fn("QuestionLoader.loadQuestionSet")(
         })
     const readText = (file: string, fix: string) =>
       readUserText(file, userFileCaps.questions, { strict: true }).pipe(Effect.mapError(fileError(fix)))
+    const questionsFix = "pass --questions a benchmark's question file or folder (README, Benchmarks)"
+    // Parquet by its magic, whatever the name; anything else as UTF-8 text.
     const read = (file: string) =>
-      readText(file, "pass --questions a benchmark's question file or folder (README, Benchmarks)").pipe(
-        Effect.flatMap((text) =>
-          Either.match(readContent(file, text), { onLeft: Effect.fail, onRight: Effect.succeed })
+      readUserFile(file, userFileCaps.questions).pipe(
+        Effect.mapError(fileError(questionsFix)),
+        Effect.flatMap((bytes): Effect.Effect<InputFile, QuestionLoadError> =>
+          isParquet(bytes)
+            ? parquetRowsOf(file, bytes, parquetQuestionRows).pipe(
+              Effect.mapBoth({
+                onFailure: parquetError,
+                onSuccess: (rows): InputFile => ({ file, content: { _tag: "Table", rows } })
+              })
+            )
+            : Either.match(decodeUserText(file, bytes, { strict: true }), {
+              onLeft: (e) => Effect.fail(fileError(questionsFix)(e)),
+              onRight: (text) => Either.match(readContent(file, text), { onLeft: Effect.fail, onRight: Effect.succeed })
+            })
         )
       )
     let input: Parameters<typeof decodeBenchmark>[0]

@@ -1,5 +1,5 @@
 // A stored run in the formats other tools read. Pure: rows in, file text out.
-// - a benchmark's own format (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa, custom): what its
+// - a benchmark's own format (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa, custom, videommev2): what its
 //   scorer or leaderboard reads, written by the benchmark's module (programs/benchmarks) from the stored
 //   predictions and the rows they kept; only the run's own benchmark's format.
 // - jsonl: one prediction per line, with usage, stop reason, evidence and reasoning, the run id and the agent
@@ -20,7 +20,8 @@ export const benchmarkFormats = [
   "mlvu-test",
   "egoschema",
   "nextqa",
-  "custom"
+  "custom",
+  "videommev2"
 ] as const
 export type BenchmarkFormat = typeof benchmarkFormats[number]
 export type ExportFormat = BenchmarkFormat | "jsonl" | "csv"
@@ -104,8 +105,9 @@ export const renderExport = (
 ): string => {
   if (isBenchmarkFormat(format)) {
     const benchmark = benchmarkOfFormat(format)
-    return JSON.stringify(benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark)), null, 2) +
-      "\n"
+    const value = benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark))
+    // A scorer that reads a table gets its text as is (Video-MME-v2's TSV).
+    return typeof value === "string" ? value : JSON.stringify(value, null, 2) + "\n"
   }
   switch (format) {
     case "jsonl":

@@ -10,7 +10,7 @@ export const benchmarkView = (
   benchmark: BenchmarkName,
   predictions: ReadonlyArray<ReportPrediction>,
   videoMme: Pick<Summary, "byTaskType" | "byDuration" | "byDomain">
-): Pick<Summary, "primary" | "axes"> => {
+): Pick<Summary, "primary" | "axes" | "groupScores"> => {
   if (benchmark === "videomme") {
     return {
       primary: null,
@@ -24,6 +24,7 @@ export const benchmarkView = (
   const headline = benchmarkByName(benchmark).headline(resultsOfPredictions(predictions, benchmark))
   return {
     primary: headline.primary,
-    axes: headline.axes.map(({ axis, groups }) => ({ axis, groups }))
+    axes: headline.axes.map(({ axis, groups }) => ({ axis, groups })),
+    ...(headline.groupScores === undefined ? {} : { groupScores: headline.groupScores })
   }
 }

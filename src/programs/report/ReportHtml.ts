@@ -15,6 +15,7 @@ import { controlLines } from "./ReportControl.js"
 import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsHeading, retryAdvice } from "./ReportErrors.js"
 import type { frameMarkup } from "./ReportFrames.js"
+import { groupScoresHtml } from "./ReportGroupScores.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { judgesHtml } from "./ReportJudges.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
@@ -151,7 +152,7 @@ ${
 ${accuracyChart(groups, `Accuracy per ${axis}`)}
 ${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`
     ).join("\n")
-  }
+  }${groupScoresHtml(summary.groupScores)}
 <h2>Stop reasons</h2>
 <table><tr><th>Stop reason</th><th>Questions</th></tr>${stopRows}</table>${errorsSection(summary.errors)}
 <h2>Model calls per role</h2>

@@ -9,6 +9,7 @@ import { answerFormsSection } from "./ReportAnswerForms.js"
 import { controlLines } from "./ReportControl.js"
 import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsText } from "./ReportErrors.js"
+import { groupScoresText } from "./ReportGroupScores.js"
 import { judgesText } from "./ReportJudges.js"
 import { scoresText } from "./ReportScores.js"
 import { clusteredText } from "./ReportStatistics.js"
@@ -64,7 +65,9 @@ export const benchmarkLine = (summary: Summary): string =>
   `Benchmark ${benchmarkLabels[summary.benchmark]}` +
   (summary.primary === null
     ? ""
-    : ` · ${summary.primary.name} ${formatPercent(summary.primary.value)} (mean of the per-task accuracies)`) +
+    : ` · ${summary.primary.name} ${formatPercent(summary.primary.value)} (${
+      summary.groupScores === undefined ? "mean of the per-task accuracies" : "over groups of questions: see below"
+    })`) +
   (summary.overall.unscored === 0
     ? ""
     : ` · ${formatCount(summary.overall.unscored)} unscored (no key), accuracy over the ${
@@ -145,6 +148,7 @@ export const renderText = (summary: Summary): string => {
     scoresText(summary.scores, formatTable),
     ...settingsText(summary),
     ...summary.axes.map(({ axis, groups }) => accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)),
+    ...groupScoresText(summary.groupScores, formatTable),
     stops,
     ...errorsText(summary.errors, formatTable),
     `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,

@@ -6,6 +6,7 @@ import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { BenchmarkName } from "../../domain/Question.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
+import type { GroupScores } from "../benchmarks/Benchmark.js"
 import type { OfficialScore } from "../benchmarks/OfficialScore.js"
 import type { AnswerFormCounts } from "./ReportAnswerForms.js"
 import type { ControlSummary } from "./ReportControl.js"
@@ -223,6 +224,8 @@ export interface Summary {
   readonly answerForms: AnswerFormCounts
   /** Open-ended answers as the judges scored them (ReportJudges.ts); null when the run has none. */
   readonly judges: JudgeSummary | null
+  /** Scores over groups of questions, per axis (Video-MME-v2's grouped score); absent for other benchmarks. */
+  readonly groupScores?: GroupScores | undefined
 }
 
 export interface WorkerSummary {

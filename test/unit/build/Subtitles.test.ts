@@ -324,10 +324,12 @@ describe("resolveSubtitles", () => {
           "/subs/myclip.vtt",
           "/subs/myclip.json",
           "/subs/myclip_en.json",
+          "/subs/myclip.jsonl",
           "/subs/My Clip.srt",
           "/subs/My Clip.vtt",
           "/subs/My Clip.json",
-          "/subs/My Clip_en.json"
+          "/subs/My Clip_en.json",
+          "/subs/My Clip.jsonl"
         ]
       )
       // The files a question file names (LongVideoBench's subtitle_path) come first.

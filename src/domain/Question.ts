@@ -93,7 +93,8 @@ export const BenchmarkName = Schema.Literal(
   "mlvu",
   "egoschema",
   "nextqa",
-  "custom"
+  "custom",
+  "longvidsearch"
 )
 export type BenchmarkName = typeof BenchmarkName.Type
 

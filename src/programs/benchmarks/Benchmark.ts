@@ -9,7 +9,15 @@ import type { Accuracy, GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { QuestionLoadError } from "../../domain/Question.js"
 
 /** The released benchmarks, and `custom`: a hand-written question file (see Custom.ts). */
-export type BenchmarkName = "videomme" | "lvbench" | "longvideobench" | "mlvu" | "egoschema" | "nextqa" | "custom"
+export type BenchmarkName =
+  | "videomme"
+  | "lvbench"
+  | "longvideobench"
+  | "mlvu"
+  | "egoschema"
+  | "nextqa"
+  | "custom"
+  | "longvidsearch"
 
 /** One file's content, as the loader could read it. */
 export type FileContent =
@@ -64,6 +72,17 @@ export interface QuestionResult {
   readonly question: BenchmarkQuestion
   /** The predicted option letter; null when none could be read. */
   readonly prediction: string | null
+  /** What the agent did for it, where the caller read it (LongVidSearch's export); absent elsewhere. */
+  readonly trace?: AgentTrace
+}
+
+/** A question's answer as written, the clips (by index) the agent viewed and cited, and its tool calls. */
+export interface AgentTrace {
+  readonly answerText: string | null
+  readonly viewedClips: ReadonlyArray<number>
+  readonly citedClips: ReadonlyArray<number>
+  /** Null when the steps were not read. */
+  readonly toolCalls: number | null
 }
 
 export const outcomeOf = ({ prediction, question }: QuestionResult): Outcome =>

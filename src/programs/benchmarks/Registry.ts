@@ -7,13 +7,23 @@ import { parseCsv } from "./Csv.js"
 import { custom } from "./Custom.js"
 import { egoSchema } from "./EgoSchema.js"
 import { longVideoBench } from "./LongVideoBench.js"
+import { longVidSearch } from "./LongVidSearch.js"
 import { lvBench } from "./LvBench.js"
 import { mlvu } from "./Mlvu.js"
 import { nextQa } from "./NextQa.js"
 import { isRecord, sampleRows } from "./Rows.js"
 import { videoMme } from "./VideoMme.js"
 
-export const benchmarks: ReadonlyArray<Benchmark> = [videoMme, lvBench, longVideoBench, mlvu, egoSchema, nextQa, custom]
+export const benchmarks: ReadonlyArray<Benchmark> = [
+  videoMme,
+  lvBench,
+  longVideoBench,
+  mlvu,
+  egoSchema,
+  nextQa,
+  custom,
+  longVidSearch
+]
 
 export const benchmarkNames: ReadonlyArray<string> = benchmarks.map((b) => b.name)
 

@@ -54,5 +54,6 @@ export const benchmarkLabels: Readonly<Record<BenchmarkName, string>> = {
   mlvu: "MLVU",
   egoschema: "EgoSchema",
   nextqa: "NExT-QA",
-  custom: "custom"
+  custom: "custom",
+  longvidsearch: "LongVidSearch"
 }

@@ -19,7 +19,8 @@ export const benchmarkFormats = [
   "mlvu-test",
   "egoschema",
   "nextqa",
-  "custom"
+  "custom",
+  "longvidsearch"
 ] as const
 export type BenchmarkFormat = typeof benchmarkFormats[number]
 export type ExportFormat = BenchmarkFormat | "jsonl" | "csv"
@@ -100,8 +101,9 @@ export const renderExport = (
 ): string => {
   if (isBenchmarkFormat(format)) {
     const benchmark = benchmarkOfFormat(format)
-    return JSON.stringify(benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark)), null, 2) +
-      "\n"
+    const exported = benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark))
+    // LongVidSearch's is JSON Lines: the file's text as its module wrote it.
+    return typeof exported === "string" ? exported : JSON.stringify(exported, null, 2) + "\n"
   }
   switch (format) {
     case "jsonl":

@@ -119,6 +119,8 @@ export const PredictionRow = Schema.Struct({
   answer: Schema.NullOr(Schema.String),
   /** The normalized option letter; null when the agent's answer could not be parsed (counted wrong). */
   prediction: Schema.NullOr(Schema.String),
+  /** The agent's submitted answer as written, whole (free text for open-ended questions); absent on old rows. */
+  answerText: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
   correct: Schema.Boolean,
   evidence: Schema.NullOr(Schema.String),
   reasoning: Schema.NullOr(Schema.String),

@@ -30,7 +30,8 @@ const db = dbOption("Run database written by `vtree infer`")
 const runId = optionalText("run-id", "Run to export (default: the most recently started run)")
 const format = Options.choice("format", exportFormats).pipe(
   Options.withDescription(
-    "What the run's own benchmark's scorer reads (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa, custom), " +
+    "What the run's own benchmark's scorer reads (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa, custom, " +
+      "longvidsearch: jsonl with answer, evidence clips and tool calls), " +
       "or jsonl / csv: one row per prediction with usage, cost and stop reason"
   ),
   Options.withDescription("Default: the run's own benchmark (videomme for runs stored before vtree recorded it)."),
@@ -80,7 +81,9 @@ export const exportCommand = Command.make(
         chosenFormat,
         loaded.predictions,
         (id) => costOfCalls(calls.get(id) ?? [], priced),
-        { runId: chosen, agentModel: agentModelOf(loaded.run.config, loaded.calls) }
+        { runId: chosen, agentModel: agentModelOf(loaded.run.config, loaded.calls) },
+        // LongVidSearch's export counts tool calls and viewed clips: only it reads the step rows.
+        chosenFormat === "longvidsearch" ? (yield* store.loadRun(chosen)).steps : undefined
       )
       yield* writeResult({
         body,

@@ -238,7 +238,10 @@ export const reportCommand = Command.make(
         })
       }
       // Only the HTML page shows trajectories; the tables need no step rows.
-      const loaded = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
+      const first = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
+      // LongVidSearch's evidence recall and tool calls read the step rows whatever the format.
+      const lvs = first.run.config.benchmark === "longvidsearch" && args.format !== "html"
+      const loaded = lvs ? yield* store.loadRun(chosen) : first
       const priced = yield* loadPrices(args.prices, storedPrices(loaded.run.config))
       const summary = summarize(loaded, { prices: priced, now: yield* Clock.currentTimeMillis })
       const body = args.format === "json"

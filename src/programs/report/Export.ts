@@ -10,7 +10,8 @@ import type { BenchmarkName } from "../../domain/Question.js"
 import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
 import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
 import { isForced } from "./Report.js"
-import type { ReportPrediction } from "./Summary.js"
+import { tracesOf } from "./ReportEvidence.js"
+import type { ReportPrediction, ReportStep } from "./Summary.js"
 
 export const benchmarkFormats = [
   "videomme",
@@ -97,11 +98,18 @@ export const renderExport = (
   format: ExportFormat,
   predictions: ReadonlyArray<ReportPrediction>,
   costOf: (questionId: string) => number | null = () => null,
-  run: ExportRun = { runId: null, agentModel: null }
+  run: ExportRun = { runId: null, agentModel: null },
+  /** The run's steps, when loaded: LongVidSearch's export counts tool calls and viewed clips from them. */
+  steps?: ReadonlyArray<ReportStep>
 ): string => {
   if (isBenchmarkFormat(format)) {
     const benchmark = benchmarkOfFormat(format)
-    const exported = benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark))
+    const traces = tracesOf(predictions, steps)
+    const results = resultsOfPredictions(predictions, benchmark).map((r) => {
+      const trace = traces.get(r.question.id)
+      return trace === undefined ? r : { ...r, trace }
+    })
+    const exported = benchmarkByName(benchmark).export(results)
     // LongVidSearch's is JSON Lines: the file's text as its module wrote it.
     return typeof exported === "string" ? exported : JSON.stringify(exported, null, 2) + "\n"
   }

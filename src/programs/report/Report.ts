@@ -16,6 +16,7 @@ import { nothingRecorded, runFinalAnswer } from "../../domain/RunConfig.js"
 import { quantile } from "../../domain/Stats.js"
 import { benchmarkView } from "./ReportAxes.js"
 import { errorsOf } from "./ReportErrors.js"
+import { evidenceSummary } from "./ReportEvidence.js"
 import { workersOf } from "./ReportWorkers.js"
 import { runSettings } from "./RunSettings.js"
 import type {
@@ -202,7 +203,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
       open: Math.max(0, run.progress.total - run.progress.done - run.progress.claimed)
     },
     workers: workersOf(input, options.now),
-    perQuestion: predictions.map((p) => questionLine(p, cost.byQuestion[p.questionId] ?? null))
+    perQuestion: predictions.map((p) => questionLine(p, cost.byQuestion[p.questionId] ?? null)),
+    evidence: evidenceSummary(predictions, input.steps)
   }
 }
 

@@ -6,6 +6,7 @@ import { formatCount, formatDuration, formatInterval, formatPercent } from "../.
 import { alignColumns, textWidth } from "../../text/TextTable.js"
 import { benchmarkLabels } from "../benchmarks/StoredResults.js"
 import { errorsText } from "./ReportErrors.js"
+import { evidenceText } from "./ReportEvidence.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
 
 const tokenDetailsText = (details: ReadonlyArray<RoleTokenDetails>): ReadonlyArray<string> =>
@@ -142,7 +143,8 @@ export const renderText = (summary: Summary): string => {
     ...tokenDetailsText(summary.tokenDetails),
     costLine,
     ...shapes,
-    ...workersText(summary)
+    ...workersText(summary),
+    ...evidenceText(summary.evidence)
   ].join("\n\n") + "\n"
 }
 

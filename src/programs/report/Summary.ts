@@ -6,6 +6,7 @@ import type { BenchmarkName } from "../../domain/Question.js"
 import type { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { CallRow, PredictionRow, RunRow, StepRow } from "../../domain/RunRecord.js"
 import type { ErrorSummary } from "./ReportErrors.js"
+import type { EvidenceSummary } from "./ReportEvidence.js"
 import type { RunSetting } from "./RunSettings.js"
 
 export type ReportRun = Pick<RunRow, "runId" | "startedAt" | "finishedAt" | "status"> & {
@@ -42,6 +43,8 @@ export interface SummaryInput {
   readonly run: ReportRun
   readonly predictions: ReadonlyArray<ReportPrediction>
   readonly calls: ReadonlyArray<ReportCall>
+  /** The run's steps, when they were loaded: LongVidSearch's evidence recall and tool calls read them. */
+  readonly steps?: ReadonlyArray<ReportStep>
 }
 
 export interface ReportInput extends SummaryInput {
@@ -188,6 +191,8 @@ export interface Summary {
   readonly workers: ReadonlyArray<WorkerSummary>
   /** One row per saved question, in question-id order. */
   readonly perQuestion: ReadonlyArray<QuestionResult>
+  /** LongVidSearch's evidence recall and tool calls per question; null for other runs, or without their steps. */
+  readonly evidence: EvidenceSummary | null
 }
 
 export interface WorkerSummary {

@@ -4,13 +4,17 @@
 // stored rows in. A clip is read from a node id ending `_L3_<clip>` of the question's video, the ids
 // `vtree tree import --from longvidsearch` gives; on trees built otherwise the L3 numbers are no clip
 // indices, and the recall says nothing.
-import type { Outcome } from "../../domain/Outcome.js"
+import type { GroupAccuracy, Outcome } from "../../domain/Outcome.js"
+import type { PredictionRow, StepRow } from "../../domain/RunRecord.js"
 import { quantile } from "../../domain/Stats.js"
 import { formatCount, formatPercent } from "../../text/Format.js"
 import type { AgentTrace } from "../benchmarks/Benchmark.js"
 import { goldClipsOf, judgedHeadline } from "../benchmarks/LongVidSearch.js"
 import { resultsOfPredictions } from "../benchmarks/StoredResults.js"
-import type { ReportPrediction, ReportStep, Summary } from "./Summary.js"
+
+// The stored rows (Summary.ts's ReportPrediction and ReportStep): named here so Summary.ts may import this module.
+type ReportPrediction = PredictionRow
+type ReportStep = StepRow
 
 /** The clip index a node id of `videoId`'s tree names (`<videoId>_L1_000_L2_003_L3_047` → 47), or null. */
 export const clipOfNodeId = (videoId: string, nodeId: string): number | null => {
@@ -138,7 +142,8 @@ export const evidenceSummary = (
 export const judgedAxes = (
   predictions: ReadonlyArray<ReportPrediction>,
   outcomes: ReadonlyMap<string, Outcome>
-): Summary["axes"] => judgedHeadline(resultsOfPredictions(predictions, "longvidsearch"), outcomes).axes
+): ReadonlyArray<{ readonly axis: string; readonly groups: ReadonlyArray<GroupAccuracy> }> =>
+  judgedHeadline(resultsOfPredictions(predictions, "longvidsearch"), outcomes).axes
 
 /** The traces of stored predictions, by question id, for the benchmark's export. */
 export const tracesOf = (

@@ -30,9 +30,8 @@ const db = dbOption("Run database written by `vtree infer`")
 const runId = optionalText("run-id", "Run to export (default: the most recently started run)")
 const format = Options.choice("format", exportFormats).pipe(
   Options.withDescription(
-    "What the run's own benchmark's scorer reads (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa, custom, " +
-      "longvidsearch: jsonl with answer, evidence clips and tool calls), " +
-      "or jsonl / csv: one row per prediction with usage, cost and stop reason"
+    "What the run's benchmark's scorer reads (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa, custom, " +
+      "longvidsearch), or jsonl / csv: a row per prediction with usage, cost and stop reason"
   ),
   Options.withDescription("Default: the run's own benchmark (videomme for runs stored before vtree recorded it)."),
   Options.optional

@@ -120,6 +120,10 @@ describe("LongVidSearch end to end", () => {
     const env = simEnv(sim.url)
     const inferred = await runCli(["infer", "--trees", trees, "--questions", dataset, "--db", db], env)
     assert.strictEqual(inferred.code, 0, inferred.stderr)
+    assert.include(
+      inferred.stdout,
+      "Evidence recall 100.0% of the gold clips viewed or cited (viewed 100.0%, cited 50.0%"
+    )
     const report = await runCli(["report", "--db", db, "--format", "json"], env)
     assert.strictEqual(report.code, 0, report.stderr)
     const summary = JSON.parse(report.stdout) as {

@@ -38,6 +38,19 @@ describe("LongVidSearch captions", () => {
       )
     }))
 
+  it.effect("reads slice_num written as INT64 (bigint) alike", () =>
+    Effect.gen(function*() {
+      const bytes = new Uint8Array(parquetWriteBuffer({
+        columnData: [
+          { name: "vid", data: ["v", "v"], type: "STRING" },
+          { name: "slice_num", data: [2n, 1n], type: "INT64" },
+          { name: "cap", data: ["second", "first"], type: "STRING" }
+        ]
+      }))
+      const videos = yield* readLongVidSearch("c.parquet", bytes)
+      assert.deepStrictEqual(videos[0]!.captions.map((c) => [c.clip, c.text]), [[1, "first"], [2, "second"]])
+    }))
+
   it.effect("takes the clips' times from start/end columns when the file has them", () =>
     Effect.gen(function*() {
       const bytes = captionParquet(rows, [

@@ -138,6 +138,9 @@ describe("LongVidSearch end to end", () => {
     )
     assert.strictEqual(summary.evidence.toolCalls.total, 2)
     assert.deepStrictEqual(summary.axes.map((a) => a.axis), ["category", "hop level"])
+    const html = await runCli(["report", "--db", db, "--format", "html", "--out", join(dir, "report.html")], env)
+    assert.strictEqual(html.code, 0, html.stderr)
+    assert.include(readFileSync(join(dir, "report.html"), "utf8"), "Visual_Tracking")
     const exported = await runCli(["export", "--db", db], env)
     assert.strictEqual(exported.code, 0, exported.stderr)
     const row = JSON.parse(exported.stdout.trim()) as Record<string, unknown>

@@ -96,7 +96,8 @@ export const BenchmarkName = Schema.Literal(
   "egoschema",
   "nextqa",
   "custom",
-  "videommev2"
+  "videommev2",
+  "longvidsearch"
 )
 export type BenchmarkName = typeof BenchmarkName.Type
 

@@ -30,8 +30,8 @@ const db = dbOption("Run database written by `vtree infer`")
 const runId = optionalText("run-id", "Run to export (default: the most recently started run)")
 const format = Options.choice("format", exportFormats).pipe(
   Options.withDescription(
-    "What a benchmark's scorer reads (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa, custom, videommev2), " +
-      "or jsonl / csv: one row per prediction with usage, cost and stop reason"
+    "What a benchmark's scorer reads (videomme, lvbench, longvideobench, mlvu-test, egoschema, nextqa, custom, " +
+      "videommev2, longvidsearch), or jsonl / csv: a row per prediction with usage, cost, stop reason"
   ),
   Options.withDescription("Default: the run's own benchmark (videomme for runs stored before vtree recorded it)."),
   Options.optional
@@ -80,7 +80,9 @@ export const exportCommand = Command.make(
         chosenFormat,
         loaded.predictions,
         (id) => costOfCalls(calls.get(id) ?? [], priced),
-        { runId: chosen, agentModel: agentModelOf(loaded.run.config, loaded.calls) }
+        { runId: chosen, agentModel: agentModelOf(loaded.run.config, loaded.calls) },
+        // LongVidSearch's export counts tool calls and viewed clips: only it reads the step rows.
+        chosenFormat === "longvidsearch" ? (yield* store.loadRun(chosen)).steps : undefined
       )
       yield* writeResult({
         body,

@@ -108,7 +108,9 @@ const printOutcome = Effect.fn("InferCommand.printOutcome")(function*(
   args: InferArgs
 ) {
   // The summary needs predictions and calls; steps (with every tool output) stay on disk.
-  const loaded = yield* store.loadRun(result.runId, { includeSteps: false })
+  const first = yield* store.loadRun(result.runId, { includeSteps: false })
+  // LongVidSearch's evidence recall and tool calls are part of its summary: they read the steps.
+  const loaded = first.run.config.benchmark === "longvidsearch" ? yield* store.loadRun(result.runId) : first
   // A resumed run keeps the prices it was started with unless this invocation gave others.
   const reportPrices = yield* loadPrices(args.prices, storedPrices(loaded.run.config))
   yield* Console.log(

@@ -309,8 +309,11 @@ export const reportCommand = Command.make(
         })
       }
       // Only the HTML page shows trajectories; the tables need no step rows.
+      const first = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
+      // LongVidSearch's evidence recall and tool calls read the step rows whatever the format.
+      const lvs = first.run.config.benchmark === "longvidsearch" && args.format !== "html"
       const loaded = {
-        ...(yield* store.loadRun(chosen, { includeSteps: args.format === "html" })),
+        ...(lvs ? yield* store.loadRun(chosen) : first),
         judgements: yield* (yield* (yield* Stores.RunStores).judgements(args.db)).judgements(chosen)
       }
       const priced = yield* loadPrices(args.prices, storedPrices(loaded.run.config))

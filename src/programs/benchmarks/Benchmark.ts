@@ -18,6 +18,7 @@ export type BenchmarkName =
   | "nextqa"
   | "custom"
   | "videommev2"
+  | "longvidsearch"
 
 /** One file's content, as the loader could read it. */
 export type FileContent =
@@ -74,6 +75,17 @@ export interface QuestionResult {
   readonly question: BenchmarkQuestion
   /** The predicted option letter; null when none could be read. */
   readonly prediction: string | null
+  /** What the agent did for it, where the caller read it (LongVidSearch's export); absent elsewhere. */
+  readonly trace?: AgentTrace
+}
+
+/** A question's answer as written, the clips (by index) the agent viewed and cited, and its tool calls. */
+export interface AgentTrace {
+  readonly answerText: string | null
+  readonly viewedClips: ReadonlyArray<number>
+  readonly citedClips: ReadonlyArray<number>
+  /** Null when the steps were not read. */
+  readonly toolCalls: number | null
 }
 
 // An open-ended question (no options) is scored by judges, never by letter: its key is a reference text.

@@ -7,6 +7,7 @@ import { parseCsv } from "./Csv.js"
 import { custom } from "./Custom.js"
 import { egoSchema } from "./EgoSchema.js"
 import { longVideoBench } from "./LongVideoBench.js"
+import { longVidSearch } from "./LongVidSearch.js"
 import { lvBench } from "./LvBench.js"
 import { mlvu } from "./Mlvu.js"
 import { nextQa } from "./NextQa.js"
@@ -22,7 +23,8 @@ export const benchmarks: ReadonlyArray<Benchmark> = [
   egoSchema,
   nextQa,
   custom,
-  videoMmeV2
+  videoMmeV2,
+  longVidSearch
 ]
 
 export const benchmarkNames: ReadonlyArray<string> = benchmarks.map((b) => b.name)

@@ -55,5 +55,6 @@ export const benchmarkLabels: Readonly<Record<BenchmarkName, string>> = {
   egoschema: "EgoSchema",
   nextqa: "NExT-QA",
   custom: "custom",
-  videommev2: "Video-MME-v2"
+  videommev2: "Video-MME-v2",
+  longvidsearch: "LongVidSearch"
 }

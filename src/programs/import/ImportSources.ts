@@ -14,6 +14,7 @@ import { readDvdCaptions, readDvdDatabase } from "./Dvd.js"
 import { badInput, type ImportedVideo, type ImportFormat, isRecord, TreeImportError } from "./ImportedVideo.js"
 import { readJsonl } from "./Jsonl.js"
 import { readLlovi } from "./Llovi.js"
+import { isParquet, readLongVidSearch } from "./LongVidSearch.js"
 import { knownLayouts, sniffJson, sniffLines } from "./Sniff.js"
 import { readVideoAgent, readVideoAgentMemory, videoAgentId } from "./VideoAgent.js"
 import { readVideoRag } from "./VideoRag.js"
@@ -51,7 +52,7 @@ export const listCaptionFiles = Effect.fn("ImportSources.listCaptionFiles")(func
         const info = yield* fs.stat(full).pipe(Effect.option)
         if (info._tag === "None") continue
         if (info.value.type === "Directory" && depth < maxFolderDepth) yield* walk(full, depth + 1)
-        else if (info.value.type === "File" && /\.jsonl?$/i.test(name)) files.push(full)
+        else if (info.value.type === "File" && /\.(jsonl?|parquet)$/i.test(name)) files.push(full)
       }
     })
   yield* walk(dir, 1)
@@ -83,6 +84,12 @@ export const readCaptionFile = Effect.fn("ImportSources.readCaptionFile")(functi
   const bytes = yield* readUserFile(file, userFileCaps.tree).pipe(
     Effect.mapError((error) => new TreeImportError({ reason: "BadInput", message: error.message }))
   )
+  const hash = sha256(bytes)
+  const sourced = (format: ImportFormat) => (videos: ReadonlyArray<ImportedVideo>) =>
+    videos.map((video): SourcedVideo => ({ ...video, format, sha256: hash }))
+  if (options.from === "longvidsearch" || (options.from === undefined && isParquet(bytes))) {
+    return sourced("longvidsearch")(yield* readLongVidSearch(file, bytes))
+  }
   let text: string
   try {
     text = utf8.decode(bytes)
@@ -90,9 +97,6 @@ export const readCaptionFile = Effect.fn("ImportSources.readCaptionFile")(functi
     return yield* badInput(file, "", "not valid UTF-8", "save the file as UTF-8")
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-  const hash = sha256(bytes)
-  const sourced = (format: ImportFormat) => (videos: ReadonlyArray<ImportedVideo>) =>
-    videos.map((video): SourcedVideo => ({ ...video, format, sha256: hash }))
 
   const lines = options.from === undefined ? sniffLines(file, text) : options.from === "jsonl" ? "jsonl" : undefined
   if (lines === "jsonl") return yield* Either.map(readJsonl(file, text), sourced("jsonl"))
@@ -130,6 +134,8 @@ export const readCaptionFile = Effect.fn("ImportSources.readCaptionFile")(functi
       return yield* Either.map(readVideoRag(file, json), sourced(format))
     case "jsonl":
       return yield* Either.map(readJsonl(file, text), sourced(format))
+    case "longvidsearch":
+      return yield* badInput(file, "", "is not Parquet", "pass LongVidSearch's video-caption.parquet")
   }
 })
 

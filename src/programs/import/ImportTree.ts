@@ -227,10 +227,10 @@ const importedNodes = (
         time_range: [event.start, event.end],
         card: cards.events[eventIndex++]!,
         subtitle: subtitle(event.start, event.end),
-        children_ids: event.captions.map((_, f) => frameId(video.videoId, s, e, f))
+        children_ids: event.captions.map((c, f) => frameId(video.videoId, s, e, c.clip ?? f))
       }
       event.captions.forEach((c, f) => {
-        const fid = frameId(video.videoId, s, e, f)
+        const fid = frameId(video.videoId, s, e, c.clip ?? f)
         nodes[fid] = {
           level: 3,
           time_range: [c.start, c.end],

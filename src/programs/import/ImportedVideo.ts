@@ -10,7 +10,15 @@ import type { TreeEntity } from "../../domain/Tree.js"
 import { importLimits } from "./ImportLimits.js"
 
 /** The layouts `vtree tree import` reads. */
-export const importFormats = ["llovi", "videoagent", "videoagent-memory", "dvd", "videorag", "jsonl"] as const
+export const importFormats = [
+  "llovi",
+  "videoagent",
+  "videoagent-memory",
+  "dvd",
+  "videorag",
+  "jsonl",
+  "longvidsearch"
+] as const
 export const ImportFormat = Schema.Literal(...importFormats)
 export type ImportFormat = typeof ImportFormat.Type
 
@@ -19,6 +27,8 @@ export interface ImportedCaption {
   readonly start: number
   readonly end: number
   readonly text: string
+  /** The clip's own index, where the source numbers its clips (LongVidSearch): the L3 node's id ends with it. */
+  readonly clip?: number
 }
 
 export interface ImportedVideo {

@@ -99,5 +99,6 @@ export const knownLayouts = [
   "videoagent-memory ({\"<startFrame>_<endFrame>\": caption})",
   "dvd (captions.json {\"<s>_<e>\": {caption}} or the database {data: [{time_start_secs, …}]})",
   "videorag (kv_store_video_segments.json)",
-  "jsonl ({video_id, start, end, text} a line)"
+  "jsonl ({video_id, start, end, text} a line)",
+  "longvidsearch (video-caption.parquet: {vid, slice_num, cap} a clip)"
 ].join("; ")

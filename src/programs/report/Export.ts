@@ -11,7 +11,8 @@ import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResul
 import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
 import { isForced } from "./Report.js"
 import { answerFormOfRow } from "./ReportAnswerForms.js"
-import type { ReportPrediction } from "./Summary.js"
+import { tracesOf } from "./ReportEvidence.js"
+import type { ReportPrediction, ReportStep } from "./Summary.js"
 
 export const benchmarkFormats = [
   "videomme",
@@ -21,7 +22,8 @@ export const benchmarkFormats = [
   "egoschema",
   "nextqa",
   "custom",
-  "videommev2"
+  "videommev2",
+  "longvidsearch"
 ] as const
 export type BenchmarkFormat = typeof benchmarkFormats[number]
 export type ExportFormat = BenchmarkFormat | "jsonl" | "csv"
@@ -101,13 +103,20 @@ export const renderExport = (
   format: ExportFormat,
   predictions: ReadonlyArray<ReportPrediction>,
   costOf: (questionId: string) => number | null = () => null,
-  run: ExportRun = { runId: null, agentModel: null }
+  run: ExportRun = { runId: null, agentModel: null },
+  /** The run's steps, when loaded: LongVidSearch's export counts tool calls and viewed clips from them. */
+  steps?: ReadonlyArray<ReportStep>
 ): string => {
   if (isBenchmarkFormat(format)) {
     const benchmark = benchmarkOfFormat(format)
-    const value = benchmarkByName(benchmark).export(resultsOfPredictions(predictions, benchmark))
-    // A scorer that reads a table gets its text as is (Video-MME-v2's TSV).
-    return typeof value === "string" ? value : JSON.stringify(value, null, 2) + "\n"
+    const traces = tracesOf(predictions, steps)
+    const results = resultsOfPredictions(predictions, benchmark).map((r) => {
+      const trace = traces.get(r.question.id)
+      return trace === undefined ? r : { ...r, trace }
+    })
+    const exported = benchmarkByName(benchmark).export(results)
+    // A scorer that reads text gets it as is (Video-MME-v2's TSV, LongVidSearch's JSON Lines).
+    return typeof exported === "string" ? exported : JSON.stringify(exported, null, 2) + "\n"
   }
   switch (format) {
     case "jsonl":

@@ -19,6 +19,7 @@ import { benchmarkView } from "./ReportAxes.js"
 import { controlSummary } from "./ReportControl.js"
 import { costDistributionOf, questionUsages } from "./ReportCostDistribution.js"
 import { errorsOf } from "./ReportErrors.js"
+import { evidenceSummary, judgedView } from "./ReportEvidence.js"
 import { judgeSummary } from "./ReportJudges.js"
 import { scoresOf } from "./ReportScores.js"
 import { clusteredSummary } from "./ReportStatistics.js"
@@ -184,6 +185,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     benchmark,
     overall: accuracyOfPredictions(predictions),
     ...benchmarkView(benchmark, predictions, videoMme),
+    ...(benchmark === "longvidsearch" ? judgedView(predictions, input.judgements ?? []) : {}),
     ...videoMme,
     stopReasons: [...stopCounts.entries()].map(([reason, count]) => ({ reason, count })),
     errors: errorsOf(run.runId, predictions),
@@ -218,7 +220,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     clustered: clusteredSummary(predictions, noGroup),
     costDistribution: costDistributionOf(predictions, usages, noGroup),
     answerForms: answerFormCounts(predictions),
-    judges: judgeSummary(predictions, input.judgements ?? [])
+    judges: judgeSummary(predictions, input.judgements ?? []),
+    evidence: evidenceSummary(predictions, input.steps)
   }
 }
 

@@ -9,6 +9,7 @@ import { answerFormsSection } from "./ReportAnswerForms.js"
 import { controlLines } from "./ReportControl.js"
 import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsText } from "./ReportErrors.js"
+import { evidenceText } from "./ReportEvidence.js"
 import { groupScoresText } from "./ReportGroupScores.js"
 import { judgesText } from "./ReportJudges.js"
 import { scoresText } from "./ReportScores.js"
@@ -159,7 +160,8 @@ export const renderText = (summary: Summary): string => {
     ...costSections(summary.costDistribution).map((t) => `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`),
     accuracyPerUsdText(summary.costDistribution.accuracyPerUsd),
     ...answerFormsSection(summary),
-    ...judgesText(summary.judges, formatTable)
+    ...judgesText(summary.judges, formatTable),
+    ...evidenceText(summary.evidence)
   ].join("\n\n") + "\n"
 }
 

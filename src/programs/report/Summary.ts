@@ -12,6 +12,7 @@ import type { AnswerFormCounts } from "./ReportAnswerForms.js"
 import type { ControlSummary } from "./ReportControl.js"
 import type { CostDistribution } from "./ReportCostDistribution.js"
 import type { ErrorSummary } from "./ReportErrors.js"
+import type { EvidenceSummary } from "./ReportEvidence.js"
 import type { JudgeSummary } from "./ReportJudges.js"
 import type { ClusteredSummary } from "./ReportStatistics.js"
 import type { RunSetting } from "./RunSettings.js"
@@ -226,6 +227,8 @@ export interface Summary {
   readonly judges: JudgeSummary | null
   /** Scores over groups of questions, per axis (Video-MME-v2's grouped score); absent for other benchmarks. */
   readonly groupScores?: GroupScores | undefined
+  /** LongVidSearch's evidence recall and tool calls per question; null for other runs, or without their steps. */
+  readonly evidence: EvidenceSummary | null
 }
 
 export interface WorkerSummary {

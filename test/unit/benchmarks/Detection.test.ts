@@ -119,7 +119,7 @@ describe("--benchmark", () => {
   it("refuses a name it does not know, and a file that is not of the forced layout, naming the row", () => {
     assert.strictEqual(
       Either.getOrThrowWith(Either.flip(benchmarkNamed("activitynet")), () => "").message,
-      `--benchmark: "activitynet" is no benchmark vtree reads — use one of videomme, lvbench, longvideobench, mlvu, egoschema, nextqa, custom, videommev2`
+      `--benchmark: "activitynet" is no benchmark vtree reads — use one of videomme, lvbench, longvideobench, mlvu, egoschema, nextqa, custom, videommev2, longvidsearch`
     )
     const forced = Either.getOrThrowWith(
       Either.flip(decodeBenchmark(fileInput("questions.json", json(egoSchemaRows)), { benchmark: "lvbench" })),

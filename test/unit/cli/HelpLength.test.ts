@@ -55,6 +55,6 @@ describe("--help", () => {
         `${[...name].join("/")}: ${line.length}: ${line.slice(0, 60)}…`
       )
     )
-    assert.deepStrictEqual(long, [])
+    assert.deepStrictEqual(long, [], long.join("\n"))
   })
 })

@@ -157,7 +157,8 @@ const compareCommand = Effect.fn("ReportCommand.compare")(function*(args: {
     })
   }
   const stores = yield* Stores.RunStores
-  const options = { includeSteps: args.format === "html" }
+  // Every format reads the steps: frames sent per question (the cost distribution) are counted from them.
+  const options = { includeSteps: true }
   // A database is opened only when a run is read from it: FILE#RUN on both sides never opens --db.
   const loadedA = yield* (yield* stores.open(refA.db)).loadRun(refA.runId, options)
   const loadedB = yield* (yield* stores.open(refB.db)).loadRun(refB.runId, options)
@@ -308,12 +309,10 @@ export const reportCommand = Command.make(
           message: `${Stores.displayDb(args.db)}: holds no runs yet — run \`vtree infer\` first`
         })
       }
-      // Only the HTML page shows trajectories; the tables need no step rows.
-      const first = yield* store.loadRun(chosen, { includeSteps: args.format === "html" })
-      // LongVidSearch's evidence recall and tool calls read the step rows whatever the format.
-      const lvs = first.run.config.benchmark === "longvidsearch" && args.format !== "html"
+      // The step rows in every format: the page's trajectories, frames sent per question (cost distribution),
+      // LongVidSearch's evidence recall and tool calls.
       const loaded = {
-        ...(lvs ? yield* store.loadRun(chosen) : first),
+        ...(yield* store.loadRun(chosen, { includeSteps: true })),
         judgements: yield* (yield* (yield* Stores.RunStores).judgements(args.db)).judgements(chosen)
       }
       const priced = yield* loadPrices(args.prices, storedPrices(loaded.run.config))

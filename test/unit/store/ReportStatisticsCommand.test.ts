@@ -92,9 +92,15 @@ describe("vtree report: clustered statistics, bootstrap, repeats and cost", () =
       const summary = JSON.parse(json.stdout)
       assert.strictEqual(summary.clustered.videos, 3)
       assert.isTrue(summary.clustered.se > summary.clustered.plainSe)
+      // The VLM call served an observe_frame step on one frame: the json, not only the page, counts it.
       assert.deepStrictEqual(
-        [summary.perQuestion[0].vlmCalls, summary.perQuestion[0].toolCalls, summary.perQuestion[0].timeMs],
-        [1, 0, 1_000]
+        [
+          summary.perQuestion[0].vlmCalls,
+          summary.perQuestion[0].framesSent,
+          summary.perQuestion[0].toolCalls,
+          summary.perQuestion[0].timeMs
+        ],
+        [1, 1, 0, 1_000]
       )
       const time = summary.costDistribution.overall.find((m: { metric: string }) => m.metric === "timeMs")
       assert.deepStrictEqual([time.p50, time.p90, time.max], [3_000, 6_000, 6_000])

@@ -75,8 +75,9 @@ export const benchmarkLine = (summary: Summary): string =>
       formatCount(summary.overall.total)
     } keyed`)
 
-export const renderText = (summary: Summary): string => {
-  const header = [
+/** The run's first lines: its state, the accuracy with both intervals, protocol, benchmark, progress, control. */
+const headerText = (summary: Summary): string =>
+  [
     `Run ${summary.runId} · ${summary.status} · started ${summary.startedAt} · wall time ${
       formatDuration(summary.wallTimeMs)
     }`,
@@ -85,21 +86,20 @@ export const renderText = (summary: Summary): string => {
     ` · wrong ${formatCount(summary.overall.wrong)} · unanswered ${formatCount(summary.overall.unanswered)}` +
     (summary.overall.unscored === 0 ? "" : ` · unscored ${formatCount(summary.overall.unscored)}`) +
     ` · mean steps ${summary.meanSteps === null ? "—" : summary.meanSteps.toFixed(2)}`,
+    // Beside the Wilson interval above: the one that respects that a video's questions move together.
+    `Accuracy clustered: ${clusteredText(summary.clustered)}`,
     `Protocol ${summary.protocol}`,
     forcedLine(summary),
     benchmarkLine(summary),
     ...progressLine(summary),
-    ...controlLines(summary),
-    `Accuracy clustered: ${clusteredText(summary.clustered)}`
+    ...controlLines(summary)
   ].join("\n")
-  const stops = formatTable(
-    ["Stop reason", "Questions"],
-    summary.stopReasons.map((s) => [s.reason, String(s.count)]),
-    [false, true]
-  )
+
+/** Calls, errors, retries, tokens, cost and latency per role, with a total row. */
+const rolesTable = (summary: Summary): string => {
   const costOfRole = new Map(summary.cost.byRole.map((r) => [r.role, r.usd]))
   const latencyOfRole = new Map(summary.latency.map((r) => [r.role, r]))
-  const tokens = formatTable(
+  return formatTable(
     ["Role", "Calls", "Errors", "Retried", "Prompt tokens", "Completion tokens", "Cost (USD)", "p50", "p90", "max"],
     [
       ...summary.tokens.byRole.map((r) => {
@@ -132,7 +132,14 @@ export const renderText = (summary: Summary): string => {
     ],
     [false, true, true, true, true, true, true, true, true, true]
   )
-  const costLine = costNote(summary)
+}
+
+export const renderText = (summary: Summary): string => {
+  const stops = formatTable(
+    ["Stop reason", "Questions"],
+    summary.stopReasons.map((s) => [s.reason, String(s.count)]),
+    [false, true]
+  )
   const shapes = summary.replyShapes.shapes.length === 0 ? [] : [
     `Reply shapes of ${summary.replyShapes.model} (a step may count under several)\n` + formatTable(
       ["Shape", "Steps", "Share"],
@@ -145,16 +152,16 @@ export const renderText = (summary: Summary): string => {
     )
   ]
   return [
-    header,
+    headerText(summary),
     scoresText(summary.scores, formatTable),
     ...settingsText(summary),
     ...summary.axes.map(({ axis, groups }) => accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)),
     ...groupScoresText(summary.groupScores, formatTable),
     stops,
     ...errorsText(summary.errors, formatTable),
-    `Model calls per role (latency p50 / p90 / max per call)\n${tokens}`,
+    `Model calls per role (latency p50 / p90 / max per call)\n${rolesTable(summary)}`,
     ...tokenDetailsText(summary.tokenDetails),
-    costLine,
+    costNote(summary),
     ...shapes,
     ...workersText(summary),
     ...costSections(summary.costDistribution).map((t) => `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`),

@@ -27,7 +27,8 @@ describe("the protocol a run used", () => {
       calls: []
     })
     assert.strictEqual(summary.protocol, "tools")
-    assert.include(renderText(summary).split("\n").slice(0, 3), "Protocol tools")
+    // Fourth: after the run line, the accuracy and its interval clustered by video.
+    assert.include(renderText(summary).split("\n").slice(0, 4), "Protocol tools")
     assert.include(
       renderHtml({ run: { ...run, config: stored({ protocol: "tools" }) }, predictions: [], steps: [], calls: [] }),
       "<tr><td>Protocol</td><td>tools</td></tr>"

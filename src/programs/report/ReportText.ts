@@ -62,18 +62,33 @@ const accuracyTable = (title: string, groups: ReadonlyArray<GroupAccuracy>, unsc
   )
 
 /** What the accuracy is over, and the benchmark's own headline figure beside it (MLVU's M-Avg). */
+/** What a benchmark's headline figure is made of, said beside it. */
+const primaryNote = (summary: Summary): string =>
+  summary.groupScores !== undefined
+    ? "over groups of questions: see below"
+    : summary.benchmark === "longvidsearch"
+    ? "of the judged answers; a tie or an unjudged answer is unscored"
+    : "mean of the per-task accuracies"
+
+/** Why questions are unscored: open-ended ones are judged (see Judges), the rest have no key. */
+const unscoredNote = (summary: Summary): string => {
+  const open = summary.judges?.openEnded ?? 0
+  const keyless = summary.overall.unscored - open
+  const parts = [
+    ...(open > 0 ? [`${formatCount(open)} open-ended (scored by judges, below)`] : []),
+    ...(keyless > 0 ? [`${formatCount(keyless)} unscored (no key)`] : [])
+  ]
+  return parts.length === 0
+    ? ""
+    : ` · ${parts.join(", ")}, letter accuracy over the ${formatCount(summary.overall.total)} keyed`
+}
+
 export const benchmarkLine = (summary: Summary): string =>
   `Benchmark ${benchmarkLabels[summary.benchmark]}` +
   (summary.primary === null
     ? ""
-    : ` · ${summary.primary.name} ${formatPercent(summary.primary.value)} (${
-      summary.groupScores === undefined ? "mean of the per-task accuracies" : "over groups of questions: see below"
-    })`) +
-  (summary.overall.unscored === 0
-    ? ""
-    : ` · ${formatCount(summary.overall.unscored)} unscored (no key), accuracy over the ${
-      formatCount(summary.overall.total)
-    } keyed`)
+    : ` · ${summary.primary.name} ${formatPercent(summary.primary.value)} (${primaryNote(summary)})`) +
+  unscoredNote(summary)
 
 /** The run's first lines: its state, the accuracy with both intervals, protocol, benchmark, progress, control. */
 const headerText = (summary: Summary): string =>

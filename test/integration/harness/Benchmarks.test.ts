@@ -206,7 +206,7 @@ describe("every benchmark through infer → report → export", () => {
         [1, 1, 0, 1, 2]
       )
       assert.strictEqual(summary.overall.accuracy, 0.5)
-      assert.include(renderText(summary), "1 unscored (no key), accuracy over the 2 keyed")
+      assert.include(renderText(summary), "1 unscored (no key), letter accuracy over the 2 keyed")
       assert.include(renderHtml({ ...stored, steps: [] }, summary), "<td>Unscored (no key)</td><td>1</td>")
       assert.deepStrictEqual(exported, {
         [egoSchemaRows[0]!.q_uid]: 3,

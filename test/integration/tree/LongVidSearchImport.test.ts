@@ -365,7 +365,11 @@ describe("LongVidSearch judged end to end", () => {
 
     const text = await runCli(["report", "--db", db], env)
     assert.strictEqual(text.code, 0, text.stderr)
-    assert.include(text.stdout, "judged accuracy (judges' majority) 66.7%")
+    assert.include(
+      text.stdout,
+      "Benchmark LongVidSearch · judged accuracy (judges' majority) 66.7% (of the judged answers; a tie or an " +
+        "unjudged answer is unscored) · 4 open-ended (scored by judges, below), letter accuracy over the 0 keyed"
+    )
     assert.include(text.stdout, "Open-ended answers judged (4 questions)")
     assert.include(
       text.stdout,

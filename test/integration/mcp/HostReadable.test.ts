@@ -10,6 +10,8 @@ import { makeSearchTools } from "../../../src/programs/mcp/SearchTools.js"
 import { makeVideoLibrary } from "../../../src/programs/mcp/VideoLibrary.js"
 import { makeVideoResources } from "../../../src/programs/mcp/VideoResources.js"
 import { makeVideoTools } from "../../../src/programs/mcp/VideoTools.js"
+import { LLMProvider } from "../../../src/services/LLMProvider.js"
+import { Thumbnailer } from "../../../src/services/Thumbnailer.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
 import { askTools, noVlm } from "../../support/mcp/AskAgent.js"
 import { sdkClient } from "../../support/mcp/SdkClient.js"
@@ -31,6 +33,13 @@ const allOn = SearchSettings.make({
   reader: { enabled: true }
 })
 
+// Listing and reading resources call no model and scale no frame.
+const noModels = Layer.mergeAll(
+  noVlm,
+  Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => Effect.dieMessage("no model in this test") })),
+  Layer.succeed(Thumbnailer, Thumbnailer.of({ thumbnail: () => Effect.dieMessage("no frame scaled here") }))
+)
+
 const serveAll = (settings: SearchSettingsShape, trees = samples) =>
   Effect.gen(function*() {
     const library = yield* makeVideoLibrary(trees)
@@ -43,12 +52,12 @@ const serveAll = (settings: SearchSettingsShape, trees = samples) =>
       tools: [...videoTools, ...ask, ...search],
       resources: makeVideoResources(library)
     })
-  }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, noVlm, hubLayer(settings))))
+  }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, noModels, hubLayer(settings))))
 
 const listed = (client: Client) => Effect.promise(() => client.listTools()).pipe(Effect.map(({ tools }) => tools))
 
 /** Effect's default refinement titles and descriptions: `minLength(1)`, `between(1, 20)`, `an integer`. */
-const generated = /^[a-z][A-Za-z]*(\(.*\))?$|character\(s\)|^an? (integer|string|number)/
+const generated = /^[a-z][A-Za-z]*(\(.*\))?$|^an? .*\(s\)|^an? (integer|string|number)/
 
 /** Every problem a host would trip on, as `tool: path: what`. */
 const problems = (tool: string, schema: unknown, path: string): Array<string> => {
@@ -69,16 +78,17 @@ const problems = (tool: string, schema: unknown, path: string): Array<string> =>
       found.push(`${tool}: ${at}: neither title nor description`)
     }
   }
+  const nested: Array<Array<string>> = []
   for (const [key, inner] of Object.entries(node)) {
     if (key === "properties") {
       for (const [name, property] of Object.entries(inner as object)) {
-        found.push(...problems(tool, property, path === "" ? name : `${path}.${name}`))
+        nested.push(problems(tool, property, path === "" ? name : `${path}.${name}`))
       }
     } else if (typeof inner === "object" && inner !== null) {
-      found.push(...problems(tool, inner, path))
+      nested.push(problems(tool, inner, path))
     }
   }
-  return found
+  return found.concat(...nested)
 }
 
 describe("MCP as hosts read it", () => {

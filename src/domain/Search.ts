@@ -29,7 +29,7 @@ const WholeBetween = (min: number, max: number, message: string, description: st
   )
 
 export const Freshness = Schema.Struct({
-  type: Schema.Literal("days"),
+  type: Schema.Literal("days").annotations({ description: "The unit of value: days" }),
   value: WholeBetween(1, 3650, "freshness.value: whole days between 1 and 3650", "How many days back")
 })
 export type Freshness = typeof Freshness.Type

@@ -78,7 +78,7 @@ export const mcpCommand = Command.make("mcp", options, (args) =>
       instructions:
         "Video trees: start with video_list, then video_overview for a video's scenes and events; read nodes with " +
         "video_view_node, find them with video_search, see them with video_frames; video_ask has vtree's agent " +
-        "answer a question. external_* tools search the web.",
+        "answer a question." + (searchTools.length === 0 ? "" : " external_* tools search the web."),
       tools: [...videoTools, ...askTools, ...searchTools],
       resources: makeVideoResources(library)
     })

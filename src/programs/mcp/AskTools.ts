@@ -31,21 +31,27 @@ export const askLimits = {
 
 const AskInput = Schema.Struct({
   video_id: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "A video id from video_list" }),
-  question: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4000)),
-  options: Schema.optional(Schema.Struct({
-    choices: Schema.optional(
-      Schema.Array(Schema.String).pipe(Schema.maxItems(26)).annotations({
-        description:
-          `Multiple-choice options as "A. …", "B. …"; the answer is then a letter. Left out or []: an open question, answered in words`
-      })
-    ),
-    max_steps: Schema.optional(
-      Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: `Default ${agentDefaults.maxSteps}` })
-    ),
-    wait: Schema.optional(Schema.Boolean.annotations({
-      description: "false: return a job id at once and poll video_ask_result (for hosts with short timeouts)"
-    }))
-  }))
+  question: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4000)).annotations({
+    description: "The question about the video (at most 4000 characters)"
+  }),
+  options: Schema.optional(
+    Schema.Struct({
+      choices: Schema.optional(
+        Schema.Array(Schema.String).pipe(Schema.maxItems(26)).annotations({
+          description:
+            `Multiple-choice options as "A. …", "B. …"; the answer is then a letter. Left out or []: an open question, answered in words`
+        })
+      ),
+      max_steps: Schema.optional(
+        Schema.Int.pipe(Schema.between(1, 50)).annotations({
+          description: `The agent's step budget, 1 to 50; ${agentDefaults.maxSteps} by default`
+        })
+      ),
+      wait: Schema.optional(Schema.Boolean.annotations({
+        description: "false: return a job id at once and poll video_ask_result (for hosts with short timeouts)"
+      }))
+    }).annotations({ description: "Choices, step budget and waiting; all optional" })
+  )
 })
 
 const TrajectoryStep = Schema.Struct({
@@ -76,7 +82,9 @@ const AskOutput = Schema.Struct({
 })
 type AskOutput = typeof AskOutput.Type
 
-const ResultInput = Schema.Struct({ job_id: Schema.String.pipe(Schema.minLength(1)) })
+const ResultInput = Schema.Struct({
+  job_id: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "The job id video_ask returned" })
+})
 const CancelOutput = Schema.Struct({
   job_id: Schema.String,
   cancelled: Schema.Boolean.annotations({

@@ -52,17 +52,50 @@ export interface McpTool<R = never> {
  * A Schema as an MCP tool schema: JSON Schema of its encoded side, without the draft marker or `$id`s
  * (Effect names `unknown` "/schemas/unknown" wherever it occurs, which a validator reads as two schemas
  * under one id), and an object at the top as MCP requires (a union of objects becomes `anyOf` under it).
+ * Hosts read it as a form, so every `$ref` is inlined (an integer behind `#/$defs/Int` has no type for
+ * them: the inspector then sends "3") and Effect's default refinement titles and descriptions
+ * (`minLength(1)`, "an integer") are dropped: the fields' own descriptions say what they mean.
  */
 export const toolSchema = (schema: Schema.Schema<any, any, never>): JsonObject => {
-  const { $schema: _, ...json } = withoutIds(JSONSchema.make(schema)) as Record<string, unknown>
-  return json.type === "object" ? json : { type: "object", ...json }
+  const { $defs, $schema: _, ...json } = JSONSchema.make(schema) as unknown as Record<string, unknown>
+  const definitions = ($defs ?? {}) as Readonly<Record<string, unknown>>
+  const readable = forHosts(json, definitions, new Set()) as Record<string, unknown>
+  // A recursive definition cannot be inlined; its `$defs` stay for the `$ref`s left.
+  const refsLeft = JSON.stringify(readable).includes("\"$ref\"")
+  const object = readable.type === "object" ? readable : { type: "object", ...readable }
+  return refsLeft ? { ...object, $defs: forHosts(definitions, {}, new Set()) } : object
 }
 
-const withoutIds = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(withoutIds)
+/** Effect's generated titles (`minLength(1)`, `between(1, 20)`, `int`) and descriptions ("a string at least 1 character(s) long"). */
+const generatedTitle = /^[a-z][A-Za-z]*(\(.*\))?$/
+const generatedDescription =
+  /^an? .*\b(character|item)\(s\)|^an? (integer|string|number|finite number|non-negative number|positive number)$/
+
+const forHosts = (
+  value: unknown,
+  definitions: Readonly<Record<string, unknown>>,
+  inlining: ReadonlySet<string>
+): unknown => {
+  if (Array.isArray(value)) return value.map((item) => forHosts(item, definitions, inlining))
   if (typeof value !== "object" || value === null) return value
+  let node = value as Record<string, unknown>
+  const ref = node["$ref"]
+  if (typeof ref === "string" && ref.startsWith("#/$defs/")) {
+    const name = ref.slice("#/$defs/".length)
+    const target = definitions[name]
+    if (target !== undefined && !inlining.has(name)) {
+      const { $ref: _, ...own } = node
+      // The property's own keywords (its description, its bounds) win over the definition's.
+      node = { ...(forHosts(target, definitions, new Set([...inlining, name])) as object), ...own }
+    }
+  }
   return Object.fromEntries(
-    Object.entries(value).filter(([key]) => key !== "$id").map(([key, inner]) => [key, withoutIds(inner)])
+    Object.entries(node).flatMap(([key, inner]) => {
+      if (key === "$id") return []
+      if (key === "title" && typeof inner === "string" && generatedTitle.test(inner)) return []
+      if (key === "description" && typeof inner === "string" && generatedDescription.test(inner)) return []
+      return [[key, forHosts(inner, definitions, inlining)]]
+    })
   )
 }
 

@@ -24,8 +24,36 @@ export const capText = (text: string, maxChars: number): { readonly text: string
   return { text: text.slice(0, end), cut: text.length - end }
 }
 
-const cutNote = (what: string, cut: number, total: number, limit: string) =>
-  `[vtree: ${cut} of ${total} ${what} not shown — the result limit is ${limit}; ask for less (a narrower range, fewer ids)]`
+const cutNote = (
+  what: string,
+  cut: number,
+  total: number,
+  limit: string,
+  instead = "ask for less (a narrower range, fewer ids)"
+) => `[vtree: ${cut} of ${total} ${what} not shown — the result limit is ${limit}; ${instead}]`
+
+/**
+ * A resource's text within the tool results' character budget: what is kept, and a note saying what was
+ * cut and what to read `instead` (none when it fits).
+ */
+export const capResourceText = (
+  text: string,
+  instead: string,
+  limits: typeof resultLimits = resultLimits
+): { readonly text: string; readonly note?: string } => {
+  const capped = capText(text, limits.maxTextChars)
+  if (capped.cut === 0) return { text }
+  return {
+    text: capped.text,
+    note: cutNote(
+      "characters",
+      capped.cut,
+      text.length,
+      `${limits.maxTextChars} characters (about 20k tokens)`,
+      instead
+    )
+  }
+}
 
 const sizeOf = (content: ReadonlyArray<McpContent>, structured: unknown): number =>
   content.reduce((sum, item) => sum + (item.type === "text" ? utf8Bytes(item.text) : item.data.length + 64), 0) +

@@ -14,10 +14,14 @@ const annotations = (title: string) => ({
 
 /**
  * external_search and external_read: the Search Hub's own request and reply Schemas as the tools'
- * input and output schemas, the reply as structured content and as the same JSON in text.
+ * input and output schemas, the reply as structured content and as the same JSON in text. A tool is
+ * listed only when a capability it serves is on: one that could only answer CAPABILITY_DISABLED costs
+ * a host's model its tokens and nothing else.
  */
 export const makeSearchTools = Effect.gen(function*() {
   const hub = yield* SearchHub
+  const on = new Set<string>(hub.capabilities)
+  const searchOn = on.has("search.web") || on.has("search.news") || on.has("search.code")
   const tools: ReadonlyArray<McpTool> = [
     {
       name: "external_search",
@@ -38,5 +42,5 @@ export const makeSearchTools = Effect.gen(function*() {
       call: (args) => Effect.map(hub.read(args), (outcome) => jsonReply(outcome, outcome.status === "error"))
     }
   ]
-  return tools
+  return tools.filter((tool) => tool.name === "external_read" ? on.has("search.read") : searchOn)
 })

@@ -5,7 +5,7 @@ import type { Thumbnailer } from "../../services/Thumbnailer.js"
 import { resolveFramePath } from "../tree/FramePath.js"
 import { frameJpeg, maxFrameSide } from "./FrameTool.js"
 import { type ResourceCatalog, type ResourceContents, ResourceNotFound } from "./McpTool.js"
-import { resultLimits } from "./ResultCaps.js"
+import { capResourceText } from "./ResultCaps.js"
 import { pageOf, pageSizes, type VideoLibrary } from "./VideoLibrary.js"
 
 const treePrefix = "vtree://tree/"
@@ -13,28 +13,23 @@ const framePrefix = "vtree://frame/"
 
 const notFound = (uri: string, message: string) => new ResourceNotFound({ reason: "UnknownUri", uri, message })
 
-/** `vtree://tree/<video_id>`: the video's tree.json, within the result's byte limit. */
+/**
+ * `vtree://tree/<video_id>`: the video's tree.json, cut like a tool result's text; a cut adds a
+ * text/plain part saying how much and where to read the rest.
+ */
 const readTree = (library: VideoLibrary, uri: string, videoId: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const tree = yield* Effect.mapError(library.tree(videoId), (error) => notFound(uri, error.message))
-    const file = path.join(tree.dir, "tree.json")
-    const info = yield* fs.stat(file).pipe(
+    const text = yield* fs.readFileString(path.join(tree.dir, "tree.json")).pipe(
       Effect.mapError(() => notFound(uri, `${videoId}: tree.json is unreadable`))
     )
-    if (Number(info.size) > resultLimits.maxBytes) {
-      return yield* new ResourceNotFound({
-        reason: "Unreadable",
-        uri,
-        message:
-          `${videoId}: tree.json is ${info.size} bytes, over the ${resultLimits.maxBytes}-byte limit — use video_overview and video_view_node`
-      })
-    }
-    const text = yield* fs.readFileString(file).pipe(
-      Effect.mapError(() => notFound(uri, `${videoId}: tree.json is unreadable`))
-    )
-    const contents: ReadonlyArray<ResourceContents> = [{ uri, mimeType: "application/json", text }]
+    const capped = capResourceText(text, "read the tree a part at a time with video_overview and video_view_node")
+    const contents: ReadonlyArray<ResourceContents> = [
+      { uri, mimeType: "application/json", text: capped.text },
+      ...(capped.note === undefined ? [] : [{ uri, mimeType: "text/plain", text: capped.note }])
+    ]
     return contents
   })
 

@@ -96,9 +96,11 @@ const ViewNodeOutput = Schema.Struct({
 
 const SearchInput = Schema.Struct({
   video_id: VideoId,
-  query: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(400)),
+  query: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(400)).annotations({
+    description: "What to look for in the video, in words (at most 400 characters)"
+  }),
   k: Schema.optional(
-    Schema.Int.pipe(Schema.between(1, 20)).annotations({ description: "How many nodes; 5 by default" })
+    Schema.Int.pipe(Schema.between(1, 20)).annotations({ description: "How many nodes, 1 to 20; 5 by default" })
   )
 })
 const SearchOutput = Schema.Struct({
@@ -109,8 +111,8 @@ const SearchOutput = Schema.Struct({
 
 const SubtitlesInput = Schema.Struct({
   video_id: VideoId,
-  start: Schema.Number.pipe(Schema.nonNegative()).annotations({ description: "Seconds" }),
-  end: Schema.Number.pipe(Schema.nonNegative()).annotations({ description: "Seconds" })
+  start: Schema.Number.pipe(Schema.nonNegative()).annotations({ description: "From this many seconds into the video" }),
+  end: Schema.Number.pipe(Schema.nonNegative()).annotations({ description: "To this many seconds into the video" })
 })
 const SubtitlesOutput = Schema.Struct({
   video_id: Schema.String,

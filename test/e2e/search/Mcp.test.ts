@@ -31,6 +31,9 @@ const connect = (env: Record<string, string>, extraArgs: ReadonlyArray<string> =
     ({ client }) => Effect.promise(() => client.close())
   )
 
+// Search tools are listed only when their capability is on: the reader alone gives external_read.
+const readerOn = { VTREE_SEARCH_ENABLED: "true", VTREE_SEARCH_READER_ENABLED: "true" }
+
 const structured = (result: unknown) => (result as { structuredContent: Record<string, any> }).structuredContent
 const text = (result: unknown) => JSON.parse((result as { content: Array<{ text: string }> }).content[0]!.text)
 
@@ -102,9 +105,9 @@ describe("vtree mcp (stdio round trip)", () => {
       assert.notInclude(logLines.join("\n"), "/page")
     }))
 
-  it.scoped("--trees serves the video tools beside the search tools; video_ask refuses without a model", () =>
+  it.scoped("--trees serves the video tools beside the search tools that are on; video_ask refuses without a model", () =>
     Effect.gen(function*() {
-      const { client } = yield* connect({}, ["--trees", "samples/trees"])
+      const { client } = yield* connect(readerOn, ["--trees", "samples/trees"])
       assert.strictEqual(client.getServerVersion()?.name, "vtree")
       const { tools } = yield* Effect.promise(() => client.listTools())
       assert.deepStrictEqual(tools.map((t) => t.name), [
@@ -117,7 +120,6 @@ describe("vtree mcp (stdio round trip)", () => {
         "video_ask",
         "video_ask_result",
         "video_ask_cancel",
-        "external_search",
         "external_read"
       ])
       const listed = yield* Effect.promise(() => client.callTool({ name: "video_list", arguments: {} }))
@@ -131,9 +133,9 @@ describe("vtree mcp (stdio round trip)", () => {
   it.scoped("without --trees no model setting is read: a broken VTREE_LLM_* does not stop the search server", () =>
     Effect.gen(function*() {
       const broken = { VTREE_LLM_BASE_URL: "ftp://not-an-endpoint", VTREE_LLM_MODEL: "m", VTREE_VLM_BASE_URL: "nope" }
-      const { client } = yield* connect(broken)
+      const { client } = yield* connect({ ...readerOn, ...broken })
       const { tools } = yield* Effect.promise(() => client.listTools())
-      assert.deepStrictEqual(tools.map((t) => t.name).sort(), ["external_read", "external_search"])
+      assert.deepStrictEqual(tools.map((t) => t.name), ["external_read"])
       // With --trees the same settings are read, and refused naming the variable.
       const withTrees = spawnSync(process.execPath, ["dist/bin.js", "mcp", "--trees", "samples/trees"], {
         cwd: root,
@@ -169,7 +171,7 @@ describe("vtree mcp (stdio round trip)", () => {
 
   it.scoped("the SDK client gets -32601 for an unknown method, and the server keeps serving", () =>
     Effect.gen(function*() {
-      const { client, stderr } = yield* connect({})
+      const { client, stderr } = yield* connect(readerOn)
       const unknown = yield* Effect.promise(() =>
         client.request({ method: "bogus/method", params: {} }, EmptyResultSchema).then(
           () => undefined,
@@ -180,7 +182,7 @@ describe("vtree mcp (stdio round trip)", () => {
       assert.strictEqual((unknown as McpError).code, -32601)
       assert.include((unknown as McpError).message, "Method not found")
       const { tools } = yield* Effect.promise(() => client.listTools())
-      assert.strictEqual(tools.length, 2)
+      assert.strictEqual(tools.length, 1)
       yield* Effect.promise(() => client.close())
       assert.notInclude(stderr.join(""), "Defect")
     }))
@@ -188,7 +190,7 @@ describe("vtree mcp (stdio round trip)", () => {
   it("raw bytes: garbage, odd ids, batches and unknown methods are answered, valid requests still served, EOF exits 0", async () => {
     const child = spawn(process.execPath, ["dist/bin.js", "mcp"], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? "" },
+      env: { PATH: process.env.PATH ?? "", ...readerOn },
       stdio: ["pipe", "pipe", "pipe"]
     })
     let stdout = ""
@@ -221,7 +223,7 @@ describe("vtree mcp (stdio round trip)", () => {
     assert.deepStrictEqual(replies.filter((r) => r.error?.code === -32600).map((r) => r.id), [null, null])
     assert.strictEqual(replies.find((r) => r.id === 2)?.error?.code, -32601)
     assert.strictEqual(replies.find((r) => r.id === "a1")?.result.serverInfo.name, "vtree-search")
-    assert.strictEqual(replies.find((r) => r.id === 3)?.result.tools.length, 2)
+    assert.strictEqual(replies.find((r) => r.id === 3)?.result.tools.length, 1)
     assert.strictEqual(replies.length, 7)
     assert.notInclude(stderr, "SyntaxError")
     assert.notInclude(stderr, "    at ")

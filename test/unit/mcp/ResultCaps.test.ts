@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { McpContent } from "../../../src/programs/mcp/McpTool.js"
-import { capReply, capText, resultLimits } from "../../../src/programs/mcp/ResultCaps.js"
+import { capReply, capResourceText, capText, resultLimits } from "../../../src/programs/mcp/ResultCaps.js"
 
 const image = (bytes: number): McpContent => ({ type: "image", data: "A".repeat(bytes), mimeType: "image/jpeg" })
 const texts = (content: ReadonlyArray<McpContent>) =>
@@ -17,6 +17,14 @@ describe("result caps", () => {
     const [kept, note] = texts(capped.content)
     assert.strictEqual(kept!.length, resultLimits.maxTextChars)
     assert.include(note, "20000 of 100000 characters not shown")
+  })
+
+  it("cuts a resource's text like a result's and notes the cut with what to read instead", () => {
+    assert.deepStrictEqual(capResourceText("{}", "use video_overview"), { text: "{}" })
+    const capped = capResourceText("y".repeat(90_000), "use video_overview")
+    assert.strictEqual(capped.text.length, resultLimits.maxTextChars)
+    assert.include(capped.note, "10000 of 90000 characters not shown")
+    assert.include(capped.note, "use video_overview")
   })
 
   it("keeps at most 16 images and notes the rest", () => {

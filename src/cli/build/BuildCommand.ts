@@ -147,7 +147,7 @@ const printDryRun = (
         })
         return { videoId: video.videoId, estimate, subtitles: Subtitles.subtitleKind(subtitles.source) }
       }))
-    yield* Console.log(Progress.renderDryRun(rows, buildPrices))
+    yield* Console.log(Progress.renderDryRun(rows, buildPrices, parameters))
   })
 
 /** The build's progress line on stderr, folded from its events. */
@@ -217,7 +217,7 @@ const buildTrees = (
         )
       )
     )
-    yield* Console.log(Progress.renderBuildSummary(summaries))
+    yield* Console.log(Progress.renderBuildSummary(summaries, parameters))
   })
 
 /** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */

@@ -37,7 +37,9 @@ const frameWidth = wholeNumber("frame-width", 32).pipe(
   withShownDefault(defaultParameters.frameWidth)
 )
 const eventSeconds = Options.float("event-seconds").pipe(
-  Options.withDescription("Target length of an event (one vision call); never under half or over twice this"),
+  Options.withDescription(
+    "Target length of an event (one vision call), capped at what --frames-per-call frames span; never under half or over twice the target"
+  ),
   withShownDefault(defaultParameters.eventSeconds)
 )
 const sceneSeconds = Options.float("scene-seconds").pipe(

@@ -37,7 +37,9 @@ const frameWidth = wholeNumber("frame-width", 32).pipe(
   withShownDefault(defaultParameters.frameWidth)
 )
 const eventSeconds = Options.float("event-seconds").pipe(
-  Options.withDescription("Target length of an event (one vision call); never under half or over twice this"),
+  Options.withDescription(
+    "Target length of an event (one vision call), capped at what --frames-per-call frames span; never under half or over twice the target"
+  ),
   withShownDefault(defaultParameters.eventSeconds)
 )
 const sceneSeconds = Options.float("scene-seconds").pipe(
@@ -147,7 +149,7 @@ const printDryRun = (
         })
         return { videoId: video.videoId, estimate, subtitles: Subtitles.subtitleKind(subtitles.source) }
       }))
-    yield* Console.log(Progress.renderDryRun(rows, buildPrices))
+    yield* Console.log(Progress.renderDryRun(rows, buildPrices, parameters))
   })
 
 /** The build's progress line on stderr, folded from its events. */
@@ -217,7 +219,7 @@ const buildTrees = (
         )
       )
     )
-    yield* Console.log(Progress.renderBuildSummary(summaries))
+    yield* Console.log(Progress.renderBuildSummary(summaries, parameters))
   })
 
 /** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */

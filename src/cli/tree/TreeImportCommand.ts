@@ -39,16 +39,35 @@ const loadImportPrompts = Effect.fn("TreeImportCommand.loadPrompts")(function*(d
   return { event: yield* read(importPromptFiles.event), scene: yield* read(importPromptFiles.scene) }
 })
 
-/** One line per tree, then the totals. */
+/** `model, 19 calls, 3 reused, 9 degraded`: what wrote a tree's cards, and how many came back unusable. */
+const cardsText = (s: ImportSummary): string => {
+  if (s.cards !== "model") return "captions joined"
+  const degraded = s.degraded.events + s.degraded.scenes
+  return [
+    `model, ${countOf(s.calls, "call")}`,
+    ...(s.reused > 0 ? [`${s.reused} reused`] : []),
+    ...(degraded > 0 ? [`${degraded} degraded`] : [])
+  ].join(", ")
+}
+
+/** One line per tree, then the totals, then what the degraded cards are when there are any. */
 export const renderImportSummary = (summaries: ReadonlyArray<ImportSummary>): string => {
   const lines = summaries.map((s) =>
     `${terminalText(s.treeDir)}: ${countOf(s.captions, "caption")} → ${countOf(s.scenes, "scene")}, ` +
-    `${countOf(s.events, "event")} (${s.format}; ` +
-    `cards: ${s.cards === "model" ? `model, ${countOf(s.calls, "call")}` : "captions joined"}; ` +
+    `${countOf(s.events, "event")} (${s.format}; cards: ${cardsText(s)}; ` +
     `frames: ${s.frames === null ? "none" : s.frames})`
   )
   const captions = summaries.reduce((total, s) => total + s.captions, 0)
   lines.push(`imported ${countOf(summaries.length, "tree")} (${countOf(captions, "caption")})`)
+  const events = summaries.reduce((total, s) => total + s.degraded.events, 0)
+  const scenes = summaries.reduce((total, s) => total + s.degraded.scenes, 0)
+  if (events + scenes > 0) {
+    lines.push(
+      `degraded cards: ${countOf(events, "event")}, ${countOf(scenes, "scene")} — the model's reply could not be ` +
+        "read twice; they hold its raw text, marked \"degraded\": true (a rerun reuses them: remove the tree's " +
+        ".vtree/checkpoints to ask again)"
+    )
+  }
   return lines.join("\n")
 }
 

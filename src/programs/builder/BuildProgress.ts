@@ -8,6 +8,7 @@ import { formatCompactCount, formatCompactDuration } from "../../text/Format.js"
 import { alignColumns } from "../../text/TextTable.js"
 import type { BuildEvent, VideoSummary } from "./BuildOptions.js"
 import type { BuildEstimate, RoleTokens } from "./Estimate.js"
+import { type BuildParameters, eventCapNote } from "./Plan.js"
 
 export interface BuildProgressState {
   readonly videos: number
@@ -157,20 +158,36 @@ const sumSummaries = (summaries: ReadonlyArray<VideoSummary>): SummaryFigures =>
     }
   )
 
-/** The lines under the summary table: damaged spans of each video, then the degraded cards of all. */
-const summaryNotes = (summaries: ReadonlyArray<VideoSummary>, total: SummaryFigures): Array<string> => {
+/**
+ * The lines under the summary table: damaged spans of each video, frames left without a card, the
+ * degraded cards of all, and events shorter than asked.
+ */
+const summaryNotes = (
+  summaries: ReadonlyArray<VideoSummary>,
+  total: SummaryFigures,
+  parameters: BuildParameters | undefined
+): Array<string> => {
   const lines = summaries.flatMap((s) => s.damaged.map((span) => damageLine(s.videoId, span)))
+  if (total.framesSent < total.frames) {
+    lines.push(
+      `uncaptioned frames: ${
+        total.frames - total.framesSent
+      } of ${total.frames} — sampled but sent to no call, so not in the tree`
+    )
+  }
   if (total.degraded.events + total.degraded.frames + total.degraded.scenes > 0) {
     lines.push(
       `degraded cards: ${total.degraded.events} events, ${total.degraded.frames} frames, ${total.degraded.scenes} scenes — ` +
         "the model's reply could not be read twice; they hold its raw text and are marked \"degraded\": true"
     )
   }
+  const capped = parameters === undefined ? undefined : eventCapNote(parameters)
+  if (capped !== undefined) lines.push(capped)
   return lines
 }
 
-/** The table printed when a build ends: one row per video and a total. */
-export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): string => {
+/** The table printed when a build ends: one row per video and a total; `parameters` add the note of capped events. */
+export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>, parameters?: BuildParameters): string => {
   const total = sumSummaries(summaries)
   const rows = summaries.map((s) => summaryRow(s, s.videoId, s.subtitles))
   if (summaries.length > 1) rows.push(summaryRow(total, "total", ""))
@@ -193,7 +210,7 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>): stri
     ...summaries.map((s) =>
       `${s.videoId}: ${s.treeDir}/tree.json${s.embedded ? " (retrieval embeddings cached)" : ""}`
     ),
-    ...summaryNotes(summaries, total)
+    ...summaryNotes(summaries, total, parameters)
   ].join("\n")
 }
 
@@ -220,6 +237,7 @@ const sumEstimates = (estimates: ReadonlyArray<BuildEstimate>): BuildEstimate =>
     frames: sum.frames + e.frames,
     framesSent: sum.framesSent + e.framesSent,
     events: sum.events + e.events,
+    eventFrames: [...sum.eventFrames, ...e.eventFrames],
     scenes: sum.scenes + e.scenes,
     vlmCalls: sum.vlmCalls + e.vlmCalls,
     llmCalls: sum.llmCalls + e.llmCalls,
@@ -233,6 +251,7 @@ const sumEstimates = (estimates: ReadonlyArray<BuildEstimate>): BuildEstimate =>
     frames: 0,
     framesSent: 0,
     events: 0,
+    eventFrames: [],
     scenes: 0,
     vlmCalls: 0,
     llmCalls: 0,
@@ -267,9 +286,15 @@ const dryRunRow = (name: string, e: BuildEstimate, subtitles: string, prices: Bu
   subtitles
 ]
 
-/** What the dry run does not show: a price it lacks, frames it would not send. */
-const dryRunWarnings = (total: BuildEstimate, prices: BuildPrices, priced: boolean): Array<string> => {
+/** What the dry run does not show: a price it lacks, frames it would not send, events shorter than asked. */
+const dryRunWarnings = (
+  total: BuildEstimate,
+  prices: BuildPrices,
+  priced: boolean,
+  parameters: BuildParameters | undefined
+): Array<string> => {
   const unsent = total.frames - total.framesSent
+  const capped = parameters === undefined ? undefined : eventCapNote(parameters)
   const unpriced = priced && estimateCost(total, prices) === null
   return [
     ...(unpriced
@@ -283,7 +308,8 @@ const dryRunWarnings = (total: BuildEstimate, prices: BuildPrices, priced: boole
       ? [
         `${unsent} sampled frames would not be sent (events longer than --frames-per-call × --frame-interval): lower --event-seconds or raise --frames-per-call`
       ]
-      : [])
+      : []),
+    ...(capped === undefined ? [] : [capped])
   ]
 }
 
@@ -293,7 +319,8 @@ const dryRunWarnings = (total: BuildEstimate, prices: BuildPrices, priced: boole
  */
 export const renderDryRun = (
   rows: ReadonlyArray<{ readonly videoId: string; readonly estimate: BuildEstimate; readonly subtitles: string }>,
-  prices: BuildPrices = {}
+  prices: BuildPrices = {},
+  parameters?: BuildParameters
 ): string => {
   const total = sumEstimates(rows.map((row) => row.estimate))
   const priced = prices.vlm !== undefined || prices.tool !== undefined
@@ -320,6 +347,6 @@ export const renderDryRun = (
     "dry run: nothing was called or written. Calls answered by checkpoints in --out are counted as reused, not as calls;",
     "tokens are estimates (text at 4 characters a token, images as 28-px patches). Without a frame cache, event",
     "windows are planned without shot changes, which move cuts but hardly the count.",
-    ...dryRunWarnings(total, prices, priced)
+    ...dryRunWarnings(total, prices, priced, parameters)
   ].join("\n")
 }

@@ -11,6 +11,8 @@ export interface BuildEstimate {
   readonly frames: number
   readonly framesSent: number
   readonly events: number
+  /** Frames each event's call sends, in video order: every frame is in one event, so they sum to `frames`. */
+  readonly eventFrames: ReadonlyArray<number>
   readonly scenes: number
   /** Calls still to make: checkpoints a rerun reuses are counted in `reused` instead. */
   readonly vlmCalls: number
@@ -78,6 +80,7 @@ export const estimateBuild = (input: {
     frames: grid.length,
     framesSent,
     events: events.length,
+    eventFrames: events.map((event) => event.frames.length),
     scenes: sceneCount,
     vlmCalls: events.length,
     llmCalls: sceneCount,
@@ -120,6 +123,7 @@ export const estimateRemaining = (input: {
     frames: input.frames,
     framesSent: input.events.reduce((sum, event) => sum + event.images, 0),
     events: input.events.length,
+    eventFrames: input.events.map((event) => event.images),
     scenes: input.scenes.length,
     vlmCalls: asked.length,
     llmCalls: scenes.length,

@@ -81,19 +81,33 @@ export interface Limits {
  * a shot change from 0.85× the target to the longest event, one at or past the target first: events
  * then average the target or a little more, so snapping does not multiply the calls (bench/build.ts).
  * When the cap cannot hold even one target-long event (a large --event-seconds with a small
- * --frames-per-call), events keep their length and their frames are evenly subsampled to the cap.
+ * --frames-per-call), the cap is the target: events are shorter than asked, and every frame is still
+ * captioned (`cappedEventSeconds` says so).
  */
-export const eventLimits = (p: BuildParameters): Limits & { readonly subsampled: boolean } => {
+export const eventLimits = (p: BuildParameters): Limits => {
   const capSpan = p.framesPerCall * p.frameInterval - p.frameInterval / 2
-  const subsampled = capSpan < p.eventSeconds
+  const target = Math.min(p.eventSeconds, capSpan)
   return {
-    target: p.eventSeconds,
-    min: 0.5 * p.eventSeconds,
-    snapFrom: 0.85 * p.eventSeconds,
-    tiers: [p.eventSeconds],
-    max: subsampled ? 2 * p.eventSeconds : Math.min(2 * p.eventSeconds, capSpan),
-    subsampled
+    target,
+    min: 0.5 * target,
+    snapFrom: 0.85 * target,
+    tiers: [target],
+    max: Math.min(2 * target, capSpan)
   }
+}
+
+/** The event length actually planned when --event-seconds is over what one call holds, else undefined. */
+export const cappedEventSeconds = (p: BuildParameters): number | undefined => {
+  const { target } = eventLimits(p)
+  return target < p.eventSeconds ? target : undefined
+}
+
+/** A line for the build's and the dry run's notes when events are capped, else undefined. */
+export const eventCapNote = (p: BuildParameters): string | undefined => {
+  const capped = cappedEventSeconds(p)
+  return capped === undefined ? undefined : `events are ${millis(capped)} s, not --event-seconds ${p.eventSeconds}: ` +
+    `one call sends --frames-per-call ${p.framesPerCall} frames, ${p.frameInterval} s apart, and every frame is ` +
+    "captioned — raise --frames-per-call or --frame-interval for longer events"
 }
 
 export const sceneLimits = (p: BuildParameters): Limits => ({
@@ -215,27 +229,41 @@ export interface PlannedEvent extends Window {
   readonly index: number
   /** Frames sent to the vision model, in time order; each becomes an L3 node. */
   readonly frames: ReadonlyArray<PlannedFrame>
-  /** Frames of the window left out by the cap (only when events are longer than the cap allows). */
-  readonly unsent: number
 }
 
-/** Evenly spread `count` picks of `n` indices, first and last included. */
-export const evenPicks = (n: number, count: number): ReadonlyArray<number> => {
-  if (n <= count) return Array.from({ length: n }, (_, i) => i)
-  if (count === 1) return [Math.floor((n - 1) / 2)]
-  return Array.from({ length: count }, (_, i) => Math.round((i * (n - 1)) / (count - 1)))
+interface Bucket {
+  start: number
+  end: number
+  frames: Array<PlannedFrame>
+}
+
+/**
+ * A window holding more frames than one call sends (frames off the grid can crowd one), cut into the
+ * fewest even parts that fit, each from its first frame's time: every frame is still sent, once.
+ */
+const fitToCall = (bucket: Bucket, framesPerCall: number): ReadonlyArray<Bucket> => {
+  const parts = Math.ceil(bucket.frames.length / framesPerCall)
+  if (parts <= 1) return [bucket]
+  const edges = Array.from({ length: parts + 1 }, (_, k) => Math.round((k * bucket.frames.length) / parts))
+  return edges.slice(1).map((stop, k) => ({
+    start: k === 0 ? bucket.start : bucket.frames[edges[k]!]!.time,
+    end: k === parts - 1 ? bucket.end : bucket.frames[stop]!.time,
+    frames: bucket.frames.slice(edges[k]!, stop)
+  }))
 }
 
 /**
  * Frames into windows by their real time (a frame at a cut belongs to the later window; the last
- * window keeps its end). A window left without a frame is merged into the one before it.
+ * window keeps its end, so a frame past it joins the last event). A window left without a frame is
+ * merged into the one before it; one holding more than a call sends is cut (fitToCall). Every frame
+ * lands in exactly one event and is sent.
  */
 export const assignFrames = (
   windows: ReadonlyArray<Window>,
   frameTimes: ReadonlyArray<number>,
   framesPerCall: number
 ): ReadonlyArray<PlannedEvent> => {
-  const buckets: Array<{ start: number; end: number; frames: Array<PlannedFrame> }> = windows.map((w) => ({
+  const buckets: Array<Bucket> = windows.map((w) => ({
     start: w.start,
     end: w.end,
     frames: []
@@ -245,7 +273,7 @@ export const assignFrames = (
     while (w < buckets.length - 1 && time >= buckets[w]!.end) w++
     buckets[w]!.frames.push({ time, source })
   })
-  const merged: Array<{ start: number; end: number; frames: Array<PlannedFrame> }> = []
+  const merged: Array<Bucket> = []
   for (const bucket of buckets) {
     const previous = merged[merged.length - 1]
     if (bucket.frames.length === 0 && previous !== undefined) {
@@ -256,14 +284,10 @@ export const assignFrames = (
       merged.push({ ...bucket })
     }
   }
-  return merged.map((bucket, index) => {
-    const picks = evenPicks(bucket.frames.length, framesPerCall)
-    return {
-      index,
-      start: bucket.start,
-      end: bucket.end,
-      frames: picks.map((i) => bucket.frames[i]!),
-      unsent: bucket.frames.length - picks.length
-    }
-  })
+  return merged.flatMap((bucket) => fitToCall(bucket, framesPerCall)).map((bucket, index) => ({
+    index,
+    start: bucket.start,
+    end: bucket.end,
+    frames: bucket.frames
+  }))
 }

@@ -48,8 +48,17 @@ export interface CardCounts {
   reused: number
   promptTokens: number
   completionTokens: number
-  degraded: number
+  /** Cards kept from a reply unusable twice (marked `degraded`), reused ones included: they are in the tree. */
+  degraded: { events: number; scenes: number }
 }
+
+export const emptyCardCounts = (): CardCounts => ({
+  calls: 0,
+  reused: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  degraded: { events: 0, scenes: 0 }
+})
 
 const seconds = (t: number) => `${(Math.round(t * 10) / 10).toFixed(1)} s`
 
@@ -85,14 +94,20 @@ interface CardCalls {
   readonly counts: CardCounts
 }
 
-const countCall = (counts: CardCounts, reused: boolean, degraded: boolean, usage: CheckpointUsage): void => {
+const countCall = (
+  counts: CardCounts,
+  kind: "events" | "scenes",
+  reused: boolean,
+  degraded: boolean,
+  usage: CheckpointUsage
+): void => {
   if (reused) counts.reused += 1
   else {
     counts.calls += usage.calls
     counts.promptTokens += usage.promptTokens
     counts.completionTokens += usage.completionTokens
   }
-  if (degraded) counts.degraded += 1
+  if (degraded) counts.degraded[kind] += 1
 }
 
 const askToolModel = (llm: LLMProvider["Type"], system: string, maxTokens: number) => (text: string) =>
@@ -136,7 +151,7 @@ const eventCard = (calls: CardCalls, event: ImportedEvent, index: number, total:
       providerFailed: providerFailed(folder.videoId, `event ${index + 1} card`),
       save: saveIn(folder)
     })
-    countCall(calls.counts, reused, checkpoint.degraded, checkpoint.usage)
+    countCall(calls.counts, "events", reused, checkpoint.degraded, checkpoint.usage)
     return completeCard(2, checkpoint.event)
   })
 
@@ -179,7 +194,7 @@ const sceneCard = (calls: CardCalls, scene: ImportedScene, cards: ReadonlyArray<
       providerFailed: providerFailed(folder.videoId, `scene ${index + 1} card`),
       save: saveIn(folder)
     })
-    countCall(calls.counts, reused, checkpoint.degraded, checkpoint.usage)
+    countCall(calls.counts, "scenes", reused, checkpoint.degraded, checkpoint.usage)
     return completeCard(1, checkpoint.scene)
   })
 

@@ -42,7 +42,7 @@ import {
   groupCaptions,
   type ImportedScene
 } from "./Grouping.js"
-import { type CardCounts, type ImportCardModel, modelCards } from "./ImportCards.js"
+import { type CardCounts, emptyCardCounts, type ImportCardModel, modelCards } from "./ImportCards.js"
 import { badInput, type ImportFormat, TreeImportError } from "./ImportedVideo.js"
 import { type ImportLimits, importLimits } from "./ImportLimits.js"
 import { importedBy, refuseBuiltTree } from "./ImportOverwrite.js"
@@ -79,6 +79,10 @@ export interface ImportSummary {
   readonly frames: number | null
   readonly cards: "model" | "deterministic"
   readonly calls: number
+  /** Cards answered from checkpoints of an earlier import: no call. */
+  readonly reused: number
+  /** Model cards kept from a reply unusable twice (marked `degraded`); none for deterministic cards. */
+  readonly degraded: { readonly events: number; readonly scenes: number }
 }
 
 /** Frames are sampled this often (seconds); each L3 node takes the one nearest its middle. */
@@ -291,7 +295,7 @@ const importedTree = (input: {
           model: model.name,
           calls: model.counts.calls,
           tokens: { prompt: model.counts.promptTokens, completion: model.counts.completionTokens },
-          degraded: model.counts.degraded
+          degraded: { ...model.counts.degraded }
         }
         : { written_by: "deterministic (captions joined, no model)" },
       frames: input.framesExtracted === undefined
@@ -391,7 +395,7 @@ const writeVideo = (
 ) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
-    const counts: CardCounts = { calls: 0, reused: 0, promptTokens: 0, completionTokens: 0, degraded: 0 }
+    const counts = emptyCardCounts()
     const { cards, useModel } = yield* importCards(video, folder, scenes, options, counts)
     const sampled = yield* sampleFrames(video, claimed, options)
     const { events, frameFiles, nodes } = importedNodes(video, scenes, cards, sampled)
@@ -421,7 +425,9 @@ const writeVideo = (
       scenes: scenes.length,
       frames: sampled === undefined ? null : frameFiles.length,
       cards: useModel ? "model" : "deterministic",
-      calls: counts.calls
+      calls: counts.calls,
+      reused: counts.reused,
+      degraded: { ...counts.degraded }
     } satisfies ImportSummary
   })
 

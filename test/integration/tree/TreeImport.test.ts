@@ -114,7 +114,7 @@ const tree = (trees: string, video: string) =>
     entities?: ReadonlyArray<Record<string, unknown>>
     build: {
       source: { file: string; sha256: string; format: string }
-      cards: { written_by: string; calls?: number }
+      cards: { written_by: string; calls?: number; degraded?: { events: number; scenes: number } }
       frames: { extracted: number }
     }
     nodes: Record<
@@ -259,6 +259,32 @@ describe("vtree tree import", () => {
     const validated = await runCli(["tree", "validate", join(trees, "clip9")], {})
     assert.strictEqual(validated.code, 0, validated.stdout)
     assert.include(validated.stdout, "frames: 6 found, 0 missing")
+  })
+
+  it("counts the event cards the model answered unusably twice (degraded) in its summary, on a rerun too", async () => {
+    const dir = folder()
+    const trees = join(dir, "trees")
+    const input = write(join(dir, "lavila.json"), { ego3: perSecond(30, () => "#C C reads a book") })
+    const sim = await Sim.start({
+      chat: {
+        [toolModel]: (request) =>
+          JSON.stringify(request.body).includes("top-level card of a scene")
+            ? { content: JSON.stringify({ scene_summary: "C reads.", key_entities: ["book"] }) }
+            : { content: "Sorry, I can only answer in prose: C reads a book." }
+      }
+    })
+    cleanups.push(() => sim.close())
+    const first = await runCli(["tree", "import", input, "--out", trees], simEnv(sim.url))
+    assert.strictEqual(first.code, 0, first.stderr)
+    // Two events asked twice each, one scene.
+    assert.include(first.stdout, "(llovi; cards: model, 5 calls, 2 degraded; frames: none)")
+    assert.include(first.stdout, "degraded cards: 2 events, 0 scenes — the model's reply could not be read twice")
+    const written = tree(trees, "ego3")
+    assert.deepStrictEqual(written.build.cards.degraded, { events: 2, scenes: 0 })
+    assert.strictEqual(written.nodes["ego3_L1_000_L2_000"]!.card["degraded"], true)
+    const again = await runCli(["tree", "import", input, "--out", trees], simEnv(sim.url))
+    assert.strictEqual(again.code, 0, again.stderr)
+    assert.include(again.stdout, "(llovi; cards: model, 0 calls, 3 reused, 2 degraded; frames: none)")
   })
 })
 

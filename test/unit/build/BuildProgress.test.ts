@@ -138,9 +138,40 @@ describe("build progress", () => {
       promptChars: { event: 1, scene: 1 },
       parameters: { ...defaultParameters, eventSeconds: 60 }
     })
-    assert.include(
-      renderDryRun([{ videoId: "long", estimate: long, subtitles: "none" }]),
-      "sampled frames would not be sent"
-    )
+    // Events longer than one call holds are capped, not thinned: every frame is sent, and the note says so.
+    assert.deepStrictEqual([long.framesSent, long.frames], [300, 300])
+    assert.strictEqual(long.eventFrames.reduce((sum, n) => sum + n, 0), 300)
+    const longText = renderDryRun([{ videoId: "long", estimate: long, subtitles: "none" }], {}, {
+      ...defaultParameters,
+      eventSeconds: 60
+    })
+    assert.notInclude(longText, "would not be sent")
+    assert.include(longText, "events are 23 s, not --event-seconds 60")
+  })
+
+  it("the summary counts frames left without a card and says when events are shorter than asked", () => {
+    const summary: VideoSummary = {
+      videoId: "clip",
+      treeDir: "trees/clip",
+      durationSeconds: 600,
+      frames: 300,
+      framesSent: 264,
+      events: 24,
+      scenes: 2,
+      calls: { vlm: 24, llm: 2, reused: 0 },
+      tokens: { prompt: 1000, completion: 100 },
+      degraded: { events: 0, frames: 0, scenes: 0 },
+      embedded: false,
+      wallSeconds: 1,
+      subtitles: "none",
+      damaged: []
+    }
+    const text = renderBuildSummary([summary], { ...defaultParameters, eventSeconds: 25 })
+    assert.match(text, /^clip\s+10\.0 min\s+264\/300\s/m)
+    assert.include(text, "uncaptioned frames: 36 of 300")
+    assert.include(text, "events are 23 s, not --event-seconds 25")
+    const whole = renderBuildSummary([{ ...summary, framesSent: 300 }], defaultParameters)
+    assert.notInclude(whole, "uncaptioned")
+    assert.notInclude(whole, "events are")
   })
 })

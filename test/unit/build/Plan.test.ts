@@ -4,9 +4,10 @@ import { estimateBuild, estimateRemaining } from "../../../src/programs/builder/
 import { durationCategory, eventId, frameFile, frameId, sceneId } from "../../../src/programs/builder/NodeIds.js"
 import {
   assignFrames,
+  cappedEventSeconds,
   checkParameters,
   defaultParameters,
-  evenPicks,
+  eventCapNote,
   eventLimits,
   frameGrid,
   planEventWindows
@@ -47,13 +48,13 @@ describe("event windows", () => {
 
   it("at defaults, fit the frame cap: 12 grid points at most, so every frame is sent", () => {
     const limits = eventLimits(p)
-    assert.strictEqual(limits.subsampled, false)
+    assert.isUndefined(cappedEventSeconds(p))
     assert.strictEqual(limits.max, 23)
     const grid = frameGrid(3600, 2)
     const events = assignFrames(planEventWindows(3600, [], p), grid, 12)
     assert.strictEqual(events.length, 180)
     assert.strictEqual(events.reduce((sum, e) => sum + e.frames.length, 0), 1800)
-    assert.isTrue(events.every((e) => e.frames.length <= 12 && e.unsent === 0))
+    assert.isTrue(events.every((e) => e.frames.length <= 12))
   })
 
   it("never under half nor over twice the target, all frames sent once, for any shots and length", () => {
@@ -89,14 +90,62 @@ describe("event windows", () => {
     )
   })
 
-  it("subsample evenly when --event-seconds is longer than the cap allows, and count what was left out", () => {
+  it("cap events at what one call sends when --event-seconds is longer: every frame is captioned, none left out", () => {
+    // --event-seconds 25 over 600 s left 36 of 300 frames out when events kept their length.
+    const awkward = { ...p, eventSeconds: 25 }
+    assert.strictEqual(cappedEventSeconds(awkward), 23)
+    assert.include(eventCapNote(awkward)!, "events are 23 s, not --event-seconds 25")
+    assert.isUndefined(eventCapNote(p))
+    const grid = frameGrid(600, 2)
+    const events = assignFrames(planEventWindows(600, [], awkward), grid, 12)
+    assert.deepStrictEqual(events.flatMap((e) => e.frames.map((f) => f.source)), grid.map((_, i) => i))
+    assert.isTrue(events.every((e) => e.frames.length >= 1 && e.frames.length <= 12))
+    assert.strictEqual(events.at(-1)!.end, 600)
     const long = { ...p, eventSeconds: 60 }
-    assert.isTrue(eventLimits(long).subsampled)
-    const events = assignFrames(planEventWindows(200, [], long), frameGrid(200, 2), 12)
-    assert.deepStrictEqual(events.map((e) => [e.frames.length, e.unsent]), [[12, 18], [12, 18], [12, 28]])
-    assert.deepStrictEqual(events[0]!.frames.map((f) => f.time).slice(0, 3), [0, 6, 10])
-    assert.deepStrictEqual(evenPicks(5, 3), [0, 2, 4])
-    assert.deepStrictEqual(evenPicks(3, 5), [0, 1, 2])
+    const longEvents = assignFrames(planEventWindows(200, [], long), frameGrid(200, 2), 12)
+    assert.strictEqual(longEvents.reduce((sum, e) => sum + e.frames.length, 0), 100)
+    assert.isTrue(longEvents.every((e) => e.frames.length <= 12))
+  })
+
+  it("every frame in exactly one event of at most --frames-per-call frames, for any settings, shots and length", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1, max: 900, noNaN: true }),
+        fc.array(fc.double({ min: 0, max: 900, noNaN: true }), { maxLength: 60 }),
+        fc.double({ min: 0, max: 0.4, noNaN: true }),
+        fc.integer({ min: 1, max: 64 }),
+        fc.double({ min: 0.5, max: 5, noNaN: true }),
+        fc.double({ min: 1, max: 200, noNaN: true }),
+        (duration, shots, jitter, framesPerCall, frameInterval, eventSeconds) => {
+          const settings = {
+            ...p,
+            framesPerCall,
+            frameInterval,
+            eventSeconds: Math.max(eventSeconds, 2 * frameInterval)
+          }
+          const windows = planEventWindows(duration, shots.filter((t) => t < duration).sort((a, b) => a - b), settings)
+          const grid = frameGrid(duration, frameInterval).map((t, k) =>
+            k === 0 ? t : Math.min(t + jitter * frameInterval, duration - 0.001)
+          )
+          const events = assignFrames(windows, grid, framesPerCall)
+          assert.deepStrictEqual(events.flatMap((e) => e.frames.map((f) => f.source)), grid.map((_, i) => i))
+          assert.strictEqual(events[0]!.start, 0)
+          assert.closeTo(events.at(-1)!.end, duration, 0.001)
+          for (const [i, e] of events.entries()) {
+            if (i > 0) assert.strictEqual(e.start, events[i - 1]!.end)
+            assert.isAtLeast(e.frames.length, 1)
+            assert.isAtMost(e.frames.length, framesPerCall)
+          }
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+
+  it("cut a window that holds more frames than a call sends into even parts, each from its first frame", () => {
+    const times = Array.from({ length: 20 }, (_, i) => i * 1.5)
+    const events = assignFrames([{ start: 0, end: 30 }], times, 12)
+    assert.deepStrictEqual(events.map((e) => [e.start, e.end, e.frames.length]), [[0, 15, 10], [15, 30, 10]])
   })
 
   it("merge a window that holds no frame into the one before", () => {

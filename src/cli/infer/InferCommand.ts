@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import { Clock, Console, Duration, Effect, Layer, Option, Schedule } from "effect"
-import { loadBreakerCalls, loadTestingKnobs } from "../../config/RunConfig.js"
+import { defaultDb, loadBreakerCalls, loadTestingKnobs } from "../../config/RunConfig.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
 import type { RunProviders, StoredRunConfig } from "../../domain/RunConfig.js"
 import type { RunSampling } from "../../domain/Sampling.js"
@@ -22,6 +22,7 @@ import * as Stores from "../shared/StoreLayers.js"
 import { TerminalConsole } from "../TerminalConsole.js"
 import * as Infer from "./InferLayers.js"
 import { agentSampling, type InferArgs, options, resuming, runSettings } from "./InferOptions.js"
+import { resumeCommand } from "./ResumeHint.js"
 
 /**
  * The run's store, opened once its inputs are checked, so a mistyped flag or a missing setting never leaves
@@ -69,7 +70,8 @@ const benchmarkOptions = Effect.fn("InferCommand.benchmarkOptions")(function*(
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base))
   )
   return {
-    prices: yield* loadPrices(args.prices),
+    // A resumed run keeps the prices it was started with unless this invocation gives others.
+    prices: yield* loadPrices(args.prices, stored === undefined ? undefined : storedPrices(stored)),
     ...(Option.isSome(args.maxCost) ? { maxCostUsd: args.maxCost.value } : {}),
     treesDir,
     questions,
@@ -125,8 +127,11 @@ const printOutcome = Effect.fn("InferCommand.printOutcome")(function*(
     )
   }
   if (loaded.run.status === "budget_stopped") {
+    const unsaidDb = yield* Effect.orElseSucceed(defaultDb, () => "vtree.db")
     yield* Console.error(
-      `vtree: --max-cost reached — run ${result.runId} stopped starting questions; continue with --resume --run-id ${result.runId} and a higher --max-cost`
+      `vtree: --max-cost reached — run ${result.runId} stopped starting questions; continue with \`${
+        resumeCommand(result.runId, args.db, unsaidDb)
+      } --max-cost N\` and a higher N`
     )
   }
 })
@@ -161,14 +166,16 @@ export const inferCommand = Command.make("infer", options, (args) =>
       // content is captured then, whatever OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says.
       (run) => Option.isSome(webHub) ? Effect.locally(run, captureGenAiContent, false) : run,
       Effect.ensuring(progress.finish),
-      Effect.onInterrupt(() =>
-        started === undefined
+      Effect.onInterrupt(() => {
+        const runId = started
+        return runId === undefined
           ? Effect.void
-          : Console.error(
-            `vtree: interrupted — finished questions of run ${started} are saved in ${Stores.displayDb(args.db)}; ` +
-              `continue with --resume --run-id ${started}`
-          )
-      )
+          : Effect.flatMap(Effect.orElseSucceed(defaultDb, () => "vtree.db"), (unsaidDb) =>
+            Console.error(
+              `vtree: interrupted — finished questions of run ${runId} are saved in ${Stores.displayDb(args.db)}; ` +
+                `continue with \`${resumeCommand(runId, args.db, unsaidDb)}\``
+            ))
+      })
     )
     yield* printOutcome(store, result, args)
   }).pipe(

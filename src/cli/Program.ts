@@ -4,6 +4,7 @@ import { Command } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Exit, Layer, Logger } from "effect"
 import type { CliError } from "./CliError.js"
+import { liftLogLevel, withUsageLines } from "./CommandLine.js"
 import { describeFailure } from "./ErrorReport.js"
 import { rootCommand } from "./Root.js"
 import { type TerminalConsole, withTerminalConsole, withTerminalText } from "./TerminalConsole.js"
@@ -18,21 +19,25 @@ const cli = Command.run(rootCommand, { name: "vtree", version })
 export const cliProgram = (argv: ReadonlyArray<string>): Effect.Effect<void, CliError, TerminalConsole> => {
   // Console output is rendered for a terminal (cli/TerminalConsole.ts): data is shown, never obeyed.
   const asksForHelp = argv.slice(2).some((arg) => arg === "--help" || arg === "-h")
-  return withTerminalText(cli(argv), { help: asksForHelp }).pipe(
-    Effect.tapErrorCause((cause) => {
-      const line = describeFailure(cause)
-      return line === undefined ? Effect.void : Console.error(line)
-    }),
-    // Every log line goes to stderr, one logfmt line each: stdout belongs to results (and, for
-    // `vtree mcp`, to the protocol alone).
-    Effect.provide(
-      Layer.provideMerge(
-        NodeContext.layer,
-        Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
-      )
-    ),
-    withTerminalConsole
-  )
+  // `--log-level` anywhere on the line, not only before the subcommand as @effect/cli reads it.
+  const { argv: args, level } = liftLogLevel(argv)
+  const run = withUsageLines(cli(args), args)
+  return withTerminalText(level === undefined ? run : Logger.withMinimumLogLevel(run, level), { help: asksForHelp })
+    .pipe(
+      Effect.tapErrorCause((cause) => {
+        const line = describeFailure(cause)
+        return line === undefined ? Effect.void : Console.error(line)
+      }),
+      // Every log line goes to stderr, one logfmt line each: stdout belongs to results (and, for
+      // `vtree mcp`, to the protocol alone).
+      Effect.provide(
+        Layer.provideMerge(
+          NodeContext.layer,
+          Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))
+        )
+      ),
+      withTerminalConsole
+    )
 }
 
 /** The process exit code for how the CLI ended: 0, 130 for an interruption (Ctrl-C, SIGTERM, SIGHUP), else 1. */

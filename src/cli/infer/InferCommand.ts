@@ -1,8 +1,8 @@
 import { Command } from "@effect/cli"
 import { Clock, Console, Duration, Effect, Layer, Option, Schedule } from "effect"
-import { loadBreakerCalls, loadTestingKnobs } from "../../config/RunConfig.js"
+import { defaultDb, loadBreakerCalls, loadTestingKnobs } from "../../config/RunConfig.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
-import type { RunProviders } from "../../domain/RunConfig.js"
+import type { RunProviders, StoredRunConfig } from "../../domain/RunConfig.js"
 import type { RunSampling } from "../../domain/Sampling.js"
 import type { BenchmarkOptions, BenchmarkResult } from "../../programs/harness/BenchmarkOptions.js"
 import { runBenchmark } from "../../programs/harness/Infer.js"
@@ -21,7 +21,8 @@ import { loadPrices, PricesError } from "../shared/Prices.js"
 import * as Stores from "../shared/StoreLayers.js"
 import { TerminalConsole } from "../TerminalConsole.js"
 import * as Infer from "./InferLayers.js"
-import { agentSampling, type InferArgs, options, resuming } from "./InferOptions.js"
+import { agentSampling, type InferArgs, options, resuming, runSettings } from "./InferOptions.js"
+import { resumeCommand } from "./ResumeHint.js"
 
 /**
  * The run's store, opened once its inputs are checked, so a mistyped flag or a missing setting never leaves
@@ -33,11 +34,12 @@ const inputsAndStore = (args: InferArgs) =>
     const request: InferRequest = { ...args, resuming: resuming(args) }
     if (request.resuming) {
       const store = yield* stores.open(args.db, { mustExist: true })
-      const inputs = yield* loadInferInputs(request, yield* storedSelection(store, request))
-      return { inputs, store }
+      const stored = yield* storedSelection(store, request)
+      const inputs = yield* loadInferInputs(request, stored)
+      return { inputs, store, stored: stored.config }
     }
     const inputs = yield* loadInferInputs(request, null)
-    return { inputs, store: yield* stores.open(args.db) }
+    return { inputs, store: yield* stores.open(args.db), stored: undefined }
   })
 
 /** `--max-cost` must be a positive number of USD. */
@@ -54,9 +56,12 @@ const benchmarkOptions = Effect.fn("InferCommand.benchmarkOptions")(function*(
   args: InferArgs,
   inputs: Effect.Effect.Success<ReturnType<typeof loadInferInputs>>,
   recorded: { readonly providers: RunProviders; readonly sampling: RunSampling },
+  stored: StoredRunConfig | undefined,
   webHub: Option.Option<SearchHub>
 ) {
-  const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection } = inputs
+  const { answers, benchmark, benchmarkFacts, prompts, questions, questionsPath, selection, treesDir } = inputs
+  // Left out on --resume, a setting is the run's own.
+  const settings = runSettings(args, stored)
   const { leaseMs, stepRetryBaseMs } = yield* loadTestingKnobs
   // VTREE_STEP_RETRY_BASE_MS=N: the step-level retry waits N then 2N ms instead of 20 s then 40 s.
   const retrySchedule = Option.map(
@@ -65,9 +70,10 @@ const benchmarkOptions = Effect.fn("InferCommand.benchmarkOptions")(function*(
       Schedule.fromDelays(Duration.millis(base), Duration.millis(2 * base))
   )
   return {
-    prices: yield* loadPrices(args.prices),
+    // A resumed run keeps the prices it was started with unless this invocation gives others.
+    prices: yield* loadPrices(args.prices, stored === undefined ? undefined : storedPrices(stored)),
     ...(Option.isSome(args.maxCost) ? { maxCostUsd: args.maxCost.value } : {}),
-    treesDir: args.trees,
+    treesDir,
     questions,
     benchmark,
     benchmarkFacts,
@@ -79,13 +85,8 @@ const benchmarkOptions = Effect.fn("InferCommand.benchmarkOptions")(function*(
     selection,
     ...(Option.isSome(leaseMs) ? { leaseMs: leaseMs.value } : {}),
     retryErrors: args.retryErrors,
-    concurrency: args.concurrency,
-    maxSteps: args.maxSteps,
-    skillMode: args.skillMode,
-    verifyVision: args.verifyVision,
-    anchor: args.anchor ? args.anchorMode : "off",
+    ...settings,
     webSearch: args.webSearch,
-    protocol: args.protocol,
     // Unsaid: on for a new run, the run's own mode on --resume.
     ...(args.noFinalAnswer ? { finalAnswer: false } : {}),
     // Built per question from its prompt pack, so the untrusted-content header is in the pack's language.
@@ -126,8 +127,11 @@ const printOutcome = Effect.fn("InferCommand.printOutcome")(function*(
     )
   }
   if (loaded.run.status === "budget_stopped") {
+    const unsaidDb = yield* Effect.orElseSucceed(defaultDb, () => "vtree.db")
     yield* Console.error(
-      `vtree: --max-cost reached — run ${result.runId} stopped starting questions; continue with --resume --run-id ${result.runId} and a higher --max-cost`
+      `vtree: --max-cost reached — run ${result.runId} stopped starting questions; continue with \`${
+        resumeCommand(result.runId, args.db, unsaidDb)
+      } --max-cost N\` and a higher N`
     )
   }
 })
@@ -137,7 +141,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
   Effect.gen(function*() {
     const { sampling, ...providers } = yield* Infer.providersSummary(agentSampling(args))
     yield* Effect.logDebug("infer providers").pipe(Effect.annotateLogs({ providers: JSON.stringify(providers) }))
-    const { inputs, store } = yield* inputsAndStore(args)
+    const { inputs, store, stored } = yield* inputsAndStore(args)
     const webHub = yield* Effect.serviceOption(SearchHub)
     const { stderr } = yield* TerminalConsole
     const progress = yield* makeProgress({
@@ -146,7 +150,7 @@ export const inferCommand = Command.make("infer", options, (args) =>
       columns: stderr.columns ?? 80
     })
     let started: string | undefined
-    const benchmark = yield* benchmarkOptions(args, inputs, { providers, sampling }, webHub)
+    const benchmark = yield* benchmarkOptions(args, inputs, { providers, sampling }, stored, webHub)
     yield* checkMaxCost(args)
     const result = yield* runBenchmark({
       ...benchmark,
@@ -162,14 +166,16 @@ export const inferCommand = Command.make("infer", options, (args) =>
       // content is captured then, whatever OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says.
       (run) => Option.isSome(webHub) ? Effect.locally(run, captureGenAiContent, false) : run,
       Effect.ensuring(progress.finish),
-      Effect.onInterrupt(() =>
-        started === undefined
+      Effect.onInterrupt(() => {
+        const runId = started
+        return runId === undefined
           ? Effect.void
-          : Console.error(
-            `vtree: interrupted — finished questions of run ${started} are saved in ${Stores.displayDb(args.db)}; ` +
-              `continue with --resume --run-id ${started}`
-          )
-      )
+          : Effect.flatMap(Effect.orElseSucceed(defaultDb, () => "vtree.db"), (unsaidDb) =>
+            Console.error(
+              `vtree: interrupted — finished questions of run ${runId} are saved in ${Stores.displayDb(args.db)}; ` +
+                `continue with \`${resumeCommand(runId, args.db, unsaidDb)}\``
+            ))
+      })
     )
     yield* printOutcome(store, result, args)
   }).pipe(

@@ -1,15 +1,23 @@
 import { type Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { controlKinds, defaultControlSeed } from "../../domain/Control.js"
-import { agentDefaults, controlDefaults } from "../../domain/RunConfig.js"
+import { agentDefaults, controlDefaults, type StoredRunConfig } from "../../domain/RunConfig.js"
 import { type Sampling, type SamplingField, samplingFields } from "../../domain/Sampling.js"
-import { dbOption, optionalText, promptOptions, wholeNumber, withShownDefault } from "../CliOptions.js"
+import { dbOption, optionalText, promptOptions, wholeNumber } from "../CliOptions.js"
 
 // The flags of `vtree infer`; what they do in full is in the README ("Usage").
 
-const trees = Options.text("trees").pipe(
-  Options.withDescription("Folder holding one <videoID>/tree.json per video")
+const trees = optionalText(
+  "trees",
+  "Folder holding one <videoID>/tree.json per video (required unless --resume: a resumed run reads its own)"
 )
+
+/**
+ * A setting's default shown in the help but applied later (`settingsOf`): left out on --resume, the run's own
+ * value applies, so the command tells "not given" from "given the default".
+ */
+const unsaidDefault = (shown: unknown) => <A>(self: Options.Options<A>) =>
+  self.pipe(Options.withDescription(`Default: ${String(shown)}.`), Options.optional)
 const questions = optionalText(
   "questions",
   "A benchmark's question file or folder, its layout read from its content: Video-MME, LVBench, LongVideoBench, MLVU, " +
@@ -31,14 +39,24 @@ const runId = optionalText(
 )
 const concurrency = wholeNumber("concurrency", 1).pipe(
   Options.withDescription("Questions answered at once"),
-  withShownDefault(controlDefaults.concurrency)
+  unsaidDefault(controlDefaults.concurrency)
 )
-const { maxSteps, prompts, skillMode, webSearch } = promptOptions({
+const { prompts, webSearch } = promptOptions({
   prompts: "Prompt pack folder, or en / zh for a packaged pack (default: en)",
   skillMode: "auto: the skill for the task type; manual: a skill catalog plus read_skill; none: no skills",
   maxSteps: "Tool steps per question before it ends as budget_exceeded",
   webSearch: "Give the agent external_search / external_read (configure with VTREE_SEARCH_*)"
 })
+const skillMode = Options.choice("skill-mode", ["auto", "manual", "none"]).pipe(
+  Options.withDescription(
+    "auto: the skill for the task type; manual: a skill catalog plus read_skill; none: no skills"
+  ),
+  unsaidDefault(agentDefaults.skillMode)
+)
+const maxSteps = wholeNumber("max-steps", 1).pipe(
+  Options.withDescription("Tool steps per question before it ends as budget_exceeded"),
+  unsaidDefault(agentDefaults.maxSteps)
+)
 const nSamples = wholeNumber("n-samples", 1).pipe(
   Options.withDescription("Only the first N selected questions, in file order"),
   Options.optional
@@ -73,14 +91,14 @@ const anchor = Options.boolean("anchor").pipe(
 )
 const anchorMode = Options.choice("anchor-mode", ["ids", "quote"]).pipe(
   Options.withDescription("With --anchor: ids keeps the model's text; quote also expands each anchor to its line"),
-  withShownDefault("quote")
+  unsaidDefault("quote")
 )
 
 const protocol = Options.choice("protocol", ["json", "tools"]).pipe(
   Options.withDescription(
     "How the agent calls tools: json (one JSON object per reply, any model) or tools (the endpoint's native function calling)"
   ),
-  withShownDefault(agentDefaults.protocol)
+  unsaidDefault(agentDefaults.protocol)
 )
 /** `--<name> <value>` read by the sampling field's own reader: one line naming the flag when it is not such a value. */
 const samplingOption = (field: SamplingField, pseudo: string, description: string) => {
@@ -177,6 +195,26 @@ export const options = {
 }
 
 export type InferArgs = Command.Command.ParseConfig<typeof options>
+
+/**
+ * The settings the run is asked with: each flag as given; left out, the resumed run's own (`stored`), else the
+ * default. A boolean flag cannot say "not given": at its default it reads as the run's own.
+ */
+export const runSettings = (args: InferArgs, stored: StoredRunConfig | undefined) => {
+  const pick = <A>(given: Option.Option<A>, own: A | undefined, fallback: A): A =>
+    Option.getOrElse(given, () => own ?? fallback)
+  const storedAnchor = stored?.anchor ?? "off"
+  return {
+    concurrency: pick(args.concurrency, stored?.concurrency, controlDefaults.concurrency),
+    maxSteps: pick(args.maxSteps, stored?.maxSteps, agentDefaults.maxSteps),
+    skillMode: pick(args.skillMode, stored?.skillMode, agentDefaults.skillMode),
+    protocol: pick(args.protocol, stored?.protocol, agentDefaults.protocol),
+    verifyVision: args.verifyVision ? (stored?.verifyVision ?? true) : false,
+    anchor: args.anchor
+      ? pick(args.anchorMode, storedAnchor === "off" ? undefined : storedAnchor, "quote" as const)
+      : storedAnchor
+  }
+}
 
 /** --takeover implies --resume. */
 export const resuming = (args: InferArgs): boolean => args.resume || args.takeover

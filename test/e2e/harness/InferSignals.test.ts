@@ -2,7 +2,11 @@
 // Ctrl-C (SIGINT), SIGTERM and SIGHUP → exit 130 whatever is in flight (model calls that never answer, a web page
 // that never arrives or takes long to extract), then --resume. The e2e globalSetup builds dist/ first.
 import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import {
+  bin,
   countPredictions,
   endsWithin,
   leasesExpired,
@@ -67,7 +71,10 @@ describe("vtree infer (built CLI against openai-sim, signals)", () => {
         assert.isAtLeast(kept.length, saved)
         assert.isBelow(kept.length, questions.length)
         assert.isTrue(kept.every((row) => row.stop_reason === "finished"))
-        assert.match(result.stderr, /interrupted — finished questions of run sig .*continue with --resume --run-id sig/)
+        assert.match(
+          result.stderr,
+          /interrupted — finished questions of run sig .*continue with `vtree infer --resume --run-id sig --db /
+        )
         // The model calls in flight were cancelled, not left running (a stalled call never ends otherwise).
         await sim.waitFor(() => sim.inFlight === 0, 3_000)
         assert.isTrue(stalled().every((r) => r.aborted))
@@ -80,6 +87,44 @@ describe("vtree infer (built CLI against openai-sim, signals)", () => {
       60_000
     )
   }
+
+  it(
+    "on Ctrl-C, the command it prints to continue works as printed: pasted into a shell elsewhere, it finishes the run",
+    async () => {
+      const { db, dir, sim } = await setup({ stallAgentAfter: 4 })
+      const running = start(inferArgs(db, "--concurrency", "2", "--run-id", "hint"), simEnv(sim.url))
+      await waitUntil(() => countPredictions(db) >= 1)
+      await sim.waitFor(() => sim.requests.filter((r) => r.model === agentModel).length >= 6, 20_000)
+      running.child.kill("SIGINT")
+      const result = await endsWithin(running, signalBound)
+      assert.strictEqual(result.code, 130, result.stderr)
+      const kept = predictions(db)
+      const hint = /continue with `([^`]+)`/.exec(result.stderr)?.[1]
+      assert.strictEqual(hint, `vtree infer --resume --run-id hint --db ${db}`, result.stderr)
+
+      // `vtree` on the PATH is the built CLI; the shell runs the line as printed, from another folder.
+      const shims = join(dir, "bin")
+      mkdirSync(shims)
+      writeFileSync(join(shims, "vtree"), `#!/bin/sh\nexec "${process.execPath}" "${bin}" "$@"\n`, { mode: 0o755 })
+      const elsewhere = join(dir, "elsewhere")
+      mkdirSync(elsewhere)
+      const answering = await startSim()
+      const resumed = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn("sh", ["-c", hint!], {
+          cwd: elsewhere,
+          env: { ...simEnv(answering.url), PATH: `${shims}:${process.env["PATH"] ?? ""}`, HOME: dir, NODE_ENV: "test" },
+          stdio: ["ignore", "ignore", "pipe"]
+        })
+        let stderr = ""
+        child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+        child.on("error", reject)
+        child.on("close", (code) => resolve({ code, stderr }))
+      })
+      assert.strictEqual(resumed.code, 0, resumed.stderr)
+      assertFinishedOnce(db, answering, questions, kept)
+    },
+    60_000
+  )
 
   it(
     "on SIGTERM while --web-search reads a page that never arrives and one that takes long to extract: exit 130, then --resume finishes the run",

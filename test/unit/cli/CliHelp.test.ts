@@ -18,8 +18,8 @@ describe("help and flags (in-process CLI)", () => {
       }
     }
     const infer = (await runCli(["infer", "--help"], {})).stdout
-    // --questions may be left out on --resume: the run's stored question set is used.
-    assert.include(infer, "$ vtree infer --trees text [--questions text]")
+    // --trees and --questions may be left out on --resume: the run's stored folder and question set are used.
+    assert.include(infer, "$ vtree infer [--trees text] [--questions text]")
     assert.include(infer, "--no-verify-vision\n\n  Skip the second vision round that checks the first\n")
     assert.include(infer, "--verify-vision\n\n  Run that second, checking vision round (the default)\n")
   })

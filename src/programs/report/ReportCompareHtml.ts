@@ -9,6 +9,7 @@ import { controlEffectLine } from "./ReportControl.js"
 import { chartAxis } from "./ReportHtml.js"
 import { script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
+import { isNoneAxis } from "./ReportNoneAxis.js"
 import { compareScoresHtml } from "./ReportScores.js"
 import { trajectory } from "./ReportTrajectory.js"
 import type { ReportCall, ReportPrediction, ReportStep } from "./Summary.js"
@@ -118,7 +119,7 @@ export const renderCompareHtml = (c: Comparison, a: CompareTrajectories, b: Comp
     }</td></tr>`
   ).join("")
   const section = (title: string, rows: ReadonlyArray<BucketDelta>) =>
-    rows.length === 0
+    isNoneAxis(rows)
       ? ""
       : `<h2>${esc(title)}</h2>\n${pairedChart(rows, title)}\n${
         bucketTable(title.replace("Accuracy per ", ""), rows)

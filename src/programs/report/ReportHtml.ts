@@ -162,7 +162,7 @@ ${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`
 <table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Retried</th><th>Prompt tokens</th><th>Completion tokens</th><th>Cost (USD)</th>` +
     `<th>Latency p50</th><th>Latency p90</th><th>Latency max</th></tr>${tokenRows}</table>
 <p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}${workersTable(summary)}${
-      costSections(summary.costDistribution, !isNoneAxis(summary.byTaskType)).map((t) =>
+      costSections(summary.costDistribution, !isNoneAxis(summary.costDistribution.byTaskType)).map((t) =>
         `\n<h2>${esc(t.title)}</h2>\n${textTable(t.headers, t.rows)}`
       )
         .join("")

@@ -184,7 +184,7 @@ export const renderText = (summary: Summary): string => {
     costNote(summary),
     ...shapes,
     ...workersText(summary),
-    ...costSections(summary.costDistribution, !isNoneAxis(summary.byTaskType)).map((t) =>
+    ...costSections(summary.costDistribution, !isNoneAxis(summary.costDistribution.byTaskType)).map((t) =>
       `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`
     ),
     accuracyPerUsdText(summary.costDistribution.accuracyPerUsd),

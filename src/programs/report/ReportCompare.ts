@@ -4,7 +4,7 @@ import type { ControlKind } from "../../domain/Control.js"
 import type { Accuracy } from "../../domain/Outcome.js"
 import { outcomeOf } from "../../domain/Outcome.js"
 import { type BootstrapOptions, mcnemarExact } from "../../domain/Stats.js"
-import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
+import { countOf, formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy } from "./Report.js"
 import { type PairedAnswerForms, pairedAnswerForms, pairedAnswerFormsSection } from "./ReportAnswerForms.js"
 import {
@@ -303,9 +303,9 @@ const flipLines = (title: string, flips: ReadonlyArray<Flip>, limit: number): st
 
 export const renderCompareText = (c: Comparison): string => {
   const header = [
-    `A: run ${c.a.runId} (${c.a.source}) · ${formatCount(c.a.questions)} questions`,
-    `B: run ${c.b.runId} (${c.b.source}) · ${formatCount(c.b.questions)} questions`,
-    `Paired over ${formatCount(c.shared)} shared questions: A ${formatPercent(c.overall.a.accuracy)} ${
+    `A: run ${c.a.runId} (${c.a.source}) · ${countOf(c.a.questions, "question")}`,
+    `B: run ${c.b.runId} (${c.b.source}) · ${countOf(c.b.questions, "question")}`,
+    `Paired over ${countOf(c.shared, "shared question")}: A ${formatPercent(c.overall.a.accuracy)} ${
       formatInterval(c.overall.a.interval)
     }, B ${formatPercent(c.overall.b.accuracy)} ${formatInterval(c.overall.b.interval)} (95% CI), B − A ${
       formatPoints(c.overall.delta)

@@ -8,7 +8,7 @@ import { outcomeOf } from "../../domain/Outcome.js"
 import { ObserveFrameArgs } from "../../domain/Protocol.js"
 import type { CallRow, PredictionRow, StepRow } from "../../domain/RunRecord.js"
 import { quantile } from "../../domain/Stats.js"
-import { formatCount, formatDuration } from "../../text/Format.js"
+import { countOf, formatCount, formatDuration } from "../../text/Format.js"
 import { maxEventFrames } from "../tree/FrameSelection.js"
 import type { TableSection } from "./ReportStatistics.js"
 
@@ -242,7 +242,7 @@ export const accuracyPerUsdText = (value: number | null): string =>
 /** The run's cost distribution as tables: every metric overall, then a few per task type (unless none has one). */
 export const costSections = (d: CostDistribution, byTaskType = true): ReadonlyArray<TableSection> => [
   {
-    title: `Cost per question over ${formatCount(d.questions)} questions`,
+    title: `Cost per question over ${countOf(d.questions, "question")}`,
     headers: ["Per question", "p50", "p90", "max", "mean"],
     rows: d.overall.map((s) => [
       metricLabel(s.metric),

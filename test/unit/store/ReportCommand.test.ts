@@ -101,7 +101,7 @@ describe("vtree report", () => {
       // Shared: q1 only, right in both.
       assert.include(
         text.stdout,
-        "Paired over 1 shared questions: A 100.0% [20.7–100.0], B 100.0% [20.7–100.0] (95% CI), B − A ±0.0 pts"
+        "Paired over 1 shared question: A 100.0% [20.7–100.0], B 100.0% [20.7–100.0] (95% CI), B − A ±0.0 pts"
       )
       assert.include(text.stdout, "No question flipped")
 

@@ -111,7 +111,7 @@ describe("vtree report", () => {
       assert.strictEqual(html.code, 0, html.stderr)
       const page = fs.readFileSync(out, "utf8")
       assert.include(page, "<h1>Run comparison</h1>")
-      assert.include(page, "(other.db, 1 questions)")
+      assert.include(page, "(other.db, 1 question)")
 
       yield* Effect.provide(
         Effect.flatMap(RunStore, (store) =>

@@ -7,6 +7,7 @@ import { makeVideoLibrary } from "../../programs/mcp/VideoLibrary.js"
 import { makeVideoResources } from "../../programs/mcp/VideoResources.js"
 import { makeVideoTools } from "../../programs/mcp/VideoTools.js"
 import { loadPromptManager, resolvePromptsDir } from "../../programs/prompts/PromptPack.js"
+import { treesFolderHint } from "../../programs/tree/TreeLoader.js"
 import { optionalText } from "../CliOptions.js"
 import * as Output from "../shared/OutputLayers.js"
 import { version } from "../version.js"
@@ -67,6 +68,9 @@ export const mcpCommand = Command.make("mcp", options, (args) =>
     if (Option.isNone(args.trees)) {
       return yield* serve({ name: "vtree-search", version, tools: searchTools })
     }
+    // One video's tree folder given for the folder of trees: ask for its parent, as infer does.
+    const oneTree = yield* treesFolderHint(args.trees.value)
+    if (Option.isSome(oneTree)) return yield* new McpError({ reason: "BadOption", message: oneTree.value })
     const library = yield* makeVideoLibrary(args.trees.value)
     const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
     const hasLlm = yield* Mcp.hasLlm

@@ -4,6 +4,7 @@ import { Console, Effect, Option } from "effect"
 import { TreeDecodeError } from "../../domain/Tree.js"
 import { treePage } from "../../programs/tree/TreePage.js"
 import { checkTree, listFrames, searchTree, showNode, showOutline } from "../../programs/tree/TreeReports.js"
+import { countOf } from "../../text/Format.js"
 import { wholeNumber, withShownDefault } from "../CliOptions.js"
 import * as Media from "../shared/MediaLayers.js"
 import { writeResult } from "../shared/OutputFile.js"
@@ -20,7 +21,7 @@ export const validateCommand = Effect.fn("TreeCommand.validateCommand")(
     const { file, missing, report } = yield* checkTree(input)
     yield* Console.log(report)
     if (missing.length > 0 && !allowMissingFrames) {
-      const count = missing.length === 1 ? "1 frame missing" : `${missing.length} frames missing`
+      const count = `${countOf(missing.length, "frame")} missing`
       return yield* TreeDecodeError.at(
         file,
         "",

@@ -2,6 +2,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either } from "effect"
 import * as Path from "node:path"
 import { ProviderError } from "../../domain/ProviderError.js"
+import { countOf } from "../../text/Format.js"
 
 /** `[Frame 2/3] frame_L3_004.jpg` then the text; frames that failed are left out, not guessed at. */
 export const formatTranscript = (
@@ -54,7 +55,7 @@ export const transcribeEach = Effect.fnUntraced(function*(
     return yield* new ProviderError({
       provider,
       reason: first.reason,
-      message: `${provider}: none of ${paths.length} frames could be read (${first.message})`
+      message: `${provider}: none of ${countOf(paths.length, "frame")} could be read (${first.message})`
     })
   }
   if (failures.length > 0) {

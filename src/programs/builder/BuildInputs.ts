@@ -5,6 +5,7 @@ import * as Path from "@effect/platform/Path"
 import { Console, Effect, Either, Option } from "effect"
 import type { MediaError, SubtitleError } from "../../domain/Media.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
+import { countOf } from "../../text/Format.js"
 import { BuildError } from "./BuildError.js"
 import * as Inputs from "./Inputs.js"
 import * as QuestionVideos from "./QuestionVideos.js"
@@ -145,7 +146,7 @@ const selectForQuestions = (given: ReadonlyArray<Inputs.VideoInput>, file: strin
       return yield* badInput(QuestionVideos.missingVideosMessage(file, selection.missing))
     }
     if (selection.skipped.length > 0) {
-      const count = selection.skipped.length === 1 ? "1 video" : `${selection.skipped.length} videos`
+      const count = countOf(selection.skipped.length, "video")
       yield* Console.error(
         `vtree: skipping ${count} that ${file} does not name (${
           selection.skipped.slice(0, 3).map((v) => v.videoId).join(", ")

@@ -14,6 +14,7 @@ import {
   textFieldsByLevel,
   withCardDefaults
 } from "../../domain/Tree.js"
+import { countOf } from "../../text/Format.js"
 import { parseJson } from "../agent/Parse.js"
 import { subtitleCallChars } from "./Subtitles.js"
 
@@ -79,7 +80,9 @@ export const sceneText = (input: {
   >
 }): string =>
   [
-    `Scene ${input.index + 1}: ${seconds(input.start)} – ${seconds(input.end)}, ${input.events.length} events`,
+    `Scene ${input.index + 1}: ${seconds(input.start)} – ${seconds(input.end)}, ${
+      countOf(input.events.length, "event")
+    }`,
     ...input.events.flatMap((event, i) => [
       "",
       `Event ${i + 1} (${seconds(event.start)} – ${seconds(event.end)}): ${

@@ -9,6 +9,7 @@ import * as Path from "@effect/platform/Path"
 import { Effect, Either } from "effect"
 import { idFromName } from "../../domain/NameId.js"
 import { readUserText, userFileCaps } from "../../domain/UserFile.js"
+import { countOf } from "../../text/Format.js"
 import type { BenchmarkInput, BenchmarkQuestion, InputFile } from "../benchmarks/Benchmark.js"
 import { decodeBenchmark } from "../benchmarks/BenchmarkQuestions.js"
 import { isRecord } from "../benchmarks/Rows.js"
@@ -110,7 +111,7 @@ export const selectVideos = <V extends { readonly videoId: string }>(
 export const missingVideosMessage = (file: string, missing: ReadonlyArray<string>, shown = 5): string => {
   const names = missing.slice(0, shown).map((id) => JSON.stringify(id)).join(", ")
   const more = missing.length > shown ? `, and ${missing.length - shown} more` : ""
-  const count = missing.length === 1 ? "1 video" : `${missing.length} videos`
+  const count = countOf(missing.length, "video")
   return `--questions ${file}: ${count} it names ${
     missing.length === 1 ? "has" : "have"
   } no video file among those given: ${names}${more} — add their files (a video's id is its file name without the extension), or build with a question file for the videos you have`

@@ -4,6 +4,7 @@ import { Cause, Option } from "effect"
 import { emptyToolStats, type Prediction } from "../../domain/Prediction.js"
 import { type CallRecord, emptyUsage } from "../../services/CallLog.js"
 import type { EndpointOutage } from "../../services/EndpointBreaker.js"
+import { countOf } from "../../text/Format.js"
 
 /** A question that never reached the agent, or whose run died: kept as an `error` row, never dropped. */
 const settingsByRole: Readonly<Record<string, string>> = {
@@ -53,7 +54,7 @@ export const outageMessage = (outage: EndpointOutage, runId: string): string => 
   const where = outage.hosts.length === 1
     ? `endpoint ${outage.hosts[0]}`
     : `endpoints (${outage.hosts.join(", ")})`
-  return `the ${outage.role} model ${where} cannot be reached: ${outage.failures} calls in a row failed (${
+  return `the ${outage.role} model ${where} cannot be reached: ${countOf(outage.failures, "call")} in a row failed (${
     firstLine(outage.lastError)
   }) — start the server or fix ${baseUrlByRole[outage.role] ?? "its base URL"}; run ${runId} stopped ` +
     `(finished questions are saved: continue with --resume --run-id ${runId})`

@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import type { Question } from "../../domain/Question.js"
 import { type RunSelection } from "../../domain/RunRecord.js"
+import { countOf } from "../../text/Format.js"
 
 /** What the caller knows about a selection; the question count and the ids' hash come from the questions. */
 export type SelectionInput = Omit<RunSelection, "count" | "idsSha256">
@@ -52,7 +53,7 @@ export const selectionDifference = (stored: RunSelection, given: RunSelection): 
     return `--n-samples ${given.nSamples ?? "(none)"} differs from the run's ${stored.nSamples ?? "(none)"}`
   }
   if (stored.count !== given.count || stored.idsSha256 !== given.idsSha256) {
-    return `the filters now select ${given.count} questions where the run has ${stored.count}`
+    return `the filters now select ${countOf(given.count, "question")} where the run has ${stored.count}`
   }
   return undefined
 }

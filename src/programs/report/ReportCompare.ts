@@ -4,8 +4,8 @@ import type { ControlKind } from "../../domain/Control.js"
 import type { Accuracy } from "../../domain/Outcome.js"
 import { outcomeOf } from "../../domain/Outcome.js"
 import { type BootstrapOptions, mcnemarExact } from "../../domain/Stats.js"
-import { formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
-import { accuracyOfPredictions, durationOrder, groupAccuracy, noGroup } from "./Report.js"
+import { countOf, formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
+import { accuracyOfPredictions, durationOrder, groupAccuracy } from "./Report.js"
 import { type PairedAnswerForms, pairedAnswerForms, pairedAnswerFormsSection } from "./ReportAnswerForms.js"
 import {
   bootstrapLine,
@@ -17,6 +17,7 @@ import {
   defaultBootstrap
 } from "./ReportCompareStatistics.js"
 import { type ControlEffect, controlEffect, controlEffectLine, withClusteredInterval } from "./ReportControl.js"
+import { isNoneAxis, noneAxisLine } from "./ReportNoneAxis.js"
 import { benchmarkOfRows, compareScoresText, type RunScores, scoresOf } from "./ReportScores.js"
 import { formatTable } from "./ReportText.js"
 import { type RunSetting, type SettingDifference, settingsDifference } from "./RunSettings.js"
@@ -290,9 +291,9 @@ const bucketTable = (title: string, rows: ReadonlyArray<BucketDelta>): string =>
 const flipLines = (title: string, flips: ReadonlyArray<Flip>, limit: number): string => {
   if (flips.length === 0) return `${title}: none`
   const shown = flips.slice(0, limit).map((f) =>
-    `  ${f.questionId} (${f.taskType ?? noGroup}): A ${f.predictionA ?? "unanswered"} → B ${
-      f.predictionB ?? "unanswered"
-    }, answer ${f.answer ?? "—"}`
+    `  ${f.questionId}${f.taskType === null || f.taskType === "" ? "" : ` (${f.taskType})`}: A ${
+      f.predictionA ?? "unanswered"
+    } → B ${f.predictionB ?? "unanswered"}, answer ${f.answer ?? "—"}`
   )
   const more = flips.length > limit
     ? [`  … and ${formatCount(flips.length - limit)} more (--format json lists all)`]
@@ -302,9 +303,9 @@ const flipLines = (title: string, flips: ReadonlyArray<Flip>, limit: number): st
 
 export const renderCompareText = (c: Comparison): string => {
   const header = [
-    `A: run ${c.a.runId} (${c.a.source}) · ${formatCount(c.a.questions)} questions`,
-    `B: run ${c.b.runId} (${c.b.source}) · ${formatCount(c.b.questions)} questions`,
-    `Paired over ${formatCount(c.shared)} shared questions: A ${formatPercent(c.overall.a.accuracy)} ${
+    `A: run ${c.a.runId} (${c.a.source}) · ${countOf(c.a.questions, "question")}`,
+    `B: run ${c.b.runId} (${c.b.source}) · ${countOf(c.b.questions, "question")}`,
+    `Paired over ${countOf(c.shared, "shared question")}: A ${formatPercent(c.overall.a.accuracy)} ${
       formatInterval(c.overall.a.interval)
     }, B ${formatPercent(c.overall.b.accuracy)} ${formatInterval(c.overall.b.interval)} (95% CI), B − A ${
       formatPoints(c.overall.delta)
@@ -332,8 +333,8 @@ export const renderCompareText = (c: Comparison): string => {
     settings,
     bucketTable("Overall", [c.overall]),
     compareScoresText(c.scores, formatTable),
-    bucketTable("Task type", c.byTaskType),
-    bucketTable("Duration", c.byDuration),
+    isNoneAxis(c.byTaskType) ? noneAxisLine("Task type") : bucketTable("Task type", c.byTaskType),
+    isNoneAxis(c.byDuration) ? noneAxisLine("Duration") : bucketTable("Duration", c.byDuration),
     ...(c.byDomain.length === 0 ? [] : [bucketTable("Domain", c.byDomain)]),
     flipLines("Fixed in B (wrong or unanswered in A, right in B)", c.fixed, 20),
     flipLines("Broken in B (right in A, wrong or unanswered in B)", c.broken, 20),

@@ -1,6 +1,6 @@
 // The comparison of two runs as one self-contained page: paired chart with error bars, bucket deltas, the
 // McNemar verdict, usage deltas, and each flipped question linked to its trajectory in both runs.
-import { formatCount, formatInterval, formatPercent } from "../../text/Format.js"
+import { countOf, formatCount, formatInterval, formatPercent } from "../../text/Format.js"
 import { pairedAnswerFormsHtml } from "./ReportAnswerForms.js"
 import type { BucketDelta, Comparison, Flip } from "./ReportCompare.js"
 import { formatPoints, formatUsage } from "./ReportCompare.js"
@@ -9,6 +9,7 @@ import { controlEffectLine } from "./ReportControl.js"
 import { chartAxis } from "./ReportHtml.js"
 import { script, style } from "./ReportHtmlAssets.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
+import { isNoneAxis } from "./ReportNoneAxis.js"
 import { compareScoresHtml } from "./ReportScores.js"
 import { trajectory } from "./ReportTrajectory.js"
 import type { ReportCall, ReportPrediction, ReportStep } from "./Summary.js"
@@ -118,7 +119,7 @@ export const renderCompareHtml = (c: Comparison, a: CompareTrajectories, b: Comp
     }</td></tr>`
   ).join("")
   const section = (title: string, rows: ReadonlyArray<BucketDelta>) =>
-    rows.length === 0
+    isNoneAxis(rows)
       ? ""
       : `<h2>${esc(title)}</h2>\n${pairedChart(rows, title)}\n${
         bucketTable(title.replace("Accuracy per ", ""), rows)
@@ -135,11 +136,11 @@ export const renderCompareHtml = (c: Comparison, a: CompareTrajectories, b: Comp
 <h1>Run comparison</h1>
 <table class="kv">
 <tr><td>A</td><td>${esc(c.a.runId)} <span class="muted">(${esc(c.a.source)}, ${
-    formatCount(c.a.questions)
-  } questions)</span></td></tr>
+    countOf(c.a.questions, "question")
+  })</span></td></tr>
 <tr><td>B</td><td>${esc(c.b.runId)} <span class="muted">(${esc(c.b.source)}, ${
-    formatCount(c.b.questions)
-  } questions)</span></td></tr>
+    countOf(c.b.questions, "question")
+  })</span></td></tr>
 <tr><td>Shared questions</td><td>${formatCount(c.shared)}</td></tr>
 <tr><td>Accuracy A</td><td>${esc(formatPercent(c.overall.a.accuracy))} ${
     esc(formatInterval(c.overall.a.interval))

@@ -6,7 +6,7 @@ import { outcomeOf } from "../../domain/Outcome.js"
 import { runControl, type StoredRunConfig } from "../../domain/RunConfig.js"
 import type { PredictionRow } from "../../domain/RunRecord.js"
 import { type Interval, z95 } from "../../domain/Stats.js"
-import { formatCount, formatPercent } from "../../text/Format.js"
+import { countOf, formatCount, formatPercent } from "../../text/Format.js"
 
 // Summary.ts and RunSettings.ts read this module: their row and setting shapes, restated, keep it below them.
 type ReportPrediction = Pick<PredictionRow, "answer" | "prediction" | "correct" | "options">
@@ -57,7 +57,7 @@ export const controlSettings = (config: StoredRunConfig): ReadonlyArray<RunSetti
     ...(config.controlSeed === undefined ? [] : [{ name: "control seed", value: String(config.controlSeed) }]),
     ...(config.controlPairs === undefined
       ? []
-      : [{ name: "control pairs", value: `${formatCount(Object.keys(config.controlPairs).length)} videos` }])
+      : [{ name: "control pairs", value: countOf(Object.keys(config.controlPairs).length, "video") }])
   ]
 }
 
@@ -68,7 +68,7 @@ export const controlLines = (
   const control = summary.control
   if (control === null) return []
   const seed = control.seed === null ? "" : ` · seed ${control.seed}`
-  const pairs = control.pairedVideos === null ? "" : ` · ${formatCount(control.pairedVideos)} videos paired`
+  const pairs = control.pairedVideos === null ? "" : ` · ${countOf(control.pairedVideos, "video")} paired`
   const expected = control.kind !== "chance"
     ? ""
     : ` · expected accuracy ${formatPercent(control.expectedAccuracy)} (mean of 1/options over the keyed), drawn ${

@@ -8,7 +8,7 @@ import { outcomeOf } from "../../domain/Outcome.js"
 import { ObserveFrameArgs } from "../../domain/Protocol.js"
 import type { CallRow, PredictionRow, StepRow } from "../../domain/RunRecord.js"
 import { quantile } from "../../domain/Stats.js"
-import { formatCount, formatDuration } from "../../text/Format.js"
+import { countOf, formatCount, formatDuration } from "../../text/Format.js"
 import { maxEventFrames } from "../tree/FrameSelection.js"
 import type { TableSection } from "./ReportStatistics.js"
 
@@ -239,10 +239,10 @@ export const accuracyPerUsdText = (value: number | null): string =>
       value.toFixed(value >= 100 ? 0 : 2)
     } (correct answers per dollar: accuracy ÷ mean cost of a keyed question)`
 
-/** The run's cost distribution as tables: every metric overall, then a few per task type. */
-export const costSections = (d: CostDistribution): ReadonlyArray<TableSection> => [
+/** The run's cost distribution as tables: every metric overall, then a few per task type (unless none has one). */
+export const costSections = (d: CostDistribution, byTaskType = true): ReadonlyArray<TableSection> => [
   {
-    title: `Cost per question over ${formatCount(d.questions)} questions`,
+    title: `Cost per question over ${countOf(d.questions, "question")}`,
     headers: ["Per question", "p50", "p90", "max", "mean"],
     rows: d.overall.map((s) => [
       metricLabel(s.metric),
@@ -253,13 +253,15 @@ export const costSections = (d: CostDistribution): ReadonlyArray<TableSection> =
     ]),
     right: [false, true, true, true, true]
   },
-  {
-    title: "Cost per question by task type (p50 / p90 / max)",
-    headers: ["Task type", "Questions", ...categoryMetrics.map(metricLabel)],
-    rows: d.byTaskType.map((g) => {
-      const of = new Map(g.metrics.map((s) => [s.metric, s]))
-      return [g.key, formatCount(g.questions), ...categoryMetrics.map((m) => triple(of.get(m)))]
-    }),
-    right: [false, true, ...categoryMetrics.map(() => true)]
-  }
+  ...(byTaskType ?
+    [{
+      title: "Cost per question by task type (p50 / p90 / max)",
+      headers: ["Task type", "Questions", ...categoryMetrics.map(metricLabel)],
+      rows: d.byTaskType.map((g) => {
+        const of = new Map(g.metrics.map((s) => [s.metric, s]))
+        return [g.key, formatCount(g.questions), ...categoryMetrics.map((m) => triple(of.get(m)))]
+      }),
+      right: [false, true, ...categoryMetrics.map(() => true)]
+    }] :
+    [])
 ]

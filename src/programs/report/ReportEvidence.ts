@@ -7,7 +7,7 @@
 import type { GroupAccuracy, Outcome } from "../../domain/Outcome.js"
 import type { PredictionRow, StepRow } from "../../domain/RunRecord.js"
 import { quantile } from "../../domain/Stats.js"
-import { formatCount, formatPercent } from "../../text/Format.js"
+import { countOf, formatCount, formatPercent } from "../../text/Format.js"
 import type { AgentTrace } from "../benchmarks/Benchmark.js"
 import { goldClipsOf, judgedHeadline } from "../benchmarks/LongVidSearch.js"
 import { resultsOfPredictions } from "../benchmarks/StoredResults.js"
@@ -181,7 +181,7 @@ export const evidenceText = (evidence: EvidenceSummary | null | undefined): Read
   evidence == null ? [] : [
     `Evidence recall ${formatPercent(evidence.recall)} of the gold clips viewed or cited (viewed ${
       formatPercent(evidence.viewedRecall)
-    }, cited ${formatPercent(evidence.citedRecall)}; ${formatCount(evidence.questions)} questions)` +
+    }, cited ${formatPercent(evidence.citedRecall)}; ${countOf(evidence.questions, "question")})` +
     ` · tool calls per question p50 ${evidence.toolCalls.p50 ?? "—"}, mean ${
       evidence.toolCalls.mean === null ? "—" : evidence.toolCalls.mean.toFixed(2)
     } (${formatCount(evidence.toolCalls.total)} in all)`

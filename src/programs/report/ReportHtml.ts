@@ -19,6 +19,7 @@ import { groupScoresHtml } from "./ReportGroupScores.js"
 import { deferred, firstRows, script, style } from "./ReportHtmlAssets.js"
 import { judgesHtml } from "./ReportJudges.js"
 import { esc, groupBy, num, textTable } from "./ReportMarkup.js"
+import { isNoneAxis, noneAxisLine } from "./ReportNoneAxis.js"
 import { scoresHtml } from "./ReportScores.js"
 import { clusteredText } from "./ReportStatistics.js"
 import {
@@ -148,7 +149,9 @@ ${
       : `<h2>Settings</h2>\n${textTable(["Setting", "Value"], summary.settings.map((x) => [x.name, x.value]))}\n`
   }${
     summary.axes.map(({ axis, groups }) =>
-      `<h2>Accuracy per ${esc(axis)}</h2>
+      isNoneAxis(groups) ?
+        `<p class="muted">${esc(noneAxisLine(axisTitle(axis)))}</p>` :
+        `<h2>Accuracy per ${esc(axis)}</h2>
 ${accuracyChart(groups, `Accuracy per ${axis}`)}
 ${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`
     ).join("\n")
@@ -159,7 +162,9 @@ ${accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)}`
 <table><tr><th>Role</th><th>Calls</th><th>Errors</th><th>Retried</th><th>Prompt tokens</th><th>Completion tokens</th><th>Cost (USD)</th>` +
     `<th>Latency p50</th><th>Latency p90</th><th>Latency max</th></tr>${tokenRows}</table>
 <p id="cost">${esc(costNote(summary))}</p>${tokenDetailsTable(summary)}${shapeTable}${workersTable(summary)}${
-      costSections(summary.costDistribution).map((t) => `\n<h2>${esc(t.title)}</h2>\n${textTable(t.headers, t.rows)}`)
+      costSections(summary.costDistribution, !isNoneAxis(summary.costDistribution.byTaskType)).map((t) =>
+        `\n<h2>${esc(t.title)}</h2>\n${textTable(t.headers, t.rows)}`
+      )
         .join("")
     }\n<p>${esc(accuracyPerUsdText(summary.costDistribution.accuracyPerUsd))}</p>${judgesHtml(summary.judges)}`
 }

@@ -12,6 +12,7 @@ import { errorsText } from "./ReportErrors.js"
 import { evidenceText } from "./ReportEvidence.js"
 import { groupScoresText } from "./ReportGroupScores.js"
 import { judgesText } from "./ReportJudges.js"
+import { isNoneAxis, noneAxisLine } from "./ReportNoneAxis.js"
 import { scoresText } from "./ReportScores.js"
 import { clusteredText } from "./ReportStatistics.js"
 import type { RoleTokenDetails, Summary } from "./Summary.js"
@@ -170,7 +171,11 @@ export const renderText = (summary: Summary): string => {
     headerText(summary),
     scoresText(summary.scores, formatTable),
     ...settingsText(summary),
-    ...summary.axes.map(({ axis, groups }) => accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)),
+    ...summary.axes.map(({ axis, groups }) =>
+      isNoneAxis(groups)
+        ? noneAxisLine(axisTitle(axis))
+        : accuracyTable(axisTitle(axis), groups, summary.overall.unscored > 0)
+    ),
     ...groupScoresText(summary.groupScores, formatTable),
     stops,
     ...errorsText(summary.errors, formatTable),
@@ -179,7 +184,9 @@ export const renderText = (summary: Summary): string => {
     costNote(summary),
     ...shapes,
     ...workersText(summary),
-    ...costSections(summary.costDistribution).map((t) => `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`),
+    ...costSections(summary.costDistribution, !isNoneAxis(summary.costDistribution.byTaskType)).map((t) =>
+      `${t.title}\n${formatTable(t.headers, t.rows, t.right)}`
+    ),
     accuracyPerUsdText(summary.costDistribution.accuracyPerUsd),
     ...answerFormsSection(summary),
     ...judgesText(summary.judges, formatTable),

@@ -4,6 +4,7 @@
 // request is let through as a probe, and its outcome closes the breaker or opens it again.
 import { Cause, Clock, Duration, Effect, Exit, Option, SynchronizedRef } from "effect"
 import { SearchError, type SearchErrorCode } from "../../domain/Search.js"
+import { countOf } from "../../text/Format.js"
 
 export type BreakerState =
   | { readonly _tag: "Closed"; readonly failures: number }
@@ -77,7 +78,7 @@ export const outcomeOf = (exit: Exit.Exit<unknown, SearchError>): CallOutcome =>
 }
 
 export const openMessage = (provider: string, failures: number, retryAfterMs: number): string =>
-  `the ${provider} circuit breaker is open after ${failures} failures in a row; it lets a probe through in ${
+  `the ${provider} circuit breaker is open after ${countOf(failures, "failure")} in a row; it lets a probe through in ${
     Duration.format(Duration.seconds(Math.ceil(retryAfterMs / 1000)))
   } — try again then`
 

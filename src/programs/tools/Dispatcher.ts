@@ -10,6 +10,7 @@ import {
 import type { LLMProvider, ToolDefinition } from "../../services/LLMProvider.js"
 import { annotateContent, contentText } from "../../services/Telemetry.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
+import { countOf } from "../../text/Format.js"
 import type { Labels, SkillMode } from "../prompts/PromptManager.js"
 import {
   levelName,
@@ -196,7 +197,7 @@ const searchSimilar = Effect.fn("Dispatcher.searchSimilar")(function*(context: T
   const question = args.question ?? context.question
   const hits = yield* context.tree.search(args.query, args.k ?? 5)
   const summaries = yield* summarizeNodesBatch(context, hits.map((hit) => hit.nodeId), question, args.query)
-  const lines = [`${labels.searchResults} query "${args.query}" → ${hits.length} nodes`]
+  const lines = [`${labels.searchResults} query "${args.query}" → ${countOf(hits.length, "node")}`]
   hits.forEach((hit, i) => {
     lines.push(
       `${i + 1}. ${hit.nodeId} | L${hit.level} score=${hit.score.toFixed(3)} [${formatSeconds(hit.timeRange[0])}s, ${

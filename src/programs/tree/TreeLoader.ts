@@ -7,6 +7,7 @@ import { TreeDecodeError } from "../../domain/Tree.js"
 import { FrameSelectionError, NodeNotFound, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
 import { readUserFile, userFileCaps } from "../../domain/UserFile.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
+import { countOf } from "../../text/Format.js"
 import {
   cacheFileName,
   decodeCache,
@@ -93,6 +94,18 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const { dir, file } = resolveTreePaths(path, input)
+  // A video given where its tree was meant (`tree validate VIDEO.mp4`): the read would fail with ENOTDIR.
+  const isFile = !input.toLowerCase().endsWith(".json") &&
+    (yield* fs.stat(input).pipe(Effect.map((info) => info.type === "File"), Effect.orElseSucceed(() => false)))
+  if (isFile) {
+    return yield* TreeDecodeError.at(
+      input,
+      "",
+      "a file, not a tree folder",
+      `did you mean \`vtree build ${input}\`? tree commands read a tree folder (holding tree.json) or its tree.json`,
+      "NotFound"
+    )
+  }
   // A folder of trees given where one tree was meant: name the trees it holds.
   const inside = input.toLowerCase().endsWith(".json") ? [] : yield* treesInside(fs, path, input)
   const bytes = yield* readUserFile(file, userFileCaps.tree).pipe(
@@ -103,9 +116,7 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
           "",
           "not found",
           inside.length > 0
-            ? `${input} is a folder of ${inside.length === 1 ? "1 tree" : `${inside.length} trees`}: did you mean ${
-              path.join(input, inside[0]!)
-            }?`
+            ? `${input} is a folder of ${countOf(inside.length, "tree")}: did you mean ${path.join(input, inside[0]!)}?`
             : "pass a tree directory holding tree.json, or the tree.json file itself",
           "NotFound"
         )

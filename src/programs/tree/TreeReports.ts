@@ -144,7 +144,7 @@ export const showOutline = Effect.fn("TreeReports.outline")(function*(input: str
     [
       oneLine(index.videoId, 80),
       ...about.map((part) => oneLine(part, 40)),
-      `${counts[1]} scenes, ${counts[2]} events, ${counts[3]} frames`
+      `${countOf(counts[1], "scene")}, ${countOf(counts[2], "event")}, ${countOf(counts[3], "frame")}`
     ].join(" · ")
   ]
   for (const sceneId of index.rootIds) {
@@ -154,7 +154,7 @@ export const showOutline = Effect.fn("TreeReports.outline")(function*(input: str
       const event = index.nodes.get(eventId)!
       const frames = event.childrenIds.length
       lines.push(
-        `  Event ${oneLine(event.id, 60)} | ${span(event.timeRange)} | ${frames} frame${frames === 1 ? "" : "s"} | ${
+        `  Event ${oneLine(event.id, 60)} | ${span(event.timeRange)} | ${countOf(frames, "frame")} | ${
           oneLine(nodeSummary(event), 90)
         }`
       )
@@ -167,7 +167,7 @@ export const showOutline = Effect.fn("TreeReports.outline")(function*(input: str
 export const searchTree = Effect.fn("TreeReports.search")(function*(input: string, query: string, k: number) {
   const env = yield* loadTreeEnvironment(input)
   const hits = yield* env.search(query, k)
-  const lines = [`[Search results] query "${query}" → ${hits.length} nodes`]
+  const lines = [`[Search results] query "${query}" → ${countOf(hits.length, "node")}`]
   hits.forEach((hit, i) => {
     const summary = childInfo(env.index.nodes.get(hit.nodeId)!).summary
     lines.push(

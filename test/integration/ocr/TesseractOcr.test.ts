@@ -68,7 +68,7 @@ describe("TesseractOcr", () => {
       assert.strictEqual(failure.reason, "BadRequest")
       assert.strictEqual(
         failure.message,
-        "ocr: none of 1 frames could be read (ocr: garbage.jpg is not an image tesseract reads (JPEG, PNG, GIF, BMP, TIFF, WebP, PNM))"
+        "ocr: none of 1 frame could be read (ocr: garbage.jpg is not an image tesseract reads (JPEG, PNG, GIF, BMP, TIFF, WebP, PNM))"
       )
     }).pipe(Effect.provide(NodeFileSystem.layer)))
 

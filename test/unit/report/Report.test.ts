@@ -312,6 +312,43 @@ describe("cost and time", () => {
 })
 
 describe("renderText / renderJson", () => {
+  it("a question file without task types or durations: each axis is one 'none' line, no table or chart of '(none)'", () => {
+    const bare: ReportInput = {
+      ...input,
+      predictions: input.predictions.map((p) => ({ ...p, taskType: null, duration: null }))
+    }
+    const summary = summarize(bare)
+    const text = renderText(summary)
+    assert.include(text, "\nTask type: none (no question has one)\n")
+    assert.include(text, "\nDuration: none (no question has one)\n")
+    assert.notInclude(text, "(none)")
+    assert.notInclude(text, "Cost per question by task type")
+    const page = renderHtml(bare, summary)
+    assert.include(page, "Task type: none (no question has one)")
+    assert.notInclude(page, "Accuracy per task type")
+    assert.notInclude(page, "Accuracy per duration")
+    assert.notInclude(page, "Cost per question by task type")
+    // One question with a task type brings the table back, its other questions on a "(none)" row.
+    assert.include(renderText(summarize(input)), "\nTask type ")
+  })
+
+  it("a custom question file without task_type: no empty task-type table or chart, one 'none' line", () => {
+    const custom: ReportInput = {
+      ...input,
+      run: { ...run, config: stored({ benchmark: "custom" }) },
+      // Stored as the empty task type, as Custom.ts reads a row without task_type.
+      predictions: input.predictions.map((p) => ({ ...p, taskType: "", duration: null }))
+    }
+    const summary = summarize(custom)
+    const text = renderText(summary)
+    assert.include(text, "\nTask type: none (no question has one)\n")
+    assert.notMatch(text, /^Task type +Correct/m)
+    assert.notInclude(text, "Cost per question by task type")
+    const page = renderHtml(custom, summary)
+    assert.include(page, "Task type: none (no question has one)")
+    assert.notInclude(page, "Accuracy per task type")
+  })
+
   it("prints aligned tables and the headline figures", () => {
     const text = renderText(summarize(input))
     assert.include(text, "Accuracy 60.0% [23.1–88.2] 95% CI (3/5) · wrong 1 · unanswered 1 · mean steps 3.00")

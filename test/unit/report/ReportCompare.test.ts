@@ -110,6 +110,28 @@ describe("compareRuns", () => {
     assert.strictEqual((page.match(/class="err"/g) ?? []).length, 10)
   })
 
+  it("runs of a file without task types: flip lines without empty parentheses, one 'none' line for the axis", () => {
+    const bare = (ps: ReadonlyArray<ReportPrediction>) => ps.map((p) => ({ ...p, taskType: "", duration: null }))
+    const plain = compareRuns(
+      { runId: "A", source: "a.db", predictions: bare(a) },
+      { runId: "B", source: "b.db", predictions: bare(b) }
+    )
+    if (plain instanceof NoSharedQuestions) throw new Error("expected shared questions")
+    const text = renderCompareText(plain)
+    assert.include(text, "\n  q11: A unanswered → B B, answer B\n")
+    assert.notInclude(text, "()")
+    assert.include(text, "\nTask type: none (no question has one)\n")
+    assert.include(text, "\nDuration: none (no question has one)\n")
+    assert.notMatch(text, /^Task type +n/m)
+    const page = renderCompareHtml(plain, { predictions: bare(a), steps: [], calls: [] }, {
+      predictions: bare(b),
+      steps: [],
+      calls: []
+    })
+    assert.notInclude(page, "Accuracy per task type")
+    assert.notInclude(page, "Accuracy per duration")
+  })
+
   it("refuses runs that share no question", () => {
     const none = compareRuns({ runId: "A", source: "x", predictions: a }, {
       runId: "C",

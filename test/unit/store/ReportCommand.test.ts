@@ -101,7 +101,7 @@ describe("vtree report", () => {
       // Shared: q1 only, right in both.
       assert.include(
         text.stdout,
-        "Paired over 1 shared questions: A 100.0% [20.7–100.0], B 100.0% [20.7–100.0] (95% CI), B − A ±0.0 pts"
+        "Paired over 1 shared question: A 100.0% [20.7–100.0], B 100.0% [20.7–100.0] (95% CI), B − A ±0.0 pts"
       )
       assert.include(text.stdout, "No question flipped")
 
@@ -111,7 +111,7 @@ describe("vtree report", () => {
       assert.strictEqual(html.code, 0, html.stderr)
       const page = fs.readFileSync(out, "utf8")
       assert.include(page, "<h1>Run comparison</h1>")
-      assert.include(page, "(other.db, 1 questions)")
+      assert.include(page, "(other.db, 1 question)")
 
       yield* Effect.provide(
         Effect.flatMap(RunStore, (store) =>

@@ -24,12 +24,12 @@ const hits = (k: number): ReadonlyArray<SearchHit> => {
   })
 }
 
-const searchIn = (batchConcurrency: number) =>
+const searchIn = (batchConcurrency: number, k = 5) =>
   Effect.gen(function*() {
     const llm = yield* ScriptedLlm.make(toolModel, { latency: "1 second" })
     const context = makeToolContext({ tree: sampleTree({ search: (_, k) => hits(k) }), batchConcurrency })
     const fiber = yield* toolsOf(context)
-      .dispatch({ tool: "search_similar", args: { query: "tomato", question: "how many?", k: 5 } })
+      .dispatch({ tool: "search_similar", args: { query: "tomato", question: "how many?", k } })
       .pipe(Effect.provide(Layer.merge(llm.layer, noVlm)), Effect.fork)
     return { fiber, llm }
   })
@@ -63,6 +63,14 @@ describe("search_similar", () => {
       assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
       yield* TestClock.adjust("1 millis")
       assert.include((yield* Fiber.join(fiber)).output, "→ 5 nodes")
+    }))
+
+  it.effect("one hit reads '→ 1 node', the plural rule of every count vtree prints", () =>
+    Effect.gen(function*() {
+      const { fiber } = yield* searchIn(8, 1)
+      yield* TestClock.adjust("2 seconds")
+      const lines = (yield* Fiber.join(fiber)).output.split("\n")
+      assert.strictEqual(lines[0], "[Search results] query \"tomato\" → 1 node")
     }))
 
   it.effect("the search prompts carry the query and the question", () =>

@@ -47,11 +47,20 @@ layer(NodeContext.layer)("vtree tree", (it) => {
       assert.include(anchored, "[s1] Here it comes.\n[s2] Hold the ropes!")
     }))
 
+  it.scoped("show counts one scene, event or frame in the singular", () =>
+    Effect.gen(function*() {
+      const dir = join(yield* scopedTempDir("cli"), "VID")
+      writeTree(dir, syntheticTree({ videoId: "VID", scenes: 1, eventsPerScene: 1, framesPerEvent: 1 }))
+      const lines = (yield* showOutline(dir)).split("\n")
+      assert.match(lines[0]!, / · 1 scene, 1 event, 1 frame$/)
+      assert.match(lines[2]!, /^ {2}Event VID_L1_000_L2_000 \| .* \| 1 frame \| /)
+    }))
+
   it.scoped("search lists hits with level, score and time; frames resolves an event to its frames", () =>
     Effect.gen(function*() {
       const dir = yield* tempTree()
       const results = (yield* searchTree(dir, "zeppelin", 2)).split("\n")
-      assert.strictEqual(results[0], `[Search results] query "zeppelin" → 1 nodes`)
+      assert.strictEqual(results[0], `[Search results] query "zeppelin" → 1 node`)
       assert.match(results[1]!, /^1\. VID_L1_001_L2_002 \| L2 score=\d+\.\d{3} \| 8:20–10:00$/)
       const frames = (yield* listFrames(dir, ["VID_L1_001_L2_002"])).split("\n")
       assert.strictEqual(frames.length, 4)

@@ -133,31 +133,39 @@ const text = (doc: HelpDoc.HelpDoc): string =>
 
 const builtIns = "\n\n--completions sh | bash | fish | zsh"
 
-export const cliReference = (): string => {
+/** Every command, root first: its full name, usage line and help, as `vtree … --help` prints them. */
+export const commandHelps = (): ReadonlyArray<
+  { readonly name: string; readonly usage: string; readonly help: string }
+> => {
   const config = CliConfig.defaultConfig
   const descriptor = (rootCommand as unknown as { readonly descriptor: Node }).descriptor
   // A subcommand's usage starts with its own name; the parent's name comes from the walk.
   const parents = new Map<string, string>()
-  const tree = descriptor["children"] as ReadonlyArray<Node>
-  for (const child of tree) {
-    const nested = commands(child)
-    const [head, ...rest] = nested
+  for (const child of descriptor["children"] as ReadonlyArray<Node>) {
+    const [head, ...rest] = commands(child)
     if (head === undefined) continue
     const name = [...CommandDescriptor.getNames(head)][0]!
     for (const sub of rest) parents.set([...CommandDescriptor.getNames(sub)][0]!, `vtree ${name}`)
     parents.set(name, "vtree")
   }
   return commands(descriptor).map((command) => {
-    const name = [...CommandDescriptor.getNames(command)][0]!
-    const full = name === "vtree" ? "vtree" : `${parents.get(name) ?? "vtree"} ${name}`
+    const own = [...CommandDescriptor.getNames(command)][0]!
+    const name = own === "vtree" ? "vtree" : `${parents.get(own) ?? "vtree"} ${own}`
     const usage = text(Usage.getHelp(CommandDescriptor.getUsage(command)))
-    const help = text(CommandDescriptor.getHelp(command, config))
+    return {
+      name,
+      usage: name.split(" ").slice(0, -1).concat(usage).join(" "),
+      help: text(CommandDescriptor.getHelp(command, config))
+    }
+  })
+}
+
+export const cliReference = (): string =>
+  commandHelps().map(({ help, name, usage }) => {
     // The options every command takes (--log-level, --help, …) are listed once, under `vtree`.
     const own = name === "vtree" ? help : help.split(builtIns)[0]!.trimEnd()
-    return [`## \`${full}\``, "", "```text", `${full.split(" ").slice(0, -1).concat(usage).join(" ")}`, "", own, "```"]
-      .join("\n")
+    return [`## \`${name}\``, "", "```text", usage, "", own, "```"].join("\n")
   }).join("\n\n")
-}
 
 // ---- The files ---------------------------------------------------------------------------------------
 

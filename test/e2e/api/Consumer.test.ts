@@ -26,12 +26,12 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout 
     child.on("close", (status) => done({ status, stdout, stderr }))
   })
 
-/** The README's "Using vtree from code" example: the first js block of that section, run as written. */
-const readmeExample = (): string => {
-  const readme = readFileSync(join(root, "README.md"), "utf8")
-  const section = readme.slice(readme.indexOf("## Using vtree from code"))
+/** The "Using vtree from code" example (docs/library.md): the page's first js block, run as written. */
+const libraryExample = (): string => {
+  const page = readFileSync(join(root, "docs/library.md"), "utf8")
+  const section = page.slice(page.indexOf("# Using vtree from code"))
   const block = /```js\n([\s\S]*?)```/.exec(section)
-  if (block === null) throw new Error("README: no js block under \"Using vtree from code\"")
+  if (block === null) throw new Error("docs/library.md: no js block under \"Using vtree from code\"")
   return block[1]!
 }
 
@@ -56,7 +56,7 @@ const installPacked = async (dir: string, tarball: string): Promise<string> => {
 }
 
 describe("the packed package, installed in a project of its own", () => {
-  it("ships its typings and builds the sample video into a tree, then answers on it, as the README shows", async () => {
+  it("ships its typings and builds the sample video into a tree, then answers on it, as the docs show", async () => {
     const dir = makeTempDir("consumer")
     try {
       // The global setup has just built dist/ (tsc, with declarations, and the CLI bundle).
@@ -103,7 +103,7 @@ describe("the packed package, installed in a project of its own", () => {
       ], project)
       assert.strictEqual(tsc.status, 0, tsc.stdout + tsc.stderr)
 
-      writeFileSync(join(project, "example.mjs"), readmeExample())
+      writeFileSync(join(project, "example.mjs"), libraryExample())
       const example = await run(
         process.execPath,
         ["example.mjs", "node_modules/vtree/samples/video/vtDemo0001a.mp4", "trees"],

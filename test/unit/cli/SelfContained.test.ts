@@ -1,5 +1,5 @@
-// The source and the README explain themselves: no pointer to a design document outside the repository,
-// no issue number standing in for the reason, and one spelling of the command in the README's examples.
+// The source, the README and docs/ explain themselves: no pointer to a design document outside the repository,
+// no issue number standing in for the reason, and one spelling of the command in their examples.
 import { assert, describe, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -22,15 +22,23 @@ const offending = (file: string) =>
     elsewhere.some((pattern) => pattern.test(line)) ? [`${file.slice(root.length)}:${i + 1}: ${line.trim()}`] : []
   )
 
+/** The README and every page of docs/ (the README's long text lives there). */
+const pages = [
+  join(root, "README.md"),
+  ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).map((name) => join(root, "docs", name))
+]
+
 describe("self-contained docs", () => {
-  it("src and README name no design section and no issue number", () => {
-    const found = [...sources(join(root, "src")), join(root, "README.md")].flatMap(offending)
+  it("src, README and docs/ name no design section and no issue number", () => {
+    const found = [...sources(join(root, "src")), ...pages].flatMap(offending)
     assert.deepStrictEqual(found, [])
   })
 
-  it("the README's command lines run the CLI as `npx vtree`", () => {
-    const readme = readFileSync(join(root, "README.md"), "utf8")
-    const blocks = readme.split("```").filter((_, i) => i % 2 === 1)
+  it("the command lines of README and docs/ run the CLI as `npx vtree`", () => {
+    // docs/cli.md's generated help prints usage lines (`vtree infer --trees text …`), not shell commands.
+    const blocks = pages.filter((page) => !page.endsWith("cli.md")).flatMap((page) =>
+      readFileSync(page, "utf8").split("```").filter((_, i) => i % 2 === 1)
+    )
     const lines = blocks.flatMap((block) => block.split("\n"))
     // An MCP client's configuration names the built file by its absolute path: that is no shell command.
     assert.deepStrictEqual(lines.filter((line) => /(^|\$ |\s)node dist\/bin\.js/.test(line)), [])

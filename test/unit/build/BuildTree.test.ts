@@ -425,7 +425,8 @@ layer(NodeContext.layer)("tree folders (issue #21)", (it) => {
 })
 
 describe("buildTree pipelining", () => {
-  // Live clock: the timeout below turns a missing overlap into a failure instead of a hang.
+  // Live clock: the timeout below turns a missing overlap into a failure instead of a hang. It only has to beat
+  // the test's own timeout, not the build: about 2 s on a loaded machine, so a minute leaves room for far worse.
   it.scopedLive("extracts the next video's frames while the current one is captioned", () =>
     Effect.gen(function*() {
       const { dir, media, out, path } = yield* setup({
@@ -461,7 +462,7 @@ describe("buildTree pipelining", () => {
         buildTree(inputs, options(out))).pipe(
           Effect.provide(Layer.mergeAll(Layer.succeed(MediaProbe, probe), watched, vlm, llm.layer)),
           Effect.timeoutFail({
-            duration: "20 seconds",
+            duration: "60 seconds",
             onTimeout: () =>
               "the second video was not extracted while the first was captioned"
           })
@@ -470,7 +471,7 @@ describe("buildTree pipelining", () => {
         summaries.map((s) => s.videoId),
         ["a", "b"]
       )
-    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 30_000 })
+    }).pipe(Effect.provide(NodeContext.layer)), { timeout: 90_000 })
 
   it.scopedLive(
     "starts a scene's call once its events are done, while later events are still captioned",
@@ -502,7 +503,7 @@ describe("buildTree pipelining", () => {
           )).pipe(
             Effect.provide(Layer.mergeAll(media.layer, vlm, llm.layer)),
             Effect.timeoutFail({
-              duration: "20 seconds",
+              duration: "60 seconds",
               onTimeout: () => "no scene call started before the last event finished"
             })
           )
@@ -510,7 +511,7 @@ describe("buildTree pipelining", () => {
         assert.isAbove(summary!.scenes, 1)
         assert.strictEqual((yield* llm.requests).length, summary!.scenes)
       }).pipe(Effect.provide(NodeContext.layer)),
-    { timeout: 30_000 }
+    { timeout: 90_000 }
   )
 })
 

@@ -40,6 +40,25 @@ const retrySchedule = Schedule.exponential("250 millis").pipe(
 
 type ExportError = HttpClientError.HttpClientError | Cause.TimeoutException
 
+/** One turn of Node's event loop: a setImmediate callback runs after the socket events already waiting. */
+const loopTurn = Effect.async<void>((resume) => {
+  const id = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(id))
+})
+
+/**
+ * `Effect.timeout` that reads the I/O already waiting before it calls time: on a loaded machine the event loop
+ * can be held past the limit, and Node runs due timers before the socket events of the same turn, so a
+ * collector that refused the connection at once would read as `no answer within 1s`.
+ */
+export const timeoutAfterPendingIo =
+  (duration: Duration.DurationInput) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | Cause.TimeoutException, R> =>
+    Effect.raceFirst(
+      self,
+      Effect.sleep(duration).pipe(Effect.zipRight(loopTurn), Effect.zipRight(Effect.fail(new Cause.TimeoutException())))
+    )
+
 /** OTLP/HTTP: a refused or broken connection, a timeout, and 429, 502, 503 and 504 are worth another try. */
 export const isRetryable = (error: ExportError): boolean =>
   error._tag === "TimeoutException" ||
@@ -95,17 +114,21 @@ export const make = Effect.fnUntraced(function*(
   let dropped = 0
   let lastReason: string | undefined
 
-  const send = (body: Uint8Array) =>
-    client.execute(HttpClientRequest.bodyUint8Array(request, body, contentType)).pipe(
+  const send = (body: Uint8Array) => {
+    // When the batch's own limit ends it between attempts, the last attempt's failure says why it failed.
+    let attemptReason: string | undefined
+    return client.execute(HttpClientRequest.bodyUint8Array(request, body, contentType)).pipe(
       // Read to the end so a kept-alive socket goes back to the pool.
       Effect.flatMap((response) => response.arrayBuffer),
-      Effect.timeout(attemptTimeout),
-      Effect.tapError((error) => Effect.sync(() => (lastReason = failureReason(error)))),
+      timeoutAfterPendingIo(attemptTimeout),
+      Effect.tapError((error) => Effect.sync(() => (lastReason = attemptReason = failureReason(error)))),
       Effect.retry({ schedule: retrySchedule, while: isRetryable }),
-      Effect.timeout(exportTimeout),
+      timeoutAfterPendingIo(exportTimeout),
+      Effect.mapError((error) => attemptReason ?? failureReason(error)),
       // The export's own requests must not become spans.
       Effect.withTracerEnabled(false)
     )
+  }
 
   const exporter: SpanExporter = {
     export: (spans: Array<ReadableSpan>, done) => {
@@ -125,7 +148,7 @@ export const make = Effect.fnUntraced(function*(
               if (Cause.isInterruptedOnly(exit.cause)) dropped += spans.length
               else {
                 const failure = Cause.failureOption(exit.cause)
-                onFailure(failure._tag === "Some" ? failureReason(failure.value) : "export failed")
+                onFailure(failure._tag === "Some" ? failure.value : "export failed")
               }
               // ExportResultCode.FAILED. Always answered, so the batch processor clears its timer for the batch.
               done({ code: 1 })

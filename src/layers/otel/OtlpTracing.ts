@@ -102,7 +102,9 @@ export const layer = (config: TracingConfig): Layer.Layer<never> =>
             Effect.zipRight(exports.idle),
             // A release runs uninterruptibly: without this the timeout would wait for what it times out.
             Effect.interruptible,
-            Effect.timeoutOption(shutdownDeadline)
+            // A refusal waiting to be read when the deadline is due still names the batch's failure.
+            OtlpHttpExport.timeoutAfterPendingIo(shutdownDeadline),
+            Effect.ignore
           )
           // What is left is cancelled, so no socket or retry timer outlives the command.
           const { dropped, lastReason } = yield* exports.close

@@ -1,6 +1,6 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Layer, TestClock } from "effect"
+import { Chunk, Clock, Deferred, Duration, Effect, Layer, TestClock } from "effect"
 import { request } from "node:http"
 import { connect } from "node:net"
 import { maxSessions, replyStall } from "../../../src/cli/mcp/HttpServe.js"
@@ -172,9 +172,18 @@ describe("vtree mcp --http sessions and wire (loopback, TestClock)", () => {
       const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
       yield* Effect.addFinalizer(() => Effect.sync(() => socket.destroy()))
       // The reply fills the socket's buffers, then waits for a drain that does not come: past the stall, it is cut.
-      for (let round = 0; round < 10; round++) {
-        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      // The clock moves only while the stall's watchdog waits on it, however long a loaded machine takes to get
+      // there (a fixed number of rounds could all pass before it), and until no watchdog is left: a last drain
+      // may have replaced the one the clock passed.
+      const pause = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      const watchdogWaits = Effect.gen(function*() {
+        const stallEnds = (yield* Clock.currentTimeMillis) + Duration.toMillis(replyStall)
+        return Chunk.toReadonlyArray(yield* TestClock.sleeps()).includes(stallEnds)
+      })
+      while (!(yield* watchdogWaits)) yield* pause
+      while (yield* watchdogWaits) {
         yield* TestClock.adjust(Duration.sum(replyStall, "1 second"))
+        yield* pause
       }
       // Reading now finds the end of the connection after what was buffered, without the final result.
       socket.resume()

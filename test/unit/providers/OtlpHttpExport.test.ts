@@ -55,6 +55,12 @@ const refused = (request: Parameters<Parameters<typeof HttpClient.make>[0]>[0]) 
     })
   )
 
+/** One real turn of the event loop (setImmediate), which the TestClock does not drive. */
+const loopTurn = Effect.async<void>((resume) => {
+  const id = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(id))
+})
+
 describe("OtlpHttpExport", () => {
   it.scoped("sends a batch as protobuf with the configured headers and answers success", () =>
     Effect.gen(function*() {
@@ -95,6 +101,25 @@ describe("OtlpHttpExport", () => {
       assert.strictEqual(requests(), 2)
       assert.strictEqual(reasons.length, 1)
       assert.match(reasons[0]!, /^no answer within 1s$/)
+    }))
+
+  it.scoped("reads a refusal waiting when the attempt's time is due as the refusal, as a loaded machine delivers it", () =>
+    Effect.gen(function*() {
+      // Each refusal is ready just before the attempt's second runs out but only read on the next turn of the event
+      // loop, after the due timer: what a loop held up by load does to a collector that refuses at once.
+      const { client, requests } = scripted((request) =>
+        Effect.sleep("999 millis").pipe(Effect.zipRight(loopTurn), Effect.zipRight(refused(request)))
+      )
+      const reasons: Array<string> = []
+      const exporter = yield* OtlpHttpExport.make(client, config, (reason) => reasons.push(reason))
+      endSpans(exporter, 1)
+      yield* TestClock.adjust("1 second")
+      yield* loopTurn
+      // The retry's refusal comes after the batch's 1.5 s: the batch ends on its limit, for the refusal before.
+      yield* TestClock.adjust("10 seconds")
+      yield* exporter.idle
+      assert.strictEqual(requests(), 2)
+      assert.deepStrictEqual(reasons, ["connection failed: ECONNREFUSED"])
     }))
 
   it.scoped("close cancels requests in flight, answers their batches as failed and counts their spans", () =>

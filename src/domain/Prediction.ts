@@ -51,7 +51,9 @@ export const ToolStats = Schema.Struct({
   visionVerifyFailed: Schema.Int,
   ocrFailed: Schema.Int,
   invalidAnchors: Schema.Int,
-  summaryCacheHits: Schema.Int
+  summaryCacheHits: Schema.Int,
+  /** Searches answered by keywords because their embedding call failed or timed out. */
+  embedFallbacks: Schema.Int
 })
 export type ToolStats = typeof ToolStats.Type
 
@@ -66,7 +68,8 @@ export const emptyToolStats = (): { -readonly [K in keyof ToolStats]: number } =
   visionVerifyFailed: 0,
   ocrFailed: 0,
   invalidAnchors: 0,
-  summaryCacheHits: 0
+  summaryCacheHits: 0,
+  embedFallbacks: 0
 })
 
 /** The outcome of one question: what the harness stores and reports. */

@@ -20,6 +20,7 @@ import { controlSummary } from "./ReportControl.js"
 import { costDistributionOf, questionUsages } from "./ReportCostDistribution.js"
 import { errorsOf } from "./ReportErrors.js"
 import { evidenceSummary, judgedView } from "./ReportEvidence.js"
+import { keywordFallbacks } from "./ReportFallbacks.js"
 import { judgeSummary } from "./ReportJudges.js"
 import { scoresOf } from "./ReportScores.js"
 import { clusteredSummary } from "./ReportStatistics.js"
@@ -221,7 +222,8 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     costDistribution: costDistributionOf(predictions, usages, noGroup),
     answerForms: answerFormCounts(predictions),
     judges: judgeSummary(predictions, input.judgements ?? []),
-    evidence: evidenceSummary(predictions, input.steps)
+    evidence: evidenceSummary(predictions, input.steps),
+    keywordFallbacks: keywordFallbacks(input.steps)
   }
 }
 

@@ -10,6 +10,7 @@ import { controlLines } from "./ReportControl.js"
 import { accuracyPerUsdText, costSections } from "./ReportCostDistribution.js"
 import { errorsText } from "./ReportErrors.js"
 import { evidenceText } from "./ReportEvidence.js"
+import { keywordFallbacksText } from "./ReportFallbacks.js"
 import { groupScoresText } from "./ReportGroupScores.js"
 import { judgesText } from "./ReportJudges.js"
 import { isNoneAxis, noneAxisLine } from "./ReportNoneAxis.js"
@@ -190,7 +191,8 @@ export const renderText = (summary: Summary): string => {
     accuracyPerUsdText(summary.costDistribution.accuracyPerUsd),
     ...answerFormsSection(summary),
     ...judgesText(summary.judges, formatTable),
-    ...evidenceText(summary.evidence)
+    ...evidenceText(summary.evidence),
+    ...keywordFallbacksText(summary.keywordFallbacks)
   ].join("\n\n") + "\n"
 }
 

@@ -13,6 +13,7 @@ import type { ControlSummary } from "./ReportControl.js"
 import type { CostDistribution } from "./ReportCostDistribution.js"
 import type { ErrorSummary } from "./ReportErrors.js"
 import type { EvidenceSummary } from "./ReportEvidence.js"
+import type { KeywordFallbacks } from "./ReportFallbacks.js"
 import type { JudgeSummary } from "./ReportJudges.js"
 import type { ClusteredSummary } from "./ReportStatistics.js"
 import type { RunSetting } from "./RunSettings.js"
@@ -229,6 +230,8 @@ export interface Summary {
   readonly groupScores?: GroupScores | undefined
   /** LongVidSearch's evidence recall and tool calls per question; null for other runs, or without their steps. */
   readonly evidence: EvidenceSummary | null
+  /** Searches answered by keywords because embeddings failed (ReportFallbacks.ts); null when none did. */
+  readonly keywordFallbacks?: KeywordFallbacks | null
 }
 
 export interface WorkerSummary {

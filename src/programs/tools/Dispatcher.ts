@@ -12,6 +12,7 @@ import { annotateContent, contentText } from "../../services/Telemetry.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
 import { countOf } from "../../text/Format.js"
 import type { Labels, SkillMode } from "../prompts/PromptManager.js"
+import { keywordNote, searchOrKeywords } from "../tree/KeywordFallback.js"
 import {
   levelName,
   renderChildren,
@@ -195,7 +196,9 @@ const viewNode = Effect.fn("Dispatcher.viewNode")(function*(context: ToolContext
 const searchSimilar = Effect.fn("Dispatcher.searchSimilar")(function*(context: ToolContext, args: SearchSimilarArgs) {
   const { labels } = context.prompts
   const question = args.question ?? context.question
-  const hits = yield* context.tree.search(args.query, args.k ?? 5)
+  const { fallback, hits } = yield* searchOrKeywords(context.tree, args.query, args.k ?? 5)
+  if (fallback !== null) context.stats.embedFallbacks += 1
+
   const summaries = yield* summarizeNodesBatch(context, hits.map((hit) => hit.nodeId), question, args.query)
   const lines = [`${labels.searchResults} query "${args.query}" → ${countOf(hits.length, "node")}`]
   hits.forEach((hit, i) => {
@@ -210,7 +213,7 @@ const searchSimilar = Effect.fn("Dispatcher.searchSimilar")(function*(context: T
       : [`${labels.toolError} ${summary.left.message}`]
     for (const line of rendered) lines.push(`   ${line}`)
   })
-  return lines.join("\n")
+  return [...(fallback === null ? [] : [keywordNote(fallback)]), ...lines].join("\n")
 })
 
 /**

@@ -31,4 +31,6 @@ export interface TreeEnvironment {
   readonly resolveFrames: (ids: ReadonlyArray<string>) => Effect.Effect<FrameSelection, FrameSelectionError>
   /** BM25, embedding or hybrid retrieval (whichever the environment was loaded with); k defaults to 5. */
   readonly search: (query: string, k?: number) => Effect.Effect<ReadonlyArray<SearchHit>, ProviderError>
+  /** BM25 alone: what `search` falls back to when its embeddings fail (KeywordFallback.ts). */
+  readonly keywordSearch: (query: string, k?: number) => Effect.Effect<ReadonlyArray<SearchHit>>
 }

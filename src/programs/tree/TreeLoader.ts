@@ -1,6 +1,8 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { Effect, Either, Option } from "effect"
+import { Array as Arr, Duration, Effect, Either, Option } from "effect"
+import { createHash } from "node:crypto"
+import { loadCacheDir } from "../../config/CacheConfig.js"
 import { idFromName } from "../../domain/NameId.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { TreeDecodeError } from "../../domain/Tree.js"
@@ -143,10 +145,64 @@ const embeddingInput = (index: RetrievalIndex): ReadonlyArray<string> =>
 const badResponse = (model: string, message: string) =>
   new ProviderError({ provider: `embedding:${model}`, reason: "BadResponse", message })
 
+/** Texts per embedding call of a tree: a long tree is many calls, each within its timeout, with progress between. */
+export const treeEmbedBatch = 64
 /**
- * Chunk vectors from `<tree>/.vtree/`, or from the provider when the cache is missing, for another
- * model or other texts, truncated or corrupt. Writing is atomic (temp file + rename) and best effort:
- * a read-only tree directory still loads.
+ * How long one embedding call may take here, whatever the endpoint's own timeout and retries: past it a
+ * tree's searches (or one query's) use keywords. A query is one short text; a batch is 64.
+ */
+export const queryEmbedTimeout = Duration.seconds(30)
+export const batchEmbedTimeout = Duration.minutes(2)
+
+const timedOut = (model: string, duration: Duration.Duration, what: string) => () =>
+  new ProviderError({
+    provider: `embedding:${model}`,
+    reason: "Timeout",
+    message: `${what}: no reply within ${Duration.format(duration)}`
+  })
+
+/**
+ * The cache file of a tree's vectors under the cache folder (CacheConfig.ts): one folder per tree path,
+ * so two trees of one videoID never share a file; the header names the texts, so a changed tree rebuilds.
+ */
+const cacheFileOf = (path: Path.Path, cacheDir: string, dir: string, model: string) => {
+  const folder = `${path.basename(dir).replace(/[^A-Za-z0-9._~-]+/g, "-").slice(0, 60)}-${
+    createHash("sha256").update(dir).digest("hex").slice(0, 16)
+  }`
+  return path.join(cacheDir, "embeddings", folder, cacheFileName(model))
+}
+
+/** Embeds a tree's texts `treeEmbedBatch` at a time, logging progress after each batch. */
+const embedInBatches = Effect.fn("TreeLoader.embedInBatches")(function*(
+  dir: string,
+  texts: ReadonlyArray<string>,
+  provider: EmbeddingProvider["Type"]
+) {
+  const batches = Arr.chunksOf(texts, treeEmbedBatch)
+  let done = 0
+  const vectors = yield* Effect.forEach(batches, (batch) =>
+    provider.embed(batch).pipe(
+      Effect.timeoutFail({
+        duration: batchEmbedTimeout,
+        onTimeout: timedOut(provider.model, batchEmbedTimeout, `a batch of ${batch.length} texts`)
+      }),
+      Effect.filterOrFail(
+        (reply) => reply.length === batch.length,
+        (reply) => badResponse(provider.model, `asked for ${batch.length} embeddings, got ${reply.length}`)
+      ),
+      Effect.tap(() => {
+        done += batch.length
+        return batches.length > 1 ? Effect.logInfo(`${dir}: embedded ${done} of ${texts.length} texts`) : Effect.void
+      })
+    ), { concurrency: 4 })
+  return vectors.flat()
+})
+
+/**
+ * Chunk vectors from the cache folder (or a cache an older vtree left in `<tree>/.vtree/`, read only), or
+ * from the provider when the cache is missing, for another model or other texts, truncated or corrupt.
+ * Nothing is written into the tree: a read-only trees folder works. Writing is atomic (temp file +
+ * rename) and best effort.
  */
 const loadEmbeddings = Effect.fn("TreeLoader.loadEmbeddings")(function*(
   dir: string,
@@ -157,26 +213,22 @@ const loadEmbeddings = Effect.fn("TreeLoader.loadEmbeddings")(function*(
   const path = yield* Path.Path
   const texts = embeddingInput(index)
   const expected = { model: provider.model, textHash: hashTexts(texts), count: texts.length }
-  const cacheDir = path.join(dir, ".vtree")
-  const cacheFile = path.join(cacheDir, cacheFileName(provider.model))
-  const cached = yield* fs.readFile(cacheFile).pipe(
-    Effect.map((bytes) => decodeCache(bytes, expected)),
-    Effect.orElseSucceed(() => undefined)
-  )
+  const cacheFile = cacheFileOf(path, yield* loadCacheDir, path.resolve(dir), provider.model)
+  const readCache = (file: string) =>
+    fs.readFile(file).pipe(Effect.map((bytes) => decodeCache(bytes, expected)), Effect.orElseSucceed(() => undefined))
+  const cached = (yield* readCache(cacheFile)) ??
+    (yield* readCache(path.join(dir, ".vtree", cacheFileName(provider.model))))
   if (cached !== undefined) {
-    yield* Effect.logDebug(`embedding cache hit: ${cacheFile}`)
+    yield* Effect.logDebug(`embedding cache hit for ${dir}`)
     return cached
   }
-  const vectors = yield* provider.embed(texts)
-  if (vectors.length !== texts.length) {
-    return yield* badResponse(provider.model, `asked for ${texts.length} embeddings, got ${vectors.length}`)
-  }
+  const vectors = yield* embedInBatches(dir, texts, provider)
   const matrix = packVectors(vectors)
   if (matrix === undefined || matrix.dimensions === 0) {
     return yield* badResponse(provider.model, "embeddings of differing or zero length in one reply")
   }
   const temp = `${cacheFile}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`
-  yield* fs.makeDirectory(cacheDir, { recursive: true }).pipe(
+  yield* fs.makeDirectory(path.dirname(cacheFile), { recursive: true }).pipe(
     Effect.zipRight(fs.writeFile(temp, encodeCache({ ...expected, dimensions: matrix.dimensions }, matrix))),
     Effect.zipRight(fs.rename(temp, cacheFile)),
     Effect.catchAll((error) =>
@@ -191,11 +243,17 @@ const loadEmbeddings = Effect.fn("TreeLoader.loadEmbeddings")(function*(
   return matrix
 })
 
+/** A tree's embeddings: ready, failed to load (its searches then use keywords), or none configured. */
+type Semantic =
+  | { readonly matrix: EmbeddingMatrix; readonly provider: EmbeddingProvider["Type"] }
+  | { readonly failure: ProviderError }
+  | undefined
+
 const makeEnvironment = (
   dir: string,
   index: TreeIndex,
   retrieval: RetrievalIndex,
-  embeddings: { readonly matrix: EmbeddingMatrix; readonly provider: EmbeddingProvider["Type"] } | undefined,
+  embeddings: Semantic,
   fs: FileSystem.FileSystem,
   path: Path.Path
 ): TreeEnvironment => {
@@ -242,18 +300,27 @@ const makeEnvironment = (
     return { nodeIds: nodes.map((node) => node.id), paths }
   })
 
+  const keywordSearch = (query: string, k: number = defaultK) =>
+    Effect.sync(() => query.trim() === "" ? [] : searchBm25(retrieval, query, Math.max(1, Math.floor(k))))
+
   const search = Effect.fn("TreeLoader.search")(function*(query: string, k: number = defaultK) {
     const limit = Math.max(1, Math.floor(k))
-    if (query.trim() === "") return []
-    if (embeddings === undefined) return searchBm25(retrieval, query, limit)
-    const [vector] = yield* embeddings.provider.embed([query])
-    if (vector === undefined || vector.length !== embeddings.matrix.dimensions) {
+    if (query.trim() === "" || embeddings === undefined) return yield* keywordSearch(query, limit)
+    if ("failure" in embeddings) return yield* embeddings.failure
+    const { matrix, provider } = embeddings
+    const [vector] = yield* provider.embed([query]).pipe(
+      Effect.timeoutFail({
+        duration: queryEmbedTimeout,
+        onTimeout: timedOut(provider.model, queryEmbedTimeout, "query embedding")
+      })
+    )
+    if (vector === undefined || vector.length !== matrix.dimensions) {
       return yield* badResponse(
-        embeddings.provider.model,
-        `query embedding has ${vector?.length ?? 0} dimensions, the tree index ${embeddings.matrix.dimensions}`
+        provider.model,
+        `query embedding has ${vector?.length ?? 0} dimensions, the tree index ${matrix.dimensions}`
       )
     }
-    return searchHybrid(retrieval, embeddings.matrix, query, vector, limit)
+    return searchHybrid(retrieval, matrix, query, vector, limit)
   })
 
   return {
@@ -266,22 +333,40 @@ const makeEnvironment = (
     entityAppendix: withNode((node) => NodeText.entityAppendix(node, index.entities)),
     subtitle: withNode((node) => node.subtitle),
     resolveFrames,
-    search
+    search,
+    keywordSearch
   }
 }
 
 /**
  * The environment of a decoded tree: the BM25 index and, when an EmbeddingProvider is in context, the
- * chunk embeddings (cached in `<tree>/.vtree/`) for hybrid search.
+ * chunk embeddings (cached in the cache folder, CacheConfig.ts) for hybrid search. Embeddings that fail
+ * to load leave a tree that answers by keywords (KeywordFallback.ts), not one that fails its questions.
  */
 export const environmentOf = Effect.fn("TreeLoader.environmentOf")(function*(dir: string, index: TreeIndex) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const retrieval = buildRetrieval(index)
   const provider = yield* Effect.serviceOption(EmbeddingProvider)
-  const embeddings = Option.isSome(provider)
-    ? { matrix: yield* loadEmbeddings(dir, retrieval, provider.value), provider: provider.value }
-    : undefined
+  const embeddings: Semantic = Option.isNone(provider) ? undefined : yield* loadEmbeddings(
+    dir,
+    retrieval,
+    provider.value
+  ).pipe(
+    Effect.map((matrix) => ({ matrix, provider: provider.value })),
+    Effect.catchAll((error) =>
+      Effect.as(
+        Effect.logWarning(`${dir}: semantic search unavailable (${error.message}); its searches use keywords`),
+        {
+          failure: new ProviderError({
+            provider: error.provider,
+            reason: error.reason,
+            message: `tree embeddings failed: ${error.message}`
+          })
+        }
+      )
+    )
+  )
   return makeEnvironment(dir, index, retrieval, embeddings, fs, path)
 })
 

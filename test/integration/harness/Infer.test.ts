@@ -1,7 +1,7 @@
 // `vtree infer`, run in-process, against openai-sim with a scripted agent, on samples/. Signals (kill -9,
 // Ctrl-C) are the built CLI's: test/e2e/harness/InferSignals.test.ts.
 import { assert, describe, it } from "@effect/vitest"
-import { cpSync, existsSync, readdirSync, writeFileSync } from "node:fs"
+import { chmodSync, cpSync, existsSync, readdirSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { runCli } from "../../support/cli/InProcess.js"
@@ -509,7 +509,12 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
       const trees = join(dir, "trees")
       cpSync(samplesTrees, trees, { recursive: true })
       const db = join(dir, "embed.db")
-      const env = simEnv(sim.url, { VTREE_EMBED_BASE_URL: sim.url, VTREE_EMBED_MODEL: "embed-model" })
+      const cache = join(dir, "cache")
+      const env = simEnv(sim.url, {
+        VTREE_EMBED_BASE_URL: sim.url,
+        VTREE_EMBED_MODEL: "embed-model",
+        VTREE_CACHE_DIR: cache
+      })
       const args = ["infer", "--trees", trees, "--questions", samplesJsonl, "--db", db, "--question-ids", "001-1,001-2"]
       const first = await runCli(args, env)
       assert.strictEqual(first.code, 0, first.stderr)
@@ -522,7 +527,11 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
       // Embedding a tree belongs to the run, not to a question.
       assert.isTrue(loaded.every((call) => call.question_id === null))
       assert.isTrue(loaded.every((call) => call.status === "ok"))
-      assert.isTrue(readdirSync(join(trees, "vtSmpl0001a", ".vtree")).some((name) => name.startsWith("embeddings-")))
+      // The cache is VTREE_CACHE_DIR's: infer writes nothing into the trees folder.
+      assert.isTrue(
+        readdirSync(cache, { recursive: true }).some((name) => String(name).includes("embeddings-embed-model"))
+      )
+      assert.isFalse(existsSync(join(trees, "vtSmpl0001a", ".vtree")))
 
       // A second run over the same trees reads the cache: no chunk is embedded again.
       const again = join(dir, "embed-again.db")
@@ -539,6 +548,44 @@ describe("vtree infer (in-process CLI against openai-sim)", () => {
       ], env)
       assert.strictEqual(second.code, 0, second.stderr)
       assert.strictEqual(embedCalls(again).length, 0)
+    },
+    60_000
+  )
+
+  it(
+    "with an embedding endpoint that fails, answers every question by keywords, from a read-only trees folder",
+    async () => {
+      const sim = await Sim.start({
+        chat: policyScripts({ questions }),
+        embeddings: { "*": () => ({ fault: "status", status: 400, message: "embedding model overloaded" }) }
+      })
+      cleanups.push(() => sim.close())
+      const { dir } = await setup()
+      const trees = join(dir, "trees")
+      cpSync(samplesTrees, trees, { recursive: true })
+      const listing = () => readdirSync(trees, { recursive: true }).map(String).sort()
+      const before = listing()
+      chmodSync(join(trees, "vtSmpl0001a"), 0o555)
+      chmodSync(trees, 0o555)
+      try {
+        const db = join(dir, "down.db")
+        const result = await runCli(
+          ["infer", "--trees", trees, "--questions", samplesJsonl, "--db", db, "--question-ids", "001-1,001-2"],
+          simEnv(sim.url, {
+            VTREE_EMBED_BASE_URL: sim.url,
+            VTREE_EMBED_MODEL: "embed-model",
+            VTREE_CACHE_DIR: join(dir, "cache")
+          })
+        )
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.deepStrictEqual(predictions(db).map((row) => row.stop_reason), ["finished", "finished"])
+        assert.include(result.stderr, "semantic search unavailable")
+        // As root chmod stops no write: the folder's listing is the proof.
+        assert.deepStrictEqual(listing(), before)
+      } finally {
+        chmodSync(trees, 0o755)
+        chmodSync(join(trees, "vtSmpl0001a"), 0o755)
+      }
     },
     60_000
   )

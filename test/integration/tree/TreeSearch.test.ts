@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { cpSync, readdirSync } from "node:fs"
+import { cpSync, existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { runCli } from "../../support/cli/InProcess.js"
 import { samplesTrees, tempDir } from "../../support/harness/Cli.js"
@@ -20,12 +20,16 @@ describe("vtree tree search", () => {
 
       const hybrid = await runCli(["tree", "search", tree, "eggs cracked", "-k", "3"], {
         VTREE_EMBED_BASE_URL: sim.url,
-        VTREE_EMBED_MODEL: "embed-model"
+        VTREE_EMBED_MODEL: "embed-model",
+        VTREE_CACHE_DIR: join(temp.dir, "cache")
       })
       assert.strictEqual(hybrid.code, 0, hybrid.stderr)
       assert.match(hybrid.stdout, /→ 3 nodes/)
       assert.isTrue(sim.requests.some((request) => request.path === "/v1/embeddings"))
-      assert.isTrue(readdirSync(join(tree, ".vtree")).some((name) => name.startsWith("embeddings-")))
+      assert.isTrue(
+        readdirSync(join(temp.dir, "cache"), { recursive: true }).some((name) => String(name).includes("embeddings-"))
+      )
+      assert.isFalse(existsSync(join(tree, ".vtree")))
     } finally {
       await sim.close()
       temp.cleanup()

@@ -132,7 +132,8 @@ export const makeMemoryTree = (
         }
         return Effect.succeed({ nodeIds: frameIds, paths: frameIds.map((id) => `${dir}/frames/${id}.jpg`) })
       }),
-    search: (query, k = 5) => Effect.succeed((options.search ?? naiveSearch)(query, k))
+    search: (query, k = 5) => Effect.succeed((options.search ?? naiveSearch)(query, k)),
+    keywordSearch: (query, k = 5) => Effect.succeed((options.search ?? naiveSearch)(query, k))
   }
 }
 

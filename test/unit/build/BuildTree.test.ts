@@ -1,7 +1,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Ref } from "effect"
+import { ConfigProvider, Deferred, Effect, Fiber, Layer, Ref } from "effect"
 import { hostname } from "node:os"
 import { HashingEmbedder } from "../../../src/layers/testing/HashingEmbedder.js"
 import { approximateTokens } from "../../../src/layers/testing/Scripted.js"
@@ -346,6 +346,7 @@ layer(NodeContext.layer)("buildTree", (it) => {
         "b.mkv": { durationSeconds: 25 }
       })
       const events: Array<string> = []
+      const cacheDir = yield* scopedTempDir("cache")
       const { summaries } = yield* runBuild(
         media,
         [dir],
@@ -353,14 +354,16 @@ layer(NodeContext.layer)("buildTree", (it) => {
           onEvent: (event) => Effect.sync(() => events.push(event._tag === "CallFinished" ? event.kind : event._tag))
         }),
         HashingEmbedder.layer()
-      )
+      ).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["VTREE_CACHE_DIR", cacheDir]]))))
       assert.deepStrictEqual(summaries.map((s) => s.videoId), ["a", "b"])
       assert.isTrue(summaries.every((s) => s.embedded))
+      // The build warms the cache folder (VTREE_CACHE_DIR), where infer looks for it, one folder per tree.
+      assert.strictEqual((yield* fs.readDirectory(path.join(cacheDir, "embeddings"))).length, 2)
       for (const id of ["a", "b"]) {
         const cache = (yield* fs.readDirectory(path.join(out, id, ".vtree"))).filter((name) =>
           name.startsWith("embeddings-")
         )
-        assert.strictEqual(cache.length, 1)
+        assert.strictEqual(cache.length, 0)
         const tree = JSON.parse(yield* fs.readFileString(path.join(out, id, "tree.json"))) as Json
         assert.strictEqual(tree["build"]["models"]["embedding"], "hashing-256")
       }

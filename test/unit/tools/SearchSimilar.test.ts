@@ -3,6 +3,7 @@ import { Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { ProviderError } from "../../../src/domain/ProviderError.js"
 import type { SearchHit } from "../../../src/domain/TreeIndex.js"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
+import { isKeywordFallback } from "../../../src/programs/tree/KeywordFallback.js"
 import { toolModel } from "../../support/agent/Fakes.js"
 import { sampleTree } from "../../support/agent/MemoryTree.js"
 import { promptVar } from "../../support/agent/Prompts.js"
@@ -102,19 +103,22 @@ describe("search_similar", () => {
       assert.include(output, "   [Verified] details=checked vid_L1_000_L2_000; confidence=0.9")
     }))
 
-  it.effect("a retrieval failure is tool error text", () =>
+  it.effect("a failed embedding search falls back to keyword results, says so and is counted", () =>
     Effect.gen(function*() {
-      const tree = sampleTree()
+      const tree = sampleTree({ search: (_, k) => hits(k) })
       const broken = {
         ...tree,
         search: () =>
           Effect.fail(new ProviderError({ provider: "embed", reason: "Timeout", message: "embedding timed out" }))
       }
-      const { output } = yield* toolsOf(makeToolContext({ tree: broken })).dispatch({
-        tool: "search_similar",
-        args: { query: "x" }
-      }).pipe(Effect.provide(Layer.merge(noLlm, noVlm)))
-      assert.strictEqual(output, "[Tool error] embedding timed out")
+      const context = makeToolContext({ tree: broken })
+      const llm = yield* ScriptedLlm.make(toolModel)
+      const { output } = yield* toolsOf(context).dispatch({ tool: "search_similar", args: { query: "x", k: 2 } })
+        .pipe(Effect.provide(Layer.merge(llm.layer, noVlm)))
+      assert.include(output, "semantic search unavailable (embedding timed out); keyword results")
+      assert.include(output, "1. vid_L1_000_L2_001_L3_002 | L3 score=0.900")
+      assert.strictEqual(context.stats.embedFallbacks, 1)
+      assert.isTrue(isKeywordFallback(output))
     }))
 
   it.effect("bad args name the field", () =>

@@ -1,12 +1,23 @@
 import { Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
-import { HashingEmbedder } from "../../../src/layers/testing/HashingEmbedder.js"
+import { ConfigProvider, Duration, Effect, Fiber, Layer, TestClock } from "effect"
+import {
+  chmodSync,
+  copyFileSync,
+  type Dirent,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync
+} from "node:fs"
+import { basename, join, relative } from "node:path"
+import { HashingEmbedder, makeHashingEmbedder } from "../../../src/layers/testing/HashingEmbedder.js"
+import { searchOrKeywords } from "../../../src/programs/tree/KeywordFallback.js"
 import { loadTreeEnvironment } from "../../../src/programs/tree/TreeLoader.js"
 import { emptyUsage, withCallContext } from "../../../src/services/CallLog.js"
+import { EmbeddingProvider } from "../../../src/services/EmbeddingProvider.js"
 import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
@@ -155,17 +166,54 @@ layer(NodeContext.layer)("resolveFrames", (it) => {
 
 const embedder = HashingEmbedder.layer({ dimensions: 128 })
 
+/** Runs `effect` with VTREE_CACHE_DIR at a fresh folder, returned beside the value. */
+const withCacheDir = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const cache = yield* scopedTempDir("cache")
+    const value = yield* effect.pipe(
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["VTREE_CACHE_DIR", cache]])))
+    )
+    return { cache, value }
+  })
+
+/** Every file under `dir`, as paths relative to it. */
+const filesUnder = (dir: string): ReadonlyArray<string> =>
+  (readdirSync(dir, { recursive: true, withFileTypes: true }) as Array<Dirent>)
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort()
+
+/**
+ * An embedder that counts the texts of each call; `never` makes the calls it picks hang, opening `hung`
+ * so that a test moves the clock only once a call waits.
+ */
+const countingEmbedder = (options: { readonly never?: (texts: ReadonlyArray<string>) => boolean } = {}) => {
+  const batches: Array<number> = []
+  const hung = Effect.runSync(Effect.makeLatch(false))
+  const inner = makeHashingEmbedder({ dimensions: 32 })
+  const provider = EmbeddingProvider.of({
+    ...inner,
+    embed: (texts) =>
+      options.never?.(texts) === true
+        ? Effect.zipRight(hung.open, Effect.never)
+        : Effect.zipRight(Effect.sync(() => void batches.push(texts.length)), inner.embed(texts))
+  })
+  return { batches, hung, layer: Layer.succeed(EmbeddingProvider, provider) }
+}
+
 layer(Layer.merge(NodeContext.layer, embedder))("embedding cache", (it) => {
-  const cacheFiles = (dir: string) => readdirSync(join(dir, ".vtree"))
+  const cacheFiles = (cache: string) => filesUnder(cache).filter((file) => file.endsWith(".bin"))
 
   it.scoped("embeds at the first load, reuses the cache on the second, embeds only the query when searching", () =>
     Effect.gen(function*() {
       const { dir } = yield* tempTree()
-      const first = yield* countingEmbeds(loadTreeEnvironment(dir))
+      const { cache, value: first } = yield* withCacheDir(countingEmbeds(loadTreeEnvironment(dir)))
       assert.strictEqual(first.embedCalls, 1)
-      assert.strictEqual(cacheFiles(dir).length, 1)
-      assert.match(cacheFiles(dir)[0]!, /^embeddings-hashing-128-[0-9a-f]{8}\.bin$/)
-      const second = yield* countingEmbeds(loadTreeEnvironment(dir))
+      assert.strictEqual(cacheFiles(cache).length, 1)
+      assert.match(cacheFiles(cache)[0]!, /embeddings-hashing-128-[0-9a-f]{8}\.bin$/)
+      const second = yield* countingEmbeds(loadTreeEnvironment(dir)).pipe(
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["VTREE_CACHE_DIR", cache]])))
+      )
       assert.strictEqual(second.embedCalls, 0)
       const search = yield* countingEmbeds(second.value.search("zeppelin harbour"))
       assert.strictEqual(search.embedCalls, 1)
@@ -173,33 +221,78 @@ layer(Layer.merge(NodeContext.layer, embedder))("embedding cache", (it) => {
       assert.strictEqual(search.value.length, 5)
     }))
 
+  it.scoped("writes nothing into the trees folder: the cache goes to VTREE_CACHE_DIR, one per tree", () =>
+    Effect.gen(function*() {
+      const { dir } = yield* tempTree()
+      const other = join(yield* scopedTempDir("tree"), "VID")
+      makeTree(other)
+      const before = filesUnder(dir)
+      const { cache } = yield* withCacheDir(
+        Effect.zipRight(loadTreeEnvironment(dir), loadTreeEnvironment(other)).pipe(
+          Effect.zipRight(Effect.void)
+        )
+      )
+      assert.deepStrictEqual(filesUnder(dir), before)
+      assert.isFalse(existsSync(join(dir, ".vtree")))
+      // Two trees of one videoID in two folders never share a cache file.
+      assert.strictEqual(cacheFiles(cache).length, 2)
+    }))
+
+  it.scoped("loads a read-only tree folder and leaves it as it was", () =>
+    Effect.gen(function*() {
+      const { dir } = yield* tempTree()
+      const before = filesUnder(dir)
+      chmodSync(dir, 0o555)
+      yield* Effect.addFinalizer(() => Effect.sync(() => chmodSync(dir, 0o755)))
+      const { value: env } = yield* withCacheDir(loadTreeEnvironment(dir))
+      assert.strictEqual((yield* env.search("zeppelin"))[0]!.nodeId, "VID_L1_001_L2_001_L3_002")
+      // As root chmod does not stop a write: what the folder holds is the proof.
+      assert.deepStrictEqual(filesUnder(dir), before)
+    }))
+
+  it.scoped("reads a cache an older vtree left in <tree>/.vtree/, without writing there", () =>
+    Effect.gen(function*() {
+      const { dir } = yield* tempTree()
+      const { cache } = yield* withCacheDir(loadTreeEnvironment(dir))
+      const [file] = cacheFiles(cache)
+      mkdirSync(join(dir, ".vtree"))
+      copyFileSync(join(cache, file!), join(dir, ".vtree", basename(file!)))
+      const again = yield* withCacheDir(countingEmbeds(loadTreeEnvironment(dir)))
+      assert.strictEqual(again.value.embedCalls, 0)
+      assert.deepStrictEqual(cacheFiles(again.cache), [])
+    }))
+
   it.scoped("rebuilds the cache when the tree changes", () =>
     Effect.gen(function*() {
       const { dir, tree } = yield* tempTree()
-      yield* loadTreeEnvironment(dir)
+      const { cache } = yield* withCacheDir(loadTreeEnvironment(dir))
+      const inCache = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        effect.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["VTREE_CACHE_DIR", cache]]))))
       tree.nodes["VID_L1_000_L2_000_L3_000"]!["card"] = { frame_summary: "a new description" }
       writeFileSync(join(dir, "tree.json"), JSON.stringify(tree))
-      const reloaded = yield* countingEmbeds(loadTreeEnvironment(dir))
+      const reloaded = yield* inCache(countingEmbeds(loadTreeEnvironment(dir)))
       assert.strictEqual(reloaded.embedCalls, 1)
-      assert.strictEqual((yield* countingEmbeds(loadTreeEnvironment(dir))).embedCalls, 0)
-      assert.strictEqual(cacheFiles(dir).length, 1)
+      assert.strictEqual((yield* inCache(countingEmbeds(loadTreeEnvironment(dir)))).embedCalls, 0)
+      assert.strictEqual(cacheFiles(cache).length, 1)
     }))
 
   it.scoped("rebuilds a truncated or corrupt cache instead of failing", () =>
     Effect.gen(function*() {
       const { dir } = yield* tempTree()
-      yield* loadTreeEnvironment(dir)
-      const file = join(dir, ".vtree", cacheFiles(dir)[0]!)
+      const { cache } = yield* withCacheDir(loadTreeEnvironment(dir))
+      const inCache = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        effect.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["VTREE_CACHE_DIR", cache]]))))
+      const file = join(cache, cacheFiles(cache)[0]!)
       const intact = readFileSync(file)
       writeFileSync(file, intact.subarray(0, intact.length - 100))
-      assert.strictEqual((yield* countingEmbeds(loadTreeEnvironment(dir))).embedCalls, 1)
+      assert.strictEqual((yield* inCache(countingEmbeds(loadTreeEnvironment(dir)))).embedCalls, 1)
       assert.deepStrictEqual(readFileSync(file), intact)
       writeFileSync(file, "garbage")
-      assert.strictEqual((yield* countingEmbeds(loadTreeEnvironment(dir))).embedCalls, 1)
+      assert.strictEqual((yield* inCache(countingEmbeds(loadTreeEnvironment(dir)))).embedCalls, 1)
       const nan = Buffer.from(intact)
       nan.writeFloatLE(Number.NaN, nan.length - 4)
       writeFileSync(file, nan)
-      const env = yield* countingEmbeds(loadTreeEnvironment(dir))
+      const env = yield* inCache(countingEmbeds(loadTreeEnvironment(dir)))
       assert.strictEqual(env.embedCalls, 1)
       assert.strictEqual((yield* env.value.search("zeppelin"))[0]!.nodeId, "VID_L1_001_L2_001_L3_002")
     }))
@@ -207,11 +300,60 @@ layer(Layer.merge(NodeContext.layer, embedder))("embedding cache", (it) => {
   it.scoped("keeps one cache per model", () =>
     Effect.gen(function*() {
       const { dir } = yield* tempTree()
-      yield* loadTreeEnvironment(dir)
+      const { cache } = yield* withCacheDir(loadTreeEnvironment(dir))
       const other = yield* countingEmbeds(
-        loadTreeEnvironment(dir).pipe(Effect.provide(HashingEmbedder.layer({ dimensions: 64 })))
+        loadTreeEnvironment(dir).pipe(
+          Effect.provide(HashingEmbedder.layer({ dimensions: 64 })),
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["VTREE_CACHE_DIR", cache]])))
+        )
       )
       assert.strictEqual(other.embedCalls, 1)
-      assert.strictEqual(cacheFiles(dir).length, 2)
+      assert.strictEqual(cacheFiles(cache).length, 2)
+    }))
+})
+
+layer(NodeContext.layer)("degraded embeddings", (it) => {
+  it.scoped("embeds a tree in batches of 64 texts", () =>
+    Effect.gen(function*() {
+      const dir = join(yield* scopedTempDir("tree"), "VID")
+      makeTree(dir, { framesPerEvent: 40 })
+      const embedder = countingEmbedder()
+      yield* withCacheDir(loadTreeEnvironment(dir).pipe(Effect.provide(embedder.layer)))
+      assert.isAbove(embedder.batches.length, 2)
+      assert.isTrue(embedder.batches.every((size) => size <= 64))
+      assert.deepStrictEqual(embedder.batches.slice(0, -1), embedder.batches.slice(0, -1).map(() => 64))
+    }))
+
+  it.scoped("a tree whose embedding never answers loads, and its searches fall back to keywords", () =>
+    Effect.gen(function*() {
+      const { dir } = yield* tempTree()
+      const embedder = countingEmbedder({ never: () => true })
+      const fiber = yield* withCacheDir(loadTreeEnvironment(dir).pipe(Effect.provide(embedder.layer))).pipe(
+        Effect.fork
+      )
+      yield* embedder.hung.await
+      yield* TestClock.adjust(Duration.minutes(10))
+      const { value: env } = yield* Fiber.join(fiber)
+      const failed = yield* Effect.flip(env.search("zeppelin"))
+      assert.strictEqual(failed.reason, "Timeout")
+      const found = yield* searchOrKeywords(env, "zeppelin", 3)
+      assert.strictEqual(found.hits[0]!.nodeId, "VID_L1_001_L2_001_L3_002")
+      assert.include(found.fallback ?? "", "tree embeddings")
+    }))
+
+  it.scoped("a query embedding that never answers falls back to keywords for that search", () =>
+    Effect.gen(function*() {
+      const { dir } = yield* tempTree()
+      const embedder = countingEmbedder({ never: (texts) => texts.length === 1 && texts[0] === "zeppelin" })
+      const { value: env } = yield* withCacheDir(loadTreeEnvironment(dir).pipe(Effect.provide(embedder.layer)))
+      const fiber = yield* Effect.fork(searchOrKeywords(env, "zeppelin", 3))
+      yield* embedder.hung.await
+      yield* TestClock.adjust(Duration.minutes(2))
+      const found = yield* Fiber.join(fiber)
+      assert.strictEqual(found.hits[0]!.nodeId, "VID_L1_001_L2_001_L3_002")
+      assert.include(found.fallback ?? "", "no reply within")
+      // The next query is semantic again.
+      const next = yield* searchOrKeywords(env, "harbour", 3)
+      assert.isNull(next.fallback)
     }))
 })

@@ -4,9 +4,9 @@ import { builtinRules } from "eslint/use-at-your-own-risk"
 import { readdirSync } from "node:fs"
 import tseslint from "typescript-eslint"
 
-// README's dependency rules (Architecture): entry → cli/api → programs/layers → config → services/text → domain,
+// The dependency rules of docs/architecture.md: entry → cli/api → programs/layers → config → services/text → domain,
 // no arrow back up. Each zone forbids `target` importing `from`; the message names the rule and where the code goes.
-const rule = "README, Architecture"
+const rule = "docs/architecture.md"
 const entries = ["src/index.ts", "src/search.ts", "src/main.ts", "src/bin.ts"]
 // Wires the search adapters into the hub: composition, imported by cli/ and api/ only.
 const searchComposition = "src/LiveSearchHub.ts"

@@ -1,7 +1,7 @@
 /**
  * vtree as a library, for other Effect apps: one namespace per family. The programs need only ports
  * (Context tags); pick adapters with Layers at your edge — `X.layer(options)` from values,
- * `X.layerConfig` from the VTREE_* environment — or the fakes in `Testing`. README "Using vtree from
+ * `X.layerConfig` from the VTREE_* environment — or the fakes in `Testing`. docs/library.md "Using vtree from
  * code" shows a tree built and a question answered; the Search Hub is the `vtree/search` entry.
  *
  *   import { Agent, Prompts, Testing, Tree } from "vtree"

@@ -3,7 +3,7 @@ import type { CallOutcome } from "./CallLog.js"
 
 /**
  * What vtree's spans carry beyond their names, following the OpenTelemetry GenAI semantic conventions
- * (development status; see README "Tracing"). The Layers chosen in cli/ (*Layers.ts) decide whether
+ * (development status; see docs/tracing.md). The Layers chosen in cli/ (*Layers.ts) decide whether
  * spans are exported at all; with tracing off, these annotations land on no-op spans.
  */
 

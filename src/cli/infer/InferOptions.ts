@@ -5,7 +5,7 @@ import { agentDefaults, controlDefaults, type StoredRunConfig } from "../../doma
 import { type Sampling, type SamplingField, samplingFields } from "../../domain/Sampling.js"
 import { dbOption, optionalText, promptOptions, wholeNumber } from "../CliOptions.js"
 
-// The flags of `vtree infer`; what they do in full is in the README ("Usage").
+// The flags of `vtree infer`; what they do in full is in docs/running.md and docs/cli.md.
 
 const trees = optionalText(
   "trees",

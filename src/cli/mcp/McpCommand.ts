@@ -89,7 +89,7 @@ export const mcpCommand = Command.make("mcp", options, (args) =>
   }).pipe(Effect.scoped)).pipe(
     Command.withDescription(
       "Serve the Search Hub (external_search, external_read; VTREE_SEARCH_*, all off by default) and, with --trees, " +
-        "the video trees (video_* tools) over stdio MCP"
+        "the video trees (video_* tools) over MCP: stdio, or Streamable HTTP with --http"
     ),
     Command.provide((args) => Mcp.providers(Option.isSome(args.trees))),
     // Spans of every tool call, exported when an OTLP endpoint is set.

@@ -9,7 +9,7 @@ import * as TerminalConsole from "../TerminalConsole.js"
 export const stdio = TerminalConsole.layer({ stdout: process.stdout, stderr: process.stderr })
 
 /**
- * Spans exported over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set (README "Tracing"); otherwise
+ * Spans exported over OTLP when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set (docs/tracing.md); otherwise
  * tracing stays off and nothing of OpenTelemetry is loaded: a run makes thousands of calls.
  */
 export const tracing: Layer.Layer<never, ConfigurationError> = Layer.unwrapEffect(

@@ -40,7 +40,7 @@ const fixes: Record<string, string> = {
   task_type: `set "task_type" to a label such as "Counting Problem", or leave it out`,
   duration: "use short, medium or long, or leave the field out"
 }
-const defaultFix = "fix the row (README, Benchmarks: a hand-written question file)"
+const defaultFix = "fix the row (docs/benchmarks.md, a hand-written question file)"
 const decodeRow = rowDecoder(Row, fixes, defaultFix)
 
 const blankToNull = (text: string | null | undefined): string | null => (text?.trim() ? text.trim() : null)

@@ -112,7 +112,7 @@ export const detectBenchmark = (input: BenchmarkInput): Either.Either<Benchmark,
           near.location,
           near.field,
           `is missing, so the file fits no layout vtree reads (closest layout: ${near.benchmark.name}, ${near.benchmark.title})`,
-          `add "${near.field}", or pass --benchmark with the layout the file has (README, Benchmarks)`,
+          `add "${near.field}", or pass --benchmark with the layout the file has (docs/benchmarks.md)`,
           "UnknownLayout"
         )
     )

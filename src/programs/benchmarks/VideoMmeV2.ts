@@ -59,7 +59,7 @@ const fixes: Record<string, string> = {
   group_type: `use "relevance" or "logic"`,
   group_structure: `use ${groupStructures.map((s) => `"${s}"`).join(", ")}`
 }
-const decodeRow = rowDecoder(Row, fixes, "fix the row (README, Benchmarks: Video-MME-v2)")
+const decodeRow = rowDecoder(Row, fixes, "fix the row (docs/benchmarks.md, Video-MME-v2)")
 
 const fields = ["video_id", "question_id", "question", "options", "group_type", "group_structure"]
 

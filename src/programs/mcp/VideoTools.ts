@@ -11,6 +11,7 @@ import type { PromptManager } from "../prompts/PromptManager.js"
 import { makeCoreTools } from "../tools/Dispatcher.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
 import { resolveFramePath } from "../tree/FramePath.js"
+import { keywordNote, searchOrKeywords } from "../tree/KeywordFallback.js"
 import { cardLines, entityAppendix } from "../tree/NodeText.js"
 import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import { makeFrameTool } from "./FrameTool.js"
@@ -106,7 +107,9 @@ const SearchInput = Schema.Struct({
 const SearchOutput = Schema.Struct({
   video_id: Schema.String,
   query: Schema.String,
-  hits: Schema.Array(Schema.Struct({ ...NodeBrief.fields, score: Schema.Number }))
+  hits: Schema.Array(Schema.Struct({ ...NodeBrief.fields, score: Schema.Number })),
+  /** Present when the embedding search failed and these are keyword (BM25) hits: why, as the agent's tool says it. */
+  note: Schema.optional(Schema.String)
 })
 
 const SubtitlesInput = Schema.Struct({
@@ -333,12 +336,13 @@ const videoSearchTool = (library: VideoLibrary) =>
     run: ({ k, query, video_id }) =>
       Effect.gen(function*() {
         const tree = yield* library.tree(video_id)
-        const hits = yield* Effect.either(tree.search(query, k ?? 5))
-        if (Either.isLeft(hits)) return failure("SEARCH_FAILED", hits.left.message)
+        // Degrade, don't fail: an embedding call that fails answers with keyword hits and says so.
+        const { fallback, hits } = yield* searchOrKeywords(tree, query, k ?? 5)
         return jsonReply({
           video_id,
           query,
-          hits: hits.right.map((hit) => ({
+          ...(fallback === null ? {} : { note: keywordNote(fallback) }),
+          hits: hits.map((hit) => ({
             ...brief(tree.index.nodes.get(hit.nodeId)!),
             score: Math.round(hit.score * 1000) / 1000
           }))

@@ -142,7 +142,7 @@ export const loadQuestionSet = Effect.fn("QuestionLoader.loadQuestionSet")(
           ? rowError(file, null, null, "does not exist", fix, "NotFound")
           : readFailed(file)(e)
     const info = yield* fs.stat(path).pipe(
-      Effect.mapError(notFound(path, "pass --questions a benchmark's question file or folder (README, Benchmarks)"))
+      Effect.mapError(notFound(path, "pass --questions a benchmark's question file or folder (docs/benchmarks.md)"))
     )
     // Only regular files under the cap, and only UTF-8: a question read with replacement characters
     // would match no option and count as wrong without a word.
@@ -158,7 +158,7 @@ export const loadQuestionSet = Effect.fn("QuestionLoader.loadQuestionSet")(
         })
     const readText = (file: string, fix: string) =>
       readUserText(file, userFileCaps.questions, { strict: true }).pipe(Effect.mapError(fileError(fix)))
-    const questionsFix = "pass --questions a benchmark's question file or folder (README, Benchmarks)"
+    const questionsFix = "pass --questions a benchmark's question file or folder (docs/benchmarks.md)"
     // Parquet by its magic, whatever the name; anything else as UTF-8 text.
     const read = (file: string) =>
       readUserFile(file, userFileCaps.questions).pipe(

@@ -9,6 +9,7 @@ import { countOf, formatCount, videoSpan, videoTime } from "../../text/Format.js
 import { cutTerminalText, terminalText } from "../../text/TerminalText.js"
 import { resolveFramePath } from "./FramePath.js"
 import { type IdFinding, selectFrameNodes } from "./FrameSelection.js"
+import { keywordNote, searchOrKeywords } from "./KeywordFallback.js"
 import { anchoredText, childInfo, entityAppendix, nodeSummary, nodeText } from "./NodeText.js"
 import { loadTreeEnvironment, readTreeIndex } from "./TreeLoader.js"
 
@@ -166,8 +167,11 @@ export const showOutline = Effect.fn("TreeReports.outline")(function*(input: str
 /** The report of `vtree tree search` (BM25: embedding endpoints are configured by the provider layers). */
 export const searchTree = Effect.fn("TreeReports.search")(function*(input: string, query: string, k: number) {
   const env = yield* loadTreeEnvironment(input)
-  const hits = yield* env.search(query, k)
-  const lines = [`[Search results] query "${query}" → ${countOf(hits.length, "node")}`]
+  const { fallback, hits } = yield* searchOrKeywords(env, query, k)
+  const lines = [
+    ...(fallback === null ? [] : [keywordNote(fallback)]),
+    `[Search results] query "${query}" → ${countOf(hits.length, "node")}`
+  ]
   hits.forEach((hit, i) => {
     const summary = childInfo(env.index.nodes.get(hit.nodeId)!).summary
     lines.push(

@@ -1,16 +1,20 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { ProviderError } from "../../../src/domain/ProviderError.js"
+import { makeHashingEmbedder } from "../../../src/layers/testing/HashingEmbedder.js"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import { jpegSize } from "../../../src/programs/mcp/FrameTool.js"
 import { makeVideoLibrary } from "../../../src/programs/mcp/VideoLibrary.js"
 import { makeVideoResources } from "../../../src/programs/mcp/VideoResources.js"
 import { clock } from "../../../src/programs/mcp/VideoToolKit.js"
 import { makeVideoTools } from "../../../src/programs/mcp/VideoTools.js"
+import { EmbeddingProvider } from "../../../src/services/EmbeddingProvider.js"
+import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import { Thumbnailer } from "../../../src/services/Thumbnailer.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
@@ -23,6 +27,8 @@ const noVlm = Layer.succeed(
   VLMProvider,
   VLMProvider.of({ chatWithImages: () => Effect.dieMessage("no VLM in this test") })
 )
+
+const noLlm = Layer.succeed(LLMProvider, LLMProvider.of({ chat: () => Effect.dieMessage("no LLM in this test") }))
 
 // The sample frames are within 768 px: none is scaled (test/integration/mcp/Frames.test.ts scales large ones).
 const noScaling = Layer.succeed(
@@ -102,6 +108,45 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
       assert.isTrue(bad.isError)
       assert.include(bad.content[0]!.text, "query")
     }))
+
+  it.scoped("video_search whose query embedding fails answers with keyword hits and a note, not an error", () =>
+    Effect.gen(function*() {
+      // The tree's embeddings are cached under VTREE_CACHE_DIR: a folder of this test's own.
+      const cache = yield* scopedTempDir("video-search-cache")
+      yield* searchWithFailingQueries.pipe(
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["VTREE_CACHE_DIR", cache]])))
+      )
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  const searchWithFailingQueries = Effect.gen(function*() {
+    const inner = makeHashingEmbedder({ dimensions: 32 })
+    // The tree's texts embed; the one-text query call fails, as a slow endpoint's timeout would.
+    const embedder = Layer.succeed(
+      EmbeddingProvider,
+      EmbeddingProvider.of({
+        ...inner,
+        embed: (texts) =>
+          texts.length === 1
+            ? Effect.fail(new ProviderError({ provider: "embed", reason: "Timeout", message: "embedding timed out" }))
+            : inner.embed(texts)
+      })
+    )
+    const library = yield* makeVideoLibrary(samples)
+    const tools = makeVideoTools({ library, prompts: testPrompts(), summarize: false })
+    const client = yield* sdkClient({ name: "vtree", version: "0", tools, resources: makeVideoResources(library) })
+      .pipe(Effect.provide(Layer.mergeAll(noVlm, noScaling, embedder, noLlm)))
+    const found = yield* Effect.promise(() =>
+      client.callTool({ name: "video_search", arguments: { video_id: video, query: "kitchen", k: 3 } }) as Promise<
+        CallResult
+      >
+    )
+    assert.isFalse(found.isError)
+    assert.strictEqual(
+      found.structuredContent!.note,
+      "semantic search unavailable (embedding timed out); keyword results"
+    )
+    assert.isAbove(found.structuredContent!.hits.length, 0)
+  })
 
   it.scoped("a tree's entity registry: video_view_node's card shows the entries of the node as the agent's view_node does, video_overview lists them, video_list counts them", () =>
     Effect.gen(function*() {

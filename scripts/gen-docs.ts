@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url"
 import { stripVTControlCharacters } from "node:util"
 import { rootCommand } from "../src/cli/Root.js"
 import { loadAsrConfig } from "../src/config/AsrConfig.js"
+import { loadCacheDir } from "../src/config/CacheConfig.js"
 import { loadFfmpegTools } from "../src/config/FfmpegConfig.js"
 import { loadMcpSessionIdle, loadMcpToken } from "../src/config/McpConfig.js"
 import { loadJudgeConfig, loadRoleConfigs } from "../src/config/ProviderConfig.js"
@@ -40,7 +41,8 @@ const loaders: ReadonlyArray<readonly [string, string, Effect.Effect<unknown, un
   ["McpConfig.ts", "MCP", loadMcpSessionIdle],
   ["TracingConfig.ts", "tracing", loadTracingConfig],
   ["AsrConfig.ts", "speech to text", loadAsrConfig],
-  ["FfmpegConfig.ts", "ffmpeg", loadFfmpegTools]
+  ["FfmpegConfig.ts", "ffmpeg", loadFfmpegTools],
+  ["CacheConfig.ts", "caches", loadCacheDir]
 ]
 
 /**

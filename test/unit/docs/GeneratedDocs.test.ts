@@ -24,6 +24,24 @@ describe("generated docs", () => {
     }
   })
 
+  it("the generator runs every loader src/config exports: a new config module cannot be left out of the table", () => {
+    const generator = readFileSync(join(root, "scripts/gen-docs.ts"), "utf8")
+    // The per-role loaders and loadProvidersConfig read what loadRoleConfigs reads, which the generator runs.
+    const throughRoles = new Set([
+      "loadLlmConfig",
+      "loadVlmConfig",
+      "loadEmbeddingConfig",
+      "loadOcrConfig",
+      "loadProvidersConfig"
+    ])
+    const dir = join(root, "src/config")
+    const exported = readdirSync(dir).flatMap((file) =>
+      [...readFileSync(join(dir, file), "utf8").matchAll(/^export const (load\w*)/gm)].map((m) => m[1]!)
+    )
+    const missing = exported.filter((name) => !throughRoles.has(name) && !generator.includes(name))
+    assert.deepStrictEqual(missing, [], "add them to scripts/gen-docs.ts's loaders")
+  })
+
   it("every `vtree COMMAND … --flag` written in README and docs/ is an option that command has", () => {
     const helps = commandHelps()
     const everywhere = flags(helps.find(({ name }) => name === "vtree")!.help)

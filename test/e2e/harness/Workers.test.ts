@@ -84,7 +84,9 @@ describe("many workers on one PostgreSQL run (built CLI)", () => {
         const live = await run(["report", "--db", url, "--run-id", "shared"], {})
         assert.strictEqual(live.code, 0, live.stderr)
         assert.match(live.stdout, /Run shared · running/)
-        assert.match(live.stdout, /Progress \d+\/42 saved .* in hand .* open · 3 live workers/)
+        // Three workers run; on a machine loaded enough that a heartbeat comes later than the 3 s lease, the
+        // report rightly counts that worker as not live at that moment (CI at load 22 saw it), so 1 to 3.
+        assert.match(live.stdout, /Progress \d+\/42 saved .* in hand .* open · [1-3] live workers?/)
         assert.match(live.stdout, /Workers\n/)
 
         victim!.child.kill("SIGKILL")

@@ -145,11 +145,35 @@ const runOwnership = Effect.gen(function*() {
 /** A table's or index's CREATE statement, as sqlite_master keeps it. */
 const Definition = Schema.Struct({ sql: Schema.String })
 
+/**
+ * SQLite cannot alter a CHECK constraint: `table` is rebuilt from its own current definition as `edit` changes it
+ * (so columns an earlier migration added survive), its rows copied, and its indexes recreated as they were. The
+ * migrations run with foreign keys off (see SqliteFile's prepare), so dropping the old table cascades nowhere.
+ */
+const rebuildSqliteTable = (table: "runs" | "llm_calls", edit: (create: string) => string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const definition = yield* Effect.flatMap(
+      sql`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ${table}`,
+      Schema.decodeUnknown(Schema.Tuple(Definition))
+    )
+    const indexes = yield* Effect.flatMap(
+      sql`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ${table} AND sql IS NOT NULL`,
+      Schema.decodeUnknown(Schema.Array(Definition))
+    )
+    // `table` is one of two literals, never input: safe to splice into the statements.
+    const rebuilt = `${table}_rebuilt`
+    yield* sql.unsafe(
+      edit(definition[0].sql).replace(new RegExp(`^CREATE TABLE\\s+("?)${table}\\1`, "i"), `CREATE TABLE ${rebuilt}`)
+    )
+    yield* sql.unsafe(`INSERT INTO ${rebuilt} SELECT * FROM ${table}`)
+    yield* sql.unsafe(`DROP TABLE ${table}`)
+    yield* sql.unsafe(`ALTER TABLE ${rebuilt} RENAME TO ${table}`)
+    for (const index of indexes) yield* sql.unsafe(index.sql)
+  })
+
 // `budget_stopped` joins the run statuses (infer --max-cost), and predictions keep the question's domain.
-// SQLite cannot alter a CHECK constraint: runs is rebuilt from its own current definition (so columns an
-// earlier migration added survive), with the status list extended; its indexes are recreated as they
-// were. Runs the migrations with foreign keys off (see SqliteFile's prepare): dropping the old table
-// must not cascade into predictions. Postgres alters the constraint in place.
+// SQLite rebuilds runs with the status list extended (rebuildSqliteTable); Postgres alters the constraint in place.
 const budgetStopped = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const statuses = "'running', 'completed', 'interrupted', 'failed', 'budget_stopped'"
@@ -159,24 +183,7 @@ const budgetStopped = Effect.gen(function*() {
         `ALTER TABLE runs DROP CONSTRAINT runs_status_check, ADD CONSTRAINT runs_status_check CHECK (status IN (${statuses}))`
       ),
     orElse: () =>
-      Effect.gen(function*() {
-        const table = yield* Effect.flatMap(
-          sql`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'`,
-          Schema.decodeUnknown(Schema.Tuple(Definition))
-        )
-        const indexes = yield* Effect.flatMap(
-          sql`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs' AND sql IS NOT NULL`,
-          Schema.decodeUnknown(Schema.Array(Definition))
-        )
-        const create = table[0].sql
-          .replace(/(status\s+IN\s*\()([^)]*)\)/i, "$1$2, 'budget_stopped')")
-          .replace(/^CREATE TABLE\s+("?)runs\1/i, "CREATE TABLE runs_rebuilt")
-        yield* sql.unsafe(create)
-        yield* sql`INSERT INTO runs_rebuilt SELECT * FROM runs`
-        yield* sql`DROP TABLE runs`
-        yield* sql`ALTER TABLE runs_rebuilt RENAME TO runs`
-        for (const index of indexes) yield* sql.unsafe(index.sql)
-      })
+      rebuildSqliteTable("runs", (create) => create.replace(/(status\s+IN\s*\()([^)]*)\)/i, "$1$2, 'budget_stopped')"))
   })
   yield* sql`ALTER TABLE predictions ADD COLUMN domain TEXT`
 })
@@ -299,24 +306,7 @@ const judgements = Effect.gen(function*() {
         `ALTER TABLE llm_calls DROP CONSTRAINT llm_calls_role_check, ADD CONSTRAINT llm_calls_role_check CHECK (role IN (${roles}))`
       ),
     orElse: () =>
-      Effect.gen(function*() {
-        const table = yield* Effect.flatMap(
-          sql`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'llm_calls'`,
-          Schema.decodeUnknown(Schema.Tuple(Definition))
-        )
-        const indexes = yield* Effect.flatMap(
-          sql`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'llm_calls' AND sql IS NOT NULL`,
-          Schema.decodeUnknown(Schema.Array(Definition))
-        )
-        const create = table[0].sql
-          .replace(/(role\s+IN\s*\()([^)]*)\)/i, `$1${roles})`)
-          .replace(/^CREATE TABLE\s+("?)llm_calls\1/i, "CREATE TABLE llm_calls_rebuilt")
-        yield* sql.unsafe(create)
-        yield* sql`INSERT INTO llm_calls_rebuilt SELECT * FROM llm_calls`
-        yield* sql`DROP TABLE llm_calls`
-        yield* sql`ALTER TABLE llm_calls_rebuilt RENAME TO llm_calls`
-        for (const index of indexes) yield* sql.unsafe(index.sql)
-      })
+      rebuildSqliteTable("llm_calls", (create) => create.replace(/(role\s+IN\s*\()([^)]*)\)/i, `$1${roles})`))
   })
 })
 

@@ -114,9 +114,10 @@ export const configurationTable = (): string => {
 
 // ---- The CLI: every command's help, rendered in process as `--help` prints it -------------------------
 
-type Node = { readonly _tag: string; readonly [key: string]: unknown }
+export type Node = { readonly _tag: string; readonly [key: string]: unknown }
 
-const commands = (descriptor: Node): Array<CommandDescriptor.Command<unknown>> => {
+/** Every command under a descriptor, the parent before its subcommands (@effect/cli's descriptor tree walked). */
+export const commands = (descriptor: Node): Array<CommandDescriptor.Command<unknown>> => {
   switch (descriptor._tag) {
     case "Subcommands":
       return [

@@ -1,26 +1,11 @@
 import { CliConfig, CommandDescriptor, HelpDoc } from "@effect/cli"
 import { assert, describe, it } from "@effect/vitest"
 import { stripVTControlCharacters } from "node:util"
+import { commands, type Node } from "../../../scripts/gen-docs.js"
 import { rootCommand } from "../../../src/cli/Root.js"
 
 // Walks @effect/cli's descriptors in process: every command and subcommand, then every paragraph of its
 // help (the command's description, each option's and argument's). The README holds the long story.
-
-type Node = { readonly _tag: string; readonly [key: string]: unknown }
-
-const commands = (descriptor: Node): Array<CommandDescriptor.Command<unknown>> => {
-  switch (descriptor._tag) {
-    case "Subcommands":
-      return [
-        ...commands(descriptor["parent"] as Node),
-        ...(descriptor["children"] as ReadonlyArray<Node>).flatMap(commands)
-      ]
-    case "Map":
-      return commands(descriptor["command"] as Node)
-    default:
-      return [descriptor as unknown as CommandDescriptor.Command<unknown>]
-  }
-}
 
 const paragraphs = (doc: HelpDoc.HelpDoc): Array<string> => {
   switch (doc._tag) {

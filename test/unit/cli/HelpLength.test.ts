@@ -5,7 +5,7 @@ import { commands, type Node } from "../../../scripts/gen-docs.js"
 import { rootCommand } from "../../../src/cli/Root.js"
 
 // Walks @effect/cli's descriptors in process: every command and subcommand, then every paragraph of its
-// help (the command's description, each option's and argument's). The README holds the long story.
+// help (the command's description, each option's and argument's). docs/ holds the long story.
 
 const paragraphs = (doc: HelpDoc.HelpDoc): Array<string> => {
   switch (doc._tag) {

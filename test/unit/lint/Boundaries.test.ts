@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { ESLint } from "eslint"
 import { fileURLToPath } from "node:url"
 
-// README's dependency rules are ESLint errors (eslint.config.mjs): a planted import is linted in place of a file
+// The dependency rules of docs/architecture.md are ESLint errors (eslint.config.mjs): a planted import is linted in place of a file
 // under src/, so each case costs one parse, not a lint of the tree.
 const root = fileURLToPath(new URL("../../..", import.meta.url))
 const eslint = new ESLint({ cwd: root })
@@ -23,10 +23,10 @@ const assertForbidden = (filePath: string, code: string, rule: string) =>
     const messages = yield* violations(filePath, code)
     assert.strictEqual(messages.length, 1, `${filePath}: ${code} → ${JSON.stringify(messages)}`)
     assert.include(messages[0], rule)
-    assert.include(messages[0], "README, Architecture")
+    assert.include(messages[0], "docs/architecture.md")
   })
 
-describe("lint: README's dependency rules", () => {
+describe("lint: the dependency rules of docs/architecture.md", () => {
   it.effect("a program importing an adapter fails", () =>
     assertForbidden(
       "src/programs/agent/Planted.ts",

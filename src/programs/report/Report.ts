@@ -19,7 +19,7 @@ import { benchmarkView } from "./ReportAxes.js"
 import { controlSummary } from "./ReportControl.js"
 import { costDistributionOf, questionUsages } from "./ReportCostDistribution.js"
 import { errorsOf } from "./ReportErrors.js"
-import { evidenceSummary, judgedView } from "./ReportEvidence.js"
+import { evidenceSummary } from "./ReportEvidence.js"
 import { keywordFallbacks } from "./ReportFallbacks.js"
 import { judgeSummary } from "./ReportJudges.js"
 import { scoresOf } from "./ReportScores.js"
@@ -185,8 +185,7 @@ export const summarize = (input: SummaryInput, options: SummaryOptions = {}): Su
     questions: predictions.length,
     benchmark,
     overall: accuracyOfPredictions(predictions),
-    ...benchmarkView(benchmark, predictions, videoMme),
-    ...(benchmark === "longvidsearch" ? judgedView(predictions, input.judgements ?? []) : {}),
+    ...benchmarkView(benchmark, predictions, videoMme, input.judgements ?? []),
     ...videoMme,
     stopReasons: [...stopCounts.entries()].map(([reason, count]) => ({ reason, count })),
     errors: errorsOf(run.runId, predictions),

@@ -44,6 +44,17 @@ export interface Usage {
   readonly reasoningTokens?: number
 }
 
+/** Parts of a call's token counts (each a subset of its prompt or completion tokens); absent: not reported. */
+export interface TokenBreakdown {
+  readonly cacheWriteInput?: number
+  readonly textInput?: number
+  readonly imageInput?: number
+  readonly audioInput?: number
+  readonly videoInput?: number
+  readonly textOutput?: number
+  readonly audioOutput?: number
+}
+
 export interface ChatResponse {
   readonly content: string
   /** The provider's reasoning text, when it returns one. Recorded, never fed back to the model. */
@@ -52,6 +63,8 @@ export interface ChatResponse {
   readonly toolCalls?: ReadonlyArray<ToolCall>
   readonly usage: Usage
   readonly model: string
+  /** Cache writes and counts by modality, when the server reports them: for the call's span, never stored. */
+  readonly tokenBreakdown?: TokenBreakdown
 }
 
 export class LLMProvider extends Context.Tag("vtree/LLMProvider")<

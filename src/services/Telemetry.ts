@@ -1,10 +1,12 @@
-import { Effect, FiberRef } from "effect"
+import { Effect, FiberRef, Option, type Tracer } from "effect"
 import type { CallOutcome } from "./CallLog.js"
+import { agentName, GenAiAttr, operationAttributes, spanName } from "./GenAiConventions.js"
 
 /**
  * What vtree's spans carry beyond their names, following the OpenTelemetry GenAI semantic conventions
- * (development status; see docs/tracing.md). The Layers chosen in cli/ (*Layers.ts) decide whether
- * spans are exported at all; with tracing off, these annotations land on no-op spans.
+ * (GenAiConventions.ts pins the names and the version; see docs/tracing.md). The Layers chosen in cli/
+ * (*Layers.ts) decide whether spans are exported at all; with tracing off, these annotations land on spans
+ * nobody reads.
  */
 
 /**
@@ -22,14 +24,67 @@ export const currentCallCost: FiberRef.FiberRef<((call: CallOutcome) => number |
   .unsafeMake<((call: CallOutcome) => number | null) | null>(null)
 
 /**
+ * The span of a workflow vtree runs (a benchmark run, a tree build), as `Effect.fn` takes it:
+ * `Effect.fn(...workflowSpan(workflowNames.infer))(function*() { … })`. Such a run is where a process's
+ * invocations start, never inside another one.
+ */
+export const workflowSpan = (workflow: string): readonly [name: string, options: Tracer.SpanOptions] => [
+  spanName("invoke_workflow", workflow),
+  {
+    attributes: {
+      ...operationAttributes.invoke_workflow,
+      [GenAiAttr.workflowName]: workflow,
+      [GenAiAttr.invocationIsNested]: false
+    }
+  }
+]
+
+const invocations: ReadonlySet<unknown> = new Set(["invoke_workflow", "invoke_agent"])
+
+/** Whether `span` is, or sits inside, an in-process invocation (a workflow or an agent run). */
+const withinInvocation = (span: Option.Option<Tracer.AnySpan>): boolean => {
+  let at = Option.getOrUndefined(span)
+  while (at !== undefined && at._tag === "Span") {
+    if (invocations.has(at.attributes.get(GenAiAttr.operationName))) return true
+    at = Option.getOrUndefined(at.parent)
+  }
+  return false
+}
+
+const invokeAgentName = spanName("invoke_agent", agentName)
+
+/**
  * The span of one agent run, named as the GenAI conventions name it (`invoke_agent {agent name}`), with
  * `attributes` saying which question and video; the harness and MCP's video_ask both run the agent in one.
+ * A question of a benchmark run is nested in the run's workflow; MCP's is not nested in any invocation.
  */
 export const withInvokeAgentSpan =
   (attributes: Record<string, unknown>) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.withSpan(effect, "invoke_agent vtree", {
-      attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "vtree", ...attributes }
-    })
+    Effect.flatMap(Effect.option(Effect.currentSpan), (parent) =>
+      Effect.withSpan(effect, invokeAgentName, {
+        attributes: {
+          ...operationAttributes.invoke_agent,
+          [GenAiAttr.agentName]: agentName,
+          [GenAiAttr.invocationIsNested]: withinInvocation(parent),
+          ...attributes
+        }
+      }))
+
+/**
+ * One search of a video tree as a GenAI `retrieval` span (`retrieval {video id}`), the tree its data source;
+ * the query is content, on the span only when capture is on.
+ */
+export const withRetrievalSpan =
+  (dataSource: string, topK: number, query: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.zipRight(annotateContent(() => ({ [GenAiAttr.retrievalQueryText]: query })), effect).pipe(
+      Effect.withSpan(spanName("retrieval", dataSource), {
+        attributes: {
+          ...operationAttributes.retrieval,
+          [GenAiAttr.dataSourceId]: dataSource,
+          [GenAiAttr.retrievalTopK]: topK
+        }
+      })
+    )
 
 /** Attributes set on the current span only when content capture is on; `attributes` is not even built otherwise. */
 export const annotateContent = (attributes: () => Record<string, unknown>): Effect.Effect<void> =>

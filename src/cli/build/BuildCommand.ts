@@ -13,6 +13,8 @@ import * as Plan from "../../programs/builder/Plan.js"
 import { defaultParameters } from "../../programs/builder/Plan.js"
 import * as Subtitles from "../../programs/builder/Subtitles.js"
 import * as PromptPack from "../../programs/prompts/PromptPack.js"
+import { workflowNames } from "../../services/GenAiConventions.js"
+import { workflowSpan } from "../../services/Telemetry.js"
 import { cutTerminalText, terminalText } from "../../text/TerminalText.js"
 import { wholeNumber, withShownDefault } from "../CliOptions.js"
 import * as Media from "../shared/MediaLayers.js"
@@ -227,7 +229,7 @@ const buildTrees = (
 export const buildCommand = Command.make(
   "build",
   options,
-  Effect.fn("BuildCommand.build")(function*(args) {
+  Effect.fn(...workflowSpan(workflowNames.build))(function*(args) {
     const parameters = {
       frameInterval: args.frameInterval,
       frameWidth: args.frameWidth,

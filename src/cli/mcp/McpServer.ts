@@ -19,6 +19,7 @@ import { Cause, Effect, Exit, Option, Runtime, type Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 import type { CallContext, McpTool, ResourceCatalog } from "../../programs/mcp/McpTool.js"
 import { capReply } from "../../programs/mcp/ResultCaps.js"
+import { GenAiAttr, operationAttributes } from "../../services/GenAiConventions.js"
 
 /**
  * vtree's tools and resources served through the official MCP SDK's `Server`. Handlers are Effects run
@@ -80,15 +81,15 @@ const tracedToolCall = <R>(
   context: CallContext
 ) =>
   Effect.map(tool.call(args, context), capReply).pipe(
-    Effect.tap((reply) => reply.isError ? Effect.annotateCurrentSpan("error.type", "tool_error") : Effect.void),
+    Effect.tap((reply) => reply.isError ? Effect.annotateCurrentSpan(GenAiAttr.errorType, "tool_error") : Effect.void),
     // Arguments and results are never on the span: the Search Hub's carry queries and URLs, which vtree
     // keeps out of every log.
     Effect.withSpan(`tools/call ${tool.name}`, {
       kind: "server",
       attributes: {
-        "mcp.method.name": "tools/call",
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": tool.name
+        [GenAiAttr.mcpMethodName]: "tools/call",
+        ...operationAttributes.execute_tool,
+        [GenAiAttr.toolName]: tool.name
       },
       ...Option.match(callerSpan(meta), {
         // Not a child of the server's own span, which lasts as long as the server: a trace per call.

@@ -3,7 +3,7 @@ import OpenAI from "openai"
 import type { EndpointConfig, ReliabilityConfig } from "../../config/ProviderConfig.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import type { CallRole } from "../../services/CallLog.js"
-import type { ChatResponse, Usage as TokenUsage } from "../../services/LLMProvider.js"
+import type { ChatResponse, TokenBreakdown, Usage as TokenUsage } from "../../services/LLMProvider.js"
 import { boundedFetch, defaultMaxReplyBytes } from "../shared/BoundedFetch.js"
 import { type CallSpan, reported } from "../shared/Reliability.js"
 import { type EndpointPool, type PoolPolicy, type ReplicaSet, withPool } from "./EndpointPool.js"
@@ -87,14 +87,26 @@ const TokenCount = Schema.optional(Schema.NullOr(Schema.Number))
 /**
  * The usage block in every dialect vtree meets: OpenAI, vLLM (with prefix caching) and DashScope put
  * cache hits in `prompt_tokens_details.cached_tokens`, DeepSeek in `prompt_cache_hit_tokens`; reasoning
- * models count their thinking in `completion_tokens_details.reasoning_tokens`.
+ * models count their thinking in `completion_tokens_details.reasoning_tokens`. OpenAI counts audio, DashScope's
+ * vision models text and image tokens, and its explicit cache the tokens it wrote, in the same details.
  */
 const Usage = Schema.Struct({
   prompt_tokens: TokenCount,
   completion_tokens: TokenCount,
-  prompt_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ cached_tokens: TokenCount }))),
+  prompt_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({
+    cached_tokens: TokenCount,
+    cache_creation_input_tokens: TokenCount,
+    text_tokens: TokenCount,
+    image_tokens: TokenCount,
+    audio_tokens: TokenCount,
+    video_tokens: TokenCount
+  }))),
   prompt_cache_hit_tokens: TokenCount,
-  completion_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ reasoning_tokens: TokenCount })))
+  completion_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({
+    reasoning_tokens: TokenCount,
+    text_tokens: TokenCount,
+    audio_tokens: TokenCount
+  })))
 }).annotations({ identifier: "Usage" })
 type ReplyUsage = typeof Usage.Type
 
@@ -109,6 +121,23 @@ export const readUsage = (usage: ReplyUsage | null | undefined): TokenUsage => {
     ...(reasoning === undefined || reasoning === null ? {} : { reasoningTokens: reasoning })
   }
 }
+/** The parts of a reply's counts its span carries beyond what the store records; absent when none is reported. */
+export const readTokenBreakdown = (usage: ReplyUsage | null | undefined): TokenBreakdown | undefined => {
+  const input = usage?.prompt_tokens_details
+  const output = usage?.completion_tokens_details
+  const counts: Record<keyof TokenBreakdown, number | null | undefined> = {
+    cacheWriteInput: input?.cache_creation_input_tokens,
+    textInput: input?.text_tokens,
+    imageInput: input?.image_tokens,
+    audioInput: input?.audio_tokens,
+    videoInput: input?.video_tokens,
+    textOutput: output?.text_tokens,
+    audioOutput: output?.audio_tokens
+  }
+  const reported = Object.entries(counts).filter((entry): entry is [string, number] => typeof entry[1] === "number")
+  return reported.length === 0 ? undefined : Object.fromEntries(reported)
+}
+
 const FinishReason = Schema.optional(Schema.NullOr(Schema.String))
 const Text = Schema.optional(Schema.NullOr(Schema.String))
 
@@ -183,11 +212,13 @@ export const readChatReply = (
       badResponse(endpoint, `the model returned no content (finish_reason: ${first.finish_reason ?? "none"})`)
     )
   }
+  const tokenBreakdown = readTokenBreakdown(reply.usage)
   return Either.right({
     content,
     ...(reasoning === undefined ? {} : { reasoning }),
     ...(toolCalls.length === 0 ? {} : { toolCalls }),
     usage: readUsage(reply.usage),
+    ...(tokenBreakdown === undefined ? {} : { tokenBreakdown }),
     // Some servers send an empty model name.
     model: reply.model || endpoint.model
   })
@@ -266,6 +297,7 @@ export const completeChat = (
   const attempt = (client: OpenAI) => Effect.flatMap(reply(client), (decoded) => readChatReply(endpoint, decoded))
   return sendReported(options, options.role, attempt, (response) => response.usage, {
     responseModel: (response) => response.model,
+    tokenBreakdown: (response) => response.tokenBreakdown,
     input: () => spanMessages(options.body.messages),
     output: (response) => [{
       role: "assistant",

@@ -7,7 +7,14 @@ import {
   recordCall,
   tokenDetails
 } from "../../services/CallLog.js"
-import type { Usage } from "../../services/LLMProvider.js"
+import {
+  GenAiAttr,
+  type GenAiOperation,
+  operationAttributes,
+  spanName,
+  usageAttributes
+} from "../../services/GenAiConventions.js"
+import type { TokenBreakdown, Usage } from "../../services/LLMProvider.js"
 import { annotateContent, contentText, currentCallCost } from "../../services/Telemetry.js"
 
 /**
@@ -93,6 +100,8 @@ export interface CallSpan<A> {
   readonly provider: string
   /** `gen_ai.response.model`, when the reply names one. */
   readonly responseModel?: (result: A) => string | undefined
+  /** Cache writes and counts by modality, when the reply has them (inference spans only). */
+  readonly tokenBreakdown?: (result: A) => TokenBreakdown | undefined
   /** The request's messages; built only when content capture is on. */
   readonly input?: () => unknown
   /** The reply's messages; built only when content capture is on. */
@@ -100,43 +109,39 @@ export interface CallSpan<A> {
 }
 
 /** The GenAI operation of a role's calls: chat for the text and vision roles, embeddings, else generate_content. */
-export const genAiOperation = (role: CallRole): string =>
+export const genAiOperation = (role: CallRole): GenAiOperation =>
   role === "embed" ? "embeddings" : role === "ocr" || role === "asr" ? "generate_content" : "chat"
 
 const serverOf = (url: string): Record<string, unknown> => {
   try {
     const parsed = new URL(url)
     return {
-      "server.address": parsed.hostname,
-      ...(parsed.port === "" ? {} : { "server.port": Number(parsed.port) })
+      [GenAiAttr.serverAddress]: parsed.hostname,
+      ...(parsed.port === "" ? {} : { [GenAiAttr.serverPort]: Number(parsed.port) })
     }
   } catch {
     return {}
   }
 }
 
-/** The attributes of a finished call that every GenAI span carries: what the store records of it, under GenAI names. */
-export const outcomeAttributes = (outcome: CallOutcome): Record<string, unknown> => ({
-  "gen_ai.usage.input_tokens": outcome.promptTokens,
-  "gen_ai.usage.output_tokens": outcome.completionTokens,
-  ...(outcome.cachedPromptTokens === undefined
-    ? {}
-    : { "gen_ai.usage.cache_read.input_tokens": outcome.cachedPromptTokens }),
-  ...(outcome.reasoningTokens === undefined
-    ? {}
-    : { "gen_ai.usage.reasoning.output_tokens": outcome.reasoningTokens }),
+/**
+ * The attributes of a finished call that its GenAI span carries: what the store records of it, under GenAI names,
+ * and the reply's token breakdown, which the store does not keep.
+ */
+const outcomeAttributes = (outcome: CallOutcome, breakdown?: TokenBreakdown): Record<string, unknown> => ({
+  ...usageAttributes(genAiOperation(outcome.role), { ...outcome, tokenBreakdown: breakdown }),
   ...(outcome.endpoint === undefined ? {} : serverOf(outcome.endpoint)),
   ...(outcome.attempts === undefined ? {} : { "vtree.attempts": outcome.attempts }),
-  ...(outcome.errorReason === null ? {} : { "error.type": outcome.errorReason })
+  ...(outcome.errorReason === null ? {} : { [GenAiAttr.errorType]: outcome.errorReason })
 })
 
 /** Reports the call and annotates its span with the same figures (and its cost, when the run has prices). */
-const recordAndAnnotate = (outcome: CallOutcome) =>
+const recordAndAnnotate = (outcome: CallOutcome, breakdown?: TokenBreakdown) =>
   Effect.zipRight(
     Effect.flatMap(FiberRef.get(currentCallCost), (cost) => {
       const usd = cost === null ? null : cost(outcome)
       return Effect.annotateCurrentSpan({
-        ...outcomeAttributes(outcome),
+        ...outcomeAttributes(outcome, breakdown),
         ...(usd === null ? {} : { "vtree.cost_usd": usd })
       })
     }),
@@ -164,15 +169,15 @@ const withCallSpan = <A, R>(
   const operation = genAiOperation(report.role)
   return Effect.flatMap(FiberRef.get(currentCallContext), (context) =>
     Effect.zipRight(
-      annotateContent(() => span.input === undefined ? {} : { "gen_ai.input.messages": contentText(span.input()) }),
+      annotateContent(() => span.input === undefined ? {} : { [GenAiAttr.inputMessages]: contentText(span.input()) }),
       call
     ).pipe(
-      Effect.withSpan(`${operation} ${report.model}`, {
+      Effect.withSpan(spanName(operation, report.model), {
         kind: "client",
         attributes: {
-          "gen_ai.operation.name": operation,
-          "gen_ai.provider.name": span.provider,
-          "gen_ai.request.model": report.model,
+          ...operationAttributes[operation],
+          [GenAiAttr.providerName]: span.provider,
+          [GenAiAttr.requestModel]: report.model,
           "vtree.role": report.role,
           ...(context.questionId === null ? {} : { "vtree.question_id": context.questionId }),
           ...(context.parentStep === null ? {} : { "vtree.step": context.parentStep })
@@ -209,9 +214,9 @@ const reportedCall = <A, R>(
           const described = Effect.zipRight(
             responseModel === undefined
               ? Effect.void
-              : Effect.annotateCurrentSpan("gen_ai.response.model", responseModel),
+              : Effect.annotateCurrentSpan(GenAiAttr.responseModel, responseModel),
             annotateContent(() =>
-              span.output === undefined ? {} : { "gen_ai.output.messages": contentText(span.output(result)) }
+              span.output === undefined ? {} : { [GenAiAttr.outputMessages]: contentText(span.output(result)) }
             )
           )
           return Effect.zipRight(
@@ -225,7 +230,7 @@ const reportedCall = <A, R>(
               ...tokenDetails(usage),
               status: "ok",
               errorReason: null
-            })
+            }, span.tokenBreakdown?.(result))
           )
         }
         // An interrupted call is not a provider outcome: nothing to record.

@@ -8,6 +8,7 @@ import * as Path from "@effect/platform/Path"
 import { Effect, Fiber } from "effect"
 import type { SubtitleCue } from "../../domain/Media.js"
 import type { ProviderError } from "../../domain/ProviderError.js"
+import { stepAttributes } from "../../services/GenAiConventions.js"
 import { LLMProvider } from "../../services/LLMProvider.js"
 import { VLMProvider } from "../../services/VLMProvider.js"
 import { BuildError } from "./BuildError.js"
@@ -188,7 +189,7 @@ const captionEvent = Effect.fnUntraced(function*(scope: CallScope, plan: Planned
   return { plan, checkpoint, cues } satisfies EventResult
 }, (effect, scope, plan) =>
   Effect.withSpan(effect, "caption_event", {
-    attributes: { "vtree.video_id": scope.video.videoId, "vtree.event": plan.index + 1 }
+    attributes: { ...stepAttributes, "vtree.video_id": scope.video.videoId, "vtree.event": plan.index + 1 }
   }))
 
 /** One scene: from its checkpoint, or one text call (thinking off) over its events' cards. */
@@ -219,7 +220,7 @@ const captionScene = Effect.fnUntraced(function*(scope: CallScope, group: Readon
   return checkpoint
 }, (effect, scope, _group, index) =>
   Effect.withSpan(effect, "caption_scene", {
-    attributes: { "vtree.video_id": scope.video.videoId, "vtree.scene": index + 1 }
+    attributes: { ...stepAttributes, "vtree.video_id": scope.video.videoId, "vtree.scene": index + 1 }
   }))
 
 /**

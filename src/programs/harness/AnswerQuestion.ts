@@ -18,6 +18,7 @@ import {
   type UsageByRole,
   withCallContext
 } from "../../services/CallLog.js"
+import { GenAiAttr } from "../../services/GenAiConventions.js"
 import { RunStore } from "../../services/RunStore.js"
 import { currentCallCost, withInvokeAgentSpan } from "../../services/Telemetry.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
@@ -102,11 +103,11 @@ const agentOutcome = (
       : "wrong",
     "vtree.stop_reason": prediction.stopReason,
     "vtree.steps_used": prediction.stepsUsed,
-    "gen_ai.usage.input_tokens": total.promptTokens,
-    "gen_ai.usage.output_tokens": total.completionTokens,
+    [GenAiAttr.inputTokens]: total.promptTokens,
+    [GenAiAttr.outputTokens]: total.completionTokens,
     ...(cost === null ? {} : { "vtree.cost_usd": cost }),
     ...(prediction.stopReason === "error" || prediction.stopReason === "parse_error"
-      ? { "error.type": prediction.stopReason }
+      ? { [GenAiAttr.errorType]: prediction.stopReason }
       : {})
   }
 }

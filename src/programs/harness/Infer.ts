@@ -9,7 +9,9 @@ import type { Question } from "../../domain/Question.js"
 import { agentSettings, type RunConfig } from "../../domain/RunConfig.js"
 import { type RunStatus } from "../../domain/RunRecord.js"
 import { defaultBreakerCalls, makeBreaker, withBreaker } from "../../services/EndpointBreaker.js"
+import { workflowNames } from "../../services/GenAiConventions.js"
 import { defaultLeaseMs, type RunOwner, RunStore } from "../../services/RunStore.js"
+import { workflowSpan } from "../../services/Telemetry.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
 import { answerAndSave } from "./AnswerQuestion.js"
@@ -138,7 +140,9 @@ const answerAll = <R>(
  * attempts in a row (InferError `EndpointUnreachable`; the run is marked `failed`, the questions in
  * flight are handed back unsaved, and `--resume` continues once the endpoint is fixed).
  */
-export const runBenchmark = Effect.fn("Infer.runBenchmark")(function*<R = never>(options: BenchmarkOptions<R>) {
+export const runBenchmark = Effect.fn(...workflowSpan(workflowNames.infer))(function*<R = never>(
+  options: BenchmarkOptions<R>
+) {
   // The run's record, built once from the options: stored with a new run, read whole from here on.
   const config = runConfigOf(options, (yield* Path.Path).resolve(options.treesDir))
   const owner = options.owner ?? (yield* thisProcess)

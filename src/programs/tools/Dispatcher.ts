@@ -7,6 +7,7 @@ import {
   SubmitAnswerArgs,
   ViewNodeArgs
 } from "../../domain/Protocol.js"
+import { GenAiAttr, operationAttributes, spanName } from "../../services/GenAiConventions.js"
 import type { LLMProvider, ToolDefinition } from "../../services/LLMProvider.js"
 import { annotateContent, contentText } from "../../services/Telemetry.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
@@ -151,14 +152,14 @@ export const makeDispatcher = <R>(tools: ReadonlyArray<AgentTool<R>>): Dispatche
 /** One tool call in its GenAI `execute_tool` span; content only when capture is on and the tool allows it. */
 const runTraced = <R>(tool: AgentTool<R>, args: Readonly<Record<string, unknown>>) =>
   (tool.confidential === true ? tool.run(args) : Effect.zipRight(
-    annotateContent(() => ({ "gen_ai.tool.call.arguments": contentText(args) })),
-    Effect.tap(tool.run(args), (result) => annotateContent(() => ({ "gen_ai.tool.call.result": result.output })))
+    annotateContent(() => ({ [GenAiAttr.toolCallArguments]: contentText(args) })),
+    Effect.tap(tool.run(args), (result) => annotateContent(() => ({ [GenAiAttr.toolCallResult]: result.output })))
   )).pipe(
-    Effect.withSpan(`execute_tool ${tool.name}`, {
+    Effect.withSpan(spanName("execute_tool", tool.name), {
       attributes: {
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": tool.name,
-        "gen_ai.tool.type": "function"
+        ...operationAttributes.execute_tool,
+        [GenAiAttr.toolName]: tool.name,
+        [GenAiAttr.toolType]: "function"
       }
     })
   )

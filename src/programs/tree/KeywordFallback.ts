@@ -2,6 +2,7 @@
 // hits and says why, rather than failing the tool call and, with it, the agent's question.
 import { Effect } from "effect"
 import type { SearchHit } from "../../domain/TreeIndex.js"
+import { withRetrievalSpan } from "../../services/Telemetry.js"
 import type { TreeEnvironment } from "./TreeEnvironment.js"
 
 /** What a search found; `fallback` is why they are keyword hits where embeddings were configured. */
@@ -19,8 +20,11 @@ export const keywordNote = (reason: string): string =>
 /** Whether a stored tool output is a search answered by keywords after its embedding failed. */
 export const isKeywordFallback = (output: string): boolean => output.startsWith(notePrefix)
 
-/** The environment's search (hybrid when it has embeddings), or its keyword search when that fails. */
-export const searchOrKeywords = Effect.fn("KeywordFallback.search")(function*(
+/**
+ * The environment's search (hybrid when it has embeddings), or its keyword search when that fails; one GenAI
+ * `retrieval` span either way.
+ */
+export const searchOrKeywords = Effect.fnUntraced(function*(
   tree: TreeEnvironment,
   query: string,
   k: number
@@ -31,4 +35,4 @@ export const searchOrKeywords = Effect.fn("KeywordFallback.search")(function*(
       Effect.map(tree.keywordSearch(query, k), (hits): FoundNodes => ({ hits, fallback: error.message }))
     )
   )
-})
+}, (effect, tree, query, k) => withRetrievalSpan(tree.index.videoId, k, query)(effect))

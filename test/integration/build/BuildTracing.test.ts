@@ -1,6 +1,7 @@
 // `vtree build` in-process exporting its spans over OTLP/HTTP to a loopback receiver that decodes them with
-// OpenTelemetry's generated decoder: one trace for the command, a span per video, per event call and per
-// scene call, each holding its model call with the tokens tree.json records, and no content or key.
+// OpenTelemetry's generated decoder: one trace for the command (an `invoke_workflow` span), a span per video,
+// per event call and per scene call, each holding its model call with the tokens tree.json records, and no
+// content or key.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -59,9 +60,16 @@ describe("vtree build exporting traces (in-process, live ffmpeg, openai-sim)", (
       const tree = JSON.parse(readFileSync(join(out, "synth", "tree.json"), "utf8")) as BuiltTree
       const levels = Object.values(tree.nodes).map((node) => node.level)
 
-      // One root, the command, and everything else in its trace.
+      // One root, the command as a GenAI workflow (typed for Langfuse and Phoenix), and everything else in its trace.
       const roots = spans.filter((s) => !spans.some((p) => p.spanId === s.parentSpanId))
-      assert.deepStrictEqual(roots.map((s) => s.name), ["BuildCommand.build"])
+      assert.deepStrictEqual(roots.map((s) => s.name), ["invoke_workflow vtree build"])
+      assert.deepInclude(roots[0]!.attributes, {
+        "gen_ai.operation.name": "invoke_workflow",
+        "gen_ai.workflow.name": "vtree build",
+        "gen_ai.invocation.is_nested": false,
+        "langfuse.observation.type": "chain",
+        "openinference.span.kind": "CHAIN"
+      })
       assert.isTrue(spans.every((s) => s.traceId === roots[0]!.traceId))
 
       const videos = spans.filter((s) => s.name === "BuildTree.captionVideo")
@@ -78,6 +86,13 @@ describe("vtree build exporting traces (in-process, live ffmpeg, openai-sim)", (
         events.map((_, i) => i + 1)
       )
       assert.isTrue([...events, ...scenes].every((s) => s.attributes["vtree.video_id"] === "synth"))
+      // Steps of the workflow, not GenAI operations: a plain span for Langfuse, a chain link for Phoenix.
+      assert.isTrue(
+        [...events, ...scenes].every((s) =>
+          s.attributes["langfuse.observation.type"] === "span" && s.attributes["openinference.span.kind"] === "CHAIN" &&
+          !("gen_ai.operation.name" in s.attributes)
+        )
+      )
 
       // Each holds its model call: the vision model for an event, the text model for a scene.
       const chatsIn = (span: ReceivedSpan) => inside(spans, span).filter((s) => s.name.startsWith("chat "))
@@ -95,6 +110,14 @@ describe("vtree build exporting traces (in-process, live ffmpeg, openai-sim)", (
       // Every model call of the build is a CLIENT span with the figures tree.json records.
       const chats = spans.filter((s) => s.attributes["gen_ai.operation.name"] === "chat")
       assert.isTrue(chats.every((s) => s.kind === SpanKind.CLIENT && s.attributes["gen_ai.provider.name"] === "openai"))
+      assert.isTrue(
+        chats.every((s) =>
+          s.attributes["langfuse.observation.type"] === "generation" &&
+          s.attributes["openinference.span.kind"] === "LLM"
+        )
+      )
+      // Nothing in a build is an agent: no invocation is nested.
+      assert.isFalse(spans.some((s) => s.attributes["gen_ai.invocation.is_nested"] === true))
       const count = (role: string) => chats.filter((s) => s.attributes["vtree.role"] === role).length
       assert.deepStrictEqual({ vlm: count("vlm"), llm: count("tool") }, tree.build.calls)
       const total = (key: string) => chats.reduce((sum, s) => sum + Number(s.attributes[key] ?? 0), 0)

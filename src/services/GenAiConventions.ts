@@ -4,9 +4,9 @@
  * Conventions followed: the OpenTelemetry GenAI semantic conventions (development status) as
  * open-telemetry/semantic-conventions-genai has them at commit e9de14b (unreleased; the GenAI conventions left
  * open-telemetry/semantic-conventions, whose v1.44.0 they build on): an application-defined run is an
- * `invoke_workflow` span, invocations inside another one carry `gen_ai.invocation.is_nested` (#571), cache writes
- * are `gen_ai.usage.cache_write.input_tokens` (#440) and cache and per-modality counts sit on inference spans only,
- * never on `invoke_agent` (#469). Beside them, the two attributes trace UIs type a span by: Langfuse's
+ * `invoke_workflow` span, invocations inside another one carry `gen_ai.invocation.is_nested`, cache writes
+ * are `gen_ai.usage.cache_write.input_tokens` and cache and per-modality counts sit on inference spans only,
+ * never on `invoke_agent`. Beside them, the two attributes trace UIs type a span by: Langfuse's
  * `langfuse.observation.type` (without it, `retrieval` and `invoke_workflow` are plain spans there) and
  * OpenInference's `openinference.span.kind` (Arize Phoenix). docs/tracing.md lists what each span carries.
  */

@@ -29,7 +29,6 @@ export const GenAiAttr = {
   outputMessages: "gen_ai.output.messages",
   dataSourceId: "gen_ai.data_source.id",
   retrievalTopK: "gen_ai.retrieval.top_k",
-  retrievalQueryText: "gen_ai.retrieval.query.text",
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
   cacheReadInputTokens: "gen_ai.usage.cache_read.input_tokens",

@@ -71,20 +71,19 @@ export const withInvokeAgentSpan =
       }))
 
 /**
- * One search of a video tree as a GenAI `retrieval` span (`retrieval {video id}`), the tree its data source;
- * the query is content, on the span only when capture is on.
+ * One search of a video tree as a GenAI `retrieval` span (`retrieval {video id}`), the tree its data source.
+ * Never with its query, even with content capture on: an MCP client's `video_search` query is its tool call's
+ * argument, which no span carries; the agent's query is on its `execute_tool` span when capture is on.
  */
 export const withRetrievalSpan =
-  (dataSource: string, topK: number, query: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.zipRight(annotateContent(() => ({ [GenAiAttr.retrievalQueryText]: query })), effect).pipe(
-      Effect.withSpan(spanName("retrieval", dataSource), {
-        attributes: {
-          ...operationAttributes.retrieval,
-          [GenAiAttr.dataSourceId]: dataSource,
-          [GenAiAttr.retrievalTopK]: topK
-        }
-      })
-    )
+  (dataSource: string, topK: number) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withSpan(effect, spanName("retrieval", dataSource), {
+      attributes: {
+        ...operationAttributes.retrieval,
+        [GenAiAttr.dataSourceId]: dataSource,
+        [GenAiAttr.retrievalTopK]: topK
+      }
+    })
 
 /** Attributes set on the current span only when content capture is on; `attributes` is not even built otherwise. */
 export const annotateContent = (attributes: () => Record<string, unknown>): Effect.Effect<void> =>

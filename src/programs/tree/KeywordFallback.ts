@@ -35,4 +35,4 @@ export const searchOrKeywords = Effect.fnUntraced(function*(
       Effect.map(tree.keywordSearch(query, k), (hits): FoundNodes => ({ hits, fallback: error.message }))
     )
   )
-}, (effect, tree, query, k) => withRetrievalSpan(tree.index.videoId, k, query)(effect))
+}, (effect, tree, _query, k) => withRetrievalSpan(tree.index.videoId, k)(effect))

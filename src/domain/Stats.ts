@@ -135,6 +135,9 @@ export interface BootstrapOptions {
   readonly seed: number
 }
 
+/** `--bootstrap` and `--seed` of `vtree report --compare`. */
+export const defaultBootstrap: BootstrapOptions = { resamples: 2000, seed: 1 }
+
 /** A paired bootstrap of B − A, stated with what it took to reproduce it. */
 export interface PairedBootstrap {
   readonly clusters: number

@@ -34,10 +34,15 @@ export const terminalUnits = (text: string, options: TerminalTextOptions = {}): 
   return units
 }
 
+const anyControl = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+const multilineControl = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+
 /** Untrusted text made safe to write to a terminal; every other character is unchanged. */
 export const terminalText = (text: string, options: TerminalTextOptions = {}): string => {
-  // The common case, text without a control character, is returned as it is.
-  if (!/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text)) return text
+  // The common case, text without a control character (line breaks and tabs aside in a multiline text: a
+  // help page, a report), is returned as it is.
+  const control = options.multiline === true ? multilineControl : anyControl
+  if (!control.test(text)) return text
   return terminalUnits(text, options).join("")
 }
 

@@ -1,22 +1,6 @@
 import { Command, Options } from "@effect/cli"
-import { Console, Effect, Layer, Option, Schema } from "effect"
-import { loadJudgePrompt } from "../../programs/judge/JudgePrompt.js"
-import { judgeRun } from "../../programs/judge/JudgeRun.js"
-import { resolvePromptsDir } from "../../programs/prompts/PromptPack.js"
-import { storedPrices } from "../../programs/report/RunSettings.js"
-import { JudgementStore } from "../../services/JudgementStore.js"
-import { RunStore } from "../../services/RunStore.js"
-import { formatCount } from "../../text/Format.js"
 import { dbOption, optionalText, wholeNumber, withShownDefault } from "../CliOptions.js"
-import { loadPrices } from "../shared/Prices.js"
-import * as Stores from "../shared/StoreLayers.js"
-import { judgeLayers } from "./JudgeLayers.js"
-
-/** Why `vtree judge` judged nothing: a database without runs, or a run without an open-ended answer. */
-export class JudgeError extends Schema.TaggedError<JudgeError>()("JudgeError", {
-  reason: Schema.Literal("NoRuns", "NothingToJudge"),
-  message: Schema.String
-}) {}
+import { loadedWhenRun } from "../LazyCommand.js"
 
 const db = dbOption("Run database written by `vtree infer`")
 const runId = optionalText("run-id", "Run whose open-ended answers to judge (default: the most recently started run)")
@@ -34,60 +18,17 @@ const prices = optionalText(
     "VTREE_JUDGE_PRICE=input,cached,output overrides"
 )
 
-/** Progress on stderr: every tenth of the way, and the last. */
-const progress = (done: number, total: number) =>
-  done === total || Math.floor((done * 10) / total) > Math.floor(((done - 1) * 10) / total)
-    ? Console.error(`judged ${formatCount(done)}/${formatCount(total)}`)
-    : Effect.void
+const options = { db, runId, prompts, concurrency, prices }
+export type JudgeArgs = Command.Command.ParseConfig<typeof options>
 
 /** `vtree judge`: the open-ended answers of a finished run, judged by the configured judges (VTREE_JUDGE_MODEL). */
 export const judgeCommand = Command.make(
   "judge",
-  { db, runId, prompts, concurrency, prices },
-  (args) =>
-    Effect.gen(function*() {
-      const stores = yield* Stores.RunStores
-      const store = yield* stores.open(args.db, { mustExist: true })
-      const chosen = Option.isSome(args.runId) ? args.runId.value : (yield* store.listRuns)[0]?.runId
-      if (chosen === undefined) {
-        return yield* new JudgeError({
-          reason: "NoRuns",
-          message: `${Stores.displayDb(args.db)}: holds no runs yet — run \`vtree infer\` first`
-        })
-      }
-      const prompt = yield* loadJudgePrompt(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
-      const run = yield* store.getRun(chosen)
-      const priced = yield* loadPrices(args.prices, Option.isSome(run) ? storedPrices(run.value.config) : {})
-      const result = yield* judgeRun({
-        runId: chosen,
-        prompt,
-        concurrency: args.concurrency,
-        prices: priced,
-        onProgress: progress
-      }).pipe(
-        Effect.provideService(RunStore, store),
-        Effect.provideService(JudgementStore, yield* stores.judgements(args.db))
-      )
-      if (result.answers === 0) {
-        return yield* new JudgeError({
-          reason: "NothingToJudge",
-          message: `run ${chosen} holds no answered open-ended question (one without options) — nothing to judge` +
-            (result.skipped > 0 ? ` (${formatCount(result.skipped)} open-ended without an answer)` : "")
-        })
-      }
-      yield* Console.log(
-        `Run ${chosen}: ${formatCount(result.answers)} open-ended answers, ${
-          formatCount(result.judgements)
-        } judgements` +
-          ` (${formatCount(result.called)} asked, ${formatCount(result.cached)} from the cache, ${
-            formatCount(result.failed)
-          } judge failures) — see \`vtree report --run-id ${chosen}\``
-      )
-    }).pipe(Effect.scoped)
+  options,
+  loadedWhenRun(() => import("./JudgeRun.js"), (run, args: JudgeArgs) => run.judge(args))
 ).pipe(
   Command.withDescription(
     "Judge a finished run's open-ended answers (questions without options) with the models of VTREE_JUDGE_MODEL " +
       "(majority vote); cached verdicts cost no call"
-  ),
-  Command.provide(Layer.merge(Stores.writable, judgeLayers))
+  )
 )

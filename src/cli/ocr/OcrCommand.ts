@@ -1,7 +1,5 @@
 import { Args, Command } from "@effect/cli"
-import { Console, Effect } from "effect"
-import { OCRProvider } from "../../services/OCRProvider.js"
-import * as Ocr from "../shared/OcrLayers.js"
+import { loadedWhenRun } from "../LazyCommand.js"
 
 const frames = Args.file({ name: "FRAME", exists: "yes" }).pipe(
   Args.withDescription("Image files (JPEG or PNG) to read, e.g. a tree's frames/*.jpg"),
@@ -9,14 +7,15 @@ const frames = Args.file({ name: "FRAME", exists: "yes" }).pipe(
 )
 
 /** `vtree ocr FRAME…`: what observe_frame's OCR would read from these frames, for tuning the engine. */
-export const ocrCommand = Command.make("ocr", { frames }, ({ frames }) =>
-  Effect.gen(function*() {
-    const ocr = yield* OCRProvider
-    const transcript = yield* ocr.transcribeFrames(frames)
-    yield* Console.log(transcript)
-  })).pipe(
-    Command.withDescription(
-      "Print the text the configured OCR engine (VTREE_OCR: tesseract by default, monkeyocr, off) reads in the given frames"
-    ),
-    Command.provide(Ocr.configured)
+export const ocrCommand = Command.make(
+  "ocr",
+  { frames },
+  loadedWhenRun(
+    () => import("./OcrRun.js"),
+    (run, args: { readonly frames: ReadonlyArray<string> }) => run.ocr(args.frames)
   )
+).pipe(
+  Command.withDescription(
+    "Print the text the configured OCR engine (VTREE_OCR: tesseract by default, monkeyocr, off) reads in the given frames"
+  )
+)

@@ -1,23 +1,12 @@
 // `vtree tree pack|unpack|verify`: trees handed to someone else with proof that they are whole.
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
-import { packTrees } from "../../programs/tree/pack/TreePack.js"
-import { defaultMaxBytes, unpackTrees } from "../../programs/tree/pack/TreeUnpack.js"
-import { verifyPack } from "../../programs/tree/pack/TreeVerify.js"
-import { terminalText } from "../../text/TerminalText.js"
+import { defaultMaxBytes } from "../../programs/tree/pack/PackLimits.js"
 import { wholeNumber, withShownDefault } from "../CliOptions.js"
+import { loadedWhenRun } from "../LazyCommand.js"
+import type * as PackRun from "./TreePackRun.js"
 
 const gib = 1024 * 1024 * 1024
-
-/** Bytes as a person reads them: 1.2 MB, 340 KB, 12 B. */
-const sizeText = (bytes: number): string => {
-  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} KB`
-  return `${bytes} B`
-}
-
-const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+const loadRun = () => import("./TreePackRun.js")
 
 const maxSize = wholeNumber("max-size-gib", 1).pipe(
   Options.withDescription(
@@ -40,16 +29,7 @@ const pack = Command.make(
       Options.optional
     )
   },
-  ({ note, out, trees, videoIds }) =>
-    Effect.gen(function*() {
-      const packed = yield* packTrees({ trees, videoIds, out, note: Option.getOrNull(note) })
-      yield* Console.log(
-        `packed ${count(packed.trees.length, "tree", "trees")} (${terminalText(packed.trees.join(", "))}), ` +
-          `${count(packed.files, "file", "files")}, ${sizeText(packed.bytes)} → ${packed.file} (${
-            sizeText(packed.packedBytes)
-          })`
-      )
-    })
+  loadedWhenRun(loadRun, (run, args: Parameters<typeof PackRun.pack>[0]) => run.pack(args))
 ).pipe(
   Command.withDescription(
     "Write trees to one .tar.gz, manifest.json first (vtree version, build records, the note, each file's size and " +
@@ -71,17 +51,7 @@ const unpack = Command.make(
     ),
     maxSize
   },
-  ({ file, maxSize, out, replace }) =>
-    Effect.gen(function*() {
-      const unpacked = yield* unpackTrees({ file, out, replace, maxBytes: maxSize * gib })
-      yield* Console.log(
-        `unpacked ${count(unpacked.trees.length, "tree", "trees")} (${terminalText(unpacked.trees.join(", "))}), ` +
-          `${count(unpacked.files, "file", "files")}, ${
-            sizeText(unpacked.bytes)
-          } → ${unpacked.dir}; every sha256 matches`
-      )
-      if (unpacked.note !== null) yield* Console.log(`note: ${terminalText(unpacked.note)}`)
-    })
+  loadedWhenRun(loadRun, (run, args: Parameters<typeof PackRun.unpack>[0]) => run.unpack(args))
 ).pipe(
   Command.withDescription(
     "Unpack into a new folder, checking each entry's size and sha256; refuses paths outside it, links, devices " +
@@ -97,15 +67,7 @@ const verify = Command.make(
     ),
     maxSize
   },
-  ({ input, maxSize }) =>
-    Effect.gen(function*() {
-      const checked = yield* verifyPack(input, { maxBytes: maxSize * gib })
-      yield* Console.log(
-        `ok: ${count(checked.trees, "tree", "trees")}, ${count(checked.files, "file", "files")}, ${
-          sizeText(checked.bytes)
-        } match the manifest`
-      )
-    })
+  loadedWhenRun(loadRun, (run, args: Parameters<typeof PackRun.verify>[0]) => run.verify(args))
 ).pipe(
   Command.withDescription(
     "Check a pack or an unpacked folder against its manifest: the first file missing, extra, or of another size " +

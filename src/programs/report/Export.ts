@@ -6,39 +6,13 @@
 //   model, for scripts.
 // - csv: the same fields flat, for spreadsheets (RFC 4180 quoting; a cell that would start a formula gets a leading ').
 import { outcomeOf } from "../../domain/Outcome.js"
-import type { BenchmarkName } from "../../domain/Question.js"
 import { benchmarkByName, resultsOfPredictions } from "../benchmarks/StoredResults.js"
 import type { VideoMmeExportVideo } from "../benchmarks/VideoMme.js"
+import { benchmarkOfFormat, type ExportFormat, isBenchmarkFormat } from "./ExportFormats.js"
 import { isForced } from "./Report.js"
 import { answerFormOfRow } from "./ReportAnswerForms.js"
 import { tracesOf } from "./ReportEvidence.js"
 import type { ReportPrediction, ReportStep } from "./Summary.js"
-
-export const benchmarkFormats = [
-  "videomme",
-  "lvbench",
-  "longvideobench",
-  "mlvu-test",
-  "egoschema",
-  "nextqa",
-  "custom",
-  "videommev2",
-  "longvidsearch"
-] as const
-export type BenchmarkFormat = typeof benchmarkFormats[number]
-export type ExportFormat = BenchmarkFormat | "jsonl" | "csv"
-export const exportFormats: ReadonlyArray<ExportFormat> = [...benchmarkFormats, "jsonl", "csv"]
-
-/** The benchmark whose scorer reads a format. */
-export const benchmarkOfFormat = (format: BenchmarkFormat): BenchmarkName => (format === "mlvu-test" ? "mlvu" : format)
-
-/** A run's own format: its benchmark's (MLVU's is the test split's, the one its leaderboard takes). */
-export const formatOfBenchmark = (
-  benchmark: BenchmarkName
-): BenchmarkFormat => (benchmark === "mlvu" ? "mlvu-test" : benchmark)
-
-export const isBenchmarkFormat = (format: ExportFormat): format is BenchmarkFormat =>
-  (benchmarkFormats as ReadonlyArray<string>).includes(format)
 
 /**
  * Video-MME's results layout: videos in the order their first question appears, `video_id`, `sub_category`

@@ -4,6 +4,7 @@ import type { ControlKind } from "../../domain/Control.js"
 import type { Accuracy } from "../../domain/Outcome.js"
 import { outcomeOf } from "../../domain/Outcome.js"
 import { type BootstrapOptions, mcnemarExact } from "../../domain/Stats.js"
+import { defaultBootstrap } from "../../domain/Stats.js"
 import { countOf, formatCount, formatDuration, formatInterval, formatPercent } from "../../text/Format.js"
 import { accuracyOfPredictions, durationOrder, groupAccuracy } from "./Report.js"
 import { type PairedAnswerForms, pairedAnswerForms, pairedAnswerFormsSection } from "./ReportAnswerForms.js"
@@ -13,8 +14,7 @@ import {
   compareBootstrap,
   type CompareCost,
   compareCost,
-  compareSections,
-  defaultBootstrap
+  compareSections
 } from "./ReportCompareStatistics.js"
 import { type ControlEffect, controlEffect, controlEffectLine, withClusteredInterval } from "./ReportControl.js"
 import { isNoneAxis, noneAxisLine } from "./ReportNoneAxis.js"

@@ -27,9 +27,6 @@ import {
 } from "./ReportCostDistribution.js"
 import type { TableSection } from "./ReportStatistics.js"
 
-/** `--bootstrap` and `--seed` of `vtree report`. */
-export const defaultBootstrap: BootstrapOptions = { resamples: 2000, seed: 1 }
-
 type PairedRow = UsagePrediction & Pick<PredictionRow, "videoId" | "duration" | "domain">
 
 export interface CompareBootstrap {

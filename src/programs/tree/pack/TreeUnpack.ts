@@ -15,6 +15,7 @@ import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, writeFile } f
 import { basename, dirname, join, resolve } from "node:path"
 import { PackError } from "./PackError.js"
 import { errnoText, fsStep } from "./PackIo.js"
+import { defaultMaxBytes } from "./PackLimits.js"
 import {
   cacheFolder,
   decodeManifest,
@@ -24,10 +25,6 @@ import {
   shownName
 } from "./PackManifest.js"
 import { readPack } from "./PackReader.js"
-
-const gib = 1024 * 1024 * 1024
-/** The most bytes a pack may unpack to unless the caller raises it: a gzip bomb fills no disk. */
-export const defaultMaxBytes = 64 * gib
 
 export interface UnpackOptions {
   readonly file: string

@@ -9,6 +9,7 @@ import { lstat, readdir, readFile, stat as statOf } from "node:fs/promises"
 import { join } from "node:path"
 import { PackError } from "./PackError.js"
 import { errnoText, hashFile } from "./PackIo.js"
+import { defaultMaxBytes } from "./PackLimits.js"
 import {
   cacheFolder,
   decodeManifest,
@@ -20,7 +21,6 @@ import {
 } from "./PackManifest.js"
 import { readPack, treeRefused } from "./PackReader.js"
 import { packTreeProblem, treeJsonFolder } from "./PackTrees.js"
-import { defaultMaxBytes } from "./TreeUnpack.js"
 
 export interface VerifySummary {
   readonly trees: number

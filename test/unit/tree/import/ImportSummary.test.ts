@@ -1,7 +1,7 @@
 // What `vtree tree import` prints: one line per tree and the totals; model cards that came back unusable
 // twice (degraded) are counted on their tree's line and under the totals, never left unsaid.
 import { assert, describe, it } from "@effect/vitest"
-import { renderImportSummary } from "../../../../src/cli/tree/TreeImportCommand.js"
+import { renderImportSummary } from "../../../../src/cli/tree/TreeImportRun.js"
 import type { ImportSummary } from "../../../../src/programs/import/ImportTree.js"
 
 const summary: ImportSummary = {

@@ -67,6 +67,12 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
         assert.strictEqual(tool.outputSchema?.type, "object")
         assert.isTrue(tool.annotations?.readOnlyHint)
       }
+      // Only the overview needs more text than a host's default; it says so as Claude Code reads it.
+      const declared = tools.filter((tool) => tool._meta?.["anthropic/maxResultSizeChars"] !== undefined)
+      assert.deepStrictEqual(declared.map((tool) => [tool.name, tool._meta!["anthropic/maxResultSizeChars"]]), [[
+        "video_overview",
+        80_000
+      ]])
       const capabilities = client.getServerCapabilities()
       assert.deepStrictEqual(Object.keys(capabilities ?? {}).sort(), ["resources", "tools"])
       assert.isUndefined(capabilities?.tools?.listChanged)
@@ -89,6 +95,10 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
       assert.strictEqual(scene.node_id, `${video}_L1_000`)
       assert.match(scene.start, /^\d+:\d\d:\d\d$/)
       assert.isAbove(scene.events.length, 0)
+      assert.strictEqual(overview.structuredContent!.next_cursor, null)
+      const badCursor = yield* call("video_overview", { video_id: video, cursor: "7" })
+      assert.isTrue(badCursor.isError)
+      assert.include(badCursor.content[0]!.text, "INVALID_ARGUMENTS: video_overview: cursor is not a next_cursor")
 
       const node = yield* call("video_view_node", { node_id: `${video}_L1_000_L2_000` })
       assert.strictEqual(node.structuredContent!.mode, "card")

@@ -5,11 +5,9 @@ import type { Thumbnailer } from "../../services/Thumbnailer.js"
 import { resolveFramePath } from "../tree/FramePath.js"
 import { frameJpeg, maxFrameSide } from "./FrameTool.js"
 import { type ResourceCatalog, type ResourceContents, ResourceNotFound } from "./McpTool.js"
+import { framePrefix, idAfter, treePrefix, treeUri } from "./ResourceUris.js"
 import { capResourceText } from "./ResultCaps.js"
 import { pageOf, pageSizes, type VideoLibrary } from "./VideoLibrary.js"
-
-const treePrefix = "vtree://tree/"
-const framePrefix = "vtree://frame/"
 
 const notFound = (uri: string, message: string) => new ResourceNotFound({ reason: "UnknownUri", uri, message })
 
@@ -75,15 +73,6 @@ const templates = [
   }
 ]
 
-/** The id after a prefix, percent-decoded; empty when it is not valid percent-encoding. */
-const idAfter = (uri: string, prefix: string): string => {
-  try {
-    return decodeURIComponent(uri.slice(prefix.length))
-  } catch {
-    return ""
-  }
-}
-
 /**
  * Trees and frames as MCP resources: `vtree://tree/<video_id>` is the video's tree.json, and
  * `vtree://frame/<node_id>` a frame's JPEG. Trees are listed a page at a time; frames, too many to list,
@@ -106,7 +95,7 @@ export const makeVideoResources = (
     }
     return Effect.succeed({
       resources: paged.page.map((videoId) => ({
-        uri: `${treePrefix}${encodeURIComponent(videoId)}`,
+        uri: treeUri(videoId),
         name: videoId,
         title: `Video tree ${videoId}`,
         mimeType: "application/json"

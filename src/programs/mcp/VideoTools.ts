@@ -18,6 +18,7 @@ import { makeFrameTool } from "./FrameTool.js"
 import { jsonReply, type McpTool } from "./McpTool.js"
 import { overviewMeta, OverviewOutput, overviewPage } from "./OverviewPage.js"
 import { capText } from "./ResultCaps.js"
+import { overviewUiMeta } from "./TreeApp.js"
 import { pageOf, pageSizes, type VideoLibrary } from "./VideoLibrary.js"
 import {
   brief,
@@ -204,10 +205,10 @@ const videoOverviewTool = (library: VideoLibrary) =>
     title: "Video overview",
     description:
       "The scenes and events of a video with their times (h:mm:ss) and a one-line summary each; a long video a " +
-      "page at a time (pass next_cursor for the next).",
+      "page at a time (pass next_cursor for the next). Hosts with MCP Apps also show the video's tree page.",
     input: OverviewInput,
     output: OverviewOutput,
-    meta: overviewMeta,
+    meta: { ...overviewMeta, ...overviewUiMeta },
     run: ({ cursor, video_id }) =>
       Effect.map(library.tree(video_id), ({ index }) => {
         const page = overviewPage(video_id, index, cursor)

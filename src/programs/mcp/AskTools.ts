@@ -334,7 +334,8 @@ const videoAskTool = (
   description:
     "Ask vtree's agent a question about a video: it browses the tree, reads nodes and looks at frames, then answers " +
     "with evidence: an option letter with options.choices, else (an open question) an answer in words. Takes " +
-    "minutes; sends progress per step. With options.wait false, returns a job id at once: poll video_ask_result.",
+    "minutes; sends progress per step. Waits for the answer up to the server's limit (45 s unless set), then " +
+    "returns a job id with the steps done: poll video_ask_result. With options.wait false, returns the job id at once.",
   annotations: {
     title: "Ask the video agent",
     readOnlyHint: true,

@@ -18,10 +18,9 @@ import { appPrefix } from "./ResourceUris.js"
  */
 export const appMimeType = "text/html;profile=mcp-app"
 export const viewerUri = "ui://vtree/tree"
-export const appUri = (videoId: string): string => `${appPrefix}${encodeURIComponent(videoId)}`
 
-/** Thumbnails a page embeds at most (evenly spread); any other frame is fetched when clicked. */
-export const maxAppThumbnails = 120
+/** Thumbnails a page embeds at most, evenly spread, so a long video's page stays small: any other frame is fetched when clicked. */
+export const maxAppThumbnails = 64
 
 /** The page's own policy, whatever the host adds: inline script and style, data: images, no network. */
 export const appCsp =

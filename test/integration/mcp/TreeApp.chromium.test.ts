@@ -6,6 +6,7 @@ import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { thumbnails } from "../../../src/cli/shared/MediaLayers.js"
+import { maxAppThumbnails } from "../../../src/programs/mcp/TreeApp.js"
 import { makeVideoLibrary } from "../../../src/programs/mcp/VideoLibrary.js"
 import { makeVideoResources } from "../../../src/programs/mcp/VideoResources.js"
 import { makeVideoTools } from "../../../src/programs/mcp/VideoTools.js"
@@ -181,7 +182,7 @@ describe("the tree page as an MCP App, in headless Chromium inside a test host",
         const log = (await inHost("window.log")).filter((method: string) => method !== "ui/notifications/size-changed")
         assert.deepStrictEqual(log.slice(0, 3), ["ui/initialize", "ui/notifications/initialized", "resources/read"])
 
-        // Timeline, cards, thumbnails as data: URIs (120 of 150), the rest boxes to click, and the search box.
+        // Timeline, cards, thumbnails as data: URIs (64 of 150), the rest boxes to click, and the search box.
         const page = await inApp(`({
           timeline: document.querySelectorAll(".timeline a").length,
           cards: document.querySelectorAll(".card").length,
@@ -192,10 +193,10 @@ describe("the tree page as an MCP App, in headless Chromium inside a test host",
         })`)
         assert.strictEqual(page.timeline, 2 + 6 + 150)
         assert.isAtLeast(page.cards, 2 + 6)
-        assert.strictEqual(page.thumbnails.length, 120)
+        assert.strictEqual(page.thumbnails.length, maxAppThumbnails)
         assert.deepStrictEqual([...new Set(page.thumbnails)], ["data:image/jpeg;base64,"])
         assert.isTrue(page.loaded)
-        assert.strictEqual(page.boxes, 30)
+        assert.strictEqual(page.boxes, 150 - maxAppThumbnails)
         assert.include(page.csp, "default-src 'none'")
 
         const searched = await inApp(`(() => {

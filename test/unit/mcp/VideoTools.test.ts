@@ -244,6 +244,34 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
       assert.strictEqual((missing as McpError).code, -32602)
     }))
 
+  it.scoped("the MCP App: video_overview names the viewer, which reads as an mcp-app page with a CSP allowing no network", () =>
+    Effect.gen(function*() {
+      const { client } = yield* serve({ summarize: false })
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      const uri = tools.find((tool) => tool.name === "video_overview")!._meta!["ui"] as { resourceUri: string }
+      assert.deepStrictEqual(uri, { resourceUri: "ui://vtree/tree" })
+      const { resourceTemplates } = yield* Effect.promise(() => client.listResourceTemplates())
+      assert.deepInclude(resourceTemplates.map((t) => [t.uriTemplate, t.mimeType]), [
+        "ui://vtree/tree/{video_id}",
+        "text/html;profile=mcp-app"
+      ])
+      const viewer = (yield* Effect.promise(() => client.readResource({ uri: uri.resourceUri }))).contents[0]!
+      assert.strictEqual(viewer.mimeType, "text/html;profile=mcp-app")
+      assert.deepStrictEqual(viewer["_meta"], {
+        ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true }
+      })
+      const html = (viewer as { text: string }).text
+      assert.include(
+        html,
+        `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;unsafe-inline&#39;;`
+      )
+      assert.notMatch(html, /\b(src|href)="(https?:)?\/\//)
+      const unknown = yield* Effect.promise(() =>
+        client.readResource({ uri: "ui://vtree/tree/nope" }).then(() => undefined, (error: unknown) => error)
+      )
+      assert.include((unknown as McpError).message, `no video "nope"`)
+    }))
+
   it("clock writes h:mm:ss", () => {
     assert.strictEqual(clock(0), "0:00:00")
     assert.strictEqual(clock(3725), "1:02:05")

@@ -17,7 +17,7 @@ import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import { makeFrameTool } from "./FrameTool.js"
 import { jsonReply, type McpTool } from "./McpTool.js"
 import { overviewMeta, OverviewOutput, overviewPage } from "./OverviewPage.js"
-import { capText } from "./ResultCaps.js"
+import { capText, resultLimits } from "./ResultCaps.js"
 import { overviewUiMeta } from "./TreeApp.js"
 import { pageOf, pageSizes, type VideoLibrary } from "./VideoLibrary.js"
 import {
@@ -237,6 +237,18 @@ const summarizedNode = (options: VideoToolOptions, tree: TreeEnvironment, nodeId
   return Effect.map(viewNode.run({ node_id: nodeId, question }), (result) => result.output)
 }
 
+/** The first children (at most 200) whose JSON fits in `room` characters, less the reply's other fields. */
+const childrenWithin = <A>(children: ReadonlyArray<A>, room: number): ReadonlyArray<A> => {
+  let left = room - 1_000
+  const shown: Array<A> = []
+  for (const child of children.slice(0, 200)) {
+    left -= JSON.stringify(child).length + 1
+    if (left < 0) break
+    shown.push(child)
+  }
+  return shown
+}
+
 const videoViewNodeTool = (options: VideoToolOptions) =>
   defineVideoTool({
     name: "video_view_node",
@@ -257,6 +269,7 @@ const videoViewNodeTool = (options: VideoToolOptions) =>
           ? yield* summarizedNode(options, tree, node_id, question!)
           : cardText(node, tree.index.entities ?? [])
         const capped = capText(text, fieldBudget)
+        const shown = childrenWithin(children, resultLimits.maxTextChars - JSON.stringify(capped.text).length)
         return jsonReply({
           node_id,
           video_id: tree.index.videoId,
@@ -265,8 +278,8 @@ const videoViewNodeTool = (options: VideoToolOptions) =>
           end: clock(node.timeRange[1]),
           mode: summarized ? "summarized" : "card",
           text: capped.text,
-          children: children.slice(0, 200),
-          truncated: capped.cut > 0 || children.length > 200
+          children: shown,
+          truncated: capped.cut > 0 || shown.length < children.length
         })
       })
   })

@@ -12,7 +12,7 @@ import { rootCommand } from "../src/cli/Root.js"
 import { loadAsrConfig } from "../src/config/AsrConfig.js"
 import { loadCacheDir } from "../src/config/CacheConfig.js"
 import { loadFfmpegTools } from "../src/config/FfmpegConfig.js"
-import { loadMcpSessionIdle, loadMcpToken } from "../src/config/McpConfig.js"
+import { loadMcpAskWait, loadMcpSessionIdle, loadMcpToken } from "../src/config/McpConfig.js"
 import { loadJudgeConfig, loadRoleConfigs } from "../src/config/ProviderConfig.js"
 import { defaultDb, loadBreakerCalls, loadPriceText, loadTestingKnobs } from "../src/config/RunConfig.js"
 import { loadSearchSettings } from "../src/config/SearchSettings.js"
@@ -39,6 +39,7 @@ const loaders: ReadonlyArray<readonly [string, string, Effect.Effect<unknown, un
   ["SearchSettings.ts", "Search Hub", loadSearchSettings],
   ["McpConfig.ts", "MCP", loadMcpToken],
   ["McpConfig.ts", "MCP", loadMcpSessionIdle],
+  ["McpConfig.ts", "MCP", loadMcpAskWait],
   ["TracingConfig.ts", "tracing", loadTracingConfig],
   ["AsrConfig.ts", "speech to text", loadAsrConfig],
   ["FfmpegConfig.ts", "ffmpeg", loadFfmpegTools],

@@ -11,3 +11,8 @@ export const loadMcpToken: Effect.Effect<Option.Option<Redacted.Redacted<string>
 export const loadMcpSessionIdle: Effect.Effect<Duration.Duration, ConfigurationError> = load(
   Effect.suspend(() => seconds("VTREE_MCP_SESSION_IDLE", 300))
 )
+
+/** `vtree mcp`: how long video_ask waits for its answer before it returns the job id to poll; 45 seconds by default. */
+export const loadMcpAskWait: Effect.Effect<Duration.Duration, ConfigurationError> = load(
+  Effect.suspend(() => seconds("VTREE_MCP_ASK_WAIT", 45))
+)

@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { loadMcpSessionIdle, loadMcpToken } from "../../config/McpConfig.js"
+import { loadMcpAskWait, loadMcpSessionIdle, loadMcpToken } from "../../config/McpConfig.js"
 import { makeAskTools } from "../../programs/mcp/AskTools.js"
 import { makeSearchTools } from "../../programs/mcp/SearchTools.js"
 import { makeVideoLibrary } from "../../programs/mcp/VideoLibrary.js"
@@ -75,7 +75,7 @@ export const mcpCommand = Command.make("mcp", options, (args) =>
     const prompts = yield* loadPromptManager(resolvePromptsDir(Option.getOrUndefined(args.prompts)))
     const hasLlm = yield* Mcp.hasLlm
     const videoTools = makeVideoTools({ library, prompts, summarize: hasLlm })
-    const askTools = yield* makeAskTools({ library, prompts, enabled: hasLlm })
+    const askTools = yield* makeAskTools({ library, prompts, enabled: hasLlm, wait: yield* loadMcpAskWait })
     yield* serve({
       name: "vtree",
       version,

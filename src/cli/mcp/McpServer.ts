@@ -18,7 +18,7 @@ import {
 import { Cause, Effect, Exit, Option, Runtime, type Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 import type { CallContext, McpTool, ResourceCatalog } from "../../programs/mcp/McpTool.js"
-import { capReply } from "../../programs/mcp/ResultCaps.js"
+import { capToolReply } from "../../programs/mcp/ResultCaps.js"
 import { GenAiAttr, operationAttributes } from "../../services/GenAiConventions.js"
 
 /**
@@ -80,7 +80,7 @@ const tracedToolCall = <R>(
   meta: Readonly<Record<string, unknown>> | undefined,
   context: CallContext
 ) =>
-  Effect.map(tool.call(args, context), capReply).pipe(
+  Effect.map(tool.call(args, context), capToolReply(tool)).pipe(
     Effect.tap((reply) => reply.isError ? Effect.annotateCurrentSpan(GenAiAttr.errorType, "tool_error") : Effect.void),
     // Arguments and results are never on the span: the Search Hub's carry queries and URLs, which vtree
     // keeps out of every log.
@@ -109,7 +109,8 @@ const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Run
       description: tool.description,
       inputSchema: tool.inputSchema as { type: "object" },
       outputSchema: tool.outputSchema as { type: "object" },
-      annotations: { ...tool.annotations }
+      annotations: { ...tool.annotations },
+      ...(tool.meta === undefined ? {} : { _meta: { ...tool.meta } })
     }))
   }))
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {

@@ -1,4 +1,4 @@
-import { Clock, Effect, Either, Fiber, FiberSet, ParseResult, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Fiber, FiberSet, Option, ParseResult, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { answerTextOf } from "../../domain/Answer.js"
 import { AnswerForm } from "../../domain/AnswerForm.js"
@@ -15,8 +15,10 @@ import { capText } from "./ResultCaps.js"
 import type { VideoLibrary } from "./VideoLibrary.js"
 
 /**
- * video_ask runs vtree's agent on one question over one tree. A host with a short per-call timeout
- * passes `wait: false` and polls video_ask_result with the job id. Jobs are bounded: a few run at once
+ * video_ask runs vtree's agent on one question over one tree, as a job: the call waits for the answer up
+ * to its wait (VTREE_MCP_ASK_WAIT, 45 s by default: hosts cut a call at about 4 minutes, progress or not),
+ * then returns the job id with the steps done so far, to poll with video_ask_result; `wait: false` returns
+ * it at once. Jobs are bounded: a few run at once
  * (the rest wait their turn), a fixed number are kept, a finished one is dropped after an hour. A job
  * belongs to the session that started it: a session runs fewer at once and holds fewer than the server
  * (one client cannot take every turn), and its jobs are cancelled when it ends or by video_ask_cancel.
@@ -48,7 +50,9 @@ const AskInput = Schema.Struct({
         })
       ),
       wait: Schema.optional(Schema.Boolean.annotations({
-        description: "false: return a job id at once and poll video_ask_result (for hosts with short timeouts)"
+        description:
+          "false: return a job id at once and poll video_ask_result; by default the call waits for the answer up to " +
+          "the server's limit (45 s unless set), then returns the job id"
       }))
     }).annotations({ description: "Choices, step budget and waiting; all optional" })
   )
@@ -138,6 +142,8 @@ interface Job {
   fiber: Fiber.RuntimeFiber<void> | undefined
   stepsDone: number
   result: AskOutput | undefined
+  /** Why the run failed (an unreadable tree, a model that kept failing), as the call that waited replies. */
+  failure: ToolReply | undefined
   finishedAt: number | undefined
 }
 
@@ -146,6 +152,8 @@ export interface AskToolOptions {
   readonly prompts: PromptManager
   /** An agent model is configured; without one video_ask refuses, saying what to set. */
   readonly enabled: boolean
+  /** How long video_ask waits for the answer before it returns the job id (VTREE_MCP_ASK_WAIT). */
+  readonly wait: Duration.Duration
 }
 
 const decodeAsk = Schema.decodeUnknownEither(AskInput, { errors: "all", onExcessProperty: "error" })
@@ -234,24 +242,28 @@ const makeJobs = () => {
 
 type Jobs = ReturnType<typeof makeJobs>
 
-/** A job forked into `background`: its result kept for video_ask_result; answers its id at once. */
+/**
+ * A job forked into `background`, its result kept for video_ask_result; its id, or the reply refusing it.
+ * `progress` hears each step while the call that started it still waits.
+ */
 const startJob = (
   input: typeof AskInput.Type,
   session: string,
   ask: Ask,
   { jobs, prune }: Jobs,
-  background: FiberSet.FiberSet
+  background: FiberSet.FiberSet,
+  progress: OnStep
 ) =>
   Effect.gen(function*() {
     const running = [...jobs.values()].filter((job) => job.session === session && job.finishedAt === undefined)
     if (running.length >= askLimits.sessionJobs) {
-      return failure(
+      return Either.left(failure(
         "TOO_MANY_JOBS",
         `this session has ${askLimits.sessionJobs} jobs running; wait for one or cancel one with video_ask_cancel`
-      )
+      ))
     }
     if (!(yield* prune)) {
-      return failure("TOO_MANY_JOBS", `${askLimits.maxJobs} jobs are running; wait for one to finish`)
+      return Either.left(failure("TOO_MANY_JOBS", `${askLimits.maxJobs} jobs are running; wait for one to finish`))
     }
     const jobId = randomUUID()
     const job: Job = {
@@ -260,22 +272,55 @@ const startJob = (
       fiber: undefined,
       stepsDone: 0,
       result: undefined,
+      failure: undefined,
       finishedAt: undefined
     }
     jobs.set(jobId, job)
-    const work = ask(input, session, (done) => Effect.sync(() => void (job.stepsDone = done))).pipe(
+    const onStep: OnStep = (done, max, tool) =>
+      Effect.zipRight(Effect.sync(() => void (job.stepsDone = done)), progress(done, max, tool))
+    const work = ask(input, session, onStep).pipe(
       Effect.either,
       Effect.flatMap((outcome) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
           job.finishedAt = now
+          if (Either.isLeft(outcome)) job.failure = failure(outcome.left.reason, outcome.left.message)
           job.result = Either.isRight(outcome)
             ? finished(jobId, outcome.right, input.options?.choices?.length ?? 0)
             : { ...runningOutput(jobId, job.stepsDone), status: "finished", error: outcome.left.message }
         })
       )
     )
-    job.fiber = yield* FiberSet.run(background, work)
-    return jsonReply(runningOutput(jobId, 0))
+    const fiber = yield* FiberSet.run(background, work)
+    job.fiber = fiber
+    return Either.right({ jobId, job, fiber })
+  })
+
+/**
+ * Starts the job and waits for it up to `wait`: its answer when it finishes in time, else its id with the
+ * steps done so far. Cancelling the call cancels the job; the job outlives a call that stopped waiting.
+ */
+const askAndWait = (
+  context: CallContext,
+  wait: Duration.Duration,
+  start: (progress: OnStep) => ReturnType<typeof startJob>,
+  jobs: Jobs
+) =>
+  Effect.gen(function*() {
+    let waiting = true
+    const started = yield* start((done, max, tool) =>
+      waiting ? context.progress(done, max, `step ${done}: ${tool}`) : Effect.void
+    )
+    if (Either.isLeft(started)) return started.left
+    const { fiber, job, jobId } = started.right
+    const ended = Duration.toMillis(wait) <= 0 ? Option.none() : yield* Fiber.await(fiber).pipe(
+      Effect.timeoutOption(wait),
+      Effect.onInterrupt(() => Effect.zipRight(Effect.sync(() => jobs.jobs.delete(jobId)), Fiber.interrupt(fiber)))
+    )
+    waiting = false
+    if (Option.isNone(ended) || job.result === undefined) return jsonReply(runningOutput(jobId, job.stepsDone))
+    // Answered within the wait, as before jobs: no job id to poll, a failed run an error reply.
+    jobs.jobs.delete(jobId)
+    return job.failure ?? jsonReply({ ...job.result, job_id: null })
   })
 
 const videoAskTool = (
@@ -289,7 +334,8 @@ const videoAskTool = (
   description:
     "Ask vtree's agent a question about a video: it browses the tree, reads nodes and looks at frames, then answers " +
     "with evidence: an option letter with options.choices, else (an open question) an answer in words. Takes " +
-    "minutes; sends progress per step. With options.wait false, returns a job id at once: poll video_ask_result.",
+    "minutes; sends progress per step. Waits for the answer up to the server's limit (45 s unless set), then " +
+    "returns a job id with the steps done: poll video_ask_result. With options.wait false, returns the job id at once.",
   annotations: {
     title: "Ask the video agent",
     readOnlyHint: true,
@@ -319,12 +365,13 @@ const videoAskTool = (
       const known = yield* Effect.either(options.library.tree(input.video_id))
       if (Either.isLeft(known)) return failure(known.left.reason, known.left.message)
       const session = context.session ?? ""
-      if (input.options?.wait === false) return yield* startJob(input, session, ask, jobs, background)
-      const outcome = yield* Effect.either(
-        ask(input, session, (done, max, tool) => context.progress(done, max, `step ${done}: ${tool}`))
+      const start = (progress: OnStep) => startJob(input, session, ask, jobs, background, progress)
+      return yield* askAndWait(
+        context,
+        input.options?.wait === false ? Duration.zero : options.wait,
+        start,
+        jobs
       )
-      if (Either.isLeft(outcome)) return failure(outcome.left.reason, outcome.left.message)
-      return jsonReply(finished(null, outcome.right, input.options?.choices?.length ?? 0))
     })
 })
 

@@ -5,13 +5,18 @@ import type { TreeNode } from "../../domain/TreeIndex.js"
 import { Thumbnailer } from "../../services/Thumbnailer.js"
 import { resolveFramePath } from "../tree/FramePath.js"
 import { eventFrames, maxEventFrames } from "../tree/FrameSelection.js"
+import { cardLines } from "../tree/NodeText.js"
 import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import type { McpContent, McpTool } from "./McpTool.js"
+import { frameUri } from "./ResourceUris.js"
+import { capText } from "./ResultCaps.js"
 import type { VideoLibrary } from "./VideoLibrary.js"
 import { Clock, clock, defineVideoTool, failure, NodeId } from "./VideoToolKit.js"
 
 /** At most this many frames a call: 8 JPEGs of ≤ 768 px stay well inside a host's 1 MB. */
 export const maxFramesPerCall = maxEventFrames
+/** A frame's card beside its image: 8 of them stay well inside a result's text budget. */
+const maxCardChars = 2_000
 /** The long side a frame is sent with; a larger frame is scaled down to it first. */
 export const maxFrameSide = 768
 
@@ -106,10 +111,19 @@ const frameContent = (frame: { node: TreeNode; tree: TreeEnvironment }) =>
     if (Either.isLeft(file)) return unsent(file.left.message)
     const jpeg = yield* frameJpeg(file.right)
     if (Either.isLeft(jpeg)) return unsent(frameProblemText(jpeg.left, path.relative(frame.tree.dir, file.right)))
+    const label = `${frame.node.id} at ${time}`
+    // A host that drops images (ChatGPT shows `{}`) still has the frame's card and a link to read it by.
     const shown: FrameContent = {
       content: [
-        { type: "text", text: `${frame.node.id} at ${time}` },
-        { type: "image", data: Buffer.from(jpeg.right).toString("base64"), mimeType: "image/jpeg" }
+        { type: "text", text: capText([label, ...cardLines(frame.node)].join("\n"), maxCardChars).text },
+        { type: "image", data: Buffer.from(jpeg.right).toString("base64"), mimeType: "image/jpeg" },
+        {
+          type: "resource_link",
+          uri: frameUri(frame.node.id),
+          name: frame.node.id,
+          mimeType: "image/jpeg",
+          description: label
+        }
       ],
       time,
       sent: true
@@ -125,7 +139,7 @@ export const makeFrameTool = (
     name: "video_frames",
     title: "See frames",
     description:
-      `Frames as images (JPEG, long side at most ${maxFrameSide} px), each with its node id and time: frame (L3) ids, or an event (L2) id for its frames evenly sampled to ${maxFramesPerCall}; at most ${maxFramesPerCall} a call.`,
+      `Frames as images (JPEG, long side at most ${maxFrameSide} px), each with its node id, time and card and a vtree://frame link: frame (L3) ids, or an event (L2) id for its frames evenly sampled to ${maxFramesPerCall}; at most ${maxFramesPerCall} a call.`,
     input: FramesInput,
     output: FramesOutput,
     run: ({ node_ids }) =>

@@ -10,6 +10,13 @@ import { JSONSchema, Schema } from "effect"
 export type McpContent =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image"; readonly data: string; readonly mimeType: string }
+  | {
+    readonly type: "resource_link"
+    readonly uri: string
+    readonly name: string
+    readonly mimeType?: string
+    readonly description?: string
+  }
 
 /** A tools/call result: content for models, structuredContent (matching outputSchema) for programs. */
 export interface ToolReply {
@@ -46,6 +53,8 @@ export interface McpTool<R = never> {
   readonly call: (args: unknown, context: CallContext) => Effect.Effect<ToolReply, never, R>
   /** The session ended (closed, deleted or expired): stop what it started. */
   readonly endSession?: (session: string) => Effect.Effect<void>
+  /** Sent as the tool's `_meta` in tools/list (MCP Apps `ui.resourceUri`, `anthropic/maxResultSizeChars`). */
+  readonly meta?: JsonObject
 }
 
 /**
@@ -122,7 +131,8 @@ export interface ResourceTemplate {
 }
 
 export type ResourceContents =
-  | { readonly uri: string; readonly mimeType: string; readonly text: string }
+  // `_meta` carries an MCP App's `ui` settings (its CSP, border) with the page.
+  | { readonly uri: string; readonly mimeType: string; readonly text: string; readonly _meta?: JsonObject }
   | { readonly uri: string; readonly mimeType: string; readonly blob: string }
 
 /** A resource URI that names nothing served, said so the client can fix it. */

@@ -1,17 +1,38 @@
-import type { McpContent, ToolReply } from "./McpTool.js"
+import type { JsonObject, McpContent, McpTool, ToolReply } from "./McpTool.js"
 
 /**
- * What an MCP host accepts from one tool call: about 1 MB per result (Claude Desktop), 25,000 tokens
- * (Claude Code; we stay near 20k, at about 4 characters a token) and 16 images. A result over a limit
+ * What an MCP host accepts from one tool call: about 1 MB per result (Claude Desktop), 50,000
+ * characters of text before Claude Code writes the result to a file instead (a tool may declare more
+ * with `anthropic/maxResultSizeChars`, up to its 25,000-token cap) and 16 images. A result over a limit
  * is cut here, and the cut is said in the result, never silent.
  */
 export const resultLimits = {
   /** The whole result as JSON: text, images (base64) and structured content together. */
   maxBytes: 1_000_000,
-  /** All text content together: about 20,000 tokens. */
-  maxTextChars: 80_000,
+  /** All text content together, unless the tool declares more. */
+  maxTextChars: 50_000,
   maxImages: 16
 } as const
+
+export type ResultLimits = { readonly [K in keyof typeof resultLimits]: number }
+
+/** The `_meta` key with which a tool tells Claude Code how many characters of text its results may hold. */
+export const maxResultSizeKey = "anthropic/maxResultSizeChars"
+
+/** A resource is read on demand, not pasted into the conversation: it keeps the larger budget. */
+export const maxResourceChars = 80_000
+
+/** A tool's limits: the host's defaults, with the text budget its `_meta` declares when that is larger. */
+export const limitsOf = (meta: JsonObject | undefined): ResultLimits => {
+  const declared = meta?.[maxResultSizeKey]
+  return typeof declared === "number" && declared > resultLimits.maxTextChars
+    ? { ...resultLimits, maxTextChars: declared }
+    : resultLimits
+}
+
+/** `capReply` within what `tool` declares. */
+export const capToolReply = <R>(tool: McpTool<R>) => (reply: ToolReply): ToolReply =>
+  capReply(reply, limitsOf(tool.meta))
 
 const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
 
@@ -39,24 +60,25 @@ const cutNote = (
 export const capResourceText = (
   text: string,
   instead: string,
-  limits: typeof resultLimits = resultLimits
+  maxChars: number = maxResourceChars
 ): { readonly text: string; readonly note?: string } => {
-  const capped = capText(text, limits.maxTextChars)
+  const capped = capText(text, maxChars)
   if (capped.cut === 0) return { text }
   return {
     text: capped.text,
-    note: cutNote(
-      "characters",
-      capped.cut,
-      text.length,
-      `${limits.maxTextChars} characters (about 20k tokens)`,
-      instead
-    )
+    note: cutNote("characters", capped.cut, text.length, `${maxChars} characters (about 20k tokens)`, instead)
   }
 }
 
+const itemBytes = (item: McpContent): number =>
+  item.type === "text"
+    ? utf8Bytes(item.text)
+    : item.type === "image"
+    ? item.data.length + 64
+    : utf8Bytes(JSON.stringify(item))
+
 const sizeOf = (content: ReadonlyArray<McpContent>, structured: unknown): number =>
-  content.reduce((sum, item) => sum + (item.type === "text" ? utf8Bytes(item.text) : item.data.length + 64), 0) +
+  content.reduce((sum, item) => sum + itemBytes(item), 0) +
   (structured === undefined ? 0 : utf8Bytes(JSON.stringify(structured)))
 
 /**
@@ -65,7 +87,7 @@ const sizeOf = (content: ReadonlyArray<McpContent>, structured: unknown): number
  * Each cut adds one text note at the end saying what was left out. Structured content is kept whole:
  * tools bound their own fields.
  */
-export const capReply = (reply: ToolReply, limits: typeof resultLimits = resultLimits): ToolReply => {
+export const capReply = (reply: ToolReply, limits: ResultLimits = resultLimits): ToolReply => {
   const kept: Array<McpContent> = []
   let textBudget: number = limits.maxTextChars
   let totalChars = 0
@@ -79,6 +101,8 @@ export const capReply = (reply: ToolReply, limits: typeof resultLimits = resultL
       textBudget -= capped.text.length
       charsCut += capped.cut
       if (capped.text.length > 0) kept.push({ type: "text", text: capped.text })
+    } else if (item.type === "resource_link") {
+      kept.push(item)
     } else {
       images += 1
       if (images > limits.maxImages) imagesOverCount += 1
@@ -87,7 +111,7 @@ export const capReply = (reply: ToolReply, limits: typeof resultLimits = resultL
   }
   const notes: Array<string> = []
   if (charsCut > 0) {
-    notes.push(cutNote("characters", charsCut, totalChars, `${limits.maxTextChars} characters (about 20k tokens)`))
+    notes.push(cutNote("characters", charsCut, totalChars, `${limits.maxTextChars} characters`))
   }
   if (imagesOverCount > 0) notes.push(cutNote("images", imagesOverCount, images, `${limits.maxImages} images`))
   const noteContent = (): Array<McpContent> => notes.map((text) => ({ type: "text", text }))

@@ -5,11 +5,10 @@ import type { Thumbnailer } from "../../services/Thumbnailer.js"
 import { resolveFramePath } from "../tree/FramePath.js"
 import { frameJpeg, maxFrameSide } from "./FrameTool.js"
 import { type ResourceCatalog, type ResourceContents, ResourceNotFound } from "./McpTool.js"
+import { appPrefix, framePrefix, idAfter, treePrefix, treeUri } from "./ResourceUris.js"
 import { capResourceText } from "./ResultCaps.js"
+import { appMimeType, appResourceMeta, treeAppPage, viewerPage, viewerUri } from "./TreeApp.js"
 import { pageOf, pageSizes, type VideoLibrary } from "./VideoLibrary.js"
-
-const treePrefix = "vtree://tree/"
-const framePrefix = "vtree://frame/"
 
 const notFound = (uri: string, message: string) => new ResourceNotFound({ reason: "UnknownUri", uri, message })
 
@@ -60,6 +59,18 @@ const readFrame = (library: VideoLibrary, uri: string, nodeId: string) =>
     return contents
   })
 
+/** An MCP App page, its CSP and border with it. */
+const appContents = (uri: string, html: string): ReadonlyArray<ResourceContents> => [
+  { uri, mimeType: appMimeType, text: html, _meta: appResourceMeta }
+]
+
+/** `ui://vtree/tree/<video_id>`: the video's tree page as an MCP App. */
+const readApp = (library: VideoLibrary, uri: string, videoId: string) =>
+  Effect.gen(function*() {
+    const tree = yield* Effect.mapError(library.tree(videoId), (error) => notFound(uri, error.message))
+    return appContents(uri, yield* treeAppPage(tree))
+  })
+
 const templates = [
   {
     uriTemplate: `${treePrefix}{video_id}`,
@@ -72,22 +83,20 @@ const templates = [
     name: "frame",
     description: "A frame (L3) node's image",
     mimeType: "image/jpeg"
+  },
+  {
+    uriTemplate: `${appPrefix}{video_id}`,
+    name: "tree-app",
+    description: "A video's tree page (timeline, cards, frames, search) as an MCP App",
+    mimeType: appMimeType
   }
 ]
 
-/** The id after a prefix, percent-decoded; empty when it is not valid percent-encoding. */
-const idAfter = (uri: string, prefix: string): string => {
-  try {
-    return decodeURIComponent(uri.slice(prefix.length))
-  } catch {
-    return ""
-  }
-}
-
 /**
- * Trees and frames as MCP resources: `vtree://tree/<video_id>` is the video's tree.json, and
- * `vtree://frame/<node_id>` a frame's JPEG. Trees are listed a page at a time; frames, too many to list,
- * are a template.
+ * Trees and frames as MCP resources: `vtree://tree/<video_id>` is the video's tree.json,
+ * `vtree://frame/<node_id>` a frame's JPEG, and `ui://vtree/tree/<video_id>` its tree page as an MCP App
+ * (`ui://vtree/tree` the viewer video_overview names). Trees are listed a page at a time; frames and pages
+ * are templates (MCP Apps lets a server leave its pages out of resources/list).
  */
 export const makeVideoResources = (
   library: VideoLibrary
@@ -106,7 +115,7 @@ export const makeVideoResources = (
     }
     return Effect.succeed({
       resources: paged.page.map((videoId) => ({
-        uri: `${treePrefix}${encodeURIComponent(videoId)}`,
+        uri: treeUri(videoId),
         name: videoId,
         title: `Video tree ${videoId}`,
         mimeType: "application/json"
@@ -118,8 +127,13 @@ export const makeVideoResources = (
   read: (uri) => {
     if (uri.startsWith(treePrefix)) return readTree(library, uri, idAfter(uri, treePrefix))
     if (uri.startsWith(framePrefix)) return readFrame(library, uri, idAfter(uri, framePrefix))
+    if (uri === viewerUri) return Effect.succeed(appContents(uri, viewerPage()))
+    if (uri.startsWith(appPrefix)) return readApp(library, uri, idAfter(uri, appPrefix))
     return Effect.fail(
-      notFound(uri, `unknown resource — vtree serves ${treePrefix}<video_id> and ${framePrefix}<node_id>`)
+      notFound(
+        uri,
+        `unknown resource — vtree serves ${treePrefix}<video_id>, ${framePrefix}<node_id> and ${appPrefix}<video_id>`
+      )
     )
   }
 })

@@ -1,7 +1,7 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import type { TreeNode } from "../../domain/TreeIndex.js"
 import { nodeSummary } from "../tree/NodeText.js"
-import { type McpTool, type ToolReply, toolSchema } from "./McpTool.js"
+import { type JsonObject, type McpTool, type ToolReply, toolSchema } from "./McpTool.js"
 import { capText, resultLimits } from "./ResultCaps.js"
 import type { LibraryError } from "./VideoLibrary.js"
 
@@ -62,6 +62,7 @@ export const defineVideoTool = <A, I, R>(spec: {
   readonly input: Schema.Schema<A, I, never>
   readonly output: Schema.Schema<any, any, never>
   readonly run: (args: A) => Effect.Effect<ToolReply, LibraryError, R>
+  readonly meta?: JsonObject
 }): McpTool<R> => {
   const decode = Schema.decodeUnknownEither(spec.input, { errors: "all", onExcessProperty: "error" })
   return {
@@ -70,6 +71,7 @@ export const defineVideoTool = <A, I, R>(spec: {
     annotations: readOnly(spec.title),
     inputSchema: toolSchema(spec.input),
     outputSchema: toolSchema(spec.output),
+    ...(spec.meta === undefined ? {} : { meta: spec.meta }),
     call: (args) =>
       Either.match(decode(args), {
         onLeft: (error) =>

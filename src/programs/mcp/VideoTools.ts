@@ -16,7 +16,9 @@ import { cardLines, entityAppendix } from "../tree/NodeText.js"
 import type { TreeEnvironment } from "../tree/TreeEnvironment.js"
 import { makeFrameTool } from "./FrameTool.js"
 import { jsonReply, type McpTool } from "./McpTool.js"
-import { capText } from "./ResultCaps.js"
+import { overviewMeta, OverviewOutput, overviewPage } from "./OverviewPage.js"
+import { capText, resultLimits } from "./ResultCaps.js"
+import { overviewUiMeta } from "./TreeApp.js"
 import { pageOf, pageSizes, type VideoLibrary } from "./VideoLibrary.js"
 import {
   brief,
@@ -57,22 +59,9 @@ const VideoListOutput = Schema.Struct({
   })
 })
 
-const OverviewInput = Schema.Struct({ video_id: VideoId })
-const EntityEntry = Schema.Struct({
-  id: Schema.String,
-  name: Schema.NullOr(Schema.String),
-  appearance: Schema.NullOr(Schema.String),
-  identity: Schema.NullOr(Schema.String),
-  first_seen: Schema.NullOr(Clock)
-})
-const OverviewOutput = Schema.Struct({
-  video_id: Schema.String,
-  duration: Schema.NullOr(Clock),
-  entities: Schema.Array(EntityEntry).annotations({
-    description: "The tree's entity registry (people and things tracked across the video), when it has one"
-  }),
-  scenes: Schema.Array(Schema.Struct({ ...NodeBrief.fields, events: Schema.Array(NodeBrief) })),
-  truncated: Schema.Boolean
+const OverviewInput = Schema.Struct({
+  video_id: VideoId,
+  cursor: Schema.optional(Schema.String.annotations({ description: "next_cursor of the previous page" }))
 })
 
 const ViewNodeInput = Schema.Struct({
@@ -210,69 +199,26 @@ const videoListTool = (library: VideoLibrary) =>
       })
   })
 
-/** The registry's entries, at most half the reply's budget: a long registry leaves room for the scenes. */
-const overviewEntities = (index: TreeIndex) => {
-  let budget = fieldBudget
-  const entities: Array<typeof EntityEntry.Type> = []
-  for (const entity of index.entities ?? []) {
-    const entry = {
-      id: entity.id,
-      name: entity.name ?? null,
-      appearance: entity.appearance ?? null,
-      identity: entity.identity ?? null,
-      first_seen: entity.first_seen === undefined ? null : clock(entity.first_seen)
-    }
-    const size = JSON.stringify(entry).length
-    if (budget - size < fieldBudget / 2) return { entities, budget, truncated: true }
-    budget -= size
-    entities.push(entry)
-  }
-  return { entities, budget, truncated: false }
-}
-
-/** video_overview's reply: entities, then scenes with their events, within the field budget. */
-export const overviewOf = (videoId: string, index: TreeIndex): typeof OverviewOutput.Type => {
-  const { entities, ...left } = overviewEntities(index)
-  let { budget, truncated } = left
-  const scenes: Array<typeof OverviewOutput.Type["scenes"][number]> = []
-  for (const rootId of index.rootIds) {
-    const scene = index.nodes.get(rootId)!
-    const events = []
-    for (const childId of scene.childrenIds) {
-      const child = index.nodes.get(childId)
-      if (child === undefined || child.level !== 2) continue
-      const item = brief(child)
-      budget -= item.summary.length + item.node_id.length + 40
-      if (budget < 0) {
-        truncated = true
-        break
-      }
-      events.push(item)
-    }
-    const item = brief(scene)
-    budget -= item.summary.length + item.node_id.length + 40
-    if (budget < 0) truncated = true
-    if (truncated && events.length === 0) break
-    scenes.push({ ...item, events })
-    if (truncated) break
-  }
-  return {
-    video_id: videoId,
-    duration: index.durationSeconds === null ? null : clock(index.durationSeconds),
-    entities,
-    scenes,
-    truncated
-  }
-}
-
 const videoOverviewTool = (library: VideoLibrary) =>
   defineVideoTool({
     name: "video_overview",
     title: "Video overview",
-    description: "The scenes and events of a video with their times (h:mm:ss) and a one-line summary each.",
+    description:
+      "The scenes and events of a video with their times (h:mm:ss) and a one-line summary each; a long video a " +
+      "page at a time (pass next_cursor for the next). Hosts with MCP Apps also show the video's tree page.",
     input: OverviewInput,
     output: OverviewOutput,
-    run: ({ video_id }) => Effect.map(library.tree(video_id), ({ index }) => jsonReply(overviewOf(video_id, index)))
+    meta: { ...overviewMeta, ...overviewUiMeta },
+    run: ({ cursor, video_id }) =>
+      Effect.map(library.tree(video_id), ({ index }) => {
+        const page = overviewPage(video_id, index, cursor)
+        return page === undefined
+          ? failure(
+            "INVALID_ARGUMENTS",
+            "video_overview: cursor is not a next_cursor video_overview gave for this video — start again without it"
+          )
+          : jsonReply(page)
+      })
   })
 
 /** The node as the agent's view_node shows it for the question (summarized by the tool model). */
@@ -289,6 +235,18 @@ const summarizedNode = (options: VideoToolOptions, tree: TreeEnvironment, nodeId
   }, { skillMode: "none" })
   const viewNode = tools.find((tool) => tool.name === "view_node")!
   return Effect.map(viewNode.run({ node_id: nodeId, question }), (result) => result.output)
+}
+
+/** The first children (at most 200) whose JSON fits in `room` characters, less the reply's other fields. */
+const childrenWithin = <A>(children: ReadonlyArray<A>, room: number): ReadonlyArray<A> => {
+  let left = room - 1_000
+  const shown: Array<A> = []
+  for (const child of children.slice(0, 200)) {
+    left -= JSON.stringify(child).length + 1
+    if (left < 0) break
+    shown.push(child)
+  }
+  return shown
 }
 
 const videoViewNodeTool = (options: VideoToolOptions) =>
@@ -311,6 +269,7 @@ const videoViewNodeTool = (options: VideoToolOptions) =>
           ? yield* summarizedNode(options, tree, node_id, question!)
           : cardText(node, tree.index.entities ?? [])
         const capped = capText(text, fieldBudget)
+        const shown = childrenWithin(children, resultLimits.maxTextChars - JSON.stringify(capped.text).length)
         return jsonReply({
           node_id,
           video_id: tree.index.videoId,
@@ -319,8 +278,8 @@ const videoViewNodeTool = (options: VideoToolOptions) =>
           end: clock(node.timeRange[1]),
           mode: summarized ? "summarized" : "card",
           text: capped.text,
-          children: children.slice(0, 200),
-          truncated: capped.cut > 0 || children.length > 200
+          children: shown,
+          truncated: capped.cut > 0 || shown.length < children.length
         })
       })
   })

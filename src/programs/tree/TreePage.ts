@@ -213,15 +213,21 @@ const indexTable = (trees: ReadonlyArray<TreePageTree>): string =>
     }).join("")
   }</table>`
 
-/** The page: one tree, or an index of several followed by each of them. */
-export const renderTreePage = (trees: ReadonlyArray<TreePageTree>, options: { readonly title: string }): string => {
+/**
+ * The page: one tree, or an index of several followed by each of them. `head` and `script` stand in for
+ * the page's own when it is shown elsewhere (the MCP App in a host adds its CSP and its own bridge).
+ */
+export const renderTreePage = (
+  trees: ReadonlyArray<TreePageTree>,
+  options: { readonly title: string; readonly head?: string; readonly script?: string }
+): string => {
   const several = trees.length !== 1
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(options.title)}</title>
+${options.head ?? ""}<title>${esc(options.title)}</title>
 <style>${style}</style>
 </head>
 <body>
@@ -232,7 +238,7 @@ export const renderTreePage = (trees: ReadonlyArray<TreePageTree>, options: { re
 ${several ? indexTable(trees) : ""}
 ${trees.map((tree) => treeSection(tree, several)).join("\n")}
 </main>
-<script>${script}</script>
+<script>${options.script ?? script}</script>
 </body>
 </html>
 `

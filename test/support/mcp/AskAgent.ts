@@ -1,6 +1,6 @@
 // What the video_ask tests share, over whichever transport: the sample tree, a question about it, an agent
 // script that views scenes then answers B, a model that never answers, and the ask tools over the samples.
-import { Deferred, Effect, Layer } from "effect"
+import { Deferred, Duration, Effect, Layer } from "effect"
 import { fileURLToPath } from "node:url"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import { makeAskTools } from "../../../src/programs/mcp/AskTools.js"
@@ -53,6 +53,9 @@ export const hangingLlm = Effect.gen(function*() {
   return { layer, started, interrupted }
 })
 
-/** video_ask and video_ask_result over samples/trees (`enabled: false` leaves them out). */
-export const askTools = (enabled = true) =>
-  Effect.flatMap(makeVideoLibrary(samples), (library) => makeAskTools({ library, prompts: testPrompts(), enabled }))
+/** video_ask and video_ask_result over samples/trees (`enabled: false` leaves them out), waiting 45 s as by default. */
+export const askTools = (enabled = true, wait: Duration.Duration = Duration.seconds(45)) =>
+  Effect.flatMap(
+    makeVideoLibrary(samples),
+    (library) => makeAskTools({ library, prompts: testPrompts(), enabled, wait })
+  )

@@ -1,15 +1,15 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { Deferred, Effect, Layer } from "effect"
+import { Deferred, Duration, Effect, Layer, TestClock } from "effect"
 import { askLimits } from "../../../src/programs/mcp/AskTools.js"
 import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import { agentScript, askTools, hangingLlm, noVlm, question, submit, viewNode } from "../../support/mcp/AskAgent.js"
 import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
 
-const serve = (llm: Layer.Layer<LLMProvider>, enabled = true) =>
+const serve = (llm: Layer.Layer<LLMProvider>, enabled = true, wait = Duration.seconds(45)) =>
   Effect.gen(function*() {
-    const tools = yield* askTools(enabled)
+    const tools = yield* askTools(enabled, wait)
     const client = yield* sdkClient({ name: "vtree", version: "0", tools })
     return client
   }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, llm, noVlm)))
@@ -79,6 +79,58 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
         client.callTool({ name: "video_ask_result", arguments: { job_id: "nope" } }) as Promise<CallResult>
       )
       assert.isTrue(unknown.isError)
+    }))
+
+  it.scoped("a call waits up to VTREE_MCP_ASK_WAIT, then returns the job id with the steps done so far; the job goes on", () =>
+    Effect.gen(function*() {
+      // The agent views a scene, then its second call hangs until the gate opens.
+      const gate = yield* Deferred.make<void>()
+      const secondCall = yield* Deferred.make<void>()
+      let agentCalls = 0
+      const gated = Layer.succeed(
+        LLMProvider,
+        LLMProvider.of({
+          chat: (request) =>
+            Effect.gen(function*() {
+              if (request.role === "agent") agentCalls += 1
+              if (request.role === "agent" && agentCalls === 2) {
+                yield* Deferred.succeed(secondCall, undefined)
+                yield* Deferred.await(gate)
+              }
+              const content = request.role !== "agent" ? "a summary" : agentCalls === 1 ? viewNode(0) : submit
+              return { content, usage: { promptTokens: 1, completionTokens: 1 }, model: "gated" }
+            })
+        })
+      )
+      const client = yield* serve(gated, true, Duration.seconds(30))
+      const progress: Array<number> = []
+      let replied: CallResult | undefined
+      const call = client.callTool({ name: "video_ask", arguments: question }, undefined, {
+        onprogress: (event) => void progress.push(event.progress)
+      }).then((result) => (replied = result as CallResult))
+      yield* Deferred.await(secondCall)
+      const settle = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      yield* TestClock.adjust("29 seconds")
+      yield* settle
+      assert.isUndefined(replied, "still waiting before its 30 s")
+      yield* TestClock.adjust("1 second")
+      const running = (yield* Effect.promise(() => call)).structuredContent!
+      assert.strictEqual(running.status, "running")
+      assert.strictEqual(running.steps_done, 1)
+      assert.isString(running.job_id)
+      assert.deepStrictEqual(progress, [1])
+      const poll = () =>
+        Effect.promise(() =>
+          client.callTool({ name: "video_ask_result", arguments: { job_id: running.job_id } }) as Promise<CallResult>
+        )
+      assert.strictEqual((yield* poll()).structuredContent!.steps_done, 1)
+      yield* Deferred.succeed(gate, undefined)
+      let polled = yield* poll()
+      while (polled.structuredContent!.status === "running") polled = yield* poll()
+      assert.strictEqual(polled.structuredContent!.option, "B")
+      assert.strictEqual(polled.structuredContent!.job_id, running.job_id)
+      // The step after the call returned went to the job, not to a progress token that has ended.
+      assert.deepStrictEqual(progress, [1])
     }))
 
   it.scoped("cancelling the call interrupts the agent's model call", () =>

@@ -1,6 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import type { McpContent } from "../../../src/programs/mcp/McpTool.js"
-import { capReply, capResourceText, capText, resultLimits } from "../../../src/programs/mcp/ResultCaps.js"
+import {
+  capReply,
+  capResourceText,
+  capText,
+  capToolReply,
+  maxResourceChars,
+  maxResultSizeKey,
+  resultLimits
+} from "../../../src/programs/mcp/ResultCaps.js"
 
 const image = (bytes: number): McpContent => ({ type: "image", data: "A".repeat(bytes), mimeType: "image/jpeg" })
 const texts = (content: ReadonlyArray<McpContent>) =>
@@ -12,17 +21,48 @@ describe("result caps", () => {
     assert.deepStrictEqual(capReply(reply), reply)
   })
 
-  it("cuts text past about 20k tokens and says how much was cut", () => {
+  it("cuts text past 50,000 characters, where Claude Code would write the result to a file, and says how much was cut", () => {
     const capped = capReply({ content: [{ type: "text", text: "x".repeat(100_000) }], isError: false })
     const [kept, note] = texts(capped.content)
-    assert.strictEqual(kept!.length, resultLimits.maxTextChars)
-    assert.include(note, "20000 of 100000 characters not shown")
+    assert.strictEqual(kept!.length, 50_000)
+    assert.include(note, "50000 of 100000 characters not shown — the result limit is 50000 characters")
+  })
+
+  it("gives a tool that declares anthropic/maxResultSizeChars that much text, and no tool less than the default", () => {
+    const tool = (meta?: Record<string, unknown>) => ({
+      name: "t",
+      description: "",
+      annotations: {
+        title: "t",
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false
+      },
+      inputSchema: {},
+      outputSchema: {},
+      call: () => Effect.die("not called"),
+      ...(meta === undefined ? {} : { meta })
+    })
+    const reply = { content: [{ type: "text" as const, text: "x".repeat(100_000) }], isError: false }
+    const roomy = capToolReply(tool({ [maxResultSizeKey]: 80_000 }))(reply)
+    assert.strictEqual(texts(roomy.content)[0]!.length, 80_000)
+    assert.include(texts(roomy.content)[1], "20000 of 100000 characters not shown")
+    const stingy = capToolReply(tool({ [maxResultSizeKey]: 10 }))(reply)
+    assert.strictEqual(texts(stingy.content)[0]!.length, 50_000)
+    assert.strictEqual(texts(capToolReply(tool())(reply).content)[0]!.length, 50_000)
+  })
+
+  it("keeps resource links, whatever else is cut", () => {
+    const link = { type: "resource_link" as const, uri: "vtree://frame/V_1", name: "V_1", mimeType: "image/jpeg" }
+    const capped = capReply({ content: [image(600_000), link, image(600_000)], isError: false })
+    assert.deepStrictEqual(capped.content.filter((item) => item.type !== "text"), [image(600_000), link])
   })
 
   it("cuts a resource's text like a result's and notes the cut with what to read instead", () => {
     assert.deepStrictEqual(capResourceText("{}", "use video_overview"), { text: "{}" })
     const capped = capResourceText("y".repeat(90_000), "use video_overview")
-    assert.strictEqual(capped.text.length, resultLimits.maxTextChars)
+    assert.strictEqual(capped.text.length, maxResourceChars)
     assert.include(capped.note, "10000 of 90000 characters not shown")
     assert.include(capped.note, "use video_overview")
   })

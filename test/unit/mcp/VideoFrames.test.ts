@@ -93,6 +93,40 @@ describe("video_frames: an event stands for its frames, evenly sampled to the ca
     }))
 })
 
+describe("video_frames for a host that drops images", () => {
+  it.scoped("each image comes after a text naming its node, time and card, and before a vtree://frame link that reads the same JPEG", () =>
+    Effect.gen(function*() {
+      const { call, client } = yield* serve(
+        yield* treesFolder((tree) => {
+          tree.nodes[frame(1, 2)]!["card"] = { frame_summary: "a zeppelin over the harbour", visible_text: ["GATE 4"] }
+        })
+      )
+      const reply = yield* call("video_frames", { node_ids: [frame(1, 2), frame(1, 3)] })
+      assert.isNotTrue(reply.isError)
+      assert.deepStrictEqual(reply.content.map((item) => item.type), [
+        "text",
+        "image",
+        "resource_link",
+        "text",
+        "image",
+        "resource_link"
+      ])
+      const [text, image, link] = reply.content as ReadonlyArray<Record<string, string>>
+      assert.match(text!.text!, new RegExp(`^${frame(1, 2)} at 0:0\\d:\\d\\d(\\.\\d)?\\n`))
+      assert.include(text!.text, "a zeppelin over the harbour")
+      assert.include(text!.text, "GATE 4")
+      assert.deepStrictEqual({ ...link }, {
+        type: "resource_link",
+        uri: `vtree://frame/${frame(1, 2)}`,
+        name: frame(1, 2),
+        mimeType: "image/jpeg",
+        description: text!.text!.split("\n")[0]!
+      })
+      const read = yield* Effect.promise(() => client.readResource({ uri: link!.uri! }))
+      assert.deepStrictEqual(read.contents, [{ uri: link!.uri!, mimeType: "image/jpeg", blob: image!.data! }])
+    }))
+})
+
 describe("video_frames and vtree://frame refuse a frame that leaves the tree", () => {
   // A node id like VID_../../secret/photo no longer decodes (issue #39): what is left is a link out of the folder.
   const hostile = frame(0, 0)

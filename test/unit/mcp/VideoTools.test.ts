@@ -67,6 +67,12 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
         assert.strictEqual(tool.outputSchema?.type, "object")
         assert.isTrue(tool.annotations?.readOnlyHint)
       }
+      // Only the overview needs more text than a host's default; it says so as Claude Code reads it.
+      const declared = tools.filter((tool) => tool._meta?.["anthropic/maxResultSizeChars"] !== undefined)
+      assert.deepStrictEqual(declared.map((tool) => [tool.name, tool._meta!["anthropic/maxResultSizeChars"]]), [[
+        "video_overview",
+        80_000
+      ]])
       const capabilities = client.getServerCapabilities()
       assert.deepStrictEqual(Object.keys(capabilities ?? {}).sort(), ["resources", "tools"])
       assert.isUndefined(capabilities?.tools?.listChanged)
@@ -89,6 +95,10 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
       assert.strictEqual(scene.node_id, `${video}_L1_000`)
       assert.match(scene.start, /^\d+:\d\d:\d\d$/)
       assert.isAbove(scene.events.length, 0)
+      assert.strictEqual(overview.structuredContent!.next_cursor, null)
+      const badCursor = yield* call("video_overview", { video_id: video, cursor: "7" })
+      assert.isTrue(badCursor.isError)
+      assert.include(badCursor.content[0]!.text, "INVALID_ARGUMENTS: video_overview: cursor is not a next_cursor")
 
       const node = yield* call("video_view_node", { node_id: `${video}_L1_000_L2_000` })
       assert.strictEqual(node.structuredContent!.mode, "card")
@@ -232,6 +242,34 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
       )
       assert.instanceOf(missing, McpError)
       assert.strictEqual((missing as McpError).code, -32602)
+    }))
+
+  it.scoped("the MCP App: video_overview names the viewer, which reads as an mcp-app page with a CSP allowing no network", () =>
+    Effect.gen(function*() {
+      const { client } = yield* serve({ summarize: false })
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      const uri = tools.find((tool) => tool.name === "video_overview")!._meta!["ui"] as { resourceUri: string }
+      assert.deepStrictEqual(uri, { resourceUri: "ui://vtree/tree" })
+      const { resourceTemplates } = yield* Effect.promise(() => client.listResourceTemplates())
+      assert.deepInclude(resourceTemplates.map((t) => [t.uriTemplate, t.mimeType]), [
+        "ui://vtree/tree/{video_id}",
+        "text/html;profile=mcp-app"
+      ])
+      const viewer = (yield* Effect.promise(() => client.readResource({ uri: uri.resourceUri }))).contents[0]!
+      assert.strictEqual(viewer.mimeType, "text/html;profile=mcp-app")
+      assert.deepStrictEqual(viewer["_meta"], {
+        ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true }
+      })
+      const html = (viewer as { text: string }).text
+      assert.include(
+        html,
+        `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;unsafe-inline&#39;;`
+      )
+      assert.notMatch(html, /\b(src|href)="(https?:)?\/\//)
+      const unknown = yield* Effect.promise(() =>
+        client.readResource({ uri: "ui://vtree/tree/nope" }).then(() => undefined, (error: unknown) => error)
+      )
+      assert.include((unknown as McpError).message, `no video "nope"`)
     }))
 
   it("clock writes h:mm:ss", () => {

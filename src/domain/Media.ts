@@ -32,6 +32,8 @@ export interface MediaInfo {
 export interface ExtractedFrame {
   readonly timeSeconds: number
   readonly path: string
+  /** The frame shrunk to 4×4 RGB pixels, base64: what scene cuts compare (absent from older frame caches). */
+  readonly look?: string
 }
 
 /**

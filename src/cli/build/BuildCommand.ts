@@ -43,8 +43,16 @@ const eventSeconds = Options.float("event-seconds").pipe(
   withShownDefault(defaultParameters.eventSeconds)
 )
 const sceneSeconds = Options.float("scene-seconds").pipe(
-  Options.withDescription("Target length of a scene (one text call over its events)"),
+  Options.withDescription(
+    "Longest scene (one text call over its events) with --scenes cuts; the target length of one with --scenes fixed"
+  ),
   withShownDefault(defaultParameters.sceneSeconds)
+)
+const scenes = Options.choice("scenes", ["cuts", "fixed"]).pipe(
+  Options.withDescription(
+    "cuts: scenes end where the picture changes most (at least max(--event-seconds, --scene-seconds/10) long, split past --scene-seconds), events never cross them; fixed: windows of about --scene-seconds cut between the events whose cards differ most (as builds before this option)"
+  ),
+  withShownDefault(defaultParameters.scenes)
 )
 const framesPerCall = wholeNumber("frames-per-call", 1).pipe(
   Options.withDescription("Most images per vision call; events are sized so every frame is sent once"),
@@ -111,6 +119,7 @@ const options = {
   frameWidth,
   eventSeconds,
   sceneSeconds,
+  scenes,
   framesPerCall,
   subtitles,
   subtitlesDir,
@@ -233,7 +242,8 @@ export const buildCommand = Command.make(
       frameWidth: args.frameWidth,
       eventSeconds: args.eventSeconds,
       sceneSeconds: args.sceneSeconds,
-      framesPerCall: args.framesPerCall
+      framesPerCall: args.framesPerCall,
+      scenes: args.scenes
     }
     const problem = Plan.checkParameters(parameters)
     if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })

@@ -1,0 +1,189 @@
+/**
+ * Scenes at the video's own boundaries (`--scenes cuts`), as plain functions. Every grid frame has a look
+ * (4×4 RGB pixels the frame pass shrinks it to); each shot change is scored by how much the stretch of
+ * shots after it looks unlike the stretch before it. Scenes are cut at the strongest changes first, none
+ * closer than the shortest scene, then a scene longer than --scene-seconds is split (at its best shot
+ * changes near even parts, else evenly). Events are planned inside each scene, so none crosses a cut.
+ */
+import {
+  assignFrames,
+  type BuildParameters,
+  type Candidate,
+  eventLimits,
+  millis,
+  planEventWindows,
+  type PlannedEvent,
+  segment,
+  type Window
+} from "./Plan.js"
+
+/**
+ * Mean difference per colour channel (0–1) between the stretches before and after a shot change from
+ * which it is a scene cut. Two shots of one place differ by a few hundredths; a new place by more.
+ */
+export const sceneCutThreshold = 0.1
+
+/** The shortest scene cut at a picture change: an event's length, or a tenth of the longest scene. */
+export const sceneMinSeconds = (p: Pick<BuildParameters, "eventSeconds" | "sceneSeconds">): number =>
+  Math.max(p.eventSeconds, p.sceneSeconds / 10)
+
+export interface LookedFrame {
+  readonly time: number
+  /** 4×4 RGB pixels, base64; absent from frame caches written before looks were kept. */
+  readonly look?: string | undefined
+}
+
+const decodeLook = (look: string | undefined): Uint8Array | undefined =>
+  look === undefined ? undefined : new Uint8Array(Buffer.from(look, "base64"))
+
+/** The mean look of the frames with a look in [from, to), or undefined when there is none. */
+const meanLook = (
+  frames: ReadonlyArray<{ readonly time: number; readonly look: Uint8Array | undefined }>,
+  from: number,
+  to: number
+): Float64Array | undefined => {
+  let sum: Float64Array | undefined
+  let count = 0
+  for (const frame of frames) {
+    if (frame.time < from || frame.time >= to || frame.look === undefined) continue
+    if (sum === undefined) sum = new Float64Array(frame.look.length)
+    if (frame.look.length !== sum.length) continue
+    for (let i = 0; i < sum.length; i++) sum[i]! += frame.look[i]!
+    count++
+  }
+  return sum?.map((value) => value / count)
+}
+
+/**
+ * Each shot change scored by the mean channel difference (0–1) between the mean look of the
+ * `windowSeconds` before it and of those after it. The stretches span several shots: a dialogue cutting
+ * between two faces looks alike on both sides of each cut and scores low; a new place scores high. A
+ * change with no look on one side (an old frame cache, a damaged stretch) scores 0.
+ */
+export const shotChangeScores = (
+  frames: ReadonlyArray<LookedFrame>,
+  shotChanges: ReadonlyArray<number>,
+  windowSeconds: number
+): ReadonlyArray<Candidate> => {
+  const looked = frames.map((frame) => ({ time: frame.time, look: decodeLook(frame.look) }))
+  return shotChanges.map((at) => {
+    const before = meanLook(looked, at - windowSeconds, at)
+    const after = meanLook(looked, at, at + windowSeconds)
+    if (before === undefined || after === undefined || before.length !== after.length) return { at, score: 0 }
+    let difference = 0
+    for (let i = 0; i < before.length; i++) difference += Math.abs(before[i]! - after[i]!)
+    // Rounded so floating noise does not order equally strong changes.
+    return { at, score: Math.round((difference / before.length / 255) * 1e6) / 1e6 }
+  })
+}
+
+export interface SceneCutLimits {
+  readonly min: number
+  readonly max: number
+  readonly threshold: number
+}
+
+/** [start, end) cut into the fewest even parts no longer than `max`, each cut moved to the best shot change near it. */
+const splitLong = (
+  start: number,
+  end: number,
+  max: number,
+  candidates: ReadonlyArray<Candidate>
+): ReadonlyArray<number> => {
+  const parts = Math.ceil((end - start) / max - 1e-9)
+  if (parts <= 1) return []
+  const part = (end - start) / parts
+  return segment(start, end, { target: part, min: part / 2, snapFrom: part * 0.75, tiers: [], max }, candidates)
+}
+
+/**
+ * Scene cuts over [0, duration]: the candidates at or over the threshold, strongest first, each kept
+ * when it is at least `min` from the start, the end and every cut kept before it; then every scene
+ * longer than `max` split (splitLong). In time order.
+ */
+export const sceneCuts = (
+  durationSeconds: number,
+  candidates: ReadonlyArray<Candidate>,
+  limits: SceneCutLimits
+): ReadonlyArray<number> => {
+  const strong = candidates
+    .filter((c) => c.score >= limits.threshold && c.at >= limits.min && c.at <= durationSeconds - limits.min)
+    .sort((a, b) => b.score - a.score || a.at - b.at)
+  const kept: Array<number> = []
+  for (const candidate of strong) {
+    if (kept.every((at) => Math.abs(at - candidate.at) >= limits.min)) kept.push(candidate.at)
+  }
+  const edges = [0, ...kept.sort((a, b) => a - b), durationSeconds]
+  return edges.slice(1).flatMap((end, i) => {
+    const start = edges[i]!
+    const inside = candidates.filter((c) => c.at > start && c.at < end)
+    const split = splitLong(start, end, limits.max, inside)
+    return [...split, ...(end < durationSeconds ? [end] : [])].map(millis)
+  })
+}
+
+/** The scenes of a video in `cuts` mode, as windows over [0, duration]. */
+export const planScenes = (
+  video: {
+    readonly durationSeconds: number
+    readonly frames: ReadonlyArray<LookedFrame>
+    readonly shotChanges: ReadonlyArray<number>
+  },
+  p: BuildParameters
+): ReadonlyArray<Window> => {
+  const min = sceneMinSeconds(p)
+  const candidates = shotChangeScores(video.frames, video.shotChanges, min)
+  const cuts = sceneCuts(video.durationSeconds, candidates, { min, max: p.sceneSeconds, threshold: sceneCutThreshold })
+  const edges = [0, ...cuts, millis(video.durationSeconds)]
+  return edges.slice(1).map((end, i) => ({ start: edges[i]!, end }))
+}
+
+/**
+ * The events of a video: in `fixed` mode over the whole video (scenes are grouped from their cards
+ * later); in `cuts` mode planned inside each scene and marked with it. A scene holding no frame (a
+ * damaged stretch) joins the one before it, or the next when it is the first.
+ */
+export const planVideoEvents = (
+  video: {
+    readonly durationSeconds: number
+    readonly frames: ReadonlyArray<LookedFrame>
+    readonly shotChanges: ReadonlyArray<number>
+  },
+  p: BuildParameters
+): ReadonlyArray<PlannedEvent> => {
+  const times = video.frames.map((frame) => frame.time)
+  if (p.scenes === "fixed") {
+    return assignFrames(planEventWindows(video.durationSeconds, video.shotChanges, p), times, p.framesPerCall)
+  }
+  // Frames into scenes as assignFrames puts them into windows: at a cut, the later one; past the end, the last.
+  const scenes = planScenes(video, p).map((window) => ({ ...window, first: -1, count: 0 }))
+  let s = 0
+  times.forEach((time, i) => {
+    while (s < scenes.length - 1 && time >= scenes[s]!.end) s++
+    if (scenes[s]!.count++ === 0) scenes[s]!.first = i
+  })
+  const kept: Array<(typeof scenes)[number]> = []
+  for (const scene of scenes) {
+    const previous = kept.at(-1)
+    if (previous !== undefined && scene.count === 0) previous.end = scene.end
+    else if (previous !== undefined && previous.count === 0) kept[kept.length - 1] = { ...scene, start: previous.start }
+    else kept.push({ ...scene })
+  }
+  const events: Array<PlannedEvent> = []
+  kept.forEach((scene, index) => {
+    const shots = video.shotChanges.filter((at) => at > scene.start && at < scene.end)
+    const cuts = segment(scene.start, scene.end, eventLimits(p), shots.map((at) => ({ at, score: 1 })))
+    const edges = [scene.start, ...cuts, scene.end]
+    const windows = edges.slice(1).map((end, i) => ({ start: edges[i]!, end }))
+    const planned = assignFrames(windows, times.slice(scene.first, scene.first + scene.count), p.framesPerCall)
+    for (const event of planned) {
+      events.push({
+        ...event,
+        index: events.length,
+        scene: index,
+        frames: event.frames.map((frame) => ({ ...frame, source: frame.source + Math.max(0, scene.first) }))
+      })
+    }
+  })
+  return events
+}

@@ -31,7 +31,9 @@ const Manifest = Schema.Struct({
   // does not decode, so its video is extracted again once (the frames come out the same, and so do the
   // card checkpoints keyed on them).
   version: Schema.Literal(3),
-  frames: Schema.Array(Schema.Struct({ time: Schema.Number, file: Schema.String, look: Schema.optional(Schema.String) })),
+  frames: Schema.Array(
+    Schema.Struct({ time: Schema.Number, file: Schema.String, look: Schema.optional(Schema.String) })
+  ),
   shotChanges: Schema.Array(Schema.Number),
   damaged: Schema.Array(Schema.Struct({
     start: Schema.Number,

@@ -73,7 +73,11 @@ describe("vtree build --scenes cuts (live ffmpeg, openai-sim)", () => {
       const events = scene.children_ids.map((id) => tree.nodes[id]!)
       assert.strictEqual(events[0]!.time_range[0], scene.time_range[0])
       assert.strictEqual(events.at(-1)!.time_range[1], scene.time_range[1])
-      assert.isTrue(events.every((event) => event.time_range[0] >= scene.time_range[0] && event.time_range[1] <= scene.time_range[1]))
+      assert.isTrue(
+        events.every((event) =>
+          event.time_range[0] >= scene.time_range[0] && event.time_range[1] <= scene.time_range[1]
+        )
+      )
     }
     // Each scene call names the scene's own span.
     const told = sceneTexts(sim)

@@ -213,7 +213,15 @@ describe("the frame pass's report", () => {
     assert.include(graph, "select='gt(scene,0.3)',showinfo@scene,nullsink")
     const images = args.indexOf("/out/frame_%06d.jpg")
     assert.strictEqual(args[images - 1], "image2")
-    assert.deepStrictEqual(args.slice(images + 1), ["-map", "[looks]", "-fps_mode", "passthrough", "-f", "rawvideo", "/out/looks.rgb"])
+    assert.deepStrictEqual(args.slice(images + 1), [
+      "-map",
+      "[looks]",
+      "-fps_mode",
+      "passthrough",
+      "-f",
+      "rawvideo",
+      "/out/looks.rgb"
+    ])
   })
 })
 

@@ -83,7 +83,11 @@ export interface SceneCutLimits {
   readonly threshold: number
 }
 
-/** [start, end) cut into the fewest even parts no longer than `max`, each cut moved to the best shot change near it. */
+/**
+ * [start, end) cut into the fewest even parts no longer than `max`. Each cut goes to the best-scored shot
+ * change within a quarter part of its even place, else to that place; never so early that what is left
+ * needs another part, nor so late that the part is over `max`.
+ */
 const splitLong = (
   start: number,
   end: number,
@@ -91,9 +95,26 @@ const splitLong = (
   candidates: ReadonlyArray<Candidate>
 ): ReadonlyArray<number> => {
   const parts = Math.ceil((end - start) / max - 1e-9)
-  if (parts <= 1) return []
   const part = (end - start) / parts
-  return segment(start, end, { target: part, min: part / 2, snapFrom: part * 0.75, tiers: [], max }, candidates)
+  const cuts: Array<number> = []
+  let previous = start
+  for (let k = 1; k < parts; k++) {
+    const ideal = start + k * part
+    const hard = [Math.max(previous + part / 2, end - (parts - k) * max), previous + max] as const
+    const soft = [Math.max(hard[0], ideal - part / 4), Math.min(hard[1], ideal + part / 4)] as const
+    const [lo, hi] = soft[0] <= soft[1] ? soft : hard
+    let best: Candidate | undefined
+    for (const candidate of candidates) {
+      if (candidate.at < lo || candidate.at > hi) continue
+      if (
+        best === undefined || candidate.score > best.score ||
+        (candidate.score === best.score && Math.abs(candidate.at - ideal) < Math.abs(best.at - ideal))
+      ) best = candidate
+    }
+    previous = best?.at ?? Math.min(hi, Math.max(lo, ideal))
+    cuts.push(previous)
+  }
+  return cuts
 }
 
 /**

@@ -5,6 +5,8 @@ export interface SubtitleCue {
   readonly start: number
   readonly end: number
   readonly text: string
+  /** Who speaks, as a diarizing speech endpoint labels it; the builder writes it into the text (`[S1] …`). */
+  readonly speaker?: string
 }
 
 /** One stream of a media file, as the probe saw it. */

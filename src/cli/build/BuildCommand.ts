@@ -50,7 +50,7 @@ const sceneSeconds = Options.float("scene-seconds").pipe(
 )
 const scenes = Options.choice("scenes", ["cuts", "fixed"]).pipe(
   Options.withDescription(
-    "cuts: scenes end where the picture changes most (at least max(--event-seconds, --scene-seconds/10) long, split past --scene-seconds), events never cross them; fixed: windows of about --scene-seconds cut between the events whose cards differ most (as builds before this option)"
+    "cuts: scenes end where the picture changes most, events never cross them, none over --scene-seconds; fixed: windows of about --scene-seconds grouped from the event cards (as before)"
   ),
   withShownDefault(defaultParameters.scenes)
 )

@@ -36,44 +36,56 @@ export interface LookedFrame {
 const decodeLook = (look: string | undefined): Uint8Array | undefined =>
   look === undefined ? undefined : new Uint8Array(Buffer.from(look, "base64"))
 
-/** The mean look of the frames with a look in [from, to), or undefined when there is none. */
-const meanLook = (
-  frames: ReadonlyArray<{ readonly time: number; readonly look: Uint8Array | undefined }>,
-  from: number,
-  to: number
-): Float64Array | undefined => {
-  let sum: Float64Array | undefined
-  let count = 0
-  for (const frame of frames) {
-    if (frame.time < from || frame.time >= to || frame.look === undefined) continue
-    if (sum === undefined) sum = new Float64Array(frame.look.length)
-    if (frame.look.length !== sum.length) continue
-    for (let i = 0; i < sum.length; i++) sum[i]! += frame.look[i]!
-    count++
+/** Index of the first of `times` (ascending) at or after `at`. */
+const firstAtOrAfter = (times: ReadonlyArray<number>, at: number): number => {
+  let lo = 0
+  let hi = times.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (times[mid]! < at) lo = mid + 1
+    else hi = mid
   }
-  return sum?.map((value) => value / count)
+  return lo
 }
 
 /**
  * Each shot change scored by the mean channel difference (0–1) between the mean look of the
  * `windowSeconds` before it and of those after it. The stretches span several shots: a dialogue cutting
  * between two faces looks alike on both sides of each cut and scores low; a new place scores high. A
- * change with no look on one side (an old frame cache, a damaged stretch) scores 0.
+ * change with no look on one side (an old frame cache, a damaged stretch) scores 0. Running sums over
+ * the frames make each score a subtraction, however long the video.
  */
 export const shotChangeScores = (
   frames: ReadonlyArray<LookedFrame>,
   shotChanges: ReadonlyArray<number>,
   windowSeconds: number
 ): ReadonlyArray<Candidate> => {
-  const looked = frames.map((frame) => ({ time: frame.time, look: decodeLook(frame.look) }))
+  const looks = frames.map((frame) => decodeLook(frame.look))
+  const size = looks.find((look) => look !== undefined)?.length ?? 0
+  // sums[i]: the looks of frames [0, i) added up; counts[i]: how many of them have one.
+  const sums = [new Float64Array(size)]
+  const counts = [0]
+  looks.forEach((look, i) => {
+    const sum = Float64Array.from(sums[i]!)
+    const usable = look !== undefined && look.length === size
+    if (usable) { for (let k = 0; k < size; k++) sum[k]! += look[k]! }
+    sums.push(sum)
+    counts.push(counts[i]! + (usable ? 1 : 0))
+  })
+  const times = frames.map((frame) => frame.time)
+  const mean = (from: number, to: number): Float64Array | undefined => {
+    const [lo, hi] = [firstAtOrAfter(times, from), firstAtOrAfter(times, to)]
+    const count = counts[hi]! - counts[lo]!
+    return count === 0 ? undefined : sums[hi]!.map((value, k) => (value - sums[lo]![k]!) / count)
+  }
   return shotChanges.map((at) => {
-    const before = meanLook(looked, at - windowSeconds, at)
-    const after = meanLook(looked, at, at + windowSeconds)
-    if (before === undefined || after === undefined || before.length !== after.length) return { at, score: 0 }
+    const before = mean(at - windowSeconds, at)
+    const after = mean(at, at + windowSeconds)
+    if (size === 0 || before === undefined || after === undefined) return { at, score: 0 }
     let difference = 0
-    for (let i = 0; i < before.length; i++) difference += Math.abs(before[i]! - after[i]!)
+    for (let k = 0; k < size; k++) difference += Math.abs(before[k]! - after[k]!)
     // Rounded so floating noise does not order equally strong changes.
-    return { at, score: Math.round((difference / before.length / 255) * 1e6) / 1e6 }
+    return { at, score: Math.round((difference / size / 255) * 1e6) / 1e6 }
   })
 }
 

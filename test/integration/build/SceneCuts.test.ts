@@ -1,9 +1,13 @@
 // `vtree build` in-process with the real ffmpeg and openai-sim on a video of visually distinct segments
 // of unequal length: its L1 scenes end at the segment changes (within one frame interval), a long uniform
 // segment is split at --scene-seconds, no event crosses a scene, and each scene call is told its span.
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { readFileSync } from "node:fs"
+import { Effect, Layer } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import * as Ffmpeg from "../../../src/layers/ffmpeg/Ffmpeg.js"
+import { FrameSource } from "../../../src/services/FrameSource.js"
 import { buildSim } from "../../support/build/SynthBuild.js"
 import { runCli } from "../../support/cli/InProcess.js"
 import { simEnv, tempDir } from "../../support/harness/Cli.js"
@@ -45,6 +49,32 @@ const sceneTexts = (sim: OpenAiSim.OpenAiSim): ReadonlyArray<string> =>
     const user = messages?.find((m) => m.role === "user")?.content
     return typeof user === "string" && user.startsWith("Scene ") ? [user.split("\n")[0]!] : []
   })
+
+describe("frame looks (live ffmpeg)", () => {
+  it.effect(
+    "the frame pass gives every grid frame its 4×4 RGB look, read off the same decode",
+    () =>
+      Effect.gen(function*() {
+        const outDir = join(work.dir, "frames")
+        const extracted = yield* (yield* FrameSource).extract({
+          path: video.video,
+          intervalSeconds: 5,
+          width: 160,
+          outDir
+        })
+        assert.strictEqual(extracted.frames.length, 23)
+        const looks = extracted.frames.map((frame) => Buffer.from(frame.look ?? "", "base64"))
+        assert.isTrue(looks.every((look) => look.length === 48))
+        // The first frame is red, the last blue (the time stamp drawn in a corner aside).
+        const [r0, g0, b0] = looks[0]!.subarray(15 * 3)
+        assert.isTrue(r0! > 200 && g0! < 60 && b0! < 60, `${r0} ${g0} ${b0}`)
+        const [r1, g1, b1] = looks.at(-1)!.subarray(15 * 3)
+        assert.isTrue(b1! > 200 && r1! < 60 && g1! < 60, `${r1} ${g1} ${b1}`)
+        assert.notInclude(readdirSync(outDir), "looks.rgb")
+      }).pipe(Effect.provide(Layer.provideMerge(Ffmpeg.layerConfig, NodeContext.layer))),
+    60_000
+  )
+})
 
 describe("vtree build --scenes cuts (live ffmpeg, openai-sim)", () => {
   it("puts the L1 boundaries at the segment changes and splits the long segment at --scene-seconds", async () => {

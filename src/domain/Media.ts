@@ -5,6 +5,8 @@ export interface SubtitleCue {
   readonly start: number
   readonly end: number
   readonly text: string
+  /** Who speaks, as a diarizing speech endpoint labels it; the builder writes it into the text (`[S1] …`). */
+  readonly speaker?: string
 }
 
 /** One stream of a media file, as the probe saw it. */
@@ -32,6 +34,8 @@ export interface MediaInfo {
 export interface ExtractedFrame {
   readonly timeSeconds: number
   readonly path: string
+  /** The frame shrunk to 4×4 RGB pixels, base64: what scene cuts compare (absent from older frame caches). */
+  readonly look?: string
 }
 
 /**

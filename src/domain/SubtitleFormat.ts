@@ -63,10 +63,23 @@ export const plainText = (text: string): string =>
     .replace(/\s+/g, " ")
     .trim()
 
+/** A speaker's name as subtitles carry it (`[Name] …`): no brackets or line breaks, at most 40 characters. */
+export const speakerLabel = (name: string): string => name.replace(/[[\]\s]+/g, " ").trim().slice(0, 40)
+
 /**
- * Parses SRT or WebVTT text into cues (times in seconds, text plain, empty cues dropped, in start
- * order). A malformed file fails naming `path` and the first bad line: a build must not quietly lose
- * half of a file's captions.
+ * WebVTT voice spans (`<v Name>…</v>`, `<v.loud Name>`) as the speaker's name in brackets before what
+ * they say (`[Name] …`), the way diarized speech is written: plainText would drop the name with the tag.
+ */
+const voiceText = (text: string): string =>
+  text.replace(/<v(?:\.[^\s>]*)?\s+([^>]*)>/g, (_, name: string) => {
+    const speaker = speakerLabel(name)
+    return speaker === "" ? "" : `[${speaker}] `
+  })
+
+/**
+ * Parses SRT or WebVTT text into cues (times in seconds, text plain, WebVTT speakers kept as `[Name] `,
+ * empty cues dropped, in start order). A malformed file fails naming `path` and the first bad line: a
+ * build must not quietly lose half of a file's captions.
  */
 export const parseSubtitles = Effect.fn("SubtitleFormat.parseSubtitles")(function*(
   text: string,
@@ -98,7 +111,7 @@ export const parseSubtitles = Effect.fn("SubtitleFormat.parseSubtitles")(functio
   }
   const cues: Array<SubtitleCue> = []
   for (const cue of parsed.cues) {
-    const plain = plainText(cue.text)
+    const plain = plainText(format === "vtt" ? voiceText(cue.text) : cue.text)
     if (plain !== "") cues.push({ start: cue.startTime, end: cue.endTime, text: plain })
   }
   return cues.sort((a, b) => a.start - b.start || a.end - b.end)

@@ -45,8 +45,16 @@ const eventSeconds = Options.float("event-seconds").pipe(
   withShownDefault(defaultParameters.eventSeconds)
 )
 const sceneSeconds = Options.float("scene-seconds").pipe(
-  Options.withDescription("Target length of a scene (one text call over its events)"),
+  Options.withDescription(
+    "Longest scene (one text call over its events) with --scenes cuts; the target length of one with --scenes fixed"
+  ),
   withShownDefault(defaultParameters.sceneSeconds)
+)
+const scenes = Options.choice("scenes", ["cuts", "fixed"]).pipe(
+  Options.withDescription(
+    "cuts: scenes end where the picture changes most, events never cross them, none over --scene-seconds; fixed: windows of about --scene-seconds grouped from the event cards (as before)"
+  ),
+  withShownDefault(defaultParameters.scenes)
 )
 const framesPerCall = wholeNumber("frames-per-call", 1).pipe(
   Options.withDescription("Most images per vision call; events are sized so every frame is sent once"),
@@ -113,6 +121,7 @@ const options = {
   frameWidth,
   eventSeconds,
   sceneSeconds,
+  scenes,
   framesPerCall,
   subtitles,
   subtitlesDir,
@@ -235,7 +244,8 @@ export const buildCommand = Command.make(
       frameWidth: args.frameWidth,
       eventSeconds: args.eventSeconds,
       sceneSeconds: args.sceneSeconds,
-      framesPerCall: args.framesPerCall
+      framesPerCall: args.framesPerCall,
+      scenes: args.scenes
     }
     const problem = Plan.checkParameters(parameters)
     if (problem !== undefined) return yield* new BuildError({ reason: "BadOption", message: problem })

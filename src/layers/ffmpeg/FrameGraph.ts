@@ -19,7 +19,14 @@ export interface FramePassOptions {
   readonly jpegQuality: number
   /** printf-style output pattern, e.g. `/out/frame_%06d.jpg`. */
   readonly outputPattern: string
+  /** Where each grid frame's look (`lookSide`² RGB pixels, raw, one after another) is written. */
+  readonly looksFile: string
 }
+
+/** Side of the tiny copy of each grid frame whose colours scene cuts compare: 4×4 keeps layout and palette. */
+export const lookSide = 4
+/** Bytes of one frame's look. */
+export const lookBytes = lookSide * lookSide * 3
 
 /** First file number image2 writes; frame n (0-based) of the grid branch is file n + firstFileNumber. */
 export const firstFileNumber = 1
@@ -32,7 +39,7 @@ export const gridSelect = (intervalSeconds: number): string =>
 
 /**
  * One decode feeding two branches: the grid frames (showinfo@grid records each one's real time, then
- * they are scaled and written as JPEG) and the scene scores (on a small copy, reported by
+ * they are scaled and written as JPEG, and as a tiny raw look for scene cuts) and the scene scores (on a small copy, reported by
  * showinfo@scene for frames that start a shot). `setpts=PTS-STARTPTS` puts the first frame at 0 s, the
  * same origin as the subtitles ffmpeg extracts.
  */
@@ -47,7 +54,10 @@ export const framePassArgs = (options: FramePassOptions): ReadonlyArray<string> 
   "-filter_complex",
   [
     `[0:${options.streamIndex}]setpts=PTS-STARTPTS,split=2[grid][scene]`,
-    `[grid]select='${gridSelect(options.intervalSeconds)}',showinfo@grid,scale=${options.width}:-2[frames]`,
+    `[grid]select='${gridSelect(options.intervalSeconds)}',showinfo@grid,split=2[full][tiny]`,
+    `[full]scale=${options.width}:-2[frames]`,
+    // Area scaling averages every pixel into the cell it falls in: the look of the whole frame.
+    `[tiny]scale=${lookSide}:${lookSide}:flags=area,format=rgb24[looks]`,
     // The scene branch is the pass's only per-frame work beyond decoding, and it runs on ffmpeg's
     // filter thread: scoring every other frame on a crude fast_bilinear copy keeps it cheap (a cut is
     // placed at most one frame late), where bicubic on every frame cost more than the rest of the pass
@@ -63,7 +73,14 @@ export const framePassArgs = (options: FramePassOptions): ReadonlyArray<string> 
   String(options.jpegQuality),
   "-f",
   "image2",
-  options.outputPattern
+  options.outputPattern,
+  "-map",
+  "[looks]",
+  "-fps_mode",
+  "passthrough",
+  "-f",
+  "rawvideo",
+  options.looksFile
 ]
 
 /** The decoder's damage messages printed between the same two grid frames. */

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { FrameRequest } from "../../services/FrameSource.js"
-import { damagedSpans, firstFileNumber, framePassArgs, parseFramePass } from "./FrameGraph.js"
+import { damagedSpans, firstFileNumber, framePassArgs, lookBytes, parseFramePass } from "./FrameGraph.js"
 import { probe, videoStream } from "./Probe.js"
 import { lastErrorLine, mediaError, type ToolContext } from "./Tools.js"
 
@@ -11,6 +11,7 @@ export interface FrameSettings {
 }
 
 const framePrefix = "frame_"
+const looksName = "looks.rgb"
 
 const seconds = (value: number) => `${value.toFixed(1)} s`
 
@@ -18,7 +19,7 @@ const removeFrames = ({ fs, path }: ToolContext, outDir: string) =>
   fs.readDirectory(outDir).pipe(
     Effect.flatMap((names) =>
       Effect.forEach(
-        names.filter((name) => name.startsWith(framePrefix)),
+        names.filter((name) => name.startsWith(framePrefix) || name === looksName),
         (name) => fs.remove(path.join(outDir, name)),
         { discard: true }
       )
@@ -52,7 +53,8 @@ export const extract = Effect.fn("Frames.extract")(function*(
       sceneWidth: 160,
       jpegQuality: settings.jpegQuality,
       // image2 reads "%" as the start of a number pattern, so one in the folder's name is doubled.
-      outputPattern: context.path.join(arg(request.outDir).replaceAll("%", "%%"), `${framePrefix}%06d.jpg`)
+      outputPattern: context.path.join(arg(request.outDir).replaceAll("%", "%%"), `${framePrefix}%06d.jpg`),
+      looksFile: context.path.join(arg(request.outDir), looksName)
     }),
     path
   ).pipe(Effect.onInterrupt(() => removeFrames(context, request.outDir)))
@@ -68,6 +70,14 @@ export const extract = Effect.fn("Frames.extract")(function*(
     )
   }
   const report = parseFramePass(output.stderr)
+  const looksFile = context.path.join(request.outDir, looksName)
+  // The looks only guide scene cuts: a file that cannot be read leaves the frames without them.
+  const looks = yield* fs.readFile(looksFile).pipe(Effect.orElseSucceed(() => new Uint8Array()))
+  yield* fs.remove(looksFile).pipe(Effect.ignore)
+  const lookOf = (n: number) =>
+    looks.length === report.gridTimes.length * lookBytes
+      ? { look: Buffer.from(looks.subarray(n * lookBytes, (n + 1) * lookBytes)).toString("base64") }
+      : {}
   const last = report.gridTimes.at(-1)
   // Refuse rather than build half a tree: a tree whose frames stop early answers questions about
   // the end of the video wrongly, and the user cannot tell. Early means more than one grid slot
@@ -89,7 +99,8 @@ export const extract = Effect.fn("Frames.extract")(function*(
   return {
     frames: report.gridTimes.map((timeSeconds, n) => ({
       timeSeconds,
-      path: context.path.join(request.outDir, `${framePrefix}${String(n + firstFileNumber).padStart(6, "0")}.jpg`)
+      path: context.path.join(request.outDir, `${framePrefix}${String(n + firstFileNumber).padStart(6, "0")}.jpg`),
+      ...lookOf(n)
     })),
     shotChanges: report.sceneTimes,
     // A hole or a smear in the middle is kept and reported: the rest of the video is worth a tree.

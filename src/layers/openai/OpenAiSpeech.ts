@@ -12,14 +12,28 @@ import { makeRoute, sdkRequest, sendReported } from "./OpenAiClient.js"
 
 const provider = "asr"
 
-/** The part of a `verbose_json` transcription vtree reads; servers add fields freely. */
+/**
+ * The part of a `verbose_json` transcription vtree reads; servers add fields freely. Diarizing servers
+ * label each segment with its `speaker` (OpenAI's diarized_json "A", whisperX-style "SPEAKER_00", or a
+ * number; null when a server has none for a segment).
+ */
 const VerboseTranscription = Schema.Struct({
   text: Schema.optionalWith(Schema.String, { default: () => "" }),
   duration: Schema.optional(Schema.Number),
   segments: Schema.optional(
-    Schema.Array(Schema.Struct({ start: Schema.Number, end: Schema.Number, text: Schema.String }))
+    Schema.Array(Schema.Struct({
+      start: Schema.Number,
+      end: Schema.Number,
+      text: Schema.String,
+      speaker: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number)))
+    }))
   )
 })
+
+const speakerOf = (label: string | number | null | undefined): string | undefined => {
+  const text = label === null || label === undefined ? "" : String(label).trim()
+  return text === "" ? undefined : text
+}
 const decodeTranscription = Schema.decodeUnknownEither(VerboseTranscription)
 
 /**
@@ -32,7 +46,15 @@ export const cuesOfReply = (reply: unknown): Either.Either<ReadonlyArray<Subtitl
     (body) => {
       if (body.segments !== undefined) {
         return body.segments
-          .map((segment) => ({ start: segment.start, end: segment.end, text: segment.text.trim() }))
+          .map((segment): SubtitleCue => {
+            const speaker = speakerOf(segment.speaker)
+            return {
+              start: segment.start,
+              end: segment.end,
+              text: segment.text.trim(),
+              ...(speaker === undefined ? {} : { speaker })
+            }
+          })
           .filter((cue) => cue.text !== "")
       }
       const text = body.text.trim()

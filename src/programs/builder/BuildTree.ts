@@ -12,8 +12,9 @@ import { BuildError } from "./BuildError.js"
 import type { BuildInput, BuildOptions, VideoSummary } from "./BuildOptions.js"
 import { type CallScope, captionEvents } from "./Captioning.js"
 import { completeCard } from "./Cards.js"
-import { assignFrames, checkParameters, defaultParameters, planEventWindows } from "./Plan.js"
+import { checkParameters, defaultParameters } from "./Plan.js"
 import { type PreparedVideo, prepareVideo } from "./Preparation.js"
+import { planVideoEvents } from "./SceneCuts.js"
 import { subtitleKind } from "./Subtitles.js"
 import { type AssembledScene, assembleTree } from "./TreeAssembly.js"
 import { checkTreeFolder, resolveOutDir } from "./TreeFolder.js"
@@ -86,11 +87,7 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     emit: options.onEvent ?? (() => Effect.void)
   }
   const durationSeconds = video.info.durationSeconds
-  const plans = assignFrames(
-    planEventWindows(durationSeconds, video.shotChanges, p),
-    video.frames.map((frame) => frame.time),
-    p.framesPerCall
-  )
+  const plans = planVideoEvents({ durationSeconds, frames: video.frames, shotChanges: video.shotChanges }, p)
   yield* scope.emit({
     _tag: "VideoStarted",
     videoId: video.videoId,

@@ -254,7 +254,7 @@ export const captionEvents = (scope: CallScope, plans: ReadonlyArray<PlannedEven
     )
     // The reference grouping; the early calls are used where they match it (they always should).
     const starts = groupScenes(
-      done.map((event) => ({ start: event.plan.start, end: event.plan.end, words: cardWords(event.checkpoint.event) })),
+      done.map((event) => ({ ...event.plan, words: cardWords(event.checkpoint.event) })),
       p
     )
     const groups = starts.map((start, i) => done.slice(start, starts[i + 1] ?? done.length))

@@ -13,8 +13,9 @@ import { eventRequest, sceneRequest } from "./Captioning.js"
 import { readEventCheckpoint, readSceneCheckpoint, sha256 } from "./Checkpoint.js"
 import { type BuildEstimate, estimateBuild, estimateRemaining, frameTokens } from "./Estimate.js"
 import type { ProbedVideo } from "./Inputs.js"
-import { assignFrames, defaultParameters, planEventWindows } from "./Plan.js"
+import { defaultParameters } from "./Plan.js"
 import { cachedFrames, framesKey, hashFile } from "./Preparation.js"
+import { planVideoEvents } from "./SceneCuts.js"
 import { cardWords, groupScenes } from "./SceneGrouping.js"
 
 /** The plan of one video, counting the calls its checkpoints already answer. */
@@ -47,16 +48,12 @@ export const dryRunVideo = Effect.fn("DryRun.dryRunVideo")(function*(
   if (Option.isNone(cached)) return fresh
   const frames = yield* Effect.forEach(cached.value.frames, (frame) =>
     fs.readFile(frame.path).pipe(
-      Effect.map((bytes) => ({ time: frame.timeSeconds, path: frame.path, sha256: sha256(bytes) }))
+      Effect.map((bytes) => ({ time: frame.timeSeconds, path: frame.path, sha256: sha256(bytes), look: frame.look }))
     ), { concurrency: 16 }).pipe(Effect.option)
   if (Option.isNone(frames)) return fresh
 
   const durationSeconds = video.info.durationSeconds
-  const plans = assignFrames(
-    planEventWindows(durationSeconds, cached.value.shotChanges, p),
-    frames.value.map((frame) => frame.time),
-    p.framesPerCall
-  )
+  const plans = planVideoEvents({ durationSeconds, frames: frames.value, shotChanges: cached.value.shotChanges }, p)
   const prepared = { cues, frames: frames.value }
   const events = yield* Effect.forEach(plans, (plan) => {
     const request = eventRequest(prepared, plan, plans.length, options)
@@ -66,8 +63,7 @@ export const dryRunVideo = Effect.fn("DryRun.dryRunVideo")(function*(
   // text (and whether its checkpoint will match) is unknown, and it is counted as a call.
   const starts = groupScenes(
     events.map(({ plan, saved }) => ({
-      start: plan.start,
-      end: plan.end,
+      ...plan,
       words: Option.match(saved, { onNone: () => new Set<string>(), onSome: (c) => cardWords(c.event) })
     })),
     p

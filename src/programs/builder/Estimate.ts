@@ -1,5 +1,6 @@
 /** What a build of one video will cost, before any decode, as plain functions. */
-import { assignFrames, type BuildParameters, frameGrid, planEventWindows, sceneLimits, segment } from "./Plan.js"
+import { type BuildParameters, frameGrid, sceneLimits, segment } from "./Plan.js"
+import { planVideoEvents } from "./SceneCuts.js"
 
 export interface RoleTokens {
   readonly prompt: number
@@ -56,7 +57,7 @@ const withTotals = (
 
 /**
  * What a build of one video will send, before any decode: the grid from the duration, windows cut at
- * the target (shots are unknown yet), scenes by length. Token counts are estimates: prompt text and
+ * the target (shots and looks are unknown yet), scenes by length. Token counts are estimates: prompt text and
  * subtitles at 4 characters a token, images by `imageTokens`, replies at a typical card size.
  */
 export const estimateBuild = (input: {
@@ -69,8 +70,15 @@ export const estimateBuild = (input: {
 }): BuildEstimate => {
   const p = input.parameters
   const grid = frameGrid(input.durationSeconds, p.frameInterval)
-  const events = assignFrames(planEventWindows(input.durationSeconds, [], p), grid, p.framesPerCall)
-  const sceneCount = Math.max(1, segment(0, input.durationSeconds, sceneLimits(p), []).length + 1)
+  // Without shots or looks, `cuts` scenes are the video split at --scene-seconds.
+  const events = planVideoEvents({
+    durationSeconds: input.durationSeconds,
+    frames: grid.map((time) => ({ time })),
+    shotChanges: []
+  }, p)
+  const sceneCount = p.scenes === "cuts"
+    ? (events.at(-1)?.scene ?? 0) + 1
+    : Math.max(1, segment(0, input.durationSeconds, sceneLimits(p), []).length + 1)
   const framesSent = events.reduce((sum, event) => sum + event.frames.length, 0)
   const perImage = frameTokens(input.width, input.height, p)
   const eventReply = events.reduce((sum, event) => sum + eventReplyTokens(event.frames.length), 0)

@@ -4,6 +4,9 @@
  * named in NodeIds.ts, the cost estimated in Estimate.ts.
  */
 
+/** How L1 scenes are cut: where the picture changes (SceneCuts.ts), or by length from the event cards (SceneGrouping.ts). */
+export type SceneMode = "cuts" | "fixed"
+
 export interface BuildParameters {
   /** Seconds between sampled frames. */
   readonly frameInterval: number
@@ -11,10 +14,11 @@ export interface BuildParameters {
   readonly frameWidth: number
   /** Target length of an event (L2); an event is never under half nor over twice this. */
   readonly eventSeconds: number
-  /** Target length of a scene (L1). */
+  /** Longest scene (L1) in `cuts` mode; the target length of one in `fixed` mode. */
   readonly sceneSeconds: number
   /** Most images one event call sends. */
   readonly framesPerCall: number
+  readonly scenes: SceneMode
 }
 
 export const defaultParameters: BuildParameters = {
@@ -22,7 +26,8 @@ export const defaultParameters: BuildParameters = {
   frameWidth: 640,
   eventSeconds: 20,
   sceneSeconds: 300,
-  framesPerCall: 12
+  framesPerCall: 12,
+  scenes: "cuts"
 }
 
 /** A one-line problem naming the flag and the fix, or undefined when the parameters fit together. */
@@ -45,6 +50,7 @@ export const checkParameters = (p: BuildParameters): string | undefined => {
   if (p.frameInterval > p.eventSeconds / 2) {
     return `--frame-interval ${p.frameInterval} is over half of --event-seconds ${p.eventSeconds}: some events would hold no frame — lower --frame-interval or raise --event-seconds`
   }
+  if (p.scenes !== "cuts" && p.scenes !== "fixed") return `--scenes ${String(p.scenes)}: expected cuts or fixed`
   if (p.sceneSeconds < p.eventSeconds) {
     return `--scene-seconds ${p.sceneSeconds} is under --event-seconds ${p.eventSeconds}: a scene holds whole events — raise --scene-seconds`
   }
@@ -227,6 +233,8 @@ export interface PlannedFrame {
 
 export interface PlannedEvent extends Window {
   readonly index: number
+  /** The L1 scene it lies in, when scenes are cut before captioning (`cuts`); else grouped from the cards. */
+  readonly scene?: number
   /** Frames sent to the vision model, in time order; each becomes an L3 node. */
   readonly frames: ReadonlyArray<PlannedFrame>
 }

@@ -27,10 +27,13 @@ import {
 
 const Manifest = Schema.Struct({
   key: Schema.String,
-  // 2: what the decoder said about damage is recorded. An older cache does not decode, so its video is
-  // extracted again once (the frames come out the same, and so do the card checkpoints keyed on them).
-  version: Schema.Literal(2),
-  frames: Schema.Array(Schema.Struct({ time: Schema.Number, file: Schema.String })),
+  // 2: what the decoder said about damage is recorded; 3: each frame's look (scene cuts). An older cache
+  // does not decode, so its video is extracted again once (the frames come out the same, and so do the
+  // card checkpoints keyed on them).
+  version: Schema.Literal(3),
+  frames: Schema.Array(
+    Schema.Struct({ time: Schema.Number, file: Schema.String, look: Schema.optional(Schema.String) })
+  ),
   shotChanges: Schema.Array(Schema.Number),
   damaged: Schema.Array(Schema.Struct({
     start: Schema.Number,
@@ -45,6 +48,8 @@ export interface PreparedFrame {
   readonly time: number
   readonly path: string
   readonly sha256: string
+  /** 4×4 RGB pixels, base64 (SceneCuts.ts compares them); absent when the extraction gave none. */
+  readonly look?: string | undefined
 }
 
 export interface PreparedVideo extends ProbedVideo, Pick<BuildInput<never>, "domain" | "durationCategory"> {
@@ -84,7 +89,11 @@ export const cachedFrames = Effect.fn("Preparation.cachedFrames")(function*(fram
     Effect.option
   )
   return Option.map(cached, (manifest) => ({
-    frames: manifest.frames.map((frame) => ({ timeSeconds: frame.time, path: path.join(framesDir, frame.file) })),
+    frames: manifest.frames.map((frame) => ({
+      timeSeconds: frame.time,
+      path: path.join(framesDir, frame.file),
+      ...(frame.look === undefined ? {} : { look: frame.look })
+    })),
     shotChanges: manifest.shotChanges,
     damaged: manifest.damaged
   }))
@@ -121,10 +130,11 @@ const framesOf = Effect.fnUntraced(
       manifestFile,
       JSON.stringify({
         key,
-        version: 2,
+        version: 3,
         frames: extracted.frames.map((frame) => ({
           time: frame.timeSeconds,
-          file: path.relative(framesDir, frame.path)
+          file: path.relative(framesDir, frame.path),
+          look: frame.look
         })),
         shotChanges: extracted.shotChanges,
         damaged: extracted.damaged
@@ -163,7 +173,12 @@ export const prepareVideo = Effect.fn("Preparation.prepareVideo")(
     const extraction = yield* framesOf(input, folder, framesDir, key, p)
     const frames = yield* Effect.forEach(extraction.frames, (frame) =>
       fs.readFile(frame.path).pipe(
-        Effect.map((bytes): PreparedFrame => ({ time: frame.timeSeconds, path: frame.path, sha256: sha256(bytes) })),
+        Effect.map((bytes): PreparedFrame => ({
+          time: frame.timeSeconds,
+          path: frame.path,
+          sha256: sha256(bytes),
+          ...(frame.look === undefined ? {} : { look: frame.look })
+        })),
         Effect.mapError(() =>
           new BuildError({
             reason: "Unwritable",

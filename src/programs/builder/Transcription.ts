@@ -2,6 +2,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect } from "effect"
 import { MediaError, type SubtitleCue } from "../../domain/Media.js"
+import { speakerLabel } from "../../domain/SubtitleFormat.js"
 import { MediaProbe } from "../../services/MediaProbe.js"
 import { SpeechToText } from "../../services/SpeechToText.js"
 
@@ -33,18 +34,42 @@ export const audioChunks = (
   return spans
 }
 
-/** Segment times of one chunk moved onto the video's clock, clipped to the chunk. */
+/** Segment times of one chunk moved onto the video's clock, clipped to the chunk; speakers kept. */
 export const shiftCues = (cues: ReadonlyArray<SubtitleCue>, span: AudioSpan): ReadonlyArray<SubtitleCue> =>
   cues.flatMap((cue) => {
     const start = span.startSeconds + Math.max(0, cue.start)
     const end = span.startSeconds + Math.min(span.durationSeconds, cue.end)
     const text = cue.text.trim()
-    return text === "" || end <= start ? [] : [{ start, end, text }]
+    const speaker = cue.speaker === undefined ? {} : { speaker: cue.speaker }
+    return text === "" || end <= start ? [] : [{ start, end, text, ...speaker }]
   })
+
+// The labels a diarizing server makes up ("A", "SPEAKER_00", "speaker_1", "spk2", "3"), as opposed to a name.
+const madeUpLabel = /^(?:speaker|spk|s)?[\s_-]*(?:[a-z]|\d+)$/i
+
+/**
+ * Cues with their speaker written into the text, as every reader of subtitles then sees it: `[S1] …`.
+ * Made-up labels become S1, S2, … in the order they first speak (the same label in every chunk is taken
+ * as the same voice); a name a server was given stays, without brackets or line breaks, cut to 40
+ * characters. Cues without a speaker are left as they are.
+ */
+export const labelSpeakers = (cues: ReadonlyArray<SubtitleCue>): ReadonlyArray<SubtitleCue> => {
+  const numbers = new Map<string, number>()
+  return cues.map(({ speaker, ...cue }) => {
+    if (speaker === undefined) return cue
+    let label = speakerLabel(speaker)
+    if (madeUpLabel.test(speaker)) {
+      if (!numbers.has(speaker)) numbers.set(speaker, numbers.size + 1)
+      label = `S${numbers.get(speaker)}`
+    }
+    return label === "" ? cue : { ...cue, text: `[${label}] ${cue.text}` }
+  })
+}
 
 /**
  * Speech to cues for a whole video: the audio is extracted chunk by chunk under the endpoint's upload
- * limit (into a temporary folder removed afterwards), each chunk transcribed, its times shifted.
+ * limit (into a temporary folder removed afterwards), each chunk transcribed, its times shifted, the
+ * speakers a diarizing endpoint names written into the text.
  * Chunks run one after another: a long video is a queue of uploads an endpoint would throttle anyway.
  */
 export const transcribeVideo = Effect.fn("Transcription.transcribeVideo")(function*(
@@ -73,5 +98,5 @@ export const transcribeVideo = Effect.fn("Transcription.transcribeVideo")(functi
       yield* fs.remove(outFile).pipe(Effect.ignore)
       return shiftCues(cues, span)
     }))
-  return parts.flat()
+  return labelSpeakers(parts.flat())
 }, Effect.scoped)

@@ -54,7 +54,8 @@ export const buildRecord = (input: {
       frame_width: p.frameWidth,
       event_seconds: p.eventSeconds,
       scene_seconds: p.sceneSeconds,
-      frames_per_call: p.framesPerCall
+      frames_per_call: p.framesPerCall,
+      scenes: p.scenes
     },
     prompts: { event_sha256: sha256(options.prompts.event), scene_sha256: sha256(options.prompts.scene) },
     source: {

@@ -43,7 +43,9 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
 
   it("builds a tree that validates, that infer answers on and report shows; a rerun calls nothing", async () => {
     const out = join(work.dir, "trees")
-    const built = await runCli(["build", video.video, "--out", out, "--domain", "Synthetic"], simEnv(sim.url))
+    // Scenes grouped from the cards, as this test was written for (the default cuts: SceneCuts.test.ts).
+    const args = ["build", video.video, "--out", out, "--domain", "Synthetic", "--scenes", "fixed"]
+    const built = await runCli(args, simEnv(sim.url))
     assert.strictEqual(built.code, 0, built.stderr)
     assert.match(built.stdout, /^synth\s+1\.5 min\s+45\s+\d+\s+1\s+\d+\s+1\s+0\s.*\ssidecar$/m)
     const tree = JSON.parse(readFileSync(join(out, "synth", "tree.json"), "utf8")) as {
@@ -97,7 +99,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     assert.match(report.stdout, /accuracy/i)
 
     const before = buildCalls(sim)
-    const again = await runCli(["build", video.video, "--out", out, "--domain", "Synthetic"], simEnv(sim.url))
+    const again = await runCli(args, simEnv(sim.url))
     assert.strictEqual(again.code, 0, again.stderr)
     assert.strictEqual(buildCalls(sim), before)
     assert.strictEqual(readFileSync(join(out, "synth", "tree.json"), "utf8"), JSON.stringify(tree, null, 1) + "\n")

@@ -8,6 +8,8 @@ export interface TranscriptionSegment {
   readonly start: number
   readonly end: number
   readonly text: string
+  /** A diarizing server's label for who speaks, sent on the segment as `speaker`. */
+  readonly speaker?: string | number
 }
 
 export interface TranscriptionReply {
@@ -97,6 +99,7 @@ export const transcriptionBody = (
         start: segment.start,
         end: segment.end,
         text: segment.text,
+        ...(segment.speaker === undefined ? {} : { speaker: segment.speaker }),
         tokens: [],
         temperature: 0,
         avg_logprob: -0.2,

@@ -141,7 +141,8 @@ layer(NodeContext.layer)("buildTree", (it) => {
         frame_width: 640,
         event_seconds: 20,
         scene_seconds: 300,
-        frames_per_call: 12
+        frames_per_call: 12,
+        scenes: "cuts"
       })
       assert.deepStrictEqual(build["source"]["size_bytes"], 1234)
       assert.match(build["source"]["sha256"], /^[0-9a-f]{64}$/)
@@ -318,21 +319,27 @@ layer(NodeContext.layer)("buildTree", (it) => {
       Effect.gen(function*() {
         const { dir, media, out, path } = yield* setup({ "long.mp4": { durationSeconds: 700, cuts: [100, 290, 450] } })
         const file = path.join(dir, "long.mp4")
-        const first = yield* runBuild(media, [file], options(out))
+        // Fixed scenes are grouped from the event cards, so --scene-seconds moves no event.
+        const fixed = { scenes: "fixed" } as const
+        const first = yield* runBuild(media, [file], options(out, { parameters: fixed }))
         const events = first.vlm.length
         assert.isAbove(first.summaries[0]!.scenes, 1)
         // Scenes regrouped: no vision call, scene calls only.
-        const scenes = yield* runBuild(media, [file], options(out, { parameters: { sceneSeconds: 150 } }))
+        const scenes = yield* runBuild(media, [file], options(out, { parameters: { ...fixed, sceneSeconds: 150 } }))
         assert.strictEqual(scenes.vlm.length, 0)
         assert.isAbove(scenes.llm.length, 0)
         // Another vision model: every event again; the scene texts then change too.
-        const model = yield* runBuild(media, [file], options(out, { models: { ...models, vlm: "other-vlm" } }))
+        const model = yield* runBuild(
+          media,
+          [file],
+          options(out, { parameters: fixed, models: { ...models, vlm: "other-vlm" } })
+        )
         assert.strictEqual(model.vlm.length, events)
         // Back to the first settings: all from checkpoints.
-        const back = yield* runBuild(media, [file], options(out))
+        const back = yield* runBuild(media, [file], options(out, { parameters: fixed }))
         assert.deepStrictEqual([back.vlm.length, back.llm.length], [0, 0])
         const extractions = yield* media.extractions
-        const forced = yield* runBuild(media, [file], options(out, { force: true }))
+        const forced = yield* runBuild(media, [file], options(out, { parameters: fixed, force: true }))
         assert.deepStrictEqual([forced.vlm.length, forced.llm.length], [events, first.llm.length])
         assert.strictEqual(yield* media.extractions, extractions + 1)
       }),
@@ -503,6 +510,8 @@ describe("buildTree pipelining", () => {
           buildTree(
             inputs,
             options(out, {
+              // The scenes grouped from the cards as they arrive (cuts mode's scenes: SceneCuts.test.ts).
+              parameters: { scenes: "fixed" },
               onEvent: (event) =>
                 event._tag === "CallFinished" && event.kind === "scene"
                   ? Deferred.succeed(sceneAsked, undefined)

@@ -193,7 +193,7 @@ describe("the frame pass's report", () => {
     assert.deepStrictEqual(gridGaps([], 2), [])
   })
 
-  it("decodes once: one input, one filtergraph with both branches, one output", () => {
+  it("decodes once: one input, one filtergraph with both branches, the frames and their looks as outputs", () => {
     const args = framePassArgs({
       input: "in.mp4",
       streamIndex: 1,
@@ -202,14 +202,26 @@ describe("the frame pass's report", () => {
       sceneThreshold: 0.3,
       sceneWidth: 160,
       jpegQuality: 3,
-      outputPattern: "/out/frame_%06d.jpg"
+      outputPattern: "/out/frame_%06d.jpg",
+      looksFile: "/out/looks.rgb"
     })
     assert.strictEqual(args.filter((arg) => arg === "-i").length, 1)
     const graph = args[args.indexOf("-filter_complex") + 1]!
     assert.match(graph, /^\[0:1\]setpts=PTS-STARTPTS,split=2\[grid\]\[scene\];/)
-    assert.include(graph, "showinfo@grid,scale=640:-2[frames]")
+    assert.include(graph, "showinfo@grid,split=2[full][tiny];[full]scale=640:-2[frames]")
+    assert.include(graph, "[tiny]scale=4:4:flags=area,format=rgb24[looks]")
     assert.include(graph, "select='gt(scene,0.3)',showinfo@scene,nullsink")
-    assert.strictEqual(args.at(-1), "/out/frame_%06d.jpg")
+    const images = args.indexOf("/out/frame_%06d.jpg")
+    assert.strictEqual(args[images - 1], "image2")
+    assert.deepStrictEqual(args.slice(images + 1), [
+      "-map",
+      "[looks]",
+      "-fps_mode",
+      "passthrough",
+      "-f",
+      "rawvideo",
+      "/out/looks.rgb"
+    ])
   })
 })
 

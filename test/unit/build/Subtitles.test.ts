@@ -48,13 +48,13 @@ describe("subtitle parsing", () => {
       ])
     }))
 
-  it.effect("reads WebVTT, voice and class spans removed", () =>
+  it.effect("reads WebVTT, a voice span as its speaker's name, class spans removed", () =>
     Effect.gen(function*() {
       const vtt =
         "WEBVTT\n\n00:01.000 --> 00:02.500\n<v Ana>Hello</v> <c.loud>there</c>\n\n01:00:00.000 --> 01:00:01.000 align:start\nlate\n"
       const cues = yield* parseSubtitles(vtt, { path: "talk.vtt" })
       assert.deepStrictEqual(cues, [
-        { start: 1, end: 2.5, text: "Hello there" },
+        { start: 1, end: 2.5, text: "[Ana] Hello there" },
         { start: 3600, end: 3601, text: "late" }
       ])
     }))

@@ -374,7 +374,8 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
   }
 
   const backlog = makeBacklogGuard(backlogLimits)
-  const server = createServer((req, res) => {
+  // Replies go out as written (no Nagle wait on a small SSE event or JSON body); Node's default, stated.
+  const server = createServer({ noDelay: true }, (req, res) => {
     guarded(res, backlog, runtime, replyStall)
     handle(req, res).catch(() => {
       if (!res.headersSent) refuse(res, 500, "Internal error")

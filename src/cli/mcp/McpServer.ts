@@ -227,9 +227,6 @@ export const serverFactory = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R
   }
 }
 
-export const makeServer = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>, session: string): Server =>
-  serverFactory(spec, runtime)(session)
-
 /** The session ended (its connection closed, or it was deleted or expired): what it started stops. */
 export const endSession = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>, session: string): void => {
   for (const tool of spec.tools) {

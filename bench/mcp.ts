@@ -1,8 +1,10 @@
 // The cost of MCP per call: video_view_node run in-process (the tool's own Effect, no protocol) against
-// the same call over Streamable HTTP through the official SDK client, one session and 16 at once.
+// the same call over Streamable HTTP through the official SDK clients of both eras (v1's, 2025-11-25, a
+// session; v2's pinned to 2026-07-28, a request on its own), one client and 16 at once.
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Deferred, Effect, Layer, Option, Runtime } from "effect"
 import { loadavg } from "node:os"
 import { performance } from "node:perf_hooks"
@@ -65,63 +67,77 @@ const program = Effect.gen(function*() {
     }).pipe(Effect.scoped)
   )
   const url = new URL(`http://127.0.0.1:${yield* Deferred.await(bound)}/mcp`)
-  const connect = () =>
+  const connect = (era: Era) =>
     Effect.acquireRelease(
       Effect.promise(async () => {
-        const client = new Client({ name: "bench", version: "0" })
-        await client.connect(new StreamableHTTPClientTransport(url))
-        return client
+        if (era === "2025-11-25") {
+          const v1 = new ClientV1({ name: "bench", version: "0" })
+          await v1.connect(new StreamableHTTPClientTransportV1(url))
+          return v1
+        }
+        const v2 = new Client({ name: "bench", version: "0" }, { versionNegotiation: { mode: { pin: era } } })
+        await v2.connect(new StreamableHTTPClientTransport(url))
+        return v2
       }),
       (client) => Effect.promise(() => client.close())
     )
-  const call = (client: Client) => () => client.callTool({ name: "video_view_node", arguments: { node_id: node } })
+  const call = (client: Client | ClientV1) => (): Promise<unknown> =>
+    client.callTool({ name: "video_view_node", arguments: { node_id: node } })
 
-  const one = yield* connect()
-  for (let i = 0; i < 50; i++) yield* Effect.promise(call(one))
-  const overHttp: Array<number> = []
-  for (let i = 0; i < calls; i++) overHttp.push(yield* Effect.promise(() => timed(call(one))))
+  const overHttp = (era: Era) =>
+    Effect.gen(function*() {
+      const one = yield* connect(era)
+      for (let i = 0; i < 50; i++) yield* Effect.promise(call(one))
+      const single: Array<number> = []
+      const cpuStart = process.cpuUsage()
+      for (let i = 0; i < calls; i++) single.push(yield* Effect.promise(() => timed(call(one))))
+      const cpu = process.cpuUsage(cpuStart)
+      // Client and server share the process: this is the CPU of both sides of one call.
+      const cpuPerCall = (cpu.user + cpu.system) / 1000 / calls
 
-  const clients = yield* Effect.all(Array.from({ length: sessions }, connect))
-  const concurrent: Array<number> = []
-  const wallStart = performance.now()
-  yield* Effect.promise(() =>
-    Promise.all(clients.map(async (client) => {
-      for (let i = 0; i < callsPerSession; i++) concurrent.push(await timed(call(client)))
-    }))
-  )
-  const wall = performance.now() - wallStart
-  return { inProcess, overHttp, concurrent, wall }
+      const clients = yield* Effect.all(Array.from({ length: sessions }, () => connect(era)))
+      const concurrent: Array<number> = []
+      const wallStart = performance.now()
+      yield* Effect.promise(() =>
+        Promise.all(clients.map(async (client) => {
+          for (let i = 0; i < callsPerSession; i++) concurrent.push(await timed(call(client)))
+        }))
+      )
+      return { era, single, cpuPerCall, concurrent, wall: performance.now() - wallStart }
+    }).pipe(Effect.scoped)
+  return { inProcess, eras: [yield* overHttp("2025-11-25"), yield* overHttp("2026-07-28")] }
 })
+
+type Era = "2025-11-25" | "2026-07-28"
 
 const bench: BenchModule = {
   title: "MCP: the cost per call over Streamable HTTP, and 16 sessions at once",
   run: async () => {
-    const { concurrent, inProcess, overHttp, wall } = await Effect.runPromise(
-      program.pipe(Effect.scoped, Effect.provide(models))
-    )
-    const overhead = median(overHttp) - median(inProcess)
+    const load = loadavg()[0]!
+    const { eras, inProcess } = await Effect.runPromise(program.pipe(Effect.scoped, Effect.provide(models)))
+    const rate = (wall: number) => Math.round((sessions * callsPerSession) / (wall / 1000))
     return [
       `\`video_view_node\` on a scene of the sample tree (card, subtitle, entities, children; no model), ${calls} calls after 50`,
-      "warm-up each: the tool's Effect run in-process, then the same call through the official SDK client over",
-      "Streamable HTTP to `serveHttp` on loopback in the same process (JSON-RPC, session header, SSE reply, result cap).",
+      "warm-up each: the tool's Effect run in-process, then the same call through the official SDK clients over",
+      "Streamable HTTP to `serveHttp` on loopback in the same process: the v1 client (2025-11-25, a session, SSE",
+      "reply) and the v2 client pinned to 2026-07-28 (a request on its own, a JSON reply; result cap in both).",
       "",
-      "| Path | p50 | p99 |",
-      "|---|---|---|",
-      `| in-process (\`tool.call\`) | ${ms(median(inProcess))} | ${ms(percentile(inProcess, 0.99))} |`,
-      `| Streamable HTTP, 1 session | ${ms(median(overHttp))} | ${ms(percentile(overHttp, 0.99))} |`,
-      `| Streamable HTTP, ${sessions} sessions at once (${callsPerSession} calls each) | ${ms(median(concurrent))} | ${
-        ms(percentile(concurrent, 0.99))
-      } |`,
+      "| Path | p50 | p99 | CPU per call (client + server) | calls/s |",
+      "|---|---|---|---|---|",
+      `| in-process (\`tool.call\`) | ${ms(median(inProcess))} | ${ms(percentile(inProcess, 0.99))} | | |`,
+      ...eras.flatMap((run) => [
+        `| Streamable HTTP, ${run.era}, 1 client | ${ms(median(run.single))} | ${ms(percentile(run.single, 0.99))} | ${
+          ms(run.cpuPerCall)
+        } | |`,
+        `| Streamable HTTP, ${run.era}, ${sessions} clients at once (${callsPerSession} calls each) | ${
+          ms(median(run.concurrent))
+        } | ${ms(percentile(run.concurrent, 0.99))} | | ${rate(run.wall)} |`
+      ]),
       "",
-      `MCP over HTTP costs about ${ms(overhead)} a call at the median (${
-        (median(overHttp) / median(inProcess)).toFixed(1)
-      }× the in-process call); against a model call of seconds that is noise. ${sessions} sessions together ran ${
-        sessions * callsPerSession
-      } calls in ${(wall / 1000).toFixed(2)} s (${
-        Math.round((sessions * callsPerSession) / (wall / 1000))
-      } calls/s on the 2 shared cores, client and server in one process), so the p50 under load is the queue, not the protocol.`,
-      `Load average during the run: ${loadavg()[0]!.toFixed(1)} (other engineers' jobs share the cores; the HTTP`,
-      "figures move with it more than the in-process one)."
+      `Load average at the start of the run: ${load.toFixed(1)}, at its end ${
+        loadavg()[0]!.toFixed(1)
+      } (2 shared cores;`,
+      "client and server in one process, so the client's own cost is in every figure)."
     ].join("\n")
   }
 }

@@ -1,19 +1,31 @@
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { isInitializeRequest, JSONRPCMessageSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js"
+import {
+  type NodeIncomingMessageLike,
+  NodeStreamableHTTPServerTransport,
+  toNodeHandler
+} from "@modelcontextprotocol/node"
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isInitializeRequest,
+  type RequestId
+} from "@modelcontextprotocol/server"
 import { Clock, Duration, Effect, Fiber, Option, Redacted, Runtime, Schedule } from "effect"
 import { randomUUID, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { McpError } from "./McpError.js"
-import { CheckedTransport, makeServer, type ServerSpec } from "./McpServer.js"
-import { invalidReason } from "./StdioTransport.js"
+import { CheckedTransport, endSession, serverFactory, type ServerSpec } from "./McpServer.js"
+import { invalidReason, parseMessage } from "./StdioTransport.js"
 
 /**
- * Streamable HTTP (MCP 2025-03-26 and later) through the SDK's transport: one SDK `Server` per session
- * (the `Mcp-Session-Id` header), POST for messages, GET for the server's SSE stream, DELETE to end a
- * session. In front of it, what the spec leaves to the host: the Origin and Host checks against DNS
- * rebinding (403), a bearer token when one is set (401), one path, a bounded number of sessions that
- * end when idle.
+ * Streamable HTTP in both protocol eras through the SDK (v2). A 2025-era client (no per-request
+ * envelope) gets a session: one SDK `Server` per `Mcp-Session-Id` on the Node transport, POST for
+ * messages, GET for the server's SSE stream, DELETE to end it. A 2026-07-28 client sends every request
+ * on its own (envelope in `_meta`, `Mcp-Method` / `Mcp-Name` headers) and the SDK's per-request handler
+ * answers it with a fresh `Server` from the same factory: a JSON body, or SSE once progress is sent.
+ * The SDK's classifier decides which is which. In front of both, what the spec leaves to the host: the
+ * Origin and Host checks against DNS rebinding (403), a bearer token when one is set (401), one path, a
+ * bounded body, and for the 2025 era a bounded number of sessions that end when idle.
  */
 export interface HttpOptions {
   readonly host: string
@@ -34,7 +46,7 @@ export const maxSessions = 256
 export const defaultSessionIdle = Duration.minutes(5)
 
 interface Session {
-  readonly transport: StreamableHTTPServerTransport
+  readonly transport: NodeStreamableHTTPServerTransport
   lastSeen: number
   /** POST and DELETE requests being served (an open GET stream does not keep a session alive). */
   inflight: number
@@ -234,7 +246,7 @@ export const bodyProblem = (text: string): { readonly value: unknown } | BodyPro
     return { id: null, code: -32600, message: "Invalid Request: an empty batch" }
   }
   for (const item of Array.isArray(value) ? value : [value]) {
-    if (!JSONRPCMessageSchema.safeParse(item).success) {
+    if (parseMessage(item) === undefined) {
       const id = !Array.isArray(value) && typeof item === "object" && item !== null && "id" in item &&
           (typeof item.id === "string" || Number.isSafeInteger(item.id))
         ? item.id as RequestId
@@ -243,6 +255,13 @@ export const bodyProblem = (text: string): { readonly value: unknown } | BodyPro
     }
   }
   return { value }
+}
+
+/** A request header as one field of the SDK's classifier input, absent when the request has none. */
+const header = <K extends string>(req: IncomingMessage, name: string, key: K): { [k in K]?: string } => {
+  const value = req.headers[name]
+  const first = Array.isArray(value) ? value[0] : value
+  return (first === undefined ? {} : { [key]: first }) as { [k in K]?: string }
 }
 
 const refuseMessage = (res: ServerResponse, problem: BodyProblem) => {
@@ -261,6 +280,11 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
   // The runtime's clock, so that tests move idle time with the TestClock.
   const now = () => Runtime.runSync(runtime)(Clock.currentTimeMillis)
   const end = (session: Session) => session.transport.close().catch(() => undefined)
+  const factory = serverFactory(spec, runtime)
+  // 2026-07-28 requests carry no session: the jobs they start belong to this server's one modern session.
+  const modernSession = randomUUID()
+  const modern = createMcpHandler(() => factory(modernSession), { legacy: "reject", maxRequestBodySize: maxBodyBytes })
+  const serveModern = toNodeHandler(modern, { maxRequestBodySize: maxBodyBytes })
 
   const openSession = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
     if (sessions.size >= maxSessions) {
@@ -270,19 +294,18 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
       }
       await end(oldest)
     }
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => void sessions.set(id, { transport, lastSeen: now(), inflight: 0 }),
       onsessionclosed: (id) => void sessions.delete(id)
     })
-    const server = makeServer(spec, runtime)
-    // The transport's own onclose is the server's once connected: a session closed any way leaves the table here.
-    const endSession = server.onclose
-    server.onclose = () => {
-      endSession?.()
+    const session = randomUUID()
+    // A session closed any way (DELETE, idle, evicted, shutdown) leaves the table and ends its jobs here.
+    const checked = new CheckedTransport(transport, () => {
+      endSession(spec, runtime, session)
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId)
-    }
-    await server.connect(new CheckedTransport(transport))
+    })
+    await factory(session).connect(checked)
     await transport.handleRequest(req, res, body)
   }
 
@@ -335,6 +358,15 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
     const read = await readMessages(req, res)
     if (read === undefined) return
     const body = read.value
+    const route = classifyInboundRequest({
+      httpMethod: "POST",
+      ...header(req, "mcp-protocol-version", "protocolVersionHeader"),
+      ...header(req, "mcp-method", "mcpMethodHeader"),
+      ...header(req, "mcp-name", "mcpNameHeader"),
+      body
+    })
+    // The modern path answers its own rejections (an unsupported revision, a header that contradicts the body).
+    if (route.kind !== "legacy") return serveModern(req as NodeIncomingMessageLike, res, body)
     if (!isInitializeRequest(body)) {
       return refuse(res, 400, "Bad Request: no Mcp-Session-Id; the first request of a session is initialize")
     }
@@ -342,7 +374,8 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
   }
 
   const backlog = makeBacklogGuard(backlogLimits)
-  const server = createServer((req, res) => {
+  // Replies go out as written (no Nagle wait on a small SSE event or JSON body); Node's default, stated.
+  const server = createServer({ noDelay: true }, (req, res) => {
     guarded(res, backlog, runtime, replyStall)
     handle(req, res).catch(() => {
       if (!res.headersSent) refuse(res, 500, "Internal error")
@@ -367,6 +400,8 @@ export const serveHttp = Effect.fn("HttpServe.serveHttp")(function*<R>(spec: Ser
     () =>
       Effect.promise(async () => {
         await Promise.all([...sessions.values()].map(end))
+        await modern.close()
+        endSession(spec, runtime, modernSession)
         server.closeAllConnections()
         await new Promise<void>((resolve) => server.close(() => resolve()))
       })

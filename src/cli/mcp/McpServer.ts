@@ -1,31 +1,37 @@
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
-  CallToolRequestSchema,
-  ClientRequestSchema,
-  ErrorCode,
+  type CacheHint,
+  type CallToolResult,
   isJSONRPCRequest,
   type JSONRPCMessage,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
   type MessageExtraInfo,
-  ReadResourceRequestSchema
-} from "@modelcontextprotocol/sdk/types.js"
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  Server,
+  type ServerContext,
+  specTypeSchemas,
+  type StandardSchemaV1,
+  type Tool,
+  type Transport,
+  type TransportSendOptions
+} from "@modelcontextprotocol/server"
 import { Cause, Effect, Exit, Option, Runtime, type Tracer } from "effect"
-import { randomUUID } from "node:crypto"
 import type { CallContext, McpTool, ResourceCatalog } from "../../programs/mcp/McpTool.js"
 import { capToolReply } from "../../programs/mcp/ResultCaps.js"
 import { GenAiAttr, operationAttributes } from "../../services/GenAiConventions.js"
 
 /**
- * vtree's tools and resources served through the official MCP SDK's `Server`. Handlers are Effects run
- * by the CLI's runtime: cancellation (`notifications/cancelled`) aborts the request's signal, which
- * interrupts its fiber and with it every HTTP call it makes, and the SDK then sends no reply for it.
- * Only what has a handler is advertised: tools, and resources when trees are served.
+ * vtree's tools and resources served through the official MCP SDK's low-level `Server` (v2), which
+ * speaks both protocol eras: a 2025-era client opens with `initialize`, a 2026-07-28 client probes with
+ * `server/discover` and sends its protocol envelope in every request's `_meta`. The tools' JSON Schemas
+ * are vtree's own (McpTool.ts), handed to the SDK as they are: the low-level handlers take raw JSON
+ * Schema where the high-level `McpServer` wants Standard Schema objects. Handlers are Effects run by
+ * the CLI's runtime: cancellation (`notifications/cancelled`, or on 2026-07-28 HTTP the request's
+ * connection closing) aborts the request's signal, which interrupts its fiber and with it every HTTP
+ * call it makes, and the SDK then sends no reply for it. Only what has a handler is advertised: tools,
+ * and resources when trees are served.
  */
 export interface ServerSpec<R> {
   readonly name: string
@@ -36,8 +42,8 @@ export interface ServerSpec<R> {
 }
 
 /**
- * The caller's span when its request carries W3C trace context in `_meta` (`traceparent`, `tracestate`),
- * where the MCP semantic conventions propagate it: the tool call then joins the caller's trace.
+ * The W3C trace context of a request's `_meta` (`traceparent`, `tracestate`), where the MCP semantic
+ * conventions propagate it in both eras: the tool call then joins the caller's trace.
  */
 export const callerSpan = (meta: Readonly<Record<string, unknown>> | undefined): Option.Option<Tracer.ExternalSpan> => {
   const traceparent = meta?.["traceparent"]
@@ -52,7 +58,7 @@ export const callerSpan = (meta: Readonly<Record<string, unknown>> | undefined):
 const runHandler = <A, R>(
   runtime: Runtime.Runtime<R>,
   what: string,
-  effect: Effect.Effect<A, McpError, R>,
+  effect: Effect.Effect<A, ProtocolError, R>,
   signal: AbortSignal
 ): Promise<A> =>
   Runtime.runPromiseExit(runtime)(effect, { signal }).then((exit) => {
@@ -62,8 +68,8 @@ const runHandler = <A, R>(
     if (!Cause.isInterruptedOnly(exit.cause)) {
       Runtime.runFork(runtime)(Effect.logError(`mcp: ${what} failed`, exit.cause))
     }
-    throw new McpError(
-      ErrorCode.InternalError,
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
       Cause.isInterruptedOnly(exit.cause)
         ? `${what} was interrupted (the server is stopping)`
         : `${what} failed inside vtree — see the server's log`
@@ -99,44 +105,70 @@ const tracedToolCall = <R>(
     })
   )
 
+/**
+ * A tool as tools/list shows it. Its `meta` (MCP Apps' `ui.resourceUri`, `anthropic/maxResultSizeChars`)
+ * is its `_meta` when it has one; the rest is passed as declared, so a field added to McpTool's meta or
+ * content needs no mapping here.
+ */
+const listed = (tool: McpTool<any>): Tool => ({
+  name: tool.name,
+  title: tool.annotations.title,
+  description: tool.description,
+  inputSchema: tool.inputSchema as Tool["inputSchema"],
+  outputSchema: tool.outputSchema as NonNullable<Tool["outputSchema"]>,
+  annotations: { ...tool.annotations },
+  ...(tool.meta === undefined ? {} : { _meta: { ...tool.meta } })
+})
+
+/**
+ * How long a 2026-07-28 client may reuse a list or a read (`ttlMs`, `cacheScope`; 2025-era replies carry
+ * none). The tool list and templates are fixed for a server's life; the trees folder may gain a video, so
+ * resources are reused for a minute. Private: a server behind a token is not for shared caches.
+ */
+export const cacheHints: Readonly<
+  Record<"tools/list" | "resources/templates/list" | "server/discover" | "resources/list" | "resources/read", CacheHint>
+> = {
+  "server/discover": { ttlMs: 600_000, cacheScope: "private" },
+  "tools/list": { ttlMs: 600_000, cacheScope: "private" },
+  "resources/templates/list": { ttlMs: 600_000, cacheScope: "private" },
+  "resources/list": { ttlMs: 60_000, cacheScope: "private" },
+  "resources/read": { ttlMs: 60_000, cacheScope: "private" }
+}
+
 /** tools/list and tools/call: every tool of the spec, a call reported back as the SDK's result. */
-const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Runtime<R>, session: string): void => {
-  const tools = new Map(spec.tools.map((tool) => [tool.name, tool]))
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: spec.tools.map((tool) => ({
-      name: tool.name,
-      title: tool.annotations.title,
-      description: tool.description,
-      inputSchema: tool.inputSchema as { type: "object" },
-      outputSchema: tool.outputSchema as { type: "object" },
-      annotations: { ...tool.annotations },
-      ...(tool.meta === undefined ? {} : { _meta: { ...tool.meta } })
-    }))
-  }))
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+const serveTools = <R>(
+  server: Server,
+  tools: ReadonlyMap<string, McpTool<R>>,
+  listing: ReadonlyArray<Tool>,
+  runtime: Runtime.Runtime<R>,
+  session: string
+): void => {
+  server.setRequestHandler("tools/list", () => ({ tools: [...listing] }))
+  server.setRequestHandler("tools/call", (request, ctx: ServerContext) => {
     const tool = tools.get(request.params.name)
     if (tool === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool: ${request.params.name}; available: ${[...tools.keys()].join(", ")}`
       )
     }
-    const token = request.params._meta?.progressToken
+    const meta = request.params._meta
+    const token = meta?.progressToken
     const context: CallContext = {
       session,
       progress: (progress, total, message) =>
         token === undefined
           ? Effect.void
           : Effect.promise(() =>
-            extra.sendNotification({
+            ctx.mcpReq.notify({
               method: "notifications/progress",
               params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message }
             }).catch(() => undefined)
           )
     }
-    const call = tracedToolCall(tool, request.params.arguments ?? {}, request.params._meta, context)
-    return runHandler(runtime, tool.name, call, extra.signal).then((reply) => ({
-      content: reply.content.map((item) => ({ ...item })),
+    const call = tracedToolCall(tool, request.params.arguments ?? {}, meta, context)
+    return runHandler(runtime, tool.name, call, ctx.mcpReq.signal).then((reply): CallToolResult => ({
+      content: reply.content as CallToolResult["content"],
       ...(reply.structuredContent === undefined ? {} : { structuredContent: { ...reply.structuredContent } }),
       isError: reply.isError
     }))
@@ -145,69 +177,88 @@ const serveTools = <R>(server: Server, spec: ServerSpec<R>, runtime: Runtime.Run
 
 /** resources/list, resources/templates/list and resources/read over the catalog. */
 const serveResources = <R>(server: Server, resources: ResourceCatalog<R>, runtime: Runtime.Runtime<R>): void => {
-  server.setRequestHandler(
-    ListResourcesRequestSchema,
-    (request, extra) =>
-      runHandler(
-        runtime,
-        "resources/list",
-        Effect.mapError(
-          resources.list(request.params?.cursor),
-          (error) => new McpError(ErrorCode.InvalidParams, error.message)
-        ),
-        extra.signal
-      ).then((page) => ({
-        resources: page.resources.map((item) => ({ ...item })),
-        ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
-      }))
-  )
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  server.setRequestHandler("resources/list", (request, ctx) =>
+    runHandler(
+      runtime,
+      "resources/list",
+      Effect.mapError(
+        resources.list(request.params?.cursor),
+        (error) => new ProtocolError(ProtocolErrorCode.InvalidParams, error.message)
+      ),
+      ctx.mcpReq.signal
+    ).then((page) => ({
+      resources: page.resources.map((item) => ({ ...item })),
+      ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor })
+    })))
+  server.setRequestHandler("resources/templates/list", () => ({
     resourceTemplates: resources.templates.map((item) => ({ ...item }))
   }))
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+  server.setRequestHandler("resources/read", (request, ctx) =>
     runHandler(
       runtime,
       "resources/read",
       Effect.mapError(
         resources.read(request.params.uri),
-        (error) => new McpError(ErrorCode.InvalidParams, error.message, { uri: request.params.uri })
+        // -32602 with `{ uri }` as data: what both eras read as "resource not found".
+        (error) => new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { uri: request.params.uri })
       ),
-      extra.signal
-    ).then((contents) => ({ contents: contents.map((item) => ({ ...item })) })))
+      ctx.mcpReq.signal
+    ).then((contents): ReadResourceResult => ({ contents: contents.map((item) => ({ ...item })) })))
 }
 
-export const makeServer = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>): Server => {
-  const server = new Server(
-    { name: spec.name, version: spec.version },
-    {
-      capabilities: { tools: {}, ...(spec.resources === undefined ? {} : { resources: {} }) },
-      ...(spec.instructions === undefined ? {} : { instructions: spec.instructions })
-    }
-  )
-  const session = randomUUID()
-  serveTools(server, spec, runtime, session)
-  if (spec.resources !== undefined) serveResources(server, spec.resources, runtime)
-  // The session's jobs end with it. Callers that wait for the close chain onto this handler.
-  server.onclose = () => {
-    for (const tool of spec.tools) {
-      if (tool.endSession !== undefined) Runtime.runFork(runtime)(tool.endSession(session))
-    }
+/**
+ * Makes SDK servers for `spec`, one per connection or (2026-07-28 over HTTP) per request: the tool list
+ * is built once, each server is a few handler registrations. `session` names whose jobs a call starts.
+ */
+export const serverFactory = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>) => {
+  const tools = new Map(spec.tools.map((tool) => [tool.name, tool]))
+  const listing = spec.tools.map(listed)
+  return (session: string): Server => {
+    const server = new Server(
+      { name: spec.name, version: spec.version },
+      {
+        capabilities: { tools: {}, ...(spec.resources === undefined ? {} : { resources: {} }) },
+        cacheHints,
+        ...(spec.instructions === undefined ? {} : { instructions: spec.instructions })
+      }
+    )
+    serveTools(server, tools, listing, runtime, session)
+    if (spec.resources !== undefined) serveResources(server, spec.resources, runtime)
+    return server
   }
-  return server
+}
+
+/** The session ended (its connection closed, or it was deleted or expired): what it started stops. */
+export const endSession = <R>(spec: ServerSpec<R>, runtime: Runtime.Runtime<R>, session: string): void => {
+  for (const tool of spec.tools) {
+    if (tool.endSession !== undefined) Runtime.runFork(runtime)(tool.endSession(session))
+  }
 }
 
 // ---- Request params checked before the SDK sees them ----------------------------------------------
 
-type ParamsSchema = { readonly safeParse: (value: unknown) => { success: boolean; error?: { issues: Array<Issue> } } }
-type Issue = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }
-
-/** Every request a client may send, by method: the SDK's own Schemas. */
-const requestSchemas: ReadonlyMap<string, ParamsSchema> = new Map(
-  ClientRequestSchema.options.map((schema) => [schema.shape.method.value as string, schema as unknown as ParamsSchema])
+/** Every request a client may send, by method: the SDK's own Schemas (Standard Schema). */
+const requestSchemas: ReadonlyMap<string, StandardSchemaV1> = new Map(
+  ([
+    ["initialize", "InitializeRequest"],
+    ["server/discover", "DiscoverRequest"],
+    ["ping", "PingRequest"],
+    ["tools/list", "ListToolsRequest"],
+    ["tools/call", "CallToolRequest"],
+    ["resources/list", "ListResourcesRequest"],
+    ["resources/templates/list", "ListResourceTemplatesRequest"],
+    ["resources/read", "ReadResourceRequest"],
+    ["resources/subscribe", "SubscribeRequest"],
+    ["resources/unsubscribe", "UnsubscribeRequest"],
+    ["prompts/list", "ListPromptsRequest"],
+    ["prompts/get", "GetPromptRequest"],
+    ["completion/complete", "CompleteRequest"],
+    ["logging/setLevel", "SetLevelRequest"]
+  ] as const).map(([method, name]) => [method, specTypeSchemas[name] as StandardSchemaV1])
 )
 
-const issueText = (issue: Issue): string => {
-  const path = issue.path.map(String).join(".")
+const issueText = (issue: StandardSchemaV1.Issue): string => {
+  const path = (issue.path ?? []).map((part) => String(typeof part === "object" ? part.key : part)).join(".")
   return path === "" ? issue.message : `${path}: ${issue.message}`
 }
 
@@ -231,24 +282,27 @@ export const paramsProblem = (message: JSONRPCMessage): string | undefined => {
   if (nestedDeeperThan(message.params, maxParamsDepth)) return `params nest deeper than ${maxParamsDepth} levels`
   const schema = requestSchemas.get(message.method)
   if (schema === undefined) return undefined
-  const parsed = schema.safeParse(message)
-  if (parsed.success) return undefined
-  const issues = parsed.error?.issues ?? []
-  return issues.slice(0, 3).map(issueText).join("; ") || "params do not match the method"
+  const parsed = schema["~standard"].validate(message)
+  // The SDK's spec Schemas are synchronous (zod without async refinements).
+  if (parsed instanceof Promise || parsed.issues === undefined) return undefined
+  return parsed.issues.slice(0, 3).map(issueText).join("; ") || "params do not match the method"
 }
 
 /**
  * A transport whose requests are checked against the SDK's Schema for their method before the server
- * sees them. Without it a request with bad params is answered -32603 with the validator's issue list
- * as JSON; JSON-RPC says -32602, and a client reads one plain line.
+ * sees them. Without it a request with bad params is answered -32602 with the validator's issue list
+ * dumped as JSON; a client reads one plain line. `onClosed` runs once the inner transport has closed.
  */
 export class CheckedTransport implements Transport {
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined
-  onmessage?: ((message: JSONRPCMessage, extra?: MessageExtraInfo) => void) | undefined
+  onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined
 
-  constructor(readonly inner: Transport) {
-    inner.onclose = () => this.onclose?.()
+  constructor(readonly inner: Transport, onClosed?: () => void) {
+    inner.onclose = () => {
+      onClosed?.()
+      this.onclose?.()
+    }
     inner.onerror = (error) => this.onerror?.(error)
     inner.onmessage = (message, extra) => {
       const problem = paramsProblem(message)
@@ -260,7 +314,7 @@ export class CheckedTransport implements Transport {
         {
           jsonrpc: "2.0",
           id: message.id,
-          error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` }
+          error: { code: ProtocolErrorCode.InvalidParams, message: `Invalid params: ${problem}` }
         },
         { relatedRequestId: message.id }
       ).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))))
@@ -273,6 +327,10 @@ export class CheckedTransport implements Transport {
 
   setProtocolVersion(version: string) {
     this.inner.setProtocolVersion?.(version)
+  }
+
+  setSupportedProtocolVersions(versions: Array<string>) {
+    this.inner.setSupportedProtocolVersions?.(versions)
   }
 
   start() {

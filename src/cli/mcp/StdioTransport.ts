@@ -1,18 +1,18 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   isJSONRPCNotification,
   isJSONRPCRequest,
   type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  type RequestId
-} from "@modelcontextprotocol/sdk/types.js"
+  type RequestId,
+  specTypeSchemas,
+  type Transport
+} from "@modelcontextprotocol/server"
 import type { Readable, Writable } from "node:stream"
 
 /**
- * MCP's stdio transport, one JSON-RPC message per line, for the SDK's `Server`. The SDK ships one, but
- * it reports a line it cannot read to `onerror` and answers nothing — a request whose id is `true`, a
- * batch, a line without a method all went unanswered, and a client waiting for them hung — and it
- * ignores the end of input. This one keeps the SDK's message Schema and adds what JSON-RPC 2.0 asks of
+ * MCP's stdio transport, one JSON-RPC message per line, for the SDK's stdio entry. The SDK ships one,
+ * but it reports a line it cannot read to `onerror` and answers nothing — a request whose id is `true`, a
+ * batch, a line without a method all went unanswered, and a client waiting for them hung — and at the
+ * end of input it aborts what is still running, unanswered. This one keeps the SDK's message Schema and adds what JSON-RPC 2.0 asks of
  * a server: every request is answered, with a result or an error (-32700 for a line that is not JSON,
  * -32600 for one that is not a valid message), notifications never are; a batch is served as a batch
  * where the negotiated protocol has them (2025-03-26) and refused with -32600 where it does not; the
@@ -62,6 +62,13 @@ const refusal = (value: unknown): ErrorReply | undefined => {
   return errorReply(isRecord(value) ? validId(value.id) : null, -32600, `Invalid Request: ${invalidReason(value)}`)
 }
 
+/** The value as a JSON-RPC message by the SDK's Schema; none when it is not one. */
+export const parseMessage = (value: unknown): JSONRPCMessage | undefined => {
+  const parsed = specTypeSchemas.JSONRPCMessage["~standard"].validate(value)
+  // The SDK's spec Schemas are synchronous (zod without async refinements).
+  return parsed instanceof Promise || parsed.issues !== undefined ? undefined : parsed.value as JSONRPCMessage
+}
+
 const idKey = (id: RequestId): string => JSON.stringify(id)
 
 interface Batch {
@@ -83,7 +90,7 @@ export interface LineTransportOptions {
 export class LineTransport implements Transport {
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined
-  onmessage?: ((message: JSONRPCMessage) => void) | undefined
+  onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined
 
   private buffer: Array<Buffer> = []
   private buffered = 0
@@ -183,15 +190,15 @@ export class LineTransport implements Transport {
   }
 
   private handleMessage(value: unknown, batch: Batch | undefined) {
-    const parsed = JSONRPCMessageSchema.safeParse(value)
-    if (!parsed.success) {
+    const parsed = parseMessage(value)
+    if (parsed === undefined) {
       const reply = refusal(value)
       if (reply === undefined) return
       if (batch === undefined) this.write(reply)
       else batch.replies.push(reply)
       return
     }
-    const message = parsed.data
+    const message = parsed
     if (isJSONRPCRequest(message)) {
       const key = idKey(message.id)
       increment(this.inflight, key)

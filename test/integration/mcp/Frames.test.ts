@@ -13,7 +13,7 @@ import { makeVideoTools } from "../../../src/programs/mcp/VideoTools.js"
 import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
-import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
+import { type CallResult, eras, sdkClient } from "../../support/mcp/SdkClient.js"
 import { makeTempDir, removeTempDir } from "../../support/TempDir.js"
 
 const samples = fileURLToPath(new URL("../../../samples/trees", import.meta.url))
@@ -49,7 +49,7 @@ const treeWithLargeFrames = Effect.acquireRelease(
   (dir) => Effect.sync(() => removeTempDir(dir))
 )
 
-describe("video_frames with frames larger than a host takes", () => {
+describe.each(eras)("video_frames with frames larger than a host takes (%s client)", (era) => {
   it.scoped("scales each frame down to a long side of 768 px, keeping its aspect; small frames are sent as they are", () =>
     Effect.gen(function*() {
       const dir = yield* treeWithLargeFrames
@@ -59,7 +59,7 @@ describe("video_frames with frames larger than a host takes", () => {
         version: "0",
         tools: makeVideoTools({ library, prompts: testPrompts(), summarize: false }),
         resources: makeVideoResources(library)
-      })
+      }, era)
       const result = (yield* Effect.promise(() =>
         client.callTool({ name: "video_frames", arguments: { node_ids: [frameId(0), frameId(1), frameId(2)] } })
       )) as CallResult

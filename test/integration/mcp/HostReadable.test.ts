@@ -1,6 +1,5 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Effect, Layer } from "effect"
 import { cpSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -14,7 +13,7 @@ import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import { Thumbnailer } from "../../../src/services/Thumbnailer.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
 import { askTools, noVlm } from "../../support/mcp/AskAgent.js"
-import { sdkClient } from "../../support/mcp/SdkClient.js"
+import { type Era, type EraClient, eras, sdkClient } from "../../support/mcp/SdkClient.js"
 import { hubLayer } from "../../support/search/hub.js"
 import { scopedTempDir } from "../../support/TempDir.js"
 
@@ -40,7 +39,7 @@ const noModels = Layer.mergeAll(
   Layer.succeed(Thumbnailer, Thumbnailer.of({ thumbnail: () => Effect.dieMessage("no frame scaled here") }))
 )
 
-const serveAll = (settings: SearchSettingsShape, trees = samples) =>
+const serveAll = (era: Era, settings: SearchSettingsShape, trees = samples) =>
   Effect.gen(function*() {
     const library = yield* makeVideoLibrary(trees)
     const videoTools = makeVideoTools({ library, prompts: testPrompts(), summarize: false })
@@ -51,10 +50,10 @@ const serveAll = (settings: SearchSettingsShape, trees = samples) =>
       version: "0",
       tools: [...videoTools, ...ask, ...search],
       resources: makeVideoResources(library)
-    })
+    }, era)
   }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, noModels, hubLayer(settings))))
 
-const listed = (client: Client) => Effect.promise(() => client.listTools()).pipe(Effect.map(({ tools }) => tools))
+const listed = (client: EraClient) => Effect.promise(() => client.listTools()).pipe(Effect.map(({ tools }) => tools))
 
 /** Effect's default refinement titles and descriptions: `minLength(1)`, `between(1, 20)`, `an integer`. */
 const generated = /^[a-z][A-Za-z]*(\(.*\))?$|^an? .*\(s\)|^an? (integer|string|number)/
@@ -91,10 +90,10 @@ const problems = (tool: string, schema: unknown, path: string): Array<string> =>
   return found.concat(...nested)
 }
 
-describe("MCP as hosts read it", () => {
+describe.each(eras)("MCP as hosts read it (%s client)", (era) => {
   it.scoped("every tool input property has an inline type and a human title or description; no $ref", () =>
     Effect.gen(function*() {
-      const tools = yield* listed(yield* serveAll(allOn))
+      const tools = yield* listed(yield* serveAll(era, allOn))
       assert.includeMembers(tools.map((tool) => tool.name), ["video_search", "video_ask", "external_search"])
       assert.deepStrictEqual(tools.flatMap((tool) => problems(tool.name, tool.inputSchema, "")), [])
       const k = (tools.find((tool) => tool.name === "video_search")!.inputSchema.properties as any).k
@@ -106,7 +105,7 @@ describe("MCP as hosts read it", () => {
   it.scoped("tools of a disabled capability are not listed; each appears when its capability is on", () =>
     Effect.gen(function*() {
       const names = (settings: SearchSettingsShape) =>
-        serveAll(settings).pipe(
+        serveAll(era, settings).pipe(
           Effect.flatMap(listed),
           Effect.map((tools) => tools.map((tool) => tool.name).filter((name) => name.startsWith("external_")))
         )
@@ -132,7 +131,7 @@ describe("MCP as hosts read it", () => {
       writeFileSync(file, JSON.stringify(tree))
       const whole = readFileSync(file, "utf8").length
       assert.isAbove(whole, 216_000)
-      const client = yield* serveAll(off, trees)
+      const client = yield* serveAll(era, off, trees)
       const read = yield* Effect.promise(() => client.readResource({ uri: `vtree://tree/${video}` }))
       const texts = read.contents.map((item) => (item as { text: string }).text)
       assert.isAtMost(texts.join("").length, 80_000 + 400)
@@ -144,7 +143,7 @@ describe("MCP as hosts read it", () => {
       assert.strictEqual(read.contents.at(-1)!.mimeType, "text/plain")
 
       // A tree within the cap is served whole, as one JSON text.
-      const sample = yield* serveAll(off)
+      const sample = yield* serveAll(era, off)
       const small = yield* Effect.promise(() => sample.readResource({ uri: `vtree://tree/${video}` }))
       assert.strictEqual(small.contents.length, 1)
       assert.strictEqual(JSON.parse((small.contents[0] as { text: string }).text).videoID, video)

@@ -13,7 +13,7 @@ import { makeVideoTools } from "../../../src/programs/mcp/VideoTools.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
 import { httpServer } from "../../support/mcp/HttpServer.js"
-import type { CallResult } from "../../support/mcp/SdkClient.js"
+import { type CallResult, eras } from "../../support/mcp/SdkClient.js"
 import { SpanKind, startReceiver } from "../../support/otlp/Receiver.js"
 
 const samples = fileURLToPath(new URL("../../../samples/trees", import.meta.url))
@@ -32,7 +32,7 @@ const models = Layer.mergeAll(
   Layer.unwrapEffect(Effect.map(ScriptedLlm.make(() => "unused"), (llm) => llm.layer))
 )
 
-describe("vtree mcp over Streamable HTTP exporting traces", () => {
+describe.each(eras)("vtree mcp over Streamable HTTP exporting traces (%s client)", (era) => {
   it.scopedLive("sends a SERVER span per tool call with the tool's name, never its arguments or result", () =>
     Effect.gen(function*() {
       const otlp = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.promise(r.close))
@@ -52,7 +52,7 @@ describe("vtree mcp over Streamable HTTP exporting traces", () => {
           version: "0",
           tools: makeVideoTools({ library, prompts: testPrompts(), summarize: false })
         })
-        const { client } = yield* server.connect()
+        const { client } = yield* server.connect({}, era)
         const found = (yield* Effect.promise(() =>
           client.callTool({ name: "video_search", arguments: { video_id: video, query } })
         )) as CallResult

@@ -3,7 +3,7 @@ import { Duration, Effect, Layer, TestClock } from "effect"
 import { SearchSettings } from "../../../src/config/SearchSettings.js"
 import { makeSearchTools } from "../../../src/programs/mcp/SearchTools.js"
 import { httpServer } from "../../support/mcp/HttpServer.js"
-import type { CallResult } from "../../support/mcp/SdkClient.js"
+import { type CallResult, eras } from "../../support/mcp/SdkClient.js"
 import { fixtureServer, type Handler, sendJson } from "../../support/search/FixtureServer.js"
 import { captureLogs, fixture, hubLayer } from "../../support/search/hub.js"
 
@@ -24,16 +24,17 @@ const served = (searxngOrigin: string, breaker = { failures: 5, cooldown: Durati
   return hubLayer(settings)
 }
 
-describe("vtree mcp --http as the Search Hub sidecar", () => {
+describe.each(eras)("vtree mcp --http as the Search Hub sidecar (%s clients)", (era) => {
   it.scoped("a second session asking what the first asked is answered from the shared cache", () =>
     Effect.gen(function*() {
       const searxng = yield* fixtureServer({ "/search": sendJson(200, fixture("searxng-news.json")) })
       const logs = captureLogs()
       yield* Effect.gen(function*() {
         const server = yield* httpServer({ name: "vtree-search", version: "0", tools: yield* makeSearchTools })
-        const first = yield* server.connect()
-        const second = yield* server.connect()
-        assert.notStrictEqual(first.transport.sessionId, second.transport.sessionId)
+        const first = yield* server.connect({}, era)
+        const second = yield* server.connect({}, era)
+        // Two sessions in the 2025 era; in 2026-07-28 two clients, each request on its own.
+        if (era === "2025-11-25") assert.notStrictEqual(first.transport.sessionId, second.transport.sessionId)
         const a = (yield* Effect.promise(() => first.client.callTool(searchCall("tidal turbine")))) as CallResult
         const b = (yield* Effect.promise(() => second.client.callTool(searchCall("tidal turbine")))) as CallResult
         assert.strictEqual(a.structuredContent!.status, "success")
@@ -59,8 +60,8 @@ describe("vtree mcp --http as the Search Hub sidecar", () => {
       const logs = captureLogs()
       yield* Effect.gen(function*() {
         const server = yield* httpServer({ name: "vtree-search", version: "0", tools: yield* makeSearchTools })
-        const first = yield* server.connect()
-        const second = yield* server.connect()
+        const first = yield* server.connect({}, era)
+        const second = yield* server.connect({}, era)
         for (const query of ["a", "b"]) {
           const failed = (yield* Effect.promise(() => first.client.callTool(searchCall(query)))) as CallResult
           assert.isTrue(failed.isError)

@@ -1,10 +1,9 @@
 /** vtree's MCP HTTP server in this process, on a loopback port of its own, for the test's scope. */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Deferred, type Duration, Effect, Option, Redacted } from "effect"
 import { serveHttp } from "../../../src/cli/mcp/HttpServe.js"
 import type { ServerSpec } from "../../../src/cli/mcp/McpServer.js"
+import { connectEra, type Era, httpTransport } from "./SdkClient.js"
 
 export const httpServer = <R>(
   spec: ServerSpec<R>,
@@ -23,15 +22,12 @@ export const httpServer = <R>(
     )
     const port = yield* Deferred.await(bound)
     const url = `http://127.0.0.1:${port}/mcp`
-    const connect = (headers: Record<string, string> = {}) =>
-      Effect.acquireRelease(
-        Effect.promise(async () => {
-          const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } })
-          const client = new Client({ name: "vtree-test", version: "0.0.0" })
-          await client.connect(transport)
-          return { client, transport }
-        }),
-        ({ client }) => Effect.promise(() => client.close())
-      )
+    /** A client of `era` (2025 by default) and its transport, closed with the scope. */
+    const connect = (headers: Record<string, string> = {}, era: Era = "2025-11-25") =>
+      Effect.gen(function*() {
+        const transport = httpTransport(era, url, headers)
+        const client = yield* connectEra(era, () => transport)
+        return { client, transport }
+      })
     return { url, port, connect }
   }).pipe(Effect.provide(NodeContext.layer))

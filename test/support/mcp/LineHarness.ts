@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { PassThrough } from "node:stream"
-import { CheckedTransport, makeServer } from "../../../src/cli/mcp/McpServer.js"
+import { serveLines } from "../../../src/cli/mcp/Serve.js"
 import { LineTransport } from "../../../src/cli/mcp/StdioTransport.js"
 import type { McpTool } from "../../../src/programs/mcp/McpTool.js"
 
@@ -42,11 +42,13 @@ export const lineHarness = (tools: ReadonlyArray<McpTool>) =>
       for (const part of parts) lines.push(JSON.parse(part))
       for (const wake of waiters.splice(0)) wake()
     })
-    const server = makeServer({ name: "vtree-test", version: "0.0.0", tools }, runtime)
-    const endSession = server.onclose
-    const closed = new Promise<void>((resolve) => (server.onclose = () => (endSession?.(), resolve())))
-    yield* Effect.promise(() => server.connect(new CheckedTransport(new LineTransport(input, output))))
-    yield* Effect.addFinalizer(() => Effect.promise(() => server.close()))
+    const connection = serveLines(
+      { name: "vtree-test", version: "0.0.0", tools },
+      runtime,
+      new LineTransport(input, output)
+    )
+    const closed = connection.ended
+    yield* Effect.addFinalizer(() => Effect.promise(() => connection.close()))
     const waitFor = (match: (line: Reply | ReadonlyArray<Reply>) => boolean) =>
       new Promise<Reply | ReadonlyArray<Reply>>((resolve) => {
         const check = () => {

@@ -6,7 +6,7 @@ import { Effect, Layer } from "effect"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import type { LLMProvider } from "../../../src/services/LLMProvider.js"
 import { askTools, noVlm, question, viewNode } from "../../support/mcp/AskAgent.js"
-import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
+import { type CallResult, type Era, eras, sdkClient } from "../../support/mcp/SdkClient.js"
 
 const freeText = "Rice, steamed in a black pot.\nSeen at 0:01:10 — \"B\" is only the pot's label."
 
@@ -23,14 +23,14 @@ const script = (answer: string) => {
   })
 }
 
-const askOnce = (llm: Layer.Layer<LLMProvider>, args: Record<string, unknown>) =>
+const askOnce = (era: Era, llm: Layer.Layer<LLMProvider>, args: Record<string, unknown>) =>
   Effect.gen(function*() {
     const tools = yield* askTools()
-    const client = yield* sdkClient({ name: "vtree", version: "0", tools })
+    const client = yield* sdkClient({ name: "vtree", version: "0", tools }, era)
     return (yield* Effect.promise(() => client.callTool({ name: "video_ask", arguments: args }))) as CallResult
   }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, llm, noVlm)))
 
-describe("video_ask with an open-ended question", () => {
+describe.each(eras)("video_ask with an open-ended question (%s client)", (era) => {
   const open: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
     ["without options", { video_id: question.video_id, question: "What is cooked?" }],
     ["with empty choices", { ...question, options: { choices: [] } }]
@@ -39,7 +39,7 @@ describe("video_ask with an open-ended question", () => {
     it.scoped(`${name}: the answer comes back whole, in words, with no option letter`, () =>
       Effect.gen(function*() {
         const llm = yield* script(freeText)
-        const result = yield* askOnce(llm.layer, args)
+        const result = yield* askOnce(era, llm.layer, args)
         assert.isFalse(result.isError)
         const body = result.structuredContent!
         assert.strictEqual(body.status, "finished")
@@ -54,7 +54,7 @@ describe("video_ask with an open-ended question", () => {
   it.scoped("with choices the answer is read as a letter as before, its form said", () =>
     Effect.gen(function*() {
       const llm = yield* script("The answer is B")
-      const body = (yield* askOnce(llm.layer, question)).structuredContent!
+      const body = (yield* askOnce(era, llm.layer, question)).structuredContent!
       assert.deepStrictEqual([body.option, body.answer, body.answer_form], ["B", "The answer is B", "extracted"])
     }))
 })

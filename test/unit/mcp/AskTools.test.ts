@@ -1,29 +1,27 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Deferred, Duration, Effect, Layer, TestClock } from "effect"
 import { askLimits } from "../../../src/programs/mcp/AskTools.js"
 import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import { agentScript, askTools, hangingLlm, noVlm, question, submit, viewNode } from "../../support/mcp/AskAgent.js"
-import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
+import { type CallResult, type Era, type EraClient, eras, sdkClient } from "../../support/mcp/SdkClient.js"
 
-const serve = (llm: Layer.Layer<LLMProvider>, enabled = true, wait = Duration.seconds(45)) =>
+const serve = (era: Era, llm: Layer.Layer<LLMProvider>, enabled = true, wait = Duration.seconds(45)) =>
   Effect.gen(function*() {
     const tools = yield* askTools(enabled, wait)
-    const client = yield* sdkClient({ name: "vtree", version: "0", tools })
+    const client = yield* sdkClient({ name: "vtree", version: "0", tools }, era)
     return client
   }).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, llm, noVlm)))
 
-describe("video_ask over MCP (official SDK client, in-process)", () => {
+describe.each(eras)("video_ask over MCP (official SDK client, %s era, in-process)", (era) => {
   it.scoped("runs the agent, sends a progress notification per step, returns the answer and a trajectory", () =>
     Effect.gen(function*() {
       const llm = yield* agentScript(1)
-      const client = yield* serve(llm.layer)
+      const client = yield* serve(era, llm.layer)
       const progress: Array<{ progress: number; total?: number | undefined; message?: string | undefined }> = []
       const result = (yield* Effect.promise(() =>
-        client.callTool({ name: "video_ask", arguments: question }, undefined, {
-          onprogress: (event) =>
-            void progress.push(event)
+        client.callTool({ name: "video_ask", arguments: question }, {
+          onprogress: (event) => void progress.push(event)
         })
       )) as CallResult
       assert.isFalse(result.isError)
@@ -54,7 +52,7 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
             })
         })
       )
-      const client = yield* serve(gated)
+      const client = yield* serve(era, gated)
       const started = (yield* Effect.promise(() =>
         client.callTool({
           name: "video_ask",
@@ -102,12 +100,12 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
             })
         })
       )
-      const client = yield* serve(gated, true, Duration.seconds(30))
+      const client = yield* serve(era, gated, true, Duration.seconds(30))
       const progress: Array<number> = []
       let replied: CallResult | undefined
-      const call = client.callTool({ name: "video_ask", arguments: question }, undefined, {
+      const call = client.callTool({ name: "video_ask", arguments: question }, {
         onprogress: (event) => void progress.push(event.progress)
-      }).then((result) => (replied = result as CallResult))
+      }).then((result) => (replied = result))
       yield* Deferred.await(secondCall)
       const settle = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
       yield* TestClock.adjust("29 seconds")
@@ -136,9 +134,9 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
   it.scoped("cancelling the call interrupts the agent's model call", () =>
     Effect.gen(function*() {
       const { interrupted, layer: hanging, started } = yield* hangingLlm
-      const client = yield* serve(hanging)
+      const client = yield* serve(era, hanging)
       const controller = new AbortController()
-      const call = client.callTool({ name: "video_ask", arguments: question }, undefined, { signal: controller.signal })
+      const call = client.callTool({ name: "video_ask", arguments: question }, { signal: controller.signal })
         .then(() => "answered", () => "aborted")
       yield* Deferred.await(started)
       controller.abort("user")
@@ -152,7 +150,7 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
   it.scoped("without an agent model, video_ask refuses naming what to set", () =>
     Effect.gen(function*() {
       const llm = yield* agentScript(1)
-      const client = yield* serve(llm.layer, false)
+      const client = yield* serve(era, llm.layer, false)
       const result = (yield* Effect.promise(() =>
         client.callTool({ name: "video_ask", arguments: question })
       )) as CallResult
@@ -166,11 +164,11 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
       const tools = yield* askTools().pipe(Effect.provide(NodeContext.layer))
       const spec = { name: "vtree", version: "0", tools }
       const later = { ...question, options: { ...question.options, wait: false } }
-      const call = (client: Client, name: string, args: unknown) =>
+      const call = (client: EraClient, name: string, args: unknown) =>
         Effect.promise(() =>
           client.callTool({ name, arguments: args as Record<string, unknown> }) as Promise<CallResult>
         )
-      const first = yield* sdkClient(spec).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, hanging, noVlm)))
+      const first = yield* sdkClient(spec, era).pipe(Effect.provide(Layer.mergeAll(NodeContext.layer, hanging, noVlm)))
       const job = (yield* call(first, "video_ask", later)).structuredContent!.job_id as string
       yield* Deferred.await(started)
       const cancelled = yield* call(first, "video_ask_cancel", { job_id: job })
@@ -179,12 +177,12 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
       assert.include((yield* call(first, "video_ask_result", { job_id: job })).content[0]!.text, "UNKNOWN_JOB")
 
       const second = yield* hangingLlm
-      const ending = yield* sdkClient(spec).pipe(
+      const ending = yield* sdkClient(spec, era).pipe(
         Effect.provide(Layer.mergeAll(NodeContext.layer, second.layer, noVlm))
       )
       assert.isFalse((yield* call(ending, "video_ask", later)).isError)
       yield* Deferred.await(second.started)
-      yield* Effect.promise(() => ending.close())
+      yield* Effect.promise(() => ending.sdk.close())
       yield* Deferred.await(second.interrupted)
     }))
 
@@ -206,7 +204,7 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
       const tools = yield* askTools().pipe(Effect.provide(NodeContext.layer))
       const spec = { name: "vtree", version: "0", tools }
       const models = Layer.mergeAll(NodeContext.layer, hanging, noVlm)
-      const greedy = yield* sdkClient(spec).pipe(Effect.provide(models))
+      const greedy = yield* sdkClient(spec, era).pipe(Effect.provide(models))
       const later = { ...question, options: { ...question.options, wait: false } }
       for (let i = 0; i < askLimits.sessionJobs; i++) {
         const started = (yield* Effect.promise(() =>
@@ -219,7 +217,7 @@ describe("video_ask over MCP (official SDK client, in-process)", () => {
       )) as CallResult
       assert.isTrue(refused.isError)
       assert.include(refused.content[0]!.text, "TOO_MANY_JOBS")
-      const other = yield* sdkClient(spec).pipe(Effect.provide(models))
+      const other = yield* sdkClient(spec, era).pipe(Effect.provide(models))
       const theirs = (yield* Effect.promise(() =>
         other.callTool({ name: "video_ask", arguments: { ...later, question: "What does the other session ask?" } })
       )) as CallResult

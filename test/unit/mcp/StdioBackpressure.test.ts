@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { PassThrough } from "node:stream"
-import { CheckedTransport, makeServer } from "../../../src/cli/mcp/McpServer.js"
+import { serveLines } from "../../../src/cli/mcp/Serve.js"
 import { LineTransport } from "../../../src/cli/mcp/StdioTransport.js"
 import type { McpTool } from "../../../src/programs/mcp/McpTool.js"
 import { initialize } from "../../support/mcp/LineHarness.js"
@@ -26,13 +26,13 @@ describe("stdio replies respect backpressure", () => {
       // Nobody reads this end: every reply stays in its buffer.
       const output = new PassThrough({ highWaterMark: 1024 })
       const cap = 256 * 1024
-      const server = makeServer({ name: "vtree-test", version: "0", tools: [bigTool] }, runtime)
-      const endSession = server.onclose
-      const closed = new Promise<void>((resolve) => (server.onclose = () => (endSession?.(), resolve())))
-      yield* Effect.promise(() =>
-        server.connect(new CheckedTransport(new LineTransport(input, output, { maxUnreadBytes: cap })))
+      const connection = serveLines(
+        { name: "vtree-test", version: "0", tools: [bigTool] },
+        runtime,
+        new LineTransport(input, output, { maxUnreadBytes: cap })
       )
-      yield* Effect.addFinalizer(() => Effect.promise(() => server.close()))
+      const closed = connection.ended
+      yield* Effect.addFinalizer(() => Effect.promise(() => connection.close()))
       const calls = Array.from(
         { length: 40 },
         (_, i) =>

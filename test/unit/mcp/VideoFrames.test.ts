@@ -1,6 +1,5 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer } from "effect"
 import jpeg from "jpeg-js"
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
@@ -13,7 +12,7 @@ import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import { Thumbnailer } from "../../../src/services/Thumbnailer.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
-import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
+import { type CallResult, type Era, eras, protocolError, sdkClient } from "../../support/mcp/SdkClient.js"
 import { scopedTempDir } from "../../support/TempDir.js"
 import { syntheticTree, writeTree } from "../../support/trees/SyntheticTree.js"
 
@@ -49,7 +48,7 @@ const treesFolder = (edit: (tree: TreeJson) => void = () => {}) =>
     return trees
   }).pipe(Effect.provide(NodeContext.layer))
 
-const serve = (trees: string) =>
+const serve = (trees: string, era: Era = "2025-11-25") =>
   Effect.gen(function*() {
     const library = yield* makeVideoLibrary(trees)
     const client = yield* sdkClient({
@@ -57,7 +56,7 @@ const serve = (trees: string) =>
       version: "0",
       tools: makeVideoTools({ library, prompts: testPrompts(), summarize: false }),
       resources: makeVideoResources(library)
-    }).pipe(Effect.provide(noModels))
+    }, era).pipe(Effect.provide(noModels))
     const call = (name: string, args: Record<string, unknown>) =>
       Effect.promise(() => client.callTool({ name, arguments: args }) as Promise<CallResult>)
     return { client, call }
@@ -127,7 +126,7 @@ describe("video_frames for a host that drops images", () => {
     }))
 })
 
-describe("video_frames and vtree://frame refuse a frame that leaves the tree", () => {
+describe.each(eras)("video_frames and vtree://frame refuse a frame that leaves the tree (%s client)", (era) => {
   // A node id like VID_../../secret/photo no longer decodes (issue #39): what is left is a link out of the folder.
   const hostile = frame(0, 0)
   const withLinkOut = (trees: string) => {
@@ -139,7 +138,7 @@ describe("video_frames and vtree://frame refuse a frame that leaves the tree", (
 
   it.scoped("video_frames sends no bytes of the file outside, and says why", () =>
     Effect.gen(function*() {
-      const { call } = yield* serve(withLinkOut(yield* treesFolder()))
+      const { call } = yield* serve(withLinkOut(yield* treesFolder()), era)
       const reply = yield* call("video_frames", { node_ids: [hostile] })
       assert.isTrue(reply.isError)
       assert.isEmpty(reply.content.filter((item) => item.type === "image"))
@@ -152,15 +151,15 @@ describe("video_frames and vtree://frame refuse a frame that leaves the tree", (
 
   it.scoped("vtree://frame/<id of a link out> is an error, not the file", () =>
     Effect.gen(function*() {
-      const { client } = yield* serve(withLinkOut(yield* treesFolder()))
+      const { client } = yield* serve(withLinkOut(yield* treesFolder()), era)
       const error = yield* Effect.promise(() =>
         client.readResource({ uri: `vtree://frame/${encodeURIComponent(hostile)}` }).then(
           () => undefined,
           (error: unknown) => error
         )
       )
-      assert.instanceOf(error, McpError)
-      assert.include((error as McpError).message, "outside the tree's folder")
+      assert.isDefined(protocolError(error))
+      assert.include(protocolError(error)!.message, "outside the tree's folder")
     }))
 
   it.scoped("a tree with a node id that climbs out (VID_../../secret/photo) is not served at all", () =>
@@ -171,7 +170,8 @@ describe("video_frames and vtree://frame refuse a frame that leaves the tree", (
           tree.nodes[escaping] = { ...tree.nodes[hostile]!, id: escaping }
           delete tree.nodes[hostile]
           ;(tree.nodes["VID_L1_000_L2_000"]!["children_ids"] as Array<string>).splice(0, 1, escaping)
-        })
+        }),
+        era
       )
       const reply = yield* call("video_frames", { node_ids: [escaping] })
       assert.isTrue(reply.isError)
@@ -180,7 +180,7 @@ describe("video_frames and vtree://frame refuse a frame that leaves the tree", (
     }))
 })
 
-describe("a server over many trees holds at most the library's capacity", () => {
+describe.each(eras)("a server over many trees holds at most the library's capacity (%s client)", (era) => {
   it.scoped("video_list over 5 trees with room for 2 lists all 5 and keeps 2 loaded", () =>
     Effect.gen(function*() {
       const trees = yield* scopedTempDir("mcp-many")
@@ -250,7 +250,7 @@ describe("a server over many trees holds at most the library's capacity", () => 
         version: "0",
         tools: [],
         resources: makeVideoResources(library)
-      }).pipe(Effect.provide(noModels))
+      }, era).pipe(Effect.provide(noModels))
       const page = yield* Effect.promise(() => client.listResources())
       assert.strictEqual(page.resources.length, pageSizes.resources)
       assert.isString(page.nextCursor)
@@ -260,7 +260,7 @@ describe("a server over many trees holds at most the library's capacity", () => 
       const refused = yield* Effect.promise(() =>
         client.listResources({ cursor: "nope" }).then(() => undefined, (error: unknown) => error)
       )
-      assert.instanceOf(refused, McpError)
-      assert.strictEqual((refused as McpError).code, -32602)
+      assert.isDefined(protocolError(refused))
+      assert.strictEqual(protocolError(refused)!.code, -32602)
     }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -1,6 +1,5 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -18,7 +17,7 @@ import { LLMProvider } from "../../../src/services/LLMProvider.js"
 import { Thumbnailer } from "../../../src/services/Thumbnailer.js"
 import { VLMProvider } from "../../../src/services/VLMProvider.js"
 import { testPrompts } from "../../support/agent/Prompts.js"
-import { type CallResult, sdkClient } from "../../support/mcp/SdkClient.js"
+import { type CallResult, type Era, eras, protocolError, sdkClient } from "../../support/mcp/SdkClient.js"
 import { scopedTempDir } from "../../support/TempDir.js"
 
 const samples = fileURLToPath(new URL("../../../samples/trees", import.meta.url))
@@ -36,12 +35,15 @@ const noScaling = Layer.succeed(
   Thumbnailer.of({ thumbnail: () => Effect.dieMessage("no frame here needs scaling") })
 )
 
-const serve = (options: { readonly summarize: boolean; readonly trees?: string }) =>
+const serve = (options: { readonly summarize: boolean; readonly trees?: string; readonly era: Era }) =>
   Effect.gen(function*() {
     const llm = yield* ScriptedLlm.make(() => "the pot boils over at 0:01:10")
     const library = yield* makeVideoLibrary(options.trees ?? samples)
     const tools = makeVideoTools({ library, prompts: testPrompts(), summarize: options.summarize })
-    const client = yield* sdkClient({ name: "vtree", version: "0", tools, resources: makeVideoResources(library) })
+    const client = yield* sdkClient(
+      { name: "vtree", version: "0", tools, resources: makeVideoResources(library) },
+      options.era
+    )
       .pipe(
         Effect.provide(Layer.mergeAll(llm.layer, noVlm, noScaling))
       )
@@ -50,10 +52,10 @@ const serve = (options: { readonly summarize: boolean; readonly trees?: string }
     return { client, call, llm }
   }).pipe(Effect.provide(NodeContext.layer))
 
-describe("video tools over MCP (official SDK client, in-process)", () => {
+describe.each(eras)("video tools over MCP (official SDK client, %s era, in-process)", (era) => {
   it.scoped("lists the tools with annotations, input and output schemas; resources are advertised, logging is not", () =>
     Effect.gen(function*() {
-      const { client } = yield* serve({ summarize: false })
+      const { client } = yield* serve({ summarize: false, era })
       const { tools } = yield* Effect.promise(() => client.listTools())
       assert.deepStrictEqual(tools.map((tool) => tool.name), [
         "video_list",
@@ -73,14 +75,14 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
         "video_overview",
         80_000
       ]])
-      const capabilities = client.getServerCapabilities()
+      const capabilities = client.sdk.getServerCapabilities()
       assert.deepStrictEqual(Object.keys(capabilities ?? {}).sort(), ["resources", "tools"])
       assert.isUndefined(capabilities?.tools?.listChanged)
     }))
 
   it.scoped("video_list, video_overview, video_view_node (card), video_search, video_subtitles", () =>
     Effect.gen(function*() {
-      const { call } = yield* serve({ summarize: false })
+      const { call } = yield* serve({ summarize: false, era })
       // The client validates every structuredContent against the tool's outputSchema.
       const listed = yield* call("video_list", {})
       const entry = listed.structuredContent!.videos[0]
@@ -143,7 +145,7 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
     )
     const library = yield* makeVideoLibrary(samples)
     const tools = makeVideoTools({ library, prompts: testPrompts(), summarize: false })
-    const client = yield* sdkClient({ name: "vtree", version: "0", tools, resources: makeVideoResources(library) })
+    const client = yield* sdkClient({ name: "vtree", version: "0", tools, resources: makeVideoResources(library) }, era)
       .pipe(Effect.provide(Layer.mergeAll(noVlm, noScaling, embedder, noLlm)))
     const found = yield* Effect.promise(() =>
       client.callTool({ name: "video_search", arguments: { video_id: video, query: "kitchen", k: 3 } }) as Promise<
@@ -168,7 +170,7 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
       ]
       mkdirSync(join(trees, video))
       writeFileSync(join(trees, video, "tree.json"), JSON.stringify(tree))
-      const { call } = yield* serve({ summarize: false, trees })
+      const { call } = yield* serve({ era, summarize: false, trees })
 
       const node = yield* call("video_view_node", { node_id: `${video}_L1_000_L2_000` })
       assert.strictEqual(node.structuredContent!.mode, "card")
@@ -189,7 +191,7 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
 
   it.scoped("a tree without a registry: no entities listed", () =>
     Effect.gen(function*() {
-      const { call } = yield* serve({ summarize: false })
+      const { call } = yield* serve({ summarize: false, era })
       const overview = yield* call("video_overview", { video_id: video })
       assert.deepStrictEqual(overview.structuredContent!.entities, [])
       const listed = yield* call("video_list", {})
@@ -198,7 +200,7 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
 
   it.scoped("video_view_node with a question and a tool model summarizes as the agent's view_node", () =>
     Effect.gen(function*() {
-      const { call, llm } = yield* serve({ summarize: true })
+      const { call, llm } = yield* serve({ summarize: true, era })
       const node = yield* call("video_view_node", { node_id: `${video}_L1_000_L2_000`, question: "when does it boil?" })
       assert.strictEqual(node.structuredContent!.mode, "summarized")
       assert.include(node.structuredContent!.text, "the pot boils over at 0:01:10")
@@ -207,7 +209,7 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
 
   it.scoped("video_frames returns JPEG image content with node id and time, and refuses more than 8", () =>
     Effect.gen(function*() {
-      const { call } = yield* serve({ summarize: false })
+      const { call } = yield* serve({ summarize: false, era })
       const frames = yield* call("video_frames", { node_ids: [`${video}_L1_000_L2_000`] })
       const images = frames.content.filter((item) => item.type === "image")
       assert.strictEqual(images.length, frames.structuredContent!.frames.length)
@@ -227,7 +229,7 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
 
   it.scoped("trees and frames are resources read through resources/read", () =>
     Effect.gen(function*() {
-      const { client } = yield* serve({ summarize: false })
+      const { client } = yield* serve({ summarize: false, era })
       const { resources } = yield* Effect.promise(() => client.listResources())
       assert.deepStrictEqual(resources.map((r) => r.uri), [`vtree://tree/${video}`])
       const tree = yield* Effect.promise(() => client.readResource({ uri: `vtree://tree/${video}` }))
@@ -240,17 +242,17 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
       const missing = yield* Effect.promise(() =>
         client.readResource({ uri: "vtree://frame/nope" }).then(() => undefined, (error: unknown) => error)
       )
-      assert.instanceOf(missing, McpError)
-      assert.strictEqual((missing as McpError).code, -32602)
+      assert.isDefined(protocolError(missing))
+      assert.strictEqual(protocolError(missing)!.code, -32602)
     }))
 
   it.scoped("the MCP App: video_overview names the viewer, which reads as an mcp-app page with a CSP allowing no network", () =>
     Effect.gen(function*() {
-      const { client } = yield* serve({ summarize: false })
+      const { client } = yield* serve({ summarize: false, era })
       const { tools } = yield* Effect.promise(() => client.listTools())
       const uri = tools.find((tool) => tool.name === "video_overview")!._meta!["ui"] as { resourceUri: string }
       assert.deepStrictEqual(uri, { resourceUri: "ui://vtree/tree" })
-      const { resourceTemplates } = yield* Effect.promise(() => client.listResourceTemplates())
+      const { resourceTemplates } = yield* Effect.promise(() => client.sdk.listResourceTemplates())
       assert.deepInclude(resourceTemplates.map((t) => [t.uriTemplate, t.mimeType]), [
         "ui://vtree/tree/{video_id}",
         "text/html;profile=mcp-app"
@@ -269,7 +271,7 @@ describe("video tools over MCP (official SDK client, in-process)", () => {
       const unknown = yield* Effect.promise(() =>
         client.readResource({ uri: "ui://vtree/tree/nope" }).then(() => undefined, (error: unknown) => error)
       )
-      assert.include((unknown as McpError).message, `no video "nope"`)
+      assert.include(protocolError(unknown)!.message, `no video "nope"`)
     }))
 
   it("clock writes h:mm:ss", () => {

@@ -42,7 +42,7 @@ export type BuildEvent =
   | {
     readonly _tag: "CallFinished"
     readonly videoId: string
-    readonly kind: "event" | "scene"
+    readonly kind: "event" | "scene" | "registry"
     /** Answered from a checkpoint: no model call. */
     readonly reused: boolean
     readonly calls: number

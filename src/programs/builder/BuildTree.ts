@@ -9,11 +9,12 @@ import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Fiber, Option } from "effect"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import { BuildError } from "./BuildError.js"
-import type { BuildInput, BuildOptions, VideoSummary } from "./BuildOptions.js"
+import { type BuildInput, type BuildOptions, defaultBuildConcurrency, type VideoSummary } from "./BuildOptions.js"
 import { type CallScope, captionEvents } from "./Captioning.js"
 import { completeCard } from "./Cards.js"
 import { assignFrames, checkParameters, defaultParameters, planEventWindows } from "./Plan.js"
 import { type PreparedVideo, prepareVideo } from "./Preparation.js"
+import { buildRegistry } from "./RegistryCall.js"
 import { subtitleKind } from "./Subtitles.js"
 import { type AssembledScene, assembleTree } from "./TreeAssembly.js"
 import { checkTreeFolder, resolveOutDir } from "./TreeFolder.js"
@@ -100,6 +101,8 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     frames: video.frames.length
   })
   const captioned = yield* captionEvents(scope, plans, p)
+  const scenes = assembledScenes(video, captioned)
+  const registry = yield* buildRegistry(scope, scenes, options.concurrency ?? defaultBuildConcurrency)
   const embedding = yield* Effect.serviceOption(EmbeddingProvider)
   const build = buildRecord({
     video,
@@ -107,6 +110,7 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     parameters: p,
     events: captioned.events,
     scenes: captioned.scenes,
+    registry: registry.checkpoints,
     embeddingModel: Option.getOrUndefined(Option.map(embedding, (e) => e.model))
   })
   const tree = assembleTree({
@@ -117,7 +121,8 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     frameInterval: p.frameInterval,
     cues: video.cues,
     build,
-    scenes: assembledScenes(video, captioned)
+    scenes,
+    entities: registry.entities
   })
   const embedded = yield* writeTree(video, tree, embedding)
   const summary = videoSummary({

@@ -13,6 +13,7 @@ import type { EventResult } from "./Captioning.js"
 import {
   type CheckpointUsage,
   type EventCheckpoint,
+  type RegistryCheckpoint,
   type SceneCheckpoint,
   sha256,
   writeAtomically
@@ -32,14 +33,15 @@ export const buildRecord = (input: {
   readonly parameters: BuildParameters
   readonly events: ReadonlyArray<EventResult>
   readonly scenes: ReadonlyArray<SceneCheckpoint>
+  /** The entity registry's calls; none when the build writes no registry. */
+  readonly registry?: ReadonlyArray<RegistryCheckpoint>
   readonly embeddingModel: string | undefined
 }) => {
   const { events, options, parameters: p, scenes, video } = input
-  const checkpoints: ReadonlyArray<EventCheckpoint | SceneCheckpoint> = [
-    ...events.map((event) => event.checkpoint),
-    ...scenes
-  ]
-  const sum = (items: ReadonlyArray<EventCheckpoint | SceneCheckpoint>, field: keyof CheckpointUsage) =>
+  const registry = input.registry ?? []
+  type Checkpoint = EventCheckpoint | SceneCheckpoint | RegistryCheckpoint
+  const checkpoints: ReadonlyArray<Checkpoint> = [...events.map((event) => event.checkpoint), ...scenes, ...registry]
+  const sum = (items: ReadonlyArray<Checkpoint>, field: keyof CheckpointUsage) =>
     items.reduce((total, c) => total + c.usage[field], 0)
   return {
     vtree_version: packageVersion(),
@@ -56,7 +58,11 @@ export const buildRecord = (input: {
       scene_seconds: p.sceneSeconds,
       frames_per_call: p.framesPerCall
     },
-    prompts: { event_sha256: sha256(options.prompts.event), scene_sha256: sha256(options.prompts.scene) },
+    prompts: {
+      event_sha256: sha256(options.prompts.event),
+      scene_sha256: sha256(options.prompts.scene),
+      ...(options.prompts.registry === undefined ? {} : { registry_sha256: sha256(options.prompts.registry) })
+    },
     source: {
       file: video.path.split(/[\\/]/).pop() ?? video.path,
       size_bytes: video.info.sizeBytes,
@@ -67,7 +73,7 @@ export const buildRecord = (input: {
       sampled: video.frames.length,
       sent: events.reduce((total, event) => total + event.plan.frames.length, 0)
     },
-    calls: { vlm: sum(events.map((event) => event.checkpoint), "calls"), llm: sum(scenes, "calls") },
+    calls: { vlm: sum(events.map((event) => event.checkpoint), "calls"), llm: sum([...scenes, ...registry], "calls") },
     tokens: { prompt: sum(checkpoints, "promptTokens"), completion: sum(checkpoints, "completionTokens") },
     degraded: {
       events: events.filter((event) => event.checkpoint.degraded).length,
@@ -75,7 +81,8 @@ export const buildRecord = (input: {
         (total, event) => total + event.checkpoint.frames.filter((frame) => frame["degraded"] === true).length,
         0
       ),
-      scenes: scenes.filter((scene) => scene.degraded).length
+      scenes: scenes.filter((scene) => scene.degraded).length,
+      ...(registry.length === 0 ? {} : { registry: registry.filter((part) => part.degraded).length })
     },
     ...(video.damaged.length === 0 ? {} : {
       damaged: video.damaged.map(({ decoder, end, messages, picture, start }) => ({

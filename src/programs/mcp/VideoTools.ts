@@ -63,7 +63,13 @@ const EntityEntry = Schema.Struct({
   name: Schema.NullOr(Schema.String),
   appearance: Schema.NullOr(Schema.String),
   identity: Schema.NullOr(Schema.String),
-  first_seen: Schema.NullOr(Clock)
+  first_seen: Schema.NullOr(Clock),
+  // A built registry's; left out for an imported one, which has none of them.
+  aliases: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  description: Schema.optionalWith(Schema.String, { exact: true }),
+  nodes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }).annotations({
+    description: "Scene and event ids it appears in, for view_node"
+  })
 })
 const OverviewOutput = Schema.Struct({
   video_id: Schema.String,
@@ -220,7 +226,10 @@ const overviewEntities = (index: TreeIndex) => {
       name: entity.name ?? null,
       appearance: entity.appearance ?? null,
       identity: entity.identity ?? null,
-      first_seen: entity.first_seen === undefined ? null : clock(entity.first_seen)
+      first_seen: entity.first_seen === undefined ? null : clock(entity.first_seen),
+      ...(entity.aliases === undefined ? {} : { aliases: entity.aliases }),
+      ...(entity.description === undefined ? {} : { description: entity.description }),
+      ...(entity.nodes === undefined ? {} : { nodes: entity.nodes })
     }
     const size = JSON.stringify(entry).length
     if (budget - size < fieldBudget / 2) return { entities, budget, truncated: true }

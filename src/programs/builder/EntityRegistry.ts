@@ -241,14 +241,16 @@ export const mergeRegistry = (
     return ka === kb || names(a).has(kb) || names(b).has(ka)
   })
   const placed = merged.flatMap((entry) => {
-    const ids = new Set(entry.nodes.filter((id) => byId.has(id)))
-    for (const id of [...ids]) ids.add(byId.get(id)!.node.scene)
+    const named = entry.nodes.filter((id) => byId.has(id)).map((id) => byId.get(id)!.node)
+    if (named.length === 0) return []
+    // Seen where its first event starts: a scene starts before most of what it holds.
+    const events = named.filter((node) => node.level === 2)
+    const firstSeen = Math.min(...(events.length > 0 ? events : named).map((node) => node.start))
+    const ids = new Set(named.flatMap((node) => [node.id, node.scene]))
     const listed = [...ids].sort((a, b) => byId.get(a)!.order - byId.get(b)!.order)
-    if (listed.length === 0) return []
-    const firstSeen = Math.min(...listed.map((id) => byId.get(id)!.node.start))
-    return [{ entry, listed, firstSeen }]
+    return [{ entry, listed, firstSeen, first: byId.get(listed[0]!)!.order }]
   })
-  placed.sort((a, b) => a.firstSeen - b.firstSeen || a.entry.name.localeCompare(b.entry.name))
+  placed.sort((a, b) => a.firstSeen - b.firstSeen || a.first - b.first || a.entry.name.localeCompare(b.entry.name))
   return placed.map(({ entry, firstSeen, listed }, i) => ({
     id: `entity_${i + 1}`,
     name: entry.name,

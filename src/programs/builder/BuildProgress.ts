@@ -190,7 +190,9 @@ const summaryNotes = (
 /** The role table under a summary: the trees' calls (reused included) of every video that has them. */
 const summaryRoles = (summaries: ReadonlyArray<VideoSummary>, prices: BuildPrices): Array<string> => {
   const roles = summaries.flatMap((s) => (s.roles === undefined ? [] : [s.roles]))
-  return roles.length === 0 ? [] : ["", renderRoleCosts(sumRoles(roles), prices, "what the trees cost, reused calls included")]
+  return roles.length === 0
+    ? []
+    : ["", renderRoleCosts(sumRoles(roles), prices, "what the trees cost, reused calls included")]
 }
 
 /**

@@ -22,8 +22,8 @@ import {
 import { frameTokens } from "./Estimate.js"
 import type { BuildParameters } from "./Plan.js"
 import type { PreparedVideo } from "./Preparation.js"
-import { type assembleTree, treeJsonBytes } from "./TreeAssembly.js"
 import { subtitleKind } from "./Subtitles.js"
+import { type assembleTree, treeJsonBytes } from "./TreeAssembly.js"
 import { confine, unwritable, writeFrames } from "./TreeFolder.js"
 
 type Checkpoint = EventCheckpoint | SceneCheckpoint | RegistryCheckpoint

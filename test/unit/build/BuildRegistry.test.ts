@@ -8,7 +8,9 @@ import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
 import type { BuildOptions } from "../../../src/programs/builder/BuildOptions.js"
 import { buildTree } from "../../../src/programs/builder/BuildTree.js"
 import { listVideos, probeVideos } from "../../../src/programs/builder/Inputs.js"
+import { overviewOf } from "../../../src/programs/mcp/VideoTools.js"
 import { loadTreeEnvironment, readTreeIndex } from "../../../src/programs/tree/TreeLoader.js"
+import { renderTreePage } from "../../../src/programs/tree/TreePage.js"
 import { showNode } from "../../../src/programs/tree/TreeReports.js"
 import type { ChatRequest } from "../../../src/services/LLMProvider.js"
 import type { VisionRequest } from "../../../src/services/VLMProvider.js"
@@ -168,7 +170,7 @@ layer(NodeContext.layer)("the entity registry a build writes", (it) => {
       assert.strictEqual(build.calls.llm, summary.scenes + 2)
     }))
 
-  it.scoped("search finds an entity's nodes by an alias no card uses, and tree show lists the entry", () =>
+  it.scoped("search finds an entity's nodes by an alias no card uses; tree show, video_overview and the tree page list it", () =>
     Effect.gen(function*() {
       const { dir, out, treeDir } = yield* setup
       yield* run(dir, out)
@@ -183,6 +185,13 @@ layer(NodeContext.layer)("the entity registry a build writes", (it) => {
       // A frame shows the entities its event lists.
       const frame = env.index.nodes.get(event)!.childrenIds[0]!
       assert.include(yield* showNode(treeDir, frame, false), "Tom (entity_1")
+      // The MCP overview and the tree page carry the same entry.
+      const overview = overviewOf("clip", env.index).entities[0]!
+      assert.deepStrictEqual([overview.name, overview.description, overview.nodes], ["Tom", "The cook.", tom.nodes])
+      assert.include(overview.aliases ?? [], "Thomas")
+      const page = renderTreePage([{ index: env.index, frames: new Map() }], { title: "clip" })
+      assert.match(page, /3 entities in the registry/)
+      assert.include(page, `<a href="#${event}"><code class="id">${event}</code></a>`)
     }))
 
   it.scoped("a build without a registry prompt asks no registry call and writes no entities", () =>

@@ -35,7 +35,8 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     const before = sim.requests.length
     const result = await runCli(["build", video.video, "--out", out, "--dry-run"], simEnv(sim.url))
     assert.strictEqual(result.code, 0, result.stderr)
-    assert.match(result.stdout, /^synth\s+1\.5 min\s+45\s+5\s+1\s+5\s+1\s+0\s+45\s.*\ssidecar$/m)
+    // Two llm calls: the scene's and the entity registry's.
+    assert.match(result.stdout, /^synth\s+1\.5 min\s+45\s+5\s+1\s+5\s+2\s+0\s+45\s.*\ssidecar$/m)
     assert.include(result.stdout, "dry run: nothing was called or written")
     assert.isFalse(existsSync(out))
     assert.strictEqual(sim.requests.length, before)
@@ -128,7 +129,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     const out = join(work.dir, "late-trees")
     const dry = await runCli(["build", late, "--out", out, "--dry-run"], simEnv(sim.url))
     assert.strictEqual(dry.code, 0, dry.stderr)
-    assert.match(dry.stdout, /^late\s+1\.5 min\s+45\s+5\s+1\s+5\s+1\s+0\s+45\s/m)
+    assert.match(dry.stdout, /^late\s+1\.5 min\s+45\s+5\s+1\s+5\s+2\s+0\s+45\s/m)
     const built = await runCli(["build", late, "--out", out], simEnv(sim.url))
     assert.strictEqual(built.code, 0, built.stderr)
     const tree = JSON.parse(readFileSync(join(out, "late", "tree.json"), "utf8")) as {

@@ -3,6 +3,7 @@
  * `MediaProbe` and `FrameSource` (`Ffmpeg.layerConfig`), the model ports, and for videos without
  * subtitles optionally `SpeechToText` (`OpenAiSpeech.layer`).
  */
+export { type RoleCosts, type RoleFigures } from "../programs/builder/BuildCost.js"
 export { BuildError, BuildErrorReason } from "../programs/builder/BuildError.js"
 export {
   type BuildEvent,

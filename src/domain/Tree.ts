@@ -157,15 +157,21 @@ export type FlatNode = typeof FlatNode.Type
 
 /**
  * One entry of a tree's entity registry: a person or thing tracked across the video (DVD's subject
- * registry), shown by view_node beside the nodes that mention it or where it is first seen.
+ * registry, or the one `vtree build` writes), shown by view_node beside the nodes that mention it, list
+ * it, or where it is first seen.
  */
 export const TreeEntity = Schema.Struct({
   id: Schema.String,
   name: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Other names the video gives it ("the man in the apron", an on-screen name); a built registry's. */
+  aliases: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  description: Schema.optionalWith(Schema.String, { exact: true }),
   appearance: Schema.optionalWith(Schema.String, { exact: true }),
   identity: Schema.optionalWith(Schema.String, { exact: true }),
   /** Seconds from the start of the video. */
-  first_seen: Schema.optionalWith(Seconds, { exact: true })
+  first_seen: Schema.optionalWith(Seconds, { exact: true }),
+  /** The scene and event ids it appears in, in video order (a built registry's). */
+  nodes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
 })
 export type TreeEntity = typeof TreeEntity.Type
 

@@ -101,7 +101,7 @@ const recursive = Options.boolean("recursive").pipe(
 )
 const prices = Options.text("prices").pipe(
   Options.withDescription(
-    "Prices file ({\"vlm\": {\"input\", \"output\"}, \"tool\": …}, USD per 1M tokens) for --dry-run's USD; VTREE_VLM_PRICE / VTREE_TOOL_PRICE override a role"
+    "Prices file ({\"vlm\": {\"input\", \"output\"}, \"tool\": …}, USD per 1M tokens) for the USD per role of --dry-run, the summary and tree.json's build record; VTREE_VLM_PRICE / VTREE_TOOL_PRICE override a role"
   ),
   Options.optional
 )
@@ -158,7 +158,8 @@ const printDryRun = (
           models,
           force: args.force
         })
-        return { videoId: video.videoId, estimate, subtitles: Subtitles.subtitleKind(subtitles.source) }
+        const speech = yield* DryRun.dryRunSpeech(video.info.durationSeconds, subtitles.source)
+        return { videoId: video.videoId, estimate, subtitles: Subtitles.subtitleKind(subtitles.source), speech }
       }))
     yield* Console.log(Progress.renderDryRun(rows, buildPrices, parameters))
   })
@@ -202,6 +203,7 @@ const buildTrees = (
     const path = yield* Path.Path
     yield* Inputs.checkWritable(args.out)
     const models = yield* Build.models
+    const buildPrices = yield* loadPrices(args.prices)
     const { stderr } = yield* TerminalConsole
     const isTTY = stderr.isTTY
     const summaries = yield* buildTree(
@@ -219,7 +221,8 @@ const buildTrees = (
         ...(Option.isSome(args.domain) ? { domain: args.domain.value } : {}),
         force: args.force,
         concurrency: args.concurrency,
-        onEvent: progressReporter(stderr, inputs.length)
+        onEvent: progressReporter(stderr, inputs.length),
+        prices: buildPrices
       }
     ).pipe(
       Effect.onInterrupt(() =>
@@ -230,7 +233,7 @@ const buildTrees = (
         )
       )
     )
-    yield* Console.log(Progress.renderBuildSummary(summaries, parameters))
+    yield* Console.log(Progress.renderBuildSummary(summaries, parameters, buildPrices))
   })
 
 /** `vtree build`: videos → trees, resumable; or with --dry-run, what that would cost. */

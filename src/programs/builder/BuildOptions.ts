@@ -4,7 +4,9 @@
  * entry point that re-exports them.
  */
 import type { Effect } from "effect"
+import type { Prices } from "../../domain/Cost.js"
 import type { DamagedSpan, SubtitleCue } from "../../domain/Media.js"
+import type { RoleCosts } from "./BuildCost.js"
 import type { BuildError } from "./BuildError.js"
 import type { BuildPrompts } from "./BuildPrompts.js"
 import type { ProbedVideo } from "./Inputs.js"
@@ -42,7 +44,7 @@ export type BuildEvent =
   | {
     readonly _tag: "CallFinished"
     readonly videoId: string
-    readonly kind: "event" | "scene"
+    readonly kind: "event" | "scene" | "registry"
     /** Answered from a checkpoint: no model call. */
     readonly reused: boolean
     readonly calls: number
@@ -65,6 +67,8 @@ export interface BuildOptions {
   /** Model calls in flight at once (the provider Layers cap it too); default 16. */
   readonly concurrency?: number
   readonly onEvent?: (event: BuildEvent) => Effect.Effect<void>
+  /** Prices of the vision (`vlm`) and text (`tool`) roles: the build record's USD per role when given. */
+  readonly prices?: Pick<Prices, "vlm" | "tool">
 }
 
 export interface VideoSummary {
@@ -86,4 +90,6 @@ export interface VideoSummary {
   readonly subtitles: string
   /** Stretches without a picture, lost to damaged data (the tree has no frames there). */
   readonly damaged: ReadonlyArray<DamagedSpan>
+  /** The tree's calls by role (reused ones included: what the tree cost), for the cost per hour of video. */
+  readonly roles?: RoleCosts
 }

@@ -6,6 +6,7 @@ import { costOfCalls, type Prices } from "../../domain/Cost.js"
 import type { DamagedSpan } from "../../domain/Media.js"
 import { formatCompactCount, formatCompactDuration } from "../../text/Format.js"
 import { alignColumns } from "../../text/TextTable.js"
+import { estimateRoles, renderRoleCosts, type RoleCosts, type RoleFigures, sumRoles } from "./BuildCost.js"
 import type { BuildEvent, VideoSummary } from "./BuildOptions.js"
 import type { BuildEstimate, RoleTokens } from "./Estimate.js"
 import { type BuildParameters, eventCapNote } from "./Plan.js"
@@ -186,8 +187,23 @@ const summaryNotes = (
   return lines
 }
 
-/** The table printed when a build ends: one row per video and a total; `parameters` add the note of capped events. */
-export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>, parameters?: BuildParameters): string => {
+/** The role table under a summary: the trees' calls (reused included) of every video that has them. */
+const summaryRoles = (summaries: ReadonlyArray<VideoSummary>, prices: BuildPrices): Array<string> => {
+  const roles = summaries.flatMap((s) => (s.roles === undefined ? [] : [s.roles]))
+  return roles.length === 0
+    ? []
+    : ["", renderRoleCosts(sumRoles(roles), prices, "what the trees cost, reused calls included")]
+}
+
+/**
+ * The table printed when a build ends: one row per video and a total; `parameters` add the note of capped
+ * events; then the trees' cost by role and per hour of video, in USD where `prices` has the role.
+ */
+export const renderBuildSummary = (
+  summaries: ReadonlyArray<VideoSummary>,
+  parameters?: BuildParameters,
+  prices: BuildPrices = {}
+): string => {
   const total = sumSummaries(summaries)
   const rows = summaries.map((s) => summaryRow(s, s.videoId, s.subtitles))
   if (summaries.length > 1) rows.push(summaryRow(total, "total", ""))
@@ -210,7 +226,8 @@ export const renderBuildSummary = (summaries: ReadonlyArray<VideoSummary>, param
     ...summaries.map((s) =>
       `${s.videoId}: ${s.treeDir}/tree.json${s.embedded ? " (retrieval embeddings cached)" : ""}`
     ),
-    ...summaryNotes(summaries, total, parameters)
+    ...summaryNotes(summaries, total, parameters),
+    ...summaryRoles(summaries, prices)
   ].join("\n")
 }
 
@@ -242,7 +259,9 @@ const sumEstimates = (estimates: ReadonlyArray<BuildEstimate>): BuildEstimate =>
     vlmCalls: sum.vlmCalls + e.vlmCalls,
     llmCalls: sum.llmCalls + e.llmCalls,
     reused: sum.reused + e.reused,
+    registryParts: sum.registryParts + e.registryParts,
     images: sum.images + e.images,
+    imageTokens: sum.imageTokens + e.imageTokens,
     promptTokens: sum.promptTokens + e.promptTokens,
     completionTokens: sum.completionTokens + e.completionTokens,
     tokens: { vlm: sumTokens(sum.tokens.vlm, e.tokens.vlm), llm: sumTokens(sum.tokens.llm, e.tokens.llm) }
@@ -256,7 +275,9 @@ const sumEstimates = (estimates: ReadonlyArray<BuildEstimate>): BuildEstimate =>
     vlmCalls: 0,
     llmCalls: 0,
     reused: 0,
+    registryParts: 0,
     images: 0,
+    imageTokens: 0,
     promptTokens: 0,
     completionTokens: 0,
     tokens: { vlm: zeroTokens, llm: zeroTokens }
@@ -282,7 +303,9 @@ const dryRunRow = (name: string, e: BuildEstimate, subtitles: string, prices: Bu
   formatCompactCount(e.completionTokens),
   ...(priced ? [formatUsd(e, prices)] : []),
   // Per hour of video at these settings, whether or not a checkpoint answers the call.
-  e.durationSeconds > 0 ? String(Math.round(((e.events + e.scenes) * 3600) / e.durationSeconds)) : "-",
+  e.durationSeconds > 0
+    ? String(Math.round(((e.events + e.scenes + e.registryParts) * 3600) / e.durationSeconds))
+    : "-",
   subtitles
 ]
 
@@ -318,11 +341,20 @@ const dryRunWarnings = (
  * reused), its subtitle source, USD when a price of the vision or the text model is known, and the total.
  */
 export const renderDryRun = (
-  rows: ReadonlyArray<{ readonly videoId: string; readonly estimate: BuildEstimate; readonly subtitles: string }>,
+  rows: ReadonlyArray<
+    {
+      readonly videoId: string
+      readonly estimate: BuildEstimate
+      readonly subtitles: string
+      /** Transcription calls, for a video whose subtitles come from speech to text. */
+      readonly speech?: RoleFigures
+    }
+  >,
   prices: BuildPrices = {},
   parameters?: BuildParameters
 ): string => {
   const total = sumEstimates(rows.map((row) => row.estimate))
+  const roles: RoleCosts = sumRoles(rows.map((row) => estimateRoles(row.estimate, row.speech)))
   const priced = prices.vlm !== undefined || prices.tool !== undefined
   const body = rows.map(({ estimate, subtitles, videoId }) => dryRunRow(videoId, estimate, subtitles, prices, priced))
   body.push(dryRunRow("total", total, "", prices, priced))
@@ -347,6 +379,8 @@ export const renderDryRun = (
     "dry run: nothing was called or written. Calls answered by checkpoints in --out are counted as reused, not as calls;",
     "tokens are estimates (text at 4 characters a token, images as 28-px patches). Without a frame cache, event",
     "windows are planned without shot changes, which move cuts but hardly the count.",
-    ...dryRunWarnings(total, prices, priced, parameters)
+    ...dryRunWarnings(total, prices, priced, parameters),
+    "",
+    renderRoleCosts(roles, prices, "calls still to make")
   ].join("\n")
 }

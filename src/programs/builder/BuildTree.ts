@@ -8,17 +8,20 @@
 import * as Path from "@effect/platform/Path"
 import { Clock, Effect, Fiber, Option } from "effect"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
+import { SpeechToText } from "../../services/SpeechToText.js"
+import type { RoleCosts } from "./BuildCost.js"
 import { BuildError } from "./BuildError.js"
-import type { BuildInput, BuildOptions, VideoSummary } from "./BuildOptions.js"
+import { type BuildInput, type BuildOptions, defaultBuildConcurrency, type VideoSummary } from "./BuildOptions.js"
 import { type CallScope, captionEvents } from "./Captioning.js"
 import { completeCard } from "./Cards.js"
 import { checkParameters, defaultParameters } from "./Plan.js"
 import { type PreparedVideo, prepareVideo } from "./Preparation.js"
+import { buildRegistry } from "./RegistryCall.js"
 import { planVideoEvents } from "./SceneCuts.js"
 import { subtitleKind } from "./Subtitles.js"
 import { type AssembledScene, assembleTree } from "./TreeAssembly.js"
 import { checkTreeFolder, resolveOutDir } from "./TreeFolder.js"
-import { buildRecord, writeTree } from "./TreeWriter.js"
+import { buildRecord, treeRoles, writeTree } from "./TreeWriter.js"
 
 type Captioned = Effect.Effect.Success<ReturnType<typeof captionEvents>>
 
@@ -48,6 +51,7 @@ const videoSummary = (input: {
   readonly captioned: Captioned
   readonly build: ReturnType<typeof buildRecord>
   readonly made: CallScope["made"]
+  readonly roles: RoleCosts
   readonly embedded: boolean
   readonly wallSeconds: number
 }): VideoSummary => {
@@ -66,7 +70,8 @@ const videoSummary = (input: {
     embedded: input.embedded,
     subtitles: subtitleKind(video.subtitleSource),
     damaged: video.damaged,
-    wallSeconds: input.wallSeconds
+    wallSeconds: input.wallSeconds,
+    roles: input.roles
   }
 }
 
@@ -97,13 +102,25 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     frames: video.frames.length
   })
   const captioned = yield* captionEvents(scope, plans, p)
+  const scenes = assembledScenes(video, captioned)
+  const registry = yield* buildRegistry(scope, scenes, options.concurrency ?? defaultBuildConcurrency)
   const embedding = yield* Effect.serviceOption(EmbeddingProvider)
+  const speech = yield* Effect.serviceOption(SpeechToText)
+  const roles = treeRoles({
+    video,
+    parameters: p,
+    events: captioned.events,
+    text: [...captioned.scenes, ...registry.checkpoints],
+    speechUploadBytes: Option.getOrUndefined(Option.map(speech, (s) => s.maxUploadBytes))
+  })
   const build = buildRecord({
     video,
     options,
     parameters: p,
     events: captioned.events,
     scenes: captioned.scenes,
+    registry: registry.checkpoints,
+    roles,
     embeddingModel: Option.getOrUndefined(Option.map(embedding, (e) => e.model))
   })
   const tree = assembleTree({
@@ -114,7 +131,8 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     frameInterval: p.frameInterval,
     cues: video.cues,
     build,
-    scenes: assembledScenes(video, captioned)
+    scenes,
+    entities: registry.entities
   })
   const embedded = yield* writeTree(video, tree, embedding)
   const summary = videoSummary({
@@ -124,6 +142,7 @@ export const captionVideo = Effect.fn("BuildTree.captionVideo")(function*(
     captioned,
     build,
     made: scope.made,
+    roles,
     embedded,
     wallSeconds: ((yield* Clock.currentTimeMillis) - started) / 1000
   })

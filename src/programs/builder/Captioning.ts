@@ -36,6 +36,7 @@ import {
   type EventCheckpoint,
   readEventCheckpoint,
   readSceneCheckpoint,
+  type RegistryCheckpoint,
   type SceneCheckpoint,
   writeCheckpoint
 } from "./Checkpoint.js"
@@ -48,7 +49,7 @@ import { confine, unwritable } from "./TreeFolder.js"
 
 const range = (start: number, end: number) => `${Math.round(start)}–${Math.round(end)} s`
 
-const providerFailed = (videoId: string, what: string) => (error: ProviderError) =>
+export const providerFailed = (videoId: string, what: string) => (error: ProviderError) =>
   new BuildError({
     reason: "ProviderFailed",
     message: `${videoId}: ${what}: ${
@@ -70,7 +71,13 @@ export interface CallScope {
   readonly emit: (event: BuildEvent) => Effect.Effect<void>
 }
 
-const finished = (scope: CallScope, kind: "event" | "scene", reused: boolean, usage: CheckpointUsage) =>
+/** Counts a finished call (a registry call is the text model's, like a scene's) and tells the event sink. */
+export const finished = (
+  scope: CallScope,
+  kind: "event" | "scene" | "registry",
+  reused: boolean,
+  usage: CheckpointUsage
+) =>
   Effect.suspend(() => {
     if (reused) scope.made.reused += 1
     else {
@@ -83,7 +90,7 @@ const finished = (scope: CallScope, kind: "event" | "scene", reused: boolean, us
   })
 
 /** Saves a finished call inside the tree folder (its checkpoints folder checked first). */
-const save = (scope: CallScope, checkpoint: EventCheckpoint | SceneCheckpoint) =>
+export const save = (scope: CallScope, checkpoint: EventCheckpoint | SceneCheckpoint | RegistryCheckpoint) =>
   Effect.gen(function*() {
     const path = yield* Path.Path
     const { folder } = scope.video

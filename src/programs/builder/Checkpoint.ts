@@ -17,7 +17,7 @@ import { retryText } from "./Cards.js"
 export const checkpointFormat = 1
 
 export interface CheckpointInputs {
-  readonly kind: "event" | "scene"
+  readonly kind: "event" | "scene" | "registry"
   readonly model: string
   /** The system prompt. */
   readonly prompt: string
@@ -83,6 +83,16 @@ export const SceneCheckpoint = Schema.Struct({
 })
 export type SceneCheckpoint = typeof SceneCheckpoint.Type
 
+/** The entity registry of one stretch of a video (EntityRegistry.ts), as checked from the reply. */
+export const RegistryCheckpoint = Schema.Struct({
+  kind: Schema.Literal("registry"),
+  ...callFields,
+  entities: Schema.Array(Card)
+})
+export type RegistryCheckpoint = typeof RegistryCheckpoint.Type
+
+type AnyCheckpoint = EventCheckpoint | SceneCheckpoint | RegistryCheckpoint
+
 export const checkpointDir = (path: Path.Path, treeDir: string) => path.join(treeDir, ".vtree", "checkpoints")
 
 const fileOf = (path: Path.Path, treeDir: string, kind: string, key: string) =>
@@ -105,7 +115,7 @@ export const writeAtomically = Effect.fn("Checkpoint.writeAtomically")(
 )
 
 /** The checkpoint of `key`, when present and intact; anything else reads as "not done yet". */
-export const readCheckpoint = <A, I>(schema: Schema.Schema<A, I>, kind: "event" | "scene") =>
+export const readCheckpoint = <A, I>(schema: Schema.Schema<A, I>, kind: "event" | "scene" | "registry") =>
   Effect.fn("Checkpoint.read")(function*(treeDir: string, key: string) {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -119,10 +129,11 @@ export const readCheckpoint = <A, I>(schema: Schema.Schema<A, I>, kind: "event" 
 
 export const readEventCheckpoint = readCheckpoint(EventCheckpoint, "event")
 export const readSceneCheckpoint = readCheckpoint(SceneCheckpoint, "scene")
+export const readRegistryCheckpoint = readCheckpoint(RegistryCheckpoint, "registry")
 
 export const writeCheckpoint = Effect.fn("Checkpoint.write")(function*(
   treeDir: string,
-  checkpoint: EventCheckpoint | SceneCheckpoint
+  checkpoint: AnyCheckpoint
 ) {
   const path = yield* Path.Path
   yield* writeAtomically(fileOf(path, treeDir, checkpoint.kind, checkpoint.key), JSON.stringify(checkpoint))
@@ -170,7 +181,7 @@ export const askTwice = <A>(
 /** The fields every checkpoint records about its call, handed to the caller to add its cards to. */
 export type CallFields = Pick<EventCheckpoint, "key" | "createdAt" | "model" | "degraded" | "usage">
 
-export interface CheckpointedCall<A, C extends EventCheckpoint | SceneCheckpoint, E, E2, R> {
+export interface CheckpointedCall<A, C extends AnyCheckpoint, E, E2, R> {
   readonly treeDir: string
   /** `checkpointKey` of everything the call sends. */
   readonly key: string
@@ -199,7 +210,7 @@ export interface CheckpointedCall<A, C extends EventCheckpoint | SceneCheckpoint
  */
 export const checkpointedCall = Effect.fn("Checkpoint.call")(function*<
   A,
-  C extends EventCheckpoint | SceneCheckpoint,
+  C extends AnyCheckpoint,
   E,
   E2,
   R

@@ -8,15 +8,27 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { Effect, Option } from "effect"
 import type { SubtitleCue } from "../../domain/Media.js"
+import { SpeechToText } from "../../services/SpeechToText.js"
+import { speechFigures } from "./BuildCost.js"
 import type { BuildOptions } from "./BuildOptions.js"
 import { eventRequest, sceneRequest } from "./Captioning.js"
-import { readEventCheckpoint, readSceneCheckpoint, sha256 } from "./Checkpoint.js"
+import { completeCard } from "./Cards.js"
+import { readEventCheckpoint, readRegistryCheckpoint, readSceneCheckpoint, sha256 } from "./Checkpoint.js"
 import { type BuildEstimate, estimateBuild, estimateRemaining, frameTokens } from "./Estimate.js"
 import type { ProbedVideo } from "./Inputs.js"
 import { defaultParameters } from "./Plan.js"
 import { cachedFrames, framesKey, hashFile } from "./Preparation.js"
+import { registryRequests } from "./RegistryCall.js"
 import { planVideoEvents } from "./SceneCuts.js"
 import { cardWords, groupScenes } from "./SceneGrouping.js"
+import { subtitleKind } from "./Subtitles.js"
+
+/** The transcription calls of a video whose subtitles will come from speech to text; none otherwise. */
+export const dryRunSpeech = Effect.fn("DryRun.speech")(function*(durationSeconds: number, subtitleSource: string) {
+  const speech = yield* Effect.serviceOption(SpeechToText)
+  const limit = Option.getOrUndefined(Option.map(speech, (service) => service.maxUploadBytes))
+  return speechFigures(durationSeconds, subtitleKind(subtitleSource) === "asr" ? limit : undefined)
+})
 
 /** The plan of one video, counting the calls its checkpoints already answer. */
 export const dryRunVideo = Effect.fn("DryRun.dryRunVideo")(function*(
@@ -27,7 +39,11 @@ export const dryRunVideo = Effect.fn("DryRun.dryRunVideo")(function*(
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const p = { ...defaultParameters, ...options.parameters }
-  const promptChars = { event: options.prompts.event.length, scene: options.prompts.scene.length }
+  const promptChars = {
+    event: options.prompts.event.length,
+    scene: options.prompts.scene.length,
+    ...(options.prompts.registry === undefined ? {} : { registry: options.prompts.registry.length })
+  }
   const fresh: BuildEstimate = estimateBuild({
     durationSeconds: video.info.durationSeconds,
     width: video.info.width,
@@ -76,11 +92,38 @@ export const dryRunVideo = Effect.fn("DryRun.dryRunVideo")(function*(
       const known = group.flatMap(({ plan, request, saved }) =>
         Option.isSome(saved) ? [{ plan, cues: request.cues, checkpoint: saved.value }] : []
       )
-      if (known.length < group.length) return { events: indices, textChars: undefined, done: false }
+      if (known.length < group.length) return { events: indices, textChars: undefined, done: false, card: undefined }
       const request = sceneRequest(known, s, options)
       const saved = yield* readSceneCheckpoint(treeDir, request.key)
-      return { events: indices, textChars: request.text.length as number | undefined, done: Option.isSome(saved) }
+      return {
+        events: indices,
+        textChars: request.text.length as number | undefined,
+        done: Option.isSome(saved),
+        card: Option.getOrUndefined(Option.map(saved, (c) => c.scene))
+      }
     }), { concurrency: 16 })
+  // The registry's text is known once every card is: then its checkpoints say which parts are answered.
+  const cards = scenes.every((scene) => scene.card !== undefined)
+    ? starts.map((first, s) => ({
+      start: events[first]!.plan.start,
+      end: events[(starts[s + 1] ?? events.length) - 1]!.plan.end,
+      card: completeCard(1, scenes[s]!.card!),
+      events: events.slice(first, starts[s + 1] ?? events.length).map(({ plan, saved }) => ({
+        start: plan.start,
+        end: plan.end,
+        card: completeCard(2, Option.getOrThrow(saved).event),
+        frames: []
+      }))
+    }))
+    : undefined
+  const registry = cards === undefined ? undefined : yield* Effect.forEach(
+    registryRequests(video.videoId, cards, options).parts,
+    (part) =>
+      Effect.map(readRegistryCheckpoint(treeDir, part.key), (saved) => ({
+        textChars: part.text.length,
+        done: Option.isSome(saved)
+      }))
+  )
   return estimateRemaining({
     durationSeconds,
     frames: frames.value.length,
@@ -91,6 +134,7 @@ export const dryRunVideo = Effect.fn("DryRun.dryRunVideo")(function*(
       textChars: request.text.length,
       done: Option.isSome(saved)
     })),
-    scenes
+    scenes,
+    ...(registry === undefined ? {} : { registry })
   })
 })

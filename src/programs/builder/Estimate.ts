@@ -19,8 +19,11 @@ export interface BuildEstimate {
   readonly vlmCalls: number
   readonly llmCalls: number
   readonly reused: number
-  /** Images the calls still to make send. */
+  /** Images the calls still to make send, and their share of the vision prompt tokens. */
   readonly images: number
+  readonly imageTokens: number
+  /** The entity registry's parts (one text call each, per hour of video; RegistryCall.ts), like `scenes` whether asked or reused. */
+  readonly registryParts: number
   readonly promptTokens: number
   readonly completionTokens: number
   /** The same tokens by the role that pays for them: event calls are the vision model's, scene calls the text model's. */
@@ -43,9 +46,29 @@ export const frameTokens = (width: number | undefined, height: number | undefine
   return imageTokens(p.frameWidth, frameHeight) + 8
 }
 
-/** A typical reply: an event card and a card per frame; a scene card. */
+/** A typical reply: an event card and a card per frame; a scene card; a registry part. */
 const eventReplyTokens = (frames: number) => 200 + 90 * frames
 const sceneReplyTokens = 300
+const registryReplyTokens = 800
+/** A card as the registry call reads it: its id, times, summary (≤ 400 characters) and entity lines. */
+const registryCardTokens = 130
+
+/** The prompt's size in characters per call; no `registry` when the build writes no registry. */
+export interface PromptChars {
+  readonly event: number
+  readonly scene: number
+  readonly registry?: number
+}
+
+/** Registry parts of a video: one per hour it spans (EntityRegistry.ts), none without a registry prompt. */
+export const registryPartCount = (durationSeconds: number, promptChars: PromptChars): number =>
+  promptChars.registry === undefined ? 0 : Math.max(1, Math.ceil(durationSeconds / 3600))
+
+/** The registry calls' tokens over `cards` scene and event cards whose text is not known yet. */
+const registryTokens = (parts: number, cards: number, promptChars: PromptChars) => ({
+  prompt: parts * textTokens(promptChars.registry ?? 0) + cards * registryCardTokens,
+  completion: parts * registryReplyTokens
+})
 
 const withTotals = (
   estimate: Omit<BuildEstimate, "promptTokens" | "completionTokens">
@@ -65,7 +88,7 @@ export const estimateBuild = (input: {
   readonly width: number | undefined
   readonly height: number | undefined
   readonly subtitleChars: number
-  readonly promptChars: { readonly event: number; readonly scene: number }
+  readonly promptChars: PromptChars
   readonly parameters: BuildParameters
 }): BuildEstimate => {
   const p = input.parameters
@@ -83,6 +106,8 @@ export const estimateBuild = (input: {
   const perImage = frameTokens(input.width, input.height, p)
   const eventReply = events.reduce((sum, event) => sum + eventReplyTokens(event.frames.length), 0)
   const subtitles = textTokens(input.subtitleChars)
+  const parts = registryPartCount(input.durationSeconds, input.promptChars)
+  const registry = registryTokens(parts, events.length + sceneCount, input.promptChars)
   return withTotals({
     durationSeconds: input.durationSeconds,
     frames: grid.length,
@@ -91,9 +116,11 @@ export const estimateBuild = (input: {
     eventFrames: events.map((event) => event.frames.length),
     scenes: sceneCount,
     vlmCalls: events.length,
-    llmCalls: sceneCount,
+    llmCalls: sceneCount + parts,
+    registryParts: parts,
     reused: 0,
     images: framesSent,
+    imageTokens: framesSent * perImage,
     tokens: {
       vlm: {
         prompt: events.length * (textTokens(input.promptChars.event) + 60) + framesSent * perImage + subtitles,
@@ -101,8 +128,8 @@ export const estimateBuild = (input: {
       },
       // A scene call reads its events' cards (about the size of their replies) and their subtitles.
       llm: {
-        prompt: sceneCount * textTokens(input.promptChars.scene) + eventReply + subtitles,
-        completion: sceneCount * sceneReplyTokens
+        prompt: sceneCount * textTokens(input.promptChars.scene) + eventReply + subtitles + registry.prompt,
+        completion: sceneCount * sceneReplyTokens + registry.completion
       }
     }
   })
@@ -117,15 +144,31 @@ export const estimateRemaining = (input: {
   readonly durationSeconds: number
   readonly frames: number
   readonly perImage: number
-  readonly promptChars: { readonly event: number; readonly scene: number }
+  readonly promptChars: PromptChars
   readonly events: ReadonlyArray<{ readonly images: number; readonly textChars: number; readonly done: boolean }>
   readonly scenes: ReadonlyArray<
     { readonly events: ReadonlyArray<number>; readonly textChars: number | undefined; readonly done: boolean }
   >
+  /** The registry's parts, each with its text once every card is known; absent → one per hour, text unknown. */
+  readonly registry?: ReadonlyArray<{ readonly textChars: number; readonly done: boolean }>
 }): BuildEstimate => {
   const asked = input.events.filter((event) => !event.done)
   const scenes = input.scenes.filter((scene) => !scene.done)
   const images = asked.reduce((sum, event) => sum + event.images, 0)
+  const parts = input.registry ??
+    Array.from({ length: registryPartCount(input.durationSeconds, input.promptChars) }, () => ({
+      textChars: undefined as number | undefined,
+      done: false
+    }))
+  const registry = parts.filter((part) => !part.done)
+  const cards = input.events.length + input.scenes.length
+  const registryPrompt = registry.reduce(
+    (sum, part) =>
+      sum + (part.textChars === undefined
+        ? registryTokens(1, cards / Math.max(1, parts.length), input.promptChars).prompt
+        : textTokens(input.promptChars.registry ?? 0) + textTokens(part.textChars)),
+    0
+  )
   return withTotals({
     durationSeconds: input.durationSeconds,
     frames: input.frames,
@@ -134,9 +177,11 @@ export const estimateRemaining = (input: {
     eventFrames: input.events.map((event) => event.images),
     scenes: input.scenes.length,
     vlmCalls: asked.length,
-    llmCalls: scenes.length,
-    reused: input.events.length - asked.length + input.scenes.length - scenes.length,
+    llmCalls: scenes.length + registry.length,
+    registryParts: parts.length,
+    reused: input.events.length - asked.length + input.scenes.length - scenes.length + parts.length - registry.length,
     images,
+    imageTokens: images * input.perImage,
     tokens: {
       vlm: {
         prompt: asked.reduce(
@@ -152,8 +197,8 @@ export const estimateRemaining = (input: {
               ? scene.events.reduce((s, i) => s + eventReplyTokens(input.events[i]?.images ?? 0), 0)
               : textTokens(scene.textChars)),
           0
-        ),
-        completion: scenes.length * sceneReplyTokens
+        ) + Math.round(registryPrompt),
+        completion: scenes.length * sceneReplyTokens + registry.length * registryReplyTokens
       }
     }
   })

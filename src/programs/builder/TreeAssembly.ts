@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import type { SubtitleCue } from "../../domain/Media.js"
-import { BuiltTree, FlatNode } from "../../domain/Tree.js"
+import { BuiltTree, FlatNode, type TreeEntity } from "../../domain/Tree.js"
 import type { Card } from "./Cards.js"
 import { durationCategory, eventId, frameFile, frameId, sceneId } from "./NodeIds.js"
 import { subtitleFor } from "./Subtitles.js"
@@ -56,6 +56,8 @@ export const assembleTree = (input: {
   readonly scenes: ReadonlyArray<AssembledScene>
   readonly cues: ReadonlyArray<SubtitleCue>
   readonly build: Readonly<Record<string, unknown>>
+  /** The entity registry the build wrote (RegistryCall.ts); none or empty → no `entities`, as before. */
+  readonly entities?: ReadonlyArray<TreeEntity>
 }): {
   readonly tree: BuiltTree
   readonly frameFiles: ReadonlyArray<{ readonly target: string; readonly source: string }>
@@ -101,6 +103,7 @@ export const assembleTree = (input: {
       duration_category: input.durationCategory ?? durationCategory(input.durationSeconds),
       duration_seconds: Math.round(input.durationSeconds * 1000) / 1000,
       ...(input.domain === undefined ? {} : { domain: input.domain }),
+      ...(input.entities === undefined || input.entities.length === 0 ? {} : { entities: input.entities }),
       build: input.build,
       nodes
     },

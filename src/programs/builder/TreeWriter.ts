@@ -8,19 +8,69 @@ import { Effect, Option } from "effect"
 import { packageVersion } from "../../PackageRoot.js"
 import type { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import { loadTreeEnvironment } from "../tree/TreeLoader.js"
+import { type RoleCosts, roleRecord, speechFigures } from "./BuildCost.js"
 import type { BuildOptions } from "./BuildOptions.js"
 import type { EventResult } from "./Captioning.js"
 import {
   type CheckpointUsage,
   type EventCheckpoint,
+  type RegistryCheckpoint,
   type SceneCheckpoint,
   sha256,
   writeAtomically
 } from "./Checkpoint.js"
+import { frameTokens } from "./Estimate.js"
 import type { BuildParameters } from "./Plan.js"
 import type { PreparedVideo } from "./Preparation.js"
+import { subtitleKind } from "./Subtitles.js"
 import { type assembleTree, treeJsonBytes } from "./TreeAssembly.js"
 import { confine, unwritable, writeFrames } from "./TreeFolder.js"
+
+type Checkpoint = EventCheckpoint | SceneCheckpoint | RegistryCheckpoint
+
+const sum = (items: ReadonlyArray<Checkpoint>, field: keyof CheckpointUsage) =>
+  items.reduce((total, c) => total + c.usage[field], 0)
+
+/**
+ * The tree's calls by role, from its checkpoints (reused ones included): what the tree cost. Image tokens are
+ * the frames each vision call sent (twice for a call asked again) at `frameTokens`; speech is one call per audio
+ * chunk of a transcribed video (`speechUploadBytes`: the endpoint's limit).
+ */
+export const treeRoles = (input: {
+  readonly video: PreparedVideo
+  readonly parameters: BuildParameters
+  readonly events: ReadonlyArray<EventResult>
+  readonly text: ReadonlyArray<SceneCheckpoint | RegistryCheckpoint>
+  readonly speechUploadBytes: number | undefined
+}): RoleCosts => {
+  const { events, video } = input
+  const perImage = frameTokens(video.info.width, video.info.height, input.parameters)
+  const vision = events.map((event) => event.checkpoint)
+  const asr = subtitleKind(video.subtitleSource) === "asr"
+  return {
+    durationSeconds: video.info.durationSeconds,
+    vision: {
+      calls: sum(vision, "calls"),
+      frames: events.reduce((total, event) => total + event.plan.frames.length, 0),
+      promptTokens: sum(vision, "promptTokens"),
+      imageTokens: events.reduce(
+        (total, event) => total + event.checkpoint.usage.calls * event.plan.frames.length * perImage,
+        0
+      ),
+      completionTokens: sum(vision, "completionTokens"),
+      audioSeconds: 0
+    },
+    text: {
+      calls: sum(input.text, "calls"),
+      frames: 0,
+      promptTokens: sum(input.text, "promptTokens"),
+      imageTokens: 0,
+      completionTokens: sum(input.text, "completionTokens"),
+      audioSeconds: 0
+    },
+    speech: speechFigures(video.info.durationSeconds, asr ? input.speechUploadBytes : undefined)
+  }
+}
 
 /**
  * The `build` record of tree.json. Everything in it derives from the inputs and the checkpoints (the
@@ -32,15 +82,15 @@ export const buildRecord = (input: {
   readonly parameters: BuildParameters
   readonly events: ReadonlyArray<EventResult>
   readonly scenes: ReadonlyArray<SceneCheckpoint>
+  /** The entity registry's calls; none when the build writes no registry. */
+  readonly registry?: ReadonlyArray<RegistryCheckpoint>
+  /** The tree's calls by role (`treeRoles`). */
+  readonly roles?: RoleCosts
   readonly embeddingModel: string | undefined
 }) => {
   const { events, options, parameters: p, scenes, video } = input
-  const checkpoints: ReadonlyArray<EventCheckpoint | SceneCheckpoint> = [
-    ...events.map((event) => event.checkpoint),
-    ...scenes
-  ]
-  const sum = (items: ReadonlyArray<EventCheckpoint | SceneCheckpoint>, field: keyof CheckpointUsage) =>
-    items.reduce((total, c) => total + c.usage[field], 0)
+  const registry = input.registry ?? []
+  const checkpoints: ReadonlyArray<Checkpoint> = [...events.map((event) => event.checkpoint), ...scenes, ...registry]
   return {
     vtree_version: packageVersion(),
     created_at: checkpoints.map((c) => c.createdAt).sort().at(-1) ?? null,
@@ -57,7 +107,11 @@ export const buildRecord = (input: {
       frames_per_call: p.framesPerCall,
       scenes: p.scenes
     },
-    prompts: { event_sha256: sha256(options.prompts.event), scene_sha256: sha256(options.prompts.scene) },
+    prompts: {
+      event_sha256: sha256(options.prompts.event),
+      scene_sha256: sha256(options.prompts.scene),
+      ...(options.prompts.registry === undefined ? {} : { registry_sha256: sha256(options.prompts.registry) })
+    },
     source: {
       file: video.path.split(/[\\/]/).pop() ?? video.path,
       size_bytes: video.info.sizeBytes,
@@ -68,15 +122,17 @@ export const buildRecord = (input: {
       sampled: video.frames.length,
       sent: events.reduce((total, event) => total + event.plan.frames.length, 0)
     },
-    calls: { vlm: sum(events.map((event) => event.checkpoint), "calls"), llm: sum(scenes, "calls") },
+    calls: { vlm: sum(events.map((event) => event.checkpoint), "calls"), llm: sum([...scenes, ...registry], "calls") },
     tokens: { prompt: sum(checkpoints, "promptTokens"), completion: sum(checkpoints, "completionTokens") },
+    ...(input.roles === undefined ? {} : { roles: roleRecord(input.roles, options.prices) }),
     degraded: {
       events: events.filter((event) => event.checkpoint.degraded).length,
       frames: events.reduce(
         (total, event) => total + event.checkpoint.frames.filter((frame) => frame["degraded"] === true).length,
         0
       ),
-      scenes: scenes.filter((scene) => scene.degraded).length
+      scenes: scenes.filter((scene) => scene.degraded).length,
+      ...(registry.length === 0 ? {} : { registry: registry.filter((part) => part.degraded).length })
     },
     ...(video.damaged.length === 0 ? {} : {
       damaged: video.damaged.map(({ decoder, end, messages, picture, start }) => ({

@@ -24,7 +24,13 @@ export const EntityEntry = Schema.Struct({
   name: Schema.NullOr(Schema.String),
   appearance: Schema.NullOr(Schema.String),
   identity: Schema.NullOr(Schema.String),
-  first_seen: Schema.NullOr(Clock)
+  first_seen: Schema.NullOr(Clock),
+  // A built registry's; left out for an imported one, which has none of them.
+  aliases: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  description: Schema.optionalWith(Schema.String, { exact: true }),
+  nodes: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }).annotations({
+    description: "Scene and event ids it appears in, for view_node"
+  })
 })
 
 export const SceneEntry = Schema.Struct({ ...NodeBrief.fields, events: Schema.Array(NodeBrief) })
@@ -85,7 +91,10 @@ const entitiesWithin = (index: TreeIndex, budget: number) => {
       name: entity.name ?? null,
       appearance: entity.appearance ?? null,
       identity: entity.identity ?? null,
-      first_seen: entity.first_seen === undefined ? null : clock(entity.first_seen)
+      first_seen: entity.first_seen === undefined ? null : clock(entity.first_seen),
+      ...(entity.aliases === undefined ? {} : { aliases: entity.aliases }),
+      ...(entity.description === undefined ? {} : { description: entity.description }),
+      ...(entity.nodes === undefined ? {} : { nodes: entity.nodes })
     }
     budget -= size(entry)
     if (budget < 0) return { entities, cut: true }

@@ -87,11 +87,25 @@ const cleanList = (value: unknown): ReadonlyArray<string> => {
   return [...seen]
 }
 
-/** A registry entry on one line: `name (id): appearance; identity`. */
+/** A registry entry's other names, trimmed, blank ones and the name itself left out. */
+const aliasesOf = (entity: TreeEntity): ReadonlyArray<string> => {
+  const name = entity.name?.trim().toLowerCase() ?? ""
+  return (entity.aliases ?? []).map((alias) => alias.trim()).filter((alias) =>
+    alias !== "" && alias.toLowerCase() !== name
+  )
+}
+
+/** A registry entry on one line: `name (id; also: alias, alias): description; appearance; identity`. */
 export const entityLine = (entity: TreeEntity): string => {
   const name = entity.name?.trim() ?? ""
-  const label = name === "" || name === entity.id ? entity.id : `${name} (${entity.id})`
-  const about = [entity.appearance, entity.identity].map((part) => part?.trim() ?? "").filter((part) => part !== "")
+  const aliases = aliasesOf(entity)
+  const also = aliases.length === 0 ? "" : `; also: ${aliases.join(", ")}`
+  const label = name === "" || name === entity.id
+    ? also === "" ? entity.id : `${entity.id} (${also.slice(2)})`
+    : `${name} (${entity.id}${also})`
+  const about = [entity.description, entity.appearance, entity.identity].map((part) => part?.trim() ?? "").filter((
+    part
+  ) => part !== "")
   return about.length === 0 ? label : `${label}: ${about.join("; ")}`
 }
 
@@ -118,8 +132,8 @@ const mentions = (haystack: string, word: string | undefined): boolean => {
 }
 
 /**
- * The registry entries that concern a node: those its card or subtitle names (by id or name) and those
- * first seen within its time range, in registry order.
+ * The registry entries that concern a node: those that list it (or, for a frame, its event), those its
+ * card or subtitle names (by id, name or alias) and those first seen within its time range, in registry order.
  */
 export const registryEntriesFor = (
   node: TreeNode,
@@ -129,10 +143,24 @@ export const registryEntriesFor = (
   const text = nodeText(node).toLowerCase()
   const [start, end] = node.timeRange
   return registry.filter((entity) =>
+    entity.nodes?.includes(node.id) === true ||
+    (node.level === 3 && node.parentId !== null && entity.nodes?.includes(node.parentId) === true) ||
     mentions(text, entity.id) || mentions(text, entity.name) ||
+    aliasesOf(entity).some((alias) => mentions(text, alias)) ||
     (entity.first_seen !== undefined && entity.first_seen >= start && entity.first_seen <= end)
   )
 }
+
+/**
+ * The names retrieval adds to a node: the name and aliases of every registry entry that lists the node, so a
+ * search for any name the video gives someone finds every node they appear in. Empty for trees whose registry
+ * lists no nodes (imported ones), whose index stays what it was.
+ */
+export const registryNames = (nodeId: string, registry: ReadonlyArray<TreeEntity>): string =>
+  registry.filter((entity) => entity.nodes?.includes(nodeId) === true)
+    .map((entity) => [entity.name?.trim() ?? "", ...aliasesOf(entity)].filter((name) => name !== "").join("; "))
+    .filter((line) => line !== "")
+    .join("\n")
 
 /** The card's entities, then the tree registry's entries that concern the node, then its on-screen text. */
 export const entityAppendix = (node: TreeNode, registry: ReadonlyArray<TreeEntity> = []): EntityAppendix => {

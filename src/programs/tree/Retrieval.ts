@@ -2,7 +2,7 @@ import type { SearchHit, TreeIndex } from "../../domain/TreeIndex.js"
 import { type Bm25Index, buildBm25, scoreBm25 } from "./Bm25.js"
 import { chunkText } from "./Chunking.js"
 import { dotAll, type EmbeddingMatrix } from "./EmbeddingIndex.js"
-import { retrievalText } from "./NodeText.js"
+import { registryNames, retrievalText } from "./NodeText.js"
 
 export const defaultK = 5
 /** The usual reciprocal-rank-fusion constant: damps the weight of the very first ranks. */
@@ -31,6 +31,12 @@ export const buildRetrieval = (tree: TreeIndex): RetrievalIndex => {
     const node = tree.nodes.get(id)!
     parent[i] = node.parentId === null ? -1 : numberOf.get(node.parentId)!
     for (const chunk of chunkText(retrievalText(node))) {
+      chunkTexts.push(chunk)
+      chunkNode.push(i)
+    }
+    // A chunk of its own: a node's card chunks (and their cached embeddings) stay as they were.
+    const names = registryNames(id, tree.entities ?? [])
+    for (const chunk of names === "" ? [] : chunkText(names)) {
       chunkTexts.push(chunk)
       chunkNode.push(i)
     }

@@ -162,6 +162,28 @@ const timeline = (index: TreeIndex, end: number): string => {
     `<div class="tl-row">${frames.join("")}</div></div>`
 }
 
+// The entity registry (imported or built): one row per entry, its nodes as links; nothing when the tree has none.
+const registryTable = (index: TreeIndex): string => {
+  const entities = index.entities ?? []
+  if (entities.length === 0) return ""
+  const rows = entities.map((entity) => {
+    const about = [entity.description, entity.appearance, entity.identity].filter((part) =>
+      part !== undefined && part.trim() !== ""
+    )
+    const nodes = (entity.nodes ?? []).filter((id) => index.nodes.has(id))
+      .map((id) => `<a href="${esc(nodeHref(id))}"><code class="id">${esc(id)}</code></a>`)
+    return `<tr id="${esc(`entity-${index.videoId}-${entity.id}`)}"><td>${esc(entity.name ?? entity.id)}</td><td>${
+      esc((entity.aliases ?? []).join(" · "))
+    }</td><td>${esc(about.join("; "))}</td><td class="n">${
+      entity.first_seen === undefined ? "" : esc(videoTime(entity.first_seen))
+    }</td><td>${nodes.join(" ")}</td></tr>`
+  }).join("")
+  return `<details class="registry"><summary>${
+    esc(`${formatCount(entities.length)} ${entities.length === 1 ? "entity" : "entities"}`)
+  } in the registry</summary>` +
+    `<table><tr><th>Name</th><th>Also called</th><th>About</th><th>First seen</th><th>Nodes</th></tr>${rows}</table></details>`
+}
+
 const countsOf = (index: TreeIndex) => {
   const counts = { 1: 0, 2: 0, 3: 0 }
   let end = 0
@@ -198,7 +220,7 @@ const treeSection = (tree: TreePageTree, headed: boolean): string => {
     `<p class="muted">${
       esc([...about, countOf(counts[1], "scene"), countOf(counts[2], "event"), countOf(counts[3], "frame")].join(" · "))
     }</p>` +
-    `${timeline(index, end)}\n${scenes}\n</section>`
+    `${timeline(index, end)}\n${registryTable(index)}\n${scenes}\n</section>`
 }
 
 const indexTable = (trees: ReadonlyArray<TreePageTree>): string =>

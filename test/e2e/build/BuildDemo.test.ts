@@ -8,8 +8,9 @@ describe("npm run demo (with ffmpeg)", () => {
     const result = await runDemo()
     assert.strictEqual(result.code, 0, result.stderr)
     assert.match(result.stderr, /^demo: vtree build samples\/video\/vtDemo0001a\.mp4 --out /m)
-    // The build's summary row: 30 s, 15 frames all sent, two vision calls or more, one scene call.
-    assert.match(result.stdout, /^vtDemo0001a\s+0\.5 min\s+15\s+\d+\s+1\s+\d+\s+1\s+0\s/m)
+    // The build's summary row: 30 s, 15 frames all sent, two vision calls or more, two text calls (the scene's
+    // and the entity registry's).
+    assert.match(result.stdout, /^vtDemo0001a\s+0\.5 min\s+15\s+\d+\s+1\s+\d+\s+2\s+0\s/m)
     const summaries = result.stdout.match(/^Run run-\S+ · completed/gm) ?? []
     assert.strictEqual(summaries.length, 2, result.stdout)
     assert.match(result.stdout, /^finished\s+9$/m)

@@ -6,7 +6,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { buildCalls, buildSim, question, synthVideo } from "../../support/build/SynthBuild.js"
+import { buildCalls, buildSim, question, registryCalls, synthVideo } from "../../support/build/SynthBuild.js"
 import { runCli } from "../../support/cli/InProcess.js"
 import type { tempDir } from "../../support/harness/Cli.js"
 import { oneLine, simEnv } from "../../support/harness/Cli.js"
@@ -35,7 +35,8 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     const before = sim.requests.length
     const result = await runCli(["build", video.video, "--out", out, "--dry-run"], simEnv(sim.url))
     assert.strictEqual(result.code, 0, result.stderr)
-    assert.match(result.stdout, /^synth\s+1\.5 min\s+45\s+5\s+1\s+5\s+1\s+0\s+45\s.*\ssidecar$/m)
+    // Two llm calls: the scene's and the entity registry's.
+    assert.match(result.stdout, /^synth\s+1\.5 min\s+45\s+5\s+1\s+5\s+2\s+0\s+45\s.*\ssidecar$/m)
     assert.include(result.stdout, "dry run: nothing was called or written")
     assert.isFalse(existsSync(out))
     assert.strictEqual(sim.requests.length, before)
@@ -47,7 +48,8 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     const args = ["build", video.video, "--out", out, "--domain", "Synthetic", "--scenes", "fixed"]
     const built = await runCli(args, simEnv(sim.url))
     assert.strictEqual(built.code, 0, built.stderr)
-    assert.match(built.stdout, /^synth\s+1\.5 min\s+45\s+\d+\s+1\s+\d+\s+1\s+0\s.*\ssidecar$/m)
+    // llm calls: the scene's and the entity registry's.
+    assert.match(built.stdout, /^synth\s+1\.5 min\s+45\s+\d+\s+1\s+\d+\s+2\s+0\s.*\ssidecar$/m)
     const tree = JSON.parse(readFileSync(join(out, "synth", "tree.json"), "utf8")) as {
       domain: string
       build: { subtitles: { source: string; cues: number }; frames: { sampled: number; sent: number } }
@@ -73,6 +75,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     assert.strictEqual(tree.nodes["synth_L1_000_L2_002"]!.subtitle, "Colour bars fill the screen.")
     assert.strictEqual(tree.nodes["synth_L1_000_L2_000_L3_001"]!.subtitle, "The red room is empty.")
     assert.strictEqual(buildCalls(sim), nodes.filter(([, n]) => n.level < 3).length)
+    assert.strictEqual(registryCalls(sim), 1)
 
     const validated = await runCli(["tree", "validate", join(out, "synth")], {})
     assert.strictEqual(validated.code, 0, validated.stderr)
@@ -102,6 +105,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     const again = await runCli(args, simEnv(sim.url))
     assert.strictEqual(again.code, 0, again.stderr)
     assert.strictEqual(buildCalls(sim), before)
+    assert.strictEqual(registryCalls(sim), 1)
     assert.strictEqual(readFileSync(join(out, "synth", "tree.json"), "utf8"), JSON.stringify(tree, null, 1) + "\n")
   }, 180_000)
 
@@ -127,7 +131,7 @@ describe("vtree build (live ffmpeg, openai-sim)", () => {
     const out = join(work.dir, "late-trees")
     const dry = await runCli(["build", late, "--out", out, "--dry-run"], simEnv(sim.url))
     assert.strictEqual(dry.code, 0, dry.stderr)
-    assert.match(dry.stdout, /^late\s+1\.5 min\s+45\s+5\s+1\s+5\s+1\s+0\s+45\s/m)
+    assert.match(dry.stdout, /^late\s+1\.5 min\s+45\s+5\s+1\s+5\s+2\s+0\s+45\s/m)
     const built = await runCli(["build", late, "--out", out], simEnv(sim.url))
     assert.strictEqual(built.code, 0, built.stderr)
     const tree = JSON.parse(readFileSync(join(out, "late", "tree.json"), "utf8")) as {

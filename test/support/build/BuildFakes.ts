@@ -10,7 +10,7 @@ import { FrameSource } from "../../../src/services/FrameSource.js"
 import type { ChatRequest } from "../../../src/services/LLMProvider.js"
 import { MediaProbe } from "../../../src/services/MediaProbe.js"
 import type { VisionRequest } from "../../../src/services/VLMProvider.js"
-import { eventReply, sceneReply } from "../openai-sim/builder.js"
+import { buildCallKind, eventReply, registryReply, sceneReply } from "../openai-sim/builder.js"
 
 export interface FakeVideo {
   readonly durationSeconds: number
@@ -101,5 +101,8 @@ export const makeFakeMedia = (videos: Readonly<Record<string, FakeVideo>>) =>
 /** A scripted-VLM script answering every event call like the simulator does. */
 export const vlmCards = (request: VisionRequest): string => eventReply(request.text)
 
-/** A scripted-LLM script answering every scene call like the simulator does. */
-export const llmCards = (request: ChatRequest): string => sceneReply(request.messages.at(-1)?.content ?? "")
+/** A scripted-LLM script answering every scene (and entity registry) call like the simulator does. */
+export const llmCards = (request: ChatRequest): string => {
+  const user = request.messages.at(-1)?.content ?? ""
+  return buildCallKind(request.messages[0]?.content ?? "") === "registry" ? registryReply(user) : sceneReply(user)
+}

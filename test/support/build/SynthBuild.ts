@@ -21,9 +21,16 @@ const systemOf = (request: OpenAiSim.SimRequest): string => {
   return typeof system === "string" ? system : ""
 }
 
-/** How many build calls (event and scene cards) the simulator has answered. */
+/** How many build calls of the cards (event and scene) the simulator has answered; the registry's are `registryCalls`. */
 export const buildCalls = (sim: OpenAiSim.OpenAiSim) =>
-  sim.requests.filter((r) => buildCallKind(systemOf(r)) !== undefined).length
+  sim.requests.filter((r) => {
+    const kind = buildCallKind(systemOf(r))
+    return kind === "event" || kind === "scene"
+  }).length
+
+/** How many entity registry calls the simulator has answered. */
+export const registryCalls = (sim: OpenAiSim.OpenAiSim) =>
+  sim.requests.filter((r) => buildCallKind(systemOf(r)) === "registry").length
 
 /** A folder with a 90-second synthetic video ("synth", four shots, three cues) in it. */
 export const synthVideo = async (): Promise<

@@ -25,12 +25,17 @@ const textOf = (content: unknown): string =>
 const messagesOf = (request: SimRequest): ReadonlyArray<Message> =>
   Array.isArray(request.body["messages"]) ? (request.body["messages"] as ReadonlyArray<Message>) : []
 
-/** An event call's system prompt shows the reply shape with a `"frames": [` list; a scene call's starts its object with `"scene_summary":`. */
-export const buildCallKind = (system: string): "event" | "scene" | undefined =>
+/**
+ * An event call's system prompt shows the reply shape with a `"frames": [` list; a scene call's starts its
+ * object with `"scene_summary":`; the entity registry's holds `"entities": [` and `"aliases"`.
+ */
+export const buildCallKind = (system: string): "event" | "scene" | "registry" | undefined =>
   system.includes("\"frames\": [") && system.includes("\"event_description\"")
     ? "event"
     : system.includes("\"scene_summary\":") && system.includes("\"temporal_flow\"")
     ? "scene"
+    : system.includes("\"entities\": [") && system.includes("\"aliases\"")
+    ? "registry"
     : undefined
 
 const stopWords = new Set([
@@ -143,6 +148,34 @@ export const sceneReply = (text: string): string => {
   })
 }
 
+/**
+ * The reply to a registry call: one entity per distinct item of the cards' `entities:` lines (case aside),
+ * listing every node whose card names it.
+ */
+export const registryReply = (text: string): string => {
+  const entities = new Map<string, { name: string; nodes: Array<string> }>()
+  let node: string | undefined
+  for (const line of text.split("\n")) {
+    const header = /^(?:Scene|Event) (\S+) \(/.exec(line)
+    if (header !== null) node = header[1]
+    const named = /^ {2}entities: (.*)$/.exec(line)
+    if (named === null || node === undefined) continue
+    for (const name of named[1]!.split("; ").map((item) => item.trim()).filter((item) => item !== "")) {
+      const entry = entities.get(name.toLowerCase()) ?? { name, nodes: [] }
+      if (!entry.nodes.includes(node)) entry.nodes.push(node)
+      entities.set(name.toLowerCase(), entry)
+    }
+  }
+  return JSON.stringify({
+    entities: [...entities.values()].map((entry) => ({
+      name: entry.name,
+      aliases: [],
+      description: `Named in ${entry.nodes.length} cards.`,
+      nodes: entry.nodes
+    }))
+  })
+}
+
 /** For `OpenAiSim.start({ intercept })`: answers build calls, leaves every other request to the scripts. */
 export const answerBuildCalls = (request: SimRequest): ChatReply | undefined => {
   const messages = messagesOf(request)
@@ -150,5 +183,5 @@ export const answerBuildCalls = (request: SimRequest): ChatReply | undefined => 
   const kind = buildCallKind(system)
   if (kind === undefined) return undefined
   const user = textOf(messages.find((m) => m.role === "user")?.content)
-  return { content: kind === "event" ? eventReply(user) : sceneReply(user) }
+  return { content: kind === "event" ? eventReply(user) : kind === "scene" ? sceneReply(user) : registryReply(user) }
 }

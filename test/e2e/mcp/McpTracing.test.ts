@@ -84,6 +84,8 @@ describe("vtree mcp exporting traces (built CLI, stdio, OTLP/HTTP)", () => {
         assert.deepStrictEqual(call.attributes, {
           "mcp.method.name": "tools/call",
           "gen_ai.operation.name": "execute_tool",
+          "langfuse.observation.type": "tool",
+          "openinference.span.kind": "TOOL",
           "gen_ai.tool.name": tool
         })
       }
@@ -92,6 +94,8 @@ describe("vtree mcp exporting traces (built CLI, stdio, OTLP/HTTP)", () => {
       assert.strictEqual(agents.length, 1)
       const agent = agents[0]!
       assert.strictEqual(agent.attributes["gen_ai.operation.name"], "invoke_agent")
+      // A tool call is no invocation: the agent run is the first of its trace.
+      assert.strictEqual(agent.attributes["gen_ai.invocation.is_nested"], false)
       assert.strictEqual(agent.attributes["vtree.video_id"], question.videoId)
       assert.strictEqual(agent.attributes["vtree.stop_reason"], "finished")
       const run = inside(spans, agent)

@@ -8,7 +8,7 @@ import {
   tokenDetails
 } from "../../services/CallLog.js"
 import type { Usage } from "../../services/LLMProvider.js"
-import { annotateContent, contentText, currentCallCost } from "../../services/Telemetry.js"
+import { annotateContent, annotateSpan, contentText, currentCallCost } from "../../services/Telemetry.js"
 
 /**
  * The one reliability policy every provider adapter uses: a per-provider concurrency cap, a timeout per
@@ -133,13 +133,15 @@ export const outcomeAttributes = (outcome: CallOutcome): Record<string, unknown>
 /** Reports the call and annotates its span with the same figures (and its cost, when the run has prices). */
 const recordAndAnnotate = (outcome: CallOutcome) =>
   Effect.zipRight(
-    Effect.flatMap(FiberRef.get(currentCallCost), (cost) => {
-      const usd = cost === null ? null : cost(outcome)
-      return Effect.annotateCurrentSpan({
-        ...outcomeAttributes(outcome),
-        ...(usd === null ? {} : { "vtree.cost_usd": usd })
-      })
-    }),
+    Effect.flatMap(FiberRef.get(currentCallCost), (cost) =>
+      // Built only when a span records them: with tracing off, neither the attributes nor the cost.
+      annotateSpan(() => {
+        const usd = cost === null ? null : cost(outcome)
+        return {
+          ...outcomeAttributes(outcome),
+          ...(usd === null ? {} : { "vtree.cost_usd": usd })
+        }
+      })),
     recordCall(outcome)
   )
 
@@ -209,7 +211,7 @@ const reportedCall = <A, R>(
           const described = Effect.zipRight(
             responseModel === undefined
               ? Effect.void
-              : Effect.annotateCurrentSpan("gen_ai.response.model", responseModel),
+              : annotateSpan({ "gen_ai.response.model": responseModel }),
             annotateContent(() =>
               span.output === undefined ? {} : { "gen_ai.output.messages": contentText(span.output(result)) }
             )

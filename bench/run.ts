@@ -31,7 +31,8 @@ const all = [
   "reportStatistics",
   "judge",
   "videommev2",
-  "hourCost"
+  "hourCost",
+  "loopcost"
 ] as const
 
 const file = new URL("../BENCHMARKS.md", import.meta.url)

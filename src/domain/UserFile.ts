@@ -32,6 +32,9 @@ export class UserFileError extends Schema.TaggedError<UserFileError>()("UserFile
   }
 }
 
+/** What a read asks for past the size the file stated. */
+const readChunk = 64 * 1024
+
 const sizeText = (bytes: number): string =>
   bytes >= mib ? `${Math.round(bytes / mib)} MiB` : `${Math.round(bytes / 1024)} KiB`
 
@@ -77,24 +80,30 @@ export const readUserFile = Effect.fn("UserFile.read")(function*(file: string, m
       detail: `is ${kindOf(info.type)}, not a regular file — vtree reads only regular files; pass a file`
     })
   }
-  const tooLarge = new UserFileError({
-    reason: "TooLarge",
-    file,
-    detail: `is larger than ${sizeText(maxBytes)}, the most vtree reads from such a file — pass a smaller file`
-  })
-  if (Number(info.size) > maxBytes) return yield* tooLarge
+  const tooLarge = () =>
+    new UserFileError({
+      reason: "TooLarge",
+      file,
+      detail: `is larger than ${sizeText(maxBytes)}, the most vtree reads from such a file — pass a smaller file`
+    })
+  if (Number(info.size) > maxBytes) return yield* tooLarge()
   return yield* Effect.scoped(Effect.gen(function*() {
     const handle = yield* fs.open(file, { flag: "r" })
     const chunks: Array<Uint8Array> = []
     let total = 0
+    // Each read allocates what it asks for: the first asks for the stated size, later ones (the end, or
+    // what a growing file added) for a chunk. Asking 4 MiB each time allocated 8 MiB per tree read, and a
+    // run reads hundreds of trees.
+    let want = Number(info.size) > 0 ? Number(info.size) : readChunk
     while (total <= maxBytes) {
-      const chunk = yield* handle.readAlloc(Math.min(maxBytes + 1 - total, 4 * mib))
+      const chunk = yield* handle.readAlloc(Math.min(maxBytes + 1 - total, want))
       if (chunk._tag === "None" || chunk.value.length === 0) break
       chunks.push(chunk.value)
       total += chunk.value.length
+      want = readChunk
     }
-    if (total > maxBytes) return yield* tooLarge
-    return Buffer.concat(chunks, total) as Uint8Array
+    if (total > maxBytes) return yield* tooLarge()
+    return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)) as Uint8Array
   })).pipe(Effect.mapError((error) => error instanceof UserFileError ? error : unreadable(error)))
 })
 

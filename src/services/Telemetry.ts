@@ -1,4 +1,4 @@
-import { Effect, FiberRef, Option, type Tracer } from "effect"
+import { Context, Effect, FiberRef, Option, Tracer } from "effect"
 import type { CallOutcome } from "./CallLog.js"
 import { agentName, GenAiAttr, operationAttributes, spanName } from "./GenAiConventions.js"
 
@@ -85,11 +85,41 @@ export const withRetrievalSpan =
       }
     })
 
+/**
+ * The span `Effect.annotateCurrentSpan` would annotate: the innermost one whose tracer is on. Found without
+ * failing: with tracing off there is none, and annotateCurrentSpan then builds (and drops) an exception
+ * with a stack trace each time, several times per model call.
+ */
+const propagatedSpan = (span: Option.Option<Tracer.AnySpan>): Tracer.Span | undefined => {
+  while (Option.isSome(span)) {
+    if (!Context.get(span.value.context, Tracer.DisablePropagation)) {
+      return span.value._tag === "Span" ? span.value : undefined
+    }
+    if (span.value._tag !== "Span") return undefined
+    span = span.value.parent
+  }
+  return undefined
+}
+
+/**
+ * `Effect.annotateCurrentSpan` for hot paths: nothing is built when no span records it (tracing off), and
+ * attributes given as a function are computed only when one does.
+ */
+export const annotateSpan = (
+  attributes: Record<string, unknown> | (() => Record<string, unknown>)
+): Effect.Effect<void> =>
+  Effect.contextWith((context: Context.Context<never>) => {
+    const span = propagatedSpan(Context.getOption(context, Tracer.ParentSpan))
+    if (span === undefined) return
+    const values = typeof attributes === "function" ? attributes() : attributes
+    for (const key in values) span.attribute(key, values[key])
+  })
+
 /** Attributes set on the current span only when content capture is on; `attributes` is not even built otherwise. */
 export const annotateContent = (attributes: () => Record<string, unknown>): Effect.Effect<void> =>
   Effect.flatMap(
     FiberRef.get(captureGenAiContent),
-    (capture) => capture ? Effect.annotateCurrentSpan(attributes()) : Effect.void
+    (capture) => capture ? annotateSpan(attributes) : Effect.void
   )
 
 /** Content as a span attribute value: strings as they are, anything else as JSON. */

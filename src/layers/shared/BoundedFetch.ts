@@ -40,7 +40,7 @@ export const boundedFetch =
   (limits: ReplyLimits, inner: typeof fetch = globalThis.fetch): typeof fetch => async (input, init) => {
     const controller = new AbortController()
     const outer = init?.signal
-    let bodyControl: TransformStreamDefaultController<Uint8Array> | undefined
+    let bodyControl: ReadableStreamDefaultController<Uint8Array> | undefined
     const stop = (error: ReplyOverLimit) => {
       bodyControl?.error(error)
       controller.abort(error)
@@ -81,30 +81,39 @@ export const boundedFetch =
       return response
     }
     let bytes = 0
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        start: (control) => {
-          bodyControl = control
-        },
-        transform: (chunk, control) => {
-          clearTimeout(timer)
-          bytes += chunk.byteLength
-          if (bytes > limits.maxBytes) {
-            done()
-            return stop(
-              new ReplyOverLimit(
-                "size",
-                `the reply was over the ${
-                  mib(limits.maxBytes)
-                } cap (VTREE_PROVIDER_MAX_REPLY_BYTES) — check the server, or raise the cap`
-              )
+    const reader = response.body.getReader()
+    // A stream that pulls from the reply's own: a TransformStream and its pipe cost more than the rest of
+    // this fetch, at every model call.
+    const body = new ReadableStream<Uint8Array>({
+      start: (control) => {
+        bodyControl = control
+      },
+      pull: async (control) => {
+        const chunk = await reader.read()
+        if (chunk.done) {
+          done()
+          return control.close()
+        }
+        clearTimeout(timer)
+        bytes += chunk.value.byteLength
+        if (bytes > limits.maxBytes) {
+          done()
+          return stop(
+            new ReplyOverLimit(
+              "size",
+              `the reply was over the ${
+                mib(limits.maxBytes)
+              } cap (VTREE_PROVIDER_MAX_REPLY_BYTES) — check the server, or raise the cap`
             )
-          }
-          control.enqueue(chunk)
-        },
-        flush: done
-      })
-    )
+          )
+        }
+        control.enqueue(chunk.value)
+      },
+      cancel: (reason) => {
+        done()
+        return reader.cancel(reason)
+      }
+    })
     // A Response of our own is the one way to hand the SDK a body read through the limits.
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
   }

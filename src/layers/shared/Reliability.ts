@@ -15,7 +15,7 @@ import {
   usageAttributes
 } from "../../services/GenAiConventions.js"
 import type { TokenBreakdown, Usage } from "../../services/LLMProvider.js"
-import { annotateContent, contentText, currentCallCost } from "../../services/Telemetry.js"
+import { annotateContent, annotateSpan, contentText, currentCallCost } from "../../services/Telemetry.js"
 
 /**
  * The one reliability policy every provider adapter uses: a per-provider concurrency cap, a timeout per
@@ -138,13 +138,15 @@ const outcomeAttributes = (outcome: CallOutcome, breakdown?: TokenBreakdown): Re
 /** Reports the call and annotates its span with the same figures (and its cost, when the run has prices). */
 const recordAndAnnotate = (outcome: CallOutcome, breakdown?: TokenBreakdown) =>
   Effect.zipRight(
-    Effect.flatMap(FiberRef.get(currentCallCost), (cost) => {
-      const usd = cost === null ? null : cost(outcome)
-      return Effect.annotateCurrentSpan({
-        ...outcomeAttributes(outcome, breakdown),
-        ...(usd === null ? {} : { "vtree.cost_usd": usd })
-      })
-    }),
+    Effect.flatMap(FiberRef.get(currentCallCost), (cost) =>
+      // Built only when a span records them: with tracing off, neither the attributes nor the cost.
+      annotateSpan(() => {
+        const usd = cost === null ? null : cost(outcome)
+        return {
+          ...outcomeAttributes(outcome, breakdown),
+          ...(usd === null ? {} : { "vtree.cost_usd": usd })
+        }
+      })),
     recordCall(outcome)
   )
 
@@ -214,7 +216,7 @@ const reportedCall = <A, R>(
           const described = Effect.zipRight(
             responseModel === undefined
               ? Effect.void
-              : Effect.annotateCurrentSpan(GenAiAttr.responseModel, responseModel),
+              : annotateSpan({ [GenAiAttr.responseModel]: responseModel }),
             annotateContent(() =>
               span.output === undefined ? {} : { [GenAiAttr.outputMessages]: contentText(span.output(result)) }
             )

@@ -12,6 +12,7 @@ import {
   type ToolCall,
   type ToolDefinition
 } from "../../services/LLMProvider.js"
+import { annotateSpan } from "../../services/Telemetry.js"
 import type { Labels } from "../prompts/PromptManager.js"
 import { fillPlaceholders } from "../prompts/SystemPrompt.js"
 import type { Dispatcher, Submission, ToolResult, UnknownTool } from "../tools/Dispatcher.js"
@@ -267,7 +268,7 @@ const rejectUnparseable = <R>(talk: Conversation<R>, call: ToolCall | undefined,
   Effect.gen(function*() {
     talk.parseFailures += 1
     talk.input.stats.parseFailures += 1
-    yield* Effect.annotateCurrentSpan("vtree.step.rejected", "unparseable")
+    yield* annotateSpan({ "vtree.step.rejected": "unparseable" })
     if (talk.parseFailures >= maxParseFailures) {
       return ending("parse_error", { error: `${maxParseFailures} unparseable replies in a row; last: ${reason}` })
     }
@@ -299,7 +300,7 @@ const rejectUnknownTool = <R>(
     const { input } = talk
     talk.unknownCalls += 1
     input.stats.unknownTools += 1
-    yield* Effect.annotateCurrentSpan("vtree.step.rejected", "unknown_tool")
+    yield* annotateSpan({ "vtree.step.rejected": "unknown_tool" })
     const spent = talk.unknownCalls > input.maxSteps
     answerReply(
       talk,
@@ -340,7 +341,7 @@ const recordToolStep = <R>(
     })
     const step = stepRecordOf(index, reply, parsed, output)
     talk.steps.push(step)
-    yield* Effect.annotateCurrentSpan("vtree.step.tool", action.tool)
+    yield* annotateSpan({ "vtree.step.tool": action.tool })
     const spent = submission === undefined && talk.steps.length >= talk.input.maxSteps
     answerReply(
       talk,

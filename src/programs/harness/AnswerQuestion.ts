@@ -20,7 +20,7 @@ import {
 } from "../../services/CallLog.js"
 import { GenAiAttr } from "../../services/GenAiConventions.js"
 import { RunStore } from "../../services/RunStore.js"
-import { currentCallCost, withInvokeAgentSpan } from "../../services/Telemetry.js"
+import { annotateSpan, currentCallCost, withInvokeAgentSpan } from "../../services/Telemetry.js"
 import { type QuestionInput, runQuestion, type RunQuestionOptions } from "../agent/RunQuestion.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
 import type { ControlAnswering } from "./BlindAnswer.js"
@@ -176,7 +176,7 @@ export const answerAndSave = <R>(
       const [answered, calls] = yield* restore(
         captureCalls(question.questionId)(answerQuestion(input, trees, options)).pipe(
           Effect.tap(([answered, calls]) =>
-            Effect.annotateCurrentSpan(agentOutcome(question, answered.prediction, calls, prices))
+            annotateSpan(() => agentOutcome(question, answered.prediction, calls, prices))
           ),
           Effect.locally(currentCallCost, prices === undefined ? null : (call) => costOfCalls([call], prices)),
           withInvokeAgentSpan({

@@ -94,33 +94,41 @@ export interface ToolKit {
   readonly stats: MutableToolStats
 }
 
-/**
- * A tool whose args are decoded with `schema` first; undecodable args become `[Tool error]` text that
- * names the tool and the offending field, so the agent can correct itself on the next step.
- */
-export const defineTool = <A, I, R>(
-  kit: ToolKit,
-  name: string,
-  schema: Schema.Schema<A, I, never>,
-  run: (args: A) => Effect.Effect<string | ToolResult, never, R>,
-  description = ""
-): AgentTool<R> => {
-  const decode = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
-  return {
-    name,
-    definition: toolDefinition(name, description, schema),
-    run: (args) =>
-      Either.match(decode(args), {
-        onLeft: (error) =>
-          Effect.sync((): ToolResult => {
-            kit.stats.badArgs += 1
-            return { output: `${kit.labels.toolError} ${name}: ${ParseResult.TreeFormatter.formatErrorSync(error)}` }
-          }),
-        onRight: (decoded) =>
-          Effect.map(run(decoded), (result): ToolResult => typeof result === "string" ? { output: result } : result)
-      })
-  }
+/** A tool's name, its function definition and its args decoder: built once per tool, not once per question. */
+export interface ToolSpec<A> {
+  readonly name: string
+  readonly definition: ToolDefinition
+  readonly decode: (args: unknown) => Either.Either<A, ParseResult.ParseError>
 }
+
+export const toolSpec = <A, I>(name: string, schema: Schema.Schema<A, I, never>, description = ""): ToolSpec<A> => ({
+  name,
+  definition: toolDefinition(name, description, schema),
+  decode: Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
+})
+
+/**
+ * A tool whose args are decoded with its spec's schema first; undecodable args become `[Tool error]` text
+ * that names the tool and the offending field, so the agent can correct itself on the next step.
+ */
+export const defineTool = <A, R>(
+  kit: ToolKit,
+  spec: ToolSpec<A>,
+  run: (args: A) => Effect.Effect<string | ToolResult, never, R>
+): AgentTool<R> => ({
+  name: spec.name,
+  definition: spec.definition,
+  run: (args) =>
+    Either.match(spec.decode(args), {
+      onLeft: (error) =>
+        Effect.sync((): ToolResult => {
+          kit.stats.badArgs += 1
+          return { output: `${kit.labels.toolError} ${spec.name}: ${ParseResult.TreeFormatter.formatErrorSync(error)}` }
+        }),
+      onRight: (decoded) =>
+        Effect.map(run(decoded), (result): ToolResult => typeof result === "string" ? { output: result } : result)
+    })
+})
 
 /** Later tools replace earlier ones of the same name, so callers can add or override tools. */
 export const makeDispatcher = <R>(tools: ReadonlyArray<AgentTool<R>>): Dispatcher<R> => {
@@ -231,6 +239,14 @@ const coreToolDescriptions = {
   read_skill: "Read the full text of a skill from the catalog in the system prompt."
 } as const
 
+const coreSpecs = {
+  view_node: toolSpec("view_node", ViewNodeArgs, coreToolDescriptions.view_node),
+  search_similar: toolSpec("search_similar", SearchSimilarArgs, coreToolDescriptions.search_similar),
+  observe_frame: toolSpec("observe_frame", ObserveFrameArgs, coreToolDescriptions.observe_frame),
+  submit_answer: toolSpec("submit_answer", SubmitAnswerArgs, coreToolDescriptions.submit_answer),
+  read_skill: toolSpec("read_skill", ReadSkillArgs, coreToolDescriptions.read_skill)
+}
+
 export interface CoreToolOptions {
   /** read_skill exists only in manual mode, where the system prompt lists the catalog. */
   readonly skillMode: SkillMode
@@ -247,39 +263,33 @@ export const makeCoreTools = (
   const tools: Array<AgentTool<LLMProvider | VLMProvider>> = [
     defineTool(
       kit,
-      "view_node",
-      ViewNodeArgs,
-      (args) => viewNode(context, args).pipe(Effect.catchAll(asToolError)),
-      coreToolDescriptions.view_node
+      coreSpecs.view_node,
+      (args) => viewNode(context, args).pipe(Effect.catchAll(asToolError))
     ),
     defineTool(
       kit,
-      "search_similar",
-      SearchSimilarArgs,
-      (args) => searchSimilar(context, args).pipe(Effect.catchAll(asToolError)),
-      coreToolDescriptions.search_similar
+      coreSpecs.search_similar,
+      (args) => searchSimilar(context, args).pipe(Effect.catchAll(asToolError))
     ),
     defineTool(
       kit,
-      "observe_frame",
-      ObserveFrameArgs,
-      (args) => observeFrame(context, args.node_ids, args.question ?? context.question),
-      coreToolDescriptions.observe_frame
+      coreSpecs.observe_frame,
+      (args) => observeFrame(context, args.node_ids, args.question ?? context.question)
     ),
-    defineTool(kit, "submit_answer", SubmitAnswerArgs, (args) =>
+    defineTool(kit, coreSpecs.submit_answer, (args) =>
       Effect.succeed<ToolResult>({
         output: `${labels.ok} ${labels.answerSubmitted}: ${args.answer}`,
         submission: { answer: args.answer, evidence: asText(args.evidence), reasoning: asText(args.reasoning) }
-      }), coreToolDescriptions.submit_answer)
+      }))
   ]
   if (options.skillMode !== "manual") return tools
   const names = context.prompts.skills.filter((skill) => !skill.always).map((skill) => skill.name)
   return [
     ...tools,
-    defineTool(kit, "read_skill", ReadSkillArgs, (args) =>
+    defineTool(kit, coreSpecs.read_skill, (args) =>
       Effect.succeed(
         context.prompts.readSkill(args.name) ??
           `${labels.toolError} read_skill: no skill named "${args.name}"; available: ${names.join(", ")}`
-      ), coreToolDescriptions.read_skill)
+      ))
   ]
 }

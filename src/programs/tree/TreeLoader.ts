@@ -96,24 +96,35 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const { dir, file } = resolveTreePaths(path, input)
-  // A video given where its tree was meant (`tree validate VIDEO.mp4`): the read would fail with ENOTDIR.
-  const isFile = !input.toLowerCase().endsWith(".json") &&
-    (yield* fs.stat(input).pipe(Effect.map((info) => info.type === "File"), Effect.orElseSucceed(() => false)))
-  if (isFile) {
-    return yield* TreeDecodeError.at(
-      input,
-      "",
-      "a file, not a tree folder",
-      `did you mean \`vtree build ${input}\`? tree commands read a tree folder (holding tree.json) or its tree.json`,
-      "NotFound"
-    )
-  }
-  // A folder of trees given where one tree was meant: name the trees it holds.
-  const inside = input.toLowerCase().endsWith(".json") ? [] : yield* treesInside(fs, path, input)
+  const isJson = input.toLowerCase().endsWith(".json")
+  // The hints look at the disk only once the read has failed: a run reads hundreds of trees that are there.
   const bytes = yield* readUserFile(file, userFileCaps.tree).pipe(
-    Effect.mapError((error) =>
-      error.reason === "NotFound"
-        ? TreeDecodeError.at(
+    Effect.catchAll((error) =>
+      Effect.gen(function*() {
+        // A video given where its tree was meant (`tree validate VIDEO.mp4`): the read fails with ENOTDIR.
+        const isFile = !isJson &&
+          (yield* fs.stat(input).pipe(Effect.map((info) => info.type === "File"), Effect.orElseSucceed(() => false)))
+        if (isFile) {
+          return yield* TreeDecodeError.at(
+            input,
+            "",
+            "a file, not a tree folder",
+            `did you mean \`vtree build ${input}\`? tree commands read a tree folder (holding tree.json) or its tree.json`,
+            "NotFound"
+          )
+        }
+        if (error.reason !== "NotFound") {
+          return yield* TreeDecodeError.at(
+            file,
+            "",
+            error.detail.split(" — ")[0]!,
+            error.detail.split(" — ")[1] ?? "check the path and its permissions",
+            "Unreadable"
+          )
+        }
+        // A folder of trees given where one tree was meant: name the trees it holds.
+        const inside = isJson ? [] : yield* treesInside(fs, path, input)
+        return yield* TreeDecodeError.at(
           file,
           "",
           "not found",
@@ -122,13 +133,7 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
             : "pass a tree directory holding tree.json, or the tree.json file itself",
           "NotFound"
         )
-        : TreeDecodeError.at(
-          file,
-          "",
-          error.detail.split(" — ")[0]!,
-          error.detail.split(" — ")[1] ?? "check the path and its permissions",
-          "Unreadable"
-        )
+      })
     )
   )
   // infer finds a video's tree as <trees>/<videoID>/tree.json: a tree filed under another name would

@@ -36,6 +36,14 @@ const countedProgress = (sql: SqlClient.SqlClient) =>
         AND c.expires_at > (EXTRACT(EPOCH FROM now()) * 1000)::bigint
       WHERE q.run_id = 'r' GROUP BY q.run_id`
 
+// The progress query every worker runs now (QueueRepository.progressOf): the kept counts and the held few.
+const keptProgress = (sql: SqlClient.SqlClient) =>
+  sql`SELECT r.run_id, r.question_count AS total, r.done_count AS done,
+        (SELECT COUNT(*) FROM run_questions q JOIN run_claims c ON c.run_id = q.run_id AND c.owner_id = q.claimed_by
+         WHERE q.run_id = r.run_id AND q.done = 0 AND q.claimed_by IS NOT NULL
+         AND c.expires_at > (EXTRACT(EPOCH FROM now()) * 1000)::bigint) AS claimed
+      FROM run_queues r WHERE r.run_id = 'r'`
+
 const program = (url: string) =>
   Effect.gen(function*() {
     const creator = yield* open(url)
@@ -54,10 +62,12 @@ const program = (url: string) =>
     }
     const reads: Array<number> = []
     for (let i = 0; i < 30; i++) reads.push((yield* timed(creator.store.getRun("r"))).ms)
+    const kept: Array<number> = []
+    for (let i = 0; i < 30; i++) kept.push((yield* timed(keptProgress(creator.sql))).ms)
     const counted: Array<number> = []
     for (let i = 0; i < 5; i++) counted.push((yield* timed(countedProgress(creator.sql))).ms)
     const run = yield* creator.store.getRun("r")
-    return { plan: plan.ms, joins, reads, counted, progress: run._tag === "Some" ? run.value.progress : null }
+    return { plan: plan.ms, joins, reads, kept, counted, progress: run._tag === "Some" ? run.value.progress : null }
   }).pipe(Effect.scoped)
 
 const main = async () => {
@@ -79,6 +89,7 @@ const main = async () => {
       `| progress read (getRun: run, claims, progress), median of 30 | 347–637 ms | ${fmt(median(r.reads))} ms (max ${
         fmt(Math.max(...r.reads))
       }) |`,
+      `| its progress query alone (kept counts + held questions), median of 30 | | ${fmt(median(r.kept))} ms |`,
       `| the old counting query, same database, median of 5 | | ${fmt(median(r.counted))} ms |`,
       "",
       `Progress read back: ${JSON.stringify(r.progress)}.`

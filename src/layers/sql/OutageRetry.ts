@@ -63,7 +63,7 @@ export const unreachable = (shown: string, what: string, cause: unknown): RunSto
  * so a fleet of workers does not reconnect in step; given up once `bound` has passed since the first
  * failure.
  */
-export const outageSchedule = (bound: Duration.DurationInput) =>
+const outageSchedule = (bound: Duration.DurationInput) =>
   Schedule.exponential("250 millis").pipe(
     Schedule.union(Schedule.spaced("5 seconds")),
     Schedule.jittered,

@@ -40,7 +40,7 @@ const callInserter = (answers: AnswerRepository) =>
   })))
 
 /** The question set as one value: a joining worker with the same set need not touch the queue's rows. */
-export const questionSetHash = (ids: ReadonlyArray<string>): string => {
+const questionSetHash = (ids: ReadonlyArray<string>): string => {
   const hash = createHash("sha256")
   for (const id of ids) hash.update(`${id.length}:${id}`)
   return hash.digest("hex")

@@ -310,7 +310,7 @@ const judgements = Effect.gen(function*() {
   })
 })
 
-// A fleet on one run (issue 42). A save carries a token, so a save retried after its COMMIT was sent but
+// A fleet on one run. A save carries a token, so a save retried after its COMMIT was sent but
 // never acknowledged (the connection lost) finds itself done instead of inserting its calls twice. A run's
 // queue keeps its counts beside it, written in the transactions that plan, claim and save: a joining worker
 // checks its question set by hash and count instead of re-inserting it, and progress is read without

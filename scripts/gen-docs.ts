@@ -16,6 +16,7 @@ import { loadMcpAskWait, loadMcpSessionIdle, loadMcpToken } from "../src/config/
 import { loadJudgeConfig, loadRoleConfigs } from "../src/config/ProviderConfig.js"
 import { defaultDb, loadBreakerCalls, loadPriceText, loadTestingKnobs } from "../src/config/RunConfig.js"
 import { loadSearchSettings } from "../src/config/SearchSettings.js"
+import { loadDbOutageSeconds } from "../src/config/StoreConfig.js"
 import { loadTracingConfig } from "../src/config/TracingConfig.js"
 import { priceRoles } from "../src/domain/Cost.js"
 
@@ -35,6 +36,7 @@ const loaders: ReadonlyArray<readonly [string, string, Effect.Effect<unknown, un
   ["RunConfig.ts", "run database", defaultDb],
   ["RunConfig.ts", "testing knobs", loadTestingKnobs],
   ["RunConfig.ts", "breaker", loadBreakerCalls],
+  ["StoreConfig.ts", "run database", loadDbOutageSeconds],
   ...priceRoles.map((role) => ["RunConfig.ts", "prices", loadPriceText(role)] as const),
   ["SearchSettings.ts", "Search Hub", loadSearchSettings],
   ["McpConfig.ts", "MCP", loadMcpToken],

@@ -84,6 +84,8 @@ export const RunStoreErrorReason = Schema.Literal(
    * removed by something other than vtree. It stops writing.
    */
   "DbChanged",
+  /** The database could not be reached (connection refused or lost, server restarting); see StoreOutage. */
+  "DbUnreachable",
   "Sql"
 )
 export type RunStoreErrorReason = typeof RunStoreErrorReason.Type

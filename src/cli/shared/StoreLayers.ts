@@ -1,6 +1,8 @@
 /** Run stores: the one `--db` names, or those `report`, `runs` and `infer` open by name as they need them. */
 import { Context, Effect, Layer, Redacted } from "effect"
 import * as path from "node:path"
+import type { ConfigurationError } from "../../config/ConfigurationError.js"
+import { loadDbOutageSeconds } from "../../config/StoreConfig.js"
 import * as JudgementRepository from "../../layers/sql/JudgementRepository.js"
 import * as PgRunStore from "../../layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../layers/sql/sqlite/SqliteRunStore.js"
@@ -13,7 +15,10 @@ import { RunStore, type RunStoreError, type RunStoreShape } from "../../services
  * opens it without writing anything, migrations included. A PostgreSQL run is shared: workers started
  * with one --run-id join it.
  */
-export const runStore = (db: string, options: { readonly mustExist?: boolean; readonly readOnly?: boolean } = {}) =>
+export const runStore = (
+  db: string,
+  options: { readonly mustExist?: boolean; readonly readOnly?: boolean; readonly outageSeconds?: number } = {}
+) =>
   PgRunStore.isPostgresUrl(db)
     ? PgRunStore.layer({ url: Redacted.make(db), ...options })
     : SqliteRunStore.layer({ filename: db, ...options })
@@ -32,11 +37,12 @@ export class RunStores extends Context.Tag("vtree/cli/RunStores")<RunStores, {
   ) => Effect.Effect<JudgementStoreShape, RunStoreError>
 }>() {}
 
-const stores = (readOnly: boolean): Layer.Layer<RunStores> =>
+const stores = <E>(readOnly: boolean, outage: Effect.Effect<number | undefined, E>): Layer.Layer<RunStores, E> =>
   Layer.scoped(
     RunStores,
     Effect.gen(function*() {
       const scope = yield* Effect.scope
+      const outageSeconds = yield* outage
       const opened = new Map<string, RunStoreShape>()
       const judged = new Map<string, JudgementStoreShape>()
       const open = (db: string, options: { readonly mustExist?: boolean } = {}) => {
@@ -45,7 +51,10 @@ const stores = (readOnly: boolean): Layer.Layer<RunStores> =>
         return known !== undefined ?
           Effect.succeed(known) :
           Layer.buildWithScope(
-            Layer.provideMerge(JudgementRepository.layer(displayDb(db)), runStore(db, { ...options, readOnly })),
+            Layer.provideMerge(
+              JudgementRepository.layer(displayDb(db)),
+              runStore(db, { ...options, readOnly, ...(outageSeconds === undefined ? {} : { outageSeconds }) })
+            ),
             scope
           ).pipe(
             Effect.map((context) => {
@@ -67,13 +76,13 @@ const stores = (readOnly: boolean): Layer.Layer<RunStores> =>
  * read from it, so `report --compare A.db#R B.db#S` never touches the default vtree.db. A name opened twice
  * (`vtree.db`, `./vtree.db`) is one store.
  */
-export const readOnly: Layer.Layer<RunStores> = stores(true)
+export const readOnly: Layer.Layer<RunStores> = stores(true, Effect.succeed(undefined))
 
 /**
  * `infer`: the store is opened once the run's inputs are checked, so a mistyped flag never leaves an
  * empty database behind (a resumed run's store first, as its inputs are stored there).
  */
-export const writable: Layer.Layer<RunStores> = stores(false)
+export const writable: Layer.Layer<RunStores, ConfigurationError> = stores(false, loadDbOutageSeconds)
 
 /** One name per database: an SQLite file by its absolute path, a PostgreSQL URL as given. */
 export const databaseKey = (db: string): string => (PgRunStore.isPostgresUrl(db) ? db : path.resolve(db))

@@ -310,6 +310,26 @@ const judgements = Effect.gen(function*() {
   })
 })
 
+// A fleet on one run. A save carries a token, so a save retried after its COMMIT was sent but
+// never acknowledged (the connection lost) finds itself done instead of inserting its calls twice. A run's
+// queue keeps its counts beside it, written in the transactions that plan, claim and save: a joining worker
+// checks its question set by hash and count instead of re-inserting it, and progress is read without
+// counting a million rows. The questions held right now are few: a partial index finds them.
+const fleetQueue = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE predictions ADD COLUMN save_token TEXT`
+  yield* sql`CREATE TABLE run_queues (
+    run_id TEXT PRIMARY KEY NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    question_count INTEGER NOT NULL,
+    question_hash TEXT,
+    done_count INTEGER NOT NULL
+  )`
+  yield* sql`INSERT INTO run_queues (run_id, question_count, question_hash, done_count)
+    SELECT run_id, COUNT(*), NULL, SUM(done) FROM run_questions GROUP BY run_id`
+  yield* sql`CREATE INDEX run_questions_held ON run_questions (run_id, claimed_by)
+    WHERE done = 0 AND claimed_by IS NOT NULL`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
@@ -323,7 +343,8 @@ export const migrations = {
   "0009_forced_answers": forcedAnswers,
   "0010_call_attempts": callAttempts,
   "0011_answer_text": answerText,
-  "0012_judgements": judgements
+  "0012_judgements": judgements,
+  "0013_fleet_queue": fleetQueue
 }
 
 /** The newest schema this vtree knows: a database with a later migration was written by a newer vtree. */

@@ -1,6 +1,7 @@
 // A run's questions in the store: planned as its queue, claimed a few at a time, each saved whole
 // (prediction, steps, calls) in one transaction fenced by its owner's claim.
-import { Clock, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
+import { createHash, randomUUID } from "node:crypto"
 import type { CallRecord } from "../../services/CallLog.js"
 import type { RunStoreShape } from "../../services/RunStore.js"
 import type { AnswerRepository } from "./AnswerRepository.js"
@@ -9,6 +10,7 @@ import type { QueueRepository } from "./QueueRepository.js"
 import { withoutRunId } from "./Rows.js"
 import type { RunFailures } from "./RunFailures.js"
 import type { RunRepository } from "./RunRepository.js"
+import { type SaveTokens, saveTokens } from "./SaveTokens.js"
 import type { StoreContext } from "./StoreContext.js"
 
 /** What the question work stands on: the store's context and the repositories it writes through. */
@@ -37,67 +39,99 @@ const callInserter = (answers: AnswerRepository) =>
     durationMs: Math.round(call.durationMs)
   })))
 
-const makePlanQuestions = ({ ctx: { guarded, sql }, failures, queue, runs }: QuestionWorkDeps) => {
+/** The question set as one value: a joining worker with the same set need not touch the queue's rows. */
+const questionSetHash = (ids: ReadonlyArray<string>): string => {
+  const hash = createHash("sha256")
+  for (const id of ids) hash.update(`${id.length}:${id}`)
+  return hash.digest("hex")
+}
+
+const makePlanQuestions = ({ ctx: { facts, guarded, rideOut, sql }, failures, queue, runs }: QuestionWorkDeps) => {
   const { notFound, sameDatabase } = failures
   const planQuestions: RunStoreShape["planQuestions"] = Effect.fn("QuestionWork.planQuestions")(
     function*(runId, ids, options) {
       yield* sameDatabase(runId)
-      const now = yield* Clock.currentTimeMillis
+      const hash = questionSetHash(ids)
+      const retryErrors = options?.retryErrors === true
       const planned = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
         if (Option.isNone(yield* runs.lockRun(runId))) return false
+        // The set the queue was planned with (its hash and count): nothing to insert, nothing to mark.
+        const known = facts.counts && !retryErrors ? yield* queue.queueOf(runId) : Option.none()
+        if (Option.isSome(known) && known.value.questionHash === hash && known.value.questionCount === ids.length) {
+          return true
+        }
         yield* queue.insertQueue(ids.map((questionId, position) => ({ runId, questionId, position, done: 0 })))
         yield* queue.markSaved(runId)
-        if (options?.retryErrors === true) yield* queue.reopenErrors(runId)
+        if (retryErrors) yield* queue.reopenErrors(runId)
+        if (facts.counts) yield* queue.recount({ runId, hash })
         yield* runs.reopenRun(runId)
         return true
       })))
       if (!planned) return yield* notFound(runId)
       // A run with no questions has no queue rows to count: it is there all the same, empty.
-      const [progress] = yield* queue.progressOf({ runId, now })
+      const [progress] = yield* queue.progressOf(runId)
       return progress === undefined ? { total: 0, done: 0, claimed: 0 } : withoutRunId(progress)
     },
-    guarded("planning the run's questions")
+    (effect, runId) => rideOut("planning the run's questions", runId)(guarded("planning the run's questions")(effect))
   )
   return planQuestions
 }
 
-const makeClaimQuestions = ({ ctx: { guarded, sql }, failures, queue, runs }: QuestionWorkDeps) => {
+const makeClaimQuestions = ({ ctx: { guarded, rideOut, sql }, failures, queue, runs }: QuestionWorkDeps) => {
   const { claimLost, sameDatabase } = failures
   const claimQuestions: RunStoreShape["claimQuestions"] = Effect.fn("QuestionWork.claimQuestions")(
     function*(runId, ownerId, limit) {
       yield* sameDatabase(runId)
-      const now = yield* Clock.currentTimeMillis
       const claimed = yield* Effect.uninterruptible(sql.withTransaction(Effect.gen(function*() {
         if (Option.isNone(yield* runs.fence({ runId, ownerId }))) return undefined
-        const taken = yield* queue.takeQuestions({ runId, ownerId, now, limit: Math.max(1, Math.floor(limit)) })
+        const taken = yield* queue.takeQuestions({ runId, ownerId, limit: Math.max(1, Math.floor(limit)) })
         return [...taken].sort((a, b) => a.position - b.position).map((row) => row.questionId)
       })))
       if (claimed === undefined) return yield* claimLost(runId, ownerId)
       // Counted only when there is nothing to hand out: a count over a large run's open rows at
       // every claim would cost more than the claim.
       if (claimed.length > 0) return { questionIds: claimed, heldByOthers: 0 }
-      const [count] = yield* queue.heldElsewhere({ runId, ownerId, now })
+      const [count] = yield* queue.heldElsewhere({ runId, ownerId })
       return { questionIds: claimed, heldByOthers: count?.held ?? 0 }
     },
-    guarded("claiming questions")
+    (effect, runId) => rideOut("claiming questions", runId)(guarded("claiming questions")(effect))
   )
   return claimQuestions
 }
 
+/** Marks the question done for the owner; none when it is another owner's now (or outside the queue). */
+const finishInQueue = (queue: QueueRepository, runId: string, questionId: string, ownerId: string | null) =>
+  Effect.gen(function*() {
+    // Open until now: this save is the one that counts it done.
+    const opened = yield* queue.finishOpen({ runId, questionId, ownerId })
+    if (Option.isSome(opened)) {
+      yield* queue.countDone(runId)
+      return opened
+    }
+    return yield* queue.finishQuestion({ runId, questionId, ownerId })
+  })
+
 /**
  * The statements of one question's save, to run in its transaction: "lost" when the owner's claim is
- * gone, "taken" when another owner has the question now, else "saved".
+ * gone, "taken" when another owner has the question now, else "saved". `token` is this save's, the
+ * same on every attempt: an attempt that finds it stored was committed already (its acknowledgement
+ * lost with the connection) and writes nothing again.
  */
-const writeQuestion = ({ answers, ctx, queue, runs }: QuestionWorkDeps) => {
+const writeQuestion = ({ answers, ctx, queue, runs, tokens }: QuestionWorkDeps & { tokens: SaveTokens }) => {
   const insertCalls = callInserter(answers)
-  return (runId: string, record: Parameters<RunStoreShape["saveQuestion"]>[1], ownerId: string | undefined) =>
+  return (
+    runId: string,
+    record: Parameters<RunStoreShape["saveQuestion"]>[1],
+    ownerId: string | undefined,
+    token: string
+  ) =>
     Effect.gen(function*() {
       const p = record.prediction
       const questionId = p.questionId
-      if (ownerId !== undefined && Option.isNone(yield* runs.fence({ runId, ownerId }))) return "lost" as const
-      if (
-        ctx.facts.queue && Option.isNone(yield* queue.finishQuestion({ runId, questionId, ownerId: ownerId ?? null }))
-      ) {
+      const fenced = ownerId === undefined || Option.isSome(yield* runs.fence({ runId, ownerId }))
+      if (ctx.facts.counts && (yield* tokens.savedWith({ runId, questionId, token }))) return "saved" as const
+      if (!fenced) return "lost" as const
+      if (ctx.facts.queue && Option.isNone(yield* finishInQueue(queue, runId, questionId, ownerId ?? null))) {
         // Not done by this owner: either outside the queue (saved without one: fine) or another's now.
         if (ownerId !== undefined && Option.isSome(yield* queue.queued({ runId, questionId }))) {
           // Tokens reported are tokens spent: the calls stay, as run-level calls, superseded.
@@ -115,6 +149,7 @@ const writeQuestion = ({ answers, ctx, queue, runs }: QuestionWorkDeps) => {
         replyShapes: p.replyShapes ?? {},
         worker: ownerId ?? p.worker ?? null
       })
+      if (ctx.facts.counts) yield* tokens.keep({ runId, questionId, token })
       yield* answers.insertSteps(record.steps.map((step) => ({
         ...step,
         runId,
@@ -131,19 +166,23 @@ const writeQuestion = ({ answers, ctx, queue, runs }: QuestionWorkDeps) => {
 }
 
 const makeSaveQuestion = (deps: QuestionWorkDeps) => {
-  const { ctx: { guarded, sql }, failures: { claimLost, sameDatabase } } = deps
-  const write = writeQuestion(deps)
+  const { ctx: { guarded, rideOut, sql }, failures: { claimLost, sameDatabase } } = deps
+  const write = writeQuestion({ ...deps, tokens: saveTokens(deps.ctx) })
   const saveQuestion: RunStoreShape["saveQuestion"] = Effect.fn("QuestionWork.saveQuestion")(
     function*(runId, record, options) {
-      // A question is never saved into a file that is not the run's any more (nobody would read it).
-      yield* sameDatabase(runId)
       const ownerId = options?.ownerId
+      const what = `saving question "${record.prediction.questionId}" of run "${runId}"`
+      const token = randomUUID()
       // Uninterruptible: a question that finished while Ctrl-C arrives is still kept whole.
-      const outcome = yield* Effect.uninterruptible(sql.withTransaction(write(runId, record, ownerId)))
-      if (outcome === "lost") return yield* claimLost(runId, ownerId!)
-      return outcome
-    },
-    (effect, runId, record) => guarded(`saving question "${record.prediction.questionId}" of run "${runId}"`)(effect)
+      const attempt = Effect.gen(function*() {
+        // A question is never saved into a file that is not the run's any more (nobody would read it).
+        yield* sameDatabase(runId)
+        const outcome = yield* Effect.uninterruptible(sql.withTransaction(write(runId, record, ownerId, token)))
+        if (outcome === "lost") return yield* claimLost(runId, ownerId!)
+        return outcome
+      })
+      return yield* rideOut(what, runId)(guarded(what)(attempt))
+    }
   )
   return saveQuestion
 }

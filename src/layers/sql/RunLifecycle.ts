@@ -1,10 +1,13 @@
 // A run's life in the store: started (claimed by its first owner), claimed by more owners or taken
 // over, kept alive by heartbeats, released, finished.
+import type { SqlError } from "@effect/sql/SqlError"
+import type { ParseResult } from "effect"
 import { Clock, Effect, Option, Schema } from "effect"
 import * as os from "node:os"
 import { StoredRunConfig } from "../../domain/RunConfig.js"
 import type { RunClaim, RunRow } from "../../domain/RunRecord.js"
 import { defaultLeaseMs, type RunStoreShape } from "../../services/RunStore.js"
+import { readDatabaseNow } from "./DbClock.js"
 import { toJsonValue } from "./JsonValue.js"
 import type { QueueRepository } from "./QueueRepository.js"
 import type { RunStored } from "./Rows.js"
@@ -36,6 +39,8 @@ export const holderGoneHere = (claim: Pick<RunClaim, "host" | "pid">, host: stri
 
 /** What each step of a run's life uses: the store, its statements and its one-line failures. */
 interface Lifecycle {
+  /** The database's time (epoch ms), for messages that say how long ago a heartbeat came. */
+  readonly readNow: Effect.Effect<number, SqlError | ParseResult.ParseError>
   readonly ctx: StoreContext
   readonly runs: RunRepository
   readonly queue: QueueRepository
@@ -43,12 +48,12 @@ interface Lifecycle {
   readonly readRun: RunReads["readRun"]
 }
 
-const startRunOf = ({ ctx, failures, readRun, runs }: Lifecycle): RunStoreShape["startRun"] =>
+const startRunOf = ({ ctx, failures, readNow, readRun, runs }: Lifecycle): RunStoreShape["startRun"] =>
   Effect.fn("RunLifecycle.startRun")(function*(input) {
     const startedAt = input.startedAt ?? (yield* Clock.currentTimeMillis)
     const existing = yield* readRun(input.runId)
     if (Option.isSome(existing)) {
-      return yield* failures.exists(input.runId, existing.value.claim, yield* Clock.currentTimeMillis)
+      return yield* failures.exists(input.runId, existing.value.claim, yield* readNow)
     }
     const row: RunStored = {
       runId: input.runId,
@@ -58,58 +63,60 @@ const startRunOf = ({ ctx, failures, readRun, runs }: Lifecycle): RunStoreShape[
       config: yield* Effect.orDie(decodeStored(toJsonValue(input.config, true))),
       selection: input.selection ?? null
     }
-    const claim: RunClaim | null = input.owner === undefined ? null : {
-      ...input.owner,
-      claimedAt: startedAt,
-      heartbeatAt: startedAt,
-      expiresAt: startedAt + (input.leaseMs ?? defaultLeaseMs)
-    }
+    const owner = input.owner
     const created = yield* Effect.uninterruptible(ctx.sql.withTransaction(Effect.gen(function*() {
-      if (Option.isNone(yield* runs.insertRun(row))) return false
-      if (claim !== null) yield* runs.insertClaim({ runId: input.runId, ...claim })
-      return true
+      if (Option.isNone(yield* runs.insertRun(row))) return undefined
+      // The lease is the database's: from its clock, for leaseMs.
+      return owner === undefined
+        ? null
+        : (yield* runs.insertClaim({ runId: input.runId, ...owner, leaseMs: input.leaseMs ?? defaultLeaseMs }))[0] ??
+          null
     })))
-    if (!created) return yield* failures.exists(input.runId, null, startedAt)
-    const run: RunRow = { ...row, claim, claims: claim === null ? [] : [claim], progress: null }
+    if (created === undefined) return yield* failures.exists(input.runId, null, yield* readNow)
+    const run: RunRow = { ...row, claim: created, claims: created === null ? [] : [created], progress: null }
     return run
   }, ctx.guarded("starting the run"))
 
-const claimRunOf = ({ ctx, failures, queue, readRun, runs }: Lifecycle): RunStoreShape["claimRun"] =>
-  Effect.fn("RunLifecycle.claimRun")(function*({ leaseMs, owner, runId }) {
-    const now = yield* Clock.currentTimeMillis
-    const outcome = yield* Effect.uninterruptible(ctx.sql.withTransaction(Effect.gen(function*() {
-      if (Option.isNone(yield* runs.lockRun(runId))) return { _tag: "Missing" as const }
-      const others = (yield* runs.liveClaims({ runId, now })).filter((claim) => claim.ownerId !== owner.ownerId)
-      // Holders that died on this host are gone now, not when their lease runs out.
-      const dead = others.filter((claim) => holderGoneHere(claim))
-      for (const claim of dead) {
-        yield* runs.dropClaim({ runId, ownerId: claim.ownerId })
-        if (ctx.facts.queue) yield* queue.releaseQuestions({ runId, ownerId: claim.ownerId })
-      }
-      const live = others.filter((claim) => !dead.includes(claim))
-      if (ctx.owners === "one" && live[0] !== undefined) return { _tag: "Leased" as const, holder: live[0] }
-      // Owners whose lease expired are gone: their rows go, and their questions are open again.
-      yield* runs.dropStaleClaims({ runId, ownerId: owner.ownerId, now })
-      yield* runs.insertClaim({ runId, ...owner, claimedAt: now, heartbeatAt: now, expiresAt: now + leaseMs })
-      yield* runs.reopenRun(runId)
-      return { _tag: "Claimed" as const }
-    })))
-    if (outcome._tag === "Missing") return yield* failures.notFound(runId)
-    if (outcome._tag === "Leased") return yield* failures.leased(runId, outcome.holder, now)
-    const run = yield* readRun(runId)
-    return Option.isSome(run) ? run.value : yield* failures.notFound(runId)
-  }, ctx.guarded("claiming the run"))
+const claimRunOf = ({ ctx, failures, queue, readNow, readRun, runs }: Lifecycle): RunStoreShape["claimRun"] =>
+  Effect.fn("RunLifecycle.claimRun")(
+    function*({ leaseMs, owner, runId }) {
+      const outcome = yield* Effect.uninterruptible(ctx.sql.withTransaction(Effect.gen(function*() {
+        if (Option.isNone(yield* runs.lockRun(runId))) return { _tag: "Missing" as const }
+        const others = (yield* runs.liveClaims(runId)).filter((claim) => claim.ownerId !== owner.ownerId)
+        // Holders that died on this host are gone now, not when their lease runs out.
+        const dead = others.filter((claim) => holderGoneHere(claim))
+        for (const claim of dead) {
+          yield* runs.dropClaim({ runId, ownerId: claim.ownerId })
+          if (ctx.facts.queue) yield* queue.releaseQuestions({ runId, ownerId: claim.ownerId })
+        }
+        const live = others.filter((claim) => !dead.includes(claim))
+        if (ctx.owners === "one" && live[0] !== undefined) {
+          return { _tag: "Leased" as const, holder: live[0], now: yield* readNow }
+        }
+        // Owners whose lease expired (by the database's clock) are gone: their rows go, and their
+        // questions are open again.
+        yield* runs.dropStaleClaims({ runId, ownerId: owner.ownerId })
+        yield* runs.insertClaim({ runId, ...owner, leaseMs })
+        yield* runs.reopenRun(runId)
+        return { _tag: "Claimed" as const }
+      })))
+      if (outcome._tag === "Missing") return yield* failures.notFound(runId)
+      if (outcome._tag === "Leased") return yield* failures.leased(runId, outcome.holder, outcome.now)
+      const run = yield* readRun(runId)
+      return Option.isSome(run) ? run.value : yield* failures.notFound(runId)
+    },
+    (effect, { runId }) => ctx.rideOut("claiming the run", runId)(ctx.guarded("claiming the run")(effect))
+  )
 
 const renewClaimOf = ({ ctx, failures, runs }: Lifecycle): RunStoreShape["renewClaim"] =>
   Effect.fn("RunLifecycle.renewClaim")(
     function*(runId, ownerId, leaseMs) {
       // The heartbeat is what notices a database file replaced under a run that saves nothing for a while.
       yield* failures.sameDatabase(runId)
-      const now = yield* Clock.currentTimeMillis
-      const renewed = yield* runs.extendClaim({ runId, ownerId, at: now, until: now + leaseMs })
+      const renewed = yield* runs.extendClaim({ runId, ownerId, leaseMs })
       return Option.isSome(renewed) ? renewed.value : yield* failures.claimLost(runId, ownerId)
     },
-    ctx.guarded("renewing the run's lease")
+    (effect, runId) => ctx.rideOut("renewing the run's lease", runId)(ctx.guarded("renewing the run's lease")(effect))
   )
 
 const releaseRunOf = ({ ctx, failures, queue, runs }: Lifecycle): RunStoreShape["releaseRun"] =>
@@ -117,15 +124,14 @@ const releaseRunOf = ({ ctx, failures, queue, runs }: Lifecycle): RunStoreShape[
     function*(runId, ownerId, status, finishedAt) {
       yield* failures.sameDatabase(runId)
       const at = finishedAt ?? (yield* Clock.currentTimeMillis)
-      const now = yield* Clock.currentTimeMillis
       const released = yield* Effect.uninterruptible(ctx.sql.withTransaction(Effect.gen(function*() {
         yield* runs.lockRun(runId)
         if (Option.isNone(yield* runs.dropClaim({ runId, ownerId }))) return undefined
         if (ctx.facts.queue) yield* queue.releaseQuestions({ runId, ownerId })
-        const [progress] = yield* queue.progressOf({ runId, now })
+        const [progress] = yield* queue.progressOf(runId)
         // Every question saved: the run is complete, whoever saved them and whoever still waits.
         const complete = progress !== undefined && progress.total > 0 && progress.done >= progress.total
-        if (!complete && (yield* runs.liveClaims({ runId, now })).length > 0) return "running" as const
+        if (!complete && (yield* runs.liveClaims(runId)).length > 0) return "running" as const
         const final = complete ? "completed" : status
         // Closed once: a worker that leaves after the run completed keeps its status and time.
         if (Option.isSome(yield* runs.closeRunning({ runId, status: final, at }))) return final
@@ -134,7 +140,7 @@ const releaseRunOf = ({ ctx, failures, queue, runs }: Lifecycle): RunStoreShape[
       })))
       return released ?? (yield* failures.claimLost(runId, ownerId))
     },
-    ctx.guarded("closing the run")
+    (effect, runId) => ctx.rideOut("closing the run", runId)(ctx.guarded("closing the run")(effect))
   )
 
 const finishRunOf = ({ ctx, failures, runs }: Lifecycle): RunStoreShape["finishRun"] =>
@@ -153,7 +159,8 @@ export const runLifecycle = (
   failures: RunFailures,
   readRun: RunReads["readRun"]
 ) => {
-  const lifecycle: Lifecycle = { ctx, runs, queue, failures, readRun }
+  const readNow = readDatabaseNow(ctx.sql)
+  const lifecycle: Lifecycle = { ctx, runs, queue, failures, readRun, readNow }
   return {
     startRun: startRunOf(lifecycle),
     claimRun: claimRunOf(lifecycle),

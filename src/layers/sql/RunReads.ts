@@ -1,9 +1,10 @@
 // Reading runs back: a run with its owners' claims and its queue's progress (a `running` run nobody
 // holds reads `stale`), the list of runs, and a whole run for the report.
-import { Array as Arr, Clock, Effect, Option } from "effect"
+import { Array as Arr, Effect, Option } from "effect"
 import type { RunClaim, RunProgress, RunRow, RunState, RunStatus } from "../../domain/RunRecord.js"
 import type { LoadedRun, RunStoreShape } from "../../services/RunStore.js"
 import type { AnswerRepository } from "./AnswerRepository.js"
+import { readDatabaseNow } from "./DbClock.js"
 import type { QueueRepository } from "./QueueRepository.js"
 import { type RunStored, withoutRunId } from "./Rows.js"
 import type { RunFailures } from "./RunFailures.js"
@@ -39,14 +40,16 @@ export const runReads = (
   failures: Pick<RunFailures, "notFound">
 ) => {
   const { notFound } = failures
+  const databaseNow = readDatabaseNow(sql)
 
   const readRun = (runId: string) =>
     Effect.gen(function*() {
       const stored = yield* runs.findRun(runId)
       if (Option.isNone(stored)) return Option.none<RunRow>()
-      const now = yield* Clock.currentTimeMillis
+      // Live or stale by the database's clock, as the leases are.
+      const now = yield* databaseNow
       const claims = (yield* runs.claimsOf(runId)).map(withoutRunId)
-      const [progress] = yield* queue.progressOf({ runId, now })
+      const [progress] = yield* queue.progressOf(runId)
       return Option.some(toRunRow(stored.value, claims, progress === undefined ? null : withoutRunId(progress), now))
     })
 
@@ -56,10 +59,10 @@ export const runReads = (
 
   const listRuns: RunStoreShape["listRuns"] = Effect.gen(function*() {
     const rows = yield* runs.allRuns(undefined)
-    const now = yield* Clock.currentTimeMillis
+    const now = yield* databaseNow
     const claims = Arr.groupBy(yield* runs.claimsOf(null), (claim) => claim.runId)
     const progress = new Map(
-      (yield* queue.progressOf({ runId: null, now })).map((row) => [row.runId, withoutRunId(row)])
+      (yield* queue.progressOf(null)).map((row) => [row.runId, withoutRunId(row)])
     )
     return rows.map((row) =>
       toRunRow(row, (claims[row.runId] ?? []).map(withoutRunId), progress.get(row.runId) ?? null, now)

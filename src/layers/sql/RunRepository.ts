@@ -2,11 +2,18 @@
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { Schema } from "effect"
 import { RunClaim, RunStatus } from "../../domain/RunRecord.js"
+import { databaseNow } from "./DbClock.js"
 import { ClaimStored, RunKey, RunStored } from "./Rows.js"
 import type { StoreContext } from "./StoreContext.js"
 
 const RunStatusChange = Schema.Struct({ runId: Schema.String, status: RunStatus, at: Schema.Number })
 const OwnerOfRun = Schema.Struct({ runId: Schema.String, ownerId: Schema.String })
+const ClaimOwner = Schema.Struct({
+  runId: Schema.String,
+  ownerId: Schema.String,
+  host: Schema.String,
+  pid: Schema.Number
+})
 
 // An older database read as it is may lack a table (run_claims before 0004) or hold none at all.
 const nothingOf = ({ sql }: StoreContext) => sql`SELECT 1 WHERE 1 = 0`
@@ -68,6 +75,7 @@ const runStatements = (ctx: StoreContext) => {
 const claimStatements = (ctx: StoreContext) => {
   const { facts, sql } = ctx
   const nothing = nothingOf(ctx)
+  const now = databaseNow(sql)
   return {
     /** Every claim row of the run (of every run, for null), newest heartbeat first. */
     claimsOf: SqlSchema.findAll({
@@ -78,27 +86,32 @@ const claimStatements = (ctx: StoreContext) => {
           ? sql`SELECT * FROM run_claims ORDER BY heartbeat_at DESC, owner_id`
           : sql`SELECT * FROM run_claims WHERE run_id = ${runId} ORDER BY heartbeat_at DESC, owner_id`
     }),
+    /** Claims live by the database's clock. */
     liveClaims: SqlSchema.findAll({
-      Request: Schema.Struct({ runId: Schema.String, now: Schema.Number }),
+      Request: Schema.String,
       Result: RunClaim,
-      execute: ({ now, runId }) =>
+      execute: (runId) =>
         sql`SELECT * FROM run_claims WHERE run_id = ${runId} AND expires_at > ${now} ORDER BY heartbeat_at DESC`
     }),
-    insertClaim: SqlSchema.void({
-      Request: ClaimStored,
-      execute: (row) => sql`INSERT INTO run_claims ${sql.insert(row)}`
+    /** A claim from now (the database's) for `leaseMs`. */
+    insertClaim: SqlSchema.findAll({
+      Request: Schema.Struct({ ...ClaimOwner.fields, leaseMs: Schema.Number }),
+      Result: RunClaim,
+      execute: ({ host, leaseMs, ownerId, pid, runId }) =>
+        sql`INSERT INTO run_claims (run_id, owner_id, host, pid, claimed_at, heartbeat_at, expires_at)
+            VALUES (${runId}, ${ownerId}, ${host}, ${pid}, ${now}, ${now}, ${now} + ${leaseMs}) RETURNING *`
     }),
     /** The owner's earlier claim and every expired one go: the owners that died are gone. */
     dropStaleClaims: SqlSchema.void({
-      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, now: Schema.Number }),
-      execute: ({ now, ownerId, runId }) =>
+      Request: OwnerOfRun,
+      execute: ({ ownerId, runId }) =>
         sql`DELETE FROM run_claims WHERE run_id = ${runId} AND (owner_id = ${ownerId} OR expires_at <= ${now})`
     }),
     extendClaim: SqlSchema.findOne({
-      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, at: Schema.Number, until: Schema.Number }),
+      Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, leaseMs: Schema.Number }),
       Result: RunClaim,
-      execute: ({ at, ownerId, runId, until }) =>
-        sql`UPDATE run_claims SET heartbeat_at = ${at}, expires_at = ${until}
+      execute: ({ leaseMs, ownerId, runId }) =>
+        sql`UPDATE run_claims SET heartbeat_at = ${now}, expires_at = ${now} + ${leaseMs}
             WHERE run_id = ${runId} AND owner_id = ${ownerId} RETURNING *`
     }),
     // A write (not a read) first, so the transaction holds the write lock from its first statement.

@@ -9,6 +9,8 @@ export class SchemaFacts extends Context.Tag("vtree/sql/SchemaFacts")<SchemaFact
   readonly ownership: boolean
   /** run_questions and predictions.worker (migration 0007) exist. */
   readonly queue: boolean
+  /** run_queues, predictions.save_token (migration 0013) exist. */
+  readonly counts: boolean
   /** The database holds no table at all (only possible read-only: writers migrate it). */
   readonly empty: boolean
 }>() {}

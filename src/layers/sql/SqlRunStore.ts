@@ -3,7 +3,9 @@
 // connection, checks what the database holds, and builds this store on top.
 import { Effect } from "effect"
 import { RunStore, type RunStoreError } from "../../services/RunStore.js"
+import { defaultOutageSeconds } from "../../services/StoreOutage.js"
 import { answerRepository } from "./AnswerRepository.js"
+import { connectionLost, rideOutOutage, unreachable } from "./OutageRetry.js"
 import { questionWork } from "./QuestionWork.js"
 import { queueRepository } from "./QueueRepository.js"
 import { runFailures } from "./RunFailures.js"
@@ -24,6 +26,11 @@ export interface StoreOptions {
    * file beside it, into the new one): a run then stops rather than write on. None: a server's database.
    */
   readonly fileChange?: () => FileChange | undefined
+  /**
+   * How long claims, heartbeats and saves keep asking through a lost connection (PostgreSQL) or a write
+   * lock held past the busy timeout (SQLite) before they fail; default 120 s, 0: never ask again.
+   */
+  readonly outageSeconds?: number
 }
 
 /**
@@ -33,12 +40,18 @@ export interface StoreOptions {
  */
 export const make = (name: string, options: StoreOptions) =>
   Effect.gen(function*() {
+    const sql = yield* StoreClient
+    const dialect = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
+    // A lost connection is its own failure, whatever else the engine's message would have said.
+    const failure = (what: string, cause: unknown) =>
+      connectionLost(dialect, cause) ? unreachable(name, what, cause) : options.failure(what, cause)
     const ctx = {
-      sql: yield* StoreClient,
+      sql,
       facts: yield* SchemaFacts,
       name,
       owners: options.owners,
-      guarded: makeGuard(name, options.failure),
+      guarded: makeGuard(name, failure),
+      rideOut: rideOutOutage(name, `${options.outageSeconds ?? defaultOutageSeconds} seconds`),
       fileChange: options.fileChange ?? (() => undefined)
     }
     const runs = runRepository(ctx)

@@ -7,6 +7,7 @@ import type { ParseResult, Scope } from "effect"
 import { Context, Effect, Layer, Option, String as Str } from "effect"
 import { storedRowProblem } from "../../domain/DecodeIssue.js"
 import { RunStoreError } from "../../services/RunStore.js"
+import type { RideOut } from "./OutageRetry.js"
 import type { SchemaFacts } from "./SchemaFacts.js"
 
 /** Column names are snake_case in SQL and camelCase in the row models (Rows.ts); the client translates. */
@@ -46,6 +47,11 @@ export interface StoreContext {
   readonly owners: "one" | "many"
   /** Ends every failure of `what` (an operation: "saving question q1 of run r") as one RunStoreError. */
   readonly guarded: Guard
+  /**
+   * Asks `what` again while the database is unreachable, up to the outage bound (VTREE_DB_OUTAGE_SECONDS);
+   * past it, the failure names `runId`'s `--resume`. Goes outside `guarded`, whose failures it reads.
+   */
+  readonly rideOut: RideOut
   /** How the database is no longer the one opened (see StoreOptions.fileChange); undefined while it is. */
   readonly fileChange: () => FileChange | undefined
 }

@@ -47,6 +47,12 @@ export type BenchmarkEvent =
     /** Workers whose lease is live, this one included. */
     readonly workers: number
   }
+  | {
+    /** The run store lost its database and keeps asking (up to VTREE_DB_OUTAGE_SECONDS); cleared by the next save. */
+    readonly _tag: "StoreUnreachable"
+    /** The database as messages name it (no password). */
+    readonly database: string
+  }
 
 export interface BenchmarkOptions<R = never> {
   /** The folder holding one `<videoID>/tree.json` per video. */

@@ -11,6 +11,7 @@ import { type RunStatus } from "../../domain/RunRecord.js"
 import { defaultBreakerCalls, makeBreaker, withBreaker } from "../../services/EndpointBreaker.js"
 import { workflowNames } from "../../services/GenAiConventions.js"
 import { defaultLeaseMs, type RunOwner, RunStore } from "../../services/RunStore.js"
+import { storeOutageListener } from "../../services/StoreOutage.js"
 import { workflowSpan } from "../../services/Telemetry.js"
 import type { RunQuestionOptions } from "../agent/RunQuestion.js"
 import { makeSummaryCache } from "../tools/SummaryCache.js"
@@ -169,6 +170,8 @@ export const runBenchmark = Effect.fn(...workflowSpan(workflowNames.infer))(func
     watchRun(runId, onEvent, Math.min(5_000, Math.max(1, Math.floor(leaseMs / 3))))
   ], { concurrency: "unbounded", discard: true })
   yield* Effect.raceFirst(Effect.raceFirst(work, outage), alongside).pipe(
+    // Every fiber of the run says so on the progress line while the store rides out a lost database.
+    Effect.locally(storeOutageListener, (notice) => onEvent({ _tag: "StoreUnreachable", database: notice.database })),
     // Runs on interruption too (Ctrl-C): the run is handed back, marked, either way.
     Effect.onExit((exit) =>
       Effect.map(releaseRun(runId, owner.ownerId, budget, exit), (released) => (status = released))

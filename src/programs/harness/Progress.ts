@@ -28,6 +28,8 @@ export interface ProgressState {
   readonly unpriced: number
   /** When this invocation started its first question (epoch ms). */
   readonly startedAt: number
+  /** The run's database is unreachable and being retried (until the next save or progress report). */
+  readonly storeUnreachable?: boolean
 }
 
 export const initialState = (runId = "", startedAt = 0): ProgressState => ({
@@ -55,6 +57,7 @@ export const applyEvent = (state: ProgressState, event: BenchmarkEvent, now: num
       const cost = event.costUsd ?? null
       return {
         ...state,
+        storeUnreachable: false,
         finished: state.finished + 1,
         keyed: state.keyed + (outcome === "unscored" ? 0 : 1),
         correct: state.correct + (outcome === "correct" ? 1 : 0),
@@ -68,10 +71,13 @@ export const applyEvent = (state: ProgressState, event: BenchmarkEvent, now: num
       // Reports may arrive after this worker's own later saves: others' count only ever grows.
       return {
         ...state,
+        storeUnreachable: false,
         total: event.total,
         othersDone: Math.max(state.othersDone, event.done - state.alreadyDone - state.finished),
         workers: event.workers
       }
+    case "StoreUnreachable":
+      return { ...state, storeUnreachable: true }
   }
 }
 
@@ -96,6 +102,7 @@ export const describeProgress = (state: ProgressState, now: number): string => {
   const accuracy = state.keyed === 0 ? "—" : `${((state.correct / state.keyed) * 100).toFixed(1)}%`
   const left = eta(state, now)
   return [
+    ...(state.storeUnreachable === true ? ["database unreachable, retrying"] : []),
     `${done}/${state.total}`,
     // Accuracy, errors, tokens and USD are this worker's own: the store's count is all it reports of others.
     ...(state.workers > 1 ? [`${state.workers} workers (${state.finished} here)`] : []),

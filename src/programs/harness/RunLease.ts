@@ -1,6 +1,6 @@
 // Who holds a run and for how long: this process as an owner, the heartbeat that renews its lease, the
 // watch of a shared run's progress beside it, and letting go of the run at the end.
-import { Cause, Clock, Effect, Exit, Option, Random, Schedule } from "effect"
+import { Cause, Clock, Effect, Exit, identity, Option, Random, Schedule } from "effect"
 import * as os from "node:os"
 import { type RunOwner, RunStore, RunStoreError } from "../../services/RunStore.js"
 import type { BenchmarkEvent } from "./BenchmarkOptions.js"
@@ -17,6 +17,20 @@ export const thisProcess = Effect.gen(function*() {
 
 const failedOnStore = (exit: Exit.Exit<unknown, unknown>): boolean =>
   Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (error) => error instanceof RunStoreError)
+
+const unreachableAtExit = (exit: Exit.Exit<unknown, unknown>): boolean =>
+  Exit.isFailure(exit) &&
+  Option.exists(
+    Cause.failureOption(exit.cause),
+    (error) => error instanceof RunStoreError && error.reason === "DbUnreachable"
+  )
+
+const handBackLate = (runId: string) =>
+  new RunStoreError({
+    reason: "DbUnreachable",
+    message: `run "${runId}": could not hand this worker's questions back (the database is still away); ` +
+      "they open again when its lease runs out"
+  })
 
 /**
  * Lets go of the run, marking it by how this worker's questions ended when no other worker is still
@@ -38,6 +52,12 @@ export const releaseRun = (
         : Cause.isInterruptedOnly(exit.cause)
         ? "interrupted"
         : "failed"
+    ).pipe(
+      // A worker stopped by an outage past its bound hands its questions back if the database is there
+      // now, but does not wait out a second outage: its lease lapses and the fence does the rest.
+      unreachableAtExit(exit)
+        ? Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => handBackLate(runId) })
+        : identity
     )).pipe(
       Effect.map(Option.some),
       Effect.catchAll((error: RunStoreError) =>
@@ -61,8 +81,10 @@ export const heartbeat = (runId: string, ownerId: string, leaseMs: number) =>
         schedule: Schedule.exponential(Math.max(1, Math.floor(leaseMs / 24))).pipe(
           Schedule.intersect(Schedule.recurs(3))
         ),
-        // Neither a run taken over nor a database changed under it mends by asking again.
-        while: (error) => error.reason !== "ClaimLost" && error.reason !== "DbChanged"
+        // Neither a run taken over nor a database changed under it mends by asking again; an unreachable
+        // one the store has asked again already, for as long as VTREE_DB_OUTAGE_SECONDS allows.
+        while: (error) =>
+          error.reason !== "ClaimLost" && error.reason !== "DbChanged" && error.reason !== "DbUnreachable"
       }),
       Effect.repeat(Schedule.spaced(Math.max(1, Math.floor(leaseMs / 3)))),
       Effect.zipRight(Effect.never)

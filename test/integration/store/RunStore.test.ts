@@ -114,7 +114,8 @@ describe("SqliteRunStore", () => {
           "benchmark_json",
           "forced",
           "answer_text",
-          "answer_form"
+          "answer_form",
+          "save_token"
         ])
         assert.deepStrictEqual(yield* columns(sql, "steps"), [
           "run_id",
@@ -320,7 +321,8 @@ const contract = (name: string, withStore: WithStore) =>
             owner: ownerA,
             leaseMs: 10_000
           })
-          assert.deepStrictEqual(first, {
+          const { claim, claims, ...row } = first
+          assert.deepStrictEqual(row, {
             runId: "old",
             startedAt: 5_000,
             finishedAt: null,
@@ -328,10 +330,19 @@ const contract = (name: string, withStore: WithStore) =>
             // The keys runs stored before them could only have had their legacy values.
             config: { concurrency: 4, protocol: "json", benchmark: "videomme", answers: null },
             selection: null,
-            claim: { ...ownerA, claimedAt: 5_000, heartbeatAt: 5_000, expiresAt: 15_000 },
-            claims: [{ ...ownerA, claimedAt: 5_000, heartbeatAt: 5_000, expiresAt: 15_000 }],
             progress: null
           })
+          // The lease is timed by the database's clock (not the TestClock): from its now, for leaseMs.
+          assert.deepStrictEqual(claims, claim == null ? [] : [claim])
+          assert.deepStrictEqual(
+            claim == null ? null : {
+              ...claim,
+              heartbeatAt: claim.heartbeatAt - claim.claimedAt,
+              expiresAt: claim.expiresAt - claim.claimedAt,
+              claimedAt: 0
+            },
+            { ...ownerA, claimedAt: 0, heartbeatAt: 0, expiresAt: 10_000 }
+          )
           // Nobody holds "new": a running run without a live claim reads as stale.
           yield* store.startRun({ runId: "new", config: {}, startedAt: 9_000 })
           yield* TestClock.setTime(7_000)

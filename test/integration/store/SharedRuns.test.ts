@@ -2,22 +2,35 @@
 // TestClock, a dead worker's questions taken over, a late save refused but its calls kept, the last
 // worker out closing the run, and claims racing over real connections. Run against PostgreSQL (the
 // shared store of the CLI) and against SQLite opened with `owners: "many"`: one contract.
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, type Scope, TestClock } from "effect"
 import * as path from "node:path"
 import * as PgRunStore from "../../../src/layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
+import { advanceDatabaseClock, sqlOf } from "../../support/harness/DatabaseClock.js"
 import { call, prediction } from "../../support/harness/RunRows.js"
 import { useCluster } from "../../support/postgres/vitest.js"
 import { scopedTempDir } from "../../support/TempDir.js"
 
 type Store = RunStore["Type"]
 /** Opens `count` independent clients (own connections) on one fresh database. */
-type OpenClients = (count: number) => Effect.Effect<ReadonlyArray<Store>, RunStoreError, Scope.Scope>
+type OpenClients = (count: number) => Effect.Effect<
+  { readonly clients: ReadonlyArray<Store>; readonly advance: (ms: number) => Effect.Effect<void> },
+  RunStoreError,
+  Scope.Scope
+>
 
-const build = (layer: Layer.Layer<RunStore, RunStoreError>) =>
-  Effect.map(Layer.build(layer), (context) => context.unsafeMap.get(RunStore.key) as Store)
+/** `count` stores of `layer` (each its own connection), and the database's clock moved on through the first. */
+const build = (count: number, layer: () => Layer.Layer<RunStore | SqlClient.SqlClient, RunStoreError>) =>
+  Effect.gen(function*() {
+    const contexts = yield* Effect.forEach(Array.from({ length: count }), () => Layer.build(layer()))
+    return {
+      clients: contexts.map((context) => context.unsafeMap.get(RunStore.key) as Store),
+      advance: (ms: number) => advanceDatabaseClock(sqlOf(contexts[0]!), ms)
+    }
+  })
 
 const ownerA = { ownerId: "host-a:101:aaaa", host: "host-a", pid: 101 }
 const ownerB = { ownerId: "host-b:202:bbbb", host: "host-b", pid: 202 }
@@ -35,13 +48,13 @@ const contract = (name: string, open: OpenClients) =>
   describe(`${name}: many owners on one run`, () => {
     it.scoped("owners share the queue; a dead owner's questions go to the live; its late save is refused, its calls kept", () =>
       Effect.gen(function*() {
-        const [a, b, c] = yield* open(3)
+        const { advance, clients: [a, b, c] } = yield* open(3)
         assert.strictEqual(a!.owners, "many")
         yield* TestClock.setTime(1_000)
-        yield* a!.startRun({ runId: "r", config: {}, owner: ownerA, leaseMs: 10_000 })
+        yield* a!.startRun({ runId: "r", config: {}, owner: ownerA, leaseMs: 60_000 })
         assert.deepStrictEqual(yield* a!.planQuestions("r", ids(5)), { total: 5, done: 0, claimed: 0 })
         // A second owner joins a live run: no lease refusal on a shared store.
-        const joined = yield* b!.claimRun({ runId: "r", owner: ownerB, leaseMs: 10_000 })
+        const joined = yield* b!.claimRun({ runId: "r", owner: ownerB, leaseMs: 60_000 })
         assert.deepStrictEqual(joined.claims?.map((claim) => claim.ownerId).sort(), [ownerA.ownerId, ownerB.ownerId])
         assert.deepStrictEqual(yield* b!.planQuestions("r", ids(5)), { total: 5, done: 0, claimed: 0 })
 
@@ -54,7 +67,7 @@ const contract = (name: string, open: OpenClients) =>
           heldByOthers: 0
         })
         assert.deepStrictEqual(
-          yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 10_000 }).pipe(
+          yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 60_000 }).pipe(
             Effect.zipRight(c!.claimQuestions("r", ownerC.ownerId, 1)),
             Effect.zipRight(c!.claimQuestions("r", ownerC.ownerId, 1))
           ),
@@ -66,8 +79,11 @@ const contract = (name: string, open: OpenClients) =>
         assert.deepStrictEqual((yield* c!.listRuns)[0]?.progress, { total: 5, done: 1, claimed: 3 })
 
         // A stops beating (killed); B's heartbeat keeps it live. At A's expiry its open question is B's to take.
+        // Leases are timed by the database's clock: it moves on with `advance`, the TestClock gives finishing times.
+        yield* advance(50_000)
         yield* TestClock.setTime(9_000)
-        yield* b!.renewClaim("r", ownerB.ownerId, 10_000)
+        yield* b!.renewClaim("r", ownerB.ownerId, 60_000)
+        yield* advance(12_000)
         yield* TestClock.setTime(11_000)
         assert.deepStrictEqual(yield* b!.claimQuestions("r", ownerB.ownerId, 5), {
           questionIds: ["q002", "q005"],
@@ -80,7 +96,7 @@ const contract = (name: string, open: OpenClients) =>
         }
 
         // A third worker joining drops A's expired claim; the run stays running while B is live.
-        yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 10_000 })
+        yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 60_000 })
         assert.deepStrictEqual(
           (yield* c!.getRun("r")).pipe((run) =>
             run._tag === "Some"
@@ -93,7 +109,7 @@ const contract = (name: string, open: OpenClients) =>
           ]
         )
         assert.deepStrictEqual(yield* c!.claimQuestions("r", ownerC.ownerId, 5), { questionIds: [], heldByOthers: 0 })
-        const renewedA = yield* Effect.either(a!.renewClaim("r", ownerA.ownerId, 10_000))
+        const renewedA = yield* Effect.either(a!.renewClaim("r", ownerA.ownerId, 60_000))
         assert.isTrue(renewedA._tag === "Left" && renewedA.left.reason === "ClaimLost")
         // Every question saved: the first worker out completes the run though B is still live, and
         // B leaving later (even interrupted) changes neither its status nor its finishing time.
@@ -106,7 +122,7 @@ const contract = (name: string, open: OpenClients) =>
         )
         // A worker that joins the finished run finds nothing to do and leaves it as it was.
         yield* TestClock.setTime(13_000)
-        const late = yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 10_000 })
+        const late = yield* c!.claimRun({ runId: "r", owner: ownerC, leaseMs: 60_000 })
         assert.deepStrictEqual([late.status, late.finishedAt], ["completed", 11_000])
         assert.deepStrictEqual(yield* c!.claimQuestions("r", ownerC.ownerId, 5), { questionIds: [], heldByOthers: 0 })
         assert.strictEqual(yield* c!.releaseRun("r", ownerC.ownerId, "completed"), "completed")
@@ -135,7 +151,7 @@ const contract = (name: string, open: OpenClients) =>
 
     it.scoped("the last owner out marks the run; an interrupted owner hands its questions back at once", () =>
       Effect.gen(function*() {
-        const [a, b] = yield* open(2)
+        const { clients: [a, b] } = yield* open(2)
         yield* TestClock.setTime(1_000)
         yield* a!.startRun({ runId: "r", config: {}, owner: ownerA, leaseMs: 10_000 })
         yield* a!.planQuestions("r", ids(4))
@@ -161,7 +177,7 @@ const contract = (name: string, open: OpenClients) =>
 
     it.scoped("planning is idempotent, knows what a run saved before it had a queue, reopens errors on request, and takes an empty set", () =>
       Effect.gen(function*() {
-        const [a] = yield* open(1)
+        const { clients: [a] } = yield* open(1)
         yield* a!.startRun({ runId: "r", config: {}, owner: ownerA })
         // Saved without a queue (a run from before it, or a tool): planning counts it done.
         yield* a!.saveQuestion("r", { prediction: prediction({ questionId: "q002" }), steps: [], calls: [] })
@@ -187,7 +203,7 @@ const contract = (name: string, open: OpenClients) =>
 
     it.scoped("owners claiming at once over their own connections never get the same question", () =>
       Effect.gen(function*() {
-        const clients = yield* open(6)
+        const { clients } = yield* open(6)
         const owners = clients.map((_, i) => ({ ownerId: `host:${i}:w${i}`, host: "host", pid: i }))
         yield* clients[0]!.startRun({ runId: "r", config: {}, owner: owners[0]!, leaseMs: 600_000 })
         yield* clients[0]!.planQuestions("r", ids(120))
@@ -223,8 +239,7 @@ const tempDir = scopedTempDir("shared")
 contract("SQLite, owners: many", (count) =>
   Effect.gen(function*() {
     const file = path.join(yield* tempDir, "vtree.db")
-    return yield* Effect.forEach(Array.from({ length: count }), () =>
-      build(SqliteRunStore.layer({ filename: file, owners: "many" })))
+    return yield* build(count, () => SqliteRunStore.layer({ filename: file, owners: "many" }))
   }))
 
 const pg = useCluster()
@@ -232,6 +247,5 @@ const pg = useCluster()
 contract("PostgreSQL", (count) =>
   Effect.gen(function*() {
     const url = yield* Effect.promise(() => pg.database("shared"))
-    return yield* Effect.forEach(Array.from({ length: count }), () =>
-      build(PgRunStore.layer({ url: Redacted.make(url), maxConnections: 2 })))
+    return yield* build(count, () => PgRunStore.layer({ url: Redacted.make(url), maxConnections: 2 }))
   }))

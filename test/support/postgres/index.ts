@@ -39,6 +39,9 @@ export interface PgCluster {
   readonly port: number
   /** Creates an empty database and returns its connection string. */
   readonly createDatabase: (name: string) => Promise<string>
+  /** Stops the server (`pg_ctl stop -m fast`: clients are disconnected) and starts it again, data kept: an outage. */
+  readonly stopServer: () => Promise<void>
+  readonly startServer: () => Promise<void>
   readonly stop: () => Promise<void>
 }
 
@@ -90,7 +93,10 @@ export const start = async (clusterOptions: ClusterOptions = {}): Promise<PgClus
         : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
       "-c max_connections=200"
     ].join(" ")
-    await pg("pg_ctl", ["-D", data, "-o", options, "-l", path.join(root, "server.log"), "-w", "-t", "60", "start"])
+    const startServer = async () => {
+      await pg("pg_ctl", ["-D", data, "-o", options, "-l", path.join(root, "server.log"), "-w", "-t", "60", "start"])
+    }
+    await startServer()
     const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
     let stopped = false
     return {
@@ -100,6 +106,10 @@ export const start = async (clusterOptions: ClusterOptions = {}): Promise<PgClus
         await pg("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name])
         return url(name)
       },
+      stopServer: async () => {
+        await pg("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])
+      },
+      startServer,
       stop: async () => {
         if (stopped) return
         stopped = true

@@ -72,6 +72,15 @@ describe("progress", () => {
     assert.match(describeProgress(state, 6_000), /^7\/10 · acc 100\.0%/)
   })
 
+  it("says the database is unreachable while the store retries, until the next save or report", () => {
+    let state = applyEvent(initialState(), started, 1_000)
+    state = applyEvent(state, finished("1", true), 3_000)
+    state = applyEvent(state, { _tag: "StoreUnreachable", database: "postgres://vtree:***@db/runs" }, 4_000)
+    assert.match(describeProgress(state, 4_000), /^database unreachable, retrying · 3\/10 · /)
+    state = applyEvent(state, finished("2", true), 9_000)
+    assert.match(describeProgress(state, 9_000), /^4\/10 · /)
+  })
+
   it("accuracy is over the keyed questions only, as in the report; — when none is keyed", () => {
     const unkeyed = (id: string): Benchmark.BenchmarkEvent => ({
       _tag: "QuestionFinished",

@@ -8,6 +8,7 @@ import type { Question } from "../../../src/domain/Question.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { makeWorkQueue } from "../../../src/programs/harness/WorkQueue.js"
 import { RunStore } from "../../../src/services/RunStore.js"
+import { advanceDatabaseClock, sqlOf } from "../../support/harness/DatabaseClock.js"
 import { prediction } from "../../support/harness/RunRows.js"
 import { scopedTempDir } from "../../support/TempDir.js"
 
@@ -30,7 +31,8 @@ describe("WorkQueue", () => {
     Effect.gen(function*() {
       const dir = yield* scopedTempDir("queue")
       const layer = SqliteRunStore.layer({ filename: path.join(dir, "runs.db"), owners: "many" })
-      const store = (yield* Layer.build(layer)).unsafeMap.get(RunStore.key) as RunStore["Type"]
+      const context = yield* Layer.build(layer)
+      const store = context.unsafeMap.get(RunStore.key) as RunStore["Type"]
       const questions = ["q1", "q2", "q3"].map(question)
       yield* TestClock.setTime(1_000)
       yield* store.startRun({ runId: "r", config: {}, owner: ownerA, leaseMs: 10_000 })
@@ -48,11 +50,13 @@ describe("WorkQueue", () => {
         poll: "1 second"
       }).pipe(Effect.provideService(RunStore, store))
       assert.deepStrictEqual(Option.map(yield* queue.take, (q) => q.questionId), Option.some("q3"))
-      // Nothing claimable, but B's lease runs until 11 000: the worker waits.
+      // Nothing claimable, but B's lease runs for 10 s by the database's clock: the worker waits.
       const waiting = yield* Effect.fork(queue.take)
       yield* TestClock.adjust("5 seconds")
       assert.isTrue(Option.isNone(yield* Fiber.poll(waiting)))
-      yield* TestClock.setTime(11_500)
+      // B's lease ends at the database; the worker's next poll takes q2 over.
+      yield* advanceDatabaseClock(sqlOf(context), 10_500)
+      yield* TestClock.adjust("1 second")
       assert.deepStrictEqual(Option.map(yield* Fiber.join(waiting), (q) => q.questionId), Option.some("q2"))
       // q2 and q3 are in this worker's hands and nothing else is open: the queue says so.
       assert.isTrue(Option.isNone(yield* queue.take))

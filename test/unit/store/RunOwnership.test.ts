@@ -11,6 +11,7 @@ import * as path from "node:path"
 import { migrations } from "../../../src/layers/sql/Migrations.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { RunStore, type RunStoreError } from "../../../src/services/RunStore.js"
+import { advanceDatabaseClock, sqlOf } from "../../support/harness/DatabaseClock.js"
 import { call, prediction, step } from "../../support/harness/RunRows.js"
 import { scopedTempDir } from "../../support/TempDir.js"
 
@@ -30,6 +31,13 @@ const client = (file: string, options: Partial<SqliteRunStore.SqliteRunStoreOpti
     (context) => context.unsafeMap.get(RunStore.key) as RunStore["Type"]
   )
 
+/** Moves the database's clock of `file` on by `ms` (see DatabaseClock.ts), over a connection of its own. */
+const databaseClock = (file: string) =>
+  Effect.map(
+    Layer.build(SqliteClient.layer({ filename: file })),
+    (context) => (ms: number) => advanceDatabaseClock(sqlOf(context), ms)
+  )
+
 const ownerA = { ownerId: "host-a:101:aaaa", host: "host-a", pid: 101 }
 const ownerB = { ownerId: "host-b:202:bbbb", host: "host-b", pid: 202 }
 
@@ -40,11 +48,12 @@ describe("run ownership", () => {
       const file = path.join(dir, "vtree.db")
       const a = yield* client(file)
       const b = yield* client(file)
+      const clock = yield* databaseClock(file)
       yield* TestClock.setTime(1_000)
       yield* a.startRun({ runId: "r", config: {}, owner: ownerA, leaseMs: 10_000 })
 
       // Live lease: refused with one line that names the owner and the way to take over.
-      yield* TestClock.setTime(10_999)
+      yield* clock(8_000)
       const refused = failureOf(yield* Effect.exit(b.claimRun({ runId: "r", owner: ownerB, leaseMs: 10_000 })))
       assert.strictEqual(refused.reason, "RunLeased")
       assert.include(refused.message, ownerA.ownerId)
@@ -52,17 +61,17 @@ describe("run ownership", () => {
       assert.notInclude(refused.message, "\n")
       assert.strictEqual((yield* b.listRuns)[0]?.status, "running")
 
-      // A heartbeat pushes the expiry on.
-      yield* TestClock.setTime(9_000)
-      assert.strictEqual((yield* a.renewClaim("r", ownerA.ownerId, 10_000)).expiresAt, 19_000)
-      yield* TestClock.setTime(18_999)
+      // A heartbeat pushes the expiry on, by the lease from the database's now.
+      const renewed = yield* a.renewClaim("r", ownerA.ownerId, 10_000)
+      assert.strictEqual(renewed.expiresAt - renewed.heartbeatAt, 10_000)
+      yield* clock(8_000)
       assert.strictEqual(
         failureOf(yield* Effect.exit(b.claimRun({ runId: "r", owner: ownerB, leaseMs: 10_000 }))).reason,
         "RunLeased"
       )
 
       // The owner died: at expiry the run reads stale, and a resume takes it over.
-      yield* TestClock.setTime(19_000)
+      yield* clock(2_500)
       assert.strictEqual((yield* b.listRuns)[0]?.status, "stale")
       const taken = yield* b.claimRun({ runId: "r", owner: ownerB, leaseMs: 10_000 })
       assert.deepStrictEqual([taken.status, taken.claim?.ownerId], ["running", ownerB.ownerId])

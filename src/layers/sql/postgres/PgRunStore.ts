@@ -57,6 +57,8 @@ export interface PgRunStoreOptions {
   readonly mustExist?: boolean
   /** Never write, migrations included: a database of an older schema reads as it is. Implies mustExist. */
   readonly readOnly?: boolean
+  /** How long claims, heartbeats and saves keep asking through a lost connection; default 120 s (StoreOutage). */
+  readonly outageSeconds?: number
 }
 
 /**
@@ -89,11 +91,16 @@ const prepare = (shown: string, options: PgRunStoreOptions) =>
       })
     }
     if (readOnly) {
-      return { ownership: tables.includes("run_claims"), queue: tables.includes("run_questions"), empty: false }
+      return {
+        ownership: tables.includes("run_claims"),
+        queue: tables.includes("run_questions"),
+        counts: tables.includes("run_queues"),
+        empty: false
+      }
     }
     // Migrated to this vtree's schema on open, so every table and column the store reads exists.
     yield* migrateOnce
-    return { ownership: true, queue: true, empty: false }
+    return { ownership: true, queue: true, counts: true, empty: false }
   })
 
 /**
@@ -112,7 +119,14 @@ export const layer = (options: PgRunStoreOptions): Layer.Layer<RunStore | SqlCli
   }))
   const ready = Layer.effect(SchemaFacts, prepare(shown, options)).pipe(Layer.provideMerge(client))
   const failure = (what: string, cause: unknown) => storageError(shown, what, cause)
-  const store = Layer.effect(RunStore, make(shown, { owners: options.owners ?? "many", failure })).pipe(
+  const store = Layer.effect(
+    RunStore,
+    make(shown, {
+      owners: options.owners ?? "many",
+      failure,
+      ...(options.outageSeconds === undefined ? {} : { outageSeconds: options.outageSeconds })
+    })
+  ).pipe(
     Layer.provideMerge(ready)
   )
   return Layer.mapError(store, (cause) =>

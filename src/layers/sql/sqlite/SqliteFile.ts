@@ -143,6 +143,7 @@ export const prepare = (filename: string, readOnly: boolean) =>
       return {
         ownership: found.tables.includes("run_claims"),
         queue: found.tables.includes("run_questions"),
+        counts: found.tables.includes("run_queues"),
         empty: found.tables.length === 0
       }
     }
@@ -151,7 +152,7 @@ export const prepare = (filename: string, readOnly: boolean) =>
     yield* sql`PRAGMA foreign_keys = OFF`
     yield* migrate
     yield* sql`PRAGMA foreign_keys = ON`
-    return { ownership: true, queue: true, empty: false }
+    return { ownership: true, queue: true, counts: true, empty: false }
   }).pipe(
     Effect.catchTags({
       SqlError: (error) =>

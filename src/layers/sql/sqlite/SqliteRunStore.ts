@@ -26,6 +26,8 @@ export interface SqliteRunStoreOptions {
    * refused) or `many` (processes on this machine share runs as workers, as on PostgreSQL).
    */
   readonly owners?: "one" | "many"
+  /** How long claims, heartbeats and saves wait out a write lock another process holds (SQLITE_BUSY); 120 s. */
+  readonly outageSeconds?: number
 }
 
 /**
@@ -38,7 +40,7 @@ export const layer = (options: SqliteRunStoreOptions): Layer.Layer<RunStore | Sq
   const { filename } = options
   const readOnly = options.readOnly === true
   const owners = options.owners ?? "one"
-  const direct = open(filename, filename, readOnly, owners)
+  const direct = open(filename, filename, readOnly, owners, options.outageSeconds)
   // SQLite cannot open a WAL database read-only where it may not create the -shm file beside it (a
   // read-only mount): `vtree report` then reads a private copy of the file, which it never writes.
   const opened = readOnly
@@ -50,7 +52,7 @@ export const layer = (options: SqliteRunStoreOptions): Layer.Layer<RunStore | Sq
 }
 
 /** The store over `file`; messages name `shown`, the path the user gave. */
-const open = (file: string, shown: string, readOnly: boolean, owners: "one" | "many") => {
+const open = (file: string, shown: string, readOnly: boolean, owners: "one" | "many", outageSeconds?: number) => {
   // WAL is switched on by prepare, after the file has been found to be vtree's: setting it is a write.
   const client = layerClients(
     SqliteClient.make({ filename: file, readonly: readOnly, disableWAL: true, ...nameTransforms })
@@ -60,7 +62,14 @@ const open = (file: string, shown: string, readOnly: boolean, owners: "one" | "m
   // The file's identity is taken once it is open (and created): a run notices it replaced under it.
   const store = Layer.effect(
     RunStore,
-    Effect.suspend(() => make(shown, { owners, failure, fileChange: watchFile(file) }))
+    Effect.suspend(() =>
+      make(shown, {
+        owners,
+        failure,
+        fileChange: watchFile(file),
+        ...(outageSeconds === undefined ? {} : { outageSeconds })
+      })
+    )
   ).pipe(Layer.provideMerge(ready))
   // better-sqlite3 throws from inside the client's constructor (a defect, not an error) for a file it
   // cannot open: every way of failing to open ends as one RunStoreError.

@@ -1,9 +1,11 @@
 /** Run stores: the one `--db` names, or those `report`, `runs` and `infer` open by name as they need them. */
 import { Context, Effect, Layer, Redacted } from "effect"
 import * as path from "node:path"
+import * as BuildQueueRepository from "../../layers/sql/BuildQueueRepository.js"
 import * as JudgementRepository from "../../layers/sql/JudgementRepository.js"
 import * as PgRunStore from "../../layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../layers/sql/sqlite/SqliteRunStore.js"
+import { BuildQueue, type BuildQueueShape } from "../../services/BuildQueue.js"
 import { JudgementStore, type JudgementStoreShape } from "../../services/JudgementStore.js"
 import { RunStore, type RunStoreError, type RunStoreShape } from "../../services/RunStore.js"
 
@@ -30,6 +32,8 @@ export class RunStores extends Context.Tag("vtree/cli/RunStores")<RunStores, {
     db: string,
     options?: { readonly mustExist?: boolean }
   ) => Effect.Effect<JudgementStoreShape, RunStoreError>
+  /** The build queue (`vtree build --db`) kept in the database `open` opened (or opens) for `db`. */
+  readonly builds: (db: string) => Effect.Effect<BuildQueueShape, RunStoreError>
 }>() {}
 
 const stores = (readOnly: boolean): Layer.Layer<RunStores> =>
@@ -39,17 +43,22 @@ const stores = (readOnly: boolean): Layer.Layer<RunStores> =>
       const scope = yield* Effect.scope
       const opened = new Map<string, RunStoreShape>()
       const judged = new Map<string, JudgementStoreShape>()
+      const queues = new Map<string, BuildQueueShape>()
       const open = (db: string, options: { readonly mustExist?: boolean } = {}) => {
         const key = databaseKey(db)
         const known = opened.get(key)
         return known !== undefined ?
           Effect.succeed(known) :
           Layer.buildWithScope(
-            Layer.provideMerge(JudgementRepository.layer(displayDb(db)), runStore(db, { ...options, readOnly })),
+            Layer.provideMerge(
+              Layer.merge(JudgementRepository.layer(displayDb(db)), BuildQueueRepository.layer(displayDb(db))),
+              runStore(db, { ...options, readOnly })
+            ),
             scope
           ).pipe(
             Effect.map((context) => {
               judged.set(key, Context.get(context, JudgementStore))
+              queues.set(key, Context.get(context, BuildQueue))
               return Context.get(context, RunStore)
             }),
             Effect.tap((store) => Effect.sync(() => opened.set(key, store)))
@@ -57,7 +66,8 @@ const stores = (readOnly: boolean): Layer.Layer<RunStores> =>
       }
       return RunStores.of({
         open,
-        judgements: (db, options) => Effect.map(open(db, options), () => judged.get(databaseKey(db))!)
+        judgements: (db, options) => Effect.map(open(db, options), () => judged.get(databaseKey(db))!),
+        builds: (db) => Effect.map(open(db), () => queues.get(databaseKey(db))!)
       })
     })
   )

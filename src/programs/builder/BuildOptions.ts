@@ -65,6 +65,8 @@ export interface BuildOptions {
   /** Model calls in flight at once (the provider Layers cap it too); default 16. */
   readonly concurrency?: number
   readonly onEvent?: (event: BuildEvent) => Effect.Effect<void>
+  /** Held under a build queue's lease (`vtree build --db`): a tree folder's lock another worker left is stale. */
+  readonly leased?: boolean
 }
 
 export interface VideoSummary {

@@ -3,6 +3,7 @@
 // that do not go with a queue are checked here too.
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Option } from "effect"
+import { loadTestingKnobs } from "../../config/RunConfig.js"
 import { BuildError } from "../../programs/builder/BuildError.js"
 import type { BuildInputs } from "../../programs/builder/BuildInputs.js"
 import type { BuildEvent } from "../../programs/builder/BuildOptions.js"
@@ -70,6 +71,8 @@ export const buildQueued = (
     const { stderr } = yield* TerminalConsole
     const queue = yield* (yield* Stores.RunStores).builds(db)
     const owner = yield* thisProcess
+    // VTREE_LEASE_MS, the tests' knob for infer's leases, times a build's video leases too.
+    const leaseMs = Option.getOrElse((yield* loadTestingKnobs).leaseMs, () => 60_000)
     const buildId = Option.getOrElse(args.buildId, () => defaultBuildId(videosHash(inputs.map((i) => i.video.videoId))))
     const line = (text: string) =>
       Effect.sync(() => stderr.unsafeWrite(`${stderr.isTTY ? "\r\x1b[2K" : ""}${terminalText(`vtree: ${text}`)}\n`))
@@ -92,6 +95,8 @@ export const buildQueued = (
       {
         buildId,
         ownerId: owner.ownerId,
+        leaseMs,
+        pollMs: Math.min(5_000, Math.max(50, Math.floor(leaseMs / 4))),
         settings: buildSettings({
           parameters,
           models,

@@ -9,6 +9,7 @@ import { Cause, Duration, Effect, Exit, Option, Schedule } from "effect"
 import type { BuildProgress, BuildSettings } from "../../domain/BuildRecord.js"
 import { BuildQueue, type VideoClaim } from "../../services/BuildQueue.js"
 import type { RunStoreError } from "../../services/RunStore.js"
+import { countOf } from "../../text/Format.js"
 import { BuildError } from "./BuildError.js"
 import type { BuildEvent, BuildInput, BuildOptions, VideoSummary } from "./BuildOptions.js"
 import { settingsDifference, settingsHash, videosHash } from "./BuildSettings.js"
@@ -93,7 +94,9 @@ const join = Effect.fnUntraced(function*(inputs: ReadonlyArray<BuildInput<any>>,
   }
   if (stored.videosHash !== videosHash(ids)) {
     return yield* refused(
-      `--build-id ${build.buildId}: the build holds ${stored.videoCount} videos and this worker was given ${ids.length} ` +
+      `--build-id ${build.buildId}: the build holds ${
+        countOf(stored.videoCount, "video")
+      } and this worker was given ${ids.length} ` +
         `(${stored.videoCount === ids.length ? "other ones" : "a different set"}) — give every worker of a build the ` +
         "same videos and --questions, or give another --build-id"
     )

@@ -30,7 +30,8 @@ const all = [
   "testsuite",
   "reportStatistics",
   "judge",
-  "videommev2"
+  "videommev2",
+  "buildQueue"
 ] as const
 
 const file = new URL("../BENCHMARKS.md", import.meta.url)

@@ -90,16 +90,19 @@ export const make = Effect.fn("BuildQueueRepository.make")(function*(name: strin
                  settings_json AS settings, videos_hash AS "videosHash", video_count AS "videoCount"
           FROM builds WHERE build_id = ${buildId}`
   })
+  // The next video picked once, in a materialized CTE: as a subquery of the UPDATE, PostgreSQL may run it again
+  // for each row, and a row the statement has just claimed is then skipped, so a second one would be claimed too.
   const takeVideo = SqlSchema.findAll({
     Request: Schema.Struct({ buildId: Schema.String, ownerId: Schema.String, leaseMs: Schema.Number }),
     Result: Claimed,
     execute: ({ buildId, leaseMs, ownerId }) =>
-      sql`UPDATE build_videos SET claimed_by = ${ownerId}, fence = fence + 1, heartbeat_at = ${now},
-            expires_at = ${now} + ${leaseMs}
-          WHERE build_id = ${buildId} AND video_id IN (
+      sql`WITH next AS MATERIALIZED (
             SELECT v.video_id FROM build_videos v
             WHERE v.build_id = ${buildId} AND v.status = 'open' AND (v.claimed_by IS NULL OR v.expires_at <= ${now})
             ORDER BY v.duration_seconds DESC, v.position LIMIT 1 ${skipLocked})
+          UPDATE build_videos SET claimed_by = ${ownerId}, fence = fence + 1, heartbeat_at = ${now},
+            expires_at = ${now} + ${leaseMs}
+          WHERE build_id = ${buildId} AND video_id IN (SELECT video_id FROM next)
           AND status = 'open' AND (claimed_by IS NULL OR expires_at <= ${now})
           RETURNING video_id AS "videoId", fence`
   })

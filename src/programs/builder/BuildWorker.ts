@@ -207,12 +207,16 @@ export const runQueuedBuild = Effect.fn("BuildWorker.run")(function*<R = never>(
   return result
 })
 
-const hours = (seconds: number) => `${(seconds / 3600).toFixed(1)} h`
+/** `3.4/20.0 h`, or in minutes for a build under an hour. */
+const span = (done: number, total: number) =>
+  total >= 3600
+    ? `${(done / 3600).toFixed(1)}/${(total / 3600).toFixed(1)} h`
+    : `${(done / 60).toFixed(1)}/${(total / 60).toFixed(1)} min`
 
 /** `build B: 12/100 videos (3.4/20.0 h) · 1 failed · 4 building on 4 workers`, for the progress lines. */
 export const renderQueueProgress = (progress: BuildProgress): string =>
-  `build ${progress.buildId}: ${progress.done}/${progress.videos} videos (${hours(progress.doneSeconds)}/${
-    hours(progress.totalSeconds)
+  `build ${progress.buildId}: ${progress.done}/${progress.videos} videos (${
+    span(progress.doneSeconds, progress.totalSeconds)
   })` +
   (progress.failed > 0 ? ` · ${progress.failed} failed` : "") +
   ` · ${progress.building} building on ${progress.workers} worker${progress.workers === 1 ? "" : "s"}`

@@ -112,4 +112,33 @@ describe("vtree build --db (built CLI, PostgreSQL, openai-sim)", () => {
     },
     180_000
   )
+
+  it(
+    "SIGTERM hands the video in hand back: the build shows it open and unheld at once, its checkpoints kept",
+    async () => {
+      const url = await pg.database("buildterm")
+      const out = join(work.dir, "term")
+      const sim = await buildSim(400)
+      try {
+        const worker = start(
+          ["build", ...videos.map((v) => v.video), "--out", out, "--db", url, "--build-id", "t", ...queuedBuildFlags],
+          simEnv(sim.url)
+        )
+        await waitUntil(async () => checkpointsOf(out, "q1") >= 1)
+        worker.child.kill("SIGTERM")
+        const result = await worker.done
+        assert.strictEqual(result.code, 130, result.stderr)
+        assert.match(result.stderr, /^vtree: interrupted — the video in hand was handed back to build t; /m)
+        const [row] = await query<{ status: string; claimed_by: string | null }>(
+          url,
+          "SELECT status, claimed_by FROM build_videos WHERE build_id = 't' AND video_id = 'q1'"
+        )
+        assert.deepStrictEqual(row, { status: "open", claimed_by: null })
+        assert.isAtLeast(checkpointsOf(out, "q1"), 1)
+      } finally {
+        await sim.close()
+      }
+    },
+    120_000
+  )
 })

@@ -33,8 +33,7 @@ export const runsCommand = Command.make(
 ).pipe(
   Command.withDescription(
     "List the runs of a database: status (stale when nobody holds a running run), benchmark, agent model, " +
-      "questions saved / total, accuracy over the keyed questions, start and wall time; then its builds (`vtree build --db`): " +
-      "videos and hours done, failed, and building on how many workers"
+      "saved / total, accuracy over keyed questions, start and wall time; then its builds (`build --db`)"
   ),
   // Read-only, as report: listing never writes, not even a migration.
   Command.provide(Stores.readOnly)

@@ -104,6 +104,57 @@ const join = Effect.fnUntraced(function*(inputs: ReadonlyArray<BuildInput<any>>,
   return joined.created
 })
 
+const lost = (error: RunStoreError | BuildError) => error._tag === "RunStoreError" && error.reason === "ClaimLost"
+
+/** How one claimed video ended for this worker: built, marked failed (its own fault), or taken over meanwhile. */
+type VideoOutcome =
+  | { readonly outcome: "done"; readonly summaries: ReadonlyArray<VideoSummary> }
+  | { readonly outcome: "failed"; readonly error: string }
+  | { readonly outcome: "taken" }
+
+/**
+ * Builds one claimed video under its heartbeat and marks it done (or failed), fenced by the claim. Interrupted, or
+ * failing for a reason that is not the video's, it hands the video back first.
+ */
+const buildClaimed = Effect.fnUntraced(function*<R>(
+  claim: VideoClaim,
+  input: BuildInput<R>,
+  options: BuildOptions,
+  build: QueuedBuild & { readonly leaseMs: number }
+) {
+  const queue = yield* BuildQueue
+  const { buildId, ownerId } = build
+  const handBack = queue.releaseVideo(buildId, ownerId, claim).pipe(Effect.ignore)
+  const exit = yield* Effect.exit(
+    Effect.raceFirst(
+      buildTree([input], { ...options, leased: true }),
+      heartbeat(buildId, ownerId, claim, build.leaseMs)
+    ).pipe(Effect.onInterrupt(() => handBack))
+  )
+  if (Exit.isSuccess(exit)) {
+    // Taken over meanwhile: the other worker writes the same tree from the same checkpoints.
+    const marked = yield* Effect.either(queue.finishVideo(buildId, ownerId, claim, { status: "done" }))
+    if (marked._tag === "Left" && !lost(marked.left)) return yield* marked.left
+    const outcome: VideoOutcome = marked._tag === "Left"
+      ? { outcome: "taken" }
+      : { outcome: "done", summaries: exit.value }
+    return outcome
+  }
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isNone(failure)) return yield* Effect.failCause(exit.cause)
+  const error = failure.value
+  if (lost(error)) return { outcome: "taken" } satisfies VideoOutcome
+  if (videoFailure(error)) {
+    const marked = yield* Effect.either(
+      queue.finishVideo(buildId, ownerId, claim, { status: "failed", error: error.message })
+    )
+    if (marked._tag === "Left" && !lost(marked.left)) return yield* marked.left
+    return { outcome: "failed", error: error.message } satisfies VideoOutcome
+  }
+  yield* handBack
+  return yield* error
+})
+
 /**
  * Builds the build's videos with the other workers sharing it, one at a time. Fails on a failure that is not
  * the video's own (a model endpoint down, --out unwritable, the database gone), after handing the video back.
@@ -131,77 +182,38 @@ export const runQueuedBuild = Effect.fn("BuildWorker.run")(function*<R = never>(
   const summaries: Array<VideoSummary> = []
   const failed: Array<{ videoId: string; error: string }> = []
   let waiting = false
-
-  const buildOne = (claim: VideoClaim, input: BuildInput<R>) =>
-    Effect.gen(function*() {
-      yield* emit({
-        _tag: "Claimed",
-        videoId: claim.videoId,
-        resumed: claim.resumed,
-        durationSeconds: input.info.durationSeconds
-      })
-      const handBack = queue.releaseVideo(buildId, ownerId, claim).pipe(Effect.ignore)
-      const exit = yield* Effect.exit(
-        Effect.raceFirst(
-          buildTree([input], { ...options, leased: true, onEvent }),
-          heartbeat(buildId, ownerId, claim, leaseMs)
-        ).pipe(Effect.onInterrupt(() => handBack))
-      )
-      const finished = (outcome: "done" | "failed" | "taken", error?: string) =>
-        Effect.gen(function*() {
-          progress = yield* queue.progress(buildId).pipe(Effect.orElseSucceed(() => progress))
-          yield* emit({
-            _tag: "Finished",
-            videoId: claim.videoId,
-            outcome,
-            ...(error === undefined ? {} : { error }),
-            progress
-          })
-        })
-      const lost = (error: RunStoreError | BuildError) => error._tag === "RunStoreError" && error.reason === "ClaimLost"
-      if (Exit.isSuccess(exit)) {
-        // Taken over meanwhile: the other worker writes the same tree from the same checkpoints.
-        const marked = yield* Effect.either(queue.finishVideo(buildId, ownerId, claim, { status: "done" }))
-        if (marked._tag === "Left" && !lost(marked.left)) return yield* marked.left
-        for (const summary of exit.value) summaries.push(summary)
-        return yield* finished(marked._tag === "Left" ? "taken" : "done")
-      }
-      const failure = Cause.failureOption(exit.cause)
-      if (Option.isNone(failure)) return yield* exit
-      const error = failure.value
-      if (lost(error)) return yield* finished("taken")
-      if (videoFailure(error)) {
-        const marked = yield* Effect.either(
-          queue.finishVideo(buildId, ownerId, claim, { status: "failed", error: error.message })
-        )
-        if (marked._tag === "Left" && !lost(marked.left)) return yield* marked.left
-        failed.push({ videoId: claim.videoId, error: error.message })
-        return yield* finished("failed", error.message)
-      }
-      yield* handBack
-      return yield* error
-    })
-
   while (true) {
     const { claim, heldByOthers } = yield* queue.claimVideo(buildId, ownerId, leaseMs)
-    if (Option.isSome(claim)) {
-      waiting = false
-      const input = byId.get(claim.value.videoId)
-      // The sets were compared by hash on joining: a video missing here means the build's rows were changed.
-      if (input === undefined) {
-        yield* queue.releaseVideo(buildId, ownerId, claim.value)
-        return yield* refused(
-          `--build-id ${buildId}: the build's queue holds video ${claim.value.videoId}, which this worker was not ` +
-            "given — give every worker the same videos, or give another --build-id"
-        )
-      }
-      yield* buildOne(claim.value, input)
+    if (Option.isNone(claim)) {
+      if (heldByOthers === 0) break
+      if (!waiting) yield* emit({ _tag: "Waiting", heldByOthers })
+      waiting = true
+      yield* Effect.sleep(Duration.millis(build.pollMs ?? 5_000))
       continue
     }
-    if (heldByOthers === 0) break
-    if (!waiting) yield* emit({ _tag: "Waiting", heldByOthers })
-    waiting = true
-    yield* Effect.sleep(Duration.millis(build.pollMs ?? 5_000))
+    waiting = false
+    const { videoId } = claim.value
+    const input = byId.get(videoId)
+    // The sets were compared by hash on joining: a video missing here means the build's rows were changed.
+    if (input === undefined) {
+      yield* queue.releaseVideo(buildId, ownerId, claim.value)
+      return yield* refused(
+        `--build-id ${buildId}: the build's queue holds video ${videoId}, which this worker was not given — ` +
+          "give every worker the same videos, or give another --build-id"
+      )
+    }
+    yield* emit({ _tag: "Claimed", videoId, resumed: claim.value.resumed, durationSeconds: input.info.durationSeconds })
+    const ended = yield* buildClaimed(claim.value, input, { ...options, onEvent }, { ...build, leaseMs })
+    if (ended.outcome === "done") { for (const summary of ended.summaries) summaries.push(summary) }
+    if (ended.outcome === "failed") failed.push({ videoId, error: ended.error })
+    progress = yield* queue.progress(buildId).pipe(Effect.orElseSucceed(() => progress))
+    yield* emit({
+      _tag: "Finished",
+      videoId,
+      outcome: ended.outcome,
+      ...(ended.outcome === "failed" ? { error: ended.error } : {}),
+      progress
+    })
   }
   const result: QueuedBuildResult = { summaries, failed }
   return result

@@ -10,6 +10,7 @@ import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.j
 import { approximateTokens } from "../../../src/layers/testing/Scripted.js"
 import * as ScriptedLlm from "../../../src/layers/testing/ScriptedLlm.js"
 import * as ScriptedVlm from "../../../src/layers/testing/ScriptedVlm.js"
+import { BuildError } from "../../../src/programs/builder/BuildError.js"
 import type { BuildOptions } from "../../../src/programs/builder/BuildOptions.js"
 import { buildSettings, settingsHash } from "../../../src/programs/builder/BuildSettings.js"
 import { runQueuedBuild } from "../../../src/programs/builder/BuildWorker.js"
@@ -58,8 +59,8 @@ const setup = Effect.gen(function*() {
 
 type Setup = Effect.Effect.Success<typeof setup>
 
-/** Models a refused worker never reaches. */
-const unused = Layer.mergeAll(ScriptedVlm.layer(vlmCards), ScriptedLlm.layer(llmCards))
+/** Scripted models, for workers whose calls are not counted (a refused worker never reaches them). */
+const scriptedModels = Layer.mergeAll(ScriptedVlm.layer(vlmCards), ScriptedLlm.layer(llmCards))
 
 const worker = (s: Setup, ownerId: string, extra: Partial<Parameters<typeof runQueuedBuild>[2]> = {}) =>
   runQueuedBuild(s.inputs, s.options, { buildId: "b1", settings, ownerId, pollMs: 10, ...extra })
@@ -133,6 +134,25 @@ describe("queued build workers", () => {
       assert.strictEqual(new Set(asked).size, asked.length)
       assert.strictEqual(second.summaries.length, 4)
     }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a video that fails on its own is marked failed with why; the worker builds the others", () =>
+    Effect.gen(function*() {
+      const s = yield* setup
+      const broken = s.inputs.map((input) =>
+        input.videoId === "c"
+          ? {
+            ...input,
+            subtitles: Effect.fail(new BuildError({ reason: "BadInput", message: "c.srt: line 3: no time" }))
+          }
+          : input
+      )
+      const result = yield* runQueuedBuild(broken, s.options, { buildId: "b1", settings, ownerId: "w1", pollMs: 10 })
+        .pipe(Effect.provide(Layer.mergeAll(s.media.layer, s.queue, scriptedModels)))
+      assert.deepStrictEqual(result.failed, [{ videoId: "c", error: "c.srt: line 3: no time" }])
+      assert.deepStrictEqual(result.summaries.map((summary) => summary.videoId), ["a", "b", "d"])
+      const progress = yield* Effect.flatMap(BuildQueue, (queue) => queue.progress("b1")).pipe(Effect.provide(s.queue))
+      assert.deepInclude(Option.getOrThrow(progress), { videos: 4, done: 3, failed: 1, building: 0 })
+    }).pipe(Effect.provide(NodeContext.layer)))
 })
 
 layer(NodeContext.layer)("queued build workers refused", (it) => {
@@ -148,7 +168,7 @@ layer(NodeContext.layer)("queued build workers refused", (it) => {
           videos: []
         })).pipe(Effect.provide(s.queue))
       const error = yield* Effect.flip(
-        worker(s, "w1").pipe(Effect.provide(Layer.mergeAll(s.media.layer, s.queue, unused)))
+        worker(s, "w1").pipe(Effect.provide(Layer.mergeAll(s.media.layer, s.queue, scriptedModels)))
       )
       assert.strictEqual(error._tag, "BuildError")
       assert.strictEqual(
@@ -171,7 +191,7 @@ layer(NodeContext.layer)("queued build workers refused", (it) => {
           videos: [{ videoId: "z", durationSeconds: 10 }]
         })).pipe(Effect.provide(s.queue))
       const error = yield* Effect.flip(
-        worker(s, "w1").pipe(Effect.provide(Layer.mergeAll(s.media.layer, s.queue, unused)))
+        worker(s, "w1").pipe(Effect.provide(Layer.mergeAll(s.media.layer, s.queue, scriptedModels)))
       )
       assert.strictEqual(
         error.message,

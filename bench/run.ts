@@ -32,7 +32,8 @@ const all = [
   "judge",
   "videommev2",
   "hourCost",
-  "loopcost"
+  "loopcost",
+  "buildQueue"
 ] as const
 
 const file = new URL("../BENCHMARKS.md", import.meta.url)

@@ -20,8 +20,10 @@ import { wholeNumber, withShownDefault } from "../CliOptions.js"
 import * as Media from "../shared/MediaLayers.js"
 import * as Output from "../shared/OutputLayers.js"
 import { loadPrices } from "../shared/Prices.js"
+import * as Stores from "../shared/StoreLayers.js"
 import { TerminalConsole, type TerminalStream } from "../TerminalConsole.js"
 import * as Build from "./BuildLayers.js"
+import { buildQueued, checkQueueFlags } from "./BuildQueueRun.js"
 
 const videos = Args.text({ name: "VIDEO_OR_DIR" }).pipe(
   Args.withDescription("Video files, or folders whose videos (mp4, mkv, webm, mov, …) are all built"),
@@ -113,6 +115,24 @@ const dryRun = Options.boolean("dry-run").pipe(
     "Print frames, events, scenes, calls and a token estimate per video; call nothing, write nothing"
   )
 )
+const db = Options.text("db").pipe(
+  Options.withDescription(
+    "A build queue shared by workers on many machines (same --out on shared storage): an SQLite file or postgres://…; each worker builds one video at a time, longest first"
+  ),
+  Options.optional
+)
+const buildId = Options.text("build-id").pipe(
+  Options.withDescription(
+    "The queued build to start or join (with --db); default: named after the video set, so workers given the same videos meet"
+  ),
+  Options.optional
+)
+const shard = Options.text("shard").pipe(
+  Options.withDescription(
+    "i/n (1 ≤ i ≤ n): without a database, build only this machine's share of the videos, split by a hash of each video id (adding files moves no other video)"
+  ),
+  Options.optional
+)
 
 const options = {
   videos,
@@ -133,7 +153,10 @@ const options = {
   recursive,
   prices,
   force,
-  dryRun
+  dryRun,
+  db,
+  buildId,
+  shard
 }
 
 type BuildArgs = Command.Command.ParseConfig<typeof options>
@@ -255,8 +278,20 @@ export const buildCommand = Command.make(
     const buildPrompts = yield* BuildPrompts.loadBuildPrompts(
       PromptPack.resolvePromptsDir(Option.getOrUndefined(args.prompts))
     )
-    const inputs = yield* prepareInputs(args)
+    const keep = yield* checkQueueFlags(args)
+    const inputs = yield* prepareInputs({ ...args, ...(keep === undefined ? {} : { keep }) })
     if (args.dryRun) return yield* printDryRun(inputs, args, parameters, buildPrompts)
+    if (Option.isSome(args.db)) {
+      const { stderr } = yield* TerminalConsole
+      return yield* buildQueued(
+        args.db.value,
+        inputs,
+        args,
+        parameters,
+        buildPrompts,
+        (n) => progressReporter(stderr, n)
+      )
+    }
     yield* buildTrees(inputs, args, parameters, buildPrompts)
   })
 ).pipe(
@@ -268,6 +303,7 @@ export const buildCommand = Command.make(
     Layer.mergeAll(
       Media.ffmpeg,
       Output.quiet,
+      Stores.writable,
       args.dryRun ? Build.dryRunProviders : Build.providers(args.concurrency)
     )
   )

@@ -1,5 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
+import { renderBuildsText } from "../../programs/report/BuildList.js"
 import { listRuns, renderRunsJson, renderRunsText } from "../../programs/report/RunList.js"
 import { dbOption, withShownDefault } from "../CliOptions.js"
 import { writeResult } from "../shared/OutputFile.js"
@@ -19,17 +20,20 @@ export const runsCommand = Command.make(
     Effect.gen(function*() {
       const store = yield* (yield* Stores.RunStores).open(args.db)
       const runs = listRuns(yield* store.listRuns, yield* store.runTallies)
+      // Builds (`vtree build --db`) after the runs, as a table of their own.
+      const builds = yield* (yield* (yield* Stores.RunStores).builds(args.db)).listBuilds
       const body = args.format === "json"
         ? renderRunsJson(runs)
-        : runs.length === 0
+        : runs.length === 0 && builds.length === 0
         ? `${Stores.displayDb(args.db)}: no runs yet — start one with \`vtree infer\`\n`
-        : renderRunsText(runs)
+        : [...(runs.length > 0 ? [renderRunsText(runs)] : []), ...(builds.length > 0 ? [renderBuildsText(builds)] : [])]
+          .join("\n")
       yield* writeResult({ body, out: Option.none(), inputs: [], data: args.format === "json", what: "the runs" })
     }).pipe(Effect.scoped)
 ).pipe(
   Command.withDescription(
     "List the runs of a database: status (stale when nobody holds a running run), benchmark, agent model, " +
-      "questions saved / total, accuracy over the keyed questions, start and wall time"
+      "saved / total, accuracy over keyed questions, start and wall time; then its builds (`build --db`)"
   ),
   // Read-only, as report: listing never writes, not even a migration.
   Command.provide(Stores.readOnly)

@@ -3,9 +3,11 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import * as path from "node:path"
 import type { ConfigurationError } from "../../config/ConfigurationError.js"
 import { loadDbOutageSeconds } from "../../config/StoreConfig.js"
+import * as BuildQueueRepository from "../../layers/sql/BuildQueueRepository.js"
 import * as JudgementRepository from "../../layers/sql/JudgementRepository.js"
 import * as PgRunStore from "../../layers/sql/postgres/PgRunStore.js"
 import * as SqliteRunStore from "../../layers/sql/sqlite/SqliteRunStore.js"
+import { BuildQueue, type BuildQueueShape } from "../../services/BuildQueue.js"
 import { JudgementStore, type JudgementStoreShape } from "../../services/JudgementStore.js"
 import { RunStore, type RunStoreError, type RunStoreShape } from "../../services/RunStore.js"
 
@@ -35,6 +37,8 @@ export class RunStores extends Context.Tag("vtree/cli/RunStores")<RunStores, {
     db: string,
     options?: { readonly mustExist?: boolean }
   ) => Effect.Effect<JudgementStoreShape, RunStoreError>
+  /** The build queue (`vtree build --db`) kept in the database `open` opened (or opens) for `db`. */
+  readonly builds: (db: string) => Effect.Effect<BuildQueueShape, RunStoreError>
 }>() {}
 
 const stores = <E>(readOnly: boolean, outage: Effect.Effect<number | undefined, E>): Layer.Layer<RunStores, E> =>
@@ -45,6 +49,7 @@ const stores = <E>(readOnly: boolean, outage: Effect.Effect<number | undefined, 
       const outageSeconds = yield* outage
       const opened = new Map<string, RunStoreShape>()
       const judged = new Map<string, JudgementStoreShape>()
+      const queues = new Map<string, BuildQueueShape>()
       const open = (db: string, options: { readonly mustExist?: boolean } = {}) => {
         const key = databaseKey(db)
         const known = opened.get(key)
@@ -52,13 +57,14 @@ const stores = <E>(readOnly: boolean, outage: Effect.Effect<number | undefined, 
           Effect.succeed(known) :
           Layer.buildWithScope(
             Layer.provideMerge(
-              JudgementRepository.layer(displayDb(db)),
+              Layer.merge(JudgementRepository.layer(displayDb(db)), BuildQueueRepository.layer(displayDb(db))),
               runStore(db, { ...options, readOnly, ...(outageSeconds === undefined ? {} : { outageSeconds }) })
             ),
             scope
           ).pipe(
             Effect.map((context) => {
               judged.set(key, Context.get(context, JudgementStore))
+              queues.set(key, Context.get(context, BuildQueue))
               return Context.get(context, RunStore)
             }),
             Effect.tap((store) => Effect.sync(() => opened.set(key, store)))
@@ -66,7 +72,8 @@ const stores = <E>(readOnly: boolean, outage: Effect.Effect<number | undefined, 
       }
       return RunStores.of({
         open,
-        judgements: (db, options) => Effect.map(open(db, options), () => judged.get(databaseKey(db))!)
+        judgements: (db, options) => Effect.map(open(db, options), () => judged.get(databaseKey(db))!),
+        builds: (db) => Effect.map(open(db), () => queues.get(databaseKey(db))!)
       })
     })
   )

@@ -330,6 +330,38 @@ const fleetQueue = Effect.gen(function*() {
     WHERE done = 0 AND claimed_by IS NOT NULL`
 })
 
+// A build queue (`vtree build --db`): a build is its settings (hashed, so a worker with others is refused) and
+// its video set (hashed and counted, so a joining worker checks it without reading the rows); each video is
+// claimed by one worker at a time under a lease timed by the database's clock, with a fence (bumped at every
+// claim) that the worker's "done" must match. Longest first: claims read the open videos by duration.
+const buildQueue = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const { epochMs } = types(sql)
+  yield* sql`CREATE TABLE builds (
+    build_id TEXT PRIMARY KEY NOT NULL,
+    started_at ${epochMs} NOT NULL,
+    settings_hash TEXT NOT NULL,
+    settings_json TEXT NOT NULL,
+    videos_hash TEXT NOT NULL,
+    video_count INTEGER NOT NULL
+  )`
+  yield* sql`CREATE TABLE build_videos (
+    build_id TEXT NOT NULL REFERENCES builds (build_id) ON DELETE CASCADE,
+    video_id TEXT NOT NULL,
+    duration_seconds DOUBLE PRECISION NOT NULL,
+    position INTEGER NOT NULL,
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'done', 'failed')),
+    claimed_by TEXT,
+    fence INTEGER NOT NULL DEFAULT 0,
+    heartbeat_at ${epochMs},
+    expires_at ${epochMs},
+    finished_at ${epochMs},
+    error TEXT,
+    PRIMARY KEY (build_id, video_id)
+  )`
+  yield* sql`CREATE INDEX build_videos_open ON build_videos (build_id, status, duration_seconds)`
+})
+
 /** Keyed `<id>_<name>`; append new entries, never edit applied ones. */
 export const migrations = {
   "0001_initial": initial,
@@ -344,7 +376,8 @@ export const migrations = {
   "0010_call_attempts": callAttempts,
   "0011_answer_text": answerText,
   "0012_judgements": judgements,
-  "0013_fleet_queue": fleetQueue
+  "0013_fleet_queue": fleetQueue,
+  "0014_build_queue": buildQueue
 }
 
 /** The newest schema this vtree knows: a database with a later migration was written by a newer vtree. */

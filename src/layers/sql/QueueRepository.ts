@@ -106,12 +106,16 @@ const queueClaims = ({ sql }: StoreContext) => {
       Request: Schema.Struct({ runId: Schema.String, ownerId: Schema.String, limit: Schema.Number }),
       Result: Schema.Struct({ questionId: Schema.String, position: Schema.Number }),
       execute: ({ limit, ownerId, runId }) =>
-        sql`UPDATE run_questions SET claimed_by = ${ownerId}, claimed_at = ${now}
-            WHERE run_id = ${runId} AND question_id IN (
+        // The questions are picked once, in a materialized step: as a plain `IN (SELECT … LIMIT n FOR UPDATE
+        // SKIP LOCKED)` PostgreSQL may run the subquery again per row and claim more than `limit`, holding
+        // questions no fiber of this worker asked for until their lease lapses.
+        sql`WITH next AS MATERIALIZED (
               SELECT q.question_id FROM run_questions q
               WHERE q.run_id = ${runId} AND q.done = 0 AND (q.claimed_by IS NULL OR (q.claimed_by <> ${ownerId} AND NOT EXISTS (
                 SELECT 1 FROM run_claims c WHERE c.run_id = q.run_id AND c.owner_id = q.claimed_by AND c.expires_at > ${now})))
               ORDER BY q.position LIMIT ${limit} ${skipLocked})
+            UPDATE run_questions SET claimed_by = ${ownerId}, claimed_at = ${now}
+            WHERE run_id = ${runId} AND question_id IN (SELECT question_id FROM next)
             RETURNING question_id, position`
     }),
     /** An owner leaving hands its unsaved questions back. */

@@ -165,14 +165,18 @@ export interface BuildRequest {
   readonly benchmark: Option.Option<string>
   readonly subtitles: Option.Option<string>
   readonly subtitlesDir: Option.Option<string>
+  /** `--shard`: which of the listed videos this machine builds (before any is probed). */
+  readonly keep?: (videoId: string) => boolean
 }
 
 /** The videos to build, probed, each with its subtitles read or waiting (see withSubtitles). */
 export const prepareInputs = Effect.fn("BuildInputs.prepare")(function*(args: BuildRequest) {
   yield* checkSubtitlePaths(args)
   const given = yield* Inputs.listVideos(args.videos, { recursive: args.recursive, outDir: args.out })
-  const listed: ReadonlyArray<Inputs.VideoInput & { readonly metadata?: QuestionVideos.VideoMetadata }> =
+  const selected: ReadonlyArray<Inputs.VideoInput & { readonly metadata?: QuestionVideos.VideoMetadata }> =
     Option.isNone(args.questions) ? given : yield* selectForQuestions(given, args.questions.value, args.benchmark)
+  const keep = args.keep
+  const listed = keep === undefined ? selected : selected.filter((video) => keep(video.videoId))
   if (Option.isSome(args.subtitles) && listed.length > 1) {
     return yield* new BuildError({
       reason: "BadOption",

@@ -69,6 +69,8 @@ export interface BuildOptions {
   readonly onEvent?: (event: BuildEvent) => Effect.Effect<void>
   /** Prices of the vision (`vlm`) and text (`tool`) roles: the build record's USD per role when given. */
   readonly prices?: Pick<Prices, "vlm" | "tool">
+  /** Held under a build queue's lease (`vtree build --db`): a tree folder's lock another worker left is stale. */
+  readonly leased?: boolean
 }
 
 export interface VideoSummary {

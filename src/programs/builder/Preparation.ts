@@ -153,7 +153,7 @@ export const prepareVideo = Effect.fn("Preparation.prepareVideo")(
     const folder = yield* checkTreeFolder(yield* resolveOutDir(options.outDir), input.videoId)
     const cacheDir = path.join(folder.dir, ".vtree")
     // Held until the build's scope closes (buildTree's): its tree written, or the build stopped.
-    yield* lockTreeFolder(yield* claimTreeFolder(folder))
+    yield* lockTreeFolder(yield* claimTreeFolder(folder), { leased: options.leased === true })
     if (options.force === true) {
       // The cache of calls and frames only: the marker and the list of written frames stay.
       const names = yield* fs.readDirectory(cacheDir).pipe(Effect.orElseSucceed(() => []))

@@ -223,9 +223,13 @@ const lockHeld = (lock: Option.Option<typeof BuildLock.Type>): boolean => {
  * Holds the claimed folder for this build until the scope closes: `.vtree/build.lock`, made exclusively.
  * A second build into the same folder would delete the first one's frames while they are extracted
  * (and be told its video does not decode); it stops here instead. A lock whose process has died (kill -9,
- * a crash) is taken over; one still being written (no pid yet) counts as held.
+ * a crash) is taken over; one still being written (no pid yet) counts as held. `leased`: the video is held
+ * under a build queue's lease, which only one worker has, so a lock left by a worker of another host is stale.
  */
-export const lockTreeFolder = Effect.fn("TreeFolder.lock")(function*(folder: ClaimedFolder) {
+export const lockTreeFolder = Effect.fn("TreeFolder.lock")(function*(
+  folder: ClaimedFolder,
+  options: { readonly leased?: boolean } = {}
+) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const file = yield* insideTree(folder, path.join(".vtree", lockFile))
@@ -239,7 +243,7 @@ export const lockTreeFolder = Effect.fn("TreeFolder.lock")(function*(folder: Cla
   )
   const busy = refused(`another build is writing this tree (${folder.dir}) — wait for it or use another --out`)
   if (!taken) {
-    if (lockHeld(yield* readJson(BuildLock, file))) return yield* busy
+    if (options.leased !== true && lockHeld(yield* readJson(BuildLock, file))) return yield* busy
     yield* removeInside(folder.root, file)
     // Two builds finding the same dead lock: one of them makes the new one, the other is refused.
     yield* take.pipe(

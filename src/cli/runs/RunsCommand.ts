@@ -1,10 +1,6 @@
 import { Command, Options } from "@effect/cli"
-import { Effect, Option } from "effect"
-import { renderBuildsText } from "../../programs/report/BuildList.js"
-import { listRuns, renderRunsJson, renderRunsText } from "../../programs/report/RunList.js"
 import { dbOption, withShownDefault } from "../CliOptions.js"
-import { writeResult } from "../shared/OutputFile.js"
-import * as Stores from "../shared/StoreLayers.js"
+import { loadedWhenRun } from "../LazyCommand.js"
 
 const db = dbOption("Run database written by `vtree infer`")
 const format = Options.choice("format", ["text", "json"]).pipe(
@@ -16,25 +12,13 @@ const format = Options.choice("format", ["text", "json"]).pipe(
 export const runsCommand = Command.make(
   "runs",
   { db, format },
-  (args) =>
-    Effect.gen(function*() {
-      const store = yield* (yield* Stores.RunStores).open(args.db)
-      const runs = listRuns(yield* store.listRuns, yield* store.runTallies)
-      // Builds (`vtree build --db`) after the runs, as a table of their own.
-      const builds = yield* (yield* (yield* Stores.RunStores).builds(args.db)).listBuilds
-      const body = args.format === "json"
-        ? renderRunsJson(runs)
-        : runs.length === 0 && builds.length === 0
-        ? `${Stores.displayDb(args.db)}: no runs yet — start one with \`vtree infer\`\n`
-        : [...(runs.length > 0 ? [renderRunsText(runs)] : []), ...(builds.length > 0 ? [renderBuildsText(builds)] : [])]
-          .join("\n")
-      yield* writeResult({ body, out: Option.none(), inputs: [], data: args.format === "json", what: "the runs" })
-    }).pipe(Effect.scoped)
+  loadedWhenRun(
+    () => import("./RunsRun.js"),
+    (run, args: { readonly db: string; readonly format: "text" | "json" }) => run.runs(args)
+  )
 ).pipe(
   Command.withDescription(
     "List the runs of a database: status (stale when nobody holds a running run), benchmark, agent model, " +
       "saved / total, accuracy over keyed questions, start and wall time; then its builds (`build --db`)"
-  ),
-  // Read-only, as report: listing never writes, not even a migration.
-  Command.provide(Stores.readOnly)
+  )
 )

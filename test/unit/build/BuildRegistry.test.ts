@@ -26,7 +26,13 @@ const prompts = {
 const models = { vlm: "scripted-vlm", llm: "scripted-llm" }
 // Two hours at a coarse grid: 23 events of about 300 s, scenes of 20 minutes, two registry parts (one an hour).
 // Fixed windows: the counts below follow the grid (scene cuts are tested in SceneCuts.test.ts).
-const parameters = { frameInterval: 60, eventSeconds: 300, sceneSeconds: 1200, framesPerCall: 12, scenes: "fixed" } as const
+const parameters = {
+  frameInterval: 60,
+  eventSeconds: 300,
+  sceneSeconds: 1200,
+  framesPerCall: 12,
+  scenes: "fixed"
+} as const
 const video = { durationSeconds: 7200 }
 
 // Event n names Tom by one of two wordings, Tim, or a red car, in turn.

@@ -2,7 +2,7 @@
 // cues name them (so every model call of every video asks something no other call asks), the build flags that
 // make short events (a few calls a video), and the build calls an openai-sim saw, by their body.
 import { createHash } from "node:crypto"
-import { readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeSyntheticVideo, type SyntheticVideo } from "../media/SyntheticVideo.js"
 import { buildCallKind } from "../openai-sim/builder.js"
@@ -62,8 +62,20 @@ export const buildCallBodies = (sim: OpenAiSim.OpenAiSim): ReadonlyArray<string>
     createHash("sha256").update(JSON.stringify(r.body)).digest("hex")
   )
 
-/** The calls a tree took: one per event and scene node (levels 1 and 2). */
-export const treeCalls = (treeDir: string): number =>
-  Object.values(
-    (JSON.parse(readFileSync(join(treeDir, "tree.json"), "utf8")) as { nodes: Record<string, { level: number }> }).nodes
-  ).filter((node) => node.level < 3).length
+/**
+ * The calls a tree took: one per event and scene node (levels 1 and 2), and one per entity-registry stretch
+ * (an hour of video), counted from its checkpoints.
+ */
+export const treeCalls = (treeDir: string): number => {
+  const tree = JSON.parse(readFileSync(join(treeDir, "tree.json"), "utf8")) as {
+    nodes: Record<string, { level: number }>
+  }
+  const checkpoints = join(treeDir, ".vtree", "checkpoints")
+  const registry = existsSync(checkpoints)
+    ? readdirSync(checkpoints).filter((name) =>
+      name.endsWith(".json") &&
+      (JSON.parse(readFileSync(join(checkpoints, name), "utf8")) as { kind?: string }).kind === "registry"
+    ).length
+    : 0
+  return Object.values(tree.nodes).filter((node) => node.level < 3).length + registry
+}

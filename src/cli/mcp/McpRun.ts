@@ -1,5 +1,5 @@
 // What `vtree mcp` does, loaded when it runs (cli/LazyCommand.ts); its options are in McpCommand.ts.
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import { loadMcpAskWait, loadMcpSessionIdle, loadMcpToken } from "../../config/McpConfig.js"
 import { makeAskTools } from "../../programs/mcp/AskTools.js"
 import { makeSearchTools } from "../../programs/mcp/SearchTools.js"
@@ -81,7 +81,6 @@ export const mcp = (args: McpArgs) =>
     })
   }).pipe(
     Effect.scoped,
-    Effect.provide(Mcp.providers(Option.isSome(args.trees))),
-    // Spans of every tool call, exported when an OTLP endpoint is set.
-    Effect.provide(Output.tracing)
+    // Spans of every tool call, exported when an OTLP endpoint is set; the providers are built under it.
+    Effect.provide(Layer.provideMerge(Mcp.providers(Option.isSome(args.trees)), Output.tracing))
   )

@@ -82,9 +82,9 @@ describe("GenAI span conventions", () => {
       assert.strictEqual(alone.attributes.get("gen_ai.invocation.is_nested"), false)
       assert.strictEqual(alone.attributes.get("vtree.question_id"), "q1")
 
-      const [workflow, inside] = yield* Effect.fn(...workflowSpan("vtree infer"))(function*() {
+      const [workflow, inside] = yield* Effect.gen(function*() {
         return [yield* Effect.currentSpan, yield* Effect.withSpan(agentSpan, "Infer.answerAll")] as const
-      })()
+      }).pipe(Effect.withSpan(...workflowSpan("vtree infer")))
       assert.strictEqual(workflow.name, "invoke_workflow vtree infer")
       assert.strictEqual(workflow.attributes.get("gen_ai.invocation.is_nested"), false)
       assert.strictEqual(workflow.attributes.get("langfuse.observation.type"), "chain")

@@ -57,7 +57,10 @@ const stores = <E>(readOnly: boolean, outage: Effect.Effect<number | undefined, 
           Effect.succeed(known) :
           Layer.buildWithScope(
             Layer.provideMerge(
-              Layer.merge(JudgementRepository.layer(displayDb(db)), BuildQueueRepository.layer(displayDb(db))),
+              Layer.merge(
+                JudgementRepository.layer(displayDb(db)),
+                BuildQueueRepository.layer(displayDb(db), outageSeconds)
+              ),
               runStore(db, { ...options, readOnly, ...(outageSeconds === undefined ? {} : { outageSeconds }) })
             ),
             scope

@@ -3,11 +3,14 @@
 // julianday('now')), never a worker's: a machine whose clock runs ahead takes nothing live. It runs on the
 // store's plain SqlClient (raw column names), so the columns are named for the row models with AS.
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Array as Arr, Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { BuildProgress, BuildSettings } from "../../domain/BuildRecord.js"
 import { BuildQueue, type VideoClaim } from "../../services/BuildQueue.js"
 import { RunStoreError } from "../../services/RunStore.js"
+import { defaultOutageSeconds } from "../../services/StoreOutage.js"
+import { connectionLost, rideOutOutage, unreachable } from "./OutageRetry.js"
 import { insertBatch } from "./QueueRepository.js"
 import { storageError } from "./StorageError.js"
 import { makeGuard } from "./StoreContext.js"
@@ -31,9 +34,26 @@ const VideoOfOwner = Schema.Struct({
 })
 
 /** The store over the SqlClient provided; `name` names the database in messages (a path, or a URL without its password). */
-export const make = Effect.fn("BuildQueueRepository.make")(function*(name: string) {
+export const make = Effect.fn("BuildQueueRepository.make")(function*(
+  name: string,
+  outageSeconds: number = defaultOutageSeconds
+) {
   const sql = yield* SqlClient.SqlClient
-  const guarded = makeGuard(name, (what, cause) => storageError(name, what, cause))
+  const dialect = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
+  // A lost connection is its own failure, asked again while the database is away (VTREE_DB_OUTAGE_SECONDS),
+  // as the run store's claims and saves are.
+  const guarded = makeGuard(
+    name,
+    (what, cause) => connectionLost(dialect, cause) ? unreachable(name, what, cause) : storageError(name, what, cause)
+  )
+  const rideOut = rideOutOutage(
+    name,
+    `${outageSeconds} seconds`,
+    () => "run the same vtree build command again (finished videos and their calls are kept)"
+  )
+  const riding =
+    (what: string) => <A, R>(effect: Effect.Effect<A, RunStoreError | SqlError | ParseResult.ParseError, R>) =>
+      rideOut(what)(guarded(what)(effect))
   // Epoch milliseconds on the database's clock: every lease is set and compared with it.
   const now = sql.onDialectOrElse({
     pg: () => sql.literal("(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT"),
@@ -132,8 +152,12 @@ export const make = Effect.fn("BuildQueueRepository.make")(function*(name: strin
     }),
     Result: Claimed,
     execute: (row) =>
-      sql`UPDATE build_videos SET status = ${row.status}, error = ${row.error}, finished_at = ${now}, expires_at = NULL
-          WHERE ${held(row)} RETURNING video_id AS "videoId", fence`
+      // Also a row this very claim already finished: a retry after a COMMIT whose answer the connection lost.
+      sql`UPDATE build_videos SET status = ${row.status}, error = ${row.error},
+            finished_at = COALESCE(finished_at, ${now}), expires_at = NULL
+          WHERE build_id = ${row.buildId} AND video_id = ${row.videoId} AND claimed_by = ${row.ownerId}
+          AND fence = ${row.fence} AND (status = 'open' OR status = ${row.status})
+          RETURNING video_id AS "videoId", fence`
   })
   const release = SqlSchema.void({
     Request: VideoOfOwner,
@@ -192,7 +216,7 @@ export const make = Effect.fn("BuildQueueRepository.make")(function*(name: strin
         const build = yield* findBuild(input.buildId)
         if (Option.isNone(build)) return yield* Effect.dieMessage(`build ${input.buildId} vanished as it was joined`)
         return { build: build.value, created: inserted.length > 0 }
-      }))).pipe(guarded(`starting or joining build ${input.buildId}`)),
+      }))).pipe(riding(`starting or joining build ${input.buildId}`)),
     claimVideo: (buildId, ownerId, leaseMs) =>
       Effect.gen(function*() {
         const [taken] = yield* Effect.uninterruptible(sql.withTransaction(takeVideo({ buildId, ownerId, leaseMs })))
@@ -201,11 +225,11 @@ export const make = Effect.fn("BuildQueueRepository.make")(function*(name: strin
         }
         const [count] = yield* heldElsewhere({ buildId, ownerId })
         return { claim: Option.none(), heldByOthers: count?.held ?? 0 }
-      }).pipe(guarded(`claiming a video of build ${buildId}`)),
+      }).pipe(riding(`claiming a video of build ${buildId}`)),
     renewVideo: (buildId, ownerId, claim, leaseMs) =>
       extend({ ...ofClaim(buildId, ownerId, claim), leaseMs }).pipe(
         Effect.flatMap((rows) => rows.length > 0 ? Effect.void : Effect.fail(claimLost(buildId, claim.videoId))),
-        guarded(`renewing the lease on video ${claim.videoId} of build ${buildId}`)
+        riding(`renewing the lease on video ${claim.videoId} of build ${buildId}`)
       ),
     finishVideo: (buildId, ownerId, claim, outcome) =>
       Effect.uninterruptible(finish({
@@ -214,11 +238,11 @@ export const make = Effect.fn("BuildQueueRepository.make")(function*(name: strin
         error: outcome.status === "failed" ? outcome.error : null
       })).pipe(
         Effect.flatMap((rows) => rows.length > 0 ? Effect.void : Effect.fail(claimLost(buildId, claim.videoId))),
-        guarded(`marking video ${claim.videoId} of build ${buildId} finished`)
+        riding(`marking video ${claim.videoId} of build ${buildId} finished`)
       ),
     releaseVideo: (buildId, ownerId, claim) =>
       release(ofClaim(buildId, ownerId, claim)).pipe(
-        guarded(`handing back video ${claim.videoId} of build ${buildId}`)
+        riding(`handing back video ${claim.videoId} of build ${buildId}`)
       ),
     progress: (buildId) =>
       progressOf(buildId).pipe(Effect.map(Arr.head), guarded(`reading the progress of build ${buildId}`)),
@@ -232,5 +256,5 @@ export const make = Effect.fn("BuildQueueRepository.make")(function*(name: strin
 })
 
 /** The BuildQueue over the run store's SqlClient (SqliteRunStore.layer and PgRunStore.layer provide it). */
-export const layer = (name: string): Layer.Layer<BuildQueue, never, SqlClient.SqlClient> =>
-  Layer.effect(BuildQueue, make(name))
+export const layer = (name: string, outageSeconds?: number): Layer.Layer<BuildQueue, never, SqlClient.SqlClient> =>
+  Layer.effect(BuildQueue, make(name, outageSeconds))

@@ -70,26 +70,39 @@ const outageSchedule = (bound: Duration.DurationInput) =>
     Schedule.upTo(bound)
   )
 
+/** How a run goes on once its database is back: `vtree infer --resume`. */
+const resumeInfer = (runId: string | undefined) =>
+  `continue with vtree infer --resume${runId === undefined ? "" : ` --run-id ${runId}`} (finished questions are saved)`
+
 /** The last failure past the bound, said so that a person knows what stopped and how to go on. */
-const gaveUp = (error: RunStoreError, bound: Duration.Duration, runId: string | undefined): RunStoreError =>
+const gaveUp = (
+  error: RunStoreError,
+  bound: Duration.Duration,
+  runId: string | undefined,
+  next: (runId: string | undefined) => string
+): RunStoreError =>
   new RunStoreError({
     reason: "DbUnreachable",
     message: `${error.message}; still unreachable after ${
       Math.round(Duration.toSeconds(bound))
-    } s (VTREE_DB_OUTAGE_SECONDS) — this worker stopped; once the database is back, continue with vtree infer --resume${
-      runId === undefined ? "" : ` --run-id ${runId}`
-    } (finished questions are saved)`
+    } s (VTREE_DB_OUTAGE_SECONDS) — this worker stopped; once the database is back, ${next(runId)}`
   })
 
 /**
  * Runs `effect`, asking again through `DbUnreachable` failures for up to `bound` (telling the outage
- * listener of each); any other failure, and the last one past the bound, ends it.
+ * listener of each); any other failure, and the last one past the bound, ends it, with `next` saying how
+ * to go on (a run's `--resume` by default).
  */
-export const rideOutOutage = (shown: string, bound: Duration.DurationInput) => {
+export const rideOutOutage = (
+  shown: string,
+  bound: Duration.DurationInput,
+  next: (id: string | undefined) => string = resumeInfer
+) => {
   const limit = Duration.decode(bound)
   return (what: string, runId?: string) =>
   <A, R>(effect: Effect.Effect<A, RunStoreError, R>): Effect.Effect<A, RunStoreError, R> => {
-    const stopped = (error: RunStoreError) => (error.reason === "DbUnreachable" ? gaveUp(error, limit, runId) : error)
+    const stopped = (error: RunStoreError) =>
+      error.reason === "DbUnreachable" ? gaveUp(error, limit, runId, next) : error
     if (Duration.toMillis(limit) <= 0) return Effect.mapError(effect, stopped)
     const attempt = effect.pipe(
       Effect.tapError((error) =>

@@ -5,7 +5,7 @@ import * as Path from "@effect/platform/Path"
 import { Console, Effect, Option } from "effect"
 import { loadTestingKnobs } from "../../config/RunConfig.js"
 import { BuildError } from "../../programs/builder/BuildError.js"
-import type { BuildInputs } from "../../programs/builder/BuildInputs.js"
+import { type BuildInputs, videosToBuild } from "../../programs/builder/BuildInputs.js"
 import type { BuildEvent } from "../../programs/builder/BuildOptions.js"
 import * as Progress from "../../programs/builder/BuildProgress.js"
 import type * as BuildPrompts from "../../programs/builder/BuildPrompts.js"
@@ -18,6 +18,7 @@ import { thisProcess } from "../../programs/harness/RunLease.js"
 import { BuildQueue } from "../../services/BuildQueue.js"
 import { countOf } from "../../text/Format.js"
 import { terminalText } from "../../text/TerminalText.js"
+import { loadPrices } from "../shared/Prices.js"
 import * as Stores from "../shared/StoreLayers.js"
 import { TerminalConsole } from "../TerminalConsole.js"
 import * as Build from "./BuildLayers.js"
@@ -59,6 +60,7 @@ export const buildQueued = (
     readonly buildId: Option.Option<string>
     readonly domain: Option.Option<string>
     readonly concurrency: number
+    readonly prices: Option.Option<string>
   },
   parameters: Plan.BuildParameters,
   buildPrompts: BuildPrompts.BuildPrompts,
@@ -68,6 +70,8 @@ export const buildQueued = (
     const path = yield* Path.Path
     yield* Inputs.checkWritable(args.out)
     const models = yield* Build.models
+    // Priced as a local build is: the build record's USD per role.
+    const prices = yield* loadPrices(args.prices)
     const { stderr } = yield* TerminalConsole
     const queue = yield* (yield* Stores.RunStores).builds(db)
     const owner = yield* thisProcess
@@ -77,12 +81,7 @@ export const buildQueued = (
     const line = (text: string) =>
       Effect.sync(() => stderr.unsafeWrite(`${stderr.isTTY ? "\r\x1b[2K" : ""}${terminalText(`vtree: ${text}`)}\n`))
     const result = yield* runQueuedBuild(
-      inputs.map(({ subtitles, video: { metadata, ...video } }) => ({
-        ...video,
-        subtitles,
-        ...(metadata?.domain === undefined ? {} : { domain: metadata.domain }),
-        ...(metadata?.durationCategory === undefined ? {} : { durationCategory: metadata.durationCategory })
-      })),
+      videosToBuild(inputs),
       {
         outDir: args.out,
         parameters,
@@ -90,7 +89,8 @@ export const buildQueued = (
         models,
         ...(Option.isSome(args.domain) ? { domain: args.domain.value } : {}),
         concurrency: args.concurrency,
-        onEvent: progress(inputs.length)
+        onEvent: progress(inputs.length),
+        prices
       },
       {
         buildId,

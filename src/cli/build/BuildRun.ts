@@ -2,7 +2,7 @@
 import * as Path from "@effect/platform/Path"
 import { Console, Effect, Layer, Option } from "effect"
 import { BuildError } from "../../programs/builder/BuildError.js"
-import { type BuildInputs, prepareInputs } from "../../programs/builder/BuildInputs.js"
+import { type BuildInputs, prepareInputs, videosToBuild } from "../../programs/builder/BuildInputs.js"
 import type { BuildEvent } from "../../programs/builder/BuildOptions.js"
 import * as Progress from "../../programs/builder/BuildProgress.js"
 import * as BuildPrompts from "../../programs/builder/BuildPrompts.js"
@@ -93,12 +93,7 @@ const buildTrees = (
     const { stderr } = yield* TerminalConsole
     const isTTY = stderr.isTTY
     const summaries = yield* buildTree(
-      inputs.map(({ subtitles, video: { metadata, ...video } }) => ({
-        ...video,
-        subtitles,
-        ...(metadata?.domain === undefined ? {} : { domain: metadata.domain }),
-        ...(metadata?.durationCategory === undefined ? {} : { durationCategory: metadata.durationCategory })
-      })),
+      videosToBuild(inputs),
       {
         outDir: args.out,
         parameters,

@@ -190,3 +190,12 @@ export const prepareInputs = Effect.fn("BuildInputs.prepare")(function*(args: Bu
 
 /** What prepareInputs gives for each video: the video, and its subtitles read now or when it is built. */
 export type BuildInputs = Effect.Effect.Success<ReturnType<typeof prepareInputs>>
+
+/** The prepared videos as the builder takes them: each with its subtitles, and the domain and duration class of its metadata. */
+export const videosToBuild = (inputs: BuildInputs) =>
+  inputs.map(({ subtitles, video: { metadata, ...video } }) => ({
+    ...video,
+    subtitles,
+    ...(metadata?.domain === undefined ? {} : { domain: metadata.domain }),
+    ...(metadata?.durationCategory === undefined ? {} : { durationCategory: metadata.durationCategory })
+  }))

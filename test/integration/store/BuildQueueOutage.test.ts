@@ -6,6 +6,7 @@ import { Effect, Fiber, Layer, Option, Redacted } from "effect"
 import * as BuildQueueRepository from "../../../src/layers/sql/BuildQueueRepository.js"
 import * as PgRunStore from "../../../src/layers/sql/postgres/PgRunStore.js"
 import { BuildQueue } from "../../../src/services/BuildQueue.js"
+import { queueSettings } from "../../support/build/QueueSettings.js"
 import { type PgCluster, query, start } from "../../support/postgres/index.js"
 
 let cluster: PgCluster
@@ -16,17 +17,7 @@ afterAll(async () => {
   await cluster.stop()
 })
 
-const settings = {
-  frameInterval: 2,
-  frameWidth: 640,
-  eventSeconds: 20,
-  sceneSeconds: 300,
-  framesPerCall: 12,
-  vlmModel: "vlm",
-  llmModel: "llm",
-  prompts: "p",
-  domain: null
-}
+const settings = queueSettings
 const videos = [{ videoId: "long", durationSeconds: 300 }, { videoId: "short", durationSeconds: 60 }]
 
 const queueOn = (url: string, outageSeconds: number) =>

@@ -5,21 +5,12 @@ import { Effect, Layer, Option, Redacted, TestClock } from "effect"
 import * as BuildQueueRepository from "../../../src/layers/sql/BuildQueueRepository.js"
 import * as PgRunStore from "../../../src/layers/sql/postgres/PgRunStore.js"
 import { BuildQueue } from "../../../src/services/BuildQueue.js"
+import { queueSettings } from "../../support/build/QueueSettings.js"
 import { query, useCluster } from "../../support/postgres/vitest.js"
 
 const pg = useCluster()
 
-const settings = {
-  frameInterval: 2,
-  frameWidth: 640,
-  eventSeconds: 20,
-  sceneSeconds: 300,
-  framesPerCall: 12,
-  vlmModel: "vlm",
-  llmModel: "llm",
-  prompts: "p",
-  domain: null
-}
+const settings = queueSettings
 const videos = Array.from({ length: 20 }, (_, i) => ({ videoId: `v${i}`, durationSeconds: 100 + (i * 37) % 20 * 10 }))
 
 const queueOn = (url: string) =>

@@ -3,25 +3,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, TestClock } from "effect"
 import * as path from "node:path"
-import type { BuildSettings } from "../../../src/domain/BuildRecord.js"
 import * as BuildQueueRepository from "../../../src/layers/sql/BuildQueueRepository.js"
 import * as SqliteRunStore from "../../../src/layers/sql/sqlite/SqliteRunStore.js"
 import { BuildQueue, type VideoClaim } from "../../../src/services/BuildQueue.js"
+import { queueSettings } from "../../support/build/QueueSettings.js"
 import { scopedTempDir } from "../../support/TempDir.js"
 
 const tempDir = scopedTempDir("build-queue")
 
-const settings: BuildSettings = {
-  frameInterval: 2,
-  frameWidth: 640,
-  eventSeconds: 20,
-  sceneSeconds: 300,
-  framesPerCall: 12,
-  vlmModel: "vlm",
-  llmModel: "llm",
-  prompts: "p",
-  domain: null
-}
+const settings = queueSettings
 
 const videos = [
   { videoId: "short", durationSeconds: 60 },

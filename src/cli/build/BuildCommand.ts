@@ -71,7 +71,9 @@ const prompts = Options.text("prompts").pipe(
   Options.optional
 )
 const concurrency = wholeNumber("concurrency", 1).pipe(
-  Options.withDescription("Model calls in flight at once (sets the provider layers' cap for this command)"),
+  Options.withDescription(
+    "Model calls in flight at once per role: vision (event cards) and text (scenes, registry) each (sets the provider layers' cap for this command)"
+  ),
   withShownDefault(16)
 )
 const recursive = Options.boolean("recursive").pipe(

@@ -10,7 +10,7 @@ import { BuildProgress, BuildSettings } from "../../domain/BuildRecord.js"
 import { BuildQueue, type VideoClaim } from "../../services/BuildQueue.js"
 import { RunStoreError } from "../../services/RunStore.js"
 import { defaultOutageSeconds } from "../../services/StoreOutage.js"
-import { connectionLost, rideOutOutage, unreachable } from "./OutageRetry.js"
+import { rideOutOutage, storeFailure } from "./OutageRetry.js"
 import { insertBatch } from "./QueueRepository.js"
 import { storageError } from "./StorageError.js"
 import { makeGuard } from "./StoreContext.js"
@@ -39,13 +39,9 @@ export const make = Effect.fn("BuildQueueRepository.make")(function*(
   outageSeconds: number = defaultOutageSeconds
 ) {
   const sql = yield* SqlClient.SqlClient
-  const dialect = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
   // A lost connection is its own failure, asked again while the database is away (VTREE_DB_OUTAGE_SECONDS),
   // as the run store's claims and saves are.
-  const guarded = makeGuard(
-    name,
-    (what, cause) => connectionLost(dialect, cause) ? unreachable(name, what, cause) : storageError(name, what, cause)
-  )
+  const guarded = makeGuard(name, storeFailure(sql, name, (what, cause) => storageError(name, what, cause)))
   const rideOut = rideOutOutage(
     name,
     `${outageSeconds} seconds`,

@@ -1,5 +1,6 @@
 // Riding out a database that went away: which failures are a lost connection (worth asking again) and
 // which are not, and the one retry policy claims, heartbeats and saves share while it lasts.
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, FiberRef, Schedule } from "effect"
 import { RunStoreError } from "../../services/RunStore.js"
 import { storeOutageListener } from "../../services/StoreOutage.js"
@@ -49,6 +50,20 @@ export const connectionLost = (dialect: "pg" | "sqlite", cause: unknown): boolea
   const codes = codesOf(cause)
   if (dialect === "sqlite") return codes.some((code) => code === "SQLITE_BUSY")
   return codes.some((code) => socketCodes.has(code) || pgStates.test(code)) || pgClosed.test(describeCause(cause))
+}
+
+/**
+ * A failed statement as the store reports it: `DbUnreachable` when it lost its database (the outage policy
+ * asks again), `otherwise` for anything else. The run store and the build queue share it.
+ */
+export const storeFailure = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  otherwise: (what: string, cause: unknown) => RunStoreError
+) => {
+  const dialect = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
+  return (what: string, cause: unknown): RunStoreError =>
+    connectionLost(dialect, cause) ? unreachable(name, what, cause) : otherwise(what, cause)
 }
 
 /** `DbUnreachable`: one attempt lost the database (the retry policy decides whether that is the end). */

@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { RunStore, type RunStoreError } from "../../services/RunStore.js"
 import { defaultOutageSeconds } from "../../services/StoreOutage.js"
 import { answerRepository } from "./AnswerRepository.js"
-import { connectionLost, rideOutOutage, unreachable } from "./OutageRetry.js"
+import { rideOutOutage, storeFailure } from "./OutageRetry.js"
 import { questionWork } from "./QuestionWork.js"
 import { queueRepository } from "./QueueRepository.js"
 import { runFailures } from "./RunFailures.js"
@@ -41,10 +41,8 @@ export interface StoreOptions {
 export const make = (name: string, options: StoreOptions) =>
   Effect.gen(function*() {
     const sql = yield* StoreClient
-    const dialect = sql.onDialectOrElse({ pg: () => "pg" as const, orElse: () => "sqlite" as const })
     // A lost connection is its own failure, whatever else the engine's message would have said.
-    const failure = (what: string, cause: unknown) =>
-      connectionLost(dialect, cause) ? unreachable(name, what, cause) : options.failure(what, cause)
+    const failure = storeFailure(sql, name, options.failure)
     const ctx = {
       sql,
       facts: yield* SchemaFacts,

@@ -102,7 +102,7 @@ export const readSkillName = (): string => {
  * Phase 1: 300 questions × 6 steps, every agent call answered after `latencyMs`, at concurrency 24.
  * `withPeer` also runs the in-process peer on the same input.
  */
-const throughput = async (dir: string, latencyMs: number, withPeer: boolean) => {
+export const throughput = async (dir: string, latencyMs: number, withPeer: boolean) => {
   const questions = 300
   const steps = 6
   const concurrency = 24
@@ -188,7 +188,7 @@ const throughput = async (dir: string, latencyMs: number, withPeer: boolean) => 
 // in-process fake models that keep nothing (ScriptedLlm would log every request), the real SQLite
 // store, then the summary `vtree infer` prints. Modes: "rss" (no latency; view_node, then submit) and
 // "latency" (every agent call sleeps; read_skill steps, then submit).
-const childScript = (index: string) => `
+export const childScript = (index: string) => `
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import * as V from ${JSON.stringify(index)}
@@ -268,7 +268,7 @@ const runChild = (
   return JSON.parse(child.stdout) as ChildResult
 }
 
-const peakRss = (dir: string) =>
+export const peakRss = (dir: string) =>
   runChild(writeBenchmarkInput(join(dir, "rss"), 900, 3), join(dir, "rss.db"), "rss", ["0", "12", "2", ""])
 
 /** Wall times of `runs` spawns of `node args…` after one warm-up (which fills Node ≥ 22's compile cache). */

@@ -119,13 +119,15 @@ export class CallLog extends Context.Tag("vtree/CallLog")<
  * Every provider adapter (real or fake) reports each call here: it is added to the question's usage
  * (when one is being accounted) and handed to the CallLog (when one is provided).
  */
-export const recordCall = Effect.fnUntraced(function*(outcome: CallOutcome) {
-  const context = yield* FiberRef.get(currentCallContext)
-  if (context.usage !== null && outcome.role !== "asr" && outcome.role !== "judge") {
-    addUsage(context.usage[outcome.role], outcome)
-  }
-  const log = yield* Effect.serviceOption(CallLog)
-  if (Option.isSome(log)) {
-    yield* log.value.record({ ...outcome, questionId: context.questionId, parentStep: context.parentStep })
-  }
-})
+export const recordCall = (outcome: CallOutcome): Effect.Effect<void> =>
+  // Read off the fiber at once: this runs at every model call, and each effect step there costs.
+  Effect.withFiberRuntime((fiber) => {
+    const context = fiber.getFiberRef(currentCallContext)
+    if (context.usage !== null && outcome.role !== "asr" && outcome.role !== "judge") {
+      addUsage(context.usage[outcome.role], outcome)
+    }
+    const log = Context.getOption(fiber.getFiberRef(FiberRef.currentContext), CallLog)
+    return Option.isSome(log)
+      ? log.value.record({ ...outcome, questionId: context.questionId, parentStep: context.parentStep })
+      : Effect.void
+  })

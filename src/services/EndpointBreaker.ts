@@ -98,7 +98,9 @@ export const withBreaker = (breaker: Breaker) => <A, E, R>(effect: Effect.Effect
 
 /** What adapters call after each attempt; nothing happens outside a run. */
 export const reportAttempt = (outcome: AttemptOutcome): Effect.Effect<void> =>
-  Effect.flatMap(
-    FiberRef.get(currentBreaker),
-    Option.match({ onNone: () => Effect.void, onSome: (breaker) => breaker.record(outcome) })
+  Effect.withFiberRuntime((fiber) =>
+    Option.match(fiber.getFiberRef(currentBreaker), {
+      onNone: () => Effect.void,
+      onSome: (breaker) => breaker.record(outcome)
+    })
   )

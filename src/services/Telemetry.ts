@@ -61,14 +61,28 @@ const invokeAgentName = spanName("invoke_agent", agentName)
 export const withInvokeAgentSpan =
   (attributes: Record<string, unknown>) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(Effect.option(Effect.currentSpan), (parent) =>
-      Effect.withSpan(effect, invokeAgentName, {
+      withHotSpan(invokeAgentName, {
         attributes: {
           ...operationAttributes.invoke_agent,
           [GenAiAttr.agentName]: agentName,
           [GenAiAttr.invocationIsNested]: withinInvocation(parent),
           ...attributes
         }
-      }))
+      })(effect))
+
+/**
+ * `Effect.withSpan` for spans made at every model call, step or tool call. With the tracer off (no tracing
+ * asked for) no span is made at all, where `Effect.withSpan` would still make an empty one and run its
+ * bookkeeping; and no stack trace is taken for it (the call site is the same every time).
+ */
+export const withHotSpan =
+  (name: string, options: Omit<Tracer.SpanOptions, "captureStackTrace"> = {}) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withFiberRuntime<A, E, R>((fiber) =>
+      fiber.getFiberRef(FiberRef.currentTracerEnabled)
+        ? Effect.withSpan(effect, name, { ...options, captureStackTrace: false })
+        : effect
+    )
 
 /**
  * One search of a video tree as a GenAI `retrieval` span (`retrieval {video id}`), the tree its data source.
@@ -77,13 +91,13 @@ export const withInvokeAgentSpan =
  */
 export const withRetrievalSpan =
   (dataSource: string, topK: number) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.withSpan(effect, spanName("retrieval", dataSource), {
+    withHotSpan(spanName("retrieval", dataSource), {
       attributes: {
         ...operationAttributes.retrieval,
         [GenAiAttr.dataSourceId]: dataSource,
         [GenAiAttr.retrievalTopK]: topK
       }
-    })
+    })(effect)
 
 /**
  * The span `Effect.annotateCurrentSpan` would annotate: the innermost one whose tracer is on. Found without
@@ -107,13 +121,21 @@ const propagatedSpan = (span: Option.Option<Tracer.AnySpan>): Tracer.Span | unde
  */
 export const annotateSpan = (
   attributes: Record<string, unknown> | (() => Record<string, unknown>)
-): Effect.Effect<void> =>
-  Effect.contextWith((context: Context.Context<never>) => {
-    const span = propagatedSpan(Context.getOption(context, Tracer.ParentSpan))
-    if (span === undefined) return
-    const values = typeof attributes === "function" ? attributes() : attributes
-    for (const key in values) span.attribute(key, values[key])
-  })
+): Effect.Effect<void> => Effect.contextWith((context: Context.Context<never>) => annotateSpanIn(context, attributes))
+
+/**
+ * `annotateSpan` for code that already holds the fiber's context (inside `Effect.withFiberRuntime`): the same
+ * rule, done at once instead of as one more effect to run.
+ */
+export const annotateSpanIn = (
+  context: Context.Context<never>,
+  attributes: Record<string, unknown> | (() => Record<string, unknown>)
+): void => {
+  const span = propagatedSpan(Context.getOption(context, Tracer.ParentSpan))
+  if (span === undefined) return
+  const values = typeof attributes === "function" ? attributes() : attributes
+  for (const key in values) span.attribute(key, values[key])
+}
 
 /** Attributes set on the current span only when content capture is on; `attributes` is not even built otherwise. */
 export const annotateContent = (attributes: () => Record<string, unknown>): Effect.Effect<void> =>

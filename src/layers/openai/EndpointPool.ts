@@ -2,6 +2,7 @@ import { Clock, Duration, Effect, Option, Ref } from "effect"
 import { isRetryable, type ProviderError } from "../../domain/ProviderError.js"
 import type { CallRole } from "../../services/CallLog.js"
 import { isUnreachable, reportAttempt } from "../../services/EndpointBreaker.js"
+import { retryOnFailure } from "../../services/RetryOnFailure.js"
 import { type ProviderPolicy, retrySchedule, timeoutError } from "../shared/Reliability.js"
 
 /**
@@ -150,6 +151,8 @@ interface PoolCall<C> {
   readonly tracking: CallTracking | undefined
   readonly healths: ReadonlyArray<ReplicaHealth>
   readonly hosts: ReadonlyArray<string>
+  /** Each replica's `endpointLabel`, as `servedBy` records it. */
+  readonly labels: ReadonlyArray<string>
 }
 
 // A failure that is a reply (5xx, 4xx) shows the server is there as much as a success does.
@@ -233,20 +236,24 @@ const sendTo = <C, A>(
   const { policy, pool, servedBy, tracking } = call
   const pooled = pool.members.length > 1
   const { client, replica } = pool.members[index]!
-  return Ref.set(servedBy, Option.some(endpointLabel(replica.url))).pipe(
+  return Ref.set(servedBy, Option.some(call.labels[index]!)).pipe(
     Effect.zipRight(tracking?.attempts === undefined ? Effect.void : Ref.update(tracking.attempts, (n) => n + 1)),
     Effect.zipRight(attempt(client)),
     Effect.timeoutFail({ duration: policy.timeout, onTimeout: () => timeoutError(policy) }),
     replica.semaphore.withPermits(1),
-    Effect.tap(() => Effect.sync(() => restore(replica.health))),
-    Effect.tapError((error) =>
-      pooled && ejects(error) && replica.health.ejectedUntil === null
-        ? Effect.flatMap(Clock.currentTimeMillis, (now) => eject(call, replica, now))
-        : Effect.void
-    ),
     Effect.tapBoth({
-      onSuccess: () => attempted(call, replica.health, null),
-      onFailure: (error) => attempted(call, replica.health, error)
+      onSuccess: () =>
+        Effect.suspend(() => {
+          restore(replica.health)
+          return attempted(call, replica.health, null)
+        }),
+      onFailure: (error) =>
+        Effect.zipRight(
+          pooled && ejects(error) && replica.health.ejectedUntil === null
+            ? Effect.flatMap(Clock.currentTimeMillis, (now) => eject(call, replica, now))
+            : Effect.void,
+          attempted(call, replica.health, error)
+        )
     })
   )
 }
@@ -265,52 +272,55 @@ const logRetriedFailure = <C>({ policy, servedBy }: PoolCall<C>, error: Provider
       ))
     : Effect.void
 
+/** How one call sends through a pool: where it records the replica that served it, and what it reports. */
+export type PoolSender<C> = (
+  servedBy: Ref.Ref<Option.Option<string>>,
+  tracking?: CallTracking
+) => <A>(attempt: (client: C) => Effect.Effect<A, ProviderError>) => Effect.Effect<A, ProviderError>
+
 /**
- * Runs one provider call across the pool under the policy: each attempt picks a replica, holds a
+ * Runs provider calls across the pool under the policy: each attempt picks a replica, holds a
  * permit of that replica's cap, and has its own timeout; transient failures are retried by
  * `retrySchedule`. `servedBy` ends holding the last replica tried (its `endpointLabel`). With one replica, this
  * is `withPolicy`: nothing is ever ejected, since there is nowhere else to go. With `tracking`, every
  * attempt is counted in `attempts` and reported to the run's breaker (services/EndpointBreaker.ts),
- * with whether every replica of the pool is unreachable by now.
+ * with whether every replica of the pool is unreachable by now. The schedule, the replicas' health and
+ * their hosts are the pool's, worked out once here rather than at every call.
  */
+export const poolSender = <C>(pool: EndpointPool<C>, policy: PoolPolicy): PoolSender<C> => {
+  const schedule = retrySchedule(policy.retries, policy.baseDelay)
+  const healths = pool.members.map((member) => member.replica.health)
+  const hosts = pool.members.map((member) => endpointHost(member.replica.url))
+  const labels = pool.members.map((member) => endpointLabel(member.replica.url))
+  return (servedBy, tracking) => {
+    const call: PoolCall<C> = { pool, policy, servedBy, tracking, healths, hosts, labels }
+    return <A>(attempt: (client: C) => Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
+      Effect.suspend(() => {
+        const tried = new Set<number>()
+        const send = (index: number): Effect.Effect<A, ProviderError> => {
+          tried.add(index)
+          return sendTo(call, attempt, index)
+        }
+        const once: Effect.Effect<A, ProviderError> = Effect.uninterruptibleMask((restoreInterrupt) =>
+          Effect.flatMap(reserve(call, tried), (choice) =>
+            "probe" in choice
+              ? restoreInterrupt(probeReplica(call, choice.probe)).pipe(
+                Effect.ensuring(Effect.sync(() => (healths[choice.probe]!.probing = false))),
+                Effect.zipRight(restoreInterrupt(Effect.suspend(() => once)))
+              )
+              : restoreInterrupt(send(choice.use)).pipe(
+                Effect.ensuring(Effect.sync(() => (healths[choice.use]!.inFlight -= 1)))
+              ))
+        )
+        return retryOnFailure(once.pipe(Effect.tapError((error) => logRetriedFailure(call, error))), schedule)
+      })
+  }
+}
+
+/** One provider call across the pool under the policy (`poolSender`, for a single call). */
 export const withPool = <C>(
   pool: EndpointPool<C>,
   policy: PoolPolicy,
   servedBy: Ref.Ref<Option.Option<string>>,
   tracking?: CallTracking
-) => {
-  const schedule = retrySchedule(policy.retries, policy.baseDelay)
-  const call: PoolCall<C> = {
-    pool,
-    policy,
-    servedBy,
-    tracking,
-    healths: pool.members.map((member) => member.replica.health),
-    hosts: pool.members.map((member) => endpointHost(member.replica.url))
-  }
-  const { healths } = call
-
-  return <A>(attempt: (client: C) => Effect.Effect<A, ProviderError>): Effect.Effect<A, ProviderError> =>
-    Effect.suspend(() => {
-      const tried = new Set<number>()
-      const send = (index: number): Effect.Effect<A, ProviderError> => {
-        tried.add(index)
-        return sendTo(call, attempt, index)
-      }
-      const once: Effect.Effect<A, ProviderError> = Effect.uninterruptibleMask((restoreInterrupt) =>
-        Effect.flatMap(reserve(call, tried), (choice) =>
-          "probe" in choice
-            ? restoreInterrupt(probeReplica(call, choice.probe)).pipe(
-              Effect.ensuring(Effect.sync(() => (healths[choice.probe]!.probing = false))),
-              Effect.zipRight(restoreInterrupt(Effect.suspend(() => once)))
-            )
-            : restoreInterrupt(send(choice.use)).pipe(
-              Effect.ensuring(Effect.sync(() => (healths[choice.use]!.inFlight -= 1)))
-            ))
-      )
-      return once.pipe(
-        Effect.tapError((error) => logRetriedFailure(call, error)),
-        Effect.retry(schedule)
-      )
-    })
-}
+) => poolSender(pool, policy)(servedBy, tracking)

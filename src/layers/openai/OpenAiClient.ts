@@ -6,7 +6,7 @@ import type { CallRole } from "../../services/CallLog.js"
 import type { ChatResponse, TokenBreakdown, Usage as TokenUsage } from "../../services/LLMProvider.js"
 import { boundedFetch, defaultMaxReplyBytes } from "../shared/BoundedFetch.js"
 import { type CallSpan, reported } from "../shared/Reliability.js"
-import { type EndpointPool, type PoolPolicy, type ReplicaSet, withPool } from "./EndpointPool.js"
+import { type EndpointPool, type PoolPolicy, type PoolSender, poolSender, type ReplicaSet } from "./EndpointPool.js"
 import { toProviderError } from "./OpenAiErrors.js"
 import { splitReply } from "./Thinking.js"
 import { foldToolCallDeltas, readToolCalls, WireToolCall, WireToolCallDelta } from "./ToolCalls.js"
@@ -40,11 +40,12 @@ export interface Route {
   readonly endpoint: EndpointConfig
   readonly pool: EndpointPool<OpenAI>
   readonly policy: PoolPolicy
+  /** Sends one call through the pool under the policy (EndpointPool's `poolSender`, built once per route). */
+  readonly send: PoolSender<OpenAI>
 }
 
-export const makeRoute = (endpoint: EndpointConfig, reliability: ReliabilityConfig, replicas: ReplicaSet): Route => ({
-  endpoint,
-  pool: {
+export const makeRoute = (endpoint: EndpointConfig, reliability: ReliabilityConfig, replicas: ReplicaSet): Route => {
+  const pool: EndpointPool<OpenAI> = {
     members: endpointUrls(endpoint).map((url) => ({
       replica: replicas.replica(url),
       client: makeClient({ ...endpoint, baseUrl: url }, reliability.maxReplyBytes)
@@ -52,9 +53,10 @@ export const makeRoute = (endpoint: EndpointConfig, reliability: ReliabilityConf
     set: replicas,
     probe: (client) => sdkRequest(endpoint, (signal) => client.models.list({ signal })),
     ejectFor: reliability.ejectFor ?? defaultEjectFor
-  },
-  policy: { provider: endpoint.provider, timeout: endpoint.timeout, retries: reliability.retries }
-})
+  }
+  const policy: PoolPolicy = { provider: endpoint.provider, timeout: endpoint.timeout, retries: reliability.retries }
+  return { endpoint, pool, policy, send: poolSender(pool, policy) }
+}
 
 /**
  * Runs one logical call (retries included) across the route's replicas and reports it, with the
@@ -67,14 +69,14 @@ export const sendReported = <A>(
   tokens: (result: A) => { readonly promptTokens: number; readonly completionTokens: number },
   span: Omit<CallSpan<A>, "provider"> = {}
 ): Effect.Effect<A, ProviderError> =>
-  Effect.flatMap(
-    Effect.all([Ref.make(Option.none<string>()), Ref.make(0)]),
-    ([servedBy, attempts]) =>
-      withPool(route.pool, route.policy, servedBy, { role, attempts })(attempt).pipe(
-        // Every endpoint here speaks the OpenAI API through its SDK, as the GenAI conventions name it.
-        reported({ role, model: route.endpoint.model, servedBy, attempts }, tokens, { provider: "openai", ...span })
-      )
-  )
+  Effect.suspend(() => {
+    const servedBy = Ref.unsafeMake(Option.none<string>())
+    const attempts = Ref.unsafeMake(0)
+    return route.send(servedBy, { role, attempts })(attempt).pipe(
+      // Every endpoint here speaks the OpenAI API through its SDK, as the GenAI conventions name it.
+      reported({ role, model: route.endpoint.model, servedBy, attempts }, tokens, { provider: "openai", ...span })
+    )
+  })
 
 /**
  * One attempt of an SDK request. The signal is what makes the policy's timeout or an interruption

@@ -44,7 +44,8 @@ export const make = Effect.fn("OpenAiLlm.make")(function*(config: LlmConfig) {
     agent: makeRoute(config.agent, config.reliability, replicas),
     tool: makeRoute(config.tool, config.reliability, replicas)
   }
-  const chat = Effect.fn("OpenAiLlm.chat")(function*(request: ChatRequest) {
+  // Untraced: the call's GenAI span (Reliability.ts) is its span; a second one around it would only add cost.
+  const chat = Effect.fnUntraced(function*(request: ChatRequest) {
     const route = routes[request.role]
     return yield* completeChat({
       ...route,

@@ -15,7 +15,15 @@ import {
   usageAttributes
 } from "../../services/GenAiConventions.js"
 import type { TokenBreakdown, Usage } from "../../services/LLMProvider.js"
-import { annotateContent, annotateSpan, contentText, currentCallCost } from "../../services/Telemetry.js"
+import { retryOnFailure } from "../../services/RetryOnFailure.js"
+import {
+  annotateSpan,
+  annotateSpanIn,
+  captureGenAiContent,
+  contentText,
+  currentCallCost,
+  withHotSpan
+} from "../../services/Telemetry.js"
 
 /**
  * The one reliability policy every provider adapter uses: a per-provider concurrency cap, a timeout per
@@ -81,7 +89,7 @@ export const withPolicy = (policy: ProviderPolicy) => {
           )
           : Effect.void
       ),
-      Effect.retry(schedule)
+      (attempts) => retryOnFailure(attempts, schedule)
     )
 }
 
@@ -135,18 +143,24 @@ const outcomeAttributes = (outcome: CallOutcome, breakdown?: TokenBreakdown): Re
   ...(outcome.errorReason === null ? {} : { [GenAiAttr.errorType]: outcome.errorReason })
 })
 
-/** Reports the call and annotates its span with the same figures (and its cost, when the run has prices). */
+/**
+ * Reports the call and annotates its span with the same figures (and its cost, when the run has prices).
+ * One read of the fiber instead of an effect per FiberRef: this runs at every model call.
+ */
 const recordAndAnnotate = (outcome: CallOutcome, breakdown?: TokenBreakdown) =>
   Effect.zipRight(
-    Effect.flatMap(FiberRef.get(currentCallCost), (cost) =>
+    Effect.withFiberRuntime<void>((fiber) => {
+      const cost = fiber.getFiberRef(currentCallCost)
       // Built only when a span records them: with tracing off, neither the attributes nor the cost.
-      annotateSpan(() => {
+      annotateSpanIn(fiber.getFiberRef(FiberRef.currentContext), () => {
         const usd = cost === null ? null : cost(outcome)
         return {
           ...outcomeAttributes(outcome, breakdown),
           ...(usd === null ? {} : { "vtree.cost_usd": usd })
         }
-      })),
+      })
+      return Effect.void
+    }),
     recordCall(outcome)
   )
 
@@ -169,24 +183,32 @@ const withCallSpan = <A, R>(
   call: Effect.Effect<A, ProviderError, R>
 ): Effect.Effect<A, ProviderError, R> => {
   const operation = genAiOperation(report.role)
-  return Effect.flatMap(FiberRef.get(currentCallContext), (context) =>
-    Effect.zipRight(
-      annotateContent(() => span.input === undefined ? {} : { [GenAiAttr.inputMessages]: contentText(span.input()) }),
-      call
-    ).pipe(
-      Effect.withSpan(spanName(operation, report.model), {
-        kind: "client",
-        attributes: {
-          ...operationAttributes[operation],
-          [GenAiAttr.providerName]: span.provider,
-          [GenAiAttr.requestModel]: report.model,
-          "vtree.role": report.role,
-          ...(context.questionId === null ? {} : { "vtree.question_id": context.questionId }),
-          ...(context.parentStep === null ? {} : { "vtree.step": context.parentStep })
-        }
-      })
-    ))
+  return Effect.withFiberRuntime((fiber) => {
+    const context = fiber.getFiberRef(currentCallContext)
+    const { input } = span
+    const described = input !== undefined && fiber.getFiberRef(captureGenAiContent)
+      ? Effect.zipRight(annotateSpan(() => ({ [GenAiAttr.inputMessages]: contentText(input()) })), call)
+      : call
+    return withHotSpan(spanName(operation, report.model), {
+      kind: "client",
+      attributes: {
+        ...operationAttributes[operation],
+        [GenAiAttr.providerName]: span.provider,
+        [GenAiAttr.requestModel]: report.model,
+        "vtree.role": report.role,
+        ...(context.questionId === null ? {} : { "vtree.question_id": context.questionId }),
+        ...(context.parentStep === null ? {} : { "vtree.step": context.parentStep })
+      }
+    })(described)
+  })
 }
+
+/** The replica that served a call and the attempts it took, as the adapter tracked them. */
+const trackedOf = (report: CallReport) =>
+  Effect.zip(
+    report.servedBy === undefined ? Effect.succeedNone : Ref.get(report.servedBy),
+    report.attempts === undefined ? Effect.succeedNone : Effect.map(Ref.get(report.attempts), Option.some)
+  )
 
 const reportedCall = <A, R>(
   report: CallReport,
@@ -196,13 +218,9 @@ const reportedCall = <A, R>(
 ): Effect.Effect<A, ProviderError, R> =>
   Effect.clockWith((clock) => {
     const startedAt = clock.unsafeCurrentTimeMillis()
-    const { attempts, servedBy, ...fields } = report
-    const tracked = Effect.all([
-      servedBy === undefined ? Effect.succeedNone : Ref.get(servedBy),
-      attempts === undefined ? Effect.succeedNone : Effect.map(Ref.get(attempts), Option.some)
-    ])
+    const { attempts: _attempts, servedBy: _servedBy, ...fields } = report
     return Effect.onExit(call, (exit) =>
-      Effect.flatMap(tracked, ([endpoint, tries]) => {
+      Effect.flatMap(trackedOf(report), ([endpoint, tries]) => {
         const durationMs = clock.unsafeCurrentTimeMillis() - startedAt
         const base = {
           ...fields,
@@ -212,15 +230,16 @@ const reportedCall = <A, R>(
         if (exit._tag === "Success") {
           const usage = tokens(exit.value)
           const result = exit.value
-          const responseModel = span.responseModel?.(result)
-          const described = Effect.zipRight(
-            responseModel === undefined
-              ? Effect.void
-              : annotateSpan({ [GenAiAttr.responseModel]: responseModel }),
-            annotateContent(() =>
-              span.output === undefined ? {} : { [GenAiAttr.outputMessages]: contentText(span.output(result)) }
-            )
-          )
+          const described = Effect.withFiberRuntime<void>((fiber) => {
+            const context = fiber.getFiberRef(FiberRef.currentContext)
+            const responseModel = span.responseModel?.(result)
+            if (responseModel !== undefined) annotateSpanIn(context, { [GenAiAttr.responseModel]: responseModel })
+            const { output } = span
+            if (output !== undefined && fiber.getFiberRef(captureGenAiContent)) {
+              annotateSpanIn(context, () => ({ [GenAiAttr.outputMessages]: contentText(output(result)) }))
+            }
+            return Effect.void
+          })
           return Effect.zipRight(
             described,
             recordAndAnnotate({

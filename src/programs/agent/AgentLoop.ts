@@ -12,7 +12,8 @@ import {
   type ToolCall,
   type ToolDefinition
 } from "../../services/LLMProvider.js"
-import { annotateSpan } from "../../services/Telemetry.js"
+import { retryOnFailure } from "../../services/RetryOnFailure.js"
+import { annotateSpan, withHotSpan } from "../../services/Telemetry.js"
 import type { Labels } from "../prompts/PromptManager.js"
 import { fillPlaceholders } from "../prompts/SystemPrompt.js"
 import type { Dispatcher, Submission, ToolResult, UnknownTool } from "../tools/Dispatcher.js"
@@ -121,7 +122,7 @@ const readJsonReply = (response: ChatResponse): Read => ({
  * A step's span, the child of the question's `invoke_agent` span that holds the agent's call and the tool
  * it ran. A reply that is no step (unparseable, an unknown tool) has a span of the same index, marked.
  */
-const inStepSpan = (index: number) => Effect.withSpan(`step ${index}`, { attributes: { "vtree.step": index } })
+const inStepSpan = (index: number) => withHotSpan(`step ${index}`, { attributes: { "vtree.step": index } })
 
 /** What every step of one question shares: the agent, the append-only history, the steps taken and the counters. */
 interface Conversation<R> {
@@ -192,7 +193,7 @@ const askAgent = <R>(talk: Conversation<R>, index: number, offered: ReadonlyArra
     messages: [...talk.messages],
     ...(offered === undefined ? {} : { tools: offered })
   }).pipe(
-    Effect.retry({ schedule: talk.schedule, while: isRetryable }),
+    (call) => retryOnFailure(call, talk.schedule, isRetryable),
     withCallContext({ parentStep: index }),
     Effect.mapError(providerFailureEnding),
     Effect.map((response): Reply => ({

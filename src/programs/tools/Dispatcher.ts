@@ -9,7 +9,7 @@ import {
 } from "../../domain/Protocol.js"
 import { GenAiAttr, operationAttributes, spanName } from "../../services/GenAiConventions.js"
 import type { LLMProvider, ToolDefinition } from "../../services/LLMProvider.js"
-import { annotateContent, contentText } from "../../services/Telemetry.js"
+import { annotateContent, contentText, withHotSpan } from "../../services/Telemetry.js"
 import type { VLMProvider } from "../../services/VLMProvider.js"
 import { countOf } from "../../text/Format.js"
 import type { Labels, SkillMode } from "../prompts/PromptManager.js"
@@ -163,7 +163,7 @@ const runTraced = <R>(tool: AgentTool<R>, args: Readonly<Record<string, unknown>
     annotateContent(() => ({ [GenAiAttr.toolCallArguments]: contentText(args) })),
     Effect.tap(tool.run(args), (result) => annotateContent(() => ({ [GenAiAttr.toolCallResult]: result.output })))
   )).pipe(
-    Effect.withSpan(spanName("execute_tool", tool.name), {
+    withHotSpan(spanName("execute_tool", tool.name), {
       attributes: {
         ...operationAttributes.execute_tool,
         [GenAiAttr.toolName]: tool.name,

@@ -4,6 +4,7 @@
 // the path to end.
 import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect, Either, Schema } from "effect"
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs"
 
 const mib = 1024 * 1024
 
@@ -54,39 +55,41 @@ const kindOf = (type: FileSystem.File.Type): string => {
   }
 }
 
+// The reasons a read is refused, worded once for both readers below.
+const notFound = (file: string) =>
+  new UserFileError({ reason: "NotFound", file, detail: "does not exist — check the path" })
+const unreadable = (file: string, message: string) =>
+  new UserFileError({
+    reason: "Unreadable",
+    file,
+    detail: `cannot be read (${message.split("\n")[0]}) — check the path and its permissions`
+  })
+const notAFile = (file: string, type: FileSystem.File.Type) =>
+  new UserFileError({
+    reason: "NotAFile",
+    file,
+    detail: `is ${kindOf(type)}, not a regular file — vtree reads only regular files; pass a file`
+  })
+const tooLarge = (file: string, maxBytes: number) =>
+  new UserFileError({
+    reason: "TooLarge",
+    file,
+    detail: `is larger than ${sizeText(maxBytes)}, the most vtree reads from such a file — pass a smaller file`
+  })
+
 /**
  * The bytes of `file`, which must be a regular file of at most `maxBytes`. The type is checked before
  * opening (opening a FIFO blocks), and the read stops one byte past the cap in case the file grows.
  */
 export const readUserFile = Effect.fn("UserFile.read")(function*(file: string, maxBytes: number) {
   const fs = yield* FileSystem.FileSystem
-  const unreadable = (error: { readonly message: string }) =>
-    new UserFileError({
-      reason: "Unreadable",
-      file,
-      detail: `cannot be read (${error.message.split("\n")[0]}) — check the path and its permissions`
-    })
   const info = yield* fs.stat(file).pipe(
     Effect.mapError((error) =>
-      error._tag === "SystemError" && error.reason === "NotFound"
-        ? new UserFileError({ reason: "NotFound", file, detail: "does not exist — check the path" })
-        : unreadable(error)
+      error._tag === "SystemError" && error.reason === "NotFound" ? notFound(file) : unreadable(file, error.message)
     )
   )
-  if (info.type !== "File") {
-    return yield* new UserFileError({
-      reason: "NotAFile",
-      file,
-      detail: `is ${kindOf(info.type)}, not a regular file — vtree reads only regular files; pass a file`
-    })
-  }
-  const tooLarge = () =>
-    new UserFileError({
-      reason: "TooLarge",
-      file,
-      detail: `is larger than ${sizeText(maxBytes)}, the most vtree reads from such a file — pass a smaller file`
-    })
-  if (Number(info.size) > maxBytes) return yield* tooLarge()
+  if (info.type !== "File") return yield* notAFile(file, info.type)
+  if (Number(info.size) > maxBytes) return yield* tooLarge(file, maxBytes)
   return yield* Effect.scoped(Effect.gen(function*() {
     const handle = yield* fs.open(file, { flag: "r" })
     const chunks: Array<Uint8Array> = []
@@ -102,10 +105,71 @@ export const readUserFile = Effect.fn("UserFile.read")(function*(file: string, m
       total += chunk.value.length
       want = readChunk
     }
-    if (total > maxBytes) return yield* tooLarge()
+    if (total > maxBytes) return yield* tooLarge(file, maxBytes)
     return (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total)) as Uint8Array
-  })).pipe(Effect.mapError((error) => error instanceof UserFileError ? error : unreadable(error)))
+  })).pipe(Effect.mapError((error) => error instanceof UserFileError ? error : unreadable(file, error.message)))
 })
+
+const typeOf = (stats: Stats): FileSystem.File.Type =>
+  stats.isFile()
+    ? "File"
+    : stats.isDirectory()
+    ? "Directory"
+    : stats.isFIFO()
+    ? "FIFO"
+    : stats.isCharacterDevice()
+    ? "CharacterDevice"
+    : stats.isBlockDevice()
+    ? "BlockDevice"
+    : stats.isSocket()
+    ? "Socket"
+    : "Unknown"
+
+/**
+ * `readUserFile` in one synchronous step, for a file decoded synchronously as soon as it is read (tree.json):
+ * the decode holds the thread far longer than the read, while each of the asynchronous read's five steps
+ * (stat, open, read, read, close) waits its turn behind every other fiber of a busy run — about 45 ms per
+ * tree with 24 questions in flight, on the path of each question's first model call. The same rules: a
+ * regular file only (opened without blocking, so a FIFO is refused rather than waited on), at most
+ * `maxBytes`, the same errors.
+ */
+export const readUserFileAtOnce = (file: string, maxBytes: number): Effect.Effect<Uint8Array, UserFileError> =>
+  Effect.suspend(() => {
+    let fd: number
+    try {
+      fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+    } catch (error) {
+      return Effect.fail(nodeFailure(file, error))
+    }
+    try {
+      const stats = fstatSync(fd)
+      if (!stats.isFile()) return Effect.fail(notAFile(file, typeOf(stats)))
+      if (stats.size > maxBytes) return Effect.fail(tooLarge(file, maxBytes))
+      // One byte past the stated size (and the cap) tells a file that grew since from one that did not.
+      const buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, stats.size > 0 ? stats.size + 1 : readChunk))
+      const chunks: Array<Uint8Array> = []
+      let total = 0
+      let into = buffer
+      while (total <= maxBytes) {
+        const read = readSync(fd, into, 0, Math.min(into.length, maxBytes + 1 - total), null)
+        if (read === 0) break
+        chunks.push(into.subarray(0, read))
+        total += read
+        into = Buffer.allocUnsafe(readChunk)
+      }
+      if (total > maxBytes) return Effect.fail(tooLarge(file, maxBytes))
+      return Effect.succeed(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total))
+    } catch (error) {
+      return Effect.fail(nodeFailure(file, error))
+    } finally {
+      closeSync(fd)
+    }
+  })
+
+const nodeFailure = (file: string, error: unknown): UserFileError =>
+  (error as NodeJS.ErrnoException).code === "ENOENT"
+    ? notFound(file)
+    : unreadable(file, error instanceof Error ? error.message : String(error))
 
 /**
  * The text of `file` (see readUserFile). `strict` refuses bytes that are not UTF-8, naming the file (a

@@ -7,7 +7,7 @@ import { idFromName } from "../../domain/NameId.js"
 import { ProviderError } from "../../domain/ProviderError.js"
 import { TreeDecodeError } from "../../domain/Tree.js"
 import { FrameSelectionError, NodeNotFound, type TreeIndex, type TreeNode } from "../../domain/TreeIndex.js"
-import { readUserFile, userFileCaps } from "../../domain/UserFile.js"
+import { readUserFileAtOnce, userFileCaps } from "../../domain/UserFile.js"
 import { EmbeddingProvider } from "../../services/EmbeddingProvider.js"
 import { countOf } from "../../text/Format.js"
 import {
@@ -98,7 +98,7 @@ export const readTreeIndex = Effect.fn("TreeLoader.readTreeIndex")(function*(inp
   const { dir, file } = resolveTreePaths(path, input)
   const isJson = input.toLowerCase().endsWith(".json")
   // The hints look at the disk only once the read has failed: a run reads hundreds of trees that are there.
-  const bytes = yield* readUserFile(file, userFileCaps.tree).pipe(
+  const bytes = yield* readUserFileAtOnce(file, userFileCaps.tree).pipe(
     Effect.catchAll((error) =>
       Effect.gen(function*() {
         // A video given where its tree was meant (`tree validate VIDEO.mp4`): the read fails with ENOTDIR.

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process"
 import { truncateSync, writeFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { loadPrices } from "../../../src/cli/shared/Prices.js"
-import { readUserText, userFileCaps } from "../../../src/domain/UserFile.js"
+import { readUserFile, readUserFileAtOnce, readUserText, userFileCaps } from "../../../src/domain/UserFile.js"
 import { loadQuestions } from "../../../src/programs/questions/QuestionLoader.js"
 import { readTreeIndex } from "../../../src/programs/tree/TreeLoader.js"
 import { scopedTempDir } from "../../support/TempDir.js"
@@ -55,5 +55,38 @@ describe("files a user gives", () => {
         invalid.message
       )
       assert.strictEqual(yield* readUserText(latin1, 100), "[{\"question\": \"caf\uFFFD\"}]")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("the one-step reader (tree.json's) keeps the same rules and reads the same bytes", () =>
+    Effect.gen(function*() {
+      const dir = yield* scopedTempDir("user-files")
+      const fifo = NodePath.join(dir, "tree.fifo")
+      execFileSync("mkfifo", [fifo])
+      // Opened without blocking: refused at once, where a plain open would wait for a writer for good.
+      const pipe = yield* Effect.flip(readUserFileAtOnce(fifo, 100))
+      assert.strictEqual(pipe.reason, "NotAFile")
+      assert.include(pipe.message, "is a FIFO (named pipe), not a regular file")
+      assert.include((yield* Effect.flip(readUserFileAtOnce("/dev/zero", 100))).message, "is a device")
+      assert.strictEqual((yield* Effect.flip(readUserFileAtOnce(dir, 100))).reason, "NotAFile")
+      const missing = yield* Effect.flip(readUserFileAtOnce(NodePath.join(dir, "none.json"), 100))
+      assert.strictEqual(missing.reason, "NotFound")
+      assert.include(missing.message, "does not exist — check the path")
+      const inFile = yield* Effect.flip(readUserFileAtOnce(NodePath.join(fifo, "tree.json"), 100))
+      assert.strictEqual(inFile.reason, "Unreadable")
+      const big = NodePath.join(dir, "big.json")
+      writeFileSync(big, "")
+      truncateSync(big, 1001)
+      assert.include((yield* Effect.flip(readUserFileAtOnce(big, 1000))).message, "is larger than 1 KiB")
+      // The same bytes as the asynchronous reader: a file of its stated size, and one stating none (procfs).
+      const plain = NodePath.join(dir, "plain.json")
+      writeFileSync(plain, "x".repeat(200_000))
+      for (const file of [plain, "/proc/self/cmdline"]) {
+        const once = Buffer.from(yield* readUserFileAtOnce(file, userFileCaps.tree))
+        const async = Buffer.from(yield* readUserFile(file, userFileCaps.tree))
+        assert.isTrue(once.length > 0, file)
+        assert.isTrue(once.equals(async), file)
+      }
+      // A file that states no size still stops one byte past the cap.
+      assert.strictEqual((yield* Effect.flip(readUserFileAtOnce("/proc/self/cmdline", 3))).reason, "TooLarge")
     }).pipe(Effect.provide(NodeContext.layer)))
 })

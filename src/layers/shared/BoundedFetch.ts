@@ -80,6 +80,33 @@ export const boundedFetch =
       done()
       return response
     }
+    // A reply that states its length within the cap (a whole chat completion) cannot outgrow it: it is read at
+    // once, the timer armed until it is in, and handed on as bytes. A Response over bytes reads without the
+    // per-chunk stream below, the costlier half of this fetch at every model call.
+    const stated = Number(response.headers.get("content-length") ?? Number.NaN)
+    if (Number.isSafeInteger(stated) && stated >= 0 && stated <= limits.maxBytes) {
+      try {
+        const bytes = await response.arrayBuffer()
+        return new Response(bytes, {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers
+        })
+      } catch (error) {
+        // A failed read fails the body, as on the streamed path: the caller meets it reading the reply. After
+        // the timer's abort, the reason is what the caller reads, whatever undici made of it.
+        const reason = controller.signal.aborted && controller.signal.reason instanceof ReplyOverLimit
+          ? controller.signal.reason
+          : error
+        return new Response(new ReadableStream({ start: (control) => control.error(reason) }), {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers
+        })
+      } finally {
+        done()
+      }
+    }
     let bytes = 0
     const reader = response.body.getReader()
     // A stream that pulls from the reply's own: a TransformStream and its pipe cost more than the rest of

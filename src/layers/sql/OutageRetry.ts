@@ -2,6 +2,7 @@
 // which are not, and the one retry policy claims, heartbeats and saves share while it lasts.
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, FiberRef, Schedule } from "effect"
+import { retryOnFailure } from "../../services/RetryOnFailure.js"
 import { RunStoreError } from "../../services/RunStore.js"
 import { storeOutageListener } from "../../services/StoreOutage.js"
 import { describeCause } from "./StorageError.js"
@@ -114,6 +115,8 @@ export const rideOutOutage = (
   next: (id: string | undefined) => string = resumeInfer
 ) => {
   const limit = Duration.decode(bound)
+  const schedule = outageSchedule(limit)
+  const isOutage = (error: RunStoreError) => error.reason === "DbUnreachable"
   return (what: string, runId?: string) =>
   <A, R>(effect: Effect.Effect<A, RunStoreError, R>): Effect.Effect<A, RunStoreError, R> => {
     const stopped = (error: RunStoreError) =>
@@ -126,10 +129,8 @@ export const rideOutOutage = (
           : Effect.void
       )
     )
-    return attempt.pipe(
-      Effect.retry({ schedule: outageSchedule(limit), while: (error) => error.reason === "DbUnreachable" }),
-      Effect.mapError(stopped)
-    )
+    // Every store call of a run passes here: the retry is set up only once one has failed.
+    return Effect.mapError(retryOnFailure(attempt, schedule, isOutage), stopped)
   }
 }
 

@@ -356,24 +356,28 @@ describe("OpenAiLlm against openai-sim", () => {
       }))
   }
 
-  it.scoped(
-    "headers and then no body: Timeout once the role's timeout passes without a first byte",
-    () =>
-      Effect.gen(function*() {
-        const sim = yield* withSim({ chat: { "agent-model": [{ fault: "silent" }] } })
-        const base = llmConfig(sim.url, { retries: 0 })
-        // The TestClock holds the per-attempt timeout still: only the wait for the first byte can end the call.
-        const config = { ...base, agent: { ...base.agent, timeout: Duration.millis(300) } }
-        const error = yield* Effect.flip(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(config))))
-        assert.strictEqual(error.reason, "Timeout")
-        assert.strictEqual(
-          error.message,
-          "llm: the server sent no reply within 0.3 s — check the server, or raise the role's timeout"
-        )
-        yield* waitFor(sim, () => sim.requests[0]!.aborted)
-      }),
-    { timeout: 10_000 }
-  )
+  for (const fault of ["silent", "silentWithLength"] as const) {
+    it.scoped(
+      `headers and then no body${
+        fault === "silent" ? "" : " (its length stated)"
+      }: Timeout once the role's timeout passes without a first byte`,
+      () =>
+        Effect.gen(function*() {
+          const sim = yield* withSim({ chat: { "agent-model": [{ fault }] } })
+          const base = llmConfig(sim.url, { retries: 0 })
+          // The TestClock holds the per-attempt timeout still: only the wait for the first byte can end the call.
+          const config = { ...base, agent: { ...base.agent, timeout: Duration.millis(300) } }
+          const error = yield* Effect.flip(chat(ask("agent")).pipe(Effect.provide(OpenAiLlm.layer(config))))
+          assert.strictEqual(error.reason, "Timeout")
+          assert.strictEqual(
+            error.message,
+            "llm: the server sent no reply within 0.3 s — check the server, or raise the role's timeout"
+          )
+          yield* waitFor(sim, () => sim.requests[0]!.aborted)
+        }),
+      { timeout: 10_000 }
+    )
+  }
 
   it.scoped("interrupting the fiber cancels the HTTP request: the sim sees the connection close", () =>
     Effect.gen(function*() {

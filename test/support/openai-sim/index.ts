@@ -79,6 +79,8 @@ export type Fault =
   | { readonly fault: "endless" }
   /** 200 and its headers, then nothing: the body never starts. */
   | { readonly fault: "silent" }
+  /** The same, with headers stating the body's length (a whole reply, not a stream). */
+  | { readonly fault: "silentWithLength" }
 
 export interface EmbeddingReply {
   /** One vector per input; omitted → deterministic vectors of `dimensions` (default: the sim's). */
@@ -311,6 +313,10 @@ export const start = async (options: SimOptions = {}): Promise<OpenAiSim> => {
       }
       case "silent":
         res.writeHead(200, { "content-type": "application/json" })
+        res.flushHeaders()
+        return false
+      case "silentWithLength":
+        res.writeHead(200, { "content-type": "application/json", "content-length": 1000 })
         res.flushHeaders()
         return false
     }

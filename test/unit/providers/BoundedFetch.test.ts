@@ -82,4 +82,40 @@ describe("boundedFetch", () => {
       caller.abort(new Error("interrupted"))
       assert.isTrue(state.signal?.aborted)
     }))
+
+  it.effect("a reply stating its length within the cap is read at once and passed on as bytes", () =>
+    Effect.gen(function*() {
+      const text = JSON.stringify({ choices: [{ message: { content: "ok" } }] })
+      const inner = (async () =>
+        new Response(text, {
+          status: 200,
+          headers: { "content-length": String(Buffer.byteLength(text)), "x-request-id": "r2" }
+        })) as typeof fetch
+      const response = yield* Effect.promise(() =>
+        boundedFetch({ maxBytes: 1024, firstByteMs: 60_000 }, inner)("http://model.invalid/")
+      )
+      assert.strictEqual(response.headers.get("x-request-id"), "r2")
+      assert.strictEqual(yield* Effect.promise(() => response.text()), text)
+    }))
+
+  it.effect("a reply stating its length and sending nothing fails at the first-byte limit, when its body is read", () =>
+    Effect.gen(function*() {
+      const state = { signal: undefined as AbortSignal | undefined }
+      const inner = (async (_input: unknown, init?: RequestInit) => {
+        state.signal = init?.signal ?? undefined
+        // A body that never starts, and errors once the request is aborted, as undici's does.
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            start: (control) => init?.signal?.addEventListener("abort", () => control.error(init.signal?.reason))
+          }),
+          { status: 200, headers: { "content-length": "100" } }
+        )
+      }) as typeof globalThis.fetch
+      const response = yield* Effect.promise(() =>
+        boundedFetch({ maxBytes: 1024, firstByteMs: 20 }, inner)("http://model.invalid/")
+      )
+      const over = replyOverLimit(yield* readAll(response))
+      assert.strictEqual(over?.limit, "firstByte")
+      assert.isTrue(state.signal?.aborted)
+    }))
 })

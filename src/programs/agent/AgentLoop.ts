@@ -185,8 +185,8 @@ const providerFailureEnding = (failure: ProviderError): Ending =>
     providerError: { provider: failure.provider, reason: failure.reason, status: failure.status ?? null }
   })
 
-/** One agent call of step `index`, retried on transient failures; a failure that stays is the `error` ending. */
-const askAgent = <R>(talk: Conversation<R>, index: number, offered: ReadonlyArray<ToolDefinition> | undefined) =>
+/** The agent's call of a step, retried on transient failures; a failure that stays is the `error` ending. */
+const askAgent = <R>(talk: Conversation<R>, offered: ReadonlyArray<ToolDefinition> | undefined) =>
   talk.llm.chat({
     role: "agent",
     thinking: true,
@@ -194,7 +194,6 @@ const askAgent = <R>(talk: Conversation<R>, index: number, offered: ReadonlyArra
     ...(offered === undefined ? {} : { tools: offered })
   }).pipe(
     (call) => retryOnFailure(call, talk.schedule, isRetryable),
-    withCallContext({ parentStep: index }),
     Effect.mapError(providerFailureEnding),
     Effect.map((response): Reply => ({
       response,
@@ -216,12 +215,16 @@ const answerReply = <R>(talk: Conversation<R>, call: ToolCall | undefined, conte
   if (last) talk.messages.push({ role: "user", content: talk.finalNote })
 }
 
-/** Runs the tool the reply names, its model calls counted to step `index`; an unknown tool is a Left. */
-const dispatchTool = <R>(talk: Conversation<R>, index: number, action: AgentAction) =>
-  talk.input.dispatcher.dispatch(action).pipe(
-    withCallContext({ parentStep: index }),
-    Effect.either
-  )
+/** Runs the tool the reply names; an unknown tool is a Left. */
+const dispatchTool = <R>(talk: Conversation<R>, action: AgentAction) =>
+  Effect.either(talk.input.dispatcher.dispatch(action))
+
+/**
+ * Step `index`'s span, and its call context: every model call made in the step, the agent's and its tool's,
+ * is counted to it (one context for the step rather than one per call: it is set at every step).
+ */
+const asStep = (index: number) => <A, E, R>(step: Effect.Effect<A, E, R>) =>
+  step.pipe(withCallContext({ parentStep: index }), inStepSpan(index))
 
 /** The record of a step that ran a tool. */
 const stepRecordOf = (index: number, reply: Reply, parsed: Parsed, output: string): StepRecord => ({
@@ -246,7 +249,7 @@ const askForAnswer = <R>(talk: Conversation<R>, spent: Ending) =>
   Effect.gen(function*() {
     const index = talk.steps.length + 1
     yield* talk.observer.beforeStep({ questionId: talk.input.questionId, index, messages: [...talk.messages] })
-    const reply = yield* askAgent(talk, index, talk.tools?.filter((tool) => tool.name === submitAnswerTool))
+    const reply = yield* askAgent(talk, talk.tools?.filter((tool) => tool.name === submitAnswerTool))
     const refused = (why: string) =>
       ending(spent.stopReason, {
         error: [spent.error, `the final-answer reply was not a submission: ${why}`].filter(Boolean).join("; ")
@@ -254,7 +257,7 @@ const askForAnswer = <R>(talk: Conversation<R>, spent: Ending) =>
     if (reply.parsed._tag === "Unparseable") return refused(reply.parsed.reason)
     const { action } = reply.parsed.reply
     if (action.tool !== submitAnswerTool) return refused(`it called ${action.tool}`)
-    const result = yield* dispatchTool(talk, index, action)
+    const result = yield* dispatchTool(talk, action)
     if (Either.isLeft(result)) return refused(result.left.message)
     const { output, submission } = result.right
     if (submission === undefined) return refused(output)
@@ -262,7 +265,7 @@ const askForAnswer = <R>(talk: Conversation<R>, spent: Ending) =>
     talk.steps.push(step)
     yield* talk.observer.afterStep(talk.input.questionId, step)
     return ending(spent.stopReason, { ...spent, submission, forced: true })
-  }).pipe(inStepSpan(talk.steps.length + 1))
+  }).pipe(asStep(talk.steps.length + 1))
 
 /** An unparseable reply: told what was wrong, or, the last of `maxParseFailures` in a row, the `parse_error` ending. */
 const rejectUnparseable = <R>(talk: Conversation<R>, call: ToolCall | undefined, reason: string) =>
@@ -358,15 +361,15 @@ const recordToolStep = <R>(
 const runStep = <R>(talk: Conversation<R>, index: number) =>
   Effect.gen(function*() {
     yield* talk.observer.beforeStep({ questionId: talk.input.questionId, index, messages: [...talk.messages] })
-    const reply = yield* askAgent(talk, index, talk.tools)
+    const reply = yield* askAgent(talk, talk.tools)
     talk.messages.push(reply.message)
     const { parsed } = reply
     if (parsed._tag === "Unparseable") return yield* rejectUnparseable(talk, reply.call, parsed.reason)
     talk.parseFailures = 0
-    const result = yield* dispatchTool(talk, index, parsed.reply.action)
+    const result = yield* dispatchTool(talk, parsed.reply.action)
     if (Either.isLeft(result)) return yield* rejectUnknownTool(talk, reply.call, parsed.reply.action, result.left)
     return yield* recordToolStep(talk, index, reply, parsed, result.right)
-  }).pipe(inStepSpan(index))
+  }).pipe(asStep(index))
 
 /** Steps until one ends the question or the budget is spent; then, by default, one call for the answer. */
 const runSteps = <R>(talk: Conversation<R>) =>

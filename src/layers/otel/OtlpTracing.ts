@@ -10,7 +10,7 @@
  * on stderr rather than once per batch.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
-import { Context, Duration, Effect, Layer, Runtime } from "effect"
+import { Context, Duration, Effect, Layer, Runtime, Tracer as EffectTracer } from "effect"
 import type { TracingConfig } from "../../config/TracingConfig.js"
 import { captureGenAiContent } from "../../services/Telemetry.js"
 
@@ -118,8 +118,18 @@ export const layer = (config: TracingConfig): Layer.Layer<never> =>
           }
         })
     )
+    // @effect/opentelemetry's tracer also makes each span the OpenTelemetry API's active context at every step of
+    // every fiber, for OTel-instrumented libraries to read. vtree runs none, and registers no context manager (the
+    // provider above is not made global), so that context was built at every step and dropped at once: about 5 %
+    // of a traced run's CPU. Spans are the same without it; their parents come from Effect's own context.
+    const spansOnly = Layer.unwrapEffect(Effect.map(Tracer.make, (otel) =>
+      Layer.setTracer(EffectTracer.make({
+        span: (...args) => otel.span(...args),
+        context: (execution) => execution()
+      }))))
     return Layer.mergeAll(
-      Tracer.layer.pipe(
+      spansOnly.pipe(
+        Layer.provide(Tracer.layerTracer),
         Layer.provide(Layer.succeed(Tracer.OtelTracerProvider, provider)),
         Layer.provide(Layer.succeed(Resource.Resource, resource))
       ),

@@ -70,17 +70,23 @@ export const withInvokeAgentSpan =
         }
       })(effect))
 
+type HotSpanOptions = Omit<Tracer.SpanOptions, "captureStackTrace">
+
 /**
  * `Effect.withSpan` for spans made at every model call, step or tool call. With the tracer off (no tracing
  * asked for) no span is made at all, where `Effect.withSpan` would still make an empty one and run its
- * bookkeeping; and no stack trace is taken for it (the call site is the same every time).
+ * bookkeeping, and options given as a function (attributes built per call) are not even built; no stack
+ * trace is taken for the span (the call site is the same every time).
  */
 export const withHotSpan =
-  (name: string, options: Omit<Tracer.SpanOptions, "captureStackTrace"> = {}) =>
+  (name: string, options: HotSpanOptions | (() => HotSpanOptions) = {}) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.withFiberRuntime<A, E, R>((fiber) =>
       fiber.getFiberRef(FiberRef.currentTracerEnabled)
-        ? Effect.withSpan(effect, name, { ...options, captureStackTrace: false })
+        ? Effect.withSpan(effect, name, {
+          ...(typeof options === "function" ? options() : options),
+          captureStackTrace: false
+        })
         : effect
     )
 
@@ -91,13 +97,13 @@ export const withHotSpan =
  */
 export const withRetrievalSpan =
   (dataSource: string, topK: number) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    withHotSpan(spanName("retrieval", dataSource), {
+    withHotSpan(spanName("retrieval", dataSource), () => ({
       attributes: {
         ...operationAttributes.retrieval,
         [GenAiAttr.dataSourceId]: dataSource,
         [GenAiAttr.retrievalTopK]: topK
       }
-    })(effect)
+    }))(effect)
 
 /**
  * The span `Effect.annotateCurrentSpan` would annotate: the innermost one whose tracer is on. Found without

@@ -80,6 +80,9 @@ export const boundedFetch =
       done()
       return response
     }
+    // A Response of our own is the one way to hand the SDK a body read through the limits.
+    const relay = (body: ArrayBuffer | ReadableStream<Uint8Array>) =>
+      new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
     // A reply that states its length within the cap (a whole chat completion) cannot outgrow it: it is read at
     // once, the timer armed until it is in, and handed on as bytes. A Response over bytes reads without the
     // per-chunk stream below, the costlier half of this fetch at every model call.
@@ -87,22 +90,14 @@ export const boundedFetch =
     if (Number.isSafeInteger(stated) && stated >= 0 && stated <= limits.maxBytes) {
       try {
         const bytes = await response.arrayBuffer()
-        return new Response(bytes, {
-          status: response.status,
-          statusText: response.statusText,
-          headers: response.headers
-        })
+        return relay(bytes)
       } catch (error) {
         // A failed read fails the body, as on the streamed path: the caller meets it reading the reply. After
         // the timer's abort, the reason is what the caller reads, whatever undici made of it.
         const reason = controller.signal.aborted && controller.signal.reason instanceof ReplyOverLimit
           ? controller.signal.reason
           : error
-        return new Response(new ReadableStream({ start: (control) => control.error(reason) }), {
-          status: response.status,
-          statusText: response.statusText,
-          headers: response.headers
-        })
+        return relay(new ReadableStream({ start: (control) => control.error(reason) }))
       } finally {
         done()
       }
@@ -141,6 +136,5 @@ export const boundedFetch =
         return reader.cancel(reason)
       }
     })
-    // A Response of our own is the one way to hand the SDK a body read through the limits.
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+    return relay(body)
   }

@@ -189,7 +189,7 @@ const withCallSpan = <A, R>(
     const described = input !== undefined && fiber.getFiberRef(captureGenAiContent)
       ? Effect.zipRight(annotateSpan(() => ({ [GenAiAttr.inputMessages]: contentText(input()) })), call)
       : call
-    return withHotSpan(spanName(operation, report.model), {
+    return withHotSpan(spanName(operation, report.model), () => ({
       kind: "client",
       attributes: {
         ...operationAttributes[operation],
@@ -199,7 +199,7 @@ const withCallSpan = <A, R>(
         ...(context.questionId === null ? {} : { "vtree.question_id": context.questionId }),
         ...(context.parentStep === null ? {} : { "vtree.step": context.parentStep })
       }
-    })(described)
+    }))(described)
   })
 }
 

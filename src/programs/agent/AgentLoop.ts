@@ -122,7 +122,7 @@ const readJsonReply = (response: ChatResponse): Read => ({
  * A step's span, the child of the question's `invoke_agent` span that holds the agent's call and the tool
  * it ran. A reply that is no step (unparseable, an unknown tool) has a span of the same index, marked.
  */
-const inStepSpan = (index: number) => withHotSpan(`step ${index}`, { attributes: { "vtree.step": index } })
+const inStepSpan = (index: number) => withHotSpan(`step ${index}`, () => ({ attributes: { "vtree.step": index } }))
 
 /** What every step of one question shares: the agent, the append-only history, the steps taken and the counters. */
 interface Conversation<R> {

@@ -163,13 +163,13 @@ const runTraced = <R>(tool: AgentTool<R>, args: Readonly<Record<string, unknown>
     annotateContent(() => ({ [GenAiAttr.toolCallArguments]: contentText(args) })),
     Effect.tap(tool.run(args), (result) => annotateContent(() => ({ [GenAiAttr.toolCallResult]: result.output })))
   )).pipe(
-    withHotSpan(spanName("execute_tool", tool.name), {
+    withHotSpan(spanName("execute_tool", tool.name), () => ({
       attributes: {
         ...operationAttributes.execute_tool,
         [GenAiAttr.toolName]: tool.name,
         [GenAiAttr.toolType]: "function"
       }
-    })
+    }))
   )
 
 // Free-form fields the agent may send as text, a list or an object; stored as text either way.
